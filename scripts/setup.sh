@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Installs everything Nexus needs to build, run and test on a fresh Debian machine.
+# Skips what is already present; safe to run twice. Versions follow shared TOOLCHAIN facts.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+TRUNK_VERSION=0.21.14
+WASM_PACK_VERSION=0.15.1
+# The wasm-bindgen CLI must match the crate pinned in Cargo.lock exactly.
+WASM_BINDGEN_VERSION=$(awk '/^name = "wasm-bindgen"$/{getline; gsub(/[^0-9.]/,""); print; exit}' Cargo.lock 2>/dev/null || true)
+WASM_BINDGEN_VERSION=${WASM_BINDGEN_VERSION:-0.2.130}
+
+log() { printf '[setup] %s\n' "$*" >&2; }
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+
+apt_missing=()
+command -v clang >/dev/null || apt_missing+=(clang)
+command -v chromium >/dev/null || apt_missing+=(chromium)
+command -v chromedriver >/dev/null || apt_missing+=(chromium-driver)
+command -v node >/dev/null || apt_missing+=(nodejs)
+command -v npm >/dev/null || apt_missing+=(npm)
+if [ ${#apt_missing[@]} -gt 0 ]; then
+  log "apt: installing ${apt_missing[*]}"
+  as_root apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq "${apt_missing[@]}" >&2
+fi
+
+if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+  log "rustup: adding wasm32-unknown-unknown"
+  rustup target add wasm32-unknown-unknown >&2
+fi
+
+have_version() { command -v "$1" >/dev/null && "$1" --version 2>/dev/null | grep -q " $2\b"; }
+
+if ! have_version trunk "$TRUNK_VERSION"; then
+  log "cargo: installing trunk $TRUNK_VERSION (about 10 minutes)"
+  cargo install trunk --version "$TRUNK_VERSION" --locked --quiet
+fi
+if ! have_version wasm-bindgen "$WASM_BINDGEN_VERSION"; then
+  # Without --locked on purpose: the locked set names a version the registry mirror lacks.
+  log "cargo: installing wasm-bindgen-cli $WASM_BINDGEN_VERSION (about 12 minutes)"
+  cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --force --quiet
+fi
+if ! have_version wasm-pack "$WASM_PACK_VERSION"; then
+  log "cargo: installing wasm-pack $WASM_PACK_VERSION (about 5 minutes)"
+  cargo install wasm-pack --version "$WASM_PACK_VERSION" --locked --quiet
+fi
+
+if [ -f tests/js/package.json ]; then
+  if [ ! -d tests/js/node_modules ] || [ tests/js/package-lock.json -nt tests/js/node_modules/.package-lock.json ]; then
+    log "npm: installing test packages"
+    (cd tests/js && npm ci --no-audit --no-fund --silent >&2)
+  fi
+fi
+log "ready"

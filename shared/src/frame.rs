@@ -1,0 +1,363 @@
+//! Wire frames: one JSON text message per WebSocket frame, tagged by `type`, versioned by `Hello`.
+//! Decoding never panics: oversized, malformed or unknown frames become a `FrameError`.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::ToolError;
+use crate::limits::MAX_FRAME_BYTES;
+
+/// Globally unique id of one relayed call; every response echoes it.
+pub type CallId = String;
+
+/// Who is on the other end of a socket.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    /// A Nexus browser tab: it answers calls.
+    Browser,
+    /// Another `nexus-bridge` process relaying its agent's calls through the hub.
+    Peer,
+}
+
+/// Why the hub refused or ended a session; the client stops reconnecting on any of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RejectCode {
+    /// The client speaks another protocol version.
+    Protocol,
+    /// The first frame was not a valid `Hello`.
+    BadHello,
+    /// A browser socket came from an origin that is not allowed.
+    Origin,
+    /// A peer's token is missing or wrong.
+    Token,
+    /// A newer browser tab took over; this one is no longer active.
+    Replaced,
+}
+
+/// Size of the loaded graph, as announced in `Context`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GraphStats {
+    pub files: u32,
+    pub nodes: u32,
+    pub edges: u32,
+}
+
+/// A successful tool answer: compact Markdown (or JSON text when the caller asked for it).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolOutput {
+    pub text: String,
+}
+
+/// The result of a call: exactly one of `ok` or `err`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    Ok(ToolOutput),
+    Err(ToolError),
+}
+
+/// One WebSocket message.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Frame {
+    Hello {
+        role: Role,
+        protocol: u32,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        token: Option<String>,
+        agent: String,
+    },
+    Welcome {
+        session: String,
+        hub_version: String,
+    },
+    Reject {
+        code: RejectCode,
+        reason: String,
+    },
+    /// What graph the tab has loaded; `None` project means no graph yet.
+    Context {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        project: Option<String>,
+        stats: GraphStats,
+        indexed_at: u64,
+    },
+    Call {
+        id: CallId,
+        tool: String,
+        args: serde_json::Value,
+        deadline_ms: u64,
+    },
+    Result {
+        id: CallId,
+        outcome: Outcome,
+    },
+    Cancel {
+        id: CallId,
+    },
+    Progress {
+        id: CallId,
+        done: u64,
+        total: u64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        message: Option<String>,
+    },
+    Ping {
+        nonce: u64,
+    },
+    Pong {
+        nonce: u64,
+    },
+    /// One finished call, for the UI's activity feed.
+    Activity {
+        agent: String,
+        tool: String,
+        ms: u64,
+        ok: bool,
+    },
+    /// The receiver could not use a frame it was sent; the connection stays open.
+    Error {
+        message: String,
+    },
+}
+
+/// Every `type` tag the protocol knows, to tell unknown frames from malformed ones.
+pub const FRAME_TYPES: [&str; 12] = [
+    "hello", "welcome", "reject", "context", "call", "result", "cancel", "progress", "ping",
+    "pong", "activity", "error",
+];
+
+/// Why a text message is not a usable frame.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FrameError {
+    #[error("frame of {bytes} bytes is over the {limit}-byte limit")]
+    TooLarge { bytes: usize, limit: usize },
+    #[error("frame is not a JSON object with a string `type` field")]
+    MissingType,
+    #[error("unknown frame type `{0}`")]
+    UnknownType(String),
+    #[error("malformed `{kind}` frame: {detail}")]
+    Malformed { kind: String, detail: String },
+}
+
+impl Frame {
+    /// Parses one text message, enforcing `MAX_FRAME_BYTES`.
+    pub fn decode(text: &str) -> Result<Frame, FrameError> {
+        if text.len() > MAX_FRAME_BYTES {
+            return Err(FrameError::TooLarge {
+                bytes: text.len(),
+                limit: MAX_FRAME_BYTES,
+            });
+        }
+        serde_json::from_str(text).map_err(|err| classify(text, err))
+    }
+
+    /// Serializes to one text message. Serializing these types cannot fail.
+    pub fn encode(&self) -> String {
+        serde_json::to_string(self).unwrap_or_else(|err| {
+            format!(r#"{{"type":"error","message":"cannot encode frame: {err}"}}"#)
+        })
+    }
+
+    /// Short name of the frame type, for logs.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Frame::Hello { .. } => "hello",
+            Frame::Welcome { .. } => "welcome",
+            Frame::Reject { .. } => "reject",
+            Frame::Context { .. } => "context",
+            Frame::Call { .. } => "call",
+            Frame::Result { .. } => "result",
+            Frame::Cancel { .. } => "cancel",
+            Frame::Progress { .. } => "progress",
+            Frame::Ping { .. } => "ping",
+            Frame::Pong { .. } => "pong",
+            Frame::Activity { .. } => "activity",
+            Frame::Error { .. } => "error",
+        }
+    }
+}
+
+fn classify(text: &str, err: serde_json::Error) -> FrameError {
+    let Ok(value) = serde_json::from_str::<serde_json::Value>(text) else {
+        return FrameError::Malformed {
+            kind: "?".into(),
+            detail: err.to_string(),
+        };
+    };
+    match value.get("type").and_then(|t| t.as_str()) {
+        None => FrameError::MissingType,
+        Some(kind) if FRAME_TYPES.contains(&kind) => FrameError::Malformed {
+            kind: kind.into(),
+            detail: err.to_string(),
+        },
+        Some(kind) => FrameError::UnknownType(kind.chars().take(64).collect()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::ErrorCode;
+    use proptest::prelude::*;
+
+    fn samples() -> Vec<Frame> {
+        vec![
+            Frame::Hello {
+                role: Role::Browser,
+                protocol: 1,
+                token: None,
+                agent: "nexus-web".into(),
+            },
+            Frame::Hello {
+                role: Role::Peer,
+                protocol: 1,
+                token: Some("t0k".into()),
+                agent: "claude".into(),
+            },
+            Frame::Welcome {
+                session: "s1".into(),
+                hub_version: "0.1.0".into(),
+            },
+            Frame::Reject {
+                code: RejectCode::Replaced,
+                reason: "newer tab".into(),
+            },
+            Frame::Context {
+                project: Some("sample".into()),
+                stats: GraphStats {
+                    files: 3,
+                    nodes: 10,
+                    edges: 12,
+                },
+                indexed_at: 1_700_000_000_000,
+            },
+            Frame::Call {
+                id: "h1-7".into(),
+                tool: "context".into(),
+                args: serde_json::json!({"focus": "stats"}),
+                deadline_ms: 30_000,
+            },
+            Frame::Result {
+                id: "h1-7".into(),
+                outcome: Outcome::Ok(ToolOutput {
+                    text: "# sample".into(),
+                }),
+            },
+            Frame::Result {
+                id: "h1-8".into(),
+                outcome: Outcome::Err(
+                    ToolError::new(ErrorCode::NotImplemented, "not yet").with_hint("later"),
+                ),
+            },
+            Frame::Cancel { id: "h1-9".into() },
+            Frame::Progress {
+                id: "h1-9".into(),
+                done: 1,
+                total: 4,
+                message: Some("parse".into()),
+            },
+            Frame::Ping { nonce: 7 },
+            Frame::Pong { nonce: 7 },
+            Frame::Activity {
+                agent: "claude".into(),
+                tool: "search".into(),
+                ms: 3,
+                ok: true,
+            },
+            Frame::Error {
+                message: "bad".into(),
+            },
+        ]
+    }
+
+    #[test]
+    fn every_frame_round_trips() {
+        for frame in samples() {
+            let text = frame.encode();
+            assert_eq!(Frame::decode(&text).unwrap(), frame, "{text}");
+            assert!(FRAME_TYPES.contains(&frame.kind()));
+            assert!(text.contains(&format!("\"type\":\"{}\"", frame.kind())));
+        }
+    }
+
+    #[test]
+    fn result_carries_ok_or_err_key() {
+        let text = samples()[6].encode();
+        assert!(
+            text.contains(r##""outcome":{"ok":{"text":"# sample"}}"##),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn unknown_type_is_named() {
+        let err = Frame::decode(r#"{"type":"teleport","id":"1"}"#).unwrap_err();
+        assert_eq!(err, FrameError::UnknownType("teleport".into()));
+    }
+
+    #[test]
+    fn missing_type_and_non_objects_are_errors() {
+        assert_eq!(
+            Frame::decode(r#"{"id":"1"}"#).unwrap_err(),
+            FrameError::MissingType
+        );
+        assert_eq!(Frame::decode("[1,2]").unwrap_err(), FrameError::MissingType);
+        assert!(matches!(
+            Frame::decode("not json").unwrap_err(),
+            FrameError::Malformed { .. }
+        ));
+        assert!(matches!(
+            Frame::decode("").unwrap_err(),
+            FrameError::Malformed { .. }
+        ));
+    }
+
+    #[test]
+    fn known_type_with_bad_fields_is_malformed() {
+        let err = Frame::decode(r#"{"type":"call","id":5}"#).unwrap_err();
+        assert!(matches!(err, FrameError::Malformed { ref kind, .. } if kind == "call"));
+        let err = Frame::decode(r#"{"type":"ping","nonce":1,"extra":true}"#).unwrap_err();
+        assert!(matches!(err, FrameError::Malformed { .. }));
+    }
+
+    #[test]
+    fn oversized_frame_is_refused_before_parsing() {
+        let text = format!(
+            r#"{{"type":"error","message":"{}"}}"#,
+            "x".repeat(MAX_FRAME_BYTES)
+        );
+        assert!(matches!(
+            Frame::decode(&text).unwrap_err(),
+            FrameError::TooLarge { .. }
+        ));
+    }
+
+    proptest! {
+        #[test]
+        fn decode_never_panics_on_arbitrary_text(text in ".{0,512}") {
+            let _ = Frame::decode(&text);
+        }
+
+        #[test]
+        fn decode_never_panics_on_json_like_text(
+            kind in prop::sample::select(FRAME_TYPES.to_vec()),
+            body in "[-a-z0-9:,\"{}\\[\\] ]{0,128}",
+        ) {
+            let _ = Frame::decode(&format!(r#"{{"type":"{kind}",{body}"#));
+            let _ = Frame::decode(&format!(r#"{{"type":"{kind}"{body}}}"#));
+        }
+
+        #[test]
+        fn call_ids_and_args_round_trip(id in "\\PC{0,40}", n in any::<u64>(), s in "\\PC{0,40}") {
+            let frame = Frame::Call {
+                id,
+                tool: s.clone(),
+                args: serde_json::json!({ "n": n, "s": s }),
+                deadline_ms: n,
+            };
+            prop_assert_eq!(Frame::decode(&frame.encode()).unwrap(), frame);
+        }
+    }
+}

@@ -1,0 +1,13 @@
+//! Types and pure state machines shared by the Nexus bridge and the web app.
+//! No I/O lives here: frames, the tool catalog, typed tool parameters, error codes, the reconnect machine.
+
+pub mod catalog;
+pub mod error;
+pub mod frame;
+pub mod limits;
+pub mod params;
+pub mod reconnect;
+
+pub use catalog::{ToolName, ToolSpec};
+pub use error::{ErrorCode, ToolError};
+pub use frame::{CallId, Frame, FrameError, GraphStats, Outcome, RejectCode, Role, ToolOutput};

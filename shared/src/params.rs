@@ -1,0 +1,317 @@
+//! Typed parameters of every tool: the one source of truth for input schemas, handlers and the router.
+//! Unknown fields are rejected, so a misspelled parameter is an error instead of being ignored.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// How much detail a result carries.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Verbosity {
+    Summary,
+    #[default]
+    Standard,
+    Full,
+}
+
+/// Output format: compact Markdown for agents, JSON text for programs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Format {
+    #[default]
+    Markdown,
+    Json,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ContextFocus {
+    Stats,
+    Hotspots,
+    Structure,
+    Schema,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ExploreKind {
+    #[default]
+    Symbol,
+    Cluster,
+    Process,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Direction {
+    #[default]
+    Upstream,
+    Downstream,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RouteMode {
+    #[default]
+    Execute,
+    Plan,
+}
+
+fn yes() -> bool {
+    true
+}
+fn limit_5() -> u32 {
+    5
+}
+fn limit_10() -> u32 {
+    10
+}
+fn limit_50() -> u32 {
+    50
+}
+fn depth_2() -> u32 {
+    2
+}
+fn depth_3() -> u32 {
+    3
+}
+fn steps_10() -> u32 {
+    10
+}
+fn confidence_07() -> f64 {
+    0.7
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ContextParams {
+    pub focus: Option<ContextFocus>,
+    pub format: Option<Format>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SearchParams {
+    pub query: String,
+    /// Node kind, e.g. Function, Class, File.
+    pub kind: Option<String>,
+    /// Only hits under this path prefix.
+    pub path: Option<String>,
+    #[serde(default = "limit_10")]
+    pub limit: u32,
+    #[serde(default)]
+    pub offset: u32,
+    #[serde(default = "yes")]
+    pub group_by_process: bool,
+    pub verbosity: Option<Verbosity>,
+    pub max_tokens: Option<u32>,
+    pub format: Option<Format>,
+    pub session: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CypherParams {
+    pub query: String,
+    pub params: Option<serde_json::Map<String, serde_json::Value>>,
+    pub limit: Option<u32>,
+    pub max_tokens: Option<u32>,
+    pub format: Option<Format>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GrepParams {
+    /// Regular expression.
+    pub pattern: String,
+    /// Glob on paths, e.g. **/*.py.
+    pub file_pattern: Option<String>,
+    #[serde(default)]
+    pub case_sensitive: bool,
+    #[serde(default)]
+    #[schemars(range(max = 5))]
+    pub context_lines: u32,
+    #[serde(default = "limit_50")]
+    pub limit: u32,
+    #[serde(default)]
+    pub offset: u32,
+    pub max_tokens: Option<u32>,
+    pub format: Option<Format>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReadParams {
+    /// Relative to the repository root.
+    pub path: String,
+    pub start_line: Option<u32>,
+    pub end_line: Option<u32>,
+    #[serde(default)]
+    pub include_deps: bool,
+    pub max_tokens: Option<u32>,
+    pub format: Option<Format>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ExploreParams {
+    pub name: Option<String>,
+    pub id: Option<String>,
+    #[serde(default, rename = "type")]
+    pub kind: ExploreKind,
+    pub limit: Option<u32>,
+    pub verbosity: Option<Verbosity>,
+    pub max_tokens: Option<u32>,
+    pub format: Option<Format>,
+    pub session: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OverviewParams {
+    #[serde(default = "yes")]
+    pub show_clusters: bool,
+    #[serde(default = "yes")]
+    pub show_processes: bool,
+    #[serde(default = "limit_10")]
+    pub limit: u32,
+    pub max_tokens: Option<u32>,
+    pub format: Option<Format>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ImpactParams {
+    /// Symbol name or id.
+    pub target: String,
+    /// upstream: callers and importers (what breaks); downstream: dependencies.
+    #[serde(default)]
+    pub direction: Direction,
+    #[serde(default = "depth_3")]
+    pub max_depth: u32,
+    /// Edge types to follow, e.g. CALLS, IMPORTS.
+    pub relation_types: Option<Vec<String>>,
+    #[serde(default = "confidence_07")]
+    pub min_confidence: f64,
+    #[serde(default)]
+    pub include_tests: bool,
+    pub stop_at_kinds: Option<Vec<String>>,
+    pub exclude_kinds: Option<Vec<String>>,
+    pub limit: Option<u32>,
+    #[serde(default)]
+    pub offset: u32,
+    #[serde(default)]
+    pub summary_only: bool,
+    pub max_tokens: Option<u32>,
+    pub format: Option<Format>,
+    pub session: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct HighlightParams {
+    pub ids: Vec<String>,
+    /// CSS colour.
+    pub color: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DiffParams {
+    pub limit: Option<u32>,
+    pub max_tokens: Option<u32>,
+    pub format: Option<Format>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DeepDiveParams {
+    /// Symbol name or id.
+    pub name: String,
+    pub verbosity: Option<Verbosity>,
+    pub max_tokens: Option<u32>,
+    pub format: Option<Format>,
+    pub session: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReviewFileParams {
+    pub path: String,
+    pub max_tokens: Option<u32>,
+    pub format: Option<Format>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TraceFlowParams {
+    pub from: String,
+    pub to: Option<String>,
+    #[serde(default = "steps_10")]
+    pub max_steps: u32,
+    pub max_tokens: Option<u32>,
+    pub format: Option<Format>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FindSimilarParams {
+    pub name: String,
+    #[serde(default = "limit_5")]
+    pub limit: u32,
+    pub max_tokens: Option<u32>,
+    pub format: Option<Format>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TestImpactParams {
+    pub changed_files: Vec<String>,
+    #[serde(default = "depth_2")]
+    pub max_depth: u32,
+    pub max_tokens: Option<u32>,
+    pub format: Option<Format>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RouteParams {
+    /// The question in plain words.
+    pub query: String,
+    #[serde(default)]
+    pub mode: RouteMode,
+    pub max_tokens: Option<u32>,
+    pub format: Option<Format>,
+    pub session: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn defaults_fill_missing_fields() {
+        let p: ImpactParams = serde_json::from_value(json!({"target": "f"})).unwrap();
+        assert_eq!(p.direction, Direction::Upstream);
+        assert_eq!(p.max_depth, 3);
+        assert!((p.min_confidence - 0.7).abs() < 1e-6);
+        let s: SearchParams = serde_json::from_value(json!({"query": "q"})).unwrap();
+        assert_eq!((s.limit, s.offset, s.group_by_process), (10, 0, true));
+    }
+
+    #[test]
+    fn unknown_fields_are_rejected_by_name() {
+        let err = serde_json::from_value::<SearchParams>(json!({"query": "q", "limt": 3}))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("limt"), "{err}");
+    }
+
+    #[test]
+    fn explore_takes_type_on_the_wire() {
+        let p: ExploreParams =
+            serde_json::from_value(json!({"name": "x", "type": "process"})).unwrap();
+        assert_eq!(p.kind, ExploreKind::Process);
+    }
+}
