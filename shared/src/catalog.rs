@@ -130,10 +130,11 @@ fn compact(value: &mut Value, defs: &Map<String, Value>) {
     for key in ["$schema", "title", "format", "$defs"] {
         map.remove(key);
     }
-    if map.get("minimum") == Some(&Value::from(0)) {
+    if map.get("minimum").and_then(Value::as_u64) == Some(0) {
         map.remove("minimum");
     }
-    if matches!(map.get("default"), Some(v) if *v == Value::from(0) || *v == Value::from(false)) {
+    if matches!(map.get("default"), Some(v) if v.as_u64() == Some(0) || v.as_bool() == Some(false))
+    {
         map.remove("default");
     }
     if let Some(Value::Array(types)) = map.get("type") {

@@ -1,0 +1,122 @@
+//! Command-line interface of `nexus-bridge`, with environment variable overrides.
+//! Everything a user can set is here, and `--help` explains it.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Parser, Subcommand};
+use nexus_shared::limits::{DEFAULT_CALL_TIMEOUT_MS, DEFAULT_PORT};
+
+/// Nexus bridge: relays MCP tool calls from AI agents to the Nexus code graph in your browser.
+///
+/// With no command, nexus-bridge is an MCP server on stdio, as MCP clients (Claude Desktop,
+/// Cursor, Claude Code) launch it; it also hosts the hub on 127.0.0.1:PORT that the Nexus
+/// browser tab connects to. Open http://127.0.0.1:PORT/ and load a repository, then ask.
+/// Logs go to stderr (set NEXUS_LOG=debug for more); stdout carries only MCP messages.
+#[derive(Debug, Parser)]
+#[command(name = "nexus-bridge", version, verbatim_doc_comment)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+
+    /// Loopback port of the hub and the UI.
+    #[arg(long, env = "NEXUS_PORT", default_value_t = DEFAULT_PORT, global = true)]
+    pub port: u16,
+
+    /// Folder holding the built web UI (index.html and the wasm bundle).
+    #[arg(long, env = "NEXUS_UI_DIR", global = true)]
+    pub ui_dir: Option<PathBuf>,
+
+    /// Deadline of one relayed tool call, in milliseconds.
+    #[arg(long, env = "NEXUS_CALL_TIMEOUT_MS", default_value_t = DEFAULT_CALL_TIMEOUT_MS, global = true)]
+    pub call_timeout_ms: u64,
+
+    /// Extra page origin allowed to open a browser socket (repeatable), e.g. http://127.0.0.1:8080 for `trunk serve`.
+    #[arg(
+        long = "allow-origin",
+        env = "NEXUS_ALLOW_ORIGINS",
+        value_delimiter = ',',
+        global = true
+    )]
+    pub allow_origins: Vec<String>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the hub and serve the UI for people, without MCP on stdio. Stops on Ctrl-C.
+    Serve,
+}
+
+/// Settings resolved from the command line and the environment.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub port: u16,
+    pub ui_dir: PathBuf,
+    pub call_timeout: Duration,
+    pub allowed_origins: Vec<String>,
+}
+
+impl Cli {
+    pub fn options(&self) -> Options {
+        let ui_dir = self.ui_dir.clone().unwrap_or_else(default_ui_dir);
+        let mut allowed_origins = vec![
+            format!("http://127.0.0.1:{}", self.port),
+            format!("http://localhost:{}", self.port),
+        ];
+        allowed_origins.extend(
+            self.allow_origins
+                .iter()
+                .map(|o| o.trim().trim_end_matches('/').to_owned())
+                .filter(|o| !o.is_empty()),
+        );
+        Options {
+            port: self.port,
+            ui_dir,
+            call_timeout: Duration::from_millis(self.call_timeout_ms.max(1)),
+            allowed_origins,
+        }
+    }
+}
+
+/// `dist/` of the source tree this binary was built from, else `dist/` in the working directory.
+fn default_ui_dir() -> PathBuf {
+    let built = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../dist"));
+    if built.join("index.html").is_file() {
+        built
+    } else {
+        PathBuf::from("dist")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn own_origins_and_extras_are_allowed() {
+        let cli = Cli::parse_from([
+            "nexus-bridge",
+            "--port",
+            "4000",
+            "--allow-origin",
+            "http://127.0.0.1:8080/",
+        ]);
+        let options = cli.options();
+        assert_eq!(
+            options.allowed_origins,
+            [
+                "http://127.0.0.1:4000",
+                "http://localhost:4000",
+                "http://127.0.0.1:8080"
+            ]
+        );
+        assert_eq!(options.port, 4000);
+    }
+
+    #[test]
+    fn serve_takes_global_flags_after_the_command() {
+        let cli = Cli::parse_from(["nexus-bridge", "serve", "--port", "5000"]);
+        assert!(matches!(cli.command, Some(Command::Serve)));
+        assert_eq!(cli.port, 5000);
+    }
+}
