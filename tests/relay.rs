@@ -1,1 +1,113 @@
+//! The whole chain with real parts: rmcp's client starts the real `nexus-bridge`, the real UI runs
+//! in headless Chromium, and tool calls are answered inside the browser tab.
 
+use std::time::{Duration, Instant};
+
+use nexus_e2e::{Browser, McpBridge, free_port, text_of};
+use serde_json::json;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn calls_are_answered_by_the_tab_and_survive_browser_loss_and_hub_restart() {
+    let port = free_port();
+    let bridge = McpBridge::start(port).await;
+
+    // The catalog is listed without any browser.
+    let tools = bridge.client.list_all_tools().await.expect("tools/list");
+    assert_eq!(tools.len(), 16);
+    let description_chars: usize = tools
+        .iter()
+        .map(|t| t.description.as_deref().unwrap_or_default().len())
+        .sum();
+    assert!(
+        description_chars / 4 <= 480,
+        "descriptions: {} tokens",
+        description_chars / 4
+    );
+    let info = bridge.client.peer_info().expect("server info");
+    assert!(
+        info.instructions
+            .as_deref()
+            .unwrap_or_default()
+            .contains("route")
+    );
+
+    // No browser: an immediate isError that says what to open.
+    let started = Instant::now();
+    let result = bridge.call("context", json!({})).await;
+    assert!(started.elapsed() < Duration::from_secs(1));
+    assert_eq!(result.is_error, Some(true));
+    let text = text_of(&result);
+    assert!(
+        text.contains("NO_BROWSER") && text.contains(&format!("http://127.0.0.1:{port}/")),
+        "{text}"
+    );
+
+    // A real tab answers.
+    let browser = Browser::open(&format!("http://127.0.0.1:{port}/"));
+    let answer = bridge
+        .call_until_ok("context", json!({}), Duration::from_secs(60))
+        .await;
+    assert!(answer.starts_with("# sample-shop\n3 files"), "{answer}");
+    let focused = bridge
+        .call_until_ok(
+            "context",
+            json!({"focus": "structure"}),
+            Duration::from_secs(5),
+        )
+        .await;
+    assert!(
+        focused.contains("## Structure") && !focused.contains("## Schema"),
+        "{focused}"
+    );
+
+    // Errors computed in the tab come back as isError with their code.
+    let result = bridge.call("search", json!({"query": "cart"})).await;
+    assert_eq!(result.is_error, Some(true));
+    assert!(
+        text_of(&result).contains("NOT_IMPLEMENTED"),
+        "{}",
+        text_of(&result)
+    );
+    let result = bridge.call("context", json!({"focus": "everything"})).await;
+    assert!(
+        text_of(&result).contains("INVALID_PARAMS"),
+        "{}",
+        text_of(&result)
+    );
+    let result = bridge.call("teleport", json!({})).await;
+    assert!(
+        text_of(&result).contains("UNKNOWN_TOOL"),
+        "{}",
+        text_of(&result)
+    );
+
+    // The browser goes away: the next call fails fast.
+    browser.close().await;
+    let started = Instant::now();
+    let result = bridge.call("context", json!({})).await;
+    assert!(
+        started.elapsed() < Duration::from_secs(1),
+        "took {:?}",
+        started.elapsed()
+    );
+    assert_eq!(result.is_error, Some(true), "{}", text_of(&result));
+
+    // A tab is open, then the hub restarts: the page reconnects by itself.
+    let browser = Browser::open(&format!("http://127.0.0.1:{port}/"));
+    bridge
+        .call_until_ok("context", json!({}), Duration::from_secs(60))
+        .await;
+    bridge.stop().await;
+    let restarted = McpBridge::start(port).await;
+    let started = Instant::now();
+    let answer = restarted
+        .call_until_ok("context", json!({}), Duration::from_secs(30))
+        .await;
+    assert!(answer.starts_with("# sample-shop"), "{answer}");
+    eprintln!(
+        "tab reconnected to the restarted hub in {:?}",
+        started.elapsed()
+    );
+    browser.close().await;
+    restarted.stop().await;
+}

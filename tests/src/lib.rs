@@ -1,1 +1,246 @@
+//! Harness for the end-to-end tests: finds the built binaries and UI, picks free ports, starts
+//! the real bridge under a real MCP client, and opens the UI in real headless Chromium.
 
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use rmcp::model::{CallToolRequestParams, CallToolResult};
+use rmcp::service::RunningService;
+use rmcp::transport::TokioChildProcess;
+use rmcp::{RoleClient, ServiceExt};
+use tokio::process::{Child, Command};
+
+/// The workspace root (this crate lives in `tests/`).
+pub fn workspace_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(PathBuf::from)
+        .unwrap_or_default()
+}
+
+/// The `nexus-bridge` binary: `$NEXUS_BRIDGE_BIN`, else `target/debug/nexus-bridge`.
+pub fn bridge_bin() -> PathBuf {
+    let path = std::env::var_os("NEXUS_BRIDGE_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace_root().join("target/debug/nexus-bridge"));
+    assert!(
+        path.is_file(),
+        "{} is missing: run `cargo build -p nexus-bridge` first (scripts/test.sh does)",
+        path.display()
+    );
+    path
+}
+
+/// The built web UI: `$NEXUS_UI_DIR`, else `dist/`.
+pub fn ui_dir() -> PathBuf {
+    let dir = std::env::var_os("NEXUS_UI_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace_root().join("dist"));
+    assert!(
+        dir.join("index.html").is_file(),
+        "{} has no index.html: run `trunk build` first (scripts/test.sh does)",
+        dir.display()
+    );
+    dir
+}
+
+/// A port nobody listens on right now.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .unwrap_or(54_390)
+}
+
+/// Waits until nothing accepts connections on `port` (a stopped hub released it).
+pub async fn wait_port_free(port: u16, within: Duration) {
+    let started = Instant::now();
+    while tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .is_ok()
+    {
+        assert!(
+            started.elapsed() < within,
+            "port {port} still busy after {within:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// Waits until something accepts connections on `port`.
+pub async fn wait_port_open(port: u16, within: Duration) {
+    let started = Instant::now();
+    while tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .is_err()
+    {
+        assert!(
+            started.elapsed() < within,
+            "nothing listens on {port} after {within:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// `nexus-bridge` started as an MCP server by rmcp's client over stdio, as agents start it.
+pub struct McpBridge {
+    pub client: RunningService<RoleClient, ()>,
+    pub port: u16,
+}
+
+impl McpBridge {
+    pub async fn start(port: u16) -> McpBridge {
+        let mut command = Command::new(bridge_bin());
+        command
+            .arg("--port")
+            .arg(port.to_string())
+            .env("NEXUS_UI_DIR", ui_dir())
+            .env("NEXUS_LOG", "info");
+        let (transport, _stderr) = TokioChildProcess::builder(command)
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("spawn nexus-bridge");
+        let client = ().serve(transport).await.expect("MCP initialize");
+        wait_port_open(port, Duration::from_secs(10)).await;
+        McpBridge { client, port }
+    }
+
+    pub async fn call(&self, tool: &str, args: serde_json::Value) -> CallToolResult {
+        let mut params = CallToolRequestParams::new(tool.to_owned());
+        if let serde_json::Value::Object(map) = args {
+            params = params.with_arguments(map);
+        }
+        self.client.call_tool(params).await.expect("tools/call")
+    }
+
+    /// Calls until the tool answers without error (the tab may still be loading), or panics.
+    pub async fn call_until_ok(
+        &self,
+        tool: &str,
+        args: serde_json::Value,
+        within: Duration,
+    ) -> String {
+        let started = Instant::now();
+        loop {
+            let result = self.call(tool, args.clone()).await;
+            if result.is_error != Some(true) {
+                return text_of(&result);
+            }
+            assert!(
+                started.elapsed() < within,
+                "`{tool}` still failing after {within:?}: {}",
+                text_of(&result)
+            );
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    }
+
+    /// Stops the bridge the way an agent does: closes stdin and waits for the process to end.
+    pub async fn stop(self) {
+        let port = self.port;
+        let _ = self.client.cancel().await;
+        wait_port_free(port, Duration::from_secs(10)).await;
+    }
+}
+
+/// All text content of a tool result, joined.
+pub fn text_of(result: &CallToolResult) -> String {
+    result
+        .content
+        .iter()
+        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Debian's Chromium, headless, with a throw-away profile; killed on drop.
+pub struct Browser {
+    child: Child,
+    _profile: TempDir,
+}
+
+impl Browser {
+    pub fn open(url: &str) -> Browser {
+        let profile = TempDir::new("chromium-profile");
+        let chromium = std::env::var("CHROME").unwrap_or_else(|_| "/usr/bin/chromium".into());
+        let child = Command::new(&chromium)
+            .args([
+                "--headless=new",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-dev-shm-usage",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+                "--remote-debugging-port=0",
+            ])
+            .arg(format!("--user-data-dir={}", profile.0.display()))
+            .arg(url)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .unwrap_or_else(|err| {
+                panic!("cannot start {chromium}: {err} (scripts/setup.sh installs it)")
+            });
+        Browser {
+            child,
+            _profile: profile,
+        }
+    }
+
+    /// Kills the browser and waits until it is gone.
+    pub async fn close(mut self) {
+        let _ = self.child.kill().await;
+    }
+}
+
+/// A temporary directory removed on drop.
+pub struct TempDir(pub PathBuf);
+
+impl TempDir {
+    pub fn new(label: &str) -> TempDir {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or_default();
+        let dir =
+            std::env::temp_dir().join(format!("nexus-{label}-{}-{nanos}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("create temp dir");
+        TempDir(dir)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// `nexus-bridge serve` as a plain child process (hub and UI, no MCP); killed on drop.
+pub struct ServeProcess {
+    child: Child,
+    pub port: u16,
+}
+
+impl ServeProcess {
+    pub async fn start(port: u16) -> ServeProcess {
+        let child = Command::new(bridge_bin())
+            .args(["serve", "--port", &port.to_string()])
+            .env("NEXUS_UI_DIR", ui_dir())
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("spawn nexus-bridge serve");
+        wait_port_open(port, Duration::from_secs(10)).await;
+        ServeProcess { child, port }
+    }
+
+    /// True while the process has not exited.
+    pub fn alive(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
+    }
+}

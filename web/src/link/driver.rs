@@ -1,0 +1,316 @@
+//! Owns the tab's WebSocket: says Hello, re-sends the Context after every reconnect, answers
+//! `Call` frames through the tool dispatch, and follows the reconnect machine's commands.
+
+use std::cell::RefCell;
+use std::rc::{Rc, Weak};
+
+use gloo_timers::callback::Timeout;
+use nexus_shared::limits::PROTOCOL_VERSION;
+use nexus_shared::reconnect::{Command, LinkState, Reconnect, ReconnectPolicy};
+use nexus_shared::{Frame, Outcome, Role};
+use wasm_bindgen::JsCast;
+use wasm_bindgen::prelude::Closure;
+use web_sys::{CloseEvent, Event, MessageEvent, WebSocket};
+
+/// Answers one call: `(tool, args) -> outcome`.
+pub type Answer = Rc<dyn Fn(&str, serde_json::Value) -> Outcome>;
+type Listener<T> = Rc<dyn Fn(&T)>;
+
+#[derive(Debug, Clone)]
+pub struct LinkConfig {
+    /// `ws://127.0.0.1:54319/ws` when served by the bridge.
+    pub url: String,
+    /// Name announced in `Hello`.
+    pub agent: String,
+    pub policy: ReconnectPolicy,
+}
+
+/// A handle on the link; clones share one socket.
+#[derive(Clone)]
+pub struct Link(Rc<RefCell<Inner>>);
+
+struct Inner {
+    config: LinkConfig,
+    machine: Reconnect,
+    socket: Option<Socket>,
+    generation: u64,
+    timer: Option<Timeout>,
+    context: Option<Frame>,
+    answer: Answer,
+    on_status: Option<Listener<LinkState>>,
+    on_activity: Option<Listener<Frame>>,
+    page_events: Vec<Closure<dyn FnMut(Event)>>,
+}
+
+/// One open socket and the handlers that must live as long as it does.
+struct Socket {
+    ws: WebSocket,
+    _on_open: Closure<dyn FnMut(Event)>,
+    _on_message: Closure<dyn FnMut(MessageEvent)>,
+    _on_close: Closure<dyn FnMut(CloseEvent)>,
+}
+
+impl Drop for Socket {
+    fn drop(&mut self) {
+        self.ws.set_onopen(None);
+        self.ws.set_onmessage(None);
+        self.ws.set_onclose(None);
+        let _ = self.ws.close();
+    }
+}
+
+fn now_ms() -> u64 {
+    js_sys::Date::now() as u64
+}
+
+impl Link {
+    pub fn new(config: LinkConfig, answer: Answer) -> Self {
+        let machine = Reconnect::new(config.policy);
+        Link(Rc::new(RefCell::new(Inner {
+            config,
+            machine,
+            socket: None,
+            generation: 0,
+            timer: None,
+            context: None,
+            answer,
+            on_status: None,
+            on_activity: None,
+            page_events: Vec::new(),
+        })))
+    }
+
+    /// Called after every state change.
+    pub fn on_status(&self, listener: impl Fn(&LinkState) + 'static) {
+        self.0.borrow_mut().on_status = Some(Rc::new(listener));
+    }
+
+    /// Called with each `Activity` frame the hub sends (one per finished agent call).
+    pub fn on_activity(&self, listener: impl Fn(&Frame) + 'static) {
+        self.0.borrow_mut().on_activity = Some(Rc::new(listener));
+    }
+
+    pub fn state(&self) -> LinkState {
+        self.0.borrow().machine.state().clone()
+    }
+
+    pub fn max_attempts(&self) -> u32 {
+        self.0.borrow().config.policy.max_attempts
+    }
+
+    /// Starts connecting, and retries at once when the page comes back online or into view.
+    pub fn start(&self) {
+        self.watch_page();
+        let command = self.0.borrow_mut().machine.connect();
+        self.apply(command);
+    }
+
+    /// The user's Disconnect: closes the socket and stops retrying.
+    pub fn disconnect(&self) {
+        let command = self.0.borrow_mut().machine.disconnect();
+        self.apply(command);
+    }
+
+    /// The user's Reconnect: re-arms the attempt budget and connects now.
+    pub fn reconnect(&self) {
+        let command = self.0.borrow_mut().machine.connect();
+        self.apply(command);
+    }
+
+    /// Sets what this tab has loaded; sent now if connected and after every reconnect.
+    pub fn set_context(&self, frame: Frame) {
+        let connected = {
+            let mut inner = self.0.borrow_mut();
+            inner.context = Some(frame.clone());
+            matches!(inner.machine.state(), LinkState::Connected)
+        };
+        if connected {
+            self.send(&frame);
+        }
+    }
+
+    fn apply(&self, command: Command) {
+        match command {
+            Command::Connect => self.open_socket(),
+            Command::WaitUntil { at_ms } => self.arm_timer(at_ms),
+            Command::Close => {
+                let mut inner = self.0.borrow_mut();
+                inner.socket = None;
+                inner.timer = None;
+            }
+            Command::None => {}
+        }
+        self.notify();
+    }
+
+    fn notify(&self) {
+        let (listener, state) = {
+            let inner = self.0.borrow();
+            (inner.on_status.clone(), inner.machine.state().clone())
+        };
+        if let Some(listener) = listener {
+            listener(&state);
+        }
+    }
+
+    fn weak(&self) -> Weak<RefCell<Inner>> {
+        Rc::downgrade(&self.0)
+    }
+
+    fn arm_timer(&self, at_ms: u64) {
+        let weak = self.weak();
+        let delay = at_ms.saturating_sub(now_ms()).min(u32::MAX as u64) as u32;
+        let timer = Timeout::new(delay, move || {
+            if let Some(inner) = weak.upgrade() {
+                let link = Link(inner);
+                let command = link.0.borrow_mut().machine.timer_fired(now_ms());
+                link.apply(command);
+            }
+        });
+        self.0.borrow_mut().timer = Some(timer);
+    }
+
+    fn open_socket(&self) {
+        let (url, generation) = {
+            let mut inner = self.0.borrow_mut();
+            inner.socket = None;
+            inner.timer = None;
+            inner.generation += 1;
+            (inner.config.url.clone(), inner.generation)
+        };
+        let ws = match WebSocket::new(&url) {
+            Ok(ws) => ws,
+            Err(err) => {
+                web_sys::console::warn_2(&"nexus link: cannot open".into(), &err);
+                self.socket_closed(generation);
+                return;
+            }
+        };
+        let on_open = self.handler(generation, |link, _: Event| {
+            let agent = link.0.borrow().config.agent.clone();
+            link.send(&Frame::Hello {
+                role: Role::Browser,
+                protocol: PROTOCOL_VERSION,
+                token: None,
+                agent,
+            });
+        });
+        let on_message = self.handler(generation, |link, event: MessageEvent| {
+            if let Some(text) = event.data().as_string() {
+                link.receive(&text);
+            }
+        });
+        let on_close = self.handler(generation, move |link, _: CloseEvent| {
+            link.socket_closed(generation);
+        });
+        ws.set_onopen(Some(on_open.as_ref().unchecked_ref()));
+        ws.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+        ws.set_onclose(Some(on_close.as_ref().unchecked_ref()));
+        self.0.borrow_mut().socket = Some(Socket {
+            ws,
+            _on_open: on_open,
+            _on_message: on_message,
+            _on_close: on_close,
+        });
+    }
+
+    /// Wraps a socket event handler so it only acts for the socket of its own generation.
+    fn handler<E: 'static + wasm_bindgen::convert::FromWasmAbi>(
+        &self,
+        generation: u64,
+        act: impl Fn(&Link, E) + 'static,
+    ) -> Closure<dyn FnMut(E)> {
+        let weak = self.weak();
+        Closure::new(move |event: E| {
+            let Some(inner) = weak.upgrade() else { return };
+            let link = Link(inner);
+            if link.0.borrow().generation == generation {
+                act(&link, event);
+            }
+        })
+    }
+
+    fn socket_closed(&self, generation: u64) {
+        let command = {
+            let mut inner = self.0.borrow_mut();
+            if inner.generation != generation {
+                return;
+            }
+            inner.socket = None;
+            inner.machine.closed(now_ms(), js_sys::Math::random())
+        };
+        self.apply(command);
+    }
+
+    fn receive(&self, text: &str) {
+        match Frame::decode(text) {
+            Ok(Frame::Welcome { .. }) => {
+                let (command, context) = {
+                    let mut inner = self.0.borrow_mut();
+                    (inner.machine.opened(), inner.context.clone())
+                };
+                if let Some(context) = context {
+                    self.send(&context);
+                }
+                self.apply(command);
+            }
+            Ok(Frame::Reject { reason, .. }) => {
+                let command = self.0.borrow_mut().machine.rejected(reason);
+                self.apply(command);
+            }
+            Ok(Frame::Call { id, tool, args, .. }) => {
+                let answer = self.0.borrow().answer.clone();
+                let outcome = answer(&tool, args);
+                self.send(&Frame::Result { id, outcome });
+            }
+            Ok(Frame::Ping { nonce }) => self.send(&Frame::Pong { nonce }),
+            Ok(frame @ Frame::Activity { .. }) => {
+                let listener = self.0.borrow().on_activity.clone();
+                if let Some(listener) = listener {
+                    listener(&frame);
+                }
+            }
+            Ok(Frame::Error { message }) => {
+                web_sys::console::warn_1(&format!("nexus hub: {message}").into());
+            }
+            Ok(_) => {}
+            Err(err) => self.send(&Frame::Error {
+                message: err.to_string(),
+            }),
+        }
+    }
+
+    fn send(&self, frame: &Frame) {
+        if let Some(socket) = self.0.borrow().socket.as_ref()
+            && let Err(err) = socket.ws.send_with_str(&frame.encode())
+        {
+            web_sys::console::warn_2(&"nexus link: send failed".into(), &err);
+        }
+    }
+
+    fn watch_page(&self) {
+        let Some(window) = web_sys::window() else {
+            return;
+        };
+        if !self.0.borrow().page_events.is_empty() {
+            return;
+        }
+        for event in ["online", "visibilitychange"] {
+            let weak = self.weak();
+            let retry = Closure::<dyn FnMut(Event)>::new(move |_| {
+                let visible = web_sys::window()
+                    .and_then(|w| w.document())
+                    .is_none_or(|d| d.visibility_state() == web_sys::VisibilityState::Visible);
+                if let Some(inner) = weak.upgrade()
+                    && visible
+                {
+                    let link = Link(inner);
+                    let command = link.0.borrow_mut().machine.retry_now();
+                    link.apply(command);
+                }
+            });
+            let _ = window.add_event_listener_with_callback(event, retry.as_ref().unchecked_ref());
+            self.0.borrow_mut().page_events.push(retry);
+        }
+    }
+}

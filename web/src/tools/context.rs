@@ -1,0 +1,195 @@
+//! `context`: what the loaded project is — counts, hotspots, folder outline and the graph schema.
+//! The first call an agent makes; compact Markdown by default, JSON text on request.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+use nexus_shared::params::{ContextFocus, ContextParams, Format};
+use serde_json::json;
+
+use crate::engine::{EdgeKind, Graph, NodeKind};
+
+const HOTSPOTS: usize = 5;
+
+pub fn run(graph: &Graph, params: &ContextParams) -> String {
+    let show = |focus: ContextFocus| params.focus.is_none_or(|f| f == focus);
+    if params.format == Some(Format::Json) {
+        return json_answer(graph, &show).to_string();
+    }
+    let mut out = String::new();
+    let _ = writeln!(out, "# {}", graph.project);
+    if show(ContextFocus::Stats) {
+        let _ = writeln!(
+            out,
+            "{} files · {} nodes · {} edges",
+            graph.file_count(),
+            graph.nodes.len(),
+            graph.edges.len()
+        );
+        let _ = writeln!(out, "Nodes: {}", counts(kind_counts(graph)));
+        let _ = writeln!(out, "Edges: {}", counts(edge_counts(graph)));
+    }
+    if show(ContextFocus::Hotspots) {
+        let _ = writeln!(out, "\n## Hotspots (most callers)");
+        for (id, callers, location) in hotspots(graph) {
+            let _ = writeln!(out, "- {id} — {callers} callers · {location}");
+        }
+    }
+    if show(ContextFocus::Structure) {
+        let _ = writeln!(out, "\n## Structure");
+        for (folder, files) in folders(graph) {
+            let _ = writeln!(out, "- {folder}/ ({files} files)");
+        }
+    }
+    if show(ContextFocus::Schema) {
+        let _ = writeln!(out, "\n## Schema");
+        let _ = writeln!(out, "Node labels: {}", label_list(graph));
+        let _ = writeln!(
+            out,
+            "Edge types: {} (each with confidence 0..1 and reason)",
+            EdgeKind::ALL.map(EdgeKind::as_str).join(", ")
+        );
+        let _ = writeln!(
+            out,
+            "Example: MATCH (a)-[:CALLS]->(b {{name:'checkout'}}) RETURN a.id, b.id"
+        );
+    }
+    out
+}
+
+fn json_answer(graph: &Graph, show: &dyn Fn(ContextFocus) -> bool) -> serde_json::Value {
+    let mut answer = json!({ "project": graph.project });
+    if show(ContextFocus::Stats) {
+        answer["stats"] = json!({
+            "files": graph.file_count(),
+            "nodes": graph.nodes.len(),
+            "edges": graph.edges.len(),
+            "node_kinds": kind_counts(graph),
+            "edge_types": edge_counts(graph),
+        });
+    }
+    if show(ContextFocus::Hotspots) {
+        answer["hotspots"] = hotspots(graph)
+            .into_iter()
+            .map(|(id, callers, location)| json!({"id": id, "callers": callers, "location": location}))
+            .collect();
+    }
+    if show(ContextFocus::Structure) {
+        answer["folders"] = json!(folders(graph));
+    }
+    if show(ContextFocus::Schema) {
+        answer["schema"] = json!({
+            "node_labels": label_list(graph),
+            "edge_types": EdgeKind::ALL.map(EdgeKind::as_str),
+        });
+    }
+    answer
+}
+
+fn kind_counts(graph: &Graph) -> BTreeMap<&'static str, usize> {
+    NodeKind::ALL
+        .iter()
+        .map(|k| (k.as_str(), graph.count_nodes(*k)))
+        .filter(|(_, n)| *n > 0)
+        .collect()
+}
+
+fn edge_counts(graph: &Graph) -> BTreeMap<&'static str, usize> {
+    EdgeKind::ALL
+        .iter()
+        .map(|k| (k.as_str(), graph.count_edges(*k)))
+        .filter(|(_, n)| *n > 0)
+        .collect()
+}
+
+fn counts(map: BTreeMap<&'static str, usize>) -> String {
+    map.iter()
+        .map(|(k, n)| format!("{k} {n}"))
+        .collect::<Vec<_>>()
+        .join(" · ")
+}
+
+fn label_list(graph: &Graph) -> String {
+    kind_counts(graph)
+        .into_keys()
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Symbols with the most callers: (id, callers, file:line).
+fn hotspots(graph: &Graph) -> Vec<(String, u32, String)> {
+    let callers = graph.in_degree(EdgeKind::Calls);
+    let mut ranked: Vec<(u32, usize)> = callers
+        .iter()
+        .enumerate()
+        .filter(|(i, n)| **n > 0 && graph.nodes[*i].kind.is_symbol())
+        .map(|(i, n)| (*n, i))
+        .collect();
+    ranked.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    ranked
+        .into_iter()
+        .take(HOTSPOTS)
+        .map(|(n, i)| {
+            let node = &graph.nodes[i];
+            (node.id(), n, format!("{}:{}", node.file, node.start_line))
+        })
+        .collect()
+}
+
+/// Folders with their number of files, by path.
+fn folders(graph: &Graph) -> BTreeMap<String, usize> {
+    let mut folders = BTreeMap::new();
+    for node in graph.nodes.iter().filter(|n| n.kind == NodeKind::File) {
+        let folder = node.file.rsplit_once('/').map_or(".", |(dir, _)| dir);
+        *folders.entry(folder.to_owned()).or_insert(0) += 1;
+    }
+    folders
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::sample::sample_graph;
+
+    #[test]
+    fn markdown_covers_stats_hotspots_structure_and_schema() {
+        let text = run(&sample_graph(), &ContextParams::default());
+        assert!(
+            text.starts_with("# sample-shop\n3 files · 11 nodes · 21 edges"),
+            "{text}"
+        );
+        assert!(
+            text.contains("- Class:shop/cart.py:Cart — 1 callers · shop/cart.py:3"),
+            "{text}"
+        );
+        assert!(text.contains("- shop/ (3 files)"), "{text}");
+        assert!(
+            text.contains("Edge types: CONTAINS, DEFINES, IMPORTS, CALLS"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn focus_limits_the_answer() {
+        let params = ContextParams {
+            focus: Some(ContextFocus::Structure),
+            format: None,
+        };
+        let text = run(&sample_graph(), &params);
+        assert!(text.contains("## Structure"));
+        assert!(!text.contains("## Schema") && !text.contains("nodes ·"));
+    }
+
+    #[test]
+    fn json_format_is_parseable() {
+        let params = ContextParams {
+            focus: None,
+            format: Some(Format::Json),
+        };
+        let value: serde_json::Value =
+            serde_json::from_str(&run(&sample_graph(), &params)).unwrap();
+        assert_eq!(value["stats"]["files"], 3);
+        assert_eq!(value["stats"]["edge_types"]["CALLS"], 6);
+        assert_eq!(value["folders"]["shop"], 3);
+    }
+}
