@@ -21,8 +21,13 @@ command -v node >/dev/null || apt_missing+=(nodejs)
 command -v npm >/dev/null || apt_missing+=(npm)
 if [ ${#apt_missing[@]} -gt 0 ]; then
   log "apt: installing ${apt_missing[*]}"
-  as_root apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq "${apt_missing[@]}" >&2
+  apt_log=$(mktemp)
+  if ! { as_root apt-get update -qq && DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq "${apt_missing[@]}"; } >"$apt_log" 2>&1; then
+    cat "$apt_log" >&2
+    log "apt-get failed (log above)"
+    exit 1
+  fi
+  rm -f "$apt_log"
 fi
 
 if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
@@ -46,10 +51,8 @@ if ! have_version wasm-pack "$WASM_PACK_VERSION"; then
   cargo install wasm-pack --version "$WASM_PACK_VERSION" --locked --quiet
 fi
 
-if [ -f tests/js/package.json ]; then
-  if [ ! -d tests/js/node_modules ] || [ tests/js/package-lock.json -nt tests/js/node_modules/.package-lock.json ]; then
-    log "npm: installing test packages"
-    (cd tests/js && npm ci --no-audit --no-fund --silent >&2)
-  fi
+if [ ! -d tests/js/node_modules ] || [ tests/js/package-lock.json -nt tests/js/node_modules/.package-lock.json ]; then
+  log "npm: installing test packages (MCP Inspector CLI)"
+  (cd tests/js && npm ci --no-audit --no-fund --loglevel=error >&2)
 fi
 log "ready"

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Sets up what is missing, then runs every test: lint, native unit tests, browser (wasm) tests in
+# headless Chromium, and end-to-end tests across the real bridge, MCP clients and Chromium.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+
+step() { printf '\n== %s\n' "$*" >&2; }
+
+step "format and lint"
+cargo fmt --all -- --check
+cargo clippy --workspace --all-targets --locked -- -D warnings
+cargo clippy -p nexus-web --target wasm32-unknown-unknown --all-targets --locked -- -D warnings
+
+step "build the web UI, the bridge and the test servers"
+trunk build >&2
+cargo build --locked -p nexus-bridge -p nexus-e2e --bins
+
+step "browser tests (wasm-pack, headless Chromium)"
+flap_port=${NEXUS_FLAP_PORT:-54398}
+target/debug/flap-server "$flap_port" 2>/dev/null &
+flap_pid=$!
+trap 'kill "$flap_pid" 2>/dev/null || true' EXIT
+export CHROMEDRIVER=${CHROMEDRIVER:-$(command -v chromedriver)}
+export NEXUS_FLAP_URL="ws://127.0.0.1:${flap_port}/ws"
+(cd web && wasm-pack test --headless --chrome --mode no-install)
+
+step "native unit tests and end-to-end tests"
+NEXUS_UI_DIR="$(pwd)/dist" cargo test --workspace --locked
