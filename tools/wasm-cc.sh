@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# C compiler for wasm32 builds of the tree-sitter grammars: clang plus the libc headers that the
+# tree-sitter-language crate ships for wasm (found in the cargo registry, never copied here).
+set -euo pipefail
+include=$(ls -d "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/tree-sitter-language-*/wasm/include 2>/dev/null | sort -V | tail -n 1 || true)
+if [ -z "$include" ]; then
+  echo "wasm-cc: tree-sitter-language's wasm/include not found in the cargo registry; run 'cargo fetch' first" >&2
+  exit 1
+fi
+exec clang -isystem "$include" "$@"

@@ -1,0 +1,603 @@
+//! JavaScript, TypeScript and TSX: classes, interfaces, enums, functions (incl. `const f = () =>`),
+//! methods, ES imports and re-exports, `require`, calls, `new`, and typed bindings.
+
+use tree_sitter::Node;
+
+use super::{
+    doc_line, field, header_before_body, line, named_children, new_def, strip_generics, text,
+};
+use crate::engine::facts::{Binding, CallSite, Callee, FileFacts, Import, ImportedName, Receiver};
+use crate::engine::graph::NodeKind;
+
+struct Walk<'t> {
+    node: Node<'t>,
+    scope: Option<u32>,
+    exported: bool,
+}
+
+pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
+    let mut stack = vec![Walk {
+        node: root,
+        scope: None,
+        exported: false,
+    }];
+    while let Some(Walk {
+        node,
+        scope,
+        exported,
+    }) = stack.pop()
+    {
+        let kind = node.kind();
+        let def_kind = match kind {
+            "function_declaration" | "generator_function_declaration" | "function_signature" => {
+                Some(NodeKind::Function)
+            }
+            "class_declaration" | "abstract_class_declaration" | "class" => Some(NodeKind::Class),
+            "interface_declaration" => Some(NodeKind::Interface),
+            "enum_declaration" => Some(NodeKind::Enum),
+            "method_definition" | "method_signature" | "abstract_method_signature" => {
+                Some(NodeKind::Method)
+            }
+            _ => None,
+        };
+        if let Some(def_kind) = def_kind
+            && let Some(name) = field(node, "name")
+        {
+            let idx = define(node, def_kind, text(name, src), scope, exported, src, facts);
+            push_children(node, Some(idx), &mut stack);
+            continue;
+        }
+        match kind {
+            "export_statement" => {
+                if let Some(source) = field(node, "source") {
+                    reexport(node, source, src, facts);
+                    continue;
+                }
+                for child in named_children(node).into_iter().rev() {
+                    stack.push(Walk {
+                        node: child,
+                        scope,
+                        exported: true,
+                    });
+                }
+                continue;
+            }
+            "import_statement" => {
+                import(node, src, facts);
+                continue;
+            }
+            "variable_declarator" => {
+                if variable(node, scope, exported, src, facts, &mut stack) {
+                    continue;
+                }
+            }
+            "public_field_definition" | "field_definition" => {
+                field_definition(node, scope, src, facts)
+            }
+            "required_parameter" | "optional_parameter" => parameter(node, scope, src, facts),
+            "call_expression" => call(node, scope, src, facts),
+            "new_expression" => {
+                if let Some(ctor) = field(node, "constructor") {
+                    facts.calls.push(CallSite {
+                        caller: scope,
+                        callee: Callee::New(text(ctor, src).to_owned()),
+                        line: line(node),
+                    });
+                }
+            }
+            "assignment_expression" => this_assignment(node, scope, src, facts),
+            _ => {}
+        }
+        push_children(node, scope, &mut stack);
+    }
+}
+
+fn push_children<'t>(node: Node<'t>, scope: Option<u32>, stack: &mut Vec<Walk<'t>>) {
+    for child in named_children(node).into_iter().rev() {
+        stack.push(Walk {
+            node: child,
+            scope,
+            exported: false,
+        });
+    }
+}
+
+fn define(
+    node: Node,
+    kind: NodeKind,
+    name: &str,
+    scope: Option<u32>,
+    exported: bool,
+    src: &[u8],
+    facts: &mut FileFacts,
+) -> u32 {
+    let parent_is_type = scope
+        .and_then(|s| facts.defs.get(s as usize))
+        .is_some_and(|d| matches!(d.kind, NodeKind::Class | NodeKind::Interface));
+    let kind = if kind == NodeKind::Function && parent_is_type {
+        NodeKind::Method
+    } else {
+        kind
+    };
+    let mut def = new_def(facts, kind, name, scope, node);
+    def.signature = header_before_body(node, field(node, "body"), src);
+    def.doc = doc_before(node, src);
+    def.exported = if kind == NodeKind::Method {
+        !name.starts_with('#') && !text(node, src).trim_start().starts_with("private")
+    } else {
+        exported || scope.is_some_and(|s| facts.defs.get(s as usize).is_some_and(|d| d.exported))
+    };
+    for child in named_children(node) {
+        match child.kind() {
+            "class_heritage" => heritage(child, src, &mut def.extends, &mut def.implements),
+            "extends_type_clause" => {
+                for ty in named_children(child) {
+                    def.extends.push(strip_generics(text(ty, src)));
+                }
+            }
+            _ => {}
+        }
+    }
+    let idx = facts.defs.len() as u32;
+    facts.defs.push(def);
+    idx
+}
+
+fn heritage(node: Node, src: &[u8], extends: &mut Vec<String>, implements: &mut Vec<String>) {
+    for clause in named_children(node) {
+        match clause.kind() {
+            "extends_clause" => {
+                for value in named_children(clause) {
+                    if value.kind() != "type_arguments" {
+                        extends.push(strip_generics(text(value, src)));
+                    }
+                }
+            }
+            "implements_clause" => {
+                for ty in named_children(clause) {
+                    implements.push(strip_generics(text(ty, src)));
+                }
+            }
+            // JavaScript: `class A extends B` has the expression directly under the heritage.
+            _ => extends.push(strip_generics(text(clause, src))),
+        }
+    }
+}
+
+/// `/** … */` or `//` comment right before the declaration (or before its `export`).
+fn doc_before(node: Node, src: &[u8]) -> String {
+    let anchor = match node.parent() {
+        Some(p) if p.kind() == "export_statement" => p,
+        _ => node,
+    };
+    match anchor.prev_named_sibling() {
+        Some(c)
+            if c.kind() == "comment" && c.end_position().row + 1 >= anchor.start_position().row =>
+        {
+            doc_line(text(c, src))
+        }
+        _ => String::new(),
+    }
+}
+
+/// `const f = () => …`, `const x = new C()`, `const m = require('./m')`. True when handled whole.
+fn variable<'t>(
+    node: Node<'t>,
+    scope: Option<u32>,
+    exported: bool,
+    src: &[u8],
+    facts: &mut FileFacts,
+    stack: &mut Vec<Walk<'t>>,
+) -> bool {
+    let (Some(name), Some(value)) = (field(node, "name"), field(node, "value")) else {
+        return false;
+    };
+    if name.kind() != "identifier" {
+        return false;
+    }
+    let var = text(name, src);
+    let exported = exported
+        || node
+            .parent()
+            .and_then(|p| p.parent())
+            .is_some_and(|g| g.kind() == "export_statement");
+    match value.kind() {
+        "arrow_function" | "function_expression" | "function" | "generator_function" => {
+            let mut def = new_def(facts, NodeKind::Function, var, scope, node);
+            def.signature = header_before_body(node, field(value, "body"), src);
+            def.doc = doc_before(node.parent().unwrap_or(node), src);
+            def.exported = exported;
+            let idx = facts.defs.len() as u32;
+            facts.defs.push(def);
+            push_children(value, Some(idx), stack);
+            true
+        }
+        "new_expression" => {
+            if let Some(ctor) = field(value, "constructor") {
+                facts.bindings.push(Binding {
+                    scope,
+                    var: var.to_owned(),
+                    type_name: text(ctor, src).to_owned(),
+                });
+            }
+            false
+        }
+        "call_expression" => {
+            if let Some(module) = require_target(value, src) {
+                facts.imports.push(Import {
+                    module,
+                    names: Vec::new(),
+                    module_alias: Some(var.to_owned()),
+                    wildcard: false,
+                    reexport: false,
+                    line: line(node),
+                });
+            }
+            false
+        }
+        _ => {
+            if let Some(ty) = field(node, "type").and_then(|t| annotation(t, src)) {
+                facts.bindings.push(Binding {
+                    scope,
+                    var: var.to_owned(),
+                    type_name: ty,
+                });
+            }
+            false
+        }
+    }
+}
+
+fn require_target(call: Node, src: &[u8]) -> Option<String> {
+    let function = field(call, "function")?;
+    if text(function, src) != "require" {
+        return None;
+    }
+    let args = field(call, "arguments")?;
+    let first = named_children(args).into_iter().next()?;
+    (first.kind() == "string").then(|| unquote(text(first, src)))
+}
+
+fn unquote(s: &str) -> String {
+    s.trim_matches(|c| c == '"' || c == '\'' || c == '`')
+        .to_owned()
+}
+
+/// A class name from a `: Type` annotation, if it is a plain (possibly dotted/generic) name.
+fn annotation(node: Node, src: &[u8]) -> Option<String> {
+    let raw = text(node, src).trim_start_matches(':').trim();
+    let name = strip_generics(raw);
+    let valid = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == '.' || c == '$');
+    valid.then_some(name)
+}
+
+fn parameter(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) {
+    let (Some(pattern), Some(ty)) = (field(node, "pattern"), field(node, "type")) else {
+        return;
+    };
+    if pattern.kind() != "identifier" {
+        return;
+    }
+    if let Some(type_name) = annotation(ty, src) {
+        facts.bindings.push(Binding {
+            scope,
+            var: text(pattern, src).to_owned(),
+            type_name,
+        });
+    }
+}
+
+fn field_definition(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) {
+    let Some(class) = scope.filter(|s| {
+        facts
+            .defs
+            .get(*s as usize)
+            .is_some_and(|d| d.kind == NodeKind::Class)
+    }) else {
+        return;
+    };
+    let Some(name) = field(node, "name").or_else(|| field(node, "property")) else {
+        return;
+    };
+    let ty = field(node, "type")
+        .and_then(|t| annotation(t, src))
+        .or_else(|| {
+            let value = field(node, "value")?;
+            (value.kind() == "new_expression")
+                .then(|| field(value, "constructor").map(|c| text(c, src).to_owned()))?
+        });
+    if let Some(ty) = ty {
+        facts
+            .attr_bindings
+            .push((class, text(name, src).to_owned(), ty));
+    }
+}
+
+fn this_assignment(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) {
+    let (Some(left), Some(right)) = (field(node, "left"), field(node, "right")) else {
+        return;
+    };
+    if left.kind() != "member_expression" || right.kind() != "new_expression" {
+        return;
+    }
+    let is_this = field(left, "object").is_some_and(|o| o.kind() == "this");
+    let (Some(prop), Some(ctor), Some(method)) =
+        (field(left, "property"), field(right, "constructor"), scope)
+    else {
+        return;
+    };
+    if is_this && let Some(class) = facts.owner_class(method) {
+        facts.attr_bindings.push((
+            class,
+            text(prop, src).to_owned(),
+            text(ctor, src).to_owned(),
+        ));
+    }
+}
+
+fn receiver(object: Node, src: &[u8]) -> Receiver {
+    match object.kind() {
+        "this" => Receiver::SelfRef,
+        "super" => Receiver::Super,
+        "identifier" => Receiver::Name(text(object, src).to_owned()),
+        "member_expression" if is_dotted(object) => Receiver::Path(text(object, src).to_owned()),
+        _ => Receiver::Other,
+    }
+}
+
+fn is_dotted(node: Node) -> bool {
+    let mut current = node;
+    loop {
+        match current.kind() {
+            "identifier" | "this" => return true,
+            "member_expression" => match field(current, "object") {
+                Some(object) => current = object,
+                None => return false,
+            },
+            _ => return false,
+        }
+    }
+}
+
+fn call(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) {
+    let Some(function) = field(node, "function") else {
+        return;
+    };
+    let callee = match function.kind() {
+        "identifier" => Callee::Name(text(function, src).to_owned()),
+        "member_expression" => {
+            let (Some(object), Some(property)) =
+                (field(function, "object"), field(function, "property"))
+            else {
+                return;
+            };
+            Callee::Member {
+                receiver: receiver(object, src),
+                name: text(property, src).to_owned(),
+            }
+        }
+        "super" => Callee::Member {
+            receiver: Receiver::Super,
+            name: "constructor".into(),
+        },
+        _ => return,
+    };
+    facts.calls.push(CallSite {
+        caller: scope,
+        callee,
+        line: line(node),
+    });
+}
+
+fn import(node: Node, src: &[u8], facts: &mut FileFacts) {
+    let Some(source) = field(node, "source") else {
+        return;
+    };
+    let mut import = Import {
+        module: unquote(text(source, src)),
+        names: Vec::new(),
+        module_alias: None,
+        wildcard: false,
+        reexport: false,
+        line: line(node),
+    };
+    for clause in named_children(node)
+        .into_iter()
+        .filter(|c| c.kind() == "import_clause")
+    {
+        for part in named_children(clause) {
+            match part.kind() {
+                "identifier" => import.names.push(ImportedName {
+                    name: "default".into(),
+                    alias: Some(text(part, src).to_owned()),
+                }),
+                "namespace_import" => {
+                    import.module_alias = named_children(part)
+                        .into_iter()
+                        .next()
+                        .map(|n| text(n, src).to_owned());
+                }
+                "named_imports" => import.names.extend(specifiers(part, src)),
+                _ => {}
+            }
+        }
+    }
+    facts.imports.push(import);
+}
+
+fn specifiers(list: Node, src: &[u8]) -> Vec<ImportedName> {
+    named_children(list)
+        .into_iter()
+        .filter(|s| matches!(s.kind(), "import_specifier" | "export_specifier"))
+        .filter_map(|s| {
+            let name = field(s, "name")?;
+            Some(ImportedName {
+                name: unquote(text(name, src)),
+                alias: field(s, "alias").map(|a| unquote(text(a, src))),
+            })
+        })
+        .collect()
+}
+
+fn reexport(node: Node, source: Node, src: &[u8], facts: &mut FileFacts) {
+    let clause = named_children(node)
+        .into_iter()
+        .find(|c| c.kind() == "export_clause");
+    let namespace = named_children(node)
+        .into_iter()
+        .find(|c| c.kind() == "namespace_export");
+    facts.imports.push(Import {
+        module: unquote(text(source, src)),
+        names: clause.map(|c| specifiers(c, src)).unwrap_or_default(),
+        module_alias: namespace
+            .and_then(|n| named_children(n).into_iter().next())
+            .map(|n| text(n, src).to_owned()),
+        wildcard: clause.is_none() && namespace.is_none(),
+        reexport: true,
+        line: line(node),
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::engine::extract::Extractor;
+    use crate::engine::facts::*;
+    use crate::engine::graph::NodeKind;
+    use crate::engine::lang::Lang;
+
+    const SOURCE: &str = r#"
+import Default, { helper, other as alias } from './utils';
+import * as api from "../api";
+export { charge as pay } from './payment';
+export * from './types';
+const legacy = require('./legacy');
+
+/** A shopping cart. */
+export class Cart extends Base<Item> implements Totals, Serializable {
+    private gateway: Gateway;
+    constructor(owner: User) {
+        super(owner);
+        this.store = new Store();
+    }
+    total(): number { return this.items.length; }
+    checkout(gateway: Gateway) {
+        const cart = new Cart(this.owner);
+        cart.total();
+        this.gateway.charge(this.total());
+        helper(api.fetchAll());
+        legacy.run();
+    }
+}
+
+export interface Totals extends Base { total(): number; }
+
+export const validate = (card: Card): boolean => check(card);
+function internal() { return validate(null); }
+"#;
+
+    fn facts() -> FileFacts {
+        Extractor::default().extract("src/cart.ts", Lang::TypeScript, SOURCE)
+    }
+
+    #[test]
+    fn definitions_heritage_and_exports() {
+        let f = facts();
+        let defs: Vec<(&str, NodeKind, bool)> = f
+            .defs
+            .iter()
+            .map(|d| (d.qualified.as_str(), d.kind, d.exported))
+            .collect();
+        assert_eq!(
+            defs,
+            [
+                ("Cart", NodeKind::Class, true),
+                ("Cart.constructor", NodeKind::Method, true),
+                ("Cart.total", NodeKind::Method, true),
+                ("Cart.checkout", NodeKind::Method, true),
+                ("Totals", NodeKind::Interface, true),
+                ("Totals.total", NodeKind::Method, true),
+                ("validate", NodeKind::Function, true),
+                ("internal", NodeKind::Function, false),
+            ]
+        );
+        assert_eq!(f.defs[0].extends, ["Base"]);
+        assert_eq!(f.defs[0].implements, ["Totals", "Serializable"]);
+        assert_eq!(f.defs[0].doc, "A shopping cart.");
+        assert_eq!(f.defs[4].extends, ["Base"]);
+        assert_eq!(f.syntax_errors, 0);
+    }
+
+    #[test]
+    fn imports_reexports_and_require() {
+        let f = facts();
+        assert_eq!(f.imports.len(), 5);
+        assert_eq!(f.imports[0].module, "./utils");
+        let locals: Vec<&str> = f.imports[0].names.iter().map(|n| n.local()).collect();
+        assert_eq!(locals, ["Default", "helper", "alias"]);
+        assert_eq!(f.imports[1].module_alias.as_deref(), Some("api"));
+        assert!(f.imports[2].reexport && f.imports[2].names[0].local() == "pay");
+        assert!(f.imports[3].reexport && f.imports[3].wildcard);
+        assert_eq!(
+            (
+                f.imports[4].module.as_str(),
+                f.imports[4].module_alias.as_deref()
+            ),
+            ("./legacy", Some("legacy"))
+        );
+    }
+
+    #[test]
+    fn calls_constructors_and_bindings() {
+        let f = facts();
+        let calls: Vec<(Option<u32>, Callee)> = f
+            .calls
+            .iter()
+            .map(|c| (c.caller, c.callee.clone()))
+            .collect();
+        let member = |r: Receiver, n: &str| Callee::Member {
+            receiver: r,
+            name: n.into(),
+        };
+        for expected in [
+            (Some(1), member(Receiver::Super, "constructor")),
+            (Some(1), Callee::New("Store".into())),
+            (Some(3), Callee::New("Cart".into())),
+            (Some(3), member(Receiver::Name("cart".into()), "total")),
+            (
+                Some(3),
+                member(Receiver::Path("this.gateway".into()), "charge"),
+            ),
+            (Some(3), member(Receiver::SelfRef, "total")),
+            (Some(3), Callee::Name("helper".into())),
+            (Some(3), member(Receiver::Name("api".into()), "fetchAll")),
+            (Some(6), Callee::Name("check".into())),
+            (Some(7), Callee::Name("validate".into())),
+        ] {
+            assert!(
+                calls.contains(&expected),
+                "missing {expected:?} in {calls:#?}"
+            );
+        }
+        assert!(f.bindings.contains(&Binding {
+            scope: Some(3),
+            var: "cart".into(),
+            type_name: "Cart".into()
+        }));
+        assert!(f.bindings.contains(&Binding {
+            scope: Some(3),
+            var: "gateway".into(),
+            type_name: "Gateway".into()
+        }));
+        assert!(
+            f.attr_bindings
+                .contains(&(0, "gateway".into(), "Gateway".into()))
+        );
+        assert!(
+            f.attr_bindings
+                .contains(&(0, "store".into(), "Store".into()))
+        );
+    }
+}

@@ -1,0 +1,225 @@
+//! Extractors: one tree-sitter walk per file turns source into `FileFacts`.
+//! Walks are iterative (an explicit stack), so deeply nested code cannot overflow the wasm stack.
+
+mod go;
+mod java;
+mod js;
+mod python;
+mod rust;
+
+use tree_sitter::{Node, Parser};
+
+use super::facts::{Def, FileFacts};
+use super::graph::NodeKind;
+use super::lang::Lang;
+
+/// Longest signature kept, in characters.
+const SIGNATURE_CHARS: usize = 160;
+/// Longest doc line kept, in characters.
+const DOC_CHARS: usize = 160;
+
+/// Reusable parsers, one per language (creating a parser per file is measurable on big repos).
+#[derive(Default)]
+pub struct Extractor {
+    parsers: Vec<(Lang, Parser)>,
+}
+
+impl Extractor {
+    /// Parses and extracts one file. A file that cannot be parsed at all yields empty facts
+    /// with one syntax error counted; partial parses keep what was understood.
+    pub fn extract(&mut self, path: &str, lang: Lang, source: &str) -> FileFacts {
+        let mut facts = FileFacts::new(path, lang);
+        facts.lines = source.lines().count() as u32;
+        let parser = self.parser(lang);
+        let Some(tree) = parser.and_then(|p| p.parse(source, None)) else {
+            facts.syntax_errors = 1;
+            return facts;
+        };
+        let root = tree.root_node();
+        let src = source.as_bytes();
+        match lang {
+            Lang::Python => python::extract(root, src, &mut facts),
+            Lang::JavaScript | Lang::TypeScript | Lang::Tsx => js::extract(root, src, &mut facts),
+            Lang::Rust => rust::extract(root, src, &mut facts),
+            Lang::Go => go::extract(root, src, &mut facts),
+            Lang::Java => java::extract(root, src, &mut facts),
+        }
+        if root.has_error() {
+            facts.syntax_errors = count_errors(root);
+        }
+        facts
+    }
+
+    fn parser(&mut self, lang: Lang) -> Option<&mut Parser> {
+        let index = match self.parsers.iter().position(|(l, _)| *l == lang) {
+            Some(index) => index,
+            None => {
+                let mut parser = Parser::new();
+                parser.set_language(&lang.grammar()).ok()?;
+                self.parsers.push((lang, parser));
+                self.parsers.len() - 1
+            }
+        };
+        self.parsers.get_mut(index).map(|(_, p)| p)
+    }
+}
+
+fn count_errors(root: Node) -> u32 {
+    let mut count = 0;
+    let mut stack = vec![root];
+    while let Some(node) = stack.pop() {
+        if node.is_error() || node.is_missing() {
+            count += 1;
+            continue;
+        }
+        if node.has_error() {
+            let mut cursor = node.walk();
+            stack.extend(node.children(&mut cursor));
+        }
+    }
+    count.max(1)
+}
+
+/// The source text of a node ("" if it is not valid UTF-8 at those bytes).
+pub(crate) fn text<'s>(node: Node, src: &'s [u8]) -> &'s str {
+    node.utf8_text(src).unwrap_or("")
+}
+
+pub(crate) fn field<'t>(node: Node<'t>, name: &str) -> Option<Node<'t>> {
+    node.child_by_field_name(name)
+}
+
+pub(crate) fn line(node: Node) -> u32 {
+    node.start_position().row as u32 + 1
+}
+
+pub(crate) fn end_line(node: Node) -> u32 {
+    node.end_position().row as u32 + 1
+}
+
+/// The named children of a node, collected (tree-sitter's iterator borrows a cursor).
+pub(crate) fn named_children(node: Node) -> Vec<Node> {
+    let mut cursor = node.walk();
+    node.named_children(&mut cursor).collect()
+}
+
+/// Collapses whitespace and caps the length of a declaration header.
+pub(crate) fn signature(header: &str) -> String {
+    let mut out = String::with_capacity(header.len().min(SIGNATURE_CHARS));
+    for word in header.split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+        if out.len() > SIGNATURE_CHARS {
+            break;
+        }
+    }
+    cap(out, SIGNATURE_CHARS)
+}
+
+/// The source from `node`'s start up to (not including) its `body` child.
+pub(crate) fn header_before_body(node: Node, body: Option<Node>, src: &[u8]) -> String {
+    let end = body.map_or(node.end_byte(), |b| b.start_byte());
+    let bytes = src.get(node.start_byte()..end).unwrap_or_default();
+    signature(String::from_utf8_lossy(bytes).trim_end_matches([':', '{', ' ', '\n']))
+}
+
+/// First non-empty line of a doc text with comment markers and quotes removed.
+pub(crate) fn doc_line(raw: &str) -> String {
+    let line = raw
+        .lines()
+        .map(|l| {
+            l.trim()
+                .trim_start_matches("///")
+                .trim_start_matches("//!")
+                .trim_start_matches("//")
+                .trim_start_matches("/**")
+                .trim_start_matches("/*")
+                .trim_start_matches('*')
+                .trim_end_matches("*/")
+                .trim_matches(|c| c == '"' || c == '\'')
+                .trim_start_matches(['r', 'u', 'b', 'f'])
+                .trim_matches(|c| c == '"' || c == '\'')
+                .trim()
+        })
+        .find(|l| !l.is_empty())
+        .unwrap_or("");
+    cap(line.to_owned(), DOC_CHARS)
+}
+
+fn cap(mut text: String, max: usize) -> String {
+    if text.len() > max {
+        let mut cut = max;
+        while !text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        text.truncate(cut);
+        text.push('…');
+    }
+    text
+}
+
+/// A definition with defaults, placed under `parent` (qualified name derived from it).
+pub(crate) fn new_def(
+    facts: &FileFacts,
+    kind: NodeKind,
+    name: &str,
+    parent: Option<u32>,
+    node: Node,
+) -> Def {
+    let qualified = match parent.and_then(|p| facts.defs.get(p as usize)) {
+        Some(p) => format!("{}.{name}", p.qualified),
+        None => name.to_owned(),
+    };
+    Def {
+        kind,
+        name: name.to_owned(),
+        qualified,
+        parent,
+        start_line: line(node),
+        end_line: end_line(node),
+        signature: String::new(),
+        doc: String::new(),
+        extends: Vec::new(),
+        implements: Vec::new(),
+        exported: true,
+        decorators: Vec::new(),
+    }
+}
+
+/// Strips generic arguments and call parentheses: `Base[T]` → `Base`, `List<T>` → `List`.
+pub(crate) fn strip_generics(expr: &str) -> String {
+    let end = expr.find(['[', '<', '(']).unwrap_or(expr.len());
+    expr[..end].trim().to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn signatures_collapse_whitespace_and_cap() {
+        assert_eq!(signature("def  f(a,\n    b)"), "def f(a, b)");
+        let long = format!("def f({})", "x, ".repeat(200));
+        let sig = signature(&long);
+        assert!(sig.chars().count() <= SIGNATURE_CHARS + 1 && sig.ends_with('…'));
+    }
+
+    #[test]
+    fn doc_lines_lose_markers() {
+        assert_eq!(
+            doc_line("\"\"\"\n  Adds an item.\n  More.\"\"\""),
+            "Adds an item."
+        );
+        assert_eq!(doc_line("/** Totals the cart. */"), "Totals the cart.");
+        assert_eq!(doc_line("/// Runs it"), "Runs it");
+    }
+
+    #[test]
+    fn generics_are_stripped() {
+        assert_eq!(strip_generics("Base[T]"), "Base");
+        assert_eq!(strip_generics("Map<K, V>"), "Map");
+        assert_eq!(strip_generics("models.Model"), "models.Model");
+    }
+}

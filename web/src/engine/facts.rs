@@ -1,0 +1,172 @@
+//! What one file says, before any cross-file resolution: definitions, imports, call sites,
+//! heritage and simple type bindings. Extractors produce it; the resolver consumes it.
+
+use super::graph::NodeKind;
+use super::lang::Lang;
+
+/// Index of a definition inside its file's `defs`.
+pub type DefIdx = u32;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Def {
+    pub kind: NodeKind,
+    pub name: String,
+    /// Dotted path inside the file: `Cart.add`, `outer.inner`.
+    pub qualified: String,
+    /// The enclosing definition, if any.
+    pub parent: Option<DefIdx>,
+    pub start_line: u32,
+    pub end_line: u32,
+    /// The declaration line(s) up to the body, whitespace collapsed, capped.
+    pub signature: String,
+    /// First line of the doc comment or docstring.
+    pub doc: String,
+    /// Raw base-class / interface expressions as written (`models.Model`, `Base[T]` → `Base`).
+    pub extends: Vec<String>,
+    pub implements: Vec<String>,
+    /// Visible outside its module (exported, `pub`, capitalised in Go, not `_private` in Python).
+    pub exported: bool,
+    /// Decorator or annotation names as written, without arguments.
+    pub decorators: Vec<String>,
+}
+
+/// One imported name and the local name it is bound to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImportedName {
+    pub name: String,
+    pub alias: Option<String>,
+}
+
+impl ImportedName {
+    pub fn local(&self) -> &str {
+        self.alias.as_deref().unwrap_or(&self.name)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Import {
+    /// Module specifier as written: `os.path`, `..utils`, `./cart`, `crate::a::b`, `fmt`.
+    pub module: String,
+    /// Names imported from the module; empty for a whole-module import.
+    pub names: Vec<ImportedName>,
+    /// Local name bound to the whole module (`import x as y`, `import * as y`, Go package name).
+    pub module_alias: Option<String>,
+    pub wildcard: bool,
+    /// A re-export (`export … from`, `pub use`): importers of this file see these names.
+    pub reexport: bool,
+    pub line: u32,
+}
+
+/// What stands before the dot in `x.f()`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Receiver {
+    /// `self`, `this`, `cls`.
+    SelfRef,
+    /// `super()` / `super`.
+    Super,
+    /// A plain name: a variable, a module alias or a class.
+    Name(String),
+    /// A dotted chain of names: `self.cart`, `models.Model`, `a.b.c`.
+    Path(String),
+    /// Anything else (a call result, an index, a literal).
+    Other,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Callee {
+    /// `f(...)`.
+    Name(String),
+    /// `recv.f(...)`.
+    Member { receiver: Receiver, name: String },
+    /// `new C(...)` / `C{...}` where the language marks construction explicitly.
+    New(String),
+    /// `a::b::f(...)`: a path call (Rust), with the path prefix.
+    Scoped { path: String, name: String },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CallSite {
+    /// The definition the call sits in; `None` for module-level code.
+    pub caller: Option<DefIdx>,
+    pub callee: Callee,
+    pub line: u32,
+}
+
+/// `var: Type` or `var = Type(...)` inside a scope; `scope = None` at module level.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Binding {
+    pub scope: Option<DefIdx>,
+    pub var: String,
+    /// The type or constructor expression as written (`Cart`, `models.Cart`).
+    pub type_name: String,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct FileFacts {
+    pub path: String,
+    pub lang: Lang,
+    pub lines: u32,
+    pub defs: Vec<Def>,
+    pub imports: Vec<Import>,
+    pub calls: Vec<CallSite>,
+    pub bindings: Vec<Binding>,
+    /// `self.attr = Type(...)` style bindings: (class def, attribute, type).
+    pub attr_bindings: Vec<(DefIdx, String, String)>,
+    /// Declared package (Go `package x`, Java `package a.b;`).
+    pub package: Option<String>,
+    /// Syntax error nodes seen; the file is still used partially.
+    pub syntax_errors: u32,
+}
+
+impl FileFacts {
+    pub fn new(path: &str, lang: Lang) -> Self {
+        Self {
+            path: path.to_owned(),
+            lang,
+            lines: 0,
+            defs: Vec::new(),
+            imports: Vec::new(),
+            calls: Vec::new(),
+            bindings: Vec::new(),
+            attr_bindings: Vec::new(),
+            package: None,
+            syntax_errors: 0,
+        }
+    }
+
+    /// Places methods declared apart from their type (Rust `impl`, Go receivers) under the type
+    /// of that name in this file, when there is one; the qualified names already carry the owner.
+    pub fn adopt_methods(&mut self, owners: &[(DefIdx, String)]) {
+        for (method, owner) in owners {
+            let type_def = self.defs.iter().position(|d| {
+                d.name == *owner
+                    && matches!(
+                        d.kind,
+                        NodeKind::Struct
+                            | NodeKind::Enum
+                            | NodeKind::Trait
+                            | NodeKind::Class
+                            | NodeKind::Interface
+                    )
+            });
+            if let (Some(type_def), Some(def)) = (type_def, self.defs.get_mut(*method as usize)) {
+                def.parent = Some(type_def as DefIdx);
+            }
+        }
+    }
+
+    /// The enclosing class of a definition, if its parent is one.
+    pub fn owner_class(&self, def: DefIdx) -> Option<DefIdx> {
+        let parent = self.defs.get(def as usize)?.parent?;
+        let kind = self.defs.get(parent as usize)?.kind;
+        matches!(
+            kind,
+            NodeKind::Class
+                | NodeKind::Struct
+                | NodeKind::Interface
+                | NodeKind::Trait
+                | NodeKind::Enum
+        )
+        .then_some(parent)
+    }
+}
