@@ -1,6 +1,7 @@
-//! The graph model: nodes with dense `u32` ids and typed edges carrying confidence and reason.
-//! Stable ids have the form `Kind:path:qualified.name`, which agents pass back in later calls.
+//! The graph model: nodes with dense `u32` ids and interned strings, typed edges with confidence
+//! and reason, and CSR adjacency in both directions. Built once by `GraphBuilder`, then read-only.
 
+use std::collections::HashMap;
 use std::fmt;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -52,12 +53,34 @@ impl NodeKind {
         }
     }
 
+    pub fn parse(name: &str) -> Option<NodeKind> {
+        NodeKind::ALL
+            .into_iter()
+            .find(|k| k.as_str().eq_ignore_ascii_case(name))
+    }
+
     /// Kinds that stand for code a caller can depend on.
     pub fn is_symbol(self) -> bool {
         !matches!(
             self,
             NodeKind::Folder | NodeKind::File | NodeKind::Community | NodeKind::Process
         )
+    }
+
+    /// Kinds that own methods.
+    pub fn is_type(self) -> bool {
+        matches!(
+            self,
+            NodeKind::Class
+                | NodeKind::Interface
+                | NodeKind::Struct
+                | NodeKind::Enum
+                | NodeKind::Trait
+        )
+    }
+
+    pub fn is_callable(self) -> bool {
+        matches!(self, NodeKind::Function | NodeKind::Method)
     }
 }
 
@@ -103,6 +126,12 @@ impl EdgeKind {
             EdgeKind::StepInProcess => "STEP_IN_PROCESS",
         }
     }
+
+    pub fn parse(name: &str) -> Option<EdgeKind> {
+        EdgeKind::ALL
+            .into_iter()
+            .find(|k| k.as_str().eq_ignore_ascii_case(name))
+    }
 }
 
 impl fmt::Display for EdgeKind {
@@ -111,78 +140,245 @@ impl fmt::Display for EdgeKind {
     }
 }
 
-#[derive(Debug, Clone, PartialEq)]
-pub struct Node {
-    pub kind: NodeKind,
-    pub name: String,
-    /// Dotted path inside the file, e.g. `Cart.add`; the file path for files and folders.
-    pub qualified: String,
-    pub file: String,
-    pub start_line: u32,
-    pub end_line: u32,
+/// Why an edge exists. Call reasons order from most to least certain.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Reason {
+    Structure,
+    Definition,
+    Member,
+    ImportResolved,
+    SameFile,
+    LocalScope,
+    SelfMethod,
+    SuperMethod,
+    ReceiverType,
+    AttributeType,
+    Constructor,
+    ClassMember,
+    Heritage,
+    UniqueGlobal,
+    Ambiguous,
+    ProcessStep,
 }
 
-impl Node {
-    /// The stable id agents use: `Kind:path:qualified.name`.
-    pub fn id(&self) -> String {
-        match self.kind {
-            NodeKind::Folder | NodeKind::File => format!("{}:{}", self.kind, self.file),
-            _ => format!("{}:{}:{}", self.kind, self.file, self.qualified),
+impl Reason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Reason::Structure => "structure",
+            Reason::Definition => "definition",
+            Reason::Member => "member",
+            Reason::ImportResolved => "import-resolved",
+            Reason::SameFile => "same-file",
+            Reason::LocalScope => "local-scope",
+            Reason::SelfMethod => "self-method",
+            Reason::SuperMethod => "super-method",
+            Reason::ReceiverType => "receiver-type",
+            Reason::AttributeType => "attribute-type",
+            Reason::Constructor => "constructor",
+            Reason::ClassMember => "class-member",
+            Reason::Heritage => "heritage",
+            Reason::UniqueGlobal => "unique-global-name",
+            Reason::Ambiguous => "ambiguous",
+            Reason::ProcessStep => "process-step",
         }
     }
 }
 
-#[derive(Debug, Clone, PartialEq)]
+/// An interned string.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct Sym(u32);
+
+/// String interner: each distinct string stored once.
+#[derive(Debug, Clone, Default)]
+pub struct Strings {
+    all: Vec<Box<str>>,
+    index: HashMap<Box<str>, u32>,
+}
+
+impl Strings {
+    pub fn intern(&mut self, s: &str) -> Sym {
+        if let Some(&id) = self.index.get(s) {
+            return Sym(id);
+        }
+        let id = self.all.len() as u32;
+        self.all.push(s.into());
+        self.index.insert(s.into(), id);
+        Sym(id)
+    }
+
+    pub fn get(&self, sym: Sym) -> &str {
+        self.all.get(sym.0 as usize).map_or("", |s| s)
+    }
+
+    pub fn lookup(&self, s: &str) -> Option<Sym> {
+        self.index.get(s).map(|&id| Sym(id))
+    }
+
+    fn heap_bytes(&self) -> usize {
+        self.all.iter().map(|s| s.len() * 2 + 16 + 8).sum::<usize>() + self.all.capacity() * 16
+    }
+}
+
+/// One node, with its strings interned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NodeData {
+    pub kind: NodeKind,
+    pub name: Sym,
+    /// Dotted path inside the file (`Cart.add`); the path itself for files and folders.
+    pub qualified: Sym,
+    pub file: Sym,
+    pub start_line: u32,
+    pub end_line: u32,
+    pub signature: Sym,
+    pub doc: Sym,
+    pub exported: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Edge {
     pub from: u32,
     pub to: u32,
     pub kind: EdgeKind,
     /// How sure the resolver is, in 0..=1.
     pub confidence: f32,
-    /// Why the edge exists, e.g. `import-resolved`, `same-file`, `receiver-type`.
-    pub reason: &'static str,
+    pub reason: Reason,
 }
 
-/// A whole code graph for one project.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Graph {
-    pub project: String,
-    pub nodes: Vec<Node>,
-    pub edges: Vec<Edge>,
+/// Compressed adjacency: the edges of node `n` are `edges[offsets[n]..offsets[n+1]]`.
+#[derive(Debug, Clone, Default)]
+struct Csr {
+    offsets: Vec<u32>,
+    edges: Vec<u32>,
 }
 
-impl Graph {
-    pub fn new(project: impl Into<String>) -> Self {
-        Self {
-            project: project.into(),
-            ..Self::default()
+impl Csr {
+    fn build(nodes: usize, edges: &[Edge], key: impl Fn(&Edge) -> u32) -> Csr {
+        let mut offsets = vec![0u32; nodes + 1];
+        for edge in edges {
+            offsets[key(edge) as usize + 1] += 1;
+        }
+        for i in 0..nodes {
+            offsets[i + 1] += offsets[i];
+        }
+        let mut fill = offsets.clone();
+        let mut list = vec![0u32; edges.len()];
+        for (i, edge) in edges.iter().enumerate() {
+            let slot = &mut fill[key(edge) as usize];
+            list[*slot as usize] = i as u32;
+            *slot += 1;
+        }
+        Csr {
+            offsets,
+            edges: list,
         }
     }
 
-    pub fn add_node(&mut self, node: Node) -> u32 {
-        self.nodes.push(node);
-        (self.nodes.len() - 1) as u32
+    fn of(&self, node: u32) -> &[u32] {
+        let start = self.offsets.get(node as usize).copied().unwrap_or(0) as usize;
+        let end = self.offsets.get(node as usize + 1).copied().unwrap_or(0) as usize;
+        self.edges.get(start..end).unwrap_or_default()
+    }
+}
+
+/// A read-only code graph for one project.
+#[derive(Debug, Clone, Default)]
+pub struct Graph {
+    pub project: String,
+    pub strings: Strings,
+    nodes: Vec<NodeData>,
+    edges: Vec<Edge>,
+    outgoing: Csr,
+    incoming: Csr,
+    by_location: HashMap<(Sym, Sym), u32>,
+}
+
+/// A node with its graph, for reading strings.
+#[derive(Clone, Copy)]
+pub struct NodeRef<'g> {
+    pub id: u32,
+    pub data: &'g NodeData,
+    graph: &'g Graph,
+}
+
+impl<'g> NodeRef<'g> {
+    pub fn kind(&self) -> NodeKind {
+        self.data.kind
+    }
+    pub fn name(&self) -> &'g str {
+        self.graph.strings.get(self.data.name)
+    }
+    pub fn qualified(&self) -> &'g str {
+        self.graph.strings.get(self.data.qualified)
+    }
+    pub fn file(&self) -> &'g str {
+        self.graph.strings.get(self.data.file)
+    }
+    pub fn signature(&self) -> &'g str {
+        self.graph.strings.get(self.data.signature)
+    }
+    pub fn doc(&self) -> &'g str {
+        self.graph.strings.get(self.data.doc)
+    }
+    pub fn start_line(&self) -> u32 {
+        self.data.start_line
+    }
+    pub fn end_line(&self) -> u32 {
+        self.data.end_line
+    }
+    /// The stable id agents use: `Kind:path:qualified.name` (`Kind:path` for files and folders).
+    pub fn stable_id(&self) -> String {
+        match self.data.kind {
+            NodeKind::Folder | NodeKind::File => format!("{}:{}", self.data.kind, self.file()),
+            _ => format!("{}:{}:{}", self.data.kind, self.file(), self.qualified()),
+        }
+    }
+    /// `path:line`, for agents and people.
+    pub fn location(&self) -> String {
+        format!("{}:{}", self.file(), self.data.start_line)
+    }
+}
+
+impl Graph {
+    pub fn node_count(&self) -> usize {
+        self.nodes.len()
     }
 
-    pub fn add_edge(
-        &mut self,
-        from: u32,
-        to: u32,
-        kind: EdgeKind,
-        confidence: f32,
-        reason: &'static str,
-    ) {
-        self.edges.push(Edge {
-            from,
-            to,
-            kind,
-            confidence,
-            reason,
-        });
+    pub fn edge_count(&self) -> usize {
+        self.edges.len()
     }
 
-    pub fn node(&self, id: u32) -> Option<&Node> {
-        self.nodes.get(id as usize)
+    pub fn node(&self, id: u32) -> Option<NodeRef<'_>> {
+        self.nodes.get(id as usize).map(|data| NodeRef {
+            id,
+            data,
+            graph: self,
+        })
+    }
+
+    pub fn nodes(&self) -> impl Iterator<Item = NodeRef<'_>> {
+        self.nodes.iter().enumerate().map(|(i, data)| NodeRef {
+            id: i as u32,
+            data,
+            graph: self,
+        })
+    }
+
+    pub fn edges(&self) -> &[Edge] {
+        &self.edges
+    }
+
+    pub fn outgoing(&self, node: u32) -> impl Iterator<Item = &Edge> {
+        self.outgoing
+            .of(node)
+            .iter()
+            .filter_map(|&i| self.edges.get(i as usize))
+    }
+
+    pub fn incoming(&self, node: u32) -> impl Iterator<Item = &Edge> {
+        self.incoming
+            .of(node)
+            .iter()
+            .filter_map(|&i| self.edges.get(i as usize))
     }
 
     pub fn count_nodes(&self, kind: NodeKind) -> usize {
@@ -197,26 +393,128 @@ impl Graph {
         self.count_nodes(NodeKind::File)
     }
 
-    /// Incoming edges of one kind per node.
-    pub fn in_degree(&self, kind: EdgeKind) -> Vec<u32> {
-        let mut degree = vec![0u32; self.nodes.len()];
-        for edge in self.edges.iter().filter(|e| e.kind == kind) {
-            if let Some(d) = degree.get_mut(edge.to as usize) {
-                *d += 1;
-            }
-        }
-        degree
+    /// Finds a node by its stable id.
+    pub fn find_id(&self, id: &str) -> Option<u32> {
+        let (kind, rest) = id.split_once(':')?;
+        let kind = NodeKind::parse(kind)?;
+        let (file, qualified) = match kind {
+            NodeKind::Folder | NodeKind::File => (rest, rest),
+            _ => rest.rsplit_once(':')?,
+        };
+        let key = (self.strings.lookup(file)?, self.strings.lookup(qualified)?);
+        self.by_location
+            .get(&key)
+            .copied()
+            .filter(|&n| self.nodes.get(n as usize).is_some_and(|d| d.kind == kind))
     }
 
-    /// Outgoing edges of one kind per node.
-    pub fn out_degree(&self, kind: EdgeKind) -> Vec<u32> {
-        let mut degree = vec![0u32; self.nodes.len()];
-        for edge in self.edges.iter().filter(|e| e.kind == kind) {
-            if let Some(d) = degree.get_mut(edge.from as usize) {
-                *d += 1;
-            }
-        }
-        degree
+    /// Approximate heap bytes held by the graph, for benchmarks.
+    pub fn heap_bytes(&self) -> usize {
+        self.nodes.capacity() * std::mem::size_of::<NodeData>()
+            + self.edges.capacity() * std::mem::size_of::<Edge>()
+            + (self.outgoing.edges.capacity() + self.outgoing.offsets.capacity()) * 4
+            + (self.incoming.edges.capacity() + self.incoming.offsets.capacity()) * 4
+            + self.by_location.capacity() * 16
+            + self.strings.heap_bytes()
+    }
+}
+
+/// Collects nodes and edges, then freezes them into a `Graph`.
+#[derive(Debug, Default)]
+pub struct GraphBuilder {
+    graph: Graph,
+}
+
+/// The text fields of a new node.
+pub struct NewNode<'a> {
+    pub kind: NodeKind,
+    pub name: &'a str,
+    pub qualified: &'a str,
+    pub file: &'a str,
+    pub start_line: u32,
+    pub end_line: u32,
+    pub signature: &'a str,
+    pub doc: &'a str,
+    pub exported: bool,
+}
+
+impl GraphBuilder {
+    pub fn new(project: &str) -> Self {
+        let mut graph = Graph {
+            project: project.to_owned(),
+            ..Graph::default()
+        };
+        graph.strings.intern("");
+        GraphBuilder { graph }
+    }
+
+    pub fn add_node(&mut self, node: NewNode) -> u32 {
+        let s = &mut self.graph.strings;
+        let data = NodeData {
+            kind: node.kind,
+            name: s.intern(node.name),
+            qualified: s.intern(node.qualified),
+            file: s.intern(node.file),
+            start_line: node.start_line,
+            end_line: node.end_line,
+            signature: s.intern(node.signature),
+            doc: s.intern(node.doc),
+            exported: node.exported,
+        };
+        let id = self.graph.nodes.len() as u32;
+        self.graph
+            .by_location
+            .entry((data.file, data.qualified))
+            .or_insert(id);
+        self.graph.nodes.push(data);
+        id
+    }
+
+    pub fn add_edge(
+        &mut self,
+        from: u32,
+        to: u32,
+        kind: EdgeKind,
+        confidence: f32,
+        reason: Reason,
+    ) {
+        self.graph.edges.push(Edge {
+            from,
+            to,
+            kind,
+            confidence: confidence.clamp(0.0, 1.0),
+            reason,
+        });
+    }
+
+    pub fn node_count(&self) -> usize {
+        self.graph.nodes.len()
+    }
+
+    pub fn node(&self, id: u32) -> Option<&NodeData> {
+        self.graph.nodes.get(id as usize)
+    }
+
+    pub fn string(&self, sym: Sym) -> &str {
+        self.graph.strings.get(sym)
+    }
+
+    /// Builds the adjacency. Duplicate edges (same ends and kind) keep the most certain one.
+    pub fn build(mut self) -> Graph {
+        let g = &mut self.graph;
+        g.edges.sort_by(|a, b| {
+            (a.from, a.to, a.kind)
+                .cmp(&(b.from, b.to, b.kind))
+                .then(b.confidence.total_cmp(&a.confidence))
+        });
+        g.edges.dedup_by(|later, kept| {
+            (later.from, later.to, later.kind) == (kept.from, kept.to, kept.kind)
+        });
+        g.edges.shrink_to_fit();
+        g.nodes.shrink_to_fit();
+        g.outgoing = Csr::build(g.nodes.len(), &g.edges, |e| e.from);
+        g.incoming = Csr::build(g.nodes.len(), &g.edges, |e| e.to);
+        self.graph
     }
 }
 
@@ -224,45 +522,53 @@ impl Graph {
 mod tests {
     use super::*;
 
-    #[test]
-    fn ids_follow_kind_path_qualified_name() {
-        let method = Node {
-            kind: NodeKind::Method,
-            name: "add".into(),
-            qualified: "Cart.add".into(),
-            file: "shop/cart.py".into(),
-            start_line: 3,
-            end_line: 9,
-        };
-        assert_eq!(method.id(), "Method:shop/cart.py:Cart.add");
-        let file = Node {
-            kind: NodeKind::File,
-            qualified: "shop/cart.py".into(),
-            name: "cart.py".into(),
-            ..method
-        };
-        assert_eq!(file.id(), "File:shop/cart.py");
+    fn node<'a>(kind: NodeKind, file: &'a str, qualified: &'a str) -> NewNode<'a> {
+        NewNode {
+            kind,
+            name: qualified.rsplit('.').next().unwrap_or(qualified),
+            qualified,
+            file,
+            start_line: 1,
+            end_line: 2,
+            signature: "",
+            doc: "",
+            exported: true,
+        }
     }
 
     #[test]
-    fn degrees_count_only_the_asked_kind() {
-        let mut g = Graph::new("t");
-        let a = g.add_node(Node {
-            kind: NodeKind::Function,
-            name: "a".into(),
-            qualified: "a".into(),
-            file: "x.py".into(),
-            start_line: 1,
-            end_line: 2,
-        });
-        let b = g.add_node(Node {
-            name: "b".into(),
-            qualified: "b".into(),
-            ..g.nodes[0].clone()
-        });
-        g.add_edge(a, b, EdgeKind::Calls, 0.9, "same-file");
-        g.add_edge(a, b, EdgeKind::Imports, 0.9, "import");
-        assert_eq!(g.in_degree(EdgeKind::Calls), [0, 1]);
-        assert_eq!(g.out_degree(EdgeKind::Calls), [1, 0]);
+    fn stable_ids_round_trip() {
+        let mut b = GraphBuilder::new("t");
+        let file = b.add_node(node(NodeKind::File, "shop/cart.py", "shop/cart.py"));
+        let method = b.add_node(node(NodeKind::Method, "shop/cart.py", "Cart.add"));
+        let g = b.build();
+        assert_eq!(
+            g.node(method).unwrap().stable_id(),
+            "Method:shop/cart.py:Cart.add"
+        );
+        assert_eq!(g.node(file).unwrap().stable_id(), "File:shop/cart.py");
+        assert_eq!(g.find_id("Method:shop/cart.py:Cart.add"), Some(method));
+        assert_eq!(g.find_id("File:shop/cart.py"), Some(file));
+        assert_eq!(g.find_id("Function:shop/cart.py:Cart.add"), None);
+        assert_eq!(g.find_id("garbage"), None);
+    }
+
+    #[test]
+    fn adjacency_in_both_directions_and_dedup_keeps_best() {
+        let mut b = GraphBuilder::new("t");
+        let a = b.add_node(node(NodeKind::Function, "x.py", "a"));
+        let c = b.add_node(node(NodeKind::Function, "x.py", "c"));
+        let d = b.add_node(node(NodeKind::Function, "x.py", "d"));
+        b.add_edge(a, c, EdgeKind::Calls, 0.5, Reason::UniqueGlobal);
+        b.add_edge(a, c, EdgeKind::Calls, 0.9, Reason::SameFile);
+        b.add_edge(a, d, EdgeKind::Calls, 0.9, Reason::SameFile);
+        b.add_edge(d, c, EdgeKind::Calls, 0.9, Reason::SameFile);
+        let g = b.build();
+        assert_eq!(g.edge_count(), 3);
+        let out: Vec<u32> = g.outgoing(a).map(|e| e.to).collect();
+        assert_eq!(out, [c, d]);
+        let callers: Vec<(u32, f32)> = g.incoming(c).map(|e| (e.from, e.confidence)).collect();
+        assert_eq!(callers, [(a, 0.9), (d, 0.9)]);
+        assert_eq!(g.outgoing(99).count(), 0);
     }
 }

@@ -3,8 +3,11 @@
 
 pub mod extract;
 pub mod facts;
+pub mod filter;
 pub mod graph;
+pub mod ingest;
 pub mod lang;
+pub mod resolve;
 pub mod sample;
 
-pub use graph::{Edge, EdgeKind, Graph, Node, NodeKind};
+pub use graph::{Edge, EdgeKind, Graph, GraphBuilder, NewNode, NodeKind, NodeRef, Reason};

@@ -23,8 +23,8 @@ pub fn run(graph: &Graph, params: &ContextParams) -> String {
             out,
             "{} files · {} nodes · {} edges",
             graph.file_count(),
-            graph.nodes.len(),
-            graph.edges.len()
+            graph.node_count(),
+            graph.edge_count()
         );
         let _ = writeln!(out, "Nodes: {}", counts(kind_counts(graph)));
         let _ = writeln!(out, "Edges: {}", counts(edge_counts(graph)));
@@ -62,8 +62,8 @@ fn json_answer(graph: &Graph, show: &dyn Fn(ContextFocus) -> bool) -> serde_json
     if show(ContextFocus::Stats) {
         answer["stats"] = json!({
             "files": graph.file_count(),
-            "nodes": graph.nodes.len(),
-            "edges": graph.edges.len(),
+            "nodes": graph.node_count(),
+            "edges": graph.edge_count(),
             "node_kinds": kind_counts(graph),
             "edge_types": edge_counts(graph),
         });
@@ -117,21 +117,29 @@ fn label_list(graph: &Graph) -> String {
 }
 
 /// Symbols with the most callers: (id, callers, file:line).
-fn hotspots(graph: &Graph) -> Vec<(String, u32, String)> {
-    let callers = graph.in_degree(EdgeKind::Calls);
-    let mut ranked: Vec<(u32, usize)> = callers
-        .iter()
-        .enumerate()
-        .filter(|(i, n)| **n > 0 && graph.nodes[*i].kind.is_symbol())
-        .map(|(i, n)| (*n, i))
+fn hotspots(graph: &Graph) -> Vec<(String, usize, String)> {
+    let mut ranked: Vec<(usize, u32)> = graph
+        .nodes()
+        .filter(|n| n.kind().is_symbol())
+        .map(|n| {
+            (
+                graph
+                    .incoming(n.id)
+                    .filter(|e| e.kind == EdgeKind::Calls)
+                    .count(),
+                n.id,
+            )
+        })
+        .filter(|(callers, _)| *callers > 0)
         .collect();
     ranked.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
     ranked
         .into_iter()
         .take(HOTSPOTS)
-        .map(|(n, i)| {
-            let node = &graph.nodes[i];
-            (node.id(), n, format!("{}:{}", node.file, node.start_line))
+        .filter_map(|(n, id)| {
+            graph
+                .node(id)
+                .map(|node| (node.stable_id(), n, node.location()))
         })
         .collect()
 }
@@ -139,8 +147,8 @@ fn hotspots(graph: &Graph) -> Vec<(String, u32, String)> {
 /// Folders with their number of files, by path.
 fn folders(graph: &Graph) -> BTreeMap<String, usize> {
     let mut folders = BTreeMap::new();
-    for node in graph.nodes.iter().filter(|n| n.kind == NodeKind::File) {
-        let folder = node.file.rsplit_once('/').map_or(".", |(dir, _)| dir);
+    for node in graph.nodes().filter(|n| n.kind() == NodeKind::File) {
+        let folder = node.file().rsplit_once('/').map_or(".", |(dir, _)| dir);
         *folders.entry(folder.to_owned()).or_insert(0) += 1;
     }
     folders

@@ -97,8 +97,8 @@ fn stats_line(graph: &Graph) -> String {
         "{} · {} files · {} nodes · {} edges",
         graph.project,
         graph.file_count(),
-        graph.nodes.len(),
-        graph.edges.len()
+        graph.node_count(),
+        graph.edge_count()
     )
 }
 
@@ -117,8 +117,8 @@ fn start_link(graph: Rc<Graph>) -> Link {
         project: Some(graph.project.clone()),
         stats: GraphStats {
             files: graph.file_count() as u32,
-            nodes: graph.nodes.len() as u32,
-            edges: graph.edges.len() as u32,
+            nodes: graph.node_count() as u32,
+            edges: graph.edge_count() as u32,
         },
         indexed_at: js_sys::Date::now() as u64,
     });

@@ -66,10 +66,8 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
                 import(node, src, facts);
                 continue;
             }
-            "variable_declarator" => {
-                if variable(node, scope, exported, src, facts, &mut stack) {
-                    continue;
-                }
+            "variable_declarator" if variable(node, scope, exported, src, facts, &mut stack) => {
+                continue;
             }
             "public_field_definition" | "field_definition" => {
                 field_definition(node, scope, src, facts)

@@ -129,14 +129,14 @@ fn parameters(params: Node, def: u32, src: &[u8], facts: &mut FileFacts) {
                 .into_iter()
                 .find(|c| c.kind() == "identifier")
         });
-        if let (Some(name), Some(ty)) = (name, field(param, "type")) {
-            if let Some(type_name) = type_name(ty, src) {
-                facts.bindings.push(Binding {
-                    scope: Some(def),
-                    var: text(name, src).to_owned(),
-                    type_name,
-                });
-            }
+        if let (Some(name), Some(ty)) = (name, field(param, "type"))
+            && let Some(type_name) = type_name(ty, src)
+        {
+            facts.bindings.push(Binding {
+                scope: Some(def),
+                var: text(name, src).to_owned(),
+                type_name,
+            });
         }
     }
 }
@@ -472,7 +472,7 @@ result = Cart(None).checkout()
         assert!(has(Some(3), "cart", "Cart"));
         assert!(has(Some(3), "gateway", "Gateway"));
         assert!(has(Some(1), "owner", "User"));
-        assert!(has(None, "result", "Cart") == false);
+        assert!(!has(None, "result", "Cart"));
         assert_eq!(
             f.attr_bindings,
             [(0, "payments".to_owned(), "PaymentGateway".to_owned())]

@@ -1,0 +1,227 @@
+//! The indexing pipeline: filter → parse and extract → resolve → graph, timing each phase and
+//! reporting progress. Sources (folder, ZIP, bridge) hand it plain (path, bytes) pairs.
+
+use super::extract::Extractor;
+use super::facts::FileFacts;
+use super::filter::{DEFAULT_MAX_FILE_BYTES, Filter, Skip};
+use super::graph::Graph;
+use super::lang::Lang;
+use super::resolve::{ResolveStats, build_graph};
+
+/// One file handed to the engine, path relative to the repository root with `/` separators.
+#[derive(Debug, Clone)]
+pub struct SourceFile {
+    pub path: String,
+    pub bytes: Vec<u8>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    Filter,
+    Parse,
+    Resolve,
+}
+
+impl Phase {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Phase::Filter => "filter",
+            Phase::Parse => "parse",
+            Phase::Resolve => "resolve",
+        }
+    }
+}
+
+/// What indexing saw and how long each phase took.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct IndexStats {
+    pub files_seen: usize,
+    pub files_parsed: usize,
+    pub bytes_parsed: usize,
+    pub skipped_excluded: usize,
+    pub skipped_ignored: usize,
+    pub skipped_secret: usize,
+    pub skipped_binary: usize,
+    pub skipped_large: usize,
+    pub skipped_not_source: usize,
+    pub files_with_syntax_errors: usize,
+    pub non_utf8_files: usize,
+    pub resolve: ResolveStats,
+    /// (phase, milliseconds).
+    pub phase_ms: Vec<(Phase, f64)>,
+}
+
+/// Clock for phase timing; the browser and native builds pass their own.
+pub type Clock<'a> = &'a dyn Fn() -> f64;
+
+/// Progress callback: (phase, done, total). Returning `false` cancels indexing.
+pub type Progress<'a> = &'a mut dyn FnMut(Phase, usize, usize) -> bool;
+
+/// Indexing stopped because the caller cancelled it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cancelled;
+
+/// Indexes a set of files into a graph.
+pub fn index(
+    project: &str,
+    files: Vec<SourceFile>,
+    clock: Clock,
+    progress: Progress,
+) -> Result<(Graph, IndexStats), Cancelled> {
+    let mut stats = IndexStats {
+        files_seen: files.len(),
+        ..IndexStats::default()
+    };
+    let started = clock();
+    let gitignores: Vec<(&str, &[u8])> = files
+        .iter()
+        .filter(|f| f.path == ".gitignore" || f.path.ends_with("/.gitignore"))
+        .map(|f| (f.path.as_str(), f.bytes.as_slice()))
+        .collect();
+    let filter = Filter::new(gitignores.into_iter(), DEFAULT_MAX_FILE_BYTES);
+    let mut kept: Vec<(Lang, SourceFile)> = Vec::new();
+    for file in files {
+        let verdict = filter
+            .check(&file.path, &file.bytes)
+            .and_then(|_| Lang::of_path(&file.path).ok_or(Skip::NotSource));
+        match verdict {
+            Ok(lang) => kept.push((lang, file)),
+            Err(Skip::Excluded) => stats.skipped_excluded += 1,
+            Err(Skip::Ignored) => stats.skipped_ignored += 1,
+            Err(Skip::Secret) => stats.skipped_secret += 1,
+            Err(Skip::Binary) => stats.skipped_binary += 1,
+            Err(Skip::TooLarge) => stats.skipped_large += 1,
+            Err(Skip::NotSource) => stats.skipped_not_source += 1,
+        }
+    }
+    kept.sort_by(|a, b| a.1.path.cmp(&b.1.path));
+    let filtered = clock();
+    stats.phase_ms.push((Phase::Filter, filtered - started));
+    if !progress(Phase::Filter, kept.len(), kept.len()) {
+        return Err(Cancelled);
+    }
+
+    let total = kept.len();
+    let mut extractor = Extractor::default();
+    let mut facts: Vec<FileFacts> = Vec::with_capacity(total);
+    for (i, (lang, file)) in kept.into_iter().enumerate() {
+        let source = match String::from_utf8(file.bytes) {
+            Ok(s) => s,
+            Err(err) => {
+                stats.non_utf8_files += 1;
+                String::from_utf8_lossy(err.as_bytes()).into_owned()
+            }
+        };
+        stats.bytes_parsed += source.len();
+        let f = extractor.extract(&file.path, lang, &source);
+        if f.syntax_errors > 0 {
+            stats.files_with_syntax_errors += 1;
+        }
+        facts.push(f);
+        if (i + 1) % 64 == 0 && !progress(Phase::Parse, i + 1, total) {
+            return Err(Cancelled);
+        }
+    }
+    stats.files_parsed = facts.len();
+    let parsed = clock();
+    stats.phase_ms.push((Phase::Parse, parsed - filtered));
+    if !progress(Phase::Parse, total, total) {
+        return Err(Cancelled);
+    }
+
+    let (graph, resolve) = build_graph(project, &facts);
+    stats.resolve = resolve;
+    drop(facts);
+    stats.phase_ms.push((Phase::Resolve, clock() - parsed));
+    if !progress(Phase::Resolve, 1, 1) {
+        return Err(Cancelled);
+    }
+    Ok((graph, stats))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::graph::{EdgeKind, NodeKind};
+
+    fn file(path: &str, text: &str) -> SourceFile {
+        SourceFile {
+            path: path.into(),
+            bytes: text.as_bytes().to_vec(),
+        }
+    }
+
+    fn run(files: Vec<SourceFile>) -> (Graph, IndexStats) {
+        index("t", files, &|| 0.0, &mut |_, _, _| true).unwrap()
+    }
+
+    #[test]
+    fn skips_are_counted_by_reason() {
+        let (graph, stats) = run(vec![
+            file(".gitignore", "gen/\n"),
+            file("gen/x.py", "def a(): pass"),
+            file("node_modules/y.js", "function b() {}"),
+            file(".env", "SECRET=1"),
+            file("img.py", "\0\0"),
+            file("README.md", "# hi"),
+            file("ok.py", "def ok():\n    return 1\n"),
+            file("broken.py", "def broken(:\n"),
+            SourceFile {
+                path: "latin.py".into(),
+                bytes: b"def caf\xe9(): pass\n".to_vec(),
+            },
+        ]);
+        assert_eq!(stats.files_seen, 9);
+        assert_eq!(stats.files_parsed, 3);
+        assert_eq!(
+            (
+                stats.skipped_ignored,
+                stats.skipped_excluded,
+                stats.skipped_secret,
+                stats.skipped_binary
+            ),
+            (1, 1, 1, 1)
+        );
+        assert_eq!(stats.skipped_not_source, 2);
+        assert_eq!(stats.files_with_syntax_errors, 2);
+        assert_eq!(stats.non_utf8_files, 1);
+        assert_eq!(graph.file_count(), 3);
+        assert!(graph.find_id("Function:ok.py:ok").is_some());
+    }
+
+    #[test]
+    fn empty_repository_gives_an_empty_graph() {
+        let (graph, stats) = run(Vec::new());
+        assert_eq!((graph.node_count(), stats.files_parsed), (0, 0));
+    }
+
+    #[test]
+    fn cancelling_stops_indexing() {
+        let files = vec![file("a.py", "def a(): pass")];
+        let result = index("t", files, &|| 0.0, &mut |phase, _, _| {
+            phase != Phase::Parse
+        });
+        assert_eq!(result.err(), Some(Cancelled));
+    }
+
+    #[test]
+    fn folders_contain_files_and_files_define_symbols() {
+        let (g, _) = run(vec![file(
+            "pkg/sub/m.py",
+            "class A:\n    def f(self): pass\n",
+        )]);
+        let folder = g.find_id("Folder:pkg/sub").unwrap();
+        let file = g.find_id("File:pkg/sub/m.py").unwrap();
+        let root = g.find_id("Folder:pkg").unwrap();
+        let contains: Vec<(u32, u32)> = g
+            .edges()
+            .iter()
+            .filter(|e| e.kind == EdgeKind::Contains)
+            .map(|e| (e.from, e.to))
+            .collect();
+        assert!(contains.contains(&(root, folder)) && contains.contains(&(folder, file)));
+        let method = g.find_id("Method:pkg/sub/m.py:A.f").unwrap();
+        assert_eq!(g.node(method).unwrap().kind(), NodeKind::Method);
+        assert!(g.outgoing(method).any(|e| e.kind == EdgeKind::MemberOf));
+    }
+}

@@ -1,0 +1,814 @@
+//! Resolution: turns every file's facts into one graph — folders, files, symbols, imports,
+//! heritage and calls — giving each edge a confidence and a reason. Unresolvable calls get no edge.
+
+mod modules;
+mod scope;
+
+use std::collections::{HashMap, HashSet};
+
+use self::modules::ModuleIndex;
+use self::scope::{Scopes, Target};
+use super::facts::{CallSite, Callee, FileFacts, Receiver};
+use super::graph::{EdgeKind, Graph, GraphBuilder, NewNode, NodeKind, Reason};
+use super::lang::Lang;
+
+/// Confidence of each kind of call resolution.
+pub mod confidence {
+    pub const LOCAL: f32 = 0.95;
+    pub const SELF_METHOD: f32 = 0.95;
+    pub const IMPORT: f32 = 0.9;
+    pub const SAME_FILE: f32 = 0.9;
+    pub const RECEIVER_TYPE: f32 = 0.9;
+    pub const INHERITED: f32 = 0.85;
+    pub const ATTRIBUTE_TYPE: f32 = 0.85;
+    pub const UNIQUE_GLOBAL: f32 = 0.5;
+    pub const AMBIGUOUS: f32 = 0.3;
+}
+
+/// At most this many candidates are kept for an ambiguous name; more means no edge at all.
+const MAX_AMBIGUOUS: usize = 3;
+
+/// Method names so common on built-in containers and strings that a unique project method of
+/// that name says nothing about an unresolved receiver.
+const BUILTIN_METHOD_NAMES: &[&str] = &[
+    "append",
+    "extend",
+    "insert",
+    "pop",
+    "remove",
+    "clear",
+    "copy",
+    "get",
+    "items",
+    "keys",
+    "values",
+    "update",
+    "setdefault",
+    "add",
+    "discard",
+    "join",
+    "split",
+    "rsplit",
+    "strip",
+    "lstrip",
+    "rstrip",
+    "replace",
+    "format",
+    "startswith",
+    "endswith",
+    "lower",
+    "upper",
+    "encode",
+    "decode",
+    "read",
+    "write",
+    "close",
+    "open",
+    "find",
+    "index",
+    "count",
+    "sort",
+    "reverse",
+    "push",
+    "shift",
+    "map",
+    "filter",
+    "reduce",
+    "forEach",
+    "then",
+    "catch",
+    "toString",
+    "length",
+    "slice",
+    "splice",
+    "concat",
+    "includes",
+    "has",
+    "set",
+    "delete",
+    "next",
+    "send",
+    "call",
+    "apply",
+    "bind",
+    "unwrap",
+    "expect",
+    "clone",
+    "iter",
+    "into",
+    "len",
+    "is_empty",
+    "to_string",
+    "as_str",
+    "collect",
+    "Println",
+    "Printf",
+    "Sprintf",
+    "Errorf",
+    "equals",
+    "hashCode",
+    "size",
+    "isEmpty",
+    "put",
+    "contains",
+];
+
+/// Python built-ins: a bare call to one of these names is not a project call unless defined locally.
+const PYTHON_BUILTINS: &[&str] = &[
+    "print",
+    "len",
+    "isinstance",
+    "issubclass",
+    "str",
+    "int",
+    "float",
+    "bool",
+    "list",
+    "dict",
+    "set",
+    "tuple",
+    "range",
+    "enumerate",
+    "zip",
+    "map",
+    "filter",
+    "sorted",
+    "reversed",
+    "min",
+    "max",
+    "sum",
+    "any",
+    "all",
+    "open",
+    "repr",
+    "hash",
+    "id",
+    "type",
+    "super",
+    "getattr",
+    "setattr",
+    "hasattr",
+    "delattr",
+    "iter",
+    "next",
+    "callable",
+    "format",
+    "vars",
+    "dir",
+    "abs",
+    "round",
+    "divmod",
+    "pow",
+    "chr",
+    "ord",
+    "hex",
+    "oct",
+    "bin",
+    "bytes",
+    "bytearray",
+    "memoryview",
+    "frozenset",
+    "object",
+    "property",
+    "staticmethod",
+    "classmethod",
+    "compile",
+    "eval",
+    "exec",
+    "globals",
+    "locals",
+    "input",
+    "slice",
+    "complex",
+    "ascii",
+    "breakpoint",
+];
+
+/// Counts from resolution, for stats and benchmarks.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ResolveStats {
+    pub call_sites: usize,
+    pub calls_resolved: usize,
+    pub imports: usize,
+    pub imports_resolved: usize,
+}
+
+struct Resolver<'a> {
+    files: &'a [FileFacts],
+    modules: ModuleIndex,
+    b: GraphBuilder,
+    file_node: Vec<u32>,
+    def_node: Vec<Vec<u32>>,
+    /// Per file: top-level definition name → def indexes.
+    top_level: Vec<HashMap<&'a str, Vec<u32>>>,
+    /// Type node → member name → method node.
+    members: HashMap<u32, HashMap<&'a str, u32>>,
+    /// Type node → base type nodes.
+    bases: HashMap<u32, Vec<u32>>,
+    /// Top-level callables and types by name, project-wide.
+    globals: HashMap<&'a str, Vec<u32>>,
+    /// Methods by name, project-wide.
+    methods: HashMap<&'a str, Vec<u32>>,
+    scopes: Scopes,
+    stats: ResolveStats,
+}
+
+/// Builds the graph of a project from its files' facts.
+pub fn build_graph(project: &str, files: &[FileFacts]) -> (Graph, ResolveStats) {
+    let mut r = Resolver {
+        files,
+        modules: ModuleIndex::build(files),
+        b: GraphBuilder::new(project),
+        file_node: Vec::with_capacity(files.len()),
+        def_node: Vec::with_capacity(files.len()),
+        top_level: Vec::with_capacity(files.len()),
+        members: HashMap::new(),
+        bases: HashMap::new(),
+        globals: HashMap::new(),
+        methods: HashMap::new(),
+        scopes: Scopes::default(),
+        stats: ResolveStats::default(),
+    };
+    r.structure();
+    r.scopes = Scopes::build(files, &r.modules, &r.top_level, &r.def_node);
+    r.imports();
+    r.heritage();
+    r.calls();
+    let stats = r.stats;
+    (r.b.build(), stats)
+}
+
+impl<'a> Resolver<'a> {
+    /// Folders, files and definitions, with CONTAINS, DEFINES and MEMBER_OF edges.
+    fn structure(&mut self) {
+        let mut folders: HashMap<String, u32> = HashMap::new();
+        for f in self.files {
+            let file = self.b.add_node(NewNode {
+                kind: NodeKind::File,
+                name: f.path.rsplit('/').next().unwrap_or(&f.path),
+                qualified: &f.path,
+                file: &f.path,
+                start_line: 1,
+                end_line: f.lines.max(1),
+                signature: "",
+                doc: "",
+                exported: true,
+            });
+            self.file_node.push(file);
+            let mut child = file;
+            let mut dir = f.path.as_str();
+            while let Some((parent, _)) = dir.rsplit_once('/') {
+                dir = parent;
+                let (folder, new) = match folders.get(dir) {
+                    Some(&id) => (id, false),
+                    None => {
+                        let id = self.b.add_node(NewNode {
+                            kind: NodeKind::Folder,
+                            name: dir.rsplit('/').next().unwrap_or(dir),
+                            qualified: dir,
+                            file: dir,
+                            start_line: 0,
+                            end_line: 0,
+                            signature: "",
+                            doc: "",
+                            exported: true,
+                        });
+                        folders.insert(dir.to_owned(), id);
+                        (id, true)
+                    }
+                };
+                self.b
+                    .add_edge(folder, child, EdgeKind::Contains, 1.0, Reason::Structure);
+                if !new {
+                    break;
+                }
+                child = folder;
+            }
+            let mut nodes = Vec::with_capacity(f.defs.len());
+            let mut top: HashMap<&'a str, Vec<u32>> = HashMap::new();
+            for (i, d) in f.defs.iter().enumerate() {
+                let id = self.b.add_node(NewNode {
+                    kind: d.kind,
+                    name: &d.name,
+                    qualified: &d.qualified,
+                    file: &f.path,
+                    start_line: d.start_line,
+                    end_line: d.end_line,
+                    signature: &d.signature,
+                    doc: &d.doc,
+                    exported: d.exported,
+                });
+                nodes.push(id);
+                self.b
+                    .add_edge(file, id, EdgeKind::Defines, 1.0, Reason::Definition);
+                let parent_kind = d
+                    .parent
+                    .and_then(|p| f.defs.get(p as usize))
+                    .map(|p| p.kind);
+                match parent_kind {
+                    None => {
+                        top.entry(d.name.as_str()).or_default().push(i as u32);
+                        if d.kind.is_callable() || d.kind.is_type() {
+                            self.globals.entry(d.name.as_str()).or_default().push(id);
+                        }
+                    }
+                    Some(k) if k.is_type() => {
+                        if let Some(p) = d.parent.and_then(|p| nodes.get(p as usize)).copied() {
+                            self.b
+                                .add_edge(id, p, EdgeKind::MemberOf, 1.0, Reason::Member);
+                            self.members
+                                .entry(p)
+                                .or_default()
+                                .entry(d.name.as_str())
+                                .or_insert(id);
+                        }
+                        if d.kind.is_callable() {
+                            self.methods.entry(d.name.as_str()).or_default().push(id);
+                        }
+                    }
+                    Some(_) => {}
+                }
+            }
+            // Methods adopted after their type (Rust impls, Go receivers) point back at it.
+            self.def_node.push(nodes);
+            self.top_level.push(top);
+        }
+    }
+
+    fn imports(&mut self) {
+        for (fi, f) in self.files.iter().enumerate() {
+            let mut seen = HashSet::new();
+            for import in &f.imports {
+                self.stats.imports += 1;
+                let targets = self
+                    .scopes
+                    .import_files(fi, import, self.files, &self.modules);
+                if !targets.is_empty() {
+                    self.stats.imports_resolved += 1;
+                }
+                for target in targets {
+                    if target != fi && seen.insert(target) {
+                        self.b.add_edge(
+                            self.file_node[fi],
+                            self.file_node[target],
+                            EdgeKind::Imports,
+                            1.0,
+                            Reason::ImportResolved,
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    fn heritage(&mut self) {
+        for (fi, f) in self.files.iter().enumerate() {
+            for (di, d) in f.defs.iter().enumerate() {
+                let node = self.def_node[fi][di];
+                for (names, kind) in [
+                    (&d.extends, EdgeKind::Extends),
+                    (&d.implements, EdgeKind::Implements),
+                ] {
+                    for name in names {
+                        if let Some((base, conf)) = self.resolve_type(fi, Some(di as u32), name)
+                            && base != node
+                        {
+                            self.b.add_edge(node, base, kind, conf, Reason::Heritage);
+                            self.bases.entry(node).or_default().push(base);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn calls(&mut self) {
+        for (fi, f) in self.files.iter().enumerate() {
+            for call in &f.calls {
+                self.stats.call_sites += 1;
+                let from = match call.caller {
+                    Some(d) => self.def_node[fi][d as usize],
+                    None => self.file_node[fi],
+                };
+                let targets = self.resolve_call(fi, call);
+                if !targets.is_empty() {
+                    self.stats.calls_resolved += 1;
+                }
+                for (to, conf, reason) in targets {
+                    if to != from || matches!(call.callee, Callee::Name(_)) {
+                        self.b.add_edge(from, to, EdgeKind::Calls, conf, reason);
+                    }
+                }
+            }
+        }
+    }
+
+    fn kind_of(&self, node: u32) -> Option<NodeKind> {
+        self.b.node(node).map(|n| n.kind)
+    }
+
+    /// The chain of enclosing definitions of `def`, innermost first.
+    fn scope_chain(&self, fi: usize, def: Option<u32>) -> Vec<u32> {
+        let defs = &self.files[fi].defs;
+        let mut chain = Vec::new();
+        let mut current = def;
+        while let Some(d) = current {
+            chain.push(d);
+            current = defs.get(d as usize).and_then(|x| x.parent);
+        }
+        chain
+    }
+
+    /// The type a method belongs to (walking out of nested functions).
+    fn owner_type(&self, fi: usize, def: Option<u32>) -> Option<u32> {
+        let defs = &self.files[fi].defs;
+        self.scope_chain(fi, def)
+            .into_iter()
+            .find(|&d| defs.get(d as usize).is_some_and(|x| x.kind.is_type()))
+            .map(|d| self.def_node[fi][d as usize])
+    }
+
+    /// Finds a member by name on a type or its bases (breadth first).
+    fn find_member(&self, ty: u32, name: &str) -> Option<(u32, bool)> {
+        let mut queue = vec![(ty, false)];
+        let mut seen = HashSet::new();
+        let mut i = 0;
+        while let Some(&(t, inherited)) = queue.get(i) {
+            i += 1;
+            if !seen.insert(t) || seen.len() > 64 {
+                continue;
+            }
+            if let Some(&m) = self.members.get(&t).and_then(|m| m.get(name)) {
+                return Some((m, inherited));
+            }
+            for &base in self.bases.get(&t).map_or(&[][..], Vec::as_slice) {
+                queue.push((base, true));
+            }
+        }
+        None
+    }
+
+    /// A type named `name` as seen from a scope in file `fi`.
+    fn resolve_type(&self, fi: usize, scope: Option<u32>, name: &str) -> Option<(u32, f32)> {
+        let name = name.trim_start_matches("Self::");
+        if name == "Self" {
+            return self
+                .owner_type(fi, scope)
+                .map(|t| (t, confidence::SELF_METHOD));
+        }
+        let target = if name.contains('.') || name.contains("::") {
+            self.scopes.resolve_path(
+                fi,
+                name,
+                self.files,
+                &self.modules,
+                &self.top_level,
+                &self.def_node,
+            )
+        } else {
+            self.lookup_name(fi, scope, name).map(|(t, _, _)| t)
+        };
+        match target {
+            Some(Target::Node(n)) if self.kind_of(n).is_some_and(NodeKind::is_type) => {
+                Some((n, confidence::IMPORT))
+            }
+            _ => {
+                let last = name.rsplit(['.', ':']).next().unwrap_or(name);
+                let candidates: Vec<u32> = self
+                    .globals
+                    .get(last)
+                    .map(|v| {
+                        v.iter()
+                            .copied()
+                            .filter(|&n| self.kind_of(n).is_some_and(NodeKind::is_type))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                (candidates.len() == 1).then(|| (candidates[0], confidence::UNIQUE_GLOBAL))
+            }
+        }
+    }
+
+    /// What a bare name means in a scope: a local definition, a file-level one, an import,
+    /// or (Go, Java) a definition elsewhere in the same package.
+    fn lookup_name(
+        &self,
+        fi: usize,
+        scope: Option<u32>,
+        name: &str,
+    ) -> Option<(Target, f32, Reason)> {
+        let f = &self.files[fi];
+        for d in self.scope_chain(fi, scope) {
+            let is_type = f.defs.get(d as usize).is_some_and(|x| x.kind.is_type());
+            if is_type && f.lang == Lang::Python {
+                continue;
+            }
+            if let Some(i) = f
+                .defs
+                .iter()
+                .position(|x| x.parent == Some(d) && x.name == name)
+            {
+                return Some((
+                    Target::Node(self.def_node[fi][i]),
+                    confidence::LOCAL,
+                    Reason::LocalScope,
+                ));
+            }
+        }
+        if let Some(&d) = self.top_level[fi].get(name).and_then(|v| v.last()) {
+            return Some((
+                Target::Node(self.def_node[fi][d as usize]),
+                confidence::SAME_FILE,
+                Reason::SameFile,
+            ));
+        }
+        if let Some(t) = self.scopes.binding(fi, name) {
+            return Some((t, confidence::IMPORT, Reason::ImportResolved));
+        }
+        if let Some(t) = self.scopes.wildcard_lookup(
+            fi,
+            name,
+            self.files,
+            &self.modules,
+            &self.top_level,
+            &self.def_node,
+        ) {
+            return Some((t, confidence::IMPORT, Reason::ImportResolved));
+        }
+        let package_mates: &[usize] = match f.lang {
+            Lang::Go => self.modules.same_dir_go(&f.path),
+            Lang::Java => f.package.as_deref().map_or(&[], |p| self.modules.java(p)),
+            _ => &[],
+        };
+        for &mate in package_mates {
+            if mate != fi
+                && let Some(&d) = self.top_level[mate].get(name).and_then(|v| v.first())
+            {
+                return Some((
+                    Target::Node(self.def_node[mate][d as usize]),
+                    confidence::SAME_FILE,
+                    Reason::SameFile,
+                ));
+            }
+        }
+        None
+    }
+
+    fn resolve_call(&self, fi: usize, call: &CallSite) -> Vec<(u32, f32, Reason)> {
+        let f = &self.files[fi];
+        match &call.callee {
+            Callee::Name(name) => {
+                if let Some((target, conf, reason)) = self.lookup_name(fi, call.caller, name) {
+                    return self.callable(target, conf, reason);
+                }
+                if f.lang == Lang::Java
+                    && let Some(owner) = self.owner_type(fi, call.caller)
+                    && let Some((m, inherited)) = self.find_member(owner, name)
+                {
+                    return vec![(
+                        m,
+                        if inherited {
+                            confidence::INHERITED
+                        } else {
+                            confidence::SELF_METHOD
+                        },
+                        Reason::SelfMethod,
+                    )];
+                }
+                if f.lang == Lang::Python && PYTHON_BUILTINS.contains(&name.as_str()) {
+                    return Vec::new();
+                }
+                self.fallback(self.globals.get(name.as_str()), fi)
+            }
+            Callee::New(ty) => match self.resolve_type(fi, call.caller, ty) {
+                Some((t, conf)) => vec![(t, conf, Reason::Constructor)],
+                None => Vec::new(),
+            },
+            Callee::Member { receiver, name } => {
+                self.resolve_member(fi, call.caller, receiver, name)
+            }
+            Callee::Scoped { path, name } => {
+                if let Some((ty, conf)) = self.resolve_type(fi, call.caller, path)
+                    && let Some((m, inherited)) = self.find_member(ty, name)
+                {
+                    let conf = if inherited {
+                        conf.min(confidence::INHERITED)
+                    } else {
+                        conf
+                    };
+                    return vec![(m, conf, Reason::ClassMember)];
+                }
+                if let Some(file) = self.modules.rust(&f.path, path)
+                    && let Some(&d) = self.top_level[file]
+                        .get(name.as_str())
+                        .and_then(|v| v.first())
+                {
+                    return vec![(
+                        self.def_node[file][d as usize],
+                        confidence::IMPORT,
+                        Reason::ImportResolved,
+                    )];
+                }
+                Vec::new()
+            }
+        }
+    }
+
+    /// A call target: functions as they are; a type means its construction.
+    fn callable(&self, target: Target, conf: f32, reason: Reason) -> Vec<(u32, f32, Reason)> {
+        match target {
+            Target::Node(n) => match self.kind_of(n) {
+                Some(k) if k.is_type() => vec![(n, conf, Reason::Constructor)],
+                Some(k) if k.is_callable() => vec![(n, conf, reason)],
+                _ => Vec::new(),
+            },
+            Target::Module(_) | Target::Package(_) => Vec::new(),
+        }
+    }
+
+    fn resolve_member(
+        &self,
+        fi: usize,
+        scope: Option<u32>,
+        receiver: &Receiver,
+        name: &str,
+    ) -> Vec<(u32, f32, Reason)> {
+        let f = &self.files[fi];
+        match receiver {
+            Receiver::SelfRef => {
+                if let Some(owner) = self.owner_type(fi, scope)
+                    && let Some((m, inherited)) = self.find_member(owner, name)
+                {
+                    let conf = if inherited {
+                        confidence::INHERITED
+                    } else {
+                        confidence::SELF_METHOD
+                    };
+                    return vec![(m, conf, Reason::SelfMethod)];
+                }
+            }
+            Receiver::Super => {
+                if let Some(owner) = self.owner_type(fi, scope) {
+                    for &base in self.bases.get(&owner).map_or(&[][..], Vec::as_slice) {
+                        if let Some((m, _)) = self.find_member(base, name) {
+                            return vec![(m, confidence::INHERITED, Reason::SuperMethod)];
+                        }
+                    }
+                }
+            }
+            Receiver::Name(var) => {
+                if let Some(ty) = self.binding_type(fi, scope, var)
+                    && let Some((t, conf)) = self.resolve_type(fi, scope, &ty)
+                    && let Some((m, inherited)) = self.find_member(t, name)
+                {
+                    let conf = conf.min(if inherited {
+                        confidence::INHERITED
+                    } else {
+                        confidence::RECEIVER_TYPE
+                    });
+                    return vec![(m, conf, Reason::ReceiverType)];
+                }
+                if let Some((target, conf, _)) = self.lookup_name(fi, scope, var)
+                    && let Some(hit) = self.member_of_target(target, name, conf)
+                {
+                    return vec![hit];
+                }
+            }
+            Receiver::Path(path) => {
+                let attr = path
+                    .strip_prefix("self.")
+                    .or_else(|| path.strip_prefix("this."));
+                if let Some(attr) = attr.filter(|a| !a.contains('.'))
+                    && let Some(owner_def) = self.owner_def(fi, scope)
+                    && let Some((_, _, ty)) = f
+                        .attr_bindings
+                        .iter()
+                        .find(|(c, a, _)| *c == owner_def && a == attr)
+                    && let Some((t, conf)) = self.resolve_type(fi, scope, ty)
+                    && let Some((m, _)) = self.find_member(t, name)
+                {
+                    return vec![(
+                        m,
+                        conf.min(confidence::ATTRIBUTE_TYPE),
+                        Reason::AttributeType,
+                    )];
+                }
+                if attr.is_none()
+                    && let Some(target) = self.scopes.resolve_path(
+                        fi,
+                        path,
+                        self.files,
+                        &self.modules,
+                        &self.top_level,
+                        &self.def_node,
+                    )
+                    && let Some(hit) = self.member_of_target(target, name, confidence::IMPORT)
+                {
+                    return vec![hit];
+                }
+            }
+            Receiver::Other => {}
+        }
+        if BUILTIN_METHOD_NAMES.contains(&name) || name.starts_with("__") {
+            return Vec::new();
+        }
+        self.fallback(self.methods.get(name), fi)
+    }
+
+    fn owner_def(&self, fi: usize, scope: Option<u32>) -> Option<u32> {
+        let defs = &self.files[fi].defs;
+        self.scope_chain(fi, scope)
+            .into_iter()
+            .find(|&d| defs.get(d as usize).is_some_and(|x| x.kind.is_type()))
+    }
+
+    /// `x.f` where `x` resolved to a module, a package or a type.
+    fn member_of_target(
+        &self,
+        target: Target,
+        name: &str,
+        conf: f32,
+    ) -> Option<(u32, f32, Reason)> {
+        match target {
+            Target::Node(n) if self.kind_of(n).is_some_and(NodeKind::is_type) => self
+                .find_member(n, name)
+                .map(|(m, _)| (m, conf, Reason::ClassMember)),
+            Target::Module(m) => self.export_of(&[m], name, conf),
+            Target::Package(ref files) => self.export_of(files, name, conf),
+            Target::Node(_) => None,
+        }
+    }
+
+    fn export_of(&self, files: &[usize], name: &str, conf: f32) -> Option<(u32, f32, Reason)> {
+        for &file in files {
+            if let Some(t) = scope::export(
+                file,
+                name,
+                self.files,
+                &self.modules,
+                &self.top_level,
+                &self.def_node,
+                0,
+            ) && let Some(hit) = self
+                .callable(t, conf, Reason::ImportResolved)
+                .into_iter()
+                .next()
+            {
+                return Some(hit);
+            }
+        }
+        None
+    }
+
+    /// The declared or constructed type of a variable, searched outward from the scope.
+    fn binding_type(&self, fi: usize, scope: Option<u32>, var: &str) -> Option<String> {
+        let f = &self.files[fi];
+        let mut chain: Vec<Option<u32>> =
+            self.scope_chain(fi, scope).into_iter().map(Some).collect();
+        chain.push(None);
+        chain.into_iter().find_map(|s| {
+            f.bindings
+                .iter()
+                .rev()
+                .find(|b| b.scope == s && b.var == var)
+                .map(|b| b.type_name.clone())
+        })
+    }
+
+    /// A name no scope explains: one candidate project-wide is a guess (0.5); two or three are
+    /// kept as ambiguous (0.3 each); more give no edge.
+    fn fallback(&self, candidates: Option<&Vec<u32>>, fi: usize) -> Vec<(u32, f32, Reason)> {
+        let lang = self.files[fi].lang;
+        let same_lang: Vec<u32> = candidates
+            .map(|c| {
+                c.iter()
+                    .copied()
+                    .filter(|&n| {
+                        let file = self.b.node(n).map(|d| d.file);
+                        self.file_lang(file)
+                            .is_some_and(|l| l == lang || (l.is_js_family() && lang.is_js_family()))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        match same_lang.len() {
+            1 => vec![(
+                same_lang[0],
+                confidence::UNIQUE_GLOBAL,
+                Reason::UniqueGlobal,
+            )],
+            2..=MAX_AMBIGUOUS => same_lang
+                .into_iter()
+                .map(|n| (n, confidence::AMBIGUOUS, Reason::Ambiguous))
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    fn file_lang(&self, file: Option<super::graph::Sym>) -> Option<Lang> {
+        file.and_then(|sym| Lang::of_path(self.b.string(sym)))
+    }
+}
+
+#[cfg(test)]
+mod tests;
