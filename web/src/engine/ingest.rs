@@ -61,6 +61,87 @@ pub type Progress<'a> = &'a mut dyn FnMut(Phase, usize, usize) -> bool;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Cancelled;
 
+/// Files parsed between two progress reports.
+const PARSE_BATCH: usize = 512;
+
+/// Threads used to parse: all cores natively, one in the browser (workers split work there).
+fn parse_threads(files: usize) -> usize {
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        cores.min(files.div_ceil(64)).max(1)
+    }
+    #[cfg(target_arch = "wasm32")]
+    {
+        let _ = files;
+        1
+    }
+}
+
+/// Decodes (lossily, counting non-UTF-8) and extracts one file: ((facts, bytes), was_utf8).
+fn extract_one(
+    extractor: &mut Extractor,
+    lang: Lang,
+    file: SourceFile,
+) -> ((FileFacts, usize), bool) {
+    let (source, utf8) = match String::from_utf8(file.bytes) {
+        Ok(s) => (s, true),
+        Err(err) => (String::from_utf8_lossy(err.as_bytes()).into_owned(), false),
+    };
+    let facts = extractor.extract(&file.path, lang, &source);
+    ((facts, source.len()), utf8)
+}
+
+/// Extracts a batch of files, in order, on up to `threads` threads.
+fn extract_batch(
+    batch: Vec<(Lang, SourceFile)>,
+    threads: usize,
+) -> Vec<((FileFacts, usize), bool)> {
+    if threads <= 1 || batch.len() < 2 {
+        let mut extractor = Extractor::default();
+        return batch
+            .into_iter()
+            .map(|(lang, file)| extract_one(&mut extractor, lang, file))
+            .collect();
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        let per = batch.len().div_ceil(threads);
+        let mut chunks: Vec<Vec<(Lang, SourceFile)>> = Vec::new();
+        let mut rest = batch;
+        while !rest.is_empty() {
+            let tail = rest.split_off(rest.len().min(per));
+            chunks.push(std::mem::replace(&mut rest, tail));
+        }
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = chunks
+                .into_iter()
+                .map(|chunk| {
+                    scope.spawn(move || {
+                        let mut extractor = Extractor::default();
+                        chunk
+                            .into_iter()
+                            .map(|(lang, file)| extract_one(&mut extractor, lang, file))
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .flat_map(|h| h.join().unwrap_or_default())
+                .collect()
+        })
+    }
+    #[cfg(target_arch = "wasm32")]
+    {
+        let mut extractor = Extractor::default();
+        batch
+            .into_iter()
+            .map(|(lang, file)| extract_one(&mut extractor, lang, file))
+            .collect()
+    }
+}
+
 /// Indexes a set of files into a graph.
 pub fn index(
     project: &str,
@@ -102,26 +183,32 @@ pub fn index(
     }
 
     let total = kept.len();
-    let mut extractor = Extractor::default();
     let mut facts: Vec<FileFacts> = Vec::with_capacity(total);
-    for (i, (lang, file)) in kept.into_iter().enumerate() {
-        let source = match String::from_utf8(file.bytes) {
-            Ok(s) => s,
-            Err(err) => {
-                stats.non_utf8_files += 1;
-                String::from_utf8_lossy(err.as_bytes()).into_owned()
+    let threads = parse_threads(total);
+    let chunk = total.div_ceil(threads.max(1)).max(1);
+    let mut done = 0;
+    // Files are parsed in chunks; natively each chunk's files are shared among threads.
+    let mut remaining = kept;
+    while !remaining.is_empty() {
+        let rest =
+            remaining.split_off(remaining.len().min(chunk * threads.max(1)).min(PARSE_BATCH));
+        let batch = std::mem::replace(&mut remaining, rest);
+        for (f, outcome) in extract_batch(batch, threads) {
+            stats.bytes_parsed += f.1;
+            if f.0.syntax_errors > 0 {
+                stats.files_with_syntax_errors += 1;
             }
-        };
-        stats.bytes_parsed += source.len();
-        let f = extractor.extract(&file.path, lang, &source);
-        if f.syntax_errors > 0 {
-            stats.files_with_syntax_errors += 1;
+            if !outcome {
+                stats.non_utf8_files += 1;
+            }
+            facts.push(f.0);
         }
-        facts.push(f);
-        if (i + 1) % 64 == 0 && !progress(Phase::Parse, i + 1, total) {
+        done = facts.len();
+        if !progress(Phase::Parse, done, total) {
             return Err(Cancelled);
         }
     }
+    debug_assert_eq!(done, total);
     stats.files_parsed = facts.len();
     let parsed = clock();
     stats.phase_ms.push((Phase::Parse, parsed - filtered));

@@ -500,7 +500,7 @@ impl<'a> Resolver<'a> {
         let f = &self.files[fi];
         for d in self.scope_chain(fi, scope) {
             let is_type = f.defs.get(d as usize).is_some_and(|x| x.kind.is_type());
-            if is_type && f.lang == Lang::Python {
+            if is_type && matches!(f.lang, Lang::Python | Lang::Java) {
                 continue;
             }
             if let Some(i) = f
@@ -673,6 +673,11 @@ impl<'a> Resolver<'a> {
                 {
                     return vec![hit];
                 }
+                if f.lang == Lang::Java
+                    && let Some(hit) = self.field_member(fi, scope, var, name)
+                {
+                    return vec![hit];
+                }
             }
             Receiver::Path(path) => {
                 let attr = path
@@ -713,6 +718,28 @@ impl<'a> Resolver<'a> {
             return Vec::new();
         }
         self.fallback(self.methods.get(name), fi)
+    }
+
+    /// `self.attr.name()` (or Java's implicit `attr.name()`) through the attribute's declared type.
+    fn field_member(
+        &self,
+        fi: usize,
+        scope: Option<u32>,
+        attr: &str,
+        name: &str,
+    ) -> Option<(u32, f32, Reason)> {
+        let owner_def = self.owner_def(fi, scope)?;
+        let (_, _, ty) = self.files[fi]
+            .attr_bindings
+            .iter()
+            .find(|(c, a, _)| *c == owner_def && a == attr)?;
+        let (t, conf) = self.resolve_type(fi, scope, ty)?;
+        let (m, _) = self.find_member(t, name)?;
+        Some((
+            m,
+            conf.min(confidence::ATTRIBUTE_TYPE),
+            Reason::AttributeType,
+        ))
     }
 
     fn owner_def(&self, fi: usize, scope: Option<u32>) -> Option<u32> {

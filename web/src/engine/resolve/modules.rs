@@ -181,6 +181,16 @@ impl ModuleIndex {
         }
     }
 
+    /// The file of exactly the Rust module `path` (no stripping of trailing item names).
+    pub fn rust_exact(&self, importer: &str, path: &str) -> Option<usize> {
+        let found = self.rust(importer, path)?;
+        let last = path.rsplit("::").next()?;
+        self.rust
+            .iter()
+            .any(|(name, &i)| i == found && name.rsplit("::").next() == Some(last))
+            .then_some(found)
+    }
+
     /// Go files of the package imported as `path` (matched by the longest directory suffix).
     pub fn go(&self, path: &str) -> &[usize] {
         let mut best: Option<(&String, &Vec<usize>)> = None;

@@ -225,6 +225,12 @@ fn bind(
                 .and_then(|base| modules.python(&join_dotted(&base, &name.name)))
                 .map(Target::Module);
         }
+        if target.is_none() && f.lang == Lang::Rust {
+            // `use a::b::module;` binds a module file.
+            target = modules
+                .rust_exact(&f.path, &format!("{}::{}", import.module, name.name))
+                .map(Target::Module);
+        }
         if target.is_none() && f.lang.is_js_family() && name.name == "default" {
             // A default import: the target's definition named like the local binding, or its only export.
             target = sources.iter().find_map(|&src| {

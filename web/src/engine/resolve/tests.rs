@@ -1,2 +1,540 @@
+//! Resolution fixtures: small multi-file repositories per language with the exact CALLS,
+//! EXTENDS and IMPORTS edges expected — aliased imports, re-exports, self/this, same names in
+//! two files, module aliases, constructors and inheritance.
+
+use std::collections::BTreeSet;
+
+use crate::engine::graph::{EdgeKind, Graph};
+use crate::engine::ingest::{SourceFile, index};
+
+fn graph(files: &[(&str, &str)]) -> Graph {
+    let files = files
+        .iter()
+        .map(|(path, text)| SourceFile {
+            path: (*path).into(),
+            bytes: text.as_bytes().to_vec(),
+        })
+        .collect();
+    index("fixture", files, &|| 0.0, &mut |_, _, _| true)
+        .map(|(g, _)| g)
+        .unwrap_or_default()
+}
+
+/// Every edge of one kind as (from id, to id, reason).
+fn edges(g: &Graph, kind: EdgeKind) -> BTreeSet<(String, String, &'static str)> {
+    g.edges()
+        .iter()
+        .filter(|e| e.kind == kind)
+        .filter_map(|e| {
+            Some((
+                g.node(e.from)?.stable_id(),
+                g.node(e.to)?.stable_id(),
+                e.reason.as_str(),
+            ))
+        })
+        .collect()
+}
+
+fn expect(g: &Graph, kind: EdgeKind, expected: &[(&str, &str, &str)]) {
+    let actual = edges(g, kind);
+    let expected: BTreeSet<(String, String, &str)> = expected
+        .iter()
+        .map(|(a, b, r)| (a.to_string(), b.to_string(), *r))
+        .collect();
+    let missing: Vec<_> = expected
+        .difference(
+            &actual
+                .iter()
+                .map(|(a, b, r)| (a.clone(), b.clone(), *r))
+                .collect(),
+        )
+        .cloned()
+        .collect();
+    let extra: Vec<_> = actual.iter().filter(|e| !expected.contains(*e)).collect();
+    assert!(
+        missing.is_empty() && extra.is_empty(),
+        "{kind}: missing {missing:#?}\nextra {extra:#?}"
+    );
+}
+
 #[test]
-fn placeholder() {}
+fn python_imports_reexports_self_and_receivers() {
+    let g = graph(&[
+        ("shop/__init__.py", "from .cart import Cart\n"),
+        (
+            "shop/cart.py",
+            r#"from .payment import charge as pay_charge, Gateway
+from . import util
+import shop.tax as tax
+
+class Cart:
+    def __init__(self):
+        self.gateway = Gateway()
+
+    def add(self, item):
+        self.total()
+
+    def total(self):
+        return util.helper()
+
+    def checkout(self):
+        pay_charge(self.total())
+        tax.compute()
+        self.gateway.send()
+
+class SpecialCart(Cart):
+    def checkout(self):
+        super().checkout()
+        self.add(1)
+"#,
+        ),
+        (
+            "shop/payment.py",
+            r#"class Gateway:
+    def send(self):
+        validate()
+
+def charge(x):
+    return validate(x)
+
+def validate(x=None):
+    return len([x])
+"#,
+        ),
+        ("shop/util.py", "def helper():\n    return 1\n"),
+        ("shop/tax.py", "def compute():\n    return 2\n"),
+        (
+            "app.py",
+            r#"from shop import Cart
+from shop.payment import validate
+
+def main():
+    c = Cart()
+    c.checkout()
+    validate()
+"#,
+        ),
+        (
+            "other.py",
+            "def validate():\n    return 0\n\ndef main2():\n    return validate()\n",
+        ),
+    ]);
+    expect(
+        &g,
+        EdgeKind::Calls,
+        &[
+            (
+                "Method:shop/cart.py:Cart.__init__",
+                "Class:shop/payment.py:Gateway",
+                "constructor",
+            ),
+            (
+                "Method:shop/cart.py:Cart.add",
+                "Method:shop/cart.py:Cart.total",
+                "self-method",
+            ),
+            (
+                "Method:shop/cart.py:Cart.total",
+                "Function:shop/util.py:helper",
+                "import-resolved",
+            ),
+            (
+                "Method:shop/cart.py:Cart.checkout",
+                "Function:shop/payment.py:charge",
+                "import-resolved",
+            ),
+            (
+                "Method:shop/cart.py:Cart.checkout",
+                "Method:shop/cart.py:Cart.total",
+                "self-method",
+            ),
+            (
+                "Method:shop/cart.py:Cart.checkout",
+                "Function:shop/tax.py:compute",
+                "import-resolved",
+            ),
+            (
+                "Method:shop/cart.py:Cart.checkout",
+                "Method:shop/payment.py:Gateway.send",
+                "attribute-type",
+            ),
+            (
+                "Method:shop/cart.py:SpecialCart.checkout",
+                "Method:shop/cart.py:Cart.checkout",
+                "super-method",
+            ),
+            (
+                "Method:shop/cart.py:SpecialCart.checkout",
+                "Method:shop/cart.py:Cart.add",
+                "self-method",
+            ),
+            (
+                "Method:shop/payment.py:Gateway.send",
+                "Function:shop/payment.py:validate",
+                "same-file",
+            ),
+            (
+                "Function:shop/payment.py:charge",
+                "Function:shop/payment.py:validate",
+                "same-file",
+            ),
+            (
+                "Function:app.py:main",
+                "Class:shop/cart.py:Cart",
+                "constructor",
+            ),
+            (
+                "Function:app.py:main",
+                "Method:shop/cart.py:Cart.checkout",
+                "receiver-type",
+            ),
+            (
+                "Function:app.py:main",
+                "Function:shop/payment.py:validate",
+                "import-resolved",
+            ),
+            (
+                "Function:other.py:main2",
+                "Function:other.py:validate",
+                "same-file",
+            ),
+        ],
+    );
+    expect(
+        &g,
+        EdgeKind::Extends,
+        &[(
+            "Class:shop/cart.py:SpecialCart",
+            "Class:shop/cart.py:Cart",
+            "heritage",
+        )],
+    );
+    let imports = edges(&g, EdgeKind::Imports);
+    for (from, to) in [
+        ("File:shop/__init__.py", "File:shop/cart.py"),
+        ("File:shop/cart.py", "File:shop/payment.py"),
+        ("File:shop/cart.py", "File:shop/util.py"),
+        ("File:shop/cart.py", "File:shop/tax.py"),
+        ("File:app.py", "File:shop/__init__.py"),
+        ("File:app.py", "File:shop/payment.py"),
+    ] {
+        assert!(
+            imports.contains(&(from.into(), to.into(), "import-resolved")),
+            "missing import {from} -> {to}: {imports:#?}"
+        );
+    }
+}
+
+#[test]
+fn typescript_named_namespace_star_and_aliased_reexports() {
+    let g = graph(&[
+        (
+            "src/payment.ts",
+            r#"export function charge(x: number) { return validate(x); }
+function validate(x: number) { return x; }
+export class Gateway { send() { return charge(1); } }
+"#,
+        ),
+        (
+            "src/index.ts",
+            "export { charge as pay } from './payment';\nexport * from './cart';\n",
+        ),
+        (
+            "src/cart.ts",
+            r#"import { Gateway } from './payment';
+import * as payment from './payment';
+export class Cart {
+  private gw: Gateway;
+  total() { return 1; }
+  checkout() { this.total(); this.gw.send(); payment.charge(2); }
+}
+export class BigCart extends Cart { checkout() { super.checkout(); } }
+"#,
+        ),
+        (
+            "src/app.ts",
+            "import { Cart, pay } from './index';\nexport function main() { const c = new Cart(); c.checkout(); pay(3); }\n",
+        ),
+    ]);
+    expect(
+        &g,
+        EdgeKind::Calls,
+        &[
+            (
+                "Function:src/payment.ts:charge",
+                "Function:src/payment.ts:validate",
+                "same-file",
+            ),
+            (
+                "Method:src/payment.ts:Gateway.send",
+                "Function:src/payment.ts:charge",
+                "same-file",
+            ),
+            (
+                "Method:src/cart.ts:Cart.checkout",
+                "Method:src/cart.ts:Cart.total",
+                "self-method",
+            ),
+            (
+                "Method:src/cart.ts:Cart.checkout",
+                "Method:src/payment.ts:Gateway.send",
+                "attribute-type",
+            ),
+            (
+                "Method:src/cart.ts:Cart.checkout",
+                "Function:src/payment.ts:charge",
+                "import-resolved",
+            ),
+            (
+                "Method:src/cart.ts:BigCart.checkout",
+                "Method:src/cart.ts:Cart.checkout",
+                "super-method",
+            ),
+            (
+                "Function:src/app.ts:main",
+                "Class:src/cart.ts:Cart",
+                "constructor",
+            ),
+            (
+                "Function:src/app.ts:main",
+                "Method:src/cart.ts:Cart.checkout",
+                "receiver-type",
+            ),
+            (
+                "Function:src/app.ts:main",
+                "Function:src/payment.ts:charge",
+                "import-resolved",
+            ),
+        ],
+    );
+    expect(
+        &g,
+        EdgeKind::Extends,
+        &[(
+            "Class:src/cart.ts:BigCart",
+            "Class:src/cart.ts:Cart",
+            "heritage",
+        )],
+    );
+}
+
+#[test]
+fn rust_use_trees_module_paths_and_impl_methods() {
+    let g = graph(&[
+        ("src/lib.rs", "pub mod payment;\npub mod shop;\n"),
+        (
+            "src/payment.rs",
+            r#"pub struct Gateway;
+impl Gateway { pub fn send(&self) { validate(); } }
+pub fn charge() { validate(); }
+fn validate() {}
+"#,
+        ),
+        ("src/shop/mod.rs", "pub mod cart;\n"),
+        (
+            "src/shop/cart.rs",
+            r#"use crate::payment::{charge, Gateway as Gw};
+use super::super::payment;
+pub struct Cart { gw: Gw }
+impl Cart {
+    pub fn new() -> Self { Cart { gw: Gw } }
+    pub fn total(&self) -> u32 { 1 }
+    pub fn checkout(&self, gw: &Gw) {
+        self.total();
+        charge();
+        gw.send();
+        payment::charge();
+        let c = Cart::new();
+        c.total();
+    }
+}
+"#,
+        ),
+    ]);
+    expect(
+        &g,
+        EdgeKind::Calls,
+        &[
+            (
+                "Method:src/payment.rs:Gateway.send",
+                "Function:src/payment.rs:validate",
+                "same-file",
+            ),
+            (
+                "Function:src/payment.rs:charge",
+                "Function:src/payment.rs:validate",
+                "same-file",
+            ),
+            (
+                "Method:src/shop/cart.rs:Cart.checkout",
+                "Method:src/shop/cart.rs:Cart.total",
+                "self-method",
+            ),
+            (
+                "Method:src/shop/cart.rs:Cart.checkout",
+                "Function:src/payment.rs:charge",
+                "import-resolved",
+            ),
+            (
+                "Method:src/shop/cart.rs:Cart.checkout",
+                "Method:src/payment.rs:Gateway.send",
+                "receiver-type",
+            ),
+            (
+                "Method:src/shop/cart.rs:Cart.checkout",
+                "Method:src/shop/cart.rs:Cart.new",
+                "class-member",
+            ),
+        ],
+    );
+}
+
+#[test]
+fn go_packages_receivers_and_same_package_calls() {
+    let g = graph(&[
+        (
+            "shop/payment/payment.go",
+            r#"package payment
+
+type Gateway struct{}
+
+func (g *Gateway) Send() { validate() }
+func Charge() { validate() }
+func validate() {}
+"#,
+        ),
+        (
+            "shop/cart/cart.go",
+            r#"package cart
+
+import "example.com/shop/payment"
+
+type Cart struct{ gw *payment.Gateway }
+
+func (c *Cart) Total() int { return 1 }
+func (c *Cart) Checkout(g *payment.Gateway) {
+	c.Total()
+	g.Send()
+	payment.Charge()
+	helper()
+}
+"#,
+        ),
+        ("shop/cart/util.go", "package cart\n\nfunc helper() {}\n"),
+    ]);
+    expect(
+        &g,
+        EdgeKind::Calls,
+        &[
+            (
+                "Method:shop/payment/payment.go:Gateway.Send",
+                "Function:shop/payment/payment.go:validate",
+                "same-file",
+            ),
+            (
+                "Function:shop/payment/payment.go:Charge",
+                "Function:shop/payment/payment.go:validate",
+                "same-file",
+            ),
+            (
+                "Method:shop/cart/cart.go:Cart.Checkout",
+                "Method:shop/cart/cart.go:Cart.Total",
+                "receiver-type",
+            ),
+            (
+                "Method:shop/cart/cart.go:Cart.Checkout",
+                "Method:shop/payment/payment.go:Gateway.Send",
+                "receiver-type",
+            ),
+            (
+                "Method:shop/cart/cart.go:Cart.Checkout",
+                "Function:shop/payment/payment.go:Charge",
+                "import-resolved",
+            ),
+            (
+                "Method:shop/cart/cart.go:Cart.Checkout",
+                "Function:shop/cart/util.go:helper",
+                "same-file",
+            ),
+        ],
+    );
+}
+
+#[test]
+fn java_packages_implicit_this_fields_statics_and_super() {
+    let g = graph(&[
+        (
+            "src/com/shop/pay/Gateway.java",
+            "package com.shop.pay;\npublic class Gateway { public void send() { validate(); } private void validate() {} }\n",
+        ),
+        (
+            "src/com/shop/Cart.java",
+            r#"package com.shop;
+import com.shop.pay.Gateway;
+public class Cart {
+    private Gateway gateway;
+    public int total() { return 1; }
+    public void checkout(Gateway g) { total(); this.total(); g.send(); gateway.send(); Util.log(); new Gateway(); }
+}
+"#,
+        ),
+        (
+            "src/com/shop/Util.java",
+            "package com.shop;\npublic class Util { public static void log() {} }\n",
+        ),
+        (
+            "src/com/shop/BigCart.java",
+            "package com.shop;\npublic class BigCart extends Cart { public void checkout(Gateway g) { super.checkout(g); total(); } }\n",
+        ),
+    ]);
+    expect(
+        &g,
+        EdgeKind::Calls,
+        &[
+            (
+                "Method:src/com/shop/pay/Gateway.java:Gateway.send",
+                "Method:src/com/shop/pay/Gateway.java:Gateway.validate",
+                "self-method",
+            ),
+            (
+                "Method:src/com/shop/Cart.java:Cart.checkout",
+                "Method:src/com/shop/Cart.java:Cart.total",
+                "self-method",
+            ),
+            (
+                "Method:src/com/shop/Cart.java:Cart.checkout",
+                "Method:src/com/shop/pay/Gateway.java:Gateway.send",
+                "receiver-type",
+            ),
+            (
+                "Method:src/com/shop/Cart.java:Cart.checkout",
+                "Method:src/com/shop/Util.java:Util.log",
+                "class-member",
+            ),
+            (
+                "Method:src/com/shop/Cart.java:Cart.checkout",
+                "Class:src/com/shop/pay/Gateway.java:Gateway",
+                "constructor",
+            ),
+            (
+                "Method:src/com/shop/BigCart.java:BigCart.checkout",
+                "Method:src/com/shop/Cart.java:Cart.checkout",
+                "super-method",
+            ),
+            (
+                "Method:src/com/shop/BigCart.java:BigCart.checkout",
+                "Method:src/com/shop/Cart.java:Cart.total",
+                "self-method",
+            ),
+        ],
+    );
+    expect(
+        &g,
+        EdgeKind::Extends,
+        &[(
+            "Class:src/com/shop/BigCart.java:BigCart",
+            "Class:src/com/shop/Cart.java:Cart",
+            "heritage",
+        )],
+    );
+}
