@@ -159,6 +159,7 @@ pub enum Reason {
     UniqueGlobal,
     Ambiguous,
     ProcessStep,
+    Community,
 }
 
 impl Reason {
@@ -180,6 +181,7 @@ impl Reason {
             Reason::UniqueGlobal => "unique-global-name",
             Reason::Ambiguous => "ambiguous",
             Reason::ProcessStep => "process-step",
+            Reason::Community => "community",
         }
     }
 }
@@ -280,6 +282,25 @@ impl Csr {
     }
 }
 
+/// A detected community of symbols.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CommunityInfo {
+    pub node: u32,
+    pub members: Vec<u32>,
+    /// Share of the members' edges that stay inside the community, 0..=1.
+    pub cohesion: f32,
+}
+
+/// An execution flow: an entry point and the calls reached from it, in visiting order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProcessInfo {
+    pub node: u32,
+    pub entry: u32,
+    pub terminal: u32,
+    pub steps: Vec<u32>,
+    pub depth: u32,
+}
+
 /// A read-only code graph for one project.
 #[derive(Debug, Clone, Default)]
 pub struct Graph {
@@ -290,6 +311,8 @@ pub struct Graph {
     outgoing: Csr,
     incoming: Csr,
     by_location: HashMap<(Sym, Sym), u32>,
+    pub communities: Vec<CommunityInfo>,
+    pub processes: Vec<ProcessInfo>,
 }
 
 /// A node with its graph, for reading strings.
@@ -446,6 +469,19 @@ impl GraphBuilder {
         };
         graph.strings.intern("");
         GraphBuilder { graph }
+    }
+
+    /// Reopens a built graph to add nodes and edges; `build` recomputes the adjacency.
+    pub fn extend(graph: Graph) -> Self {
+        GraphBuilder { graph }
+    }
+
+    pub fn set_communities(&mut self, communities: Vec<CommunityInfo>) {
+        self.graph.communities = communities;
+    }
+
+    pub fn set_processes(&mut self, processes: Vec<ProcessInfo>) {
+        self.graph.processes = processes;
     }
 
     pub fn add_node(&mut self, node: NewNode) -> u32 {

@@ -7,6 +7,7 @@ use super::filter::{DEFAULT_MAX_FILE_BYTES, Filter, Skip};
 use super::graph::Graph;
 use super::lang::Lang;
 use super::resolve::{ResolveStats, build_graph};
+use super::{community, process};
 
 /// One file handed to the engine, path relative to the repository root with `/` separators.
 #[derive(Debug, Clone)]
@@ -20,6 +21,8 @@ pub enum Phase {
     Filter,
     Parse,
     Resolve,
+    Communities,
+    Processes,
 }
 
 impl Phase {
@@ -28,6 +31,8 @@ impl Phase {
             Phase::Filter => "filter",
             Phase::Parse => "parse",
             Phase::Resolve => "resolve",
+            Phase::Communities => "communities",
+            Phase::Processes => "processes",
         }
     }
 }
@@ -218,12 +223,47 @@ pub fn index(
 
     let (graph, resolve) = build_graph(project, &facts);
     stats.resolve = resolve;
+    let decorated = decorated_entries(&graph, &facts);
     drop(facts);
-    stats.phase_ms.push((Phase::Resolve, clock() - parsed));
+    let resolved = clock();
+    stats.phase_ms.push((Phase::Resolve, resolved - parsed));
     if !progress(Phase::Resolve, 1, 1) {
         return Err(Cancelled);
     }
+    let graph = community::detect(graph);
+    let grouped = clock();
+    stats
+        .phase_ms
+        .push((Phase::Communities, grouped - resolved));
+    if !progress(Phase::Communities, 1, 1) {
+        return Err(Cancelled);
+    }
+    let graph = process::detect(graph, &decorated);
+    stats.phase_ms.push((Phase::Processes, clock() - grouped));
+    if !progress(Phase::Processes, 1, 1) {
+        return Err(Cancelled);
+    }
     Ok((graph, stats))
+}
+
+/// Definitions carrying a framework decorator or annotation (routes, commands, tasks).
+fn decorated_entries(graph: &Graph, facts: &[FileFacts]) -> std::collections::HashSet<u32> {
+    facts
+        .iter()
+        .flat_map(|f| {
+            f.defs
+                .iter()
+                .filter(|d| !d.decorators.is_empty())
+                .filter_map(move |d| {
+                    let id = format!("{}:{}:{}", d.kind, f.path, d.qualified);
+                    graph.find_id(&id).filter(|_| {
+                        d.decorators
+                            .iter()
+                            .any(|dec| process::is_entry_decorator(dec))
+                    })
+                })
+        })
+        .collect()
 }
 
 #[cfg(test)]

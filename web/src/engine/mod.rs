@@ -1,12 +1,14 @@
 //! The code graph engine. Pure Rust: no DOM, no I/O; it compiles natively and for wasm32.
 //! Phases: extract (per-file facts) → resolve (cross-file edges) → graph; `sample` is the built-in demo.
 
+pub mod community;
 pub mod extract;
 pub mod facts;
 pub mod filter;
 pub mod graph;
 pub mod ingest;
 pub mod lang;
+pub mod process;
 pub mod resolve;
 pub mod sample;
 
