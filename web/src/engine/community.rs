@@ -178,10 +178,8 @@ fn name_tokens(name: &str) -> Vec<String> {
     let mut current = String::new();
     let mut prev_lower = false;
     for c in name.chars() {
-        if c == '_' || c == '-' || (c.is_uppercase() && prev_lower) {
-            if !current.is_empty() {
-                out.push(std::mem::take(&mut current));
-            }
+        if (c == '_' || c == '-' || (c.is_uppercase() && prev_lower)) && !current.is_empty() {
+            out.push(std::mem::take(&mut current));
         }
         if c != '_' && c != '-' {
             current.push(c.to_ascii_lowercase());
