@@ -3,12 +3,15 @@
 
 use tree_sitter::Node;
 
+use super::push_children;
+
 use super::{doc_line, field, header_before_body, line, named_children, new_def, text};
 use crate::engine::facts::{Binding, CallSite, Callee, FileFacts, Import, Receiver};
 use crate::engine::graph::NodeKind;
 
 pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
     let mut owners = Vec::new();
+    let mut cursor = root.walk();
     let mut stack: Vec<(Node, Option<u32>)> = vec![(root, None)];
     while let Some((node, scope)) = stack.pop() {
         match node.kind() {
@@ -115,9 +118,7 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
             "short_var_declaration" => short_var(node, scope, src, facts),
             _ => {}
         }
-        for child in named_children(node).into_iter().rev() {
-            stack.push((child, scope));
-        }
+        push_children(&mut cursor, node, scope, &mut stack);
     }
     facts.adopt_methods(&owners);
 }

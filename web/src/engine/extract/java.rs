@@ -3,6 +3,8 @@
 
 use tree_sitter::Node;
 
+use super::push_children;
+
 use super::{
     doc_line, field, header_before_body, line, named_children, new_def, strip_generics, text,
 };
@@ -10,6 +12,7 @@ use crate::engine::facts::{Binding, CallSite, Callee, FileFacts, Import, Importe
 use crate::engine::graph::NodeKind;
 
 pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
+    let mut cursor = root.walk();
     let mut stack: Vec<(Node, Option<u32>)> = vec![(root, None)];
     while let Some((node, scope)) = stack.pop() {
         let kind = node.kind();
@@ -174,9 +177,7 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
             }
             _ => {}
         }
-        for child in named_children(node).into_iter().rev() {
-            stack.push((child, scope));
-        }
+        push_children(&mut cursor, node, scope, &mut stack);
     }
 }
 

@@ -3,30 +3,21 @@
 
 use tree_sitter::Node;
 
+use super::push_children;
+
 use super::{
     doc_line, field, header_before_body, line, named_children, new_def, strip_generics, text,
 };
 use crate::engine::facts::{Binding, CallSite, Callee, FileFacts, Import, ImportedName, Receiver};
 use crate::engine::graph::NodeKind;
 
-struct Walk<'t> {
-    node: Node<'t>,
-    scope: Option<u32>,
-    exported: bool,
-}
+/// A node on the walk stack with its scope and whether an `export` wraps it.
+type Walk<'t> = (Node<'t>, (Option<u32>, bool));
 
 pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
-    let mut stack = vec![Walk {
-        node: root,
-        scope: None,
-        exported: false,
-    }];
-    while let Some(Walk {
-        node,
-        scope,
-        exported,
-    }) = stack.pop()
-    {
+    let mut cursor = root.walk();
+    let mut stack: Vec<Walk> = vec![(root, (None, false))];
+    while let Some((node, (scope, exported))) = stack.pop() {
         let kind = node.kind();
         let def_kind = match kind {
             "function_declaration" | "generator_function_declaration" | "function_signature" => {
@@ -44,7 +35,7 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
             && let Some(name) = field(node, "name")
         {
             let idx = define(node, def_kind, text(name, src), scope, exported, src, facts);
-            push_children(node, Some(idx), &mut stack);
+            push_children(&mut cursor, node, (Some(idx), false), &mut stack);
             continue;
         }
         match kind {
@@ -53,20 +44,16 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
                     reexport(node, source, src, facts);
                     continue;
                 }
-                for child in named_children(node).into_iter().rev() {
-                    stack.push(Walk {
-                        node: child,
-                        scope,
-                        exported: true,
-                    });
-                }
+                push_children(&mut cursor, node, (scope, true), &mut stack);
                 continue;
             }
             "import_statement" => {
                 import(node, src, facts);
                 continue;
             }
-            "variable_declarator" if variable(node, scope, exported, src, facts, &mut stack) => {
+            "variable_declarator"
+                if variable(node, scope, exported, src, facts, &mut cursor, &mut stack) =>
+            {
                 continue;
             }
             "public_field_definition" | "field_definition" => {
@@ -86,17 +73,7 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
             "assignment_expression" => this_assignment(node, scope, src, facts),
             _ => {}
         }
-        push_children(node, scope, &mut stack);
-    }
-}
-
-fn push_children<'t>(node: Node<'t>, scope: Option<u32>, stack: &mut Vec<Walk<'t>>) {
-    for child in named_children(node).into_iter().rev() {
-        stack.push(Walk {
-            node: child,
-            scope,
-            exported: false,
-        });
+        push_children(&mut cursor, node, (scope, false), &mut stack);
     }
 }
 
@@ -185,6 +162,7 @@ fn variable<'t>(
     exported: bool,
     src: &[u8],
     facts: &mut FileFacts,
+    cursor: &mut tree_sitter::TreeCursor<'t>,
     stack: &mut Vec<Walk<'t>>,
 ) -> bool {
     let (Some(name), Some(value)) = (field(node, "name"), field(node, "value")) else {
@@ -207,7 +185,7 @@ fn variable<'t>(
             def.exported = exported;
             let idx = facts.defs.len() as u32;
             facts.defs.push(def);
-            push_children(value, Some(idx), stack);
+            push_children(cursor, value, (Some(idx), false), stack);
             true
         }
         "new_expression" => {

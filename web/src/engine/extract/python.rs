@@ -3,6 +3,8 @@
 
 use tree_sitter::Node;
 
+use super::push_children;
+
 use super::{
     doc_line, field, header_before_body, line, named_children, new_def, strip_generics, text,
 };
@@ -10,6 +12,7 @@ use crate::engine::facts::{Binding, CallSite, Callee, FileFacts, Import, Importe
 use crate::engine::graph::NodeKind;
 
 pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
+    let mut cursor = root.walk();
     let mut stack: Vec<(Node, Option<u32>)> = vec![(root, None)];
     while let Some((node, scope)) = stack.pop() {
         match node.kind() {
@@ -42,13 +45,8 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
             }
             _ => {}
         }
-        push_children(node, scope, &mut stack);
+        push_children(&mut cursor, node, scope, &mut stack);
     }
-}
-
-fn push_children<'t>(node: Node<'t>, scope: Option<u32>, stack: &mut Vec<(Node<'t>, Option<u32>)>) {
-    let children = named_children(node);
-    stack.extend(children.into_iter().rev().map(|c| (c, scope)));
 }
 
 fn define<'t>(
@@ -60,7 +58,8 @@ fn define<'t>(
     stack: &mut Vec<(Node<'t>, Option<u32>)>,
 ) {
     let Some(name) = field(node, "name").map(|n| text(n, src)) else {
-        push_children(node, scope, stack);
+        let mut cursor = node.walk();
+        push_children(&mut cursor, node, scope, stack);
         return;
     };
     let is_class = node.kind() == "class_definition";
