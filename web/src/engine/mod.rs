@@ -11,5 +11,6 @@ pub mod lang;
 pub mod process;
 pub mod resolve;
 pub mod sample;
+pub mod search;
 
 pub use graph::{Edge, EdgeKind, Graph, GraphBuilder, NewNode, NodeKind, NodeRef, Reason};
