@@ -12,5 +12,6 @@ pub mod process;
 pub mod resolve;
 pub mod sample;
 pub mod search;
+pub mod zip_source;
 
 pub use graph::{Edge, EdgeKind, Graph, GraphBuilder, NewNode, NodeKind, NodeRef, Reason};

@@ -1,0 +1,203 @@
+//! Loading a repository: pick or drop a ZIP, pick a folder, or take the bridge's `--repo`
+//! (served as a ZIP). Every source ends as source files handed to the engine's pipeline.
+
+use std::rc::Rc;
+
+use js_sys::Uint8Array;
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{DragEvent, File, HtmlInputElement};
+
+use crate::engine::filter::Filter;
+use crate::engine::ingest::SourceFile;
+use crate::engine::zip_source::read_zip;
+
+/// Receives a project name and its files.
+pub type FilesHandler = Rc<dyn Fn(String, Vec<SourceFile>)>;
+
+/// Reports a failure to load, in words for the user.
+pub type ErrorHandler = Rc<dyn Fn(String)>;
+
+async fn file_bytes(file: &File) -> Result<Vec<u8>, String> {
+    let buffer = JsFuture::from(file.array_buffer())
+        .await
+        .map_err(|e| format!("cannot read {}: {e:?}", file.name()))?;
+    Ok(Uint8Array::new(&buffer).to_vec())
+}
+
+fn stem(name: &str) -> String {
+    name.rsplit_once('.').map_or(name, |(s, _)| s).to_owned()
+}
+
+/// Reads a ZIP file the user picked or dropped.
+pub async fn load_zip(file: File, on_files: FilesHandler, on_error: ErrorHandler) {
+    match file_bytes(&file)
+        .await
+        .and_then(|bytes| read_zip(&bytes).map_err(|e| e.to_string()))
+    {
+        Ok((files, _)) => on_files(stem(&file.name()), files),
+        Err(err) => on_error(err),
+    }
+}
+
+/// Reads the files of a picked folder, skipping excluded folders and secrets before reading them.
+pub async fn load_folder(list: Vec<File>, on_files: FilesHandler, on_error: ErrorHandler) {
+    let filter = Filter::new(std::iter::empty(), usize::MAX);
+    let mut project = String::new();
+    let mut files = Vec::new();
+    for file in list {
+        let relative = js_sys::Reflect::get(&file, &"webkitRelativePath".into())
+            .ok()
+            .and_then(|v| v.as_string())
+            .unwrap_or_else(|| file.name());
+        let (root, path) = relative.split_once('/').unwrap_or(("", relative.as_str()));
+        if project.is_empty() {
+            project = root.to_owned();
+        }
+        if filter.check_path(path).is_err() {
+            continue;
+        }
+        match file_bytes(&file).await {
+            Ok(bytes) => files.push(SourceFile {
+                path: path.to_owned(),
+                bytes,
+            }),
+            Err(err) => return on_error(err),
+        }
+    }
+    if files.is_empty() {
+        return on_error("the folder has no files Nexus can read".into());
+    }
+    on_files(
+        if project.is_empty() {
+            "folder".into()
+        } else {
+            project
+        },
+        files,
+    );
+}
+
+/// Asks the bridge whether it serves a repository; `Ok(None)` when it does not.
+pub async fn bridge_repo_name() -> Result<Option<String>, String> {
+    let response = fetch("/api/repo").await?;
+    if response.status() == 404 {
+        return Ok(None);
+    }
+    let text = JsFuture::from(response.text().map_err(|e| format!("{e:?}"))?)
+        .await
+        .map_err(|e| format!("{e:?}"))?
+        .as_string()
+        .unwrap_or_default();
+    let value: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| format!("bad /api/repo answer: {e}"))?;
+    Ok(value
+        .get("name")
+        .and_then(|n| n.as_str())
+        .map(str::to_owned))
+}
+
+/// Downloads and reads the repository the bridge serves.
+pub async fn load_bridge_repo(name: String, on_files: FilesHandler, on_error: ErrorHandler) {
+    let result = async {
+        let response = fetch("/api/repo.zip").await?;
+        if !response.ok() {
+            return Err(format!(
+                "the bridge answered {} for its repository",
+                response.status()
+            ));
+        }
+        let buffer = JsFuture::from(response.array_buffer().map_err(|e| format!("{e:?}"))?)
+            .await
+            .map_err(|e| format!("{e:?}"))?;
+        read_zip(&Uint8Array::new(&buffer).to_vec()).map_err(|e| e.to_string())
+    }
+    .await;
+    match result {
+        Ok((files, _)) => on_files(name, files),
+        Err(err) => on_error(err),
+    }
+}
+
+async fn fetch(url: &str) -> Result<web_sys::Response, String> {
+    let window = web_sys::window().ok_or("no window")?;
+    let value = JsFuture::from(window.fetch_with_str(url))
+        .await
+        .map_err(|e| format!("cannot reach the bridge: {e:?}"))?;
+    value
+        .dyn_into::<web_sys::Response>()
+        .map_err(|_| "not a response".into())
+}
+
+fn input_files(event: &leptos::ev::Event) -> Vec<File> {
+    let Some(input) = event
+        .target()
+        .and_then(|t| t.dyn_into::<HtmlInputElement>().ok())
+    else {
+        return Vec::new();
+    };
+    let Some(list) = input.files() else {
+        return Vec::new();
+    };
+    (0..list.length()).filter_map(|i| list.item(i)).collect()
+}
+
+#[component]
+pub fn LoadPanel(
+    on_files: StoredValue<FilesHandler, LocalStorage>,
+    on_error: StoredValue<ErrorHandler, LocalStorage>,
+    bridge_repo: ReadSignal<Option<String>>,
+) -> impl IntoView {
+    let handlers = move || (on_files.get_value(), on_error.get_value());
+    let pick_zip = move |event: leptos::ev::Event| {
+        if let Some(file) = input_files(&event).into_iter().next() {
+            let (ok, err) = handlers();
+            wasm_bindgen_futures::spawn_local(load_zip(file, ok, err));
+        }
+    };
+    let pick_folder = move |event: leptos::ev::Event| {
+        let files = input_files(&event);
+        if !files.is_empty() {
+            let (ok, err) = handlers();
+            wasm_bindgen_futures::spawn_local(load_folder(files, ok, err));
+        }
+    };
+    let drop = move |event: DragEvent| {
+        event.prevent_default();
+        let file = event
+            .data_transfer()
+            .and_then(|d| d.files())
+            .and_then(|l| l.item(0));
+        let (ok, err) = handlers();
+        match file {
+            Some(file) if file.name().to_ascii_lowercase().ends_with(".zip") => {
+                wasm_bindgen_futures::spawn_local(load_zip(file, ok, err));
+            }
+            _ => err("drop a ZIP archive here, or use “Pick folder” for a folder".into()),
+        }
+    };
+    let open_bridge = move |_| {
+        if let Some(name) = bridge_repo.get_untracked() {
+            let (ok, err) = handlers();
+            wasm_bindgen_futures::spawn_local(load_bridge_repo(name, ok, err));
+        }
+    };
+    // `webkitdirectory` has no typed attribute in Leptos; set it on the element once mounted.
+    let folder_input = NodeRef::<leptos::html::Input>::new();
+    Effect::new(move |_| {
+        if let Some(input) = folder_input.get() {
+            let _ = input.set_attribute("webkitdirectory", "");
+        }
+    });
+    view! {
+        <div class="load" data-testid="load" on:dragover=|e: DragEvent| e.prevent_default() on:drop=drop>
+            <span class="muted">"Drop a ZIP here, or"</span>
+            <label class="button">"Pick ZIP"<input type="file" accept=".zip" data-testid="pick-zip" on:change=pick_zip /></label>
+            <label class="button">"Pick folder"<input type="file" multiple=true node_ref=folder_input data-testid="pick-folder" on:change=pick_folder /></label>
+            <button data-testid="open-bridge-repo" disabled=move || bridge_repo.get().is_none() on:click=open_bridge>
+                {move || bridge_repo.get().map_or_else(|| "No bridge repository".to_owned(), |n| format!("Open {n} (bridge)"))}
+            </button>
+        </div>
+    }
+}
