@@ -5,3 +5,4 @@ pub mod engine;
 pub mod link;
 pub mod tools;
 pub mod ui;
+pub mod worker;

@@ -12,8 +12,8 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::Closure;
 use web_sys::{CloseEvent, Event, MessageEvent, WebSocket};
 
-/// Answers one call: `(tool, args) -> outcome`.
-pub type Answer = Rc<dyn Fn(&str, serde_json::Value) -> Outcome>;
+/// Answers one call: `(tool, args, reply)`; `reply` may be called later (the engine worker answers).
+pub type Answer = Rc<dyn Fn(&str, serde_json::Value, Box<dyn FnOnce(Outcome)>)>;
 type Listener<T> = Rc<dyn Fn(&T)>;
 
 #[derive(Debug, Clone)]
@@ -260,8 +260,16 @@ impl Link {
             }
             Ok(Frame::Call { id, tool, args, .. }) => {
                 let answer = self.0.borrow().answer.clone();
-                let outcome = answer(&tool, args);
-                self.send(&Frame::Result { id, outcome });
+                let weak = self.weak();
+                answer(
+                    &tool,
+                    args,
+                    Box::new(move |outcome| {
+                        if let Some(inner) = weak.upgrade() {
+                            Link(inner).send(&Frame::Result { id, outcome });
+                        }
+                    }),
+                );
             }
             Ok(Frame::Ping { nonce }) => self.send(&Frame::Pong { nonce }),
             Ok(frame @ Frame::Activity { .. }) => {

@@ -56,7 +56,12 @@ async fn link_reconnects_when_the_server_goes_away_and_comes_back() {
             agent: "wasm-test".into(),
             policy: ReconnectPolicy::default(),
         },
-        Rc::new(|_, _| Outcome::Err(ToolError::new(ErrorCode::NotImplemented, "test"))),
+        Rc::new(|_, _, reply| {
+            reply(Outcome::Err(ToolError::new(
+                ErrorCode::NotImplemented,
+                "test",
+            )))
+        }),
     );
     let states = Rc::new(RefCell::new(Vec::new()));
     let sink = states.clone();

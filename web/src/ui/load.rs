@@ -11,10 +11,15 @@ use web_sys::{DragEvent, File, HtmlInputElement};
 
 use crate::engine::filter::Filter;
 use crate::engine::ingest::SourceFile;
-use crate::engine::zip_source::read_zip;
 
-/// Receives a project name and its files.
-pub type FilesHandler = Rc<dyn Fn(String, Vec<SourceFile>)>;
+/// A repository read by the page, ready for the engine worker.
+pub enum Source {
+    Zip(String, Vec<u8>),
+    Files(String, Vec<SourceFile>),
+}
+
+/// Receives a source to index.
+pub type FilesHandler = Rc<dyn Fn(Source)>;
 
 /// Reports a failure to load, in words for the user.
 pub type ErrorHandler = Rc<dyn Fn(String)>;
@@ -30,13 +35,10 @@ fn stem(name: &str) -> String {
     name.rsplit_once('.').map_or(name, |(s, _)| s).to_owned()
 }
 
-/// Reads a ZIP file the user picked or dropped.
+/// Reads a ZIP file the user picked or dropped; the worker unpacks it.
 pub async fn load_zip(file: File, on_files: FilesHandler, on_error: ErrorHandler) {
-    match file_bytes(&file)
-        .await
-        .and_then(|bytes| read_zip(&bytes).map_err(|e| e.to_string()))
-    {
-        Ok((files, _)) => on_files(stem(&file.name()), files),
+    match file_bytes(&file).await {
+        Ok(bytes) => on_files(Source::Zip(stem(&file.name()), bytes)),
         Err(err) => on_error(err),
     }
 }
@@ -69,14 +71,12 @@ pub async fn load_folder(list: Vec<File>, on_files: FilesHandler, on_error: Erro
     if files.is_empty() {
         return on_error("the folder has no files Nexus can read".into());
     }
-    on_files(
-        if project.is_empty() {
-            "folder".into()
-        } else {
-            project
-        },
-        files,
-    );
+    let name = if project.is_empty() {
+        "folder".to_owned()
+    } else {
+        project
+    };
+    on_files(Source::Files(name, files));
 }
 
 /// Asks the bridge whether it serves a repository; `Ok(None)` when it does not.
@@ -98,7 +98,7 @@ pub async fn bridge_repo_name() -> Result<Option<String>, String> {
         .map(str::to_owned))
 }
 
-/// Downloads and reads the repository the bridge serves.
+/// Downloads the repository the bridge serves (as a ZIP); the worker unpacks it.
 pub async fn load_bridge_repo(name: String, on_files: FilesHandler, on_error: ErrorHandler) {
     let result = async {
         let response = fetch("/api/repo.zip").await?;
@@ -111,11 +111,11 @@ pub async fn load_bridge_repo(name: String, on_files: FilesHandler, on_error: Er
         let buffer = JsFuture::from(response.array_buffer().map_err(|e| format!("{e:?}"))?)
             .await
             .map_err(|e| format!("{e:?}"))?;
-        read_zip(&Uint8Array::new(&buffer).to_vec()).map_err(|e| e.to_string())
+        Ok(Uint8Array::new(&buffer).to_vec())
     }
     .await;
     match result {
-        Ok((files, _)) => on_files(name, files),
+        Ok(bytes) => on_files(Source::Zip(name, bytes)),
         Err(err) => on_error(err),
     }
 }

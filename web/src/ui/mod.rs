@@ -4,18 +4,16 @@
 mod connection;
 mod load;
 
-use std::cell::RefCell;
+use std::cell::OnceCell;
 use std::rc::Rc;
 
 use leptos::prelude::*;
 use nexus_shared::reconnect::ReconnectPolicy;
 use nexus_shared::{Frame, GraphStats};
 
-use crate::engine::Graph;
-use crate::engine::ingest::{SourceFile, index};
-use crate::engine::sample::sample_graph;
 use crate::link::{Link, LinkConfig};
-use crate::tools;
+use crate::worker::client::EngineClient;
+use crate::worker::protocol::{FromWorker, GraphSummary};
 
 /// One finished agent call, as shown in the activity feed.
 #[derive(Debug, Clone, PartialEq)]
@@ -28,19 +26,59 @@ struct ActivityRow {
 
 const ACTIVITY_ROWS: usize = 50;
 
-/// The graph the tools answer from; replaced when a repository is loaded.
-type SharedGraph = Rc<RefCell<Graph>>;
+/// Indexing progress: phase, done, total.
+#[derive(Debug, Clone, PartialEq)]
+struct LoadProgress {
+    phase: String,
+    done: u64,
+    total: u64,
+}
 
 #[component]
 pub fn App() -> impl IntoView {
-    let graph: SharedGraph = Rc::new(RefCell::new(sample_graph()));
-    let link = start_link(graph.clone());
-    let state = RwSignal::new(link.state());
     let activity = RwSignal::new(Vec::<ActivityRow>::new());
-    let summary = RwSignal::new(stats_line(&graph.borrow(), true));
-    let project = RwSignal::new(graph.borrow().project.clone());
+    let summary = RwSignal::new(None::<GraphSummary>);
     let load_status = RwSignal::new(String::new());
+    let progress = RwSignal::new(None::<LoadProgress>);
     let (bridge_repo, set_bridge_repo) = signal(None::<String>);
+
+    // The worker's events update the page and, once a graph is loaded, the hub's context.
+    let link_slot: Rc<OnceCell<Link>> = Rc::new(OnceCell::new());
+    let engine = {
+        let link_slot = link_slot.clone();
+        EngineClient::start(move |event| match event {
+            FromWorker::Ready { graph } => summary.set(Some(graph.clone())),
+            FromWorker::Progress { phase, done, total } => progress.set(Some(LoadProgress {
+                phase: phase.clone(),
+                done: *done,
+                total: *total,
+            })),
+            FromWorker::Loaded {
+                graph,
+                ms,
+                files_parsed,
+                skipped,
+            } => {
+                progress.set(None);
+                load_status.set(format!(
+                    "Indexed {files_parsed} files in {:.1} s ({skipped} skipped)",
+                    ms / 1000.0
+                ));
+                summary.set(Some(graph.clone()));
+                if let Some(link) = link_slot.get() {
+                    link.set_context(context_frame(graph));
+                }
+            }
+            FromWorker::Failed { message } => {
+                progress.set(None);
+                load_status.set(message.clone());
+            }
+            FromWorker::Result { .. } => {}
+        })
+    };
+    let link = start_link(engine.clone());
+    let _ = link_slot.set(link.clone());
+    let state = RwSignal::new(link.state());
     link.on_status(move |s| state.set(s.clone()));
     link.on_activity(move |frame| {
         if let Frame::Activity {
@@ -67,58 +105,59 @@ pub fn App() -> impl IntoView {
     let max_attempts = link.max_attempts();
 
     let on_files: load::FilesHandler = {
-        let (graph, link) = (graph.clone(), link.clone());
-        Rc::new(move |name: String, files: Vec<SourceFile>| {
-            let (graph, link) = (graph.clone(), link.clone());
-            load_status.set(format!("Indexing {} files of {name}…", files.len()));
-            wasm_bindgen_futures::spawn_local(async move {
-                // Let the status paint before the pipeline takes the thread.
-                gloo_timers::future::TimeoutFuture::new(30).await;
-                let clock = || js_sys::Date::now();
-                match index(&name, files, &clock, &mut |_, _, _| true) {
-                    Ok((loaded, stats)) => {
-                        let ms: f64 = stats.phase_ms.iter().map(|(_, ms)| ms).sum();
-                        load_status.set(format!(
-                            "Indexed {} files in {:.1} s",
-                            stats.files_parsed,
-                            ms / 1000.0
-                        ));
-                        summary.set(stats_line(&loaded, false));
-                        project.set(loaded.project.clone());
-                        link.set_context(context_frame(&loaded));
-                        *graph.borrow_mut() = loaded;
-                    }
-                    Err(_) => load_status.set("Indexing was cancelled".into()),
-                }
-            });
+        let engine = engine.clone();
+        Rc::new(move |source: load::Source| {
+            load_status.set(String::new());
+            progress.set(Some(LoadProgress {
+                phase: "read".into(),
+                done: 0,
+                total: 0,
+            }));
+            match source {
+                load::Source::Zip(name, bytes) => engine.load_zip(name, bytes),
+                load::Source::Files(name, files) => engine.load_files(name, files),
+            }
         })
     };
-    let on_error: load::ErrorHandler = Rc::new(move |message: String| load_status.set(message));
+    let on_error: load::ErrorHandler = Rc::new(move |message: String| {
+        progress.set(None);
+        load_status.set(message);
+    });
     {
         let (on_files, on_error) = (on_files.clone(), on_error.clone());
         wasm_bindgen_futures::spawn_local(async move {
             if let Ok(Some(name)) = load::bridge_repo_name().await {
                 set_bridge_repo.set(Some(name.clone()));
-                load_status.set(format!("Loading {name} from the bridge…"));
                 load::load_bridge_repo(name, on_files, on_error).await;
             }
         });
     }
     let link = StoredValue::new_local(link);
+    let engine = StoredValue::new_local(engine);
     let on_files = StoredValue::new_local(on_files);
     let on_error = StoredValue::new_local(on_error);
+    let cancel = move |_| {
+        engine.with_value(EngineClient::cancel);
+        progress.set(None);
+        load_status.set("Indexing cancelled; the sample graph is loaded again".into());
+    };
 
     view! {
         <header class="topbar">
             <span class="brand">"Nexus"</span>
-            <span class="project" data-testid="project">{move || project.get()}</span>
+            <span class="project" data-testid="project">{move || summary.get().map(|s| s.project).unwrap_or_default()}</span>
             <connection::Indicator state=state link=link max_attempts=max_attempts />
         </header>
         <main class="content">
             <section class="panel" data-testid="graph-summary">
                 <h2>"Graph"</h2>
-                <p data-testid="summary">{move || summary.get()}</p>
+                <p data-testid="summary">{move || summary.get().map(|s| stats_line(&s)).unwrap_or_else(|| "Starting the engine…".into())}</p>
                 <load::LoadPanel on_files=on_files on_error=on_error bridge_repo=bridge_repo />
+                <div class="progress" data-testid="progress" class:hidden=move || progress.with(Option::is_none)>
+                    <span>{move || progress.get().map(|p| progress_text(&p)).unwrap_or_default()}</span>
+                    <progress max="1" value=move || progress.get().map_or(0.0, |p| if p.total == 0 { 0.0 } else { p.done as f64 / p.total as f64 })></progress>
+                    <button data-testid="cancel" on:click=cancel>"Cancel"</button>
+                </div>
                 <p class="muted" data-testid="load-status">{move || load_status.get()}</p>
             </section>
             <section class="panel" data-testid="activity">
@@ -142,43 +181,49 @@ pub fn App() -> impl IntoView {
     }
 }
 
-fn stats_line(graph: &Graph, sample: bool) -> String {
+fn progress_text(p: &LoadProgress) -> String {
+    if p.total == 0 {
+        format!("{}…", p.phase)
+    } else {
+        format!("{} {} / {}", p.phase, p.done, p.total)
+    }
+}
+
+fn stats_line(s: &GraphSummary) -> String {
     format!(
         "{}{} · {} files · {} nodes · {} edges · {} communities · {} processes",
-        graph.project,
-        if sample { " (built-in sample)" } else { "" },
-        graph.file_count(),
-        graph.node_count(),
-        graph.edge_count(),
-        graph.communities.len(),
-        graph.processes.len(),
+        s.project,
+        if s.sample { " (built-in sample)" } else { "" },
+        s.files,
+        s.nodes,
+        s.edges,
+        s.communities,
+        s.processes,
     )
 }
 
-fn context_frame(graph: &Graph) -> Frame {
+fn context_frame(s: &GraphSummary) -> Frame {
     Frame::Context {
-        project: Some(graph.project.clone()),
+        project: Some(s.project.clone()),
         stats: GraphStats {
-            files: graph.file_count() as u32,
-            nodes: graph.node_count() as u32,
-            edges: graph.edge_count() as u32,
+            files: s.files,
+            nodes: s.nodes,
+            edges: s.edges,
         },
         indexed_at: js_sys::Date::now() as u64,
     }
 }
 
-/// Connects to the hub that served this page (or `?hub=host:port`) and answers calls from `graph`.
-fn start_link(graph: SharedGraph) -> Link {
-    let answer_graph = graph.clone();
+/// Connects to the hub that served this page (or `?hub=host:port`); the engine worker answers.
+fn start_link(engine: EngineClient) -> Link {
     let link = Link::new(
         LinkConfig {
             url: hub_url(),
             agent: "nexus-web".into(),
             policy: ReconnectPolicy::default(),
         },
-        Rc::new(move |tool, args| tools::dispatch(Some(&answer_graph.borrow()), tool, args)),
+        Rc::new(move |tool, args, reply| engine.call(tool, args, reply)),
     );
-    link.set_context(context_frame(&graph.borrow()));
     link.start();
     link
 }

@@ -1,0 +1,170 @@
+//! The page side of the engine worker: starts it, sends sources and tool calls (file contents
+//! transferred, not copied), routes answers to their callers and events to the UI.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use js_sys::{Array, Uint8Array};
+use nexus_shared::{ErrorCode, Outcome, ToolError};
+use wasm_bindgen::JsCast;
+use wasm_bindgen::prelude::*;
+use web_sys::{MessageEvent, Worker};
+
+use super::protocol::{FromWorker, ToWorker};
+use crate::engine::ingest::SourceFile;
+
+/// The worker's loader, emitted by Trunk next to the page (`data-loader-shim`).
+pub const WORKER_URL: &str = "./nexus-worker_loader.js";
+
+/// Receives an answer to one call.
+pub type Reply = Box<dyn FnOnce(Outcome)>;
+type Listener = Rc<dyn Fn(&FromWorker)>;
+
+struct Inner {
+    worker: Option<Worker>,
+    _on_message: Option<Closure<dyn FnMut(MessageEvent)>>,
+    pending: HashMap<u64, Reply>,
+    next_id: u64,
+    listener: Option<Listener>,
+}
+
+/// A handle on the engine worker; clones share it.
+#[derive(Clone)]
+pub struct EngineClient(Rc<RefCell<Inner>>);
+
+impl EngineClient {
+    /// Starts the worker. Events other than call results go to `listener`.
+    pub fn start(listener: impl Fn(&FromWorker) + 'static) -> EngineClient {
+        let client = EngineClient(Rc::new(RefCell::new(Inner {
+            worker: None,
+            _on_message: None,
+            pending: HashMap::new(),
+            next_id: 0,
+            listener: Some(Rc::new(listener)),
+        })));
+        client.spawn();
+        client
+    }
+
+    fn spawn(&self) {
+        let worker = match Worker::new(WORKER_URL) {
+            Ok(worker) => worker,
+            Err(err) => {
+                self.emit(&FromWorker::Failed {
+                    message: format!("cannot start the engine worker: {err:?}"),
+                });
+                return;
+            }
+        };
+        let weak = Rc::downgrade(&self.0);
+        let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
+            let Some(inner) = weak.upgrade() else { return };
+            let text = event.data().as_string().unwrap_or_default();
+            match serde_json::from_str::<FromWorker>(&text) {
+                Ok(FromWorker::Result { id, outcome }) => {
+                    let reply = inner.borrow_mut().pending.remove(&id);
+                    if let Some(reply) = reply {
+                        reply(outcome);
+                    }
+                }
+                Ok(event) => EngineClient(inner).emit(&event),
+                Err(err) => {
+                    web_sys::console::warn_1(&format!("nexus: bad worker message: {err}").into())
+                }
+            }
+        });
+        worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+        let mut inner = self.0.borrow_mut();
+        inner.worker = Some(worker);
+        inner._on_message = Some(on_message);
+    }
+
+    fn emit(&self, event: &FromWorker) {
+        let listener = self.0.borrow().listener.clone();
+        if let Some(listener) = listener {
+            listener(event);
+        }
+    }
+
+    fn send(&self, message: &ToWorker, buffers: Vec<Uint8Array>) -> Result<(), String> {
+        let text = serde_json::to_string(message).map_err(|e| e.to_string())?;
+        let parts = Array::new();
+        parts.push(&JsValue::from_str(&text));
+        let transfer = Array::new();
+        for buffer in buffers {
+            parts.push(&buffer.buffer());
+            transfer.push(&buffer.buffer());
+        }
+        let inner = self.0.borrow();
+        let worker = inner
+            .worker
+            .as_ref()
+            .ok_or("the engine worker is not running")?;
+        worker
+            .post_message_with_transfer(&parts, &transfer)
+            .map_err(|e| format!("cannot reach the engine worker: {e:?}"))
+    }
+
+    /// Indexes a ZIP archive in the worker.
+    pub fn load_zip(&self, name: String, bytes: Vec<u8>) {
+        let buffer = Uint8Array::from(bytes.as_slice());
+        if let Err(message) = self.send(&ToWorker::LoadZip { name }, vec![buffer]) {
+            self.emit(&FromWorker::Failed { message });
+        }
+    }
+
+    /// Indexes files in the worker.
+    pub fn load_files(&self, name: String, files: Vec<SourceFile>) {
+        let (paths, buffers): (Vec<String>, Vec<Uint8Array>) = files
+            .into_iter()
+            .map(|f| (f.path, Uint8Array::from(f.bytes.as_slice())))
+            .unzip();
+        if let Err(message) = self.send(&ToWorker::LoadFiles { name, paths }, buffers) {
+            self.emit(&FromWorker::Failed { message });
+        }
+    }
+
+    /// Sends one tool call; `reply` gets the worker's answer.
+    pub fn call(&self, tool: &str, args: serde_json::Value, reply: Reply) {
+        let id = {
+            let mut inner = self.0.borrow_mut();
+            inner.next_id += 1;
+            inner.next_id
+        };
+        let message = ToWorker::Call {
+            id,
+            tool: tool.to_owned(),
+            args,
+        };
+        self.0.borrow_mut().pending.insert(id, reply);
+        if let Err(message) = self.send(&message, Vec::new()) {
+            let reply = self.0.borrow_mut().pending.remove(&id);
+            if let Some(reply) = reply {
+                reply(Outcome::Err(ToolError::new(ErrorCode::Internal, message)));
+            }
+        }
+    }
+
+    /// Stops a running load: the busy worker is terminated and a fresh one started (it holds the
+    /// sample graph until a repository is loaded again). Calls in flight fail as retryable.
+    pub fn cancel(&self) {
+        let (worker, pending) = {
+            let mut inner = self.0.borrow_mut();
+            (inner.worker.take(), std::mem::take(&mut inner.pending))
+        };
+        if let Some(worker) = worker {
+            worker.terminate();
+        }
+        for (_, reply) in pending {
+            reply(Outcome::Err(
+                ToolError::new(
+                    ErrorCode::LinkLost,
+                    "indexing was cancelled while the call ran",
+                )
+                .with_hint("retry the call"),
+            ));
+        }
+        self.spawn();
+    }
+}

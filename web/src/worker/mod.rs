@@ -1,0 +1,8 @@
+//! The engine's Web Worker: the page sends it sources and tool calls, it indexes, holds the
+//! graph and answers, so the page never freezes. `protocol` is the message format both sides use.
+
+pub mod client;
+pub mod protocol;
+mod runtime;
+
+pub use runtime::run;

@@ -1,0 +1,61 @@
+//! Messages between the page and the engine worker. Each message is a JS array whose first item
+//! is this JSON and whose other items are transferred `ArrayBuffer`s (file contents).
+
+use nexus_shared::Outcome;
+use serde::{Deserialize, Serialize};
+
+/// Page → worker.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ToWorker {
+    /// Index a ZIP archive (the first buffer).
+    LoadZip { name: String },
+    /// Index files: `paths[i]` is the content of buffer `i`.
+    LoadFiles { name: String, paths: Vec<String> },
+    /// Answer one tool call.
+    Call {
+        id: u64,
+        tool: String,
+        args: serde_json::Value,
+    },
+}
+
+/// Graph figures shown in the UI and announced to the hub.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct GraphSummary {
+    pub project: String,
+    pub sample: bool,
+    pub files: u32,
+    pub nodes: u32,
+    pub edges: u32,
+    pub communities: u32,
+    pub processes: u32,
+}
+
+/// Worker → page.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum FromWorker {
+    /// The worker started and holds this graph.
+    Ready {
+        graph: GraphSummary,
+    },
+    Progress {
+        phase: String,
+        done: u64,
+        total: u64,
+    },
+    Loaded {
+        graph: GraphSummary,
+        ms: f64,
+        files_parsed: u64,
+        skipped: u64,
+    },
+    Failed {
+        message: String,
+    },
+    Result {
+        id: u64,
+        outcome: Outcome,
+    },
+}
