@@ -24,6 +24,10 @@ type Listener = Rc<dyn Fn(&FromWorker)>;
 struct Inner {
     worker: Option<Worker>,
     _on_message: Option<Closure<dyn FnMut(MessageEvent)>>,
+    /// False until the worker says `Ready`: a message posted before its wasm has installed the
+    /// message handler would be lost, so messages wait in `queue` until then.
+    ready: bool,
+    queue: Vec<(Array, Array)>,
     pending: HashMap<u64, Reply>,
     next_id: u64,
     listener: Option<Listener>,
@@ -39,6 +43,8 @@ impl EngineClient {
         let client = EngineClient(Rc::new(RefCell::new(Inner {
             worker: None,
             _on_message: None,
+            ready: false,
+            queue: Vec::new(),
             pending: HashMap::new(),
             next_id: 0,
             listener: Some(Rc::new(listener)),
@@ -68,7 +74,13 @@ impl EngineClient {
                         reply(outcome);
                     }
                 }
-                Ok(event) => EngineClient(inner).emit(&event),
+                Ok(event) => {
+                    let client = EngineClient(inner);
+                    if matches!(event, FromWorker::Ready { .. }) {
+                        client.flush();
+                    }
+                    client.emit(&event);
+                }
                 Err(err) => {
                     web_sys::console::warn_1(&format!("nexus: bad worker message: {err}").into())
                 }
@@ -96,7 +108,11 @@ impl EngineClient {
             parts.push(&buffer.buffer());
             transfer.push(&buffer.buffer());
         }
-        let inner = self.0.borrow();
+        let mut inner = self.0.borrow_mut();
+        if !inner.ready {
+            inner.queue.push((parts, transfer));
+            return Ok(());
+        }
         let worker = inner
             .worker
             .as_ref()
@@ -104,6 +120,22 @@ impl EngineClient {
         worker
             .post_message_with_transfer(&parts, &transfer)
             .map_err(|e| format!("cannot reach the engine worker: {e:?}"))
+    }
+
+    /// The worker is ready: send what waited.
+    fn flush(&self) {
+        let mut inner = self.0.borrow_mut();
+        inner.ready = true;
+        let queue = std::mem::take(&mut inner.queue);
+        if let Some(worker) = inner.worker.as_ref() {
+            for (parts, transfer) in queue {
+                if let Err(err) = worker.post_message_with_transfer(&parts, &transfer) {
+                    web_sys::console::warn_1(
+                        &format!("nexus: cannot reach the engine worker: {err:?}").into(),
+                    );
+                }
+            }
+        }
     }
 
     /// Indexes a ZIP archive in the worker.
@@ -151,6 +183,8 @@ impl EngineClient {
     pub fn cancel(&self) {
         let (worker, pending) = {
             let mut inner = self.0.borrow_mut();
+            inner.ready = false;
+            inner.queue.clear();
             (inner.worker.take(), std::mem::take(&mut inner.pending))
         };
         if let Some(worker) = worker {
