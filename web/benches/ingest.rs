@@ -1,6 +1,9 @@
-//! Native ingest benchmark: indexes a real repository folder and prints per-phase times,
+//! Native ingest benchmark: indexes real repository folders and prints per-phase times,
 //! throughput, graph size and memory. Usage: `cargo bench -p nexus-web --bench ingest -- DIR...`
-//! (folders from `../shared/corpora/fetch.sh django|effect|tokio`).
+//! (folders from `../shared/corpora/fetch.sh django|effect|tokio`), or `--synthetic N` for a
+//! generated repository of N Python files in nested packages that import and call each other.
+
+mod common;
 
 use std::path::Path;
 use std::time::Instant;
@@ -8,52 +11,66 @@ use std::time::Instant;
 use nexus_web::engine::graph::{EdgeKind, NodeKind};
 use nexus_web::engine::ingest::{SourceFile, index};
 
-fn read_tree(root: &Path) -> Vec<SourceFile> {
-    let mut files = Vec::new();
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            let Ok(kind) = entry.file_type() else {
-                continue;
-            };
-            if kind.is_dir() {
-                stack.push(path);
-            } else if kind.is_file()
-                && let Ok(bytes) = std::fs::read(&path)
-                && let Ok(relative) = path.strip_prefix(root)
-            {
-                files.push(SourceFile {
-                    path: relative.to_string_lossy().replace('\\', "/"),
-                    bytes,
-                });
-            }
+/// N small Python files in packages of 100 modules; each imports its neighbour and calls into it.
+fn synthetic(n: usize) -> Vec<SourceFile> {
+    let mut files = Vec::with_capacity(n + n / 100 + 1);
+    for i in 0..n {
+        let (pkg, module) = (i / 100, i % 100);
+        let next = (module + 1) % 100;
+        if module == 0 {
+            files.push(SourceFile {
+                path: format!("app/pkg{pkg}/__init__.py"),
+                bytes: Vec::new(),
+            });
         }
+        let text = format!(
+            "from .m{next} import entry_{next}\n\nclass Service{i}:\n    def run(self, x):\n        return self.step(x) + helper_{i}(x)\n\n    def step(self, x):\n        return entry_{next}(x)\n\ndef helper_{i}(x):\n    return x * 2\n\ndef entry_{module}(x):\n    return Service{i}().run(x)\n"
+        );
+        files.push(SourceFile {
+            path: format!("app/pkg{pkg}/m{module}.py"),
+            bytes: text.into_bytes(),
+        });
     }
     files
 }
 
+/// A corpus to index: its display name and how to load it.
+type Job = (String, Box<dyn Fn() -> Vec<SourceFile>>);
+
 fn main() {
-    let dirs: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|a| !a.starts_with("--"))
-        .collect();
-    if dirs.is_empty() {
-        eprintln!("usage: cargo bench -p nexus-web --bench ingest -- DIR [DIR...]");
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut jobs: Vec<Job> = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        match args[i].as_str() {
+            "--synthetic" => {
+                let n: usize = args
+                    .get(i + 1)
+                    .and_then(|n| n.parse().ok())
+                    .unwrap_or(50_000);
+                jobs.push((format!("synthetic-{n}"), Box::new(move || synthetic(n))));
+                i += 1;
+            }
+            flag if flag.starts_with("--") => {}
+            dir => {
+                let dir = dir.to_owned();
+                let name = Path::new(&dir)
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                jobs.push((name, Box::new(move || common::read_tree(Path::new(&dir)))));
+            }
+        }
+        i += 1;
+    }
+    if jobs.is_empty() {
+        eprintln!("usage: cargo bench -p nexus-web --bench ingest -- [DIR...] [--synthetic N]");
         std::process::exit(2);
     }
-    for dir in dirs {
-        let root = Path::new(&dir);
+    for (name, load) in jobs {
         let read_start = Instant::now();
-        let files = read_tree(root);
+        let files = load();
         let read_ms = read_start.elapsed().as_secs_f64() * 1000.0;
-        let name = root
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
         let clock_start = Instant::now();
         let clock = || clock_start.elapsed().as_secs_f64() * 1000.0;
         let started = Instant::now();
@@ -63,8 +80,8 @@ fn main() {
         };
         let total_ms = started.elapsed().as_secs_f64() * 1000.0;
         let items = graph.node_count() + graph.edge_count();
-        println!("== {name} ({dir})");
-        println!("read from disk: {read_ms:.0} ms (not part of the pipeline)");
+        println!("== {name}");
+        println!("read or generate: {read_ms:.0} ms (not part of the pipeline)");
         for (phase, ms) in &stats.phase_ms {
             println!("phase {:<8} {ms:>8.1} ms", phase.as_str());
         }

@@ -247,3 +247,6 @@ mod tests {
         assert_eq!(strip_generics("models.Model"), "models.Model");
     }
 }
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod fuzz_tests;

@@ -806,25 +806,24 @@ impl<'a> Resolver<'a> {
     /// kept as ambiguous (0.3 each); more give no edge.
     fn fallback(&self, candidates: Option<&Vec<u32>>, fi: usize) -> Vec<(u32, f32, Reason)> {
         let lang = self.files[fi].lang;
-        let same_lang: Vec<u32> = candidates
+        let same_lang = |n: &u32| {
+            let file = self.b.node(*n).map(|d| d.file);
+            self.file_lang(file)
+                .is_some_and(|l| l == lang || (l.is_js_family() && lang.is_js_family()))
+        };
+        // Stop counting as soon as there are too many: common names must not cost a full scan.
+        let found: Vec<u32> = candidates
             .map(|c| {
                 c.iter()
                     .copied()
-                    .filter(|&n| {
-                        let file = self.b.node(n).map(|d| d.file);
-                        self.file_lang(file)
-                            .is_some_and(|l| l == lang || (l.is_js_family() && lang.is_js_family()))
-                    })
+                    .filter(same_lang)
+                    .take(MAX_AMBIGUOUS + 1)
                     .collect()
             })
             .unwrap_or_default();
-        match same_lang.len() {
-            1 => vec![(
-                same_lang[0],
-                confidence::UNIQUE_GLOBAL,
-                Reason::UniqueGlobal,
-            )],
-            2..=MAX_AMBIGUOUS => same_lang
+        match found.len() {
+            1 => vec![(found[0], confidence::UNIQUE_GLOBAL, Reason::UniqueGlobal)],
+            2..=MAX_AMBIGUOUS => found
                 .into_iter()
                 .map(|n| (n, confidence::AMBIGUOUS, Reason::Ambiguous))
                 .collect(),

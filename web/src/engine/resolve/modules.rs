@@ -15,6 +15,8 @@ pub struct ModuleIndex {
     python_canonical: Vec<Option<String>>,
     by_path: HashMap<String, usize>,
     rust: HashMap<String, usize>,
+    /// Per file: its Rust module path, when it is a Rust file.
+    rust_canonical: Vec<Option<String>>,
     go_dirs: HashMap<String, Vec<usize>>,
     java_packages: HashMap<String, Vec<usize>>,
 }
@@ -32,6 +34,7 @@ impl ModuleIndex {
     pub fn build(files: &[FileFacts]) -> ModuleIndex {
         let mut index = ModuleIndex {
             python_canonical: vec![None; files.len()],
+            rust_canonical: vec![None; files.len()],
             ..ModuleIndex::default()
         };
         let packages: std::collections::HashSet<&str> = files
@@ -51,7 +54,8 @@ impl ModuleIndex {
                 }
                 Lang::Rust => {
                     if let Some(name) = rust_module(&f.path) {
-                        index.rust.entry(name).or_insert(i);
+                        index.rust.entry(name.clone()).or_insert(i);
+                        index.rust_canonical[i] = Some(name);
                     }
                 }
                 Lang::Go => index
@@ -185,10 +189,8 @@ impl ModuleIndex {
     pub fn rust_exact(&self, importer: &str, path: &str) -> Option<usize> {
         let found = self.rust(importer, path)?;
         let last = path.rsplit("::").next()?;
-        self.rust
-            .iter()
-            .any(|(name, &i)| i == found && name.rsplit("::").next() == Some(last))
-            .then_some(found)
+        let module = self.rust_canonical.get(found)?.as_deref()?;
+        (module.rsplit("::").next() == Some(last)).then_some(found)
     }
 
     /// Go files of the package imported as `path` (matched by the longest directory suffix).
