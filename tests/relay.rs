@@ -60,8 +60,21 @@ async fn calls_are_answered_by_the_tab_and_survive_browser_loss_and_hub_restart(
         "{focused}"
     );
 
+    // Search runs in the tab's engine worker over the loaded graph.
+    let found = bridge
+        .call_until_ok(
+            "search",
+            json!({"query": "checkout", "group_by_process": false}),
+            Duration::from_secs(5),
+        )
+        .await;
+    assert!(
+        found.contains("`Method:shop/cart.py:Cart.checkout`"),
+        "{found}"
+    );
+
     // Errors computed in the tab come back as isError with their code.
-    let result = bridge.call("search", json!({"query": "cart"})).await;
+    let result = bridge.call("impact", json!({"target": "checkout"})).await;
     assert_eq!(result.is_error, Some(true));
     assert!(
         text_of(&result).contains("NOT_IMPLEMENTED"),

@@ -1,35 +1,54 @@
 //! The MCP tool handlers, answered from the graph held in this tab.
 //! `dispatch` is the one entry point the link uses; every tool in the catalog has a row here.
 
+mod budget;
 mod context;
+mod overview;
+mod search;
 
-use nexus_shared::params::ContextParams;
+use nexus_shared::params::{ContextParams, OverviewParams, SearchParams};
 use nexus_shared::{ErrorCode, Outcome, ToolError, ToolName, ToolOutput};
 use serde::de::DeserializeOwned;
 
 use crate::engine::Graph;
+use crate::engine::search::SearchIndex;
+
+/// What tools read: the graph and its search index.
+pub struct ToolContext<'a> {
+    pub graph: &'a Graph,
+    pub search: &'a SearchIndex,
+}
 
 /// Answers one call. Unknown tools, bad arguments and tools not built yet are clear errors.
-pub fn dispatch(graph: Option<&Graph>, tool: &str, args: serde_json::Value) -> Outcome {
-    match run(graph, tool, args) {
+pub fn dispatch(ctx: Option<&ToolContext>, tool: &str, args: serde_json::Value) -> Outcome {
+    match run(ctx, tool, args) {
         Ok(text) => Outcome::Ok(ToolOutput { text }),
         Err(err) => Outcome::Err(err),
     }
 }
 
-fn run(graph: Option<&Graph>, tool: &str, args: serde_json::Value) -> Result<String, ToolError> {
+fn run(
+    ctx: Option<&ToolContext>,
+    tool: &str,
+    args: serde_json::Value,
+) -> Result<String, ToolError> {
     let Some(name) = ToolName::parse(tool) else {
         return Err(
             ToolError::new(ErrorCode::UnknownTool, format!("no tool named `{tool}`"))
                 .with_hint("tools/list names the 16 Nexus tools"),
         );
     };
-    let graph = graph.ok_or_else(|| {
+    let ctx = ctx.ok_or_else(|| {
         ToolError::new(ErrorCode::NoGraph, "no graph is loaded in the Nexus tab")
             .with_hint("load a repository in the Nexus UI (drop a folder or a ZIP), then retry")
     })?;
     match name {
-        ToolName::Context => Ok(context::run(graph, &params::<ContextParams>(name, args)?)),
+        ToolName::Context => Ok(context::run(
+            ctx.graph,
+            &params::<ContextParams>(name, args)?,
+        )),
+        ToolName::Search => search::run(ctx, &params::<SearchParams>(name, args)?),
+        ToolName::Overview => Ok(overview::run(ctx, &params::<OverviewParams>(name, args)?)),
         other => Err(ToolError::new(
             ErrorCode::NotImplemented,
             format!(
@@ -37,7 +56,9 @@ fn run(graph: Option<&Graph>, tool: &str, args: serde_json::Value) -> Result<Str
                 other.as_str()
             ),
         )
-        .with_hint("`context` works today; the other tools arrive with the graph engine")),
+        .with_hint(
+            "`context`, `search` and `overview` work today; the other tools are being built",
+        )),
     }
 }
 
@@ -60,6 +81,7 @@ fn params<T: DeserializeOwned>(tool: ToolName, args: serde_json::Value) -> Resul
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::ingest::{SourceFile, index};
     use crate::engine::sample::sample_graph;
     use serde_json::json;
 
@@ -70,47 +92,88 @@ mod tests {
         }
     }
 
+    fn text(outcome: Outcome) -> String {
+        match outcome {
+            Outcome::Ok(out) => out.text,
+            Outcome::Err(err) => panic!("expected an answer, got {err}"),
+        }
+    }
+
+    /// Runs `f` with the tools' view of a graph.
+    fn with(graph: Graph, f: impl FnOnce(&ToolContext)) {
+        let search = SearchIndex::build(&graph);
+        f(&ToolContext {
+            graph: &graph,
+            search: &search,
+        });
+    }
+
+    fn fixture() -> Graph {
+        let files = vec![
+            SourceFile { path: "shop/cart.py".into(), bytes: b"from shop.pay import charge\n\nclass Cart:\n    def total(self):\n        return 1\n\n    def checkout(self):\n        \"\"\"Pays for the cart.\"\"\"\n        charge(self.total())\n        self.log()\n\n    def log(self):\n        return 2\n\ndef main():\n    Cart().checkout()\n    Cart().total()\n".to_vec() },
+            SourceFile { path: "shop/pay.py".into(), bytes: b"def charge(x):\n    return validate(x)\n\ndef validate(x):\n    return x\n".to_vec() },
+        ];
+        index("shop", files, &|| 0.0, &mut |_, _, _| true)
+            .map(|(g, _)| g)
+            .unwrap_or_default()
+    }
+
     #[test]
     fn every_catalog_tool_has_a_defined_answer() {
-        let g = sample_graph();
-        for tool in ToolName::ALL {
-            match dispatch(Some(&g), tool.as_str(), json!({})) {
-                Outcome::Ok(_) => assert_eq!(*tool, ToolName::Context),
-                Outcome::Err(err) => assert!(
-                    matches!(
-                        err.code,
-                        ErrorCode::NotImplemented | ErrorCode::InvalidParams
+        with(sample_graph(), |ctx| {
+            for tool in ToolName::ALL {
+                match dispatch(Some(ctx), tool.as_str(), json!({})) {
+                    Outcome::Ok(_) => assert!(
+                        matches!(tool, ToolName::Context | ToolName::Overview),
+                        "{}",
+                        tool.as_str()
                     ),
-                    "{}: {err}",
-                    tool.as_str()
-                ),
+                    Outcome::Err(err) => assert!(
+                        matches!(
+                            err.code,
+                            ErrorCode::NotImplemented | ErrorCode::InvalidParams
+                        ),
+                        "{}: {err}",
+                        tool.as_str()
+                    ),
+                }
             }
-        }
+        });
     }
 
     #[test]
     fn unknown_tool_and_bad_params_are_errors() {
-        let g = sample_graph();
-        assert_eq!(
-            error_code(dispatch(Some(&g), "teleport", json!({}))),
-            ErrorCode::UnknownTool
-        );
-        assert_eq!(
-            error_code(dispatch(
-                Some(&g),
-                "context",
-                json!({"focus": "everything"})
-            )),
-            ErrorCode::InvalidParams
-        );
-        assert_eq!(
-            error_code(dispatch(Some(&g), "context", json!({"fokus": "stats"}))),
-            ErrorCode::InvalidParams
-        );
-        assert_eq!(
-            error_code(dispatch(Some(&g), "context", json!([1]))),
-            ErrorCode::InvalidParams
-        );
+        with(sample_graph(), |ctx| {
+            let ctx = Some(ctx);
+            assert_eq!(
+                error_code(dispatch(ctx, "teleport", json!({}))),
+                ErrorCode::UnknownTool
+            );
+            assert_eq!(
+                error_code(dispatch(ctx, "context", json!({"focus": "everything"}))),
+                ErrorCode::InvalidParams
+            );
+            assert_eq!(
+                error_code(dispatch(ctx, "context", json!({"fokus": "stats"}))),
+                ErrorCode::InvalidParams
+            );
+            assert_eq!(
+                error_code(dispatch(ctx, "context", json!([1]))),
+                ErrorCode::InvalidParams
+            );
+            assert_eq!(
+                error_code(dispatch(ctx, "search", json!({"query": "  "}))),
+                ErrorCode::InvalidParams
+            );
+            assert_eq!(
+                error_code(dispatch(
+                    ctx,
+                    "search",
+                    json!({"query": "x", "kind": "Galaxy"})
+                )),
+                ErrorCode::InvalidParams
+            );
+        });
     }
 
     #[test]
@@ -123,10 +186,86 @@ mod tests {
 
     #[test]
     fn null_arguments_mean_defaults() {
-        let g = sample_graph();
-        assert!(matches!(
-            dispatch(Some(&g), "context", serde_json::Value::Null),
-            Outcome::Ok(_)
-        ));
+        with(sample_graph(), |ctx| {
+            assert!(matches!(
+                dispatch(Some(ctx), "context", serde_json::Value::Null),
+                Outcome::Ok(_)
+            ))
+        });
+    }
+
+    #[test]
+    fn search_ranks_pages_filters_and_groups() {
+        with(fixture(), |ctx| {
+            let ctx = Some(ctx);
+            let answer = text(dispatch(
+                ctx,
+                "search",
+                json!({"query": "checkout", "group_by_process": false}),
+            ));
+            let first = answer.lines().nth(1).unwrap_or_default();
+            assert!(
+                first.starts_with(
+                    "- Method `Method:shop/cart.py:Cart.checkout` — shop/cart.py:7 · score"
+                ),
+                "{answer}"
+            );
+            assert!(answer.contains("`def checkout(self)`"), "{answer}");
+            let grouped = text(dispatch(ctx, "search", json!({"query": "checkout"})));
+            assert!(grouped.contains("## Process: main → "), "{grouped}");
+            let page = text(dispatch(
+                ctx,
+                "search",
+                json!({"query": "cart", "limit": 1, "group_by_process": false}),
+            ));
+            assert!(
+                page.contains("has_more: true — next page with offset=1"),
+                "{page}"
+            );
+            let functions = text(dispatch(
+                ctx,
+                "search",
+                json!({"query": "charge validate", "kind": "Function", "path": "shop/pay", "format": "json"}),
+            ));
+            let value: serde_json::Value = serde_json::from_str(&functions).unwrap();
+            assert_eq!(value["total"], 2);
+            assert!(
+                value["hits"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .all(|h| h["kind"] == "Function")
+            );
+            let none = text(dispatch(ctx, "search", json!({"query": "zebra"})));
+            assert!(
+                none.contains("0 hits") && none.contains("No match"),
+                "{none}"
+            );
+            let full = text(dispatch(
+                ctx,
+                "search",
+                json!({"query": "checkout", "verbosity": "full", "group_by_process": false}),
+            ));
+            assert!(full.contains("Pays for the cart."), "{full}");
+        });
+    }
+
+    #[test]
+    fn overview_lists_processes_and_respects_flags() {
+        with(fixture(), |ctx| {
+            let ctx = Some(ctx);
+            let answer = text(dispatch(ctx, "overview", json!({})));
+            assert!(answer.starts_with("# shop — 2 files"), "{answer}");
+            assert!(
+                answer.contains("## Processes") && answer.contains("- main → "),
+                "{answer}"
+            );
+            let only = text(dispatch(ctx, "overview", json!({"show_processes": false})));
+            assert!(!only.contains("## Processes"), "{only}");
+            let json: serde_json::Value =
+                serde_json::from_str(&text(dispatch(ctx, "overview", json!({"format": "json"}))))
+                    .unwrap();
+            assert!(json["processes_total"].as_u64().unwrap() >= 1);
+        });
     }
 }

@@ -13,11 +13,20 @@ use super::protocol::{FromWorker, GraphSummary, ToWorker};
 use crate::engine::Graph;
 use crate::engine::ingest::{SourceFile, index};
 use crate::engine::sample::sample_graph;
+use crate::engine::search::SearchIndex;
 use crate::engine::zip_source::read_zip;
 use crate::tools;
 
 struct State {
     graph: Graph,
+    search: SearchIndex,
+}
+
+impl State {
+    fn new(graph: Graph) -> State {
+        let search = SearchIndex::build(&graph);
+        State { graph, search }
+    }
 }
 
 pub fn summary(graph: &Graph, sample: bool) -> GraphSummary {
@@ -51,9 +60,7 @@ pub fn run() {
         web_sys::console::error_1(&"nexus worker: not running in a dedicated worker".into());
         return;
     };
-    let state = Rc::new(RefCell::new(State {
-        graph: sample_graph(),
-    }));
+    let state = Rc::new(RefCell::new(State::new(sample_graph())));
     post(&FromWorker::Ready {
         graph: summary(&state.borrow().graph, true),
     });
@@ -85,7 +92,12 @@ fn handle(state: &Rc<RefCell<State>>, data: JsValue) {
     };
     match message {
         ToWorker::Call { id, tool, args } => {
-            let outcome = tools::dispatch(Some(&state.borrow().graph), &tool, args);
+            let state = state.borrow();
+            let ctx = tools::ToolContext {
+                graph: &state.graph,
+                search: &state.search,
+            };
+            let outcome = tools::dispatch(Some(&ctx), &tool, args);
             post(&FromWorker::Result { id, outcome });
         }
         ToWorker::LoadZip { name } => match read_zip(&buffer(0)) {
@@ -135,7 +147,7 @@ fn load(state: &Rc<RefCell<State>>, name: String, files: Vec<SourceFile>) {
                 files_parsed: stats.files_parsed as u64,
                 skipped: skipped as u64,
             });
-            *state.borrow_mut() = State { graph };
+            *state.borrow_mut() = State::new(graph);
         }
         Err(_) => post(&FromWorker::Failed {
             message: "indexing was cancelled".into(),

@@ -1,0 +1,88 @@
+//! `overview`: the codebase map — communities (size, cohesion, main folder) and processes
+//! (execution flows: entry, steps, depth), largest first, cut to `max_tokens`.
+
+use std::collections::HashMap;
+
+use nexus_shared::params::{Format, OverviewParams};
+use serde_json::json;
+
+use super::ToolContext;
+use super::budget::Budget;
+
+pub fn run(ctx: &ToolContext, p: &OverviewParams) -> String {
+    let g = ctx.graph;
+    let limit = p.limit.clamp(1, 100) as usize;
+    let main_folder = |members: &[u32]| {
+        let mut counts: HashMap<&str, usize> = HashMap::new();
+        for node in members.iter().filter_map(|&m| g.node(m)) {
+            *counts
+                .entry(node.file().rsplit_once('/').map_or(".", |(d, _)| d))
+                .or_insert(0) += 1;
+        }
+        counts
+            .into_iter()
+            .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(a.0)))
+            .map(|(f, _)| f.to_owned())
+            .unwrap_or_default()
+    };
+    let name = |n: u32| g.node(n).map(|x| x.name().to_owned()).unwrap_or_default();
+    let id = |n: u32| g.node(n).map(|x| x.stable_id()).unwrap_or_default();
+    let loc = |n: u32| g.node(n).map(|x| x.location()).unwrap_or_default();
+
+    if p.format == Some(Format::Json) {
+        let communities: Vec<_> = g.communities.iter().take(if p.show_clusters { limit } else { 0 })
+            .map(|c| json!({"id": id(c.node), "name": name(c.node), "size": c.members.len(), "cohesion": (c.cohesion * 100.0).round() / 100.0, "folder": main_folder(&c.members)}))
+            .collect();
+        let processes: Vec<_> = g.processes.iter().take(if p.show_processes { limit } else { 0 })
+            .map(|x| json!({"id": id(x.node), "name": name(x.node), "entry": id(x.entry), "steps": x.steps.len(), "depth": x.depth}))
+            .collect();
+        return json!({"project": g.project, "communities_total": g.communities.len(), "processes_total": g.processes.len(), "communities": communities, "processes": processes}).to_string();
+    }
+
+    let mut out = Budget::new(p.max_tokens);
+    out.header(&format!(
+        "# {} — {} files, {} communities, {} processes",
+        g.project,
+        g.file_count(),
+        g.communities.len(),
+        g.processes.len()
+    ));
+    if p.show_clusters {
+        out.header(&format!(
+            "## Communities (largest {} of {})",
+            limit.min(g.communities.len()),
+            g.communities.len()
+        ));
+        for c in g.communities.iter().take(limit) {
+            out.item(&format!(
+                "- {} — {} symbols · cohesion {:.2} · {}/ · `{}`",
+                name(c.node),
+                c.members.len(),
+                c.cohesion,
+                main_folder(&c.members),
+                id(c.node)
+            ));
+        }
+    }
+    if p.show_processes {
+        out.header(&format!(
+            "## Processes (first {} of {}, by entry-point score)",
+            limit.min(g.processes.len()),
+            g.processes.len()
+        ));
+        for x in g.processes.iter().take(limit) {
+            out.item(&format!(
+                "- {} — {} steps, depth {} · entry {} · `{}`",
+                name(x.node),
+                x.steps.len(),
+                x.depth,
+                loc(x.entry),
+                id(x.node)
+            ));
+        }
+    }
+    if g.communities.is_empty() && g.processes.is_empty() {
+        out.header("No communities or processes: the graph has too few calls between symbols.");
+    }
+    out.finish()
+}
