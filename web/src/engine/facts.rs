@@ -68,6 +68,8 @@ pub enum Receiver {
     Name(String),
     /// A dotted chain of names: `self.cart`, `models.Model`, `a.b.c`.
     Path(String),
+    /// The result of calling or constructing a named thing: `Cart()` in `Cart().total()`.
+    Call(String),
     /// Anything else (a call result, an index, a literal).
     Other,
 }

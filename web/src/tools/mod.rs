@@ -3,10 +3,12 @@
 
 mod budget;
 mod context;
+mod impact;
 mod overview;
 mod search;
+mod target;
 
-use nexus_shared::params::{ContextParams, OverviewParams, SearchParams};
+use nexus_shared::params::{ContextParams, ImpactParams, OverviewParams, SearchParams};
 use nexus_shared::{ErrorCode, Outcome, ToolError, ToolName, ToolOutput};
 use serde::de::DeserializeOwned;
 
@@ -49,6 +51,7 @@ fn run(
         )),
         ToolName::Search => search::run(ctx, &params::<SearchParams>(name, args)?),
         ToolName::Overview => Ok(overview::run(ctx, &params::<OverviewParams>(name, args)?)),
+        ToolName::Impact => impact::run(ctx, &params::<ImpactParams>(name, args)?),
         other => Err(ToolError::new(
             ErrorCode::NotImplemented,
             format!(
@@ -57,7 +60,7 @@ fn run(
             ),
         )
         .with_hint(
-            "`context`, `search` and `overview` work today; the other tools are being built",
+            "`context`, `search`, `overview` and `impact` work today; the other tools are being built",
         )),
     }
 }
@@ -247,6 +250,109 @@ mod tests {
                 json!({"query": "checkout", "verbosity": "full", "group_by_process": false}),
             ));
             assert!(full.contains("Pays for the cart."), "{full}");
+        });
+    }
+
+    #[test]
+    fn impact_groups_by_depth_and_says_when_it_is_a_lower_bound() {
+        with(fixture(), |ctx| {
+            let ctx = Some(ctx);
+            let answer = text(dispatch(ctx, "impact", json!({"target": "validate"})));
+            assert!(
+                answer.starts_with(
+                    "# impact of `Function:shop/pay.py:validate` (shop/pay.py:4) — risk"
+                ),
+                "{answer}"
+            );
+            assert!(
+                answer
+                    .contains("## depth 1 — WILL BREAK\n- Function `Function:shop/pay.py:charge`"),
+                "{answer}"
+            );
+            assert!(
+                answer.contains(
+                    "## depth 2 — LIKELY AFFECTED\n- Method `Method:shop/cart.py:Cart.checkout`"
+                ),
+                "{answer}"
+            );
+            assert!(
+                answer.contains(
+                    "## depth 3+ — MAY NEED TESTING\n- Function `Function:shop/cart.py:main`"
+                ),
+                "{answer}"
+            );
+            assert!(!answer.contains("Lower bound"), "{answer}");
+            let shallow = text(dispatch(
+                ctx,
+                "impact",
+                json!({"target": "Function:shop/pay.py:validate", "max_depth": 1, "format": "json"}),
+            ));
+            let value: serde_json::Value = serde_json::from_str(&shallow).unwrap();
+            assert_eq!(value["by_depth"]["1"], 1);
+            assert_eq!(value["total"], 1);
+            let strict = text(dispatch(
+                ctx,
+                "impact",
+                json!({"target": "Cart.total", "min_confidence": 0.99}),
+            ));
+            assert!(strict.contains("Lower bound:"), "{strict}");
+            let down = text(dispatch(
+                ctx,
+                "impact",
+                json!({"target": "Cart.checkout", "direction": "downstream", "relation_types": ["CALLS"]}),
+            ));
+            assert!(
+                down.contains("`Function:shop/pay.py:charge`")
+                    && down.contains("`Method:shop/cart.py:Cart.log`"),
+                "{down}"
+            );
+            assert_eq!(
+                error_code(dispatch(
+                    ctx,
+                    "impact",
+                    json!({"target": "nonexistent_thing"})
+                )),
+                ErrorCode::NotFound
+            );
+            assert_eq!(
+                error_code(dispatch(
+                    ctx,
+                    "impact",
+                    json!({"target": "validate", "relation_types": ["SUMMONS"]})
+                )),
+                ErrorCode::InvalidParams
+            );
+        });
+    }
+
+    #[test]
+    fn ambiguous_names_list_candidates_instead_of_guessing() {
+        let files = vec![
+            SourceFile {
+                path: "a.py".into(),
+                bytes: b"def run():\n    pass\n".to_vec(),
+            },
+            SourceFile {
+                path: "b.py".into(),
+                bytes: b"def run():\n    pass\n".to_vec(),
+            },
+        ];
+        let graph = index("t", files, &|| 0.0, &mut |_, _, _| true)
+            .map(|(g, _)| g)
+            .unwrap_or_default();
+        with(graph, |ctx| {
+            match dispatch(Some(ctx), "impact", json!({"target": "run"})) {
+                Outcome::Err(err) => {
+                    assert_eq!(err.code, ErrorCode::Ambiguous);
+                    let hint = err.hint.unwrap_or_default();
+                    assert!(
+                        hint.contains("`Function:a.py:run`")
+                            && hint.contains("`Function:b.py:run`"),
+                        "{hint}"
+                    );
+                }
+                Outcome::Ok(out) => panic!("guessed: {}", out.text),
+            }
         });
     }
 

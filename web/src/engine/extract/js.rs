@@ -320,6 +320,12 @@ fn receiver(object: Node, src: &[u8]) -> Receiver {
         "super" => Receiver::Super,
         "identifier" => Receiver::Name(text(object, src).to_owned()),
         "member_expression" if is_dotted(object) => Receiver::Path(text(object, src).to_owned()),
+        "new_expression" => field(object, "constructor")
+            .filter(|c| is_dotted(*c))
+            .map_or(Receiver::Other, |c| Receiver::Call(text(c, src).to_owned())),
+        "call_expression" => field(object, "function")
+            .filter(|f| is_dotted(*f))
+            .map_or(Receiver::Other, |f| Receiver::Call(text(f, src).to_owned())),
         _ => Receiver::Other,
     }
 }

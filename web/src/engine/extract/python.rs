@@ -164,6 +164,7 @@ fn receiver(object: Node, src: &[u8]) -> Receiver {
         "attribute" if is_dotted(object) => Receiver::Path(text(object, src).to_owned()),
         "call" => match field(object, "function") {
             Some(f) if f.kind() == "identifier" && text(f, src) == "super" => Receiver::Super,
+            Some(f) if is_dotted(f) => Receiver::Call(text(f, src).to_owned()),
             _ => Receiver::Other,
         },
         _ => Receiver::Other,
@@ -448,7 +449,7 @@ result = Cart(None).checkout()
             (checkout, member(Receiver::Path("os.path".into()), "join")),
             (Some(4), Callee::Name("validate".into())),
             (checkout, Callee::Name("inner".into())),
-            (None, member(Receiver::Other, "checkout")),
+            (None, member(Receiver::Call("Cart".into()), "checkout")),
             (None, Callee::Name("Cart".into())),
         ] {
             assert!(

@@ -712,6 +712,19 @@ impl<'a> Resolver<'a> {
                     return vec![hit];
                 }
             }
+            Receiver::Call(callee) => {
+                // `C().m()`: when `C` is a type, the receiver is an instance of it.
+                if let Some((t, conf)) = self.resolve_type(fi, scope, callee)
+                    && let Some((m, inherited)) = self.find_member(t, name)
+                {
+                    let conf = conf.min(if inherited {
+                        confidence::INHERITED
+                    } else {
+                        confidence::RECEIVER_TYPE
+                    });
+                    return vec![(m, conf, Reason::ReceiverType)];
+                }
+            }
             Receiver::Other => {}
         }
         if BUILTIN_METHOD_NAMES.contains(&name) || name.starts_with("__") {
