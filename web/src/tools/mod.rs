@@ -3,12 +3,19 @@
 
 mod budget;
 mod context;
+mod deep_dive;
+mod explore;
 mod impact;
+mod neighbours;
 mod overview;
 mod search;
 mod target;
+mod trace_flow;
 
-use nexus_shared::params::{ContextParams, ImpactParams, OverviewParams, SearchParams};
+use nexus_shared::params::{
+    ContextParams, DeepDiveParams, ExploreParams, ImpactParams, OverviewParams, SearchParams,
+    TraceFlowParams,
+};
 use nexus_shared::{ErrorCode, Outcome, ToolError, ToolName, ToolOutput};
 use serde::de::DeserializeOwned;
 
@@ -52,6 +59,9 @@ fn run(
         ToolName::Search => search::run(ctx, &params::<SearchParams>(name, args)?),
         ToolName::Overview => Ok(overview::run(ctx, &params::<OverviewParams>(name, args)?)),
         ToolName::Impact => impact::run(ctx, &params::<ImpactParams>(name, args)?),
+        ToolName::DeepDive => deep_dive::run(ctx, &params::<DeepDiveParams>(name, args)?),
+        ToolName::Explore => explore::run(ctx, &params::<ExploreParams>(name, args)?),
+        ToolName::TraceFlow => trace_flow::run(ctx, &params::<TraceFlowParams>(name, args)?),
         other => Err(ToolError::new(
             ErrorCode::NotImplemented,
             format!(
@@ -60,7 +70,7 @@ fn run(
             ),
         )
         .with_hint(
-            "`context`, `search`, `overview` and `impact` work today; the other tools are being built",
+            "`context`, `search`, `overview`, `impact`, `deep_dive`, `explore` and `trace_flow` work today; the others are being built",
         )),
     }
 }
@@ -353,6 +363,94 @@ mod tests {
                 }
                 Outcome::Ok(out) => panic!("guessed: {}", out.text),
             }
+        });
+    }
+
+    #[test]
+    fn deep_dive_gives_card_callers_callees_impact_and_processes() {
+        with(fixture(), |ctx| {
+            let answer = text(dispatch(
+                Some(ctx),
+                "deep_dive",
+                json!({"name": "Cart.checkout"}),
+            ));
+            assert!(answer.starts_with("# Method `Method:shop/cart.py:Cart.checkout`\nshop/cart.py:7 – line 10 · member of `Class:shop/cart.py:Cart`"), "{answer}");
+            assert!(
+                answer.contains("`def checkout(self)`") && answer.contains("> Pays for the cart."),
+                "{answer}"
+            );
+            assert!(
+                answer.contains("Impact: risk LOW · 1 will break"),
+                "{answer}"
+            );
+            assert!(
+                answer.contains("## Callers (1)\n- Function `Function:shop/cart.py:main`"),
+                "{answer}"
+            );
+            assert!(answer.contains("## Callees (3)"), "{answer}");
+            assert!(answer.contains("Processes: main → "), "{answer}");
+        });
+    }
+
+    #[test]
+    fn explore_symbols_and_processes() {
+        with(fixture(), |ctx| {
+            let symbol = text(dispatch(Some(ctx), "explore", json!({"name": "charge"})));
+            assert!(
+                symbol.contains("## Callers (1)")
+                    && symbol.contains("← DEFINES `File:shop/pay.py`"),
+                "{symbol}"
+            );
+            let process = text(dispatch(
+                Some(ctx),
+                "explore",
+                json!({"name": "main", "type": "process"}),
+            ));
+            assert!(
+                process.contains("1. Function `Function:shop/cart.py:main`"),
+                "{process}"
+            );
+            assert_eq!(
+                error_code(dispatch(Some(ctx), "explore", json!({"type": "cluster"}))),
+                ErrorCode::InvalidParams
+            );
+            assert_eq!(
+                error_code(dispatch(
+                    Some(ctx),
+                    "explore",
+                    json!({"name": "zzz", "type": "process"})
+                )),
+                ErrorCode::NotFound
+            );
+        });
+    }
+
+    #[test]
+    fn trace_flow_finds_the_shortest_call_path() {
+        with(fixture(), |ctx| {
+            let path = text(dispatch(
+                Some(ctx),
+                "trace_flow",
+                json!({"from": "main", "to": "validate"}),
+            ));
+            assert!(
+                path.starts_with(
+                    "# 3 hops from `Function:shop/cart.py:main` to `Function:shop/pay.py:validate`"
+                ),
+                "{path}"
+            );
+            assert!(path.contains("2. `Function:shop/pay.py:charge`"), "{path}");
+            let none = dispatch(
+                Some(ctx),
+                "trace_flow",
+                json!({"from": "validate", "to": "main"}),
+            );
+            assert_eq!(error_code(none), ErrorCode::NotFound);
+            let flows = text(dispatch(Some(ctx), "trace_flow", json!({"from": "charge"})));
+            assert!(
+                flows.contains("# processes through `Function:shop/pay.py:charge` (1)"),
+                "{flows}"
+            );
         });
     }
 
