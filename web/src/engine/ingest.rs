@@ -83,25 +83,31 @@ fn parse_threads(files: usize) -> usize {
     }
 }
 
-/// Decodes (lossily, counting non-UTF-8) and extracts one file: ((facts, bytes), was_utf8).
+/// The text of every indexed file (source and other text such as docs and configs), by path;
+/// `read`, `grep` and `review_file` answer from it. Secrets, binaries and ignored files are absent.
+pub type Sources = std::collections::BTreeMap<String, String>;
+
+/// Decodes UTF-8, replacing invalid sequences; says whether the bytes were valid.
+fn decode(bytes: Vec<u8>) -> (String, bool) {
+    match String::from_utf8(bytes) {
+        Ok(s) => (s, true),
+        Err(err) => (String::from_utf8_lossy(err.as_bytes()).into_owned(), false),
+    }
+}
+
+/// Decodes and extracts one file: (facts, text, was_utf8).
 fn extract_one(
     extractor: &mut Extractor,
     lang: Lang,
     file: SourceFile,
-) -> ((FileFacts, usize), bool) {
-    let (source, utf8) = match String::from_utf8(file.bytes) {
-        Ok(s) => (s, true),
-        Err(err) => (String::from_utf8_lossy(err.as_bytes()).into_owned(), false),
-    };
+) -> (FileFacts, String, bool) {
+    let (source, utf8) = decode(file.bytes);
     let facts = extractor.extract(&file.path, lang, &source);
-    ((facts, source.len()), utf8)
+    (facts, source, utf8)
 }
 
 /// Extracts a batch of files, in order, on up to `threads` threads.
-fn extract_batch(
-    batch: Vec<(Lang, SourceFile)>,
-    threads: usize,
-) -> Vec<((FileFacts, usize), bool)> {
+fn extract_batch(batch: Vec<(Lang, SourceFile)>, threads: usize) -> Vec<(FileFacts, String, bool)> {
     if threads <= 1 || batch.len() < 2 {
         let mut extractor = Extractor::default();
         return batch
@@ -154,6 +160,16 @@ pub fn index(
     clock: Clock,
     progress: Progress,
 ) -> Result<(Graph, IndexStats), Cancelled> {
+    index_with_sources(project, files, clock, progress).map(|(graph, stats, _)| (graph, stats))
+}
+
+/// Indexes a set of files into a graph and keeps the text of the files that passed the filter.
+pub fn index_with_sources(
+    project: &str,
+    files: Vec<SourceFile>,
+    clock: Clock,
+    progress: Progress,
+) -> Result<(Graph, IndexStats, Sources), Cancelled> {
     let mut stats = IndexStats {
         files_seen: files.len(),
         ..IndexStats::default()
@@ -166,6 +182,7 @@ pub fn index(
         .collect();
     let filter = Filter::new(gitignores.into_iter(), DEFAULT_MAX_FILE_BYTES);
     let mut kept: Vec<(Lang, SourceFile)> = Vec::new();
+    let mut sources = Sources::new();
     for file in files {
         let verdict = filter
             .check(&file.path, &file.bytes)
@@ -177,7 +194,11 @@ pub fn index(
             Err(Skip::Secret) => stats.skipped_secret += 1,
             Err(Skip::Binary) => stats.skipped_binary += 1,
             Err(Skip::TooLarge) => stats.skipped_large += 1,
-            Err(Skip::NotSource) => stats.skipped_not_source += 1,
+            Err(Skip::NotSource) => {
+                // Text that is not parsed (docs, configs) is still kept for `read` and `grep`.
+                stats.skipped_not_source += 1;
+                sources.insert(file.path, decode(file.bytes).0);
+            }
         }
     }
     kept.sort_by(|a, b| a.1.path.cmp(&b.1.path));
@@ -198,15 +219,16 @@ pub fn index(
         let rest =
             remaining.split_off(remaining.len().min(chunk * threads.max(1)).min(PARSE_BATCH));
         let batch = std::mem::replace(&mut remaining, rest);
-        for (f, outcome) in extract_batch(batch, threads) {
-            stats.bytes_parsed += f.1;
-            if f.0.syntax_errors > 0 {
+        for (file_facts, text, utf8) in extract_batch(batch, threads) {
+            stats.bytes_parsed += text.len();
+            if file_facts.syntax_errors > 0 {
                 stats.files_with_syntax_errors += 1;
             }
-            if !outcome {
+            if !utf8 {
                 stats.non_utf8_files += 1;
             }
-            facts.push(f.0);
+            sources.insert(file_facts.path.clone(), text);
+            facts.push(file_facts);
         }
         done = facts.len();
         if !progress(Phase::Parse, done, total) {
@@ -243,7 +265,7 @@ pub fn index(
     if !progress(Phase::Processes, 1, 1) {
         return Err(Cancelled);
     }
-    Ok((graph, stats))
+    Ok((graph, stats, sources))
 }
 
 /// Definitions carrying a framework decorator or annotation (routes, commands, tasks).

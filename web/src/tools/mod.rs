@@ -5,27 +5,33 @@ mod budget;
 mod context;
 mod deep_dive;
 mod explore;
+mod grep;
 mod impact;
 mod neighbours;
 mod overview;
+mod paths;
+mod read;
+mod review_file;
 mod search;
 mod target;
 mod trace_flow;
 
 use nexus_shared::params::{
-    ContextParams, DeepDiveParams, ExploreParams, ImpactParams, OverviewParams, SearchParams,
-    TraceFlowParams,
+    ContextParams, DeepDiveParams, ExploreParams, GrepParams, ImpactParams, OverviewParams,
+    ReadParams, ReviewFileParams, SearchParams, TraceFlowParams,
 };
 use nexus_shared::{ErrorCode, Outcome, ToolError, ToolName, ToolOutput};
 use serde::de::DeserializeOwned;
 
 use crate::engine::Graph;
+use crate::engine::ingest::Sources;
 use crate::engine::search::SearchIndex;
 
-/// What tools read: the graph and its search index.
+/// What tools read: the graph, its search index and the indexed files' text.
 pub struct ToolContext<'a> {
     pub graph: &'a Graph,
     pub search: &'a SearchIndex,
+    pub sources: &'a Sources,
 }
 
 /// Answers one call. Unknown tools, bad arguments and tools not built yet are clear errors.
@@ -62,6 +68,9 @@ fn run(
         ToolName::DeepDive => deep_dive::run(ctx, &params::<DeepDiveParams>(name, args)?),
         ToolName::Explore => explore::run(ctx, &params::<ExploreParams>(name, args)?),
         ToolName::TraceFlow => trace_flow::run(ctx, &params::<TraceFlowParams>(name, args)?),
+        ToolName::Read => read::run(ctx, &params::<ReadParams>(name, args)?),
+        ToolName::Grep => grep::run(ctx, &params::<GrepParams>(name, args)?),
+        ToolName::ReviewFile => review_file::run(ctx, &params::<ReviewFileParams>(name, args)?),
         other => Err(ToolError::new(
             ErrorCode::NotImplemented,
             format!(
@@ -70,7 +79,7 @@ fn run(
             ),
         )
         .with_hint(
-            "`context`, `search`, `overview`, `impact`, `deep_dive`, `explore` and `trace_flow` work today; the others are being built",
+            "`route`, `cypher`, `highlight`, `diff`, `find_similar` and `test_impact` are being built; the other tools work",
         )),
     }
 }
@@ -94,7 +103,7 @@ fn params<T: DeserializeOwned>(tool: ToolName, args: serde_json::Value) -> Resul
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::ingest::{SourceFile, index};
+    use crate::engine::ingest::{SourceFile, index, index_with_sources};
     use crate::engine::sample::sample_graph;
     use serde_json::json;
 
@@ -114,21 +123,45 @@ mod tests {
 
     /// Runs `f` with the tools' view of a graph.
     fn with(graph: Graph, f: impl FnOnce(&ToolContext)) {
+        with_sources(graph, Sources::new(), f);
+    }
+
+    fn with_sources(graph: Graph, sources: Sources, f: impl FnOnce(&ToolContext)) {
         let search = SearchIndex::build(&graph);
         f(&ToolContext {
             graph: &graph,
             search: &search,
+            sources: &sources,
         });
     }
 
+    /// The fixture with its sources, plus a README and a secret that must never be readable.
+    fn with_fixture_sources(f: impl FnOnce(&ToolContext)) {
+        let mut files = fixture_files();
+        files.push(SourceFile {
+            path: "README.md".into(),
+            bytes: b"# Shop\nCall charge() to pay.\n".to_vec(),
+        });
+        files.push(SourceFile {
+            path: ".env".into(),
+            bytes: b"TOKEN=secret\n".to_vec(),
+        });
+        let (graph, _, sources) =
+            index_with_sources("shop", files, &|| 0.0, &mut |_, _, _| true).unwrap();
+        with_sources(graph, sources, f);
+    }
+
     fn fixture() -> Graph {
-        let files = vec![
-            SourceFile { path: "shop/cart.py".into(), bytes: b"from shop.pay import charge\n\nclass Cart:\n    def total(self):\n        return 1\n\n    def checkout(self):\n        \"\"\"Pays for the cart.\"\"\"\n        charge(self.total())\n        self.log()\n\n    def log(self):\n        return 2\n\ndef main():\n    Cart().checkout()\n    Cart().total()\n".to_vec() },
-            SourceFile { path: "shop/pay.py".into(), bytes: b"def charge(x):\n    return validate(x)\n\ndef validate(x):\n    return x\n".to_vec() },
-        ];
-        index("shop", files, &|| 0.0, &mut |_, _, _| true)
+        index("shop", fixture_files(), &|| 0.0, &mut |_, _, _| true)
             .map(|(g, _)| g)
             .unwrap_or_default()
+    }
+
+    fn fixture_files() -> Vec<SourceFile> {
+        vec![
+            SourceFile { path: "shop/cart.py".into(), bytes: b"from shop.pay import charge\n\nclass Cart:\n    def total(self):\n        return 1\n\n    def checkout(self):\n        \"\"\"Pays for the cart.\"\"\"\n        charge(self.total())\n        self.log()\n\n    def log(self):\n        return 2\n\ndef main():\n    Cart().checkout()\n    Cart().total()\n".to_vec() },
+            SourceFile { path: "shop/pay.py".into(), bytes: b"def charge(x):\n    return validate(x)\n\ndef validate(x):\n    return x\n".to_vec() },
+        ]
     }
 
     #[test]
@@ -450,6 +483,136 @@ mod tests {
             assert!(
                 flows.contains("# processes through `Function:shop/pay.py:charge` (1)"),
                 "{flows}"
+            );
+        });
+    }
+
+    #[test]
+    fn read_numbers_lines_honours_ranges_and_refuses_unsafe_paths() {
+        with_fixture_sources(|ctx| {
+            let ctx = Some(ctx);
+            let whole = text(dispatch(
+                ctx,
+                "read",
+                json!({"path": "shop/pay.py", "include_deps": true}),
+            ));
+            assert!(whole.starts_with("# shop/pay.py (python, 5 lines) — lines 1–5\nimports: none\nimported by: shop/cart.py\n1 | def charge(x):"), "{whole}");
+            let range = text(dispatch(
+                ctx,
+                "read",
+                json!({"path": "./shop/pay.py", "start_line": 4, "end_line": 5}),
+            ));
+            assert!(
+                range.contains("4 | def validate(x):") && !range.contains("1 | def charge"),
+                "{range}"
+            );
+            assert!(
+                text(dispatch(ctx, "read", json!({"path": "README.md"})))
+                    .contains("(text, 2 lines)")
+            );
+            for path in [
+                "/etc/passwd",
+                "../outside.py",
+                "shop/../../x",
+                ".git/config",
+                ".env",
+                "C:\\x.py",
+                "",
+            ] {
+                assert_eq!(
+                    error_code(dispatch(ctx, "read", json!({"path": path}))),
+                    ErrorCode::PathRefused,
+                    "{path}"
+                );
+            }
+            assert_eq!(
+                error_code(dispatch(ctx, "read", json!({"path": "shop/nope.py"}))),
+                ErrorCode::NotFound
+            );
+            assert_eq!(
+                error_code(dispatch(
+                    ctx,
+                    "read",
+                    json!({"path": "shop/pay.py", "start_line": 9})
+                )),
+                ErrorCode::InvalidParams
+            );
+        });
+    }
+
+    #[test]
+    fn grep_finds_matches_with_context_globs_and_errors() {
+        with_fixture_sources(|ctx| {
+            let ctx = Some(ctx);
+            let answer = text(dispatch(
+                ctx,
+                "grep",
+                json!({"pattern": "CHARGE\\(", "context_lines": 1}),
+            ));
+            assert!(
+                answer.starts_with("# grep /CHARGE\\(/ — 3 matches in 3 files"),
+                "{answer}"
+            );
+            assert!(
+                answer.contains("--\nshop/pay.py:1:5: def charge(x):\n  2+     return validate(x)"),
+                "{answer}"
+            );
+            let scoped = text(dispatch(
+                ctx,
+                "grep",
+                json!({"pattern": "charge", "file_pattern": "**/*.py", "case_sensitive": true, "format": "json"}),
+            ));
+            let value: serde_json::Value = serde_json::from_str(&scoped).unwrap();
+            assert_eq!(value["total_matches"], 3);
+            assert!(
+                value["matches"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .all(|m| m["file"].as_str().unwrap().ends_with(".py"))
+            );
+            assert!(!text(dispatch(ctx, "grep", json!({"pattern": "secret"}))).contains(".env"));
+            let none = text(dispatch(ctx, "grep", json!({"pattern": "zebra"})));
+            assert!(
+                none.contains("0 matches") && none.contains("No match"),
+                "{none}"
+            );
+            assert_eq!(
+                error_code(dispatch(ctx, "grep", json!({"pattern": "(unclosed"}))),
+                ErrorCode::InvalidRegex
+            );
+            assert_eq!(
+                error_code(dispatch(
+                    ctx,
+                    "grep",
+                    json!({"pattern": "x", "context_lines": 9})
+                )),
+                ErrorCode::InvalidParams
+            );
+        });
+    }
+
+    #[test]
+    fn review_file_summarises_symbols_imports_and_content() {
+        with_fixture_sources(|ctx| {
+            let answer = text(dispatch(
+                Some(ctx),
+                "review_file",
+                json!({"path": "shop/cart.py"}),
+            ));
+            assert!(
+                answer.starts_with(
+                    "# shop/cart.py — 17 lines, 5 symbols\nimports: shop/pay.py\nimported by: none"
+                ),
+                "{answer}"
+            );
+            assert!(
+                answer.contains("- Method `Method:shop/cart.py:Cart.checkout` — line 7"),
+                "{answer}"
+            );
+            assert!(
+                answer.contains("   1 | from shop.pay import charge"),
+                "{answer}"
             );
         });
     }

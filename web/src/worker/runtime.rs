@@ -11,7 +11,7 @@ use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
 use super::protocol::{FromWorker, GraphSummary, ToWorker};
 use crate::engine::Graph;
-use crate::engine::ingest::{SourceFile, index};
+use crate::engine::ingest::{SourceFile, Sources, index_with_sources};
 use crate::engine::sample::sample_graph;
 use crate::engine::search::SearchIndex;
 use crate::engine::zip_source::read_zip;
@@ -20,12 +20,17 @@ use crate::tools;
 struct State {
     graph: Graph,
     search: SearchIndex,
+    sources: Sources,
 }
 
 impl State {
-    fn new(graph: Graph) -> State {
+    fn new(graph: Graph, sources: Sources) -> State {
         let search = SearchIndex::build(&graph);
-        State { graph, search }
+        State {
+            graph,
+            search,
+            sources,
+        }
     }
 }
 
@@ -60,7 +65,7 @@ pub fn run() {
         web_sys::console::error_1(&"nexus worker: not running in a dedicated worker".into());
         return;
     };
-    let state = Rc::new(RefCell::new(State::new(sample_graph())));
+    let state = Rc::new(RefCell::new(State::new(sample_graph(), Sources::new())));
     post(&FromWorker::Ready {
         graph: summary(&state.borrow().graph, true),
     });
@@ -96,6 +101,7 @@ fn handle(state: &Rc<RefCell<State>>, data: JsValue) {
             let ctx = tools::ToolContext {
                 graph: &state.graph,
                 search: &state.search,
+                sources: &state.sources,
             };
             let outcome = tools::dispatch(Some(&ctx), &tool, args);
             post(&FromWorker::Result { id, outcome });
@@ -134,8 +140,8 @@ fn load(state: &Rc<RefCell<State>>, name: String, files: Vec<SourceFile>) {
         });
         true
     };
-    match index(&name, files, &now, &mut progress) {
-        Ok((graph, stats)) => {
+    match index_with_sources(&name, files, &now, &mut progress) {
+        Ok((graph, stats, sources)) => {
             let skipped = stats.skipped_excluded
                 + stats.skipped_ignored
                 + stats.skipped_secret
@@ -147,7 +153,7 @@ fn load(state: &Rc<RefCell<State>>, name: String, files: Vec<SourceFile>) {
                 files_parsed: stats.files_parsed as u64,
                 skipped: skipped as u64,
             });
-            *state.borrow_mut() = State::new(graph);
+            *state.borrow_mut() = State::new(graph, sources);
         }
         Err(_) => post(&FromWorker::Failed {
             message: "indexing was cancelled".into(),
