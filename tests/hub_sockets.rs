@@ -1,12 +1,14 @@
-//! The hub against raw WebSocket clients speaking the browser's protocol: bad input, origins,
-//! two tabs, and many concurrent calls answered out of order, each reaching its own caller.
+//! The hub against raw WebSocket clients speaking the browser's and the peers' protocol: bad
+//! input, origins, tokens, limits, heartbeats, two tabs, and calls answered out of order.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use futures_util::{SinkExt, StreamExt};
-use nexus_e2e::{McpBridge, ServeProcess, free_port, text_of};
-use nexus_shared::limits::{MAX_FRAME_BYTES, PROTOCOL_VERSION};
-use nexus_shared::{Frame, Outcome, RejectCode, Role, ToolOutput};
+use nexus_e2e::{McpBridge, ServeProcess, bridge_command, free_port, hub_token, text_of};
+use nexus_shared::limits::{
+    MAX_FRAME_BYTES, MAX_FRAMES_PER_SECOND, MAX_PENDING_CALLS_PER_PEER, PROTOCOL_VERSION,
+};
+use nexus_shared::{ErrorCode, Frame, Outcome, RejectCode, Role, Token, ToolOutput};
 use serde_json::json;
 use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
@@ -120,12 +122,16 @@ async fn garbage_gets_error_frames_and_the_hub_keeps_serving() {
         Some(Frame::Pong { nonce: 41 })
     );
 
-    // An oversized frame ends that socket only.
+    // An oversized frame ends that socket only, with an error frame that says why.
     let huge = format!(
         r#"{{"type":"error","message":"{}"}}"#,
         "x".repeat(MAX_FRAME_BYTES + 4096)
     );
     let _ = socket.send(Message::Text(huge.into())).await;
+    let Some(Frame::Error { message }) = next_frame(&mut socket).await else {
+        panic!("expected an error frame before the close")
+    };
+    assert!(message.contains("too long"), "{message}");
     assert_eq!(next_frame(&mut socket).await, None);
     assert!(hub.alive());
     let _ = tab(port).await;
@@ -261,4 +267,289 @@ async fn concurrent_calls_answered_out_of_order_reach_their_callers() {
         assert!(answers.insert(id), "two callers got the same answer");
     }
     assert_eq!(answers.len(), CALLS);
+}
+
+fn peer_hello(role: Role, token: Option<String>) -> Frame {
+    Frame::Hello {
+        role,
+        protocol: PROTOCOL_VERSION,
+        token: token.map(Token),
+        agent: "raw-peer".into(),
+    }
+}
+
+/// A raw peer with the hub's token, welcomed; its first `Status` frame is consumed.
+async fn peer(port: u16) -> Socket {
+    let mut socket = open(port, None).await;
+    send(&mut socket, &peer_hello(Role::Peer, Some(hub_token(port)))).await;
+    assert!(matches!(
+        next_frame(&mut socket).await,
+        Some(Frame::Welcome { .. })
+    ));
+    assert!(matches!(
+        next_frame(&mut socket).await,
+        Some(Frame::Status { .. })
+    ));
+    socket
+}
+
+/// The next frame that is not a `Status` broadcast (other peers come and go).
+async fn next_reply(socket: &mut Socket) -> Option<Frame> {
+    loop {
+        match next_frame(socket).await? {
+            Frame::Status { .. } => continue,
+            frame => return Some(frame),
+        }
+    }
+}
+
+fn call(id: String) -> Frame {
+    Frame::Call {
+        id,
+        tool: "search".into(),
+        args: json!({"query": "x"}),
+        deadline_ms: 30_000,
+    }
+}
+
+#[tokio::test]
+async fn peers_need_the_hubs_token_and_no_foreign_origin() {
+    let mut hub = ServeProcess::start(free_port()).await;
+    let port = hub.port;
+    let token = hub_token(port);
+    assert_eq!(token.len(), 64);
+    let cases = [
+        (None, None, RejectCode::Token),
+        (None, Some("0".repeat(64)), RejectCode::Token),
+        (None, Some(token[..63].to_owned()), RejectCode::Token),
+        (None, Some(String::new()), RejectCode::Token),
+        (
+            Some("http://evil.example"),
+            Some(token.clone()),
+            RejectCode::Origin,
+        ),
+    ];
+    for (origin, presented, expected) in cases {
+        for role in [Role::Peer, Role::Monitor] {
+            let mut socket = open(port, origin).await;
+            send(&mut socket, &peer_hello(role, presented.clone())).await;
+            let Some(Frame::Reject { code, reason }) = next_frame(&mut socket).await else {
+                panic!("{role:?} with {presented:?} from {origin:?} was not rejected")
+            };
+            assert_eq!(code, expected, "{reason}");
+            assert!(!reason.contains(&token), "the reason shows the token");
+            assert_eq!(next_frame(&mut socket).await, None);
+        }
+    }
+    // The right token is welcomed, and a monitor gets the hub's status.
+    let mut socket = open(port, None).await;
+    send(&mut socket, &peer_hello(Role::Monitor, Some(token))).await;
+    assert!(matches!(
+        next_frame(&mut socket).await,
+        Some(Frame::Welcome { .. })
+    ));
+    assert_eq!(
+        next_frame(&mut socket).await,
+        Some(Frame::Status {
+            browser: false,
+            peers: 0,
+            project: None,
+            stats: None
+        })
+    );
+    assert!(hub.alive());
+}
+
+#[tokio::test]
+async fn a_flood_of_calls_is_rate_limited_and_the_hub_survives() {
+    let mut hub = ServeProcess::start(free_port()).await;
+    let port = hub.port;
+    let mut flood = peer(port).await;
+    let total = 3 * MAX_FRAMES_PER_SECOND as usize;
+    let started = Instant::now();
+    for i in 0..total {
+        flood
+            .feed(Message::Text(call(format!("f-{i}")).encode().into()))
+            .await
+            .unwrap();
+    }
+    flood.flush().await.unwrap();
+    let sent_in = started.elapsed();
+    let (mut no_browser, mut limited) = (0, 0);
+    while no_browser + limited < total {
+        let Some(Frame::Result {
+            outcome: Outcome::Err(err),
+            ..
+        }) = next_reply(&mut flood).await
+        else {
+            panic!("expected an error result")
+        };
+        match err.code {
+            ErrorCode::NoBrowser => no_browser += 1,
+            ErrorCode::RateLimited => {
+                assert!(err.message.contains("frames per second"), "{}", err.message);
+                limited += 1;
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+    eprintln!("{total} calls sent in {sent_in:?}: {no_browser} relayed, {limited} rate limited");
+    // The burst of one second's worth passes; what came faster than the rate was refused.
+    assert!(no_browser >= MAX_FRAMES_PER_SECOND as usize, "{no_browser}");
+    assert!(limited > 0, "nothing was rate limited");
+    // Other sockets are not affected, and the flooder recovers after a second.
+    let mut other = peer(port).await;
+    send(&mut other, &call("o-1".into())).await;
+    assert!(matches!(
+        next_reply(&mut other).await,
+        Some(Frame::Result { outcome: Outcome::Err(e), .. }) if e.code == ErrorCode::NoBrowser
+    ));
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    send(&mut flood, &call("after".into())).await;
+    let after = next_reply(&mut flood).await;
+    assert!(
+        matches!(
+            &after,
+            Some(Frame::Result { outcome: Outcome::Err(e), .. }) if e.code == ErrorCode::NoBrowser
+        ),
+        "{after:?}"
+    );
+    assert!(hub.alive());
+}
+
+#[tokio::test]
+async fn pending_calls_per_peer_are_limited() {
+    let mut hub = ServeProcess::start(free_port()).await;
+    let port = hub.port;
+    // A tab that receives calls and never answers.
+    let mut silent_tab = tab(port).await;
+    let mut caller = peer(port).await;
+    let extra = 5;
+    for i in 0..MAX_PENDING_CALLS_PER_PEER + extra {
+        send(&mut caller, &call(format!("p-{i}"))).await;
+    }
+    for i in 0..extra {
+        let Some(Frame::Result {
+            id,
+            outcome: Outcome::Err(err),
+        }) = next_reply(&mut caller).await
+        else {
+            panic!("expected a refusal")
+        };
+        assert_eq!(id, format!("p-{}", MAX_PENDING_CALLS_PER_PEER + i));
+        assert_eq!(err.code, ErrorCode::RateLimited);
+        assert!(err.message.contains("in flight"), "{}", err.message);
+    }
+    let mut relayed = 0;
+    while relayed < MAX_PENDING_CALLS_PER_PEER {
+        if let Some(Frame::Call { .. }) = next_frame(&mut silent_tab).await {
+            relayed += 1;
+        }
+    }
+    // A duplicate id is refused with an error frame, not relayed twice.
+    send(&mut caller, &call("p-0".into())).await;
+    let Some(Frame::Error { message }) = next_reply(&mut caller).await else {
+        panic!("expected an error frame")
+    };
+    assert!(message.contains("already in flight"), "{message}");
+    assert!(hub.alive());
+}
+
+/// `nexus-bridge status --port PORT`: (exit success, stdout).
+async fn status(port: u16) -> (bool, String) {
+    let output = bridge_command()
+        .args(["status", "--port", &port.to_string()])
+        .output()
+        .await
+        .expect("run nexus-bridge status");
+    (
+        output.status.success(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+    )
+}
+
+async fn browser_connected(port: u16) -> bool {
+    let (ok, out) = status(port).await;
+    assert!(ok, "status failed: {out}");
+    let report: serde_json::Value = serde_json::from_str(&out).expect("status prints JSON");
+    report["browser_connected"] == true
+}
+
+#[tokio::test]
+async fn a_tab_that_stops_reading_is_dropped_by_the_heartbeat() {
+    const HEARTBEAT_MS: u64 = 200;
+    let mut hub =
+        ServeProcess::start_with(free_port(), &["--heartbeat-ms", &HEARTBEAT_MS.to_string()]).await;
+    let port = hub.port;
+    // Silent: welcomed, then never reads nor writes again.
+    let silent = tab(port).await;
+    assert!(browser_connected(port).await);
+    let started = Instant::now();
+    while browser_connected(port).await {
+        assert!(
+            started.elapsed() < Duration::from_secs(3),
+            "the silent tab is still connected"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let detected = started.elapsed();
+    eprintln!("silent tab dropped after {detected:?}");
+    assert!(
+        detected >= Duration::from_millis(HEARTBEAT_MS),
+        "{detected:?}"
+    );
+    drop(silent);
+
+    // Chatty: keeps sending frames but never reads, so it never answers a ping.
+    let mut chatty = tab(port).await;
+    let writer = tokio::spawn(async move {
+        for _ in 0..100 {
+            let context = Frame::Context {
+                project: Some("chatty".into()),
+                stats: Default::default(),
+                indexed_at: 0,
+            };
+            if chatty
+                .send(Message::Text(context.encode().into()))
+                .await
+                .is_err()
+            {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(30)).await;
+        }
+    });
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert!(browser_connected(port).await);
+    let started = Instant::now();
+    while browser_connected(port).await {
+        assert!(
+            started.elapsed() < Duration::from_secs(3),
+            "the chatty tab that never reads is still connected"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    eprintln!("chatty tab dropped after {:?}", started.elapsed());
+    writer.abort();
+
+    // A tab that answers pings stays.
+    let mut good = tab(port).await;
+    let keep = tokio::spawn(async move {
+        while let Some(Ok(Message::Text(text))) = good.next().await {
+            if let Ok(Frame::Ping { nonce }) = Frame::decode(text.as_str()) {
+                let pong = Frame::Pong { nonce };
+                if good
+                    .send(Message::Text(pong.encode().into()))
+                    .await
+                    .is_err()
+                {
+                    break;
+                }
+            }
+        }
+    });
+    tokio::time::sleep(Duration::from_millis(HEARTBEAT_MS * 5)).await;
+    assert!(browser_connected(port).await, "a live tab was dropped");
+    keep.abort();
+    assert!(hub.alive());
 }

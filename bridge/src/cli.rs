@@ -5,13 +5,19 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{Parser, Subcommand};
-use nexus_shared::limits::{DEFAULT_CALL_TIMEOUT_MS, DEFAULT_PORT};
+use nexus_shared::limits::{
+    DEFAULT_CALL_TIMEOUT_MS, DEFAULT_HEAVY_CALL_TIMEOUT_MS, DEFAULT_PORT, HEARTBEAT_INTERVAL_MS,
+};
+
+use crate::relay::Deadlines;
 
 /// Nexus bridge: relays MCP tool calls from AI agents to the Nexus code graph in your browser.
 ///
 /// With no command, nexus-bridge is an MCP server on stdio, as MCP clients (Claude Desktop,
-/// Cursor, Claude Code) launch it; it also hosts the hub on 127.0.0.1:PORT that the Nexus
-/// browser tab connects to. Open http://127.0.0.1:PORT/ and load a repository, then ask.
+/// Cursor, Claude Code) launch it. The first one hosts the hub on 127.0.0.1:PORT that the Nexus
+/// browser tab connects to; later ones join it as peers (with the token the hub writes to
+/// $XDG_RUNTIME_DIR/nexus/hub-PORT.json, else ~/.cache/nexus/), and one of them takes over
+/// when the hub exits. Open http://127.0.0.1:PORT/ and load a repository, then ask.
 /// Logs go to stderr (set NEXUS_LOG=debug for more); stdout carries only MCP messages.
 #[derive(Debug, Parser)]
 #[command(name = "nexus-bridge", version, verbatim_doc_comment)]
@@ -27,9 +33,19 @@ pub struct Cli {
     #[arg(long, env = "NEXUS_UI_DIR", global = true)]
     pub ui_dir: Option<PathBuf>,
 
-    /// Deadline of one relayed tool call, in milliseconds.
+    /// Deadline of one relayed call of a quick tool, in milliseconds.
     #[arg(long, env = "NEXUS_CALL_TIMEOUT_MS", default_value_t = DEFAULT_CALL_TIMEOUT_MS, global = true)]
     pub call_timeout_ms: u64,
+
+    /// Deadline of one relayed call of a heavy tool (impact, deep_dive, test_impact, trace_flow,
+    /// route, find_similar, cypher, grep), in milliseconds.
+    #[arg(long, env = "NEXUS_HEAVY_TIMEOUT_MS", default_value_t = DEFAULT_HEAVY_CALL_TIMEOUT_MS, global = true)]
+    pub heavy_timeout_ms: u64,
+
+    /// Interval between heartbeat pings on every socket, in milliseconds; a socket that does
+    /// not answer for two intervals is closed.
+    #[arg(long, env = "NEXUS_HEARTBEAT_MS", default_value_t = HEARTBEAT_INTERVAL_MS, global = true)]
+    pub heartbeat_ms: u64,
 
     /// Extra page origin allowed to open a browser socket (repeatable), e.g. http://127.0.0.1:8080 for `trunk serve`.
     #[arg(
@@ -44,7 +60,10 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run the hub and serve the UI for people, without MCP on stdio. Stops on Ctrl-C.
+    /// Fails if another process holds the port.
     Serve,
+    /// Print the hub's health as JSON (browser, graph, peers); exit 1 if no hub runs.
+    Status,
 }
 
 /// Settings resolved from the command line and the environment.
@@ -52,7 +71,8 @@ pub enum Command {
 pub struct Options {
     pub port: u16,
     pub ui_dir: PathBuf,
-    pub call_timeout: Duration,
+    pub deadlines: Deadlines,
+    pub heartbeat: Duration,
     pub allowed_origins: Vec<String>,
 }
 
@@ -72,7 +92,11 @@ impl Cli {
         Options {
             port: self.port,
             ui_dir,
-            call_timeout: Duration::from_millis(self.call_timeout_ms.max(1)),
+            deadlines: Deadlines {
+                quick: Duration::from_millis(self.call_timeout_ms.max(1)),
+                heavy: Duration::from_millis(self.heavy_timeout_ms.max(1)),
+            },
+            heartbeat: Duration::from_millis(self.heartbeat_ms.max(10)),
             allowed_origins,
         }
     }
@@ -111,6 +135,29 @@ mod tests {
             ]
         );
         assert_eq!(options.port, 4000);
+    }
+
+    #[test]
+    fn timeouts_and_heartbeat_are_configurable() {
+        let cli = Cli::parse_from([
+            "nexus-bridge",
+            "--call-timeout-ms",
+            "1500",
+            "--heavy-timeout-ms",
+            "9000",
+            "--heartbeat-ms",
+            "250",
+        ]);
+        let options = cli.options();
+        assert_eq!(options.deadlines.quick, Duration::from_millis(1500));
+        assert_eq!(options.deadlines.heavy, Duration::from_millis(9000));
+        assert_eq!(options.heartbeat, Duration::from_millis(250));
+        let defaults = Cli::parse_from(["nexus-bridge", "status"]).options();
+        assert!(defaults.deadlines.heavy > defaults.deadlines.quick);
+        assert_eq!(
+            defaults.heartbeat,
+            Duration::from_millis(HEARTBEAT_INTERVAL_MS)
+        );
     }
 
     #[test]

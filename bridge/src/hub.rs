@@ -1,54 +1,114 @@
-//! The hub's state: the active browser tab, the calls in flight and the tab's announced context.
-//! Every call gets a unique id; its answer is delivered only to the waiter that owns that id.
+//! The hub's state: the active tab, the peers, the calls in flight and the tab's context.
+//! Every call gets a unique id; its answer goes only to the caller (local or peer) that owns it.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use nexus_shared::{ErrorCode, Frame, Outcome, RejectCode, ToolError};
+use nexus_shared::limits::{MAX_FRAME_BYTES, MAX_PENDING_CALLS_PER_PEER};
+use nexus_shared::{
+    CallId, ErrorCode, Frame, GraphStats, Outcome, RejectCode, ToolError, ToolName,
+};
 use tokio::sync::{mpsc, oneshot};
+
+use crate::call::{CallIds, Progress, ProgressSender, Waiter};
 
 /// Sends frames to one connected socket.
 pub type FrameSender = mpsc::UnboundedSender<Frame>;
+
+/// What the hub knows, as health reports and `Status` frames show it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HubView {
+    pub browser: bool,
+    pub peers: u32,
+    pub project: Option<String>,
+    pub stats: Option<GraphStats>,
+}
+
+impl HubView {
+    pub fn to_frame(&self) -> Frame {
+        Frame::Status {
+            browser: self.browser,
+            peers: self.peers,
+            project: self.project.clone(),
+            stats: self.stats,
+        }
+    }
+}
+
+/// Who a call's answer goes to.
+enum Caller {
+    /// The agent of this process.
+    Local(Waiter),
+    /// A peer bridge, under the id it chose.
+    Peer { peer: u64, id: CallId },
+}
+
+/// Whose pending-call budget a call uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Owner {
+    Local,
+    Peer(u64),
+}
+
+struct Pending {
+    tab: u64,
+    caller: Caller,
+    agent: String,
+    tool: String,
+    started: Instant,
+}
+
+impl Pending {
+    fn owner(&self) -> Owner {
+        match self.caller {
+            Caller::Local(_) => Owner::Local,
+            Caller::Peer { peer, .. } => Owner::Peer(peer),
+        }
+    }
+}
 
 struct Tab {
     id: u64,
     tx: FrameSender,
 }
 
-struct Pending {
-    tab: u64,
-    reply: oneshot::Sender<Outcome>,
+struct PeerEntry {
+    tx: FrameSender,
+    agent: String,
+    /// `nexus-bridge status`: receives `Status`, makes no calls, is not counted as a peer.
+    monitor: bool,
 }
+
+/// How long after losing its tab (or taking over) the hub says the tab is reconnecting.
+const TAB_RETURN_GRACE: Duration = Duration::from_secs(10);
 
 #[derive(Default)]
 struct State {
     tab: Option<Tab>,
+    /// When a tab is expected back: the active one dropped, or this hub took over.
+    tab_expected_since: Option<Instant>,
     next_tab: u64,
-    pending: HashMap<String, Pending>,
-    unavailable: Option<String>,
+    next_peer: u64,
+    peers: HashMap<u64, PeerEntry>,
+    pending: HashMap<CallId, Pending>,
+    /// (peer, the peer's id) → the hub's id of that call.
+    peer_calls: HashMap<(u64, CallId), CallId>,
+    in_flight: HashMap<Owner, usize>,
+    project: Option<String>,
+    stats: Option<GraphStats>,
 }
 
 pub struct Hub {
-    /// Prefix making call ids unique across processes and restarts.
-    prefix: String,
-    counter: AtomicU64,
-    call_timeout: Duration,
+    ids: Arc<CallIds>,
     port: u16,
     state: Mutex<State>,
 }
 
 impl Hub {
-    pub fn new(call_timeout: Duration, port: u16) -> Self {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.subsec_nanos())
-            .unwrap_or_default();
+    pub fn new(ids: Arc<CallIds>, port: u16) -> Self {
         Self {
-            prefix: format!("{:x}{:05x}", std::process::id(), nanos & 0xfffff),
-            counter: AtomicU64::new(0),
-            call_timeout,
+            ids,
             port,
             state: Mutex::new(State::default()),
         }
@@ -60,11 +120,6 @@ impl Hub {
         self.state
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
-    }
-
-    /// Marks this process as unable to host the hub (its port is taken); calls explain why.
-    pub fn set_unavailable(&self, why: String) {
-        self.state().unavailable = Some(why);
     }
 
     /// A browser tab said Hello. It becomes the active tab; an older tab is told it was replaced
@@ -84,6 +139,9 @@ impl Hub {
                 "the browser tab was replaced by a newer one",
             );
         }
+        state.project = None;
+        state.stats = None;
+        broadcast_status(&state);
         id
     }
 
@@ -92,6 +150,10 @@ impl Hub {
         let mut state = self.state();
         if state.tab.as_ref().is_some_and(|t| t.id == tab) {
             state.tab = None;
+            state.tab_expected_since = Some(Instant::now());
+            state.project = None;
+            state.stats = None;
+            broadcast_status(&state);
         }
         fail_pending_of(
             &mut state,
@@ -100,123 +162,296 @@ impl Hub {
         );
     }
 
-    #[cfg(test)]
-    pub fn tab_connected(&self) -> bool {
-        self.state().tab.is_some()
+    /// This process just took over from a hub that exited: its tab is on the way.
+    pub fn expect_tab(&self) {
+        self.state().tab_expected_since = Some(Instant::now());
+    }
+
+    /// The active tab announced what graph it holds.
+    pub fn set_context(&self, tab: u64, project: Option<String>, stats: GraphStats) {
+        let mut state = self.state();
+        if state.tab.as_ref().is_some_and(|t| t.id == tab) {
+            state.project = project;
+            state.stats = Some(stats);
+            broadcast_status(&state);
+        }
+    }
+
+    /// A peer bridge (or a monitor) was welcomed; it receives the hub's status now and on change.
+    pub fn attach_peer(&self, tx: FrameSender, agent: String, monitor: bool) -> u64 {
+        let mut state = self.state();
+        state.next_peer += 1;
+        let id = state.next_peer;
+        state.peers.insert(id, PeerEntry { tx, agent, monitor });
+        if monitor {
+            if let Some(entry) = state.peers.get(&id) {
+                let _ = entry.tx.send(view_of(&state).to_frame());
+            }
+        } else {
+            broadcast_status(&state);
+        }
+        id
+    }
+
+    /// A peer's socket closed: its calls in flight are cancelled in the tab.
+    pub fn detach_peer(&self, peer: u64) {
+        let mut state = self.state();
+        let Some(entry) = state.peers.remove(&peer) else {
+            return;
+        };
+        let ids: Vec<CallId> = state
+            .peer_calls
+            .iter()
+            .filter(|((p, _), _)| *p == peer)
+            .map(|(_, hub_id)| hub_id.clone())
+            .collect();
+        for id in ids {
+            if let Some(pending) = remove_pending(&mut state, &id) {
+                cancel_in_tab(&state, &id, &pending);
+            }
+        }
+        if !entry.monitor {
+            broadcast_status(&state);
+        }
+    }
+
+    pub fn view(&self) -> HubView {
+        view_of(&self.state())
+    }
+
+    /// Relays one call of this process's agent to the active tab and waits for its answer.
+    /// Dropping the returned future (timeout, client cancelled) sends `Cancel` to the tab.
+    pub async fn call(
+        &self,
+        agent: &str,
+        tool: &str,
+        args: serde_json::Value,
+        deadline: Duration,
+        progress: ProgressSender,
+    ) -> Outcome {
+        let (id, rx) = match self.start_local(agent, tool, args, deadline, progress) {
+            Ok(started) => started,
+            Err(err) => return Outcome::Err(err),
+        };
+        let mut guard = AbandonGuard {
+            hub: self,
+            id: &id,
+            armed: true,
+        };
+        let outcome = wait(rx).await;
+        guard.armed = false;
+        outcome
+    }
+
+    fn start_local(
+        &self,
+        agent: &str,
+        tool: &str,
+        args: serde_json::Value,
+        deadline: Duration,
+        progress: ProgressSender,
+    ) -> Result<(CallId, oneshot::Receiver<Outcome>), ToolError> {
+        let mut state = self.state();
+        let tab = self.admit(&state, Owner::Local)?;
+        let id = self.ids.next();
+        self.send_call(&tab, &id, tool, args, deadline.as_millis() as u64)?;
+        let (waiter, rx) = Waiter::new(progress);
+        insert_pending(
+            &mut state,
+            id.clone(),
+            Pending {
+                tab: tab.id,
+                caller: Caller::Local(waiter),
+                agent: agent.to_owned(),
+                tool: tool.to_owned(),
+                started: Instant::now(),
+            },
+        );
+        Ok((id, rx))
+    }
+
+    /// A peer relays a call under its own id; the answer goes back to it under that id.
+    pub fn call_from_peer(
+        &self,
+        peer: u64,
+        id: CallId,
+        tool: String,
+        args: serde_json::Value,
+        deadline_ms: u64,
+    ) {
+        let mut state = self.state();
+        let Some(entry) = state.peers.get(&peer) else {
+            return;
+        };
+        let (peer_tx, agent, monitor) = (entry.tx.clone(), entry.agent.clone(), entry.monitor);
+        let refuse = |err: ToolError| {
+            let _ = peer_tx.send(Frame::Result {
+                id: id.clone(),
+                outcome: Outcome::Err(err),
+            });
+        };
+        if monitor {
+            let _ = peer_tx.send(error_frame("a monitor socket may not call tools"));
+            return;
+        }
+        if state.peer_calls.contains_key(&(peer, id.clone())) {
+            let _ = peer_tx.send(error_frame(&format!(
+                "call id `{id}` is already in flight; every call needs a new id"
+            )));
+            return;
+        }
+        if ToolName::parse(&tool).is_none() {
+            return refuse(ToolError::new(
+                ErrorCode::UnknownTool,
+                format!("no tool named `{tool}`"),
+            ));
+        }
+        let tab = match self.admit(&state, Owner::Peer(peer)) {
+            Ok(tab) => tab,
+            Err(err) => return refuse(err),
+        };
+        let hub_id = self.ids.next();
+        if let Err(err) = self.send_call(&tab, &hub_id, &tool, args, deadline_ms) {
+            return refuse(err);
+        }
+        state.peer_calls.insert((peer, id.clone()), hub_id.clone());
+        insert_pending(
+            &mut state,
+            hub_id,
+            Pending {
+                tab: tab.id,
+                caller: Caller::Peer { peer, id },
+                agent,
+                tool,
+                started: Instant::now(),
+            },
+        );
+    }
+
+    /// A peer gave up on one of its calls (its client cancelled, or its deadline passed).
+    pub fn cancel_from_peer(&self, peer: u64, id: &str) {
+        let mut state = self.state();
+        let Some(hub_id) = state.peer_calls.get(&(peer, id.to_owned())).cloned() else {
+            return;
+        };
+        if let Some(pending) = remove_pending(&mut state, &hub_id) {
+            cancel_in_tab(&state, &hub_id, &pending);
+        }
     }
 
     /// A tab answered a call. Answers from another tab than the one asked, or for calls that
     /// already ended (timed out, cancelled), are dropped and logged.
     pub fn deliver(&self, tab: u64, id: &str, outcome: Outcome) {
         let mut state = self.state();
-        match state.pending.remove(id) {
-            Some(pending) if pending.tab == tab => {
-                let _ = pending.reply.send(outcome);
-            }
-            Some(pending) => {
+        match state.pending.get(id) {
+            Some(pending) if pending.tab == tab => {}
+            Some(_) => {
                 tracing::warn!(id, "result from a tab that was not asked; dropped");
-                state.pending.insert(id.to_owned(), pending);
+                return;
             }
-            None => tracing::debug!(id, "result for a call that already ended; dropped"),
+            None => {
+                tracing::debug!(id, "result for a call that already ended; dropped");
+                return;
+            }
+        }
+        let Some(pending) = remove_pending(&mut state, id) else {
+            return;
+        };
+        report_activity(&state, &pending, matches!(outcome, Outcome::Ok(_)));
+        match pending.caller {
+            Caller::Local(waiter) => waiter.answer(outcome),
+            Caller::Peer { peer, id } => {
+                if let Some(entry) = state.peers.get(&peer) {
+                    let _ = entry.tx.send(result_frame(id, outcome));
+                }
+            }
         }
     }
 
-    /// Relays one tool call to the active tab and waits for its answer or the deadline.
-    /// Dropping the returned future (the MCP client cancelled) sends `Cancel` to the tab.
-    pub async fn call(&self, agent: &str, tool: &str, args: serde_json::Value) -> Outcome {
-        let started = Instant::now();
-        let (id, rx) = match self.start(tool, args) {
-            Ok(started) => started,
-            Err(err) => return Outcome::Err(err),
+    /// A tab reported progress on a call; it goes to the caller under the caller's id.
+    pub fn progress(&self, tab: u64, id: &str, progress: Progress) {
+        let state = self.state();
+        let Some(pending) = state.pending.get(id).filter(|p| p.tab == tab) else {
+            return;
         };
-        let mut guard = CallGuard {
-            hub: self,
-            id: &id,
-            finished: false,
-        };
-        let outcome = match tokio::time::timeout(self.call_timeout, rx).await {
-            Ok(Ok(outcome)) => outcome,
-            Ok(Err(_)) => Outcome::Err(ToolError::new(
-                ErrorCode::LinkLost,
-                "the call ended without an answer",
-            )),
-            Err(_) => {
-                self.abandon(&id);
-                Outcome::Err(
-                    ToolError::new(
-                        ErrorCode::Timeout,
-                        format!(
-                            "the browser did not answer `{tool}` within {} ms",
-                            self.call_timeout.as_millis()
-                        ),
-                    )
-                    .with_hint("the graph may be busy indexing; retry shortly"),
-                )
+        match &pending.caller {
+            Caller::Local(waiter) => waiter.report(progress),
+            Caller::Peer { peer, id } => {
+                if let Some(entry) = state.peers.get(peer) {
+                    let _ = entry.tx.send(Frame::Progress {
+                        id: id.clone(),
+                        done: progress.done,
+                        total: progress.total,
+                        message: progress.message,
+                    });
+                }
             }
-        };
-        guard.finished = true;
-        self.report_activity(agent, tool, started.elapsed(), &outcome);
-        outcome
+        }
     }
 
-    fn start(
+    /// The active tab, if this owner may start one more call.
+    fn admit(&self, state: &State, owner: Owner) -> Result<TabRef, ToolError> {
+        let Some(tab) = state.tab.as_ref() else {
+            return Err(match state.tab_expected_since {
+                Some(since) if since.elapsed() < TAB_RETURN_GRACE => ToolError::new(
+                    ErrorCode::NoBrowser,
+                    format!(
+                        "the Nexus tab is reconnecting to the hub (its link dropped {} ms ago)",
+                        since.elapsed().as_millis()
+                    ),
+                )
+                .with_hint(format!(
+                    "retry in a second or two; if no Nexus tab is open, open http://127.0.0.1:{}/",
+                    self.port
+                )),
+                _ => self.no_browser("no Nexus browser tab is connected"),
+            });
+        };
+        if state.in_flight.get(&owner).copied().unwrap_or(0) >= MAX_PENDING_CALLS_PER_PEER {
+            return Err(ToolError::new(
+                ErrorCode::RateLimited,
+                format!("{MAX_PENDING_CALLS_PER_PEER} calls of this agent are already in flight"),
+            )
+            .with_hint("wait for some answers before sending more calls"));
+        }
+        Ok(TabRef {
+            id: tab.id,
+            tx: tab.tx.clone(),
+        })
+    }
+
+    fn send_call(
         &self,
+        tab: &TabRef,
+        id: &str,
         tool: &str,
         args: serde_json::Value,
-    ) -> Result<(String, oneshot::Receiver<Outcome>), ToolError> {
-        let mut state = self.state();
-        let Some(tab) = state.tab.as_ref() else {
-            let reason = state
-                .unavailable
-                .clone()
-                .unwrap_or_else(|| "no Nexus browser tab is connected".into());
-            return Err(self.no_browser(reason));
-        };
-        let id = format!(
-            "{}-{}",
-            self.prefix,
-            self.counter.fetch_add(1, Ordering::Relaxed)
-        );
-        let (reply, rx) = oneshot::channel();
+        deadline_ms: u64,
+    ) -> Result<(), ToolError> {
         let frame = Frame::Call {
-            id: id.clone(),
+            id: id.to_owned(),
             tool: tool.to_owned(),
             args,
-            deadline_ms: self.call_timeout.as_millis() as u64,
+            deadline_ms,
         };
-        if tab.tx.send(frame).is_err() {
-            return Err(self.no_browser("the browser tab's socket is closing".into()));
-        }
-        let tab = tab.id;
-        state.pending.insert(id.clone(), Pending { tab, reply });
-        Ok((id, rx))
+        check_size(&frame)?;
+        tab.tx
+            .send(frame)
+            .map_err(|_| self.no_browser("the browser tab's socket is closing"))
     }
 
-    fn no_browser(&self, reason: String) -> ToolError {
+    fn no_browser(&self, reason: &str) -> ToolError {
         ToolError::new(ErrorCode::NoBrowser, reason).with_hint(format!(
             "open http://127.0.0.1:{}/ in a browser and load a repository, then retry",
             self.port
         ))
     }
 
-    /// Forgets a call that will not be waited for and tells the tab to stop working on it.
+    /// Forgets a local call that will not be waited for and tells the tab to stop working on it.
     fn abandon(&self, id: &str) {
         let mut state = self.state();
-        if state.pending.remove(id).is_some()
-            && let Some(tab) = state.tab.as_ref()
-        {
-            let _ = tab.tx.send(Frame::Cancel { id: id.to_owned() });
-        }
-    }
-
-    fn report_activity(&self, agent: &str, tool: &str, elapsed: Duration, outcome: &Outcome) {
-        if let Some(tab) = self.state().tab.as_ref() {
-            let _ = tab.tx.send(Frame::Activity {
-                agent: agent.to_owned(),
-                tool: tool.to_owned(),
-                ms: elapsed.as_millis() as u64,
-                ok: matches!(outcome, Outcome::Ok(_)),
-            });
+        if let Some(pending) = remove_pending(&mut state, id) {
+            cancel_in_tab(&state, id, &pending);
         }
     }
 
@@ -226,33 +461,153 @@ impl Hub {
     }
 }
 
-/// Cancels the call if its future is dropped before it finished.
-struct CallGuard<'a> {
-    hub: &'a Hub,
-    id: &'a str,
-    finished: bool,
+struct TabRef {
+    id: u64,
+    tx: FrameSender,
 }
 
-impl Drop for CallGuard<'_> {
-    fn drop(&mut self) {
-        if !self.finished {
-            self.hub.abandon(self.id);
-        }
+/// Waits for an answer; a dropped waiter means the call ended without one.
+async fn wait(rx: oneshot::Receiver<Outcome>) -> Outcome {
+    rx.await.unwrap_or_else(|_| {
+        Outcome::Err(ToolError::new(
+            ErrorCode::LinkLost,
+            "the call ended without an answer",
+        ))
+    })
+}
+
+/// Refuses a frame over `MAX_FRAME_BYTES` before it is sent: the receiver would drop the socket.
+pub fn check_size(frame: &Frame) -> Result<(), ToolError> {
+    let bytes = frame.encode().len();
+    if bytes > MAX_FRAME_BYTES {
+        return Err(ToolError::new(
+            ErrorCode::TooLarge,
+            format!("the call's frame is {bytes} bytes, over the {MAX_FRAME_BYTES}-byte limit"),
+        )
+        .with_hint("send smaller arguments"));
+    }
+    Ok(())
+}
+
+/// A `Result` frame for a peer; an answer too large for one frame becomes a `TOO_LARGE` error.
+fn result_frame(id: CallId, outcome: Outcome) -> Frame {
+    let frame = Frame::Result {
+        id: id.clone(),
+        outcome,
+    };
+    if frame.encode().len() <= MAX_FRAME_BYTES {
+        return frame;
+    }
+    Frame::Result {
+        id,
+        outcome: Outcome::Err(
+            ToolError::new(
+                ErrorCode::TooLarge,
+                format!("the tab's answer is over the {MAX_FRAME_BYTES}-byte frame limit"),
+            )
+            .with_hint("ask for less: lower `limit` or `max_tokens`"),
+        ),
     }
 }
 
+fn error_frame(message: &str) -> Frame {
+    Frame::Error {
+        message: message.to_owned(),
+    }
+}
+
+fn insert_pending(state: &mut State, id: CallId, pending: Pending) {
+    *state.in_flight.entry(pending.owner()).or_default() += 1;
+    state.pending.insert(id, pending);
+}
+
+/// Removes a call and everything that points at it.
+fn remove_pending(state: &mut State, id: &str) -> Option<Pending> {
+    let pending = state.pending.remove(id)?;
+    let owner = pending.owner();
+    if let Some(count) = state.in_flight.get_mut(&owner) {
+        *count = count.saturating_sub(1);
+        if *count == 0 {
+            state.in_flight.remove(&owner);
+        }
+    }
+    if let Caller::Peer { peer, id } = &pending.caller {
+        state.peer_calls.remove(&(*peer, id.clone()));
+    }
+    Some(pending)
+}
+
+/// Tells the tab that was asked to stop working on a call, and the feed that it ended.
+fn cancel_in_tab(state: &State, id: &str, pending: &Pending) {
+    if let Some(tab) = state.tab.as_ref().filter(|t| t.id == pending.tab) {
+        let _ = tab.tx.send(Frame::Cancel { id: id.to_owned() });
+    }
+    report_activity(state, pending, false);
+}
+
+fn report_activity(state: &State, pending: &Pending, ok: bool) {
+    if let Some(tab) = state.tab.as_ref() {
+        let _ = tab.tx.send(Frame::Activity {
+            agent: pending.agent.clone(),
+            tool: pending.tool.clone(),
+            ms: pending.started.elapsed().as_millis() as u64,
+            ok,
+        });
+    }
+}
+
+fn view_of(state: &State) -> HubView {
+    HubView {
+        browser: state.tab.is_some(),
+        peers: state.peers.values().filter(|p| !p.monitor).count() as u32,
+        project: state.project.clone(),
+        stats: state.stats,
+    }
+}
+
+fn broadcast_status(state: &State) {
+    let frame = view_of(state).to_frame();
+    for entry in state.peers.values() {
+        let _ = entry.tx.send(frame.clone());
+    }
+}
+
+/// Fails every call waiting on `tab` with a retryable `LINK_LOST`.
 fn fail_pending_of(state: &mut State, tab: u64, why: &str) {
-    let ids: Vec<String> = state
+    let ids: Vec<CallId> = state
         .pending
         .iter()
         .filter(|(_, p)| p.tab == tab)
         .map(|(id, _)| id.clone())
         .collect();
     for id in ids {
-        if let Some(pending) = state.pending.remove(&id) {
-            let _ = pending.reply.send(Outcome::Err(
-                ToolError::new(ErrorCode::LinkLost, why).with_hint("retry the call"),
-            ));
+        let Some(pending) = remove_pending(state, &id) else {
+            continue;
+        };
+        let outcome =
+            Outcome::Err(ToolError::new(ErrorCode::LinkLost, why).with_hint("retry the call"));
+        match pending.caller {
+            Caller::Local(waiter) => waiter.answer(outcome),
+            Caller::Peer { peer, id } => {
+                if let Some(entry) = state.peers.get(&peer) {
+                    let _ = entry.tx.send(Frame::Result { id, outcome });
+                }
+            }
+        }
+    }
+}
+
+/// Cancels a local call if its future is dropped before it finished.
+struct AbandonGuard<'a> {
+    hub: &'a Hub,
+    id: &'a str,
+    armed: bool,
+}
+
+impl Drop for AbandonGuard<'_> {
+    fn drop(&mut self) {
+        if self.armed {
+            self.hub.abandon(self.id);
         }
     }
 }
@@ -261,27 +616,59 @@ fn fail_pending_of(state: &mut State, tab: u64, why: &str) {
 mod tests {
     use super::*;
     use nexus_shared::ToolOutput;
-    use std::sync::Arc;
+    use serde_json::json;
+
+    const DEADLINE: Duration = Duration::from_secs(5);
 
     fn hub() -> Arc<Hub> {
-        Arc::new(Hub::new(Duration::from_millis(200), 54319))
+        Arc::new(Hub::new(Arc::new(CallIds::new()), 54319))
     }
 
     fn ok(text: &str) -> Outcome {
         Outcome::Ok(ToolOutput { text: text.into() })
     }
 
+    fn spawn_call(hub: &Arc<Hub>, tool: &str) -> tokio::task::JoinHandle<Outcome> {
+        let hub = hub.clone();
+        let tool = tool.to_owned();
+        tokio::spawn(async move { hub.call("a", &tool, json!({}), DEADLINE, None).await })
+    }
+
+    /// The next frame that is not an `Activity` or `Status` report.
+    async fn next_call_frame(rx: &mut mpsc::UnboundedReceiver<Frame>) -> Option<Frame> {
+        loop {
+            match rx.recv().await? {
+                Frame::Activity { .. } | Frame::Status { .. } => continue,
+                frame => return Some(frame),
+            }
+        }
+    }
+
     #[tokio::test]
     async fn no_tab_answers_at_once_with_no_browser() {
         let hub = hub();
         let started = Instant::now();
-        let Outcome::Err(err) = hub.call("a", "context", serde_json::json!({})).await else {
+        let Outcome::Err(err) = hub.call("a", "context", json!({}), DEADLINE, None).await else {
             panic!("expected an error");
         };
         assert_eq!(err.code, ErrorCode::NoBrowser);
         assert!(err.retryable);
         assert!(err.hint.unwrap().contains("http://127.0.0.1:54319/"));
         assert!(started.elapsed() < Duration::from_millis(50));
+    }
+
+    #[tokio::test]
+    async fn after_losing_its_tab_the_hub_says_it_is_reconnecting() {
+        let hub = hub();
+        let (tx, _rx) = mpsc::unbounded_channel();
+        let tab = hub.attach_tab(tx);
+        hub.detach_tab(tab);
+        let Outcome::Err(err) = hub.call("a", "context", json!({}), DEADLINE, None).await else {
+            panic!("expected an error");
+        };
+        assert_eq!(err.code, ErrorCode::NoBrowser);
+        assert!(err.message.contains("reconnecting"), "{}", err.message);
+        assert!(err.retryable);
     }
 
     #[tokio::test]
@@ -299,19 +686,12 @@ mod tests {
                 }
             })
         };
-        let calls = (0..50).map(|i| {
-            let hub = hub.clone();
-            tokio::spawn(async move {
-                (
-                    i,
-                    hub.call("a", &format!("t{i}"), serde_json::json!({})).await,
-                )
-            })
-        });
-        for call in calls {
-            let (i, outcome) = call.await.unwrap();
-            let Outcome::Ok(out) = outcome else {
-                panic!("call {i} failed: {outcome:?}")
+        let calls: Vec<_> = (0..50)
+            .map(|i| (i, spawn_call(&hub, &format!("t{i}"))))
+            .collect();
+        for (i, call) in calls {
+            let Outcome::Ok(out) = call.await.unwrap() else {
+                panic!("call {i} failed")
             };
             assert!(out.text.starts_with(&format!("t{i}:")), "{}", out.text);
         }
@@ -324,10 +704,7 @@ mod tests {
         let hub = hub();
         let (tx, _rx) = mpsc::unbounded_channel();
         let tab = hub.attach_tab(tx);
-        let call = {
-            let hub = hub.clone();
-            tokio::spawn(async move { hub.call("a", "search", serde_json::json!({})).await })
-        };
+        let call = spawn_call(&hub, "search");
         tokio::time::sleep(Duration::from_millis(20)).await;
         hub.detach_tab(tab);
         let Outcome::Err(err) = call.await.unwrap() else {
@@ -335,23 +712,7 @@ mod tests {
         };
         assert_eq!(err.code, ErrorCode::LinkLost);
         assert!(err.retryable);
-        assert!(!hub.tab_connected());
-    }
-
-    #[tokio::test]
-    async fn timeout_cancels_the_call_in_the_tab() {
-        let hub = hub();
-        let (tx, mut rx) = mpsc::unbounded_channel();
-        hub.attach_tab(tx);
-        let Outcome::Err(err) = hub.call("a", "impact", serde_json::json!({})).await else {
-            panic!("expected a timeout")
-        };
-        assert_eq!(err.code, ErrorCode::Timeout);
-        let Some(Frame::Call { id, .. }) = rx.recv().await else {
-            panic!("expected the call")
-        };
-        assert_eq!(rx.recv().await, Some(Frame::Cancel { id }));
-        assert_eq!(hub.pending_count(), 0);
+        assert!(!hub.view().browser);
     }
 
     #[tokio::test]
@@ -359,12 +720,12 @@ mod tests {
         let hub = hub();
         let (tx, mut rx) = mpsc::unbounded_channel();
         hub.attach_tab(tx);
-        let call = hub.call("a", "grep", serde_json::json!({}));
+        let call = hub.call("a", "grep", json!({}), DEADLINE, None);
         let _ = tokio::time::timeout(Duration::from_millis(20), call).await;
-        let Some(Frame::Call { id, .. }) = rx.recv().await else {
+        let Some(Frame::Call { id, .. }) = next_call_frame(&mut rx).await else {
             panic!("expected the call")
         };
-        assert_eq!(rx.recv().await, Some(Frame::Cancel { id }));
+        assert_eq!(next_call_frame(&mut rx).await, Some(Frame::Cancel { id }));
         assert_eq!(hub.pending_count(), 0);
     }
 
@@ -373,18 +734,15 @@ mod tests {
         let hub = hub();
         let (old_tx, mut old_rx) = mpsc::unbounded_channel();
         let old = hub.attach_tab(old_tx);
-        let call = {
-            let hub = hub.clone();
-            tokio::spawn(async move { hub.call("a", "context", serde_json::json!({})).await })
-        };
-        let Some(Frame::Call { id, .. }) = old_rx.recv().await else {
+        let call = spawn_call(&hub, "context");
+        let Some(Frame::Call { id, .. }) = next_call_frame(&mut old_rx).await else {
             panic!("expected the call")
         };
         let (new_tx, _new_rx) = mpsc::unbounded_channel();
         let new = hub.attach_tab(new_tx);
         assert_ne!(old, new);
         assert!(matches!(
-            old_rx.recv().await,
+            next_call_frame(&mut old_rx).await,
             Some(Frame::Reject {
                 code: RejectCode::Replaced,
                 ..
@@ -398,7 +756,7 @@ mod tests {
         hub.deliver(old, &id, ok("late"));
         // Detaching the old tab does not disturb the new one.
         hub.detach_tab(old);
-        assert!(hub.tab_connected());
+        assert!(hub.view().browser);
     }
 
     #[tokio::test]
@@ -406,15 +764,262 @@ mod tests {
         let hub = hub();
         let (tx, mut rx) = mpsc::unbounded_channel();
         let tab = hub.attach_tab(tx);
-        let call = {
-            let hub = hub.clone();
-            tokio::spawn(async move { hub.call("a", "context", serde_json::json!({})).await })
-        };
-        let Some(Frame::Call { id, .. }) = rx.recv().await else {
+        let call = spawn_call(&hub, "context");
+        let Some(Frame::Call { id, .. }) = next_call_frame(&mut rx).await else {
             panic!("expected the call")
         };
         hub.deliver(tab + 99, &id, ok("misrouted"));
         hub.deliver(tab, &id, ok("right"));
         assert_eq!(call.await.unwrap(), ok("right"));
+    }
+
+    /// A tab and two peers attached to one hub.
+    struct Setup {
+        hub: Arc<Hub>,
+        tab: u64,
+        tab_rx: mpsc::UnboundedReceiver<Frame>,
+        peers: Vec<(u64, mpsc::UnboundedReceiver<Frame>)>,
+    }
+
+    fn setup() -> Setup {
+        let hub = hub();
+        let (tx, tab_rx) = mpsc::unbounded_channel();
+        let tab = hub.attach_tab(tx);
+        let peers = (0..2)
+            .map(|i| {
+                let (tx, rx) = mpsc::unbounded_channel();
+                (hub.attach_peer(tx, format!("agent{i}"), false), rx)
+            })
+            .collect();
+        Setup {
+            hub,
+            tab,
+            tab_rx,
+            peers,
+        }
+    }
+
+    #[tokio::test]
+    async fn peers_get_their_own_answers_under_their_own_ids() {
+        let mut s = setup();
+        let (p0, p1) = (s.peers[0].0, s.peers[1].0);
+        // Both peers use the same id: the hub keeps them apart.
+        s.hub
+            .call_from_peer(p0, "x-1".into(), "context".into(), json!({"n": 0}), 1000);
+        s.hub
+            .call_from_peer(p1, "x-1".into(), "context".into(), json!({"n": 1}), 1000);
+        let mut hub_ids = Vec::new();
+        for _ in 0..2 {
+            let Some(Frame::Call { id, args, .. }) = next_call_frame(&mut s.tab_rx).await else {
+                panic!("expected a call")
+            };
+            assert_ne!(id, "x-1", "the tab sees the hub's ids, not the peers'");
+            hub_ids.push((id, args));
+        }
+        for (id, args) in hub_ids.iter().rev() {
+            s.hub.deliver(s.tab, id, ok(&args["n"].to_string()));
+        }
+        for (i, (_, rx)) in s.peers.iter_mut().enumerate() {
+            assert_eq!(
+                next_call_frame(rx).await,
+                Some(Frame::Result {
+                    id: "x-1".into(),
+                    outcome: ok(&i.to_string())
+                })
+            );
+        }
+        assert_eq!(s.hub.pending_count(), 0);
+    }
+
+    #[tokio::test]
+    async fn peer_cancel_and_peer_exit_cancel_in_the_tab() {
+        let mut s = setup();
+        let p0 = s.peers[0].0;
+        s.hub
+            .call_from_peer(p0, "c-1".into(), "impact".into(), json!({}), 1000);
+        s.hub
+            .call_from_peer(p0, "c-2".into(), "impact".into(), json!({}), 1000);
+        let Some(Frame::Call { id: first, .. }) = next_call_frame(&mut s.tab_rx).await else {
+            panic!()
+        };
+        let Some(Frame::Call { id: second, .. }) = next_call_frame(&mut s.tab_rx).await else {
+            panic!()
+        };
+        s.hub.cancel_from_peer(p0, "c-1");
+        assert_eq!(
+            next_call_frame(&mut s.tab_rx).await,
+            Some(Frame::Cancel { id: first })
+        );
+        // Another peer cannot cancel it.
+        s.hub.cancel_from_peer(s.peers[1].0, "c-2");
+        assert_eq!(s.hub.pending_count(), 1);
+        s.hub.detach_peer(p0);
+        assert_eq!(
+            next_call_frame(&mut s.tab_rx).await,
+            Some(Frame::Cancel { id: second })
+        );
+        assert_eq!(s.hub.pending_count(), 0);
+    }
+
+    #[tokio::test]
+    async fn tab_loss_fails_peer_calls_with_link_lost() {
+        let mut s = setup();
+        let p0 = s.peers[0].0;
+        s.hub
+            .call_from_peer(p0, "l-1".into(), "search".into(), json!({}), 1000);
+        s.hub.detach_tab(s.tab);
+        let (_, rx) = &mut s.peers[0];
+        let Some(Frame::Result {
+            id,
+            outcome: Outcome::Err(err),
+        }) = next_call_frame(rx).await
+        else {
+            panic!("expected an error result")
+        };
+        assert_eq!(id, "l-1");
+        assert_eq!(err.code, ErrorCode::LinkLost);
+        assert!(err.retryable);
+    }
+
+    #[tokio::test]
+    async fn too_many_calls_in_flight_are_rate_limited_per_caller() {
+        let mut s = setup();
+        let (p0, p1) = (s.peers[0].0, s.peers[1].0);
+        for i in 0..=MAX_PENDING_CALLS_PER_PEER {
+            s.hub
+                .call_from_peer(p0, format!("r-{i}"), "search".into(), json!({}), 1000);
+        }
+        let (_, rx) = &mut s.peers[0];
+        let Some(Frame::Result {
+            id,
+            outcome: Outcome::Err(err),
+        }) = next_call_frame(rx).await
+        else {
+            panic!("expected a refusal")
+        };
+        assert_eq!(id, format!("r-{MAX_PENDING_CALLS_PER_PEER}"));
+        assert_eq!(err.code, ErrorCode::RateLimited);
+        assert!(err.retryable);
+        // Another caller still has its own budget.
+        s.hub
+            .call_from_peer(p1, "other".into(), "search".into(), json!({}), 1000);
+        assert_eq!(s.hub.pending_count(), MAX_PENDING_CALLS_PER_PEER + 1);
+        // An answer frees a slot.
+        let Some(Frame::Call { id, .. }) = next_call_frame(&mut s.tab_rx).await else {
+            panic!()
+        };
+        s.hub.deliver(s.tab, &id, ok("done"));
+        s.hub
+            .call_from_peer(p0, "again".into(), "search".into(), json!({}), 1000);
+        assert_eq!(s.hub.pending_count(), MAX_PENDING_CALLS_PER_PEER + 1);
+    }
+
+    #[tokio::test]
+    async fn progress_goes_to_the_caller_that_asked() {
+        let mut s = setup();
+        let p1 = s.peers[1].0;
+        s.hub
+            .call_from_peer(p1, "g-1".into(), "impact".into(), json!({}), 1000);
+        let Some(Frame::Call { id, .. }) = next_call_frame(&mut s.tab_rx).await else {
+            panic!()
+        };
+        let report = Progress {
+            done: 1,
+            total: 3,
+            message: Some("walking".into()),
+        };
+        s.hub.progress(s.tab + 1, &id, report.clone());
+        s.hub.progress(s.tab, &id, report);
+        let (_, rx) = &mut s.peers[1];
+        assert_eq!(
+            next_call_frame(rx).await,
+            Some(Frame::Progress {
+                id: "g-1".into(),
+                done: 1,
+                total: 3,
+                message: Some("walking".into())
+            })
+        );
+
+        let (tx, mut progress) = mpsc::unbounded_channel();
+        let call = {
+            let hub = s.hub.clone();
+            tokio::spawn(
+                async move { hub.call("a", "impact", json!({}), DEADLINE, Some(tx)).await },
+            )
+        };
+        let Some(Frame::Call { id, .. }) = next_call_frame(&mut s.tab_rx).await else {
+            panic!()
+        };
+        s.hub.progress(
+            s.tab,
+            &id,
+            Progress {
+                done: 2,
+                total: 2,
+                message: None,
+            },
+        );
+        s.hub.deliver(s.tab, &id, ok("x"));
+        assert_eq!(progress.recv().await.unwrap().done, 2);
+        assert_eq!(call.await.unwrap(), ok("x"));
+    }
+
+    #[tokio::test]
+    async fn status_reaches_peers_and_monitors_are_not_counted() {
+        let mut s = setup();
+        let (tx, mut monitor) = mpsc::unbounded_channel();
+        s.hub.attach_peer(tx, "status".into(), true);
+        let Some(Frame::Status { browser, peers, .. }) = monitor.recv().await else {
+            panic!("the monitor gets the status at once")
+        };
+        assert!(browser);
+        assert_eq!(peers, 2);
+        s.hub.set_context(
+            s.tab,
+            Some("shop".into()),
+            GraphStats {
+                files: 3,
+                nodes: 10,
+                edges: 12,
+            },
+        );
+        let view = s.hub.view();
+        assert_eq!(view.project.as_deref(), Some("shop"));
+        assert_eq!(view.stats.map(|st| st.nodes), Some(10));
+        s.hub.detach_tab(s.tab);
+        let (_, rx) = &mut s.peers[0];
+        let mut last = None;
+        while let Ok(frame) = rx.try_recv() {
+            last = Some(frame);
+        }
+        let expected = HubView {
+            peers: 2,
+            ..HubView::default()
+        };
+        assert_eq!(last, Some(expected.to_frame()));
+        // A monitor may not call.
+        let (tx, mut monitor) = mpsc::unbounded_channel();
+        let id = s.hub.attach_peer(tx, "status".into(), true);
+        s.hub
+            .call_from_peer(id, "m-1".into(), "context".into(), json!({}), 1000);
+        assert!(matches!(monitor.recv().await, Some(Frame::Status { .. })));
+        assert!(matches!(monitor.recv().await, Some(Frame::Error { .. })));
+        assert_eq!(s.hub.pending_count(), 0);
+    }
+
+    #[tokio::test]
+    async fn oversized_calls_are_refused_before_sending() {
+        let s = setup();
+        let big = "x".repeat(MAX_FRAME_BYTES);
+        let Outcome::Err(err) = s
+            .hub
+            .call("a", "grep", json!({ "pattern": big }), DEADLINE, None)
+            .await
+        else {
+            panic!("expected too large")
+        };
+        assert_eq!(err.code, ErrorCode::TooLarge);
+        assert_eq!(s.hub.pending_count(), 0);
     }
 }

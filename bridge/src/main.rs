@@ -1,10 +1,19 @@
 //! `nexus-bridge`: the native half of Nexus. With no arguments it is a stdio MCP server that relays
-//! tool calls to the Nexus browser tab; `serve` runs the hub and the UI for people.
+//! tool calls to the Nexus browser tab as hub or peer; `serve` hosts the hub, `status` reports on it.
 
+mod breaker;
+mod call;
 mod cli;
+mod election;
+mod health;
+mod heartbeat;
 mod hub;
 mod mcp;
+mod peer;
+mod ratelimit;
+mod relay;
 mod session;
+mod token;
 mod web;
 
 use std::sync::Arc;
@@ -12,8 +21,11 @@ use std::sync::Arc;
 use clap::Parser;
 use tracing_subscriber::EnvFilter;
 
-use crate::cli::{Cli, Command};
+use crate::breaker::Breakers;
+use crate::call::CallIds;
+use crate::cli::{Cli, Command, Options};
 use crate::hub::Hub;
+use crate::relay::{Relay, Route};
 
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
@@ -32,7 +44,7 @@ fn main() -> std::process::ExitCode {
         }
     };
     let result = runtime.block_on(run(cli));
-    // Do not wait for the hub's sockets: the process is ending and peers reconnect elsewhere.
+    // Do not wait for the hub's sockets: the process is ending and peers take over.
     runtime.shutdown_timeout(std::time::Duration::from_millis(200));
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,
@@ -45,51 +57,70 @@ fn main() -> std::process::ExitCode {
 
 async fn run(cli: Cli) -> Result<(), String> {
     let options = cli.options();
-    let hub = Arc::new(Hub::new(options.call_timeout, options.port));
     match cli.command {
-        Some(Command::Serve) => {
-            let listener = web::bind(options.port).await.map_err(|err| {
-                format!(
-                    "cannot listen on 127.0.0.1:{}: {err} (is another nexus-bridge running? use --port)",
-                    options.port
-                )
-            })?;
-            let url = format!("http://127.0.0.1:{}/", options.port);
-            eprintln!("Nexus is running: open {url}");
-            let server = tokio::spawn(web::serve(listener, hub, options));
-            tokio::select! {
-                result = server => result.map_err(|err| err.to_string())?.map_err(|err| err.to_string()),
-                _ = tokio::signal::ctrl_c() => Ok(()),
-            }
+        Some(Command::Serve) => serve(options).await,
+        Some(Command::Status) => {
+            let report = health::status(options.port).await?;
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&report).unwrap_or_default()
+            );
+            Ok(())
         }
-        None => {
-            match web::bind(options.port).await {
-                Ok(listener) => {
-                    tracing::info!(
-                        port = options.port,
-                        "hub listening; UI at http://127.0.0.1:{}/",
-                        options.port
-                    );
-                    let hub = hub.clone();
-                    let options = options.clone();
-                    tokio::spawn(async move {
-                        if let Err(err) = web::serve(listener, hub, options).await {
-                            tracing::error!("hub stopped: {err}");
-                        }
-                    });
-                }
-                Err(err) => {
-                    tracing::warn!(
-                        port = options.port,
-                        "cannot listen ({err}); tool calls will report that no browser is connected"
-                    );
-                    hub.set_unavailable(format!(
-                        "port {} is in use by another process, so this bridge cannot reach the browser",
-                        options.port
-                    ));
-                }
-            }
-            mcp::serve_stdio(hub).await
-        }
+        None => serve_mcp(options).await,
+    }
+}
+
+/// `serve`: always the hub; a taken port is an error.
+async fn serve(options: Options) -> Result<(), String> {
+    let listener = web::bind(options.port).await.map_err(|err| {
+        format!(
+            "cannot listen on 127.0.0.1:{}: {err} (is another nexus-bridge running? `nexus-bridge status` tells; or use --port)",
+            options.port
+        )
+    })?;
+    eprintln!("Nexus is running: open http://127.0.0.1:{}/", options.port);
+    let hub = Arc::new(Hub::new(Arc::new(CallIds::new()), options.port));
+    let result = tokio::select! {
+        result = web::host(listener, hub, &options) => result,
+        _ = tokio::signal::ctrl_c() => Ok(()),
+    };
+    remove_token_file(options.port);
+    result
+}
+
+/// No command: MCP on stdio, and hub or peer for the life of the process.
+async fn serve_mcp(options: Options) -> Result<(), String> {
+    let ids = Arc::new(CallIds::new());
+    let hub = Arc::new(Hub::new(ids.clone(), options.port));
+    let relay = Arc::new(Relay::new(
+        hub,
+        options.deadlines,
+        Breakers::default(),
+        options.port,
+    ));
+    let service = mcp::start(relay.clone()).await?;
+    let agent = service
+        .peer()
+        .peer_info()
+        .map(|info| info.client_info.name.clone())
+        .unwrap_or_else(|| "agent".into());
+    let election = tokio::spawn(election::run(relay.clone(), options.clone(), agent, ids));
+    let result = service
+        .waiting()
+        .await
+        .map(|_| ())
+        .map_err(|err| format!("MCP service stopped: {err}"));
+    // Still holding the port here, so the token file cannot be a newer hub's yet.
+    if matches!(relay.route(), Route::Hub) {
+        remove_token_file(options.port);
+    }
+    election.abort();
+    result
+}
+
+fn remove_token_file(port: u16) {
+    if let Ok(path) = token::path(port) {
+        token::remove_if_ours(&path, port);
     }
 }

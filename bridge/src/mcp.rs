@@ -1,5 +1,5 @@
-//! The stdio MCP server: lists the catalog's tools without any browser and relays `tools/call`.
-//! Tool failures are `isError` results with a code, a message and a hint, never protocol errors.
+//! The stdio MCP server: lists the catalog's tools and the health resource without any browser,
+//! relays `tools/call` with progress and cancellation. Tool failures are `isError` results.
 
 use std::sync::Arc;
 
@@ -7,20 +7,25 @@ use nexus_shared::catalog::SERVER_INSTRUCTIONS;
 use nexus_shared::{ErrorCode, Outcome, ToolError, ToolName};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
+    ResourceContents, ServerCapabilities, ServerConfig, Tool,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{RequestContext, RunningService};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
+use tokio::sync::mpsc;
 
-use crate::hub::Hub;
+use crate::call::Progress;
+use crate::health::{self, HEALTH_URI};
+use crate::relay::Relay;
 
 pub struct NexusMcp {
-    hub: Arc<Hub>,
+    relay: Arc<Relay>,
     tools: Vec<Tool>,
 }
 
 impl NexusMcp {
-    pub fn new(hub: Arc<Hub>) -> Self {
+    pub fn new(relay: Arc<Relay>) -> Self {
         let tools = ToolName::ALL
             .iter()
             .map(|tool| {
@@ -28,15 +33,20 @@ impl NexusMcp {
                 Tool::new(spec.name, spec.description, spec.input_schema)
             })
             .collect();
-        Self { hub, tools }
+        Self { relay, tools }
     }
 }
 
 impl ServerHandler for NexusMcp {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(Implementation::new("nexus", env!("CARGO_PKG_VERSION")))
-            .with_instructions(SERVER_INSTRUCTIONS)
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_resources()
+                .build(),
+        )
+        .with_server_info(Implementation::new("nexus", env!("CARGO_PKG_VERSION")))
+        .with_instructions(SERVER_INSTRUCTIONS)
     }
 
     async fn list_tools(
@@ -47,26 +57,81 @@ impl ServerHandler for NexusMcp {
         Ok(ListToolsResult::with_all_items(self.tools.clone()))
     }
 
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, McpError> {
+        let health = Resource::new(HEALTH_URI, "health")
+            .with_description("This bridge's mode (hub or peer), the browser tab and its graph, peers, circuit breakers.")
+            .with_mime_type("application/json");
+        Ok(ListResourcesResult::with_all_items(vec![health]))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, McpError> {
+        if request.uri != HEALTH_URI {
+            return Err(McpError::resource_not_found(
+                format!("no resource `{}`; Nexus offers {HEALTH_URI}", request.uri),
+                None,
+            ));
+        }
+        let text = health::report(&self.relay).to_string();
+        let contents = ResourceContents::text(text, HEALTH_URI).with_mime_type("application/json");
+        // Health is live: clients must not cache it.
+        Ok(ReadResourceResult::new(vec![contents])
+            .with_ttl_ms(0)
+            .into())
+    }
+
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let name = request.name.to_string();
-        if ToolName::parse(&name).is_none() {
+        let Some(tool) = ToolName::parse(&name) else {
             let err = ToolError::new(ErrorCode::UnknownTool, format!("no tool named `{name}`"))
                 .with_hint("call tools/list for the 16 Nexus tools; `route` takes plain questions");
             return Ok(error_result(&err).into());
-        }
+        };
         let agent = context
             .peer
             .peer_info()
             .map(|info| info.client_info.name.clone())
             .unwrap_or_else(|| "agent".into());
         let args = serde_json::Value::Object(request.arguments.unwrap_or_default());
-        let outcome = tokio::select! {
-            outcome = self.hub.call(&agent, &name, args) => outcome,
-            _ = context.ct.cancelled() => Outcome::Err(ToolError::new(ErrorCode::Cancelled, "the client cancelled the call")),
+        let token = context.meta.get_progress_token();
+        let (progress_tx, mut progress_rx) = match token {
+            Some(_) => {
+                let (tx, rx) = mpsc::unbounded_channel();
+                (Some(tx), Some(rx))
+            }
+            None => (None, None),
+        };
+        let call = self.relay.call(&agent, tool, args, progress_tx);
+        tokio::pin!(call);
+        let outcome = loop {
+            tokio::select! {
+                // Progress first, so every report sent before the answer reaches the client.
+                biased;
+                progress = next_progress(&mut progress_rx) => match (progress, &token) {
+                    (Some(progress), Some(token)) => {
+                        let mut param = ProgressNotificationParam::new(token.clone(), progress.done as f64)
+                            .with_total(progress.total as f64);
+                        if let Some(message) = progress.message {
+                            param = param.with_message(message);
+                        }
+                        let _ = context.peer.notify_progress(param).await;
+                    }
+                    _ => progress_rx = None,
+                },
+                outcome = &mut call => break outcome,
+                _ = context.ct.cancelled() => break Outcome::Err(ToolError::new(ErrorCode::Cancelled, "the client cancelled the call")),
+            }
         };
         Ok(match outcome {
             Outcome::Ok(output) => CallToolResult::success(vec![ContentBlock::text(output.text)]),
@@ -76,19 +141,21 @@ impl ServerHandler for NexusMcp {
     }
 }
 
+async fn next_progress(rx: &mut Option<mpsc::UnboundedReceiver<Progress>>) -> Option<Progress> {
+    match rx {
+        Some(rx) => rx.recv().await,
+        None => std::future::pending().await,
+    }
+}
+
 fn error_result(err: &ToolError) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(err.render())])
 }
 
-/// Serves MCP on stdin/stdout until the client closes the stream.
-pub async fn serve_stdio(hub: Arc<Hub>) -> Result<(), String> {
-    let service = NexusMcp::new(hub)
+/// Completes the MCP handshake on stdin/stdout; the service then runs until the client closes.
+pub async fn start(relay: Arc<Relay>) -> Result<RunningService<RoleServer, NexusMcp>, String> {
+    NexusMcp::new(relay)
         .serve(rmcp::transport::stdio())
         .await
-        .map_err(|err| format!("MCP handshake on stdio failed: {err}"))?;
-    service
-        .waiting()
-        .await
-        .map_err(|err| format!("MCP service stopped: {err}"))?;
-    Ok(())
+        .map_err(|err| format!("MCP handshake on stdio failed: {err}"))
 }

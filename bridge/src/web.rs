@@ -1,5 +1,5 @@
 //! The hub's HTTP side on 127.0.0.1: the built UI on `/` and the WebSocket on `/ws`.
-//! Browser sockets are accepted by `Origin`; the listener binds to loopback only.
+//! Hosting writes the token file peers join with; the listener binds to loopback only.
 
 use std::sync::Arc;
 
@@ -8,28 +8,66 @@ use axum::extract::{State, WebSocketUpgrade};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
+use axum::serve::ListenerExt;
 use nexus_shared::limits::MAX_FRAME_BYTES;
 use tokio::net::TcpListener;
 use tower_http::services::{ServeDir, ServeFile};
 
 use crate::cli::Options;
 use crate::hub::Hub;
-use crate::session;
+use crate::session::{self, Origin, SessionConfig};
+use crate::token::{self, HubFile};
 
 #[derive(Clone)]
 struct AppState {
     hub: Arc<Hub>,
     allowed_origins: Arc<Vec<String>>,
+    sessions: Arc<SessionConfig>,
 }
 
 pub async fn bind(port: u16) -> std::io::Result<TcpListener> {
     TcpListener::bind(("127.0.0.1", port)).await
 }
 
-pub async fn serve(listener: TcpListener, hub: Arc<Hub>, options: Options) -> std::io::Result<()> {
+/// Runs the hub on a bound listener: writes the token file, then serves until the server fails.
+pub async fn host(listener: TcpListener, hub: Arc<Hub>, options: &Options) -> Result<(), String> {
+    let token = token::generate()?;
+    match token::path(options.port) {
+        Ok(path) => {
+            let file = HubFile {
+                port: options.port,
+                token: token.clone(),
+                pid: std::process::id(),
+            };
+            match token::write(&path, &file) {
+                Ok(()) => tracing::info!(file = %path.display(), "token file written"),
+                Err(err) => tracing::warn!(
+                    file = %path.display(),
+                    "cannot write the token file ({err}); other agents cannot join this hub"
+                ),
+            }
+        }
+        Err(err) => tracing::warn!("{err}; other agents cannot join this hub"),
+    }
+    let sessions = Arc::new(SessionConfig {
+        heartbeat: options.heartbeat,
+        token,
+    });
+    serve(listener, hub, options, sessions)
+        .await
+        .map_err(|err| format!("the hub stopped: {err}"))
+}
+
+async fn serve(
+    listener: TcpListener,
+    hub: Arc<Hub>,
+    options: &Options,
+    sessions: Arc<SessionConfig>,
+) -> std::io::Result<()> {
     let state = AppState {
         hub,
         allowed_origins: Arc::new(options.allowed_origins.clone()),
+        sessions,
     };
     let index = options.ui_dir.join("index.html");
     let app = Router::new().route("/ws", get(upgrade));
@@ -39,6 +77,12 @@ pub async fn serve(listener: TcpListener, hub: Arc<Hub>, options: Options) -> st
         tracing::warn!(dir = %options.ui_dir.display(), "the web UI is not built; `/` explains how to build it");
         app.fallback(ui_missing)
     };
+    // Frames are small and latency matters: no Nagle delay on accepted sockets.
+    let listener = listener.tap_io(|tcp| {
+        if let Err(err) = tcp.set_nodelay(true) {
+            tracing::debug!(%err, "cannot set TCP_NODELAY");
+        }
+    });
     axum::serve(listener, app.with_state(state)).await
 }
 
@@ -47,21 +91,22 @@ async fn upgrade(
     headers: HeaderMap,
     State(state): State<AppState>,
 ) -> Response {
-    let origin = headers
-        .get(header::ORIGIN)
-        .and_then(|o| o.to_str().ok())
-        .map(|o| o.trim_end_matches('/').to_owned());
-    let origin_allowed = origin
-        .as_deref()
-        .is_some_and(|o| state.allowed_origins.iter().any(|allowed| allowed == o));
-    if !origin_allowed {
-        tracing::debug!(
-            ?origin,
-            "socket from an origin that may not act as a browser tab"
-        );
+    let origin = headers.get(header::ORIGIN).map(|o| {
+        o.to_str()
+            .unwrap_or_default()
+            .trim_end_matches('/')
+            .to_owned()
+    });
+    let check = match origin.as_deref() {
+        None => Origin::Absent,
+        Some(o) if state.allowed_origins.iter().any(|allowed| allowed == o) => Origin::Allowed,
+        Some(_) => Origin::Foreign,
+    };
+    if check == Origin::Foreign {
+        tracing::debug!(?origin, "socket from a foreign origin");
     }
     ws.max_message_size(MAX_FRAME_BYTES + 1024)
-        .on_upgrade(move |socket| session::run(socket, state.hub, origin_allowed))
+        .on_upgrade(move |socket| session::run(socket, state.hub, check, state.sessions))
 }
 
 async fn ui_missing() -> impl IntoResponse {

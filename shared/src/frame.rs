@@ -17,9 +17,24 @@ pub enum Role {
     Browser,
     /// Another `nexus-bridge` process relaying its agent's calls through the hub.
     Peer,
+    /// `nexus-bridge status`: reads the hub's `Status` and sends no calls.
+    Monitor,
 }
 
-/// Why the hub refused or ended a session; the client stops reconnecting on any of them.
+/// A peer's proof that it runs as the hub's user: read from the hub's private token file.
+/// `Debug` never shows it.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Token(pub String);
+
+impl std::fmt::Debug for Token {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Token(<redacted>)")
+    }
+}
+
+/// Why the hub refused or ended a session. A browser tab stops reconnecting on any of them; a
+/// peer retries after `Token` (a new hub may be rewriting its token file).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RejectCode {
@@ -65,7 +80,7 @@ pub enum Frame {
         role: Role,
         protocol: u32,
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        token: Option<String>,
+        token: Option<Token>,
         agent: String,
     },
     Welcome {
@@ -109,6 +124,17 @@ pub enum Frame {
     Pong {
         nonce: u64,
     },
+    /// The hub's state (hub → peers and monitors): sent after `Welcome` and on every change.
+    Status {
+        browser: bool,
+        peers: u32,
+        /// The tab's loaded project; `None` when no tab or no graph.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        project: Option<String>,
+        /// The tab's graph size, once it sent a `Context`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        stats: Option<GraphStats>,
+    },
     /// One finished call, for the UI's activity feed.
     Activity {
         agent: String,
@@ -123,9 +149,9 @@ pub enum Frame {
 }
 
 /// Every `type` tag the protocol knows, to tell unknown frames from malformed ones.
-pub const FRAME_TYPES: [&str; 12] = [
+pub const FRAME_TYPES: [&str; 13] = [
     "hello", "welcome", "reject", "context", "call", "result", "cancel", "progress", "ping",
-    "pong", "activity", "error",
+    "pong", "status", "activity", "error",
 ];
 
 /// Why a text message is not a usable frame.
@@ -173,6 +199,7 @@ impl Frame {
             Frame::Progress { .. } => "progress",
             Frame::Ping { .. } => "ping",
             Frame::Pong { .. } => "pong",
+            Frame::Status { .. } => "status",
             Frame::Activity { .. } => "activity",
             Frame::Error { .. } => "error",
         }
@@ -213,7 +240,7 @@ mod tests {
             Frame::Hello {
                 role: Role::Peer,
                 protocol: 1,
-                token: Some("t0k".into()),
+                token: Some(Token("t0k".into())),
                 agent: "claude".into(),
             },
             Frame::Welcome {
@@ -260,6 +287,22 @@ mod tests {
             },
             Frame::Ping { nonce: 7 },
             Frame::Pong { nonce: 7 },
+            Frame::Status {
+                browser: true,
+                peers: 2,
+                project: Some("sample".into()),
+                stats: Some(GraphStats {
+                    files: 3,
+                    nodes: 10,
+                    edges: 12,
+                }),
+            },
+            Frame::Status {
+                browser: false,
+                peers: 0,
+                project: None,
+                stats: None,
+            },
             Frame::Activity {
                 agent: "claude".into(),
                 tool: "search".into(),
@@ -334,7 +377,94 @@ mod tests {
         ));
     }
 
+    #[test]
+    fn tokens_never_show_in_debug_output() {
+        let hello = Frame::Hello {
+            role: Role::Peer,
+            protocol: 1,
+            token: Some(Token("s3cr3t-value".into())),
+            agent: "claude".into(),
+        };
+        let shown = format!("{hello:?}");
+        assert!(!shown.contains("s3cr3t-value"), "{shown}");
+        assert!(hello.encode().contains(r#""token":"s3cr3t-value""#));
+    }
+
+    #[test]
+    fn deeply_nested_input_is_an_error_not_a_stack_overflow() {
+        let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+        assert!(Frame::decode(&deep).is_err());
+        let deep = format!(
+            r#"{{"type":"call","id":"1","tool":"t","deadline_ms":1,"args":{}1{}}}"#,
+            "[".repeat(100_000),
+            "]".repeat(100_000)
+        );
+        assert!(Frame::decode(&deep).is_err());
+    }
+
+    /// Any JSON value, a few levels deep.
+    fn json_value() -> impl Strategy<Value = serde_json::Value> {
+        let leaf = prop_oneof![
+            Just(serde_json::Value::Null),
+            any::<bool>().prop_map(serde_json::Value::from),
+            any::<i64>().prop_map(serde_json::Value::from),
+            any::<f64>().prop_map(serde_json::Value::from),
+            "\\PC{0,16}".prop_map(serde_json::Value::from),
+        ];
+        leaf.prop_recursive(4, 32, 6, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..6).prop_map(serde_json::Value::from),
+                prop::collection::btree_map("[a-z_]{1,10}", inner, 0..6)
+                    .prop_map(|m| serde_json::Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
     proptest! {
+        #[test]
+        fn decode_never_panics_on_arbitrary_bytes(bytes in prop::collection::vec(any::<u8>(), 0..512)) {
+            let _ = Frame::decode(&String::from_utf8_lossy(&bytes));
+        }
+
+        #[test]
+        fn decode_never_panics_on_frame_shaped_objects(
+            kind in prop::sample::select(FRAME_TYPES.to_vec()),
+            fields in prop::collection::btree_map(
+                prop::sample::select(vec![
+                    "id", "tool", "args", "deadline_ms", "outcome", "role", "protocol", "token",
+                    "agent", "nonce", "done", "total", "message", "code", "reason", "browser",
+                    "peers", "project", "stats", "session", "hub_version", "indexed_at", "ok",
+                ]),
+                json_value(),
+                0..8,
+            ),
+        ) {
+            let mut object: serde_json::Map<String, serde_json::Value> =
+                fields.into_iter().map(|(k, v)| (k.to_owned(), v)).collect();
+            object.insert("type".into(), kind.into());
+            let text = serde_json::Value::Object(object).to_string();
+            if let Ok(frame) = Frame::decode(&text) {
+                // Whatever decodes also re-encodes to something that decodes the same.
+                prop_assert_eq!(Frame::decode(&frame.encode()).unwrap(), frame);
+            }
+        }
+
+        #[test]
+        fn damaged_valid_frames_never_panic(
+            index in 0usize..16,
+            cut in any::<prop::sample::Index>(),
+            byte in any::<u8>(),
+        ) {
+            let frames = samples();
+            let text = frames[index % frames.len()].encode();
+            let at = cut.index(text.len());
+            let boundary = (0..=at).rev().find(|&i| text.is_char_boundary(i)).unwrap_or(0);
+            let _ = Frame::decode(&text[..boundary]);
+            let mut bytes = text.into_bytes();
+            bytes[at] = byte;
+            let _ = Frame::decode(&String::from_utf8_lossy(&bytes));
+        }
+
         #[test]
         fn decode_never_panics_on_arbitrary_text(text in ".{0,512}") {
             let _ = Frame::decode(&text);

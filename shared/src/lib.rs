@@ -10,4 +10,6 @@ pub mod reconnect;
 
 pub use catalog::{ToolName, ToolSpec};
 pub use error::{ErrorCode, ToolError};
-pub use frame::{CallId, Frame, FrameError, GraphStats, Outcome, RejectCode, Role, ToolOutput};
+pub use frame::{
+    CallId, Frame, FrameError, GraphStats, Outcome, RejectCode, Role, Token, ToolOutput,
+};

@@ -1,14 +1,21 @@
 //! Harness for the end-to-end tests: finds the built binaries and UI, picks free ports, starts
 //! the real bridge under a real MCP client, and opens the UI in real headless Chromium.
 
+pub mod scenarios;
+pub mod tab;
+
 use std::path::PathBuf;
 use std::process::Stdio;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use rmcp::model::{CallToolRequestParams, CallToolResult};
-use rmcp::service::RunningService;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResult, ProgressNotificationParam, ReadResourceRequestParams,
+    ResourceContents,
+};
+use rmcp::service::{NotificationContext, RunningService, ServiceError};
 use rmcp::transport::TokioChildProcess;
-use rmcp::{RoleClient, ServiceExt};
+use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use tokio::process::{Child, Command};
 
 /// The workspace root (this crate lives in `tests/`).
@@ -43,6 +50,40 @@ pub fn ui_dir() -> PathBuf {
         dir.display()
     );
     dir
+}
+
+/// The private runtime directory every bridge started by the tests gets as `XDG_RUNTIME_DIR`,
+/// so hub token files stay out of the user's own directories.
+pub fn runtime_dir() -> PathBuf {
+    use std::os::unix::fs::DirBuilderExt;
+    let dir = std::env::temp_dir().join("nexus-e2e-runtime");
+    let _ = std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(&dir);
+    dir
+}
+
+/// The hub token file for `port`, as the bridges started by the tests write it.
+pub fn token_file(port: u16) -> PathBuf {
+    runtime_dir().join(format!("nexus/hub-{port}.json"))
+}
+
+/// The token of the hub on `port`, read from its file.
+pub fn hub_token(port: u16) -> String {
+    let text = std::fs::read_to_string(token_file(port)).expect("read the hub's token file");
+    let value: serde_json::Value = serde_json::from_str(&text).expect("token file is JSON");
+    value["token"].as_str().expect("token field").to_owned()
+}
+
+/// A `nexus-bridge` command with the test environment: UI, runtime dir, logs at `info`.
+pub fn bridge_command() -> Command {
+    let mut command = Command::new(bridge_bin());
+    command
+        .env("NEXUS_UI_DIR", ui_dir())
+        .env("XDG_RUNTIME_DIR", runtime_dir())
+        .env("NEXUS_LOG", "info");
+    command
 }
 
 /// A port nobody listens on right now.
@@ -83,35 +124,137 @@ pub async fn wait_port_open(port: u16, within: Duration) {
     }
 }
 
+/// An MCP client that keeps every progress notification it receives.
+#[derive(Clone, Default)]
+pub struct ProgressLog(pub Arc<Mutex<Vec<ProgressNotificationParam>>>);
+
+impl ProgressLog {
+    pub fn take(&self) -> Vec<ProgressNotificationParam> {
+        std::mem::take(&mut *self.0.lock().unwrap_or_else(|p| p.into_inner()))
+    }
+}
+
+impl ClientHandler for ProgressLog {
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.0
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(params);
+    }
+}
+
 /// `nexus-bridge` started as an MCP server by rmcp's client over stdio, as agents start it.
 pub struct McpBridge {
-    pub client: RunningService<RoleClient, ()>,
+    pub client: RunningService<RoleClient, ProgressLog>,
     pub port: u16,
+    pub pid: u32,
+    pub progress: ProgressLog,
 }
 
 impl McpBridge {
+    /// Starts a bridge and waits until the port is served (by it, or by the hub it joins).
     pub async fn start(port: u16) -> McpBridge {
-        let mut command = Command::new(bridge_bin());
-        command
-            .arg("--port")
-            .arg(port.to_string())
-            .env("NEXUS_UI_DIR", ui_dir())
-            .env("NEXUS_LOG", "info");
+        Self::start_with(port, &[]).await
+    }
+
+    /// Starts a bridge with extra arguments (e.g. `--heartbeat-ms 200`).
+    pub async fn start_with(port: u16, args: &[&str]) -> McpBridge {
+        let mut command = bridge_command();
+        command.arg("--port").arg(port.to_string()).args(args);
         let (transport, _stderr) = TokioChildProcess::builder(command)
             .stderr(Stdio::inherit())
             .spawn()
             .expect("spawn nexus-bridge");
-        let client = ().serve(transport).await.expect("MCP initialize");
+        let pid = transport.id().expect("bridge pid");
+        let progress = ProgressLog::default();
+        let client = progress
+            .clone()
+            .serve(transport)
+            .await
+            .expect("MCP initialize");
         wait_port_open(port, Duration::from_secs(10)).await;
-        McpBridge { client, port }
+        McpBridge {
+            client,
+            port,
+            pid,
+            progress,
+        }
     }
 
     pub async fn call(&self, tool: &str, args: serde_json::Value) -> CallToolResult {
+        self.try_call(tool, args).await.expect("tools/call")
+    }
+
+    /// A call that reports a dead bridge as an error instead of panicking.
+    pub async fn try_call(
+        &self,
+        tool: &str,
+        args: serde_json::Value,
+    ) -> Result<CallToolResult, ServiceError> {
         let mut params = CallToolRequestParams::new(tool.to_owned());
         if let serde_json::Value::Object(map) = args {
             params = params.with_arguments(map);
         }
-        self.client.call_tool(params).await.expect("tools/call")
+        self.client.call_tool(params).await
+    }
+
+    /// The `nexus://health` resource of this bridge.
+    pub async fn health(&self) -> serde_json::Value {
+        let result = self
+            .client
+            .read_resource(ReadResourceRequestParams::new("nexus://health"))
+            .await
+            .expect("resources/read");
+        let text = match result.contents.first() {
+            Some(ResourceContents::TextResourceContents { text, .. }) => text.clone(),
+            other => panic!("health is not text: {other:?}"),
+        };
+        serde_json::from_str(&text).expect("health is JSON")
+    }
+
+    /// Waits until this bridge reports `mode` in its health.
+    pub async fn wait_mode(&self, mode: &str, within: Duration) -> serde_json::Value {
+        let started = Instant::now();
+        loop {
+            let health = self.health().await;
+            if health["mode"] == mode {
+                return health;
+            }
+            assert!(
+                started.elapsed() < within,
+                "bridge {} still {} after {within:?}",
+                self.pid,
+                health["mode"]
+            );
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+    }
+
+    /// Closes the bridge's stdin, as an agent that quits does, and waits for the process to end.
+    pub async fn quit(&self) {
+        self.client.cancellation_token().cancel();
+        let started = Instant::now();
+        while !process_gone(self.pid) {
+            assert!(
+                started.elapsed() < Duration::from_secs(10),
+                "bridge {} did not exit",
+                self.pid
+            );
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+
+    /// Kills the bridge process at once (SIGKILL), as a crash would.
+    pub fn kill(&self) {
+        let status = std::process::Command::new("kill")
+            .args(["-9", &self.pid.to_string()])
+            .status()
+            .expect("run kill");
+        assert!(status.success(), "kill -9 {} failed", self.pid);
     }
 
     /// Calls until the tool answers without error (the tab may still be loading), or panics.
@@ -141,6 +284,16 @@ impl McpBridge {
         let port = self.port;
         let _ = self.client.cancel().await;
         wait_port_free(port, Duration::from_secs(10)).await;
+    }
+}
+
+/// True once `pid` has exited (it may linger as a zombie until reaped).
+pub fn process_gone(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(stat) => stat
+            .rsplit_once(") ")
+            .is_some_and(|(_, rest)| rest.starts_with('Z') || rest.starts_with('X')),
     }
 }
 
@@ -227,9 +380,14 @@ pub struct ServeProcess {
 
 impl ServeProcess {
     pub async fn start(port: u16) -> ServeProcess {
-        let child = Command::new(bridge_bin())
+        Self::start_with(port, &[]).await
+    }
+
+    /// `serve` with extra arguments (e.g. `--heartbeat-ms 200`).
+    pub async fn start_with(port: u16, args: &[&str]) -> ServeProcess {
+        let child = bridge_command()
             .args(["serve", "--port", &port.to_string()])
-            .env("NEXUS_UI_DIR", ui_dir())
+            .args(args)
             .stdout(Stdio::null())
             .stderr(Stdio::inherit())
             .kill_on_drop(true)
