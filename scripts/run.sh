@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Sets up what is missing, builds the web UI and the bridge (release), and runs the hub + UI.
-# Open the printed URL; agents connect by launching the same nexus-bridge binary over stdio.
+# Sets up what is missing, builds the web UI and the bridge (release), and runs the hub + UI with
+# the sample repository (or REPO=path) loaded. Open the printed URL; agents launch the same binary.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 trunk build --release >&2
 cargo build --release -p nexus-bridge >&2
 port=${NEXUS_PORT:-54319}
-echo "Nexus: open http://127.0.0.1:${port}/  (bridge binary: $(pwd)/target/release/nexus-bridge)"
-NEXUS_UI_DIR="$(pwd)/dist" exec target/release/nexus-bridge serve --port "$port"
+repo=${REPO:-examples/sample-shop}
+echo "Nexus: open http://127.0.0.1:${port}/  (repository: ${repo}; bridge binary: $(pwd)/target/release/nexus-bridge)"
+NEXUS_UI_DIR="$(pwd)/dist" exec target/release/nexus-bridge serve --port "$port" --repo "$repo"

@@ -29,6 +29,11 @@ pub struct Cli {
     #[arg(long, env = "NEXUS_PORT", default_value_t = DEFAULT_PORT, global = true)]
     pub port: u16,
 
+    /// A local repository the page may load by itself (served read-only on loopback; excluded
+    /// folders, secrets and files over 1 MB are never served).
+    #[arg(long, env = "NEXUS_REPO", global = true)]
+    pub repo: Option<PathBuf>,
+
     /// Folder holding the built web UI (index.html and the wasm bundle).
     #[arg(long, env = "NEXUS_UI_DIR", global = true)]
     pub ui_dir: Option<PathBuf>,
@@ -70,6 +75,7 @@ pub enum Command {
 #[derive(Debug, Clone)]
 pub struct Options {
     pub port: u16,
+    pub repo: Option<PathBuf>,
     pub ui_dir: PathBuf,
     pub deadlines: Deadlines,
     pub heartbeat: Duration,
@@ -91,6 +97,7 @@ impl Cli {
         );
         Options {
             port: self.port,
+            repo: self.repo.clone(),
             ui_dir,
             deadlines: Deadlines {
                 quick: Duration::from_millis(self.call_timeout_ms.max(1)),

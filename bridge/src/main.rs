@@ -12,6 +12,7 @@ mod mcp;
 mod peer;
 mod ratelimit;
 mod relay;
+mod repo;
 mod session;
 mod token;
 mod web;

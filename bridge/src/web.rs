@@ -15,12 +15,14 @@ use tower_http::services::{ServeDir, ServeFile};
 
 use crate::cli::Options;
 use crate::hub::Hub;
+use crate::repo::{self, Repo};
 use crate::session::{self, Origin, SessionConfig};
 use crate::token::{self, HubFile};
 
 #[derive(Clone)]
 struct AppState {
     hub: Arc<Hub>,
+    repo: Option<Repo>,
     allowed_origins: Arc<Vec<String>>,
     sessions: Arc<SessionConfig>,
 }
@@ -64,13 +66,27 @@ async fn serve(
     options: &Options,
     sessions: Arc<SessionConfig>,
 ) -> std::io::Result<()> {
+    let repo = match &options.repo {
+        Some(path) => Some(Repo::open(path).map_err(std::io::Error::other)?),
+        None => None,
+    };
     let state = AppState {
         hub,
+        repo,
         allowed_origins: Arc::new(options.allowed_origins.clone()),
         sessions,
     };
     let index = options.ui_dir.join("index.html");
-    let app = Router::new().route("/ws", get(upgrade));
+    let app = Router::new()
+        .route("/ws", get(upgrade))
+        .route(
+            "/api/repo",
+            get(|State(s): State<AppState>, headers: HeaderMap| repo::info(s.repo, headers)),
+        )
+        .route(
+            "/api/repo.zip",
+            get(|State(s): State<AppState>, headers: HeaderMap| repo::archive(s.repo, headers)),
+        );
     let app = if index.is_file() {
         app.fallback_service(ServeDir::new(&options.ui_dir).fallback(ServeFile::new(index)))
     } else {

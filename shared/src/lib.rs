@@ -7,6 +7,7 @@ pub mod frame;
 pub mod limits;
 pub mod params;
 pub mod reconnect;
+pub mod source_rules;
 
 pub use catalog::{ToolName, ToolSpec};
 pub use error::{ErrorCode, ToolError};

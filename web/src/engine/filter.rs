@@ -3,34 +3,9 @@
 
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
-/// Folders never indexed, wherever they appear.
-pub const DEFAULT_EXCLUDED_DIRS: &[&str] = &[
-    ".git",
-    ".hg",
-    ".svn",
-    "node_modules",
-    "target",
-    "dist",
-    "build",
-    "vendor",
-    "__pycache__",
-    ".venv",
-    "venv",
-    ".tox",
-    ".mypy_cache",
-    ".pytest_cache",
-    ".next",
-    ".nuxt",
-    "coverage",
-    ".idea",
-    ".vscode",
-    "bower_components",
-    ".gradle",
-    "out",
-];
-
-/// Default cap on one file's size.
-pub const DEFAULT_MAX_FILE_BYTES: usize = 1024 * 1024;
+pub use nexus_shared::source_rules::{
+    MAX_FILE_BYTES as DEFAULT_MAX_FILE_BYTES, in_excluded_dir, is_secret,
+};
 
 /// Why a file was left out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,33 +16,6 @@ pub enum Skip {
     Binary,
     TooLarge,
     NotSource,
-}
-
-/// True for files that hold secrets by convention: `.env*`, keys, certificates, credentials.
-pub fn is_secret(path: &str) -> bool {
-    let name = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
-    name.starts_with(".env")
-        || name.ends_with(".pem")
-        || name.ends_with(".key")
-        || name.ends_with(".p12")
-        || name.ends_with(".pfx")
-        || name.ends_with(".keystore")
-        || name.ends_with(".jks")
-        || matches!(
-            name.as_str(),
-            "id_rsa"
-                | "id_dsa"
-                | "id_ecdsa"
-                | "id_ed25519"
-                | ".netrc"
-                | ".npmrc"
-                | ".pypirc"
-                | "credentials"
-                | "credentials.json"
-                | "secrets.json"
-                | "secrets.yaml"
-                | "secrets.yml"
-        )
 }
 
 /// A NUL byte in the first 8 KiB marks a binary file.
@@ -107,10 +55,7 @@ impl Filter {
 
     /// Decides on a path before its content is read (folders, secrets, ignore rules).
     pub fn check_path(&self, path: &str) -> Result<(), Skip> {
-        if path
-            .split('/')
-            .any(|part| DEFAULT_EXCLUDED_DIRS.contains(&part))
-        {
+        if in_excluded_dir(path) {
             return Err(Skip::Excluded);
         }
         if is_secret(path) {

@@ -1,0 +1,82 @@
+//! One command shows a real graph: the bridge serves a repository (`--repo`), the real UI in
+//! headless Chromium indexes it in its engine worker by itself, and an agent's calls are answered
+//! from that graph.
+
+use std::time::Duration;
+
+use nexus_e2e::{Browser, McpBridge, free_port, workspace_root};
+use serde_json::json;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_page_indexes_the_bridge_repository_and_answers_from_it() {
+    let port = free_port();
+    let repo = workspace_root().join("examples/sample-shop");
+    let repo = repo.to_string_lossy();
+    let bridge = McpBridge::start_with(port, &["--repo", &repo]).await;
+    let browser = Browser::open(&format!("http://127.0.0.1:{port}/"));
+
+    // The sample graph answers first; the indexed repository replaces it.
+    let mut context = String::new();
+    for _ in 0..300 {
+        context = bridge
+            .call_until_ok(
+                "context",
+                json!({"focus": "stats"}),
+                Duration::from_secs(60),
+            )
+            .await;
+        if context.starts_with("# sample-shop\n")
+            && context.contains("Function")
+            && !context.contains("3 files")
+        {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    assert!(context.contains("6 files"), "{context}");
+
+    let found = bridge
+        .call_until_ok(
+            "search",
+            json!({"query": "charge card", "group_by_process": false}),
+            Duration::from_secs(5),
+        )
+        .await;
+    assert!(
+        found.contains("`Function:shop/payment.py:charge`"),
+        "{found}"
+    );
+
+    let impact = bridge
+        .call_until_ok(
+            "impact",
+            json!({"target": "validate_card"}),
+            Duration::from_secs(5),
+        )
+        .await;
+    assert!(
+        impact.contains("## depth 1 — WILL BREAK\n- Function `Function:shop/payment.py:charge`"),
+        "{impact}"
+    );
+    assert!(
+        impact.contains("`Method:shop/cart.py:Cart.checkout`"),
+        "{impact}"
+    );
+
+    let read = bridge
+        .call_until_ok(
+            "read",
+            json!({"path": "shop/pricing.py", "start_line": 3, "end_line": 3}),
+            Duration::from_secs(5),
+        )
+        .await;
+    assert!(read.contains("3 | MEMBER_DISCOUNT = 0.1"), "{read}");
+
+    let refused = bridge
+        .call("read", json!({"path": "../../etc/passwd"}))
+        .await;
+    assert_eq!(refused.is_error, Some(true));
+
+    browser.close().await;
+    bridge.quit().await;
+}
