@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 use std::fmt;
+use std::sync::OnceLock;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum NodeKind {
@@ -313,6 +314,47 @@ pub struct Graph {
     by_location: HashMap<(Sym, Sym), u32>,
     pub communities: Vec<CommunityInfo>,
     pub processes: Vec<ProcessInfo>,
+    lookup: OnceLock<NodeLookup>,
+}
+
+/// Node ids sorted by name, by file and by kind, for lookups by value; built on first use.
+#[derive(Debug, Clone)]
+struct NodeLookup {
+    by_name: Vec<u32>,
+    by_file: Vec<u32>,
+    by_kind: Vec<u32>,
+}
+
+impl NodeLookup {
+    fn build(nodes: &[NodeData]) -> NodeLookup {
+        let sorted_by = |key: fn(&NodeData) -> u32| {
+            let mut ids: Vec<u32> = (0..nodes.len() as u32).collect();
+            ids.sort_by_key(|&n| (nodes.get(n as usize).map_or(0, key), n));
+            ids
+        };
+        NodeLookup {
+            by_name: sorted_by(|d| d.name.0),
+            by_file: sorted_by(|d| d.file.0),
+            by_kind: sorted_by(|d| d.kind as u32),
+        }
+    }
+
+    /// The ids in `sorted` (ordered by `key`) whose key equals `value`.
+    fn range<'a>(
+        sorted: &'a [u32],
+        nodes: &[NodeData],
+        key: fn(&NodeData) -> u32,
+        value: u32,
+    ) -> &'a [u32] {
+        let key_of = |n: &u32| nodes.get(*n as usize).map_or(0, key);
+        let start = sorted.partition_point(|n| key_of(n) < value);
+        let end = sorted.partition_point(|n| key_of(n) <= value);
+        sorted.get(start..end).unwrap_or_default()
+    }
+
+    fn heap_bytes(&self) -> usize {
+        (self.by_name.capacity() + self.by_file.capacity() + self.by_kind.capacity()) * 4
+    }
 }
 
 /// A node with its graph, for reading strings.
@@ -431,6 +473,36 @@ impl Graph {
             .filter(|&n| self.nodes.get(n as usize).is_some_and(|d| d.kind == kind))
     }
 
+    fn lookup(&self) -> &NodeLookup {
+        self.lookup.get_or_init(|| NodeLookup::build(&self.nodes))
+    }
+
+    /// Nodes whose name is exactly `name`, in id order (index built on first use).
+    pub fn nodes_named(&self, name: &str) -> &[u32] {
+        let Some(sym) = self.strings.lookup(name) else {
+            return &[];
+        };
+        NodeLookup::range(&self.lookup().by_name, &self.nodes, |d| d.name.0, sym.0)
+    }
+
+    /// Nodes whose file is exactly `file` (the file or folder itself and its symbols), in id order.
+    pub fn nodes_in_file(&self, file: &str) -> &[u32] {
+        let Some(sym) = self.strings.lookup(file) else {
+            return &[];
+        };
+        NodeLookup::range(&self.lookup().by_file, &self.nodes, |d| d.file.0, sym.0)
+    }
+
+    /// Nodes of one kind, in id order.
+    pub fn nodes_of_kind(&self, kind: NodeKind) -> &[u32] {
+        NodeLookup::range(
+            &self.lookup().by_kind,
+            &self.nodes,
+            |d| d.kind as u32,
+            kind as u32,
+        )
+    }
+
     /// Approximate heap bytes held by the graph, for benchmarks.
     pub fn heap_bytes(&self) -> usize {
         self.nodes.capacity() * std::mem::size_of::<NodeData>()
@@ -439,6 +511,7 @@ impl Graph {
             + (self.incoming.edges.capacity() + self.incoming.offsets.capacity()) * 4
             + self.by_location.capacity() * 16
             + self.strings.heap_bytes()
+            + self.lookup.get().map_or(0, NodeLookup::heap_bytes)
     }
 }
 
@@ -550,6 +623,7 @@ impl GraphBuilder {
         g.nodes.shrink_to_fit();
         g.outgoing = Csr::build(g.nodes.len(), &g.edges, |e| e.from);
         g.incoming = Csr::build(g.nodes.len(), &g.edges, |e| e.to);
+        g.lookup = OnceLock::new();
         self.graph
     }
 }
@@ -606,5 +680,19 @@ mod tests {
         let callers: Vec<(u32, f32)> = g.incoming(c).map(|e| (e.from, e.confidence)).collect();
         assert_eq!(callers, [(a, 0.9), (d, 0.9)]);
         assert_eq!(g.outgoing(99).count(), 0);
+    }
+
+    #[test]
+    fn lookups_by_name_file_and_kind() {
+        let mut b = GraphBuilder::new("t");
+        let file = b.add_node(node(NodeKind::File, "x.py", "x.py"));
+        let f = b.add_node(node(NodeKind::Function, "x.py", "run"));
+        let m = b.add_node(node(NodeKind::Method, "y.py", "A.run"));
+        let g = b.build();
+        assert_eq!(g.nodes_named("run"), [f, m]);
+        assert_eq!(g.nodes_named("missing"), [] as [u32; 0]);
+        assert_eq!(g.nodes_in_file("x.py"), [file, f]);
+        assert_eq!(g.nodes_of_kind(NodeKind::Method), [m]);
+        assert_eq!(g.nodes_of_kind(NodeKind::Class), [] as [u32; 0]);
     }
 }

@@ -2,6 +2,7 @@
 //! Phases: extract (per-file facts) → resolve (cross-file edges) → graph; `sample` is the built-in demo.
 
 pub mod community;
+pub mod cypher;
 pub mod extract;
 pub mod facts;
 pub mod filter;

@@ -3,6 +3,7 @@
 
 mod budget;
 mod context;
+mod cypher;
 mod deep_dive;
 mod explore;
 mod grep;
@@ -17,8 +18,8 @@ mod target;
 mod trace_flow;
 
 use nexus_shared::params::{
-    ContextParams, DeepDiveParams, ExploreParams, GrepParams, ImpactParams, OverviewParams,
-    ReadParams, ReviewFileParams, SearchParams, TraceFlowParams,
+    ContextParams, CypherParams, DeepDiveParams, ExploreParams, GrepParams, ImpactParams,
+    OverviewParams, ReadParams, ReviewFileParams, SearchParams, TraceFlowParams,
 };
 use nexus_shared::{ErrorCode, Outcome, ToolError, ToolName, ToolOutput};
 use serde::de::DeserializeOwned;
@@ -69,6 +70,7 @@ fn run(
         ToolName::Explore => explore::run(ctx, &params::<ExploreParams>(name, args)?),
         ToolName::TraceFlow => trace_flow::run(ctx, &params::<TraceFlowParams>(name, args)?),
         ToolName::Read => read::run(ctx, &params::<ReadParams>(name, args)?),
+        ToolName::Cypher => cypher::run(ctx, &params::<CypherParams>(name, args)?),
         ToolName::Grep => grep::run(ctx, &params::<GrepParams>(name, args)?),
         ToolName::ReviewFile => review_file::run(ctx, &params::<ReviewFileParams>(name, args)?),
         other => Err(ToolError::new(
@@ -79,7 +81,7 @@ fn run(
             ),
         )
         .with_hint(
-            "`route`, `cypher`, `highlight`, `diff`, `find_similar` and `test_impact` are being built; the other tools work",
+            "`route`, `highlight`, `diff`, `find_similar` and `test_impact` are being built; the other tools work",
         )),
     }
 }
@@ -614,6 +616,47 @@ mod tests {
                 answer.contains("   1 | from shop.pay import charge"),
                 "{answer}"
             );
+        });
+    }
+
+    #[test]
+    fn cypher_answers_tables_and_explains_bad_queries() {
+        with(fixture(), |ctx| {
+            let ctx = Some(ctx);
+            let table = text(dispatch(
+                ctx,
+                "cypher",
+                json!({"query": "MATCH (a)-[r:CALLS]->(b {name:'validate'}) RETURN a.id, r.confidence"}),
+            ));
+            assert!(table.starts_with("1 rows\n| a.id | r.confidence |\n|---|---|\n| Function:shop/pay.py:charge | 0.9"), "{table}");
+            let styled = text(dispatch(
+                ctx,
+                "cypher",
+                json!({"query": "MATCH (a)-[:CodeRelation {type:'CALLS'}]->(b) WHERE b.name = $n RETURN count(*) AS n", "params": {"n": "charge"}, "format": "json"}),
+            ));
+            let value: serde_json::Value = serde_json::from_str(&styled).unwrap();
+            assert_eq!(value["rows"][0][0], 1);
+            let capped = text(dispatch(
+                ctx,
+                "cypher",
+                json!({"query": "MATCH (n) RETURN n.id", "limit": 2}),
+            ));
+            assert!(
+                capped.contains("(showing 2)") && capped.contains("has_more: true"),
+                "{capped}"
+            );
+            for bad in [
+                "MATCH (n) DELETE n",
+                "MATCH (n:Galaxy) RETURN n",
+                "RETURN",
+                "MATCH (n) WHERE n.name =~ '(' RETURN n",
+            ] {
+                assert_eq!(
+                    error_code(dispatch(ctx, "cypher", json!({"query": bad}))),
+                    ErrorCode::InvalidQuery,
+                    "{bad}"
+                );
+            }
         });
     }
 
