@@ -6,6 +6,8 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 
 step() { printf '\n== %s\n' "$*" >&2; }
+# Every test runner's output is also kept here, for the closing total.
+results=$(mktemp)
 
 step "format and lint"
 cargo fmt --all -- --check
@@ -23,7 +25,11 @@ flap_pid=$!
 trap 'kill "$flap_pid" 2>/dev/null || true' EXIT
 export CHROMEDRIVER=${CHROMEDRIVER:-$(command -v chromedriver)}
 export NEXUS_FLAP_URL="ws://127.0.0.1:${flap_port}/ws"
-(cd web && wasm-pack test --headless --chrome --mode no-install)
+(cd web && wasm-pack test --headless --chrome --mode no-install) 2>&1 | tee -a "$results"
 
 step "native unit tests and end-to-end tests"
-NEXUS_UI_DIR="$(pwd)/dist" cargo test --workspace --locked
+NEXUS_UI_DIR="$(pwd)/dist" cargo test --workspace --locked 2>&1 | tee -a "$results"
+
+# One closing line for all runners (cargo's own last line is a doc-test run of 0 tests).
+awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($i == "passed;") p += $(i-1); if ($i == "failed;") f += $(i-1) } }
+     END { printf "%d passed, %d failed\n", p, f }' "$results"

@@ -114,24 +114,24 @@ fn main() {
             .collect();
         println!("nodes: {} ({})", graph.node_count(), kinds.join(", "));
         println!("edges: {} ({})", graph.edge_count(), edges.join(", "));
-        let bands = [(0.9, 1.01), (0.8, 0.9), (0.5, 0.8), (0.0, 0.5)];
-        let calls: Vec<f32> = graph
-            .edges()
-            .iter()
-            .filter(|e| e.kind == EdgeKind::Calls)
-            .map(|e| e.confidence)
-            .collect();
+        // Bands compare in f32, the type confidences are stored in (0.9f32 < 0.9f64).
+        let bands: [(f32, f32, &str); 4] = [
+            (0.9, 2.0, "≥0.9"),
+            (0.8, 0.9, "0.8–0.9"),
+            (0.5, 0.8, "0.5–0.8"),
+            (0.0, 0.5, "<0.5"),
+        ];
         let band_text: Vec<String> = bands
             .iter()
-            .map(|(lo, hi): &(f64, f64)| {
-                format!(
-                    "[{lo:.1},{:.1}) {}",
-                    hi.min(1.0),
-                    calls
-                        .iter()
-                        .filter(|c| **c as f64 >= *lo && (**c as f64) < *hi)
-                        .count()
-                )
+            .map(|(lo, hi, label)| {
+                let n = graph
+                    .edges()
+                    .iter()
+                    .filter(|e| {
+                        e.kind == EdgeKind::Calls && e.confidence >= *lo && e.confidence < *hi
+                    })
+                    .count();
+                format!("{label} {n}")
             })
             .collect();
         println!("CALLS by confidence: {}", band_text.join(" · "));
