@@ -42,22 +42,7 @@ pub fn run(ctx: &ToolContext, p: &ReadParams) -> Result<String, ToolError> {
         "# {path} ({language}, {count} lines) — lines {start}–{end}"
     ));
     if p.include_deps {
-        out.header(&format!(
-            "imports: {}",
-            if imports.is_empty() {
-                "none".into()
-            } else {
-                imports.join(", ")
-            }
-        ));
-        out.header(&format!(
-            "imported by: {}",
-            if importers.is_empty() {
-                "none".into()
-            } else {
-                importers.join(", ")
-            }
-        ));
+        dep_lines(&mut out, &imports, &importers);
     }
     let width = end.to_string().len();
     for (i, line) in lines
@@ -69,6 +54,19 @@ pub fn run(ctx: &ToolContext, p: &ReadParams) -> Result<String, ToolError> {
         out.item(&format!("{:>width$} | {line}", i + 1));
     }
     Ok(out.finish())
+}
+
+/// The `imports:` and `imported by:` header lines.
+pub fn dep_lines(out: &mut Budget, imports: &[String], importers: &[String]) {
+    let list = |files: &[String]| {
+        if files.is_empty() {
+            "none".to_owned()
+        } else {
+            files.join(", ")
+        }
+    };
+    out.header(&format!("imports: {}", list(imports)));
+    out.header(&format!("imported by: {}", list(importers)));
 }
 
 /// Files this file imports, and files importing it.

@@ -9,7 +9,7 @@ use serde_json::json;
 
 use super::budget::Budget;
 use super::neighbours::{community, processes};
-use super::read::deps;
+use super::read::{dep_lines, deps};
 use super::{ToolContext, paths};
 use crate::engine::graph::EdgeKind;
 
@@ -60,22 +60,7 @@ pub fn run(ctx: &ToolContext, p: &ReviewFileParams) -> Result<String, ToolError>
         lines.len(),
         symbols.len()
     ));
-    out.header(&format!(
-        "imports: {}",
-        if imports.is_empty() {
-            "none".into()
-        } else {
-            imports.join(", ")
-        }
-    ));
-    out.header(&format!(
-        "imported by: {}",
-        if importers.is_empty() {
-            "none".into()
-        } else {
-            importers.join(", ")
-        }
-    ));
+    dep_lines(&mut out, &imports, &importers);
     if !communities.is_empty() {
         out.header(&format!(
             "communities: {}",

@@ -331,17 +331,7 @@ fn receiver(object: Node, src: &[u8]) -> Receiver {
 }
 
 fn is_dotted(node: Node) -> bool {
-    let mut current = node;
-    loop {
-        match current.kind() {
-            "identifier" | "this" => return true,
-            "member_expression" => match field(current, "object") {
-                Some(object) => current = object,
-                None => return false,
-            },
-            _ => return false,
-        }
-    }
+    super::is_dotted_chain(node, "member_expression", &["identifier", "this"])
 }
 
 fn call(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) {

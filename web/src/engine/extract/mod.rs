@@ -121,6 +121,24 @@ pub(crate) fn push_children<'t, T: Clone>(
     stack[start..].reverse();
 }
 
+/// True when `node` is a chain of plain names joined by member access (`a.b.c`, `this.x`):
+/// `member` is the grammar's member-access kind, `leaves` the kinds a chain may start with.
+pub(crate) fn is_dotted_chain(node: Node, member: &str, leaves: &[&str]) -> bool {
+    let mut current = node;
+    loop {
+        if leaves.contains(&current.kind()) {
+            return true;
+        }
+        if current.kind() != member {
+            return false;
+        }
+        match field(current, "object") {
+            Some(object) => current = object,
+            None => return false,
+        }
+    }
+}
+
 /// The named children of a node, collected (tree-sitter's iterator borrows a cursor).
 pub(crate) fn named_children(node: Node) -> Vec<Node> {
     let mut cursor = node.walk();

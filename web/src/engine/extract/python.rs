@@ -172,17 +172,7 @@ fn receiver(object: Node, src: &[u8]) -> Receiver {
 }
 
 fn is_dotted(node: Node) -> bool {
-    let mut current = node;
-    loop {
-        match current.kind() {
-            "identifier" => return true,
-            "attribute" => match field(current, "object") {
-                Some(object) => current = object,
-                None => return false,
-            },
-            _ => return false,
-        }
-    }
+    super::is_dotted_chain(node, "attribute", &["identifier"])
 }
 
 fn call(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) {
