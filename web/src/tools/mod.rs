@@ -15,11 +15,12 @@ mod read;
 mod review_file;
 mod search;
 mod target;
+mod test_impact;
 mod trace_flow;
 
 use nexus_shared::params::{
     ContextParams, CypherParams, DeepDiveParams, ExploreParams, GrepParams, ImpactParams,
-    OverviewParams, ReadParams, ReviewFileParams, SearchParams, TraceFlowParams,
+    OverviewParams, ReadParams, ReviewFileParams, SearchParams, TestImpactParams, TraceFlowParams,
 };
 use nexus_shared::{ErrorCode, Outcome, ToolError, ToolName, ToolOutput};
 use serde::de::DeserializeOwned;
@@ -71,6 +72,7 @@ fn run(
         ToolName::TraceFlow => trace_flow::run(ctx, &params::<TraceFlowParams>(name, args)?),
         ToolName::Read => read::run(ctx, &params::<ReadParams>(name, args)?),
         ToolName::Cypher => cypher::run(ctx, &params::<CypherParams>(name, args)?),
+        ToolName::TestImpact => test_impact::run(ctx, &params::<TestImpactParams>(name, args)?),
         ToolName::Grep => grep::run(ctx, &params::<GrepParams>(name, args)?),
         ToolName::ReviewFile => review_file::run(ctx, &params::<ReviewFileParams>(name, args)?),
         other => Err(ToolError::new(
@@ -81,7 +83,7 @@ fn run(
             ),
         )
         .with_hint(
-            "`route`, `highlight`, `diff`, `find_similar` and `test_impact` are being built; the other tools work",
+            "`route`, `highlight`, `diff` and `find_similar` are being built; the other tools work",
         )),
     }
 }
@@ -657,6 +659,67 @@ mod tests {
                     "{bad}"
                 );
             }
+        });
+    }
+
+    #[test]
+    fn test_impact_names_the_tests_that_reach_changed_code() {
+        let mut files = fixture_files();
+        files.push(SourceFile {
+            path: "tests/test_pay.py".into(),
+            bytes:
+                b"from shop.pay import charge\n\ndef test_charge():\n    assert charge(1) == 1\n"
+                    .to_vec(),
+        });
+        files.push(SourceFile {
+            path: "tests/test_other.py".into(),
+            bytes: b"def test_nothing():\n    assert True\n".to_vec(),
+        });
+        let graph = index("shop", files, &|| 0.0, &mut |_, _, _| true)
+            .map(|(g, _)| g)
+            .unwrap_or_default();
+        with(graph, |ctx| {
+            let ctx = Some(ctx);
+            let answer = text(dispatch(
+                ctx,
+                "test_impact",
+                json!({"changed_files": ["shop/pay.py", "gone.py"]}),
+            ));
+            assert!(
+                answer.contains("## Tests to run\n- tests/test_pay.py\n"),
+                "{answer}"
+            );
+            assert!(!answer.contains("test_other.py"), "{answer}");
+            assert!(answer.contains("not indexed: gone.py"), "{answer}");
+            assert!(
+                answer.contains("`Method:shop/cart.py:Cart.checkout`"),
+                "{answer}"
+            );
+            let value: serde_json::Value = serde_json::from_str(&text(dispatch(
+                ctx,
+                "test_impact",
+                json!({"changed_files": ["shop/pay.py"], "max_depth": 1, "format": "json"}),
+            )))
+            .unwrap();
+            assert!(
+                value["affected_symbols"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .all(|s| s["depth"] == 1)
+            );
+            assert_eq!(
+                error_code(dispatch(ctx, "test_impact", json!({"changed_files": []}))),
+                ErrorCode::InvalidParams
+            );
+            assert_eq!(
+                error_code(dispatch(
+                    ctx,
+                    "test_impact",
+                    json!({"changed_files": ["nope.py"]})
+                )),
+                ErrorCode::NotFound
+            );
         });
     }
 
