@@ -6,6 +6,7 @@ mod context;
 mod cypher;
 mod deep_dive;
 mod explore;
+mod find_similar;
 mod grep;
 mod impact;
 mod neighbours;
@@ -19,8 +20,9 @@ mod test_impact;
 mod trace_flow;
 
 use nexus_shared::params::{
-    ContextParams, CypherParams, DeepDiveParams, ExploreParams, GrepParams, ImpactParams,
-    OverviewParams, ReadParams, ReviewFileParams, SearchParams, TestImpactParams, TraceFlowParams,
+    ContextParams, CypherParams, DeepDiveParams, ExploreParams, FindSimilarParams, GrepParams,
+    ImpactParams, OverviewParams, ReadParams, ReviewFileParams, SearchParams, TestImpactParams,
+    TraceFlowParams,
 };
 use nexus_shared::{ErrorCode, Outcome, ToolError, ToolName, ToolOutput};
 use serde::de::DeserializeOwned;
@@ -72,6 +74,7 @@ fn run(
         ToolName::TraceFlow => trace_flow::run(ctx, &params::<TraceFlowParams>(name, args)?),
         ToolName::Read => read::run(ctx, &params::<ReadParams>(name, args)?),
         ToolName::Cypher => cypher::run(ctx, &params::<CypherParams>(name, args)?),
+        ToolName::FindSimilar => find_similar::run(ctx, &params::<FindSimilarParams>(name, args)?),
         ToolName::TestImpact => test_impact::run(ctx, &params::<TestImpactParams>(name, args)?),
         ToolName::Grep => grep::run(ctx, &params::<GrepParams>(name, args)?),
         ToolName::ReviewFile => review_file::run(ctx, &params::<ReviewFileParams>(name, args)?),
@@ -82,9 +85,7 @@ fn run(
                 other.as_str()
             ),
         )
-        .with_hint(
-            "`route`, `highlight`, `diff` and `find_similar` are being built; the other tools work",
-        )),
+        .with_hint("`route`, `highlight` and `diff` are being built; the other tools work")),
     }
 }
 
@@ -720,6 +721,37 @@ mod tests {
                 )),
                 ErrorCode::NotFound
             );
+        });
+    }
+
+    #[test]
+    fn find_similar_ranks_symbols_sharing_callers_and_callees() {
+        let files = vec![SourceFile {
+            path: "m.py".into(),
+            bytes: b"def load_user(i):\n    return fetch(i)\n\ndef load_order(i):\n    return fetch(i)\n\ndef fetch(i):\n    return i\n\ndef main():\n    load_user(1)\n    load_order(2)\n\ndef lonely(a, b):\n    return a\n".to_vec(),
+        }];
+        let graph = index("t", files, &|| 0.0, &mut |_, _, _| true)
+            .map(|(g, _)| g)
+            .unwrap_or_default();
+        with(graph, |ctx| {
+            let answer = text(dispatch(
+                Some(ctx),
+                "find_similar",
+                json!({"name": "load_user"}),
+            ));
+            let first = answer.lines().nth(1).unwrap_or_default();
+            assert!(
+                first.starts_with("- `Function:m.py:load_order`"),
+                "{answer}"
+            );
+            assert!(first.contains("callers 100% · callees 100%"), "{answer}");
+            assert!(!answer.contains("lonely"), "{answer}");
+            let none = text(dispatch(
+                Some(ctx),
+                "find_similar",
+                json!({"name": "lonely"}),
+            ));
+            assert!(none.contains("Nothing similar"), "{none}");
         });
     }
 
