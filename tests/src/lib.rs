@@ -69,9 +69,21 @@ pub fn token_file(port: u16) -> PathBuf {
     runtime_dir().join(format!("nexus/hub-{port}.json"))
 }
 
-/// The token of the hub on `port`, read from its file.
+/// The token of the hub on `port`, read from its file. The hub writes the file just after it
+/// binds the port, so a test that saw the port open may have to wait a moment for it.
 pub fn hub_token(port: u16) -> String {
-    let text = std::fs::read_to_string(token_file(port)).expect("read the hub's token file");
+    let path = token_file(port);
+    let started = Instant::now();
+    let text = loop {
+        match std::fs::read_to_string(&path) {
+            Ok(text) if !text.is_empty() => break text,
+            _ if started.elapsed() < Duration::from_secs(10) => {
+                std::thread::sleep(Duration::from_millis(20))
+            }
+            Ok(_) => panic!("the hub's token file {} stayed empty", path.display()),
+            Err(err) => panic!("read the hub's token file {}: {err}", path.display()),
+        }
+    };
     let value: serde_json::Value = serde_json::from_str(&text).expect("token file is JSON");
     value["token"].as_str().expect("token field").to_owned()
 }
