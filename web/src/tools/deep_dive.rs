@@ -14,13 +14,8 @@ const LISTED: usize = 15;
 
 pub fn run(ctx: &ToolContext, p: &DeepDiveParams) -> Result<String, ToolError> {
     let g = ctx.graph;
-    let id = target::resolve(ctx, &p.name)?;
-    let Some(node) = g.node(id) else {
-        return Err(ToolError::new(
-            nexus_shared::ErrorCode::Internal,
-            "node vanished",
-        ));
-    };
+    let node = target::resolve(ctx, &p.name)?;
+    let id = node.id;
     let callers = calls(g, id, true);
     let callees = calls(g, id, false);
     let verbosity = p.verbosity.unwrap_or_default();

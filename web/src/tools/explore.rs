@@ -20,10 +20,8 @@ pub fn run(ctx: &ToolContext, p: &ExploreParams) -> Result<String, ToolError> {
     let mut out = Budget::new(p.max_tokens);
     match p.kind {
         ExploreKind::Symbol => {
-            let id = target::resolve(ctx, wanted)?;
-            let node = g
-                .node(id)
-                .ok_or_else(|| ToolError::new(ErrorCode::Internal, "node vanished"))?;
+            let node = target::resolve(ctx, wanted)?;
+            let id = node.id;
             let callers = calls(g, id, true);
             let callees = calls(g, id, false);
             if p.format == Some(Format::Json) {

@@ -52,13 +52,8 @@ fn arity(signature: &str) -> usize {
 
 pub fn run(ctx: &ToolContext, p: &FindSimilarParams) -> Result<String, ToolError> {
     let g = ctx.graph;
-    let id = target::resolve(ctx, &p.name)?;
-    let Some(node) = g.node(id) else {
-        return Err(ToolError::new(
-            nexus_shared::ErrorCode::Internal,
-            "node vanished",
-        ));
-    };
+    let node = target::resolve(ctx, &p.name)?;
+    let id = node.id;
     let (callers, callees) = (neighbours(g, id, true), neighbours(g, id, false));
     let home = community(g, id).map(|c| c.id);
     let name_parts: HashSet<String> = tokens(node.name()).into_iter().collect();

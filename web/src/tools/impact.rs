@@ -24,7 +24,8 @@ struct Reached {
 
 pub fn run(ctx: &ToolContext, p: &ImpactParams) -> Result<String, ToolError> {
     let g = ctx.graph;
-    let start = target::resolve(ctx, &p.target)?;
+    let start_node = target::resolve(ctx, &p.target)?;
+    let start = start_node.id;
     let relations: Vec<EdgeKind> = match &p.relation_types {
         None => vec![
             EdgeKind::Calls,
@@ -103,9 +104,6 @@ pub fn run(ctx: &ToolContext, p: &ImpactParams) -> Result<String, ToolError> {
         }
     }
 
-    let start_node = g
-        .node(start)
-        .ok_or_else(|| ToolError::new(ErrorCode::Internal, "target vanished"))?;
     let by_depth = |d: u32| {
         reached
             .iter()

@@ -4,12 +4,23 @@
 use nexus_shared::{ErrorCode, ToolError};
 
 use super::ToolContext;
+use crate::engine::graph::NodeRef;
 
 /// Candidates listed when a name is ambiguous or unknown.
 const CANDIDATES: usize = 8;
 
 /// Resolves `target` (stable id, `Class.method`, or a plain name) to one node.
-pub fn resolve(ctx: &ToolContext, target: &str) -> Result<u32, ToolError> {
+pub fn resolve<'g>(ctx: &ToolContext<'g>, target: &str) -> Result<NodeRef<'g>, ToolError> {
+    let id = resolve_id(ctx, target)?;
+    ctx.graph.node(id).ok_or_else(|| {
+        ToolError::new(
+            ErrorCode::Internal,
+            format!("`{target}` resolved to a missing node"),
+        )
+    })
+}
+
+fn resolve_id(ctx: &ToolContext, target: &str) -> Result<u32, ToolError> {
     let target = target.trim();
     if let Some(id) = ctx.graph.find_id(target) {
         return Ok(id);

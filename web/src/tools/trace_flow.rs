@@ -17,10 +17,8 @@ const MIN_CONFIDENCE: f32 = 0.5;
 
 pub fn run(ctx: &ToolContext, p: &TraceFlowParams) -> Result<String, ToolError> {
     let g = ctx.graph;
-    let from = target::resolve(ctx, &p.from)?;
-    let from_node = g
-        .node(from)
-        .ok_or_else(|| ToolError::new(ErrorCode::Internal, "node vanished"))?;
+    let from_node = target::resolve(ctx, &p.from)?;
+    let from = from_node.id;
     let mut out = Budget::new(p.max_tokens);
     let Some(to_name) = &p.to else {
         let list = processes(g, from);
@@ -42,7 +40,8 @@ pub fn run(ctx: &ToolContext, p: &TraceFlowParams) -> Result<String, ToolError> 
         }
         return Ok(out.finish());
     };
-    let to = target::resolve(ctx, to_name)?;
+    let to_node = target::resolve(ctx, to_name)?;
+    let to = to_node.id;
     let max_steps = p.max_steps.clamp(1, 30);
     let mut parent: HashMap<u32, Edge> = HashMap::new();
     let mut queue = VecDeque::from([(from, 0u32)]);
@@ -66,9 +65,6 @@ pub fn run(ctx: &ToolContext, p: &TraceFlowParams) -> Result<String, ToolError> 
             queue.push_back((e.to, depth + 1));
         }
     }
-    let to_node = g
-        .node(to)
-        .ok_or_else(|| ToolError::new(ErrorCode::Internal, "node vanished"))?;
     if !found {
         return Err(ToolError::new(
             ErrorCode::NotFound,

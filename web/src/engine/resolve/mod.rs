@@ -448,6 +448,25 @@ impl<'a> Resolver<'a> {
         None
     }
 
+    /// Member `name` of type `ty`, reached with confidence `reached`: a member found on the type
+    /// itself is as sure as `direct`; one inherited from a base is capped at `INHERITED`.
+    fn typed_member(
+        &self,
+        ty: u32,
+        reached: f32,
+        name: &str,
+        direct: f32,
+        reason: Reason,
+    ) -> Option<(u32, f32, Reason)> {
+        let (m, inherited) = self.find_member(ty, name)?;
+        let cap = if inherited {
+            confidence::INHERITED
+        } else {
+            direct
+        };
+        Some((m, reached.min(cap), reason))
+    }
+
     /// A type named `name` as seen from a scope in file `fi`.
     fn resolve_type(&self, fi: usize, scope: Option<u32>, name: &str) -> Option<(u32, f32)> {
         let name = name.trim_start_matches("Self::");
@@ -563,17 +582,15 @@ impl<'a> Resolver<'a> {
                 }
                 if f.lang == Lang::Java
                     && let Some(owner) = self.owner_type(fi, call.caller)
-                    && let Some((m, inherited)) = self.find_member(owner, name)
-                {
-                    return vec![(
-                        m,
-                        if inherited {
-                            confidence::INHERITED
-                        } else {
-                            confidence::SELF_METHOD
-                        },
+                    && let Some(hit) = self.typed_member(
+                        owner,
+                        1.0,
+                        name,
+                        confidence::SELF_METHOD,
                         Reason::SelfMethod,
-                    )];
+                    )
+                {
+                    return vec![hit];
                 }
                 if f.lang == Lang::Python && PYTHON_BUILTINS.contains(&name.as_str()) {
                     return Vec::new();
@@ -589,14 +606,9 @@ impl<'a> Resolver<'a> {
             }
             Callee::Scoped { path, name } => {
                 if let Some((ty, conf)) = self.resolve_type(fi, call.caller, path)
-                    && let Some((m, inherited)) = self.find_member(ty, name)
+                    && let Some(hit) = self.typed_member(ty, conf, name, 1.0, Reason::ClassMember)
                 {
-                    let conf = if inherited {
-                        conf.min(confidence::INHERITED)
-                    } else {
-                        conf
-                    };
-                    return vec![(m, conf, Reason::ClassMember)];
+                    return vec![hit];
                 }
                 if let Some(file) = self.modules.rust(&f.path, path)
                     && let Some(&d) = self.top_level[file]
@@ -637,14 +649,15 @@ impl<'a> Resolver<'a> {
         match receiver {
             Receiver::SelfRef => {
                 if let Some(owner) = self.owner_type(fi, scope)
-                    && let Some((m, inherited)) = self.find_member(owner, name)
+                    && let Some(hit) = self.typed_member(
+                        owner,
+                        1.0,
+                        name,
+                        confidence::SELF_METHOD,
+                        Reason::SelfMethod,
+                    )
                 {
-                    let conf = if inherited {
-                        confidence::INHERITED
-                    } else {
-                        confidence::SELF_METHOD
-                    };
-                    return vec![(m, conf, Reason::SelfMethod)];
+                    return vec![hit];
                 }
             }
             Receiver::Super => {
@@ -659,14 +672,15 @@ impl<'a> Resolver<'a> {
             Receiver::Name(var) => {
                 if let Some(ty) = self.binding_type(fi, scope, var)
                     && let Some((t, conf)) = self.resolve_type(fi, scope, &ty)
-                    && let Some((m, inherited)) = self.find_member(t, name)
+                    && let Some(hit) = self.typed_member(
+                        t,
+                        conf,
+                        name,
+                        confidence::RECEIVER_TYPE,
+                        Reason::ReceiverType,
+                    )
                 {
-                    let conf = conf.min(if inherited {
-                        confidence::INHERITED
-                    } else {
-                        confidence::RECEIVER_TYPE
-                    });
-                    return vec![(m, conf, Reason::ReceiverType)];
+                    return vec![hit];
                 }
                 if let Some((target, conf, _)) = self.lookup_name(fi, scope, var)
                     && let Some(hit) = self.member_of_target(target, name, conf)
@@ -715,14 +729,15 @@ impl<'a> Resolver<'a> {
             Receiver::Call(callee) => {
                 // `C().m()`: when `C` is a type, the receiver is an instance of it.
                 if let Some((t, conf)) = self.resolve_type(fi, scope, callee)
-                    && let Some((m, inherited)) = self.find_member(t, name)
+                    && let Some(hit) = self.typed_member(
+                        t,
+                        conf,
+                        name,
+                        confidence::RECEIVER_TYPE,
+                        Reason::ReceiverType,
+                    )
                 {
-                    let conf = conf.min(if inherited {
-                        confidence::INHERITED
-                    } else {
-                        confidence::RECEIVER_TYPE
-                    });
-                    return vec![(m, conf, Reason::ReceiverType)];
+                    return vec![hit];
                 }
             }
             Receiver::Other => {}
