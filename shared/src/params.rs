@@ -213,6 +213,7 @@ pub struct HighlightParams {
     pub ids: Vec<String>,
     /// CSS colour.
     pub color: Option<String>,
+    pub format: Option<Format>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]

@@ -2,6 +2,7 @@
 //! throughput, graph size and memory. Usage: `cargo bench -p nexus-web --bench ingest -- DIR...`
 //! (folders from `../shared/corpora/fetch.sh django|effect|tokio`), or `--synthetic N` for a
 //! generated repository of N Python files in nested packages that import and call each other.
+//! Also times what a reload does instead: search index build, snapshot encode and decode.
 
 mod common;
 
@@ -9,7 +10,9 @@ use std::path::Path;
 use std::time::Instant;
 
 use nexus_web::engine::graph::{EdgeKind, NodeKind};
-use nexus_web::engine::ingest::{SourceFile, index};
+use nexus_web::engine::ingest::{SourceFile, index_with_sources};
+use nexus_web::engine::search::SearchIndex;
+use nexus_web::engine::snapshot;
 
 /// N small Python files in packages of 100 modules; each imports its neighbour and calls into it.
 fn synthetic(n: usize) -> Vec<SourceFile> {
@@ -74,7 +77,9 @@ fn main() {
         let clock_start = Instant::now();
         let clock = || clock_start.elapsed().as_secs_f64() * 1000.0;
         let started = Instant::now();
-        let Ok((graph, stats)) = index(&name, files, &clock, &mut |_, _, _| true) else {
+        let Ok((graph, stats, sources)) =
+            index_with_sources(&name, files, &clock, &mut |_, _, _| true)
+        else {
             eprintln!("{name}: cancelled");
             continue;
         };
@@ -149,5 +154,33 @@ fn main() {
             bytes as f64 / 1e6,
             bytes as f64 / items.max(1) as f64
         );
+        reload_figures(&graph, &sources);
     }
+}
+
+/// Search index build and the snapshot round trip a reload performs instead of indexing.
+fn reload_figures(graph: &nexus_web::engine::Graph, sources: &nexus_web::engine::ingest::Sources) {
+    let ms = |t: Instant| t.elapsed().as_secs_f64() * 1000.0;
+    let t = Instant::now();
+    let search = SearchIndex::build(graph);
+    let search_ms = ms(t);
+    drop(search);
+    let t = Instant::now();
+    let blob = match snapshot::encode(graph, sources, 0.0) {
+        Ok(blob) => blob,
+        Err(err) => return eprintln!("snapshot: {err}"),
+    };
+    let encode_ms = ms(t);
+    let t = Instant::now();
+    let decoded = snapshot::decode(&blob);
+    let decode_ms = ms(t);
+    if let Err(err) = decoded {
+        return eprintln!("snapshot: {err}");
+    }
+    println!(
+        "search index build {search_ms:.1} ms; snapshot {:.1} MB (files {:.1} MB), encode {encode_ms:.1} ms, decode {decode_ms:.1} ms; reload = decode + search index ≈ {:.0} ms",
+        blob.len() as f64 / 1e6,
+        sources.values().map(String::len).sum::<usize>() as f64 / 1e6,
+        decode_ms + search_ms
+    );
 }

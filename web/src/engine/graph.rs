@@ -5,7 +5,9 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::OnceLock;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum NodeKind {
     Folder,
     File,
@@ -91,7 +93,7 @@ impl fmt::Display for NodeKind {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum EdgeKind {
     Contains,
     Defines,
@@ -142,7 +144,7 @@ impl fmt::Display for EdgeKind {
 }
 
 /// Why an edge exists. Call reasons order from most to least certain.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Reason {
     Structure,
     Definition,
@@ -188,7 +190,9 @@ impl Reason {
 }
 
 /// An interned string.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize, Deserialize,
+)]
 pub struct Sym(u32);
 
 /// String interner: each distinct string stored once.
@@ -223,7 +227,7 @@ impl Strings {
 }
 
 /// One node, with its strings interned.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NodeData {
     pub kind: NodeKind,
     pub name: Sym,
@@ -237,7 +241,7 @@ pub struct NodeData {
     pub exported: bool,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Edge {
     pub from: u32,
     pub to: u32,
@@ -284,7 +288,7 @@ impl Csr {
 }
 
 /// A detected community of symbols.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CommunityInfo {
     pub node: u32,
     pub members: Vec<u32>,
@@ -293,7 +297,7 @@ pub struct CommunityInfo {
 }
 
 /// An execution flow: an entry point and the calls reached from it, in visiting order.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ProcessInfo {
     pub node: u32,
     pub entry: u32,
@@ -512,6 +516,109 @@ impl Graph {
             + self.by_location.capacity() * 16
             + self.strings.heap_bytes()
             + self.lookup.get().map_or(0, NodeLookup::heap_bytes)
+    }
+}
+
+/// The stored fields of a graph, borrowed for saving; indexes are rebuilt on loading.
+#[derive(Serialize)]
+pub struct GraphPartsRef<'g> {
+    project: &'g str,
+    strings: &'g [Box<str>],
+    nodes: &'g [NodeData],
+    edges: &'g [Edge],
+    communities: &'g [CommunityInfo],
+    processes: &'g [ProcessInfo],
+}
+
+/// The stored fields of a graph, owned, as read back (same field order as `GraphPartsRef`).
+#[derive(Deserialize)]
+pub struct GraphParts {
+    project: String,
+    strings: Vec<Box<str>>,
+    nodes: Vec<NodeData>,
+    edges: Vec<Edge>,
+    communities: Vec<CommunityInfo>,
+    processes: Vec<ProcessInfo>,
+}
+
+impl Graph {
+    pub fn parts(&self) -> GraphPartsRef<'_> {
+        GraphPartsRef {
+            project: &self.project,
+            strings: &self.strings.all,
+            nodes: &self.nodes,
+            edges: &self.edges,
+            communities: &self.communities,
+            processes: &self.processes,
+        }
+    }
+
+    /// Rebuilds a graph from stored parts, checking every id so that a damaged snapshot is an
+    /// error rather than a panic later.
+    pub fn from_parts(parts: GraphParts) -> Result<Graph, String> {
+        let GraphParts {
+            project,
+            strings,
+            nodes,
+            edges,
+            communities,
+            processes,
+        } = parts;
+        let string_count = strings.len() as u32;
+        let node_count = nodes.len() as u32;
+        let sym_ok = |s: Sym| s.0 < string_count;
+        if let Some(bad) = nodes.iter().position(|n| {
+            ![n.name, n.qualified, n.file, n.signature, n.doc]
+                .into_iter()
+                .all(sym_ok)
+        }) {
+            return Err(format!("node {bad} names a string that is not stored"));
+        }
+        if let Some(bad) = edges
+            .iter()
+            .position(|e| e.from >= node_count || e.to >= node_count || !e.confidence.is_finite())
+        {
+            return Err(format!("edge {bad} joins nodes that are not stored"));
+        }
+        let ids_ok = |ids: &[u32]| ids.iter().all(|&n| n < node_count);
+        if !communities
+            .iter()
+            .all(|c| c.node < node_count && ids_ok(&c.members))
+            || !processes.iter().all(|p| {
+                p.node < node_count
+                    && p.entry < node_count
+                    && p.terminal < node_count
+                    && ids_ok(&p.steps)
+            })
+        {
+            return Err("a community or process names a node that is not stored".into());
+        }
+        let index = strings
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (s.clone(), i as u32))
+            .collect();
+        let mut by_location = HashMap::with_capacity(nodes.len());
+        for (i, n) in nodes.iter().enumerate() {
+            by_location.entry((n.file, n.qualified)).or_insert(i as u32);
+        }
+        let outgoing = Csr::build(nodes.len(), &edges, |e| e.from);
+        let incoming = Csr::build(nodes.len(), &edges, |e| e.to);
+        Ok(Graph {
+            project,
+            strings: Strings {
+                all: strings,
+                index,
+            },
+            nodes,
+            edges,
+            outgoing,
+            incoming,
+            by_location,
+            communities,
+            processes,
+            lookup: OnceLock::new(),
+        })
     }
 }
 

@@ -6,6 +6,7 @@ pub mod cypher;
 pub mod extract;
 pub mod facts;
 pub mod filter;
+pub mod fingerprint;
 pub mod graph;
 pub mod ingest;
 pub mod lang;
@@ -13,6 +14,7 @@ pub mod process;
 pub mod resolve;
 pub mod sample;
 pub mod search;
+pub mod snapshot;
 pub mod zip_source;
 
 pub use graph::{Edge, EdgeKind, Graph, GraphBuilder, NewNode, NodeKind, NodeRef, Reason};

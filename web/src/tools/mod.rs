@@ -5,9 +5,11 @@ mod budget;
 mod context;
 mod cypher;
 mod deep_dive;
+mod diff;
 mod explore;
 mod find_similar;
 mod grep;
+pub mod highlight;
 mod impact;
 mod neighbours;
 mod overview;
@@ -20,36 +22,54 @@ mod test_impact;
 mod trace_flow;
 
 use nexus_shared::params::{
-    ContextParams, CypherParams, DeepDiveParams, ExploreParams, FindSimilarParams, GrepParams,
-    ImpactParams, OverviewParams, ReadParams, ReviewFileParams, SearchParams, TestImpactParams,
-    TraceFlowParams,
+    ContextParams, CypherParams, DeepDiveParams, DiffParams, ExploreParams, FindSimilarParams,
+    GrepParams, HighlightParams, ImpactParams, OverviewParams, ReadParams, ReviewFileParams,
+    SearchParams, TestImpactParams, TraceFlowParams,
 };
 use nexus_shared::{ErrorCode, Outcome, ToolError, ToolName, ToolOutput};
 use serde::de::DeserializeOwned;
 
 use crate::engine::Graph;
+use crate::engine::fingerprint::Fingerprint;
 use crate::engine::ingest::Sources;
 use crate::engine::search::SearchIndex;
 
-/// What tools read: the graph, its search index and the indexed files' text.
+/// What tools read: the graph, its search index, the indexed files' text, and the fingerprint
+/// of the project's previous snapshot (for `diff`).
 pub struct ToolContext<'a> {
     pub graph: &'a Graph,
     pub search: &'a SearchIndex,
     pub sources: &'a Sources,
+    pub previous: Option<&'a Fingerprint>,
+}
+
+/// A tool's answer and what the UI must show because of it.
+pub struct Answer {
+    pub outcome: Outcome,
+    /// Nodes a `highlight` call asked the UI to light up.
+    pub highlight: Option<highlight::Highlight>,
 }
 
 /// Answers one call. Unknown tools, bad arguments and tools not built yet are clear errors.
 pub fn dispatch(ctx: Option<&ToolContext>, tool: &str, args: serde_json::Value) -> Outcome {
-    match run(ctx, tool, args) {
+    answer(ctx, tool, args).outcome
+}
+
+/// Answers one call, with its effect on the UI.
+pub fn answer(ctx: Option<&ToolContext>, tool: &str, args: serde_json::Value) -> Answer {
+    let mut highlight = None;
+    let outcome = match run(ctx, tool, args, &mut highlight) {
         Ok(text) => Outcome::Ok(ToolOutput { text }),
         Err(err) => Outcome::Err(err),
-    }
+    };
+    Answer { outcome, highlight }
 }
 
 fn run(
     ctx: Option<&ToolContext>,
     tool: &str,
     args: serde_json::Value,
+    highlighted: &mut Option<highlight::Highlight>,
 ) -> Result<String, ToolError> {
     let Some(name) = ToolName::parse(tool) else {
         return Err(
@@ -78,6 +98,12 @@ fn run(
         ToolName::TestImpact => test_impact::run(ctx, &params::<TestImpactParams>(name, args)?),
         ToolName::Grep => grep::run(ctx, &params::<GrepParams>(name, args)?),
         ToolName::ReviewFile => review_file::run(ctx, &params::<ReviewFileParams>(name, args)?),
+        ToolName::Diff => diff::run(ctx, &params::<DiffParams>(name, args)?),
+        ToolName::Highlight => {
+            let (text, marked) = highlight::run(ctx, &params::<HighlightParams>(name, args)?)?;
+            *highlighted = Some(marked);
+            Ok(text)
+        }
         other => Err(ToolError::new(
             ErrorCode::NotImplemented,
             format!(
@@ -85,7 +111,7 @@ fn run(
                 other.as_str()
             ),
         )
-        .with_hint("`route`, `highlight` and `diff` are being built; the other tools work")),
+        .with_hint("`route` is being built; the other tools work")),
     }
 }
 
@@ -137,6 +163,7 @@ mod tests {
             graph: &graph,
             search: &search,
             sources: &sources,
+            previous: None,
         });
     }
 
@@ -175,7 +202,10 @@ mod tests {
             for tool in ToolName::ALL {
                 match dispatch(Some(ctx), tool.as_str(), json!({})) {
                     Outcome::Ok(_) => assert!(
-                        matches!(tool, ToolName::Context | ToolName::Overview),
+                        matches!(
+                            tool,
+                            ToolName::Context | ToolName::Overview | ToolName::Diff
+                        ),
                         "{}",
                         tool.as_str()
                     ),
@@ -771,6 +801,86 @@ mod tests {
                 serde_json::from_str(&text(dispatch(ctx, "overview", json!({"format": "json"}))))
                     .unwrap();
             assert!(json["processes_total"].as_u64().unwrap() >= 1);
+        });
+    }
+
+    #[test]
+    fn diff_reports_changes_against_the_previous_fingerprint() {
+        let (old_graph, _, old_sources) =
+            index_with_sources("shop", fixture_files(), &|| 0.0, &mut |_, _, _| true).unwrap();
+        let previous = Fingerprint::of(&old_graph, &old_sources, 0.0);
+        let mut files = fixture_files();
+        files[1].bytes = b"def charge(x):\n    return validate(x) + 1\n\ndef validate(x):\n    return x\n\ndef refund(x):\n    return -x\n".to_vec();
+        files.push(SourceFile {
+            path: "shop/ship.py".into(),
+            bytes: b"def ship():\n    pass\n".to_vec(),
+        });
+        let (graph, _, sources) =
+            index_with_sources("shop", files, &|| 0.0, &mut |_, _, _| true).unwrap();
+        let search = SearchIndex::build(&graph);
+        let mut ctx = ToolContext {
+            graph: &graph,
+            search: &search,
+            sources: &sources,
+            previous: None,
+        };
+        let none = text(dispatch(Some(&ctx), "diff", json!({})));
+        assert!(none.starts_with("No previous snapshot of `shop`"), "{none}");
+        ctx.previous = Some(&previous);
+        let out = text(dispatch(Some(&ctx), "diff", json!({})));
+        assert!(out.contains("files: +1 ~1 -0 · symbols: +2 ~1 -0"), "{out}");
+        assert!(out.contains("- shop/ship.py"), "{out}");
+        assert!(
+            out.contains("`Function:shop/pay.py:charge` — shop/pay.py:1"),
+            "{out}"
+        );
+        assert!(out.contains("`Function:shop/pay.py:refund`"), "{out}");
+        assert!(!out.contains("validate`"), "unchanged symbol listed: {out}");
+        let json: serde_json::Value = serde_json::from_str(&text(dispatch(
+            Some(&ctx),
+            "diff",
+            json!({"format": "json", "limit": 1}),
+        )))
+        .unwrap();
+        assert_eq!(json["totals"]["symbols_added"], 2);
+        assert_eq!(json["symbols"]["added"].as_array().map(Vec::len), Some(1));
+        assert_eq!(
+            error_code(dispatch(Some(&ctx), "diff", json!({"since": "yesterday"}))),
+            ErrorCode::InvalidParams
+        );
+    }
+
+    #[test]
+    fn highlight_marks_ids_and_names_and_reports_the_rest() {
+        with(fixture(), |ctx| {
+            let answer = answer(
+                Some(ctx),
+                "highlight",
+                json!({"ids": ["Function:shop/pay.py:charge", "validate", "nope_missing"], "color": "red"}),
+            );
+            let marked = answer.highlight.expect("a highlight effect");
+            assert_eq!(
+                marked.ids,
+                [
+                    "Function:shop/pay.py:charge",
+                    "Function:shop/pay.py:validate"
+                ]
+            );
+            assert_eq!(marked.color, "red");
+            let out = text(answer.outcome);
+            assert!(out.starts_with("Highlighted 2 nodes in red"), "{out}");
+            assert!(out.contains("not highlighted `nope_missing`"), "{out}");
+            let refused = super::answer(
+                Some(ctx),
+                "highlight",
+                json!({"ids": ["charge"], "color": "red;x"}),
+            );
+            assert!(refused.highlight.is_none());
+            assert_eq!(error_code(refused.outcome), ErrorCode::InvalidParams);
+            assert_eq!(
+                error_code(dispatch(Some(ctx), "highlight", json!({"ids": []}))),
+                ErrorCode::InvalidParams
+            );
         });
     }
 }

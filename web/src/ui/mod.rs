@@ -10,6 +10,7 @@ use std::rc::Rc;
 use leptos::prelude::*;
 use nexus_shared::reconnect::ReconnectPolicy;
 use nexus_shared::{Frame, GraphStats};
+use wasm_bindgen::JsValue;
 
 use crate::link::{Link, LinkConfig};
 use crate::worker::client::EngineClient;
@@ -25,6 +26,7 @@ struct ActivityRow {
 }
 
 const ACTIVITY_ROWS: usize = 50;
+const HIGHLIGHT_ROWS: usize = 200;
 
 /// Indexing progress: phase, done, total.
 #[derive(Debug, Clone, PartialEq)]
@@ -41,13 +43,52 @@ pub fn App() -> impl IntoView {
     let load_status = RwSignal::new(String::new());
     let progress = RwSignal::new(None::<LoadProgress>);
     let (bridge_repo, set_bridge_repo) = signal(None::<String>);
+    // Set once the worker is ready: the project it restored from browser storage, if any.
+    let engine_ready = RwSignal::new(None::<Option<String>>);
+    let highlights = RwSignal::new(Vec::<(String, String)>::new());
 
     // The worker's events update the page and, once a graph is loaded, the hub's context.
     let link_slot: Rc<OnceCell<Link>> = Rc::new(OnceCell::new());
     let engine = {
         let link_slot = link_slot.clone();
         EngineClient::start(move |event| match event {
-            FromWorker::Ready { graph } => summary.set(Some(graph.clone())),
+            FromWorker::Ready { graph, restored } => {
+                summary.set(Some(graph.clone()));
+                if let Some(r) = restored {
+                    load_status.set(format!(
+                        "Restored from browser storage in {:.0} ms ({:.1} MB, indexed {})",
+                        r.ms,
+                        r.bytes as f64 / 1e6,
+                        local_time(r.saved_ms)
+                    ));
+                    if let Some(link) = link_slot.get() {
+                        link.set_context(context_frame(graph));
+                    }
+                }
+                engine_ready.set(Some(restored.as_ref().map(|_| graph.project.clone())));
+            }
+            FromWorker::Saved {
+                saved,
+                bytes,
+                ms,
+                message,
+            } => load_status.update(|status| {
+                if *saved {
+                    status.push_str(&format!(
+                        " · saved to browser storage ({:.1} MB, {ms:.0} ms)",
+                        *bytes as f64 / 1e6
+                    ));
+                } else {
+                    status.push_str(&format!(" · not saved: {message}"));
+                }
+            }),
+            FromWorker::Highlight { ids, color } => highlights.update(|list| {
+                for id in ids {
+                    list.retain(|(old, _)| old != id);
+                    list.insert(0, (id.clone(), color.clone()));
+                }
+                list.truncate(HIGHLIGHT_ROWS);
+            }),
             FromWorker::Progress { phase, done, total } => progress.set(Some(LoadProgress {
                 phase: phase.clone(),
                 done: *done,
@@ -123,12 +164,27 @@ pub fn App() -> impl IntoView {
         progress.set(None);
         load_status.set(message);
     });
+    wasm_bindgen_futures::spawn_local(async move {
+        if let Ok(Some(name)) = load::bridge_repo_name().await {
+            set_bridge_repo.set(Some(name));
+        }
+    });
+    // The bridge's repository is indexed at start unless the worker restored that very project
+    // (its button re-indexes on demand).
     {
         let (on_files, on_error) = (on_files.clone(), on_error.clone());
-        wasm_bindgen_futures::spawn_local(async move {
-            if let Ok(Some(name)) = load::bridge_repo_name().await {
-                set_bridge_repo.set(Some(name.clone()));
-                load::load_bridge_repo(name, on_files, on_error).await;
+        let decided = StoredValue::new(false);
+        Effect::new(move |_| {
+            let (Some(name), Some(restored)) = (bridge_repo.get(), engine_ready.get()) else {
+                return;
+            };
+            if decided.get_value() {
+                return;
+            }
+            decided.set_value(true);
+            if restored.as_deref() != Some(name.as_str()) {
+                let (on_files, on_error) = (on_files.clone(), on_error.clone());
+                wasm_bindgen_futures::spawn_local(load::load_bridge_repo(name, on_files, on_error));
             }
         });
     }
@@ -139,7 +195,7 @@ pub fn App() -> impl IntoView {
     let cancel = move |_| {
         engine.with_value(EngineClient::cancel);
         progress.set(None);
-        load_status.set("Indexing cancelled; the sample graph is loaded again".into());
+        load_status.set("Indexing cancelled; the graph held before is back".into());
     };
 
     view! {
@@ -160,6 +216,14 @@ pub fn App() -> impl IntoView {
                 </div>
                 <p class="muted" data-testid="load-status">{move || load_status.get()}</p>
             </section>
+            <section class="panel" data-testid="highlights" class:hidden=move || highlights.with(Vec::is_empty)>
+                <h2>"Highlighted by agents"</h2>
+                <ul class="highlights">
+                    <For each=move || highlights.get() key=|row| row.clone() let:row>
+                        <li><span class="swatch" style=format!("background:{}", row.1)></span><code>{row.0}</code></li>
+                    </For>
+                </ul>
+            </section>
             <section class="panel" data-testid="activity">
                 <h2>"Agent activity"</h2>
                 <Show
@@ -179,6 +243,13 @@ pub fn App() -> impl IntoView {
             </section>
         </main>
     }
+}
+
+/// A Unix time in milliseconds as the browser's local date and time.
+fn local_time(ms: f64) -> String {
+    js_sys::Date::new(&JsValue::from_f64(ms))
+        .to_locale_string("default", &JsValue::UNDEFINED)
+        .into()
 }
 
 fn progress_text(p: &LoadProgress) -> String {

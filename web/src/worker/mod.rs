@@ -4,5 +4,6 @@
 pub mod client;
 pub mod protocol;
 mod runtime;
+mod store;
 
 pub use runtime::run;

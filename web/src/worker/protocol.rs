@@ -32,13 +32,25 @@ pub struct GraphSummary {
     pub processes: u32,
 }
 
+/// How the worker's graph came back from browser storage.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Restored {
+    /// Read, decode and index rebuild, in milliseconds.
+    pub ms: f64,
+    /// When the snapshot was saved, in milliseconds since the Unix epoch.
+    pub saved_ms: f64,
+    pub bytes: u64,
+}
+
 /// Worker → page.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum FromWorker {
-    /// The worker started and holds this graph.
+    /// The worker started and holds this graph: the one saved last in browser storage, or the
+    /// built-in sample.
     Ready {
         graph: GraphSummary,
+        restored: Option<Restored>,
     },
     Progress {
         phase: String,
@@ -53,6 +65,18 @@ pub enum FromWorker {
     },
     Failed {
         message: String,
+    },
+    /// The loaded graph was saved to browser storage (`saved: false` says why not).
+    Saved {
+        saved: bool,
+        bytes: u64,
+        ms: f64,
+        message: String,
+    },
+    /// An agent asked the UI to light up these nodes (stable ids).
+    Highlight {
+        ids: Vec<String>,
+        color: String,
     },
     Result {
         id: u64,

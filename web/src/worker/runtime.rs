@@ -1,5 +1,5 @@
-//! The worker side: receives messages, runs the indexing pipeline with progress, keeps the
-//! graph, and answers tool calls through the tool dispatch.
+//! The worker side: restores the last graph from browser storage, receives messages, runs the
+//! indexing pipeline with progress, saves snapshots, and answers tool calls through the tools.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -9,11 +9,14 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
-use super::protocol::{FromWorker, GraphSummary, ToWorker};
+use super::protocol::{FromWorker, GraphSummary, Restored, ToWorker};
+use super::store::{Slot, SnapshotStore};
 use crate::engine::Graph;
+use crate::engine::fingerprint::Fingerprint;
 use crate::engine::ingest::{SourceFile, Sources, index_with_sources};
 use crate::engine::sample::sample_graph;
 use crate::engine::search::SearchIndex;
+use crate::engine::snapshot;
 use crate::engine::zip_source::read_zip;
 use crate::tools;
 
@@ -21,17 +24,35 @@ struct State {
     graph: Graph,
     search: SearchIndex,
     sources: Sources,
+    sample: bool,
+    /// The project's graph before the last indexing, for `diff`.
+    previous: Option<Fingerprint>,
+    /// When this graph was indexed or saved, in milliseconds since the Unix epoch.
+    indexed_ms: f64,
 }
 
 impl State {
-    fn new(graph: Graph, sources: Sources) -> State {
+    fn new(graph: Graph, sources: Sources, sample: bool, indexed_ms: f64) -> State {
         let search = SearchIndex::build(&graph);
         State {
             graph,
             search,
             sources,
+            sample,
+            previous: None,
+            indexed_ms,
         }
     }
+
+    fn sample() -> State {
+        State::new(sample_graph(), Sources::new(), true, now())
+    }
+}
+
+/// The worker's state and its storage (absent when the browser refuses IndexedDB).
+struct Worker {
+    state: RefCell<State>,
+    store: Option<SnapshotStore>,
 }
 
 pub fn summary(graph: &Graph, sample: bool) -> GraphSummary {
@@ -58,26 +79,91 @@ fn post(message: &FromWorker) {
     }
 }
 
-/// Entry point of the worker bin.
+/// Entry point of the worker bin: restores the last graph, then answers messages. The page
+/// queues its messages until `Ready`, so none arrives before the handler is installed.
 pub fn run() {
     console_error_panic_hook::set_once();
     let Some(scope) = scope() else {
         web_sys::console::error_1(&"nexus worker: not running in a dedicated worker".into());
         return;
     };
-    let state = Rc::new(RefCell::new(State::new(sample_graph(), Sources::new())));
-    post(&FromWorker::Ready {
-        graph: summary(&state.borrow().graph, true),
+    wasm_bindgen_futures::spawn_local(async move {
+        let store = match SnapshotStore::open().await {
+            Ok(store) => Some(store),
+            Err(err) => {
+                web_sys::console::warn_1(&format!("nexus worker: {err}").into());
+                None
+            }
+        };
+        let (state, restored) = match &store {
+            Some(store) => restore(store).await,
+            None => (State::sample(), None),
+        };
+        post(&FromWorker::Ready {
+            graph: summary(&state.graph, state.sample),
+            restored,
+        });
+        let worker = Rc::new(Worker {
+            state: RefCell::new(state),
+            store,
+        });
+        let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
+            handle(&worker, event.data());
+        });
+        scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+        // The handler lives as long as the worker.
+        on_message.forget();
     });
-    let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
-        handle(&state, event.data());
-    });
-    scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
-    // The handler lives as long as the worker.
-    on_message.forget();
 }
 
-fn handle(state: &Rc<RefCell<State>>, data: JsValue) {
+/// The last project's snapshot, with the fingerprint of the one before it; the sample when there
+/// is none or it cannot be read (a damaged snapshot is reported and ignored).
+async fn restore(store: &SnapshotStore) -> (State, Option<Restored>) {
+    let started = now();
+    let project = match store.last_project().await {
+        Ok(Some(project)) => project,
+        Ok(None) => return (State::sample(), None),
+        Err(err) => {
+            web_sys::console::warn_1(&format!("nexus worker: {err}").into());
+            return (State::sample(), None);
+        }
+    };
+    let blob = match store.load(Slot::Current, &project).await {
+        Ok(Some(blob)) => blob,
+        Ok(None) => return (State::sample(), None),
+        Err(err) => {
+            web_sys::console::warn_1(&format!("nexus worker: {err}").into());
+            return (State::sample(), None);
+        }
+    };
+    let snap = match snapshot::decode(&blob) {
+        Ok(snap) => snap,
+        Err(err) => {
+            web_sys::console::warn_1(
+                &format!("nexus worker: the saved graph of `{project}` is ignored: {err}").into(),
+            );
+            return (State::sample(), None);
+        }
+    };
+    let mut state = State::new(snap.graph, snap.sources, false, snap.saved_ms);
+    let restored = Restored {
+        ms: now() - started,
+        saved_ms: snap.saved_ms,
+        bytes: blob.len() as u64,
+    };
+    if let Ok(Some(old)) = store.load(Slot::Previous, &project).await {
+        state.previous = fingerprint_of_blob(&old);
+    }
+    (state, Some(restored))
+}
+
+fn fingerprint_of_blob(blob: &[u8]) -> Option<Fingerprint> {
+    snapshot::decode(blob)
+        .ok()
+        .map(|snap| Fingerprint::of(&snap.graph, &snap.sources, snap.saved_ms))
+}
+
+fn handle(worker: &Rc<Worker>, data: JsValue) {
     let parts: Array = data.dyn_into().unwrap_or_default();
     let text = parts.get(0).as_string().unwrap_or_default();
     let message = match serde_json::from_str::<ToWorker>(&text) {
@@ -97,17 +183,27 @@ fn handle(state: &Rc<RefCell<State>>, data: JsValue) {
     };
     match message {
         ToWorker::Call { id, tool, args } => {
-            let state = state.borrow();
+            let state = worker.state.borrow();
             let ctx = tools::ToolContext {
                 graph: &state.graph,
                 search: &state.search,
                 sources: &state.sources,
+                previous: state.previous.as_ref(),
             };
-            let outcome = tools::dispatch(Some(&ctx), &tool, args);
-            post(&FromWorker::Result { id, outcome });
+            let answer = tools::answer(Some(&ctx), &tool, args);
+            if let Some(marked) = answer.highlight {
+                post(&FromWorker::Highlight {
+                    ids: marked.ids,
+                    color: marked.color,
+                });
+            }
+            post(&FromWorker::Result {
+                id,
+                outcome: answer.outcome,
+            });
         }
         ToWorker::LoadZip { name } => match read_zip(&buffer(0)) {
-            Ok((files, _)) => load(state, name, files),
+            Ok((files, _)) => load(worker, name, files),
             Err(err) => post(&FromWorker::Failed {
                 message: err.to_string(),
             }),
@@ -121,7 +217,7 @@ fn handle(state: &Rc<RefCell<State>>, data: JsValue) {
                     bytes: buffer(i as u32),
                 })
                 .collect();
-            load(state, name, files);
+            load(worker, name, files);
         }
     }
 }
@@ -130,7 +226,7 @@ fn now() -> f64 {
     js_sys::Date::now()
 }
 
-fn load(state: &Rc<RefCell<State>>, name: String, files: Vec<SourceFile>) {
+fn load(worker: &Rc<Worker>, name: String, files: Vec<SourceFile>) {
     let started = now();
     let mut progress = |phase: crate::engine::ingest::Phase, done: usize, total: usize| {
         post(&FromWorker::Progress {
@@ -153,10 +249,71 @@ fn load(state: &Rc<RefCell<State>>, name: String, files: Vec<SourceFile>) {
                 files_parsed: stats.files_parsed as u64,
                 skipped: skipped as u64,
             });
-            *state.borrow_mut() = State::new(graph, sources);
+            let mut fresh = State::new(graph, sources, false, now());
+            {
+                let old = worker.state.borrow();
+                if !old.sample && old.graph.project == fresh.graph.project {
+                    fresh.previous =
+                        Some(Fingerprint::of(&old.graph, &old.sources, old.indexed_ms));
+                }
+            }
+            *worker.state.borrow_mut() = fresh;
+            let worker = worker.clone();
+            wasm_bindgen_futures::spawn_local(async move { save(&worker).await });
         }
         Err(_) => post(&FromWorker::Failed {
             message: "indexing was cancelled".into(),
+        }),
+    }
+}
+
+/// Saves the current graph; the snapshot it replaces becomes the project's previous one (and the
+/// `diff` baseline when this tab had not held that project before).
+async fn save(worker: &Worker) {
+    let started = now();
+    let Some(store) = &worker.store else {
+        return post(&FromWorker::Saved {
+            saved: false,
+            bytes: 0,
+            ms: 0.0,
+            message:
+                "browser storage (IndexedDB) is not available; the graph lives until the tab closes"
+                    .into(),
+        });
+    };
+    let (project, blob) = {
+        let state = worker.state.borrow();
+        let blob = snapshot::encode(&state.graph, &state.sources, state.indexed_ms);
+        (state.graph.project.clone(), blob)
+    };
+    let result = match blob {
+        Ok(blob) => store
+            .save(&project, &blob)
+            .await
+            .map(|old| (blob.len(), old)),
+        Err(err) => Err(err),
+    };
+    match result {
+        Ok((bytes, replaced)) => {
+            let mut state = worker.state.borrow_mut();
+            if state.previous.is_none()
+                && state.graph.project == project
+                && let Some(old) = replaced
+            {
+                state.previous = fingerprint_of_blob(&old);
+            }
+            post(&FromWorker::Saved {
+                saved: true,
+                bytes: bytes as u64,
+                ms: now() - started,
+                message: String::new(),
+            });
+        }
+        Err(message) => post(&FromWorker::Saved {
+            saved: false,
+            bytes: 0,
+            ms: now() - started,
+            message,
         }),
     }
 }

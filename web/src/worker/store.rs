@@ -1,0 +1,105 @@
+//! The worker's IndexedDB store of snapshots: per project the current blob and the one before it
+//! (for `diff`), plus which project was open last, so a reload restores it.
+
+use js_sys::Uint8Array;
+use rexie::{ObjectStore, Rexie, TransactionMode};
+use wasm_bindgen::{JsCast, JsValue};
+
+const DATABASE: &str = "nexus";
+const SNAPSHOTS: &str = "snapshots";
+const LAST_PROJECT: &str = "last";
+
+/// Which snapshot of a project.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Slot {
+    Current,
+    Previous,
+}
+
+fn key(slot: Slot, project: &str) -> JsValue {
+    let prefix = match slot {
+        Slot::Current => "current",
+        Slot::Previous => "previous",
+    };
+    JsValue::from_str(&format!("{prefix}/{project}"))
+}
+
+fn failed(what: &str, err: rexie::Error) -> String {
+    format!("browser storage: cannot {what}: {err}")
+}
+
+/// An open snapshot database.
+pub struct SnapshotStore {
+    db: Rexie,
+}
+
+impl SnapshotStore {
+    pub async fn open() -> Result<SnapshotStore, String> {
+        let db = Rexie::builder(DATABASE)
+            .version(1)
+            .add_object_store(ObjectStore::new(SNAPSHOTS))
+            .build()
+            .await
+            .map_err(|e| failed("open the database", e))?;
+        Ok(SnapshotStore { db })
+    }
+
+    /// The project saved last, if any.
+    pub async fn last_project(&self) -> Result<Option<String>, String> {
+        let value = self.get(JsValue::from_str(LAST_PROJECT)).await?;
+        Ok(value.and_then(|v| v.as_string()))
+    }
+
+    /// One stored blob.
+    pub async fn load(&self, slot: Slot, project: &str) -> Result<Option<Vec<u8>>, String> {
+        let value = self.get(key(slot, project)).await?;
+        Ok(value
+            .and_then(|v| v.dyn_into::<Uint8Array>().ok())
+            .map(|bytes| bytes.to_vec()))
+    }
+
+    async fn get(&self, key: JsValue) -> Result<Option<JsValue>, String> {
+        let tx = self
+            .db
+            .transaction(&[SNAPSHOTS], TransactionMode::ReadOnly)
+            .map_err(|e| failed("read", e))?;
+        let store = tx.store(SNAPSHOTS).map_err(|e| failed("read", e))?;
+        let value = store.get(key).await.map_err(|e| failed("read", e))?;
+        Ok(value.filter(|v| !v.is_undefined() && !v.is_null()))
+    }
+
+    /// Saves `blob` as the project's current snapshot, keeps the one it replaces as previous, and
+    /// marks the project as the last one; all in one transaction. Returns the replaced blob.
+    pub async fn save(&self, project: &str, blob: &[u8]) -> Result<Option<Vec<u8>>, String> {
+        let tx = self
+            .db
+            .transaction(&[SNAPSHOTS], TransactionMode::ReadWrite)
+            .map_err(|e| failed("save", e))?;
+        let store = tx.store(SNAPSHOTS).map_err(|e| failed("save", e))?;
+        let replaced = store
+            .get(key(Slot::Current, project))
+            .await
+            .map_err(|e| failed("save", e))?
+            .and_then(|v| v.dyn_into::<Uint8Array>().ok());
+        if let Some(old) = &replaced {
+            store
+                .put(old, Some(&key(Slot::Previous, project)))
+                .await
+                .map_err(|e| failed("keep the previous snapshot", e))?;
+        }
+        let bytes = Uint8Array::from(blob);
+        store
+            .put(&bytes, Some(&key(Slot::Current, project)))
+            .await
+            .map_err(|e| failed("save the snapshot", e))?;
+        store
+            .put(
+                &JsValue::from_str(project),
+                Some(&JsValue::from_str(LAST_PROJECT)),
+            )
+            .await
+            .map_err(|e| failed("save", e))?;
+        tx.done().await.map_err(|e| failed("save", e))?;
+        Ok(replaced.map(|old| old.to_vec()))
+    }
+}
