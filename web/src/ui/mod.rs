@@ -99,11 +99,17 @@ pub fn App() -> impl IntoView {
                 ms,
                 files_parsed,
                 skipped,
+                phases,
             } => {
                 progress.set(None);
+                let phases: Vec<String> = phases
+                    .iter()
+                    .map(|(phase, ms)| format!("{phase} {ms:.0} ms"))
+                    .collect();
                 load_status.set(format!(
-                    "Indexed {files_parsed} files in {:.1} s ({skipped} skipped)",
-                    ms / 1000.0
+                    "Indexed {files_parsed} files in {:.1} s ({skipped} skipped; {})",
+                    ms / 1000.0,
+                    phases.join(", ")
                 ));
                 summary.set(Some(graph.clone()));
                 if let Some(link) = link_slot.get() {

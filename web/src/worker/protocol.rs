@@ -62,6 +62,8 @@ pub enum FromWorker {
         ms: f64,
         files_parsed: u64,
         skipped: u64,
+        /// (phase, milliseconds), in pipeline order.
+        phases: Vec<(String, f64)>,
     },
     Failed {
         message: String,

@@ -248,6 +248,11 @@ fn load(worker: &Rc<Worker>, name: String, files: Vec<SourceFile>) {
                 ms: now() - started,
                 files_parsed: stats.files_parsed as u64,
                 skipped: skipped as u64,
+                phases: stats
+                    .phase_ms
+                    .iter()
+                    .map(|(phase, ms)| (phase.as_str().to_owned(), *ms))
+                    .collect(),
             });
             let mut fresh = State::new(graph, sources, false, now());
             {

@@ -1,0 +1,190 @@
+// In-browser benchmark and reload check: starts the real bridge serving a repository, opens the
+// real UI in headless Chromium, and measures indexing, main-thread stalls, memory and reload.
+//
+// Usage: node tests/js/browser-bench.mjs --repo DIR [--ui DIST] [--bridge BIN] [--port N]
+//        [--reloads N] [--synthetic N] [--check]
+//   --synthetic N  generate a repository of N Python files instead of --repo
+//   --check        exit non-zero unless indexing, saving and restoring on reload all worked
+// Prints figures on stdout; the bridge's logs go to stderr.
+import { spawn, execFileSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { chromium } from "playwright-core";
+
+const args = process.argv.slice(2);
+const opt = (name, fallback) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 && i + 1 < args.length ? args[i + 1] : fallback;
+};
+const flag = (name) => args.includes(`--${name}`);
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "../..");
+const port = Number(opt("port", "54391"));
+const ui = path.resolve(opt("ui", path.join(root, "dist")));
+const bridge = path.resolve(opt("bridge", path.join(root, "target/release/nexus-bridge")));
+const reloads = Number(opt("reloads", "3"));
+const check = flag("check");
+const chromiumPath = process.env.CHROMIUM || "/usr/bin/chromium";
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "nexus-browser-bench-"));
+
+function fail(message) {
+  console.error(`browser-bench: ${message}`);
+  process.exitCode = 1;
+}
+
+/// N Python files in packages of 100 that import and call their neighbour.
+function synthetic(n) {
+  const dir = path.join(tmp, `synthetic-${n}`);
+  for (let i = 0; i < n; i++) {
+    const pkg = Math.floor(i / 100), mod = i % 100, next = (mod + 1) % 100;
+    const folder = path.join(dir, "app", `pkg${pkg}`);
+    if (mod === 0) {
+      fs.mkdirSync(folder, { recursive: true });
+      fs.writeFileSync(path.join(folder, "__init__.py"), "");
+    }
+    fs.writeFileSync(
+      path.join(folder, `m${mod}.py`),
+      `from .m${next} import entry_${next}\n\nclass Service${i}:\n    def run(self, x):\n        return self.step(x) + helper_${i}(x)\n\n    def step(self, x):\n        return entry_${next}(x)\n\ndef helper_${i}(x):\n    return x * 2\n\ndef entry_${mod}(x):\n    return Service${i}().run(x)\n`,
+    );
+  }
+  return dir;
+}
+
+/// Proportional set size of this Chromium's processes (its profile folder is unique): all of
+/// them, and the renderers alone (the tab with its workers).
+function chromiumPssMb(profile) {
+  let kb = 0;
+  let rendererKb = 0;
+  for (const pid of fs.readdirSync("/proc").filter((p) => /^\d+$/.test(p))) {
+    try {
+      const cmd = fs.readFileSync(`/proc/${pid}/cmdline`, "utf8");
+      if (!cmd.includes(profile)) continue;
+      const rollup = fs.readFileSync(`/proc/${pid}/smaps_rollup`, "utf8");
+      const m = rollup.match(/^Pss:\s+(\d+) kB/m);
+      if (m) {
+        kb += Number(m[1]);
+        if (cmd.includes("--type=renderer")) rendererKb += Number(m[1]);
+      }
+    } catch {
+      // The process ended while being read.
+    }
+  }
+  return { all: kb / 1024, tab: rendererKb / 1024 };
+}
+
+async function waitForPort(deadline) {
+  while (Date.now() < deadline) {
+    try {
+      const r = await fetch(`http://127.0.0.1:${port}/api/repo`);
+      if (r.ok) return;
+    } catch {
+      // Not listening yet.
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`the bridge did not answer on port ${port}`);
+}
+
+const statusText = (page) => page.locator('[data-testid="load-status"]').innerText();
+
+async function waitForStatus(page, pattern, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const text = await statusText(page);
+    if (pattern.test(text)) return text;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${pattern}; status: ${text}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+const repo = flag("synthetic") ? synthetic(Number(opt("synthetic", "50000"))) : opt("repo");
+if (!repo) {
+  console.error("usage: browser-bench.mjs --repo DIR | --synthetic N [--check]");
+  process.exit(2);
+}
+for (const [what, p] of [["UI folder", path.join(ui, "index.html")], ["bridge", bridge]]) {
+  if (!fs.existsSync(p)) {
+    console.error(`browser-bench: ${what} missing: ${p}`);
+    process.exit(2);
+  }
+}
+
+const hub = spawn(bridge, ["serve", "--port", String(port), "--repo", repo], {
+  env: { ...process.env, NEXUS_UI_DIR: ui, XDG_RUNTIME_DIR: tmp },
+  stdio: ["ignore", "ignore", "inherit"],
+});
+const profile = path.join(tmp, "profile");
+let context;
+try {
+  await waitForPort(Date.now() + 20_000);
+  context = await chromium.launchPersistentContext(profile, {
+    executablePath: chromiumPath,
+    headless: true,
+    args: [
+      "--no-sandbox",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+    ],
+  });
+  const page = context.pages()[0] ?? (await context.newPage());
+  page.on("pageerror", (err) => console.error(`page error: ${err.message}`));
+  // A probe in the page: the longest gap between animation frames while indexing runs.
+  await page.addInitScript(() => {
+    window.__nexusLongestFrameGap = 0;
+    let last = performance.now();
+    const tick = (now) => {
+      window.__nexusLongestFrameGap = Math.max(window.__nexusLongestFrameGap, now - last);
+      last = now;
+      requestAnimationFrame(tick);
+    };
+    requestAnimationFrame(tick);
+  });
+  const peak = { all: 0, tab: 0 };
+  const sampler = setInterval(() => {
+    const now = chromiumPssMb(profile);
+    peak.all = Math.max(peak.all, now.all);
+    peak.tab = Math.max(peak.tab, now.tab);
+  }, 200);
+  const started = Date.now();
+  await page.goto(`http://127.0.0.1:${port}/`);
+  const indexed = await waitForStatus(page, /^Indexed .* saved to browser storage|not saved/, 600_000);
+  const wallMs = Date.now() - started;
+  const gap = await page.evaluate(() => window.__nexusLongestFrameGap);
+  const summary = await page.locator('[data-testid="summary"]').innerText();
+  clearInterval(sampler);
+  const settled = chromiumPssMb(profile);
+  console.log(`== ${path.basename(repo)} in headless Chromium`);
+  console.log(`graph: ${summary}`);
+  console.log(`worker: ${indexed}`);
+  console.log(`page open → indexed and saved: ${wallMs} ms (wasm start, ZIP download, unzip, pipeline, save)`);
+  console.log(`longest main-thread frame gap while indexing: ${gap.toFixed(0)} ms`);
+  console.log(
+    `memory (PSS): tab renderer peak ${peak.tab.toFixed(0)} MB, after ${settled.tab.toFixed(0)} MB; all Chromium processes peak ${peak.all.toFixed(0)} MB`,
+  );
+  if (check && !/saved to browser storage/.test(indexed)) fail(`not saved: ${indexed}`);
+
+  const restoreTimes = [];
+  for (let i = 0; i < reloads; i++) {
+    const t = Date.now();
+    await page.reload();
+    const restored = await waitForStatus(page, /^Restored from browser storage in (\d+) ms/, 60_000);
+    const reloadWall = Date.now() - t;
+    const workerMs = Number(restored.match(/in (\d+) ms/)[1]);
+    restoreTimes.push(workerMs);
+    console.log(`reload ${i + 1}: restored in ${workerMs} ms in the worker; page reload → restored ${reloadWall} ms`);
+    const again = await page.locator('[data-testid="summary"]').innerText();
+    if (check && again !== summary) fail(`restored graph differs: ${again} vs ${summary}`);
+  }
+  if (restoreTimes.length) {
+    restoreTimes.sort((a, b) => a - b);
+    console.log(`reload median: ${restoreTimes[Math.floor(restoreTimes.length / 2)]} ms`);
+  }
+} catch (err) {
+  fail(err.message);
+} finally {
+  if (context) await context.close();
+  hub.kill();
+  fs.rmSync(tmp, { recursive: true, force: true });
+}
