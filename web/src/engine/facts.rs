@@ -1,13 +1,15 @@
 //! What one file says, before any cross-file resolution: definitions, imports, call sites,
 //! heritage and simple type bindings. Extractors produce it; the resolver consumes it.
 
+use serde::{Deserialize, Serialize};
+
 use super::graph::NodeKind;
 use super::lang::Lang;
 
 /// Index of a definition inside its file's `defs`.
 pub type DefIdx = u32;
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Def {
     pub kind: NodeKind,
     pub name: String,
@@ -31,7 +33,7 @@ pub struct Def {
 }
 
 /// One imported name and the local name it is bound to.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ImportedName {
     pub name: String,
     pub alias: Option<String>,
@@ -43,7 +45,7 @@ impl ImportedName {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Import {
     /// Module specifier as written: `os.path`, `..utils`, `./cart`, `crate::a::b`, `fmt`.
     pub module: String,
@@ -58,7 +60,7 @@ pub struct Import {
 }
 
 /// What stands before the dot in `x.f()`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Receiver {
     /// `self`, `this`, `cls`.
     SelfRef,
@@ -74,7 +76,7 @@ pub enum Receiver {
     Other,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Callee {
     /// `f(...)`.
     Name(String),
@@ -86,7 +88,7 @@ pub enum Callee {
     Scoped { path: String, name: String },
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CallSite {
     /// The definition the call sits in; `None` for module-level code.
     pub caller: Option<DefIdx>,
@@ -95,7 +97,7 @@ pub struct CallSite {
 }
 
 /// `var: Type` or `var = Type(...)` inside a scope; `scope = None` at module level.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Binding {
     pub scope: Option<DefIdx>,
     pub var: String,
@@ -103,7 +105,7 @@ pub struct Binding {
     pub type_name: String,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FileFacts {
     pub path: String,
     pub lang: Lang,

@@ -1,6 +1,8 @@
 //! The indexing pipeline: filter → parse and extract → resolve → graph, timing each phase and
 //! reporting progress. Sources (folder, ZIP, bridge) hand it plain (path, bytes) pairs.
 
+use serde::{Deserialize, Serialize};
+
 use super::extract::Extractor;
 use super::facts::FileFacts;
 use super::filter::{DEFAULT_MAX_FILE_BYTES, Filter, Skip};
@@ -95,25 +97,34 @@ fn decode(bytes: Vec<u8>) -> (String, bool) {
     }
 }
 
-/// Decodes and extracts one file: (facts, text, was_utf8).
-fn extract_one(
-    extractor: &mut Extractor,
-    lang: Lang,
-    file: SourceFile,
-) -> (FileFacts, String, bool) {
-    let (source, utf8) = decode(file.bytes);
-    let facts = extractor.extract(&file.path, lang, &source);
-    (facts, source, utf8)
+/// One parsed file: its facts, its text, and whether its bytes were valid UTF-8. Parse workers in
+/// the browser send these back to the engine worker.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Parsed {
+    pub facts: FileFacts,
+    pub text: String,
+    pub utf8: bool,
 }
 
-/// Extracts a batch of files, in order, on up to `threads` threads.
-fn extract_batch(batch: Vec<(Lang, SourceFile)>, threads: usize) -> Vec<(FileFacts, String, bool)> {
+fn extract_one(extractor: &mut Extractor, lang: Lang, file: SourceFile) -> Parsed {
+    let (text, utf8) = decode(file.bytes);
+    let facts = extractor.extract(&file.path, lang, &text);
+    Parsed { facts, text, utf8 }
+}
+
+/// Parses files in order on this thread.
+pub fn parse_files(batch: Vec<(Lang, SourceFile)>) -> Vec<Parsed> {
+    let mut extractor = Extractor::default();
+    batch
+        .into_iter()
+        .map(|(lang, file)| extract_one(&mut extractor, lang, file))
+        .collect()
+}
+
+/// Parses a batch of files, in order, on up to `threads` threads.
+fn parse_batch(batch: Vec<(Lang, SourceFile)>, threads: usize) -> Vec<Parsed> {
     if threads <= 1 || batch.len() < 2 {
-        let mut extractor = Extractor::default();
-        return batch
-            .into_iter()
-            .map(|(lang, file)| extract_one(&mut extractor, lang, file))
-            .collect();
+        return parse_files(batch);
     }
     #[cfg(not(target_arch = "wasm32"))]
     {
@@ -127,15 +138,7 @@ fn extract_batch(batch: Vec<(Lang, SourceFile)>, threads: usize) -> Vec<(FileFac
         std::thread::scope(|scope| {
             let handles: Vec<_> = chunks
                 .into_iter()
-                .map(|chunk| {
-                    scope.spawn(move || {
-                        let mut extractor = Extractor::default();
-                        chunk
-                            .into_iter()
-                            .map(|(lang, file)| extract_one(&mut extractor, lang, file))
-                            .collect::<Vec<_>>()
-                    })
-                })
+                .map(|chunk| scope.spawn(move || parse_files(chunk)))
                 .collect();
             handles
                 .into_iter()
@@ -145,11 +148,7 @@ fn extract_batch(batch: Vec<(Lang, SourceFile)>, threads: usize) -> Vec<(FileFac
     }
     #[cfg(target_arch = "wasm32")]
     {
-        let mut extractor = Extractor::default();
-        batch
-            .into_iter()
-            .map(|(lang, file)| extract_one(&mut extractor, lang, file))
-            .collect()
+        parse_files(batch)
     }
 }
 
@@ -163,13 +162,17 @@ pub fn index(
     index_with_sources(project, files, clock, progress).map(|(graph, stats, _)| (graph, stats))
 }
 
-/// Indexes a set of files into a graph and keeps the text of the files that passed the filter.
-pub fn index_with_sources(
-    project: &str,
-    files: Vec<SourceFile>,
-    clock: Clock,
-    progress: Progress,
-) -> Result<(Graph, IndexStats, Sources), Cancelled> {
+/// The files that passed the filter: those to parse (sorted by path) and the other texts, kept
+/// for `read` and `grep`; with the counts so far.
+pub struct Filtered {
+    pub to_parse: Vec<(Lang, SourceFile)>,
+    texts: Sources,
+    stats: IndexStats,
+    filtered_at: f64,
+}
+
+/// The filter phase: `.gitignore` files, default excludes, secrets, binaries, size cap.
+pub fn filter_files(files: Vec<SourceFile>, clock: Clock) -> Filtered {
     let mut stats = IndexStats {
         files_seen: files.len(),
         ..IndexStats::default()
@@ -181,14 +184,14 @@ pub fn index_with_sources(
         .map(|f| (f.path.as_str(), f.bytes.as_slice()))
         .collect();
     let filter = Filter::new(gitignores.into_iter(), DEFAULT_MAX_FILE_BYTES);
-    let mut kept: Vec<(Lang, SourceFile)> = Vec::new();
-    let mut sources = Sources::new();
+    let mut to_parse: Vec<(Lang, SourceFile)> = Vec::new();
+    let mut texts = Sources::new();
     for file in files {
         let verdict = filter
             .check(&file.path, &file.bytes)
             .and_then(|_| Lang::of_path(&file.path).ok_or(Skip::NotSource));
         match verdict {
-            Ok(lang) => kept.push((lang, file)),
+            Ok(lang) => to_parse.push((lang, file)),
             Err(Skip::Excluded) => stats.skipped_excluded += 1,
             Err(Skip::Ignored) => stats.skipped_ignored += 1,
             Err(Skip::Secret) => stats.skipped_secret += 1,
@@ -197,49 +200,88 @@ pub fn index_with_sources(
             Err(Skip::NotSource) => {
                 // Text that is not parsed (docs, configs) is still kept for `read` and `grep`.
                 stats.skipped_not_source += 1;
-                sources.insert(file.path, decode(file.bytes).0);
+                texts.insert(file.path, decode(file.bytes).0);
             }
         }
     }
-    kept.sort_by(|a, b| a.1.path.cmp(&b.1.path));
-    let filtered = clock();
-    stats.phase_ms.push((Phase::Filter, filtered - started));
-    if !progress(Phase::Filter, kept.len(), kept.len()) {
+    to_parse.sort_by(|a, b| a.1.path.cmp(&b.1.path));
+    let filtered_at = clock();
+    stats.phase_ms.push((Phase::Filter, filtered_at - started));
+    Filtered {
+        to_parse,
+        texts,
+        stats,
+        filtered_at,
+    }
+}
+
+/// Indexes a set of files into a graph and keeps the text of the files that passed the filter.
+pub fn index_with_sources(
+    project: &str,
+    files: Vec<SourceFile>,
+    clock: Clock,
+    progress: Progress,
+) -> Result<(Graph, IndexStats, Sources), Cancelled> {
+    let mut filtered = filter_files(files, clock);
+    let kept = std::mem::take(&mut filtered.to_parse);
+    let total = kept.len();
+    if !progress(Phase::Filter, total, total) {
         return Err(Cancelled);
     }
-
-    let total = kept.len();
-    let mut facts: Vec<FileFacts> = Vec::with_capacity(total);
+    let mut parsed: Vec<Parsed> = Vec::with_capacity(total);
     let threads = parse_threads(total);
     let chunk = total.div_ceil(threads.max(1)).max(1);
-    let mut done = 0;
     // Files are parsed in chunks; natively each chunk's files are shared among threads.
     let mut remaining = kept;
     while !remaining.is_empty() {
         let rest =
             remaining.split_off(remaining.len().min(chunk * threads.max(1)).min(PARSE_BATCH));
         let batch = std::mem::replace(&mut remaining, rest);
-        for (file_facts, text, utf8) in extract_batch(batch, threads) {
-            stats.bytes_parsed += text.len();
-            if file_facts.syntax_errors > 0 {
-                stats.files_with_syntax_errors += 1;
-            }
-            if !utf8 {
-                stats.non_utf8_files += 1;
-            }
-            sources.insert(file_facts.path.clone(), text);
-            facts.push(file_facts);
-        }
-        done = facts.len();
-        if !progress(Phase::Parse, done, total) {
+        parsed.extend(parse_batch(batch, threads));
+        if !progress(Phase::Parse, parsed.len(), total) {
             return Err(Cancelled);
         }
     }
-    debug_assert_eq!(done, total);
+    finish(project, filtered, parsed, clock, progress)
+}
+
+/// Everything after parsing: resolution, communities, processes. `parsed` may come in any order
+/// (from several workers); it is put in path order first so the graph does not depend on it.
+pub fn finish(
+    project: &str,
+    filtered: Filtered,
+    mut parsed: Vec<Parsed>,
+    clock: Clock,
+    progress: Progress,
+) -> Result<(Graph, IndexStats, Sources), Cancelled> {
+    let Filtered {
+        texts: mut sources,
+        mut stats,
+        filtered_at,
+        ..
+    } = filtered;
+    parsed.sort_by(|a, b| a.facts.path.cmp(&b.facts.path));
+    let mut facts: Vec<FileFacts> = Vec::with_capacity(parsed.len());
+    for Parsed {
+        facts: file_facts,
+        text,
+        utf8,
+    } in parsed
+    {
+        stats.bytes_parsed += text.len();
+        if file_facts.syntax_errors > 0 {
+            stats.files_with_syntax_errors += 1;
+        }
+        if !utf8 {
+            stats.non_utf8_files += 1;
+        }
+        sources.insert(file_facts.path.clone(), text);
+        facts.push(file_facts);
+    }
     stats.files_parsed = facts.len();
     let parsed = clock();
-    stats.phase_ms.push((Phase::Parse, parsed - filtered));
-    if !progress(Phase::Parse, total, total) {
+    stats.phase_ms.push((Phase::Parse, parsed - filtered_at));
+    if !progress(Phase::Parse, facts.len(), facts.len()) {
         return Err(Cancelled);
     }
 

@@ -1,7 +1,9 @@
 //! The languages Nexus parses, detected from file extensions, with their tree-sitter grammars.
 //! Adding a language means a variant here and an extractor in `extract/`.
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Lang {
     Python,
     JavaScript,

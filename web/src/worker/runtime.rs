@@ -1,7 +1,7 @@
 //! The worker side: restores the last graph from browser storage, receives messages, runs the
 //! indexing pipeline with progress, saves snapshots, and answers tool calls through the tools.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use js_sys::{Array, ArrayBuffer, Uint8Array};
@@ -10,10 +10,11 @@ use wasm_bindgen::prelude::*;
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
 use super::protocol::{FromWorker, GraphSummary, Restored, ToWorker};
+use super::parse_pool;
 use super::store::{Slot, SnapshotStore};
 use crate::engine::Graph;
 use crate::engine::fingerprint::Fingerprint;
-use crate::engine::ingest::{SourceFile, Sources, index_with_sources};
+use crate::engine::ingest::{Phase, SourceFile, Sources, filter_files, finish};
 use crate::engine::sample::sample_graph;
 use crate::engine::search::SearchIndex;
 use crate::engine::snapshot;
@@ -53,6 +54,7 @@ impl State {
 struct Worker {
     state: RefCell<State>,
     store: Option<SnapshotStore>,
+    indexing: Cell<bool>,
 }
 
 pub fn summary(graph: &Graph, sample: bool) -> GraphSummary {
@@ -87,6 +89,9 @@ pub fn run() {
         web_sys::console::error_1(&"nexus worker: not running in a dedicated worker".into());
         return;
     };
+    if scope.location().search().contains("role=parse") {
+        return parse_pool::run_helper(scope);
+    }
     wasm_bindgen_futures::spawn_local(async move {
         let store = match SnapshotStore::open().await {
             Ok(store) => Some(store),
@@ -106,6 +111,7 @@ pub fn run() {
         let worker = Rc::new(Worker {
             state: RefCell::new(state),
             store,
+            indexing: Cell::new(false),
         });
         let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
             handle(&worker, event.data());
@@ -202,12 +208,18 @@ fn handle(worker: &Rc<Worker>, data: JsValue) {
                 outcome: answer.outcome,
             });
         }
-        ToWorker::LoadZip { name } => match read_zip(&buffer(0)) {
-            Ok((files, _)) => load(worker, name, files),
-            Err(err) => post(&FromWorker::Failed {
-                message: err.to_string(),
-            }),
-        },
+        ToWorker::LoadZip { name } => {
+            let started = now();
+            match read_zip(&buffer(0)) {
+                Ok((files, _)) => {
+                    let unzip_ms = Some(now() - started);
+                    wasm_bindgen_futures::spawn_local(load(worker.clone(), name, files, unzip_ms));
+                }
+                Err(err) => post(&FromWorker::Failed {
+                    message: err.to_string(),
+                }),
+            }
+        }
         ToWorker::LoadFiles { name, paths } => {
             let files = paths
                 .into_iter()
@@ -217,7 +229,7 @@ fn handle(worker: &Rc<Worker>, data: JsValue) {
                     bytes: buffer(i as u32),
                 })
                 .collect();
-            load(worker, name, files);
+            wasm_bindgen_futures::spawn_local(load(worker.clone(), name, files, None));
         }
     }
 }
@@ -226,9 +238,17 @@ fn now() -> f64 {
     js_sys::Date::now()
 }
 
-fn load(worker: &Rc<Worker>, name: String, files: Vec<SourceFile>) {
-    let started = now();
-    let mut progress = |phase: crate::engine::ingest::Phase, done: usize, total: usize| {
+/// Indexes files (parsing spread over helper workers), then swaps in the new graph and saves
+/// it. Tool calls keep being answered from the old graph while this runs. `unzip_ms` is the time
+/// the files took to unpack, reported as a phase.
+async fn load(worker: Rc<Worker>, name: String, files: Vec<SourceFile>, unzip_ms: Option<f64>) {
+    if worker.indexing.replace(true) {
+        return post(&FromWorker::Failed {
+            message: "a repository is already being indexed; wait for it or press Cancel".into(),
+        });
+    }
+    let started = now() - unzip_ms.unwrap_or(0.0);
+    let mut progress = |phase: Phase, done: usize, total: usize| {
         post(&FromWorker::Progress {
             phase: phase.as_str().into(),
             done: done as u64,
@@ -236,40 +256,53 @@ fn load(worker: &Rc<Worker>, name: String, files: Vec<SourceFile>) {
         });
         true
     };
-    match index_with_sources(&name, files, &now, &mut progress) {
-        Ok((graph, stats, sources)) => {
-            let skipped = stats.skipped_excluded
-                + stats.skipped_ignored
-                + stats.skipped_secret
-                + stats.skipped_binary
-                + stats.skipped_large;
-            post(&FromWorker::Loaded {
-                graph: summary(&graph, false),
-                ms: now() - started,
-                files_parsed: stats.files_parsed as u64,
-                skipped: skipped as u64,
-                phases: stats
-                    .phase_ms
-                    .iter()
-                    .map(|(phase, ms)| (phase.as_str().to_owned(), *ms))
-                    .collect(),
-            });
-            let mut fresh = State::new(graph, sources, false, now());
-            {
-                let old = worker.state.borrow();
-                if !old.sample && old.graph.project == fresh.graph.project {
-                    fresh.previous =
-                        Some(Fingerprint::of(&old.graph, &old.sources, old.indexed_ms));
-                }
-            }
-            *worker.state.borrow_mut() = fresh;
-            let worker = worker.clone();
-            wasm_bindgen_futures::spawn_local(async move { save(&worker).await });
-        }
-        Err(_) => post(&FromWorker::Failed {
+    let mut filtered = filter_files(files, &now);
+    let to_parse = std::mem::take(&mut filtered.to_parse);
+    progress(Phase::Filter, to_parse.len(), to_parse.len());
+    let parsed = parse_pool::parse_all(to_parse, &mut |done, total| {
+        progress(Phase::Parse, done, total);
+    })
+    .await;
+    let result = finish(&name, filtered, parsed, &now, &mut progress);
+    worker.indexing.set(false);
+    let Ok((graph, stats, sources)) = result else {
+        return post(&FromWorker::Failed {
             message: "indexing was cancelled".into(),
-        }),
+        });
+    };
+    let search_started = now();
+    let mut fresh = State::new(graph, sources, false, js_sys::Date::now());
+    let mut phases: Vec<(String, f64)> = unzip_ms
+        .map(|ms| ("unzip".to_owned(), ms))
+        .into_iter()
+        .collect();
+    phases.extend(
+        stats
+            .phase_ms
+            .iter()
+            .map(|(phase, ms)| (phase.as_str().to_owned(), *ms)),
+    );
+    phases.push(("search index".to_owned(), now() - search_started));
+    {
+        let old = worker.state.borrow();
+        if !old.sample && old.graph.project == fresh.graph.project {
+            fresh.previous = Some(Fingerprint::of(&old.graph, &old.sources, old.indexed_ms));
+        }
     }
+    let skipped = stats.skipped_excluded
+        + stats.skipped_ignored
+        + stats.skipped_secret
+        + stats.skipped_binary
+        + stats.skipped_large;
+    post(&FromWorker::Loaded {
+        graph: summary(&fresh.graph, false),
+        ms: now() - started,
+        files_parsed: stats.files_parsed as u64,
+        skipped: skipped as u64,
+        phases,
+    });
+    *worker.state.borrow_mut() = fresh;
+    save(&worker).await;
 }
 
 /// Saves the current graph; the snapshot it replaces becomes the project's previous one (and the

@@ -1,0 +1,258 @@
+//! Parallel parsing in the browser: helper workers (this same worker bin, started with
+//! `?role=parse`) parse chunks of files while the engine worker parses chunks too.
+
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::rc::Rc;
+
+use js_sys::{Array, ArrayBuffer, Uint8Array};
+use serde::{Deserialize, Serialize};
+use wasm_bindgen::JsCast;
+use wasm_bindgen::prelude::*;
+use web_sys::{DedicatedWorkerGlobalScope, MessageEvent, Worker};
+
+use super::client::WORKER_URL;
+use crate::engine::ingest::{Parsed, SourceFile, parse_files};
+use crate::engine::lang::Lang;
+
+/// Files per chunk: small enough to balance the load, large enough to keep messages few.
+const CHUNK_FILES: usize = 48;
+/// Below this many files helpers cost more to start than they save.
+const MIN_FILES_FOR_HELPERS: usize = 300;
+/// Helpers at most, whatever the core count (each holds its own wasm memory).
+const MAX_HELPERS: usize = 3;
+
+/// Engine → helper: a chunk to parse; file contents follow as transferred buffers.
+#[derive(Serialize, Deserialize)]
+struct ChunkRequest {
+    chunk: usize,
+    files: Vec<(Lang, String)>,
+}
+
+/// Helper → engine: a parsed chunk (postcard `Vec<Parsed>` in the buffer), or why not.
+#[derive(Serialize, Deserialize)]
+struct ChunkReply {
+    chunk: usize,
+    error: Option<String>,
+}
+
+type Chunk = (usize, Vec<(Lang, SourceFile)>);
+
+struct Pool {
+    queue: VecDeque<Chunk>,
+    results: Vec<Option<Vec<Parsed>>>,
+    /// The chunk each helper is parsing (re-queued if the helper fails).
+    in_flight: Vec<Option<Chunk>>,
+    helpers: Vec<Worker>,
+}
+
+impl Pool {
+    fn done(&self) -> usize {
+        self.results.iter().filter(|r| r.is_some()).count()
+    }
+
+    /// Sends helper `h` its next chunk, keeping a copy to parse here if the helper fails.
+    fn feed(&mut self, h: usize) {
+        let Some((chunk, files)) = self.queue.pop_front() else {
+            return;
+        };
+        let request = ChunkRequest {
+            chunk,
+            files: files.iter().map(|(l, f)| (*l, f.path.clone())).collect(),
+        };
+        let Ok(text) = serde_json::to_string(&request) else {
+            return self.queue.push_front((chunk, files));
+        };
+        let parts = Array::new();
+        parts.push(&JsValue::from_str(&text));
+        for (_, file) in &files {
+            parts.push(&Uint8Array::from(file.bytes.as_slice()).buffer());
+        }
+        let sent = self.helpers.get(h).is_some_and(|w| {
+            w.post_message_with_transfer(&parts, &parts.slice(1, parts.length()))
+                .is_ok()
+        });
+        if sent {
+            if let Some(slot) = self.in_flight.get_mut(h) {
+                *slot = Some((chunk, files));
+            }
+        } else {
+            self.queue.push_front((chunk, files));
+        }
+    }
+
+    /// Helper `h` answered (or failed): store the chunk or put it back in the queue.
+    fn receive(&mut self, h: usize, reply: Result<(usize, Vec<Parsed>), String>) {
+        let sent = self.in_flight.get_mut(h).and_then(Option::take);
+        match reply {
+            Ok((chunk, parsed)) if sent.as_ref().is_some_and(|(c, _)| *c == chunk) => {
+                if let Some(slot) = self.results.get_mut(chunk) {
+                    *slot = Some(parsed);
+                }
+                self.feed(h);
+            }
+            other => {
+                if let Err(err) = other {
+                    web_sys::console::warn_1(&format!("nexus: parse helper {h}: {err}").into());
+                }
+                if let Some(chunk) = sent {
+                    self.queue.push_front(chunk);
+                }
+            }
+        }
+    }
+}
+
+fn helper_count(files: usize) -> usize {
+    if files < MIN_FILES_FOR_HELPERS {
+        return 0;
+    }
+    let cores = js_sys::global()
+        .dyn_into::<DedicatedWorkerGlobalScope>()
+        .map(|scope| scope.navigator().hardware_concurrency() as usize)
+        .unwrap_or(1);
+    cores.saturating_sub(1).min(MAX_HELPERS)
+}
+
+fn decode_reply(event: &MessageEvent) -> Result<(usize, Vec<Parsed>), String> {
+    let parts: Array = event.data().dyn_into().map_err(|_| "not an array")?;
+    let header = parts.get(0).as_string().unwrap_or_default();
+    let reply: ChunkReply = serde_json::from_str(&header).map_err(|e| e.to_string())?;
+    if let Some(err) = reply.error {
+        return Err(err);
+    }
+    let buffer: ArrayBuffer = parts.get(1).dyn_into().map_err(|_| "no buffer")?;
+    let parsed = postcard::from_bytes(&Uint8Array::new(&buffer).to_vec())
+        .map_err(|e| format!("bad parse result: {e}"))?;
+    Ok((reply.chunk, parsed))
+}
+
+/// Parses every file, in path order, with helpers where the machine has cores to spare.
+/// `progress(done, total)` is called as chunks finish.
+pub async fn parse_all(
+    files: Vec<(Lang, SourceFile)>,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Vec<Parsed> {
+    let total = files.len();
+    let helpers = helper_count(total);
+    if helpers == 0 {
+        let parsed = parse_files(files);
+        progress(total, total);
+        return parsed;
+    }
+    let mut queue = VecDeque::new();
+    let mut rest = files;
+    while !rest.is_empty() {
+        let tail = rest.split_off(rest.len().min(CHUNK_FILES));
+        queue.push_back((queue.len(), std::mem::replace(&mut rest, tail)));
+    }
+    let chunks = queue.len();
+    let pool = Rc::new(RefCell::new(Pool {
+        queue,
+        results: (0..chunks).map(|_| None).collect(),
+        in_flight: (0..helpers).map(|_| None).collect(),
+        helpers: Vec::new(),
+    }));
+    let mut handlers = Vec::new();
+    for h in 0..helpers {
+        let Ok(worker) = Worker::new(&format!("{WORKER_URL}?role=parse")) else {
+            continue;
+        };
+        let weak = Rc::downgrade(&pool);
+        let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
+            let Some(pool) = weak.upgrade() else { return };
+            let mut pool = pool.borrow_mut();
+            if event.data().as_string().as_deref() == Some("ready") {
+                pool.feed(h);
+            } else {
+                pool.receive(h, decode_reply(&event));
+            }
+        });
+        let weak = Rc::downgrade(&pool);
+        let on_error = Closure::<dyn FnMut(web_sys::Event)>::new(move |_| {
+            if let Some(pool) = weak.upgrade() {
+                pool.borrow_mut()
+                    .receive(h, Err("the helper stopped".into()));
+            }
+        });
+        worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+        worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+        handlers.push((on_message, on_error));
+        pool.borrow_mut().helpers.push(worker);
+    }
+    // This worker parses too, yielding between chunks so helper replies are taken in.
+    let mut reported = 0;
+    loop {
+        let next = pool.borrow_mut().queue.pop_front();
+        match next {
+            Some((chunk, files)) => {
+                let parsed = parse_files(files);
+                if let Some(slot) = pool.borrow_mut().results.get_mut(chunk) {
+                    *slot = Some(parsed);
+                }
+            }
+            None if pool.borrow().done() == chunks => break,
+            None => {}
+        }
+        let done = pool.borrow().done();
+        if done != reported {
+            reported = done;
+            progress((done * total / chunks.max(1)).min(total), total);
+        }
+        gloo_timers::future::TimeoutFuture::new(0).await;
+    }
+    let mut pool = pool.borrow_mut();
+    for worker in pool.helpers.drain(..) {
+        worker.terminate();
+    }
+    drop(handlers);
+    pool.results.drain(..).flatten().flatten().collect()
+}
+
+/// Entry point of a parse helper: parses each chunk it is sent and sends the result back.
+pub fn run_helper(scope: DedicatedWorkerGlobalScope) {
+    let reply_scope = scope.clone();
+    let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
+        let parts: Array = event.data().dyn_into().unwrap_or_default();
+        let header = parts.get(0).as_string().unwrap_or_default();
+        let (chunk, result) = match serde_json::from_str::<ChunkRequest>(&header) {
+            Ok(request) => {
+                let files = request
+                    .files
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, (lang, path))| {
+                        let bytes = parts
+                            .get(i as u32 + 1)
+                            .dyn_into::<ArrayBuffer>()
+                            .map(|b| Uint8Array::new(&b).to_vec())
+                            .unwrap_or_default();
+                        (lang, SourceFile { path, bytes })
+                    })
+                    .collect();
+                let encoded = postcard::to_allocvec(&parse_files(files)).map_err(|e| e.to_string());
+                (request.chunk, encoded)
+            }
+            Err(err) => (usize::MAX, Err(format!("bad chunk request: {err}"))),
+        };
+        let reply = ChunkReply {
+            chunk,
+            error: result.as_ref().err().cloned(),
+        };
+        let out = Array::new();
+        out.push(&JsValue::from_str(
+            &serde_json::to_string(&reply).unwrap_or_default(),
+        ));
+        let transfer = Array::new();
+        if let Ok(bytes) = result {
+            let buffer = Uint8Array::from(bytes.as_slice()).buffer();
+            out.push(&buffer);
+            transfer.push(&buffer);
+        }
+        let _ = reply_scope.post_message_with_transfer(&out, &transfer);
+    });
+    scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+    // The handler lives as long as the helper.
+    on_message.forget();
+    let _ = scope.post_message(&JsValue::from_str("ready"));
+}
