@@ -15,12 +15,15 @@ use crate::engine::ingest::{SourceFile, Sources, index_with_sources};
 use crate::engine::sample::sample_graph;
 use crate::engine::search::SearchIndex;
 use crate::engine::zip_source::read_zip;
+use crate::router::RouteCache;
 use crate::tools;
 
 struct State {
     graph: Graph,
     search: SearchIndex,
     sources: Sources,
+    /// The router's answers about this graph; a new graph gets a new, empty cache.
+    route_cache: RefCell<RouteCache>,
 }
 
 impl State {
@@ -30,6 +33,7 @@ impl State {
             graph,
             search,
             sources,
+            route_cache: RefCell::new(RouteCache::default()),
         }
     }
 }
@@ -102,6 +106,8 @@ fn handle(state: &Rc<RefCell<State>>, data: JsValue) {
                 graph: &state.graph,
                 search: &state.search,
                 sources: &state.sources,
+                route_cache: &state.route_cache,
+                now_ms: now(),
             };
             let outcome = tools::dispatch(Some(&ctx), &tool, args);
             post(&FromWorker::Result { id, outcome });
