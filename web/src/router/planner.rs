@@ -6,7 +6,7 @@ use serde_json::{Map, Value, json};
 
 use super::intent::{self, Intent, is_marker, is_slashed_regex, looks_like_regex, quoted};
 use super::plan::{Matched, Plan, Step};
-use super::symbols::{SymbolMatch, find_symbols};
+use super::symbols::{NameTable, SymbolMatch, find_symbols};
 use super::words::{Word, bounded, words};
 use crate::engine::graph::NodeKind;
 use crate::tools::ToolContext;
@@ -54,10 +54,11 @@ pub fn plan(ctx: &ToolContext, question: &str) -> Plan {
             )],
         };
     }
+    let names = NameTable::build(ctx);
     let mut steps: Vec<Step> = Vec::new();
     let mut subject: Option<Subject> = None;
     for clause in clauses(question) {
-        let (step, found) = plan_clause(ctx, clause, subject.as_ref(), steps.len());
+        let (step, found) = plan_clause(ctx, &names, clause, subject.as_ref(), steps.len());
         if found.is_some() {
             subject = found;
         }
@@ -130,6 +131,7 @@ fn asks_on_its_own(clause: &str) -> bool {
 
 fn plan_clause(
     ctx: &ToolContext,
+    names: &NameTable,
     clause: &str,
     previous: Option<&Subject>,
     index: usize,
@@ -141,7 +143,7 @@ fn plan_clause(
         .collect();
     let intent = intent::classify(&words, clause, !files.is_empty());
     let symbols: Vec<SymbolMatch> = if files.is_empty() {
-        find_symbols(ctx, &words)
+        find_symbols(ctx, names, &words)
     } else {
         Vec::new()
     };

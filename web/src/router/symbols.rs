@@ -48,8 +48,8 @@ pub struct SymbolMatch {
     pub others: Vec<u32>,
 }
 
-/// The graph's symbol names, keyed for matching.
-struct NameTable<'g> {
+/// The graph's symbol names, keyed for matching; built once per question.
+pub struct NameTable<'g> {
     /// Normalized name (lowercase, no `_`/`-`) → indexes into `entries`.
     by_key: HashMap<String, Vec<usize>>,
     entries: Vec<NameEntry<'g>>,
@@ -63,15 +63,14 @@ struct NameEntry<'g> {
 }
 
 /// The symbols named in `words`, without overlaps, in word order (longest phrase first).
-pub fn find_symbols(ctx: &ToolContext, words: &[Word]) -> Vec<SymbolMatch> {
-    let table = NameTable::build(ctx);
+pub fn find_symbols(ctx: &ToolContext, table: &NameTable, words: &[Word]) -> Vec<SymbolMatch> {
     let mut found = Vec::new();
     let mut i = 0;
     while i < words.len() {
         let longest = MAX_PHRASE_WORDS.min(words.len() - i);
         let hit = (1..=longest)
             .rev()
-            .find_map(|len| match_phrase(ctx, &table, words, i, len));
+            .find_map(|len| match_phrase(ctx, table, words, i, len));
         match hit {
             Some(m) => {
                 i += m.words;
@@ -103,33 +102,14 @@ fn match_phrase(
     let single = phrase.first().filter(|_| len == 1);
     if let Some(word) = single.filter(|w| w.raw.contains(':')) {
         let id = ctx.graph.find_id(&word.raw)?;
-        return Some(matched(
-            ctx,
-            first,
-            len,
-            written,
-            id,
-            MatchHow::Id,
-            vec![id],
-            true,
-        ));
+        return matched(ctx, first, len, written, MatchHow::Id, vec![id], true);
     }
     if let Some(word) = single.filter(|w| w.raw.contains('.')) {
         return qualified(ctx, first, written, &word.raw);
     }
     let key: String = phrase.iter().map(|w| normalize(&w.lower)).collect();
     let (how, entry) = table.best(ctx.graph, &key, phrase)?;
-    let node = *entry.nodes.first()?;
-    Some(matched(
-        ctx,
-        first,
-        len,
-        written,
-        node,
-        how,
-        entry.nodes.clone(),
-        false,
-    ))
+    matched(ctx, first, len, written, how, entry.nodes.clone(), false)
 }
 
 /// `Class.method` (or a longer dotted path): symbols whose qualified name ends with it.
@@ -154,30 +134,20 @@ fn qualified(
         })
         .collect();
     rank_nodes(ctx.graph, &mut nodes);
-    let node = *nodes.first()?;
-    Some(matched(
-        ctx,
-        first,
-        1,
-        written,
-        node,
-        MatchHow::Qualified,
-        nodes,
-        true,
-    ))
+    matched(ctx, first, 1, written, MatchHow::Qualified, nodes, true)
 }
 
-#[allow(clippy::too_many_arguments)]
+/// The match for `nodes` (best first); `keep_written` passes ids and qualified names on as written.
 fn matched(
     ctx: &ToolContext,
     first_word: usize,
     words: usize,
     written: String,
-    node: u32,
     how: MatchHow,
     nodes: Vec<u32>,
     keep_written: bool,
-) -> SymbolMatch {
+) -> Option<SymbolMatch> {
+    let node = *nodes.first()?;
     let others: Vec<u32> = nodes
         .iter()
         .copied()
@@ -191,7 +161,7 @@ fn matched(
         Some(n) => n.stable_id(),
         None => written.clone(),
     };
-    SymbolMatch {
+    Some(SymbolMatch {
         first_word,
         words,
         written,
@@ -199,11 +169,11 @@ fn matched(
         node,
         how,
         others,
-    }
+    })
 }
 
 impl<'g> NameTable<'g> {
-    fn build(ctx: &'g ToolContext) -> NameTable<'g> {
+    pub fn build(ctx: &'g ToolContext) -> NameTable<'g> {
         let mut table = NameTable {
             by_key: HashMap::new(),
             entries: Vec::new(),
