@@ -1,13 +1,10 @@
 //! Classifying one clause of a question by its wording: which kind of answer it asks for
 //! (callers, impact, explanation, a file, a text search, …). Symbols are matched elsewhere.
 
-use serde::{Deserialize, Serialize};
-
 use super::words::Word;
 
 /// What a clause asks for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Intent {
     Grep,
     ReadFile,
