@@ -75,10 +75,12 @@ async fn calls_are_answered_by_the_tab_and_survive_browser_loss_and_hub_handover
     );
 
     // Errors computed in the tab come back as isError with their code.
-    let result = bridge.call("diff", json!({})).await;
+    let result = bridge
+        .call("deep_dive", json!({"name": "no_such_symbol_anywhere"}))
+        .await;
     assert_eq!(result.is_error, Some(true));
     assert!(
-        text_of(&result).contains("NOT_IMPLEMENTED"),
+        text_of(&result).contains("NOT_FOUND"),
         "{}",
         text_of(&result)
     );

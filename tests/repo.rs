@@ -77,6 +77,84 @@ async fn the_page_indexes_the_bridge_repository_and_answers_from_it() {
         .await;
     assert_eq!(refused.is_error, Some(true));
 
+    // Every tool, through the real bridge, answered by the tab from the indexed repository.
+    let expectations: [(&str, serde_json::Value, &str); 16] = [
+        ("context", json!({}), "# sample-shop"),
+        (
+            "search",
+            json!({"query": "discount"}),
+            "`Function:shop/pricing.py:apply_discount`",
+        ),
+        (
+            "cypher",
+            json!({"query": "MATCH (a)-[:CALLS]->(b {name: 'validate_card'}) RETURN a.name"}),
+            "charge",
+        ),
+        (
+            "grep",
+            json!({"pattern": "MEMBER_DISCOUNT", "file_pattern": "*.py"}),
+            "shop/pricing.py:3",
+        ),
+        (
+            "read",
+            json!({"path": "shop/app.py", "include_deps": true}),
+            "shop/cart.py",
+        ),
+        ("explore", json!({"name": "Cart.checkout"}), "charge"),
+        ("overview", json!({}), "sample-shop"),
+        (
+            "impact",
+            json!({"target": "apply_discount"}),
+            "`Method:shop/cart.py:Cart.total`",
+        ),
+        (
+            "highlight",
+            json!({"ids": ["Function:shop/payment.py:charge"]}),
+            "Highlighted 1 node",
+        ),
+        ("diff", json!({}), "sample-shop"),
+        ("deep_dive", json!({"name": "charge"}), "validate_card"),
+        (
+            "review_file",
+            json!({"path": "shop/cart.py"}),
+            "Cart.checkout",
+        ),
+        (
+            "trace_flow",
+            json!({"from": "main", "to": "validate_card"}),
+            "charge",
+        ),
+        (
+            "find_similar",
+            json!({"name": "validate_card"}),
+            "Function:",
+        ),
+        (
+            "test_impact",
+            json!({"changed_files": ["shop/payment.py"]}),
+            "tests/test_cart.py",
+        ),
+        (
+            "route",
+            json!({"query": "who calls validate_card"}),
+            "charge",
+        ),
+    ];
+    let tools = bridge.client.list_all_tools().await.expect("tools/list");
+    for tool in &tools {
+        assert!(
+            expectations.iter().any(|(name, _, _)| *name == tool.name),
+            "no end-to-end call for {}",
+            tool.name
+        );
+    }
+    for (tool, args, expected) in expectations {
+        let answer = bridge
+            .call_until_ok(tool, args, Duration::from_secs(10))
+            .await;
+        assert!(answer.contains(expected), "{tool}: {answer}");
+    }
+
     browser.close().await;
     bridge.quit().await;
 }

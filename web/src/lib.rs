@@ -3,6 +3,7 @@
 
 pub mod engine;
 pub mod link;
+pub mod router;
 pub mod tools;
 pub mod ui;
 pub mod worker;

@@ -156,6 +156,13 @@ impl SearchIndex {
             .map_or(&[], Vec::as_slice)
     }
 
+    /// Every distinct lowercased whole name with its nodes (symbols and files).
+    pub fn names(&self) -> impl Iterator<Item = (&str, &[u32])> {
+        self.names
+            .iter()
+            .map(|(name, nodes)| (name.as_str(), nodes.as_slice()))
+    }
+
     /// The term itself, terms it prefixes, or (if neither exists) terms one edit away.
     fn expand<'a>(&'a self, term: &'a str) -> Vec<(&'a str, f64)> {
         let mut out = Vec::new();

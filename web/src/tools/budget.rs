@@ -14,12 +14,16 @@ pub struct Budget {
     dropped: usize,
 }
 
+/// The budget in characters for `max_tokens`: the default when absent, clamped to 100..=cap.
+pub fn limit_chars(max_tokens: Option<u32>) -> usize {
+    max_tokens.unwrap_or(DEFAULT_TOKENS).clamp(100, MAX_TOKENS) as usize * CHARS_PER_TOKEN
+}
+
 impl Budget {
     pub fn new(max_tokens: Option<u32>) -> Budget {
-        let tokens = max_tokens.unwrap_or(DEFAULT_TOKENS).clamp(100, MAX_TOKENS) as usize;
         Budget {
             text: String::new(),
-            limit_chars: tokens * CHARS_PER_TOKEN,
+            limit_chars: limit_chars(max_tokens),
             dropped: 0,
         }
     }

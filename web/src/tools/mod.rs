@@ -1,7 +1,7 @@
 //! The MCP tool handlers, answered from the graph held in this tab.
 //! `dispatch` is the one entry point the link uses; every tool in the catalog has a row here.
 
-mod budget;
+pub(crate) mod budget;
 mod context;
 mod cypher;
 mod deep_dive;
@@ -19,12 +19,16 @@ mod review_file;
 mod search;
 mod target;
 mod test_impact;
+#[cfg(test)]
+pub(crate) mod test_support;
 mod trace_flow;
+
+use std::cell::RefCell;
 
 use nexus_shared::params::{
     ContextParams, CypherParams, DeepDiveParams, DiffParams, ExploreParams, FindSimilarParams,
     GrepParams, HighlightParams, ImpactParams, OverviewParams, ReadParams, ReviewFileParams,
-    SearchParams, TestImpactParams, TraceFlowParams,
+    RouteParams, SearchParams, TestImpactParams, TraceFlowParams,
 };
 use nexus_shared::{ErrorCode, Outcome, ToolError, ToolName, ToolOutput};
 use serde::de::DeserializeOwned;
@@ -33,14 +37,19 @@ use crate::engine::Graph;
 use crate::engine::fingerprint::Fingerprint;
 use crate::engine::ingest::Sources;
 use crate::engine::search::SearchIndex;
+use crate::router::{self, RouteCache};
 
-/// What tools read: the graph, its search index, the indexed files' text, and the fingerprint
-/// of the project's previous snapshot (for `diff`).
+/// What tools read: the graph, its search index, the indexed files' text, the fingerprint of the
+/// project's previous snapshot (for `diff`), the router's result cache (kept across calls,
+/// emptied with each new graph) and the time of the call.
 pub struct ToolContext<'a> {
     pub graph: &'a Graph,
     pub search: &'a SearchIndex,
     pub sources: &'a Sources,
     pub previous: Option<&'a Fingerprint>,
+    pub route_cache: &'a RefCell<RouteCache>,
+    /// Milliseconds since the Unix epoch, for the cache's time to live.
+    pub now_ms: f64,
 }
 
 /// A tool's answer and what the UI must show because of it.
@@ -104,14 +113,7 @@ fn run(
             *highlighted = Some(marked);
             Ok(text)
         }
-        other => Err(ToolError::new(
-            ErrorCode::NotImplemented,
-            format!(
-                "`{}` is not implemented yet in this build of Nexus",
-                other.as_str()
-            ),
-        )
-        .with_hint("`route` is being built; the other tools work")),
+        ToolName::Route => router::run(ctx, &params::<RouteParams>(name, args)?),
     }
 }
 
@@ -133,68 +135,13 @@ fn params<T: DeserializeOwned>(tool: ToolName, args: serde_json::Value) -> Resul
 
 #[cfg(test)]
 mod tests {
+    use super::test_support::{
+        error_code, fixture, fixture_files, text, with, with_fixture_sources,
+    };
     use super::*;
     use crate::engine::ingest::{SourceFile, index, index_with_sources};
     use crate::engine::sample::sample_graph;
     use serde_json::json;
-
-    fn error_code(outcome: Outcome) -> ErrorCode {
-        match outcome {
-            Outcome::Err(err) => err.code,
-            Outcome::Ok(out) => panic!("expected an error, got {}", out.text),
-        }
-    }
-
-    fn text(outcome: Outcome) -> String {
-        match outcome {
-            Outcome::Ok(out) => out.text,
-            Outcome::Err(err) => panic!("expected an answer, got {err}"),
-        }
-    }
-
-    /// Runs `f` with the tools' view of a graph.
-    fn with(graph: Graph, f: impl FnOnce(&ToolContext)) {
-        with_sources(graph, Sources::new(), f);
-    }
-
-    fn with_sources(graph: Graph, sources: Sources, f: impl FnOnce(&ToolContext)) {
-        let search = SearchIndex::build(&graph);
-        f(&ToolContext {
-            graph: &graph,
-            search: &search,
-            sources: &sources,
-            previous: None,
-        });
-    }
-
-    /// The fixture with its sources, plus a README and a secret that must never be readable.
-    fn with_fixture_sources(f: impl FnOnce(&ToolContext)) {
-        let mut files = fixture_files();
-        files.push(SourceFile {
-            path: "README.md".into(),
-            bytes: b"# Shop\nCall charge() to pay.\n".to_vec(),
-        });
-        files.push(SourceFile {
-            path: ".env".into(),
-            bytes: b"TOKEN=secret\n".to_vec(),
-        });
-        let (graph, _, sources) =
-            index_with_sources("shop", files, &|| 0.0, &mut |_, _, _| true).unwrap();
-        with_sources(graph, sources, f);
-    }
-
-    fn fixture() -> Graph {
-        index("shop", fixture_files(), &|| 0.0, &mut |_, _, _| true)
-            .map(|(g, _)| g)
-            .unwrap_or_default()
-    }
-
-    fn fixture_files() -> Vec<SourceFile> {
-        vec![
-            SourceFile { path: "shop/cart.py".into(), bytes: b"from shop.pay import charge\n\nclass Cart:\n    def total(self):\n        return 1\n\n    def checkout(self):\n        \"\"\"Pays for the cart.\"\"\"\n        charge(self.total())\n        self.log()\n\n    def log(self):\n        return 2\n\ndef main():\n    Cart().checkout()\n    Cart().total()\n".to_vec() },
-            SourceFile { path: "shop/pay.py".into(), bytes: b"def charge(x):\n    return validate(x)\n\ndef validate(x):\n    return x\n".to_vec() },
-        ]
-    }
 
     #[test]
     fn every_catalog_tool_has_a_defined_answer() {
@@ -210,10 +157,7 @@ mod tests {
                         tool.as_str()
                     ),
                     Outcome::Err(err) => assert!(
-                        matches!(
-                            err.code,
-                            ErrorCode::NotImplemented | ErrorCode::InvalidParams
-                        ),
+                        matches!(err.code, ErrorCode::InvalidParams),
                         "{}: {err}",
                         tool.as_str()
                     ),
@@ -818,11 +762,14 @@ mod tests {
         let (graph, _, sources) =
             index_with_sources("shop", files, &|| 0.0, &mut |_, _, _| true).unwrap();
         let search = SearchIndex::build(&graph);
+        let cache = RefCell::new(RouteCache::default());
         let mut ctx = ToolContext {
             graph: &graph,
             search: &search,
             sources: &sources,
             previous: None,
+            route_cache: &cache,
+            now_ms: 0.0,
         };
         let none = text(dispatch(Some(&ctx), "diff", json!({})));
         assert!(none.starts_with("No previous snapshot of `shop`"), "{none}");

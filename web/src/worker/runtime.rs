@@ -9,8 +9,8 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
-use super::protocol::{FromWorker, GraphSummary, Restored, ToWorker};
 use super::parse_pool;
+use super::protocol::{FromWorker, GraphSummary, Restored, ToWorker};
 use super::store::{Slot, SnapshotStore};
 use crate::engine::Graph;
 use crate::engine::fingerprint::Fingerprint;
@@ -19,6 +19,7 @@ use crate::engine::sample::sample_graph;
 use crate::engine::search::SearchIndex;
 use crate::engine::snapshot;
 use crate::engine::zip_source::read_zip;
+use crate::router::RouteCache;
 use crate::tools;
 
 struct State {
@@ -30,6 +31,8 @@ struct State {
     previous: Option<Fingerprint>,
     /// When this graph was indexed or saved, in milliseconds since the Unix epoch.
     indexed_ms: f64,
+    /// The router's answers about this graph; a new graph gets a new, empty cache.
+    route_cache: RefCell<RouteCache>,
 }
 
 impl State {
@@ -42,6 +45,7 @@ impl State {
             sample,
             previous: None,
             indexed_ms,
+            route_cache: RefCell::new(RouteCache::default()),
         }
     }
 
@@ -195,6 +199,8 @@ fn handle(worker: &Rc<Worker>, data: JsValue) {
                 search: &state.search,
                 sources: &state.sources,
                 previous: state.previous.as_ref(),
+                route_cache: &state.route_cache,
+                now_ms: now(),
             };
             let answer = tools::answer(Some(&ctx), &tool, args);
             if let Some(marked) = answer.highlight {
