@@ -112,6 +112,12 @@ fn extract_one(extractor: &mut Extractor, lang: Lang, file: SourceFile) -> Parse
     Parsed { facts, text, utf8 }
 }
 
+/// A file parsed elsewhere: its facts, with its text decoded here from the same bytes.
+pub fn parsed_from(bytes: Vec<u8>, facts: FileFacts) -> Parsed {
+    let (text, utf8) = decode(bytes);
+    Parsed { facts, text, utf8 }
+}
+
 /// Parses files in order on this thread.
 pub fn parse_files(batch: Vec<(Lang, SourceFile)>) -> Vec<Parsed> {
     let mut extractor = Extractor::default();

@@ -12,7 +12,8 @@ use wasm_bindgen::prelude::*;
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent, Worker};
 
 use super::client::WORKER_URL;
-use crate::engine::ingest::{Parsed, SourceFile, parse_files};
+use crate::engine::facts::FileFacts;
+use crate::engine::ingest::{Parsed, SourceFile, parse_files, parsed_from};
 use crate::engine::lang::Lang;
 
 /// Files per chunk: small enough to balance the load, large enough to keep messages few.
@@ -29,7 +30,8 @@ struct ChunkRequest {
     files: Vec<(Lang, String)>,
 }
 
-/// Helper → engine: a parsed chunk (postcard `Vec<Parsed>` in the buffer), or why not.
+/// Helper → engine: a parsed chunk (postcard `Vec<FileFacts>` in the buffer; the engine decodes
+/// the texts itself from the bytes it kept, which is cheaper than sending them back), or why not.
 #[derive(Serialize, Deserialize)]
 struct ChunkReply {
     chunk: usize,
@@ -82,14 +84,24 @@ impl Pool {
     }
 
     /// Helper `h` answered (or failed): store the chunk or put it back in the queue.
-    fn receive(&mut self, h: usize, reply: Result<(usize, Vec<Parsed>), String>) {
+    fn receive(&mut self, h: usize, reply: Result<(usize, Vec<FileFacts>), String>) {
         let sent = self.in_flight.get_mut(h).and_then(Option::take);
         match reply {
-            Ok((chunk, parsed)) if sent.as_ref().is_some_and(|(c, _)| *c == chunk) => {
+            Ok((chunk, facts))
+                if sent
+                    .as_ref()
+                    .is_some_and(|(c, files)| *c == chunk && files.len() == facts.len()) =>
+            {
+                self.feed(h);
+                let files = sent.map(|(_, files)| files).unwrap_or_default();
+                let parsed = files
+                    .into_iter()
+                    .zip(facts)
+                    .map(|((_, file), facts)| parsed_from(file.bytes, facts))
+                    .collect();
                 if let Some(slot) = self.results.get_mut(chunk) {
                     *slot = Some(parsed);
                 }
-                self.feed(h);
             }
             other => {
                 if let Err(err) = other {
@@ -114,7 +126,7 @@ fn helper_count(files: usize) -> usize {
     cores.saturating_sub(1).min(MAX_HELPERS)
 }
 
-fn decode_reply(event: &MessageEvent) -> Result<(usize, Vec<Parsed>), String> {
+fn decode_reply(event: &MessageEvent) -> Result<(usize, Vec<FileFacts>), String> {
     let parts: Array = event.data().dyn_into().map_err(|_| "not an array")?;
     let header = parts.get(0).as_string().unwrap_or_default();
     let reply: ChunkReply = serde_json::from_str(&header).map_err(|e| e.to_string())?;
@@ -125,6 +137,20 @@ fn decode_reply(event: &MessageEvent) -> Result<(usize, Vec<Parsed>), String> {
     let parsed = postcard::from_bytes(&Uint8Array::new(&buffer).to_vec())
         .map_err(|e| format!("bad parse result: {e}"))?;
     Ok((reply.chunk, parsed))
+}
+
+/// Lets queued events (helper replies) run: a message to ourselves through a channel is a task
+/// that timers' 4 ms clamping does not delay.
+async fn yield_to_events() {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        if let Ok(channel) = web_sys::MessageChannel::new() {
+            channel.port1().set_onmessage(Some(&resolve));
+            let _ = channel.port2().post_message(&JsValue::NULL);
+        } else {
+            let _ = resolve.call0(&JsValue::NULL);
+        }
+    });
+    let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
 }
 
 /// Parses every file, in path order, with helpers where the machine has cores to spare.
@@ -199,7 +225,7 @@ pub async fn parse_all(
             reported = done;
             progress((done * total / chunks.max(1)).min(total), total);
         }
-        gloo_timers::future::TimeoutFuture::new(0).await;
+        yield_to_events().await;
     }
     let mut pool = pool.borrow_mut();
     for worker in pool.helpers.drain(..) {
@@ -230,7 +256,9 @@ pub fn run_helper(scope: DedicatedWorkerGlobalScope) {
                         (lang, SourceFile { path, bytes })
                     })
                     .collect();
-                let encoded = postcard::to_allocvec(&parse_files(files)).map_err(|e| e.to_string());
+                let facts: Vec<FileFacts> =
+                    parse_files(files).into_iter().map(|p| p.facts).collect();
+                let encoded = postcard::to_allocvec(&facts).map_err(|e| e.to_string());
                 (request.chunk, encoded)
             }
             Err(err) => (usize::MAX, Err(format!("bad chunk request: {err}"))),
