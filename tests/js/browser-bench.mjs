@@ -2,8 +2,11 @@
 // real UI in headless Chromium, and measures indexing, main-thread stalls, memory and reload.
 //
 // Usage: node tests/js/browser-bench.mjs --repo DIR [--ui DIST] [--bridge BIN] [--port N]
-//        [--reloads N] [--synthetic N] [--check]
+//        [--reloads N] [--synthetic N] [--chain N] [--check]
 //   --synthetic N  generate a repository of N Python files instead of --repo
+//   --chain N      then time N calls per tool through the whole chain: MCP client (the official
+//                  TypeScript SDK) → a second nexus-bridge on stdio (a peer) → hub → WebSocket →
+//                  the tab's wasm engine → back
 //   --check        exit non-zero unless indexing, saving and restoring on reload all worked
 // Prints figures on stdout; the bridge's logs go to stderr.
 import { spawn, execFileSync } from "node:child_process";
@@ -11,6 +14,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { chromium } from "playwright-core";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 
 const args = process.argv.slice(2);
 const opt = (name, fallback) => {
@@ -24,6 +29,7 @@ const ui = path.resolve(opt("ui", path.join(root, "dist")));
 const bridge = path.resolve(opt("bridge", path.join(root, "target/release/nexus-bridge")));
 const reloads = Number(opt("reloads", "3"));
 const check = flag("check");
+const chainCalls = Number(opt("chain", "0"));
 const chromiumPath = process.env.CHROMIUM || "/usr/bin/chromium";
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "nexus-browser-bench-"));
 
@@ -83,6 +89,39 @@ async function waitForPort(deadline) {
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`the bridge did not answer on port ${port}`);
+}
+
+/// p50 and p99 of each tool's latency through the whole chain, with an agent's own bridge.
+async function chainBench(n) {
+  const client = new Client({ name: "nexus-chain-bench", version: "1" });
+  const transport = new StdioClientTransport({
+    command: bridge,
+    args: ["--port", String(port)],
+    env: { ...process.env, XDG_RUNTIME_DIR: tmp },
+    stderr: "ignore",
+  });
+  await client.connect(transport);
+  const calls = {
+    search: { query: "queryset filter" },
+    context: {},
+    cypher: { query: "MATCH (a)-[:CALLS]->(b {name: 'get_object_or_404'}) RETURN a.name LIMIT 20" },
+    impact: { target: "get_object_or_404", max_depth: 3 },
+  };
+  console.log(`chain: MCP SDK client → nexus-bridge (peer, stdio) → hub → WebSocket → wasm → back; ${n} calls each`);
+  for (const [tool, args] of Object.entries(calls)) {
+    const times = [];
+    for (let i = 0; i < n + 5; i++) {
+      const t = performance.now();
+      const result = await client.callTool({ name: tool, arguments: args });
+      const ms = performance.now() - t;
+      if (result.isError) throw new Error(`${tool}: ${JSON.stringify(result.content)}`);
+      if (i >= 5) times.push(ms);
+    }
+    times.sort((a, b) => a - b);
+    const at = (p) => times[Math.min(times.length - 1, Math.floor(p * times.length))].toFixed(2);
+    console.log(`  ${tool.padEnd(8)} p50 ${at(0.5)} ms  p99 ${at(0.99)} ms`);
+  }
+  await client.close();
 }
 
 const statusText = (page) => page.locator('[data-testid="load-status"]').innerText();
@@ -181,6 +220,7 @@ try {
     restoreTimes.sort((a, b) => a - b);
     console.log(`reload median: ${restoreTimes[Math.floor(restoreTimes.length / 2)]} ms`);
   }
+  if (chainCalls > 0) await chainBench(chainCalls);
 } catch (err) {
   fail(err.message);
 } finally {

@@ -319,6 +319,62 @@ pub struct Graph {
     pub communities: Vec<CommunityInfo>,
     pub processes: Vec<ProcessInfo>,
     lookup: OnceLock<NodeLookup>,
+    tally: OnceLock<GraphTally>,
+}
+
+/// Figures about a whole graph that answers reuse: counts per kind, the most-called symbols and
+/// files per folder. Computed on first use, once per graph.
+#[derive(Debug, Clone, Default)]
+pub struct GraphTally {
+    node_counts: [usize; NodeKind::ALL.len()],
+    edge_counts: [usize; EdgeKind::ALL.len()],
+    /// (symbol, callers) for the most-called symbols, most callers first, ties by id.
+    pub most_called: Vec<(u32, usize)>,
+    /// Folder path (`.` for the root) → number of files directly in it.
+    pub folders: std::collections::BTreeMap<String, usize>,
+}
+
+/// Symbols kept in `GraphTally::most_called`.
+const MOST_CALLED: usize = 50;
+
+impl GraphTally {
+    fn build(graph: &Graph) -> GraphTally {
+        let mut tally = GraphTally::default();
+        let mut callers = vec![0usize; graph.nodes.len()];
+        for e in &graph.edges {
+            tally.edge_counts[e.kind as usize] += 1;
+            if e.kind == EdgeKind::Calls
+                && let Some(c) = callers.get_mut(e.to as usize)
+            {
+                *c += 1;
+            }
+        }
+        for node in graph.nodes() {
+            tally.node_counts[node.kind() as usize] += 1;
+            if node.kind() == NodeKind::File {
+                let folder = node.file().rsplit_once('/').map_or(".", |(dir, _)| dir);
+                *tally.folders.entry(folder.to_owned()).or_insert(0) += 1;
+            }
+        }
+        let mut ranked: Vec<(u32, usize)> = callers
+            .into_iter()
+            .enumerate()
+            .filter(|&(n, c)| c > 0 && graph.nodes.get(n).is_some_and(|d| d.kind.is_symbol()))
+            .map(|(n, c)| (n as u32, c))
+            .collect();
+        ranked.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        ranked.truncate(MOST_CALLED);
+        tally.most_called = ranked;
+        tally
+    }
+
+    pub fn nodes(&self, kind: NodeKind) -> usize {
+        self.node_counts[kind as usize]
+    }
+
+    pub fn edges(&self, kind: EdgeKind) -> usize {
+        self.edge_counts[kind as usize]
+    }
 }
 
 /// Node ids sorted by name, by file and by kind, for lookups by value; built on first use.
@@ -450,12 +506,17 @@ impl Graph {
             .filter_map(|&i| self.edges.get(i as usize))
     }
 
+    /// Counts, hotspots and folders, computed once.
+    pub fn tally(&self) -> &GraphTally {
+        self.tally.get_or_init(|| GraphTally::build(self))
+    }
+
     pub fn count_nodes(&self, kind: NodeKind) -> usize {
-        self.nodes.iter().filter(|n| n.kind == kind).count()
+        self.tally().nodes(kind)
     }
 
     pub fn count_edges(&self, kind: EdgeKind) -> usize {
-        self.edges.iter().filter(|e| e.kind == kind).count()
+        self.tally().edges(kind)
     }
 
     pub fn file_count(&self) -> usize {
@@ -618,6 +679,7 @@ impl Graph {
             communities,
             processes,
             lookup: OnceLock::new(),
+            tally: OnceLock::new(),
         })
     }
 }
@@ -731,6 +793,7 @@ impl GraphBuilder {
         g.outgoing = Csr::build(g.nodes.len(), &g.edges, |e| e.from);
         g.incoming = Csr::build(g.nodes.len(), &g.edges, |e| e.to);
         g.lookup = OnceLock::new();
+        g.tally = OnceLock::new();
         self.graph
     }
 }

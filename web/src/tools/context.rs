@@ -118,25 +118,12 @@ fn label_list(graph: &Graph) -> String {
 
 /// Symbols with the most callers: (id, callers, file:line).
 fn hotspots(graph: &Graph) -> Vec<(String, usize, String)> {
-    let mut ranked: Vec<(usize, u32)> = graph
-        .nodes()
-        .filter(|n| n.kind().is_symbol())
-        .map(|n| {
-            (
-                graph
-                    .incoming(n.id)
-                    .filter(|e| e.kind == EdgeKind::Calls)
-                    .count(),
-                n.id,
-            )
-        })
-        .filter(|(callers, _)| *callers > 0)
-        .collect();
-    ranked.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-    ranked
-        .into_iter()
+    graph
+        .tally()
+        .most_called
+        .iter()
         .take(HOTSPOTS)
-        .filter_map(|(n, id)| {
+        .filter_map(|&(id, n)| {
             graph
                 .node(id)
                 .map(|node| (node.stable_id(), n, node.location()))
@@ -145,13 +132,8 @@ fn hotspots(graph: &Graph) -> Vec<(String, usize, String)> {
 }
 
 /// Folders with their number of files, by path.
-fn folders(graph: &Graph) -> BTreeMap<String, usize> {
-    let mut folders = BTreeMap::new();
-    for node in graph.nodes().filter(|n| n.kind() == NodeKind::File) {
-        let folder = node.file().rsplit_once('/').map_or(".", |(dir, _)| dir);
-        *folders.entry(folder.to_owned()).or_insert(0) += 1;
-    }
-    folders
+fn folders(graph: &Graph) -> &BTreeMap<String, usize> {
+    &graph.tally().folders
 }
 
 #[cfg(test)]
