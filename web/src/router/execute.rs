@@ -32,7 +32,7 @@ pub fn run(ctx: &ToolContext, plan: &Plan, p: &RouteParams) -> Result<String, To
         let answer = match substitute(&step.args, &step.depends_on, &items_of) {
             Ok(args) => {
                 step.args = args;
-                call(ctx, &step.tool, with_output(&step, format, step_tokens))
+                call(ctx, &step.tool, with_output(&step, format, step_tokens, p))
             }
             Err(err) => (Err(err), false),
         };
@@ -46,10 +46,15 @@ pub fn run(ctx: &ToolContext, plan: &Plan, p: &RouteParams) -> Result<String, To
             *slot = if format == Format::Json {
                 result_items(text)
             } else {
+                // Read for its items only: the session was already told by the answer above.
+                let unrecorded = RouteParams {
+                    session: None,
+                    ..p.clone()
+                };
                 let (json_answer, _) = call(
                     ctx,
                     &step.tool,
-                    with_output(&step, Format::Json, step_tokens),
+                    with_output(&step, Format::Json, step_tokens, &unrecorded),
                 );
                 json_answer.map(|t| result_items(&t)).unwrap_or_default()
             };
@@ -73,9 +78,18 @@ pub fn run(ctx: &ToolContext, plan: &Plan, p: &RouteParams) -> Result<String, To
     })
 }
 
-/// The step's arguments plus the output format and token share (for tools that take them).
-fn with_output(step: &Step, format: Format, tokens: u32) -> Map<String, Value> {
+/// Tools that take the caller's `session`.
+const SESSION_TOOLS: [&str; 4] = ["search", "impact", "deep_dive", "explore"];
+
+/// The step's arguments plus the output format, token share and session (for tools that take
+/// them).
+fn with_output(step: &Step, format: Format, tokens: u32, p: &RouteParams) -> Map<String, Value> {
     let mut args = step.args.clone();
+    if let Some(session) = &p.session
+        && SESSION_TOOLS.contains(&step.tool.as_str())
+    {
+        args.insert("session".into(), json!(session));
+    }
     if format == Format::Json {
         args.insert("format".into(), json!("json"));
     }
@@ -100,15 +114,22 @@ fn call(
             false,
         );
     }
-    let key = format!("{tool} {}", Value::Object(args.clone()));
-    if let Some(answer) = ctx.route_cache.borrow_mut().get(&key, ctx.now_ms) {
+    // Answers within a session depend on what it was told before: never cached.
+    let key =
+        (!args.contains_key("session")).then(|| format!("{tool} {}", Value::Object(args.clone())));
+    if let Some(answer) = key
+        .as_ref()
+        .and_then(|key| ctx.route_cache.borrow_mut().get(key, ctx.now_ms))
+    {
         return (Ok(answer), true);
     }
     match tools::dispatch(Some(ctx), tool, Value::Object(args)) {
         Outcome::Ok(out) => {
-            ctx.route_cache
-                .borrow_mut()
-                .put(key, out.text.clone(), ctx.now_ms);
+            if let Some(key) = key {
+                ctx.route_cache
+                    .borrow_mut()
+                    .put(key, out.text.clone(), ctx.now_ms);
+            }
             (Ok(out.text), false)
         }
         Outcome::Err(err) => (Err(err), false),

@@ -78,7 +78,8 @@ proptest! {
         let (graph, sources) = indexed(fixture_files());
         let search = SearchIndex::build(&graph);
         let cache = RefCell::new(RouteCache::default());
-        let ctx = ToolContext { graph: &graph, search: &search, sources: &sources, previous: None, route_cache: &cache, now_ms: 0.0 };
+        let sessions = RefCell::default();
+        let ctx = ToolContext { graph: &graph, search: &search, sources: &sources, previous: None, route_cache: &cache, sessions: &sessions, now_ms: 0.0 };
         let planned = plan(&ctx, &q);
         prop_assert!(!planned.steps.is_empty());
         for step in &planned.steps {

@@ -34,6 +34,7 @@ struct Fixture {
     graph: Graph,
     search: SearchIndex,
     sources: Sources,
+    sessions: RefCell<crate::tools::session::Sessions>,
 }
 
 impl Fixture {
@@ -44,6 +45,7 @@ impl Fixture {
             graph,
             search,
             sources,
+            sessions: RefCell::default(),
         }
     }
 
@@ -54,6 +56,7 @@ impl Fixture {
             sources: &self.sources,
             previous: None,
             route_cache: cache,
+            sessions: &self.sessions,
             now_ms,
         }
     }

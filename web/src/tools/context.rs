@@ -10,6 +10,8 @@ use serde_json::json;
 use crate::engine::{EdgeKind, Graph, NodeKind};
 
 const HOTSPOTS: usize = 5;
+/// Folders listed in the structure outline.
+const OUTLINE_FOLDERS: usize = 25;
 
 pub fn run(graph: &Graph, params: &ContextParams) -> String {
     let show = |focus: ContextFocus| params.focus.is_none_or(|f| f == focus);
@@ -36,9 +38,19 @@ pub fn run(graph: &Graph, params: &ContextParams) -> String {
         }
     }
     if show(ContextFocus::Structure) {
-        let _ = writeln!(out, "\n## Structure");
-        for (folder, files) in folders(graph) {
+        let _ = writeln!(
+            out,
+            "\n## Structure (files per folder, grouped two levels deep)"
+        );
+        let (shown, more) = outline(graph);
+        for (folder, files) in shown {
             let _ = writeln!(out, "- {folder}/ ({files} files)");
+        }
+        if more > 0 {
+            let _ = writeln!(
+                out,
+                "- … {more} smaller folders (`overview` or `cypher` for more)"
+            );
         }
     }
     if show(ContextFocus::Schema) {
@@ -75,7 +87,9 @@ fn json_answer(graph: &Graph, show: &dyn Fn(ContextFocus) -> bool) -> serde_json
             .collect();
     }
     if show(ContextFocus::Structure) {
-        answer["folders"] = json!(folders(graph));
+        let (shown, more) = outline(graph);
+        answer["folders"] = json!(shown);
+        answer["more_folders"] = json!(more);
     }
     if show(ContextFocus::Schema) {
         answer["schema"] = json!({
@@ -131,9 +145,19 @@ fn hotspots(graph: &Graph) -> Vec<(String, usize, String)> {
         .collect()
 }
 
-/// Folders with their number of files, by path.
-fn folders(graph: &Graph) -> &BTreeMap<String, usize> {
-    &graph.tally().folders
+/// The folders at most two levels deep with the files anywhere under them; the largest
+/// `OUTLINE_FOLDERS` by path, and how many more there are.
+fn outline(graph: &Graph) -> (BTreeMap<String, usize>, usize) {
+    let mut under: BTreeMap<String, usize> = BTreeMap::new();
+    for (folder, files) in &graph.tally().folders {
+        let top: Vec<&str> = folder.split('/').take(2).collect();
+        *under.entry(top.join("/")).or_insert(0) += files;
+    }
+    let mut ranked: Vec<(String, usize)> = under.into_iter().collect();
+    ranked.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let more = ranked.len().saturating_sub(OUTLINE_FOLDERS);
+    ranked.truncate(OUTLINE_FOLDERS);
+    (ranked.into_iter().collect(), more)
 }
 
 #[cfg(test)]

@@ -19,6 +19,14 @@ pub fn run(ctx: &ToolContext, p: &DeepDiveParams) -> Result<String, ToolError> {
     let callers = calls(g, id, true);
     let callees = calls(g, id, false);
     let verbosity = p.verbosity.unwrap_or_default();
+    let session = p.session.as_deref();
+    if verbosity != Verbosity::Full && ctx.sessions.borrow().card_returned(session, id) {
+        return Ok(format!(
+            "`{}` — {}: its deep dive was returned earlier in this session (pass verbosity \"full\" to see it again).\n",
+            node.stable_id(),
+            node.location()
+        ));
+    }
     let listed = match verbosity {
         Verbosity::Summary => 5,
         Verbosity::Standard => LISTED,
@@ -42,6 +50,18 @@ pub fn run(ctx: &ToolContext, p: &DeepDiveParams) -> Result<String, ToolError> {
     };
     let impact: serde_json::Value =
         serde_json::from_str(&impact::run(ctx, &impact_params)?).unwrap_or_default();
+    ctx.sessions.borrow_mut().record(
+        session,
+        std::iter::once(id).chain(
+            callers
+                .iter()
+                .chain(&callees)
+                .take(listed)
+                .map(|(n, _)| n.id),
+        ),
+        Some(id),
+    );
+    ctx.sessions.borrow_mut().mark_card(session, id);
     let community = community(g, id);
     let processes = processes(g, id);
     let owner = owner(g, id);

@@ -17,6 +17,7 @@ mod paths;
 mod read;
 mod review_file;
 mod search;
+pub mod session;
 mod target;
 mod test_impact;
 #[cfg(test)]
@@ -48,6 +49,8 @@ pub struct ToolContext<'a> {
     pub sources: &'a Sources,
     pub previous: Option<&'a Fingerprint>,
     pub route_cache: &'a RefCell<RouteCache>,
+    /// What each agent session was already told and focused on.
+    pub sessions: &'a RefCell<session::Sessions>,
     /// Milliseconds since the Unix epoch, for the cache's time to live.
     pub now_ms: f64,
 }
@@ -763,12 +766,14 @@ mod tests {
             index_with_sources("shop", files, &|| 0.0, &mut |_, _, _| true).unwrap();
         let search = SearchIndex::build(&graph);
         let cache = RefCell::new(RouteCache::default());
+        let sessions = RefCell::new(session::Sessions::default());
         let mut ctx = ToolContext {
             graph: &graph,
             search: &search,
             sources: &sources,
             previous: None,
             route_cache: &cache,
+            sessions: &sessions,
             now_ms: 0.0,
         };
         let none = text(dispatch(Some(&ctx), "diff", json!({})));
@@ -828,6 +833,78 @@ mod tests {
                 error_code(dispatch(Some(ctx), "highlight", json!({"ids": []}))),
                 ErrorCode::InvalidParams
             );
+        });
+    }
+
+    #[test]
+    fn sessions_collapse_what_was_returned_and_boost_the_focus() {
+        with(fixture(), |ctx| {
+            let first = text(dispatch(
+                Some(ctx),
+                "search",
+                json!({"query": "charge", "session": "s1", "group_by_process": false}),
+            ));
+            assert!(!first.contains("returned earlier"), "{first}");
+            let again = text(dispatch(
+                Some(ctx),
+                "search",
+                json!({"query": "charge", "session": "s1", "group_by_process": false}),
+            ));
+            assert!(
+                again.contains("`Function:shop/pay.py:charge` — shop/pay.py:1 (returned earlier in this session)"),
+                "{again}"
+            );
+            let other = text(dispatch(
+                Some(ctx),
+                "search",
+                json!({"query": "charge", "session": "s2", "group_by_process": false}),
+            ));
+            assert_eq!(other, first, "sessions are separate");
+
+            let card = text(dispatch(
+                Some(ctx),
+                "deep_dive",
+                json!({"name": "validate", "session": "s1"}),
+            ));
+            assert!(card.contains("charge"), "{card}");
+            let short = text(dispatch(
+                Some(ctx),
+                "deep_dive",
+                json!({"name": "validate", "session": "s1"}),
+            ));
+            assert!(
+                short.contains("returned earlier in this session") && short.lines().count() == 1,
+                "{short}"
+            );
+            let full = text(dispatch(
+                Some(ctx),
+                "deep_dive",
+                json!({"name": "validate", "session": "s1", "verbosity": "full"}),
+            ));
+            assert!(
+                full.contains("charge") && !full.contains("returned earlier"),
+                "{full}"
+            );
+
+            // `main` (cart.py) outranks `charge` (pay.py) until the session focuses on pay.py.
+            let plain = text(dispatch(
+                Some(ctx),
+                "search",
+                json!({"query": "main charge", "group_by_process": false}),
+            ));
+            let first_line = |t: &str| t.lines().nth(1).unwrap_or_default().to_owned();
+            assert!(first_line(&plain).contains("shop/cart.py"), "{plain}");
+            dispatch(
+                Some(ctx),
+                "impact",
+                json!({"target": "validate", "session": "s3"}),
+            );
+            let boosted = text(dispatch(
+                Some(ctx),
+                "search",
+                json!({"query": "main charge", "session": "s3", "group_by_process": false}),
+            ));
+            assert!(first_line(&boosted).contains("shop/pay.py"), "{boosted}");
         });
     }
 }

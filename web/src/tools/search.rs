@@ -1,7 +1,7 @@
 //! `search`: ranked symbol and file hits (id, kind, file:line, signature, score), optionally
 //! grouped by the processes they take part in; paged with `offset`/`limit`, cut to `max_tokens`.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 use nexus_shared::params::{Format, SearchParams, Verbosity};
 use nexus_shared::{ErrorCode, ToolError};
@@ -9,6 +9,7 @@ use serde_json::json;
 
 use super::ToolContext;
 use super::budget::Budget;
+use super::session::FOCUS_BOOST;
 use crate::engine::graph::{EdgeKind, Graph, NodeKind, NodeRef};
 
 /// Largest page.
@@ -36,12 +37,33 @@ pub fn run(ctx: &ToolContext, p: &SearchParams) -> Result<String, ToolError> {
                     .is_none_or(|prefix| node.file().starts_with(prefix))
         })
     };
-    let hits = ctx.search.search(&p.query, &filter);
+    let session = p.session.as_deref();
+    let mut hits = ctx.search.search(&p.query, &filter);
+    let focus_files = ctx.sessions.borrow().focus_files(session, graph);
+    if !focus_files.is_empty() {
+        for hit in &mut hits {
+            if graph
+                .node(hit.node)
+                .is_some_and(|n| focus_files.contains(n.file()))
+            {
+                hit.score *= FOCUS_BOOST;
+            }
+        }
+        hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.node.cmp(&b.node)));
+    }
     let total = hits.len();
     let limit = p.limit.clamp(1, MAX_LIMIT) as usize;
     let page: Vec<_> = hits.iter().skip(p.offset as usize).take(limit).collect();
     let has_more = (p.offset as usize + page.len()) < total;
     let verbosity = p.verbosity.unwrap_or_default();
+    let seen: HashSet<u32> = page
+        .iter()
+        .map(|h| h.node)
+        .filter(|&n| ctx.sessions.borrow().seen(session, n))
+        .collect();
+    ctx.sessions
+        .borrow_mut()
+        .record(session, page.iter().map(|h| h.node), None);
 
     if p.format == Some(Format::Json) {
         let items: Vec<_> = page
@@ -67,7 +89,17 @@ pub fn run(ctx: &ToolContext, p: &SearchParams) -> Result<String, ToolError> {
         out.header("No match. Try fewer or different words, a part of the name, or `grep` for text in files.");
         return Ok(out.finish());
     }
-    let line = |n: &NodeRef, score: f64| hit_line(n, score, verbosity);
+    let line = |n: &NodeRef, score: f64| {
+        if seen.contains(&n.id) {
+            format!(
+                "- `{}` — {} (returned earlier in this session)",
+                n.stable_id(),
+                n.location()
+            )
+        } else {
+            hit_line(n, score, verbosity)
+        }
+    };
     if p.group_by_process {
         let mut groups: BTreeMap<(usize, String), Vec<String>> = BTreeMap::new();
         for (rank, hit) in page.iter().enumerate() {

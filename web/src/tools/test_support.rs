@@ -34,12 +34,14 @@ pub fn with(graph: Graph, f: impl FnOnce(&ToolContext)) {
 pub fn with_sources(graph: Graph, sources: Sources, f: impl FnOnce(&ToolContext)) {
     let search = SearchIndex::build(&graph);
     let route_cache = RefCell::new(RouteCache::default());
+    let sessions = RefCell::new(super::session::Sessions::default());
     f(&ToolContext {
         graph: &graph,
         search: &search,
         sources: &sources,
         previous: None,
         route_cache: &route_cache,
+        sessions: &sessions,
         now_ms: 0.0,
     });
 }

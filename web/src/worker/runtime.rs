@@ -21,6 +21,7 @@ use crate::engine::snapshot;
 use crate::engine::zip_source::read_zip;
 use crate::router::RouteCache;
 use crate::tools;
+use crate::tools::session::Sessions;
 
 struct State {
     graph: Graph,
@@ -33,6 +34,8 @@ struct State {
     indexed_ms: f64,
     /// The router's answers about this graph; a new graph gets a new, empty cache.
     route_cache: RefCell<RouteCache>,
+    /// Agent sessions' memory of this graph; a new graph starts them afresh.
+    sessions: RefCell<Sessions>,
 }
 
 impl State {
@@ -46,6 +49,7 @@ impl State {
             previous: None,
             indexed_ms,
             route_cache: RefCell::new(RouteCache::default()),
+            sessions: RefCell::default(),
         }
     }
 
@@ -200,6 +204,7 @@ fn handle(worker: &Rc<Worker>, data: JsValue) {
                 sources: &state.sources,
                 previous: state.previous.as_ref(),
                 route_cache: &state.route_cache,
+                sessions: &state.sessions,
                 now_ms: now(),
             };
             let answer = tools::answer(Some(&ctx), &tool, args);
