@@ -3,19 +3,20 @@
 
 use std::rc::Rc;
 
-use js_sys::Uint8Array;
+use js_sys::ArrayBuffer;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{DragEvent, File, HtmlInputElement};
 
 use crate::engine::filter::Filter;
-use crate::engine::ingest::SourceFile;
 
-/// A repository read by the page, ready for the engine worker.
+/// A repository read by the page, ready for the engine worker. Contents stay in JS buffers
+/// (moved to the worker, never copied into the page's wasm memory, which could not shrink after).
 pub enum Source {
-    Zip(String, Vec<u8>),
-    Files(String, Vec<SourceFile>),
+    Zip(String, ArrayBuffer),
+    /// (path, content) pairs.
+    Files(String, Vec<(String, ArrayBuffer)>),
 }
 
 /// Receives a source to index.
@@ -24,11 +25,12 @@ pub type FilesHandler = Rc<dyn Fn(Source)>;
 /// Reports a failure to load, in words for the user.
 pub type ErrorHandler = Rc<dyn Fn(String)>;
 
-async fn file_bytes(file: &File) -> Result<Vec<u8>, String> {
-    let buffer = JsFuture::from(file.array_buffer())
+async fn file_bytes(file: &File) -> Result<ArrayBuffer, String> {
+    JsFuture::from(file.array_buffer())
         .await
-        .map_err(|e| format!("cannot read {}: {e:?}", file.name()))?;
-    Ok(Uint8Array::new(&buffer).to_vec())
+        .map_err(|e| format!("cannot read {}: {e:?}", file.name()))?
+        .dyn_into::<ArrayBuffer>()
+        .map_err(|_| format!("cannot read {}: not a buffer", file.name()))
 }
 
 fn stem(name: &str) -> String {
@@ -61,10 +63,7 @@ pub async fn load_folder(list: Vec<File>, on_files: FilesHandler, on_error: Erro
             continue;
         }
         match file_bytes(&file).await {
-            Ok(bytes) => files.push(SourceFile {
-                path: path.to_owned(),
-                bytes,
-            }),
+            Ok(bytes) => files.push((path.to_owned(), bytes)),
             Err(err) => return on_error(err),
         }
     }
@@ -108,10 +107,11 @@ pub async fn load_bridge_repo(name: String, on_files: FilesHandler, on_error: Er
                 response.status()
             ));
         }
-        let buffer = JsFuture::from(response.array_buffer().map_err(|e| format!("{e:?}"))?)
+        JsFuture::from(response.array_buffer().map_err(|e| format!("{e:?}"))?)
             .await
-            .map_err(|e| format!("{e:?}"))?;
-        Ok(Uint8Array::new(&buffer).to_vec())
+            .map_err(|e| format!("{e:?}"))?
+            .dyn_into::<ArrayBuffer>()
+            .map_err(|_| "the repository download is not a buffer".to_owned())
     }
     .await;
     match result {

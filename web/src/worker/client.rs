@@ -5,14 +5,13 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use js_sys::{Array, Uint8Array};
+use js_sys::{Array, ArrayBuffer};
 use nexus_shared::{ErrorCode, Outcome, ToolError};
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 use web_sys::{MessageEvent, Worker};
 
 use super::protocol::{FromWorker, ToWorker};
-use crate::engine::ingest::SourceFile;
 
 /// The worker's loader, emitted by Trunk next to the page (`data-loader-shim`).
 pub const WORKER_URL: &str = "./nexus-worker_loader.js";
@@ -99,14 +98,14 @@ impl EngineClient {
         }
     }
 
-    fn send(&self, message: &ToWorker, buffers: Vec<Uint8Array>) -> Result<(), String> {
+    fn send(&self, message: &ToWorker, buffers: Vec<ArrayBuffer>) -> Result<(), String> {
         let text = serde_json::to_string(message).map_err(|e| e.to_string())?;
         let parts = Array::new();
         parts.push(&JsValue::from_str(&text));
         let transfer = Array::new();
         for buffer in buffers {
-            parts.push(&buffer.buffer());
-            transfer.push(&buffer.buffer());
+            parts.push(&buffer);
+            transfer.push(&buffer);
         }
         let mut inner = self.0.borrow_mut();
         if !inner.ready {
@@ -138,20 +137,16 @@ impl EngineClient {
         }
     }
 
-    /// Indexes a ZIP archive in the worker.
-    pub fn load_zip(&self, name: String, bytes: Vec<u8>) {
-        let buffer = Uint8Array::from(bytes.as_slice());
-        if let Err(message) = self.send(&ToWorker::LoadZip { name }, vec![buffer]) {
+    /// Indexes a ZIP archive in the worker; the buffer moves there.
+    pub fn load_zip(&self, name: String, zip: ArrayBuffer) {
+        if let Err(message) = self.send(&ToWorker::LoadZip { name }, vec![zip]) {
             self.emit(&FromWorker::Failed { message });
         }
     }
 
-    /// Indexes files in the worker.
-    pub fn load_files(&self, name: String, files: Vec<SourceFile>) {
-        let (paths, buffers): (Vec<String>, Vec<Uint8Array>) = files
-            .into_iter()
-            .map(|f| (f.path, Uint8Array::from(f.bytes.as_slice())))
-            .unzip();
+    /// Indexes (path, content) files in the worker; the buffers move there.
+    pub fn load_files(&self, name: String, files: Vec<(String, ArrayBuffer)>) {
+        let (paths, buffers): (Vec<String>, Vec<ArrayBuffer>) = files.into_iter().unzip();
         if let Err(message) = self.send(&ToWorker::LoadFiles { name, paths }, buffers) {
             self.emit(&FromWorker::Failed { message });
         }
