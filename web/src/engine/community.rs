@@ -9,6 +9,9 @@ use super::graph::{CommunityInfo, EdgeKind, Graph, GraphBuilder, NewNode, NodeKi
 
 /// Communities smaller than this are not materialised as nodes.
 const MIN_MEMBERS: usize = 3;
+/// Above this many symbol units, Leiden clusters files instead (its cost grows with the square
+/// of the node count; Django has about 16,000 units).
+const MAX_SYMBOL_UNITS: usize = 60_000;
 /// Fixed seed: the same graph always gets the same communities.
 const SEED: u64 = 42;
 
@@ -19,10 +22,7 @@ pub fn detect(graph: Graph) -> Graph {
         .filter(|n| n.kind().is_symbol() && n.kind() != NodeKind::Module)
         .map(|n| n.id)
         .collect();
-    let mut local: HashMap<u32, usize> = HashMap::with_capacity(symbols.len());
-    for (i, &node) in symbols.iter().enumerate() {
-        local.insert(node, i);
-    }
+    let (unit_of, unit_count) = units(&graph, &symbols);
     let weight = |kind: EdgeKind| match kind {
         EdgeKind::Calls => Some(1.0),
         EdgeKind::Extends | EdgeKind::Implements => Some(2.0),
@@ -33,8 +33,8 @@ pub fn detect(graph: Graph) -> Graph {
     for edge in graph.edges() {
         let (Some(w), Some(&a), Some(&b)) = (
             weight(edge.kind),
-            local.get(&edge.from),
-            local.get(&edge.to),
+            unit_of.get(&edge.from),
+            unit_of.get(&edge.to),
         ) else {
             continue;
         };
@@ -45,7 +45,7 @@ pub fn detect(graph: Graph) -> Graph {
     if pairs.is_empty() {
         return graph;
     }
-    let mut builder = GraphDataBuilder::new(symbols.len());
+    let mut builder = GraphDataBuilder::new(unit_count);
     for (&(a, b), &w) in &pairs {
         if builder.add_edge(a, b, w).is_err() {
             return graph;
@@ -61,11 +61,13 @@ pub fn detect(graph: Graph) -> Graph {
     let Ok(output) = Leiden::new(config).run(&data) else {
         return graph;
     };
-    let membership = output.partition.as_slice().to_vec();
+    let membership = output.partition.as_slice();
 
     let mut groups: HashMap<usize, Vec<u32>> = HashMap::new();
-    for (i, &c) in membership.iter().enumerate() {
-        groups.entry(c).or_default().push(symbols[i]);
+    for &symbol in &symbols {
+        if let Some(&c) = unit_of.get(&symbol).and_then(|&u| membership.get(u)) {
+            groups.entry(c).or_default().push(symbol);
+        }
     }
     let mut groups: Vec<Vec<u32>> = groups
         .into_values()
@@ -75,21 +77,24 @@ pub fn detect(graph: Graph) -> Graph {
 
     let mut internal = vec![0.0f64; groups.len()];
     let mut total = vec![0.0f64; groups.len()];
-    let mut group_of: HashMap<u32, usize> = HashMap::new();
+    let mut group_of_unit: Vec<Option<usize>> = vec![None; unit_count];
     for (g, members) in groups.iter().enumerate() {
-        for &m in members {
-            group_of.insert(m, g);
+        for m in members {
+            if let Some(slot) = unit_of.get(m).and_then(|&u| group_of_unit.get_mut(u)) {
+                *slot = Some(g);
+            }
         }
     }
     for (&(a, b), &w) in &pairs {
-        let (ga, gb) = (group_of.get(&symbols[a]), group_of.get(&symbols[b]));
+        let group = |u: usize| group_of_unit.get(u).copied().flatten();
+        let (ga, gb) = (group(a), group(b));
         for g in [ga, gb].into_iter().flatten() {
-            total[*g] += w;
+            total[g] += w;
         }
         if let (Some(x), Some(y)) = (ga, gb)
             && x == y
         {
-            internal[*x] += 2.0 * w;
+            internal[x] += 2.0 * w;
         }
     }
 
@@ -135,6 +140,49 @@ pub fn detect(graph: Graph) -> Graph {
     }
     b.set_communities(infos);
     b.build()
+}
+
+/// The units Leiden clusters: every symbol is one, except methods, which join the type that owns
+/// them (they always land together); on very large graphs, files. Fewer nodes matter: leiden-rs's refinement clears buffers
+/// sized to the node count for each community, so its cost grows with the square of that count.
+/// Returns symbol → unit index, and the number of units.
+fn units(graph: &Graph, symbols: &[u32]) -> (HashMap<u32, usize>, usize) {
+    let owner = |n: u32| {
+        graph
+            .outgoing(n)
+            .find(|e| {
+                e.kind == EdgeKind::MemberOf && graph.node(e.to).is_some_and(|t| t.kind().is_type())
+            })
+            .map(|e| e.to)
+    };
+    let is_owned_method =
+        |n: u32| graph.node(n).is_some_and(|x| x.kind() == NodeKind::Method) && owner(n).is_some();
+    let mut unit_of: HashMap<u32, usize> = HashMap::with_capacity(symbols.len());
+    let mut count = 0;
+    for &s in symbols.iter().filter(|&&s| !is_owned_method(s)) {
+        unit_of.insert(s, count);
+        count += 1;
+    }
+    for &s in symbols.iter().filter(|&&s| is_owned_method(s)) {
+        let unit = owner(s).and_then(|o| unit_of.get(&o).copied());
+        let unit = unit.unwrap_or_else(|| {
+            count += 1;
+            count - 1
+        });
+        unit_of.insert(s, unit);
+    }
+    if count <= MAX_SYMBOL_UNITS {
+        return (unit_of, count);
+    }
+    // Very large graphs: one unit per file.
+    let mut file_unit: HashMap<&str, usize> = HashMap::new();
+    for &s in symbols {
+        let file = graph.node(s).map_or("", |n| n.file());
+        let next = file_unit.len();
+        let unit = *file_unit.entry(file).or_insert(next);
+        unit_of.insert(s, unit);
+    }
+    (unit_of, file_unit.len())
 }
 
 /// "folder · Token": the members' most common folder and most common name part.
@@ -197,6 +245,27 @@ fn name_tokens(name: &str) -> Vec<String> {
 mod tests {
     use super::*;
     use crate::engine::ingest::{SourceFile, index};
+
+    #[test]
+    fn methods_join_the_unit_of_their_class() {
+        let files = vec![SourceFile {
+            path: "shop.py".into(),
+            bytes: b"class Cart:\n    def add(self):\n        pass\n\n    def total(self):\n        pass\n\ndef helper():\n    pass\n".to_vec(),
+        }];
+        let (g, _) = index("t", files, &|| 0.0, &mut |_, _, _| true).unwrap();
+        let id = |s: &str| g.find_id(s).unwrap();
+        let symbols = [
+            id("Class:shop.py:Cart"),
+            id("Method:shop.py:Cart.add"),
+            id("Method:shop.py:Cart.total"),
+            id("Function:shop.py:helper"),
+        ];
+        let (unit_of, count) = units(&g, &symbols);
+        assert_eq!(count, 2);
+        assert_eq!(unit_of[&symbols[1]], unit_of[&symbols[0]]);
+        assert_eq!(unit_of[&symbols[2]], unit_of[&symbols[0]]);
+        assert_ne!(unit_of[&symbols[3]], unit_of[&symbols[0]]);
+    }
 
     #[test]
     fn tokens_split_camel_and_snake_case() {
