@@ -351,24 +351,10 @@ fn call_direction(words: &[Word], at: usize) -> Direction {
     if at > 0 && words.get(at - 1).is_some_and(|w| w.lower == "by") {
         return Direction::Downstream;
     }
-    let call_word = words.iter().enumerate().find(|(_, w)| {
-        matches!(
-            w.lower.as_str(),
-            "call"
-                | "calls"
-                | "called"
-                | "calling"
-                | "invoke"
-                | "invokes"
-                | "invoked"
-                | "use"
-                | "uses"
-                | "used"
-                | "referenced"
-                | "depend"
-                | "depends"
-        )
-    });
+    let call_word = words
+        .iter()
+        .enumerate()
+        .find(|(_, w)| is_call_word(&w.lower));
     match call_word {
         Some((i, _)) if i < at => Direction::Upstream,
         Some((_, w))
