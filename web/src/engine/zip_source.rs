@@ -46,8 +46,16 @@ pub struct ZipReport {
 /// stripped, so `repo-main/src/a.py` becomes `src/a.py`. Oversized entries are skipped (the
 /// ingest filter would drop them anyway) without being decompressed.
 pub fn read_zip(bytes: &[u8]) -> Result<(Vec<SourceFile>, ZipReport), ZipError> {
-    let mut archive = zip::ZipArchive::new(Cursor::new(bytes))
-        .map_err(|e| ZipError::Unreadable(e.to_string()))?;
+    read_zip_from(Cursor::new(bytes))
+}
+
+/// `read_zip` over any seekable reader (the worker reads straight from a JS buffer, so the
+/// archive is never copied whole into wasm memory).
+pub fn read_zip_from(
+    reader: impl std::io::Read + std::io::Seek,
+) -> Result<(Vec<SourceFile>, ZipReport), ZipError> {
+    let mut archive =
+        zip::ZipArchive::new(reader).map_err(|e| ZipError::Unreadable(e.to_string()))?;
     if archive.len() > MAX_ENTRIES {
         return Err(ZipError::TooManyEntries(archive.len()));
     }

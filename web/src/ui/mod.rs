@@ -100,6 +100,7 @@ pub fn App() -> impl IntoView {
                 files_parsed,
                 skipped,
                 phases,
+                memory_bytes,
             } => {
                 progress.set(None);
                 let phases: Vec<String> = phases
@@ -107,9 +108,10 @@ pub fn App() -> impl IntoView {
                     .map(|(phase, ms)| format!("{phase} {ms:.0} ms"))
                     .collect();
                 load_status.set(format!(
-                    "Indexed {files_parsed} files in {:.1} s ({skipped} skipped; {})",
+                    "Indexed {files_parsed} files in {:.1} s ({skipped} skipped; {}; engine memory {:.0} MB)",
                     ms / 1000.0,
-                    phases.join(", ")
+                    phases.join(", "),
+                    *memory_bytes as f64 / 1e6
                 ));
                 summary.set(Some(graph.clone()));
                 if let Some(link) = link_slot.get() {

@@ -64,6 +64,8 @@ pub enum FromWorker {
         skipped: u64,
         /// (phase, milliseconds), in pipeline order.
         phases: Vec<(String, f64)>,
+        /// The engine worker's wasm memory (its high-water mark: wasm memory never shrinks).
+        memory_bytes: u64,
     },
     Failed {
         message: String,

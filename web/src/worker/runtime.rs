@@ -9,6 +9,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
+use super::js_reader::JsBufferReader;
 use super::parse_pool;
 use super::protocol::{FromWorker, GraphSummary, Restored, ToWorker};
 use super::store::{Slot, SnapshotStore};
@@ -18,7 +19,7 @@ use crate::engine::ingest::{Phase, SourceFile, Sources, filter_files, finish};
 use crate::engine::sample::sample_graph;
 use crate::engine::search::SearchIndex;
 use crate::engine::snapshot;
-use crate::engine::zip_source::read_zip;
+use crate::engine::zip_source::read_zip_from;
 use crate::router::RouteCache;
 use crate::tools;
 use crate::tools::session::Sessions;
@@ -221,7 +222,11 @@ fn handle(worker: &Rc<Worker>, data: JsValue) {
         }
         ToWorker::LoadZip { name } => {
             let started = now();
-            match read_zip(&buffer(0)) {
+            let zip = parts
+                .get(1)
+                .dyn_into::<ArrayBuffer>()
+                .unwrap_or_else(|_| ArrayBuffer::new(0));
+            match read_zip_from(JsBufferReader::new(&zip)) {
                 Ok((files, _)) => {
                     let unzip_ms = Some(now() - started);
                     wasm_bindgen_futures::spawn_local(load(worker.clone(), name, files, unzip_ms));
@@ -311,6 +316,7 @@ async fn load(worker: Rc<Worker>, name: String, files: Vec<SourceFile>, unzip_ms
         files_parsed: stats.files_parsed as u64,
         skipped: skipped as u64,
         phases,
+        memory_bytes: wasm_memory_bytes(),
     });
     *worker.state.borrow_mut() = fresh;
     save(&worker).await;
@@ -365,4 +371,16 @@ async fn save(worker: &Worker) {
             message,
         }),
     }
+}
+
+/// The size of this worker's wasm memory.
+fn wasm_memory_bytes() -> u64 {
+    wasm_bindgen::memory()
+        .dyn_into::<js_sys::WebAssembly::Memory>()
+        .map(|m| {
+            m.buffer()
+                .dyn_into::<ArrayBuffer>()
+                .map_or(0, |b| u64::from(b.byte_length()))
+        })
+        .unwrap_or(0)
 }
