@@ -18,9 +18,14 @@ step "build the web UI, the bridge and the test servers"
 trunk build >&2
 cargo build --locked -p nexus-bridge -p nexus-e2e --bins
 
+# Binaries land in cargo's target folder (CARGO_TARGET_DIR when set); the e2e tests find the
+# bridge through NEXUS_BRIDGE_BIN.
+bin_dir="${CARGO_TARGET_DIR:-target}/debug"
+export NEXUS_BRIDGE_BIN=${NEXUS_BRIDGE_BIN:-$(cd "$bin_dir" && pwd)/nexus-bridge}
+
 step "browser tests (wasm-pack, headless Chromium)"
 flap_port=${NEXUS_FLAP_PORT:-54398}
-target/debug/flap-server "$flap_port" 2>/dev/null &
+"$bin_dir/flap-server" "$flap_port" 2>/dev/null &
 flap_pid=$!
 trap 'kill "$flap_pid" 2>/dev/null || true' EXIT
 export CHROMEDRIVER=${CHROMEDRIVER:-$(command -v chromedriver)}

@@ -1,7 +1,7 @@
 //! Communities: Leiden (modularity) over the symbol graph — calls, heritage and membership,
 //! undirected — labelled from the members' folders and names, with a cohesion score.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use leiden_rs::{GraphDataBuilder, Leiden, LeidenConfig};
 
@@ -29,7 +29,7 @@ pub fn detect(graph: Graph) -> Graph {
         EdgeKind::MemberOf => Some(3.0),
         _ => None,
     };
-    let mut pairs: HashMap<(usize, usize), f64> = HashMap::new();
+    let mut pairs: HashMap<(usize, usize), f64> = HashMap::default();
     for edge in graph.edges() {
         let (Some(w), Some(&a), Some(&b)) = (
             weight(edge.kind),
@@ -63,7 +63,7 @@ pub fn detect(graph: Graph) -> Graph {
     };
     let membership = output.partition.as_slice();
 
-    let mut groups: HashMap<usize, Vec<u32>> = HashMap::new();
+    let mut groups: HashMap<usize, Vec<u32>> = HashMap::default();
     for &symbol in &symbols {
         if let Some(&c) = unit_of.get(&symbol).and_then(|&u| membership.get(u)) {
             groups.entry(c).or_default().push(symbol);
@@ -102,7 +102,7 @@ pub fn detect(graph: Graph) -> Graph {
         .iter()
         .map(|members| label(&graph, members))
         .collect();
-    let mut used: HashMap<String, usize> = HashMap::new();
+    let mut used: HashMap<String, usize> = HashMap::default();
     let mut b = GraphBuilder::extend(graph);
     let mut infos = Vec::with_capacity(groups.len());
     for (g, members) in groups.into_iter().enumerate() {
@@ -157,7 +157,8 @@ fn units(graph: &Graph, symbols: &[u32]) -> (HashMap<u32, usize>, usize) {
     };
     let is_owned_method =
         |n: u32| graph.node(n).is_some_and(|x| x.kind() == NodeKind::Method) && owner(n).is_some();
-    let mut unit_of: HashMap<u32, usize> = HashMap::with_capacity(symbols.len());
+    let mut unit_of: HashMap<u32, usize> =
+        HashMap::with_capacity_and_hasher(symbols.len(), Default::default());
     let mut count = 0;
     for &s in symbols.iter().filter(|&&s| !is_owned_method(s)) {
         unit_of.insert(s, count);
@@ -175,7 +176,7 @@ fn units(graph: &Graph, symbols: &[u32]) -> (HashMap<u32, usize>, usize) {
         return (unit_of, count);
     }
     // Very large graphs: one unit per file.
-    let mut file_unit: HashMap<&str, usize> = HashMap::new();
+    let mut file_unit: HashMap<&str, usize> = HashMap::default();
     for &s in symbols {
         let file = graph.node(s).map_or("", |n| n.file());
         let next = file_unit.len();
@@ -187,8 +188,8 @@ fn units(graph: &Graph, symbols: &[u32]) -> (HashMap<u32, usize>, usize) {
 
 /// "folder · Token": the members' most common folder and most common name part.
 fn label(graph: &Graph, members: &[u32]) -> String {
-    let mut folders: HashMap<&str, usize> = HashMap::new();
-    let mut tokens: HashMap<String, usize> = HashMap::new();
+    let mut folders: HashMap<&str, usize> = HashMap::default();
+    let mut tokens: HashMap<String, usize> = HashMap::default();
     for node in members.iter().filter_map(|&m| graph.node(m)) {
         let dir = node.file().rsplit_once('/').map_or("", |(d, _)| d);
         let folder = dir.rsplit('/').next().unwrap_or(dir);

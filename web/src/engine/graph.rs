@@ -1,7 +1,7 @@
 //! The graph model: nodes with dense `u32` ids and interned strings, typed edges with confidence
 //! and reason, and CSR adjacency in both directions. Built once by `GraphBuilder`, then read-only.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::fmt;
 use std::sync::OnceLock;
 
@@ -659,7 +659,7 @@ impl Graph {
             .enumerate()
             .map(|(i, s)| (s.clone(), i as u32))
             .collect();
-        let mut by_location = HashMap::with_capacity(nodes.len());
+        let mut by_location = HashMap::with_capacity_and_hasher(nodes.len(), Default::default());
         for (i, n) in nodes.iter().enumerate() {
             by_location.entry((n.file, n.qualified)).or_insert(i as u32);
         }

@@ -1,7 +1,7 @@
 //! Symbol and file search: BM25 over code-aware tokens (identifier parts and whole identifiers,
 //! qualified names, signatures, doc lines, paths) with prefix and one-typo fuzzy matching.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use super::graph::{Graph, NodeKind};
 
@@ -77,7 +77,7 @@ impl SearchIndex {
             if !(kind.is_symbol() || kind == NodeKind::File) {
                 continue;
             }
-            let mut tf: HashMap<String, u16> = HashMap::new();
+            let mut tf: HashMap<String, u16> = HashMap::default();
             let mut add = |text: &str, weight: u16| {
                 for t in tokens(text) {
                     *tf.entry(t).or_insert(0) += weight;
@@ -116,7 +116,7 @@ impl SearchIndex {
 
     /// Ranked hits for a free-text query; `filter` keeps the nodes it accepts.
     pub fn search(&self, query: &str, filter: &dyn Fn(u32) -> bool) -> Vec<Hit> {
-        let mut scores: HashMap<u32, f64> = HashMap::new();
+        let mut scores: HashMap<u32, f64> = HashMap::default();
         let n = self.doc_len.len().max(1) as f64;
         for term in dedup(tokens(query)) {
             for (matched, factor) in self.expand(&term) {

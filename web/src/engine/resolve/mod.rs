@@ -4,7 +4,7 @@
 mod modules;
 mod scope;
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use self::modules::ModuleIndex;
 use self::scope::{Scopes, Target};
@@ -222,10 +222,10 @@ pub fn build_graph(project: &str, files: &[FileFacts]) -> (Graph, ResolveStats) 
         file_node: Vec::with_capacity(files.len()),
         def_node: Vec::with_capacity(files.len()),
         top_level: Vec::with_capacity(files.len()),
-        members: HashMap::new(),
-        bases: HashMap::new(),
-        globals: HashMap::new(),
-        methods: HashMap::new(),
+        members: HashMap::default(),
+        bases: HashMap::default(),
+        globals: HashMap::default(),
+        methods: HashMap::default(),
         scopes: Scopes::default(),
         stats: ResolveStats::default(),
     };
@@ -241,7 +241,7 @@ pub fn build_graph(project: &str, files: &[FileFacts]) -> (Graph, ResolveStats) 
 impl<'a> Resolver<'a> {
     /// Folders, files and definitions, with CONTAINS, DEFINES and MEMBER_OF edges.
     fn structure(&mut self) {
-        let mut folders: HashMap<String, u32> = HashMap::new();
+        let mut folders: HashMap<String, u32> = HashMap::default();
         for f in self.files {
             let file = self.b.add_node(NewNode {
                 kind: NodeKind::File,
@@ -285,7 +285,7 @@ impl<'a> Resolver<'a> {
                 child = folder;
             }
             let mut nodes = Vec::with_capacity(f.defs.len());
-            let mut top: HashMap<&'a str, Vec<u32>> = HashMap::new();
+            let mut top: HashMap<&'a str, Vec<u32>> = HashMap::default();
             for (i, d) in f.defs.iter().enumerate() {
                 let id = self.b.add_node(NewNode {
                     kind: d.kind,
@@ -337,7 +337,7 @@ impl<'a> Resolver<'a> {
 
     fn imports(&mut self) {
         for (fi, f) in self.files.iter().enumerate() {
-            let mut seen = HashSet::new();
+            let mut seen = HashSet::default();
             for import in &f.imports {
                 self.stats.imports += 1;
                 let targets = self
@@ -431,7 +431,7 @@ impl<'a> Resolver<'a> {
     /// Finds a member by name on a type or its bases (breadth first).
     fn find_member(&self, ty: u32, name: &str) -> Option<(u32, bool)> {
         let mut queue = vec![(ty, false)];
-        let mut seen = HashSet::new();
+        let mut seen = HashSet::default();
         let mut i = 0;
         while let Some(&(t, inherited)) = queue.get(i) {
             i += 1;

@@ -2,7 +2,7 @@
 //! relative imports), JS/TS relative paths with extension probing, Rust crate paths, Go package
 //! directories and Java packages.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use crate::engine::facts::FileFacts;
 use crate::engine::lang::Lang;

@@ -1,7 +1,7 @@
 //! Import scopes: what each imported name of a file refers to — a definition, a module or a
 //! package — following re-exports (`__init__.py`, `export … from`, `pub use`) a few hops deep.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use super::modules::ModuleIndex;
 use crate::engine::facts::{FileFacts, Import};
@@ -39,7 +39,7 @@ impl Scopes {
             bindings: Vec::with_capacity(files.len()),
         };
         for (fi, f) in files.iter().enumerate() {
-            let mut map = HashMap::new();
+            let mut map = HashMap::default();
             for import in &f.imports {
                 bind(fi, import, files, modules, top, defs, &mut map);
             }
