@@ -7,10 +7,6 @@ mod js;
 mod python;
 mod rust;
 
-use std::cell::RefCell;
-use std::num::NonZeroU16;
-
-use rustc_hash::FxHashMap;
 use tree_sitter::{Node, Parser, TreeCursor};
 
 use super::facts::{Def, FileFacts};
@@ -89,25 +85,8 @@ pub(crate) fn text<'s>(node: Node, src: &'s [u8]) -> &'s str {
     node.utf8_text(src).unwrap_or("")
 }
 
-thread_local! {
-    /// Field ids by (grammar, field name): tree-sitter looks names up by string comparison, which
-    /// showed in profiles; ids are looked up once per grammar and name instead.
-    static FIELD_IDS: RefCell<FxHashMap<(usize, usize), Option<NonZeroU16>>> = RefCell::default();
-}
-
-/// The child in field `name`. A grammar is told apart by the address of its static field-name
-/// table, a name by the address of its literal.
-pub(crate) fn field<'t>(node: Node<'t>, name: &'static str) -> Option<Node<'t>> {
-    let language = node.language();
-    let grammar = language
-        .field_name_for_id(1)
-        .map_or(0, |first| first.as_ptr() as usize);
-    let id = FIELD_IDS.with(|ids| {
-        *ids.borrow_mut()
-            .entry((grammar, name.as_ptr() as usize))
-            .or_insert_with(|| language.field_id_for_name(name))
-    })?;
-    node.child_by_field_id(id.get())
+pub(crate) fn field<'t>(node: Node<'t>, name: &str) -> Option<Node<'t>> {
+    node.child_by_field_name(name)
 }
 
 pub(crate) fn line(node: Node) -> u32 {
