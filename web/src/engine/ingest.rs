@@ -387,6 +387,54 @@ mod tests {
     }
 
     #[test]
+    fn every_language_in_one_repository_parses_with_its_own_grammar() {
+        let (g, stats) = run(vec![
+            file(
+                "a.py",
+                "class A:\n    def f(self):\n        return g()\n\ndef g():\n    pass\n",
+            ),
+            file(
+                "b.js",
+                "class B {\n  f() { return h(); }\n}\nfunction h() {}\n",
+            ),
+            file(
+                "c.ts",
+                "class C {\n  f(): number { return k(); }\n}\nfunction k(): number { return 1; }\n",
+            ),
+            file(
+                "d.go",
+                "package d\n\ntype D struct{}\n\nfunc (d D) F() int { return G() }\n\nfunc G() int { return 1 }\n",
+            ),
+            file(
+                "e.rs",
+                "struct E;\nimpl E {\n    fn f(&self) -> u8 { g() }\n}\nfn g() -> u8 { 1 }\n",
+            ),
+            file(
+                "F.java",
+                "class F {\n  int f() { return g(); }\n  static int g() { return 1; }\n}\n",
+            ),
+            file("a2.py", "def again():\n    return 1\n"),
+        ]);
+        assert_eq!(stats.files_with_syntax_errors, 0);
+        for id in [
+            "Method:a.py:A.f",
+            "Function:a.py:g",
+            "Method:b.js:B.f",
+            "Function:b.js:h",
+            "Method:c.ts:C.f",
+            "Function:c.ts:k",
+            "Method:d.go:D.F",
+            "Function:d.go:G",
+            "Method:e.rs:E.f",
+            "Function:e.rs:g",
+            "Method:F.java:F.f",
+            "Function:a2.py:again",
+        ] {
+            assert!(g.find_id(id).is_some(), "{id} missing");
+        }
+    }
+
+    #[test]
     fn empty_repository_gives_an_empty_graph() {
         let (graph, stats) = run(Vec::new());
         assert_eq!((graph.node_count(), stats.files_parsed), (0, 0));
