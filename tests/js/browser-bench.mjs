@@ -91,16 +91,47 @@ async function waitForPort(deadline) {
   throw new Error(`the bridge did not answer on port ${port}`);
 }
 
+/// An MCP client on its own bridge (a peer of the hub the page uses).
+async function connectAgent() {
+  const client = new Client({ name: "nexus-browser-bench", version: "1" });
+  await client.connect(
+    new StdioClientTransport({
+      command: bridge,
+      args: ["--port", String(port)],
+      env: { ...process.env, XDG_RUNTIME_DIR: tmp },
+      stderr: "ignore",
+    }),
+  );
+  return client;
+}
+
+/// Index the same repository again: the snapshot it replaces becomes the previous one, `diff`
+/// finds no change, and after a reload the restored graph still has that baseline.
+async function checkReindexAndDiff(page) {
+  await page.locator('[data-testid="open-bridge-repo"]').click();
+  await waitForStatus(page, /^Indexed .* saved to browser storage/, 120_000);
+  const agent = await connectAgent();
+  const diffText = async () => {
+    const result = await agent.callTool({ name: "diff", arguments: {} });
+    return result.content.map((c) => c.text).join("");
+  };
+  const before = await diffText();
+  await page.reload();
+  await waitForStatus(page, /^Restored from browser storage/, 60_000);
+  let after = "";
+  for (let i = 0; i < 50 && !/No change/.test(after); i++) {
+    after = await diffText();
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  await agent.close();
+  console.log(`diff after re-indexing: ${before.split("\n").slice(0, 2).join(" / ")}`);
+  if (!/No change/.test(before)) fail(`diff after re-indexing the same files: ${before}`);
+  if (!/No change/.test(after)) fail(`diff after reload lost its baseline: ${after}`);
+}
+
 /// p50 and p99 of each tool's latency through the whole chain, with an agent's own bridge.
 async function chainBench(n) {
-  const client = new Client({ name: "nexus-chain-bench", version: "1" });
-  const transport = new StdioClientTransport({
-    command: bridge,
-    args: ["--port", String(port)],
-    env: { ...process.env, XDG_RUNTIME_DIR: tmp },
-    stderr: "ignore",
-  });
-  await client.connect(transport);
+  const client = await connectAgent();
   const calls = {
     search: { query: "queryset filter" },
     context: {},
@@ -220,6 +251,7 @@ try {
     restoreTimes.sort((a, b) => a - b);
     console.log(`reload median: ${restoreTimes[Math.floor(restoreTimes.length / 2)]} ms`);
   }
+  if (check) await checkReindexAndDiff(page);
   if (chainCalls > 0) await chainBench(chainCalls);
 } catch (err) {
   fail(err.message);

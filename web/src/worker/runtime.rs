@@ -355,7 +355,7 @@ async fn save(worker: &Worker) {
                 && state.graph.project == project
                 && let Some(old) = replaced
             {
-                state.previous = fingerprint_of_blob(&old);
+                state.previous = fingerprint_of_blob(&old.to_vec());
             }
             post(&FromWorker::Saved {
                 saved: true,

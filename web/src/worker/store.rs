@@ -69,8 +69,9 @@ impl SnapshotStore {
     }
 
     /// Saves `blob` as the project's current snapshot, keeps the one it replaces as previous, and
-    /// marks the project as the last one; all in one transaction. Returns the replaced blob.
-    pub async fn save(&self, project: &str, blob: &[u8]) -> Result<Option<Vec<u8>>, String> {
+    /// marks the project as the last one; all in one transaction. Returns the replaced blob, left
+    /// in JS memory (copy it into wasm only if it is needed).
+    pub async fn save(&self, project: &str, blob: &[u8]) -> Result<Option<Uint8Array>, String> {
         let tx = self
             .db
             .transaction(&[SNAPSHOTS], TransactionMode::ReadWrite)
@@ -100,6 +101,6 @@ impl SnapshotStore {
             .await
             .map_err(|e| failed("save", e))?;
         tx.done().await.map_err(|e| failed("save", e))?;
-        Ok(replaced.map(|old| old.to_vec()))
+        Ok(replaced)
     }
 }
