@@ -5,11 +5,13 @@ use std::collections::hash_map::DefaultHasher;
 use std::collections::{BTreeMap, HashMap};
 use std::hash::{Hash, Hasher};
 
+use serde::{Deserialize, Serialize};
+
 use super::graph::{Graph, NodeKind, NodeRef};
 use super::ingest::Sources;
 
 /// What identifies a version of one symbol.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SymbolPrint {
     pub kind: NodeKind,
     /// `path:line` where it starts.
@@ -17,14 +19,21 @@ pub struct SymbolPrint {
     hash: u64,
 }
 
-/// Hashes of one indexed version of a project. Hashes live in memory only (never stored), so
-/// the standard hasher's stability across Rust versions does not matter.
-#[derive(Debug, Clone, Default, PartialEq)]
+/// Hashes of one indexed version of a project. Stored fingerprints are tagged with the build's
+/// format and the standard hasher's output is only compared within one build's tag, so hashes
+/// from another Rust version are never compared (`from_bytes` refuses them).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Fingerprint {
     pub project: String,
     pub saved_ms: f64,
     files: BTreeMap<String, u64>,
     symbols: BTreeMap<String, SymbolPrint>,
+}
+
+/// Identifies how this build hashes: the hash of a fixed text, which changes if the standard
+/// hasher does.
+fn build_tag() -> u64 {
+    hash_of("nexus fingerprint format 1")
 }
 
 fn hash_of(value: impl Hash) -> u64 {
@@ -89,6 +98,21 @@ impl Fingerprint {
             files,
             symbols,
         }
+    }
+
+    /// The fingerprint as bytes to store: this build's tag, then postcard.
+    pub fn to_bytes(&self) -> Result<Vec<u8>, String> {
+        postcard::to_extend(self, build_tag().to_le_bytes().to_vec())
+            .map_err(|e| format!("cannot encode the fingerprint: {e}"))
+    }
+
+    /// Reads bytes from `to_bytes`; `None` for damaged ones or ones from another build.
+    pub fn from_bytes(bytes: &[u8]) -> Option<Fingerprint> {
+        let (tag, body) = bytes.split_first_chunk::<8>()?;
+        if u64::from_le_bytes(*tag) != build_tag() {
+            return None;
+        }
+        postcard::from_bytes(body).ok()
     }
 
     pub fn file_count(&self) -> usize {
@@ -215,5 +239,17 @@ mod tests {
         assert_eq!(d.symbols_modified[0].location, "cart.py:6");
         assert_eq!(ids(&d.symbols_deleted), ["Function:old.py:gone"]);
         assert!(diff(&after, &after).is_empty());
+    }
+
+    #[test]
+    fn stored_fingerprints_round_trip_and_foreign_bytes_are_refused() {
+        let print = print_of(&[("cart.py", "def total():\n    return 1\n")]);
+        let bytes = print.to_bytes().unwrap();
+        assert_eq!(Fingerprint::from_bytes(&bytes), Some(print));
+        assert_eq!(Fingerprint::from_bytes(&bytes[..bytes.len() / 2]), None);
+        assert_eq!(Fingerprint::from_bytes(b"short"), None);
+        let mut other_build = bytes.clone();
+        other_build[0] ^= 1;
+        assert_eq!(Fingerprint::from_bytes(&other_build), None);
     }
 }

@@ -166,7 +166,13 @@ async fn restore(store: &SnapshotStore) -> (State, Option<Restored>) {
         saved_ms: snap.saved_ms,
         bytes: blob.len() as u64,
     };
-    if let Ok(Some(old)) = store.load(Slot::Previous, &project).await {
+    state.previous = match store.load(Slot::PreviousPrint, &project).await {
+        Ok(Some(bytes)) => Fingerprint::from_bytes(&bytes),
+        _ => None,
+    };
+    if state.previous.is_none()
+        && let Ok(Some(old)) = store.load(Slot::Previous, &project).await
+    {
         state.previous = fingerprint_of_blob(&old);
     }
     (state, Some(restored))
@@ -350,12 +356,24 @@ async fn save(worker: &Worker) {
     };
     match result {
         Ok((bytes, replaced)) => {
-            let mut state = worker.state.borrow_mut();
-            if state.previous.is_none()
-                && state.graph.project == project
-                && let Some(old) = replaced
+            let print = {
+                let mut state = worker.state.borrow_mut();
+                if state.previous.is_none()
+                    && state.graph.project == project
+                    && let Some(old) = replaced
+                {
+                    state.previous = fingerprint_of_blob(&old.to_vec());
+                }
+                state
+                    .previous
+                    .as_ref()
+                    .filter(|_| state.graph.project == project)
+                    .and_then(|p| p.to_bytes().ok())
+            };
+            if let Some(print) = print
+                && let Err(err) = store.save_previous_print(&project, &print).await
             {
-                state.previous = fingerprint_of_blob(&old.to_vec());
+                web_sys::console::warn_1(&format!("nexus worker: {err}").into());
             }
             post(&FromWorker::Saved {
                 saved: true,

@@ -1,5 +1,5 @@
-//! The worker's IndexedDB store of snapshots: per project the current blob and the one before it
-//! (for `diff`), plus which project was open last, so a reload restores it.
+//! The worker's IndexedDB store of snapshots: per project the current blob, the one before it
+//! and that one's fingerprint (what `diff` needs), plus which project was open last.
 
 use js_sys::Uint8Array;
 use rexie::{ObjectStore, Rexie, TransactionMode};
@@ -14,12 +14,15 @@ const LAST_PROJECT: &str = "last";
 pub enum Slot {
     Current,
     Previous,
+    /// The fingerprint of `Previous`, read on reload instead of decoding that whole blob.
+    PreviousPrint,
 }
 
 fn key(slot: Slot, project: &str) -> JsValue {
     let prefix = match slot {
         Slot::Current => "current",
         Slot::Previous => "previous",
+        Slot::PreviousPrint => "previous-print",
     };
     JsValue::from_str(&format!("{prefix}/{project}"))
 }
@@ -102,5 +105,23 @@ impl SnapshotStore {
             .map_err(|e| failed("save", e))?;
         tx.done().await.map_err(|e| failed("save", e))?;
         Ok(replaced)
+    }
+
+    /// Saves the fingerprint of the project's previous snapshot.
+    pub async fn save_previous_print(&self, project: &str, print: &[u8]) -> Result<(), String> {
+        let tx = self
+            .db
+            .transaction(&[SNAPSHOTS], TransactionMode::ReadWrite)
+            .map_err(|e| failed("save", e))?;
+        let store = tx.store(SNAPSHOTS).map_err(|e| failed("save", e))?;
+        store
+            .put(
+                &Uint8Array::from(print),
+                Some(&key(Slot::PreviousPrint, project)),
+            )
+            .await
+            .map_err(|e| failed("save the fingerprint", e))?;
+        tx.done().await.map_err(|e| failed("save", e))?;
+        Ok(())
     }
 }
