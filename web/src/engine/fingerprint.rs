@@ -192,18 +192,11 @@ pub fn diff(previous: &Fingerprint, current: &Fingerprint) -> GraphDiff {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::ingest::{SourceFile, index_with_sources};
+    use crate::engine::ingest::{index_with_sources, source_files};
 
     fn print_of(files: &[(&str, &str)]) -> Fingerprint {
-        let files = files
-            .iter()
-            .map(|(path, text)| SourceFile {
-                path: (*path).into(),
-                bytes: text.as_bytes().to_vec(),
-            })
-            .collect();
         let (graph, _, sources) =
-            index_with_sources("shop", files, &|| 0.0, &mut |_, _, _| true).unwrap();
+            index_with_sources("shop", source_files(files), &|| 0.0, &mut |_, _, _| true).unwrap();
         Fingerprint::of(&graph, &sources, 0.0)
     }
 

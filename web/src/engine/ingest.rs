@@ -18,6 +18,18 @@ pub struct SourceFile {
     pub bytes: Vec<u8>,
 }
 
+/// (path, text) pairs as source files, for tests.
+#[cfg(test)]
+pub(crate) fn source_files(files: &[(&str, &str)]) -> Vec<SourceFile> {
+    files
+        .iter()
+        .map(|(path, text)| SourceFile {
+            path: (*path).into(),
+            bytes: text.as_bytes().to_vec(),
+        })
+        .collect()
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Phase {
     Filter,
@@ -342,10 +354,7 @@ mod tests {
     use crate::engine::graph::{EdgeKind, NodeKind};
 
     fn file(path: &str, text: &str) -> SourceFile {
-        SourceFile {
-            path: path.into(),
-            bytes: text.as_bytes().to_vec(),
-        }
+        source_files(&[(path, text)]).remove(0)
     }
 
     fn run(files: Vec<SourceFile>) -> (Graph, IndexStats) {

@@ -5,17 +5,10 @@
 use std::collections::BTreeSet;
 
 use crate::engine::graph::{EdgeKind, Graph};
-use crate::engine::ingest::{SourceFile, index};
+use crate::engine::ingest::{index, source_files};
 
 fn graph(files: &[(&str, &str)]) -> Graph {
-    let files = files
-        .iter()
-        .map(|(path, text)| SourceFile {
-            path: (*path).into(),
-            bytes: text.as_bytes().to_vec(),
-        })
-        .collect();
-    index("fixture", files, &|| 0.0, &mut |_, _, _| true)
+    index("fixture", source_files(files), &|| 0.0, &mut |_, _, _| true)
         .map(|(g, _)| g)
         .unwrap_or_default()
 }
