@@ -11,6 +11,7 @@ use std::time::Instant;
 
 use nexus_web::engine::graph::{EdgeKind, NodeKind};
 use nexus_web::engine::ingest::{SourceFile, index_with_sources};
+use nexus_web::engine::layout;
 use nexus_web::engine::search::SearchIndex;
 use nexus_web::engine::snapshot;
 
@@ -155,7 +156,23 @@ fn main() {
             bytes as f64 / items.max(1) as f64
         );
         reload_figures(&graph, &sources);
+        picture_figures(&graph);
     }
+}
+
+/// The graph picture's layout and the size of what the worker sends the page for it.
+fn picture_figures(graph: &nexus_web::engine::Graph) {
+    let t = Instant::now();
+    let view = layout::layout(graph);
+    let layout_ms = t.elapsed().as_secs_f64() * 1000.0;
+    let bytes = postcard::to_allocvec(&view).map_or(0, |b| b.len());
+    println!(
+        "layout {layout_ms:.1} ms: {} nodes, {} edges, {} groups; {:.1} MB to the page",
+        view.nodes.len(),
+        view.edges.len(),
+        view.groups.len(),
+        bytes as f64 / 1e6
+    );
 }
 
 /// Search index build and the snapshot round trip a reload performs instead of indexing.

@@ -10,6 +10,7 @@ pub mod fingerprint;
 pub mod graph;
 pub mod ingest;
 pub mod lang;
+pub mod layout;
 pub mod process;
 pub mod resolve;
 pub mod sample;
