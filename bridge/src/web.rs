@@ -84,6 +84,10 @@ async fn serve(
             get(|State(s): State<AppState>, headers: HeaderMap| repo::info(s.repo, headers)),
         )
         .route(
+            "/api/bridge",
+            get(|headers: HeaderMap| bridge_info(headers)),
+        )
+        .route(
             "/api/repo.zip",
             get(|State(s): State<AppState>, headers: HeaderMap| repo::archive(s.repo, headers)),
         );
@@ -123,6 +127,21 @@ async fn upgrade(
     }
     ws.max_message_size(MAX_FRAME_BYTES + 1024)
         .on_upgrade(move |socket| session::run(socket, state.hub, check, state.sessions))
+}
+
+/// The bridge's own binary and version, for the page's MCP client configuration snippet.
+async fn bridge_info(headers: HeaderMap) -> Response {
+    if !repo::loopback_host(&headers) {
+        return StatusCode::FORBIDDEN.into_response();
+    }
+    let command = std::env::current_exe()
+        .map(|path| path.display().to_string())
+        .unwrap_or_default();
+    axum::Json(serde_json::json!({
+        "command": command,
+        "version": env!("CARGO_PKG_VERSION"),
+    }))
+    .into_response()
 }
 
 async fn ui_missing() -> impl IntoResponse {

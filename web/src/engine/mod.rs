@@ -16,6 +16,7 @@ pub mod resolve;
 pub mod sample;
 pub mod search;
 pub mod snapshot;
+pub mod syntax;
 pub mod zip_source;
 
 pub use graph::{Edge, EdgeKind, Graph, GraphBuilder, NewNode, NodeKind, NodeRef, Reason};

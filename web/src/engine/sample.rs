@@ -5,6 +5,27 @@ use super::graph::{EdgeKind, Graph, GraphBuilder, NewNode, NodeKind, Reason};
 
 pub const SAMPLE_PROJECT: &str = "sample-shop";
 
+/// The files of `examples/sample-shop`, built in so that "Load the sample" indexes real code.
+pub fn sample_sources() -> Vec<(&'static str, &'static str)> {
+    macro_rules! file {
+        ($path:literal) => {
+            (
+                $path,
+                include_str!(concat!("../../../examples/sample-shop/", $path)),
+            )
+        };
+    }
+    vec![
+        file!("README.md"),
+        file!("shop/__init__.py"),
+        file!("shop/app.py"),
+        file!("shop/cart.py"),
+        file!("shop/payment.py"),
+        file!("shop/pricing.py"),
+        file!("tests/test_cart.py"),
+    ]
+}
+
 struct Builder {
     graph: GraphBuilder,
 }

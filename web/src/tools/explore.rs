@@ -71,6 +71,16 @@ pub fn run(ctx: &ToolContext, p: &ExploreParams) -> Result<String, ToolError> {
                 )
             })?;
             let name = g.node(c).map(|n| n.name().to_owned()).unwrap_or_default();
+            if p.format == Some(Format::Json) {
+                return Ok(json!({
+                    "id": g.node(c).map(|n| n.stable_id()),
+                    "name": name,
+                    "cohesion": info.cohesion,
+                    "size": info.members.len(),
+                    "members": listed(g, &info.members, limit),
+                })
+                .to_string());
+            }
             out.header(&format!(
                 "# community {name} — {} members · cohesion {:.2}",
                 info.members.len(),
@@ -97,6 +107,16 @@ pub fn run(ctx: &ToolContext, p: &ExploreParams) -> Result<String, ToolError> {
                 ToolError::new(ErrorCode::NotFound, format!("`{wanted}` is not a process"))
             })?;
             let name = g.node(x).map(|n| n.name().to_owned()).unwrap_or_default();
+            if p.format == Some(Format::Json) {
+                return Ok(json!({
+                    "id": g.node(x).map(|n| n.stable_id()),
+                    "name": name,
+                    "depth": info.depth,
+                    "size": info.steps.len(),
+                    "steps": listed(g, &info.steps, limit),
+                })
+                .to_string());
+            }
             out.header(&format!(
                 "# process {name} — {} steps, depth {}",
                 info.steps.len(),
@@ -120,6 +140,16 @@ pub fn run(ctx: &ToolContext, p: &ExploreParams) -> Result<String, ToolError> {
         }
     }
     Ok(out.finish())
+}
+
+/// Members or steps for a JSON answer: id, kind and location of the first `limit`.
+fn listed(g: &crate::engine::Graph, nodes: &[u32], limit: usize) -> Vec<serde_json::Value> {
+    nodes
+        .iter()
+        .take(limit)
+        .filter_map(|&m| g.node(m))
+        .map(|n| json!({"id": n.stable_id(), "kind": n.kind().as_str(), "location": n.location()}))
+        .collect()
 }
 
 /// A community or process by id or (case-insensitive) name.

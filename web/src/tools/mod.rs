@@ -441,6 +441,30 @@ mod tests {
     }
 
     #[test]
+    fn explore_lists_process_steps_and_cluster_members_as_json() {
+        with(fixture(), |ctx| {
+            let process: serde_json::Value = serde_json::from_str(&text(dispatch(
+                Some(ctx),
+                "explore",
+                json!({"name": "main", "type": "process", "format": "json"}),
+            )))
+            .unwrap();
+            assert_eq!(process["steps"][0]["id"], "Function:shop/cart.py:main");
+            assert_eq!(process["steps"][0]["kind"], "Function");
+            assert_eq!(process["size"], process["steps"].as_array().unwrap().len());
+            let cluster: serde_json::Value = serde_json::from_str(&text(dispatch(
+                Some(ctx),
+                "explore",
+                json!({"name": "shop", "type": "cluster", "format": "json"}),
+            )))
+            .unwrap();
+            let members = cluster["members"].as_array().unwrap();
+            assert!(!members.is_empty(), "{cluster}");
+            assert!(members.iter().all(|m| m["location"].is_string()));
+        });
+    }
+
+    #[test]
     fn trace_flow_finds_the_shortest_call_path() {
         with(fixture(), |ctx| {
             let path = text(dispatch(

@@ -122,7 +122,7 @@ pub fn App() -> impl IntoView {
                 progress.set(None);
                 load_status.set(message.clone());
             }
-            FromWorker::Result { .. } => {}
+            FromWorker::Result { .. } | FromWorker::View { .. } => {}
         })
     };
     let link = start_link(engine.clone());

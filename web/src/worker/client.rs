@@ -5,7 +5,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use js_sys::{Array, ArrayBuffer};
+use js_sys::{Array, ArrayBuffer, Uint8Array};
 use nexus_shared::{ErrorCode, Outcome, ToolError};
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
@@ -65,7 +65,15 @@ impl EngineClient {
         let weak = Rc::downgrade(&self.0);
         let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
             let Some(inner) = weak.upgrade() else { return };
-            let text = event.data().as_string().unwrap_or_default();
+            // Events with a buffer come as [json, buffer]; the rest as a JSON string.
+            let data = event.data();
+            let (text, buffer) = match data.dyn_ref::<Array>() {
+                Some(parts) => (
+                    parts.get(0).as_string().unwrap_or_default(),
+                    parts.get(1).dyn_into::<ArrayBuffer>().ok(),
+                ),
+                None => (data.as_string().unwrap_or_default(), None),
+            };
             match serde_json::from_str::<FromWorker>(&text) {
                 Ok(FromWorker::Result { id, outcome }) => {
                     let reply = inner.borrow_mut().pending.remove(&id);
@@ -73,7 +81,10 @@ impl EngineClient {
                         reply(outcome);
                     }
                 }
-                Ok(event) => {
+                Ok(mut event) => {
+                    if let (FromWorker::View { bytes, .. }, Some(buffer)) = (&mut event, buffer) {
+                        *bytes = Uint8Array::new(&buffer).to_vec();
+                    }
                     let client = EngineClient(inner);
                     if matches!(event, FromWorker::Ready { .. }) {
                         client.flush();
@@ -152,18 +163,44 @@ impl EngineClient {
         }
     }
 
+    /// Indexes the built-in sample project.
+    pub fn load_sample(&self) {
+        if let Err(message) = self.send(&ToWorker::LoadSample, Vec::new()) {
+            self.emit(&FromWorker::Failed { message });
+        }
+    }
+
     /// Sends one tool call; `reply` gets the worker's answer.
     pub fn call(&self, tool: &str, args: serde_json::Value, reply: Reply) {
-        let id = {
-            let mut inner = self.0.borrow_mut();
-            inner.next_id += 1;
-            inner.next_id
-        };
+        let id = self.next_id();
         let message = ToWorker::Call {
             id,
             tool: tool.to_owned(),
             args,
         };
+        self.request(id, message, reply);
+    }
+
+    /// Asks for a file's lines with syntax classes; `reply` gets a JSON `CodeView`.
+    pub fn code(&self, path: &str, reply: Reply) {
+        let id = self.next_id();
+        self.request(
+            id,
+            ToWorker::Code {
+                id,
+                path: path.to_owned(),
+            },
+            reply,
+        );
+    }
+
+    fn next_id(&self) -> u64 {
+        let mut inner = self.0.borrow_mut();
+        inner.next_id += 1;
+        inner.next_id
+    }
+
+    fn request(&self, id: u64, message: ToWorker, reply: Reply) {
         self.0.borrow_mut().pending.insert(id, reply);
         if let Err(message) = self.send(&message, Vec::new()) {
             let reply = self.0.borrow_mut().pending.remove(&id);

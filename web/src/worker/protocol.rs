@@ -12,12 +12,24 @@ pub enum ToWorker {
     LoadZip { name: String },
     /// Index files: `paths[i]` is the content of buffer `i`.
     LoadFiles { name: String, paths: Vec<String> },
+    /// Index the built-in sample project.
+    LoadSample,
+    /// A file's lines with syntax classes, for the code view (answered as a `Result` whose text
+    /// is a JSON [`CodeView`]).
+    Code { id: u64, path: String },
     /// Answer one tool call.
     Call {
         id: u64,
         tool: String,
         args: serde_json::Value,
     },
+}
+
+/// A file for the code view.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CodeView {
+    pub path: String,
+    pub lines: Vec<crate::engine::syntax::Line>,
 }
 
 /// Graph figures shown in the UI and announced to the hub.
@@ -76,6 +88,14 @@ pub enum FromWorker {
         bytes: u64,
         ms: f64,
         message: String,
+    },
+    /// The graph picture's layout: a postcard `ViewGraph` in the message's buffer, which the
+    /// page's client moves into `bytes`.
+    View {
+        /// Layout and encoding time in the worker.
+        ms: f64,
+        #[serde(skip)]
+        bytes: Vec<u8>,
     },
     /// An agent asked the UI to light up these nodes (stable ids).
     Highlight {

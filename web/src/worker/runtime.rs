@@ -11,18 +11,21 @@ use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
 use super::js_reader::JsBufferReader;
 use super::parse_pool;
-use super::protocol::{FromWorker, GraphSummary, Restored, ToWorker};
+use super::protocol::{CodeView, FromWorker, GraphSummary, Restored, ToWorker};
 use super::store::{Slot, SnapshotStore};
 use crate::engine::Graph;
 use crate::engine::fingerprint::Fingerprint;
 use crate::engine::ingest::{Phase, SourceFile, Sources, filter_files, finish};
-use crate::engine::sample::sample_graph;
+use crate::engine::layout::layout;
+use crate::engine::sample::{SAMPLE_PROJECT, sample_graph, sample_sources};
 use crate::engine::search::SearchIndex;
 use crate::engine::snapshot;
+use crate::engine::syntax::highlight;
 use crate::engine::zip_source::read_zip_from;
 use crate::router::RouteCache;
 use crate::tools;
 use crate::tools::session::Sessions;
+use nexus_shared::{ErrorCode, Outcome, ToolError, ToolOutput};
 
 struct State {
     graph: Graph,
@@ -90,6 +93,47 @@ fn post(message: &FromWorker) {
     }
 }
 
+/// Lays out the graph for the picture and sends it (moved, not copied) to the page.
+fn post_view(graph: &Graph) {
+    let started = now();
+    let bytes = match postcard::to_allocvec(&layout(graph)) {
+        Ok(bytes) => bytes,
+        Err(err) => {
+            return web_sys::console::warn_1(
+                &format!("nexus worker: cannot encode the graph picture: {err}").into(),
+            );
+        }
+    };
+    let message = FromWorker::View {
+        ms: now() - started,
+        bytes: Vec::new(),
+    };
+    let (Some(scope), Ok(text)) = (scope(), serde_json::to_string(&message)) else {
+        return;
+    };
+    let buffer = Uint8Array::from(bytes.as_slice()).buffer();
+    let parts = Array::of2(&JsValue::from_str(&text), &buffer);
+    let _ = scope.post_message_with_transfer(&parts, &Array::of1(&buffer));
+}
+
+/// A file of the current graph with syntax classes, as the JSON text of a [`CodeView`].
+fn code_view(state: &State, path: &str) -> Outcome {
+    let Some(text) = state.sources.get(path) else {
+        return Outcome::Err(ToolError::new(
+            ErrorCode::InvalidParams,
+            format!("`{path}` is not a file of this graph"),
+        ));
+    };
+    let view = CodeView {
+        path: path.to_owned(),
+        lines: highlight(path, text),
+    };
+    match serde_json::to_string(&view) {
+        Ok(text) => Outcome::Ok(ToolOutput { text }),
+        Err(err) => Outcome::Err(ToolError::new(ErrorCode::Internal, err.to_string())),
+    }
+}
+
 /// Entry point of the worker bin: restores the last graph, then answers messages. The page
 /// queues its messages until `Ready`, so none arrives before the handler is installed.
 pub fn run() {
@@ -117,6 +161,7 @@ pub fn run() {
             graph: summary(&state.graph, state.sample),
             restored,
         });
+        post_view(&state.graph);
         let worker = Rc::new(Worker {
             state: RefCell::new(state),
             store,
@@ -226,6 +271,25 @@ fn handle(worker: &Rc<Worker>, data: JsValue) {
                 outcome: answer.outcome,
             });
         }
+        ToWorker::Code { id, path } => {
+            let outcome = code_view(&worker.state.borrow(), &path);
+            post(&FromWorker::Result { id, outcome });
+        }
+        ToWorker::LoadSample => {
+            let files = sample_sources()
+                .into_iter()
+                .map(|(path, text)| SourceFile {
+                    path: path.to_owned(),
+                    bytes: text.as_bytes().to_vec(),
+                })
+                .collect();
+            wasm_bindgen_futures::spawn_local(load(
+                worker.clone(),
+                SAMPLE_PROJECT.to_owned(),
+                files,
+                None,
+            ));
+        }
         ToWorker::LoadZip { name } => {
             let started = now();
             let zip = parts
@@ -325,6 +389,7 @@ async fn load(worker: Rc<Worker>, name: String, files: Vec<SourceFile>, unzip_ms
         memory_bytes: wasm_memory_bytes(),
     });
     *worker.state.borrow_mut() = fresh;
+    post_view(&worker.state.borrow().graph);
     save(&worker).await;
 }
 
