@@ -250,68 +250,61 @@ fn assign_groups(graph: &Graph, nodes: &mut [ViewNode], drawn_of: &[u32]) -> Vec
         }
     }
     let mut by_folder: FxHashMap<String, u32> = FxHashMap::default();
-    for i in 0..nodes.len() {
-        if nodes[i].kind != NodeKind::File {
+    for (i, node) in nodes.iter_mut().enumerate() {
+        if node.kind != NodeKind::File {
             continue;
         }
-        let group = votes
+        let voted = votes
             .get(&(i as u32))
             .and_then(|v| v.iter().max_by_key(|(g, n)| (**n, std::cmp::Reverse(**g))))
             .map(|(g, _)| *g);
-        let group = group.unwrap_or_else(|| {
-            let folder = folder_of(&nodes[i].id);
-            *by_folder.entry(folder.clone()).or_insert_with(|| {
-                groups.push(Placing {
-                    group: ViewGroup {
-                        label: if folder.is_empty() {
-                            "/".into()
-                        } else {
-                            folder
-                        },
-                        x: 0.0,
-                        y: 0.0,
-                        radius: 0.0,
-                        size: 0,
-                    },
-                    members: Vec::new(),
-                });
-                groups.len() as u32 - 1
-            })
-        });
-        nodes[i].group = group;
+        let group =
+            voted.unwrap_or_else(|| folder_group(folder_of(&node.id), &mut groups, &mut by_folder));
+        node.group = group;
         groups[group as usize].members.push(i as u32);
     }
     // Symbols outside every community stay with their file.
-    for i in 0..nodes.len() {
-        if nodes[i].group != NO_INDEX {
+    let file_groups: Vec<u32> = nodes.iter().map(|n| n.group).collect();
+    for (i, node) in nodes.iter_mut().enumerate() {
+        if node.group != NO_INDEX {
             continue;
         }
-        let group = match nodes.get(nodes[i].file as usize) {
-            Some(file) if file.group != NO_INDEX => file.group,
-            _ => {
-                let folder = folder_of(&nodes[i].id);
-                *by_folder.entry(folder.clone()).or_insert_with(|| {
-                    groups.push(Placing {
-                        group: ViewGroup {
-                            label: folder,
-                            x: 0.0,
-                            y: 0.0,
-                            radius: 0.0,
-                            size: 0,
-                        },
-                        members: Vec::new(),
-                    });
-                    groups.len() as u32 - 1
-                })
-            }
+        let group = match file_groups.get(node.file as usize) {
+            Some(&group) if group != NO_INDEX => group,
+            _ => folder_group(folder_of(&node.id), &mut groups, &mut by_folder),
         };
-        nodes[i].group = group;
+        node.group = group;
         groups[group as usize].members.push(i as u32);
     }
     for group in &mut groups {
         group.group.size = group.members.len() as u32;
     }
     groups
+}
+
+/// The group of a folder's files and symbols outside every community, made on first use.
+fn folder_group(
+    folder: String,
+    groups: &mut Vec<Placing>,
+    by_folder: &mut FxHashMap<String, u32>,
+) -> u32 {
+    *by_folder.entry(folder).or_insert_with_key(|folder| {
+        groups.push(Placing {
+            group: ViewGroup {
+                label: if folder.is_empty() {
+                    "/".into()
+                } else {
+                    folder.clone()
+                },
+                x: 0.0,
+                y: 0.0,
+                radius: 0.0,
+                size: 0,
+            },
+            members: Vec::new(),
+        });
+        groups.len() as u32 - 1
+    })
 }
 
 /// The folder of a stable id's path (`File:a/b/c.py` → `a/b`).

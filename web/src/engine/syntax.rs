@@ -106,11 +106,10 @@ fn leaf_class(node: Node) -> Option<Class> {
             };
             if parent.kind().contains("class") && named_by("name") {
                 Some(Class::Type)
-            } else if (parent.kind().contains("function") || parent.kind().contains("method"))
-                && named_by("name")
+            } else if ((parent.kind().contains("function") || parent.kind().contains("method"))
+                && named_by("name"))
+                || (parent.kind().contains("call") && named_by("function"))
             {
-                Some(Class::Function)
-            } else if parent.kind().contains("call") && named_by("function") {
                 Some(Class::Function)
             } else {
                 None
