@@ -41,3 +41,85 @@ pub fn Indicator(
         </div>
     }
 }
+
+/// The MCP client configuration that starts this bridge, for Claude Desktop and the like.
+pub fn mcp_snippet(command: &str) -> String {
+    let config = serde_json::json!({"mcpServers": {"nexus": {"command": command}}});
+    serde_json::to_string_pretty(&config).unwrap_or_default()
+}
+
+/// Asks the bridge that served the page for its binary's absolute path.
+async fn bridge_command() -> Result<String, String> {
+    use wasm_bindgen::JsCast;
+    use wasm_bindgen_futures::JsFuture;
+    let window = web_sys::window().ok_or("no window")?;
+    let response: web_sys::Response = JsFuture::from(window.fetch_with_str("/api/bridge"))
+        .await
+        .map_err(|e| format!("{e:?}"))?
+        .dyn_into()
+        .map_err(|_| "not a response".to_owned())?;
+    if !response.ok() {
+        return Err(format!("the bridge answered {}", response.status()));
+    }
+    let text = JsFuture::from(response.text().map_err(|e| format!("{e:?}"))?)
+        .await
+        .map_err(|e| format!("{e:?}"))?
+        .as_string()
+        .unwrap_or_default();
+    let value: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| format!("bad /api/bridge answer: {e}"))?;
+    value["command"]
+        .as_str()
+        .filter(|c| !c.is_empty())
+        .map(str::to_owned)
+        .ok_or_else(|| "the bridge did not name its binary".to_owned())
+}
+
+/// The connection panel: the link's state in full and the configuration agents need.
+#[component]
+pub fn ConnectionPanel(
+    state: RwSignal<LinkState>,
+    link: StoredValue<Link, LocalStorage>,
+    max_attempts: u32,
+) -> impl IntoView {
+    let snippet = RwSignal::new(None::<Result<String, String>>);
+    wasm_bindgen_futures::spawn_local(async move {
+        snippet.set(Some(bridge_command().await.map(|c| mcp_snippet(&c))));
+    });
+    let copied = RwSignal::new(false);
+    let copy = move |_| {
+        if let (Some(Ok(text)), Some(window)) = (snippet.get_untracked(), web_sys::window()) {
+            let _ = window.navigator().clipboard().write_text(&text);
+            copied.set(true);
+        }
+    };
+    view! {
+        <div class="connection" data-testid="connection">
+            <Indicator state=state link=link max_attempts=max_attempts />
+            <p class="muted">"Agents reach this tab through the bridge: add it to your MCP client's configuration (Claude Desktop: claude_desktop_config.json)."</p>
+            {move || match snippet.get() {
+                None => view! { <p class="muted">"…"</p> }.into_any(),
+                Some(Err(message)) => view! { <p class="error">{format!("cannot ask the bridge for its path: {message}")}</p> }.into_any(),
+                Some(Ok(text)) => view! {
+                    <pre class="snippet" data-testid="mcp-snippet">{text}</pre>
+                    <button data-testid="copy-snippet" on:click=copy>{move || if copied.get() { "Copied" } else { "Copy" }}</button>
+                }.into_any(),
+            }}
+        </div>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_snippet_names_the_bridge_binary() {
+        let text = mcp_snippet("/opt/nexus/nexus-bridge");
+        let value: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(
+            value["mcpServers"]["nexus"]["command"],
+            "/opt/nexus/nexus-bridge"
+        );
+    }
+}

@@ -1,13 +1,19 @@
-//! Loading a repository: pick or drop a ZIP, pick a folder, or take the bridge's `--repo`
-//! (served as a ZIP). Every source ends as source files handed to the engine's pipeline.
+//! Loading a repository: pick or drop a ZIP or a folder, take the bridge's `--repo` (served as a
+//! ZIP), or the built-in sample. Every source ends as source files handed to the engine.
 
 use std::rc::Rc;
 
+use js_sys::Array;
 use js_sys::ArrayBuffer;
 use leptos::prelude::*;
+use nexus_shared::source_rules::in_excluded_dir;
 use wasm_bindgen::JsCast;
+use wasm_bindgen::JsValue;
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{DragEvent, File, HtmlInputElement};
+use web_sys::{
+    DragEvent, File, FileSystemDirectoryEntry, FileSystemEntry, FileSystemFileEntry,
+    HtmlInputElement,
+};
 
 use crate::engine::filter::Filter;
 
@@ -47,14 +53,116 @@ pub async fn load_zip(file: File, on_files: FilesHandler, on_error: ErrorHandler
 
 /// Reads the files of a picked folder, skipping excluded folders and secrets before reading them.
 pub async fn load_folder(list: Vec<File>, on_files: FilesHandler, on_error: ErrorHandler) {
+    let listed = list
+        .into_iter()
+        .map(|file| {
+            let relative = js_sys::Reflect::get(&file, &"webkitRelativePath".into())
+                .ok()
+                .and_then(|v| v.as_string())
+                .unwrap_or_else(|| file.name());
+            (relative, file)
+        })
+        .collect();
+    load_listed(listed, on_files, on_error).await;
+}
+
+/// Calls a callback-style browser API and waits for its success or error callback.
+async fn promised(
+    call: impl FnOnce(&js_sys::Function, &js_sys::Function),
+) -> Result<JsValue, String> {
+    let mut call = Some(call);
+    let promise = js_sys::Promise::new(&mut |resolve, reject| {
+        if let Some(call) = call.take() {
+            call(&resolve, &reject);
+        }
+    });
+    JsFuture::from(promise)
+        .await
+        .map_err(|e| format!("cannot read the dropped folder: {e:?}"))
+}
+
+/// Reads a dropped folder through the file system entries API, without descending into
+/// excluded folders; then like a picked folder.
+pub async fn load_dropped_folder(
+    root: FileSystemDirectoryEntry,
+    on_files: FilesHandler,
+    on_error: ErrorHandler,
+) {
+    let result = async {
+        let mut folders = vec![root];
+        let mut listed = Vec::new();
+        while let Some(folder) = folders.pop() {
+            let reader = folder.create_reader();
+            loop {
+                let batch = promised(|ok, err| {
+                    let _ = reader.read_entries_with_callback_and_callback(ok, err);
+                })
+                .await?;
+                let batch: Array = batch.dyn_into().unwrap_or_default();
+                if batch.length() == 0 {
+                    break;
+                }
+                for entry in batch.iter() {
+                    let Ok(entry) = entry.dyn_into::<FileSystemEntry>() else {
+                        continue;
+                    };
+                    let path = entry.full_path().trim_start_matches('/').to_owned();
+                    if entry.is_directory() {
+                        if !in_excluded_dir(&path)
+                            && let Ok(dir) = entry.dyn_into::<FileSystemDirectoryEntry>()
+                        {
+                            folders.push(dir);
+                        }
+                    } else if let Ok(file) = entry.dyn_into::<FileSystemFileEntry>() {
+                        let file =
+                            promised(|ok, err| file.file_with_callback_and_callback(ok, err))
+                                .await?
+                                .dyn_into::<File>()
+                                .map_err(|_| "a dropped entry is not a file".to_owned())?;
+                        listed.push((path, file));
+                    }
+                }
+            }
+        }
+        Ok::<_, String>(listed)
+    }
+    .await;
+    match result {
+        Ok(listed) => load_listed(listed, on_files, on_error).await,
+        Err(err) => on_error(err),
+    }
+}
+
+/// Loads what was dropped on the page: a folder or a ZIP archive.
+pub fn dropped(event: DragEvent, ok: FilesHandler, err: ErrorHandler) {
+    event.prevent_default();
+    let item = event
+        .data_transfer()
+        .map(|d| d.items())
+        .and_then(|items| items.get(0));
+    let entry = item
+        .as_ref()
+        .and_then(|i| i.webkit_get_as_entry().ok().flatten());
+    if let Some(folder) = entry
+        .filter(FileSystemEntry::is_directory)
+        .and_then(|e| e.dyn_into::<FileSystemDirectoryEntry>().ok())
+    {
+        return wasm_bindgen_futures::spawn_local(load_dropped_folder(folder, ok, err));
+    }
+    match item.and_then(|i| i.get_as_file().ok().flatten()) {
+        Some(file) if file.name().to_ascii_lowercase().ends_with(".zip") => {
+            wasm_bindgen_futures::spawn_local(load_zip(file, ok, err));
+        }
+        _ => err("drop a folder or a ZIP archive here".into()),
+    }
+}
+
+/// Reads (root-relative path, file) pairs whose first path part is the project's folder.
+async fn load_listed(list: Vec<(String, File)>, on_files: FilesHandler, on_error: ErrorHandler) {
     let filter = Filter::new(std::iter::empty(), usize::MAX);
     let mut project = String::new();
     let mut files = Vec::new();
-    for file in list {
-        let relative = js_sys::Reflect::get(&file, &"webkitRelativePath".into())
-            .ok()
-            .and_then(|v| v.as_string())
-            .unwrap_or_else(|| file.name());
+    for (relative, file) in list {
         let (root, path) = relative.split_once('/').unwrap_or(("", relative.as_str()));
         if project.is_empty() {
             project = root.to_owned();
@@ -148,6 +256,7 @@ pub fn LoadPanel(
     on_files: StoredValue<FilesHandler, LocalStorage>,
     on_error: StoredValue<ErrorHandler, LocalStorage>,
     bridge_repo: ReadSignal<Option<String>>,
+    on_sample: StoredValue<Rc<dyn Fn()>, LocalStorage>,
 ) -> impl IntoView {
     let handlers = move || (on_files.get_value(), on_error.get_value());
     let pick_zip = move |event: leptos::ev::Event| {
@@ -161,20 +270,6 @@ pub fn LoadPanel(
         if !files.is_empty() {
             let (ok, err) = handlers();
             wasm_bindgen_futures::spawn_local(load_folder(files, ok, err));
-        }
-    };
-    let drop = move |event: DragEvent| {
-        event.prevent_default();
-        let file = event
-            .data_transfer()
-            .and_then(|d| d.files())
-            .and_then(|l| l.item(0));
-        let (ok, err) = handlers();
-        match file {
-            Some(file) if file.name().to_ascii_lowercase().ends_with(".zip") => {
-                wasm_bindgen_futures::spawn_local(load_zip(file, ok, err));
-            }
-            _ => err("drop a ZIP archive here, or use “Pick folder” for a folder".into()),
         }
     };
     let open_bridge = move |_| {
@@ -191,13 +286,14 @@ pub fn LoadPanel(
         }
     });
     view! {
-        <div class="load" data-testid="load" on:dragover=|e: DragEvent| e.prevent_default() on:drop=drop>
-            <span class="muted">"Drop a ZIP here, or"</span>
+        <div class="load" data-testid="load">
+            <span class="muted">"Drop a folder or a ZIP anywhere, or"</span>
             <label class="button">"Pick ZIP"<input type="file" accept=".zip" data-testid="pick-zip" on:change=pick_zip /></label>
             <label class="button">"Pick folder"<input type="file" multiple=true node_ref=folder_input data-testid="pick-folder" on:change=pick_folder /></label>
             <button data-testid="open-bridge-repo" disabled=move || bridge_repo.get().is_none() on:click=open_bridge>
                 {move || bridge_repo.get().map_or_else(|| "No bridge repository".to_owned(), |n| format!("Open {n} (bridge)"))}
             </button>
+            <button data-testid="load-sample" on:click=move |_| on_sample.with_value(|f| f())>"Load the sample"</button>
         </div>
     }
 }

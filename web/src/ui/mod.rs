@@ -1,44 +1,45 @@
-//! The Leptos UI: the app shell, loading, the connection indicator and the agent activity feed.
-//! UI code only renders and forwards user intent; graph logic stays in `engine` and `tools`.
+//! The Leptos UI: the app shell (graph picture in the middle, explorer on the left, details, code,
+//! Cypher, ask, activity and connection on the right). UI code renders; logic stays in the engine.
 
+mod activity;
+mod code_view;
 mod connection;
+mod details;
+mod explorer;
 mod load;
+mod query;
+mod search_box;
+mod state;
 
 use std::cell::OnceCell;
 use std::rc::Rc;
 
 use leptos::prelude::*;
 use nexus_shared::reconnect::ReconnectPolicy;
-use nexus_shared::{Frame, GraphStats};
+use nexus_shared::{Frame, GraphStats, Outcome};
 use wasm_bindgen::JsValue;
 
+use self::activity::{ActivityRow, TOUCHED_COLOR, attach_agent, light_touched, push_row};
+use self::state::{AppState, Picture, Tab, now_ms};
+use crate::engine::layout::ViewGraph;
 use crate::link::{Link, LinkConfig};
 use crate::worker::client::EngineClient;
 use crate::worker::protocol::{FromWorker, GraphSummary};
 
-/// One finished agent call, as shown in the activity feed.
-#[derive(Debug, Clone, PartialEq)]
-struct ActivityRow {
-    agent: String,
-    tool: String,
-    ms: u64,
-    ok: bool,
-}
-
-const ACTIVITY_ROWS: usize = 50;
 const HIGHLIGHT_ROWS: usize = 200;
 
-/// Indexing progress: phase, done, total.
+/// Indexing progress: phase, done, total, and when loading started.
 #[derive(Debug, Clone, PartialEq)]
 struct LoadProgress {
     phase: String,
     done: u64,
     total: u64,
+    started_ms: f64,
 }
 
 #[component]
 pub fn App() -> impl IntoView {
-    let activity = RwSignal::new(Vec::<ActivityRow>::new());
+    let rows = RwSignal::new(Vec::<ActivityRow>::new());
     let summary = RwSignal::new(None::<GraphSummary>);
     let load_status = RwSignal::new(String::new());
     let progress = RwSignal::new(None::<LoadProgress>);
@@ -46,11 +47,16 @@ pub fn App() -> impl IntoView {
     // Set once the worker is ready: the project it restored from browser storage, if any.
     let engine_ready = RwSignal::new(None::<Option<String>>);
     let highlights = RwSignal::new(Vec::<(String, String)>::new());
+    let picture = RwSignal::new_local(None::<Rc<Picture>>);
+    let picture_ms = RwSignal::new(None::<f64>);
+    let theme = RwSignal::new(saved_theme());
 
     // The worker's events update the page and, once a graph is loaded, the hub's context.
     let link_slot: Rc<OnceCell<Link>> = Rc::new(OnceCell::new());
+    let app_slot: Rc<OnceCell<AppState>> = Rc::new(OnceCell::new());
     let engine = {
         let link_slot = link_slot.clone();
+        let app_slot = app_slot.clone();
         EngineClient::start(move |event| match event {
             FromWorker::Ready { graph, restored } => {
                 summary.set(Some(graph.clone()));
@@ -67,6 +73,17 @@ pub fn App() -> impl IntoView {
                 }
                 engine_ready.set(Some(restored.as_ref().map(|_| graph.project.clone())));
             }
+            FromWorker::View { ms, bytes } => match postcard::from_bytes::<ViewGraph>(bytes) {
+                Ok(view) => {
+                    picture_ms.set(Some(*ms));
+                    if let Some(app) = app_slot.get() {
+                        app.selected.set(None);
+                        app.lit.set(Vec::new());
+                    }
+                    picture.set(Some(Rc::new(Picture::new(view))));
+                }
+                Err(err) => load_status.set(format!("cannot read the graph picture: {err}")),
+            },
             FromWorker::Saved {
                 saved,
                 bytes,
@@ -82,18 +99,27 @@ pub fn App() -> impl IntoView {
                     status.push_str(&format!(" · not saved: {message}"));
                 }
             }),
-            FromWorker::Highlight { ids, color } => highlights.update(|list| {
-                for id in ids {
-                    list.retain(|(old, _)| old != id);
-                    list.insert(0, (id.clone(), color.clone()));
+            FromWorker::Highlight { ids, color } => {
+                highlights.update(|list| {
+                    for id in ids {
+                        list.retain(|(old, _)| old != id);
+                        list.insert(0, (id.clone(), color.clone()));
+                    }
+                    list.truncate(HIGHLIGHT_ROWS);
+                });
+                if let Some(app) = app_slot.get() {
+                    light_touched(app, &serde_json::json!({ "ids": ids }), color);
                 }
-                list.truncate(HIGHLIGHT_ROWS);
+            }
+            FromWorker::Progress { phase, done, total } => progress.update(|p| {
+                let started_ms = p.as_ref().map_or_else(now_ms, |p| p.started_ms);
+                *p = Some(LoadProgress {
+                    phase: phase.clone(),
+                    done: *done,
+                    total: *total,
+                    started_ms,
+                });
             }),
-            FromWorker::Progress { phase, done, total } => progress.set(Some(LoadProgress {
-                phase: phase.clone(),
-                done: *done,
-                total: *total,
-            })),
             FromWorker::Loaded {
                 graph,
                 ms,
@@ -122,10 +148,21 @@ pub fn App() -> impl IntoView {
                 progress.set(None);
                 load_status.set(message.clone());
             }
-            FromWorker::Result { .. } | FromWorker::View { .. } => {}
+            FromWorker::Result { .. } => {}
         })
     };
-    let link = start_link(engine.clone());
+    let app = AppState {
+        picture,
+        selected: RwSignal::new(None),
+        selected_at: RwSignal::new(0.0),
+        lit: RwSignal::new(Vec::new()),
+        tab: RwSignal::new(Tab::Details),
+        code: RwSignal::new(None),
+        engine: StoredValue::new_local(engine.clone()),
+    };
+    let _ = app_slot.set(app);
+    provide_context(app);
+    let link = start_link(engine.clone(), app, rows);
     let _ = link_slot.set(link.clone());
     let state = RwSignal::new(link.state());
     link.on_status(move |s| state.set(s.clone()));
@@ -137,17 +174,21 @@ pub fn App() -> impl IntoView {
             ok,
         } = frame
         {
-            activity.update(|rows| {
-                rows.insert(
-                    0,
-                    ActivityRow {
-                        agent: agent.clone(),
-                        tool: tool.clone(),
-                        ms: *ms,
-                        ok: *ok,
-                    },
-                );
-                rows.truncate(ACTIVITY_ROWS);
+            rows.update(|rows| {
+                if !attach_agent(rows, agent, tool) {
+                    let seq = rows.first().map_or(0, |r| r.seq + 1);
+                    push_row(
+                        rows,
+                        ActivityRow {
+                            seq,
+                            agent: Some(agent.clone()),
+                            tool: tool.clone(),
+                            args: String::new(),
+                            ms: *ms as f64,
+                            ok: *ok,
+                        },
+                    );
+                }
             });
         }
     });
@@ -161,6 +202,7 @@ pub fn App() -> impl IntoView {
                 phase: "read".into(),
                 done: 0,
                 total: 0,
+                started_ms: now_ms(),
             }));
             match source {
                 load::Source::Zip(name, bytes) => engine.load_zip(name, bytes),
@@ -172,6 +214,19 @@ pub fn App() -> impl IntoView {
         progress.set(None);
         load_status.set(message);
     });
+    let on_sample: Rc<dyn Fn()> = {
+        let engine = engine.clone();
+        Rc::new(move || {
+            load_status.set(String::new());
+            progress.set(Some(LoadProgress {
+                phase: "read".into(),
+                done: 0,
+                total: 0,
+                started_ms: now_ms(),
+            }));
+            engine.load_sample();
+        })
+    };
     wasm_bindgen_futures::spawn_local(async move {
         if let Ok(Some(name)) = load::bridge_repo_name().await {
             set_bridge_repo.set(Some(name));
@@ -196,60 +251,142 @@ pub fn App() -> impl IntoView {
             }
         });
     }
+    url_hash_follows_selection(app);
+    Effect::new(move |_| apply_theme(&theme.get()));
     let link = StoredValue::new_local(link);
     let engine = StoredValue::new_local(engine);
     let on_files = StoredValue::new_local(on_files);
     let on_error = StoredValue::new_local(on_error);
+    let on_sample = StoredValue::new_local(on_sample);
     let cancel = move |_| {
         engine.with_value(EngineClient::cancel);
         progress.set(None);
         load_status.set("Indexing cancelled; the graph held before is back".into());
     };
+    let drop = move |event: web_sys::DragEvent| {
+        load::dropped(event, on_files.get_value(), on_error.get_value())
+    };
+    let empty = move || picture.with(|p| p.as_ref().is_none_or(|p| p.view.nodes.is_empty()));
 
     view! {
+        <div class="app" on:dragover=|e: web_sys::DragEvent| e.prevent_default() on:drop=drop>
         <header class="topbar">
             <span class="brand">"Nexus"</span>
             <span class="project" data-testid="project">{move || summary.get().map(|s| s.project).unwrap_or_default()}</span>
+            <search_box::SearchBox />
+            <button class="theme" data-testid="theme" title="Dark or light theme" on:click=move |_| theme.update(|t| *t = if t == "light" { "dark".into() } else { "light".into() })>
+                {move || if theme.get() == "light" { "Dark theme" } else { "Light theme" }}
+            </button>
             <connection::Indicator state=state link=link max_attempts=max_attempts />
         </header>
-        <main class="content">
+        <aside class="left">
             <section class="panel" data-testid="graph-summary">
-                <h2>"Graph"</h2>
-                <p data-testid="summary">{move || summary.get().map(|s| stats_line(&s)).unwrap_or_else(|| "Starting the engine…".into())}</p>
-                <load::LoadPanel on_files=on_files on_error=on_error bridge_repo=bridge_repo />
+                <p class="summary" data-testid="summary">{move || summary.get().map(|s| stats_line(&s)).unwrap_or_else(|| "Starting the engine…".into())}</p>
+                <load::LoadPanel on_files=on_files on_error=on_error bridge_repo=bridge_repo on_sample=on_sample />
                 <div class="progress" data-testid="progress" class:hidden=move || progress.with(Option::is_none)>
-                    <span>{move || progress.get().map(|p| progress_text(&p)).unwrap_or_default()}</span>
+                    <span>{move || progress.get().map(|p| progress_text(&p, now_ms())).unwrap_or_default()}</span>
                     <progress max="1" value=move || progress.get().map_or(0.0, |p| if p.total == 0 { 0.0 } else { p.done as f64 / p.total as f64 })></progress>
                     <button data-testid="cancel" on:click=cancel>"Cancel"</button>
                 </div>
-                <p class="muted" data-testid="load-status">{move || load_status.get()}</p>
+                <p class="muted status" data-testid="load-status">{move || load_status.get()}</p>
             </section>
-            <section class="panel" data-testid="highlights" class:hidden=move || highlights.with(Vec::is_empty)>
-                <h2>"Highlighted by agents"</h2>
-                <ul class="highlights">
-                    <For each=move || highlights.get() key=|row| row.clone() let:row>
-                        <li><span class="swatch" style=format!("background:{}", row.1)></span><code>{row.0}</code></li>
-                    </For>
-                </ul>
-            </section>
-            <section class="panel" data-testid="activity">
-                <h2>"Agent activity"</h2>
-                <Show
-                    when=move || !activity.with(Vec::is_empty)
-                    fallback=|| view! { <p class="muted">"No agent calls yet."</p> }
-                >
-                    <ul class="activity">
-                        <For each=move || activity.get() key=|row| (row.agent.clone(), row.tool.clone(), row.ms, row.ok) let:row>
-                            <li class:error=!row.ok>
-                                <span class="tool">{row.tool}</span>
-                                " · " {row.agent} " · " {format!("{} ms", row.ms)}
-                                " · " {if row.ok { "ok" } else { "error" }}
-                            </li>
-                        </For>
-                    </ul>
-                </Show>
-            </section>
+            <explorer::Explorer />
+        </aside>
+        <main class="stage" data-testid="stage" data-picture-ms=move || picture_ms.get().map(|ms| format!("{ms:.0}"))>
+            <div class="empty-state" data-testid="empty-state" class:hidden=move || !empty()>
+                <p>"No graph loaded yet — drop a folder or a ZIP here"</p>
+                <p class="muted">"or pick one on the left, or load the sample."</p>
+            </div>
         </main>
+        <aside class="right">
+            <nav class="tabs">
+                {Tab::ALL.into_iter().map(|t| view! {
+                    <button class="tab" class:active=move || app.tab.get() == t data-testid=format!("tab-{}", t.key()) on:click=move |_| app.tab.set(t)>
+                        {t.label()}
+                        {(t == Tab::Activity).then_some(move || { let n = rows.with(Vec::len); (n > 0).then(|| view! { <span class="badge">{n}</span> }) })}
+                    </button>
+                }).collect_view()}
+            </nav>
+            <div class="pane" class:hidden=move || app.tab.get() != Tab::Details><details::Details /></div>
+            <div class="pane" class:hidden=move || app.tab.get() != Tab::Code><code_view::CodeView /></div>
+            <div class="pane" class:hidden=move || app.tab.get() != Tab::Cypher><query::CypherConsole /></div>
+            <div class="pane" class:hidden=move || app.tab.get() != Tab::Ask><query::AskBox /></div>
+            <div class="pane" class:hidden=move || app.tab.get() != Tab::Activity><activity::Activity rows=rows highlights=highlights /></div>
+            <div class="pane" class:hidden=move || app.tab.get() != Tab::Connection><connection::ConnectionPanel state=state link=link max_attempts=max_attempts /></div>
+        </aside>
+        </div>
+    }
+}
+
+/// The selected node's stable id lives in the URL hash (`#node=…`), so a reload returns to it.
+fn url_hash_follows_selection(app: AppState) {
+    let restored = StoredValue::new(false);
+    Effect::new(move |_| {
+        let has_picture = app
+            .picture
+            .with(|p| p.as_ref().is_some_and(|p| !p.view.nodes.is_empty()));
+        if !has_picture || restored.get_value() {
+            return;
+        }
+        restored.set_value(true);
+        if let Some(id) = hash_node() {
+            app.select_id(&id);
+        }
+    });
+    Effect::new(move |_| {
+        let id = app.selected.get().and_then(|i| {
+            app.picture
+                .with_untracked(|p| p.as_ref().and_then(|p| p.node(i)).map(|n| n.id.clone()))
+        });
+        let Some(window) = web_sys::window() else {
+            return;
+        };
+        let hash = id.map_or_else(String::new, |id| {
+            format!("#node={}", js_sys::encode_uri_component(&id))
+        });
+        if let Ok(history) = window.history() {
+            let url = format!(
+                "{}{}{}",
+                window.location().pathname().unwrap_or_default(),
+                window.location().search().unwrap_or_default(),
+                hash
+            );
+            let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&url));
+        }
+    });
+}
+
+fn hash_node() -> Option<String> {
+    let hash = web_sys::window()?.location().hash().ok()?;
+    let encoded = hash.strip_prefix("#node=")?;
+    js_sys::decode_uri_component(encoded).ok().map(String::from)
+}
+
+fn saved_theme() -> String {
+    web_sys::window()
+        .and_then(|w| w.local_storage().ok().flatten())
+        .and_then(|s| s.get_item("nexus-theme").ok().flatten())
+        .unwrap_or_else(|| {
+            let dark = web_sys::window()
+                .and_then(|w| {
+                    w.match_media("(prefers-color-scheme: light)")
+                        .ok()
+                        .flatten()
+                })
+                .is_none_or(|m| !m.matches());
+            if dark { "dark" } else { "light" }.into()
+        })
+}
+
+fn apply_theme(theme: &str) {
+    let Some(window) = web_sys::window() else {
+        return;
+    };
+    if let Some(root) = window.document().and_then(|d| d.document_element()) {
+        let _ = root.set_attribute("data-theme", theme);
+    }
+    if let Ok(Some(storage)) = window.local_storage() {
+        let _ = storage.set_item("nexus-theme", theme);
     }
 }
 
@@ -260,11 +397,12 @@ fn local_time(ms: f64) -> String {
         .into()
 }
 
-fn progress_text(p: &LoadProgress) -> String {
+fn progress_text(p: &LoadProgress, now: f64) -> String {
+    let elapsed = ((now - p.started_ms) / 1000.0).max(0.0);
     if p.total == 0 {
-        format!("{}…", p.phase)
+        format!("{}… {elapsed:.1} s", p.phase)
     } else {
-        format!("{} {} / {}", p.phase, p.done, p.total)
+        format!("{} {} / {} · {elapsed:.1} s", p.phase, p.done, p.total)
     }
 }
 
@@ -294,14 +432,40 @@ fn context_frame(s: &GraphSummary) -> Frame {
 }
 
 /// Connects to the hub that served this page (or `?hub=host:port`); the engine worker answers.
-fn start_link(engine: EngineClient) -> Link {
+/// Every call is logged in the activity feed and the nodes it names light up.
+fn start_link(engine: EngineClient, app: AppState, rows: RwSignal<Vec<ActivityRow>>) -> Link {
     let link = Link::new(
         LinkConfig {
             url: hub_url(),
             agent: "nexus-web".into(),
             policy: ReconnectPolicy::default(),
         },
-        Rc::new(move |tool, args, reply| engine.call(tool, args, reply)),
+        Rc::new(move |tool, args, reply| {
+            light_touched(&app, &args, TOUCHED_COLOR);
+            let started = now_ms();
+            let seq = rows.with_untracked(|r| r.first().map_or(0, |r| r.seq + 1));
+            let (name, shown) = (tool.to_owned(), activity::short_args(&args));
+            engine.call(
+                tool,
+                args,
+                Box::new(move |outcome: Outcome| {
+                    rows.update(|rows| {
+                        push_row(
+                            rows,
+                            ActivityRow {
+                                seq,
+                                agent: None,
+                                tool: name,
+                                args: shown,
+                                ms: now_ms() - started,
+                                ok: matches!(outcome, Outcome::Ok(_)),
+                            },
+                        )
+                    });
+                    reply(outcome);
+                }),
+            )
+        }),
     );
     link.start();
     link

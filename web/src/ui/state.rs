@@ -1,0 +1,279 @@
+//! What the panels share: the graph picture, the selection, nodes lit by agents, the open code
+//! and the engine handle. The app shell provides it once; panels read it with `use_app()`.
+
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use leptos::prelude::*;
+use nexus_shared::Outcome;
+use serde_json::Value;
+
+use crate::engine::layout::{NO_INDEX, ViewGraph, ViewNode};
+use crate::worker::client::EngineClient;
+
+/// The drawn graph and an index from stable id to drawn node.
+pub struct Picture {
+    pub view: Rc<ViewGraph>,
+    by_id: HashMap<String, u32>,
+}
+
+impl Picture {
+    pub fn new(view: ViewGraph) -> Picture {
+        let by_id = view
+            .nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.id.clone(), i as u32))
+            .collect();
+        Picture {
+            view: Rc::new(view),
+            by_id,
+        }
+    }
+
+    pub fn find(&self, id: &str) -> Option<u32> {
+        self.by_id.get(id).copied()
+    }
+
+    pub fn node(&self, index: u32) -> Option<&ViewNode> {
+        self.view.nodes.get(index as usize)
+    }
+
+    /// The repository path of a drawn node's file.
+    pub fn path_of(&self, index: u32) -> Option<&str> {
+        let node = self.node(index)?;
+        let file = if node.file == NO_INDEX {
+            node
+        } else {
+            self.node(node.file)?
+        };
+        file.id.strip_prefix("File:")
+    }
+}
+
+/// Which tab the right-hand side shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tab {
+    Details,
+    Code,
+    Cypher,
+    Ask,
+    Activity,
+    Connection,
+}
+
+impl Tab {
+    pub const ALL: [Tab; 6] = [
+        Tab::Details,
+        Tab::Code,
+        Tab::Cypher,
+        Tab::Ask,
+        Tab::Activity,
+        Tab::Connection,
+    ];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Tab::Details => "Details",
+            Tab::Code => "Code",
+            Tab::Cypher => "Cypher",
+            Tab::Ask => "Ask",
+            Tab::Activity => "Activity",
+            Tab::Connection => "Connect",
+        }
+    }
+
+    pub fn key(self) -> &'static str {
+        match self {
+            Tab::Details => "details",
+            Tab::Code => "code",
+            Tab::Cypher => "cypher",
+            Tab::Ask => "ask",
+            Tab::Activity => "activity",
+            Tab::Connection => "connection",
+        }
+    }
+}
+
+/// A file to show in the code view, with the lines to mark.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CodeTarget {
+    pub path: String,
+    pub start: u32,
+    pub end: u32,
+}
+
+#[derive(Clone, Copy)]
+pub struct AppState {
+    pub picture: RwSignal<Option<Rc<Picture>>, LocalStorage>,
+    /// Drawn node index of the selected node.
+    pub selected: RwSignal<Option<u32>>,
+    /// When the selection last changed (`performance.now()`), to time the details panel.
+    pub selected_at: RwSignal<f64>,
+    /// Nodes lit by agents and by followed processes: (drawn index, CSS colour), newest first.
+    pub lit: RwSignal<Vec<(u32, String)>>,
+    pub tab: RwSignal<Tab>,
+    pub code: RwSignal<Option<CodeTarget>>,
+    pub engine: StoredValue<EngineClient, LocalStorage>,
+}
+
+/// At most this many nodes stay lit.
+pub const MAX_LIT: usize = 500;
+
+pub fn use_app() -> AppState {
+    expect_context::<AppState>()
+}
+
+pub fn now_ms() -> f64 {
+    web_sys::window()
+        .and_then(|w| w.performance())
+        .map_or(0.0, |p| p.now())
+}
+
+impl AppState {
+    /// Selects the drawn node with this stable id; false when it is not drawn.
+    pub fn select_id(&self, id: &str) -> bool {
+        let found = self
+            .picture
+            .with_untracked(|p| p.as_ref().and_then(|p| p.find(id)));
+        if let Some(index) = found {
+            self.select(index);
+        }
+        found.is_some()
+    }
+
+    pub fn select(&self, index: u32) {
+        self.selected_at.set(now_ms());
+        self.selected.set(Some(index));
+        self.tab.set(Tab::Details);
+    }
+
+    /// Opens a drawn node's lines in the code view.
+    pub fn open_code_of(&self, index: u32) {
+        let target = self.picture.with_untracked(|p| {
+            let p = p.as_ref()?;
+            let node = p.node(index)?;
+            Some(CodeTarget {
+                path: p.path_of(index)?.to_owned(),
+                start: node.start_line,
+                end: node.end_line,
+            })
+        });
+        if let Some(target) = target {
+            self.code.set(Some(target));
+            self.tab.set(Tab::Code);
+        }
+    }
+
+    /// Lights these nodes in a colour (newest first, capped).
+    pub fn light(&self, indices: impl IntoIterator<Item = u32>, color: &str) {
+        let indices: Vec<u32> = indices.into_iter().collect();
+        if indices.is_empty() {
+            return;
+        }
+        self.lit.update(|lit| {
+            lit.retain(|(i, _)| !indices.contains(i));
+            for i in indices.iter().rev() {
+                lit.insert(0, (*i, color.to_owned()));
+            }
+            lit.truncate(MAX_LIT);
+        });
+    }
+
+    /// Calls a tool with `format: json` added; `done` gets the parsed answer or the error text.
+    pub fn call_json(
+        &self,
+        tool: &str,
+        mut args: Value,
+        done: impl FnOnce(Result<Value, String>) + 'static,
+    ) {
+        if let Value::Object(map) = &mut args {
+            map.insert("format".into(), Value::from("json"));
+        }
+        self.engine.with_value(|engine| {
+            engine.call(tool, args, Box::new(move |outcome| done(json_of(outcome))));
+        });
+    }
+}
+
+/// A tool's answer as JSON, or its error as one readable line.
+pub fn json_of(outcome: Outcome) -> Result<Value, String> {
+    match outcome {
+        Outcome::Ok(output) => serde_json::from_str(&output.text)
+            .map_err(|err| format!("unexpected answer from the engine: {err}")),
+        Outcome::Err(err) => Err(match err.hint {
+            Some(hint) => format!("{} ({hint})", err.message),
+            None => err.message,
+        }),
+    }
+}
+
+/// Every string under an `"id"` key in a JSON answer, in order, once each.
+pub fn ids_in(value: &Value) -> Vec<String> {
+    fn walk(value: &Value, out: &mut Vec<String>) {
+        match value {
+            Value::Object(map) => {
+                for (key, item) in map {
+                    match item {
+                        Value::String(s) if key == "id" || key == "target" || key == "entry" => {
+                            if !out.contains(s) {
+                                out.push(s.clone());
+                            }
+                        }
+                        _ => walk(item, out),
+                    }
+                }
+            }
+            Value::Array(items) => items.iter().for_each(|item| walk(item, out)),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk(value, &mut out);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::layout::layout;
+    use crate::engine::sample::sample_graph;
+    use nexus_shared::{ErrorCode, ToolError, ToolOutput};
+    use serde_json::json;
+
+    #[test]
+    fn pictures_find_nodes_and_their_files() {
+        let picture = Picture::new(layout(&sample_graph()));
+        let index = picture.find("Method:shop/cart.py:Cart.checkout").unwrap();
+        assert_eq!(picture.path_of(index), Some("shop/cart.py"));
+        let file = picture.find("File:shop/cart.py").unwrap();
+        assert_eq!(picture.path_of(file), Some("shop/cart.py"));
+        assert_eq!(picture.find("Function:nowhere:x"), None);
+    }
+
+    #[test]
+    fn ids_are_collected_once_in_order() {
+        let answer = json!({"target": "A", "steps": [{"result": {"items": [{"id": "B"}, {"id": "A"}]}}], "id": "C"});
+        let ids = ids_in(&answer);
+        assert_eq!(ids.len(), 3);
+        assert!(ids.contains(&"A".to_owned()) && ids.contains(&"B".to_owned()));
+    }
+
+    #[test]
+    fn answers_become_json_or_one_error_line() {
+        let ok = json_of(Outcome::Ok(ToolOutput {
+            text: "{\"a\":1}".into(),
+        }));
+        assert_eq!(ok, Ok(json!({"a": 1})));
+        let err = json_of(Outcome::Err(
+            ToolError::new(ErrorCode::InvalidQuery, "bad").with_hint("fix it"),
+        ));
+        assert_eq!(err, Err("bad (fix it)".into()));
+        assert!(
+            json_of(Outcome::Ok(ToolOutput {
+                text: "not json".into()
+            }))
+            .is_err()
+        );
+    }
+}
