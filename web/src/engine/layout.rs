@@ -64,6 +64,8 @@ const GOLDEN_ANGLE: f32 = 2.399_963;
 /// Distance between neighbouring symbols inside a file cluster, in world units.
 const SPACING: f32 = 1.0;
 const RELAX_ROUNDS: usize = 24;
+/// The farthest two nodes push each other: 1.2 × the sum of the largest radii (0.9 each).
+const REPEL_REACH: f32 = 2.2;
 
 /// Lays out `graph`: deterministic for a given graph.
 pub fn layout(graph: &Graph) -> ViewGraph {
@@ -434,10 +436,8 @@ fn relax(nodes: &mut [ViewNode], edges: &[ViewEdge], groups: &[Placing]) {
     if nodes.is_empty() {
         return;
     }
-    let cell = SPACING * 1.5;
     let mut dx = vec![0.0f32; nodes.len()];
     let mut dy = vec![0.0f32; nodes.len()];
-    let mut grid: FxHashMap<(i32, i32), Vec<u32>> = FxHashMap::default();
     for round in 0..RELAX_ROUNDS {
         let heat = 1.0 - round as f32 / RELAX_ROUNDS as f32;
         dx.fill(0.0);
@@ -458,20 +458,12 @@ fn relax(nodes: &mut [ViewNode], edges: &[ViewEdge], groups: &[Placing]) {
             dx[b] -= ex * pull;
             dy[b] -= ey * pull;
         }
-        grid.values_mut().for_each(Vec::clear);
+        let grid = Grid::build(nodes, REPEL_REACH);
         for (i, n) in nodes.iter().enumerate() {
-            grid.entry(((n.x / cell).floor() as i32, (n.y / cell).floor() as i32))
-                .or_default()
-                .push(i as u32);
-        }
-        for (i, n) in nodes.iter().enumerate() {
-            let (gx, gy) = ((n.x / cell).floor() as i32, (n.y / cell).floor() as i32);
-            for ox in -1..=1 {
-                for oy in -1..=1 {
-                    let Some(cell_nodes) = grid.get(&(gx + ox, gy + oy)) else {
-                        continue;
-                    };
-                    for &j in cell_nodes {
+            let (cx, cy) = grid.cell_of(n.x, n.y);
+            for gy in cy.saturating_sub(1)..=(cy + 1).min(grid.rows - 1) {
+                for gx in cx.saturating_sub(1)..=(cx + 1).min(grid.cols - 1) {
+                    for &j in grid.items_in(gx, gy) {
                         let j = j as usize;
                         if j == i {
                             continue;
@@ -513,6 +505,77 @@ fn relax(nodes: &mut [ViewNode], edges: &[ViewEdge], groups: &[Placing]) {
                 }
             }
         }
+    }
+}
+
+/// Node indices bucketed by square cells over the nodes' bounds (a counting sort, rebuilt each
+/// round): close pairs are found in the 3 × 3 cells around a node.
+struct Grid {
+    x0: f32,
+    y0: f32,
+    cell: f32,
+    cols: usize,
+    rows: usize,
+    /// Items of cell `c` are `items[start[c]..start[c + 1]]`.
+    start: Vec<u32>,
+    items: Vec<u32>,
+}
+
+impl Grid {
+    /// Cells at least `reach` wide; wider when the nodes are spread so far that cells would
+    /// outnumber them many times.
+    fn build(nodes: &[ViewNode], reach: f32) -> Grid {
+        let [x0, y0, x1, y1] = nodes.iter().fold(
+            [f32::MAX, f32::MAX, f32::MIN, f32::MIN],
+            |[a, b, c, d], n| [a.min(n.x), b.min(n.y), c.max(n.x), d.max(n.y)],
+        );
+        let (w, h) = ((x1 - x0).max(0.0), (y1 - y0).max(0.0));
+        let budget = (nodes.len() * 8 + 4096) as f32;
+        let mut cell = reach;
+        if (w / cell + 1.0) * (h / cell + 1.0) > budget {
+            cell = ((w * h) / budget).sqrt().max(reach) * 1.01;
+        }
+        let cols = (w / cell) as usize + 1;
+        let rows = (h / cell) as usize + 1;
+        let mut grid = Grid {
+            x0,
+            y0,
+            cell,
+            cols,
+            rows,
+            start: vec![0; cols * rows + 1],
+            items: vec![0; nodes.len()],
+        };
+        let cells: Vec<usize> = nodes
+            .iter()
+            .map(|n| {
+                let (cx, cy) = grid.cell_of(n.x, n.y);
+                cy * cols + cx
+            })
+            .collect();
+        for &c in &cells {
+            grid.start[c + 1] += 1;
+        }
+        for c in 0..cols * rows {
+            grid.start[c + 1] += grid.start[c];
+        }
+        let mut fill = grid.start.clone();
+        for (i, &c) in cells.iter().enumerate() {
+            grid.items[fill[c] as usize] = i as u32;
+            fill[c] += 1;
+        }
+        grid
+    }
+
+    fn cell_of(&self, x: f32, y: f32) -> (usize, usize) {
+        let cx = ((x - self.x0) / self.cell) as usize;
+        let cy = ((y - self.y0) / self.cell) as usize;
+        (cx.min(self.cols - 1), cy.min(self.rows - 1))
+    }
+
+    fn items_in(&self, cx: usize, cy: usize) -> &[u32] {
+        let c = cy * self.cols + cx;
+        &self.items[self.start[c] as usize..self.start[c + 1] as usize]
     }
 }
 
@@ -573,6 +636,24 @@ mod tests {
     fn the_same_graph_gives_the_same_picture() {
         let graph = sample_graph();
         assert_eq!(layout(&graph), layout(&graph));
+    }
+
+    #[test]
+    fn the_grid_holds_every_node_in_the_cell_of_its_position() {
+        let view = layout(&sample_graph());
+        let grid = Grid::build(&view.nodes, REPEL_REACH);
+        let mut seen = vec![false; view.nodes.len()];
+        for cy in 0..grid.rows {
+            for cx in 0..grid.cols {
+                for &i in grid.items_in(cx, cy) {
+                    let n = &view.nodes[i as usize];
+                    assert_eq!(grid.cell_of(n.x, n.y), (cx, cy));
+                    seen[i as usize] = true;
+                }
+            }
+        }
+        assert!(seen.into_iter().all(|s| s));
+        assert!(grid.cell >= REPEL_REACH);
     }
 
     #[test]
