@@ -6,6 +6,7 @@ mod code_view;
 mod connection;
 mod details;
 mod explorer;
+mod graph_view;
 mod load;
 mod query;
 mod search_box;
@@ -20,6 +21,7 @@ use nexus_shared::{Frame, GraphStats, Outcome};
 use wasm_bindgen::JsValue;
 
 use self::activity::{ActivityRow, TOUCHED_COLOR, attach_agent, light_touched, push_row};
+use self::graph_view::ColorBy;
 use self::state::{AppState, Picture, Tab, now_ms};
 use crate::engine::layout::ViewGraph;
 use crate::link::{Link, LinkConfig};
@@ -267,6 +269,9 @@ pub fn App() -> impl IntoView {
         load::dropped(event, on_files.get_value(), on_error.get_value())
     };
     let empty = move || picture.with(|p| p.as_ref().is_none_or(|p| p.view.nodes.is_empty()));
+    let view_graph =
+        Signal::derive_local(move || picture.with(|p| p.as_ref().map(|p| p.view.clone())));
+    let color_by = RwSignal::new(ColorBy::Community);
 
     view! {
         <div class="app" on:dragover=|e: web_sys::DragEvent| e.prevent_default() on:drop=drop>
@@ -274,6 +279,10 @@ pub fn App() -> impl IntoView {
             <span class="brand">"Nexus"</span>
             <span class="project" data-testid="project">{move || summary.get().map(|s| s.project).unwrap_or_default()}</span>
             <search_box::SearchBox />
+            <select data-testid="color-by" title="Colour nodes by" on:change=move |e| color_by.set(if event_target_value(&e) == "kind" { ColorBy::Kind } else { ColorBy::Community })>
+                <option value="community">"Colour by community"</option>
+                <option value="kind">"Colour by kind"</option>
+            </select>
             <button class="theme" data-testid="theme" title="Dark or light theme" on:click=move |_| theme.update(|t| *t = if t == "light" { "dark".into() } else { "light".into() })>
                 {move || if theme.get() == "light" { "Dark theme" } else { "Light theme" }}
             </button>
@@ -293,6 +302,7 @@ pub fn App() -> impl IntoView {
             <explorer::Explorer />
         </aside>
         <main class="stage" data-testid="stage" data-picture-ms=move || picture_ms.get().map(|ms| format!("{ms:.0}"))>
+            <graph_view::GraphView view=view_graph selected=app.selected lit=app.lit.into() color_by=color_by.into() />
             <div class="empty-state" data-testid="empty-state" class:hidden=move || !empty()>
                 <p>"No graph loaded yet — drop a folder or a ZIP here"</p>
                 <p class="muted">"or pick one on the left, or load the sample."</p>
