@@ -76,7 +76,7 @@ try {
       await new Promise((r) => setTimeout(r, 100));
     }
   }
-  const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+  const page = await browser.newPage({ viewport: { width: 1440, height: 900 }, colorScheme: "dark" });
   const errors = [];
   page.on("pageerror", (e) => errors.push(String(e)));
   await page.goto(`http://127.0.0.1:${port}/`);
@@ -204,7 +204,9 @@ try {
 
   await check("Esc clears the selection", async () => {
     await page.keyboard.press("Escape");
-    await page.waitForSelector('[data-testid="details"] .empty');
+    await page.waitForSelector('[data-testid="details"] .empty', { state: "attached" });
+    await page.waitForFunction(() => window.__nexusGraph.selectedId === null, null, { timeout: 5_000 });
+    if (await page.evaluate(() => location.hash)) fail("the URL hash still names a node");
   });
   if (errors.length) fail(`page errors: ${errors.join("; ")}`);
   console.log("ui test passed");

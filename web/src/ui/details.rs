@@ -55,7 +55,7 @@ pub fn Details() -> impl IntoView {
         else {
             return;
         };
-        let asked_at = app.selected_at.get_untracked();
+        let asked_at = now_ms();
         app.call_json("deep_dive", json!({"name": id}), move |result| {
             answer.set(Some(result));
             shown_ms.set(Some(now_ms() - asked_at));

@@ -156,7 +156,6 @@ pub fn App() -> impl IntoView {
     let app = AppState {
         picture,
         selected: RwSignal::new(None),
-        selected_at: RwSignal::new(0.0),
         lit: RwSignal::new(Vec::new()),
         tab: RwSignal::new(Tab::Details),
         code: RwSignal::new(None),
@@ -344,7 +343,12 @@ fn url_hash_follows_selection(app: AppState) {
         }
     });
     Effect::new(move |_| {
-        let id = app.selected.get().and_then(|i| {
+        let selected = app.selected.get();
+        // Until the picture arrived and the hash was read, the hash is the reload's to read.
+        if !restored.get_value() {
+            return;
+        }
+        let id = selected.and_then(|i| {
             app.picture
                 .with_untracked(|p| p.as_ref().and_then(|p| p.node(i)).map(|n| n.id.clone()))
         });

@@ -108,8 +108,6 @@ pub struct AppState {
     pub picture: RwSignal<Option<Rc<Picture>>, LocalStorage>,
     /// Drawn node index of the selected node.
     pub selected: RwSignal<Option<u32>>,
-    /// When the selection last changed (`performance.now()`), to time the details panel.
-    pub selected_at: RwSignal<f64>,
     /// Nodes lit by agents and by followed processes: (drawn index, CSS colour), newest first.
     pub lit: RwSignal<Vec<(u32, String)>>,
     pub tab: RwSignal<Tab>,
@@ -143,7 +141,6 @@ impl AppState {
     }
 
     pub fn select(&self, index: u32) {
-        self.selected_at.set(now_ms());
         self.selected.set(Some(index));
         self.tab.set(Tab::Details);
     }
