@@ -2,11 +2,14 @@
 // real UI in headless Chromium, and measures indexing, main-thread stalls, memory and reload.
 //
 // Usage: node tests/js/browser-bench.mjs --repo DIR [--ui DIST] [--bridge BIN] [--port N]
-//        [--reloads N] [--synthetic N] [--chain N] [--check]
+//        [--reloads N] [--synthetic N] [--chain N] [--picture] [--check]
 //   --synthetic N  generate a repository of N Python files instead of --repo
 //   --chain N      then time N calls per tool through the whole chain: MCP client (the official
 //                  TypeScript SDK) → a second nexus-bridge on stdio (a peer) → hub → WebSocket →
 //                  the tab's wasm engine → back
+//   --picture      then time the graph picture: engine finished → first picture, frames per
+//                  second while panning (mouse drag) and zooming (wheel), and a click on a node →
+//                  selection drawn and details shown
 //   --check        exit non-zero unless indexing, saving and restoring on reload all worked
 // Prints figures on stdout; the bridge's logs go to stderr.
 import { spawn, execFileSync } from "node:child_process";
@@ -30,6 +33,7 @@ const bridge = path.resolve(opt("bridge", path.join(root, "target/release/nexus-
 const reloads = Number(opt("reloads", "3"));
 const check = flag("check");
 const chainCalls = Number(opt("chain", "0"));
+const picture = flag("picture");
 const chromiumPath = process.env.CHROMIUM || "/usr/bin/chromium";
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "nexus-browser-bench-"));
 
@@ -103,6 +107,78 @@ async function connectAgent() {
     }),
   );
   return client;
+}
+
+/// Frames per second the picture draws while `move(t)` (t in 0..1) drives the pointer for `ms`.
+async function framesPerSecond(page, ms, move) {
+  const before = await page.evaluate(() => window.__nexusGraph.frames);
+  const started = Date.now();
+  let steps = 0;
+  while (Date.now() - started < ms) {
+    await move((Date.now() - started) / ms, steps++);
+  }
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  const elapsed = Date.now() - started;
+  const after = await page.evaluate(() => ({ frames: window.__nexusGraph.frames, frameMs: window.__nexusGraph.frameMs }));
+  return { fps: ((after.frames - before) * 1000) / elapsed, events: steps, frameMs: after.frameMs };
+}
+
+/// The graph picture: time to the first picture, panning and zooming rates, click → details.
+async function pictureBench(page) {
+  await page.waitForFunction(() => window.__nexusGraph && window.__nexusGraph.firstPictureMs > 0, null, { timeout: 120_000 });
+  const t = await page.evaluate(() => ({
+    indexed: window.__nexusIndexedAt,
+    view: window.__nexusGraph.viewSetMs,
+    first: window.__nexusGraph.firstPictureMs,
+    layout: Number(document.querySelector('[data-testid="stage"]').dataset.pictureMs),
+    nodes: Number(document.querySelector('[data-testid="graph-view"]').dataset.nodes),
+  }));
+  console.log(
+    `picture: ${t.nodes} nodes; layout ${t.layout} ms in the worker; engine finished → first picture ${(t.first - t.indexed).toFixed(0)} ms (view in the page → drawn ${(t.first - t.view).toFixed(0)} ms)`,
+  );
+  const box = await page.locator('[data-testid="graph-canvas"]').boundingBox();
+  const [cx, cy] = [box.x + box.width / 2, box.y + box.height / 2];
+  await page.mouse.move(cx, cy);
+  await page.mouse.down();
+  const pan = await framesPerSecond(page, 3000, (f) =>
+    page.mouse.move(cx + 150 * Math.sin(f * 12), cy + 100 * Math.cos(f * 9), { steps: 4 }),
+  );
+  await page.mouse.up();
+  console.log(`panning: ${pan.fps.toFixed(1)} frames/s over ${pan.events * 4} pointer moves (last frame ${pan.frameMs.toFixed(1)} ms)`);
+  const zoom = await framesPerSecond(page, 3000, (f, step) =>
+    page.evaluate(
+      ([x, y, dy]) => {
+        const canvas = document.querySelector('[data-testid="graph-canvas"]');
+        for (let i = 0; i < 4; i++) canvas.dispatchEvent(new WheelEvent("wheel", { clientX: x, clientY: y, deltaY: dy, bubbles: true, cancelable: true }));
+      },
+      [cx, cy, Math.floor(step / 10) % 2 ? 30 : -30],
+    ),
+  );
+  console.log(`zooming: ${zoom.fps.toFixed(1)} frames/s over ${zoom.events * 4} wheel events (last frame ${zoom.frameMs.toFixed(1)} ms)`);
+  // The camera flies to a searched symbol; after Esc clears the selection, a click selects it.
+  await page.keyboard.press("/");
+  await page.keyboard.type("get_queryset");
+  await page.waitForSelector('[data-testid="search-hits"] li a', { timeout: 10_000 });
+  await page.keyboard.press("Enter");
+  await page.waitForFunction(() => window.__nexusGraph.selectedId, null, { timeout: 10_000 });
+  const clickId = await page.evaluate(() => window.__nexusGraph.selectedId);
+  await page.waitForTimeout(1500);
+  await page.keyboard.press("Escape");
+  await page.waitForTimeout(300);
+  const at = await page.evaluate((i) => window.__nexusGraph.screenPosition(i), clickId);
+  if (!at) return console.log("select: no node to click");
+  await page.evaluate(() => {
+    document.querySelector('[data-testid="graph-canvas"]').addEventListener("pointerdown", () => (window.__nexusClickAt = performance.now()), { capture: true, once: true });
+  });
+  await page.mouse.click(at[0], at[1]);
+  await page.waitForFunction(() => window.__nexusGraph.selectionDrawnMs > window.__nexusClickAt, null, { timeout: 10_000 });
+  await page.waitForFunction(() => document.querySelector('[data-testid="details"]').dataset.ms && document.querySelector('[data-testid="details-callers"]'), null, { timeout: 10_000 });
+  const sel = await page.evaluate(() => ({
+    drawn: window.__nexusGraph.selectionDrawnMs - window.__nexusClickAt,
+    details: Number(document.querySelector('[data-testid="details"]').dataset.ms),
+    name: document.querySelector('[data-testid="details-name"]').textContent,
+  }));
+  console.log(`select ${sel.name}: click → selection drawn ${sel.drawn.toFixed(1)} ms; selection → details shown ${sel.details.toFixed(1)} ms`);
 }
 
 /// Index the same repository again: the snapshot it replaces becomes the previous one, `diff`
@@ -196,6 +272,9 @@ try {
       "--disable-component-update",
       "--disable-sync",
       "--no-first-run",
+      "--use-gl=angle",
+      "--use-angle=swiftshader",
+      "--enable-unsafe-swiftshader",
     ],
   });
   const page = context.pages()[0] ?? (await context.newPage());
@@ -210,6 +289,11 @@ try {
       requestAnimationFrame(tick);
     };
     requestAnimationFrame(tick);
+    // When the engine reported the end of indexing (the status turns to "Indexed …").
+    new MutationObserver(() => {
+      const status = document.querySelector('[data-testid="load-status"]')?.textContent || "";
+      if (/^Indexed /.test(status) && !window.__nexusIndexedAt) window.__nexusIndexedAt = performance.now();
+    }).observe(document, { subtree: true, childList: true, characterData: true });
   });
   const peak = { all: 0, tab: 0 };
   const sampler = setInterval(() => {
@@ -235,6 +319,7 @@ try {
   );
   if (check && !/saved to browser storage/.test(indexed)) fail(`not saved: ${indexed}`);
 
+  if (picture) await pictureBench(page);
   const restoreTimes = [];
   for (let i = 0; i < reloads; i++) {
     const t = Date.now();
