@@ -54,6 +54,27 @@ pub fn name_line(lines: &[&str], start: u32, end: u32, name: &str) -> u32 {
         .unwrap_or(start)
 }
 
+/// The explicit `constructor` method of a class (JavaScript, TypeScript), which a reference
+/// indexer names as the target of `new C(…)`.
+fn constructor_of(graph: &Graph, node: u32) -> Option<u32> {
+    if !graph.node(node)?.kind().is_type() {
+        return None;
+    }
+    graph
+        .incoming(node)
+        .filter(|e| e.kind == EdgeKind::MemberOf)
+        .map(|e| e.from)
+        .find(|&m| graph.node(m).is_some_and(|n| n.name() == "constructor"))
+}
+
+fn callee_name(graph: &Graph, node: u32) -> String {
+    let target = constructor_of(graph, node).unwrap_or(node);
+    graph
+        .node(target)
+        .map(|n| n.name().to_owned())
+        .unwrap_or_default()
+}
+
 /// Exports the graph's CALLS edges between functions and methods, one per (caller, callee) pair
 /// with the highest confidence seen.
 pub fn export(graph: &Graph, sources: &Sources) -> Exported {
@@ -82,17 +103,17 @@ pub fn export(graph: &Graph, sources: &Sources) -> Exported {
         if edge.kind != EdgeKind::Calls {
             continue;
         }
-        let (Some(caller), Some(callee)) = (site_of.get(&edge.from), site_of.get(&edge.to)) else {
+        let callee = site_of
+            .get(&edge.to)
+            .or_else(|| constructor_of(graph, edge.to).and_then(|c| site_of.get(&c)));
+        let (Some(caller), Some(callee)) = (site_of.get(&edge.from), callee) else {
             exported.other_edges += 1;
             continue;
         };
         let candidate = NexusEdge {
             caller: caller.clone(),
             callee: callee.clone(),
-            callee_name: graph
-                .node(edge.to)
-                .map(|n| n.name().to_owned())
-                .unwrap_or_default(),
+            callee_name: callee_name(graph, edge.to),
             confidence: edge.confidence,
             reason: edge.reason.as_str(),
         };

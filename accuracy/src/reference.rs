@@ -137,10 +137,12 @@ pub fn callable_of(symbol: &str) -> Option<Callable> {
         .last()
         .filter(|d| d.suffix.enum_value().ok() == Some(Suffix::Type))
         .map(|d| d.name.clone());
-    Some(Callable {
-        name: last.name.clone(),
-        owner,
-    })
+    // scip-typescript names constructors `<constructor>`; the source says `constructor`.
+    let name = match last.name.as_str() {
+        "<constructor>" => "constructor".to_owned(),
+        other => other.to_owned(),
+    };
+    Some(Callable { name, owner })
 }
 
 /// Byte offset of a SCIP column in a line, given the index's position encoding.

@@ -205,6 +205,9 @@ struct Resolver<'a> {
     members: HashMap<u32, HashMap<&'a str, u32>>,
     /// Type node → base type nodes.
     bases: HashMap<u32, Vec<u32>>,
+    /// A TypeScript namespace and the type of the same name in its file (declaration merging),
+    /// both ways: members of one are members of the other.
+    companions: HashMap<u32, u32>,
     /// Top-level callables and types by name, project-wide.
     globals: HashMap<&'a str, Vec<u32>>,
     /// Methods by name, project-wide.
@@ -224,6 +227,7 @@ pub fn build_graph(project: &str, files: &[FileFacts]) -> (Graph, ResolveStats) 
         top_level: Vec::with_capacity(files.len()),
         members: HashMap::default(),
         bases: HashMap::default(),
+        companions: HashMap::default(),
         globals: HashMap::default(),
         methods: HashMap::default(),
         scopes: Scopes::default(),
@@ -326,7 +330,30 @@ impl<'a> Resolver<'a> {
                             self.methods.entry(d.name.as_str()).or_default().push(id);
                         }
                     }
+                    Some(NodeKind::Module) if f.lang.is_js_family() => {
+                        if let Some(p) = d.parent.and_then(|p| nodes.get(p as usize)).copied() {
+                            self.members
+                                .entry(p)
+                                .or_default()
+                                .entry(d.name.as_str())
+                                .or_insert(id);
+                        }
+                    }
                     Some(_) => {}
+                }
+            }
+            for (i, d) in f.defs.iter().enumerate() {
+                if d.kind != NodeKind::Module || d.parent.is_some() || !f.lang.is_js_family() {
+                    continue;
+                }
+                let same_name_type = top
+                    .get(d.name.as_str())
+                    .into_iter()
+                    .flatten()
+                    .find(|&&t| f.defs.get(t as usize).is_some_and(|x| x.kind.is_type()));
+                if let Some(&t) = same_name_type {
+                    self.companions.insert(nodes[i], nodes[t as usize]);
+                    self.companions.insert(nodes[t as usize], nodes[i]);
                 }
             }
             // Methods adopted after their type (Rust impls, Go receivers) point back at it.
@@ -440,6 +467,9 @@ impl<'a> Resolver<'a> {
             }
             if let Some(&m) = self.members.get(&t).and_then(|m| m.get(name)) {
                 return Some((m, inherited));
+            }
+            if let Some(&companion) = self.companions.get(&t) {
+                queue.push((companion, inherited));
             }
             for &base in self.bases.get(&t).map_or(&[][..], Vec::as_slice) {
                 queue.push((base, true));
@@ -785,9 +815,14 @@ impl<'a> Resolver<'a> {
         conf: f32,
     ) -> Option<(u32, f32, Reason)> {
         match target {
-            Target::Node(n) if self.kind_of(n).is_some_and(NodeKind::is_type) => self
-                .find_member(n, name)
-                .map(|(m, _)| (m, conf, Reason::ClassMember)),
+            Target::Node(n)
+                if self
+                    .kind_of(n)
+                    .is_some_and(|k| k.is_type() || k == NodeKind::Module) =>
+            {
+                self.find_member(n, name)
+                    .map(|(m, _)| (m, conf, Reason::ClassMember))
+            }
             Target::Module(m) => self.export_of(&[m], name, conf),
             Target::Package(ref files) => self.export_of(files, name, conf),
             Target::Node(_) => None,
