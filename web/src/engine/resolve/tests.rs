@@ -641,3 +641,57 @@ public class Cart {
         )],
     );
 }
+
+#[test]
+fn candidates_narrowed_by_imports_and_attribute_types_from_bases() {
+    let g = graph(&[
+        (
+            "pkg/a.py",
+            "class Ledger:\n    def settle(self):\n        pass\n\ndef make():\n    return Ledger()\n",
+        ),
+        (
+            "pkg/b.py",
+            "class Till:\n    def settle(self):\n        pass\n",
+        ),
+        (
+            "pkg/c.py",
+            "class Purse:\n    def settle(self):\n        pass\n",
+        ),
+        (
+            "pkg/base.py",
+            "from .b import Till\n\n\nclass Base:\n    def __init__(self):\n        self.till: Till = Till()\n",
+        ),
+        (
+            "pkg/main.py",
+            "from .a import make\nfrom .base import Base\n\n\nclass Shop(Base):\n    def close(self):\n        self.till.settle()\n\n\ndef go(x):\n    x.settle()\n",
+        ),
+    ]);
+    // `x` has no known type; of three `settle` methods only one is in a file `main.py` imports.
+    // `self.till` is typed in the base class, in another file.
+    expect(
+        &g,
+        EdgeKind::Calls,
+        &[
+            (
+                "Function:pkg/a.py:make",
+                "Class:pkg/a.py:Ledger",
+                "constructor",
+            ),
+            (
+                "Function:pkg/main.py:go",
+                "Method:pkg/a.py:Ledger.settle",
+                "imported-candidate",
+            ),
+            (
+                "Method:pkg/base.py:Base.__init__",
+                "Class:pkg/b.py:Till",
+                "constructor",
+            ),
+            (
+                "Method:pkg/main.py:Shop.close",
+                "Method:pkg/b.py:Till.settle",
+                "attribute-type",
+            ),
+        ],
+    );
+}
