@@ -9,7 +9,7 @@ use super::ingest::Sources;
 /// Leads every snapshot; a blob that does not start with it is refused.
 const MAGIC: &[u8; 8] = b"NXSNAP\0\0";
 /// Bumped whenever the stored layout changes; older snapshots are then refused and rebuilt.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 
 #[derive(Serialize)]
 struct BodyRef<'a> {

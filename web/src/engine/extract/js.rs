@@ -26,11 +26,15 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
             "class_declaration" | "abstract_class_declaration" | "class" => Some(NodeKind::Class),
             "interface_declaration" => Some(NodeKind::Interface),
             "enum_declaration" => Some(NodeKind::Enum),
+            "internal_module" | "module" => Some(NodeKind::Module),
             "method_definition" | "method_signature" | "abstract_method_signature" => {
                 Some(NodeKind::Method)
             }
             _ => None,
         };
+        if def_kind.is_some() && is_overload_signature(node, src) {
+            continue;
+        }
         if let Some(def_kind) = def_kind
             && let Some(name) = field(node, "name")
         {
@@ -116,6 +120,43 @@ fn define(
     let idx = facts.defs.len() as u32;
     facts.defs.push(def);
     idx
+}
+
+/// An overload signature (`f(a: A): R;`) followed by another declaration of the same name: the
+/// last of the run (the implementation, or an interface's last signature) stands for them all.
+fn is_overload_signature<'t>(node: Node<'t>, src: &[u8]) -> bool {
+    if !matches!(node.kind(), "function_signature" | "method_signature") {
+        return false;
+    }
+    let Some(name) = field(node, "name").map(|n| text(n, src)) else {
+        return false;
+    };
+    let declaration = |n: Node<'t>| match n.kind() {
+        "export_statement" => field(n, "declaration"),
+        _ => Some(n),
+    };
+    let anchor = match node.parent() {
+        Some(p) if p.kind() == "export_statement" => p,
+        _ => node,
+    };
+    let mut next = anchor.next_named_sibling();
+    while let Some(sibling) = next {
+        match declaration(sibling) {
+            Some(d) if matches!(d.kind(), "decorator" | "comment") => {}
+            Some(d) if field(d, "name").map(|n| text(n, src)) == Some(name) => {
+                return matches!(
+                    d.kind(),
+                    "function_signature"
+                        | "method_signature"
+                        | "function_declaration"
+                        | "method_definition"
+                );
+            }
+            _ => return false,
+        }
+        next = sibling.next_named_sibling();
+    }
+    false
 }
 
 fn heritage(node: Node, src: &[u8], extends: &mut Vec<String>, implements: &mut Vec<String>) {

@@ -21,12 +21,17 @@ pub mod confidence {
     pub const RECEIVER_TYPE: f32 = 0.9;
     pub const INHERITED: f32 = 0.85;
     pub const ATTRIBUTE_TYPE: f32 = 0.85;
+    pub const IMPORTED_CANDIDATE: f32 = 0.4;
     pub const UNIQUE_GLOBAL: f32 = 0.5;
     pub const AMBIGUOUS: f32 = 0.3;
 }
 
 /// At most this many candidates are kept for an ambiguous name; more means no edge at all.
 const MAX_AMBIGUOUS: usize = 3;
+
+/// Among at most this many candidates for a name no scope explains, the only one defined in the
+/// caller's file or a file it imports is taken (`imported-candidate`).
+const MAX_NARROWED: usize = 8;
 
 /// Method names so common on built-in containers and strings that a unique project method of
 /// that name says nothing about an unresolved receiver.
@@ -205,10 +210,17 @@ struct Resolver<'a> {
     members: HashMap<u32, HashMap<&'a str, u32>>,
     /// Type node → base type nodes.
     bases: HashMap<u32, Vec<u32>>,
+    /// A TypeScript namespace and the type of the same name in its file (declaration merging),
+    /// both ways: members of one are members of the other.
+    companions: HashMap<u32, u32>,
     /// Top-level callables and types by name, project-wide.
     globals: HashMap<&'a str, Vec<u32>>,
     /// Methods by name, project-wide.
     methods: HashMap<&'a str, Vec<u32>>,
+    /// Definition node → its file and its index there.
+    node_def: HashMap<u32, (usize, u32)>,
+    /// Per file: the files its imports resolve to.
+    imported: Vec<HashSet<usize>>,
     scopes: Scopes,
     stats: ResolveStats,
 }
@@ -224,8 +236,11 @@ pub fn build_graph(project: &str, files: &[FileFacts]) -> (Graph, ResolveStats) 
         top_level: Vec::with_capacity(files.len()),
         members: HashMap::default(),
         bases: HashMap::default(),
+        companions: HashMap::default(),
         globals: HashMap::default(),
         methods: HashMap::default(),
+        node_def: HashMap::default(),
+        imported: Vec::with_capacity(files.len()),
         scopes: Scopes::default(),
         stats: ResolveStats::default(),
     };
@@ -299,6 +314,8 @@ impl<'a> Resolver<'a> {
                     exported: d.exported,
                 });
                 nodes.push(id);
+                self.node_def
+                    .insert(id, (self.file_node.len() - 1, i as u32));
                 self.b
                     .add_edge(file, id, EdgeKind::Defines, 1.0, Reason::Definition);
                 let parent_kind = d
@@ -326,7 +343,30 @@ impl<'a> Resolver<'a> {
                             self.methods.entry(d.name.as_str()).or_default().push(id);
                         }
                     }
+                    Some(NodeKind::Module) if f.lang.is_js_family() => {
+                        if let Some(p) = d.parent.and_then(|p| nodes.get(p as usize)).copied() {
+                            self.members
+                                .entry(p)
+                                .or_default()
+                                .entry(d.name.as_str())
+                                .or_insert(id);
+                        }
+                    }
                     Some(_) => {}
+                }
+            }
+            for (i, d) in f.defs.iter().enumerate() {
+                if d.kind != NodeKind::Module || d.parent.is_some() || !f.lang.is_js_family() {
+                    continue;
+                }
+                let same_name_type = top
+                    .get(d.name.as_str())
+                    .into_iter()
+                    .flatten()
+                    .find(|&&t| f.defs.get(t as usize).is_some_and(|x| x.kind.is_type()));
+                if let Some(&t) = same_name_type {
+                    self.companions.insert(nodes[i], nodes[t as usize]);
+                    self.companions.insert(nodes[t as usize], nodes[i]);
                 }
             }
             // Methods adopted after their type (Rust impls, Go receivers) point back at it.
@@ -358,6 +398,7 @@ impl<'a> Resolver<'a> {
                     }
                 }
             }
+            self.imported.push(seen);
         }
     }
 
@@ -440,6 +481,9 @@ impl<'a> Resolver<'a> {
             }
             if let Some(&m) = self.members.get(&t).and_then(|m| m.get(name)) {
                 return Some((m, inherited));
+            }
+            if let Some(&companion) = self.companions.get(&t) {
+                queue.push((companion, inherited));
             }
             for &base in self.bases.get(&t).map_or(&[][..], Vec::as_slice) {
                 queue.push((base, true));
@@ -699,11 +743,8 @@ impl<'a> Resolver<'a> {
                     .or_else(|| path.strip_prefix("this."));
                 if let Some(attr) = attr.filter(|a| !a.contains('.'))
                     && let Some(owner_def) = self.owner_def(fi, scope)
-                    && let Some((_, _, ty)) = f
-                        .attr_bindings
-                        .iter()
-                        .find(|(c, a, _)| *c == owner_def && a == attr)
-                    && let Some((t, conf)) = self.resolve_type(fi, scope, ty)
+                    && let Some((file, class, ty)) = self.attribute_type(fi, owner_def, attr)
+                    && let Some((t, conf)) = self.resolve_type(file, Some(class), ty)
                     && let Some((m, _)) = self.find_member(t, name)
                 {
                     return vec![(
@@ -757,17 +798,43 @@ impl<'a> Resolver<'a> {
         name: &str,
     ) -> Option<(u32, f32, Reason)> {
         let owner_def = self.owner_def(fi, scope)?;
-        let (_, _, ty) = self.files[fi]
-            .attr_bindings
-            .iter()
-            .find(|(c, a, _)| *c == owner_def && a == attr)?;
-        let (t, conf) = self.resolve_type(fi, scope, ty)?;
+        let (file, class, ty) = self.attribute_type(fi, owner_def, attr)?;
+        let (t, conf) = self.resolve_type(file, Some(class), ty)?;
         let (m, _) = self.find_member(t, name)?;
         Some((
             m,
             conf.min(confidence::ATTRIBUTE_TYPE),
             Reason::AttributeType,
         ))
+    }
+
+    /// The declared or assigned type of attribute `attr` of class `class` in file `fi`, else of
+    /// its nearest base that has one: (file and class where it is written, the type as written).
+    fn attribute_type(&self, fi: usize, class: u32, attr: &str) -> Option<(usize, u32, &'a str)> {
+        let files = self.files;
+        let mut queue = vec![(fi, class)];
+        let mut seen = HashSet::default();
+        let mut i = 0;
+        while let Some(&(file, def)) = queue.get(i) {
+            i += 1;
+            if !seen.insert((file, def)) || seen.len() > 64 {
+                continue;
+            }
+            if let Some((_, _, ty)) = files[file]
+                .attr_bindings
+                .iter()
+                .find(|(c, a, _)| *c == def && a == attr)
+            {
+                return Some((file, def, ty.as_str()));
+            }
+            let node = self.def_node[file][def as usize];
+            for base in self.bases.get(&node).map_or(&[][..], Vec::as_slice) {
+                if let Some(&at) = self.node_def.get(base) {
+                    queue.push(at);
+                }
+            }
+        }
+        None
     }
 
     fn owner_def(&self, fi: usize, scope: Option<u32>) -> Option<u32> {
@@ -785,9 +852,14 @@ impl<'a> Resolver<'a> {
         conf: f32,
     ) -> Option<(u32, f32, Reason)> {
         match target {
-            Target::Node(n) if self.kind_of(n).is_some_and(NodeKind::is_type) => self
-                .find_member(n, name)
-                .map(|(m, _)| (m, conf, Reason::ClassMember)),
+            Target::Node(n)
+                if self
+                    .kind_of(n)
+                    .is_some_and(|k| k.is_type() || k == NodeKind::Module) =>
+            {
+                self.find_member(n, name)
+                    .map(|(m, _)| (m, conf, Reason::ClassMember))
+            }
             Target::Module(m) => self.export_of(&[m], name, conf),
             Target::Package(ref files) => self.export_of(files, name, conf),
             Target::Node(_) => None,
@@ -830,8 +902,9 @@ impl<'a> Resolver<'a> {
         })
     }
 
-    /// A name no scope explains: one candidate project-wide is a guess (0.5); two or three are
-    /// kept as ambiguous (0.3 each); more give no edge.
+    /// A name no scope explains: one candidate project-wide is a guess (0.5); of two to eight,
+    /// the only one in the caller's file or a file it imports is taken (0.6); else two or three
+    /// are kept as ambiguous (0.3 each); more give no edge.
     fn fallback(&self, candidates: Option<&Vec<u32>>, fi: usize) -> Vec<(u32, f32, Reason)> {
         let lang = self.files[fi].lang;
         let same_lang = |n: &u32| {
@@ -845,10 +918,25 @@ impl<'a> Resolver<'a> {
                 c.iter()
                     .copied()
                     .filter(same_lang)
-                    .take(MAX_AMBIGUOUS + 1)
+                    .take(MAX_NARROWED + 1)
                     .collect()
             })
             .unwrap_or_default();
+        if (2..=MAX_NARROWED).contains(&found.len()) {
+            let imported = self.imported.get(fi);
+            let mut near = found.iter().copied().filter(|n| {
+                self.node_def
+                    .get(n)
+                    .is_some_and(|&(f, _)| f == fi || imported.is_some_and(|i| i.contains(&f)))
+            });
+            if let (Some(only), None) = (near.next(), near.next()) {
+                return vec![(
+                    only,
+                    confidence::IMPORTED_CANDIDATE,
+                    Reason::ImportedCandidate,
+                )];
+            }
+        }
         match found.len() {
             1 => vec![(found[0], confidence::UNIQUE_GLOBAL, Reason::UniqueGlobal)],
             2..=MAX_AMBIGUOUS => found

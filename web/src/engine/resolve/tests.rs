@@ -312,6 +312,116 @@ export class BigCart extends Cart { checkout() { super.checkout(); } }
 }
 
 #[test]
+fn typescript_overloads_and_namespaces_merged_with_their_interface() {
+    let g = graph(&[
+        (
+            "src/disposable.ts",
+            r#"export interface Disposable { dispose(): void; }
+export namespace Disposable {
+  export function create(f: () => void): Disposable { return { dispose: f }; }
+  export function is(x: unknown): boolean { return !!x && !!create; }
+  export function none(): Disposable { return create(() => {}); }
+}
+export function toDisposable(f: () => void): Disposable;
+export function toDisposable(f: () => void, name: string): Disposable;
+export function toDisposable(f: () => void): Disposable { return Disposable.create(f); }
+"#,
+        ),
+        (
+            "src/logger.ts",
+            r#"export interface ILogger {
+  error(message: string): void;
+  // The second form takes parameters.
+  error(message: string, ...params: unknown[]): void;
+}
+export class Registry {
+  unregister(id: string): void;
+  unregister(id: number): void;
+  unregister(id: string | number): void { this.forget(); }
+  forget() {}
+}
+"#,
+        ),
+        (
+            "src/app.ts",
+            r#"import { Disposable, toDisposable } from './disposable';
+import { ILogger, Registry } from './logger';
+export class App {
+  protected readonly logger: ILogger;
+  protected readonly registry: Registry;
+  run() {
+    this.registry.unregister(1);
+    this.logger.error('no');
+    toDisposable(() => {});
+    return Disposable.is(Disposable.none());
+  }
+}
+"#,
+        ),
+    ]);
+    expect(
+        &g,
+        EdgeKind::Calls,
+        &[
+            (
+                "Function:src/disposable.ts:Disposable.none",
+                "Function:src/disposable.ts:Disposable.create",
+                "local-scope",
+            ),
+            (
+                "Function:src/disposable.ts:toDisposable",
+                "Function:src/disposable.ts:Disposable.create",
+                "class-member",
+            ),
+            (
+                "Method:src/logger.ts:Registry.unregister",
+                "Method:src/logger.ts:Registry.forget",
+                "self-method",
+            ),
+            (
+                "Method:src/app.ts:App.run",
+                "Method:src/logger.ts:Registry.unregister",
+                "attribute-type",
+            ),
+            (
+                "Method:src/app.ts:App.run",
+                "Method:src/logger.ts:ILogger.error",
+                "attribute-type",
+            ),
+            (
+                "Method:src/app.ts:App.run",
+                "Function:src/disposable.ts:toDisposable",
+                "import-resolved",
+            ),
+            (
+                "Method:src/app.ts:App.run",
+                "Function:src/disposable.ts:Disposable.is",
+                "class-member",
+            ),
+            (
+                "Method:src/app.ts:App.run",
+                "Function:src/disposable.ts:Disposable.none",
+                "class-member",
+            ),
+        ],
+    );
+    // One definition per overloaded name: the implementation, or an interface's last signature.
+    let lines: Vec<(String, u32)> = g
+        .nodes()
+        .filter(|n| matches!(n.name(), "toDisposable" | "unregister" | "error"))
+        .map(|n| (n.qualified().to_owned(), n.start_line()))
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            ("toDisposable".to_owned(), 9),
+            ("ILogger.error".to_owned(), 4),
+            ("Registry.unregister".to_owned(), 9),
+        ]
+    );
+}
+
+#[test]
 fn rust_use_trees_module_paths_and_impl_methods() {
     let g = graph(&[
         ("src/lib.rs", "pub mod payment;\npub mod shop;\n"),
@@ -529,5 +639,59 @@ public class Cart {
             "Class:src/com/shop/Cart.java:Cart",
             "heritage",
         )],
+    );
+}
+
+#[test]
+fn candidates_narrowed_by_imports_and_attribute_types_from_bases() {
+    let g = graph(&[
+        (
+            "pkg/a.py",
+            "class Ledger:\n    def settle(self):\n        pass\n\ndef make():\n    return Ledger()\n",
+        ),
+        (
+            "pkg/b.py",
+            "class Till:\n    def settle(self):\n        pass\n",
+        ),
+        (
+            "pkg/c.py",
+            "class Purse:\n    def settle(self):\n        pass\n",
+        ),
+        (
+            "pkg/base.py",
+            "from .b import Till\n\n\nclass Base:\n    def __init__(self):\n        self.till: Till = Till()\n",
+        ),
+        (
+            "pkg/main.py",
+            "from .a import make\nfrom .base import Base\n\n\nclass Shop(Base):\n    def close(self):\n        self.till.settle()\n\n\ndef go(x):\n    x.settle()\n",
+        ),
+    ]);
+    // `x` has no known type; of three `settle` methods only one is in a file `main.py` imports.
+    // `self.till` is typed in the base class, in another file.
+    expect(
+        &g,
+        EdgeKind::Calls,
+        &[
+            (
+                "Function:pkg/a.py:make",
+                "Class:pkg/a.py:Ledger",
+                "constructor",
+            ),
+            (
+                "Function:pkg/main.py:go",
+                "Method:pkg/a.py:Ledger.settle",
+                "imported-candidate",
+            ),
+            (
+                "Method:pkg/base.py:Base.__init__",
+                "Class:pkg/b.py:Till",
+                "constructor",
+            ),
+            (
+                "Method:pkg/main.py:Shop.close",
+                "Method:pkg/b.py:Till.settle",
+                "attribute-type",
+            ),
+        ],
     );
 }

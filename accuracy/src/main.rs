@@ -1,0 +1,279 @@
+//! `nexus-accuracy`: compares Nexus's CALLS edges with reference call edges derived from a SCIP
+//! index (scip-python, scip-typescript) of the same folder; prints recall, precision and misses.
+
+mod misses;
+mod nexus;
+mod reference;
+mod score;
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use nexus_web::engine::ingest::{SourceFile, index_with_sources};
+use protobuf::Message;
+use scip::types::Index;
+
+use self::misses::{Cause, Miss, classify};
+use self::reference::derive;
+use self::score::{bands, ratio};
+
+/// Minimum confidences the figures are given for: type- or scope-resolved edges (≥ 0.8),
+/// plus names unique project-wide (0.5), plus ambiguous candidates (0.3).
+const BANDS: [f32; 3] = [0.8, 0.5, 0.0];
+
+struct Args {
+    scip: PathBuf,
+    root: PathBuf,
+    /// Prepended to the index's document paths to make them relative to `root`.
+    prefix: String,
+    examples: usize,
+}
+
+fn parse_args() -> Result<Args, String> {
+    let mut scip = None;
+    let mut root = None;
+    let mut prefix = String::new();
+    let mut examples = 3;
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        let mut value = || args.next().ok_or(format!("{arg} needs a value"));
+        match arg.as_str() {
+            "--scip" => scip = Some(PathBuf::from(value()?)),
+            "--root" => root = Some(PathBuf::from(value()?)),
+            "--prefix" => prefix = value()?,
+            "--examples" => {
+                examples = value()?
+                    .parse()
+                    .map_err(|_| "--examples needs a number".to_owned())?;
+            }
+            other => return Err(format!("unknown argument {other}")),
+        }
+    }
+    Ok(Args {
+        scip: scip.ok_or("--scip FILE is required")?,
+        root: root.ok_or("--root DIR is required")?,
+        prefix,
+        examples,
+    })
+}
+
+/// Every regular file under `root`, paths relative to it with `/` separators.
+fn read_tree(root: &Path) -> Vec<SourceFile> {
+    let mut files = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            if kind.is_dir() {
+                stack.push(path);
+            } else if kind.is_file()
+                && let Ok(bytes) = std::fs::read(&path)
+                && let Ok(relative) = path.strip_prefix(root)
+            {
+                files.push(SourceFile {
+                    path: relative.to_string_lossy().replace('\\', "/"),
+                    bytes,
+                });
+            }
+        }
+    }
+    files
+}
+
+fn main() -> ExitCode {
+    let args = match parse_args() {
+        Ok(args) => args,
+        Err(message) => {
+            eprintln!(
+                "{message}\nusage: nexus-accuracy --scip INDEX.scip --root DIR [--prefix PATH/] [--examples N]"
+            );
+            return ExitCode::from(2);
+        }
+    };
+    match run(&args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("nexus-accuracy: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(args: &Args) -> Result<(), String> {
+    let bytes = std::fs::read(&args.scip)
+        .map_err(|e| format!("cannot read {}: {e}", args.scip.display()))?;
+    let mut index = Index::parse_from_bytes(&bytes)
+        .map_err(|e| format!("{} is not a SCIP index: {e}", args.scip.display()))?;
+    for doc in &mut index.documents {
+        doc.relative_path = format!("{}{}", args.prefix, doc.relative_path);
+    }
+
+    let files = read_tree(&args.root);
+    let project = args
+        .root
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let started = Instant::now();
+    let clock = || started.elapsed().as_secs_f64() * 1000.0;
+    let (graph, _, sources) = index_with_sources(&project, files, &clock, &mut |_, _, _| true)
+        .map_err(|_| "indexing was cancelled".to_owned())?;
+    let ingest_ms = clock();
+    let exported = nexus::export(&graph, &sources);
+
+    let mut disk_texts: HashMap<String, String> = HashMap::new();
+    for doc in &index.documents {
+        if !sources.contains_key(&doc.relative_path)
+            && let Ok(text) = std::fs::read_to_string(args.root.join(&doc.relative_path))
+        {
+            disk_texts.insert(doc.relative_path.clone(), text);
+        }
+    }
+    let texts = |path: &str| {
+        sources
+            .get(path)
+            .or_else(|| disk_texts.get(path))
+            .map(String::as_str)
+    };
+    let (reference, own_bodies) = derive(&index, &texts, &exported.extents);
+
+    println!(
+        "corpus: {} ({} documents in the SCIP index)",
+        args.root.display(),
+        index.documents.len()
+    );
+    println!(
+        "reference: {} call edges between {} functions and methods (bodies from {})",
+        reference.edges.len(),
+        reference.callables.len(),
+        if own_bodies {
+            "the index's enclosing ranges"
+        } else {
+            "the engine's syntax trees"
+        }
+    );
+    let in_scope: Vec<_> = exported
+        .edges
+        .iter()
+        .filter(|e| reference.paths.contains(&e.caller.path))
+        .cloned()
+        .collect();
+    println!(
+        "nexus: ingest {ingest_ms:.0} ms, {} CALLS edges between functions and methods from callers in those documents ({} CALLS edges elsewhere: module code or class construction)",
+        in_scope.len(),
+        exported.other_edges
+    );
+    println!();
+    println!(
+        "{:<18} {:>7} {:>7} {:>6} {:>9} {:>9} {:>7}",
+        "confidence", "edges", "right", "wrong", "undecided", "precision", "recall"
+    );
+    for (min, band) in bands(&reference, &in_scope, &BANDS) {
+        println!(
+            "{:<18} {:>7} {:>7} {:>6} {:>9} {:>9.4} {:>7.4}",
+            format!(">= {min:.1}"),
+            band.edges,
+            band.right,
+            band.wrong,
+            band.undecided,
+            band.precision(),
+            ratio(band.found, reference.edges.len())
+        );
+    }
+    println!();
+    print_misses(&reference, &in_scope, &texts, args.examples);
+    print_wrong(&reference, &in_scope, args.examples);
+    Ok(())
+}
+
+fn print_misses(
+    reference: &reference::Reference,
+    edges: &[nexus::NexusEdge],
+    texts: &reference::Texts<'_>,
+    examples: usize,
+) {
+    let found: HashSet<(&reference::Site, &reference::Site)> =
+        edges.iter().map(|e| (&e.caller, &e.callee)).collect();
+    let mut names_at: HashMap<&reference::Site, HashSet<&str>> = HashMap::new();
+    for e in edges {
+        names_at
+            .entry(&e.caller)
+            .or_default()
+            .insert(e.callee_name.as_str());
+    }
+    let empty = HashSet::new();
+    let mut by_cause: BTreeMap<Cause, Vec<String>> = BTreeMap::new();
+    for ((caller, callee), place) in &reference.edges {
+        if found.contains(&(caller, callee)) {
+            continue;
+        }
+        let (Some(caller_def), Some(callee_def)) = (
+            reference.callables.get(caller),
+            reference.callables.get(callee),
+        ) else {
+            continue;
+        };
+        let line_of = |path: &str, line: u32| {
+            texts(path)
+                .and_then(|t| t.lines().nth((line as usize).checked_sub(1)?))
+                .unwrap_or("")
+        };
+        let line = line_of(&place.path, place.line);
+        let miss = Miss {
+            caller: caller_def,
+            callee_site: callee,
+            callee: callee_def,
+            place,
+            line,
+            callee_previous_line: line_of(&callee.path, callee.line.saturating_sub(1)),
+        };
+        let cause = classify(&miss, names_at.get(caller).unwrap_or(&empty));
+        by_cause.entry(cause).or_default().push(format!(
+            "{}:{}  {}  → {}",
+            place.path,
+            place.line,
+            line.trim(),
+            callee
+        ));
+    }
+    let total: usize = by_cause.values().map(Vec::len).sum();
+    println!("misses: {total}");
+    let mut causes: Vec<_> = by_cause.into_iter().collect();
+    causes.sort_by_key(|(cause, list)| (std::cmp::Reverse(list.len()), *cause));
+    for (cause, list) in causes {
+        println!("  {:>5}  {}", list.len(), cause.describe());
+        for example in list.iter().take(examples) {
+            println!("           {example}");
+        }
+    }
+    println!();
+}
+
+fn print_wrong(reference: &reference::Reference, edges: &[nexus::NexusEdge], examples: usize) {
+    let judge = score::Judge::new(reference);
+    let wrong: Vec<_> = edges
+        .iter()
+        .filter(|e| judge.verdict(e) == score::Verdict::Wrong)
+        .collect();
+    let mut by_reason: BTreeMap<&str, Vec<&nexus::NexusEdge>> = BTreeMap::new();
+    for e in &wrong {
+        by_reason.entry(e.reason).or_default().push(e);
+    }
+    println!("wrong edges: {} (by Nexus's reason)", wrong.len());
+    for (reason, list) in by_reason {
+        println!("  {:>5}  {reason}", list.len());
+        for e in list.iter().take(examples) {
+            println!(
+                "           {} → {} {} ({:.2})",
+                e.caller, e.callee_name, e.callee, e.confidence
+            );
+        }
+    }
+}

@@ -1,0 +1,146 @@
+//! Nexus's side: indexes a folder with the engine and exports its CALLS edges between functions
+//! and methods as (path, line of the name) sites, with each edge's confidence and reason.
+
+use std::collections::HashMap;
+
+use nexus_web::engine::graph::{EdgeKind, Graph};
+use nexus_web::engine::ingest::Sources;
+
+use crate::reference::{Extents, Site};
+
+/// One CALLS edge of the engine's graph.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NexusEdge {
+    pub caller: Site,
+    pub callee: Site,
+    pub callee_name: String,
+    pub confidence: f32,
+    pub reason: &'static str,
+}
+
+/// The engine's call graph in benchmark terms, with the function bodies it parsed.
+#[derive(Debug, Default)]
+pub struct Exported {
+    pub edges: Vec<NexusEdge>,
+    pub extents: Extents,
+    /// CALLS edges left out because one end is not a function or method (module code,
+    /// constructions of a class).
+    pub other_edges: usize,
+}
+
+fn is_ident(c: char) -> bool {
+    c.is_alphanumeric() || c == '_' || c == '$'
+}
+
+/// Whether `name` occurs in `line` as a whole identifier.
+fn has_word(line: &str, name: &str) -> bool {
+    line.match_indices(name).any(|(i, _)| {
+        let before = line[..i].chars().next_back();
+        let after = line[i + name.len()..].chars().next();
+        !before.is_some_and(is_ident) && !after.is_some_and(is_ident)
+    })
+}
+
+/// The line of a definition's name: the first line of its span that holds the name as a word
+/// (decorators and annotations come before it), else its first line.
+pub fn name_line(lines: &[&str], start: u32, end: u32, name: &str) -> u32 {
+    (start..=end)
+        .find(|&l| {
+            l >= 1
+                && lines
+                    .get(l as usize - 1)
+                    .is_some_and(|text| has_word(text, name))
+        })
+        .unwrap_or(start)
+}
+
+/// The explicit `constructor` method of a class (JavaScript, TypeScript), which a reference
+/// indexer names as the target of `new C(…)`.
+fn constructor_of(graph: &Graph, node: u32) -> Option<u32> {
+    if !graph.node(node)?.kind().is_type() {
+        return None;
+    }
+    graph
+        .incoming(node)
+        .filter(|e| e.kind == EdgeKind::MemberOf)
+        .map(|e| e.from)
+        .find(|&m| graph.node(m).is_some_and(|n| n.name() == "constructor"))
+}
+
+fn callee_name(graph: &Graph, node: u32) -> String {
+    let target = constructor_of(graph, node).unwrap_or(node);
+    graph
+        .node(target)
+        .map(|n| n.name().to_owned())
+        .unwrap_or_default()
+}
+
+/// Exports the graph's CALLS edges between functions and methods, one per (caller, callee) pair
+/// with the highest confidence seen.
+pub fn export(graph: &Graph, sources: &Sources) -> Exported {
+    let mut lines_of: HashMap<&str, Vec<&str>> = HashMap::new();
+    let mut site_of: HashMap<u32, Site> = HashMap::new();
+    let mut exported = Exported::default();
+    for node in graph.nodes() {
+        if !node.kind().is_callable() {
+            continue;
+        }
+        let path = node.file();
+        let lines = lines_of.entry(path).or_insert_with(|| {
+            sources
+                .get(path)
+                .map_or_else(Vec::new, |t| t.lines().collect())
+        });
+        let line = name_line(lines, node.start_line(), node.end_line(), node.name());
+        let site = Site::new(path, line);
+        exported
+            .extents
+            .insert(site.clone(), node.start_line(), node.end_line());
+        site_of.insert(node.id, site);
+    }
+    let mut best: HashMap<(Site, Site), NexusEdge> = HashMap::new();
+    for edge in graph.edges() {
+        if edge.kind != EdgeKind::Calls {
+            continue;
+        }
+        let callee = site_of
+            .get(&edge.to)
+            .or_else(|| constructor_of(graph, edge.to).and_then(|c| site_of.get(&c)));
+        let (Some(caller), Some(callee)) = (site_of.get(&edge.from), callee) else {
+            exported.other_edges += 1;
+            continue;
+        };
+        let candidate = NexusEdge {
+            caller: caller.clone(),
+            callee: callee.clone(),
+            callee_name: callee_name(graph, edge.to),
+            confidence: edge.confidence,
+            reason: edge.reason.as_str(),
+        };
+        best.entry((caller.clone(), callee.clone()))
+            .and_modify(|kept| {
+                if candidate.confidence > kept.confidence {
+                    *kept = candidate.clone();
+                }
+            })
+            .or_insert(candidate);
+    }
+    exported.edges = best.into_values().collect();
+    exported
+        .edges
+        .sort_by(|a, b| (&a.caller, &a.callee).cmp(&(&b.caller, &b.callee)));
+    exported
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_name_line_skips_decorators_and_partial_words() {
+        let lines = ["@cached(run_once)", "def running():", "def run(self):"];
+        assert_eq!(name_line(&lines, 1, 3, "run"), 3);
+        assert_eq!(name_line(&lines, 1, 3, "absent"), 1);
+        assert_eq!(name_line(&lines, 0, 9, "running"), 2);
+    }
+}

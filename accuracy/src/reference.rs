@@ -1,0 +1,388 @@
+//! Reference call edges from a SCIP index: a reference to a function or method defined in the
+//! corpus, inside a function or method body, immediately followed by `(` in the source text.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use scip::types::occurrence::{Typed_enclosing_range, Typed_range};
+use scip::types::{Index, Occurrence, PositionEncoding, SymbolRole, descriptor::Suffix};
+
+/// A definition, identified as both sides identify it: its file and the 1-based line of its name.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Site {
+    pub path: String,
+    pub line: u32,
+}
+
+impl Site {
+    pub fn new(path: &str, line: u32) -> Self {
+        Self {
+            path: path.to_owned(),
+            line,
+        }
+    }
+}
+
+impl std::fmt::Display for Site {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}", self.path, self.line)
+    }
+}
+
+/// Where a call is written: file, 1-based line, byte column of the callee's name in that line.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct CallPlace {
+    pub path: String,
+    pub line: u32,
+    pub column: usize,
+}
+
+/// A function or method the index defines: its name and, for a method, its type's name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Callable {
+    pub name: String,
+    pub owner: Option<String>,
+}
+
+/// Function and method bodies per file as line spans, to find the function a call sits in.
+#[derive(Debug, Default)]
+pub struct Extents {
+    spans: HashMap<String, Vec<(u32, u32, Site)>>,
+}
+
+impl Extents {
+    /// Adds the body of the definition at `site`, lines `start..=end` (1-based).
+    pub fn insert(&mut self, site: Site, start: u32, end: u32) {
+        self.spans
+            .entry(site.path.clone())
+            .or_default()
+            .push((start, end, site));
+    }
+
+    /// The innermost body containing `line` of `path` whose definition `accept` admits.
+    pub fn innermost(
+        &self,
+        path: &str,
+        line: u32,
+        accept: impl Fn(&Site) -> bool,
+    ) -> Option<&Site> {
+        self.spans
+            .get(path)?
+            .iter()
+            .filter(|(start, end, site)| *start <= line && line <= *end && accept(site))
+            .min_by_key(|(start, end, _)| end - start)
+            .map(|(_, _, site)| site)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.spans.is_empty()
+    }
+}
+
+/// The reference call graph.
+#[derive(Debug, Default)]
+pub struct Reference {
+    /// (caller, callee) → the first place the call is written.
+    pub edges: BTreeMap<(Site, Site), CallPlace>,
+    /// Every function and method the index defines.
+    pub callables: HashMap<Site, Callable>,
+    /// Paths of the indexed documents.
+    pub paths: HashSet<String>,
+}
+
+/// A SCIP range as (start line, start column, end line, end column), 0-based.
+fn range_of(typed: Option<&Typed_range>, raw: &[i32]) -> Option<(u32, u32, u32, u32)> {
+    let parts: Vec<i32> = match typed {
+        Some(Typed_range::SingleLineRange(r)) => {
+            vec![r.line, r.start_character, r.line, r.end_character]
+        }
+        Some(Typed_range::MultiLineRange(r)) => {
+            vec![r.start_line, r.start_character, r.end_line, r.end_character]
+        }
+        Some(_) => return None,
+        None => match raw {
+            [line, start, end] => vec![*line, *start, *line, *end],
+            [sl, sc, el, ec] => vec![*sl, *sc, *el, *ec],
+            _ => return None,
+        },
+    };
+    let mut out = [0u32; 4];
+    for (slot, value) in out.iter_mut().zip(parts) {
+        *slot = u32::try_from(value).ok()?;
+    }
+    Some((out[0], out[1], out[2], out[3]))
+}
+
+fn enclosing_of(occurrence: &Occurrence) -> Option<(u32, u32)> {
+    let (start, end) = match &occurrence.typed_enclosing_range {
+        Some(Typed_enclosing_range::SingleLineEnclosingRange(r)) => (r.line, r.line),
+        Some(Typed_enclosing_range::MultiLineEnclosingRange(r)) => (r.start_line, r.end_line),
+        Some(_) => return None,
+        None => match occurrence.enclosing_range.as_slice() {
+            [line, _, _] => (*line, *line),
+            [start, _, end, _] => (*start, *end),
+            _ => return None,
+        },
+    };
+    Some((u32::try_from(start).ok()? + 1, u32::try_from(end).ok()? + 1))
+}
+
+/// The name and owning type of a function or method symbol; `None` for anything else.
+pub fn callable_of(symbol: &str) -> Option<Callable> {
+    let parsed = scip::symbol::parse_symbol(symbol).ok()?;
+    let (last, before) = parsed.descriptors.split_last()?;
+    if last.suffix.enum_value().ok()? != Suffix::Method {
+        return None;
+    }
+    let owner = before
+        .last()
+        .filter(|d| d.suffix.enum_value().ok() == Some(Suffix::Type))
+        .map(|d| d.name.clone());
+    // scip-typescript names constructors `<constructor>`; the source says `constructor`.
+    let name = match last.name.as_str() {
+        "<constructor>" => "constructor".to_owned(),
+        other => other.to_owned(),
+    };
+    Some(Callable { name, owner })
+}
+
+/// Byte offset of a SCIP column in a line, given the index's position encoding.
+pub fn byte_column(line: &str, column: u32, encoding: PositionEncoding) -> Option<usize> {
+    let column = column as usize;
+    match encoding {
+        PositionEncoding::UTF8CodeUnitOffsetFromLineStart => {
+            line.is_char_boundary(column).then_some(column)
+        }
+        PositionEncoding::UTF32CodeUnitOffsetFromLineStart => line
+            .char_indices()
+            .map(|(i, _)| i)
+            .chain([line.len()])
+            .nth(column),
+        // JavaScript-based indexers (both used here) count UTF-16 code units.
+        PositionEncoding::UTF16CodeUnitOffsetFromLineStart
+        | PositionEncoding::UnspecifiedPositionEncoding => {
+            let mut units = 0;
+            for (i, c) in line.char_indices() {
+                if units == column {
+                    return Some(i);
+                }
+                units += c.len_utf16();
+            }
+            (units == column).then_some(line.len())
+        }
+    }
+}
+
+/// Source text by document path; a document without text is skipped.
+pub type Texts<'a> = dyn Fn(&str) -> Option<&'a str> + 'a;
+
+/// Derives the reference call edges. Bodies come from the index's enclosing ranges when it has
+/// them, else from `fallback` (spans of the syntax tree); either way a caller must be a function
+/// or method the index defines.
+pub fn derive(index: &Index, texts: &Texts<'_>, fallback: &Extents) -> (Reference, bool) {
+    let mut reference = Reference::default();
+    let mut symbol_site: HashMap<&str, Site> = HashMap::new();
+    let mut own_extents = Extents::default();
+    for doc in &index.documents {
+        reference.paths.insert(doc.relative_path.clone());
+        for occ in &doc.occurrences {
+            if occ.symbol_roles & SymbolRole::Definition as i32 == 0 {
+                continue;
+            }
+            let Some(callable) = callable_of(&occ.symbol) else {
+                continue;
+            };
+            let Some((line, ..)) = range_of(occ.typed_range.as_ref(), &occ.range) else {
+                continue;
+            };
+            let site = Site::new(&doc.relative_path, line + 1);
+            if let Some((start, end)) = enclosing_of(occ) {
+                own_extents.insert(site.clone(), start, end);
+            }
+            symbol_site.insert(occ.symbol.as_str(), site.clone());
+            reference.callables.insert(site, callable);
+        }
+    }
+    let use_own = !own_extents.is_empty();
+    let extents = if use_own { &own_extents } else { fallback };
+    for doc in &index.documents {
+        let Some(text) = texts(&doc.relative_path) else {
+            continue;
+        };
+        let lines: Vec<&str> = text.lines().collect();
+        // Positions of definitions: a reference written at a definition's name (a decorated
+        // `def inner(`) is not a call.
+        let definitions: HashSet<(u32, u32)> = doc
+            .occurrences
+            .iter()
+            .filter(|o| o.symbol_roles & SymbolRole::Definition as i32 != 0)
+            .filter_map(|o| range_of(o.typed_range.as_ref(), &o.range).map(|(l, c, ..)| (l, c)))
+            .collect();
+        let encoding = doc
+            .position_encoding
+            .enum_value()
+            .unwrap_or(PositionEncoding::UnspecifiedPositionEncoding);
+        for occ in &doc.occurrences {
+            if occ.symbol_roles & SymbolRole::Definition as i32 != 0 {
+                continue;
+            }
+            let Some(callee) = symbol_site.get(occ.symbol.as_str()) else {
+                continue;
+            };
+            let Some((line, start, end_line, end)) = range_of(occ.typed_range.as_ref(), &occ.range)
+            else {
+                continue;
+            };
+            let Some(source_line) = lines.get(line as usize) else {
+                continue;
+            };
+            let followed_by_paren = end_line == line
+                && byte_column(source_line, end, encoding)
+                    .and_then(|i| source_line.get(i..))
+                    .is_some_and(|rest| rest.starts_with('('));
+            if !followed_by_paren || definitions.contains(&(line, start)) {
+                continue;
+            }
+            // A body starts at its name's line: decorators above it are not inside it.
+            let Some(caller) = extents.innermost(&doc.relative_path, line + 1, |s| {
+                s.line <= line + 1 && reference.callables.contains_key(s)
+            }) else {
+                continue;
+            };
+            let place = CallPlace {
+                path: doc.relative_path.clone(),
+                line: line + 1,
+                column: byte_column(source_line, start, encoding).unwrap_or(0),
+            };
+            reference
+                .edges
+                .entry((caller.clone(), callee.clone()))
+                .or_insert(place);
+        }
+    }
+    (reference, use_own)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use scip::types::Document;
+
+    fn occurrence(
+        symbol: &str,
+        range: [i32; 3],
+        definition: bool,
+        body: Option<[i32; 4]>,
+    ) -> Occurrence {
+        let mut occ = Occurrence::new();
+        occ.symbol = symbol.to_owned();
+        occ.range = range.to_vec();
+        if definition {
+            occ.symbol_roles = SymbolRole::Definition as i32;
+        }
+        if let Some(body) = body {
+            occ.enclosing_range = body.to_vec();
+        }
+        occ
+    }
+
+    const RUN: &str = "scip-python python demo 1.0 app/Job#run().";
+    const STEP: &str = "scip-python python demo 1.0 app/Job#step().";
+    const HELPER: &str = "scip-python python demo 1.0 app/helper().";
+    const JOB: &str = "scip-python python demo 1.0 app/Job#";
+    const DECORATED: &str = "scip-python python demo 1.0 app/decorated().";
+
+    const SOURCE: &str = "class Job:\n    def run(self):\n        self.step()\n        f = self.step\n        return helper (1) or Job()\n\n    def step(self):\n        return helper(2)\n\ndef helper(x):\n    return x\n\nhelper(3)\n@helper(4)\ndef decorated():\n    pass\n";
+
+    fn demo_index(with_bodies: bool) -> Index {
+        let body = |a: i32, b: i32| with_bodies.then_some([a, 4, b, 0]);
+        let mut doc = Document::new();
+        doc.relative_path = "app.py".into();
+        doc.occurrences = vec![
+            occurrence(JOB, [0, 6, 9], true, None),
+            occurrence(RUN, [1, 8, 11], true, body(1, 4)),
+            occurrence(STEP, [2, 13, 17], false, None),
+            occurrence(STEP, [3, 17, 21], false, None),
+            occurrence(HELPER, [4, 15, 21], false, None),
+            occurrence(JOB, [4, 29, 32], false, None),
+            occurrence(STEP, [6, 8, 12], true, body(6, 7)),
+            occurrence(HELPER, [7, 15, 21], false, None),
+            occurrence(HELPER, [9, 4, 10], true, body(9, 10)),
+            occurrence(HELPER, [12, 0, 6], false, None),
+            occurrence(HELPER, [13, 1, 7], false, None),
+            occurrence(
+                DECORATED,
+                [14, 4, 13],
+                true,
+                with_bodies.then_some([13, 0, 15, 8]),
+            ),
+            occurrence(HELPER, [14, 4, 13], false, None),
+        ];
+        let mut index = Index::new();
+        index.documents = vec![doc];
+        index
+    }
+
+    fn edges(reference: &Reference) -> Vec<(String, String)> {
+        reference
+            .edges
+            .keys()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn calls_need_a_paren_right_after_the_name_and_a_function_around_them() {
+        let texts = |_: &str| Some(SOURCE);
+        let (reference, own) = derive(&demo_index(true), &texts, &Extents::default());
+        assert!(own);
+        // `self.step` without a call, `helper (1)`, `Job()` (a class) and the module-level
+        // `helper(3)` are not reference edges; nor are the decorator above `decorated` and a
+        // reference written where a definition's name stands.
+        assert_eq!(
+            edges(&reference),
+            vec![
+                ("app.py:2".to_owned(), "app.py:7".to_owned()),
+                ("app.py:7".to_owned(), "app.py:10".to_owned()),
+            ]
+        );
+        assert_eq!(
+            reference.callables.get(&Site::new("app.py", 2)),
+            Some(&Callable {
+                name: "run".into(),
+                owner: Some("Job".into())
+            })
+        );
+    }
+
+    #[test]
+    fn bodies_come_from_the_fallback_when_the_index_has_none() {
+        let texts = |_: &str| Some(SOURCE);
+        let mut fallback = Extents::default();
+        fallback.insert(Site::new("app.py", 1), 1, 8);
+        fallback.insert(Site::new("app.py", 2), 2, 5);
+        fallback.insert(Site::new("app.py", 7), 7, 8);
+        let (reference, own) = derive(&demo_index(false), &texts, &fallback);
+        assert!(!own);
+        // Line 1 (the class) is not a function the index defines, so it is never a caller.
+        assert_eq!(reference.edges.len(), 2);
+    }
+
+    #[test]
+    fn utf16_columns_map_to_bytes() {
+        let line = "é𝄞x(";
+        assert_eq!(
+            byte_column(line, 3, PositionEncoding::UTF16CodeUnitOffsetFromLineStart),
+            Some(6)
+        );
+        assert_eq!(
+            byte_column(line, 2, PositionEncoding::UTF16CodeUnitOffsetFromLineStart),
+            None
+        );
+        assert_eq!(
+            byte_column(line, 7, PositionEncoding::UTF8CodeUnitOffsetFromLineStart),
+            Some(7)
+        );
+        assert_eq!(callable_of("not a symbol"), None);
+        assert_eq!(callable_of(JOB), None);
+    }
+}
