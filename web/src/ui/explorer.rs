@@ -23,7 +23,7 @@ enum Pane {
 }
 
 /// A folder of the file tree: sub-folders and (name, drawn index) files, both sorted by name.
-#[derive(Debug, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 struct Folder {
     folders: BTreeMap<String, Folder>,
     files: Vec<(String, u32)>,
@@ -52,27 +52,39 @@ fn file_tree(picture: &Picture) -> Folder {
     root
 }
 
+/// A folder of the tree; its contents are built only while it is open (large trees stay cheap).
 fn folder_view(name: String, folder: Folder, depth: usize) -> AnyView {
     let app = use_app();
     let count = count_files(&folder);
-    let children = folder
-        .folders
-        .into_iter()
-        .map(|(n, f)| folder_view(n, f, depth + 1))
-        .collect_view();
-    let files = folder
-        .files
-        .into_iter()
-        .map(|(n, i)| {
-            view! {
-                <li><a class="file" on:click=move |_| { app.select(i); app.open_code_of(i); }>{n}</a></li>
-            }
-        })
-        .collect_view();
+    let open = RwSignal::new(depth < 1);
+    let contents = StoredValue::new_local(folder);
+    let body = move || {
+        if !open.get() {
+            return None;
+        }
+        let folder = contents.get_value();
+        let children = folder
+            .folders
+            .into_iter()
+            .map(|(n, f)| folder_view(n, f, depth + 1))
+            .collect_view();
+        let files = folder
+                .files
+                .into_iter()
+                .map(|(n, i)| {
+                    view! {
+                        <li><a class="file" on:click=move |_| { app.select(i); app.open_code_of(i); }>{n}</a></li>
+                    }
+                })
+                .collect_view();
+        Some(view! { <ul class="tree">{children}{files}</ul> })
+    };
     view! {
-        <details open=depth < 1>
-            <summary>{name}<span class="muted">{format!(" {count}")}</span></summary>
-            <ul class="tree">{children}{files}</ul>
+        <details prop:open=move || open.get()>
+            <summary on:click=move |e| { e.prevent_default(); open.update(|o| *o = !*o); }>
+                {name}<span class="muted">{format!(" {count}")}</span>
+            </summary>
+            {body}
         </details>
     }
     .into_any()
