@@ -436,7 +436,14 @@ impl<'a> Resolver<'a> {
                     self.stats.calls_resolved += 1;
                 }
                 for (to, conf, reason) in targets {
-                    if to != from || matches!(call.callee, Callee::Name(_)) {
+                    // Recursion is kept when the receiver is certain (a bare name, `self`/`this`
+                    // or a known type); a guessed receiver landing on its own caller is dropped.
+                    let certain = matches!(call.callee, Callee::Name(_))
+                        || matches!(
+                            reason,
+                            Reason::SelfMethod | Reason::ReceiverType | Reason::AttributeType
+                        );
+                    if to != from || certain {
                         self.b.add_edge(from, to, EdgeKind::Calls, conf, reason);
                     }
                 }

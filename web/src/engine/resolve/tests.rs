@@ -695,3 +695,32 @@ fn candidates_narrowed_by_imports_and_attribute_types_from_bases() {
         ],
     );
 }
+
+#[test]
+fn recursion_through_this_and_calls_from_nested_arrow_functions() {
+    let g = graph(&[(
+        "src/a.ts",
+        "export class Svc {\n    schedule(): void {\n        setTimeout(async () => {\n            this.schedule();\n        }, 1);\n    }\n\n    listen(): void {\n        const handle = (e: number) => {\n            this.cancel();\n        };\n        handle(1);\n    }\n\n    cancel(): void {}\n}\n",
+    )]);
+    expect(
+        &g,
+        EdgeKind::Calls,
+        &[
+            (
+                "Method:src/a.ts:Svc.schedule",
+                "Method:src/a.ts:Svc.schedule",
+                "self-method",
+            ),
+            (
+                "Function:src/a.ts:Svc.listen.handle",
+                "Method:src/a.ts:Svc.cancel",
+                "self-method",
+            ),
+            (
+                "Method:src/a.ts:Svc.listen",
+                "Function:src/a.ts:Svc.listen.handle",
+                "local-scope",
+            ),
+        ],
+    );
+}
