@@ -721,8 +721,11 @@ impl<'a> Resolver<'a> {
                 }
             }
             Receiver::Name(var) => {
-                if let Some(ty) = self.binding_type(fi, scope, var)
-                    && let Some((t, conf)) = self.resolve_type(fi, scope, &ty)
+                if let Some((file, file_scope, ty)) = self
+                    .binding_type(fi, scope, var)
+                    .map(|ty| (fi, scope, ty))
+                    .or_else(|| self.imported_binding(fi, var).map(|(f, ty)| (f, None, ty)))
+                    && let Some((t, conf)) = self.resolve_type(file, file_scope, &ty)
                     && let Some(hit) = self.typed_member(
                         t,
                         conf,
@@ -909,8 +912,28 @@ impl<'a> Resolver<'a> {
         })
     }
 
+    /// An imported name bound at module level in the file it comes from (`engines =
+    /// EngineHandler()` in one file, `from m import engines` in another): that file and the type.
+    fn imported_binding(&self, fi: usize, var: &str) -> Option<(usize, String)> {
+        let f = &self.files[fi];
+        f.imports.iter().find_map(|import| {
+            let name = import.names.iter().find(|n| n.local() == var)?;
+            self.scopes
+                .import_files(fi, import, self.files, &self.modules)
+                .into_iter()
+                .find_map(|source| {
+                    self.files[source]
+                        .bindings
+                        .iter()
+                        .rev()
+                        .find(|b| b.scope.is_none() && b.var == name.name)
+                        .map(|b| (source, b.type_name.clone()))
+                })
+        })
+    }
+
     /// A name no scope explains: one candidate project-wide is a guess (0.5); of two to eight,
-    /// the only one in the caller's file or a file it imports is taken (0.6); else two or three
+    /// the only one in the caller's file or a file it imports is taken (0.4); else two or three
     /// are kept as ambiguous (0.3 each); more give no edge.
     fn fallback(&self, candidates: Option<&Vec<u32>>, fi: usize) -> Vec<(u32, f32, Reason)> {
         let lang = self.files[fi].lang;

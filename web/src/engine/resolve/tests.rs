@@ -724,3 +724,33 @@ fn recursion_through_this_and_calls_from_nested_arrow_functions() {
         ],
     );
 }
+
+#[test]
+fn methods_of_module_level_instances_imported_from_another_file() {
+    let g = graph(&[
+        (
+            "app/signals.py",
+            "class Signal:\n    def send(self, sender):\n        pass\n\n\nuser_logged_in = Signal()\n",
+        ),
+        (
+            "app/auth.py",
+            "from .signals import user_logged_in as logged_in\n\n\ndef login(user):\n    logged_in.send(sender=user)\n",
+        ),
+    ]);
+    expect(
+        &g,
+        EdgeKind::Calls,
+        &[
+            (
+                "File:app/signals.py",
+                "Class:app/signals.py:Signal",
+                "constructor",
+            ),
+            (
+                "Function:app/auth.py:login",
+                "Method:app/signals.py:Signal.send",
+                "receiver-type",
+            ),
+        ],
+    );
+}
