@@ -280,10 +280,17 @@ fn unquote(s: &str) -> String {
         .to_owned()
 }
 
-/// A class name from a `: Type` annotation, if it is a plain (possibly dotted/generic) name.
+/// A class name from a `: Type` annotation, if it is a plain (possibly dotted/generic) name,
+/// or a union of one such name with `undefined`/`null` (`Disposable | undefined`).
 fn annotation(node: Node, src: &[u8]) -> Option<String> {
     let raw = text(node, src).trim_start_matches(':').trim();
-    let name = strip_generics(raw);
+    let mut kept = union_members(raw)
+        .into_iter()
+        .filter(|m| !matches!(*m, "undefined" | "null" | "void"));
+    let (Some(single), None) = (kept.next(), kept.next()) else {
+        return None;
+    };
+    let name = strip_generics(single);
     let valid = !name.is_empty()
         && name
             .chars()
@@ -291,6 +298,28 @@ fn annotation(node: Node, src: &[u8]) -> Option<String> {
     valid.then_some(name)
 }
 
+/// The members of a union type, split at `|` outside brackets, trimmed.
+fn union_members(raw: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let (mut depth, mut start) = (0i32, 0);
+    for (i, c) in raw.char_indices() {
+        match c {
+            '<' | '(' | '[' | '{' => depth += 1,
+            '>' | ')' | ']' | '}' => depth -= 1,
+            '|' if depth == 0 => {
+                out.push(raw[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(raw[start..].trim());
+    out.retain(|m| !m.is_empty());
+    out
+}
+
+/// A typed parameter binds its name in the function; a constructor's parameter property
+/// (`private readonly shell: Shell`) is also an attribute of the class.
 fn parameter(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) {
     let (Some(pattern), Some(ty)) = (field(node, "pattern"), field(node, "type")) else {
         return;
@@ -298,13 +327,23 @@ fn parameter(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) 
     if pattern.kind() != "identifier" {
         return;
     }
-    if let Some(type_name) = annotation(ty, src) {
-        facts.bindings.push(Binding {
-            scope,
-            var: text(pattern, src).to_owned(),
-            type_name,
-        });
+    let Some(type_name) = annotation(ty, src) else {
+        return;
+    };
+    let mut cursor = node.walk();
+    let property = node
+        .children(&mut cursor)
+        .any(|c| matches!(c.kind(), "accessibility_modifier" | "readonly"));
+    if property && let Some(class) = scope.and_then(|method| facts.owner_class(method)) {
+        facts
+            .attr_bindings
+            .push((class, text(pattern, src).to_owned(), type_name.clone()));
     }
+    facts.bindings.push(Binding {
+        scope,
+        var: text(pattern, src).to_owned(),
+        type_name,
+    });
 }
 
 fn field_definition(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) {

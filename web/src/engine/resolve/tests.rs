@@ -754,3 +754,33 @@ fn methods_of_module_level_instances_imported_from_another_file() {
         ],
     );
 }
+
+#[test]
+fn typescript_parameter_properties_and_optional_field_types() {
+    let g = graph(&[
+        (
+            "src/shell.ts",
+            "export class Shell {\n    activate(id: string): void {}\n}\nexport class Item {\n    dispose(): void {}\n}\n",
+        ),
+        (
+            "src/view.ts",
+            "import { Shell, Item } from './shell';\n\nexport class View {\n    private item: Item | undefined;\n\n    constructor(@inject(Shell) protected readonly shell: Shell) {}\n\n    open(): void {\n        this.shell.activate('x');\n        this.item?.dispose();\n    }\n}\n",
+        ),
+    ]);
+    expect(
+        &g,
+        EdgeKind::Calls,
+        &[
+            (
+                "Method:src/view.ts:View.open",
+                "Method:src/shell.ts:Shell.activate",
+                "attribute-type",
+            ),
+            (
+                "Method:src/view.ts:View.open",
+                "Method:src/shell.ts:Item.dispose",
+                "attribute-type",
+            ),
+        ],
+    );
+}
