@@ -217,6 +217,10 @@ struct Layer {
 }
 
 /// Everything one frame needs besides the buffers.
+/// Nodes stop growing at this radius (CSS pixels) when zooming in: the layout spreads them
+/// anyway, and huge sprites only cost fill rate (software GL rasterises every pixel).
+const MAX_NODE_PX: f32 = 36.0;
+
 pub struct Frame<'a> {
     pub camera: Camera,
     pub viewport: Viewport,
@@ -490,7 +494,7 @@ impl Renderer {
             self.set_float(
                 layer,
                 "u_max_px",
-                (self.max_point_px / frame.dpr * 0.5 - 24.0).max(8.0),
+                (self.max_point_px / frame.dpr * 0.5 - 24.0).clamp(8.0, MAX_NODE_PX),
             );
             self.set_float(layer, "u_alpha", alpha);
             if std::ptr::eq(layer, &self.nodes) {
