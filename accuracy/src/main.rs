@@ -7,11 +7,11 @@ mod reference;
 mod score;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use nexus_web::engine::ingest::{SourceFile, index_with_sources};
+use nexus_web::engine::ingest::index_with_sources;
 use protobuf::Message;
 use scip::types::Index;
 
@@ -59,35 +59,6 @@ fn parse_args() -> Result<Args, String> {
     })
 }
 
-/// Every regular file under `root`, paths relative to it with `/` separators.
-fn read_tree(root: &Path) -> Vec<SourceFile> {
-    let mut files = Vec::new();
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            let Ok(kind) = entry.file_type() else {
-                continue;
-            };
-            if kind.is_dir() {
-                stack.push(path);
-            } else if kind.is_file()
-                && let Ok(bytes) = std::fs::read(&path)
-                && let Ok(relative) = path.strip_prefix(root)
-            {
-                files.push(SourceFile {
-                    path: relative.to_string_lossy().replace('\\', "/"),
-                    bytes,
-                });
-            }
-        }
-    }
-    files
-}
-
 fn main() -> ExitCode {
     let args = match parse_args() {
         Ok(args) => args,
@@ -116,7 +87,7 @@ fn run(args: &Args) -> Result<(), String> {
         doc.relative_path = format!("{}{}", args.prefix, doc.relative_path);
     }
 
-    let files = read_tree(&args.root);
+    let files = nexus_web::disk::read_tree(&args.root);
     let project = args
         .root
         .file_name()

@@ -1,8 +1,6 @@
 //! Native Cypher benchmark: indexes a corpus folder, then prints the median and p99 latency of
 //! representative queries. Usage: `cargo bench -p nexus-web --bench cypher -- DIR`.
 
-mod common;
-
 use std::path::Path;
 use std::time::Instant;
 
@@ -62,7 +60,7 @@ fn main() {
         std::process::exit(2);
     };
     let root = Path::new(&dir);
-    let files = common::read_tree(root);
+    let files = nexus_web::disk::read_tree(root);
     let name = root
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())

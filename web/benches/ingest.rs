@@ -4,8 +4,6 @@
 //! generated repository of N Python files in nested packages that import and call each other.
 //! Also times what a reload does instead: search index build, snapshot encode and decode.
 
-mod common;
-
 use std::path::Path;
 use std::time::Instant;
 
@@ -62,7 +60,10 @@ fn main() {
                     .file_name()
                     .map(|n| n.to_string_lossy().into_owned())
                     .unwrap_or_default();
-                jobs.push((name, Box::new(move || common::read_tree(Path::new(&dir)))));
+                jobs.push((
+                    name,
+                    Box::new(move || nexus_web::disk::read_tree(Path::new(&dir))),
+                ));
             }
         }
         i += 1;

@@ -50,24 +50,9 @@ pub fn mcp_snippet(command: &str) -> String {
 
 /// Asks the bridge that served the page for its binary's absolute path.
 async fn bridge_command() -> Result<String, String> {
-    use wasm_bindgen::JsCast;
-    use wasm_bindgen_futures::JsFuture;
-    let window = web_sys::window().ok_or("no window")?;
-    let response: web_sys::Response = JsFuture::from(window.fetch_with_str("/api/bridge"))
-        .await
-        .map_err(|e| format!("{e:?}"))?
-        .dyn_into()
-        .map_err(|_| "not a response".to_owned())?;
-    if !response.ok() {
-        return Err(format!("the bridge answered {}", response.status()));
-    }
-    let text = JsFuture::from(response.text().map_err(|e| format!("{e:?}"))?)
-        .await
-        .map_err(|e| format!("{e:?}"))?
-        .as_string()
-        .unwrap_or_default();
-    let value: serde_json::Value =
-        serde_json::from_str(&text).map_err(|e| format!("bad /api/bridge answer: {e}"))?;
+    let value = super::load::fetch_json("/api/bridge")
+        .await?
+        .ok_or("this bridge does not name its binary")?;
     value["command"]
         .as_str()
         .filter(|c| !c.is_empty())

@@ -188,17 +188,9 @@ async fn load_listed(list: Vec<(String, File)>, on_files: FilesHandler, on_error
 
 /// Asks the bridge whether it serves a repository; `Ok(None)` when it does not.
 pub async fn bridge_repo_name() -> Result<Option<String>, String> {
-    let response = fetch("/api/repo").await?;
-    if response.status() == 404 {
+    let Some(value) = fetch_json("/api/repo").await? else {
         return Ok(None);
-    }
-    let text = JsFuture::from(response.text().map_err(|e| format!("{e:?}"))?)
-        .await
-        .map_err(|e| format!("{e:?}"))?
-        .as_string()
-        .unwrap_or_default();
-    let value: serde_json::Value =
-        serde_json::from_str(&text).map_err(|e| format!("bad /api/repo answer: {e}"))?;
+    };
     Ok(value
         .get("name")
         .and_then(|n| n.as_str())
@@ -226,6 +218,28 @@ pub async fn load_bridge_repo(name: String, on_files: FilesHandler, on_error: Er
         Ok(bytes) => on_files(Source::Zip(name, bytes)),
         Err(err) => on_error(err),
     }
+}
+
+/// A JSON answer of the bridge; `Ok(None)` for 404.
+pub async fn fetch_json(url: &str) -> Result<Option<serde_json::Value>, String> {
+    let response = fetch(url).await?;
+    if response.status() == 404 {
+        return Ok(None);
+    }
+    if !response.ok() {
+        return Err(format!(
+            "the bridge answered {} for {url}",
+            response.status()
+        ));
+    }
+    let text = JsFuture::from(response.text().map_err(|e| format!("{e:?}"))?)
+        .await
+        .map_err(|e| format!("{e:?}"))?
+        .as_string()
+        .unwrap_or_default();
+    serde_json::from_str(&text)
+        .map(Some)
+        .map_err(|e| format!("bad {url} answer: {e}"))
 }
 
 async fn fetch(url: &str) -> Result<web_sys::Response, String> {

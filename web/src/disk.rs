@@ -1,11 +1,12 @@
-//! Helpers shared by the native benchmarks: reading a corpus folder from disk into the
-//! (path, bytes) pairs the engine ingests.
+//! Reading a folder from disk into the (path, bytes) pairs the engine ingests, for native
+//! programs (benchmarks, the accuracy benchmark). Not built for wasm: the engine does no I/O.
 
 use std::path::Path;
 
-use nexus_web::engine::ingest::SourceFile;
+use crate::engine::ingest::SourceFile;
 
-/// Every regular file under `root`, with paths relative to it and `/` separators.
+/// Every regular file under `root`, with paths relative to it and `/` separators; unreadable
+/// entries are skipped.
 pub fn read_tree(root: &Path) -> Vec<SourceFile> {
     let mut files = Vec::new();
     let mut stack = vec![root.to_path_buf()];
