@@ -1,5 +1,5 @@
 //! Reading a folder from disk into the (path, bytes) pairs the engine ingests, for native
-//! programs (benchmarks, the accuracy benchmark). Not built for wasm: the engine does no I/O.
+//! programs (benchmarks, the accuracy benchmark). The browser never calls it: the engine does no I/O.
 
 use std::path::Path;
 

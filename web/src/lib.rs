@@ -1,7 +1,6 @@
 //! The Nexus browser app: the code graph engine, the MCP tool handlers, the link to the bridge
 //! and the Leptos UI. The engine and tools are pure Rust and are tested natively and in wasm.
 
-#[cfg(not(target_arch = "wasm32"))]
 pub mod disk;
 pub mod engine;
 pub mod link;
