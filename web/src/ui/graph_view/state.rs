@@ -442,7 +442,10 @@ impl State {
                 place,
             })
         });
-        self.signals.tooltip.set(tooltip);
+        // An unchanged tooltip is not set again: every set re-renders it (costly per wheel tick).
+        if self.signals.tooltip.with_untracked(|t| *t != tooltip) {
+            self.signals.tooltip.set(tooltip);
+        }
         changed
     }
 
