@@ -109,7 +109,10 @@ pub fn Explorer() -> impl IntoView {
             {tab(Pane::Processes, "Processes", "processes")}
         </nav>
         <div class="pane" class:hidden=move || pane.get() != Pane::Files><Files /></div>
-        <div class="pane" class:hidden=move || pane.get() != Pane::Clusters><Clusters /></div>
+        <div class="pane" class:hidden=move || pane.get() != Pane::Clusters>
+            // Built only while shown: hundreds of clusters cost nothing until asked for.
+            {move || (pane.get() == Pane::Clusters).then(|| view! { <Clusters /> })}
+        </div>
         <div class="pane" class:hidden=move || pane.get() != Pane::Processes><Processes /></div>
     }
 }

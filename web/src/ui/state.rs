@@ -1,6 +1,7 @@
 //! What the panels share: the graph picture, the selection, nodes lit by agents, the open code
 //! and the engine handle. The app shell provides it once; panels read it with `use_app()`.
 
+use std::cell::OnceCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
@@ -11,28 +12,33 @@ use serde_json::Value;
 use crate::engine::layout::{NO_INDEX, ViewGraph, ViewNode};
 use crate::worker::client::EngineClient;
 
-/// The drawn graph and an index from stable id to drawn node.
+/// The drawn graph and an index from stable id to drawn node (built on first use, so that the
+/// picture's arrival does not pay for it).
 pub struct Picture {
     pub view: Rc<ViewGraph>,
-    by_id: HashMap<String, u32>,
+    by_id: OnceCell<HashMap<String, u32>>,
 }
 
 impl Picture {
     pub fn new(view: ViewGraph) -> Picture {
-        let by_id = view
-            .nodes
-            .iter()
-            .enumerate()
-            .map(|(i, n)| (n.id.clone(), i as u32))
-            .collect();
         Picture {
             view: Rc::new(view),
-            by_id,
+            by_id: OnceCell::new(),
         }
     }
 
     pub fn find(&self, id: &str) -> Option<u32> {
-        self.by_id.get(id).copied()
+        self.by_id
+            .get_or_init(|| {
+                self.view
+                    .nodes
+                    .iter()
+                    .enumerate()
+                    .map(|(i, n)| (n.id.clone(), i as u32))
+                    .collect()
+            })
+            .get(id)
+            .copied()
     }
 
     pub fn node(&self, index: u32) -> Option<&ViewNode> {
