@@ -4,6 +4,7 @@
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
+use super::cells::Cells;
 use super::graph::{EdgeKind, Graph, NodeKind};
 
 /// "No such index" in the `u32` index fields of a [`ViewGraph`].
@@ -460,9 +461,9 @@ fn relax(nodes: &mut [ViewNode], edges: &[ViewEdge], groups: &[Placing]) {
         }
         let grid = Grid::build(nodes, REPEL_REACH);
         for (i, n) in nodes.iter().enumerate() {
-            let (cx, cy) = grid.cell_of(n.x, n.y);
-            for gy in cy.saturating_sub(1)..=(cy + 1).min(grid.rows - 1) {
-                for gx in cx.saturating_sub(1)..=(cx + 1).min(grid.cols - 1) {
+            let (cx, cy) = grid.cells.col_row(n.x, n.y);
+            for gy in cy.saturating_sub(1)..=(cy + 1).min(grid.cells.rows - 1) {
+                for gx in cx.saturating_sub(1)..=(cx + 1).min(grid.cells.cols - 1) {
                     for &j in grid.items_in(gx, gy) {
                         let j = j as usize;
                         if j == i {
@@ -508,15 +509,11 @@ fn relax(nodes: &mut [ViewNode], edges: &[ViewEdge], groups: &[Placing]) {
     }
 }
 
-/// Node indices bucketed by square cells over the nodes' bounds (a counting sort, rebuilt each
-/// round): close pairs are found in the 3 × 3 cells around a node.
+/// Node indices bucketed by square cells over the nodes' bounds (rebuilt each round): close
+/// pairs are found in the 3 × 3 cells around a node.
 struct Grid {
-    x0: f32,
-    y0: f32,
-    cell: f32,
-    cols: usize,
-    rows: usize,
-    /// Items of cell `c` are `items[start[c]..start[c + 1]]`.
+    cells: Cells,
+    /// Nodes of cell `c` are `items[start[c]..start[c + 1]]`.
     start: Vec<u32>,
     items: Vec<u32>,
 }
@@ -525,56 +522,31 @@ impl Grid {
     /// Cells at least `reach` wide; wider when the nodes are spread so far that cells would
     /// outnumber them many times.
     fn build(nodes: &[ViewNode], reach: f32) -> Grid {
-        let [x0, y0, x1, y1] = nodes.iter().fold(
+        let bounds = nodes.iter().fold(
             [f32::MAX, f32::MAX, f32::MIN, f32::MIN],
             |[a, b, c, d], n| [a.min(n.x), b.min(n.y), c.max(n.x), d.max(n.y)],
         );
-        let (w, h) = ((x1 - x0).max(0.0), (y1 - y0).max(0.0));
+        let (w, h) = (
+            (bounds[2] - bounds[0]).max(0.0),
+            (bounds[3] - bounds[1]).max(0.0),
+        );
         let budget = (nodes.len() * 8 + 4096) as f32;
         let mut cell = reach;
         if (w / cell + 1.0) * (h / cell + 1.0) > budget {
             cell = ((w * h) / budget).sqrt().max(reach) * 1.01;
         }
-        let cols = (w / cell) as usize + 1;
-        let rows = (h / cell) as usize + 1;
-        let mut grid = Grid {
-            x0,
-            y0,
-            cell,
-            cols,
-            rows,
-            start: vec![0; cols * rows + 1],
-            items: vec![0; nodes.len()],
-        };
-        let cells: Vec<usize> = nodes
-            .iter()
-            .map(|n| {
-                let (cx, cy) = grid.cell_of(n.x, n.y);
-                cy * cols + cx
-            })
-            .collect();
-        for &c in &cells {
-            grid.start[c + 1] += 1;
+        let cells = Cells::over(bounds, cell);
+        let of: Vec<usize> = nodes.iter().map(|n| cells.index(n.x, n.y)).collect();
+        let (start, items) = cells.bucket(&of);
+        Grid {
+            cells,
+            start,
+            items,
         }
-        for c in 0..cols * rows {
-            grid.start[c + 1] += grid.start[c];
-        }
-        let mut fill = grid.start.clone();
-        for (i, &c) in cells.iter().enumerate() {
-            grid.items[fill[c] as usize] = i as u32;
-            fill[c] += 1;
-        }
-        grid
-    }
-
-    fn cell_of(&self, x: f32, y: f32) -> (usize, usize) {
-        let cx = ((x - self.x0) / self.cell) as usize;
-        let cy = ((y - self.y0) / self.cell) as usize;
-        (cx.min(self.cols - 1), cy.min(self.rows - 1))
     }
 
     fn items_in(&self, cx: usize, cy: usize) -> &[u32] {
-        let c = cy * self.cols + cx;
+        let c = cy * self.cells.cols + cx;
         &self.items[self.start[c] as usize..self.start[c + 1] as usize]
     }
 }
@@ -643,17 +615,17 @@ mod tests {
         let view = layout(&sample_graph());
         let grid = Grid::build(&view.nodes, REPEL_REACH);
         let mut seen = vec![false; view.nodes.len()];
-        for cy in 0..grid.rows {
-            for cx in 0..grid.cols {
+        for cy in 0..grid.cells.rows {
+            for cx in 0..grid.cells.cols {
                 for &i in grid.items_in(cx, cy) {
                     let n = &view.nodes[i as usize];
-                    assert_eq!(grid.cell_of(n.x, n.y), (cx, cy));
+                    assert_eq!(grid.cells.col_row(n.x, n.y), (cx, cy));
                     seen[i as usize] = true;
                 }
             }
         }
         assert!(seen.into_iter().all(|s| s));
-        assert!(grid.cell >= REPEL_REACH);
+        assert!(grid.cells.cell >= REPEL_REACH);
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! The code graph engine. Pure Rust: no DOM, no I/O; it compiles natively and for wasm32.
 //! Phases: extract (per-file facts) → resolve (cross-file edges) → graph; `sample` is the built-in demo.
 
+pub mod cells;
 pub mod community;
 pub mod cypher;
 pub mod extract;

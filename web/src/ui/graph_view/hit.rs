@@ -1,15 +1,13 @@
 //! A uniform grid over world space holding node indices, so hover and click find the nearest
 //! node by looking at a few cells instead of every node.
 
+use crate::engine::cells::Cells;
+
 /// Most cells along one side; more would only cost memory on big graphs.
 const MAX_SIDE: usize = 512;
 
 pub struct HitGrid {
-    x0: f32,
-    y0: f32,
-    cell: f32,
-    cols: usize,
-    rows: usize,
+    cells: Cells,
     /// `items[starts[c]..starts[c + 1]]` are the nodes in cell `c` (row-major).
     starts: Vec<u32>,
     items: Vec<u32>,
@@ -22,45 +20,14 @@ impl HitGrid {
         let [x0, y0, x1, y1] = bounds;
         let (w, h) = ((x1 - x0).max(1e-3), (y1 - y0).max(1e-3));
         let cell = cell.max(w / MAX_SIDE as f32).max(h / MAX_SIDE as f32);
-        let cols = ((w / cell).ceil() as usize).max(1);
-        let rows = ((h / cell).ceil() as usize).max(1);
-        let mut grid = HitGrid {
-            x0,
-            y0,
-            cell,
-            cols,
-            rows,
-            starts: vec![0; cols * rows + 1],
-            items: vec![0; points.len()],
-        };
-        let cells: Vec<usize> = points.iter().map(|&(x, y)| grid.cell_of(x, y)).collect();
-        for &c in &cells {
-            grid.starts[c + 1] += 1;
+        let cells = Cells::over([x0, y0, x0 + w, y0 + h], cell);
+        let of: Vec<usize> = points.iter().map(|&(x, y)| cells.index(x, y)).collect();
+        let (starts, items) = cells.bucket(&of);
+        HitGrid {
+            cells,
+            starts,
+            items,
         }
-        for c in 0..cols * rows {
-            grid.starts[c + 1] += grid.starts[c];
-        }
-        let mut fill = grid.starts.clone();
-        for (i, &c) in cells.iter().enumerate() {
-            grid.items[fill[c] as usize] = i as u32;
-            fill[c] += 1;
-        }
-        grid
-    }
-
-    fn col_row(&self, x: f32, y: f32) -> (usize, usize) {
-        let col = ((x - self.x0) / self.cell)
-            .floor()
-            .clamp(0.0, (self.cols - 1) as f32);
-        let row = ((y - self.y0) / self.cell)
-            .floor()
-            .clamp(0.0, (self.rows - 1) as f32);
-        (col as usize, row as usize)
-    }
-
-    fn cell_of(&self, x: f32, y: f32) -> usize {
-        let (col, row) = self.col_row(x, y);
-        row * self.cols + col
     }
 
     /// The node nearest to (`x`, `y`) whose edge is within `reach` world units, among those
@@ -75,12 +42,13 @@ impl HitGrid {
         max_radius: f32,
     ) -> Option<u32> {
         let pad = reach + max_radius;
-        let (c0, r0) = self.col_row(x - pad, y - pad);
-        let (c1, r1) = self.col_row(x + pad, y + pad);
+        let (c0, r0) = self.cells.col_row(x - pad, y - pad);
+        let (c1, r1) = self.cells.col_row(x + pad, y + pad);
+        let cols = self.cells.cols;
         let mut best: Option<(f32, u32)> = None;
         for row in r0..=r1 {
-            let start = self.starts[row * self.cols + c0] as usize;
-            let end = self.starts[row * self.cols + c1 + 1] as usize;
+            let start = self.starts[row * cols + c0] as usize;
+            let end = self.starts[row * cols + c1 + 1] as usize;
             for &i in &self.items[start..end] {
                 let (nx, ny, r) = node(i);
                 let gap = ((nx - x).powi(2) + (ny - y).powi(2)).sqrt() - r;

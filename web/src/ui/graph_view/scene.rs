@@ -1,6 +1,7 @@
 //! What the renderer needs from one `ViewGraph`, computed once when it arrives: vertex arrays,
 //! edges bucketed by grid cell, community → community edges, neighbours, label order, hit grid.
 
+use crate::engine::cells::Cells;
 use crate::engine::graph::EdgeKind;
 use crate::engine::layout::ViewGraph;
 
@@ -25,11 +26,7 @@ const HIT_CELL: f32 = 2.0;
 /// Edges sorted twice by grid cell (by their `from` end, then by their `to` end), so the edges
 /// near the view are a few contiguous vertex ranges.
 pub struct EdgeGrid {
-    x0: f32,
-    y0: f32,
-    cell: f32,
-    cols: usize,
-    rows: usize,
+    cells: Cells,
     /// Per cell, the first edge of that cell in the list sorted by `from` (then by `to`, offset
     /// by the edge count): `starts[0]` has `cols × rows + 1` entries, as has `starts[1]`.
     starts: [Vec<u32>; 2],
@@ -55,67 +52,44 @@ impl EdgeGrid {
     fn new(bounds: [f32; 4], ends: &[Segment]) -> (EdgeGrid, [Vec<u32>; 2]) {
         let [x0, y0, x1, y1] = bounds;
         let side = (x1 - x0).max(y1 - y0).max(1e-3);
-        let cell = (side / EDGE_GRID_SIDE).max(1.0);
-        let cols = (((x1 - x0) / cell).ceil() as usize).max(1);
-        let rows = (((y1 - y0) / cell).ceil() as usize).max(1);
-        let mut grid = EdgeGrid {
+        let cells = Cells::over(bounds, (side / EDGE_GRID_SIDE).max(1.0));
+        let by_end = |pass: usize| {
+            let of: Vec<usize> = ends
+                .iter()
+                .map(|(a, b)| {
+                    let (x, y) = if pass == 0 { *a } else { *b };
+                    cells.index(x, y)
+                })
+                .collect();
+            cells.bucket(&of)
+        };
+        let ((from_starts, from_order), (to_starts, to_order)) = (by_end(0), by_end(1));
+        let grid = EdgeGrid {
+            cells,
+            starts: [from_starts, to_starts],
+            edge_count: ends.len() as u32,
+        };
+        (grid, [from_order, to_order])
+    }
+
+    /// The edges with an end in a cell that touches `rect` (world units), each once.
+    pub fn near(&self, rect: [f32; 4]) -> EdgeRanges {
+        let Cells {
             x0,
             y0,
             cell,
             cols,
             rows,
-            starts: [vec![0; cols * rows + 1], vec![0; cols * rows + 1]],
-            edge_count: ends.len() as u32,
-        };
-        let mut orders = [Vec::new(), Vec::new()];
-        for (pass, order) in orders.iter_mut().enumerate() {
-            let cells: Vec<usize> = ends
-                .iter()
-                .map(|(a, b)| {
-                    let (x, y) = if pass == 0 { *a } else { *b };
-                    grid.cell_of(x, y)
-                })
-                .collect();
-            let starts = &mut grid.starts[pass];
-            for &c in &cells {
-                starts[c + 1] += 1;
-            }
-            for c in 0..cols * rows {
-                starts[c + 1] += starts[c];
-            }
-            let mut by_cell: Vec<u32> = (0..ends.len() as u32).collect();
-            by_cell.sort_by_key(|&e| (cells[e as usize], e));
-            *order = by_cell;
-        }
-        (grid, orders)
-    }
-
-    fn col_row(&self, x: f32, y: f32) -> (usize, usize) {
-        let col = ((x - self.x0) / self.cell)
-            .floor()
-            .clamp(0.0, (self.cols - 1) as f32);
-        let row = ((y - self.y0) / self.cell)
-            .floor()
-            .clamp(0.0, (self.rows - 1) as f32);
-        (col as usize, row as usize)
-    }
-
-    fn cell_of(&self, x: f32, y: f32) -> usize {
-        let (col, row) = self.col_row(x, y);
-        row * self.cols + col
-    }
-
-    /// The edges with an end in a cell that touches `rect` (world units), each once.
-    pub fn near(&self, rect: [f32; 4]) -> EdgeRanges {
-        let (c0, r0) = self.col_row(rect[0], rect[1]);
-        let (c1, r1) = self.col_row(rect[2], rect[3]);
+        } = self.cells;
+        let (c0, r0) = self.cells.col_row(rect[0], rect[1]);
+        let (c1, r1) = self.cells.col_row(rect[2], rect[3]);
         let mut ranges = Vec::new();
         let mut edges = 0;
         for (pass, starts) in self.starts.iter().enumerate() {
             let offset = pass as u32 * self.edge_count;
             for row in r0..=r1 {
-                let first = starts[row * self.cols + c0];
-                let end = starts[row * self.cols + c1 + 1];
+                let first = starts[row * cols + c0];
+                let end = starts[row * cols + c1 + 1];
                 if end > first {
                     ranges.push((((offset + first) * 2) as i32, ((end - first) * 2) as i32));
                     edges += end - first;
@@ -125,13 +99,13 @@ impl EdgeGrid {
         // Cells at the grid's border also hold what lies beyond it: so does their rectangle.
         let edge_x = |c: usize, last: bool| match (c, last) {
             (0, false) => f32::MIN,
-            (c, true) if c + 1 == self.cols => f32::MAX,
-            (c, last) => self.x0 + (c + usize::from(last)) as f32 * self.cell,
+            (c, true) if c + 1 == cols => f32::MAX,
+            (c, last) => x0 + (c + usize::from(last)) as f32 * cell,
         };
         let edge_y = |r: usize, last: bool| match (r, last) {
             (0, false) => f32::MIN,
-            (r, true) if r + 1 == self.rows => f32::MAX,
-            (r, last) => self.y0 + (r + usize::from(last)) as f32 * self.cell,
+            (r, true) if r + 1 == rows => f32::MAX,
+            (r, last) => y0 + (r + usize::from(last)) as f32 * cell,
         };
         EdgeRanges {
             ranges,
