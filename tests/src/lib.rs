@@ -99,6 +99,29 @@ pub fn bridge_command() -> Command {
 }
 
 /// A port nobody listens on right now.
+/// Runs one of the `tests/js` scripts against the sample repository, the built UI and the bridge
+/// on a free port, plus `extra` arguments; panics unless it exits 0. Returns its stdout.
+pub fn run_js_on_sample(script: &str, extra: &[&std::ffi::OsStr]) -> String {
+    let root = workspace_root();
+    let output = std::process::Command::new("node")
+        .arg(root.join("tests/js").join(script))
+        .arg("--repo")
+        .arg(root.join("examples/sample-shop"))
+        .arg("--ui")
+        .arg(ui_dir())
+        .arg("--bridge")
+        .arg(bridge_bin())
+        .arg("--port")
+        .arg(free_port().to_string())
+        .args(extra)
+        .output()
+        .expect("node runs (scripts/setup.sh installs it)");
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    stdout
+}
+
 pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
