@@ -5,11 +5,15 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 
+# CI builds once from a clean clone: incremental caches would only cost disk, which is short there.
+if [ "${CI:-}" = true ]; then export CARGO_INCREMENTAL=0; fi
+
 step() { printf '\n== %s\n' "$*" >&2; }
 # Every test runner's output is also kept here, for the closing total.
 results=$(mktemp)
 
 step "format and lint"
+df -h . >&2
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
 cargo clippy -p nexus-web --target wasm32-unknown-unknown --all-targets --locked -- -D warnings
@@ -34,6 +38,9 @@ export NEXUS_FLAP_URL="ws://127.0.0.1:${flap_port}/ws"
 
 step "native unit tests and end-to-end tests"
 NEXUS_UI_DIR="$(pwd)/dist" cargo test --workspace --locked 2>&1 | tee -a "$results"
+
+df -h . >&2
+du -sh "${CARGO_TARGET_DIR:-target}" >&2
 
 # One closing line for all runners (cargo's own last line is a doc-test run of 0 tests).
 awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($i == "passed;") p += $(i-1); if ($i == "failed;") f += $(i-1) } }
