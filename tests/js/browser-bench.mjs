@@ -82,6 +82,31 @@ function chromiumPssMb(profile) {
   return { all: kb / 1024, tab: rendererKb / 1024 };
 }
 
+/// Where the tab renderers' memory is: the largest mappings (wasm memories are single
+/// read-write mappings as large as the memory; it never shrinks), PSS in MB, and the rest.
+function rendererBreakdown(profile) {
+  const maps = [];
+  for (const pid of fs.readdirSync("/proc").filter((p) => /^\d+$/.test(p))) {
+    try {
+      const cmd = fs.readFileSync(`/proc/${pid}/cmdline`, "utf8");
+      if (!cmd.includes(profile) || !cmd.includes("--type=renderer")) continue;
+      let size = 0;
+      for (const line of fs.readFileSync(`/proc/${pid}/smaps`, "utf8").split("\n")) {
+        const range = line.match(/^([0-9a-f]+)-([0-9a-f]+) /);
+        if (range) size = (parseInt(range[2], 16) - parseInt(range[1], 16)) / 2 ** 20;
+        const pss = line.match(/^Pss:\s+(\d+) kB/);
+        if (pss) maps.push({ size, pss: Number(pss[1]) / 1024 });
+      }
+    } catch {
+      // The process ended while being read.
+    }
+  }
+  maps.sort((a, b) => b.pss - a.pss);
+  const top = maps.slice(0, 6);
+  const rest = maps.slice(6).reduce((sum, m) => sum + m.pss, 0);
+  return `largest mappings ${top.map((m) => `${m.pss.toFixed(0)} of ${m.size.toFixed(0)}`).join(", ")} MB; the rest ${rest.toFixed(0)} MB`;
+}
+
 async function waitForPort(deadline) {
   while (Date.now() < deadline) {
     try {
@@ -290,6 +315,8 @@ try {
   page.on("pageerror", (err) => console.error(`page error: ${err.message}`));
   // A probe in the page: the longest gap between animation frames while indexing runs.
   await page.addInitScript(() => {
+    // Trunk's start event carries the page's wasm exports, its memory among them.
+    addEventListener("TrunkApplicationStarted", (e) => (window.__nexusPageWasm = e.detail.wasm));
     window.__nexusLongestFrameGap = 0;
     let last = performance.now();
     const tick = (now) => {
@@ -304,11 +331,14 @@ try {
       if (/^Indexed /.test(status) && !window.__nexusIndexedAt) window.__nexusIndexedAt = performance.now();
     }).observe(document, { subtree: true, childList: true, characterData: true });
   });
-  const peak = { all: 0, tab: 0 };
+  const peak = { all: 0, tab: 0, breakdown: "" };
   const sampler = setInterval(() => {
     const now = chromiumPssMb(profile);
     peak.all = Math.max(peak.all, now.all);
-    peak.tab = Math.max(peak.tab, now.tab);
+    if (now.tab > peak.tab) {
+      peak.tab = now.tab;
+      peak.breakdown = rendererBreakdown(profile);
+    }
   }, 200);
   const started = Date.now();
   await page.goto(`http://127.0.0.1:${port}/`);
@@ -326,6 +356,8 @@ try {
   console.log(
     `memory (PSS): tab renderer peak ${peak.tab.toFixed(0)} MB, after ${settled.tab.toFixed(0)} MB; all Chromium processes peak ${peak.all.toFixed(0)} MB`,
   );
+  const pageWasmMb = await page.evaluate(() => (window.__nexusPageWasm?.memory?.buffer.byteLength ?? 0) / 2 ** 20);
+  console.log(`  tab at its peak: ${peak.breakdown}; after: ${rendererBreakdown(profile)}; the page's wasm memory ${pageWasmMb.toFixed(0)} MB`);
   if (check && !/saved to browser storage/.test(indexed)) fail(`not saved: ${indexed}`);
 
   if (picture) await pictureBench(page);

@@ -59,15 +59,97 @@ impl std::error::Error for SnapshotError {}
 
 /// Encodes a graph and its files.
 pub fn encode(graph: &Graph, sources: &Sources, saved_ms: f64) -> Result<Vec<u8>, String> {
+    let mut out = Vec::with_capacity(encoded_len(graph, sources, saved_ms)?);
+    encode_into(graph, sources, saved_ms, &mut |chunk| {
+        out.extend_from_slice(chunk)
+    })?;
+    Ok(out)
+}
+
+/// The length of what `encode` writes, found without writing it.
+pub fn encoded_len(graph: &Graph, sources: &Sources, saved_ms: f64) -> Result<usize, String> {
     let body = BodyRef {
         saved_ms,
         graph: graph.parts(),
         sources,
     };
-    let mut out = Vec::with_capacity(MAGIC.len() + 4);
-    out.extend_from_slice(MAGIC);
-    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
-    postcard::to_extend(&body, out).map_err(|e| format!("cannot encode the snapshot: {e}"))
+    let size = postcard::serialize_with_flavor(&body, postcard::ser_flavors::Size::default())
+        .map_err(|e| format!("cannot encode the snapshot: {e}"))?;
+    Ok(MAGIC.len() + 4 + size)
+}
+
+/// Encodes a graph and its files as a run of chunks of at most [`CHUNK_BYTES`] handed to `sink`,
+/// so that the whole blob never sits in this memory (wasm memory never shrinks).
+pub fn encode_into(
+    graph: &Graph,
+    sources: &Sources,
+    saved_ms: f64,
+    sink: &mut dyn FnMut(&[u8]),
+) -> Result<(), String> {
+    let body = BodyRef {
+        saved_ms,
+        graph: graph.parts(),
+        sources,
+    };
+    let mut chunks = Chunks {
+        buffer: Vec::with_capacity(CHUNK_BYTES),
+        sink,
+    };
+    chunks.buffer.extend_from_slice(MAGIC);
+    chunks
+        .buffer
+        .extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    postcard::serialize_with_flavor(&body, chunks)
+        .map_err(|e| format!("cannot encode the snapshot: {e}"))
+}
+
+/// Most bytes [`encode_into`] hands over at once.
+pub const CHUNK_BYTES: usize = 256 * 1024;
+
+/// A postcard output that passes on its bytes a chunk at a time.
+struct Chunks<'a> {
+    buffer: Vec<u8>,
+    sink: &'a mut dyn FnMut(&[u8]),
+}
+
+impl Chunks<'_> {
+    fn flush(&mut self) {
+        if !self.buffer.is_empty() {
+            (self.sink)(&self.buffer);
+            self.buffer.clear();
+        }
+    }
+}
+
+impl postcard::ser_flavors::Flavor for Chunks<'_> {
+    type Output = ();
+
+    fn try_push(&mut self, byte: u8) -> postcard::Result<()> {
+        if self.buffer.len() == CHUNK_BYTES {
+            self.flush();
+        }
+        self.buffer.push(byte);
+        Ok(())
+    }
+
+    fn try_extend(&mut self, bytes: &[u8]) -> postcard::Result<()> {
+        if self.buffer.len() + bytes.len() > CHUNK_BYTES {
+            self.flush();
+        }
+        if bytes.len() >= CHUNK_BYTES {
+            for part in bytes.chunks(CHUNK_BYTES) {
+                (self.sink)(part);
+            }
+        } else {
+            self.buffer.extend_from_slice(bytes);
+        }
+        Ok(())
+    }
+
+    fn finalize(mut self) -> postcard::Result<()> {
+        self.flush();
+        Ok(())
+    }
 }
 
 /// Decodes a blob written by `encode`; any other input is an error, never a panic.
@@ -111,6 +193,41 @@ mod tests {
         let (graph, _, sources) =
             index_with_sources("shop", files, &|| 0.0, &mut |_, _, _| true).unwrap();
         (graph, sources)
+    }
+
+    #[test]
+    fn chunked_encoding_is_the_whole_blob_in_bounded_pieces() {
+        let (graph, mut sources) = indexed();
+        let mut big = String::new();
+        while big.len() < 3 * CHUNK_BYTES {
+            big.push_str("# a long comment line that makes this file larger than one chunk\n");
+        }
+        sources.insert("big.py".into(), big);
+        let mut whole = Vec::new();
+        let mut sizes = Vec::new();
+        encode_into(&graph, &sources, 7.0, &mut |chunk| {
+            sizes.push(chunk.len());
+            whole.extend_from_slice(chunk);
+        })
+        .unwrap();
+        assert!(sizes.len() > 3, "{sizes:?}");
+        assert!(
+            sizes.iter().all(|&n| n > 0 && n <= CHUNK_BYTES),
+            "{sizes:?}"
+        );
+        let body = BodyRef {
+            saved_ms: 7.0,
+            graph: graph.parts(),
+            sources: &sources,
+        };
+        let mut reference = MAGIC.to_vec();
+        reference.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+        let reference = postcard::to_extend(&body, reference).unwrap();
+        assert_eq!(whole, reference);
+        assert_eq!(encoded_len(&graph, &sources, 7.0).unwrap(), whole.len());
+        assert_eq!(encode(&graph, &sources, 7.0).unwrap(), whole);
+        let back = decode(&whole).unwrap();
+        assert_eq!(back.sources, sources);
     }
 
     #[test]

@@ -7,12 +7,12 @@ use std::rc::Rc;
 use js_sys::{Array, ArrayBuffer, Uint8Array};
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
-use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
+use web_sys::{Blob, DedicatedWorkerGlobalScope, MessageEvent};
 
 use super::js_reader::JsBufferReader;
 use super::parse_pool;
 use super::protocol::{CodeView, FromWorker, GraphSummary, Restored, ToWorker};
-use super::store::{Slot, SnapshotStore};
+use super::store::{self, Slot, SnapshotStore};
 use crate::engine::Graph;
 use crate::engine::fingerprint::Fingerprint;
 use crate::engine::ingest::{Phase, SourceFile, Sources, filter_files, finish};
@@ -409,26 +409,35 @@ async fn save(worker: &Worker) {
     };
     let (project, blob) = {
         let state = worker.state.borrow();
-        let blob = snapshot::encode(&state.graph, &state.sources, state.indexed_ms);
+        let blob = snapshot_blob(&state.graph, &state.sources, state.indexed_ms);
         (state.graph.project.clone(), blob)
     };
     let result = match blob {
         Ok(blob) => store
             .save(&project, &blob)
             .await
-            .map(|old| (blob.len(), old)),
+            .map(|old| (blob.size() as usize, old)),
         Err(err) => Err(err),
     };
     match result {
         Ok((bytes, replaced)) => {
-            let print = {
+            let wants_baseline = {
+                let state = worker.state.borrow();
+                state.previous.is_none() && state.graph.project == project
+            };
+            if let (true, Some(old)) = (wants_baseline, replaced) {
+                let print = store::bytes_of(&old)
+                    .await
+                    .ok()
+                    .and_then(|bytes| fingerprint_of_blob(&bytes));
                 let mut state = worker.state.borrow_mut();
-                if state.previous.is_none()
-                    && state.graph.project == project
-                    && let Some(old) = replaced
-                {
-                    state.previous = fingerprint_of_blob(&old.to_vec());
+                // The graph may have changed while the old blob was read.
+                if state.previous.is_none() && state.graph.project == project {
+                    state.previous = print;
                 }
+            }
+            let print = {
+                let state = worker.state.borrow();
                 state
                     .previous
                     .as_ref()
@@ -454,6 +463,43 @@ async fn save(worker: &Worker) {
             message,
         }),
     }
+}
+
+/// Bytes of snapshot gathered in one reused JS buffer before they join the Blob.
+const BLOB_STEP: u32 = 4 * 1024 * 1024;
+const _: () = assert!(snapshot::CHUNK_BYTES as u32 <= BLOB_STEP);
+
+/// The graph's snapshot as a Blob, written a chunk at a time: the whole blob never sits in wasm
+/// memory (which would keep that size for the life of the worker) nor in this worker's JS heap
+/// (a Blob's bytes live with the browser; the one staging buffer is reused).
+fn snapshot_blob(graph: &Graph, sources: &Sources, saved_ms: f64) -> Result<Blob, String> {
+    let failed = |e: JsValue| format!("cannot build the snapshot: {e:?}");
+    let mut blob = Blob::new().map_err(failed)?;
+    let staging = Uint8Array::new_with_length(BLOB_STEP);
+    let mut filled = 0u32;
+    let mut error = None;
+    // The Blob constructor copies the staged bytes, so the buffer can be filled again.
+    let join = |blob: &mut Blob, filled: u32| -> Result<(), JsValue> {
+        let parts = Array::of2(blob, &staging.subarray(0, filled));
+        *blob = Blob::new_with_blob_sequence(&parts)?;
+        Ok(())
+    };
+    snapshot::encode_into(graph, sources, saved_ms, &mut |chunk| {
+        let len = chunk.len() as u32;
+        if filled + len > BLOB_STEP {
+            if error.is_none() {
+                error = join(&mut blob, filled).err();
+            }
+            filled = 0;
+        }
+        staging.subarray(filled, filled + len).copy_from(chunk);
+        filled += len;
+    })?;
+    if let Some(e) = error {
+        return Err(failed(e));
+    }
+    join(&mut blob, filled).map_err(failed)?;
+    Ok(blob)
 }
 
 /// The size of this worker's wasm memory.

@@ -1,9 +1,11 @@
 //! The worker's IndexedDB store of snapshots: per project the current blob, the one before it
 //! and that one's fingerprint (what `diff` needs), plus which project was open last.
 
-use js_sys::Uint8Array;
+use js_sys::{ArrayBuffer, Uint8Array};
 use rexie::{ObjectStore, Rexie, TransactionMode};
 use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
+use web_sys::Blob;
 
 const DATABASE: &str = "nexus";
 const SNAPSHOTS: &str = "snapshots";
@@ -55,10 +57,10 @@ impl SnapshotStore {
 
     /// One stored blob.
     pub async fn load(&self, slot: Slot, project: &str) -> Result<Option<Vec<u8>>, String> {
-        let value = self.get(key(slot, project)).await?;
-        Ok(value
-            .and_then(|v| v.dyn_into::<Uint8Array>().ok())
-            .map(|bytes| bytes.to_vec()))
+        match self.get(key(slot, project)).await? {
+            Some(value) => bytes_of(&value).await.map(Some),
+            None => Ok(None),
+        }
     }
 
     async fn get(&self, key: JsValue) -> Result<Option<JsValue>, String> {
@@ -72,9 +74,9 @@ impl SnapshotStore {
     }
 
     /// Saves `blob` as the project's current snapshot, keeps the one it replaces as previous, and
-    /// marks the project as the last one; all in one transaction. Returns the replaced blob, left
-    /// in JS memory (copy it into wasm only if it is needed).
-    pub async fn save(&self, project: &str, blob: &[u8]) -> Result<Option<Uint8Array>, String> {
+    /// marks the project as the last one; all in one transaction. Returns the replaced value, left
+    /// outside wasm memory (read it with [`bytes_of`] only if it is needed).
+    pub async fn save(&self, project: &str, blob: &Blob) -> Result<Option<JsValue>, String> {
         let tx = self
             .db
             .transaction(&[SNAPSHOTS], TransactionMode::ReadWrite)
@@ -84,16 +86,15 @@ impl SnapshotStore {
             .get(key(Slot::Current, project))
             .await
             .map_err(|e| failed("save", e))?
-            .and_then(|v| v.dyn_into::<Uint8Array>().ok());
+            .filter(|v| !v.is_undefined() && !v.is_null());
         if let Some(old) = &replaced {
             store
                 .put(old, Some(&key(Slot::Previous, project)))
                 .await
                 .map_err(|e| failed("keep the previous snapshot", e))?;
         }
-        let bytes = Uint8Array::from(blob);
         store
-            .put(&bytes, Some(&key(Slot::Current, project)))
+            .put(blob, Some(&key(Slot::Current, project)))
             .await
             .map_err(|e| failed("save the snapshot", e))?;
         store
@@ -124,4 +125,34 @@ impl SnapshotStore {
         tx.done().await.map_err(|e| failed("save", e))?;
         Ok(())
     }
+}
+
+/// Bytes read from a Blob per step, so that no whole copy of a snapshot sits in JS memory.
+const READ_STEP: f64 = 4.0 * 1024.0 * 1024.0;
+
+/// The bytes of a stored value: a `Blob` (how snapshots are saved) or a `Uint8Array` (how
+/// fingerprints are, and snapshots were).
+pub async fn bytes_of(value: &JsValue) -> Result<Vec<u8>, String> {
+    if let Some(bytes) = value.dyn_ref::<Uint8Array>() {
+        return Ok(bytes.to_vec());
+    }
+    let blob = value
+        .dyn_ref::<Blob>()
+        .ok_or("browser storage: a stored snapshot is neither a Blob nor bytes")?;
+    let size = blob.size();
+    let mut out = Vec::with_capacity(size as usize);
+    let mut at = 0.0;
+    while at < size {
+        let end = (at + READ_STEP).min(size);
+        let read = |e: JsValue| format!("browser storage: cannot read a snapshot: {e:?}");
+        let part = blob.slice_with_f64_and_f64(at, end).map_err(read)?;
+        let buffer: ArrayBuffer = JsFuture::from(part.array_buffer())
+            .await
+            .map_err(read)?
+            .dyn_into()
+            .map_err(read)?;
+        out.extend_from_slice(&Uint8Array::new(&buffer).to_vec());
+        at = end;
+    }
+    Ok(out)
 }
