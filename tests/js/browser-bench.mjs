@@ -331,7 +331,7 @@ try {
       if (/^Indexed /.test(status) && !window.__nexusIndexedAt) window.__nexusIndexedAt = performance.now();
     }).observe(document, { subtree: true, childList: true, characterData: true });
   });
-  const peak = { all: 0, tab: 0, breakdown: "" };
+  let peak = { all: 0, tab: 0, breakdown: "" };
   const sampler = setInterval(() => {
     const now = chromiumPssMb(profile);
     peak.all = Math.max(peak.all, now.all);
@@ -346,7 +346,6 @@ try {
   const wallMs = Date.now() - started;
   const gap = await page.evaluate(() => window.__nexusLongestFrameGap);
   const summary = await page.locator('[data-testid="summary"]').innerText();
-  clearInterval(sampler);
   const settled = chromiumPssMb(profile);
   console.log(`== ${path.basename(repo)} in headless Chromium`);
   console.log(`graph: ${summary}`);
@@ -361,6 +360,7 @@ try {
   if (check && !/saved to browser storage/.test(indexed)) fail(`not saved: ${indexed}`);
 
   if (picture) await pictureBench(page);
+  peak = { all: 0, tab: 0, breakdown: "" };
   const restoreTimes = [];
   for (let i = 0; i < reloads; i++) {
     const t = Date.now();
@@ -373,9 +373,11 @@ try {
     const again = await page.locator('[data-testid="summary"]').innerText();
     if (check && again !== summary) fail(`restored graph differs: ${again} vs ${summary}`);
   }
+  clearInterval(sampler);
   if (restoreTimes.length) {
     restoreTimes.sort((a, b) => a - b);
     console.log(`reload median: ${restoreTimes[Math.floor(restoreTimes.length / 2)]} ms`);
+    console.log(`memory (PSS) while reloading: tab renderer peak ${peak.tab.toFixed(0)} MB (${peak.breakdown})`);
   }
   if (check) await checkReindexAndDiff(page);
   if (chainCalls > 0) await chainBench(chainCalls);

@@ -4,7 +4,9 @@
 //! generated repository of N Python files in nested packages that import and call each other.
 //! Also times what a reload does instead: search index build, snapshot encode and decode.
 
+use std::alloc::{GlobalAlloc, Layout, System};
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use nexus_web::engine::graph::{EdgeKind, NodeKind};
@@ -12,6 +14,37 @@ use nexus_web::engine::ingest::{SourceFile, index_with_sources};
 use nexus_web::engine::layout;
 use nexus_web::engine::search::SearchIndex;
 use nexus_web::engine::snapshot;
+
+/// The system allocator, counting live heap bytes and their high-water mark.
+struct Counting;
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: forwarded unchanged to the system allocator.
+        let p = unsafe { System.alloc(layout) };
+        if !p.is_null() {
+            let live = LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
+            PEAK.fetch_max(live, Ordering::Relaxed);
+        }
+        p
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: forwarded unchanged to the system allocator.
+        unsafe { System.dealloc(ptr, layout) };
+        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+fn mb(bytes: usize) -> f64 {
+    bytes as f64 / 1e6
+}
 
 /// N small Python files in packages of 100 modules; each imports its neighbour and calls into it.
 fn synthetic(n: usize) -> Vec<SourceFile> {
@@ -78,6 +111,8 @@ fn main() {
         let read_ms = read_start.elapsed().as_secs_f64() * 1000.0;
         let clock_start = Instant::now();
         let clock = || clock_start.elapsed().as_secs_f64() * 1000.0;
+        let before = LIVE.load(Ordering::Relaxed);
+        PEAK.store(before, Ordering::Relaxed);
         let started = Instant::now();
         let Ok((graph, stats, sources)) =
             index_with_sources(&name, files, &clock, &mut |_, _, _| true)
@@ -155,6 +190,12 @@ fn main() {
             "graph memory: {:.1} MB, {:.0} bytes per node+edge",
             bytes as f64 / 1e6,
             bytes as f64 / items.max(1) as f64
+        );
+        println!(
+            "heap: the files read {:.1} MB; during the pipeline at most {:.1} MB more; after it, graph and files {:.1} MB",
+            mb(before),
+            mb(PEAK.load(Ordering::Relaxed) - before),
+            mb(LIVE.load(Ordering::Relaxed)),
         );
         reload_figures(&graph, &sources);
         picture_figures(&graph);
