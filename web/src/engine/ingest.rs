@@ -139,35 +139,80 @@ pub fn parse_files(batch: Vec<(Lang, SourceFile)>) -> Vec<Parsed> {
         .collect()
 }
 
-/// Parses a batch of files, in order, on up to `threads` threads.
-fn parse_batch(batch: Vec<(Lang, SourceFile)>, threads: usize) -> Vec<Parsed> {
-    if threads <= 1 || batch.len() < 2 {
-        return parse_files(batch);
-    }
-    #[cfg(not(target_arch = "wasm32"))]
-    {
-        let per = batch.len().div_ceil(threads);
-        let mut chunks: Vec<Vec<(Lang, SourceFile)>> = Vec::new();
-        let mut rest = batch;
-        while !rest.is_empty() {
-            let tail = rest.split_off(rest.len().min(per));
-            chunks.push(std::mem::replace(&mut rest, tail));
+/// Parses files on up to `threads` threads (this one among them), each taking the next file as
+/// it finishes one, so a run of large files does not leave a thread idle. Progress is reported
+/// from this thread; `None` when it asked to stop. The result is in the files' order.
+fn parse_shared(
+    files: Vec<(Lang, SourceFile)>,
+    threads: usize,
+    progress: Progress,
+) -> Option<Vec<Parsed>> {
+    use std::sync::Mutex;
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+    let total = files.len();
+    let queue = Mutex::new(files.into_iter().enumerate());
+    let done = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
+    let next = || queue.lock().ok().and_then(|mut q| q.next());
+    let work = |report: &mut dyn FnMut(usize) -> bool| {
+        let mut extractor = Extractor::default();
+        let mut out = Vec::new();
+        while !stop.load(Ordering::Relaxed) {
+            let Some((i, (lang, file))) = next() else {
+                break;
+            };
+            out.push((i, extract_one(&mut extractor, lang, file)));
+            let finished = done.fetch_add(1, Ordering::Relaxed) + 1;
+            if !report(finished) {
+                stop.store(true, Ordering::Relaxed);
+            }
         }
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = chunks
-                .into_iter()
-                .map(|chunk| scope.spawn(move || parse_files(chunk)))
-                .collect();
-            handles
-                .into_iter()
-                .flat_map(|h| h.join().unwrap_or_default())
-                .collect()
-        })
+        out
+    };
+    let mut reported = 0;
+    let mut report = |finished: usize| {
+        if finished - reported < PARSE_BATCH && finished != total {
+            return true;
+        }
+        reported = finished;
+        progress(Phase::Parse, finished, total)
+    };
+    let mut parsed: Vec<(usize, Parsed)> =
+        in_parallel(threads, || work(&mut |_| true), || work(&mut report))
+            .into_iter()
+            .flatten()
+            .collect();
+    if stop.load(Ordering::Relaxed) {
+        return None;
     }
-    #[cfg(target_arch = "wasm32")]
-    {
-        parse_files(batch)
+    let finished = done.load(Ordering::Relaxed);
+    if reported != finished && !progress(Phase::Parse, finished, total) {
+        return None;
     }
+    parsed.sort_unstable_by_key(|(i, _)| *i);
+    Some(parsed.into_iter().map(|(_, p)| p).collect())
+}
+
+/// Runs `main` here and `helper` on `threads - 1` more threads meanwhile (none in the browser,
+/// where workers split the work), and gathers what they return.
+#[cfg(not(target_arch = "wasm32"))]
+fn in_parallel<T: Send>(
+    threads: usize,
+    helper: impl Fn() -> T + Sync,
+    main: impl FnOnce() -> T,
+) -> Vec<T> {
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (1..threads).map(|_| scope.spawn(&helper)).collect();
+        let mut out = vec![main()];
+        out.extend(handles.into_iter().filter_map(|h| h.join().ok()));
+        out
+    })
+}
+
+#[cfg(target_arch = "wasm32")]
+fn in_parallel<T>(_threads: usize, _helper: impl Fn() -> T, main: impl FnOnce() -> T) -> Vec<T> {
+    vec![main()]
 }
 
 /// Indexes a set of files into a graph.
@@ -246,20 +291,7 @@ pub fn index_with_sources(
     if !progress(Phase::Filter, total, total) {
         return Err(Cancelled);
     }
-    let mut parsed: Vec<Parsed> = Vec::with_capacity(total);
-    let threads = parse_threads(total);
-    let chunk = total.div_ceil(threads.max(1)).max(1);
-    // Files are parsed in chunks; natively each chunk's files are shared among threads.
-    let mut remaining = kept;
-    while !remaining.is_empty() {
-        let rest =
-            remaining.split_off(remaining.len().min(chunk * threads.max(1)).min(PARSE_BATCH));
-        let batch = std::mem::replace(&mut remaining, rest);
-        parsed.extend(parse_batch(batch, threads));
-        if !progress(Phase::Parse, parsed.len(), total) {
-            return Err(Cancelled);
-        }
-    }
+    let parsed = parse_shared(kept, parse_threads(total), progress).ok_or(Cancelled)?;
     finish(project, filtered, parsed, clock, progress)
 }
 
@@ -447,6 +479,47 @@ mod tests {
     fn empty_repository_gives_an_empty_graph() {
         let (graph, stats) = run(Vec::new());
         assert_eq!((graph.node_count(), stats.files_parsed), (0, 0));
+    }
+
+    fn many_files(n: usize) -> Vec<(Lang, SourceFile)> {
+        (0..n)
+            .map(|i| {
+                let body = "    x = 1\n".repeat(i % 37);
+                let text = format!("def f{i}():\n{body}    return g{i}()\n");
+                (Lang::Python, file(&format!("p/m{i:04}.py"), &text))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn shared_parsing_keeps_file_order_and_reports_progress_up_to_the_total() {
+        let files = many_files(1300);
+        let alone: Vec<String> = parse_files(files.clone())
+            .into_iter()
+            .map(|p| p.facts.path)
+            .collect();
+        let mut reports = Vec::new();
+        let shared = parse_shared(files, 3, &mut |phase, done, total| {
+            reports.push((phase, done, total));
+            true
+        })
+        .unwrap();
+        let paths: Vec<String> = shared.into_iter().map(|p| p.facts.path).collect();
+        assert_eq!(paths, alone);
+        assert!(reports.windows(2).all(|w| w[0].1 < w[1].1), "{reports:?}");
+        assert_eq!(reports.last(), Some(&(Phase::Parse, 1300, 1300)));
+        assert!(reports.len() >= 2);
+    }
+
+    #[test]
+    fn shared_parsing_stops_when_asked() {
+        let mut reports = 0;
+        let result = parse_shared(many_files(3000), 2, &mut |_, _, _| {
+            reports += 1;
+            false
+        });
+        assert!(result.is_none());
+        assert_eq!(reports, 1);
     }
 
     #[test]
