@@ -1,6 +1,7 @@
 //! Extractors: one tree-sitter walk per file turns source into `FileFacts`.
 //! Walks are iterative (an explicit stack), so deeply nested code cannot overflow the wasm stack.
 
+mod comment_runs;
 mod go;
 mod java;
 mod js;
@@ -31,7 +32,11 @@ impl Extractor {
         let mut facts = FileFacts::new(path, lang);
         facts.lines = source.lines().count() as u32;
         let parser = self.parser(lang);
-        let Some(tree) = parser.and_then(|p| p.parse(source, None)) else {
+        let parsed_text = match lang {
+            Lang::Python => comment_runs::blank_long_comment_runs(source),
+            _ => std::borrow::Cow::Borrowed(source),
+        };
+        let Some(tree) = parser.and_then(|p| p.parse(parsed_text.as_ref(), None)) else {
             facts.syntax_errors = 1;
             return facts;
         };

@@ -305,6 +305,24 @@ mod tests {
     use crate::engine::graph::NodeKind;
     use crate::engine::lang::Lang;
 
+    #[test]
+    fn a_long_run_of_comments_inside_a_class_keeps_its_methods_and_lines() {
+        let mut text = String::from("class A:\n    def f(self):\n        pass\n");
+        text.push_str(&"    # commented out, line after line\n".repeat(3000));
+        text.push_str("    def g(self):\n        \"\"\"Doc of g.\"\"\"\n        return self.f()\n");
+        let facts = Extractor::default().extract("a.py", Lang::Python, &text);
+        let defs: Vec<(&str, &str, u32)> = facts
+            .defs
+            .iter()
+            .map(|d| (d.qualified.as_str(), d.doc.as_str(), d.start_line))
+            .collect();
+        assert_eq!(
+            defs,
+            vec![("A", "", 1), ("A.f", "", 2), ("A.g", "Doc of g.", 3004)]
+        );
+        assert_eq!(facts.syntax_errors, 0);
+    }
+
     const SOURCE: &str = r#"
 import os.path
 import numpy as np
