@@ -46,6 +46,11 @@ const HIT_PX: f32 = 6.0;
 const CLICK_SLOP_PX: f32 = 4.0;
 /// Most node edges drawn in one frame; beyond, the community edges stay.
 const EDGE_BUDGET: u32 = 60_000;
+/// Most node edges drawn while the camera moves (software rasterisers spend most of a frame on
+/// lines); beyond, only those near the middle of the view, or none until it settles.
+const MOVING_EDGE_BUDGET: u32 = 8_000;
+/// Full detail comes back this long after the camera's last move.
+const SETTLE_MS: f64 = 160.0;
 /// Margin around the graph when fitting it, CSS px.
 const FIT_MARGIN_PX: f32 = 24.0;
 /// Most neighbours of the selection labelled first.
@@ -123,6 +128,8 @@ pub struct State {
     hovered: Option<u32>,
     drag: Option<Drag>,
     flight: Option<Flight>,
+    /// When the camera last moved (pan, zoom, flight), for the lighter frames in motion.
+    moved_at: f64,
     frame_pending: bool,
     /// Whether the current view has been drawn once (for `firstPictureMs`).
     pictured: bool,
@@ -182,6 +189,7 @@ impl State {
             hovered: None,
             drag: None,
             flight: None,
+            moved_at: f64::NEG_INFINITY,
             frame_pending: false,
             pictured: false,
             drawn_selection: None,
@@ -495,11 +503,15 @@ impl State {
         if let Some(flight) = self.flight {
             let (camera, done) = flight.at(started);
             self.camera = camera;
+            self.moved_at = started;
             more = !done;
             if done {
                 self.flight = None;
             }
         }
+        let moving = started - self.moved_at < SETTLE_MS;
+        // One more frame once still, with every edge.
+        more |= moving;
         let marks = self.marks();
         let Some(renderer) = self.renderer.as_mut() else {
             return false;
@@ -515,8 +527,16 @@ impl State {
             }
             let [x0, y0, x1, y1] = self.camera.visible(self.viewport);
             let (mx, my) = ((x1 - x0) * 0.1, (y1 - y0) * 0.1);
-            Some(scene.edge_grid.near([x0 - mx, y0 - my, x1 + mx, y1 + my]))
-                .filter(|n| n.edges <= EDGE_BUDGET)
+            let near = scene.edge_grid.near([x0 - mx, y0 - my, x1 + mx, y1 + my]);
+            if !moving {
+                return Some(near).filter(|n| n.edges <= EDGE_BUDGET);
+            }
+            if near.edges <= MOVING_EDGE_BUDGET {
+                return Some(near);
+            }
+            let (qx, qy) = ((x1 - x0) * 0.3, (y1 - y0) * 0.3);
+            Some(scene.edge_grid.near([x0 + qx, y0 + qy, x1 - qx, y1 - qy]))
+                .filter(|n| n.edges <= MOVING_EDGE_BUDGET)
         });
         let renderer = &*renderer;
         renderer.draw(&Frame {
@@ -783,6 +803,7 @@ fn on_pointer_move(state: &Rc<RefCell<State>>, event: Event) {
         match panned {
             Some((dx, dy)) => {
                 s.camera.pan(dx, dy);
+                s.moved_at = now_ms();
                 s.hovered = None;
                 s.signals.tooltip.set(None);
                 let _ = s.root.class_list().add_1("panning");
@@ -852,6 +873,7 @@ fn on_wheel(state: &Rc<RefCell<State>>, event: Event) {
         s.flight = None;
         s.camera
             .zoom_at(viewport, at.0, at.1, (-delta * 0.0018).exp(), fit_zoom);
+        s.moved_at = now_ms();
         s.hover(at.0, at.1);
     }
     request_frame(state);
