@@ -231,6 +231,8 @@ pub struct Frame<'a> {
     pub group_edge_alpha: f32,
     /// Node edges near the view, or `None` when too many are in view.
     pub edges: Option<&'a EdgeRanges>,
+    /// Node vertex ranges (first, count) drawn: those shown at this zoom near the view.
+    pub nodes_shown: &'a [(i32, i32)],
 }
 
 pub struct Renderer {
@@ -502,7 +504,13 @@ impl Renderer {
                 gl.vertex_attrib1f(5, 0.0);
                 gl.vertex_attrib1f(6, 0.0);
             }
-            gl.draw_arrays(Gl2::POINTS, 0, layer.count);
+            if std::ptr::eq(layer, &self.nodes) {
+                for &(first, count) in frame.nodes_shown {
+                    gl.draw_arrays(Gl2::POINTS, first, count.min(layer.count - first));
+                }
+            } else {
+                gl.draw_arrays(Gl2::POINTS, 0, layer.count);
+            }
         }
         gl.bind_vertex_array(None);
     }

@@ -20,6 +20,8 @@ pub const WIDE_FLOATS: usize = 9;
 const GROUP_EDGES: usize = 300;
 /// Most edge-grid cells along one side.
 const EDGE_GRID_SIDE: f32 = 96.0;
+/// Cells along the longer side of the grid that orders node vertices.
+const NODE_GRID_SIDE: f32 = 12.0;
 /// Hit-grid cell size in world units (about two symbols).
 const HIT_CELL: f32 = 2.0;
 
@@ -137,6 +139,15 @@ pub struct Scene {
     pub label_order: Vec<u32>,
     /// Group indices, largest first.
     pub group_order: Vec<u32>,
+    /// Node indices in the order of the node vertex buffer: by cell of a coarse grid, then by
+    /// reveal zoom, so the nodes shown in a cell at a zoom are a prefix of its run, and hidden or
+    /// far-away nodes are never sent through the shaders.
+    draw_order: Vec<u32>,
+    /// `reveal` in `draw_order` (ascending within each cell).
+    draw_reveal: Vec<f32>,
+    node_cells: Cells,
+    /// Per cell, the start of its run in `draw_order` (`cols × rows + 1` entries).
+    node_cell_starts: Vec<u32>,
     /// Callees (`out`) and callers (`in`) of each node as CSR: `targets[starts[i]..starts[i+1]]`.
     out_starts: Vec<u32>,
     out_targets: Vec<u32>,
@@ -162,6 +173,25 @@ impl Scene {
             let (na, nb) = (&view.nodes[*a as usize], &view.nodes[*b as usize]);
             nb.weight.total_cmp(&na.weight).then(a.cmp(b))
         });
+        let [bx0, by0, bx1, by1] = view.bounds;
+        let node_cells = Cells::over(
+            view.bounds,
+            ((bx1 - bx0).max(by1 - by0) / NODE_GRID_SIDE).max(1e-3),
+        );
+        let of: Vec<usize> = view
+            .nodes
+            .iter()
+            .map(|v| node_cells.index(v.x, v.y))
+            .collect();
+        let (node_cell_starts, mut draw_order) = node_cells.bucket(&of);
+        for run in node_cell_starts.windows(2) {
+            draw_order[run[0] as usize..run[1] as usize].sort_by(|a, b| {
+                reveal[*a as usize]
+                    .total_cmp(&reveal[*b as usize])
+                    .then(a.cmp(b))
+            });
+        }
+        let draw_reveal = draw_order.iter().map(|i| reveal[*i as usize]).collect();
         let mut group_order: Vec<u32> = (0..view.groups.len() as u32).collect();
         group_order.sort_by_key(|g| (std::cmp::Reverse(view.groups[*g as usize].size), *g));
         let valid = |i: u32| (i as usize) < n;
@@ -192,6 +222,10 @@ impl Scene {
             max_radius,
             label_order,
             group_order,
+            draw_order,
+            draw_reveal,
+            node_cells,
+            node_cell_starts,
             out_starts,
             out_targets,
             in_starts,
@@ -211,13 +245,39 @@ impl Scene {
         slice(&self.in_starts, &self.in_targets, node)
     }
 
-    /// Static node vertices ([`NODE_FLOATS`] each).
+    /// Static node vertices ([`NODE_FLOATS`] each), in draw order.
     pub fn node_vertices(&self) -> Vec<f32> {
         let mut out = Vec::with_capacity(self.view.nodes.len() * NODE_FLOATS);
-        for (v, reveal) in self.view.nodes.iter().zip(&self.reveal) {
-            out.extend_from_slice(&[v.x, v.y, v.radius, *reveal]);
+        for &i in &self.draw_order {
+            let v = &self.view.nodes[i as usize];
+            out.extend_from_slice(&[v.x, v.y, v.radius, self.reveal[i as usize]]);
         }
         out
+    }
+
+    /// The node vertex ranges (first, count) to draw at `zoom` for the world rectangle `rect`:
+    /// in each grid cell touching it, the nodes shown at that zoom.
+    pub fn nodes_shown(&self, zoom: f32, rect: [f32; 4]) -> Vec<(i32, i32)> {
+        let (c0, r0) = self.node_cells.col_row(rect[0], rect[1]);
+        let (c1, r1) = self.node_cells.col_row(rect[2], rect[3]);
+        let mut ranges: Vec<(i32, i32)> = Vec::new();
+        for row in r0..=r1 {
+            for col in c0..=c1 {
+                let cell = row * self.node_cells.cols + col;
+                let (first, end) = (
+                    self.node_cell_starts[cell] as usize,
+                    self.node_cell_starts[cell + 1] as usize,
+                );
+                let shown = self.draw_reveal[first..end]
+                    .partition_point(|&reveal| lod::alpha(zoom, reveal) > 0.0);
+                match ranges.last_mut() {
+                    Some((f, n)) if (*f + *n) as usize == first => *n += shown as i32,
+                    _ if shown > 0 => ranges.push((first as i32, shown as i32)),
+                    _ => {}
+                }
+            }
+        }
+        ranges
     }
 
     /// Edge vertices ([`EDGE_FLOATS`] each, two per edge): the edges ordered by the cell of their
@@ -265,13 +325,14 @@ impl Scene {
         }
     }
 
-    /// Node colours, four bytes each.
+    /// Node colours, four bytes each, in draw order.
     pub fn colors(&self, by: ColorBy, lightness: f32) -> Vec<u8> {
         let groups: Vec<[u8; 4]> = (0..self.view.groups.len() as u32)
             .map(|g| palette::to_bytes(palette::community(g, lightness)))
             .collect();
         let mut out = Vec::with_capacity(self.view.nodes.len() * 4);
-        for n in &self.view.nodes {
+        for &i in &self.draw_order {
+            let n = &self.view.nodes[i as usize];
             let c = match by {
                 ColorBy::Community => groups
                     .get(n.group as usize)
@@ -572,36 +633,80 @@ mod tests {
         let by_group = scene.colors(ColorBy::Community, 0.7);
         let by_kind = scene.colors(ColorBy::Kind, 0.7);
         assert_eq!(by_group.len(), scene.view.nodes.len() * 4);
-        for (i, n) in scene.view.nodes.iter().enumerate() {
-            let same_group = scene
-                .view
-                .nodes
-                .iter()
-                .position(|m| m.group == n.group)
-                .unwrap();
+        let nodes = &scene.view.nodes;
+        let slot = |colors: &[u8], k: usize| colors[k * 4..k * 4 + 4].to_vec();
+        for (k, &i) in scene.draw_order.iter().enumerate() {
+            let n = &nodes[i as usize];
+            for (l, &j) in scene.draw_order.iter().enumerate() {
+                let m = &nodes[j as usize];
+                if m.group == n.group {
+                    assert_eq!(slot(&by_group, k), slot(&by_group, l));
+                }
+                if m.kind == n.kind {
+                    assert_eq!(slot(&by_kind, k), slot(&by_kind, l));
+                }
+            }
             assert_eq!(
-                by_group[i * 4..i * 4 + 4],
-                by_group[same_group * 4..same_group * 4 + 4]
-            );
-            let same_kind = scene
-                .view
-                .nodes
-                .iter()
-                .position(|m| m.kind == n.kind)
-                .unwrap();
-            assert_eq!(
-                by_kind[i * 4..i * 4 + 4],
-                by_kind[same_kind * 4..same_kind * 4 + 4]
-            );
-            assert_eq!(
-                palette::to_bytes(scene.color(i as u32, ColorBy::Kind, 0.7)),
-                by_kind[i * 4..i * 4 + 4]
+                palette::to_bytes(scene.color(i, ColorBy::Kind, 0.7)).to_vec(),
+                slot(&by_kind, k)
             );
         }
         assert_eq!(
             scene.disc_vertices(ColorBy::Community, 0.7).len(),
             scene.view.groups.len() * 6 * DISC_FLOATS
         );
+    }
+
+    #[test]
+    fn the_nodes_shown_at_a_zoom_are_a_prefix_of_the_vertices() {
+        let scene = scene();
+        let vertices = scene.node_vertices();
+        let mut drawn: Vec<u32> = vertices
+            .chunks(NODE_FLOATS)
+            .map(|v| {
+                let i = scene
+                    .view
+                    .nodes
+                    .iter()
+                    .position(|n| n.x == v[0] && n.y == v[1])
+                    .unwrap();
+                assert_eq!(v[3], scene.reveal[i]);
+                i as u32
+            })
+            .collect();
+        drawn.sort();
+        drawn.dedup();
+        assert_eq!(drawn.len(), scene.view.nodes.len());
+        let drawn = |ranges: &[(i32, i32)]| -> Vec<u32> {
+            let mut out: Vec<u32> = ranges
+                .iter()
+                .flat_map(|&(first, n)| first..first + n)
+                .map(|k| scene.draw_order[k as usize])
+                .collect();
+            out.sort();
+            out
+        };
+        let bounds = scene.view.bounds;
+        for zoom in [0.01, 0.5, 1.0, 1.5, 3.0, 5.0, 100.0] {
+            let shown = drawn(&scene.nodes_shown(zoom, bounds));
+            let expected: Vec<u32> = (0..scene.view.nodes.len() as u32)
+                .filter(|i| lod::alpha(zoom, scene.reveal[*i as usize]) > 0.0)
+                .collect();
+            assert_eq!(shown, expected, "zoom {zoom}");
+        }
+        let [x0, y0, x1, y1] = bounds;
+        let first = &scene.view.nodes[0];
+        let (w, h) = ((x1 - x0) * 0.05, (y1 - y0) * 0.05);
+        let near = [first.x - w, first.y - h, first.x + w, first.y + h];
+        let inside = drawn(&scene.nodes_shown(100.0, near));
+        assert!(inside.contains(&0) && inside.len() < scene.view.nodes.len());
+        for (i, n) in scene.view.nodes.iter().enumerate() {
+            if n.x >= near[0] && n.x <= near[2] && n.y >= near[1] && n.y <= near[3] {
+                assert!(inside.binary_search(&(i as u32)).is_ok());
+            }
+        }
+        let count = |zoom| drawn(&scene.nodes_shown(zoom, bounds)).len();
+        assert!(count(0.01) < count(100.0));
     }
 
     #[test]

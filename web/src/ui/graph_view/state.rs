@@ -49,6 +49,8 @@ const EDGE_BUDGET: u32 = 60_000;
 /// Most node edges drawn while the camera moves (software rasterisers spend most of a frame on
 /// lines); beyond, only those near the middle of the view, or none until it settles.
 const MOVING_EDGE_BUDGET: u32 = 8_000;
+/// How far past the view's edge (CSS px) a node's centre may be and its point still show.
+const NODE_PAD_PX: f32 = 48.0;
 /// Full detail comes back this long after the camera's last move.
 const SETTLE_MS: f64 = 160.0;
 /// Margin around the graph when fitting it, CSS px.
@@ -538,6 +540,12 @@ impl State {
             Some(scene.edge_grid.near([x0 + qx, y0 + qy, x1 - qx, y1 - qy]))
                 .filter(|n| n.edges <= MOVING_EDGE_BUDGET)
         });
+        let nodes_shown = self.scene.as_ref().map_or_else(Vec::new, |scene| {
+            let [x0, y0, x1, y1] = self.camera.visible(self.viewport);
+            // Point sprites reach past their centre: rings, halos, the largest nodes.
+            let pad = NODE_PAD_PX / zoom + scene.max_radius;
+            scene.nodes_shown(zoom, [x0 - pad, y0 - pad, x1 + pad, y1 + pad])
+        });
         let renderer = &*renderer;
         renderer.draw(&Frame {
             camera: self.camera,
@@ -551,6 +559,7 @@ impl State {
             },
             group_edge_alpha: lod::group_edge_alpha(zoom),
             edges: near.as_ref(),
+            nodes_shown: &nodes_shown,
         });
         let label_count = self.draw_labels();
         self.frames += 1;
