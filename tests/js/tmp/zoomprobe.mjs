@@ -25,14 +25,17 @@ const run = (label, setup, zoomSign) => page.evaluate(([setup, zoomSign]) => new
   const step = (now) => {
     const t = (now - start) / 1000;
     ms.push(g.frameMs);
-    canvas.dispatchEvent(new WheelEvent("wheel", { clientX: cx, clientY: cy, deltaY: zoomSign * ((ms.length % 60) < 30 ? -40 : 40), bubbles: true, cancelable: true }));
+    canvas.dispatchEvent(new WheelEvent("wheel", { clientX: cx, clientY: cy, deltaY: zoomSign * (Math.floor(t) % 2 ? 40 : -40), bubbles: true, cancelable: true }));
     if (now - start < 3000) return requestAnimationFrame(step);
     ms.sort((a, b) => a - b);
     resolve({ fps: ((g.frames - f0) * 1000) / (performance.now() - start), p50: ms[ms.length >> 1], p90: ms[Math.floor(ms.length * 0.9)], nodes: g.visibleNodes, labels: g.visibleLabels });
   };
   requestAnimationFrame(step);
 }), [setup, zoomSign]).then((r) => console.log(label, JSON.stringify(r)));
-await run("static", "", 0.001);
-await run("zoom", "", 1);
-await run("zoom", "", 1);
+for (const skip of ["", "discs", "groupedges", "nodeedges", "nodes", "labels", "discs groupedges nodeedges nodes labels"]) {
+  await page.reload();
+  await page.waitForFunction(() => window.__nexusGraph && window.__nexusGraph.firstPictureMs > 0, null, { timeout: 60000 });
+  await page.waitForTimeout(1000);
+  await run("zoom skip " + skip, `window.__skip='${skip}'; document.querySelector('.graph-labels').style.display='${skip.includes("labels") ? "none" : ""}'`, 1);
+}
 await context.close(); hub.kill(); fs.rmSync(tmp, { recursive: true, force: true });

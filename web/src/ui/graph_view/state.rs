@@ -48,7 +48,7 @@ const CLICK_SLOP_PX: f32 = 4.0;
 const EDGE_BUDGET: u32 = 60_000;
 /// Most node edges drawn while the camera moves (software rasterisers spend most of a frame on
 /// lines); beyond, only those near the middle of the view, or none until it settles.
-const MOVING_EDGE_BUDGET: u32 = 8_000;
+const MOVING_EDGE_BUDGET: u32 = 3_000;
 /// How far past the view's edge (CSS px) a node's centre may be and its point still show.
 const NODE_PAD_PX: f32 = 48.0;
 /// Full detail comes back this long after the camera's last move.
