@@ -17,7 +17,10 @@ use crate::engine::ingest::{Parsed, SourceFile, parse_files, parsed_from};
 use crate::engine::lang::Lang;
 
 /// Files per chunk: small enough to balance the load, large enough to keep messages few.
-const CHUNK_FILES: usize = 48;
+const CHUNK_FILES: usize = 32;
+/// Chunks sent ahead to each helper: the engine takes replies in only between its own chunks, so
+/// a helper holding one chunk would sit idle until then.
+const CHUNKS_AHEAD: usize = 2;
 /// Below this many files helpers cost more to start than they save.
 const MIN_FILES_FOR_HELPERS: usize = 300;
 /// Helpers at most, whatever the core count (each holds its own wasm memory).
@@ -43,8 +46,8 @@ type Chunk = (usize, Vec<(Lang, SourceFile)>);
 struct Pool {
     queue: VecDeque<Chunk>,
     results: Vec<Option<Vec<Parsed>>>,
-    /// The chunk each helper is parsing (re-queued if the helper fails).
-    in_flight: Vec<Option<Chunk>>,
+    /// The chunks sent to each helper, oldest first (re-queued if the helper fails).
+    in_flight: Vec<VecDeque<Chunk>>,
     helpers: Vec<Worker>,
 }
 
@@ -75,25 +78,29 @@ impl Pool {
                 .is_ok()
         });
         if sent {
-            if let Some(slot) = self.in_flight.get_mut(h) {
-                *slot = Some((chunk, files));
+            if let Some(sent) = self.in_flight.get_mut(h) {
+                sent.push_back((chunk, files));
             }
         } else {
             self.queue.push_front((chunk, files));
         }
     }
 
-    /// Helper `h` answered (or failed): store the chunk or put it back in the queue.
+    /// Helper `h` answered (or failed): store its oldest chunk, or put all it holds back in the
+    /// queue.
     fn receive(&mut self, h: usize, reply: Result<(usize, Vec<FileFacts>), String>) {
-        let sent = self.in_flight.get_mut(h).and_then(Option::take);
-        match reply {
-            Ok((chunk, facts))
-                if sent
-                    .as_ref()
-                    .is_some_and(|(c, files)| *c == chunk && files.len() == facts.len()) =>
-            {
+        let Some(sent) = self.in_flight.get_mut(h) else {
+            return;
+        };
+        let answered = match &reply {
+            Ok((chunk, facts)) => sent
+                .front()
+                .is_some_and(|(c, files)| c == chunk && files.len() == facts.len()),
+            Err(_) => false,
+        };
+        match (reply, answered.then(|| sent.pop_front()).flatten()) {
+            (Ok((chunk, facts)), Some((_, files))) => {
                 self.feed(h);
-                let files = sent.map(|(_, files)| files).unwrap_or_default();
                 let parsed = files
                     .into_iter()
                     .zip(facts)
@@ -103,11 +110,11 @@ impl Pool {
                     *slot = Some(parsed);
                 }
             }
-            other => {
-                if let Err(err) = other {
+            (reply, _) => {
+                if let Err(err) = reply {
                     web_sys::console::warn_1(&format!("nexus: parse helper {h}: {err}").into());
                 }
-                if let Some(chunk) = sent {
+                while let Some(chunk) = sent.pop_back() {
                     self.queue.push_front(chunk);
                 }
             }
@@ -176,7 +183,7 @@ pub async fn parse_all(
     let pool = Rc::new(RefCell::new(Pool {
         queue,
         results: (0..chunks).map(|_| None).collect(),
-        in_flight: (0..helpers).map(|_| None).collect(),
+        in_flight: (0..helpers).map(|_| VecDeque::new()).collect(),
         helpers: Vec::new(),
     }));
     let mut handlers = Vec::new();
@@ -189,7 +196,9 @@ pub async fn parse_all(
             let Some(pool) = weak.upgrade() else { return };
             let mut pool = pool.borrow_mut();
             if event.data().as_string().as_deref() == Some("ready") {
-                pool.feed(h);
+                for _ in 0..CHUNKS_AHEAD {
+                    pool.feed(h);
+                }
             } else {
                 pool.receive(h, decode_reply(&event));
             }
