@@ -221,8 +221,15 @@ fn picture_figures(graph: &nexus_web::engine::Graph) {
 fn reload_figures(graph: &nexus_web::engine::Graph, sources: &nexus_web::engine::ingest::Sources) {
     let ms = |t: Instant| t.elapsed().as_secs_f64() * 1000.0;
     let t = Instant::now();
+    let before = LIVE.load(Ordering::Relaxed);
+    PEAK.store(before, Ordering::Relaxed);
     let search = SearchIndex::build(graph);
     let search_ms = ms(t);
+    println!(
+        "search index: {:.1} MB kept, {:.1} MB at most while built",
+        mb(LIVE.load(Ordering::Relaxed) - before),
+        mb(PEAK.load(Ordering::Relaxed) - before)
+    );
     drop(search);
     let t = Instant::now();
     let blob = match snapshot::encode(graph, sources, 0.0) {
