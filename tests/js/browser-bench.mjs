@@ -60,26 +60,36 @@ function synthetic(n) {
   return dir;
 }
 
-/// Proportional set size of this Chromium's processes (its profile folder is unique): all of
-/// them, and the renderers alone (the tab with its workers).
-function chromiumPssMb(profile) {
+/// Memory of this Chromium's processes (its profile folder is unique), in MB: all of them, and
+/// the renderers alone (the tab with its workers). `pss` reads smaps_rollup, which walks every
+/// mapping and holds the process's memory lock meanwhile (it stalls a tab with gigabytes
+/// reserved for wasm), so while the tab works only `rss` (from statm, cheap) is sampled: RSS
+/// counts shared pages in full, an upper bound of PSS.
+function chromiumMemoryMb(profile, kind) {
   let kb = 0;
   let rendererKb = 0;
+  const page = 4;
   for (const pid of fs.readdirSync("/proc").filter((p) => /^\d+$/.test(p))) {
     try {
       const cmd = fs.readFileSync(`/proc/${pid}/cmdline`, "utf8");
       if (!cmd.includes(profile)) continue;
-      const rollup = fs.readFileSync(`/proc/${pid}/smaps_rollup`, "utf8");
-      const m = rollup.match(/^Pss:\s+(\d+) kB/m);
-      if (m) {
-        kb += Number(m[1]);
-        if (cmd.includes("--type=renderer")) rendererKb += Number(m[1]);
-      }
+      const value =
+        kind === "pss"
+          ? Number(fs.readFileSync(`/proc/${pid}/smaps_rollup`, "utf8").match(/^Pss:\s+(\d+) kB/m)?.[1] ?? 0)
+          : Number(fs.readFileSync(`/proc/${pid}/statm`, "utf8").split(" ")[1]) * page;
+      kb += value;
+      if (cmd.includes("--type=renderer")) rendererKb += value;
     } catch {
       // The process ended while being read.
     }
   }
   return { all: kb / 1024, tab: rendererKb / 1024 };
+}
+
+/// The tab's peak PSS, estimated without reading smaps while it works: private pages count the
+/// same in RSS and PSS, so the PSS after plus the RSS peak's excess over the RSS after.
+function pssPeak(pssAfter, rssAfter, rssPeak) {
+  return pssAfter.tab + Math.max(0, rssPeak.tab - rssAfter.tab);
 }
 
 /// Where the tab renderers' memory is: the largest mappings (wasm memories are single
@@ -331,18 +341,11 @@ try {
       if (/^Indexed /.test(status) && !window.__nexusIndexedAt) window.__nexusIndexedAt = performance.now();
     }).observe(document, { subtree: true, childList: true, characterData: true });
   });
-  let peak = { all: 0, tab: 0, breakdown: "" };
+  let peak = { all: 0, tab: 0 };
   const sampler = setInterval(() => {
-    const now = chromiumPssMb(profile);
+    const now = chromiumMemoryMb(profile, "rss");
     peak.all = Math.max(peak.all, now.all);
-    if (now.tab > peak.tab) {
-      peak.tab = now.tab;
-      // Reading every mapping costs a core for a while: at most once a second.
-      if (Date.now() - (peak.brokenDownAt ?? 0) > 1000) {
-        peak.breakdown = rendererBreakdown(profile);
-        peak.brokenDownAt = Date.now();
-      }
-    }
+    peak.tab = Math.max(peak.tab, now.tab);
   }, 500);
   const started = Date.now();
   await page.goto(`http://127.0.0.1:${port}/`);
@@ -350,21 +353,22 @@ try {
   const wallMs = Date.now() - started;
   const gap = await page.evaluate(() => window.__nexusLongestFrameGap);
   const summary = await page.locator('[data-testid="summary"]').innerText();
-  const settled = chromiumPssMb(profile);
+  const settled = chromiumMemoryMb(profile, "pss");
+  const settledRss = chromiumMemoryMb(profile, "rss");
   console.log(`== ${path.basename(repo)} in headless Chromium`);
   console.log(`graph: ${summary}`);
   console.log(`worker: ${indexed}`);
   console.log(`page open → indexed and saved: ${wallMs} ms (wasm start, ZIP download, unzip, pipeline, save)`);
   console.log(`longest main-thread frame gap while indexing: ${gap.toFixed(0)} ms`);
   console.log(
-    `memory (PSS): tab renderer peak ${peak.tab.toFixed(0)} MB, after ${settled.tab.toFixed(0)} MB; all Chromium processes peak ${peak.all.toFixed(0)} MB`,
+    `memory (PSS): tab renderer peak ${pssPeak(settled, settledRss, peak).toFixed(0)} MB, after indexing ${settled.tab.toFixed(0)} MB (peak = PSS after + how far RSS, sampled every 0.5 s, rose above its value after)`,
   );
   const pageWasmMb = await page.evaluate(() => (window.__nexusPageWasm?.memory?.buffer.byteLength ?? 0) / 2 ** 20);
-  console.log(`  tab at its peak: ${peak.breakdown}; after: ${rendererBreakdown(profile)}; the page's wasm memory ${pageWasmMb.toFixed(0)} MB`);
+  console.log(`  the tab after indexing: ${rendererBreakdown(profile)}; the page's wasm memory ${pageWasmMb.toFixed(0)} MB`);
   if (check && !/saved to browser storage/.test(indexed)) fail(`not saved: ${indexed}`);
 
   if (picture) await pictureBench(page);
-  peak = { all: 0, tab: 0, breakdown: "" };
+  peak = { all: 0, tab: 0 };
   const restoreTimes = [];
   for (let i = 0; i < reloads; i++) {
     const t = Date.now();
@@ -381,7 +385,9 @@ try {
   if (restoreTimes.length) {
     restoreTimes.sort((a, b) => a - b);
     console.log(`reload median: ${restoreTimes[Math.floor(restoreTimes.length / 2)]} ms`);
-    console.log(`memory (PSS) while reloading: tab renderer peak ${peak.tab.toFixed(0)} MB (${peak.breakdown})`);
+    const after = chromiumMemoryMb(profile, "pss");
+    const afterRss = chromiumMemoryMb(profile, "rss");
+    console.log(`memory (PSS) while reloading: tab renderer peak ${pssPeak(after, afterRss, peak).toFixed(0)} MB, after ${after.tab.toFixed(0)} MB`);
   }
   if (check) await checkReindexAndDiff(page);
   if (chainCalls > 0) await chainBench(chainCalls);
