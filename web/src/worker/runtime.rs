@@ -205,11 +205,14 @@ async fn restore(store: &SnapshotStore) -> (State, Option<Restored>) {
             return (State::sample(), None);
         }
     };
+    let bytes = blob.len() as u64;
+    // Freed before the search index is built, which can then reuse its room.
+    drop(blob);
     let mut state = State::new(snap.graph, snap.sources, false, snap.saved_ms);
     let restored = Restored {
         ms: now() - started,
         saved_ms: snap.saved_ms,
-        bytes: blob.len() as u64,
+        bytes,
     };
     state.previous = match store.load(Slot::PreviousPrint, &project).await {
         Ok(Some(bytes)) => Fingerprint::from_bytes(&bytes),
