@@ -130,16 +130,18 @@ fn run(args: &Args) -> Result<(), String> {
             "the engine's syntax trees"
         }
     );
-    let in_scope: Vec<_> = exported
-        .edges
-        .iter()
+    let (edges, moved) = nexus::attribute_callers(exported.edges, &reference);
+    let in_scope: Vec<_> = edges
+        .into_iter()
         .filter(|e| reference.paths.contains(&e.caller.path))
-        .cloned()
         .collect();
     println!(
         "nexus: ingest {ingest_ms:.0} ms, {} CALLS edges between functions and methods from callers in those documents ({} CALLS edges elsewhere: module code or class construction)",
         in_scope.len(),
         exported.other_edges
+    );
+    println!(
+        "       {moved} edges from local functions the reference does not count as functions are attributed to the function around them"
     );
     println!();
     println!(

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use nexus_web::engine::graph::{EdgeKind, Graph};
 use nexus_web::engine::ingest::Sources;
 
-use crate::reference::{Extents, Site};
+use crate::reference::{Extents, Reference, Site};
 
 /// One CALLS edge of the engine's graph.
 #[derive(Debug, Clone, PartialEq)]
@@ -130,6 +130,32 @@ pub fn export(graph: &Graph, sources: &Sources) -> Exported {
         .edges
         .sort_by(|a, b| (&a.caller, &a.callee).cmp(&(&b.caller, &b.callee)));
     exported
+}
+
+/// Names each edge's caller as the reference names it (`Reference::caller_at`): a call inside a
+/// local function that the reference does not count as a function belongs to the function around
+/// it. One edge per (caller, callee) is kept, the most confident; returns how many edges moved.
+pub fn attribute_callers(edges: Vec<NexusEdge>, reference: &Reference) -> (Vec<NexusEdge>, usize) {
+    let mut moved = 0;
+    let mut best: HashMap<(Site, Site), NexusEdge> = HashMap::new();
+    for mut edge in edges {
+        if let Some(caller) = reference.caller_at(&edge.caller)
+            && *caller != edge.caller
+        {
+            edge.caller = caller.clone();
+            moved += 1;
+        }
+        best.entry((edge.caller.clone(), edge.callee.clone()))
+            .and_modify(|kept| {
+                if edge.confidence > kept.confidence {
+                    *kept = edge.clone();
+                }
+            })
+            .or_insert(edge);
+    }
+    let mut edges: Vec<NexusEdge> = best.into_values().collect();
+    edges.sort_by(|a, b| (&a.caller, &a.callee).cmp(&(&b.caller, &b.callee)));
+    (edges, moved)
 }
 
 #[cfg(test)]

@@ -44,7 +44,7 @@ pub struct Callable {
 }
 
 /// Function and method bodies per file as line spans, to find the function a call sits in.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct Extents {
     spans: HashMap<String, Vec<(u32, u32, Site)>>,
 }
@@ -87,6 +87,22 @@ pub struct Reference {
     pub callables: HashMap<Site, Callable>,
     /// Paths of the indexed documents.
     pub paths: HashSet<String>,
+    /// The function and method bodies the edges were attributed with.
+    pub bodies: Extents,
+}
+
+impl Reference {
+    /// The function or method of the reference whose body holds a definition written at `site`:
+    /// the site itself when the reference defines it, else the innermost reference callable
+    /// around it (a local `const f = () => …` is part of its method's body for the reference).
+    pub fn caller_at(&self, site: &Site) -> Option<&Site> {
+        if let Some((known, _)) = self.callables.get_key_value(site) {
+            return Some(known);
+        }
+        self.bodies.innermost(&site.path, site.line, |s| {
+            s.line < site.line && self.callables.contains_key(s)
+        })
+    }
 }
 
 /// A SCIP range as (start line, start column, end line, end column), 0-based.
@@ -172,6 +188,19 @@ pub fn byte_column(line: &str, column: u32, encoding: PositionEncoding) -> Optio
     }
 }
 
+/// Whether the text before a name ends with a keyword that declares it (`def`, `function`):
+/// a second `def f(` of the same name in another branch is a definition, not a call, even when
+/// the indexer records it as a reference to the first.
+fn follows_declaration_keyword(before: &str) -> bool {
+    let last_word = before
+        .trim_end()
+        .rsplit(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .next()
+        .unwrap_or("");
+    before.ends_with(|c: char| c.is_whitespace())
+        && matches!(last_word, "def" | "function" | "class")
+}
+
 /// Source text by document path; a document without text is skipped.
 pub type Texts<'a> = dyn Fn(&str) -> Option<&'a str> + 'a;
 
@@ -203,7 +232,12 @@ pub fn derive(index: &Index, texts: &Texts<'_>, fallback: &Extents) -> (Referenc
         }
     }
     let use_own = !own_extents.is_empty();
-    let extents = if use_own { &own_extents } else { fallback };
+    reference.bodies = if use_own {
+        own_extents
+    } else {
+        fallback.clone()
+    };
+    let extents = &reference.bodies;
     for doc in &index.documents {
         let Some(text) = texts(&doc.relative_path) else {
             continue;
@@ -239,7 +273,10 @@ pub fn derive(index: &Index, texts: &Texts<'_>, fallback: &Extents) -> (Referenc
                 && byte_column(source_line, end, encoding)
                     .and_then(|i| source_line.get(i..))
                     .is_some_and(|rest| rest.starts_with('('));
-            if !followed_by_paren || definitions.contains(&(line, start)) {
+            let declared = byte_column(source_line, start, encoding)
+                .and_then(|i| source_line.get(..i))
+                .is_some_and(follows_declaration_keyword);
+            if !followed_by_paren || declared || definitions.contains(&(line, start)) {
                 continue;
             }
             // A body starts at its name's line: decorators above it are not inside it.
@@ -384,5 +421,32 @@ mod tests {
         );
         assert_eq!(callable_of("not a symbol"), None);
         assert_eq!(callable_of(JOB), None);
+    }
+    #[test]
+    fn a_name_after_def_or_function_is_declared_not_called() {
+        assert!(follows_declaration_keyword("            def "));
+        assert!(follows_declaration_keyword("    async def "));
+        assert!(follows_declaration_keyword("export function "));
+        assert!(!follows_declaration_keyword("    undefined_value = "));
+        assert!(!follows_declaration_keyword("    return "));
+        assert!(!follows_declaration_keyword("    x = obj.def"));
+        assert!(!follows_declaration_keyword(""));
+    }
+
+    #[test]
+    fn a_local_function_is_attributed_to_the_reference_callable_around_it() {
+        let texts = |_: &str| Some(SOURCE);
+        let (reference, _) = derive(&demo_index(true), &texts, &Extents::default());
+        // `run` is a reference callable; a local function defined on line 3 inside it is not.
+        assert_eq!(
+            reference.caller_at(&Site::new("app.py", 2)),
+            Some(&Site::new("app.py", 2))
+        );
+        assert_eq!(
+            reference.caller_at(&Site::new("app.py", 3)),
+            Some(&Site::new("app.py", 2))
+        );
+        // Module code is in no body.
+        assert_eq!(reference.caller_at(&Site::new("app.py", 13)), None);
     }
 }
