@@ -30,6 +30,10 @@ pub struct Def {
     pub exported: bool,
     /// Decorator or annotation names as written, without arguments.
     pub decorators: Vec<String>,
+    /// The type a call returns: the declared one (`-> Cart`, `: Cart`, `Promise<Cart>` → `Cart`),
+    /// else the one type every `return` builds (`return Cart(…)`; `return self` → `Self`).
+    /// Empty when unknown.
+    pub returns: String,
 }
 
 /// One imported name and the local name it is bound to.
@@ -66,6 +70,8 @@ pub enum Receiver {
     SelfRef,
     /// `super()` / `super`.
     Super,
+    /// `super(Base, self)`: the search starts above `Base`.
+    SuperOf(String),
     /// A plain name: a variable, a module alias or a class.
     Name(String),
     /// A dotted chain of names: `self.cart`, `models.Model`, `a.b.c`.
@@ -105,6 +111,15 @@ pub struct Binding {
     pub type_name: String,
 }
 
+/// `x = f(…)`, `x = recv.m(…)`, `const x = await this.m()`: the variable holds what the call
+/// returns, found once the call is resolved.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CallBinding {
+    pub scope: Option<DefIdx>,
+    pub var: String,
+    pub callee: Callee,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FileFacts {
     pub path: String,
@@ -114,6 +129,7 @@ pub struct FileFacts {
     pub imports: Vec<Import>,
     pub calls: Vec<CallSite>,
     pub bindings: Vec<Binding>,
+    pub call_bindings: Vec<CallBinding>,
     /// `self.attr = Type(...)` style bindings: (class def, attribute, type).
     pub attr_bindings: Vec<(DefIdx, String, String)>,
     /// Declared package (Go `package x`, Java `package a.b;`).
@@ -132,6 +148,7 @@ impl FileFacts {
             imports: Vec::new(),
             calls: Vec::new(),
             bindings: Vec::new(),
+            call_bindings: Vec::new(),
             attr_bindings: Vec::new(),
             package: None,
             syntax_errors: 0,

@@ -164,6 +164,7 @@ pub enum Reason {
     Ambiguous,
     ProcessStep,
     Community,
+    ReturnType,
 }
 
 impl Reason {
@@ -187,6 +188,7 @@ impl Reason {
             Reason::Ambiguous => "ambiguous",
             Reason::ProcessStep => "process-step",
             Reason::Community => "community",
+            Reason::ReturnType => "return-type",
         }
     }
 }

@@ -8,7 +8,9 @@ use super::push_children;
 use super::{
     doc_line, field, header_before_body, line, named_children, new_def, strip_generics, text,
 };
-use crate::engine::facts::{Binding, CallSite, Callee, FileFacts, Import, ImportedName, Receiver};
+use crate::engine::facts::{
+    Binding, CallBinding, CallSite, Callee, FileFacts, Import, ImportedName, Receiver,
+};
 use crate::engine::graph::NodeKind;
 
 /// A node on the walk stack with its scope and whether an `export` wraps it.
@@ -101,6 +103,7 @@ fn define(
     let mut def = new_def(facts, kind, name, scope, node);
     def.signature = header_before_body(node, field(node, "body"), src);
     def.doc = doc_before(node, src);
+    def.returns = returns(node, src);
     def.exported = if kind == NodeKind::Method {
         !name.starts_with('#') && !text(node, src).trim_start().starts_with("private")
     } else {
@@ -223,6 +226,7 @@ fn variable<'t>(
             let mut def = new_def(facts, NodeKind::Function, var, scope, node);
             def.signature = header_before_body(node, field(value, "body"), src);
             def.doc = doc_before(node.parent().unwrap_or(node), src);
+            def.returns = returns(value, src);
             def.exported = exported;
             let idx = facts.defs.len() as u32;
             facts.defs.push(def);
@@ -239,7 +243,7 @@ fn variable<'t>(
             }
             false
         }
-        "call_expression" => {
+        "call_expression" if field(node, "type").is_none() => {
             if let Some(module) = require_target(value, src) {
                 facts.imports.push(Import {
                     module,
@@ -249,11 +253,40 @@ fn variable<'t>(
                     reexport: false,
                     line: line(node),
                 });
+            } else if let Some(callee) = callee_of(value, src) {
+                facts.call_bindings.push(CallBinding {
+                    scope,
+                    var: var.to_owned(),
+                    callee,
+                });
+            }
+            false
+        }
+        "await_expression" if field(node, "type").is_none() => {
+            let awaited = named_children(value)
+                .into_iter()
+                .next()
+                .filter(|v| v.kind() == "call_expression");
+            if let Some(callee) = awaited.and_then(|c| callee_of(c, src)) {
+                facts.call_bindings.push(CallBinding {
+                    scope,
+                    var: var.to_owned(),
+                    callee,
+                });
             }
             false
         }
         _ => {
-            if let Some(ty) = field(node, "type").and_then(|t| annotation(t, src)) {
+            // `const x: T = …`, else `const x = y as T`.
+            let ty = field(node, "type")
+                .and_then(|t| annotation(t, src))
+                .or_else(|| {
+                    (value.kind() == "as_expression")
+                        .then(|| named_children(value).into_iter().nth(1))
+                        .flatten()
+                        .and_then(|t| annotation(t, src))
+                });
+            if let Some(ty) = ty {
                 facts.bindings.push(Binding {
                     scope,
                     var: var.to_owned(),
@@ -263,6 +296,20 @@ fn variable<'t>(
             false
         }
     }
+}
+
+/// A function's declared return type as a class name; `Promise<T>` gives `T`, since what is
+/// called on the result is almost always called on the awaited value.
+fn returns(function: Node, src: &[u8]) -> String {
+    let Some(ty) = field(function, "return_type") else {
+        return String::new();
+    };
+    let raw = text(ty, src).trim_start_matches(':').trim();
+    let inner = raw
+        .strip_prefix("Promise<")
+        .and_then(|r| r.strip_suffix('>'))
+        .unwrap_or(raw);
+    plain_type(inner).unwrap_or_default()
 }
 
 fn require_target(call: Node, src: &[u8]) -> Option<String> {
@@ -283,7 +330,11 @@ fn unquote(s: &str) -> String {
 /// A class name from a `: Type` annotation, if it is a plain (possibly dotted/generic) name,
 /// or a union of one such name with `undefined`/`null` (`Disposable | undefined`).
 fn annotation(node: Node, src: &[u8]) -> Option<String> {
-    let raw = text(node, src).trim_start_matches(':').trim();
+    plain_type(text(node, src).trim_start_matches(':').trim())
+}
+
+/// `Name`, `a.Name`, `Name<T>` or `Name | undefined` as a class name; `None` for other types.
+fn plain_type(raw: &str) -> Option<String> {
     let mut kept = union_members(raw)
         .into_iter()
         .filter(|m| !matches!(*m, "undefined" | "null" | "void"));
@@ -414,28 +465,26 @@ fn is_dotted(node: Node) -> bool {
     super::is_dotted_chain(node, "member_expression", &["identifier", "this"])
 }
 
-fn call(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) {
-    let Some(function) = field(node, "function") else {
-        return;
-    };
-    let callee = match function.kind() {
-        "identifier" => Callee::Name(text(function, src).to_owned()),
-        "member_expression" => {
-            let (Some(object), Some(property)) =
-                (field(function, "object"), field(function, "property"))
-            else {
-                return;
-            };
-            Callee::Member {
-                receiver: receiver(object, src),
-                name: text(property, src).to_owned(),
-            }
-        }
-        "super" => Callee::Member {
+/// What a call expression calls: `f(…)`, `recv.f(…)`, `super(…)`.
+fn callee_of(call: Node, src: &[u8]) -> Option<Callee> {
+    let function = field(call, "function")?;
+    match function.kind() {
+        "identifier" => Some(Callee::Name(text(function, src).to_owned())),
+        "member_expression" => Some(Callee::Member {
+            receiver: receiver(field(function, "object")?, src),
+            name: text(field(function, "property")?, src).to_owned(),
+        }),
+        "super" => Some(Callee::Member {
             receiver: Receiver::Super,
             name: "constructor".into(),
-        },
-        _ => return,
+        }),
+        _ => None,
+    }
+}
+
+fn call(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) {
+    let Some(callee) = callee_of(node, src) else {
+        return;
     };
     facts.calls.push(CallSite {
         caller: scope,

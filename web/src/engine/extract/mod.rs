@@ -232,6 +232,7 @@ pub(crate) fn new_def(
         implements: Vec::new(),
         exported: true,
         decorators: Vec::new(),
+        returns: String::new(),
     }
 }
 

@@ -8,14 +8,24 @@ use super::push_children;
 use super::{
     doc_line, field, header_before_body, line, named_children, new_def, strip_generics, text,
 };
-use crate::engine::facts::{Binding, CallSite, Callee, FileFacts, Import, ImportedName, Receiver};
+use crate::engine::facts::{
+    Binding, CallBinding, CallSite, Callee, FileFacts, Import, ImportedName, Receiver,
+};
 use crate::engine::graph::NodeKind;
 
 pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
     let mut cursor = root.walk();
     let mut stack: Vec<(Node, Option<u32>)> = vec![(root, None)];
+    let mut returned: Vec<(u32, Option<String>)> = Vec::new();
     while let Some((node, scope)) = stack.pop() {
         match node.kind() {
+            "return_statement" => {
+                if let Some(def) = scope
+                    && let Some(ty) = returned_type(node, src)
+                {
+                    returned.push((def, ty));
+                }
+            }
             "function_definition" | "class_definition" => {
                 define(node, scope, Vec::new(), src, facts, &mut stack);
                 continue;
@@ -47,6 +57,42 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
         }
         push_children(&mut cursor, node, scope, &mut stack);
     }
+    infer_returns(&returned, facts);
+}
+
+/// What one `return` gives back, as a type name: `Some(Some(T))` for `return T(…)`, `return
+/// self` (`Self`) or `return cls(…)` (`Self`); `Some(None)` for anything else; `None` for a bare
+/// `return` or `return None`, which say nothing about the type returned otherwise.
+fn returned_type(node: Node, src: &[u8]) -> Option<Option<String>> {
+    let value = named_children(node).into_iter().next()?;
+    match value.kind() {
+        "none" => None,
+        "identifier" if matches!(text(value, src), "self") => Some(Some("Self".to_owned())),
+        "call" if field(value, "function").is_some_and(|f| text(f, src) == "cls") => {
+            Some(Some("Self".to_owned()))
+        }
+        _ => Some(constructed_type(value, src)),
+    }
+}
+
+/// A function without a declared return type returns the one type all its `return`s build.
+fn infer_returns(returned: &[(u32, Option<String>)], facts: &mut FileFacts) {
+    let mut seen: Vec<(u32, Option<&str>)> = Vec::new();
+    for (def, ty) in returned {
+        match seen.iter_mut().find(|(d, _)| d == def) {
+            Some((_, kept)) if *kept != ty.as_deref() => *kept = None,
+            Some(_) => {}
+            None => seen.push((*def, ty.as_deref())),
+        }
+    }
+    for (def, ty) in seen {
+        if let (Some(d), Some(ty)) = (facts.defs.get_mut(def as usize), ty)
+            && d.returns.is_empty()
+            && d.kind.is_callable()
+        {
+            d.returns = ty.to_owned();
+        }
+    }
 }
 
 fn define<'t>(
@@ -77,6 +123,11 @@ fn define<'t>(
     def.doc = body.and_then(|b| docstring(b, src)).unwrap_or_default();
     def.exported = !name.starts_with('_') || (name.starts_with("__") && name.ends_with("__"));
     def.decorators = decorators;
+    if !is_class {
+        def.returns = field(node, "return_type")
+            .and_then(|t| type_name(t, src))
+            .unwrap_or_default();
+    }
     if is_class && let Some(bases) = field(node, "superclasses") {
         for base in named_children(bases) {
             if matches!(base.kind(), "identifier" | "attribute" | "subscript") {
@@ -163,7 +214,16 @@ fn receiver(object: Node, src: &[u8]) -> Receiver {
         },
         "attribute" if is_dotted(object) => Receiver::Path(text(object, src).to_owned()),
         "call" => match field(object, "function") {
-            Some(f) if f.kind() == "identifier" && text(f, src) == "super" => Receiver::Super,
+            Some(f) if f.kind() == "identifier" && text(f, src) == "super" => {
+                // `super(Base, self)` starts the search above `Base`, not above the caller's class.
+                let first = field(object, "arguments")
+                    .and_then(|a| named_children(a).into_iter().next())
+                    .filter(|a| is_dotted(*a));
+                match first {
+                    Some(base) => Receiver::SuperOf(text(base, src).to_owned()),
+                    None => Receiver::Super,
+                }
+            }
             Some(f) if is_dotted(f) => Receiver::Call(text(f, src).to_owned()),
             _ => Receiver::Other,
         },
@@ -175,24 +235,22 @@ fn is_dotted(node: Node) -> bool {
     super::is_dotted_chain(node, "attribute", &["identifier"])
 }
 
+/// What a call expression calls: `f(…)` or `recv.f(…)`.
+fn callee_of(call: Node, src: &[u8]) -> Option<Callee> {
+    let function = field(call, "function")?;
+    match function.kind() {
+        "identifier" => Some(Callee::Name(text(function, src).to_owned())),
+        "attribute" => Some(Callee::Member {
+            receiver: receiver(field(function, "object")?, src),
+            name: text(field(function, "attribute")?, src).to_owned(),
+        }),
+        _ => None,
+    }
+}
+
 fn call(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) {
-    let Some(function) = field(node, "function") else {
+    let Some(callee) = callee_of(node, src) else {
         return;
-    };
-    let callee = match function.kind() {
-        "identifier" => Callee::Name(text(function, src).to_owned()),
-        "attribute" => {
-            let (Some(object), Some(attr)) =
-                (field(function, "object"), field(function, "attribute"))
-            else {
-                return;
-            };
-            Callee::Member {
-                receiver: receiver(object, src),
-                name: text(attr, src).to_owned(),
-            }
-        }
-        _ => return,
     };
     facts.calls.push(CallSite {
         caller: scope,
@@ -221,8 +279,23 @@ fn assignment(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts)
         return;
     };
     let declared = field(node, "type").and_then(|t| type_name(t, src));
-    let ty = declared.or_else(|| field(node, "right").and_then(|r| constructed_type(r, src)));
+    let right = field(node, "right").map(|r| match r.kind() {
+        "await" => named_children(r).into_iter().next().unwrap_or(r),
+        _ => r,
+    });
+    let ty = declared.or_else(|| right.and_then(|r| constructed_type(r, src)));
     let Some(type_name) = ty else {
+        if left.kind() == "identifier"
+            && let Some(callee) = right
+                .filter(|r| r.kind() == "call")
+                .and_then(|r| callee_of(r, src))
+        {
+            facts.call_bindings.push(CallBinding {
+                scope,
+                var: text(left, src).to_owned(),
+                callee,
+            });
+        }
         return;
     };
     match left.kind() {

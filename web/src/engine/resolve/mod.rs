@@ -8,7 +8,7 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use self::modules::ModuleIndex;
 use self::scope::{Scopes, Target};
-use super::facts::{CallSite, Callee, FileFacts, Receiver};
+use super::facts::{Callee, FileFacts, Receiver};
 use super::graph::{EdgeKind, Graph, GraphBuilder, NewNode, NodeKind, Reason};
 use super::lang::Lang;
 
@@ -21,10 +21,17 @@ pub mod confidence {
     pub const RECEIVER_TYPE: f32 = 0.9;
     pub const INHERITED: f32 = 0.85;
     pub const ATTRIBUTE_TYPE: f32 = 0.85;
+    pub const RETURN_TYPE: f32 = 0.85;
+    /// A call result's type is trusted only when the call itself resolved at least this surely.
+    pub const SURE: f32 = 0.8;
     pub const IMPORTED_CANDIDATE: f32 = 0.4;
     pub const UNIQUE_GLOBAL: f32 = 0.5;
     pub const AMBIGUOUS: f32 = 0.3;
 }
+
+/// How many calls deep a receiver's type is followed through return types (`a().b().c()`,
+/// `x = f()` where `f` returns `g()`'s result …).
+const MAX_RETURN_DEPTH: u32 = 4;
 
 /// At most this many candidates are kept for an ambiguous name; more means no edge at all.
 const MAX_AMBIGUOUS: usize = 3;
@@ -431,7 +438,7 @@ impl<'a> Resolver<'a> {
                     Some(d) => self.def_node[fi][d as usize],
                     None => self.file_node[fi],
                 };
-                let targets = self.resolve_call(fi, call);
+                let targets = self.resolve_call(fi, call.caller, &call.callee, 0);
                 if !targets.is_empty() {
                     self.stats.calls_resolved += 1;
                 }
@@ -624,15 +631,23 @@ impl<'a> Resolver<'a> {
         None
     }
 
-    fn resolve_call(&self, fi: usize, call: &CallSite) -> Vec<(u32, f32, Reason)> {
+    /// The targets of a call written in `scope` of file `fi`; `depth` counts the return types
+    /// followed to find a receiver's type.
+    fn resolve_call(
+        &self,
+        fi: usize,
+        scope: Option<u32>,
+        callee: &Callee,
+        depth: u32,
+    ) -> Vec<(u32, f32, Reason)> {
         let f = &self.files[fi];
-        match &call.callee {
+        match callee {
             Callee::Name(name) => {
-                if let Some((target, conf, reason)) = self.lookup_name(fi, call.caller, name) {
+                if let Some((target, conf, reason)) = self.lookup_name(fi, scope, name) {
                     return self.callable(target, conf, reason);
                 }
                 if f.lang == Lang::Java
-                    && let Some(owner) = self.owner_type(fi, call.caller)
+                    && let Some(owner) = self.owner_type(fi, scope)
                     && let Some(hit) = self.typed_member(
                         owner,
                         1.0,
@@ -648,15 +663,15 @@ impl<'a> Resolver<'a> {
                 }
                 self.fallback(self.globals.get(name.as_str()), fi)
             }
-            Callee::New(ty) => match self.resolve_type(fi, call.caller, ty) {
+            Callee::New(ty) => match self.resolve_type(fi, scope, ty) {
                 Some((t, conf)) => vec![(t, conf, Reason::Constructor)],
                 None => Vec::new(),
             },
             Callee::Member { receiver, name } => {
-                self.resolve_member(fi, call.caller, receiver, name)
+                self.resolve_member(fi, scope, receiver, name, depth)
             }
             Callee::Scoped { path, name } => {
-                if let Some((ty, conf)) = self.resolve_type(fi, call.caller, path)
+                if let Some((ty, conf)) = self.resolve_type(fi, scope, path)
                     && let Some(hit) = self.typed_member(ty, conf, name, 1.0, Reason::ClassMember)
                 {
                     return vec![hit];
@@ -689,12 +704,107 @@ impl<'a> Resolver<'a> {
         }
     }
 
+    /// The type of what a call returns, when the call resolves surely to one target: a type
+    /// (the call constructs it) or a function whose return type is known. `Self` is the type of
+    /// the receiver when the receiver's type is known, else the class that defines the function.
+    fn call_result_type(
+        &self,
+        fi: usize,
+        scope: Option<u32>,
+        callee: &Callee,
+        depth: u32,
+    ) -> Option<(u32, f32)> {
+        if depth >= MAX_RETURN_DEPTH {
+            return None;
+        }
+        let targets = self.resolve_call(fi, scope, callee, depth + 1);
+        let [(target, conf, reason)] = targets.as_slice() else {
+            return None;
+        };
+        if *conf < confidence::SURE {
+            return None;
+        }
+        if *reason == Reason::Constructor {
+            return Some((*target, *conf));
+        }
+        let &(file, def) = self.node_def.get(target)?;
+        let returns = self.files[file].defs.get(def as usize)?.returns.as_str();
+        if returns.is_empty() {
+            return None;
+        }
+        if returns == "Self"
+            && let Callee::Member { receiver, .. } = callee
+            && let Some((t, c)) = self.receiver_type(fi, scope, receiver, depth + 1)
+        {
+            return Some((t, conf.min(c).min(confidence::RETURN_TYPE)));
+        }
+        let (t, c) = self.resolve_type(file, Some(def), returns)?;
+        Some((t, conf.min(c).min(confidence::RETURN_TYPE)))
+    }
+
+    /// The type of a receiver, when it is known: `self`, a variable with a declared, constructed
+    /// or returned type, or a call's result.
+    fn receiver_type(
+        &self,
+        fi: usize,
+        scope: Option<u32>,
+        receiver: &Receiver,
+        depth: u32,
+    ) -> Option<(u32, f32)> {
+        match receiver {
+            Receiver::SelfRef => self
+                .owner_type(fi, scope)
+                .map(|t| (t, confidence::SELF_METHOD)),
+            Receiver::Name(var) => self.variable_type(fi, scope, var, depth),
+            Receiver::Call(callee) => {
+                self.call_result_type(fi, scope, &dotted_callee(callee), depth)
+            }
+            _ => None,
+        }
+    }
+
+    /// A variable's type: declared or constructed in its scope or an enclosing one, bound at
+    /// module level in the file it is imported from, or returned by the call assigned to it.
+    fn variable_type(
+        &self,
+        fi: usize,
+        scope: Option<u32>,
+        var: &str,
+        depth: u32,
+    ) -> Option<(u32, f32)> {
+        if let Some((file, file_scope, ty)) = self
+            .binding_type(fi, scope, var)
+            .map(|ty| (fi, scope, ty))
+            .or_else(|| self.imported_binding(fi, var).map(|(f, ty)| (f, None, ty)))
+            && let Some(found) = self.resolve_type(file, file_scope, &ty)
+        {
+            return Some(found);
+        }
+        let f = &self.files[fi];
+        let mut chain: Vec<Option<u32>> =
+            self.scope_chain(fi, scope).into_iter().map(Some).collect();
+        chain.push(None);
+        chain.into_iter().find_map(|s| {
+            let bound = f
+                .call_bindings
+                .iter()
+                .rev()
+                .find(|b| b.scope == s && b.var == var)?;
+            // `x = x.next()` would ask for itself.
+            let own = matches!(&bound.callee, Callee::Member { receiver: Receiver::Name(r), .. } if r == var);
+            (!own)
+                .then(|| self.call_result_type(fi, s, &bound.callee, depth))
+                .flatten()
+        })
+    }
+
     fn resolve_member(
         &self,
         fi: usize,
         scope: Option<u32>,
         receiver: &Receiver,
         name: &str,
+        depth: u32,
     ) -> Vec<(u32, f32, Reason)> {
         let f = &self.files[fi];
         match receiver {
@@ -721,11 +831,7 @@ impl<'a> Resolver<'a> {
                 }
             }
             Receiver::Name(var) => {
-                if let Some((file, file_scope, ty)) = self
-                    .binding_type(fi, scope, var)
-                    .map(|ty| (fi, scope, ty))
-                    .or_else(|| self.imported_binding(fi, var).map(|(f, ty)| (f, None, ty)))
-                    && let Some((t, conf)) = self.resolve_type(file, file_scope, &ty)
+                if let Some((t, conf)) = self.variable_type(fi, scope, var, depth)
                     && let Some(hit) = self.typed_member(
                         t,
                         conf,
@@ -789,6 +895,23 @@ impl<'a> Resolver<'a> {
                     )
                 {
                     return vec![hit];
+                }
+                // `f().m()`: through the type `f` returns.
+                if let Some((t, conf)) =
+                    self.call_result_type(fi, scope, &dotted_callee(callee), depth)
+                    && let Some(hit) =
+                        self.typed_member(t, conf, name, conf, Reason::ReturnType)
+                {
+                    return vec![hit];
+                }
+            }
+            Receiver::SuperOf(base) => {
+                if let Some((start, _)) = self.resolve_type(fi, scope, base) {
+                    for &above in self.bases.get(&start).map_or(&[][..], Vec::as_slice) {
+                        if let Some((m, _)) = self.find_member(above, name) {
+                            return vec![(m, confidence::INHERITED, Reason::SuperMethod)];
+                        }
+                    }
                 }
             }
             Receiver::Other => {}
@@ -979,6 +1102,22 @@ impl<'a> Resolver<'a> {
 
     fn file_lang(&self, file: Option<super::graph::Sym>) -> Option<Lang> {
         file.and_then(|sym| Lang::of_path(self.b.string(sym)))
+    }
+}
+
+/// A callee written as a dotted chain (`f`, `self.get_form`, `a.b.c`): a name, or the last
+/// part as a member of what stands before it.
+fn dotted_callee(chain: &str) -> Callee {
+    match chain.rsplit_once('.') {
+        None => Callee::Name(chain.to_owned()),
+        Some((before, name)) => Callee::Member {
+            receiver: match before {
+                "self" | "this" | "cls" => Receiver::SelfRef,
+                _ if before.contains('.') => Receiver::Path(before.to_owned()),
+                _ => Receiver::Name(before.to_owned()),
+            },
+            name: name.to_owned(),
+        },
     }
 }
 
