@@ -545,6 +545,13 @@ impl<'a> Resolver<'a> {
         } else {
             self.lookup_name(fi, scope, name).map(|(t, _, _)| t)
         };
+        // A TypeScript namespace merged with a type of the same name stands for that type.
+        let target = match target {
+            Some(Target::Node(n)) if self.kind_of(n) == Some(NodeKind::Module) => {
+                Some(Target::Node(self.companions.get(&n).copied().unwrap_or(n)))
+            }
+            other => other,
+        };
         match target {
             Some(Target::Node(n)) if self.kind_of(n).is_some_and(NodeKind::is_type) => {
                 Some((n, confidence::IMPORT))
@@ -756,11 +763,57 @@ impl<'a> Resolver<'a> {
                 .owner_type(fi, scope)
                 .map(|t| (t, confidence::SELF_METHOD)),
             Receiver::Name(var) => self.variable_type(fi, scope, var, depth),
+            Receiver::Path(path) => self.path_type(fi, scope, path, depth),
             Receiver::Call(callee) => {
                 self.call_result_type(fi, scope, &dotted_callee(callee), depth)
             }
             _ => None,
         }
+    }
+
+    /// The type of `a.b.c` where `a` is `self`/`this` or a typed variable and each later part is
+    /// an attribute with a known type or a getter (`@property`, `get x()`) with a return type.
+    fn path_type(
+        &self,
+        fi: usize,
+        scope: Option<u32>,
+        path: &str,
+        depth: u32,
+    ) -> Option<(u32, f32)> {
+        let mut parts = path.split('.');
+        let head = parts.next()?;
+        let mut current = match head {
+            "self" | "this" | "cls" => self
+                .owner_type(fi, scope)
+                .map(|t| (t, confidence::SELF_METHOD))?,
+            _ => self.variable_type(fi, scope, head, depth)?,
+        };
+        for part in parts {
+            let (t, conf) = self.member_type(current.0, part)?;
+            current = (t, current.1.min(conf));
+        }
+        Some(current)
+    }
+
+    /// The type of attribute `attr` on an instance of type `ty`: its declared or assigned type,
+    /// else the return type of a getter of that name.
+    fn member_type(&self, ty: u32, attr: &str) -> Option<(u32, f32)> {
+        let &(file, def) = self.node_def.get(&ty)?;
+        if let Some((at_file, class, written)) = self.attribute_type(file, def, attr) {
+            let (t, conf) = self.resolve_type(at_file, Some(class), written)?;
+            return Some((t, conf.min(confidence::ATTRIBUTE_TYPE)));
+        }
+        let (member, _) = self.find_member(ty, attr)?;
+        let &(m_file, m_def) = self.node_def.get(&member)?;
+        let getter = self.files[m_file].defs.get(m_def as usize)?;
+        if !is_getter(getter) || getter.returns.is_empty() {
+            return None;
+        }
+        if getter.returns == "Self" {
+            return Some((ty, confidence::RETURN_TYPE));
+        }
+        let (t, conf) = self.resolve_type(m_file, Some(m_def), &getter.returns)?;
+        Some((t, conf.min(confidence::RETURN_TYPE)))
     }
 
     /// A variable's type: declared or constructed in its scope or an enclosing one, bound at
@@ -879,6 +932,11 @@ impl<'a> Resolver<'a> {
                         &self.def_node,
                     )
                     && let Some(hit) = self.member_of_target(target, name, confidence::IMPORT)
+                {
+                    return vec![hit];
+                }
+                if let Some((t, conf)) = self.path_type(fi, scope, path, depth)
+                    && let Some(hit) = self.typed_member(t, conf, name, conf, Reason::AttributeType)
                 {
                     return vec![hit];
                 }
@@ -1103,6 +1161,19 @@ impl<'a> Resolver<'a> {
     fn file_lang(&self, file: Option<super::graph::Sym>) -> Option<Lang> {
         file.and_then(|sym| Lang::of_path(self.b.string(sym)))
     }
+}
+
+/// A method read like an attribute: Python's `@property` / `@cached_property`, a TypeScript or
+/// JavaScript `get x()`.
+fn is_getter(def: &super::facts::Def) -> bool {
+    def.decorators
+        .iter()
+        .any(|d| matches!(d.rsplit('.').next(), Some("property" | "cached_property")))
+        || def
+            .signature
+            .split_whitespace()
+            .take_while(|w| !w.contains('('))
+            .any(|w| w == "get")
 }
 
 /// A callee written as a dotted chain (`f`, `self.get_form`, `a.b.c`): a name, or the last
