@@ -121,14 +121,15 @@ fn run(args: &Args) -> Result<(), String> {
         index.documents.len()
     );
     println!(
-        "reference: {} call edges between {} functions and methods (bodies from {})",
+        "reference: {} call edges between {} functions and methods (bodies from {}); calls to {} symbols the index gives to two or more definitions are left out",
         reference.edges.len(),
         reference.callables.len(),
         if own_bodies {
             "the index's enclosing ranges"
         } else {
             "the engine's syntax trees"
-        }
+        },
+        reference.shared_symbols
     );
     let (edges, moved) = nexus::attribute_callers(exported.edges, &reference);
     let in_scope: Vec<_> = edges
@@ -243,9 +244,25 @@ fn print_wrong(reference: &reference::Reference, edges: &[nexus::NexusEdge], exa
     for (reason, list) in by_reason {
         println!("  {:>5}  {reason}", list.len());
         for e in list.iter().take(examples) {
+            let expected: Vec<String> = reference
+                .edges
+                .keys()
+                .filter(|(caller, callee)| {
+                    *caller == e.caller
+                        && reference
+                            .callables
+                            .get(callee)
+                            .is_some_and(|c| c.name == e.callee_name)
+                })
+                .map(|(_, callee)| callee.to_string())
+                .collect();
             println!(
-                "           {} → {} {} ({:.2})",
-                e.caller, e.callee_name, e.callee, e.confidence
+                "           {} → {} {} ({:.2}); the reference: {}",
+                e.caller,
+                e.callee_name,
+                e.callee,
+                e.confidence,
+                expected.join(", ")
             );
         }
     }

@@ -89,6 +89,10 @@ pub struct Reference {
     pub paths: HashSet<String>,
     /// The function and method bodies the edges were attributed with.
     pub bodies: Extents,
+    /// Functions whose symbol the index gives to more than one definition (a function defined in
+    /// both branches of an `if`, same-named local functions in two methods): a reference to the
+    /// symbol does not say which one is called, so calls to them are left out of the reference.
+    pub shared_symbols: usize,
 }
 
 impl Reference {
@@ -210,6 +214,7 @@ pub type Texts<'a> = dyn Fn(&str) -> Option<&'a str> + 'a;
 pub fn derive(index: &Index, texts: &Texts<'_>, fallback: &Extents) -> (Reference, bool) {
     let mut reference = Reference::default();
     let mut symbol_site: HashMap<&str, Site> = HashMap::new();
+    let mut shared: HashSet<&str> = HashSet::new();
     let mut own_extents = Extents::default();
     for doc in &index.documents {
         reference.paths.insert(doc.relative_path.clone());
@@ -227,9 +232,17 @@ pub fn derive(index: &Index, texts: &Texts<'_>, fallback: &Extents) -> (Referenc
             if let Some((start, end)) = enclosing_of(occ) {
                 own_extents.insert(site.clone(), start, end);
             }
-            symbol_site.insert(occ.symbol.as_str(), site.clone());
+            if let Some(previous) = symbol_site.insert(occ.symbol.as_str(), site.clone())
+                && previous != site
+            {
+                shared.insert(occ.symbol.as_str());
+            }
             reference.callables.insert(site, callable);
         }
+    }
+    reference.shared_symbols = shared.len();
+    for symbol in &shared {
+        symbol_site.remove(symbol);
     }
     let use_own = !own_extents.is_empty();
     reference.bodies = if use_own {
@@ -448,5 +461,26 @@ mod tests {
         );
         // Module code is in no body.
         assert_eq!(reference.caller_at(&Site::new("app.py", 13)), None);
+    }
+    #[test]
+    fn calls_to_a_symbol_defined_twice_are_left_out() {
+        const A: &str = "scip-python python demo 1.0 m/a().";
+        const B: &str = "scip-python python demo 1.0 m/b().";
+        let source = "def a():\n    b()\n\nif x:\n    def b():\n        pass\nelse:\n    def b():\n        pass\n";
+        let mut doc = Document::new();
+        doc.relative_path = "m.py".into();
+        doc.occurrences = vec![
+            occurrence(A, [0, 4, 5], true, Some([0, 0, 1, 7])),
+            occurrence(B, [1, 4, 5], false, None),
+            occurrence(B, [4, 8, 9], true, Some([4, 4, 5, 12])),
+            occurrence(B, [7, 8, 9], true, Some([7, 4, 8, 12])),
+        ];
+        let mut index = Index::new();
+        index.documents = vec![doc];
+        let texts = |_: &str| Some(source);
+        let (reference, _) = derive(&index, &texts, &Extents::default());
+        assert_eq!(reference.shared_symbols, 1);
+        assert!(reference.edges.is_empty());
+        assert_eq!(reference.callables.len(), 3);
     }
 }

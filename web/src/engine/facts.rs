@@ -34,6 +34,9 @@ pub struct Def {
     /// else the one type every `return` builds (`return Cart(…)`; `return self` → `Self`).
     /// Empty when unknown.
     pub returns: String,
+    /// Defined in a branch of an `if` or `try` at its level: another branch may define the
+    /// same name, and which one runs is decided at run time.
+    pub conditional: bool,
 }
 
 /// One imported name and the local name it is bound to.
@@ -173,6 +176,19 @@ impl FileFacts {
             if let (Some(type_def), Some(def)) = (type_def, self.defs.get_mut(*method as usize)) {
                 def.parent = Some(type_def as DefIdx);
             }
+        }
+    }
+
+    /// Of the definitions of one name at one level, in order, the one a reference to the name
+    /// means: the last, unless it is one of several alternatives in branches, in which case the
+    /// first alternative (the `try` side, the `if` side — what a type checker reports).
+    pub fn visible_definition(&self, same_name: &[DefIdx]) -> Option<DefIdx> {
+        let last = *same_name.last()?;
+        let is_conditional = |d: &DefIdx| self.defs.get(*d as usize).is_some_and(|x| x.conditional);
+        if is_conditional(&last) {
+            same_name.iter().copied().find(is_conditional)
+        } else {
+            Some(last)
         }
     }
 

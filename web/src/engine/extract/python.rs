@@ -123,6 +123,7 @@ fn define<'t>(
     def.doc = body.and_then(|b| docstring(b, src)).unwrap_or_default();
     def.exported = !name.starts_with('_') || (name.starts_with("__") && name.ends_with("__"));
     def.decorators = decorators;
+    def.conditional = in_branch(node);
     if !is_class {
         def.returns = field(node, "return_type")
             .and_then(|t| type_name(t, src))
@@ -148,6 +149,21 @@ fn define<'t>(
     if let Some(body) = body {
         stack.push((body, Some(idx)));
     }
+}
+
+/// Whether a definition sits in a branch of an `if`, `try` or `with` rather than directly in
+/// its module, class or function body.
+fn in_branch(node: Node) -> bool {
+    let mut at = node;
+    while let Some(parent) = at.parent() {
+        match parent.kind() {
+            "decorated_definition" | "block" => at = parent,
+            "if_statement" | "elif_clause" | "else_clause" | "try_statement" | "except_clause"
+            | "finally_clause" | "with_statement" => return true,
+            _ => return false,
+        }
+    }
+    false
 }
 
 fn decorator_name(decorator: Node, src: &[u8]) -> String {

@@ -599,7 +599,10 @@ impl<'a> Resolver<'a> {
                 ));
             }
         }
-        if let Some(&d) = self.top_level[fi].get(name).and_then(|v| v.last()) {
+        if let Some(d) = self.top_level[fi]
+            .get(name)
+            .and_then(|v| f.visible_definition(v))
+        {
             return Some((
                 Target::Node(self.def_node[fi][d as usize]),
                 confidence::SAME_FILE,
@@ -1084,13 +1087,19 @@ impl<'a> Resolver<'a> {
         let mut chain: Vec<Option<u32>> =
             self.scope_chain(fi, scope).into_iter().map(Some).collect();
         chain.push(None);
-        chain.into_iter().find_map(|s| {
-            f.bindings
+        // The innermost scope that binds the name decides; bindings there that disagree (one
+        // type in each branch) leave the type unknown.
+        for s in chain {
+            let mut types = f
+                .bindings
                 .iter()
-                .rev()
-                .find(|b| b.scope == s && b.var == var)
-                .map(|b| b.type_name.clone())
-        })
+                .filter(|b| b.scope == s && b.var == var)
+                .map(|b| b.type_name.as_str());
+            if let Some(first) = types.next() {
+                return types.all(|t| t == first).then(|| first.to_owned());
+            }
+        }
+        None
     }
 
     /// An imported name bound at module level in the file it comes from (`engines =

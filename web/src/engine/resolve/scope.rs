@@ -272,10 +272,14 @@ pub fn export(
     if hops > MAX_HOPS {
         return None;
     }
-    if let Some(&d) = top.get(file)?.get(name).and_then(|v| v.last()) {
+    let f = files.get(file)?;
+    if let Some(d) = top
+        .get(file)?
+        .get(name)
+        .and_then(|v| f.visible_definition(v))
+    {
         return Some(Target::Node(defs[file][d as usize]));
     }
-    let f = files.get(file)?;
     if f.lang == Lang::Python
         && let Some(own) = modules.python_name(file)
         && let Some(m) = modules.python(&join_dotted(own, name))
