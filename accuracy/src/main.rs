@@ -121,7 +121,7 @@ fn run(args: &Args) -> Result<(), String> {
         index.documents.len()
     );
     println!(
-        "reference: {} call edges between {} functions and methods (bodies from {}); calls to {} symbols the index gives to two or more definitions are left out",
+        "reference: {} call edges between {} functions and methods (bodies from {}); calls to {} symbols the index gives to two or more function bodies are left out",
         reference.edges.len(),
         reference.callables.len(),
         if own_bodies {

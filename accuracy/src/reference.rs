@@ -89,9 +89,9 @@ pub struct Reference {
     pub paths: HashSet<String>,
     /// The function and method bodies the edges were attributed with.
     pub bodies: Extents,
-    /// Functions whose symbol the index gives to more than one definition (a function defined in
-    /// both branches of an `if`, same-named local functions in two methods): a reference to the
-    /// symbol does not say which one is called, so calls to them are left out of the reference.
+    /// Symbols the index gives to two or more function bodies (same-named local functions in two
+    /// methods): a reference to the symbol does not say which one is called, so calls to them are
+    /// left out of the reference. Overload signatures have no body and do not count.
     pub shared_symbols: usize,
 }
 
@@ -213,11 +213,14 @@ pub type Texts<'a> = dyn Fn(&str) -> Option<&'a str> + 'a;
 /// or method the index defines.
 pub fn derive(index: &Index, texts: &Texts<'_>, fallback: &Extents) -> (Reference, bool) {
     let mut reference = Reference::default();
-    let mut symbol_site: HashMap<&str, Site> = HashMap::new();
-    let mut shared: HashSet<&str> = HashSet::new();
+    // Per symbol: its definitions, each with whether it has a body.
+    let mut definitions_of: HashMap<&str, Vec<(Site, bool)>> = HashMap::new();
     let mut own_extents = Extents::default();
     for doc in &index.documents {
         reference.paths.insert(doc.relative_path.clone());
+        let lines: Vec<&str> = texts(&doc.relative_path)
+            .map(|t| t.lines().collect())
+            .unwrap_or_default();
         for occ in &doc.occurrences {
             if occ.symbol_roles & SymbolRole::Definition as i32 == 0 {
                 continue;
@@ -229,20 +232,40 @@ pub fn derive(index: &Index, texts: &Texts<'_>, fallback: &Extents) -> (Referenc
                 continue;
             };
             let site = Site::new(&doc.relative_path, line + 1);
-            if let Some((start, end)) = enclosing_of(occ) {
+            let extent = enclosing_of(occ);
+            if let Some((start, end)) = extent {
                 own_extents.insert(site.clone(), start, end);
             }
-            if let Some(previous) = symbol_site.insert(occ.symbol.as_str(), site.clone())
-                && previous != site
-            {
-                shared.insert(occ.symbol.as_str());
+            // A declaration without a body (an overload signature, an interface method) ends
+            // with `;` or has no extent.
+            let has_body = extent.is_some_and(|(_, end)| {
+                lines
+                    .get(end as usize - 1)
+                    .is_some_and(|l| !l.trim_end().ends_with(';'))
+            });
+            let sites = definitions_of.entry(occ.symbol.as_str()).or_default();
+            if !sites.iter().any(|(s, _)| *s == site) {
+                sites.push((site.clone(), has_body));
             }
             reference.callables.insert(site, callable);
         }
     }
-    reference.shared_symbols = shared.len();
-    for symbol in &shared {
-        symbol_site.remove(symbol);
+    // One definition with a body (or none) stands for the symbol: overloads and their
+    // implementation are one function. Two or more with bodies cannot be told apart.
+    let mut symbol_site: HashMap<&str, Site> = HashMap::new();
+    for (symbol, sites) in &definitions_of {
+        let bodies: Vec<&Site> = sites.iter().filter(|(_, b)| *b).map(|(s, _)| s).collect();
+        let chosen = match bodies.as_slice() {
+            [] => sites.last().map(|(s, _)| s),
+            [only] => Some(*only),
+            _ => {
+                reference.shared_symbols += 1;
+                None
+            }
+        };
+        if let Some(site) = chosen {
+            symbol_site.insert(symbol, site.clone());
+        }
     }
     let use_own = !own_extents.is_empty();
     reference.bodies = if use_own {
@@ -482,5 +505,29 @@ mod tests {
         assert_eq!(reference.shared_symbols, 1);
         assert!(reference.edges.is_empty());
         assert_eq!(reference.callables.len(), 3);
+    }
+    #[test]
+    fn overload_signatures_stand_for_their_implementation() {
+        const F: &str = "scip-typescript npm demo 1.0 `m.ts`/f().";
+        const G: &str = "scip-typescript npm demo 1.0 `m.ts`/g().";
+        let source = "function f(a: string): void;\nfunction f(a: number): void;\nfunction f(a: any) {\n  return a;\n}\nfunction g() {\n  f(1);\n}\n";
+        let mut doc = Document::new();
+        doc.relative_path = "m.ts".into();
+        doc.occurrences = vec![
+            occurrence(F, [0, 9, 10], true, Some([0, 0, 0, 28])),
+            occurrence(F, [1, 9, 10], true, Some([1, 0, 1, 28])),
+            occurrence(F, [2, 9, 10], true, Some([2, 0, 4, 1])),
+            occurrence(G, [5, 9, 10], true, Some([5, 0, 7, 1])),
+            occurrence(F, [6, 2, 3], false, None),
+        ];
+        let mut index = Index::new();
+        index.documents = vec![doc];
+        let texts = |_: &str| Some(source);
+        let (reference, _) = derive(&index, &texts, &Extents::default());
+        assert_eq!(reference.shared_symbols, 0);
+        assert_eq!(
+            edges(&reference),
+            vec![("m.ts:6".to_owned(), "m.ts:3".to_owned())]
+        );
     }
 }
