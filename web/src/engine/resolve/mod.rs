@@ -960,8 +960,7 @@ impl<'a> Resolver<'a> {
                 // `f().m()`: through the type `f` returns.
                 if let Some((t, conf)) =
                     self.call_result_type(fi, scope, &dotted_callee(callee), depth)
-                    && let Some(hit) =
-                        self.typed_member(t, conf, name, conf, Reason::ReturnType)
+                    && let Some(hit) = self.typed_member(t, conf, name, conf, Reason::ReturnType)
                 {
                     return vec![hit];
                 }

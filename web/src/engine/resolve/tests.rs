@@ -784,3 +784,180 @@ fn typescript_parameter_properties_and_optional_field_types() {
         ],
     );
 }
+
+#[test]
+fn python_return_types_call_results_super_of_a_base_and_conflicting_bindings() {
+    let g = graph(&[
+        (
+            "app/forms.py",
+            "class Form:\n    def is_valid(self):\n        return True\n\n    def clone(self):\n        return self\n\n    def render(self):\n        pass\n\n\nclass Base:\n    def save(self):\n        pass\n\n\nclass Middle(Base):\n    def save(self):\n        super().save()\n\n\nclass Leaf(Middle):\n    def save(self):\n        super(Middle, self).save()\n\n\ndef make_form() -> Form:\n    return build()\n\n\ndef build():\n    return Form()\n",
+        ),
+        (
+            "app/views.py",
+            "from .forms import make_form, build, Base, Leaf\n\n\ndef view(flag):\n    form = make_form()\n    form.clone().is_valid()\n    build().render()\n    if flag:\n        x = Base()\n    else:\n        x = Leaf()\n    x.save()\n",
+        ),
+    ]);
+    expect(
+        &g,
+        EdgeKind::Calls,
+        &[
+            (
+                "Method:app/forms.py:Middle.save",
+                "Method:app/forms.py:Base.save",
+                "super-method",
+            ),
+            // `super(Middle, self)` skips Middle's own `save`.
+            (
+                "Method:app/forms.py:Leaf.save",
+                "Method:app/forms.py:Base.save",
+                "super-method",
+            ),
+            (
+                "Function:app/forms.py:make_form",
+                "Function:app/forms.py:build",
+                "same-file",
+            ),
+            (
+                "Function:app/forms.py:build",
+                "Class:app/forms.py:Form",
+                "constructor",
+            ),
+            (
+                "Function:app/views.py:view",
+                "Function:app/forms.py:make_form",
+                "import-resolved",
+            ),
+            (
+                "Function:app/views.py:view",
+                "Function:app/forms.py:build",
+                "import-resolved",
+            ),
+            // `form` holds what `make_form` is declared to return.
+            (
+                "Function:app/views.py:view",
+                "Method:app/forms.py:Form.clone",
+                "receiver-type",
+            ),
+            // `clone` returns `self`: the receiver's own type.
+            (
+                "Function:app/views.py:view",
+                "Method:app/forms.py:Form.is_valid",
+                "return-type",
+            ),
+            // `build` returns `Form(…)` on its only path.
+            (
+                "Function:app/views.py:view",
+                "Method:app/forms.py:Form.render",
+                "return-type",
+            ),
+            (
+                "Function:app/views.py:view",
+                "Class:app/forms.py:Base",
+                "constructor",
+            ),
+            (
+                "Function:app/views.py:view",
+                "Class:app/forms.py:Leaf",
+                "constructor",
+            ),
+            // `x` is a Base in one branch and a Leaf in the other: no type, so candidates.
+            (
+                "Function:app/views.py:view",
+                "Method:app/forms.py:Base.save",
+                "ambiguous",
+            ),
+            (
+                "Function:app/views.py:view",
+                "Method:app/forms.py:Middle.save",
+                "ambiguous",
+            ),
+            (
+                "Function:app/views.py:view",
+                "Method:app/forms.py:Leaf.save",
+                "ambiguous",
+            ),
+        ],
+    );
+}
+
+#[test]
+fn typescript_awaited_returns_getters_and_attribute_chains() {
+    let g = graph(&[
+        (
+            "src/uri.ts",
+            "export class Path {\n    a(): void {}\n    b(): void {}\n    c(): void {}\n    d(): void {}\n}\nexport class URI {\n    get path(): Path { return new Path(); }\n}\nexport namespace URI {\n    export function is(x: unknown): boolean { return true; }\n}\n",
+        ),
+        (
+            "src/service.ts",
+            "import { URI, Path } from './uri';\n\nexport class Service {\n    protected readonly home: URI;\n\n    async load(): Promise<URI> { return this.home; }\n\n    async run(uri: URI): Promise<void> {\n        uri.path.a();\n        this.home.path.b();\n        const loaded = await this.load();\n        loaded.path.c();\n        const p = this.home.path as Path;\n        p.d();\n    }\n}\n",
+        ),
+    ]);
+    expect(
+        &g,
+        EdgeKind::Calls,
+        &[
+            (
+                "Method:src/uri.ts:URI.path",
+                "Class:src/uri.ts:Path",
+                "constructor",
+            ),
+            (
+                "Method:src/service.ts:Service.run",
+                "Method:src/service.ts:Service.load",
+                "self-method",
+            ),
+            // Through the getter `path` of a parameter (whose type `URI` is also a namespace),
+            // of a field, and of an awaited result; a variable cast with `as`.
+            (
+                "Method:src/service.ts:Service.run",
+                "Method:src/uri.ts:Path.a",
+                "attribute-type",
+            ),
+            (
+                "Method:src/service.ts:Service.run",
+                "Method:src/uri.ts:Path.b",
+                "attribute-type",
+            ),
+            (
+                "Method:src/service.ts:Service.run",
+                "Method:src/uri.ts:Path.c",
+                "attribute-type",
+            ),
+            (
+                "Method:src/service.ts:Service.run",
+                "Method:src/uri.ts:Path.d",
+                "receiver-type",
+            ),
+        ],
+    );
+}
+
+#[test]
+fn of_alternative_definitions_the_first_is_meant_and_of_redefinitions_the_last() {
+    let mut facts = crate::engine::facts::FileFacts::new("m.py", crate::engine::lang::Lang::Python);
+    let def = |name: &str, conditional: bool| crate::engine::facts::Def {
+        kind: crate::engine::graph::NodeKind::Function,
+        name: name.into(),
+        qualified: name.into(),
+        parent: None,
+        start_line: 1,
+        end_line: 1,
+        signature: String::new(),
+        doc: String::new(),
+        extends: Vec::new(),
+        implements: Vec::new(),
+        exported: true,
+        decorators: Vec::new(),
+        returns: String::new(),
+        conditional,
+    };
+    facts.defs = vec![
+        def("lock", true),
+        def("lock", true),
+        def("f", false),
+        def("f", false),
+    ];
+    assert_eq!(facts.visible_definition(&[0, 1]), Some(0));
+    assert_eq!(facts.visible_definition(&[2, 3]), Some(3));
+    assert_eq!(facts.visible_definition(&[]), None);
+}
