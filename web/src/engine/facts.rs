@@ -123,6 +123,15 @@ pub struct CallBinding {
     pub callee: Callee,
 }
 
+/// `for (const x of xs)`, `xs.forEach(x => …)`: the variable holds an element of `of`, whose
+/// declared type is a collection (`T[]`, `Array<T>`, `Set<T>` … written `T[]` in facts).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ElementBinding {
+    pub scope: Option<DefIdx>,
+    pub var: String,
+    pub of: Receiver,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FileFacts {
     pub path: String,
@@ -133,6 +142,7 @@ pub struct FileFacts {
     pub calls: Vec<CallSite>,
     pub bindings: Vec<Binding>,
     pub call_bindings: Vec<CallBinding>,
+    pub element_bindings: Vec<ElementBinding>,
     /// `self.attr = Type(...)` style bindings: (class def, attribute, type).
     pub attr_bindings: Vec<(DefIdx, String, String)>,
     /// Declared package (Go `package x`, Java `package a.b;`).
@@ -152,6 +162,7 @@ impl FileFacts {
             calls: Vec::new(),
             bindings: Vec::new(),
             call_bindings: Vec::new(),
+            element_bindings: Vec::new(),
             attr_bindings: Vec::new(),
             package: None,
             syntax_errors: 0,

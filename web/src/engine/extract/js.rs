@@ -9,7 +9,8 @@ use super::{
     doc_line, field, header_before_body, line, named_children, new_def, strip_generics, text,
 };
 use crate::engine::facts::{
-    Binding, CallBinding, CallSite, Callee, FileFacts, Import, ImportedName, Receiver,
+    Binding, CallBinding, CallSite, Callee, ElementBinding, FileFacts, Import, ImportedName,
+    Receiver,
 };
 use crate::engine::graph::NodeKind;
 
@@ -77,6 +78,7 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
                 }
             }
             "assignment_expression" => this_assignment(node, scope, src, facts),
+            "for_in_statement" => for_of(node, scope, src, facts),
             _ => {}
         }
         push_children(&mut cursor, node, (scope, false), &mut stack);
@@ -333,8 +335,56 @@ fn annotation(node: Node, src: &[u8]) -> Option<String> {
     plain_type(text(node, src).trim_start_matches(':').trim())
 }
 
-/// `Name`, `a.Name`, `Name<T>` or `Name | undefined` as a class name; `None` for other types.
+/// Collections whose elements `for … of` and the array callbacks visit.
+const COLLECTIONS: &[&str] = &[
+    "Array",
+    "ReadonlyArray",
+    "Set",
+    "ReadonlySet",
+    "Iterable",
+    "IterableIterator",
+];
+
+/// Array methods whose first callback receives each element.
+const ELEMENT_CALLBACKS: &[&str] = &[
+    "forEach",
+    "map",
+    "filter",
+    "some",
+    "every",
+    "find",
+    "findIndex",
+    "flatMap",
+];
+
+/// `Name`, `a.Name`, `Name<T>` or `Name | undefined` as a class name, and a collection of such
+/// (`T[]`, `Array<T>`, `Set<T>` …) as `T[]`; `None` for other types.
 fn plain_type(raw: &str) -> Option<String> {
+    let raw = raw.trim();
+    if let Some(element) = raw.strip_suffix("[]") {
+        return element_name(element);
+    }
+    if let Some((outer, rest)) = raw.split_once('<')
+        && COLLECTIONS.contains(&outer.trim())
+        && let Some(element) = rest.strip_suffix('>')
+    {
+        return element_name(element);
+    }
+    single_type(raw)
+}
+
+/// The element of a collection type, as `T[]`.
+fn element_name(element: &str) -> Option<String> {
+    let element = element.trim();
+    let element = element
+        .strip_prefix('(')
+        .and_then(|e| e.strip_suffix(')'))
+        .unwrap_or(element);
+    single_type(element).map(|t| format!("{t}[]"))
+}
+
+/// `Name`, `a.Name`, `Name<T>` or `Name | undefined` as a class name.
+fn single_type(raw: &str) -> Option<String> {
     let mut kept = union_members(raw)
         .into_iter()
         .filter(|m| !matches!(*m, "undefined" | "null" | "void"));
@@ -482,10 +532,62 @@ fn callee_of(call: Node, src: &[u8]) -> Option<Callee> {
     }
 }
 
+/// `for (const x of xs)`: `x` is an element of `xs`.
+fn for_of(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) {
+    let is_of = field(node, "operator").is_some_and(|o| text(o, src) == "of");
+    if let (true, Some(left), Some(right)) = (is_of, field(node, "left"), field(node, "right"))
+        && left.kind() == "identifier"
+    {
+        facts.element_bindings.push(ElementBinding {
+            scope,
+            var: text(left, src).to_owned(),
+            of: receiver(right, src),
+        });
+    }
+}
+
+/// `xs.forEach(x => …)` and the like: the callback's untyped first parameter is an element of
+/// `xs` (a typed one is bound by its annotation).
+fn element_callback(
+    callee: &Callee,
+    call: Node,
+    scope: Option<u32>,
+    src: &[u8],
+    facts: &mut FileFacts,
+) {
+    let Callee::Member { receiver, name } = callee else {
+        return;
+    };
+    if !ELEMENT_CALLBACKS.contains(&name.as_str()) {
+        return;
+    }
+    let Some(callback) = field(call, "arguments")
+        .and_then(|a| named_children(a).into_iter().next())
+        .filter(|c| c.kind() == "arrow_function")
+    else {
+        return;
+    };
+    let param = field(callback, "parameter").or_else(|| {
+        let first = named_children(field(callback, "parameters")?)
+            .into_iter()
+            .next()?;
+        let untyped = first.kind() == "required_parameter" && field(first, "type").is_none();
+        field(first, "pattern").filter(|p| untyped && p.kind() == "identifier")
+    });
+    if let Some(param) = param {
+        facts.element_bindings.push(ElementBinding {
+            scope,
+            var: text(param, src).to_owned(),
+            of: receiver.clone(),
+        });
+    }
+}
+
 fn call(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) {
     let Some(callee) = callee_of(node, src) else {
         return;
     };
+    element_callback(&callee, node, scope, src, facts);
     facts.calls.push(CallSite {
         caller: scope,
         callee,

@@ -840,7 +840,7 @@ impl<'a> Resolver<'a> {
         let mut chain: Vec<Option<u32>> =
             self.scope_chain(fi, scope).into_iter().map(Some).collect();
         chain.push(None);
-        chain.into_iter().find_map(|s| {
+        chain.iter().copied().find_map(|s| {
             let bound = f
                 .call_bindings
                 .iter()
@@ -852,6 +852,58 @@ impl<'a> Resolver<'a> {
                 .then(|| self.call_result_type(fi, s, &bound.callee, depth))
                 .flatten()
         })
+        .or_else(|| {
+            chain.iter().copied().find_map(|s| {
+                let bound = f
+                    .element_bindings
+                    .iter()
+                    .rev()
+                    .find(|b| b.scope == s && b.var == var)?;
+                self.element_type(fi, s, &bound.of, depth)
+            })
+        })
+    }
+
+    /// The element type of a collection: a variable, a `this.x`/`self.x` attribute or a call
+    /// result whose declared type is written `T[]` in facts.
+    fn element_type(
+        &self,
+        fi: usize,
+        scope: Option<u32>,
+        of: &Receiver,
+        depth: u32,
+    ) -> Option<(u32, f32)> {
+        if depth >= MAX_RETURN_DEPTH {
+            return None;
+        }
+        let (file, written_in, written): (usize, Option<u32>, String) = match of {
+            Receiver::Name(var) => (fi, scope, self.binding_type(fi, scope, var)?),
+            Receiver::Path(path) => {
+                let attr = path
+                    .strip_prefix("this.")
+                    .or_else(|| path.strip_prefix("self."))
+                    .filter(|a| !a.contains('.'))?;
+                let (file, class, ty) =
+                    self.attribute_type(fi, self.owner_def(fi, scope)?, attr)?;
+                (file, Some(class), ty.to_owned())
+            }
+            Receiver::Call(chain) => {
+                let targets = self.resolve_call(fi, scope, &dotted_callee(chain), depth + 1);
+                let [(target, conf, _)] = targets.as_slice() else {
+                    return None;
+                };
+                let &(file, def) = self
+                    .node_def
+                    .get(target)
+                    .filter(|_| *conf >= confidence::SURE)?;
+                let returns = &self.files[file].defs.get(def as usize)?.returns;
+                (file, Some(def), returns.clone())
+            }
+            _ => return None,
+        };
+        let element = written.strip_suffix("[]")?;
+        let (t, conf) = self.resolve_type(file, written_in, element)?;
+        Some((t, conf.min(confidence::RETURN_TYPE)))
     }
 
     fn resolve_member(

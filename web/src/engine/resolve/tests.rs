@@ -961,3 +961,37 @@ fn of_alternative_definitions_the_first_is_meant_and_of_redefinitions_the_last()
     assert_eq!(facts.visible_definition(&[2, 3]), Some(3));
     assert_eq!(facts.visible_definition(&[]), None);
 }
+
+#[test]
+fn typescript_elements_of_typed_collections() {
+    let g = graph(&[(
+        "src/box.ts",
+        "export class Item {\n    run(): void {}\n    stop(): void {}\n    halt(): void {}\n}\nexport class Box {\n    items: Item[] = [];\n    all(): Array<Item> { return this.items; }\n    go(list: ReadonlyArray<Item>): void {\n        for (const it of list) { it.run(); }\n        this.items.forEach(x => x.stop());\n        for (const y of this.all()) { y.halt(); }\n    }\n}\n",
+    )]);
+    expect(
+        &g,
+        EdgeKind::Calls,
+        &[
+            (
+                "Method:src/box.ts:Box.go",
+                "Method:src/box.ts:Box.all",
+                "self-method",
+            ),
+            (
+                "Method:src/box.ts:Box.go",
+                "Method:src/box.ts:Item.run",
+                "receiver-type",
+            ),
+            (
+                "Method:src/box.ts:Box.go",
+                "Method:src/box.ts:Item.stop",
+                "receiver-type",
+            ),
+            (
+                "Method:src/box.ts:Box.go",
+                "Method:src/box.ts:Item.halt",
+                "receiver-type",
+            ),
+        ],
+    );
+}
