@@ -3,11 +3,15 @@
 
 mod modules;
 mod scope;
+mod vars;
+
+use std::cell::RefCell;
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use self::modules::ModuleIndex;
 use self::scope::{Scopes, Target};
+use self::vars::VarIndex;
 use super::facts::{Callee, FileFacts, Receiver};
 use super::graph::{EdgeKind, Graph, GraphBuilder, NewNode, NodeKind, Reason};
 use super::lang::Lang;
@@ -205,6 +209,9 @@ pub struct ResolveStats {
     pub imports_resolved: usize,
 }
 
+/// A variable as (file, scope, name).
+type VariableKey = (usize, Option<u32>, String);
+
 struct Resolver<'a> {
     files: &'a [FileFacts],
     modules: ModuleIndex,
@@ -229,6 +236,9 @@ struct Resolver<'a> {
     /// Per file: the files its imports resolve to.
     imported: Vec<HashSet<usize>>,
     scopes: Scopes,
+    vars: VarIndex<'a>,
+    /// Variables' types by (file, scope, name), once found by a full-depth lookup.
+    variable_types: RefCell<HashMap<VariableKey, Option<(u32, f32)>>>,
     stats: ResolveStats,
 }
 
@@ -249,6 +259,8 @@ pub fn build_graph(project: &str, files: &[FileFacts]) -> (Graph, ResolveStats) 
         node_def: HashMap::default(),
         imported: Vec::with_capacity(files.len()),
         scopes: Scopes::default(),
+        vars: VarIndex::build(files),
+        variable_types: RefCell::default(),
         stats: ResolveStats::default(),
     };
     r.structure();
@@ -828,6 +840,25 @@ impl<'a> Resolver<'a> {
         var: &str,
         depth: u32,
     ) -> Option<(u32, f32)> {
+        let key = (fi, scope, var.to_owned());
+        if let Some(&known) = self.variable_types.borrow().get(&key) {
+            return known;
+        }
+        let found = self.find_variable_type(fi, scope, var, depth);
+        // A deeper lookup may stop short at the depth limit; only a full one is kept.
+        if depth == 0 {
+            self.variable_types.borrow_mut().insert(key, found);
+        }
+        found
+    }
+
+    fn find_variable_type(
+        &self,
+        fi: usize,
+        scope: Option<u32>,
+        var: &str,
+        depth: u32,
+    ) -> Option<(u32, f32)> {
         if let Some((file, file_scope, ty)) = self
             .binding_type(fi, scope, var)
             .map(|ty| (fi, scope, ty))
@@ -840,28 +871,25 @@ impl<'a> Resolver<'a> {
         let mut chain: Vec<Option<u32>> =
             self.scope_chain(fi, scope).into_iter().map(Some).collect();
         chain.push(None);
-        chain.iter().copied().find_map(|s| {
-            let bound = f
-                .call_bindings
-                .iter()
-                .rev()
-                .find(|b| b.scope == s && b.var == var)?;
-            // `x = x.next()` would ask for itself.
-            let own = matches!(&bound.callee, Callee::Member { receiver: Receiver::Name(r), .. } if r == var);
-            (!own)
-                .then(|| self.call_result_type(fi, s, &bound.callee, depth))
-                .flatten()
-        })
-        .or_else(|| {
-            chain.iter().copied().find_map(|s| {
-                let bound = f
-                    .element_bindings
-                    .iter()
-                    .rev()
-                    .find(|b| b.scope == s && b.var == var)?;
-                self.element_type(fi, s, &bound.of, depth)
+        chain
+            .iter()
+            .copied()
+            .find_map(|s| {
+                let last = *self.vars.get(fi, var, s)?.calls.last()?;
+                let bound = f.call_bindings.get(last as usize)?;
+                // `x = x.next()` would ask for itself.
+                let own = matches!(&bound.callee, Callee::Member { receiver: Receiver::Name(r), .. } if r == var);
+                (!own)
+                    .then(|| self.call_result_type(fi, s, &bound.callee, depth))
+                    .flatten()
             })
-        })
+            .or_else(|| {
+                chain.iter().copied().find_map(|s| {
+                    let last = *self.vars.get(fi, var, s)?.elements.last()?;
+                    let bound = f.element_bindings.get(last as usize)?;
+                    self.element_type(fi, s, &bound.of, depth)
+                })
+            })
     }
 
     /// The element type of a collection: a variable, a `this.x`/`self.x` attribute or a call
@@ -1141,10 +1169,13 @@ impl<'a> Resolver<'a> {
         // The innermost scope that binds the name decides; bindings there that disagree (one
         // type in each branch) leave the type unknown.
         for s in chain {
-            let mut types = f
-                .bindings
+            let Some(bound) = self.vars.get(fi, var, s) else {
+                continue;
+            };
+            let mut types = bound
+                .types
                 .iter()
-                .filter(|b| b.scope == s && b.var == var)
+                .filter_map(|&i| f.bindings.get(i as usize))
                 .map(|b| b.type_name.as_str());
             if let Some(first) = types.next() {
                 return types.all(|t| t == first).then(|| first.to_owned());
@@ -1163,12 +1194,9 @@ impl<'a> Resolver<'a> {
                 .import_files(fi, import, self.files, &self.modules)
                 .into_iter()
                 .find_map(|source| {
-                    self.files[source]
-                        .bindings
-                        .iter()
-                        .rev()
-                        .find(|b| b.scope.is_none() && b.var == name.name)
-                        .map(|b| (source, b.type_name.clone()))
+                    let last = *self.vars.get(source, &name.name, None)?.types.last()?;
+                    let b = self.files[source].bindings.get(last as usize)?;
+                    Some((source, b.type_name.clone()))
                 })
         })
     }
