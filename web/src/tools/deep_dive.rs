@@ -2,7 +2,7 @@
 //! doc, owner), callers and callees with confidence, an impact summary, community and processes.
 
 use nexus_shared::ToolError;
-use nexus_shared::params::{DeepDiveParams, Format, ImpactParams, Verbosity};
+use nexus_shared::params::{DeepDiveParams, FOLLOWED_CONFIDENCE, Format, ImpactParams, Verbosity};
 use serde_json::json;
 
 use super::budget::Budget;
@@ -37,7 +37,7 @@ pub fn run(ctx: &ToolContext, p: &DeepDiveParams) -> Result<String, ToolError> {
         direction: Default::default(),
         max_depth: 3,
         relation_types: None,
-        min_confidence: 0.7,
+        min_confidence: FOLLOWED_CONFIDENCE,
         include_tests: false,
         stop_at_kinds: None,
         exclude_kinds: None,

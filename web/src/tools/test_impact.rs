@@ -14,7 +14,7 @@ use crate::engine::graph::EdgeKind;
 use crate::engine::process::is_test;
 
 /// Edges below this confidence are not followed (and counted, to say the answer is a lower bound).
-const MIN_CONFIDENCE: f32 = 0.5;
+const MIN_CONFIDENCE: f32 = nexus_shared::params::FOLLOWED_CONFIDENCE as f32;
 
 pub fn run(ctx: &ToolContext, p: &TestImpactParams) -> Result<String, ToolError> {
     let g = ctx.graph;

@@ -13,7 +13,7 @@ use super::{ToolContext, target};
 use crate::engine::graph::{Edge, EdgeKind};
 
 /// Hops below this confidence are not followed.
-const MIN_CONFIDENCE: f32 = 0.5;
+const MIN_CONFIDENCE: f32 = nexus_shared::params::FOLLOWED_CONFIDENCE as f32;
 
 pub fn run(ctx: &ToolContext, p: &TraceFlowParams) -> Result<String, ToolError> {
     let g = ctx.graph;
