@@ -34,6 +34,9 @@ pub struct Def {
     /// else the one type every `return` builds (`return Cart(…)`; `return self` → `Self`).
     /// Empty when unknown.
     pub returns: String,
+    /// The local variable every `return` gives back (`return clone`), when `returns` is empty:
+    /// the function returns that variable's type.
+    pub returns_variable: String,
     /// Defined in a branch of an `if` or `try` at its level: another branch may define the
     /// same name, and which one runs is decided at run time.
     pub conditional: bool,

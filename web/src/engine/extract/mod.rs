@@ -233,6 +233,7 @@ pub(crate) fn new_def(
         exported: true,
         decorators: Vec::new(),
         returns: String::new(),
+        returns_variable: String::new(),
         conditional: false,
     }
 }

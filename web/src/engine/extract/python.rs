@@ -16,14 +16,14 @@ use crate::engine::graph::NodeKind;
 pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
     let mut cursor = root.walk();
     let mut stack: Vec<(Node, Option<u32>)> = vec![(root, None)];
-    let mut returned: Vec<(u32, Option<String>)> = Vec::new();
+    let mut returned: Vec<(u32, Returned)> = Vec::new();
     while let Some((node, scope)) = stack.pop() {
         match node.kind() {
             "return_statement" => {
                 if let Some(def) = scope
-                    && let Some(ty) = returned_type(node, src)
+                    && let Some(value) = returned_value(node, src)
                 {
-                    returned.push((def, ty));
+                    returned.push((def, value));
                 }
             }
             "function_definition" | "class_definition" => {
@@ -60,37 +60,54 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
     infer_returns(&returned, facts);
 }
 
-/// What one `return` gives back, as a type name: `Some(Some(T))` for `return T(…)`, `return
-/// self` (`Self`) or `return cls(…)` (`Self`); `Some(None)` for anything else; `None` for a bare
-/// `return` or `return None`, which say nothing about the type returned otherwise.
-fn returned_type(node: Node, src: &[u8]) -> Option<Option<String>> {
-    let value = named_children(node).into_iter().next()?;
-    match value.kind() {
-        "none" => None,
-        "identifier" if matches!(text(value, src), "self") => Some(Some("Self".to_owned())),
-        "call" if field(value, "function").is_some_and(|f| text(f, src) == "cls") => {
-            Some(Some("Self".to_owned()))
-        }
-        _ => Some(constructed_type(value, src)),
-    }
+/// What one `return` gives back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Returned {
+    /// A type: `return T(…)`, `return self` / `return cls(…)` / `return self.__class__(…)`
+    /// (`Self`).
+    Type(String),
+    /// A local variable, whose type the resolver finds: `return clone`.
+    Variable(String),
+    /// Anything else.
+    Unknown,
 }
 
-/// A function without a declared return type returns the one type all its `return`s build.
-fn infer_returns(returned: &[(u32, Option<String>)], facts: &mut FileFacts) {
-    let mut seen: Vec<(u32, Option<&str>)> = Vec::new();
-    for (def, ty) in returned {
+/// What one `return` gives back; `None` for a bare `return` or `return None`, which say nothing
+/// about the type returned otherwise.
+fn returned_value(node: Node, src: &[u8]) -> Option<Returned> {
+    let value = named_children(node).into_iter().next()?;
+    Some(match value.kind() {
+        "none" => return None,
+        "identifier" => match text(value, src) {
+            "self" => Returned::Type("Self".to_owned()),
+            name => Returned::Variable(name.to_owned()),
+        },
+        _ => constructed_type(value, src).map_or(Returned::Unknown, Returned::Type),
+    })
+}
+
+/// A function without a declared return type returns the one type, or the one local variable,
+/// all its `return`s give back.
+fn infer_returns(returned: &[(u32, Returned)], facts: &mut FileFacts) {
+    let mut seen: Vec<(u32, &Returned)> = Vec::new();
+    for (def, value) in returned {
         match seen.iter_mut().find(|(d, _)| d == def) {
-            Some((_, kept)) if *kept != ty.as_deref() => *kept = None,
+            Some((_, kept)) if *kept != value => *kept = &Returned::Unknown,
             Some(_) => {}
-            None => seen.push((*def, ty.as_deref())),
+            None => seen.push((*def, value)),
         }
     }
-    for (def, ty) in seen {
-        if let (Some(d), Some(ty)) = (facts.defs.get_mut(def as usize), ty)
-            && d.returns.is_empty()
-            && d.kind.is_callable()
-        {
-            d.returns = ty.to_owned();
+    for (def, value) in seen {
+        let Some(d) = facts.defs.get_mut(def as usize) else {
+            continue;
+        };
+        if !d.returns.is_empty() || !d.kind.is_callable() {
+            continue;
+        }
+        match value {
+            Returned::Type(ty) => d.returns = ty.clone(),
+            Returned::Variable(var) => d.returns_variable = var.clone(),
+            Returned::Unknown => {}
         }
     }
 }
@@ -277,10 +294,20 @@ fn call(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) {
 
 /// The class a constructor-looking call builds: `Cart(...)`, `shop.Cart(...)`.
 fn constructed_type(value: Node, src: &[u8]) -> Option<String> {
+    // `given or Default()`: what is given, else a new `Default`.
+    if value.kind() == "boolean_operator"
+        && field(value, "operator").is_some_and(|o| text(o, src) == "or")
+    {
+        return constructed_type(field(value, "right")?, src);
+    }
     if value.kind() != "call" {
         return None;
     }
     let function = field(value, "function")?;
+    // `cls(…)`, `self.__class__(…)`, `type(self)(…)`: the class of the method's receiver.
+    if matches!(text(function, src), "cls" | "self.__class__" | "type(self)") {
+        return Some("Self".to_owned());
+    }
     if !matches!(function.kind(), "identifier" | "attribute") || !is_dotted(function) {
         return None;
     }

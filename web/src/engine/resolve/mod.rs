@@ -34,8 +34,8 @@ pub mod confidence {
 }
 
 /// How many calls deep a receiver's type is followed through return types (`a().b().c()`,
-/// `x = f()` where `f` returns `g()`'s result …).
-const MAX_RETURN_DEPTH: u32 = 4;
+/// `x = f()` where `f` returns a variable holding `g()`'s result …).
+const MAX_RETURN_DEPTH: u32 = 6;
 
 /// At most this many candidates are kept for an ambiguous name; more means no edge at all.
 const MAX_AMBIGUOUS: usize = 3;
@@ -750,9 +750,15 @@ impl<'a> Resolver<'a> {
             return Some((*target, *conf));
         }
         let &(file, def) = self.node_def.get(target)?;
-        let returns = self.files[file].defs.get(def as usize)?.returns.as_str();
+        let function = self.files[file].defs.get(def as usize)?;
+        let returns = function.returns.as_str();
         if returns.is_empty() {
-            return None;
+            if function.returns_variable.is_empty() {
+                return None;
+            }
+            let (t, c) =
+                self.variable_type(file, Some(def), &function.returns_variable, depth + 1)?;
+            return Some((t, conf.min(c).min(confidence::RETURN_TYPE)));
         }
         if returns == "Self"
             && let Callee::Member { receiver, .. } = callee
@@ -801,13 +807,45 @@ impl<'a> Resolver<'a> {
             "self" | "this" | "cls" => self
                 .owner_type(fi, scope)
                 .map(|t| (t, confidence::SELF_METHOD))?,
-            _ => self.variable_type(fi, scope, head, depth)?,
+            _ => match self.variable_type(fi, scope, head, depth) {
+                Some(found) => found,
+                None => return self.module_instance_type(fi, path),
+            },
         };
         for part in parts {
             let (t, conf) = self.member_type(current.0, part)?;
             current = (t, current.1.min(conf));
         }
         Some(current)
+    }
+
+    /// `signals.request_started` where `signals` is a module and `request_started = Signal()`
+    /// at its top level (then through attributes, as `path_type`): the instance's type.
+    fn module_instance_type(&self, fi: usize, path: &str) -> Option<(u32, f32)> {
+        let parts: Vec<&str> = path.split('.').collect();
+        for split in (1..parts.len()).rev() {
+            let prefix = parts[..split].join(".");
+            let Some(Target::Module(m)) = self.scopes.resolve_path(
+                fi,
+                &prefix,
+                self.files,
+                &self.modules,
+                &self.top_level,
+                &self.def_node,
+            ) else {
+                continue;
+            };
+            let &i = self.vars.get(m, parts[split], None)?.types.last()?;
+            let written = &self.files[m].bindings.get(i as usize)?.type_name;
+            let (t, conf) = self.resolve_type(m, None, written)?;
+            let mut current = (t, conf.min(confidence::IMPORT));
+            for part in &parts[split + 1..] {
+                let (t, c) = self.member_type(current.0, part)?;
+                current = (t, current.1.min(c));
+            }
+            return Some(current);
+        }
+        None
     }
 
     /// The type of attribute `attr` on an instance of type `ty`: its declared or assigned type,

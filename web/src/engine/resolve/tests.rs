@@ -949,6 +949,7 @@ fn of_alternative_definitions_the_first_is_meant_and_of_redefinitions_the_last()
         exported: true,
         decorators: Vec::new(),
         returns: String::new(),
+        returns_variable: String::new(),
         conditional,
     };
     facts.defs = vec![
@@ -994,4 +995,52 @@ fn typescript_elements_of_typed_collections() {
             ),
         ],
     );
+}
+
+#[test]
+fn python_returned_variables_given_or_default_and_module_level_instances() {
+    let g = graph(&[
+        (
+            "app/query.py",
+            "class QuerySet:\n    def _clone(self):\n        c = self.__class__()\n        return c\n\n    def filter(self):\n        clone = self._clone()\n        return clone\n\n    def exists(self):\n        pass\n",
+        ),
+        (
+            "app/output.py",
+            "class Output:\n    def write(self, text):\n        pass\n",
+        ),
+        (
+            "app/signals.py",
+            "class Signal:\n    def send(self):\n        pass\n\n\nrequest_started = Signal()\n",
+        ),
+        (
+            "app/views.py",
+            "from app import signals\nfrom .output import Output\n\n\nclass View:\n    def __init__(self, out=None):\n        self.out = out or Output()\n\n    def run(self, qs):\n        self.out.write('x')\n        signals.request_started.send()\n\n\ndef check(qs):\n    from .query import QuerySet\n    q = QuerySet()\n    q.filter().exists()\n",
+        ),
+    ]);
+    let calls = edges(&g, EdgeKind::Calls);
+    for (from, to, reason) in [
+        // `self.out = out or Output()`.
+        (
+            "Method:app/views.py:View.run",
+            "Method:app/output.py:Output.write",
+            "attribute-type",
+        ),
+        // A module's top-level instance reached through the module.
+        (
+            "Method:app/views.py:View.run",
+            "Method:app/signals.py:Signal.send",
+            "attribute-type",
+        ),
+        // `filter` returns `clone`, which `_clone` built as `self.__class__()`.
+        (
+            "Function:app/views.py:check",
+            "Method:app/query.py:QuerySet.exists",
+            "return-type",
+        ),
+    ] {
+        assert!(
+            calls.contains(&(from.to_owned(), to.to_owned(), reason)),
+            "missing {from} → {to} ({reason}) in {calls:#?}"
+        );
+    }
 }
