@@ -131,8 +131,9 @@ fn run(args: &Args) -> Result<(), String> {
         },
         reference.shared_symbols
     );
-    let (edges, moved) = nexus::attribute_callers(exported.edges, &reference);
-    let in_scope: Vec<_> = edges
+    let attributed = nexus::attribute_callers(exported.edges, &reference);
+    let in_scope: Vec<_> = attributed
+        .edges
         .into_iter()
         .filter(|e| reference.paths.contains(&e.caller.path))
         .collect();
@@ -142,7 +143,8 @@ fn run(args: &Args) -> Result<(), String> {
         exported.other_edges
     );
     println!(
-        "       {moved} edges from local functions the reference does not count as functions are attributed to the function around them"
+        "       {} edges from local functions the reference does not count as functions are attributed to the function around them; {} edges to such local functions are left out",
+        attributed.moved, attributed.to_locals
     );
     println!();
     println!(

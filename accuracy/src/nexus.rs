@@ -134,11 +134,21 @@ pub fn export(graph: &Graph, sources: &Sources) -> Exported {
 
 /// Names each edge's caller as the reference names it (`Reference::caller_at`): a call inside a
 /// local function that the reference does not count as a function belongs to the function around
-/// it. One edge per (caller, callee) is kept, the most confident; returns how many edges moved.
-pub fn attribute_callers(edges: Vec<NexusEdge>, reference: &Reference) -> (Vec<NexusEdge>, usize) {
+/// it, and a call to such a local function is left out. One edge per (caller, callee) is kept,
+/// the most confident.
+pub fn attribute_callers(edges: Vec<NexusEdge>, reference: &Reference) -> Attributed {
     let mut moved = 0;
+    let mut to_locals = 0;
     let mut best: HashMap<(Site, Site), NexusEdge> = HashMap::new();
     for mut edge in edges {
+        // A call to such a local function: the reference has no edge to it, right or wrong.
+        if reference
+            .caller_at(&edge.callee)
+            .is_some_and(|around| *around != edge.callee)
+        {
+            to_locals += 1;
+            continue;
+        }
         if let Some(caller) = reference.caller_at(&edge.caller)
             && *caller != edge.caller
         {
@@ -155,7 +165,20 @@ pub fn attribute_callers(edges: Vec<NexusEdge>, reference: &Reference) -> (Vec<N
     }
     let mut edges: Vec<NexusEdge> = best.into_values().collect();
     edges.sort_by(|a, b| (&a.caller, &a.callee).cmp(&(&b.caller, &b.callee)));
-    (edges, moved)
+    Attributed {
+        edges,
+        moved,
+        to_locals,
+    }
+}
+
+/// Edges named as the reference names functions.
+pub struct Attributed {
+    pub edges: Vec<NexusEdge>,
+    /// Edges whose caller moved to the function around it.
+    pub moved: usize,
+    /// Edges left out because they call a local function the reference does not count.
+    pub to_locals: usize,
 }
 
 #[cfg(test)]
@@ -168,5 +191,37 @@ mod tests {
         assert_eq!(name_line(&lines, 1, 3, "run"), 3);
         assert_eq!(name_line(&lines, 1, 3, "absent"), 1);
         assert_eq!(name_line(&lines, 0, 9, "running"), 2);
+    }
+    #[test]
+    fn calls_in_and_to_local_functions_are_named_as_the_reference_names_them() {
+        use crate::reference::Callable;
+        let mut reference = Reference::default();
+        for line in [1, 10] {
+            reference.callables.insert(
+                Site::new("m.ts", line),
+                Callable {
+                    name: format!("f{line}"),
+                    owner: None,
+                },
+            );
+        }
+        reference.bodies.insert(Site::new("m.ts", 1), 1, 8);
+        reference.bodies.insert(Site::new("m.ts", 10), 10, 12);
+        let edge = |from: u32, to: u32, confidence: f32| NexusEdge {
+            caller: Site::new("m.ts", from),
+            callee: Site::new("m.ts", to),
+            callee_name: "x".into(),
+            confidence,
+            reason: "test",
+        };
+        // A local function on line 3 inside f1 calls f10, as f1 itself does; f1 calls the local
+        // function on line 5.
+        let attributed = attribute_callers(
+            vec![edge(3, 10, 0.5), edge(1, 10, 0.9), edge(1, 5, 0.95)],
+            &reference,
+        );
+        assert_eq!(attributed.moved, 1);
+        assert_eq!(attributed.to_locals, 1);
+        assert_eq!(attributed.edges, vec![edge(1, 10, 0.9)]);
     }
 }

@@ -370,6 +370,10 @@ impl<'a> Resolver<'a> {
                                 .entry(d.name.as_str())
                                 .or_insert(id);
                         }
+                        // A namespace's functions are called like static methods (`Ns.is(x)`).
+                        if d.kind.is_callable() {
+                            self.methods.entry(d.name.as_str()).or_default().push(id);
+                        }
                     }
                     Some(_) => {}
                 }
@@ -595,8 +599,9 @@ impl<'a> Resolver<'a> {
     ) -> Option<(Target, f32, Reason)> {
         let f = &self.files[fi];
         for d in self.scope_chain(fi, scope) {
-            let is_type = f.defs.get(d as usize).is_some_and(|x| x.kind.is_type());
-            if is_type && matches!(f.lang, Lang::Python | Lang::Java) {
+            // A class's members are not in the lexical scope of its methods (`f()` inside a
+            // method is not `this.f()`; Java's implicit `this` is handled on its own).
+            if f.defs.get(d as usize).is_some_and(|x| x.kind.is_type()) {
                 continue;
             }
             if let Some(i) = f

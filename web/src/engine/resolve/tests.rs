@@ -1044,3 +1044,26 @@ fn python_returned_variables_given_or_default_and_module_level_instances() {
         );
     }
 }
+
+#[test]
+fn a_bare_call_in_a_method_is_not_a_call_of_the_method_of_that_name() {
+    let g = graph(&[
+        (
+            "src/pin.ts",
+            "export function togglePinned(x: number): void {}\n",
+        ),
+        (
+            "src/view.ts",
+            "import { togglePinned } from './pin';\n\nexport class View {\n    togglePinned(x: number): void {\n        togglePinned(x);\n    }\n}\n",
+        ),
+    ]);
+    expect(
+        &g,
+        EdgeKind::Calls,
+        &[(
+            "Method:src/view.ts:View.togglePinned",
+            "Function:src/pin.ts:togglePinned",
+            "import-resolved",
+        )],
+    );
+}
