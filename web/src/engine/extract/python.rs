@@ -317,6 +317,18 @@ fn constructed_type(value: Node, src: &[u8]) -> Option<String> {
         .then(|| name.to_owned())
 }
 
+/// A class written as a value: `Form`, `forms.Form` (a capitalised last part).
+fn class_name(value: Node, src: &[u8]) -> Option<String> {
+    if !matches!(value.kind(), "identifier" | "attribute") || !is_dotted(value) {
+        return None;
+    }
+    let name = text(value, src);
+    name.rsplit('.')
+        .next()?
+        .starts_with(|c: char| c.is_uppercase())
+        .then(|| name.to_owned())
+}
+
 fn assignment(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) {
     let Some(left) = field(node, "left") else {
         return;
@@ -327,6 +339,23 @@ fn assignment(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts)
         _ => r,
     });
     let ty = declared.or_else(|| right.and_then(|r| constructed_type(r, src)));
+    let class_body = scope.filter(|s| {
+        facts
+            .defs
+            .get(*s as usize)
+            .is_some_and(|d| d.kind == NodeKind::Class)
+    });
+    // `form_class = forms.Form` in a class body: the attribute holds a class, and
+    // `self.form_class(…)` constructs one (written `type[forms.Form]`, as Python's typing does).
+    if let (Some(class), None, Some(value)) = (class_body, &ty, right)
+        && left.kind() == "identifier"
+        && let Some(held) = class_name(value, src)
+    {
+        facts
+            .attr_bindings
+            .push((class, text(left, src).to_owned(), format!("type[{held}]")));
+        return;
+    }
     let Some(type_name) = ty else {
         if left.kind() == "identifier"
             && let Some(callee) = right
@@ -342,11 +371,19 @@ fn assignment(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts)
         return;
     };
     match left.kind() {
-        "identifier" => facts.bindings.push(Binding {
-            scope,
-            var: text(left, src).to_owned(),
-            type_name,
-        }),
+        "identifier" => {
+            // `objects = Manager()` in a class body is also an attribute of its instances.
+            if let Some(class) = class_body {
+                facts
+                    .attr_bindings
+                    .push((class, text(left, src).to_owned(), type_name.clone()));
+            }
+            facts.bindings.push(Binding {
+                scope,
+                var: text(left, src).to_owned(),
+                type_name,
+            });
+        }
         "attribute" => {
             let object = field(left, "object").map(|o| text(o, src));
             let attr = field(left, "attribute").map(|a| text(a, src).to_owned());

@@ -999,6 +999,16 @@ impl<'a> Resolver<'a> {
                 {
                     return vec![hit];
                 }
+                // `self.form_class(…)` where the attribute holds a class: a construction.
+                if let Some(owner_def) = self.owner_def(fi, scope)
+                    && let Some((file, class, written)) = self.attribute_type(fi, owner_def, name)
+                    && let Some(held) = written
+                        .strip_prefix("type[")
+                        .and_then(|w| w.strip_suffix(']'))
+                    && let Some((t, conf)) = self.resolve_type(file, Some(class), held)
+                {
+                    return vec![(t, conf.min(confidence::ATTRIBUTE_TYPE), Reason::Constructor)];
+                }
             }
             Receiver::Super => {
                 if let Some(owner) = self.owner_type(fi, scope) {

@@ -1067,3 +1067,39 @@ fn a_bare_call_in_a_method_is_not_a_call_of_the_method_of_that_name() {
         )],
     );
 }
+
+#[test]
+fn python_class_attributes_holding_classes_and_instances() {
+    let g = graph(&[(
+        "app/admin.py",
+        "class Form:\n    def is_valid(self):\n        pass\n\n\nclass Manager:\n    def all(self):\n        pass\n\n\nclass Admin:\n    form_class = Form\n    objects = Manager()\n\n    def run(self):\n        form = self.form_class()\n        form.is_valid()\n        self.objects.all()\n",
+    )]);
+    expect(
+        &g,
+        EdgeKind::Calls,
+        &[
+            (
+                "Class:app/admin.py:Admin",
+                "Class:app/admin.py:Manager",
+                "constructor",
+            ),
+            // The attribute holds a class: calling it constructs one.
+            (
+                "Method:app/admin.py:Admin.run",
+                "Class:app/admin.py:Form",
+                "constructor",
+            ),
+            (
+                "Method:app/admin.py:Admin.run",
+                "Method:app/admin.py:Form.is_valid",
+                "receiver-type",
+            ),
+            // A class-level instance is an attribute of every instance.
+            (
+                "Method:app/admin.py:Admin.run",
+                "Method:app/admin.py:Manager.all",
+                "attribute-type",
+            ),
+        ],
+    );
+}
