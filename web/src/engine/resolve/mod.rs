@@ -731,6 +731,26 @@ impl<'a> Resolver<'a> {
         }
     }
 
+    /// The one target of a call, when the call resolves to it surely (not through a guess) and
+    /// the chain of calls that led here is not too deep.
+    fn sure_target(
+        &self,
+        fi: usize,
+        scope: Option<u32>,
+        callee: &Callee,
+        depth: u32,
+    ) -> Option<(u32, f32, Reason)> {
+        if depth >= MAX_RETURN_DEPTH {
+            return None;
+        }
+        match self.resolve_call(fi, scope, callee, depth + 1).as_slice() {
+            [(target, conf, reason)] if *conf >= confidence::SURE => {
+                Some((*target, *conf, *reason))
+            }
+            _ => None,
+        }
+    }
+
     /// The type of what a call returns, when the call resolves surely to one target: a type
     /// (the call constructs it) or a function whose return type is known. `Self` is the type of
     /// the receiver when the receiver's type is known, else the class that defines the function.
@@ -741,20 +761,11 @@ impl<'a> Resolver<'a> {
         callee: &Callee,
         depth: u32,
     ) -> Option<(u32, f32)> {
-        if depth >= MAX_RETURN_DEPTH {
-            return None;
+        let (target, conf, reason) = self.sure_target(fi, scope, callee, depth)?;
+        if reason == Reason::Constructor {
+            return Some((target, conf));
         }
-        let targets = self.resolve_call(fi, scope, callee, depth + 1);
-        let [(target, conf, reason)] = targets.as_slice() else {
-            return None;
-        };
-        if *conf < confidence::SURE {
-            return None;
-        }
-        if *reason == Reason::Constructor {
-            return Some((*target, *conf));
-        }
-        let &(file, def) = self.node_def.get(target)?;
+        let &(file, def) = self.node_def.get(&target)?;
         let function = self.files[file].defs.get(def as usize)?;
         let returns = function.returns.as_str();
         if returns.is_empty() {
@@ -944,9 +955,6 @@ impl<'a> Resolver<'a> {
         of: &Receiver,
         depth: u32,
     ) -> Option<(u32, f32)> {
-        if depth >= MAX_RETURN_DEPTH {
-            return None;
-        }
         let (file, written_in, written): (usize, Option<u32>, String) = match of {
             Receiver::Name(var) => (fi, scope, self.binding_type(fi, scope, var)?),
             Receiver::Path(path) => {
@@ -959,14 +967,8 @@ impl<'a> Resolver<'a> {
                 (file, Some(class), ty.to_owned())
             }
             Receiver::Call(chain) => {
-                let targets = self.resolve_call(fi, scope, &dotted_callee(chain), depth + 1);
-                let [(target, conf, _)] = targets.as_slice() else {
-                    return None;
-                };
-                let &(file, def) = self
-                    .node_def
-                    .get(target)
-                    .filter(|_| *conf >= confidence::SURE)?;
+                let (target, _, _) = self.sure_target(fi, scope, &dotted_callee(chain), depth)?;
+                let &(file, def) = self.node_def.get(&target)?;
                 let returns = &self.files[file].defs.get(def as usize)?.returns;
                 (file, Some(def), returns.clone())
             }
