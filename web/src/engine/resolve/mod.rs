@@ -1045,22 +1045,8 @@ impl<'a> Resolver<'a> {
                 }
             }
             Receiver::Path(path) => {
-                let attr = path
-                    .strip_prefix("self.")
-                    .or_else(|| path.strip_prefix("this."));
-                if let Some(attr) = attr.filter(|a| !a.contains('.'))
-                    && let Some(owner_def) = self.owner_def(fi, scope)
-                    && let Some((file, class, ty)) = self.attribute_type(fi, owner_def, attr)
-                    && let Some((t, conf)) = self.resolve_type(file, Some(class), ty)
-                    && let Some((m, _)) = self.find_member(t, name)
-                {
-                    return vec![(
-                        m,
-                        conf.min(confidence::ATTRIBUTE_TYPE),
-                        Reason::AttributeType,
-                    )];
-                }
-                if attr.is_none()
+                let on_self = path.starts_with("self.") || path.starts_with("this.");
+                if !on_self
                     && let Some(target) = self.scopes.resolve_path(
                         fi,
                         path,
@@ -1125,15 +1111,8 @@ impl<'a> Resolver<'a> {
         attr: &str,
         name: &str,
     ) -> Option<(u32, f32, Reason)> {
-        let owner_def = self.owner_def(fi, scope)?;
-        let (file, class, ty) = self.attribute_type(fi, owner_def, attr)?;
-        let (t, conf) = self.resolve_type(file, Some(class), ty)?;
-        let (m, _) = self.find_member(t, name)?;
-        Some((
-            m,
-            conf.min(confidence::ATTRIBUTE_TYPE),
-            Reason::AttributeType,
-        ))
+        let (t, conf) = self.member_type(self.owner_type(fi, scope)?, attr)?;
+        self.typed_member(t, conf, name, conf, Reason::AttributeType)
     }
 
     /// The declared or assigned type of attribute `attr` of class `class` in file `fi`, else of
