@@ -16,7 +16,7 @@ step "format and lint"
 df -h . >&2
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
-cargo clippy -p nexus-web --target wasm32-unknown-unknown --all-targets --locked -- -D warnings
+cargo clippy -p nexus-engine -p nexus-tools -p nexus-web --target wasm32-unknown-unknown --all-targets --locked -- -D warnings
 
 step "build the web UI, the bridge and the test servers"
 trunk build >&2

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use nexus_web::engine::ingest::index_with_sources;
+use nexus_engine::index_with_sources;
 use protobuf::Message;
 use scip::types::Index;
 
@@ -87,7 +87,7 @@ fn run(args: &Args) -> Result<(), String> {
         doc.relative_path = format!("{}{}", args.prefix, doc.relative_path);
     }
 
-    let files = nexus_web::disk::read_tree(&args.root);
+    let files = nexus_engine::read_tree(&args.root);
     let project = args
         .root
         .file_name()

@@ -3,8 +3,8 @@
 
 use std::collections::HashMap;
 
-use nexus_web::engine::graph::{EdgeKind, Graph};
-use nexus_web::engine::ingest::Sources;
+use nexus_engine::Sources;
+use nexus_engine::{EdgeKind, Graph};
 
 use crate::reference::{Extents, Reference, Site};
 

@@ -1,10 +1,6 @@
-//! The Nexus browser app: the code graph engine, the MCP tool handlers, the link to the bridge
-//! and the Leptos UI. The engine and tools are pure Rust and are tested natively and in wasm.
+//! The Nexus browser app: the engine's Web Worker, the link to the bridge and the Leptos UI.
+//! The graph engine (`nexus-engine`) and the tools (`nexus-tools`) are libraries it runs.
 
-pub mod disk;
-pub mod engine;
 pub mod link;
-pub mod router;
-pub mod tools;
 pub mod ui;
 pub mod worker;

@@ -7,8 +7,8 @@ use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::state::{CodeTarget, json_of, use_app};
-use crate::engine::syntax::{Class, Line};
 use crate::worker::protocol::CodeView as CodeFile;
+use nexus_engine::syntax::{Class, Line};
 
 /// Files longer than this show a window of lines around the marked ones.
 const MAX_LINES: usize = 3000;

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use super::details::short_id;
 use super::state::{Picture, use_app};
-use crate::engine::graph::NodeKind;
+use nexus_engine::NodeKind;
 
 /// Colour of a followed process's steps.
 const PROCESS_COLOR: &str = "#f59e0b";
@@ -291,8 +291,8 @@ fn Processes() -> impl IntoView {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::layout::layout;
-    use crate::engine::sample::sample_graph;
+    use nexus_engine::layout::layout;
+    use nexus_engine::sample::sample_graph;
 
     #[test]
     fn the_file_tree_holds_every_file_once_by_folder() {

@@ -15,7 +15,7 @@ use web_sys::{
     HtmlInputElement,
 };
 
-use crate::engine::filter::Filter;
+use nexus_engine::Filter;
 
 /// A repository read by the page, ready for the engine worker. Contents stay in JS buffers
 /// (moved to the worker, never copied into the page's wasm memory, which could not shrink after).

@@ -23,10 +23,10 @@ use wasm_bindgen::JsValue;
 use self::activity::{ActivityRow, TOUCHED_COLOR, attach_agent, light_touched, push_row};
 use self::graph_view::ColorBy;
 use self::state::{AppState, Picture, Tab, now_ms};
-use crate::engine::layout::ViewGraph;
 use crate::link::{Link, LinkConfig};
 use crate::worker::client::EngineClient;
 use crate::worker::protocol::{FromWorker, GraphSummary};
+use nexus_engine::layout::ViewGraph;
 
 const HIGHLIGHT_ROWS: usize = 200;
 

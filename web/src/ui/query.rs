@@ -230,9 +230,9 @@ mod tests {
 
     #[test]
     fn every_example_query_is_supported_by_the_engine() {
-        let graph = crate::engine::sample::sample_graph();
+        let graph = nexus_engine::sample::sample_graph();
         for (name, query) in EXAMPLES {
-            let result = crate::engine::cypher::run(&graph, query, &Default::default(), 50);
+            let result = nexus_engine::cypher::run(&graph, query, &Default::default(), 50);
             assert!(result.is_ok(), "{name}: {result:?}");
         }
     }

@@ -9,8 +9,8 @@ use leptos::prelude::*;
 use nexus_shared::Outcome;
 use serde_json::Value;
 
-use crate::engine::layout::{NO_INDEX, ViewGraph, ViewNode};
 use crate::worker::client::EngineClient;
+use nexus_engine::layout::{NO_INDEX, ViewGraph, ViewNode};
 
 /// The drawn graph and an index from stable id to drawn node (built on first use, so that the
 /// picture's arrival does not pay for it).
@@ -239,8 +239,8 @@ pub fn ids_in(value: &Value) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::layout::layout;
-    use crate::engine::sample::sample_graph;
+    use nexus_engine::layout::layout;
+    use nexus_engine::sample::sample_graph;
     use nexus_shared::{ErrorCode, ToolError, ToolOutput};
     use serde_json::json;
 

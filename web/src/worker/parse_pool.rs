@@ -12,9 +12,9 @@ use wasm_bindgen::prelude::*;
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent, Worker};
 
 use super::client::WORKER_URL;
-use crate::engine::facts::FileFacts;
-use crate::engine::ingest::{Parsed, SourceFile, parse_files, parsed_from};
-use crate::engine::lang::Lang;
+use nexus_engine::FileFacts;
+use nexus_engine::Lang;
+use nexus_engine::{Parsed, SourceFile, parse_files, parsed_from};
 
 /// Files per chunk: small enough to balance the load, large enough to keep messages few.
 const CHUNK_FILES: usize = 32;

@@ -29,7 +29,7 @@ pub enum ToWorker {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CodeView {
     pub path: String,
-    pub lines: Vec<crate::engine::syntax::Line>,
+    pub lines: Vec<nexus_engine::syntax::Line>,
 }
 
 /// Graph figures shown in the UI and announced to the hub.

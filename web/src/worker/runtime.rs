@@ -13,19 +13,19 @@ use super::js_reader::JsBufferReader;
 use super::parse_pool;
 use super::protocol::{CodeView, FromWorker, GraphSummary, Restored, ToWorker};
 use super::store::{self, Slot, SnapshotStore};
-use crate::engine::Graph;
-use crate::engine::fingerprint::Fingerprint;
-use crate::engine::ingest::{Phase, SourceFile, Sources, filter_files, finish};
-use crate::engine::layout::layout;
-use crate::engine::sample::{SAMPLE_PROJECT, sample_graph, sample_sources};
-use crate::engine::search::SearchIndex;
-use crate::engine::snapshot;
-use crate::engine::syntax::highlight;
-use crate::engine::zip_source::read_zip_from;
-use crate::router::RouteCache;
-use crate::tools;
-use crate::tools::session::Sessions;
+use nexus_engine::Graph;
+use nexus_engine::SearchIndex;
+use nexus_engine::fingerprint::Fingerprint;
+use nexus_engine::layout::layout;
+use nexus_engine::read_zip_from;
+use nexus_engine::sample::{SAMPLE_PROJECT, sample_graph, sample_sources};
+use nexus_engine::snapshot;
+use nexus_engine::syntax::highlight;
+use nexus_engine::{Phase, SourceFile, Sources, filter_files, finish};
 use nexus_shared::{ErrorCode, Outcome, ToolError, ToolOutput};
+use nexus_tools as tools;
+use nexus_tools::RouteCache;
+use nexus_tools::Sessions;
 
 struct State {
     graph: Graph,

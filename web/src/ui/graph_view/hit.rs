@@ -1,7 +1,7 @@
 //! A uniform grid over world space holding node indices, so hover and click find the nearest
 //! node by looking at a few cells instead of every node.
 
-use crate::engine::cells::Cells;
+use nexus_engine::Cells;
 
 /// Most cells along one side; more would only cost memory on big graphs.
 const MAX_SIDE: usize = 512;

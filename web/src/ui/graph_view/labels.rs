@@ -183,8 +183,8 @@ pub fn pick(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::layout::layout;
-    use crate::engine::sample::sample_graph;
+    use nexus_engine::layout::layout;
+    use nexus_engine::sample::sample_graph;
     use std::rc::Rc;
 
     const VIEW: Viewport = Viewport {

@@ -1,7 +1,7 @@
 //! Level of detail: the zoom (CSS px per world unit) at which each node, edge and label shows.
 //! Files show at every zoom, symbols fade in heaviest first; the shaders use the same ramp.
 
-use crate::engine::graph::NodeKind;
+use nexus_engine::NodeKind;
 
 /// Zoom at which the heaviest symbols are fully shown.
 const HEAVY_SYMBOL_ZOOM: f32 = 1.2;

@@ -17,7 +17,7 @@ use std::rc::Rc;
 use leptos::html::{Canvas, Div};
 use leptos::prelude::*;
 
-use crate::engine::layout::ViewGraph;
+use nexus_engine::layout::ViewGraph;
 
 pub use palette::ColorBy;
 use state::{State, Tooltip};

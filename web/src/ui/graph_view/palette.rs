@@ -1,7 +1,7 @@
 //! Colours of the graph picture: a categorical palette for communities, one colour per node kind
 //! (both made in OKLCH at a lightness the theme picks), and a parser for CSS colour strings.
 
-use crate::engine::graph::NodeKind;
+use nexus_engine::NodeKind;
 
 /// An sRGB colour with alpha, each channel in 0..=1.
 pub type Rgba = [f32; 4];

@@ -1,9 +1,9 @@
 //! What the renderer needs from one `ViewGraph`, computed once when it arrives: vertex arrays,
 //! edges bucketed by grid cell, community → community edges, neighbours, label order, hit grid.
 
-use crate::engine::cells::Cells;
-use crate::engine::graph::EdgeKind;
-use crate::engine::layout::ViewGraph;
+use nexus_engine::Cells;
+use nexus_engine::EdgeKind;
+use nexus_engine::layout::ViewGraph;
 
 use super::gl::DISC_FLOATS;
 use super::hit::HitGrid;
@@ -473,8 +473,8 @@ fn group_edges(view: &ViewGraph) -> Vec<GroupEdge> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::layout::layout;
-    use crate::engine::sample::sample_graph;
+    use nexus_engine::layout::layout;
+    use nexus_engine::sample::sample_graph;
     use std::rc::Rc;
 
     fn scene() -> Scene {

@@ -20,7 +20,7 @@ use super::lod;
 use super::palette::{self, ColorBy, Rgba};
 use super::scene::Scene;
 use super::theme::Theme;
-use crate::engine::layout::ViewGraph;
+use nexus_engine::layout::ViewGraph;
 
 /// The hover tooltip: where (CSS px inside the component) and what.
 #[derive(Clone, Debug, PartialEq)]
@@ -439,7 +439,7 @@ impl State {
         let tooltip = hovered.and_then(|i| {
             let n = self.scene.as_ref()?.view.nodes.get(i as usize)?;
             let path = n.id.split(':').nth(1).unwrap_or_default();
-            let place = if n.kind == crate::engine::graph::NodeKind::File {
+            let place = if n.kind == nexus_engine::NodeKind::File {
                 path.to_owned()
             } else {
                 format!("{path}:{}", n.start_line)

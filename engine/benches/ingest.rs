@@ -1,0 +1,252 @@
+//! Native ingest benchmark: indexes real repository folders and prints per-phase times,
+//! throughput, graph size and memory. Usage: `cargo bench -p nexus-engine --bench ingest -- DIR...`
+//! (folders from `../shared/corpora/fetch.sh django|effect|tokio`), or `--synthetic N` for a
+//! generated repository of N Python files in nested packages that import and call each other.
+//! Also times what a reload does instead: search index build, snapshot encode and decode.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+
+use nexus_engine::SearchIndex;
+use nexus_engine::layout;
+use nexus_engine::snapshot;
+use nexus_engine::{EdgeKind, NodeKind};
+use nexus_engine::{SourceFile, index_with_sources};
+
+/// The system allocator, counting live heap bytes and their high-water mark.
+struct Counting;
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: forwarded unchanged to the system allocator.
+        let p = unsafe { System.alloc(layout) };
+        if !p.is_null() {
+            let live = LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
+            PEAK.fetch_max(live, Ordering::Relaxed);
+        }
+        p
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: forwarded unchanged to the system allocator.
+        unsafe { System.dealloc(ptr, layout) };
+        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+fn mb(bytes: usize) -> f64 {
+    bytes as f64 / 1e6
+}
+
+/// N small Python files in packages of 100 modules; each imports its neighbour and calls into it.
+fn synthetic(n: usize) -> Vec<SourceFile> {
+    let mut files = Vec::with_capacity(n + n / 100 + 1);
+    for i in 0..n {
+        let (pkg, module) = (i / 100, i % 100);
+        let next = (module + 1) % 100;
+        if module == 0 {
+            files.push(SourceFile {
+                path: format!("app/pkg{pkg}/__init__.py"),
+                bytes: Vec::new(),
+            });
+        }
+        let text = format!(
+            "from .m{next} import entry_{next}\n\nclass Service{i}:\n    def run(self, x):\n        return self.step(x) + helper_{i}(x)\n\n    def step(self, x):\n        return entry_{next}(x)\n\ndef helper_{i}(x):\n    return x * 2\n\ndef entry_{module}(x):\n    return Service{i}().run(x)\n"
+        );
+        files.push(SourceFile {
+            path: format!("app/pkg{pkg}/m{module}.py"),
+            bytes: text.into_bytes(),
+        });
+    }
+    files
+}
+
+/// A corpus to index: its display name and how to load it.
+type Job = (String, Box<dyn Fn() -> Vec<SourceFile>>);
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut jobs: Vec<Job> = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        match args[i].as_str() {
+            "--synthetic" => {
+                let n: usize = args
+                    .get(i + 1)
+                    .and_then(|n| n.parse().ok())
+                    .unwrap_or(50_000);
+                jobs.push((format!("synthetic-{n}"), Box::new(move || synthetic(n))));
+                i += 1;
+            }
+            flag if flag.starts_with("--") => {}
+            dir => {
+                let dir = dir.to_owned();
+                let name = Path::new(&dir)
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                jobs.push((
+                    name,
+                    Box::new(move || nexus_engine::read_tree(Path::new(&dir))),
+                ));
+            }
+        }
+        i += 1;
+    }
+    if jobs.is_empty() {
+        eprintln!("usage: cargo bench -p nexus-engine --bench ingest -- [DIR...] [--synthetic N]");
+        std::process::exit(2);
+    }
+    for (name, load) in jobs {
+        let read_start = Instant::now();
+        let files = load();
+        let read_ms = read_start.elapsed().as_secs_f64() * 1000.0;
+        let clock_start = Instant::now();
+        let clock = || clock_start.elapsed().as_secs_f64() * 1000.0;
+        let before = LIVE.load(Ordering::Relaxed);
+        PEAK.store(before, Ordering::Relaxed);
+        let started = Instant::now();
+        let Ok((graph, stats, sources)) =
+            index_with_sources(&name, files, &clock, &mut |_, _, _| true)
+        else {
+            eprintln!("{name}: cancelled");
+            continue;
+        };
+        let total_ms = started.elapsed().as_secs_f64() * 1000.0;
+        let items = graph.node_count() + graph.edge_count();
+        println!("== {name}");
+        println!("read or generate: {read_ms:.0} ms (not part of the pipeline)");
+        for (phase, ms) in &stats.phase_ms {
+            println!("phase {:<8} {ms:>8.1} ms", phase.as_str());
+        }
+        println!("total          {total_ms:>8.1} ms");
+        println!(
+            "files: {} seen, {} parsed ({:.1} MB), {:.0} files/s; skipped: {} excluded, {} ignored, {} secret, {} binary, {} too large, {} not source; {} with syntax errors",
+            stats.files_seen,
+            stats.files_parsed,
+            stats.bytes_parsed as f64 / 1e6,
+            stats.files_parsed as f64 / (total_ms / 1000.0),
+            stats.skipped_excluded,
+            stats.skipped_ignored,
+            stats.skipped_secret,
+            stats.skipped_binary,
+            stats.skipped_large,
+            stats.skipped_not_source,
+            stats.files_with_syntax_errors,
+        );
+        let kinds: Vec<String> = NodeKind::ALL
+            .iter()
+            .map(|k| (k, graph.count_nodes(*k)))
+            .filter(|(_, n)| *n > 0)
+            .map(|(k, n)| format!("{k} {n}"))
+            .collect();
+        let edges: Vec<String> = EdgeKind::ALL
+            .iter()
+            .map(|k| (k, graph.count_edges(*k)))
+            .filter(|(_, n)| *n > 0)
+            .map(|(k, n)| format!("{k} {n}"))
+            .collect();
+        println!("nodes: {} ({})", graph.node_count(), kinds.join(", "));
+        println!("edges: {} ({})", graph.edge_count(), edges.join(", "));
+        // Bands compare in f32, the type confidences are stored in (0.9f32 < 0.9f64).
+        let bands: [(f32, f32, &str); 4] = [
+            (0.9, 2.0, "≥0.9"),
+            (0.8, 0.9, "0.8–0.9"),
+            (0.5, 0.8, "0.5–0.8"),
+            (0.0, 0.5, "<0.5"),
+        ];
+        let band_text: Vec<String> = bands
+            .iter()
+            .map(|(lo, hi, label)| {
+                let n = graph
+                    .edges()
+                    .iter()
+                    .filter(|e| {
+                        e.kind == EdgeKind::Calls && e.confidence >= *lo && e.confidence < *hi
+                    })
+                    .count();
+                format!("{label} {n}")
+            })
+            .collect();
+        println!("CALLS by confidence: {}", band_text.join(" · "));
+        println!(
+            "call sites: {} ({} resolved, {:.1}%); imports: {} ({} resolved)",
+            stats.resolve.call_sites,
+            stats.resolve.calls_resolved,
+            100.0 * stats.resolve.calls_resolved as f64 / stats.resolve.call_sites.max(1) as f64,
+            stats.resolve.imports,
+            stats.resolve.imports_resolved,
+        );
+        let bytes = graph.heap_bytes();
+        println!(
+            "graph memory: {:.1} MB, {:.0} bytes per node+edge",
+            bytes as f64 / 1e6,
+            bytes as f64 / items.max(1) as f64
+        );
+        println!(
+            "heap: the files read {:.1} MB; during the pipeline at most {:.1} MB more; after it, graph and files {:.1} MB",
+            mb(before),
+            mb(PEAK.load(Ordering::Relaxed) - before),
+            mb(LIVE.load(Ordering::Relaxed)),
+        );
+        reload_figures(&graph, &sources);
+        picture_figures(&graph);
+    }
+}
+
+/// The graph picture's layout and the size of what the worker sends the page for it.
+fn picture_figures(graph: &nexus_engine::Graph) {
+    let t = Instant::now();
+    let view = layout::layout(graph);
+    let layout_ms = t.elapsed().as_secs_f64() * 1000.0;
+    let bytes = postcard::to_allocvec(&view).map_or(0, |b| b.len());
+    println!(
+        "layout {layout_ms:.1} ms: {} nodes, {} edges, {} groups; {:.1} MB to the page",
+        view.nodes.len(),
+        view.edges.len(),
+        view.groups.len(),
+        bytes as f64 / 1e6
+    );
+}
+
+/// Search index build and the snapshot round trip a reload performs instead of indexing.
+fn reload_figures(graph: &nexus_engine::Graph, sources: &nexus_engine::Sources) {
+    let ms = |t: Instant| t.elapsed().as_secs_f64() * 1000.0;
+    let t = Instant::now();
+    let before = LIVE.load(Ordering::Relaxed);
+    PEAK.store(before, Ordering::Relaxed);
+    let search = SearchIndex::build(graph);
+    let search_ms = ms(t);
+    println!(
+        "search index: {:.1} MB kept, {:.1} MB at most while built",
+        mb(LIVE.load(Ordering::Relaxed) - before),
+        mb(PEAK.load(Ordering::Relaxed) - before)
+    );
+    drop(search);
+    let t = Instant::now();
+    let blob = match snapshot::encode(graph, sources, 0.0) {
+        Ok(blob) => blob,
+        Err(err) => return eprintln!("snapshot: {err}"),
+    };
+    let encode_ms = ms(t);
+    let t = Instant::now();
+    let decoded = snapshot::decode(&blob);
+    let decode_ms = ms(t);
+    if let Err(err) = decoded {
+        return eprintln!("snapshot: {err}");
+    }
+    println!(
+        "search index build {search_ms:.1} ms; snapshot {:.1} MB (files {:.1} MB), encode {encode_ms:.1} ms, decode {decode_ms:.1} ms; reload = decode + search index ≈ {:.0} ms",
+        blob.len() as f64 / 1e6,
+        sources.values().map(String::len).sum::<usize>() as f64 / 1e6,
+        decode_ms + search_ms
+    );
+}

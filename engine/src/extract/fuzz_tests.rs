@@ -1,0 +1,75 @@
+//! Property tests: every extractor and the whole pipeline survive arbitrary and mangled input
+//! (random text, truncated and spliced real code, invalid UTF-8) without panicking.
+
+use proptest::prelude::*;
+
+use super::Extractor;
+use crate::ingest::{SourceFile, index};
+use crate::lang::Lang;
+
+const SEEDS: [(&str, &str); 7] = [
+    (
+        "a.py",
+        "class A(B):\n    def f(self, x: C = D()):\n        from .m import n as o\n        return self.g(x).h[0](*a, **k)\n",
+    ),
+    (
+        "a.js",
+        "import d, { a as b } from './x';\nexport class A extends B { m() { return new C(this.x).y?.(z); } }\nconst f = async () => await g();\n",
+    ),
+    (
+        "a.ts",
+        "export interface I<T> extends J { f(): T }\nexport default class A implements I<number> { private x: Y = new Y(); f() { return super.f() } }\n",
+    ),
+    (
+        "a.tsx",
+        "export const App = () => <div onClick={() => go(1)}>{items.map(i => <Item key={i} />)}</div>;\n",
+    ),
+    (
+        "a.rs",
+        "use crate::{a::b, c as d};\nimpl<T: X> Tr for S<T> { fn f(&self) -> u8 { Self::g(self.h.i()) } }\nmod m { pub fn n() {} }\n",
+    ),
+    (
+        "a.go",
+        "package p\nimport (\n\tq \"x/y\"\n)\nfunc (r *R) F(s S) { t := &T{}; t.G(q.H()) }\n",
+    ),
+    (
+        "A.java",
+        "package p;\nimport a.b.*;\npublic class A extends B implements C { D e; void f(G g) { g.h(new I<J>()); super.k(); } }\n",
+    ),
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+    #[test]
+    fn extractors_never_panic_on_random_text(text in "\\PC{0,400}", lang in 0usize..7) {
+        let mut extractor = Extractor::default();
+        let (path, _) = SEEDS[lang];
+        let lang = Lang::of_path(path).unwrap_or(Lang::Python);
+        let _ = extractor.extract(path, lang, &text);
+    }
+
+    #[test]
+    fn extractors_never_panic_on_mangled_code(lang in 0usize..7, cut in 0usize..200, splice in "[(){}\\[\\]:;,.=<>\"'`\\\\ \n\t a-zA-Z0-9]{0,40}") {
+        let (path, code) = SEEDS[lang];
+        let cut = cut.min(code.len());
+        let cut = (0..=cut).rev().find(|i| code.is_char_boundary(*i)).unwrap_or(0);
+        let mangled = format!("{}{}{}", &code[..cut], splice, &code[cut..]);
+        let lang = Lang::of_path(path).unwrap_or(Lang::Python);
+        let facts = Extractor::default().extract(path, lang, &mangled);
+        prop_assert!(facts.defs.iter().all(|d| d.start_line <= d.end_line));
+    }
+
+    #[test]
+    fn the_pipeline_never_panics_on_arbitrary_files(
+        files in prop::collection::vec((0usize..7, prop::collection::vec(any::<u8>(), 0..300)), 0..8)
+    ) {
+        let files: Vec<SourceFile> = files
+            .into_iter()
+            .enumerate()
+            .map(|(i, (lang, bytes))| SourceFile { path: format!("d{i}/{}", SEEDS[lang].0), bytes })
+            .collect();
+        let result = index("fuzz", files, &|| 0.0, &mut |_, _, _| true);
+        prop_assert!(result.is_ok());
+    }
+}

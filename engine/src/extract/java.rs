@@ -1,0 +1,314 @@
+//! Java: the package, imports, classes, interfaces, enums and records, methods and constructors,
+//! `extends`/`implements`, method invocations, `new`, and typed locals, parameters and fields.
+
+use tree_sitter::Node;
+
+use super::push_children;
+
+use super::{
+    doc_line, field, header_before_body, line, named_children, new_def, strip_generics, text,
+};
+use crate::facts::{Binding, CallSite, Callee, FileFacts, Import, ImportedName, Receiver};
+use crate::graph::NodeKind;
+
+pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
+    let mut cursor = root.walk();
+    let mut stack: Vec<(Node, Option<u32>)> = vec![(root, None)];
+    while let Some((node, scope)) = stack.pop() {
+        let kind = node.kind();
+        let def_kind = match kind {
+            "class_declaration" | "record_declaration" => Some(NodeKind::Class),
+            "interface_declaration" | "annotation_type_declaration" => Some(NodeKind::Interface),
+            "enum_declaration" => Some(NodeKind::Enum),
+            "method_declaration" | "constructor_declaration" => Some(NodeKind::Method),
+            _ => None,
+        };
+        if let Some(def_kind) = def_kind
+            && let Some(name) = field(node, "name").map(|n| text(n, src))
+        {
+            let mut def = new_def(facts, def_kind, name, scope, node);
+            def.signature = header_before_body(node, field(node, "body"), src);
+            let modifiers = named_children(node)
+                .into_iter()
+                .find(|c| c.kind() == "modifiers");
+            def.exported =
+                modifiers.is_some_and(|m| text(m, src).split_whitespace().any(|w| w == "public"));
+            if let Some(m) = modifiers {
+                def.decorators = named_children(m)
+                    .into_iter()
+                    .filter(|a| a.kind().ends_with("annotation"))
+                    .filter_map(|a| field(a, "name").map(|n| text(n, src).to_owned()))
+                    .collect();
+            }
+            if let Some(prev) = node.prev_named_sibling()
+                && prev.kind() == "block_comment"
+                && text(prev, src).starts_with("/**")
+            {
+                def.doc = doc_line(text(prev, src));
+            }
+            if let Some(sup) = field(node, "superclass") {
+                def.extends.extend(
+                    named_children(sup)
+                        .iter()
+                        .map(|t| strip_generics(text(*t, src))),
+                );
+            }
+            for clause in named_children(node) {
+                let target = match clause.kind() {
+                    "super_interfaces"
+                        if def_kind == NodeKind::Class || def_kind == NodeKind::Enum =>
+                    {
+                        &mut def.implements
+                    }
+                    "extends_interfaces" => &mut def.extends,
+                    _ => continue,
+                };
+                for list in named_children(clause) {
+                    target.extend(
+                        named_children(list)
+                            .iter()
+                            .map(|t| strip_generics(text(*t, src))),
+                    );
+                }
+            }
+            let idx = facts.defs.len() as u32;
+            facts.defs.push(def);
+            if let Some(params) = field(node, "parameters") {
+                for param in named_children(params)
+                    .into_iter()
+                    .filter(|p| p.kind() == "formal_parameter")
+                {
+                    typed(param, Some(idx), src, facts);
+                }
+            }
+            if let Some(body) = field(node, "body") {
+                stack.push((body, Some(idx)));
+            }
+            continue;
+        }
+        match kind {
+            "package_declaration" => {
+                facts.package = named_children(node)
+                    .into_iter()
+                    .next()
+                    .map(|n| text(n, src).to_owned());
+                continue;
+            }
+            "import_declaration" => {
+                let raw = text(node, src);
+                let is_static = raw.contains("static ");
+                let wildcard = named_children(node).iter().any(|c| c.kind() == "asterisk");
+                if let Some(path) = named_children(node)
+                    .into_iter()
+                    .find(|c| matches!(c.kind(), "scoped_identifier" | "identifier"))
+                {
+                    let path = text(path, src);
+                    let (module, name) = if wildcard {
+                        (path, "")
+                    } else {
+                        path.rsplit_once('.').unwrap_or(("", path))
+                    };
+                    facts.imports.push(Import {
+                        module: module.to_owned(),
+                        names: if wildcard {
+                            Vec::new()
+                        } else {
+                            vec![ImportedName {
+                                name: name.to_owned(),
+                                alias: None,
+                            }]
+                        },
+                        module_alias: None,
+                        wildcard,
+                        reexport: is_static,
+                        line: line(node),
+                    });
+                }
+                continue;
+            }
+            "local_variable_declaration" => typed(node, scope, src, facts),
+            "field_declaration" => {
+                if let (Some(class), Some(ty)) = (scope, field(node, "type")) {
+                    let ty = strip_generics(text(ty, src));
+                    let mut cursor = node.walk();
+                    for decl in node.children_by_field_name("declarator", &mut cursor) {
+                        if let Some(name) = field(decl, "name") {
+                            facts.attr_bindings.push((
+                                class,
+                                text(name, src).to_owned(),
+                                ty.clone(),
+                            ));
+                        }
+                    }
+                }
+            }
+            "method_invocation" => {
+                if let Some(name) = field(node, "name").map(|n| text(n, src).to_owned()) {
+                    let callee = match field(node, "object") {
+                        None => Callee::Name(name),
+                        Some(object) => {
+                            let receiver = match object.kind() {
+                                "this" => Receiver::SelfRef,
+                                "super" => Receiver::Super,
+                                "identifier" => Receiver::Name(text(object, src).to_owned()),
+                                "field_access" | "scoped_identifier" => {
+                                    Receiver::Path(text(object, src).to_owned())
+                                }
+                                _ => Receiver::Other,
+                            };
+                            Callee::Member { receiver, name }
+                        }
+                    };
+                    facts.calls.push(CallSite {
+                        caller: scope,
+                        callee,
+                        line: line(node),
+                    });
+                }
+            }
+            "object_creation_expression" => {
+                if let Some(ty) = field(node, "type") {
+                    facts.calls.push(CallSite {
+                        caller: scope,
+                        callee: Callee::New(strip_generics(text(ty, src))),
+                        line: line(node),
+                    });
+                }
+            }
+            _ => {}
+        }
+        push_children(&mut cursor, node, scope, &mut stack);
+    }
+}
+
+/// `Type name [= …]` in a local declaration or a formal parameter.
+fn typed(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) {
+    let Some(ty) = field(node, "type") else {
+        return;
+    };
+    let ty = strip_generics(text(ty, src));
+    if ty == "var" {
+        return;
+    }
+    if let Some(name) = field(node, "name") {
+        facts.bindings.push(Binding {
+            scope,
+            var: text(name, src).to_owned(),
+            type_name: ty.clone(),
+        });
+    }
+    let mut cursor = node.walk();
+    for decl in node.children_by_field_name("declarator", &mut cursor) {
+        if let Some(name) = field(decl, "name") {
+            facts.bindings.push(Binding {
+                scope,
+                var: text(name, src).to_owned(),
+                type_name: ty.clone(),
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::extract::Extractor;
+    use crate::facts::*;
+    use crate::graph::NodeKind;
+    use crate::lang::Lang;
+
+    const SOURCE: &str = r#"package com.shop;
+
+import java.util.List;
+import com.shop.pay.*;
+
+/** A cart. */
+public class Cart extends Base<Item> implements Totals, Serializable {
+    private Gateway gateway;
+    public Cart(Gateway gateway) { this.gateway = gateway; }
+    public int total() { return items.size(); }
+    public void checkout(Card card) {
+        Cart other = new Cart(gateway);
+        other.total();
+        this.total();
+        gateway.charge(total());
+        Util.log(card);
+        super.save();
+    }
+}
+
+interface Totals extends Sized { int total(); }
+"#;
+
+    #[test]
+    fn java_types_methods_imports_and_calls() {
+        let f = Extractor::default().extract("src/com/shop/Cart.java", Lang::Java, SOURCE);
+        assert_eq!(f.package.as_deref(), Some("com.shop"));
+        let defs: Vec<(&str, NodeKind)> = f
+            .defs
+            .iter()
+            .map(|d| (d.qualified.as_str(), d.kind))
+            .collect();
+        assert_eq!(
+            defs,
+            [
+                ("Cart", NodeKind::Class),
+                ("Cart.Cart", NodeKind::Method),
+                ("Cart.total", NodeKind::Method),
+                ("Cart.checkout", NodeKind::Method),
+                ("Totals", NodeKind::Interface),
+                ("Totals.total", NodeKind::Method),
+            ]
+        );
+        assert_eq!(f.defs[0].extends, ["Base"]);
+        assert_eq!(f.defs[0].implements, ["Totals", "Serializable"]);
+        assert_eq!(f.defs[4].extends, ["Sized"]);
+        assert_eq!(f.defs[0].doc, "A cart.");
+        assert!(f.defs[0].exported && !f.defs[4].exported);
+        assert_eq!(
+            (
+                f.imports[0].module.as_str(),
+                f.imports[0].names[0].name.as_str()
+            ),
+            ("java.util", "List")
+        );
+        assert!(f.imports[1].wildcard && f.imports[1].module == "com.shop.pay");
+        let calls: Vec<Callee> = f
+            .calls
+            .iter()
+            .filter(|c| c.caller == Some(3))
+            .map(|c| c.callee.clone())
+            .collect();
+        let member = |r: Receiver, n: &str| Callee::Member {
+            receiver: r,
+            name: n.into(),
+        };
+        for expected in [
+            Callee::New("Cart".into()),
+            member(Receiver::Name("other".into()), "total"),
+            member(Receiver::SelfRef, "total"),
+            member(Receiver::Name("gateway".into()), "charge"),
+            Callee::Name("total".into()),
+            member(Receiver::Name("Util".into()), "log"),
+            member(Receiver::Super, "save"),
+        ] {
+            assert!(
+                calls.contains(&expected),
+                "missing {expected:?} in {calls:#?}"
+            );
+        }
+        assert!(f.bindings.contains(&Binding {
+            scope: Some(3),
+            var: "other".into(),
+            type_name: "Cart".into()
+        }));
+        assert!(f.bindings.contains(&Binding {
+            scope: Some(3),
+            var: "card".into(),
+            type_name: "Card".into()
+        }));
+        assert!(
+            f.attr_bindings
+                .contains(&(0, "gateway".into(), "Gateway".into()))
+        );
+    }
+}

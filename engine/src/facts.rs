@@ -1,0 +1,234 @@
+//! What one file says, before any cross-file resolution: definitions, imports, call sites,
+//! heritage and simple type bindings. Extractors produce it; the resolver consumes it.
+
+use serde::{Deserialize, Serialize};
+
+use super::graph::NodeKind;
+use super::lang::Lang;
+
+/// Index of a definition inside its file's `defs`.
+pub type DefIdx = u32;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Def {
+    pub kind: NodeKind,
+    pub name: String,
+    /// Dotted path inside the file: `Cart.add`, `outer.inner`.
+    pub qualified: String,
+    /// The enclosing definition, if any.
+    pub parent: Option<DefIdx>,
+    pub start_line: u32,
+    pub end_line: u32,
+    /// The declaration line(s) up to the body, whitespace collapsed, capped.
+    pub signature: String,
+    /// First line of the doc comment or docstring.
+    pub doc: String,
+    /// Raw base-class / interface expressions as written (`models.Model`, `Base[T]` → `Base`).
+    pub extends: Vec<String>,
+    pub implements: Vec<String>,
+    /// Visible outside its module (exported, `pub`, capitalised in Go, not `_private` in Python).
+    pub exported: bool,
+    /// Decorator or annotation names as written, without arguments.
+    pub decorators: Vec<String>,
+    /// The type a call returns: the declared one (`-> Cart`, `: Cart`, `Promise<Cart>` → `Cart`),
+    /// else the one type every `return` builds (`return Cart(…)`; `return self` → `Self`).
+    /// Empty when unknown.
+    pub returns: String,
+    /// The local variable every `return` gives back (`return clone`), when `returns` is empty:
+    /// the function returns that variable's type.
+    pub returns_variable: String,
+    /// Defined in a branch of an `if` or `try` at its level: another branch may define the
+    /// same name, and which one runs is decided at run time.
+    pub conditional: bool,
+}
+
+/// One imported name and the local name it is bound to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ImportedName {
+    pub name: String,
+    pub alias: Option<String>,
+}
+
+impl ImportedName {
+    pub fn local(&self) -> &str {
+        self.alias.as_deref().unwrap_or(&self.name)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Import {
+    /// Module specifier as written: `os.path`, `..utils`, `./cart`, `crate::a::b`, `fmt`.
+    pub module: String,
+    /// Names imported from the module; empty for a whole-module import.
+    pub names: Vec<ImportedName>,
+    /// Local name bound to the whole module (`import x as y`, `import * as y`, Go package name).
+    pub module_alias: Option<String>,
+    pub wildcard: bool,
+    /// A re-export (`export … from`, `pub use`): importers of this file see these names.
+    pub reexport: bool,
+    pub line: u32,
+}
+
+/// What stands before the dot in `x.f()`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Receiver {
+    /// `self`, `this`, `cls`.
+    SelfRef,
+    /// `super()` / `super`.
+    Super,
+    /// `super(Base, self)`: the search starts above `Base`.
+    SuperOf(String),
+    /// A plain name: a variable, a module alias or a class.
+    Name(String),
+    /// A dotted chain of names: `self.cart`, `models.Model`, `a.b.c`.
+    Path(String),
+    /// The result of calling or constructing a named thing: `Cart()` in `Cart().total()`.
+    Call(String),
+    /// Anything else (a call result, an index, a literal).
+    Other,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Callee {
+    /// `f(...)`.
+    Name(String),
+    /// `recv.f(...)`.
+    Member { receiver: Receiver, name: String },
+    /// `new C(...)` / `C{...}` where the language marks construction explicitly.
+    New(String),
+    /// `a::b::f(...)`: a path call (Rust), with the path prefix.
+    Scoped { path: String, name: String },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CallSite {
+    /// The definition the call sits in; `None` for module-level code.
+    pub caller: Option<DefIdx>,
+    pub callee: Callee,
+    pub line: u32,
+}
+
+/// `var: Type` or `var = Type(...)` inside a scope; `scope = None` at module level.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Binding {
+    pub scope: Option<DefIdx>,
+    pub var: String,
+    /// The type or constructor expression as written (`Cart`, `models.Cart`).
+    pub type_name: String,
+}
+
+/// `x = f(…)`, `x = recv.m(…)`, `const x = await this.m()`: the variable holds what the call
+/// returns, found once the call is resolved.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CallBinding {
+    pub scope: Option<DefIdx>,
+    pub var: String,
+    pub callee: Callee,
+}
+
+/// `for (const x of xs)`, `xs.forEach(x => …)`: the variable holds an element of `of`, whose
+/// declared type is a collection (`T[]`, `Array<T>`, `Set<T>` … written `T[]` in facts).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ElementBinding {
+    pub scope: Option<DefIdx>,
+    pub var: String,
+    pub of: Receiver,
+}
+
+/// What one file defines, imports and calls, before any cross-file resolution.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FileFacts {
+    /// The file's path in the project.
+    pub path: String,
+    /// The language it was parsed as.
+    pub lang: Lang,
+    /// Its line count.
+    pub lines: u32,
+    /// Definitions (classes, functions, methods …), in source order.
+    pub defs: Vec<Def>,
+    /// Import statements.
+    pub imports: Vec<Import>,
+    /// Call sites, each with its receiver.
+    pub calls: Vec<CallSite>,
+    /// Variables bound to a declared or constructed type.
+    pub bindings: Vec<Binding>,
+    /// Variables bound to a call's result.
+    pub call_bindings: Vec<CallBinding>,
+    /// Variables bound to a collection's elements (`for … of`, callbacks).
+    pub element_bindings: Vec<ElementBinding>,
+    /// `self.attr = Type(...)` style bindings: (class def, attribute, type).
+    pub attr_bindings: Vec<(DefIdx, String, String)>,
+    /// Declared package (Go `package x`, Java `package a.b;`).
+    pub package: Option<String>,
+    /// Syntax error nodes seen; the file is still used partially.
+    pub syntax_errors: u32,
+}
+
+impl FileFacts {
+    /// Empty facts for a file of `lang` at `path`.
+    pub fn new(path: &str, lang: Lang) -> Self {
+        Self {
+            path: path.to_owned(),
+            lang,
+            lines: 0,
+            defs: Vec::new(),
+            imports: Vec::new(),
+            calls: Vec::new(),
+            bindings: Vec::new(),
+            call_bindings: Vec::new(),
+            element_bindings: Vec::new(),
+            attr_bindings: Vec::new(),
+            package: None,
+            syntax_errors: 0,
+        }
+    }
+
+    /// Places methods declared apart from their type (Rust `impl`, Go receivers) under the type
+    /// of that name in this file, when there is one; the qualified names already carry the owner.
+    pub fn adopt_methods(&mut self, owners: &[(DefIdx, String)]) {
+        for (method, owner) in owners {
+            let type_def = self.defs.iter().position(|d| {
+                d.name == *owner
+                    && matches!(
+                        d.kind,
+                        NodeKind::Struct
+                            | NodeKind::Enum
+                            | NodeKind::Trait
+                            | NodeKind::Class
+                            | NodeKind::Interface
+                    )
+            });
+            if let (Some(type_def), Some(def)) = (type_def, self.defs.get_mut(*method as usize)) {
+                def.parent = Some(type_def as DefIdx);
+            }
+        }
+    }
+
+    /// Of the definitions of one name at one level, in order, the one a reference to the name
+    /// means: the last, unless it is one of several alternatives in branches, in which case the
+    /// first alternative (the `try` side, the `if` side — what a type checker reports).
+    pub fn visible_definition(&self, same_name: &[DefIdx]) -> Option<DefIdx> {
+        let last = *same_name.last()?;
+        let is_conditional = |d: &DefIdx| self.defs.get(*d as usize).is_some_and(|x| x.conditional);
+        if is_conditional(&last) {
+            same_name.iter().copied().find(is_conditional)
+        } else {
+            Some(last)
+        }
+    }
+
+    /// The enclosing class of a definition, if its parent is one.
+    pub fn owner_class(&self, def: DefIdx) -> Option<DefIdx> {
+        let parent = self.defs.get(def as usize)?.parent?;
+        let kind = self.defs.get(parent as usize)?.kind;
+        matches!(
+            kind,
+            NodeKind::Class
+                | NodeKind::Struct
+                | NodeKind::Interface
+                | NodeKind::Trait
+                | NodeKind::Enum
+        )
+        .then_some(parent)
+    }
+}

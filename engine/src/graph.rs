@@ -1,0 +1,927 @@
+//! The graph model: nodes with dense `u32` ids and interned strings, typed edges with confidence
+//! and reason, and CSR adjacency in both directions. Built once by `GraphBuilder`, then read-only.
+
+use rustc_hash::FxHashMap as HashMap;
+use std::fmt;
+use std::sync::OnceLock;
+
+use serde::{Deserialize, Serialize};
+
+/// What a node stands for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum NodeKind {
+    /// A folder of the project.
+    Folder,
+    /// A source file.
+    File,
+    /// A module or package declared in code.
+    Module,
+    /// A class.
+    Class,
+    /// An interface.
+    Interface,
+    /// A struct.
+    Struct,
+    /// An enum.
+    Enum,
+    /// A trait.
+    Trait,
+    /// A free function.
+    Function,
+    /// A function defined in a type.
+    Method,
+    /// A detected community of symbols.
+    Community,
+    /// A detected execution flow.
+    Process,
+}
+
+impl NodeKind {
+    /// Every kind, in display order.
+    pub const ALL: [NodeKind; 12] = [
+        NodeKind::Folder,
+        NodeKind::File,
+        NodeKind::Module,
+        NodeKind::Class,
+        NodeKind::Interface,
+        NodeKind::Struct,
+        NodeKind::Enum,
+        NodeKind::Trait,
+        NodeKind::Function,
+        NodeKind::Method,
+        NodeKind::Community,
+        NodeKind::Process,
+    ];
+
+    /// The kind's name, as agents write it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NodeKind::Folder => "Folder",
+            NodeKind::File => "File",
+            NodeKind::Module => "Module",
+            NodeKind::Class => "Class",
+            NodeKind::Interface => "Interface",
+            NodeKind::Struct => "Struct",
+            NodeKind::Enum => "Enum",
+            NodeKind::Trait => "Trait",
+            NodeKind::Function => "Function",
+            NodeKind::Method => "Method",
+            NodeKind::Community => "Community",
+            NodeKind::Process => "Process",
+        }
+    }
+
+    /// The kind named `name` (case-sensitive), if any.
+    pub fn parse(name: &str) -> Option<NodeKind> {
+        NodeKind::ALL
+            .into_iter()
+            .find(|k| k.as_str().eq_ignore_ascii_case(name))
+    }
+
+    /// Kinds that stand for code a caller can depend on.
+    pub fn is_symbol(self) -> bool {
+        !matches!(
+            self,
+            NodeKind::Folder | NodeKind::File | NodeKind::Community | NodeKind::Process
+        )
+    }
+
+    /// Kinds that own methods.
+    pub fn is_type(self) -> bool {
+        matches!(
+            self,
+            NodeKind::Class
+                | NodeKind::Interface
+                | NodeKind::Struct
+                | NodeKind::Enum
+                | NodeKind::Trait
+        )
+    }
+
+    /// True for functions and methods.
+    pub fn is_callable(self) -> bool {
+        matches!(self, NodeKind::Function | NodeKind::Method)
+    }
+}
+
+impl fmt::Display for NodeKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What an edge says about its ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum EdgeKind {
+    /// A folder or file contains a file or folder.
+    Contains,
+    /// A file or type defines a symbol.
+    Defines,
+    /// A file imports another.
+    Imports,
+    /// A callable calls another.
+    Calls,
+    /// A type extends another.
+    Extends,
+    /// A type implements an interface or trait.
+    Implements,
+    /// A symbol belongs to a community.
+    MemberOf,
+    /// A symbol is a step of a process.
+    StepInProcess,
+}
+
+impl EdgeKind {
+    /// Every kind, in display order.
+    pub const ALL: [EdgeKind; 8] = [
+        EdgeKind::Contains,
+        EdgeKind::Defines,
+        EdgeKind::Imports,
+        EdgeKind::Calls,
+        EdgeKind::Extends,
+        EdgeKind::Implements,
+        EdgeKind::MemberOf,
+        EdgeKind::StepInProcess,
+    ];
+
+    /// The kind's name, as agents write it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EdgeKind::Contains => "CONTAINS",
+            EdgeKind::Defines => "DEFINES",
+            EdgeKind::Imports => "IMPORTS",
+            EdgeKind::Calls => "CALLS",
+            EdgeKind::Extends => "EXTENDS",
+            EdgeKind::Implements => "IMPLEMENTS",
+            EdgeKind::MemberOf => "MEMBER_OF",
+            EdgeKind::StepInProcess => "STEP_IN_PROCESS",
+        }
+    }
+
+    /// The kind named `name` (case-sensitive), if any.
+    pub fn parse(name: &str) -> Option<EdgeKind> {
+        EdgeKind::ALL
+            .into_iter()
+            .find(|k| k.as_str().eq_ignore_ascii_case(name))
+    }
+}
+
+impl fmt::Display for EdgeKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Why an edge exists. Call reasons order from most to least certain.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Reason {
+    Structure,
+    Definition,
+    Member,
+    ImportResolved,
+    SameFile,
+    LocalScope,
+    SelfMethod,
+    SuperMethod,
+    ReceiverType,
+    AttributeType,
+    Constructor,
+    ClassMember,
+    Heritage,
+    ImportedCandidate,
+    UniqueGlobal,
+    Ambiguous,
+    ProcessStep,
+    Community,
+    ReturnType,
+}
+
+impl Reason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Reason::Structure => "structure",
+            Reason::Definition => "definition",
+            Reason::Member => "member",
+            Reason::ImportResolved => "import-resolved",
+            Reason::SameFile => "same-file",
+            Reason::LocalScope => "local-scope",
+            Reason::SelfMethod => "self-method",
+            Reason::SuperMethod => "super-method",
+            Reason::ReceiverType => "receiver-type",
+            Reason::AttributeType => "attribute-type",
+            Reason::Constructor => "constructor",
+            Reason::ClassMember => "class-member",
+            Reason::Heritage => "heritage",
+            Reason::ImportedCandidate => "imported-candidate",
+            Reason::UniqueGlobal => "unique-global-name",
+            Reason::Ambiguous => "ambiguous",
+            Reason::ProcessStep => "process-step",
+            Reason::Community => "community",
+            Reason::ReturnType => "return-type",
+        }
+    }
+}
+
+/// An interned string.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize, Deserialize,
+)]
+pub struct Sym(u32);
+
+/// String interner: each distinct string stored once.
+#[derive(Debug, Clone, Default)]
+pub struct Strings {
+    all: Vec<Box<str>>,
+    index: HashMap<Box<str>, u32>,
+}
+
+impl Strings {
+    pub fn intern(&mut self, s: &str) -> Sym {
+        if let Some(&id) = self.index.get(s) {
+            return Sym(id);
+        }
+        let id = self.all.len() as u32;
+        self.all.push(s.into());
+        self.index.insert(s.into(), id);
+        Sym(id)
+    }
+
+    pub fn get(&self, sym: Sym) -> &str {
+        self.all.get(sym.0 as usize).map_or("", |s| s)
+    }
+
+    pub fn lookup(&self, s: &str) -> Option<Sym> {
+        self.index.get(s).map(|&id| Sym(id))
+    }
+
+    fn heap_bytes(&self) -> usize {
+        self.all.iter().map(|s| s.len() * 2 + 16 + 8).sum::<usize>() + self.all.capacity() * 16
+    }
+}
+
+/// One node, with its strings interned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NodeData {
+    pub kind: NodeKind,
+    pub name: Sym,
+    /// Dotted path inside the file (`Cart.add`); the path itself for files and folders.
+    pub qualified: Sym,
+    pub file: Sym,
+    pub start_line: u32,
+    pub end_line: u32,
+    pub signature: Sym,
+    pub doc: Sym,
+    pub exported: bool,
+}
+
+/// A directed, typed edge with its confidence and the reason it exists.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Edge {
+    /// The source node.
+    pub from: u32,
+    /// The target node.
+    pub to: u32,
+    /// What the edge says.
+    pub kind: EdgeKind,
+    /// How sure the resolver is, in 0..=1.
+    pub confidence: f32,
+    /// Why the resolver drew it.
+    pub reason: Reason,
+}
+
+/// Compressed adjacency: the edges of node `n` are `edges[offsets[n]..offsets[n+1]]`.
+#[derive(Debug, Clone, Default)]
+struct Csr {
+    offsets: Vec<u32>,
+    edges: Vec<u32>,
+}
+
+impl Csr {
+    fn build(nodes: usize, edges: &[Edge], key: impl Fn(&Edge) -> u32) -> Csr {
+        let mut offsets = vec![0u32; nodes + 1];
+        for edge in edges {
+            offsets[key(edge) as usize + 1] += 1;
+        }
+        for i in 0..nodes {
+            offsets[i + 1] += offsets[i];
+        }
+        let mut fill = offsets.clone();
+        let mut list = vec![0u32; edges.len()];
+        for (i, edge) in edges.iter().enumerate() {
+            let slot = &mut fill[key(edge) as usize];
+            list[*slot as usize] = i as u32;
+            *slot += 1;
+        }
+        Csr {
+            offsets,
+            edges: list,
+        }
+    }
+
+    fn of(&self, node: u32) -> &[u32] {
+        let start = self.offsets.get(node as usize).copied().unwrap_or(0) as usize;
+        let end = self.offsets.get(node as usize + 1).copied().unwrap_or(0) as usize;
+        self.edges.get(start..end).unwrap_or_default()
+    }
+}
+
+/// A detected community of symbols.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CommunityInfo {
+    pub node: u32,
+    pub members: Vec<u32>,
+    /// Share of the members' edges that stay inside the community, 0..=1.
+    pub cohesion: f32,
+}
+
+/// An execution flow: an entry point and the calls reached from it, in visiting order.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProcessInfo {
+    pub node: u32,
+    pub entry: u32,
+    pub terminal: u32,
+    pub steps: Vec<u32>,
+    pub depth: u32,
+}
+
+/// A read-only code graph for one project.
+#[derive(Debug, Clone, Default)]
+pub struct Graph {
+    /// The project's name.
+    pub project: String,
+    /// The interned strings every node refers to.
+    pub strings: Strings,
+    nodes: Vec<NodeData>,
+    edges: Vec<Edge>,
+    outgoing: Csr,
+    incoming: Csr,
+    by_location: HashMap<(Sym, Sym), u32>,
+    /// Detected communities.
+    pub communities: Vec<CommunityInfo>,
+    /// Detected processes.
+    pub processes: Vec<ProcessInfo>,
+    lookup: OnceLock<NodeLookup>,
+    tally: OnceLock<GraphTally>,
+}
+
+/// Figures about a whole graph that answers reuse: counts per kind, the most-called symbols and
+/// files per folder. Computed on first use, once per graph.
+#[derive(Debug, Clone, Default)]
+pub struct GraphTally {
+    node_counts: [usize; NodeKind::ALL.len()],
+    edge_counts: [usize; EdgeKind::ALL.len()],
+    /// (symbol, callers) for the most-called symbols, most callers first, ties by id.
+    pub most_called: Vec<(u32, usize)>,
+    /// Folder path (`.` for the root) → number of files directly in it.
+    pub folders: std::collections::BTreeMap<String, usize>,
+}
+
+/// Symbols kept in `GraphTally::most_called`.
+const MOST_CALLED: usize = 50;
+
+impl GraphTally {
+    fn build(graph: &Graph) -> GraphTally {
+        let mut tally = GraphTally::default();
+        let mut callers = vec![0usize; graph.nodes.len()];
+        for e in &graph.edges {
+            tally.edge_counts[e.kind as usize] += 1;
+            if e.kind == EdgeKind::Calls
+                && let Some(c) = callers.get_mut(e.to as usize)
+            {
+                *c += 1;
+            }
+        }
+        for node in graph.nodes() {
+            tally.node_counts[node.kind() as usize] += 1;
+            if node.kind() == NodeKind::File {
+                let folder = node.file().rsplit_once('/').map_or(".", |(dir, _)| dir);
+                *tally.folders.entry(folder.to_owned()).or_insert(0) += 1;
+            }
+        }
+        let mut ranked: Vec<(u32, usize)> = callers
+            .into_iter()
+            .enumerate()
+            .filter(|&(n, c)| c > 0 && graph.nodes.get(n).is_some_and(|d| d.kind.is_symbol()))
+            .map(|(n, c)| (n as u32, c))
+            .collect();
+        ranked.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        ranked.truncate(MOST_CALLED);
+        tally.most_called = ranked;
+        tally
+    }
+
+    pub fn nodes(&self, kind: NodeKind) -> usize {
+        self.node_counts[kind as usize]
+    }
+
+    pub fn edges(&self, kind: EdgeKind) -> usize {
+        self.edge_counts[kind as usize]
+    }
+}
+
+/// Node ids sorted by name, by file and by kind, for lookups by value; built on first use.
+#[derive(Debug, Clone)]
+struct NodeLookup {
+    by_name: Vec<u32>,
+    by_file: Vec<u32>,
+    by_kind: Vec<u32>,
+}
+
+impl NodeLookup {
+    fn build(nodes: &[NodeData]) -> NodeLookup {
+        let sorted_by = |key: fn(&NodeData) -> u32| {
+            let mut ids: Vec<u32> = (0..nodes.len() as u32).collect();
+            ids.sort_by_key(|&n| (nodes.get(n as usize).map_or(0, key), n));
+            ids
+        };
+        NodeLookup {
+            by_name: sorted_by(|d| d.name.0),
+            by_file: sorted_by(|d| d.file.0),
+            by_kind: sorted_by(|d| d.kind as u32),
+        }
+    }
+
+    /// The ids in `sorted` (ordered by `key`) whose key equals `value`.
+    fn range<'a>(
+        sorted: &'a [u32],
+        nodes: &[NodeData],
+        key: fn(&NodeData) -> u32,
+        value: u32,
+    ) -> &'a [u32] {
+        let key_of = |n: &u32| nodes.get(*n as usize).map_or(0, key);
+        let start = sorted.partition_point(|n| key_of(n) < value);
+        let end = sorted.partition_point(|n| key_of(n) <= value);
+        sorted.get(start..end).unwrap_or_default()
+    }
+
+    fn heap_bytes(&self) -> usize {
+        (self.by_name.capacity() + self.by_file.capacity() + self.by_kind.capacity()) * 4
+    }
+}
+
+/// A node with its graph, for reading strings.
+#[derive(Clone, Copy)]
+pub struct NodeRef<'g> {
+    /// The node's id.
+    pub id: u32,
+    /// The node's interned fields.
+    pub data: &'g NodeData,
+    graph: &'g Graph,
+}
+
+impl<'g> NodeRef<'g> {
+    /// The node's kind.
+    pub fn kind(&self) -> NodeKind {
+        self.data.kind
+    }
+    /// Its short name.
+    pub fn name(&self) -> &'g str {
+        self.graph.strings.get(self.data.name)
+    }
+    /// Its dotted path inside the file (the path itself for files and folders).
+    pub fn qualified(&self) -> &'g str {
+        self.graph.strings.get(self.data.qualified)
+    }
+    /// The file it is in (its own path for files and folders).
+    pub fn file(&self) -> &'g str {
+        self.graph.strings.get(self.data.file)
+    }
+    /// Its signature line, empty when it has none.
+    pub fn signature(&self) -> &'g str {
+        self.graph.strings.get(self.data.signature)
+    }
+    /// Its doc comment or docstring, empty when it has none.
+    pub fn doc(&self) -> &'g str {
+        self.graph.strings.get(self.data.doc)
+    }
+    /// Its first line, 1-based.
+    pub fn start_line(&self) -> u32 {
+        self.data.start_line
+    }
+    /// Its last line, 1-based.
+    pub fn end_line(&self) -> u32 {
+        self.data.end_line
+    }
+    /// The stable id agents use: `Kind:path:qualified.name` (`Kind:path` for files and folders).
+    pub fn stable_id(&self) -> String {
+        match self.data.kind {
+            NodeKind::Folder | NodeKind::File => format!("{}:{}", self.data.kind, self.file()),
+            _ => format!("{}:{}:{}", self.data.kind, self.file(), self.qualified()),
+        }
+    }
+    /// `path:line`, for agents and people.
+    pub fn location(&self) -> String {
+        format!("{}:{}", self.file(), self.data.start_line)
+    }
+}
+
+impl Graph {
+    /// How many nodes the graph has.
+    pub fn node_count(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// How many edges the graph has.
+    pub fn edge_count(&self) -> usize {
+        self.edges.len()
+    }
+
+    /// The node with id `id`, if any.
+    pub fn node(&self, id: u32) -> Option<NodeRef<'_>> {
+        self.nodes.get(id as usize).map(|data| NodeRef {
+            id,
+            data,
+            graph: self,
+        })
+    }
+
+    /// Every node, by id.
+    pub fn nodes(&self) -> impl Iterator<Item = NodeRef<'_>> {
+        self.nodes.iter().enumerate().map(|(i, data)| NodeRef {
+            id: i as u32,
+            data,
+            graph: self,
+        })
+    }
+
+    /// Every edge.
+    pub fn edges(&self) -> &[Edge] {
+        &self.edges
+    }
+
+    /// Edges leaving `node`.
+    pub fn outgoing(&self, node: u32) -> impl Iterator<Item = &Edge> {
+        self.outgoing
+            .of(node)
+            .iter()
+            .filter_map(|&i| self.edges.get(i as usize))
+    }
+
+    /// Edges arriving at `node`.
+    pub fn incoming(&self, node: u32) -> impl Iterator<Item = &Edge> {
+        self.incoming
+            .of(node)
+            .iter()
+            .filter_map(|&i| self.edges.get(i as usize))
+    }
+
+    /// Counts, hotspots and folders, computed once.
+    pub fn tally(&self) -> &GraphTally {
+        self.tally.get_or_init(|| GraphTally::build(self))
+    }
+
+    /// How many nodes of `kind` there are.
+    pub fn count_nodes(&self, kind: NodeKind) -> usize {
+        self.tally().nodes(kind)
+    }
+
+    /// How many edges of `kind` there are.
+    pub fn count_edges(&self, kind: EdgeKind) -> usize {
+        self.tally().edges(kind)
+    }
+
+    /// How many files there are.
+    pub fn file_count(&self) -> usize {
+        self.count_nodes(NodeKind::File)
+    }
+
+    /// Finds a node by its stable id.
+    pub fn find_id(&self, id: &str) -> Option<u32> {
+        let (kind, rest) = id.split_once(':')?;
+        let kind = NodeKind::parse(kind)?;
+        let (file, qualified) = match kind {
+            NodeKind::Folder | NodeKind::File => (rest, rest),
+            _ => rest.rsplit_once(':')?,
+        };
+        let key = (self.strings.lookup(file)?, self.strings.lookup(qualified)?);
+        self.by_location
+            .get(&key)
+            .copied()
+            .filter(|&n| self.nodes.get(n as usize).is_some_and(|d| d.kind == kind))
+    }
+
+    fn lookup(&self) -> &NodeLookup {
+        self.lookup.get_or_init(|| NodeLookup::build(&self.nodes))
+    }
+
+    /// Nodes whose name is exactly `name`, in id order (index built on first use).
+    pub fn nodes_named(&self, name: &str) -> &[u32] {
+        let Some(sym) = self.strings.lookup(name) else {
+            return &[];
+        };
+        NodeLookup::range(&self.lookup().by_name, &self.nodes, |d| d.name.0, sym.0)
+    }
+
+    /// Nodes whose file is exactly `file` (the file or folder itself and its symbols), in id order.
+    pub fn nodes_in_file(&self, file: &str) -> &[u32] {
+        let Some(sym) = self.strings.lookup(file) else {
+            return &[];
+        };
+        NodeLookup::range(&self.lookup().by_file, &self.nodes, |d| d.file.0, sym.0)
+    }
+
+    /// Nodes of one kind, in id order.
+    pub fn nodes_of_kind(&self, kind: NodeKind) -> &[u32] {
+        NodeLookup::range(
+            &self.lookup().by_kind,
+            &self.nodes,
+            |d| d.kind as u32,
+            kind as u32,
+        )
+    }
+
+    /// Approximate heap bytes held by the graph, for benchmarks.
+    pub fn heap_bytes(&self) -> usize {
+        self.nodes.capacity() * std::mem::size_of::<NodeData>()
+            + self.edges.capacity() * std::mem::size_of::<Edge>()
+            + (self.outgoing.edges.capacity() + self.outgoing.offsets.capacity()) * 4
+            + (self.incoming.edges.capacity() + self.incoming.offsets.capacity()) * 4
+            + self.by_location.capacity() * 16
+            + self.strings.heap_bytes()
+            + self.lookup.get().map_or(0, NodeLookup::heap_bytes)
+    }
+}
+
+/// The stored fields of a graph, borrowed for saving; indexes are rebuilt on loading.
+#[derive(Serialize)]
+pub struct GraphPartsRef<'g> {
+    project: &'g str,
+    strings: &'g [Box<str>],
+    nodes: &'g [NodeData],
+    edges: &'g [Edge],
+    communities: &'g [CommunityInfo],
+    processes: &'g [ProcessInfo],
+}
+
+/// The stored fields of a graph, owned, as read back (same field order as `GraphPartsRef`).
+#[derive(Deserialize)]
+pub struct GraphParts {
+    project: String,
+    strings: Vec<Box<str>>,
+    nodes: Vec<NodeData>,
+    edges: Vec<Edge>,
+    communities: Vec<CommunityInfo>,
+    processes: Vec<ProcessInfo>,
+}
+
+impl Graph {
+    /// The graph's stored parts, borrowed, for the snapshot encoder.
+    pub fn parts(&self) -> GraphPartsRef<'_> {
+        GraphPartsRef {
+            project: &self.project,
+            strings: &self.strings.all,
+            nodes: &self.nodes,
+            edges: &self.edges,
+            communities: &self.communities,
+            processes: &self.processes,
+        }
+    }
+
+    /// Rebuilds a graph from stored parts, checking every id so that a damaged snapshot is an
+    /// error rather than a panic later.
+    pub fn from_parts(parts: GraphParts) -> Result<Graph, String> {
+        let GraphParts {
+            project,
+            strings,
+            nodes,
+            edges,
+            communities,
+            processes,
+        } = parts;
+        let string_count = strings.len() as u32;
+        let node_count = nodes.len() as u32;
+        let sym_ok = |s: Sym| s.0 < string_count;
+        if let Some(bad) = nodes.iter().position(|n| {
+            ![n.name, n.qualified, n.file, n.signature, n.doc]
+                .into_iter()
+                .all(sym_ok)
+        }) {
+            return Err(format!("node {bad} names a string that is not stored"));
+        }
+        if let Some(bad) = edges
+            .iter()
+            .position(|e| e.from >= node_count || e.to >= node_count || !e.confidence.is_finite())
+        {
+            return Err(format!("edge {bad} joins nodes that are not stored"));
+        }
+        let ids_ok = |ids: &[u32]| ids.iter().all(|&n| n < node_count);
+        if !communities
+            .iter()
+            .all(|c| c.node < node_count && ids_ok(&c.members))
+            || !processes.iter().all(|p| {
+                p.node < node_count
+                    && p.entry < node_count
+                    && p.terminal < node_count
+                    && ids_ok(&p.steps)
+            })
+        {
+            return Err("a community or process names a node that is not stored".into());
+        }
+        let index = strings
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (s.clone(), i as u32))
+            .collect();
+        let mut by_location = HashMap::with_capacity_and_hasher(nodes.len(), Default::default());
+        for (i, n) in nodes.iter().enumerate() {
+            by_location.entry((n.file, n.qualified)).or_insert(i as u32);
+        }
+        let outgoing = Csr::build(nodes.len(), &edges, |e| e.from);
+        let incoming = Csr::build(nodes.len(), &edges, |e| e.to);
+        Ok(Graph {
+            project,
+            strings: Strings {
+                all: strings,
+                index,
+            },
+            nodes,
+            edges,
+            outgoing,
+            incoming,
+            by_location,
+            communities,
+            processes,
+            lookup: OnceLock::new(),
+            tally: OnceLock::new(),
+        })
+    }
+}
+
+/// Collects nodes and edges, then freezes them into a `Graph`.
+#[derive(Debug, Default)]
+pub struct GraphBuilder {
+    graph: Graph,
+}
+
+/// The text fields of a new node.
+pub struct NewNode<'a> {
+    pub kind: NodeKind,
+    pub name: &'a str,
+    pub qualified: &'a str,
+    pub file: &'a str,
+    pub start_line: u32,
+    pub end_line: u32,
+    pub signature: &'a str,
+    pub doc: &'a str,
+    pub exported: bool,
+}
+
+impl GraphBuilder {
+    pub fn new(project: &str) -> Self {
+        let mut graph = Graph {
+            project: project.to_owned(),
+            ..Graph::default()
+        };
+        graph.strings.intern("");
+        GraphBuilder { graph }
+    }
+
+    /// Reopens a built graph to add nodes and edges; `build` recomputes the adjacency.
+    pub fn extend(graph: Graph) -> Self {
+        GraphBuilder { graph }
+    }
+
+    pub fn set_communities(&mut self, communities: Vec<CommunityInfo>) {
+        self.graph.communities = communities;
+    }
+
+    pub fn set_processes(&mut self, processes: Vec<ProcessInfo>) {
+        self.graph.processes = processes;
+    }
+
+    pub fn add_node(&mut self, node: NewNode) -> u32 {
+        let s = &mut self.graph.strings;
+        let data = NodeData {
+            kind: node.kind,
+            name: s.intern(node.name),
+            qualified: s.intern(node.qualified),
+            file: s.intern(node.file),
+            start_line: node.start_line,
+            end_line: node.end_line,
+            signature: s.intern(node.signature),
+            doc: s.intern(node.doc),
+            exported: node.exported,
+        };
+        let id = self.graph.nodes.len() as u32;
+        self.graph
+            .by_location
+            .entry((data.file, data.qualified))
+            .or_insert(id);
+        self.graph.nodes.push(data);
+        id
+    }
+
+    pub fn add_edge(
+        &mut self,
+        from: u32,
+        to: u32,
+        kind: EdgeKind,
+        confidence: f32,
+        reason: Reason,
+    ) {
+        self.graph.edges.push(Edge {
+            from,
+            to,
+            kind,
+            confidence: confidence.clamp(0.0, 1.0),
+            reason,
+        });
+    }
+
+    pub fn node(&self, id: u32) -> Option<&NodeData> {
+        self.graph.nodes.get(id as usize)
+    }
+
+    pub fn string(&self, sym: Sym) -> &str {
+        self.graph.strings.get(sym)
+    }
+
+    /// Builds the adjacency. Duplicate edges (same ends and kind) keep the most certain one.
+    pub fn build(mut self) -> Graph {
+        let g = &mut self.graph;
+        g.edges.sort_by(|a, b| {
+            (a.from, a.to, a.kind)
+                .cmp(&(b.from, b.to, b.kind))
+                .then(b.confidence.total_cmp(&a.confidence))
+        });
+        g.edges.dedup_by(|later, kept| {
+            (later.from, later.to, later.kind) == (kept.from, kept.to, kept.kind)
+        });
+        g.edges.shrink_to_fit();
+        g.nodes.shrink_to_fit();
+        g.outgoing = Csr::build(g.nodes.len(), &g.edges, |e| e.from);
+        g.incoming = Csr::build(g.nodes.len(), &g.edges, |e| e.to);
+        g.lookup = OnceLock::new();
+        g.tally = OnceLock::new();
+        self.graph
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn node<'a>(kind: NodeKind, file: &'a str, qualified: &'a str) -> NewNode<'a> {
+        NewNode {
+            kind,
+            name: qualified.rsplit('.').next().unwrap_or(qualified),
+            qualified,
+            file,
+            start_line: 1,
+            end_line: 2,
+            signature: "",
+            doc: "",
+            exported: true,
+        }
+    }
+
+    #[test]
+    fn stable_ids_round_trip() {
+        let mut b = GraphBuilder::new("t");
+        let file = b.add_node(node(NodeKind::File, "shop/cart.py", "shop/cart.py"));
+        let method = b.add_node(node(NodeKind::Method, "shop/cart.py", "Cart.add"));
+        let g = b.build();
+        assert_eq!(
+            g.node(method).unwrap().stable_id(),
+            "Method:shop/cart.py:Cart.add"
+        );
+        assert_eq!(g.node(file).unwrap().stable_id(), "File:shop/cart.py");
+        assert_eq!(g.find_id("Method:shop/cart.py:Cart.add"), Some(method));
+        assert_eq!(g.find_id("File:shop/cart.py"), Some(file));
+        assert_eq!(g.find_id("Function:shop/cart.py:Cart.add"), None);
+        assert_eq!(g.find_id("garbage"), None);
+    }
+
+    #[test]
+    fn adjacency_in_both_directions_and_dedup_keeps_best() {
+        let mut b = GraphBuilder::new("t");
+        let a = b.add_node(node(NodeKind::Function, "x.py", "a"));
+        let c = b.add_node(node(NodeKind::Function, "x.py", "c"));
+        let d = b.add_node(node(NodeKind::Function, "x.py", "d"));
+        b.add_edge(a, c, EdgeKind::Calls, 0.5, Reason::UniqueGlobal);
+        b.add_edge(a, c, EdgeKind::Calls, 0.9, Reason::SameFile);
+        b.add_edge(a, d, EdgeKind::Calls, 0.9, Reason::SameFile);
+        b.add_edge(d, c, EdgeKind::Calls, 0.9, Reason::SameFile);
+        let g = b.build();
+        assert_eq!(g.edge_count(), 3);
+        let out: Vec<u32> = g.outgoing(a).map(|e| e.to).collect();
+        assert_eq!(out, [c, d]);
+        let callers: Vec<(u32, f32)> = g.incoming(c).map(|e| (e.from, e.confidence)).collect();
+        assert_eq!(callers, [(a, 0.9), (d, 0.9)]);
+        assert_eq!(g.outgoing(99).count(), 0);
+    }
+
+    #[test]
+    fn lookups_by_name_file_and_kind() {
+        let mut b = GraphBuilder::new("t");
+        let file = b.add_node(node(NodeKind::File, "x.py", "x.py"));
+        let f = b.add_node(node(NodeKind::Function, "x.py", "run"));
+        let m = b.add_node(node(NodeKind::Method, "y.py", "A.run"));
+        let g = b.build();
+        assert_eq!(g.nodes_named("run"), [f, m]);
+        assert_eq!(g.nodes_named("missing"), [] as [u32; 0]);
+        assert_eq!(g.nodes_in_file("x.py"), [file, f]);
+        assert_eq!(g.nodes_of_kind(NodeKind::Method), [m]);
+        assert_eq!(g.nodes_of_kind(NodeKind::Class), [] as [u32; 0]);
+    }
+}

@@ -1,0 +1,566 @@
+//! The indexing pipeline: filter → parse and extract → resolve → graph, timing each phase and
+//! reporting progress. Sources (folder, ZIP, bridge) hand it plain (path, bytes) pairs.
+
+use serde::{Deserialize, Serialize};
+
+use super::extract::Extractor;
+use super::facts::FileFacts;
+use super::filter::{DEFAULT_MAX_FILE_BYTES, Filter, Skip};
+use super::graph::Graph;
+use super::lang::Lang;
+use super::resolve::{ResolveStats, build_graph};
+use super::{community, process};
+
+/// One file handed to the engine, path relative to the repository root with `/` separators.
+#[derive(Debug, Clone)]
+pub struct SourceFile {
+    /// The path relative to the project root, `/`-separated.
+    pub path: String,
+    /// The file's contents.
+    pub bytes: Vec<u8>,
+}
+
+/// (path, text) pairs as source files, for tests.
+#[cfg(test)]
+pub(crate) fn source_files(files: &[(&str, &str)]) -> Vec<SourceFile> {
+    files
+        .iter()
+        .map(|(path, text)| SourceFile {
+            path: (*path).into(),
+            bytes: text.as_bytes().to_vec(),
+        })
+        .collect()
+}
+
+/// A phase of indexing, for progress reports and timings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    /// Ignore rules, secrets, binary and size checks.
+    Filter,
+    /// Tree-sitter parsing into per-file facts.
+    Parse,
+    /// Cross-file resolution into the graph.
+    Resolve,
+    /// Community detection.
+    Communities,
+    /// Process (execution flow) detection.
+    Processes,
+}
+
+impl Phase {
+    /// The phase's name in progress reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Phase::Filter => "filter",
+            Phase::Parse => "parse",
+            Phase::Resolve => "resolve",
+            Phase::Communities => "communities",
+            Phase::Processes => "processes",
+        }
+    }
+}
+
+/// What indexing saw and how long each phase took.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct IndexStats {
+    pub files_seen: usize,
+    pub files_parsed: usize,
+    pub bytes_parsed: usize,
+    pub skipped_excluded: usize,
+    pub skipped_ignored: usize,
+    pub skipped_secret: usize,
+    pub skipped_binary: usize,
+    pub skipped_large: usize,
+    pub skipped_not_source: usize,
+    pub files_with_syntax_errors: usize,
+    pub non_utf8_files: usize,
+    pub resolve: ResolveStats,
+    /// (phase, milliseconds).
+    pub phase_ms: Vec<(Phase, f64)>,
+}
+
+/// Clock for phase timing; the browser and native builds pass their own.
+pub type Clock<'a> = &'a dyn Fn() -> f64;
+
+/// Progress callback: (phase, done, total). Returning `false` cancels indexing.
+pub type Progress<'a> = &'a mut dyn FnMut(Phase, usize, usize) -> bool;
+
+/// Indexing stopped because the caller cancelled it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cancelled;
+
+/// Files parsed between two progress reports.
+const PARSE_BATCH: usize = 512;
+
+/// Threads used to parse: all cores natively, one in the browser (workers split work there).
+fn parse_threads(files: usize) -> usize {
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        cores.min(files.div_ceil(64)).max(1)
+    }
+    #[cfg(target_arch = "wasm32")]
+    {
+        let _ = files;
+        1
+    }
+}
+
+/// The text of every indexed file (source and other text such as docs and configs), by path;
+/// `read`, `grep` and `review_file` answer from it. Secrets, binaries and ignored files are absent.
+pub type Sources = std::collections::BTreeMap<String, String>;
+
+/// Decodes UTF-8, replacing invalid sequences; says whether the bytes were valid.
+fn decode(bytes: Vec<u8>) -> (String, bool) {
+    match String::from_utf8(bytes) {
+        Ok(s) => (s, true),
+        Err(err) => (String::from_utf8_lossy(err.as_bytes()).into_owned(), false),
+    }
+}
+
+/// One parsed file: its facts, its text, and whether its bytes were valid UTF-8. Parse workers in
+/// the browser send these back to the engine worker.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Parsed {
+    /// The file's extracted facts.
+    pub facts: FileFacts,
+    /// Its text (lossily decoded when not UTF-8).
+    pub text: String,
+    /// Whether its bytes were valid UTF-8.
+    pub utf8: bool,
+}
+
+fn extract_one(extractor: &mut Extractor, lang: Lang, file: SourceFile) -> Parsed {
+    let (text, utf8) = decode(file.bytes);
+    let facts = extractor.extract(&file.path, lang, &text);
+    Parsed { facts, text, utf8 }
+}
+
+/// A file parsed elsewhere: its facts, with its text decoded here from the same bytes.
+pub fn parsed_from(bytes: Vec<u8>, facts: FileFacts) -> Parsed {
+    let (text, utf8) = decode(bytes);
+    Parsed { facts, text, utf8 }
+}
+
+/// Parses files in order on this thread.
+pub fn parse_files(batch: Vec<(Lang, SourceFile)>) -> Vec<Parsed> {
+    let mut extractor = Extractor::default();
+    batch
+        .into_iter()
+        .map(|(lang, file)| extract_one(&mut extractor, lang, file))
+        .collect()
+}
+
+/// Parses files on up to `threads` threads (this one among them), each taking the next file as
+/// it finishes one, so a run of large files does not leave a thread idle. Progress is reported
+/// from this thread; `None` when it asked to stop. The result is in the files' order.
+fn parse_shared(
+    files: Vec<(Lang, SourceFile)>,
+    threads: usize,
+    progress: Progress,
+) -> Option<Vec<Parsed>> {
+    use std::sync::Mutex;
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+    let total = files.len();
+    let queue = Mutex::new(files.into_iter().enumerate());
+    let done = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
+    let next = || queue.lock().ok().and_then(|mut q| q.next());
+    let work = |report: &mut dyn FnMut(usize) -> bool| {
+        let mut extractor = Extractor::default();
+        let mut out = Vec::new();
+        while !stop.load(Ordering::Relaxed) {
+            let Some((i, (lang, file))) = next() else {
+                break;
+            };
+            out.push((i, extract_one(&mut extractor, lang, file)));
+            let finished = done.fetch_add(1, Ordering::Relaxed) + 1;
+            if !report(finished) {
+                stop.store(true, Ordering::Relaxed);
+            }
+        }
+        out
+    };
+    let mut reported = 0;
+    let mut report = |finished: usize| {
+        if finished - reported < PARSE_BATCH && finished != total {
+            return true;
+        }
+        reported = finished;
+        progress(Phase::Parse, finished, total)
+    };
+    let mut parsed: Vec<(usize, Parsed)> =
+        in_parallel(threads, || work(&mut |_| true), || work(&mut report))
+            .into_iter()
+            .flatten()
+            .collect();
+    if stop.load(Ordering::Relaxed) {
+        return None;
+    }
+    let finished = done.load(Ordering::Relaxed);
+    if reported != finished && !progress(Phase::Parse, finished, total) {
+        return None;
+    }
+    parsed.sort_unstable_by_key(|(i, _)| *i);
+    Some(parsed.into_iter().map(|(_, p)| p).collect())
+}
+
+/// Runs `main` here and `helper` on `threads - 1` more threads meanwhile (none in the browser,
+/// where workers split the work), and gathers what they return.
+#[cfg(not(target_arch = "wasm32"))]
+fn in_parallel<T: Send>(
+    threads: usize,
+    helper: impl Fn() -> T + Sync,
+    main: impl FnOnce() -> T,
+) -> Vec<T> {
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (1..threads).map(|_| scope.spawn(&helper)).collect();
+        let mut out = vec![main()];
+        out.extend(handles.into_iter().filter_map(|h| h.join().ok()));
+        out
+    })
+}
+
+#[cfg(target_arch = "wasm32")]
+fn in_parallel<T>(_threads: usize, _helper: impl Fn() -> T, main: impl FnOnce() -> T) -> Vec<T> {
+    vec![main()]
+}
+
+/// Indexes a set of files into a graph.
+pub fn index(
+    project: &str,
+    files: Vec<SourceFile>,
+    clock: Clock,
+    progress: Progress,
+) -> Result<(Graph, IndexStats), Cancelled> {
+    index_with_sources(project, files, clock, progress).map(|(graph, stats, _)| (graph, stats))
+}
+
+/// The files that passed the filter: those to parse (sorted by path) and the other texts, kept
+/// for `read` and `grep`; with the counts so far.
+pub struct Filtered {
+    pub to_parse: Vec<(Lang, SourceFile)>,
+    texts: Sources,
+    stats: IndexStats,
+    filtered_at: f64,
+}
+
+/// The filter phase: `.gitignore` files, default excludes, secrets, binaries, size cap.
+pub fn filter_files(files: Vec<SourceFile>, clock: Clock) -> Filtered {
+    let mut stats = IndexStats {
+        files_seen: files.len(),
+        ..IndexStats::default()
+    };
+    let started = clock();
+    let gitignores: Vec<(&str, &[u8])> = files
+        .iter()
+        .filter(|f| f.path == ".gitignore" || f.path.ends_with("/.gitignore"))
+        .map(|f| (f.path.as_str(), f.bytes.as_slice()))
+        .collect();
+    let filter = Filter::new(gitignores.into_iter(), DEFAULT_MAX_FILE_BYTES);
+    let mut to_parse: Vec<(Lang, SourceFile)> = Vec::new();
+    let mut texts = Sources::new();
+    for file in files {
+        let verdict = filter
+            .check(&file.path, &file.bytes)
+            .and_then(|_| Lang::of_path(&file.path).ok_or(Skip::NotSource));
+        match verdict {
+            Ok(lang) => to_parse.push((lang, file)),
+            Err(Skip::Excluded) => stats.skipped_excluded += 1,
+            Err(Skip::Ignored) => stats.skipped_ignored += 1,
+            Err(Skip::Secret) => stats.skipped_secret += 1,
+            Err(Skip::Binary) => stats.skipped_binary += 1,
+            Err(Skip::TooLarge) => stats.skipped_large += 1,
+            Err(Skip::NotSource) => {
+                // Text that is not parsed (docs, configs) is still kept for `read` and `grep`.
+                stats.skipped_not_source += 1;
+                texts.insert(file.path, decode(file.bytes).0);
+            }
+        }
+    }
+    to_parse.sort_by(|a, b| a.1.path.cmp(&b.1.path));
+    let filtered_at = clock();
+    stats.phase_ms.push((Phase::Filter, filtered_at - started));
+    Filtered {
+        to_parse,
+        texts,
+        stats,
+        filtered_at,
+    }
+}
+
+/// Indexes a set of files into a graph and keeps the text of the files that passed the filter.
+pub fn index_with_sources(
+    project: &str,
+    files: Vec<SourceFile>,
+    clock: Clock,
+    progress: Progress,
+) -> Result<(Graph, IndexStats, Sources), Cancelled> {
+    let mut filtered = filter_files(files, clock);
+    let kept = std::mem::take(&mut filtered.to_parse);
+    let total = kept.len();
+    if !progress(Phase::Filter, total, total) {
+        return Err(Cancelled);
+    }
+    let parsed = parse_shared(kept, parse_threads(total), progress).ok_or(Cancelled)?;
+    finish(project, filtered, parsed, clock, progress)
+}
+
+/// Everything after parsing: resolution, communities, processes. `parsed` may come in any order
+/// (from several workers); it is put in path order first so the graph does not depend on it.
+pub fn finish(
+    project: &str,
+    filtered: Filtered,
+    mut parsed: Vec<Parsed>,
+    clock: Clock,
+    progress: Progress,
+) -> Result<(Graph, IndexStats, Sources), Cancelled> {
+    let Filtered {
+        texts: mut sources,
+        mut stats,
+        filtered_at,
+        ..
+    } = filtered;
+    parsed.sort_by(|a, b| a.facts.path.cmp(&b.facts.path));
+    let mut facts: Vec<FileFacts> = Vec::with_capacity(parsed.len());
+    for Parsed {
+        facts: file_facts,
+        text,
+        utf8,
+    } in parsed
+    {
+        stats.bytes_parsed += text.len();
+        if file_facts.syntax_errors > 0 {
+            stats.files_with_syntax_errors += 1;
+        }
+        if !utf8 {
+            stats.non_utf8_files += 1;
+        }
+        sources.insert(file_facts.path.clone(), text);
+        facts.push(file_facts);
+    }
+    stats.files_parsed = facts.len();
+    let parsed = clock();
+    stats.phase_ms.push((Phase::Parse, parsed - filtered_at));
+    if !progress(Phase::Parse, facts.len(), facts.len()) {
+        return Err(Cancelled);
+    }
+
+    let (graph, resolve) = build_graph(project, &facts);
+    stats.resolve = resolve;
+    let decorated = decorated_entries(&graph, &facts);
+    drop(facts);
+    let resolved = clock();
+    stats.phase_ms.push((Phase::Resolve, resolved - parsed));
+    if !progress(Phase::Resolve, 1, 1) {
+        return Err(Cancelled);
+    }
+    let graph = community::detect(graph);
+    let grouped = clock();
+    stats
+        .phase_ms
+        .push((Phase::Communities, grouped - resolved));
+    if !progress(Phase::Communities, 1, 1) {
+        return Err(Cancelled);
+    }
+    let graph = process::detect(graph, &decorated);
+    stats.phase_ms.push((Phase::Processes, clock() - grouped));
+    if !progress(Phase::Processes, 1, 1) {
+        return Err(Cancelled);
+    }
+    Ok((graph, stats, sources))
+}
+
+/// Definitions carrying a framework decorator or annotation (routes, commands, tasks).
+fn decorated_entries(graph: &Graph, facts: &[FileFacts]) -> std::collections::HashSet<u32> {
+    facts
+        .iter()
+        .flat_map(|f| {
+            f.defs
+                .iter()
+                .filter(|d| !d.decorators.is_empty())
+                .filter_map(move |d| {
+                    let id = format!("{}:{}:{}", d.kind, f.path, d.qualified);
+                    graph.find_id(&id).filter(|_| {
+                        d.decorators
+                            .iter()
+                            .any(|dec| process::is_entry_decorator(dec))
+                    })
+                })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::{EdgeKind, NodeKind};
+
+    fn file(path: &str, text: &str) -> SourceFile {
+        source_files(&[(path, text)]).remove(0)
+    }
+
+    fn run(files: Vec<SourceFile>) -> (Graph, IndexStats) {
+        index("t", files, &|| 0.0, &mut |_, _, _| true).unwrap()
+    }
+
+    #[test]
+    fn skips_are_counted_by_reason() {
+        let (graph, stats) = run(vec![
+            file(".gitignore", "gen/\n"),
+            file("gen/x.py", "def a(): pass"),
+            file("node_modules/y.js", "function b() {}"),
+            file(".env", "SECRET=1"),
+            file("img.py", "\0\0"),
+            file("README.md", "# hi"),
+            file("ok.py", "def ok():\n    return 1\n"),
+            file("broken.py", "def broken(:\n"),
+            SourceFile {
+                path: "latin.py".into(),
+                bytes: b"def caf\xe9(): pass\n".to_vec(),
+            },
+        ]);
+        assert_eq!(stats.files_seen, 9);
+        assert_eq!(stats.files_parsed, 3);
+        assert_eq!(
+            (
+                stats.skipped_ignored,
+                stats.skipped_excluded,
+                stats.skipped_secret,
+                stats.skipped_binary
+            ),
+            (1, 1, 1, 1)
+        );
+        assert_eq!(stats.skipped_not_source, 2);
+        assert_eq!(stats.files_with_syntax_errors, 2);
+        assert_eq!(stats.non_utf8_files, 1);
+        assert_eq!(graph.file_count(), 3);
+        assert!(graph.find_id("Function:ok.py:ok").is_some());
+    }
+
+    #[test]
+    fn every_language_in_one_repository_parses_with_its_own_grammar() {
+        let (g, stats) = run(vec![
+            file(
+                "a.py",
+                "class A:\n    def f(self):\n        return g()\n\ndef g():\n    pass\n",
+            ),
+            file(
+                "b.js",
+                "class B {\n  f() { return h(); }\n}\nfunction h() {}\n",
+            ),
+            file(
+                "c.ts",
+                "class C {\n  f(): number { return k(); }\n}\nfunction k(): number { return 1; }\n",
+            ),
+            file(
+                "d.go",
+                "package d\n\ntype D struct{}\n\nfunc (d D) F() int { return G() }\n\nfunc G() int { return 1 }\n",
+            ),
+            file(
+                "e.rs",
+                "struct E;\nimpl E {\n    fn f(&self) -> u8 { g() }\n}\nfn g() -> u8 { 1 }\n",
+            ),
+            file(
+                "F.java",
+                "class F {\n  int f() { return g(); }\n  static int g() { return 1; }\n}\n",
+            ),
+            file("a2.py", "def again():\n    return 1\n"),
+        ]);
+        assert_eq!(stats.files_with_syntax_errors, 0);
+        for id in [
+            "Method:a.py:A.f",
+            "Function:a.py:g",
+            "Method:b.js:B.f",
+            "Function:b.js:h",
+            "Method:c.ts:C.f",
+            "Function:c.ts:k",
+            "Method:d.go:D.F",
+            "Function:d.go:G",
+            "Method:e.rs:E.f",
+            "Function:e.rs:g",
+            "Method:F.java:F.f",
+            "Function:a2.py:again",
+        ] {
+            assert!(g.find_id(id).is_some(), "{id} missing");
+        }
+    }
+
+    #[test]
+    fn empty_repository_gives_an_empty_graph() {
+        let (graph, stats) = run(Vec::new());
+        assert_eq!((graph.node_count(), stats.files_parsed), (0, 0));
+    }
+
+    fn many_files(n: usize) -> Vec<(Lang, SourceFile)> {
+        (0..n)
+            .map(|i| {
+                let body = "    x = 1\n".repeat(i % 37);
+                let text = format!("def f{i}():\n{body}    return g{i}()\n");
+                (Lang::Python, file(&format!("p/m{i:04}.py"), &text))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn shared_parsing_keeps_file_order_and_reports_progress_up_to_the_total() {
+        let files = many_files(1300);
+        let alone: Vec<String> = parse_files(files.clone())
+            .into_iter()
+            .map(|p| p.facts.path)
+            .collect();
+        let mut reports = Vec::new();
+        let shared = parse_shared(files, 3, &mut |phase, done, total| {
+            reports.push((phase, done, total));
+            true
+        })
+        .unwrap();
+        let paths: Vec<String> = shared.into_iter().map(|p| p.facts.path).collect();
+        assert_eq!(paths, alone);
+        assert!(reports.windows(2).all(|w| w[0].1 < w[1].1), "{reports:?}");
+        assert_eq!(reports.last(), Some(&(Phase::Parse, 1300, 1300)));
+        assert!(reports.len() >= 2);
+    }
+
+    #[test]
+    fn shared_parsing_stops_when_asked() {
+        let mut reports = 0;
+        let result = parse_shared(many_files(3000), 2, &mut |_, _, _| {
+            reports += 1;
+            false
+        });
+        assert!(result.is_none());
+        assert_eq!(reports, 1);
+    }
+
+    #[test]
+    fn cancelling_stops_indexing() {
+        let files = vec![file("a.py", "def a(): pass")];
+        let result = index("t", files, &|| 0.0, &mut |phase, _, _| {
+            phase != Phase::Parse
+        });
+        assert_eq!(result.err(), Some(Cancelled));
+    }
+
+    #[test]
+    fn folders_contain_files_and_files_define_symbols() {
+        let (g, _) = run(vec![file(
+            "pkg/sub/m.py",
+            "class A:\n    def f(self): pass\n",
+        )]);
+        let folder = g.find_id("Folder:pkg/sub").unwrap();
+        let file = g.find_id("File:pkg/sub/m.py").unwrap();
+        let root = g.find_id("Folder:pkg").unwrap();
+        let contains: Vec<(u32, u32)> = g
+            .edges()
+            .iter()
+            .filter(|e| e.kind == EdgeKind::Contains)
+            .map(|e| (e.from, e.to))
+            .collect();
+        assert!(contains.contains(&(root, folder)) && contains.contains(&(folder, file)));
+        let method = g.find_id("Method:pkg/sub/m.py:A.f").unwrap();
+        assert_eq!(g.node(method).unwrap().kind(), NodeKind::Method);
+        assert!(g.outgoing(method).any(|e| e.kind == EdgeKind::MemberOf));
+    }
+}

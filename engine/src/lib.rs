@@ -1,0 +1,43 @@
+//! The code graph engine. Pure Rust: no DOM, no I/O; it compiles natively and for wasm32.
+//! Phases: extract (per-file facts) → resolve (cross-file edges) → graph; `sample` is the built-in demo.
+//!
+//! The surface: indexing ([`index`], [`index_with_sources`], or the worker's split
+//! [`filter_files`] → [`parse_files`] → [`finish`]), the [`Graph`] it builds, the [`SearchIndex`]
+//! over it, and five sub-APIs kept as modules because their functions read best qualified:
+//! [`cypher`], [`fingerprint`], [`layout`], [`snapshot`], [`syntax`], plus the built-in [`sample`].
+//! Extraction, resolution, communities and processes are internal phases.
+#![warn(missing_docs)]
+
+mod cells;
+mod community;
+pub mod cypher;
+mod disk;
+mod extract;
+mod facts;
+mod filter;
+pub mod fingerprint;
+mod graph;
+mod ingest;
+mod lang;
+pub mod layout;
+mod process;
+mod resolve;
+pub mod sample;
+mod search;
+pub mod snapshot;
+pub mod syntax;
+mod zip_source;
+
+pub use cells::Cells;
+pub use disk::read_tree;
+pub use facts::FileFacts;
+pub use filter::{DEFAULT_MAX_FILE_BYTES, Filter, is_secret};
+pub use graph::{Edge, EdgeKind, Graph, NodeKind, NodeRef};
+pub use ingest::{
+    Parsed, Phase, SourceFile, Sources, filter_files, finish, index, index_with_sources,
+    parse_files, parsed_from,
+};
+pub use lang::Lang;
+pub use process::is_test;
+pub use search::{SearchIndex, tokens};
+pub use zip_source::{read_zip, read_zip_from};

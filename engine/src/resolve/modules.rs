@@ -1,0 +1,340 @@
+//! Maps import specifiers to files, per language: Python dotted modules (package chains and
+//! relative imports), JS/TS relative paths with extension probing, Rust crate paths, Go package
+//! directories and Java packages.
+
+use rustc_hash::FxHashMap as HashMap;
+
+use crate::facts::FileFacts;
+use crate::lang::Lang;
+
+/// Index from module names to file indexes (into the facts list).
+#[derive(Debug, Default)]
+pub struct ModuleIndex {
+    python: HashMap<String, usize>,
+    /// Per file: its canonical (package-chain) Python module name.
+    python_canonical: Vec<Option<String>>,
+    by_path: HashMap<String, usize>,
+    rust: HashMap<String, usize>,
+    /// Per file: its Rust module path, when it is a Rust file.
+    rust_canonical: Vec<Option<String>>,
+    go_dirs: HashMap<String, Vec<usize>>,
+    java_packages: HashMap<String, Vec<usize>>,
+}
+
+fn dir_of(path: &str) -> &str {
+    path.rsplit_once('/').map_or("", |(d, _)| d)
+}
+
+fn stem(path: &str) -> &str {
+    let file = path.rsplit('/').next().unwrap_or(path);
+    file.split_once('.').map_or(file, |(s, _)| s)
+}
+
+impl ModuleIndex {
+    pub fn build(files: &[FileFacts]) -> ModuleIndex {
+        let mut index = ModuleIndex {
+            python_canonical: vec![None; files.len()],
+            rust_canonical: vec![None; files.len()],
+            ..ModuleIndex::default()
+        };
+        let packages: std::collections::HashSet<&str> = files
+            .iter()
+            .filter(|f| f.path.ends_with("/__init__.py"))
+            .map(|f| dir_of(&f.path))
+            .collect();
+        for (i, f) in files.iter().enumerate() {
+            index.by_path.insert(f.path.clone(), i);
+            match f.lang {
+                Lang::Python => {
+                    let names = python_names(&f.path, &packages);
+                    index.python_canonical[i] = names.first().cloned();
+                    for name in names {
+                        index.python.entry(name).or_insert(i);
+                    }
+                }
+                Lang::Rust => {
+                    if let Some(name) = rust_module(&f.path) {
+                        index.rust.entry(name.clone()).or_insert(i);
+                        index.rust_canonical[i] = Some(name);
+                    }
+                }
+                Lang::Go => index
+                    .go_dirs
+                    .entry(dir_of(&f.path).to_owned())
+                    .or_default()
+                    .push(i),
+                Lang::Java => {
+                    if let Some(package) = &f.package {
+                        index
+                            .java_packages
+                            .entry(package.clone())
+                            .or_default()
+                            .push(i);
+                    }
+                }
+                _ => {}
+            }
+        }
+        index
+    }
+
+    /// The Python module `name` (dotted), absolute.
+    pub fn python(&self, name: &str) -> Option<usize> {
+        self.python.get(name).copied()
+    }
+
+    /// Resolves `from <spec> import …` seen in `importer`: relative (`..a.b`) or absolute.
+    pub fn python_from(&self, importer: &str, spec: &str) -> Option<String> {
+        let dots = spec.chars().take_while(|c| *c == '.').count();
+        if dots == 0 {
+            return Some(spec.to_owned());
+        }
+        let own = self.python_name(*self.by_path.get(importer)?)?;
+        let mut base: Vec<&str> = own.split('.').collect();
+        // A module's package is its name minus the last part; a package's `__init__` is itself.
+        if !importer.ends_with("__init__.py") {
+            base.pop();
+        }
+        for _ in 1..dots {
+            base.pop()?;
+        }
+        let rest = &spec[dots..];
+        let mut name = base.join(".");
+        if !rest.is_empty() {
+            if !name.is_empty() {
+                name.push('.');
+            }
+            name.push_str(rest);
+        }
+        Some(name)
+    }
+
+    /// The canonical module name of a Python file.
+    pub fn python_name(&self, file: usize) -> Option<&str> {
+        self.python_canonical.get(file)?.as_deref()
+    }
+
+    /// Resolves a JS/TS specifier relative to `importer`, probing extensions and `index` files.
+    pub fn js(&self, importer: &str, spec: &str) -> Option<usize> {
+        if !spec.starts_with('.') {
+            return None;
+        }
+        let mut parts: Vec<&str> = dir_of(importer)
+            .split('/')
+            .filter(|p| !p.is_empty())
+            .collect();
+        for piece in spec.split('/') {
+            match piece {
+                "." | "" => {}
+                ".." => {
+                    parts.pop()?;
+                }
+                other => parts.push(other),
+            }
+        }
+        let base = parts.join("/");
+        let stripped = base
+            .strip_suffix(".js")
+            .or_else(|| base.strip_suffix(".jsx"))
+            .or_else(|| base.strip_suffix(".mjs"))
+            .unwrap_or(&base);
+        let candidates = [
+            base.clone(),
+            format!("{stripped}.ts"),
+            format!("{stripped}.tsx"),
+            format!("{stripped}.js"),
+            format!("{stripped}.jsx"),
+            format!("{stripped}.mjs"),
+            format!("{stripped}.d.ts"),
+            format!("{base}/index.ts"),
+            format!("{base}/index.tsx"),
+            format!("{base}/index.js"),
+            format!("{base}/index.jsx"),
+        ];
+        candidates.iter().find_map(|c| self.by_path.get(c).copied())
+    }
+
+    /// Resolves a Rust module path seen in `importer` (`crate::a::b`, `super::x`, `self::y`).
+    pub fn rust(&self, importer: &str, path: &str) -> Option<usize> {
+        let current = rust_module(importer)?;
+        let mut parts: Vec<String> = Vec::new();
+        for (i, seg) in path.split("::").enumerate() {
+            match (i, seg) {
+                (0, "crate") => parts = vec!["crate".into()],
+                (0, "self") => parts = current.split("::").map(str::to_owned).collect(),
+                (_, "super") => {
+                    if parts.is_empty() {
+                        parts = current.split("::").map(str::to_owned).collect();
+                    }
+                    parts.pop();
+                }
+                (0, other) => {
+                    parts = current.split("::").map(str::to_owned).collect();
+                    parts.push(other.to_owned());
+                }
+                (_, other) => parts.push(other.to_owned()),
+            }
+        }
+        let mut name = parts.join("::");
+        loop {
+            if let Some(&i) = self.rust.get(&name) {
+                return Some(i);
+            }
+            // `crate::a::Item` → the item lives in module `crate::a`.
+            name = name.rsplit_once("::")?.0.to_owned();
+        }
+    }
+
+    /// The file of exactly the Rust module `path` (no stripping of trailing item names).
+    pub fn rust_exact(&self, importer: &str, path: &str) -> Option<usize> {
+        let found = self.rust(importer, path)?;
+        let last = path.rsplit("::").next()?;
+        let module = self.rust_canonical.get(found)?.as_deref()?;
+        (module.rsplit("::").next() == Some(last)).then_some(found)
+    }
+
+    /// Go files of the package imported as `path` (matched by the longest directory suffix).
+    pub fn go(&self, path: &str) -> &[usize] {
+        let mut best: Option<(&String, &Vec<usize>)> = None;
+        for (dir, files) in &self.go_dirs {
+            let matches = !dir.is_empty()
+                && (path == dir
+                    || path.ends_with(&format!("/{dir}"))
+                    || dir.ends_with(&format!("/{path}")));
+            let suffix_match = !dir.is_empty()
+                && path.rsplit('/').next() == dir.rsplit('/').next()
+                && path.ends_with(dir.rsplit('/').next().unwrap_or(""));
+            if (matches || suffix_match) && best.is_none_or(|(b, _)| dir.len() > b.len()) {
+                best = Some((dir, files));
+            }
+        }
+        best.map_or(&[], |(_, f)| f)
+    }
+
+    /// Java files of a package.
+    pub fn java(&self, package: &str) -> &[usize] {
+        self.java_packages.get(package).map_or(&[], Vec::as_slice)
+    }
+
+    pub fn same_dir_go(&self, path: &str) -> &[usize] {
+        self.go_dirs.get(dir_of(path)).map_or(&[], Vec::as_slice)
+    }
+}
+
+/// Every dotted name a Python file can be imported by: relative to the top of its package chain,
+/// and relative to the repository root and to a `src/` folder.
+fn python_names(path: &str, packages: &std::collections::HashSet<&str>) -> Vec<String> {
+    let parts: Vec<&str> = path.split('/').collect();
+    let Some((file, dirs)) = parts.split_last() else {
+        return Vec::new();
+    };
+    let module_parts = |from: usize| -> String {
+        let mut name: Vec<&str> = dirs[from..].to_vec();
+        let s = stem(file);
+        if s != "__init__" {
+            name.push(s);
+        }
+        name.join(".")
+    };
+    let mut top = dirs.len();
+    while top > 0 && packages.contains(dirs[..top].join("/").as_str()) {
+        top -= 1;
+    }
+    let mut names = vec![module_parts(top), module_parts(0)];
+    if let Some(src) = dirs.iter().position(|d| *d == "src" || *d == "lib") {
+        names.push(module_parts(src + 1));
+    }
+    names.retain(|n| !n.is_empty());
+    names.dedup();
+    names
+}
+
+/// `src/a/b.rs` → `crate::a::b`; `src/lib.rs`, `src/main.rs` → `crate`; `src/a/mod.rs` → `crate::a`.
+fn rust_module(path: &str) -> Option<String> {
+    let after = path.split_once("src/").map_or(path, |(_, rest)| rest);
+    let without = after.strip_suffix(".rs")?;
+    let mut parts: Vec<&str> = without.split('/').collect();
+    if matches!(parts.last(), Some(&"mod") | Some(&"lib") | Some(&"main")) {
+        parts.pop();
+    }
+    let mut name = String::from("crate");
+    for p in parts {
+        name.push_str("::");
+        name.push_str(p);
+    }
+    Some(name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn facts(paths: &[&str]) -> Vec<FileFacts> {
+        paths
+            .iter()
+            .map(|p| FileFacts::new(p, Lang::of_path(p).unwrap_or(Lang::Python)))
+            .collect()
+    }
+
+    #[test]
+    fn python_package_chains_and_relative_imports() {
+        let files = facts(&[
+            "Django-5.1/django/__init__.py",
+            "Django-5.1/django/db/__init__.py",
+            "Django-5.1/django/db/models/__init__.py",
+            "Django-5.1/django/db/models/base.py",
+            "Django-5.1/setup.py",
+        ]);
+        let index = ModuleIndex::build(&files);
+        assert_eq!(index.python("django.db.models"), Some(2));
+        assert_eq!(index.python("django.db.models.base"), Some(3));
+        assert_eq!(index.python("setup"), Some(4));
+        let base = "Django-5.1/django/db/models/base.py";
+        assert_eq!(
+            index.python_from(base, ".").as_deref(),
+            Some("django.db.models")
+        );
+        assert_eq!(
+            index.python_from(base, "..utils").as_deref(),
+            Some("django.db.utils")
+        );
+        assert_eq!(
+            index
+                .python_from("Django-5.1/django/db/models/__init__.py", ".base")
+                .as_deref(),
+            Some("django.db.models.base")
+        );
+    }
+
+    #[test]
+    fn js_relative_specifiers_probe_extensions_and_index() {
+        let files = facts(&["src/a/cart.ts", "src/lib/index.ts", "src/b.js"]);
+        let index = ModuleIndex::build(&files);
+        assert_eq!(index.js("src/a/x.ts", "./cart"), Some(0));
+        assert_eq!(index.js("src/a/x.ts", "../lib"), Some(1));
+        assert_eq!(index.js("src/a/x.ts", "../b.js"), Some(2));
+        assert_eq!(index.js("src/a/x.ts", "react"), None);
+        assert_eq!(index.js("x.ts", "../../../escape"), None);
+    }
+
+    #[test]
+    fn rust_paths_map_to_module_files() {
+        let files = facts(&[
+            "src/lib.rs",
+            "src/payment.rs",
+            "src/shop/mod.rs",
+            "src/shop/cart.rs",
+        ]);
+        let index = ModuleIndex::build(&files);
+        assert_eq!(index.rust("src/lib.rs", "crate::payment"), Some(1));
+        assert_eq!(
+            index.rust("src/shop/cart.rs", "super::super::payment"),
+            Some(1)
+        );
+        assert_eq!(index.rust("src/shop/mod.rs", "self::cart"), Some(3));
+        assert_eq!(
+            index.rust("src/shop/cart.rs", "crate::shop::cart::Cart"),
+            Some(3)
+        );
+    }
+}

@@ -1,0 +1,315 @@
+//! Import scopes: what each imported name of a file refers to — a definition, a module or a
+//! package — following re-exports (`__init__.py`, `export … from`, `pub use`) a few hops deep.
+
+use rustc_hash::FxHashMap as HashMap;
+
+use super::modules::ModuleIndex;
+use crate::facts::{FileFacts, Import};
+use crate::lang::Lang;
+
+/// Re-export chains longer than this are not followed.
+const MAX_HOPS: u32 = 5;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    /// A definition (graph node id).
+    Node(u32),
+    /// A module file (index into the facts).
+    Module(usize),
+    /// A package spread over several files (Go, Java).
+    Package(Vec<usize>),
+}
+
+type TopLevel<'a> = [HashMap<&'a str, Vec<u32>>];
+
+/// Per-file bindings of imported names.
+#[derive(Debug, Default)]
+pub struct Scopes {
+    bindings: Vec<HashMap<String, Target>>,
+}
+
+impl Scopes {
+    pub fn build(
+        files: &[FileFacts],
+        modules: &ModuleIndex,
+        top: &TopLevel,
+        defs: &[Vec<u32>],
+    ) -> Scopes {
+        let mut scopes = Scopes {
+            bindings: Vec::with_capacity(files.len()),
+        };
+        for (fi, f) in files.iter().enumerate() {
+            let mut map = HashMap::default();
+            for import in &f.imports {
+                bind(fi, import, files, modules, top, defs, &mut map);
+            }
+            scopes.bindings.push(map);
+        }
+        scopes
+    }
+
+    pub fn binding(&self, fi: usize, name: &str) -> Option<Target> {
+        self.bindings.get(fi)?.get(name).cloned()
+    }
+
+    /// A name brought in by `from m import *` / `export * from` / `use m::*` / Java `m.*`.
+    pub fn wildcard_lookup(
+        &self,
+        fi: usize,
+        name: &str,
+        files: &[FileFacts],
+        modules: &ModuleIndex,
+        top: &TopLevel,
+        defs: &[Vec<u32>],
+    ) -> Option<Target> {
+        let f = files.get(fi)?;
+        f.imports.iter().filter(|i| i.wildcard).find_map(|import| {
+            source_files(fi, import, files, modules)
+                .into_iter()
+                .find_map(|src| export(src, name, files, modules, top, defs, 1))
+        })
+    }
+
+    /// A dotted or `::` path as seen from file `fi`: `models.Model`, `os.path`, `a::b::C`.
+    pub fn resolve_path(
+        &self,
+        fi: usize,
+        path: &str,
+        files: &[FileFacts],
+        modules: &ModuleIndex,
+        top: &TopLevel,
+        defs: &[Vec<u32>],
+    ) -> Option<Target> {
+        let f = files.get(fi)?;
+        let sep = if path.contains("::") { "::" } else { "." };
+        let parts: Vec<&str> = path.split(sep).collect();
+        if f.lang == Lang::Rust
+            && let Some(m) = modules.rust(&f.path, path)
+        {
+            return Some(Target::Module(m));
+        }
+        // The longest bound prefix, then walk the rest through module exports.
+        for split in (1..=parts.len()).rev() {
+            let head = parts[..split].join(sep);
+            let start = self.binding(fi, &head).or_else(|| {
+                top.get(fi)?
+                    .get(head.as_str())
+                    .and_then(|v| v.first())
+                    .map(|&d| Target::Node(defs[fi][d as usize]))
+            });
+            let Some(mut target) = start else { continue };
+            for part in &parts[split..] {
+                target = match target {
+                    Target::Module(m) => export(m, part, files, modules, top, defs, 1)?,
+                    Target::Package(ref pkg) => pkg
+                        .iter()
+                        .find_map(|&m| export(m, part, files, modules, top, defs, 1))?,
+                    Target::Node(_) => return None,
+                };
+            }
+            return Some(target);
+        }
+        None
+    }
+
+    /// Files an import statement refers to, for IMPORTS edges.
+    pub fn import_files(
+        &self,
+        fi: usize,
+        import: &Import,
+        files: &[FileFacts],
+        modules: &ModuleIndex,
+    ) -> Vec<usize> {
+        let mut out = source_files(fi, import, files, modules);
+        if let Some(f) = files.get(fi)
+            && f.lang == Lang::Python
+            && let Some(base) = modules.python_from(&f.path, &import.module)
+        {
+            for name in &import.names {
+                if let Some(m) = modules.python(&join_dotted(&base, &name.name)) {
+                    out.push(m);
+                }
+            }
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+}
+
+fn join_dotted(base: &str, name: &str) -> String {
+    if base.is_empty() {
+        name.to_owned()
+    } else {
+        format!("{base}.{name}")
+    }
+}
+
+/// The files an import's module specifier names.
+fn source_files(
+    fi: usize,
+    import: &Import,
+    files: &[FileFacts],
+    modules: &ModuleIndex,
+) -> Vec<usize> {
+    let Some(f) = files.get(fi) else {
+        return Vec::new();
+    };
+    match f.lang {
+        Lang::Python => modules
+            .python_from(&f.path, &import.module)
+            .and_then(|name| modules.python(&name))
+            .into_iter()
+            .collect(),
+        Lang::JavaScript | Lang::TypeScript | Lang::Tsx => {
+            modules.js(&f.path, &import.module).into_iter().collect()
+        }
+        Lang::Rust => {
+            let full = match import.names.first() {
+                Some(n) if !import.wildcard => format!("{}::{}", import.module, n.name),
+                _ => import.module.clone(),
+            };
+            modules.rust(&f.path, &full).into_iter().collect()
+        }
+        Lang::Go => modules.go(&import.module).to_vec(),
+        Lang::Java => modules.java(&import.module).to_vec(),
+    }
+}
+
+fn bind(
+    fi: usize,
+    import: &Import,
+    files: &[FileFacts],
+    modules: &ModuleIndex,
+    top: &TopLevel,
+    defs: &[Vec<u32>],
+    map: &mut HashMap<String, Target>,
+) {
+    let Some(f) = files.get(fi) else { return };
+    let sources = source_files(fi, import, files, modules);
+    if f.lang == Lang::Python && import.names.is_empty() && !import.wildcard {
+        // `import a.b.c` binds `a`, and `a.b.c.f()` resolves through the full name too.
+        if let Some(&m) = sources.first() {
+            match &import.module_alias {
+                Some(alias) => {
+                    map.insert(alias.clone(), Target::Module(m));
+                }
+                None => {
+                    map.insert(import.module.clone(), Target::Module(m));
+                    let head = import.module.split('.').next().unwrap_or(&import.module);
+                    if let Some(h) = modules.python(head) {
+                        map.entry(head.to_owned()).or_insert(Target::Module(h));
+                    }
+                }
+            }
+        }
+        return;
+    }
+    if let Some(alias) = &import.module_alias {
+        let target = match (f.lang, sources.as_slice()) {
+            (Lang::Go, [_, ..]) => Some(Target::Package(sources.clone())),
+            (_, [m, ..]) => Some(Target::Module(*m)),
+            _ => None,
+        };
+        if let Some(t) = target {
+            map.insert(alias.clone(), t);
+        }
+    }
+    for name in &import.names {
+        let mut target = sources
+            .iter()
+            .find_map(|&src| export(src, &name.name, files, modules, top, defs, 1));
+        if target.is_none() && f.lang == Lang::Python {
+            target = modules
+                .python_from(&f.path, &import.module)
+                .and_then(|base| modules.python(&join_dotted(&base, &name.name)))
+                .map(Target::Module);
+        }
+        if target.is_none() && f.lang == Lang::Rust {
+            // `use a::b::module;` binds a module file.
+            target = modules
+                .rust_exact(&f.path, &format!("{}::{}", import.module, name.name))
+                .map(Target::Module);
+        }
+        if target.is_none() && f.lang.is_js_family() && name.name == "default" {
+            // A default import: the target's definition named like the local binding, or its only export.
+            target = sources.iter().find_map(|&src| {
+                export(src, name.local(), files, modules, top, defs, 1)
+                    .or_else(|| single_export(src, files, defs))
+            });
+        }
+        if let Some(t) = target {
+            map.insert(name.local().to_owned(), t);
+        }
+    }
+}
+
+fn single_export(file: usize, files: &[FileFacts], defs: &[Vec<u32>]) -> Option<Target> {
+    let f = files.get(file)?;
+    let mut exported = f
+        .defs
+        .iter()
+        .enumerate()
+        .filter(|(_, d)| d.parent.is_none() && d.exported);
+    let (i, _) = exported.next()?;
+    exported
+        .next()
+        .is_none()
+        .then(|| Target::Node(defs[file][i]))
+}
+
+/// What `name` means to importers of `file`: its own top-level definition, a submodule, or a
+/// name it imports itself (re-export), followed up to `MAX_HOPS`.
+pub fn export(
+    file: usize,
+    name: &str,
+    files: &[FileFacts],
+    modules: &ModuleIndex,
+    top: &TopLevel,
+    defs: &[Vec<u32>],
+    hops: u32,
+) -> Option<Target> {
+    if hops > MAX_HOPS {
+        return None;
+    }
+    let f = files.get(file)?;
+    if let Some(d) = top
+        .get(file)?
+        .get(name)
+        .and_then(|v| f.visible_definition(v))
+    {
+        return Some(Target::Node(defs[file][d as usize]));
+    }
+    if f.lang == Lang::Python
+        && let Some(own) = modules.python_name(file)
+        && let Some(m) = modules.python(&join_dotted(own, name))
+    {
+        return Some(Target::Module(m));
+    }
+    let visible = |i: &Import| f.lang == Lang::Python || i.reexport;
+    for import in f.imports.iter().filter(|i| visible(i)) {
+        if let Some(imported) = import.names.iter().find(|n| n.local() == name) {
+            let found = source_files(file, import, files, modules)
+                .into_iter()
+                .find_map(|src| export(src, &imported.name, files, modules, top, defs, hops + 1));
+            if found.is_some() {
+                return found;
+            }
+        }
+        if import.module_alias.as_deref() == Some(name)
+            && let Some(&m) = source_files(file, import, files, modules).first()
+        {
+            return Some(Target::Module(m));
+        }
+    }
+    for import in f.imports.iter().filter(|i| i.wildcard && visible(i)) {
+        for src in source_files(file, import, files, modules) {
+            if src != file
+                && let Some(t) = export(src, name, files, modules, top, defs, hops + 1)
+            {
+                return Some(t);
+            }
+        }
+    }
+    None
+}

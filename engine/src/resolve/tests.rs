@@ -1,0 +1,1105 @@
+//! Resolution fixtures: small multi-file repositories per language with the exact CALLS,
+//! EXTENDS and IMPORTS edges expected — aliased imports, re-exports, self/this, same names in
+//! two files, module aliases, constructors and inheritance.
+
+use std::collections::BTreeSet;
+
+use crate::graph::{EdgeKind, Graph};
+use crate::ingest::{index, source_files};
+
+fn graph(files: &[(&str, &str)]) -> Graph {
+    index("fixture", source_files(files), &|| 0.0, &mut |_, _, _| true)
+        .map(|(g, _)| g)
+        .unwrap_or_default()
+}
+
+/// Every edge of one kind as (from id, to id, reason).
+fn edges(g: &Graph, kind: EdgeKind) -> BTreeSet<(String, String, &'static str)> {
+    g.edges()
+        .iter()
+        .filter(|e| e.kind == kind)
+        .filter_map(|e| {
+            Some((
+                g.node(e.from)?.stable_id(),
+                g.node(e.to)?.stable_id(),
+                e.reason.as_str(),
+            ))
+        })
+        .collect()
+}
+
+fn expect(g: &Graph, kind: EdgeKind, expected: &[(&str, &str, &str)]) {
+    let actual = edges(g, kind);
+    let expected: BTreeSet<(String, String, &str)> = expected
+        .iter()
+        .map(|(a, b, r)| (a.to_string(), b.to_string(), *r))
+        .collect();
+    let missing: Vec<_> = expected
+        .difference(
+            &actual
+                .iter()
+                .map(|(a, b, r)| (a.clone(), b.clone(), *r))
+                .collect(),
+        )
+        .cloned()
+        .collect();
+    let extra: Vec<_> = actual.iter().filter(|e| !expected.contains(*e)).collect();
+    assert!(
+        missing.is_empty() && extra.is_empty(),
+        "{kind}: missing {missing:#?}\nextra {extra:#?}"
+    );
+}
+
+#[test]
+fn python_imports_reexports_self_and_receivers() {
+    let g = graph(&[
+        ("shop/__init__.py", "from .cart import Cart\n"),
+        (
+            "shop/cart.py",
+            r#"from .payment import charge as pay_charge, Gateway
+from . import util
+import shop.tax as tax
+
+class Cart:
+    def __init__(self):
+        self.gateway = Gateway()
+
+    def add(self, item):
+        self.total()
+
+    def total(self):
+        return util.helper()
+
+    def checkout(self):
+        pay_charge(self.total())
+        tax.compute()
+        self.gateway.send()
+
+class SpecialCart(Cart):
+    def checkout(self):
+        super().checkout()
+        self.add(1)
+"#,
+        ),
+        (
+            "shop/payment.py",
+            r#"class Gateway:
+    def send(self):
+        validate()
+
+def charge(x):
+    return validate(x)
+
+def validate(x=None):
+    return len([x])
+"#,
+        ),
+        ("shop/util.py", "def helper():\n    return 1\n"),
+        ("shop/tax.py", "def compute():\n    return 2\n"),
+        (
+            "app.py",
+            r#"from shop import Cart
+from shop.payment import validate
+
+def main():
+    c = Cart()
+    c.checkout()
+    validate()
+"#,
+        ),
+        (
+            "other.py",
+            "def validate():\n    return 0\n\ndef main2():\n    return validate()\n",
+        ),
+    ]);
+    expect(
+        &g,
+        EdgeKind::Calls,
+        &[
+            (
+                "Method:shop/cart.py:Cart.__init__",
+                "Class:shop/payment.py:Gateway",
+                "constructor",
+            ),
+            (
+                "Method:shop/cart.py:Cart.add",
+                "Method:shop/cart.py:Cart.total",
+                "self-method",
+            ),
+            (
+                "Method:shop/cart.py:Cart.total",
+                "Function:shop/util.py:helper",
+                "import-resolved",
+            ),
+            (
+                "Method:shop/cart.py:Cart.checkout",
+                "Function:shop/payment.py:charge",
+                "import-resolved",
+            ),
+            (
+                "Method:shop/cart.py:Cart.checkout",
+                "Method:shop/cart.py:Cart.total",
+                "self-method",
+            ),
+            (
+                "Method:shop/cart.py:Cart.checkout",
+                "Function:shop/tax.py:compute",
+                "import-resolved",
+            ),
+            (
+                "Method:shop/cart.py:Cart.checkout",
+                "Method:shop/payment.py:Gateway.send",
+                "attribute-type",
+            ),
+            (
+                "Method:shop/cart.py:SpecialCart.checkout",
+                "Method:shop/cart.py:Cart.checkout",
+                "super-method",
+            ),
+            (
+                "Method:shop/cart.py:SpecialCart.checkout",
+                "Method:shop/cart.py:Cart.add",
+                "self-method",
+            ),
+            (
+                "Method:shop/payment.py:Gateway.send",
+                "Function:shop/payment.py:validate",
+                "same-file",
+            ),
+            (
+                "Function:shop/payment.py:charge",
+                "Function:shop/payment.py:validate",
+                "same-file",
+            ),
+            (
+                "Function:app.py:main",
+                "Class:shop/cart.py:Cart",
+                "constructor",
+            ),
+            (
+                "Function:app.py:main",
+                "Method:shop/cart.py:Cart.checkout",
+                "receiver-type",
+            ),
+            (
+                "Function:app.py:main",
+                "Function:shop/payment.py:validate",
+                "import-resolved",
+            ),
+            (
+                "Function:other.py:main2",
+                "Function:other.py:validate",
+                "same-file",
+            ),
+        ],
+    );
+    expect(
+        &g,
+        EdgeKind::Extends,
+        &[(
+            "Class:shop/cart.py:SpecialCart",
+            "Class:shop/cart.py:Cart",
+            "heritage",
+        )],
+    );
+    let imports = edges(&g, EdgeKind::Imports);
+    for (from, to) in [
+        ("File:shop/__init__.py", "File:shop/cart.py"),
+        ("File:shop/cart.py", "File:shop/payment.py"),
+        ("File:shop/cart.py", "File:shop/util.py"),
+        ("File:shop/cart.py", "File:shop/tax.py"),
+        ("File:app.py", "File:shop/__init__.py"),
+        ("File:app.py", "File:shop/payment.py"),
+    ] {
+        assert!(
+            imports.contains(&(from.into(), to.into(), "import-resolved")),
+            "missing import {from} -> {to}: {imports:#?}"
+        );
+    }
+}
+
+#[test]
+fn typescript_named_namespace_star_and_aliased_reexports() {
+    let g = graph(&[
+        (
+            "src/payment.ts",
+            r#"export function charge(x: number) { return validate(x); }
+function validate(x: number) { return x; }
+export class Gateway { send() { return charge(1); } }
+"#,
+        ),
+        (
+            "src/index.ts",
+            "export { charge as pay } from './payment';\nexport * from './cart';\n",
+        ),
+        (
+            "src/cart.ts",
+            r#"import { Gateway } from './payment';
+import * as payment from './payment';
+export class Cart {
+  private gw: Gateway;
+  total() { return 1; }
+  checkout() { this.total(); this.gw.send(); payment.charge(2); }
+}
+export class BigCart extends Cart { checkout() { super.checkout(); } }
+"#,
+        ),
+        (
+            "src/app.ts",
+            "import { Cart, pay } from './index';\nexport function main() { const c = new Cart(); c.checkout(); pay(3); }\n",
+        ),
+    ]);
+    expect(
+        &g,
+        EdgeKind::Calls,
+        &[
+            (
+                "Function:src/payment.ts:charge",
+                "Function:src/payment.ts:validate",
+                "same-file",
+            ),
+            (
+                "Method:src/payment.ts:Gateway.send",
+                "Function:src/payment.ts:charge",
+                "same-file",
+            ),
+            (
+                "Method:src/cart.ts:Cart.checkout",
+                "Method:src/cart.ts:Cart.total",
+                "self-method",
+            ),
+            (
+                "Method:src/cart.ts:Cart.checkout",
+                "Method:src/payment.ts:Gateway.send",
+                "attribute-type",
+            ),
+            (
+                "Method:src/cart.ts:Cart.checkout",
+                "Function:src/payment.ts:charge",
+                "import-resolved",
+            ),
+            (
+                "Method:src/cart.ts:BigCart.checkout",
+                "Method:src/cart.ts:Cart.checkout",
+                "super-method",
+            ),
+            (
+                "Function:src/app.ts:main",
+                "Class:src/cart.ts:Cart",
+                "constructor",
+            ),
+            (
+                "Function:src/app.ts:main",
+                "Method:src/cart.ts:Cart.checkout",
+                "receiver-type",
+            ),
+            (
+                "Function:src/app.ts:main",
+                "Function:src/payment.ts:charge",
+                "import-resolved",
+            ),
+        ],
+    );
+    expect(
+        &g,
+        EdgeKind::Extends,
+        &[(
+            "Class:src/cart.ts:BigCart",
+            "Class:src/cart.ts:Cart",
+            "heritage",
+        )],
+    );
+}
+
+#[test]
+fn typescript_overloads_and_namespaces_merged_with_their_interface() {
+    let g = graph(&[
+        (
+            "src/disposable.ts",
+            r#"export interface Disposable { dispose(): void; }
+export namespace Disposable {
+  export function create(f: () => void): Disposable { return { dispose: f }; }
+  export function is(x: unknown): boolean { return !!x && !!create; }
+  export function none(): Disposable { return create(() => {}); }
+}
+export function toDisposable(f: () => void): Disposable;
+export function toDisposable(f: () => void, name: string): Disposable;
+export function toDisposable(f: () => void): Disposable { return Disposable.create(f); }
+"#,
+        ),
+        (
+            "src/logger.ts",
+            r#"export interface ILogger {
+  error(message: string): void;
+  // The second form takes parameters.
+  error(message: string, ...params: unknown[]): void;
+}
+export class Registry {
+  unregister(id: string): void;
+  unregister(id: number): void;
+  unregister(id: string | number): void { this.forget(); }
+  forget() {}
+}
+"#,
+        ),
+        (
+            "src/app.ts",
+            r#"import { Disposable, toDisposable } from './disposable';
+import { ILogger, Registry } from './logger';
+export class App {
+  protected readonly logger: ILogger;
+  protected readonly registry: Registry;
+  run() {
+    this.registry.unregister(1);
+    this.logger.error('no');
+    toDisposable(() => {});
+    return Disposable.is(Disposable.none());
+  }
+}
+"#,
+        ),
+    ]);
+    expect(
+        &g,
+        EdgeKind::Calls,
+        &[
+            (
+                "Function:src/disposable.ts:Disposable.none",
+                "Function:src/disposable.ts:Disposable.create",
+                "local-scope",
+            ),
+            (
+                "Function:src/disposable.ts:toDisposable",
+                "Function:src/disposable.ts:Disposable.create",
+                "class-member",
+            ),
+            (
+                "Method:src/logger.ts:Registry.unregister",
+                "Method:src/logger.ts:Registry.forget",
+                "self-method",
+            ),
+            (
+                "Method:src/app.ts:App.run",
+                "Method:src/logger.ts:Registry.unregister",
+                "attribute-type",
+            ),
+            (
+                "Method:src/app.ts:App.run",
+                "Method:src/logger.ts:ILogger.error",
+                "attribute-type",
+            ),
+            (
+                "Method:src/app.ts:App.run",
+                "Function:src/disposable.ts:toDisposable",
+                "import-resolved",
+            ),
+            (
+                "Method:src/app.ts:App.run",
+                "Function:src/disposable.ts:Disposable.is",
+                "class-member",
+            ),
+            (
+                "Method:src/app.ts:App.run",
+                "Function:src/disposable.ts:Disposable.none",
+                "class-member",
+            ),
+        ],
+    );
+    // One definition per overloaded name: the implementation, or an interface's last signature.
+    let lines: Vec<(String, u32)> = g
+        .nodes()
+        .filter(|n| matches!(n.name(), "toDisposable" | "unregister" | "error"))
+        .map(|n| (n.qualified().to_owned(), n.start_line()))
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            ("toDisposable".to_owned(), 9),
+            ("ILogger.error".to_owned(), 4),
+            ("Registry.unregister".to_owned(), 9),
+        ]
+    );
+}
+
+#[test]
+fn rust_use_trees_module_paths_and_impl_methods() {
+    let g = graph(&[
+        ("src/lib.rs", "pub mod payment;\npub mod shop;\n"),
+        (
+            "src/payment.rs",
+            r#"pub struct Gateway;
+impl Gateway { pub fn send(&self) { validate(); } }
+pub fn charge() { validate(); }
+fn validate() {}
+"#,
+        ),
+        ("src/shop/mod.rs", "pub mod cart;\n"),
+        (
+            "src/shop/cart.rs",
+            r#"use crate::payment::{charge, Gateway as Gw};
+use super::super::payment;
+pub struct Cart { gw: Gw }
+impl Cart {
+    pub fn new() -> Self { Cart { gw: Gw } }
+    pub fn total(&self) -> u32 { 1 }
+    pub fn checkout(&self, gw: &Gw) {
+        self.total();
+        charge();
+        gw.send();
+        payment::charge();
+        let c = Cart::new();
+        c.total();
+    }
+}
+"#,
+        ),
+    ]);
+    expect(
+        &g,
+        EdgeKind::Calls,
+        &[
+            (
+                "Method:src/payment.rs:Gateway.send",
+                "Function:src/payment.rs:validate",
+                "same-file",
+            ),
+            (
+                "Function:src/payment.rs:charge",
+                "Function:src/payment.rs:validate",
+                "same-file",
+            ),
+            (
+                "Method:src/shop/cart.rs:Cart.checkout",
+                "Method:src/shop/cart.rs:Cart.total",
+                "self-method",
+            ),
+            (
+                "Method:src/shop/cart.rs:Cart.checkout",
+                "Function:src/payment.rs:charge",
+                "import-resolved",
+            ),
+            (
+                "Method:src/shop/cart.rs:Cart.checkout",
+                "Method:src/payment.rs:Gateway.send",
+                "receiver-type",
+            ),
+            (
+                "Method:src/shop/cart.rs:Cart.checkout",
+                "Method:src/shop/cart.rs:Cart.new",
+                "class-member",
+            ),
+        ],
+    );
+}
+
+#[test]
+fn go_packages_receivers_and_same_package_calls() {
+    let g = graph(&[
+        (
+            "shop/payment/payment.go",
+            r#"package payment
+
+type Gateway struct{}
+
+func (g *Gateway) Send() { validate() }
+func Charge() { validate() }
+func validate() {}
+"#,
+        ),
+        (
+            "shop/cart/cart.go",
+            r#"package cart
+
+import "example.com/shop/payment"
+
+type Cart struct{ gw *payment.Gateway }
+
+func (c *Cart) Total() int { return 1 }
+func (c *Cart) Checkout(g *payment.Gateway) {
+	c.Total()
+	g.Send()
+	payment.Charge()
+	helper()
+}
+"#,
+        ),
+        ("shop/cart/util.go", "package cart\n\nfunc helper() {}\n"),
+    ]);
+    expect(
+        &g,
+        EdgeKind::Calls,
+        &[
+            (
+                "Method:shop/payment/payment.go:Gateway.Send",
+                "Function:shop/payment/payment.go:validate",
+                "same-file",
+            ),
+            (
+                "Function:shop/payment/payment.go:Charge",
+                "Function:shop/payment/payment.go:validate",
+                "same-file",
+            ),
+            (
+                "Method:shop/cart/cart.go:Cart.Checkout",
+                "Method:shop/cart/cart.go:Cart.Total",
+                "receiver-type",
+            ),
+            (
+                "Method:shop/cart/cart.go:Cart.Checkout",
+                "Method:shop/payment/payment.go:Gateway.Send",
+                "receiver-type",
+            ),
+            (
+                "Method:shop/cart/cart.go:Cart.Checkout",
+                "Function:shop/payment/payment.go:Charge",
+                "import-resolved",
+            ),
+            (
+                "Method:shop/cart/cart.go:Cart.Checkout",
+                "Function:shop/cart/util.go:helper",
+                "same-file",
+            ),
+        ],
+    );
+}
+
+#[test]
+fn java_packages_implicit_this_fields_statics_and_super() {
+    let g = graph(&[
+        (
+            "src/com/shop/pay/Gateway.java",
+            "package com.shop.pay;\npublic class Gateway { public void send() { validate(); } private void validate() {} }\n",
+        ),
+        (
+            "src/com/shop/Cart.java",
+            r#"package com.shop;
+import com.shop.pay.Gateway;
+public class Cart {
+    private Gateway gateway;
+    public int total() { return 1; }
+    public void checkout(Gateway g) { total(); this.total(); g.send(); gateway.send(); Util.log(); new Gateway(); }
+}
+"#,
+        ),
+        (
+            "src/com/shop/Util.java",
+            "package com.shop;\npublic class Util { public static void log() {} }\n",
+        ),
+        (
+            "src/com/shop/BigCart.java",
+            "package com.shop;\npublic class BigCart extends Cart { public void checkout(Gateway g) { super.checkout(g); total(); } }\n",
+        ),
+    ]);
+    expect(
+        &g,
+        EdgeKind::Calls,
+        &[
+            (
+                "Method:src/com/shop/pay/Gateway.java:Gateway.send",
+                "Method:src/com/shop/pay/Gateway.java:Gateway.validate",
+                "self-method",
+            ),
+            (
+                "Method:src/com/shop/Cart.java:Cart.checkout",
+                "Method:src/com/shop/Cart.java:Cart.total",
+                "self-method",
+            ),
+            (
+                "Method:src/com/shop/Cart.java:Cart.checkout",
+                "Method:src/com/shop/pay/Gateway.java:Gateway.send",
+                "receiver-type",
+            ),
+            (
+                "Method:src/com/shop/Cart.java:Cart.checkout",
+                "Method:src/com/shop/Util.java:Util.log",
+                "class-member",
+            ),
+            (
+                "Method:src/com/shop/Cart.java:Cart.checkout",
+                "Class:src/com/shop/pay/Gateway.java:Gateway",
+                "constructor",
+            ),
+            (
+                "Method:src/com/shop/BigCart.java:BigCart.checkout",
+                "Method:src/com/shop/Cart.java:Cart.checkout",
+                "super-method",
+            ),
+            (
+                "Method:src/com/shop/BigCart.java:BigCart.checkout",
+                "Method:src/com/shop/Cart.java:Cart.total",
+                "self-method",
+            ),
+        ],
+    );
+    expect(
+        &g,
+        EdgeKind::Extends,
+        &[(
+            "Class:src/com/shop/BigCart.java:BigCart",
+            "Class:src/com/shop/Cart.java:Cart",
+            "heritage",
+        )],
+    );
+}
+
+#[test]
+fn candidates_narrowed_by_imports_and_attribute_types_from_bases() {
+    let g = graph(&[
+        (
+            "pkg/a.py",
+            "class Ledger:\n    def settle(self):\n        pass\n\ndef make():\n    return Ledger()\n",
+        ),
+        (
+            "pkg/b.py",
+            "class Till:\n    def settle(self):\n        pass\n",
+        ),
+        (
+            "pkg/c.py",
+            "class Purse:\n    def settle(self):\n        pass\n",
+        ),
+        (
+            "pkg/base.py",
+            "from .b import Till\n\n\nclass Base:\n    def __init__(self):\n        self.till: Till = Till()\n",
+        ),
+        (
+            "pkg/main.py",
+            "from .a import make\nfrom .base import Base\n\n\nclass Shop(Base):\n    def close(self):\n        self.till.settle()\n\n\ndef go(x):\n    x.settle()\n",
+        ),
+    ]);
+    // `x` has no known type; of three `settle` methods only one is in a file `main.py` imports.
+    // `self.till` is typed in the base class, in another file.
+    expect(
+        &g,
+        EdgeKind::Calls,
+        &[
+            (
+                "Function:pkg/a.py:make",
+                "Class:pkg/a.py:Ledger",
+                "constructor",
+            ),
+            (
+                "Function:pkg/main.py:go",
+                "Method:pkg/a.py:Ledger.settle",
+                "imported-candidate",
+            ),
+            (
+                "Method:pkg/base.py:Base.__init__",
+                "Class:pkg/b.py:Till",
+                "constructor",
+            ),
+            (
+                "Method:pkg/main.py:Shop.close",
+                "Method:pkg/b.py:Till.settle",
+                "attribute-type",
+            ),
+        ],
+    );
+}
+
+#[test]
+fn recursion_through_this_and_calls_from_nested_arrow_functions() {
+    let g = graph(&[(
+        "src/a.ts",
+        "export class Svc {\n    schedule(): void {\n        setTimeout(async () => {\n            this.schedule();\n        }, 1);\n    }\n\n    listen(): void {\n        const handle = (e: number) => {\n            this.cancel();\n        };\n        handle(1);\n    }\n\n    cancel(): void {}\n}\n",
+    )]);
+    expect(
+        &g,
+        EdgeKind::Calls,
+        &[
+            (
+                "Method:src/a.ts:Svc.schedule",
+                "Method:src/a.ts:Svc.schedule",
+                "self-method",
+            ),
+            (
+                "Function:src/a.ts:Svc.listen.handle",
+                "Method:src/a.ts:Svc.cancel",
+                "self-method",
+            ),
+            (
+                "Method:src/a.ts:Svc.listen",
+                "Function:src/a.ts:Svc.listen.handle",
+                "local-scope",
+            ),
+        ],
+    );
+}
+
+#[test]
+fn methods_of_module_level_instances_imported_from_another_file() {
+    let g = graph(&[
+        (
+            "app/signals.py",
+            "class Signal:\n    def send(self, sender):\n        pass\n\n\nuser_logged_in = Signal()\n",
+        ),
+        (
+            "app/auth.py",
+            "from .signals import user_logged_in as logged_in\n\n\ndef login(user):\n    logged_in.send(sender=user)\n",
+        ),
+    ]);
+    expect(
+        &g,
+        EdgeKind::Calls,
+        &[
+            (
+                "File:app/signals.py",
+                "Class:app/signals.py:Signal",
+                "constructor",
+            ),
+            (
+                "Function:app/auth.py:login",
+                "Method:app/signals.py:Signal.send",
+                "receiver-type",
+            ),
+        ],
+    );
+}
+
+#[test]
+fn typescript_parameter_properties_and_optional_field_types() {
+    let g = graph(&[
+        (
+            "src/shell.ts",
+            "export class Shell {\n    activate(id: string): void {}\n}\nexport class Item {\n    dispose(): void {}\n}\n",
+        ),
+        (
+            "src/view.ts",
+            "import { Shell, Item } from './shell';\n\nexport class View {\n    private item: Item | undefined;\n\n    constructor(@inject(Shell) protected readonly shell: Shell) {}\n\n    open(): void {\n        this.shell.activate('x');\n        this.item?.dispose();\n    }\n}\n",
+        ),
+    ]);
+    expect(
+        &g,
+        EdgeKind::Calls,
+        &[
+            (
+                "Method:src/view.ts:View.open",
+                "Method:src/shell.ts:Shell.activate",
+                "attribute-type",
+            ),
+            (
+                "Method:src/view.ts:View.open",
+                "Method:src/shell.ts:Item.dispose",
+                "attribute-type",
+            ),
+        ],
+    );
+}
+
+#[test]
+fn python_return_types_call_results_super_of_a_base_and_conflicting_bindings() {
+    let g = graph(&[
+        (
+            "app/forms.py",
+            "class Form:\n    def is_valid(self):\n        return True\n\n    def clone(self):\n        return self\n\n    def render(self):\n        pass\n\n\nclass Base:\n    def save(self):\n        pass\n\n\nclass Middle(Base):\n    def save(self):\n        super().save()\n\n\nclass Leaf(Middle):\n    def save(self):\n        super(Middle, self).save()\n\n\ndef make_form() -> Form:\n    return build()\n\n\ndef build():\n    return Form()\n",
+        ),
+        (
+            "app/views.py",
+            "from .forms import make_form, build, Base, Leaf\n\n\ndef view(flag):\n    form = make_form()\n    form.clone().is_valid()\n    build().render()\n    if flag:\n        x = Base()\n    else:\n        x = Leaf()\n    x.save()\n",
+        ),
+    ]);
+    expect(
+        &g,
+        EdgeKind::Calls,
+        &[
+            (
+                "Method:app/forms.py:Middle.save",
+                "Method:app/forms.py:Base.save",
+                "super-method",
+            ),
+            // `super(Middle, self)` skips Middle's own `save`.
+            (
+                "Method:app/forms.py:Leaf.save",
+                "Method:app/forms.py:Base.save",
+                "super-method",
+            ),
+            (
+                "Function:app/forms.py:make_form",
+                "Function:app/forms.py:build",
+                "same-file",
+            ),
+            (
+                "Function:app/forms.py:build",
+                "Class:app/forms.py:Form",
+                "constructor",
+            ),
+            (
+                "Function:app/views.py:view",
+                "Function:app/forms.py:make_form",
+                "import-resolved",
+            ),
+            (
+                "Function:app/views.py:view",
+                "Function:app/forms.py:build",
+                "import-resolved",
+            ),
+            // `form` holds what `make_form` is declared to return.
+            (
+                "Function:app/views.py:view",
+                "Method:app/forms.py:Form.clone",
+                "receiver-type",
+            ),
+            // `clone` returns `self`: the receiver's own type.
+            (
+                "Function:app/views.py:view",
+                "Method:app/forms.py:Form.is_valid",
+                "return-type",
+            ),
+            // `build` returns `Form(…)` on its only path.
+            (
+                "Function:app/views.py:view",
+                "Method:app/forms.py:Form.render",
+                "return-type",
+            ),
+            (
+                "Function:app/views.py:view",
+                "Class:app/forms.py:Base",
+                "constructor",
+            ),
+            (
+                "Function:app/views.py:view",
+                "Class:app/forms.py:Leaf",
+                "constructor",
+            ),
+            // `x` is a Base in one branch and a Leaf in the other: no type, so candidates.
+            (
+                "Function:app/views.py:view",
+                "Method:app/forms.py:Base.save",
+                "ambiguous",
+            ),
+            (
+                "Function:app/views.py:view",
+                "Method:app/forms.py:Middle.save",
+                "ambiguous",
+            ),
+            (
+                "Function:app/views.py:view",
+                "Method:app/forms.py:Leaf.save",
+                "ambiguous",
+            ),
+        ],
+    );
+}
+
+#[test]
+fn typescript_awaited_returns_getters_and_attribute_chains() {
+    let g = graph(&[
+        (
+            "src/uri.ts",
+            "export class Path {\n    a(): void {}\n    b(): void {}\n    c(): void {}\n    d(): void {}\n}\nexport class URI {\n    get path(): Path { return new Path(); }\n}\nexport namespace URI {\n    export function is(x: unknown): boolean { return true; }\n}\n",
+        ),
+        (
+            "src/service.ts",
+            "import { URI, Path } from './uri';\n\nexport class Service {\n    protected readonly home: URI;\n\n    async load(): Promise<URI> { return this.home; }\n\n    async run(uri: URI): Promise<void> {\n        uri.path.a();\n        this.home.path.b();\n        const loaded = await this.load();\n        loaded.path.c();\n        const p = this.home.path as Path;\n        p.d();\n    }\n}\n",
+        ),
+    ]);
+    expect(
+        &g,
+        EdgeKind::Calls,
+        &[
+            (
+                "Method:src/uri.ts:URI.path",
+                "Class:src/uri.ts:Path",
+                "constructor",
+            ),
+            (
+                "Method:src/service.ts:Service.run",
+                "Method:src/service.ts:Service.load",
+                "self-method",
+            ),
+            // Through the getter `path` of a parameter (whose type `URI` is also a namespace),
+            // of a field, and of an awaited result; a variable cast with `as`.
+            (
+                "Method:src/service.ts:Service.run",
+                "Method:src/uri.ts:Path.a",
+                "attribute-type",
+            ),
+            (
+                "Method:src/service.ts:Service.run",
+                "Method:src/uri.ts:Path.b",
+                "attribute-type",
+            ),
+            (
+                "Method:src/service.ts:Service.run",
+                "Method:src/uri.ts:Path.c",
+                "attribute-type",
+            ),
+            (
+                "Method:src/service.ts:Service.run",
+                "Method:src/uri.ts:Path.d",
+                "receiver-type",
+            ),
+        ],
+    );
+}
+
+#[test]
+fn of_alternative_definitions_the_first_is_meant_and_of_redefinitions_the_last() {
+    let mut facts = crate::facts::FileFacts::new("m.py", crate::lang::Lang::Python);
+    let def = |name: &str, conditional: bool| crate::facts::Def {
+        kind: crate::graph::NodeKind::Function,
+        name: name.into(),
+        qualified: name.into(),
+        parent: None,
+        start_line: 1,
+        end_line: 1,
+        signature: String::new(),
+        doc: String::new(),
+        extends: Vec::new(),
+        implements: Vec::new(),
+        exported: true,
+        decorators: Vec::new(),
+        returns: String::new(),
+        returns_variable: String::new(),
+        conditional,
+    };
+    facts.defs = vec![
+        def("lock", true),
+        def("lock", true),
+        def("f", false),
+        def("f", false),
+    ];
+    assert_eq!(facts.visible_definition(&[0, 1]), Some(0));
+    assert_eq!(facts.visible_definition(&[2, 3]), Some(3));
+    assert_eq!(facts.visible_definition(&[]), None);
+}
+
+#[test]
+fn typescript_elements_of_typed_collections() {
+    let g = graph(&[(
+        "src/box.ts",
+        "export class Item {\n    run(): void {}\n    stop(): void {}\n    halt(): void {}\n}\nexport class Box {\n    items: Item[] = [];\n    all(): Array<Item> { return this.items; }\n    go(list: ReadonlyArray<Item>): void {\n        for (const it of list) { it.run(); }\n        this.items.forEach(x => x.stop());\n        for (const y of this.all()) { y.halt(); }\n    }\n}\n",
+    )]);
+    expect(
+        &g,
+        EdgeKind::Calls,
+        &[
+            (
+                "Method:src/box.ts:Box.go",
+                "Method:src/box.ts:Box.all",
+                "self-method",
+            ),
+            (
+                "Method:src/box.ts:Box.go",
+                "Method:src/box.ts:Item.run",
+                "receiver-type",
+            ),
+            (
+                "Method:src/box.ts:Box.go",
+                "Method:src/box.ts:Item.stop",
+                "receiver-type",
+            ),
+            (
+                "Method:src/box.ts:Box.go",
+                "Method:src/box.ts:Item.halt",
+                "receiver-type",
+            ),
+        ],
+    );
+}
+
+#[test]
+fn python_returned_variables_given_or_default_and_module_level_instances() {
+    let g = graph(&[
+        (
+            "app/query.py",
+            "class QuerySet:\n    def _clone(self):\n        c = self.__class__()\n        return c\n\n    def filter(self):\n        clone = self._clone()\n        return clone\n\n    def exists(self):\n        pass\n",
+        ),
+        (
+            "app/output.py",
+            "class Output:\n    def write(self, text):\n        pass\n",
+        ),
+        (
+            "app/signals.py",
+            "class Signal:\n    def send(self):\n        pass\n\n\nrequest_started = Signal()\n",
+        ),
+        (
+            "app/views.py",
+            "from app import signals\nfrom .output import Output\n\n\nclass View:\n    def __init__(self, out=None):\n        self.out = out or Output()\n\n    def run(self, qs):\n        self.out.write('x')\n        signals.request_started.send()\n\n\ndef check(qs):\n    from .query import QuerySet\n    q = QuerySet()\n    q.filter().exists()\n",
+        ),
+    ]);
+    let calls = edges(&g, EdgeKind::Calls);
+    for (from, to, reason) in [
+        // `self.out = out or Output()`.
+        (
+            "Method:app/views.py:View.run",
+            "Method:app/output.py:Output.write",
+            "attribute-type",
+        ),
+        // A module's top-level instance reached through the module.
+        (
+            "Method:app/views.py:View.run",
+            "Method:app/signals.py:Signal.send",
+            "attribute-type",
+        ),
+        // `filter` returns `clone`, which `_clone` built as `self.__class__()`.
+        (
+            "Function:app/views.py:check",
+            "Method:app/query.py:QuerySet.exists",
+            "return-type",
+        ),
+    ] {
+        assert!(
+            calls.contains(&(from.to_owned(), to.to_owned(), reason)),
+            "missing {from} → {to} ({reason}) in {calls:#?}"
+        );
+    }
+}
+
+#[test]
+fn a_bare_call_in_a_method_is_not_a_call_of_the_method_of_that_name() {
+    let g = graph(&[
+        (
+            "src/pin.ts",
+            "export function togglePinned(x: number): void {}\n",
+        ),
+        (
+            "src/view.ts",
+            "import { togglePinned } from './pin';\n\nexport class View {\n    togglePinned(x: number): void {\n        togglePinned(x);\n    }\n}\n",
+        ),
+    ]);
+    expect(
+        &g,
+        EdgeKind::Calls,
+        &[(
+            "Method:src/view.ts:View.togglePinned",
+            "Function:src/pin.ts:togglePinned",
+            "import-resolved",
+        )],
+    );
+}
+
+#[test]
+fn python_class_attributes_holding_classes_and_instances() {
+    let g = graph(&[(
+        "app/admin.py",
+        "class Form:\n    def is_valid(self):\n        pass\n\n\nclass Manager:\n    def all(self):\n        pass\n\n\nclass Admin:\n    form_class = Form\n    objects = Manager()\n\n    def run(self):\n        form = self.form_class()\n        form.is_valid()\n        self.objects.all()\n",
+    )]);
+    expect(
+        &g,
+        EdgeKind::Calls,
+        &[
+            (
+                "Class:app/admin.py:Admin",
+                "Class:app/admin.py:Manager",
+                "constructor",
+            ),
+            // The attribute holds a class: calling it constructs one.
+            (
+                "Method:app/admin.py:Admin.run",
+                "Class:app/admin.py:Form",
+                "constructor",
+            ),
+            (
+                "Method:app/admin.py:Admin.run",
+                "Method:app/admin.py:Form.is_valid",
+                "receiver-type",
+            ),
+            // A class-level instance is an attribute of every instance.
+            (
+                "Method:app/admin.py:Admin.run",
+                "Method:app/admin.py:Manager.all",
+                "attribute-type",
+            ),
+        ],
+    );
+}

@@ -1,0 +1,116 @@
+//! Per file, what each (variable, scope) is bound to — declared or constructed types, call
+//! results, collection elements — so looking up a receiver is a hash probe, not a file scan.
+
+use rustc_hash::FxHashMap as HashMap;
+
+use crate::facts::FileFacts;
+
+/// Indexes into one file's `bindings`, `call_bindings` and `element_bindings`, in source order.
+#[derive(Debug, Default)]
+pub struct Bound {
+    pub types: Vec<u32>,
+    pub calls: Vec<u32>,
+    pub elements: Vec<u32>,
+}
+
+/// One file's variables, each with the scopes that bind it and what they bind it to.
+type FileVars<'a> = HashMap<&'a str, Vec<(Option<u32>, Bound)>>;
+
+#[derive(Debug, Default)]
+pub struct VarIndex<'a> {
+    files: Vec<FileVars<'a>>,
+}
+
+fn entry<'m>(map: &'m mut FileVars<'_>, var: &str, scope: Option<u32>) -> Option<&'m mut Bound> {
+    let scopes = map.get_mut(var)?;
+    let at = match scopes.iter().position(|(s, _)| *s == scope) {
+        Some(at) => at,
+        None => {
+            scopes.push((scope, Bound::default()));
+            scopes.len() - 1
+        }
+    };
+    scopes.get_mut(at).map(|(_, b)| b)
+}
+
+impl<'a> VarIndex<'a> {
+    pub fn build(files: &'a [FileFacts]) -> Self {
+        let files = files
+            .iter()
+            .map(|f| {
+                let mut map: FileVars<'a> = HashMap::default();
+                let vars = f
+                    .bindings
+                    .iter()
+                    .map(|b| b.var.as_str())
+                    .chain(f.call_bindings.iter().map(|b| b.var.as_str()))
+                    .chain(f.element_bindings.iter().map(|b| b.var.as_str()));
+                for var in vars {
+                    map.entry(var).or_default();
+                }
+                for (i, b) in f.bindings.iter().enumerate() {
+                    if let Some(bound) = entry(&mut map, &b.var, b.scope) {
+                        bound.types.push(i as u32);
+                    }
+                }
+                for (i, b) in f.call_bindings.iter().enumerate() {
+                    if let Some(bound) = entry(&mut map, &b.var, b.scope) {
+                        bound.calls.push(i as u32);
+                    }
+                }
+                for (i, b) in f.element_bindings.iter().enumerate() {
+                    if let Some(bound) = entry(&mut map, &b.var, b.scope) {
+                        bound.elements.push(i as u32);
+                    }
+                }
+                map
+            })
+            .collect();
+        Self { files }
+    }
+
+    /// What `var` is bound to directly in `scope` of file `file`.
+    pub fn get(&self, file: usize, var: &str, scope: Option<u32>) -> Option<&Bound> {
+        self.files
+            .get(file)?
+            .get(var)?
+            .iter()
+            .find(|(s, _)| *s == scope)
+            .map(|(_, b)| b)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::facts::{Binding, CallBinding, Callee};
+    use crate::lang::Lang;
+
+    #[test]
+    fn bindings_are_found_by_variable_and_scope_in_source_order() {
+        let mut f = FileFacts::new("m.py", Lang::Python);
+        for (scope, ty) in [(Some(0), "A"), (None, "B"), (Some(0), "C")] {
+            f.bindings.push(Binding {
+                scope,
+                var: "x".into(),
+                type_name: ty.into(),
+            });
+        }
+        f.call_bindings.push(CallBinding {
+            scope: Some(0),
+            var: "x".into(),
+            callee: Callee::Name("make".into()),
+        });
+        let files = [f];
+        let index = VarIndex::build(&files);
+        let bound = index.get(0, "x", Some(0));
+        assert_eq!(bound.map(|b| b.types.clone()), Some(vec![0, 2]));
+        assert_eq!(bound.map(|b| b.calls.clone()), Some(vec![0]));
+        assert_eq!(
+            index.get(0, "x", None).map(|b| b.types.clone()),
+            Some(vec![1])
+        );
+        assert!(index.get(0, "y", Some(0)).is_none());
+        assert!(index.get(1, "x", None).is_none());
+    }
+}

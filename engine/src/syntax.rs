@@ -1,0 +1,238 @@
+//! Syntax classes for the code view: a file's text cut into lines of (class, text) pieces, from
+//! the leaves of its tree-sitter tree. Files in no known language come back as plain text.
+
+use serde::{Deserialize, Serialize};
+use tree_sitter::{Node, Parser};
+
+use super::lang::Lang;
+
+/// What a piece of source text is, for colouring.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Class {
+    /// Anything else.
+    Plain,
+    /// A keyword.
+    Keyword,
+    /// A string literal.
+    String,
+    /// A number literal.
+    Number,
+    /// A comment.
+    Comment,
+    /// A type name.
+    Type,
+    /// A function or method name.
+    Function,
+    /// A built-in constant (`true`, `None`, `null` …).
+    Constant,
+}
+
+/// One line of a file: its pieces in order; their texts joined give the line.
+pub type Line = Vec<(Class, String)>;
+
+/// Files longer than this are shown as plain text: the code view stays quick.
+const MAX_HIGHLIGHT_BYTES: usize = 512 * 1024;
+
+/// The lines of `text`, with classes when `path` is in a language Nexus parses.
+pub fn highlight(path: &str, text: &str) -> Vec<Line> {
+    let mut spans = Vec::new();
+    if text.len() <= MAX_HIGHLIGHT_BYTES
+        && let Some(lang) = Lang::of_path(path)
+    {
+        let mut parser = Parser::new();
+        if parser.set_language(&lang.grammar()).is_ok()
+            && let Some(tree) = parser.parse(text, None)
+        {
+            collect(tree.root_node(), &mut spans);
+        }
+    }
+    lines(text, &spans)
+}
+
+/// Leaves and whole strings/comments with a class other than plain, in text order.
+fn collect(node: Node, spans: &mut Vec<(usize, usize, Class)>) {
+    let kind = node.kind();
+    if let Some(class) = whole_class(kind) {
+        spans.push((node.start_byte(), node.end_byte(), class));
+        return;
+    }
+    if node.child_count() == 0 {
+        if let Some(class) = leaf_class(node) {
+            spans.push((node.start_byte(), node.end_byte(), class));
+        }
+        return;
+    }
+    let mut cursor = node.walk();
+    for child in node.children(&mut cursor) {
+        collect(child, spans);
+    }
+}
+
+/// Nodes coloured as one piece, whatever is inside.
+fn whole_class(kind: &str) -> Option<Class> {
+    if kind.contains("comment") {
+        return Some(Class::Comment);
+    }
+    match kind {
+        "string"
+        | "string_literal"
+        | "raw_string_literal"
+        | "template_string"
+        | "interpreted_string_literal"
+        | "char_literal"
+        | "character_literal"
+        | "text_block"
+        | "rune_literal" => Some(Class::String),
+        _ => None,
+    }
+}
+
+fn leaf_class(node: Node) -> Option<Class> {
+    let kind = node.kind();
+    if !node.is_named() {
+        // Anonymous leaves are punctuation or keywords; keywords are words.
+        return kind
+            .chars()
+            .all(|c| c.is_ascii_alphabetic() || c == '_')
+            .then_some(Class::Keyword);
+    }
+    if kind.contains("integer") || kind.contains("float") || kind.contains("number") {
+        return Some(Class::Number);
+    }
+    match kind {
+        "true" | "false" | "none" | "None" | "null" | "nil" | "undefined" | "boolean_literal" => {
+            Some(Class::Constant)
+        }
+        "type_identifier" | "primitive_type" | "predefined_type" => Some(Class::Type),
+        "identifier" | "property_identifier" | "field_identifier" => {
+            let parent = node.parent()?;
+            let named_by = |field: &str| {
+                parent
+                    .child_by_field_name(field)
+                    .is_some_and(|n| n.id() == node.id())
+            };
+            if parent.kind().contains("class") && named_by("name") {
+                Some(Class::Type)
+            } else if ((parent.kind().contains("function") || parent.kind().contains("method"))
+                && named_by("name"))
+                || (parent.kind().contains("call") && named_by("function"))
+            {
+                Some(Class::Function)
+            } else {
+                None
+            }
+        }
+        _ => None,
+    }
+}
+
+/// Cuts `text` into lines and the spans into pieces per line; gaps are plain.
+fn lines(text: &str, spans: &[(usize, usize, Class)]) -> Vec<Line> {
+    let mut out = Vec::new();
+    let mut span = 0;
+    let mut line_start = 0;
+    for line in text.split_inclusive('\n') {
+        let body = line.trim_end_matches(['\n', '\r']);
+        let (start, end) = (line_start, line_start + body.len());
+        line_start += line.len();
+        let mut pieces: Line = Vec::new();
+        let mut at = start;
+        while span < spans.len() && spans[span].1 <= start {
+            span += 1;
+        }
+        let mut s = span;
+        while s < spans.len() && spans[s].0 < end {
+            let (from, to, class) = spans[s];
+            let (from, to) = (from.max(at), to.min(end));
+            if from > at {
+                push(&mut pieces, Class::Plain, text.get(at..from));
+            }
+            if to > from {
+                push(&mut pieces, class, text.get(from..to));
+                at = to;
+            }
+            if spans[s].1 > end {
+                break;
+            }
+            s += 1;
+        }
+        if at < end {
+            push(&mut pieces, Class::Plain, text.get(at..end));
+        }
+        out.push(pieces);
+    }
+    out
+}
+
+fn push(pieces: &mut Line, class: Class, text: Option<&str>) {
+    if let Some(text) = text.filter(|t| !t.is_empty()) {
+        pieces.push((class, text.to_owned()));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn joined(line: &Line) -> String {
+        line.iter().map(|(_, t)| t.as_str()).collect()
+    }
+
+    fn class_of(lines: &[Line], text: &str) -> Option<Class> {
+        lines
+            .iter()
+            .flatten()
+            .find(|(_, t)| t == text)
+            .map(|(c, _)| *c)
+    }
+
+    #[test]
+    fn pieces_rebuild_every_line() {
+        let text =
+            "def add(a, b):\n    \"\"\"Sum.\n    two lines\"\"\"\n    return a + b  # done\n";
+        let lines = highlight("m.py", text);
+        let rebuilt: Vec<String> = lines.iter().map(joined).collect();
+        let expected: Vec<&str> = text.lines().collect();
+        assert_eq!(rebuilt, expected);
+    }
+
+    #[test]
+    fn python_keywords_strings_comments_and_names() {
+        let lines = highlight(
+            "m.py",
+            "class Cart:\n    def add(self):\n        return len('x')  # n\n",
+        );
+        assert_eq!(class_of(&lines, "class"), Some(Class::Keyword));
+        assert_eq!(class_of(&lines, "Cart"), Some(Class::Type));
+        assert_eq!(class_of(&lines, "add"), Some(Class::Function));
+        assert_eq!(class_of(&lines, "len"), Some(Class::Function));
+        assert_eq!(class_of(&lines, "'x'"), Some(Class::String));
+        assert_eq!(class_of(&lines, "# n"), Some(Class::Comment));
+        assert_eq!(class_of(&lines, "return"), Some(Class::Keyword));
+    }
+
+    #[test]
+    fn rust_and_typescript_are_coloured_too() {
+        let rust = highlight("a.rs", "fn main() { let x: u32 = 1; }\n");
+        assert_eq!(class_of(&rust, "fn"), Some(Class::Keyword));
+        assert_eq!(class_of(&rust, "main"), Some(Class::Function));
+        assert_eq!(class_of(&rust, "u32"), Some(Class::Type));
+        assert_eq!(class_of(&rust, "1"), Some(Class::Number));
+        let ts = highlight("a.ts", "const n: number = f(`t`);\n");
+        assert_eq!(class_of(&ts, "const"), Some(Class::Keyword));
+        assert_eq!(class_of(&ts, "f"), Some(Class::Function));
+    }
+
+    #[test]
+    fn unknown_languages_and_odd_text_are_plain() {
+        let lines = highlight("notes.txt", "a\r\n\nb");
+        assert_eq!(lines.len(), 3);
+        assert!(lines.iter().flatten().all(|(c, _)| *c == Class::Plain));
+        assert_eq!(joined(&lines[0]), "a");
+        assert!(highlight("x.py", "").is_empty());
+        let broken = highlight("x.py", "def (:\n  é = '\n");
+        assert_eq!(broken.len(), 2);
+        assert_eq!(joined(&broken[1]), "  é = '");
+    }
+}

@@ -1,0 +1,209 @@
+//! `context`: what the loaded project is — counts, hotspots, folder outline and the graph schema.
+//! The first call an agent makes; compact Markdown by default, JSON text on request.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+use nexus_shared::params::{ContextFocus, ContextParams, Format};
+use serde_json::json;
+
+use nexus_engine::{EdgeKind, Graph, NodeKind};
+
+const HOTSPOTS: usize = 5;
+/// Folders listed in the structure outline.
+const OUTLINE_FOLDERS: usize = 25;
+
+pub fn run(graph: &Graph, params: &ContextParams) -> String {
+    let show = |focus: ContextFocus| params.focus.is_none_or(|f| f == focus);
+    if params.format == Some(Format::Json) {
+        return json_answer(graph, &show).to_string();
+    }
+    let mut out = String::new();
+    let _ = writeln!(out, "# {}", graph.project);
+    if show(ContextFocus::Stats) {
+        let _ = writeln!(
+            out,
+            "{} files · {} nodes · {} edges",
+            graph.file_count(),
+            graph.node_count(),
+            graph.edge_count()
+        );
+        let _ = writeln!(out, "Nodes: {}", counts(kind_counts(graph)));
+        let _ = writeln!(out, "Edges: {}", counts(edge_counts(graph)));
+    }
+    if show(ContextFocus::Hotspots) {
+        let _ = writeln!(out, "\n## Hotspots (most callers)");
+        for (id, callers, location) in hotspots(graph) {
+            let _ = writeln!(out, "- {id} — {callers} callers · {location}");
+        }
+    }
+    if show(ContextFocus::Structure) {
+        let _ = writeln!(
+            out,
+            "\n## Structure (files per folder, grouped two levels deep)"
+        );
+        let (shown, more) = outline(graph);
+        for (folder, files) in shown {
+            let _ = writeln!(out, "- {folder}/ ({files} files)");
+        }
+        if more > 0 {
+            let _ = writeln!(
+                out,
+                "- … {more} smaller folders (`overview` or `cypher` for more)"
+            );
+        }
+    }
+    if show(ContextFocus::Schema) {
+        let _ = writeln!(out, "\n## Schema");
+        let _ = writeln!(out, "Node labels: {}", label_list(graph));
+        let _ = writeln!(
+            out,
+            "Edge types: {} (each with confidence 0..1 and reason)",
+            EdgeKind::ALL.map(EdgeKind::as_str).join(", ")
+        );
+        let _ = writeln!(
+            out,
+            "Example: MATCH (a)-[:CALLS]->(b {{name:'checkout'}}) RETURN a.id, b.id"
+        );
+    }
+    out
+}
+
+fn json_answer(graph: &Graph, show: &dyn Fn(ContextFocus) -> bool) -> serde_json::Value {
+    let mut answer = json!({ "project": graph.project });
+    if show(ContextFocus::Stats) {
+        answer["stats"] = json!({
+            "files": graph.file_count(),
+            "nodes": graph.node_count(),
+            "edges": graph.edge_count(),
+            "node_kinds": kind_counts(graph),
+            "edge_types": edge_counts(graph),
+        });
+    }
+    if show(ContextFocus::Hotspots) {
+        answer["hotspots"] = hotspots(graph)
+            .into_iter()
+            .map(|(id, callers, location)| json!({"id": id, "callers": callers, "location": location}))
+            .collect();
+    }
+    if show(ContextFocus::Structure) {
+        let (shown, more) = outline(graph);
+        answer["folders"] = json!(shown);
+        answer["more_folders"] = json!(more);
+    }
+    if show(ContextFocus::Schema) {
+        answer["schema"] = json!({
+            "node_labels": label_list(graph),
+            "edge_types": EdgeKind::ALL.map(EdgeKind::as_str),
+        });
+    }
+    answer
+}
+
+fn kind_counts(graph: &Graph) -> BTreeMap<&'static str, usize> {
+    NodeKind::ALL
+        .iter()
+        .map(|k| (k.as_str(), graph.count_nodes(*k)))
+        .filter(|(_, n)| *n > 0)
+        .collect()
+}
+
+fn edge_counts(graph: &Graph) -> BTreeMap<&'static str, usize> {
+    EdgeKind::ALL
+        .iter()
+        .map(|k| (k.as_str(), graph.count_edges(*k)))
+        .filter(|(_, n)| *n > 0)
+        .collect()
+}
+
+fn counts(map: BTreeMap<&'static str, usize>) -> String {
+    map.iter()
+        .map(|(k, n)| format!("{k} {n}"))
+        .collect::<Vec<_>>()
+        .join(" · ")
+}
+
+fn label_list(graph: &Graph) -> String {
+    kind_counts(graph)
+        .into_keys()
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Symbols with the most callers: (id, callers, file:line).
+fn hotspots(graph: &Graph) -> Vec<(String, usize, String)> {
+    graph
+        .tally()
+        .most_called
+        .iter()
+        .take(HOTSPOTS)
+        .filter_map(|&(id, n)| {
+            graph
+                .node(id)
+                .map(|node| (node.stable_id(), n, node.location()))
+        })
+        .collect()
+}
+
+/// The folders at most two levels deep with the files anywhere under them; the largest
+/// `OUTLINE_FOLDERS` by path, and how many more there are.
+fn outline(graph: &Graph) -> (BTreeMap<String, usize>, usize) {
+    let mut under: BTreeMap<String, usize> = BTreeMap::new();
+    for (folder, files) in &graph.tally().folders {
+        let top: Vec<&str> = folder.split('/').take(2).collect();
+        *under.entry(top.join("/")).or_insert(0) += files;
+    }
+    let mut ranked: Vec<(String, usize)> = under.into_iter().collect();
+    ranked.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let more = ranked.len().saturating_sub(OUTLINE_FOLDERS);
+    ranked.truncate(OUTLINE_FOLDERS);
+    (ranked.into_iter().collect(), more)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nexus_engine::sample::sample_graph;
+
+    #[test]
+    fn markdown_covers_stats_hotspots_structure_and_schema() {
+        let text = run(&sample_graph(), &ContextParams::default());
+        assert!(
+            text.starts_with("# sample-shop\n3 files · 11 nodes · 21 edges"),
+            "{text}"
+        );
+        assert!(
+            text.contains("- Class:shop/cart.py:Cart — 1 callers · shop/cart.py:3"),
+            "{text}"
+        );
+        assert!(text.contains("- shop/ (3 files)"), "{text}");
+        assert!(
+            text.contains("Edge types: CONTAINS, DEFINES, IMPORTS, CALLS"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn focus_limits_the_answer() {
+        let params = ContextParams {
+            focus: Some(ContextFocus::Structure),
+            format: None,
+        };
+        let text = run(&sample_graph(), &params);
+        assert!(text.contains("## Structure"));
+        assert!(!text.contains("## Schema") && !text.contains("nodes ·"));
+    }
+
+    #[test]
+    fn json_format_is_parseable() {
+        let params = ContextParams {
+            focus: None,
+            format: Some(Format::Json),
+        };
+        let value: serde_json::Value =
+            serde_json::from_str(&run(&sample_graph(), &params)).unwrap();
+        assert_eq!(value["stats"]["files"], 3);
+        assert_eq!(value["stats"]["edge_types"]["CALLS"], 6);
+        assert_eq!(value["folders"]["shop"], 3);
+    }
+}

@@ -1,0 +1,195 @@
+//! `explore`: a symbol with its connections, a cluster (community) with its members, or a
+//! process with its steps in order.
+
+use nexus_shared::params::{ExploreKind, ExploreParams, Format};
+use nexus_shared::{ErrorCode, ToolError};
+use serde_json::json;
+
+use super::budget::Budget;
+use super::neighbours::{calls, edge_line};
+use super::{ToolContext, target};
+use nexus_engine::NodeKind;
+
+pub fn run(ctx: &ToolContext, p: &ExploreParams) -> Result<String, ToolError> {
+    let g = ctx.graph;
+    let wanted = p.id.as_deref().or(p.name.as_deref()).ok_or_else(|| {
+        ToolError::new(ErrorCode::InvalidParams, "pass `name` or `id`")
+            .with_hint("e.g. {\"name\": \"checkout\", \"type\": \"symbol\"}")
+    })?;
+    let limit = p.limit.unwrap_or(30).clamp(1, 200) as usize;
+    let mut out = Budget::new(p.max_tokens);
+    match p.kind {
+        ExploreKind::Symbol => {
+            let node = target::resolve(ctx, wanted)?;
+            let id = node.id;
+            let callers = calls(g, id, true);
+            let callees = calls(g, id, false);
+            if p.format == Some(Format::Json) {
+                let ids = |v: &[(nexus_engine::NodeRef, nexus_engine::Edge)]| {
+                    v.iter()
+                        .take(limit)
+                        .map(|(n, _)| n.stable_id())
+                        .collect::<Vec<_>>()
+                };
+                return Ok(json!({"id": node.stable_id(), "location": node.location(), "callers": ids(&callers), "callees": ids(&callees)}).to_string());
+            }
+            out.header(&format!(
+                "# {} `{}` — {}",
+                node.kind(),
+                node.stable_id(),
+                node.location()
+            ));
+            let others: Vec<String> = g
+                .outgoing(id)
+                .chain(g.incoming(id))
+                .filter(|e| !matches!(e.kind, nexus_engine::EdgeKind::Calls))
+                .filter_map(|e| {
+                    let other = if e.from == id { e.to } else { e.from };
+                    let dir = if e.from == id { "→" } else { "←" };
+                    g.node(other)
+                        .map(|n| format!("- {dir} {} `{}`", e.kind, n.stable_id()))
+                })
+                .take(limit)
+                .collect();
+            for (title, items) in [("Callers", &callers), ("Callees", &callees)] {
+                out.header(&format!("## {title} ({})", items.len()));
+                for (n, e) in items.iter().take(limit) {
+                    out.item(&edge_line(n, e));
+                }
+            }
+            out.header("## Other connections");
+            for line in others {
+                out.item(&line);
+            }
+        }
+        ExploreKind::Cluster => {
+            let c = find(ctx, wanted, NodeKind::Community)?;
+            let info = g.communities.iter().find(|x| x.node == c).ok_or_else(|| {
+                ToolError::new(
+                    ErrorCode::NotFound,
+                    format!("`{wanted}` is not a community"),
+                )
+            })?;
+            let name = g.node(c).map(|n| n.name().to_owned()).unwrap_or_default();
+            if p.format == Some(Format::Json) {
+                return Ok(json!({
+                    "id": g.node(c).map(|n| n.stable_id()),
+                    "name": name,
+                    "cohesion": info.cohesion,
+                    "size": info.members.len(),
+                    "members": listed(g, &info.members, limit),
+                })
+                .to_string());
+            }
+            out.header(&format!(
+                "# community {name} — {} members · cohesion {:.2}",
+                info.members.len(),
+                info.cohesion
+            ));
+            for n in info.members.iter().take(limit).filter_map(|&m| g.node(m)) {
+                out.item(&format!(
+                    "- {} `{}` — {}",
+                    n.kind(),
+                    n.stable_id(),
+                    n.location()
+                ));
+            }
+            if info.members.len() > limit {
+                out.header(&format!(
+                    "… {} more (raise limit)",
+                    info.members.len() - limit
+                ));
+            }
+        }
+        ExploreKind::Process => {
+            let x = find(ctx, wanted, NodeKind::Process)?;
+            let info = g.processes.iter().find(|p| p.node == x).ok_or_else(|| {
+                ToolError::new(ErrorCode::NotFound, format!("`{wanted}` is not a process"))
+            })?;
+            let name = g.node(x).map(|n| n.name().to_owned()).unwrap_or_default();
+            if p.format == Some(Format::Json) {
+                return Ok(json!({
+                    "id": g.node(x).map(|n| n.stable_id()),
+                    "name": name,
+                    "depth": info.depth,
+                    "size": info.steps.len(),
+                    "steps": listed(g, &info.steps, limit),
+                })
+                .to_string());
+            }
+            out.header(&format!(
+                "# process {name} — {} steps, depth {}",
+                info.steps.len(),
+                info.depth
+            ));
+            for (i, n) in info
+                .steps
+                .iter()
+                .take(limit)
+                .filter_map(|&s| g.node(s))
+                .enumerate()
+            {
+                out.item(&format!(
+                    "{}. {} `{}` — {}",
+                    i + 1,
+                    n.kind(),
+                    n.stable_id(),
+                    n.location()
+                ));
+            }
+        }
+    }
+    Ok(out.finish())
+}
+
+/// Members or steps for a JSON answer: id, kind and location of the first `limit`.
+fn listed(g: &nexus_engine::Graph, nodes: &[u32], limit: usize) -> Vec<serde_json::Value> {
+    nodes
+        .iter()
+        .take(limit)
+        .filter_map(|&m| g.node(m))
+        .map(|n| json!({"id": n.stable_id(), "kind": n.kind().as_str(), "location": n.location()}))
+        .collect()
+}
+
+/// A community or process by id or (case-insensitive) name.
+fn find(ctx: &ToolContext, wanted: &str, kind: NodeKind) -> Result<u32, ToolError> {
+    if let Some(id) = ctx
+        .graph
+        .find_id(wanted)
+        .filter(|&id| ctx.graph.node(id).is_some_and(|n| n.kind() == kind))
+    {
+        return Ok(id);
+    }
+    let lower = wanted.to_lowercase();
+    let matches: Vec<u32> = ctx
+        .graph
+        .nodes()
+        .filter(|n| n.kind() == kind && n.name().to_lowercase().contains(&lower))
+        .map(|n| n.id)
+        .collect();
+    match matches.as_slice() {
+        [one] => Ok(*one),
+        [] => Err(ToolError::new(
+            ErrorCode::NotFound,
+            format!("no {} matches `{wanted}`", kind.as_str().to_lowercase()),
+        )
+        .with_hint("`overview` lists them")),
+        many => Err(ToolError::new(
+            ErrorCode::Ambiguous,
+            format!(
+                "`{wanted}` matches {} {}s",
+                many.len(),
+                kind.as_str().to_lowercase()
+            ),
+        )
+        .with_hint(format!(
+            "pass one of: {}",
+            many.iter()
+                .take(8)
+                .filter_map(|&m| ctx.graph.node(m).map(|n| format!("`{}`", n.stable_id())))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))),
+    }
+}

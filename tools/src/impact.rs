@@ -1,0 +1,229 @@
+//! `impact`: what depends on a symbol (upstream) or what it depends on (downstream), by depth —
+//! 1 WILL BREAK, 2 LIKELY AFFECTED, 3+ MAY NEED TESTING — with a risk summary, and an explicit
+//! note when the answer is a lower bound because low-confidence edges were not followed.
+
+use std::collections::{BTreeSet, HashSet, VecDeque};
+
+use nexus_shared::params::{Direction, Format, ImpactParams};
+use nexus_shared::{ErrorCode, ToolError};
+use serde_json::json;
+
+use super::budget::Budget;
+use super::{ToolContext, target};
+use nexus_engine::is_test;
+use nexus_engine::{Edge, EdgeKind, NodeKind};
+
+/// Deepest walk allowed whatever is asked.
+const MAX_DEPTH: u32 = 10;
+
+struct Reached {
+    node: u32,
+    depth: u32,
+    via: Edge,
+}
+
+pub fn run(ctx: &ToolContext, p: &ImpactParams) -> Result<String, ToolError> {
+    let g = ctx.graph;
+    let start_node = target::resolve(ctx, &p.target)?;
+    let start = start_node.id;
+    ctx.sessions
+        .borrow_mut()
+        .record(p.session.as_deref(), [start], Some(start));
+    let relations: Vec<EdgeKind> = match &p.relation_types {
+        None => vec![
+            EdgeKind::Calls,
+            EdgeKind::Imports,
+            EdgeKind::Extends,
+            EdgeKind::Implements,
+        ],
+        Some(names) => names
+            .iter()
+            .map(|n| {
+                EdgeKind::parse(n).ok_or_else(|| {
+                    ToolError::new(
+                        ErrorCode::InvalidParams,
+                        format!("unknown relation type `{n}`"),
+                    )
+                    .with_hint(
+                        "use CALLS, IMPORTS, EXTENDS, IMPLEMENTS, CONTAINS, DEFINES, MEMBER_OF",
+                    )
+                })
+            })
+            .collect::<Result<_, _>>()?,
+    };
+    let kinds = |names: &Option<Vec<String>>| -> Result<HashSet<NodeKind>, ToolError> {
+        names
+            .iter()
+            .flatten()
+            .map(|n| {
+                NodeKind::parse(n).ok_or_else(|| {
+                    ToolError::new(ErrorCode::InvalidParams, format!("unknown node kind `{n}`"))
+                })
+            })
+            .collect()
+    };
+    let (stop_at, exclude) = (kinds(&p.stop_at_kinds)?, kinds(&p.exclude_kinds)?);
+    let max_depth = p.max_depth.clamp(1, MAX_DEPTH);
+    let min_confidence = p.min_confidence.clamp(0.0, 1.0) as f32;
+
+    let mut reached: Vec<Reached> = Vec::new();
+    let mut seen: HashSet<u32> = HashSet::from([start]);
+    let mut cut_edges = 0usize;
+    let mut queue = VecDeque::from([(start, 0u32)]);
+    while let Some((node, depth)) = queue.pop_front() {
+        if depth >= max_depth
+            || (node != start && g.node(node).is_some_and(|n| stop_at.contains(&n.kind())))
+        {
+            continue;
+        }
+        let edges: Vec<&Edge> = match p.direction {
+            Direction::Upstream => g.incoming(node).collect(),
+            Direction::Downstream => g.outgoing(node).collect(),
+        };
+        for edge in edges.into_iter().filter(|e| relations.contains(&e.kind)) {
+            let next = if p.direction == Direction::Upstream {
+                edge.from
+            } else {
+                edge.to
+            };
+            if seen.contains(&next) {
+                continue;
+            }
+            if edge.confidence < min_confidence {
+                cut_edges += 1;
+                continue;
+            }
+            let Some(n) = g.node(next) else { continue };
+            if exclude.contains(&n.kind()) || (!p.include_tests && is_test(&n)) {
+                continue;
+            }
+            seen.insert(next);
+            reached.push(Reached {
+                node: next,
+                depth: depth + 1,
+                via: *edge,
+            });
+            queue.push_back((next, depth + 1));
+        }
+    }
+
+    let by_depth = |d: u32| {
+        reached
+            .iter()
+            .filter(|r| if d >= 3 { r.depth >= 3 } else { r.depth == d })
+            .count()
+    };
+    let processes: BTreeSet<String> = reached
+        .iter()
+        .map(|r| r.node)
+        .chain([start])
+        .flat_map(|n| {
+            g.outgoing(n)
+                .filter(|e| e.kind == EdgeKind::StepInProcess)
+                .map(|e| e.to)
+                .collect::<Vec<_>>()
+        })
+        .filter_map(|n| g.node(n).map(|x| x.name().to_owned()))
+        .collect();
+    let files: BTreeSet<&str> = reached
+        .iter()
+        .filter_map(|r| g.node(r.node).map(|n| n.file()))
+        .collect();
+    let (d1, total) = (by_depth(1), reached.len());
+    let risk = match (d1, total) {
+        (0, 0) => "NONE",
+        (d, t) if d >= 20 || t >= 100 => "CRITICAL",
+        (d, t) if d >= 8 || t >= 30 => "HIGH",
+        (d, t) if d >= 3 || t >= 10 => "MEDIUM",
+        _ => "LOW",
+    };
+    let lower_bound = (cut_edges > 0).then(|| {
+        format!("Lower bound: {cut_edges} edges below min_confidence {min_confidence:.2} were not followed; lower it to see guessed dependents.")
+    });
+    let label = |d: u32| match d {
+        1 => "WILL BREAK",
+        2 => "LIKELY AFFECTED",
+        _ => "MAY NEED TESTING",
+    };
+    let limit = p.limit.unwrap_or(50).clamp(1, 500) as usize;
+    let page: Vec<&Reached> = reached.iter().skip(p.offset as usize).take(limit).collect();
+    let has_more = p.offset as usize + page.len() < total;
+
+    if p.format == Some(Format::Json) {
+        let items: Vec<_> = if p.summary_only {
+            Vec::new()
+        } else {
+            page.iter().filter_map(|r| g.node(r.node).map(|n| json!({
+                "id": n.stable_id(), "kind": n.kind().as_str(), "location": n.location(), "depth": r.depth, "label": label(r.depth),
+                "via": r.via.kind.as_str(), "confidence": r.via.confidence, "reason": r.via.reason.as_str(),
+            }))).collect()
+        };
+        return Ok(json!({
+            "target": start_node.stable_id(), "direction": p.direction, "risk": risk, "total": total,
+            "by_depth": {"1": d1, "2": by_depth(2), "3+": by_depth(3)}, "files": files.len(), "processes": processes,
+            "lower_bound": lower_bound, "offset": p.offset, "has_more": has_more, "items": items,
+        }).to_string());
+    }
+
+    let mut out = Budget::new(p.max_tokens);
+    let noun = if p.direction == Direction::Upstream {
+        "dependents"
+    } else {
+        "dependencies"
+    };
+    out.header(&format!(
+        "# impact of `{}` ({}) — risk {risk}",
+        start_node.stable_id(),
+        start_node.location()
+    ));
+    out.header(&format!(
+        "{total} {noun} within depth {max_depth}: {d1} WILL BREAK, {} LIKELY AFFECTED, {} MAY NEED TESTING · {} files · {} processes{}",
+        by_depth(2),
+        by_depth(3),
+        files.len(),
+        processes.len(),
+        if processes.is_empty() { String::new() } else { format!(" ({})", processes.iter().take(5).cloned().collect::<Vec<_>>().join("; ")) }
+    ));
+    if let Some(note) = &lower_bound {
+        out.header(note);
+    }
+    if !p.summary_only {
+        let mut current = 0;
+        for r in page {
+            let Some(n) = g.node(r.node) else { continue };
+            let group = r.depth.min(3);
+            if group != current {
+                current = group;
+                out.header(&format!(
+                    "## depth {}{} — {}",
+                    group,
+                    if group == 3 { "+" } else { "" },
+                    label(group)
+                ));
+            }
+            out.item(&format!(
+                "- {} `{}` — {} · via {} {:.2} {}",
+                n.kind(),
+                n.stable_id(),
+                n.location(),
+                r.via.kind,
+                r.via.confidence,
+                r.via.reason.as_str()
+            ));
+        }
+        if has_more {
+            out.header(&format!(
+                "has_more: true — next page with offset={}",
+                p.offset as usize + limit
+            ));
+        }
+    }
+    if total == 0 {
+        out.header(if p.direction == Direction::Upstream {
+            "Nothing in the graph depends on it (dynamic calls such as callbacks or getattr are not seen)."
+        } else {
+            "It depends on nothing in the graph."
+        });
+    }
+    Ok(out.finish())
+}

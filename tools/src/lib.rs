@@ -1,0 +1,949 @@
+//! The MCP tool handlers, answered from the graph held in this tab.
+//! `dispatch` is the one entry point the link uses; every tool in the catalog has a row here.
+//!
+//! The surface: [`dispatch`] and [`answer`] over a [`ToolContext`], the UI effect of a
+//! `highlight` ([`Highlight`]) and the state the caller keeps across calls ([`RouteCache`],
+//! [`Sessions`]). One private module per tool; `route` plans and runs calls to the others.
+#![warn(missing_docs)]
+
+pub(crate) mod budget;
+mod context;
+mod cypher;
+mod deep_dive;
+mod diff;
+mod explore;
+mod find_similar;
+mod grep;
+mod highlight;
+mod impact;
+mod neighbours;
+mod overview;
+mod paths;
+mod read;
+mod review_file;
+mod route;
+mod search;
+mod session;
+mod target;
+mod test_impact;
+#[cfg(test)]
+pub(crate) mod test_support;
+mod trace_flow;
+
+pub use highlight::Highlight;
+pub use route::RouteCache;
+pub use session::Sessions;
+
+use std::cell::RefCell;
+
+use nexus_shared::params::{
+    ContextParams, CypherParams, DeepDiveParams, DiffParams, ExploreParams, FindSimilarParams,
+    GrepParams, HighlightParams, ImpactParams, OverviewParams, ReadParams, ReviewFileParams,
+    RouteParams, SearchParams, TestImpactParams, TraceFlowParams,
+};
+use nexus_shared::{ErrorCode, Outcome, ToolError, ToolName, ToolOutput};
+use serde::de::DeserializeOwned;
+
+use nexus_engine::Graph;
+use nexus_engine::SearchIndex;
+use nexus_engine::Sources;
+use nexus_engine::fingerprint::Fingerprint;
+
+/// What tools read: the graph, its search index, the indexed files' text, the fingerprint of the
+/// project's previous snapshot (for `diff`), the router's result cache (kept across calls,
+/// emptied with each new graph) and the time of the call.
+pub struct ToolContext<'a> {
+    /// The graph calls are answered from.
+    pub graph: &'a Graph,
+    /// Its search index.
+    pub search: &'a SearchIndex,
+    /// The indexed files' text.
+    pub sources: &'a Sources,
+    /// The fingerprint of the project's previous snapshot, when there is one.
+    pub previous: Option<&'a Fingerprint>,
+    /// `route`'s answers by tool and arguments.
+    pub route_cache: &'a RefCell<RouteCache>,
+    /// What each agent session was already told and focused on.
+    pub sessions: &'a RefCell<session::Sessions>,
+    /// Milliseconds since the Unix epoch, for the cache's time to live.
+    pub now_ms: f64,
+}
+
+/// A tool's answer and what the UI must show because of it.
+pub struct Answer {
+    /// The text of the answer, or the error.
+    pub outcome: Outcome,
+    /// Nodes a `highlight` call asked the UI to light up.
+    pub highlight: Option<highlight::Highlight>,
+}
+
+/// Answers one call. Unknown tools, bad arguments and tools not built yet are clear errors.
+pub fn dispatch(ctx: Option<&ToolContext>, tool: &str, args: serde_json::Value) -> Outcome {
+    answer(ctx, tool, args).outcome
+}
+
+/// Answers one call, with its effect on the UI.
+pub fn answer(ctx: Option<&ToolContext>, tool: &str, args: serde_json::Value) -> Answer {
+    let mut highlight = None;
+    let outcome = match run(ctx, tool, args, &mut highlight) {
+        Ok(text) => Outcome::Ok(ToolOutput { text }),
+        Err(err) => Outcome::Err(err),
+    };
+    Answer { outcome, highlight }
+}
+
+fn run(
+    ctx: Option<&ToolContext>,
+    tool: &str,
+    args: serde_json::Value,
+    highlighted: &mut Option<highlight::Highlight>,
+) -> Result<String, ToolError> {
+    let Some(name) = ToolName::parse(tool) else {
+        return Err(
+            ToolError::new(ErrorCode::UnknownTool, format!("no tool named `{tool}`"))
+                .with_hint("tools/list names the 16 Nexus tools"),
+        );
+    };
+    let ctx = ctx.ok_or_else(|| {
+        ToolError::new(ErrorCode::NoGraph, "no graph is loaded in the Nexus tab")
+            .with_hint("load a repository in the Nexus UI (drop a folder or a ZIP), then retry")
+    })?;
+    match name {
+        ToolName::Context => Ok(context::run(
+            ctx.graph,
+            &params::<ContextParams>(name, args)?,
+        )),
+        ToolName::Search => search::run(ctx, &params::<SearchParams>(name, args)?),
+        ToolName::Overview => Ok(overview::run(ctx, &params::<OverviewParams>(name, args)?)),
+        ToolName::Impact => impact::run(ctx, &params::<ImpactParams>(name, args)?),
+        ToolName::DeepDive => deep_dive::run(ctx, &params::<DeepDiveParams>(name, args)?),
+        ToolName::Explore => explore::run(ctx, &params::<ExploreParams>(name, args)?),
+        ToolName::TraceFlow => trace_flow::run(ctx, &params::<TraceFlowParams>(name, args)?),
+        ToolName::Read => read::run(ctx, &params::<ReadParams>(name, args)?),
+        ToolName::Cypher => cypher::run(ctx, &params::<CypherParams>(name, args)?),
+        ToolName::FindSimilar => find_similar::run(ctx, &params::<FindSimilarParams>(name, args)?),
+        ToolName::TestImpact => test_impact::run(ctx, &params::<TestImpactParams>(name, args)?),
+        ToolName::Grep => grep::run(ctx, &params::<GrepParams>(name, args)?),
+        ToolName::ReviewFile => review_file::run(ctx, &params::<ReviewFileParams>(name, args)?),
+        ToolName::Diff => diff::run(ctx, &params::<DiffParams>(name, args)?),
+        ToolName::Highlight => {
+            let (text, marked) = highlight::run(ctx, &params::<HighlightParams>(name, args)?)?;
+            *highlighted = Some(marked);
+            Ok(text)
+        }
+        ToolName::Route => route::run(ctx, &params::<RouteParams>(name, args)?),
+    }
+}
+
+/// Parses a tool's arguments into its typed parameters; `null` counts as no arguments.
+fn params<T: DeserializeOwned>(tool: ToolName, args: serde_json::Value) -> Result<T, ToolError> {
+    let args = if args.is_null() {
+        serde_json::json!({})
+    } else {
+        args
+    };
+    serde_json::from_value(args).map_err(|err| {
+        ToolError::new(
+            ErrorCode::InvalidParams,
+            format!("invalid arguments for `{}`: {err}", tool.as_str()),
+        )
+        .with_hint("see the tool's input schema in tools/list")
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::test_support::{
+        error_code, fixture, fixture_files, text, with, with_fixture_sources,
+    };
+    use super::*;
+    use nexus_engine::sample::sample_graph;
+    use nexus_engine::{SourceFile, index, index_with_sources};
+    use serde_json::json;
+
+    #[test]
+    fn every_catalog_tool_has_a_defined_answer() {
+        with(sample_graph(), |ctx| {
+            for tool in ToolName::ALL {
+                match dispatch(Some(ctx), tool.as_str(), json!({})) {
+                    Outcome::Ok(_) => assert!(
+                        matches!(
+                            tool,
+                            ToolName::Context | ToolName::Overview | ToolName::Diff
+                        ),
+                        "{}",
+                        tool.as_str()
+                    ),
+                    Outcome::Err(err) => assert!(
+                        matches!(err.code, ErrorCode::InvalidParams),
+                        "{}: {err}",
+                        tool.as_str()
+                    ),
+                }
+            }
+        });
+    }
+
+    #[test]
+    fn unknown_tool_and_bad_params_are_errors() {
+        with(sample_graph(), |ctx| {
+            let ctx = Some(ctx);
+            assert_eq!(
+                error_code(dispatch(ctx, "teleport", json!({}))),
+                ErrorCode::UnknownTool
+            );
+            assert_eq!(
+                error_code(dispatch(ctx, "context", json!({"focus": "everything"}))),
+                ErrorCode::InvalidParams
+            );
+            assert_eq!(
+                error_code(dispatch(ctx, "context", json!({"fokus": "stats"}))),
+                ErrorCode::InvalidParams
+            );
+            assert_eq!(
+                error_code(dispatch(ctx, "context", json!([1]))),
+                ErrorCode::InvalidParams
+            );
+            assert_eq!(
+                error_code(dispatch(ctx, "search", json!({"query": "  "}))),
+                ErrorCode::InvalidParams
+            );
+            assert_eq!(
+                error_code(dispatch(
+                    ctx,
+                    "search",
+                    json!({"query": "x", "kind": "Galaxy"})
+                )),
+                ErrorCode::InvalidParams
+            );
+        });
+    }
+
+    #[test]
+    fn no_graph_is_a_clear_error() {
+        assert_eq!(
+            error_code(dispatch(None, "context", json!({}))),
+            ErrorCode::NoGraph
+        );
+    }
+
+    #[test]
+    fn null_arguments_mean_defaults() {
+        with(sample_graph(), |ctx| {
+            assert!(matches!(
+                dispatch(Some(ctx), "context", serde_json::Value::Null),
+                Outcome::Ok(_)
+            ))
+        });
+    }
+
+    #[test]
+    fn search_ranks_pages_filters_and_groups() {
+        with(fixture(), |ctx| {
+            let ctx = Some(ctx);
+            let answer = text(dispatch(
+                ctx,
+                "search",
+                json!({"query": "checkout", "group_by_process": false}),
+            ));
+            let first = answer.lines().nth(1).unwrap_or_default();
+            assert!(
+                first.starts_with(
+                    "- Method `Method:shop/cart.py:Cart.checkout` — shop/cart.py:7 · score"
+                ),
+                "{answer}"
+            );
+            assert!(answer.contains("`def checkout(self)`"), "{answer}");
+            let grouped = text(dispatch(ctx, "search", json!({"query": "checkout"})));
+            assert!(grouped.contains("## Process: main → "), "{grouped}");
+            let page = text(dispatch(
+                ctx,
+                "search",
+                json!({"query": "cart", "limit": 1, "group_by_process": false}),
+            ));
+            assert!(
+                page.contains("has_more: true — next page with offset=1"),
+                "{page}"
+            );
+            let functions = text(dispatch(
+                ctx,
+                "search",
+                json!({"query": "charge validate", "kind": "Function", "path": "shop/pay", "format": "json"}),
+            ));
+            let value: serde_json::Value = serde_json::from_str(&functions).unwrap();
+            assert_eq!(value["total"], 2);
+            assert!(
+                value["hits"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .all(|h| h["kind"] == "Function")
+            );
+            let none = text(dispatch(ctx, "search", json!({"query": "zebra"})));
+            assert!(
+                none.contains("0 hits") && none.contains("No match"),
+                "{none}"
+            );
+            let full = text(dispatch(
+                ctx,
+                "search",
+                json!({"query": "checkout", "verbosity": "full", "group_by_process": false}),
+            ));
+            assert!(full.contains("Pays for the cart."), "{full}");
+        });
+    }
+
+    #[test]
+    fn impact_groups_by_depth_and_says_when_it_is_a_lower_bound() {
+        with(fixture(), |ctx| {
+            let ctx = Some(ctx);
+            let answer = text(dispatch(ctx, "impact", json!({"target": "validate"})));
+            assert!(
+                answer.starts_with(
+                    "# impact of `Function:shop/pay.py:validate` (shop/pay.py:4) — risk"
+                ),
+                "{answer}"
+            );
+            assert!(
+                answer
+                    .contains("## depth 1 — WILL BREAK\n- Function `Function:shop/pay.py:charge`"),
+                "{answer}"
+            );
+            assert!(
+                answer.contains(
+                    "## depth 2 — LIKELY AFFECTED\n- Method `Method:shop/cart.py:Cart.checkout`"
+                ),
+                "{answer}"
+            );
+            assert!(
+                answer.contains(
+                    "## depth 3+ — MAY NEED TESTING\n- Function `Function:shop/cart.py:main`"
+                ),
+                "{answer}"
+            );
+            assert!(!answer.contains("Lower bound"), "{answer}");
+            let shallow = text(dispatch(
+                ctx,
+                "impact",
+                json!({"target": "Function:shop/pay.py:validate", "max_depth": 1, "format": "json"}),
+            ));
+            let value: serde_json::Value = serde_json::from_str(&shallow).unwrap();
+            assert_eq!(value["by_depth"]["1"], 1);
+            assert_eq!(value["total"], 1);
+            let strict = text(dispatch(
+                ctx,
+                "impact",
+                json!({"target": "Cart.total", "min_confidence": 0.99}),
+            ));
+            assert!(strict.contains("Lower bound:"), "{strict}");
+            let down = text(dispatch(
+                ctx,
+                "impact",
+                json!({"target": "Cart.checkout", "direction": "downstream", "relation_types": ["CALLS"]}),
+            ));
+            assert!(
+                down.contains("`Function:shop/pay.py:charge`")
+                    && down.contains("`Method:shop/cart.py:Cart.log`"),
+                "{down}"
+            );
+            assert_eq!(
+                error_code(dispatch(
+                    ctx,
+                    "impact",
+                    json!({"target": "nonexistent_thing"})
+                )),
+                ErrorCode::NotFound
+            );
+            assert_eq!(
+                error_code(dispatch(
+                    ctx,
+                    "impact",
+                    json!({"target": "validate", "relation_types": ["SUMMONS"]})
+                )),
+                ErrorCode::InvalidParams
+            );
+        });
+    }
+
+    #[test]
+    fn ambiguous_names_list_candidates_instead_of_guessing() {
+        let files = vec![
+            SourceFile {
+                path: "a.py".into(),
+                bytes: b"def run():\n    pass\n".to_vec(),
+            },
+            SourceFile {
+                path: "b.py".into(),
+                bytes: b"def run():\n    pass\n".to_vec(),
+            },
+        ];
+        let graph = index("t", files, &|| 0.0, &mut |_, _, _| true)
+            .map(|(g, _)| g)
+            .unwrap_or_default();
+        with(graph, |ctx| {
+            match dispatch(Some(ctx), "impact", json!({"target": "run"})) {
+                Outcome::Err(err) => {
+                    assert_eq!(err.code, ErrorCode::Ambiguous);
+                    let hint = err.hint.unwrap_or_default();
+                    assert!(
+                        hint.contains("`Function:a.py:run`")
+                            && hint.contains("`Function:b.py:run`"),
+                        "{hint}"
+                    );
+                }
+                Outcome::Ok(out) => panic!("guessed: {}", out.text),
+            }
+        });
+    }
+
+    #[test]
+    fn deep_dive_gives_card_callers_callees_impact_and_processes() {
+        with(fixture(), |ctx| {
+            let answer = text(dispatch(
+                Some(ctx),
+                "deep_dive",
+                json!({"name": "Cart.checkout"}),
+            ));
+            assert!(answer.starts_with("# Method `Method:shop/cart.py:Cart.checkout`\nshop/cart.py:7 – line 10 · member of `Class:shop/cart.py:Cart`"), "{answer}");
+            assert!(
+                answer.contains("`def checkout(self)`") && answer.contains("> Pays for the cart."),
+                "{answer}"
+            );
+            assert!(
+                answer.contains("Impact: risk LOW · 1 will break"),
+                "{answer}"
+            );
+            assert!(
+                answer.contains("## Callers (1)\n- Function `Function:shop/cart.py:main`"),
+                "{answer}"
+            );
+            assert!(answer.contains("## Callees (3)"), "{answer}");
+            assert!(answer.contains("Processes: main → "), "{answer}");
+        });
+    }
+
+    #[test]
+    fn explore_symbols_and_processes() {
+        with(fixture(), |ctx| {
+            let symbol = text(dispatch(Some(ctx), "explore", json!({"name": "charge"})));
+            assert!(
+                symbol.contains("## Callers (1)")
+                    && symbol.contains("← DEFINES `File:shop/pay.py`"),
+                "{symbol}"
+            );
+            let process = text(dispatch(
+                Some(ctx),
+                "explore",
+                json!({"name": "main", "type": "process"}),
+            ));
+            assert!(
+                process.contains("1. Function `Function:shop/cart.py:main`"),
+                "{process}"
+            );
+            assert_eq!(
+                error_code(dispatch(Some(ctx), "explore", json!({"type": "cluster"}))),
+                ErrorCode::InvalidParams
+            );
+            assert_eq!(
+                error_code(dispatch(
+                    Some(ctx),
+                    "explore",
+                    json!({"name": "zzz", "type": "process"})
+                )),
+                ErrorCode::NotFound
+            );
+        });
+    }
+
+    #[test]
+    fn explore_lists_process_steps_and_cluster_members_as_json() {
+        with(fixture(), |ctx| {
+            let process: serde_json::Value = serde_json::from_str(&text(dispatch(
+                Some(ctx),
+                "explore",
+                json!({"name": "main", "type": "process", "format": "json"}),
+            )))
+            .unwrap();
+            assert_eq!(process["steps"][0]["id"], "Function:shop/cart.py:main");
+            assert_eq!(process["steps"][0]["kind"], "Function");
+            assert_eq!(process["size"], process["steps"].as_array().unwrap().len());
+            let cluster: serde_json::Value = serde_json::from_str(&text(dispatch(
+                Some(ctx),
+                "explore",
+                json!({"name": "shop", "type": "cluster", "format": "json"}),
+            )))
+            .unwrap();
+            let members = cluster["members"].as_array().unwrap();
+            assert!(!members.is_empty(), "{cluster}");
+            assert!(members.iter().all(|m| m["location"].is_string()));
+        });
+    }
+
+    #[test]
+    fn trace_flow_finds_the_shortest_call_path() {
+        with(fixture(), |ctx| {
+            let path = text(dispatch(
+                Some(ctx),
+                "trace_flow",
+                json!({"from": "main", "to": "validate"}),
+            ));
+            assert!(
+                path.starts_with(
+                    "# 3 hops from `Function:shop/cart.py:main` to `Function:shop/pay.py:validate`"
+                ),
+                "{path}"
+            );
+            assert!(path.contains("2. `Function:shop/pay.py:charge`"), "{path}");
+            let none = dispatch(
+                Some(ctx),
+                "trace_flow",
+                json!({"from": "validate", "to": "main"}),
+            );
+            assert_eq!(error_code(none), ErrorCode::NotFound);
+            let flows = text(dispatch(Some(ctx), "trace_flow", json!({"from": "charge"})));
+            assert!(
+                flows.contains("# processes through `Function:shop/pay.py:charge` (1)"),
+                "{flows}"
+            );
+        });
+    }
+
+    #[test]
+    fn read_numbers_lines_honours_ranges_and_refuses_unsafe_paths() {
+        with_fixture_sources(|ctx| {
+            let ctx = Some(ctx);
+            let whole = text(dispatch(
+                ctx,
+                "read",
+                json!({"path": "shop/pay.py", "include_deps": true}),
+            ));
+            assert!(whole.starts_with("# shop/pay.py (python, 5 lines) — lines 1–5\nimports: none\nimported by: shop/cart.py\n1 | def charge(x):"), "{whole}");
+            let range = text(dispatch(
+                ctx,
+                "read",
+                json!({"path": "./shop/pay.py", "start_line": 4, "end_line": 5}),
+            ));
+            assert!(
+                range.contains("4 | def validate(x):") && !range.contains("1 | def charge"),
+                "{range}"
+            );
+            assert!(
+                text(dispatch(ctx, "read", json!({"path": "README.md"})))
+                    .contains("(text, 2 lines)")
+            );
+            for path in [
+                "/etc/passwd",
+                "../outside.py",
+                "shop/../../x",
+                ".git/config",
+                ".env",
+                "C:\\x.py",
+                "",
+            ] {
+                assert_eq!(
+                    error_code(dispatch(ctx, "read", json!({"path": path}))),
+                    ErrorCode::PathRefused,
+                    "{path}"
+                );
+            }
+            assert_eq!(
+                error_code(dispatch(ctx, "read", json!({"path": "shop/nope.py"}))),
+                ErrorCode::NotFound
+            );
+            assert_eq!(
+                error_code(dispatch(
+                    ctx,
+                    "read",
+                    json!({"path": "shop/pay.py", "start_line": 9})
+                )),
+                ErrorCode::InvalidParams
+            );
+        });
+    }
+
+    #[test]
+    fn grep_finds_matches_with_context_globs_and_errors() {
+        with_fixture_sources(|ctx| {
+            let ctx = Some(ctx);
+            let answer = text(dispatch(
+                ctx,
+                "grep",
+                json!({"pattern": "CHARGE\\(", "context_lines": 1}),
+            ));
+            assert!(
+                answer.starts_with("# grep /CHARGE\\(/ — 3 matches in 3 files"),
+                "{answer}"
+            );
+            assert!(
+                answer.contains("--\nshop/pay.py:1:5: def charge(x):\n  2+     return validate(x)"),
+                "{answer}"
+            );
+            let scoped = text(dispatch(
+                ctx,
+                "grep",
+                json!({"pattern": "charge", "file_pattern": "**/*.py", "case_sensitive": true, "format": "json"}),
+            ));
+            let value: serde_json::Value = serde_json::from_str(&scoped).unwrap();
+            assert_eq!(value["total_matches"], 3);
+            assert!(
+                value["matches"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .all(|m| m["file"].as_str().unwrap().ends_with(".py"))
+            );
+            assert!(!text(dispatch(ctx, "grep", json!({"pattern": "secret"}))).contains(".env"));
+            let none = text(dispatch(ctx, "grep", json!({"pattern": "zebra"})));
+            assert!(
+                none.contains("0 matches") && none.contains("No match"),
+                "{none}"
+            );
+            assert_eq!(
+                error_code(dispatch(ctx, "grep", json!({"pattern": "(unclosed"}))),
+                ErrorCode::InvalidRegex
+            );
+            assert_eq!(
+                error_code(dispatch(
+                    ctx,
+                    "grep",
+                    json!({"pattern": "x", "context_lines": 9})
+                )),
+                ErrorCode::InvalidParams
+            );
+        });
+    }
+
+    #[test]
+    fn review_file_summarises_symbols_imports_and_content() {
+        with_fixture_sources(|ctx| {
+            let answer = text(dispatch(
+                Some(ctx),
+                "review_file",
+                json!({"path": "shop/cart.py"}),
+            ));
+            assert!(
+                answer.starts_with(
+                    "# shop/cart.py — 17 lines, 5 symbols\nimports: shop/pay.py\nimported by: none"
+                ),
+                "{answer}"
+            );
+            assert!(
+                answer.contains("- Method `Method:shop/cart.py:Cart.checkout` — line 7"),
+                "{answer}"
+            );
+            assert!(
+                answer.contains("   1 | from shop.pay import charge"),
+                "{answer}"
+            );
+        });
+    }
+
+    #[test]
+    fn cypher_answers_tables_and_explains_bad_queries() {
+        with(fixture(), |ctx| {
+            let ctx = Some(ctx);
+            let table = text(dispatch(
+                ctx,
+                "cypher",
+                json!({"query": "MATCH (a)-[r:CALLS]->(b {name:'validate'}) RETURN a.id, r.confidence"}),
+            ));
+            assert!(table.starts_with("1 rows\n| a.id | r.confidence |\n|---|---|\n| Function:shop/pay.py:charge | 0.9"), "{table}");
+            let styled = text(dispatch(
+                ctx,
+                "cypher",
+                json!({"query": "MATCH (a)-[:CodeRelation {type:'CALLS'}]->(b) WHERE b.name = $n RETURN count(*) AS n", "params": {"n": "charge"}, "format": "json"}),
+            ));
+            let value: serde_json::Value = serde_json::from_str(&styled).unwrap();
+            assert_eq!(value["rows"][0][0], 1);
+            let capped = text(dispatch(
+                ctx,
+                "cypher",
+                json!({"query": "MATCH (n) RETURN n.id", "limit": 2}),
+            ));
+            assert!(
+                capped.contains("(showing 2)") && capped.contains("has_more: true"),
+                "{capped}"
+            );
+            for bad in [
+                "MATCH (n) DELETE n",
+                "MATCH (n:Galaxy) RETURN n",
+                "RETURN",
+                "MATCH (n) WHERE n.name =~ '(' RETURN n",
+            ] {
+                assert_eq!(
+                    error_code(dispatch(ctx, "cypher", json!({"query": bad}))),
+                    ErrorCode::InvalidQuery,
+                    "{bad}"
+                );
+            }
+        });
+    }
+
+    #[test]
+    fn test_impact_names_the_tests_that_reach_changed_code() {
+        let mut files = fixture_files();
+        files.push(SourceFile {
+            path: "tests/test_pay.py".into(),
+            bytes:
+                b"from shop.pay import charge\n\ndef test_charge():\n    assert charge(1) == 1\n"
+                    .to_vec(),
+        });
+        files.push(SourceFile {
+            path: "tests/test_other.py".into(),
+            bytes: b"def test_nothing():\n    assert True\n".to_vec(),
+        });
+        let graph = index("shop", files, &|| 0.0, &mut |_, _, _| true)
+            .map(|(g, _)| g)
+            .unwrap_or_default();
+        with(graph, |ctx| {
+            let ctx = Some(ctx);
+            let answer = text(dispatch(
+                ctx,
+                "test_impact",
+                json!({"changed_files": ["shop/pay.py", "gone.py"]}),
+            ));
+            assert!(
+                answer.contains("## Tests to run\n- tests/test_pay.py\n"),
+                "{answer}"
+            );
+            assert!(!answer.contains("test_other.py"), "{answer}");
+            assert!(answer.contains("not indexed: gone.py"), "{answer}");
+            assert!(
+                answer.contains("`Method:shop/cart.py:Cart.checkout`"),
+                "{answer}"
+            );
+            let value: serde_json::Value = serde_json::from_str(&text(dispatch(
+                ctx,
+                "test_impact",
+                json!({"changed_files": ["shop/pay.py"], "max_depth": 1, "format": "json"}),
+            )))
+            .unwrap();
+            assert!(
+                value["affected_symbols"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .all(|s| s["depth"] == 1)
+            );
+            assert_eq!(
+                error_code(dispatch(ctx, "test_impact", json!({"changed_files": []}))),
+                ErrorCode::InvalidParams
+            );
+            assert_eq!(
+                error_code(dispatch(
+                    ctx,
+                    "test_impact",
+                    json!({"changed_files": ["nope.py"]})
+                )),
+                ErrorCode::NotFound
+            );
+        });
+    }
+
+    #[test]
+    fn find_similar_ranks_symbols_sharing_callers_and_callees() {
+        let files = vec![SourceFile {
+            path: "m.py".into(),
+            bytes: b"def load_user(i):\n    return fetch(i)\n\ndef load_order(i):\n    return fetch(i)\n\ndef fetch(i):\n    return i\n\ndef main():\n    load_user(1)\n    load_order(2)\n\ndef lonely(a, b):\n    return a\n".to_vec(),
+        }];
+        let graph = index("t", files, &|| 0.0, &mut |_, _, _| true)
+            .map(|(g, _)| g)
+            .unwrap_or_default();
+        with(graph, |ctx| {
+            let answer = text(dispatch(
+                Some(ctx),
+                "find_similar",
+                json!({"name": "load_user"}),
+            ));
+            let first = answer.lines().nth(1).unwrap_or_default();
+            assert!(
+                first.starts_with("- `Function:m.py:load_order`"),
+                "{answer}"
+            );
+            assert!(first.contains("callers 100% · callees 100%"), "{answer}");
+            assert!(!answer.contains("lonely"), "{answer}");
+            let none = text(dispatch(
+                Some(ctx),
+                "find_similar",
+                json!({"name": "lonely"}),
+            ));
+            assert!(none.contains("Nothing similar"), "{none}");
+        });
+    }
+
+    #[test]
+    fn overview_lists_processes_and_respects_flags() {
+        with(fixture(), |ctx| {
+            let ctx = Some(ctx);
+            let answer = text(dispatch(ctx, "overview", json!({})));
+            assert!(answer.starts_with("# shop — 2 files"), "{answer}");
+            assert!(
+                answer.contains("## Processes") && answer.contains("- main → "),
+                "{answer}"
+            );
+            let only = text(dispatch(ctx, "overview", json!({"show_processes": false})));
+            assert!(!only.contains("## Processes"), "{only}");
+            let json: serde_json::Value =
+                serde_json::from_str(&text(dispatch(ctx, "overview", json!({"format": "json"}))))
+                    .unwrap();
+            assert!(json["processes_total"].as_u64().unwrap() >= 1);
+        });
+    }
+
+    #[test]
+    fn diff_reports_changes_against_the_previous_fingerprint() {
+        let (old_graph, _, old_sources) =
+            index_with_sources("shop", fixture_files(), &|| 0.0, &mut |_, _, _| true).unwrap();
+        let previous = Fingerprint::of(&old_graph, &old_sources, 0.0);
+        let mut files = fixture_files();
+        files[1].bytes = b"def charge(x):\n    return validate(x) + 1\n\ndef validate(x):\n    return x\n\ndef refund(x):\n    return -x\n".to_vec();
+        files.push(SourceFile {
+            path: "shop/ship.py".into(),
+            bytes: b"def ship():\n    pass\n".to_vec(),
+        });
+        let (graph, _, sources) =
+            index_with_sources("shop", files, &|| 0.0, &mut |_, _, _| true).unwrap();
+        let search = SearchIndex::build(&graph);
+        let cache = RefCell::new(RouteCache::default());
+        let sessions = RefCell::new(session::Sessions::default());
+        let mut ctx = ToolContext {
+            graph: &graph,
+            search: &search,
+            sources: &sources,
+            previous: None,
+            route_cache: &cache,
+            sessions: &sessions,
+            now_ms: 0.0,
+        };
+        let none = text(dispatch(Some(&ctx), "diff", json!({})));
+        assert!(none.starts_with("No previous snapshot of `shop`"), "{none}");
+        ctx.previous = Some(&previous);
+        let out = text(dispatch(Some(&ctx), "diff", json!({})));
+        assert!(out.contains("files: +1 ~1 -0 · symbols: +2 ~1 -0"), "{out}");
+        assert!(out.contains("- shop/ship.py"), "{out}");
+        assert!(
+            out.contains("`Function:shop/pay.py:charge` — shop/pay.py:1"),
+            "{out}"
+        );
+        assert!(out.contains("`Function:shop/pay.py:refund`"), "{out}");
+        assert!(!out.contains("validate`"), "unchanged symbol listed: {out}");
+        let json: serde_json::Value = serde_json::from_str(&text(dispatch(
+            Some(&ctx),
+            "diff",
+            json!({"format": "json", "limit": 1}),
+        )))
+        .unwrap();
+        assert_eq!(json["totals"]["symbols_added"], 2);
+        assert_eq!(json["symbols"]["added"].as_array().map(Vec::len), Some(1));
+        assert_eq!(
+            error_code(dispatch(Some(&ctx), "diff", json!({"since": "yesterday"}))),
+            ErrorCode::InvalidParams
+        );
+    }
+
+    #[test]
+    fn highlight_marks_ids_and_names_and_reports_the_rest() {
+        with(fixture(), |ctx| {
+            let answer = answer(
+                Some(ctx),
+                "highlight",
+                json!({"ids": ["Function:shop/pay.py:charge", "validate", "nope_missing"], "color": "red"}),
+            );
+            let marked = answer.highlight.expect("a highlight effect");
+            assert_eq!(
+                marked.ids,
+                [
+                    "Function:shop/pay.py:charge",
+                    "Function:shop/pay.py:validate"
+                ]
+            );
+            assert_eq!(marked.color, "red");
+            let out = text(answer.outcome);
+            assert!(out.starts_with("Highlighted 2 nodes in red"), "{out}");
+            assert!(out.contains("not highlighted `nope_missing`"), "{out}");
+            let refused = super::answer(
+                Some(ctx),
+                "highlight",
+                json!({"ids": ["charge"], "color": "red;x"}),
+            );
+            assert!(refused.highlight.is_none());
+            assert_eq!(error_code(refused.outcome), ErrorCode::InvalidParams);
+            assert_eq!(
+                error_code(dispatch(Some(ctx), "highlight", json!({"ids": []}))),
+                ErrorCode::InvalidParams
+            );
+        });
+    }
+
+    #[test]
+    fn sessions_collapse_what_was_returned_and_boost_the_focus() {
+        with(fixture(), |ctx| {
+            let first = text(dispatch(
+                Some(ctx),
+                "search",
+                json!({"query": "charge", "session": "s1", "group_by_process": false}),
+            ));
+            assert!(!first.contains("returned earlier"), "{first}");
+            let again = text(dispatch(
+                Some(ctx),
+                "search",
+                json!({"query": "charge", "session": "s1", "group_by_process": false}),
+            ));
+            assert!(
+                again.contains("`Function:shop/pay.py:charge` — shop/pay.py:1 (returned earlier in this session)"),
+                "{again}"
+            );
+            let other = text(dispatch(
+                Some(ctx),
+                "search",
+                json!({"query": "charge", "session": "s2", "group_by_process": false}),
+            ));
+            assert_eq!(other, first, "sessions are separate");
+
+            let card = text(dispatch(
+                Some(ctx),
+                "deep_dive",
+                json!({"name": "validate", "session": "s1"}),
+            ));
+            assert!(card.contains("charge"), "{card}");
+            let short = text(dispatch(
+                Some(ctx),
+                "deep_dive",
+                json!({"name": "validate", "session": "s1"}),
+            ));
+            assert!(
+                short.contains("returned earlier in this session") && short.lines().count() == 1,
+                "{short}"
+            );
+            let full = text(dispatch(
+                Some(ctx),
+                "deep_dive",
+                json!({"name": "validate", "session": "s1", "verbosity": "full"}),
+            ));
+            assert!(
+                full.contains("charge") && !full.contains("returned earlier"),
+                "{full}"
+            );
+
+            // `main` (cart.py) outranks `charge` (pay.py) until the session focuses on pay.py.
+            let plain = text(dispatch(
+                Some(ctx),
+                "search",
+                json!({"query": "main charge", "group_by_process": false}),
+            ));
+            let first_line = |t: &str| t.lines().nth(1).unwrap_or_default().to_owned();
+            assert!(first_line(&plain).contains("shop/cart.py"), "{plain}");
+            dispatch(
+                Some(ctx),
+                "impact",
+                json!({"target": "validate", "session": "s3"}),
+            );
+            let boosted = text(dispatch(
+                Some(ctx),
+                "search",
+                json!({"query": "main charge", "session": "s3", "group_by_process": false}),
+            ));
+            assert!(first_line(&boosted).contains("shop/pay.py"), "{boosted}");
+        });
+    }
+}

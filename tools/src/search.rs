@@ -1,0 +1,167 @@
+//! `search`: ranked symbol and file hits (id, kind, file:line, signature, score), optionally
+//! grouped by the processes they take part in; paged with `offset`/`limit`, cut to `max_tokens`.
+
+use std::collections::{BTreeMap, HashSet};
+
+use nexus_shared::params::{Format, SearchParams, Verbosity};
+use nexus_shared::{ErrorCode, ToolError};
+use serde_json::json;
+
+use super::ToolContext;
+use super::budget::Budget;
+use super::session::FOCUS_BOOST;
+use nexus_engine::{EdgeKind, Graph, NodeKind, NodeRef};
+
+/// Largest page.
+const MAX_LIMIT: u32 = 50;
+
+pub fn run(ctx: &ToolContext, p: &SearchParams) -> Result<String, ToolError> {
+    if p.query.trim().is_empty() {
+        return Err(ToolError::new(ErrorCode::InvalidParams, "`query` is empty")
+            .with_hint("pass words or a symbol name, e.g. {\"query\": \"checkout\"}"));
+    }
+    let kind = match p.kind.as_deref() {
+        None => None,
+        Some(k) => Some(NodeKind::parse(k).ok_or_else(|| {
+            ToolError::new(ErrorCode::InvalidParams, format!("unknown kind `{k}`")).with_hint(
+                "one of Class, Interface, Struct, Enum, Trait, Function, Method, Module, File",
+            )
+        })?),
+    };
+    let graph = ctx.graph;
+    let filter = |n: u32| {
+        graph.node(n).is_some_and(|node| {
+            kind.is_none_or(|k| node.kind() == k)
+                && p.path
+                    .as_deref()
+                    .is_none_or(|prefix| node.file().starts_with(prefix))
+        })
+    };
+    let session = p.session.as_deref();
+    let mut hits = ctx.search.search(&p.query, &filter);
+    let focus_files = ctx.sessions.borrow().focus_files(session, graph);
+    if !focus_files.is_empty() {
+        for hit in &mut hits {
+            if graph
+                .node(hit.node)
+                .is_some_and(|n| focus_files.contains(n.file()))
+            {
+                hit.score *= FOCUS_BOOST;
+            }
+        }
+        hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.node.cmp(&b.node)));
+    }
+    let total = hits.len();
+    let limit = p.limit.clamp(1, MAX_LIMIT) as usize;
+    let page: Vec<_> = hits.iter().skip(p.offset as usize).take(limit).collect();
+    let has_more = (p.offset as usize + page.len()) < total;
+    let verbosity = p.verbosity.unwrap_or_default();
+    let seen: HashSet<u32> = page
+        .iter()
+        .map(|h| h.node)
+        .filter(|&n| ctx.sessions.borrow().seen(session, n))
+        .collect();
+    ctx.sessions
+        .borrow_mut()
+        .record(session, page.iter().map(|h| h.node), None);
+
+    if p.format == Some(Format::Json) {
+        let items: Vec<_> = page
+            .iter()
+            .filter_map(|h| graph.node(h.node).map(|n| (n, h.score)))
+            .map(|(n, score)| json!({"id": n.stable_id(), "kind": n.kind().as_str(), "name": n.name(), "location": n.location(), "signature": n.signature(), "score": round(score), "processes": processes_of(graph, &n).iter().map(|x| x.name()).collect::<Vec<_>>()}))
+            .collect();
+        return Ok(json!({"query": p.query, "total": total, "offset": p.offset, "has_more": has_more, "hits": items}).to_string());
+    }
+
+    let mut out = Budget::new(p.max_tokens);
+    let shown_to = p.offset as usize + page.len();
+    out.header(&format!(
+        "# search \"{}\" — {total} hits{}",
+        p.query,
+        if total > 0 {
+            format!(" (showing {}–{shown_to})", p.offset as usize + 1)
+        } else {
+            String::new()
+        }
+    ));
+    if total == 0 {
+        out.header("No match. Try fewer or different words, a part of the name, or `grep` for text in files.");
+        return Ok(out.finish());
+    }
+    let line = |n: &NodeRef, score: f64| {
+        if seen.contains(&n.id) {
+            format!(
+                "- `{}` — {} (returned earlier in this session)",
+                n.stable_id(),
+                n.location()
+            )
+        } else {
+            hit_line(n, score, verbosity)
+        }
+    };
+    if p.group_by_process {
+        let mut groups: BTreeMap<(usize, String), Vec<String>> = BTreeMap::new();
+        for (rank, hit) in page.iter().enumerate() {
+            let Some(n) = graph.node(hit.node) else {
+                continue;
+            };
+            let processes = processes_of(graph, &n);
+            let group = processes.first().map_or_else(
+                || "Not in a traced process".to_owned(),
+                |p| format!("Process: {}", p.name()),
+            );
+            let key = groups
+                .keys()
+                .find(|(_, g)| *g == group)
+                .cloned()
+                .unwrap_or((rank, group));
+            groups.entry(key).or_default().push(line(&n, hit.score));
+        }
+        for ((_, group), lines) in groups {
+            out.item(&format!("## {group}\n{}", lines.join("\n")));
+        }
+    } else {
+        for hit in &page {
+            if let Some(n) = graph.node(hit.node) {
+                out.item(&line(&n, hit.score));
+            }
+        }
+    }
+    if has_more {
+        out.header(&format!(
+            "has_more: true — next page with offset={shown_to}"
+        ));
+    }
+    Ok(out.finish())
+}
+
+fn round(x: f64) -> f64 {
+    (x * 100.0).round() / 100.0
+}
+
+fn hit_line(n: &NodeRef, score: f64, verbosity: Verbosity) -> String {
+    let mut line = format!(
+        "- {} `{}` — {} · score {:.2}",
+        n.kind(),
+        n.stable_id(),
+        n.location(),
+        score
+    );
+    if verbosity != Verbosity::Summary && !n.signature().is_empty() {
+        line.push_str(&format!("\n  `{}`", n.signature()));
+    }
+    if verbosity == Verbosity::Full && !n.doc().is_empty() {
+        line.push_str(&format!("\n  {}", n.doc()));
+    }
+    line
+}
+
+/// The processes a node is a step of.
+pub fn processes_of<'g>(graph: &'g Graph, n: &NodeRef<'g>) -> Vec<NodeRef<'g>> {
+    graph
+        .outgoing(n.id)
+        .filter(|e| e.kind == EdgeKind::StepInProcess)
+        .filter_map(|e| graph.node(e.to))
+        .collect()
+}

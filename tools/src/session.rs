@@ -1,0 +1,129 @@
+//! Sessions: calls that pass the same `session` name share a memory, so symbols already returned
+//! collapse to one line and code near the recent focus ranks first. Emptied with each new graph.
+
+use std::collections::{HashMap, HashSet, VecDeque};
+
+use nexus_engine::Graph;
+
+/// Sessions kept at once; the least recently used goes first.
+const MAX_SESSIONS: usize = 64;
+/// Symbols remembered per session.
+const MAX_SEEN: usize = 20_000;
+/// Recent focus nodes per session.
+const MAX_FOCUS: usize = 16;
+/// Score factor for hits in a file the session focused on recently.
+pub const FOCUS_BOOST: f64 = 1.25;
+
+#[derive(Debug, Default)]
+struct Session {
+    seen: HashSet<u32>,
+    /// Symbols whose full card (`deep_dive`) was returned.
+    cards: HashSet<u32>,
+    focus: VecDeque<u32>,
+    last_use: u64,
+}
+
+/// Every session's memory.
+#[derive(Debug, Default)]
+pub struct Sessions {
+    map: HashMap<String, Session>,
+    uses: u64,
+}
+
+impl Sessions {
+    /// Whether `node` was already returned in `session`.
+    pub fn seen(&self, session: Option<&str>, node: u32) -> bool {
+        session
+            .and_then(|s| self.map.get(s))
+            .is_some_and(|s| s.seen.contains(&node))
+    }
+
+    /// Whether `node`'s full card was returned in `session` before.
+    pub fn card_returned(&self, session: Option<&str>, node: u32) -> bool {
+        session
+            .and_then(|s| self.map.get(s))
+            .is_some_and(|s| s.cards.contains(&node))
+    }
+
+    /// Remembers that `node`'s full card was returned in `session`.
+    pub fn mark_card(&mut self, session: Option<&str>, node: u32) {
+        if let Some(s) = session.and_then(|s| self.map.get_mut(s)) {
+            s.cards.insert(node);
+        }
+    }
+
+    /// The files of the session's recent focus nodes.
+    pub fn focus_files<'g>(&self, session: Option<&str>, graph: &'g Graph) -> HashSet<&'g str> {
+        session
+            .and_then(|s| self.map.get(s))
+            .map(|s| {
+                s.focus
+                    .iter()
+                    .filter_map(|&n| graph.node(n).map(|x| x.file()))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// Remembers what a call of `session` returned and what it was about.
+    pub fn record(
+        &mut self,
+        session: Option<&str>,
+        returned: impl IntoIterator<Item = u32>,
+        focus: Option<u32>,
+    ) {
+        let Some(name) = session else { return };
+        self.uses += 1;
+        if !self.map.contains_key(name) && self.map.len() >= MAX_SESSIONS {
+            let oldest = self
+                .map
+                .iter()
+                .min_by_key(|(_, s)| s.last_use)
+                .map(|(k, _)| k.clone());
+            if let Some(oldest) = oldest {
+                self.map.remove(&oldest);
+            }
+        }
+        let session = self.map.entry(name.to_owned()).or_default();
+        session.last_use = self.uses;
+        for node in returned {
+            if session.seen.len() >= MAX_SEEN {
+                break;
+            }
+            session.seen.insert(node);
+        }
+        if let Some(node) = focus {
+            session.focus.retain(|&n| n != node);
+            session.focus.push_front(node);
+            session.focus.truncate(MAX_FOCUS);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sessions_remember_apart_and_the_oldest_goes_first() {
+        let mut s = Sessions::default();
+        s.record(Some("a"), [1, 2], Some(7));
+        s.record(None, [3], Some(3));
+        assert!(s.seen(Some("a"), 1) && !s.seen(Some("b"), 1) && !s.seen(None, 1));
+        s.mark_card(Some("a"), 7);
+        assert!(s.card_returned(Some("a"), 7) && !s.card_returned(Some("a"), 1));
+        assert_eq!(
+            s.map.get("a").map(|x| x.focus.front().copied()),
+            Some(Some(7))
+        );
+        for i in 0..MAX_SESSIONS {
+            s.record(Some(&format!("s{i}")), [i as u32], None);
+        }
+        assert!(
+            !s.seen(Some("a"), 1),
+            "the least recently used session was dropped"
+        );
+        assert!(s.seen(Some("s0"), 0));
+        assert_eq!(s.map.len(), MAX_SESSIONS);
+    }
+}

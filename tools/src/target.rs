@@ -1,0 +1,86 @@
+//! Finding the node a tool is about: a stable id, or a name matched against the real symbol
+//! table. An ambiguous name returns ranked candidates instead of a guess.
+
+use nexus_shared::{ErrorCode, ToolError};
+
+use super::ToolContext;
+use nexus_engine::NodeRef;
+
+/// Candidates listed when a name is ambiguous or unknown.
+const CANDIDATES: usize = 8;
+
+/// Resolves `target` (stable id, `Class.method`, or a plain name) to one node.
+pub fn resolve<'g>(ctx: &ToolContext<'g>, target: &str) -> Result<NodeRef<'g>, ToolError> {
+    let id = resolve_id(ctx, target)?;
+    ctx.graph.node(id).ok_or_else(|| {
+        ToolError::new(
+            ErrorCode::Internal,
+            format!("`{target}` resolved to a missing node"),
+        )
+    })
+}
+
+fn resolve_id(ctx: &ToolContext, target: &str) -> Result<u32, ToolError> {
+    let target = target.trim();
+    if let Some(id) = ctx.graph.find_id(target) {
+        return Ok(id);
+    }
+    let name = target.rsplit(['.', ':']).next().unwrap_or(target);
+    let mut exact: Vec<u32> = ctx
+        .search
+        .by_name(name)
+        .iter()
+        .copied()
+        .filter(|&n| {
+            ctx.graph.node(n).is_some_and(|x| {
+                x.kind().is_symbol()
+                    && (x.qualified() == target
+                        || x.name() == target
+                        || x.qualified().ends_with(&format!(".{target}")))
+            })
+        })
+        .collect();
+    exact.sort_unstable();
+    match exact.as_slice() {
+        [one] => Ok(*one),
+        [] => {
+            let suggestions: Vec<String> = ctx
+                .search
+                .search(target, &|n| {
+                    ctx.graph.node(n).is_some_and(|x| x.kind().is_symbol())
+                })
+                .iter()
+                .take(CANDIDATES)
+                .filter_map(|h| {
+                    ctx.graph
+                        .node(h.node)
+                        .map(|n| format!("`{}` ({})", n.stable_id(), n.location()))
+                })
+                .collect();
+            let mut err =
+                ToolError::new(ErrorCode::NotFound, format!("no symbol named `{target}`"));
+            err = if suggestions.is_empty() {
+                err.with_hint("check the spelling, or use `search` to find the symbol")
+            } else {
+                err.with_hint(format!("did you mean: {}", suggestions.join(", ")))
+            };
+            Err(err)
+        }
+        many => {
+            let listed: Vec<String> = many
+                .iter()
+                .take(CANDIDATES)
+                .filter_map(|&n| {
+                    ctx.graph
+                        .node(n)
+                        .map(|x| format!("`{}` ({})", x.stable_id(), x.location()))
+                })
+                .collect();
+            Err(ToolError::new(
+                ErrorCode::Ambiguous,
+                format!("`{target}` names {} symbols", many.len()),
+            )
+            .with_hint(format!("pass one of these ids: {}", listed.join(", "))))
+        }
+    }
+}

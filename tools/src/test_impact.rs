@@ -1,0 +1,155 @@
+//! `test_impact`: for changed files, the symbols they define, everything upstream of them (to
+//! `max_depth`, tests included), the processes touched, a risk level, and the test files to run.
+
+use std::collections::{BTreeSet, HashSet, VecDeque};
+
+use nexus_shared::params::{Format, TestImpactParams};
+use nexus_shared::{ErrorCode, ToolError};
+use serde_json::json;
+
+use super::ToolContext;
+use super::budget::Budget;
+use super::neighbours::processes;
+use nexus_engine::EdgeKind;
+use nexus_engine::is_test;
+
+/// Edges below this confidence are not followed (and counted, to say the answer is a lower bound).
+const MIN_CONFIDENCE: f32 = nexus_shared::params::FOLLOWED_CONFIDENCE as f32;
+
+pub fn run(ctx: &ToolContext, p: &TestImpactParams) -> Result<String, ToolError> {
+    let g = ctx.graph;
+    if p.changed_files.is_empty() {
+        return Err(
+            ToolError::new(ErrorCode::InvalidParams, "`changed_files` is empty")
+                .with_hint("pass repository-relative paths, e.g. [\"shop/cart.py\"]"),
+        );
+    }
+    let mut unknown = Vec::new();
+    let mut start: Vec<u32> = Vec::new();
+    for path in &p.changed_files {
+        let path = path.trim().trim_start_matches("./");
+        match g.find_id(&format!("File:{path}")) {
+            Some(file) => {
+                start.push(file);
+                start.extend(
+                    g.outgoing(file)
+                        .filter(|e| e.kind == EdgeKind::Defines)
+                        .map(|e| e.to),
+                );
+            }
+            None => unknown.push(path.to_owned()),
+        }
+    }
+    if start.is_empty() {
+        return Err(ToolError::new(
+            ErrorCode::NotFound,
+            format!(
+                "none of the changed files is indexed: {}",
+                unknown.join(", ")
+            ),
+        ));
+    }
+    let max_depth = p.max_depth.clamp(1, 6);
+    let mut seen: HashSet<u32> = start.iter().copied().collect();
+    let mut queue: VecDeque<(u32, u32)> = start.iter().map(|&n| (n, 0)).collect();
+    let mut affected: Vec<(u32, u32)> = Vec::new();
+    let mut cut = 0usize;
+    while let Some((node, depth)) = queue.pop_front() {
+        if depth >= max_depth {
+            continue;
+        }
+        for e in g.incoming(node).filter(|e| {
+            matches!(
+                e.kind,
+                EdgeKind::Calls | EdgeKind::Imports | EdgeKind::Extends | EdgeKind::Implements
+            )
+        }) {
+            if seen.contains(&e.from) {
+                continue;
+            }
+            if e.confidence < MIN_CONFIDENCE {
+                cut += 1;
+                continue;
+            }
+            seen.insert(e.from);
+            affected.push((e.from, depth + 1));
+            queue.push_back((e.from, depth + 1));
+        }
+    }
+    let tests: BTreeSet<String> = affected
+        .iter()
+        .filter_map(|&(n, _)| g.node(n))
+        .filter(|n| is_test(n))
+        .map(|n| n.file().to_owned())
+        .collect();
+    let symbols: Vec<_> = affected
+        .iter()
+        .filter_map(|&(n, d)| g.node(n).map(|x| (x, d)))
+        .filter(|(x, _)| x.kind().is_symbol() && !is_test(x))
+        .collect();
+    let flows: BTreeSet<String> = start
+        .iter()
+        .chain(affected.iter().map(|(n, _)| n))
+        .flat_map(|&n| processes(g, n))
+        .map(|x| x.name().to_owned())
+        .collect();
+    let direct = symbols.iter().filter(|(_, d)| *d == 1).count();
+    let score = (direct * 3 + symbols.len() + flows.len() * 2) as u32;
+    let level = match score {
+        0 => "NONE",
+        1..=9 => "LOW",
+        10..=39 => "MEDIUM",
+        40..=119 => "HIGH",
+        _ => "CRITICAL",
+    };
+    let lower_bound = (cut > 0).then(|| {
+        format!("Lower bound: {cut} edges below confidence {MIN_CONFIDENCE} were not followed.")
+    });
+    if p.format == Some(Format::Json) {
+        return Ok(json!({
+            "changed_files": p.changed_files, "unknown_files": unknown, "risk_score": score, "risk": level,
+            "affected_symbols": symbols.iter().map(|(x, d)| json!({"id": x.stable_id(), "depth": d})).collect::<Vec<_>>(),
+            "processes": flows, "tests": tests, "lower_bound": lower_bound,
+        }).to_string());
+    }
+    let mut out = Budget::new(p.max_tokens);
+    out.header(&format!(
+        "# test impact of {} changed files — risk {level} (score {score})",
+        p.changed_files.len()
+    ));
+    out.header(&format!(
+        "{} affected symbols ({direct} direct) · {} processes · {} test files",
+        symbols.len(),
+        flows.len(),
+        tests.len()
+    ));
+    if !unknown.is_empty() {
+        out.header(&format!("not indexed: {}", unknown.join(", ")));
+    }
+    if let Some(note) = &lower_bound {
+        out.header(note);
+    }
+    out.header("## Tests to run");
+    if tests.is_empty() {
+        out.header("No test in the graph reaches the changed code; consider adding one.");
+    }
+    for t in &tests {
+        out.item(&format!("- {t}"));
+    }
+    if !flows.is_empty() {
+        out.header("## Processes touched");
+        for f in &flows {
+            out.item(&format!("- {f}"));
+        }
+    }
+    out.header("## Affected symbols");
+    for (x, d) in &symbols {
+        out.item(&format!(
+            "- depth {d}: {} `{}` — {}",
+            x.kind(),
+            x.stable_id(),
+            x.location()
+        ));
+    }
+    Ok(out.finish())
+}

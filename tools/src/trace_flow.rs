@@ -1,0 +1,112 @@
+//! `trace_flow`: the shortest CALLS path from one symbol to another (breadth-first, each hop
+//! with its confidence), or — without `to` — the processes that `from` takes part in.
+
+use std::collections::{HashMap, VecDeque};
+
+use nexus_shared::params::{Format, TraceFlowParams};
+use nexus_shared::{ErrorCode, ToolError};
+use serde_json::json;
+
+use super::budget::Budget;
+use super::neighbours::processes;
+use super::{ToolContext, target};
+use nexus_engine::{Edge, EdgeKind};
+
+/// Hops below this confidence are not followed.
+const MIN_CONFIDENCE: f32 = nexus_shared::params::FOLLOWED_CONFIDENCE as f32;
+
+pub fn run(ctx: &ToolContext, p: &TraceFlowParams) -> Result<String, ToolError> {
+    let g = ctx.graph;
+    let from_node = target::resolve(ctx, &p.from)?;
+    let from = from_node.id;
+    let mut out = Budget::new(p.max_tokens);
+    let Some(to_name) = &p.to else {
+        let list = processes(g, from);
+        if p.format == Some(Format::Json) {
+            return Ok(json!({"from": from_node.stable_id(), "processes": list.iter().map(|x| json!({"id": x.stable_id(), "name": x.name()})).collect::<Vec<_>>()}).to_string());
+        }
+        out.header(&format!(
+            "# processes through `{}` ({})",
+            from_node.stable_id(),
+            list.len()
+        ));
+        for x in &list {
+            out.item(&format!("- {} `{}` — {}", x.name(), x.stable_id(), x.doc()));
+        }
+        if list.is_empty() {
+            out.header(
+                "It is not a step of any traced process; pass `to` for a path between two symbols.",
+            );
+        }
+        return Ok(out.finish());
+    };
+    let to_node = target::resolve(ctx, to_name)?;
+    let to = to_node.id;
+    let max_steps = p.max_steps.clamp(1, 30);
+    let mut parent: HashMap<u32, Edge> = HashMap::new();
+    let mut queue = VecDeque::from([(from, 0u32)]);
+    let mut found = from == to;
+    while let Some((node, depth)) = queue.pop_front() {
+        if found || depth >= max_steps {
+            continue;
+        }
+        for e in g
+            .outgoing(node)
+            .filter(|e| e.kind == EdgeKind::Calls && e.confidence >= MIN_CONFIDENCE)
+        {
+            if e.to == from || parent.contains_key(&e.to) {
+                continue;
+            }
+            parent.insert(e.to, *e);
+            if e.to == to {
+                found = true;
+                break;
+            }
+            queue.push_back((e.to, depth + 1));
+        }
+    }
+    if !found {
+        return Err(ToolError::new(
+            ErrorCode::NotFound,
+            format!("no call path from `{}` to `{}` within {max_steps} steps (calls below {MIN_CONFIDENCE} confidence not followed)", from_node.stable_id(), to_node.stable_id()),
+        )
+        .with_hint("raise max_steps, or check `impact` with direction=downstream from the first symbol"));
+    }
+    let mut hops: Vec<Edge> = Vec::new();
+    let mut current = to;
+    while current != from {
+        let Some(e) = parent.get(&current) else { break };
+        hops.push(*e);
+        current = e.from;
+    }
+    hops.reverse();
+    let weakest = hops.iter().map(|e| e.confidence).fold(1.0f32, f32::min);
+    if p.format == Some(Format::Json) {
+        let steps: Vec<_> = hops.iter().filter_map(|e| g.node(e.to).map(|n| json!({"id": n.stable_id(), "location": n.location(), "confidence": e.confidence, "reason": e.reason.as_str()}))).collect();
+        return Ok(json!({"from": from_node.stable_id(), "to": to_node.stable_id(), "hops": hops.len(), "weakest_confidence": weakest, "steps": steps}).to_string());
+    }
+    out.header(&format!(
+        "# {} hops from `{}` to `{}` (weakest link {weakest:.2})",
+        hops.len(),
+        from_node.stable_id(),
+        to_node.stable_id()
+    ));
+    out.item(&format!(
+        "0. `{}` — {}",
+        from_node.stable_id(),
+        from_node.location()
+    ));
+    for (i, e) in hops.iter().enumerate() {
+        if let Some(n) = g.node(e.to) {
+            out.item(&format!(
+                "{}. `{}` — {} · {:.2} {}",
+                i + 1,
+                n.stable_id(),
+                n.location(),
+                e.confidence,
+                e.reason.as_str()
+            ));
+        }
+    }
+    Ok(out.finish())
+}
