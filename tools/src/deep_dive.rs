@@ -20,7 +20,7 @@ pub fn run(ctx: &ToolContext, p: &DeepDiveParams) -> Result<String, ToolError> {
     let callees = calls(g, id, false);
     let verbosity = p.verbosity.unwrap_or_default();
     let session = p.session.as_deref();
-    if verbosity != Verbosity::Full && ctx.sessions.borrow().card_returned(session, id) {
+    if verbosity != Verbosity::Full && ctx.memory.sessions.borrow().card_returned(session, id) {
         return Ok(format!(
             "`{}` — {}: its deep dive was returned earlier in this session (pass verbosity \"full\" to see it again).\n",
             node.stable_id(),
@@ -50,7 +50,7 @@ pub fn run(ctx: &ToolContext, p: &DeepDiveParams) -> Result<String, ToolError> {
     };
     let impact: serde_json::Value =
         serde_json::from_str(&impact::run(ctx, &impact_params)?).unwrap_or_default();
-    ctx.sessions.borrow_mut().record(
+    ctx.memory.sessions.borrow_mut().record(
         session,
         std::iter::once(id).chain(
             callers
@@ -61,7 +61,7 @@ pub fn run(ctx: &ToolContext, p: &DeepDiveParams) -> Result<String, ToolError> {
         ),
         Some(id),
     );
-    ctx.sessions.borrow_mut().mark_card(session, id);
+    ctx.memory.sessions.borrow_mut().mark_card(session, id);
     let community = community(g, id);
     let processes = processes(g, id);
     let owner = owner(g, id);

@@ -26,7 +26,8 @@ pub fn run(ctx: &ToolContext, p: &ImpactParams) -> Result<String, ToolError> {
     let g = ctx.graph;
     let start_node = target::resolve(ctx, &p.target)?;
     let start = start_node.id;
-    ctx.sessions
+    ctx.memory
+        .sessions
         .borrow_mut()
         .record(p.session.as_deref(), [start], Some(start));
     let relations: Vec<EdgeKind> = match &p.relation_types {

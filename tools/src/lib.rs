@@ -2,11 +2,11 @@
 //! `dispatch` is the one entry point the link uses; every tool in the catalog has a row here.
 //!
 //! The surface: [`dispatch`] and [`answer`] over a [`ToolContext`], the UI effect of a
-//! `highlight` ([`Highlight`]) and the state the caller keeps across calls ([`RouteCache`],
-//! [`Sessions`]). One private module per tool; `route` plans and runs calls to the others.
+//! `highlight` ([`Highlight`]) and what the tools remember between calls on one graph
+//! ([`ToolMemory`]). One private module per tool; `route` plans and runs calls to the others.
 #![warn(missing_docs)]
 
-pub(crate) mod budget;
+mod budget;
 mod context;
 mod cypher;
 mod deep_dive;
@@ -31,8 +31,6 @@ pub(crate) mod test_support;
 mod trace_flow;
 
 pub use highlight::Highlight;
-pub use route::RouteCache;
-pub use session::Sessions;
 
 use std::cell::RefCell;
 
@@ -49,9 +47,20 @@ use nexus_engine::SearchIndex;
 use nexus_engine::Sources;
 use nexus_engine::fingerprint::Fingerprint;
 
+use crate::route::RouteCache;
+use crate::session::Sessions;
+
+/// What the tools remember between calls on one graph: `route`'s answers by tool and arguments
+/// and what each agent session was told and focused on. A new graph gets a new one.
+#[derive(Default)]
+pub struct ToolMemory {
+    route_cache: RefCell<RouteCache>,
+    sessions: RefCell<Sessions>,
+}
+
 /// What tools read: the graph, its search index, the indexed files' text, the fingerprint of the
-/// project's previous snapshot (for `diff`), the router's result cache (kept across calls,
-/// emptied with each new graph) and the time of the call.
+/// project's previous snapshot (for `diff`), the tools' memory of this graph and the time of the
+/// call.
 pub struct ToolContext<'a> {
     /// The graph calls are answered from.
     pub graph: &'a Graph,
@@ -61,10 +70,8 @@ pub struct ToolContext<'a> {
     pub sources: &'a Sources,
     /// The fingerprint of the project's previous snapshot, when there is one.
     pub previous: Option<&'a Fingerprint>,
-    /// `route`'s answers by tool and arguments.
-    pub route_cache: &'a RefCell<RouteCache>,
-    /// What each agent session was already told and focused on.
-    pub sessions: &'a RefCell<session::Sessions>,
+    /// What the tools remember between calls on this graph.
+    pub memory: &'a ToolMemory,
     /// Milliseconds since the Unix epoch, for the cache's time to live.
     pub now_ms: f64,
 }
@@ -804,15 +811,13 @@ mod tests {
         let (graph, _, sources) =
             index_with_sources("shop", files, &|| 0.0, &mut |_, _, _| true).unwrap();
         let search = SearchIndex::build(&graph);
-        let cache = RefCell::new(RouteCache::default());
-        let sessions = RefCell::new(session::Sessions::default());
+        let memory = ToolMemory::default();
         let mut ctx = ToolContext {
             graph: &graph,
             search: &search,
             sources: &sources,
             previous: None,
-            route_cache: &cache,
-            sessions: &sessions,
+            memory: &memory,
             now_ms: 0.0,
         };
         let none = text(dispatch(Some(&ctx), "diff", json!({})));

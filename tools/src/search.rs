@@ -39,7 +39,7 @@ pub fn run(ctx: &ToolContext, p: &SearchParams) -> Result<String, ToolError> {
     };
     let session = p.session.as_deref();
     let mut hits = ctx.search.search(&p.query, &filter);
-    let focus_files = ctx.sessions.borrow().focus_files(session, graph);
+    let focus_files = ctx.memory.sessions.borrow().focus_files(session, graph);
     if !focus_files.is_empty() {
         for hit in &mut hits {
             if graph
@@ -59,9 +59,10 @@ pub fn run(ctx: &ToolContext, p: &SearchParams) -> Result<String, ToolError> {
     let seen: HashSet<u32> = page
         .iter()
         .map(|h| h.node)
-        .filter(|&n| ctx.sessions.borrow().seen(session, n))
+        .filter(|&n| ctx.memory.sessions.borrow().seen(session, n))
         .collect();
-    ctx.sessions
+    ctx.memory
+        .sessions
         .borrow_mut()
         .record(session, page.iter().map(|h| h.node), None);
 

@@ -1,12 +1,9 @@
 //! Test fixtures shared by the tool and router tests: a small Python shop indexed into a graph,
 //! and helpers that build a `ToolContext` over it and read outcomes.
 
-use std::cell::RefCell;
-
 use nexus_shared::{ErrorCode, Outcome};
 
-use super::ToolContext;
-use crate::route::RouteCache;
+use super::{ToolContext, ToolMemory};
 use nexus_engine::Graph;
 use nexus_engine::SearchIndex;
 use nexus_engine::{SourceFile, Sources, index, index_with_sources};
@@ -33,15 +30,13 @@ pub fn with(graph: Graph, f: impl FnOnce(&ToolContext)) {
 /// Runs `f` with the tools' view of a graph and its sources, at time 0 with an empty cache.
 pub fn with_sources(graph: Graph, sources: Sources, f: impl FnOnce(&ToolContext)) {
     let search = SearchIndex::build(&graph);
-    let route_cache = RefCell::new(RouteCache::default());
-    let sessions = RefCell::new(super::session::Sessions::default());
+    let memory = ToolMemory::default();
     f(&ToolContext {
         graph: &graph,
         search: &search,
         sources: &sources,
         previous: None,
-        route_cache: &route_cache,
-        sessions: &sessions,
+        memory: &memory,
         now_ms: 0.0,
     });
 }

@@ -2,17 +2,10 @@
 //! ids) taken from its pattern and WHERE conditions, sized and listed through the graph lookups.
 
 use super::ast::BinaryOp;
-use super::eval::CExpr;
+use super::ir::{CExpr, Candidates};
 use super::schema::{KindSet, NodeProp};
 use super::value::Value;
 use crate::graph::{Graph, NodeKind};
-
-/// The nodes a scan tries, in id order.
-pub(super) enum Candidates<'g> {
-    All,
-    Ids(&'g [u32]),
-    Owned(Vec<u32>),
-}
 
 /// Where a scan takes its candidates from.
 pub(super) enum Source {

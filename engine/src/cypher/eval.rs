@@ -1,45 +1,11 @@
-//! Compiled expressions (variables resolved to row slots, properties to schema fields,
-//! parameters to constants) and their evaluation over one row with Cypher's null logic.
-
-use regex_lite::Regex;
+//! Evaluation of compiled expressions (`ir::CExpr`: variables resolved to row slots, properties
+//! to schema fields, parameters to constants) over one row, with Cypher's null logic.
 
 use super::ast::BinaryOp;
-use super::exec::Binding;
-use super::schema::{KindSet, NodeProp, RelProp};
+use super::ir::{Binding, CExpr, ScalarFn};
+use super::schema::RelProp;
 use super::value::{Value, compare, equals};
 use crate::graph::Graph;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum ScalarFn {
-    ToLower,
-    ToUpper,
-    Size,
-}
-
-#[derive(Debug, Clone)]
-pub(super) enum CExpr {
-    Const(Value),
-    /// A node variable: its stable id.
-    NodeRef(usize),
-    /// A relationship variable: its type (a list of types for a variable-length one).
-    EdgeRef(usize),
-    NodeProp(usize, NodeProp),
-    EdgeProp(usize, RelProp),
-    Labels(usize),
-    HasKinds(usize, KindSet),
-    List(Vec<CExpr>),
-    Not(Box<CExpr>),
-    And(Vec<CExpr>),
-    Or(Vec<CExpr>),
-    Xor(Vec<CExpr>),
-    /// Comparisons, string predicates and `IN`.
-    Binary(BinaryOp, Box<CExpr>, Box<CExpr>),
-    /// `=~` with its pattern compiled to match the whole string.
-    Regex(Box<CExpr>, Regex),
-    /// `IS NULL`, or `IS NOT NULL` when the flag is set.
-    IsNull(Box<CExpr>, bool),
-    Scalar(ScalarFn, Box<CExpr>),
-}
 
 impl CExpr {
     /// Adds the row slots the expression reads to `out`.

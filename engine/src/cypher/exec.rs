@@ -1,24 +1,13 @@
 //! Pattern matching: walks the planned steps depth-first over the CSR adjacency, binding one row
 //! at a time, keeping relationships unique per MATCH, and counting work against a budget.
 
-use super::anchor::Candidates;
 use super::ast::Direction;
 use super::error::CypherError;
 use super::eval::truth;
-use super::plan::{ClausePlan, Expand, Op, Plan};
+use super::ir::{Binding, Candidates, ClausePlan, Expand, Op, Plan};
 use super::schema::KindSet;
 use super::value::equals;
 use crate::graph::{Edge, Graph};
-
-/// What a row slot holds.
-#[derive(Debug, Clone, PartialEq)]
-pub(super) enum Binding {
-    Null,
-    Node(u32),
-    Edge(Edge),
-    /// The relationships of a variable-length pattern, in pattern order.
-    Path(Vec<Edge>),
-}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Flow {

@@ -5,13 +5,16 @@
 //! Pipeline: `lexer` → `parser` (`ast`) → `plan` (names resolved by `scope` against `schema`,
 //! each pattern started at its most selective node as `anchor` finds it through the graph's
 //! name/file/kind lookups) → `exec` (depth-first matching under a work budget) → `project`
-//! (RETURN), with `eval` for expressions.
+//! (RETURN), with `eval` for expressions. The types the stages hand each other (compiled
+//! expressions, the plan, a row's bindings) live in `ir`, below them all, so no stage imports a
+//! later one.
 
 mod anchor;
 mod ast;
 mod error;
 mod eval;
 mod exec;
+mod ir;
 mod lexer;
 mod parser;
 mod plan;

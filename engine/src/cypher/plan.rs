@@ -4,75 +4,19 @@
 use serde_json::Map;
 
 use super::MAX_HOPS;
-use super::anchor::{Candidates, Source, hint};
+use super::anchor::{Source, hint};
 use super::ast::{
     BinaryOp, Direction, Expr, ExprKind, Length, MatchClause, NodePattern, PathPattern, Query,
     RelPattern, Return, SortItem,
 };
 use super::error::CypherError;
-use super::eval::CExpr;
-use super::project::{AggFn, Column, ReturnPlan, SortKey, SortSource};
+use super::ir::{
+    AggFn, CExpr, ClausePlan, Column, Expand, Op, Plan, ReturnPlan, SortKey, SortSource, Step,
+};
 use super::schema::{self, KindSet, NodeProp, RelProp, TypeSet};
 use super::scope::{Scope, SlotKind, labels};
 use super::value::Value;
 use crate::graph::Graph;
-
-pub(super) struct Plan<'g> {
-    /// Row width: one slot per node, named relationship and hidden anonymous node.
-    pub slots: usize,
-    pub clauses: Vec<ClausePlan<'g>>,
-    pub ret: ReturnPlan,
-    pub notes: Vec<String>,
-}
-
-pub(super) struct ClausePlan<'g> {
-    pub optional: bool,
-    /// Slots this clause binds first; set to null when an OPTIONAL MATCH finds nothing.
-    pub new_slots: Vec<usize>,
-    /// Conditions on variables bound before this clause (or on none).
-    pub entry_filters: Vec<CExpr>,
-    pub steps: Vec<Step<'g>>,
-}
-
-pub(super) struct Step<'g> {
-    pub op: Op<'g>,
-    /// Conditions whose variables are all bound once this step has run.
-    pub filters: Vec<CExpr>,
-}
-
-pub(super) enum Op<'g> {
-    /// Binds `slot` to each candidate node of one of `kinds`.
-    Scan {
-        slot: usize,
-        candidates: Candidates<'g>,
-        kinds: KindSet,
-    },
-    /// Tests a node bound earlier.
-    Check {
-        slot: usize,
-        kinds: KindSet,
-    },
-    Expand(Expand),
-}
-
-/// Follows relationships from the node in `from` to the node in `to`.
-pub(super) struct Expand {
-    pub from: usize,
-    pub to: usize,
-    /// `to` was bound earlier: the far end must be that node.
-    pub to_bound: bool,
-    pub to_kinds: KindSet,
-    pub edge: Option<usize>,
-    /// Direction relative to the walk (flipped when walking against the pattern).
-    pub dir: Direction,
-    pub types: TypeSet,
-    pub edge_filters: Vec<(RelProp, Value)>,
-    pub variable: bool,
-    pub min_hops: u32,
-    pub max_hops: u32,
-    /// The walk runs against the pattern's order, so a bound path is reversed.
-    pub reversed: bool,
-}
 
 struct NodeElem {
     slot: usize,

@@ -5,72 +5,11 @@ use std::cmp::Ordering;
 use std::collections::{HashMap, HashSet};
 
 use super::error::CypherError;
-use super::eval::{CExpr, eval, is_null};
-use super::exec::{Binding, Flow, Sink};
+use super::eval::{eval, is_null};
+use super::exec::{Flow, Sink};
+use super::ir::{AggFn, Binding, CExpr, Column, ReturnPlan, SortSource};
 use super::value::{Value, sort_order};
 use crate::graph::Graph;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum AggFn {
-    Count,
-    Collect,
-    Min,
-    Max,
-    Sum,
-    Avg,
-}
-
-impl AggFn {
-    pub const NAMES: [(&str, AggFn); 6] = [
-        ("count", AggFn::Count),
-        ("collect", AggFn::Collect),
-        ("min", AggFn::Min),
-        ("max", AggFn::Max),
-        ("sum", AggFn::Sum),
-        ("avg", AggFn::Avg),
-    ];
-
-    pub fn parse(name: &str) -> Option<AggFn> {
-        AggFn::NAMES
-            .iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case(name))
-            .map(|(_, f)| *f)
-    }
-}
-
-#[derive(Debug, Clone)]
-pub(super) enum Column {
-    Value(CExpr),
-    /// An aggregate; `arg` is `None` for `count(*)`.
-    Aggregate {
-        func: AggFn,
-        arg: Option<CExpr>,
-        distinct: bool,
-    },
-}
-
-#[derive(Debug, Clone)]
-pub(super) enum SortSource {
-    Column(usize),
-    /// An expression over the matched row (only without DISTINCT and aggregates).
-    Expr(CExpr),
-}
-
-#[derive(Debug, Clone)]
-pub(super) struct SortKey {
-    pub source: SortSource,
-    pub descending: bool,
-}
-
-#[derive(Debug, Clone)]
-pub(super) struct ReturnPlan {
-    pub columns: Vec<String>,
-    pub items: Vec<Column>,
-    pub distinct: bool,
-    pub order: Vec<SortKey>,
-    pub skip: usize,
-    pub limit: Option<usize>,
-}
 
 impl ReturnPlan {
     fn aggregates(&self) -> bool {

@@ -6,8 +6,7 @@ use serde_json::Map;
 
 use super::ast::{Expr, ExprKind, Name};
 use super::error::CypherError;
-use super::eval::{CExpr, ScalarFn};
-use super::project::AggFn;
+use super::ir::{AggFn, CExpr, ScalarFn};
 use super::schema::{self, KindSet, NodeProp, RelProp};
 use super::value::Value;
 

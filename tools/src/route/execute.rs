@@ -119,14 +119,15 @@ fn call(
         (!args.contains_key("session")).then(|| format!("{tool} {}", Value::Object(args.clone())));
     if let Some(answer) = key
         .as_ref()
-        .and_then(|key| ctx.route_cache.borrow_mut().get(key, ctx.now_ms))
+        .and_then(|key| ctx.memory.route_cache.borrow_mut().get(key, ctx.now_ms))
     {
         return (Ok(answer), true);
     }
     match dispatch(Some(ctx), tool, Value::Object(args)) {
         Outcome::Ok(out) => {
             if let Some(key) = key {
-                ctx.route_cache
+                ctx.memory
+                    .route_cache
                     .borrow_mut()
                     .put(key, out.text.clone(), ctx.now_ms);
             }

@@ -1,16 +1,13 @@
 //! Property tests: the planner and plan rendering never panic, whatever the question, and
 //! every plan has at least one step naming a catalog tool.
 
-use std::cell::RefCell;
-
 use nexus_shared::ToolName;
 use nexus_shared::params::Format;
 use proptest::prelude::*;
 
-use super::RouteCache;
 use super::planner::plan;
-use crate::ToolContext;
 use crate::test_support::{fixture_files, indexed};
+use crate::{ToolContext, ToolMemory};
 use nexus_engine::SearchIndex;
 
 /// Words the router reacts to, mixed into random questions to reach its branches.
@@ -78,9 +75,8 @@ proptest! {
     fn the_planner_never_panics(q in question()) {
         let (graph, sources) = indexed(fixture_files());
         let search = SearchIndex::build(&graph);
-        let cache = RefCell::new(RouteCache::default());
-        let sessions = RefCell::default();
-        let ctx = ToolContext { graph: &graph, search: &search, sources: &sources, previous: None, route_cache: &cache, sessions: &sessions, now_ms: 0.0 };
+        let memory = ToolMemory::default();
+        let ctx = ToolContext { graph: &graph, search: &search, sources: &sources, previous: None, memory: &memory, now_ms: 0.0 };
         let planned = plan(&ctx, &q);
         prop_assert!(!planned.steps.is_empty());
         for step in &planned.steps {

@@ -1,16 +1,13 @@
 //! Router tests: a table of questions and the plans they must give, then execution — `$result`
 //! substitution, whole-step truncation, the cache (hits, expiry, cap, clearing) — and errors.
 
-use std::cell::RefCell;
-
 use nexus_shared::ErrorCode;
 use serde_json::{Value, json};
 
-use super::RouteCache;
 use super::cache::TTL_MS;
 use super::planner::plan;
 use crate::test_support::{error_code, fixture_files, indexed, text};
-use crate::{ToolContext, dispatch};
+use crate::{ToolContext, ToolMemory, dispatch};
 use nexus_engine::Graph;
 use nexus_engine::SearchIndex;
 use nexus_engine::{SourceFile, Sources};
@@ -35,7 +32,6 @@ struct Fixture {
     graph: Graph,
     search: SearchIndex,
     sources: Sources,
-    sessions: RefCell<crate::session::Sessions>,
 }
 
 impl Fixture {
@@ -46,18 +42,16 @@ impl Fixture {
             graph,
             search,
             sources,
-            sessions: RefCell::default(),
         }
     }
 
-    fn context<'a>(&'a self, cache: &'a RefCell<RouteCache>, now_ms: f64) -> ToolContext<'a> {
+    fn context<'a>(&'a self, memory: &'a ToolMemory, now_ms: f64) -> ToolContext<'a> {
         ToolContext {
             graph: &self.graph,
             search: &self.search,
             sources: &self.sources,
             previous: None,
-            route_cache: cache,
-            sessions: &self.sessions,
+            memory,
             now_ms,
         }
     }
@@ -406,8 +400,8 @@ fn table() -> Vec<(&'static str, Vec<Expected>)> {
 #[test]
 fn router_table_questions_give_their_plans() {
     let fixture = Fixture::new();
-    let cache = RefCell::new(RouteCache::default());
-    let ctx = fixture.context(&cache, 0.0);
+    let memory = ToolMemory::default();
+    let ctx = fixture.context(&memory, 0.0);
     let table = table();
     assert!(table.len() >= 60, "{} questions", table.len());
     let mut failures = Vec::new();
@@ -446,8 +440,8 @@ fn router_table_questions_give_their_plans() {
 #[test]
 fn plans_say_which_words_matched_which_symbol_and_list_other_candidates() {
     let fixture = Fixture::new();
-    let cache = RefCell::new(RouteCache::default());
-    let ctx = fixture.context(&cache, 0.0);
+    let memory = ToolMemory::default();
+    let ctx = fixture.context(&memory, 0.0);
     let typo = plan(&ctx, "what calls chekout");
     let matched = &typo.steps[0].matched[0];
     assert_eq!(
@@ -478,14 +472,18 @@ fn plans_say_which_words_matched_which_symbol_and_list_other_candidates() {
     .unwrap_or_default();
     assert_eq!(json_plan["steps"][1]["depends_on"], json!([0]));
     assert_eq!(json_plan["steps"][1]["args"]["target"], "$result[0].name");
-    assert_eq!(cache.borrow().len(), 0, "plan mode runs nothing");
+    assert_eq!(
+        memory.route_cache.borrow().len(),
+        0,
+        "plan mode runs nothing"
+    );
 }
 
 #[test]
 fn execute_substitutes_the_first_result_of_the_step_depended_on() {
     let fixture = Fixture::new();
-    let cache = RefCell::new(RouteCache::default());
-    let ctx = fixture.context(&cache, 0.0);
+    let memory = ToolMemory::default();
+    let ctx = fixture.context(&memory, 0.0);
     let answer = text(dispatch(
         Some(&ctx),
         "route",
@@ -522,8 +520,8 @@ fn execute_substitutes_the_first_result_of_the_step_depended_on() {
 #[test]
 fn a_step_with_nothing_to_substitute_says_so_and_other_steps_still_answer() {
     let fixture = Fixture::new();
-    let cache = RefCell::new(RouteCache::default());
-    let ctx = fixture.context(&cache, 0.0);
+    let memory = ToolMemory::default();
+    let ctx = fixture.context(&memory, 0.0);
     let answer = text(dispatch(
         Some(&ctx),
         "route",
@@ -539,8 +537,8 @@ fn a_step_with_nothing_to_substitute_says_so_and_other_steps_still_answer() {
 #[test]
 fn truncation_keeps_whole_steps_and_counts_the_rest() {
     let fixture = Fixture::new();
-    let cache = RefCell::new(RouteCache::default());
-    let ctx = fixture.context(&cache, 0.0);
+    let memory = ToolMemory::default();
+    let ctx = fixture.context(&memory, 0.0);
     let question = "explain checkout and what breaks if I change it and then give me an overview";
     let full = text(dispatch(
         Some(&ctx),
@@ -584,20 +582,20 @@ fn truncation_keeps_whole_steps_and_counts_the_rest() {
 #[test]
 fn cached_answers_are_reused_for_five_minutes_and_forgotten_on_clear() {
     let fixture = Fixture::new();
-    let cache = RefCell::new(RouteCache::default());
+    let memory = ToolMemory::default();
     let ask = |now_ms: f64| {
         text(dispatch(
-            Some(&fixture.context(&cache, now_ms)),
+            Some(&fixture.context(&memory, now_ms)),
             "route",
             json!({"query": "explain checkout and what breaks if I change it"}),
         ))
     };
     let first = ask(0.0);
     assert!(!first.contains("cached"), "{first}");
-    assert_eq!(cache.borrow().len(), 2);
+    assert_eq!(memory.route_cache.borrow().len(), 2);
     let again = ask(TTL_MS - 1.0);
     assert!(again.contains("\ncached: true"), "{again}");
-    assert_eq!(cache.borrow().hits(), 2);
+    assert_eq!(memory.route_cache.borrow().hits(), 2);
     let without_marks = again
         .replace(
             "cached: true (the same calls were answered less than 5 minutes ago)\n",
@@ -607,18 +605,18 @@ fn cached_answers_are_reused_for_five_minutes_and_forgotten_on_clear() {
     assert_eq!(without_marks, first);
     let expired = ask(TTL_MS + 10.0);
     assert!(!expired.contains("cached"), "{expired}");
-    assert_eq!(cache.borrow().hits(), 2);
-    cache.borrow_mut().clear();
+    assert_eq!(memory.route_cache.borrow().hits(), 2);
+    memory.route_cache.borrow_mut().clear();
     let after_reindex = ask(TTL_MS + 20.0);
     assert!(!after_reindex.contains("cached"), "{after_reindex}");
-    assert_eq!(cache.borrow().hits(), 2);
+    assert_eq!(memory.route_cache.borrow().hits(), 2);
 }
 
 #[test]
 fn errors_are_clear() {
     let fixture = Fixture::new();
-    let cache = RefCell::new(RouteCache::default());
-    let ctx = fixture.context(&cache, 0.0);
+    let memory = ToolMemory::default();
+    let ctx = fixture.context(&memory, 0.0);
     assert_eq!(
         error_code(dispatch(Some(&ctx), "route", json!({"query": "  "}))),
         ErrorCode::InvalidParams

@@ -24,8 +24,7 @@ use nexus_engine::syntax::highlight;
 use nexus_engine::{Phase, SourceFile, Sources, filter_files, finish};
 use nexus_shared::{ErrorCode, Outcome, ToolError, ToolOutput};
 use nexus_tools as tools;
-use nexus_tools::RouteCache;
-use nexus_tools::Sessions;
+use nexus_tools::ToolMemory;
 
 struct State {
     graph: Graph,
@@ -36,10 +35,8 @@ struct State {
     previous: Option<Fingerprint>,
     /// When this graph was indexed or saved, in milliseconds since the Unix epoch.
     indexed_ms: f64,
-    /// The router's answers about this graph; a new graph gets a new, empty cache.
-    route_cache: RefCell<RouteCache>,
-    /// Agent sessions' memory of this graph; a new graph starts them afresh.
-    sessions: RefCell<Sessions>,
+    /// The tools' memory of this graph (route answers, agent sessions); a new graph gets a new one.
+    memory: ToolMemory,
 }
 
 impl State {
@@ -52,8 +49,7 @@ impl State {
             sample,
             previous: None,
             indexed_ms,
-            route_cache: RefCell::new(RouteCache::default()),
-            sessions: RefCell::default(),
+            memory: ToolMemory::default(),
         }
     }
 
@@ -258,8 +254,7 @@ fn handle(worker: &Rc<Worker>, data: JsValue) {
                 search: &state.search,
                 sources: &state.sources,
                 previous: state.previous.as_ref(),
-                route_cache: &state.route_cache,
-                sessions: &state.sessions,
+                memory: &state.memory,
                 now_ms: now(),
             };
             let answer = tools::answer(Some(&ctx), &tool, args);
