@@ -1,5 +1,7 @@
 //! `nexus-bridge`: the native half of Nexus. With no arguments it is a stdio MCP server that relays
 //! tool calls to the Nexus browser tab as hub or peer; `serve` hosts the hub, `status` reports on it.
+// Stdout is the MCP channel: nothing may print there but rmcp (and `status`, which serves no MCP).
+#![deny(clippy::print_stdout)]
 
 mod breaker;
 mod call;
@@ -62,14 +64,23 @@ async fn run(cli: Cli) -> Result<(), String> {
         Some(Command::Serve) => serve(options).await,
         Some(Command::Status) => {
             let report = health::status(options.port).await?;
-            println!(
-                "{}",
-                serde_json::to_string_pretty(&report).unwrap_or_default()
-            );
+            print_report(&report);
             Ok(())
         }
         None => serve_mcp(options).await,
     }
+}
+
+/// Prints `status`'s report: the one output on stdout that is not MCP (`status` serves no MCP).
+#[allow(
+    clippy::print_stdout,
+    reason = "`status` serves no MCP: its report is its output"
+)]
+fn print_report(report: &serde_json::Value) {
+    println!(
+        "{}",
+        serde_json::to_string_pretty(report).unwrap_or_default()
+    );
 }
 
 /// `serve`: always the hub; a taken port is an error.

@@ -6,7 +6,7 @@ pub mod tab;
 
 use std::path::PathBuf;
 use std::process::Stdio;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use rmcp::model::{
@@ -17,6 +17,43 @@ use rmcp::service::{NotificationContext, RunningService, ServiceError};
 use rmcp::transport::TokioChildProcess;
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use tokio::process::{Child, Command};
+
+/// The area whose tests run now and how many of them, and the signal that it changed.
+static TURN: Mutex<(Option<&str>, usize)> = Mutex::new((None, 0));
+static TURN_CHANGED: Condvar = Condvar::new();
+
+/// A test's place in its area's turn. Areas (modules of the `e2e` binary) take turns: tests of
+/// one area run together, as when each area was its own binary, never beside another area's
+/// bridges and browsers, which would share the machine's few cores with them.
+pub struct Area {
+    _private: (),
+}
+
+impl Area {
+    /// Waits until no other area's tests run, then joins `area`'s turn until dropped.
+    pub fn enter(area: &'static str) -> Area {
+        let mut turn = TURN.lock().unwrap_or_else(PoisonError::into_inner);
+        while turn.0.is_some_and(|current| current != area) {
+            turn = TURN_CHANGED
+                .wait(turn)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+        turn.0 = Some(area);
+        turn.1 += 1;
+        Area { _private: () }
+    }
+}
+
+impl Drop for Area {
+    fn drop(&mut self) {
+        let mut turn = TURN.lock().unwrap_or_else(PoisonError::into_inner);
+        turn.1 -= 1;
+        if turn.1 == 0 {
+            turn.0 = None;
+            TURN_CHANGED.notify_all();
+        }
+    }
+}
 
 /// The workspace root (this crate lives in `tests/`).
 pub fn workspace_root() -> PathBuf {

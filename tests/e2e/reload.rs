@@ -6,6 +6,7 @@ use nexus_e2e::run_js_on_sample;
 
 #[test]
 fn a_reloaded_page_restores_the_saved_graph() {
+    let _area = nexus_e2e::Area::enter(module_path!());
     let stdout = run_js_on_sample(
         "browser-bench.mjs",
         &["--reloads".as_ref(), "2".as_ref(), "--check".as_ref()],

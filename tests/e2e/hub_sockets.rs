@@ -77,6 +77,7 @@ async fn tab(port: u16) -> Socket {
 
 #[tokio::test]
 async fn garbage_gets_error_frames_and_the_hub_keeps_serving() {
+    let _area = nexus_e2e::Area::enter(module_path!());
     let mut hub = ServeProcess::start(free_port()).await;
     let port = hub.port;
 
@@ -139,6 +140,7 @@ async fn garbage_gets_error_frames_and_the_hub_keeps_serving() {
 
 #[tokio::test]
 async fn foreign_origins_and_wrong_protocols_are_rejected() {
+    let _area = nexus_e2e::Area::enter(module_path!());
     let mut hub = ServeProcess::start(free_port()).await;
     let port = hub.port;
     for origin in [Some("http://evil.example"), None] {
@@ -178,6 +180,7 @@ async fn foreign_origins_and_wrong_protocols_are_rejected() {
 
 #[tokio::test]
 async fn the_newest_tab_is_active_and_the_older_one_is_told_so() {
+    let _area = nexus_e2e::Area::enter(module_path!());
     let port = free_port();
     let bridge = McpBridge::start(port).await;
     let mut old = tab(port).await;
@@ -215,6 +218,7 @@ async fn the_newest_tab_is_active_and_the_older_one_is_told_so() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn concurrent_calls_answered_out_of_order_reach_their_callers() {
+    let _area = nexus_e2e::Area::enter(module_path!());
     const CALLS: usize = 200;
     let port = free_port();
     let bridge = std::sync::Arc::new(McpBridge::start(port).await);
@@ -314,6 +318,7 @@ fn call(id: String) -> Frame {
 
 #[tokio::test]
 async fn peers_need_the_hubs_token_and_no_foreign_origin() {
+    let _area = nexus_e2e::Area::enter(module_path!());
     let mut hub = ServeProcess::start(free_port()).await;
     let port = hub.port;
     let token = hub_token(port);
@@ -362,6 +367,7 @@ async fn peers_need_the_hubs_token_and_no_foreign_origin() {
 
 #[tokio::test]
 async fn a_flood_of_calls_is_rate_limited_and_the_hub_survives() {
+    let _area = nexus_e2e::Area::enter(module_path!());
     let mut hub = ServeProcess::start(free_port()).await;
     let port = hub.port;
     let mut flood = peer(port).await;
@@ -419,6 +425,7 @@ async fn a_flood_of_calls_is_rate_limited_and_the_hub_survives() {
 
 #[tokio::test]
 async fn pending_calls_per_peer_are_limited() {
+    let _area = nexus_e2e::Area::enter(module_path!());
     let mut hub = ServeProcess::start(free_port()).await;
     let port = hub.port;
     // A tab that receives calls and never answers.
@@ -477,6 +484,7 @@ async fn browser_connected(port: u16) -> bool {
 
 #[tokio::test]
 async fn a_tab_that_stops_reading_is_dropped_by_the_heartbeat() {
+    let _area = nexus_e2e::Area::enter(module_path!());
     const HEARTBEAT_MS: u64 = 200;
     let mut hub =
         ServeProcess::start_with(free_port(), &["--heartbeat-ms", &HEARTBEAT_MS.to_string()]).await;

@@ -9,6 +9,7 @@ use serde_json::json;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn calls_are_answered_by_the_tab_and_survive_browser_loss_and_hub_handover() {
+    let _area = nexus_e2e::Area::enter(module_path!());
     let port = free_port();
     let bridge = McpBridge::start(port).await;
 

@@ -7,6 +7,7 @@ use nexus_e2e::{run_js_on_sample, workspace_root};
 
 #[test]
 fn a_person_walks_the_graph_through_the_ui() {
+    let _area = nexus_e2e::Area::enter(module_path!());
     let shots = workspace_root().join("target/ui-screenshots");
     let stdout = run_js_on_sample("ui-test.mjs", &["--shots".as_ref(), shots.as_os_str()]);
     assert!(stdout.contains("ui test passed"), "{stdout}");

@@ -6,6 +6,7 @@ use nexus_e2e::scenarios::load;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn eight_peers_lose_and_misroute_nothing() {
+    let _area = nexus_e2e::Area::enter(module_path!());
     let calls = std::env::var("NEXUS_LOAD_CALLS")
         .ok()
         .and_then(|v| v.parse().ok())

@@ -35,6 +35,7 @@ fn inspector(port: u16, method_args: &[&str]) -> serde_json::Value {
 
 #[test]
 fn inspector_lists_sixteen_tools_and_calls_one() {
+    let _area = nexus_e2e::Area::enter(module_path!());
     let listed = inspector(free_port(), &["--method", "tools/list"]);
     let tools = listed["tools"].as_array().expect("tools array");
     assert_eq!(tools.len(), 16);

@@ -19,6 +19,7 @@ fn behaviour() -> TabBehaviour {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_peer_relays_through_the_hub_with_progress_cancel_and_breaker() {
+    let _area = nexus_e2e::Area::enter(module_path!());
     let port = free_port();
     let hub = McpBridge::start(port).await;
     hub.wait_mode("hub", Duration::from_secs(5)).await;
@@ -134,6 +135,7 @@ async fn a_peer_relays_through_the_hub_with_progress_cancel_and_breaker() {
 
 #[tokio::test]
 async fn status_reports_the_hub_and_fails_without_one() {
+    let _area = nexus_e2e::Area::enter(module_path!());
     let port = free_port();
     let output = bridge_command()
         .args(["status", "--port", &port.to_string()])
@@ -185,6 +187,7 @@ async fn status_reports_the_hub_and_fails_without_one() {
 
 #[tokio::test]
 async fn serve_refuses_a_taken_port_clearly() {
+    let _area = nexus_e2e::Area::enter(module_path!());
     let port = free_port();
     let _hub = ServeProcess::start(port).await;
     let output = bridge_command()
@@ -203,6 +206,7 @@ async fn serve_refuses_a_taken_port_clearly() {
 /// The hub exits 20 times while calls run (`NEXUS_FAILOVER_ROUNDS` changes the count).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn when_the_hub_exits_a_peer_takes_over_within_two_seconds() {
+    let _area = nexus_e2e::Area::enter(module_path!());
     let rounds = std::env::var("NEXUS_FAILOVER_ROUNDS")
         .ok()
         .and_then(|v| v.parse().ok())
@@ -234,6 +238,7 @@ async fn when_the_hub_exits_a_peer_takes_over_within_two_seconds() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_tab_link_comes_back_within_the_backoff_bound() {
+    let _area = nexus_e2e::Area::enter(module_path!());
     let port = free_port();
     let first = McpBridge::start(port).await;
     first.wait_mode("hub", Duration::from_secs(5)).await;
@@ -275,6 +280,7 @@ fn signal(pid: u32, signal: &str) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_peer_leaves_a_hub_that_hangs_and_rejoins_when_it_resumes() {
+    let _area = nexus_e2e::Area::enter(module_path!());
     const HEARTBEAT_MS: u64 = 200;
     let port = free_port();
     let beat = ["--heartbeat-ms", "200"];

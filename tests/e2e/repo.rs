@@ -9,6 +9,7 @@ use serde_json::json;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_page_indexes_the_bridge_repository_and_answers_from_it() {
+    let _area = nexus_e2e::Area::enter(module_path!());
     let port = free_port();
     let repo = workspace_root().join("examples/sample-shop");
     let repo = repo.to_string_lossy();

@@ -1,0 +1,12 @@
+//! The end-to-end suite, one binary with one module per area: the real `nexus-bridge`, real MCP
+//! clients and headless Chromium. Areas take turns (`nexus_e2e::Area`); tests of one area run together.
+
+mod crate_graph;
+mod hub_sockets;
+mod inspector;
+mod load;
+mod peers;
+mod relay;
+mod reload;
+mod repo;
+mod ui;
