@@ -56,103 +56,18 @@ pub fn App() -> impl IntoView {
     // The worker's events update the page and, once a graph is loaded, the hub's context.
     let link_slot: Rc<OnceCell<Link>> = Rc::new(OnceCell::new());
     let app_slot: Rc<OnceCell<AppState>> = Rc::new(OnceCell::new());
-    let engine = {
-        let link_slot = link_slot.clone();
-        let app_slot = app_slot.clone();
-        EngineClient::start(move |event| match event {
-            FromWorker::Ready { graph, restored } => {
-                summary.set(Some(graph.clone()));
-                if let Some(r) = restored {
-                    load_status.set(format!(
-                        "Restored from browser storage in {:.0} ms ({:.1} MB, indexed {})",
-                        r.ms,
-                        r.bytes as f64 / 1e6,
-                        local_time(r.saved_ms)
-                    ));
-                    if let Some(link) = link_slot.get() {
-                        link.set_context(context_frame(graph));
-                    }
-                }
-                engine_ready.set(Some(restored.as_ref().map(|_| graph.project.clone())));
-            }
-            FromWorker::View { ms, bytes } => match postcard::from_bytes::<ViewGraph>(bytes) {
-                Ok(view) => {
-                    picture_ms.set(Some(*ms));
-                    if let Some(app) = app_slot.get() {
-                        app.selected.set(None);
-                        app.lit.set(Vec::new());
-                    }
-                    picture.set(Some(Rc::new(Picture::new(view))));
-                }
-                Err(err) => load_status.set(format!("cannot read the graph picture: {err}")),
-            },
-            FromWorker::Saved {
-                saved,
-                bytes,
-                ms,
-                message,
-            } => load_status.update(|status| {
-                if *saved {
-                    status.push_str(&format!(
-                        " · saved to browser storage ({:.1} MB, {ms:.0} ms)",
-                        *bytes as f64 / 1e6
-                    ));
-                } else {
-                    status.push_str(&format!(" · not saved: {message}"));
-                }
-            }),
-            FromWorker::Highlight { ids, color } => {
-                highlights.update(|list| {
-                    for id in ids {
-                        list.retain(|(old, _)| old != id);
-                        list.insert(0, (id.clone(), color.clone()));
-                    }
-                    list.truncate(HIGHLIGHT_ROWS);
-                });
-                if let Some(app) = app_slot.get() {
-                    light_touched(app, &serde_json::json!({ "ids": ids }), color);
-                }
-            }
-            FromWorker::Progress { phase, done, total } => progress.update(|p| {
-                let started_ms = p.as_ref().map_or_else(now_ms, |p| p.started_ms);
-                *p = Some(LoadProgress {
-                    phase: phase.clone(),
-                    done: *done,
-                    total: *total,
-                    started_ms,
-                });
-            }),
-            FromWorker::Loaded {
-                graph,
-                ms,
-                files_parsed,
-                skipped,
-                phases,
-                memory_bytes,
-            } => {
-                progress.set(None);
-                let phases: Vec<String> = phases
-                    .iter()
-                    .map(|(phase, ms)| format!("{phase} {ms:.0} ms"))
-                    .collect();
-                load_status.set(format!(
-                    "Indexed {files_parsed} files in {:.1} s ({skipped} skipped; {}; engine memory {:.0} MB)",
-                    ms / 1000.0,
-                    phases.join(", "),
-                    *memory_bytes as f64 / 1e6
-                ));
-                summary.set(Some(graph.clone()));
-                if let Some(link) = link_slot.get() {
-                    link.set_context(context_frame(graph));
-                }
-            }
-            FromWorker::Failed { message } => {
-                progress.set(None);
-                load_status.set(message.clone());
-            }
-            FromWorker::Result { .. } => {}
-        })
+    let page = WorkerPage {
+        summary,
+        load_status,
+        progress,
+        engine_ready,
+        highlights,
+        picture,
+        picture_ms,
+        link: link_slot.clone(),
+        app: app_slot.clone(),
     };
+    let engine = EngineClient::start(move |event| on_worker_event(&page, event));
     let app = AppState {
         picture,
         selected: RwSignal::new(None),
@@ -324,6 +239,121 @@ pub fn App() -> impl IntoView {
             <div class="pane" class:hidden=move || app.tab.get() != Tab::Connection><connection::ConnectionPanel state=state link=link max_attempts=max_attempts /></div>
         </aside>
         </div>
+    }
+}
+
+/// What worker events change on the page: its signals, and the link and app state once they
+/// exist (the worker starts before either).
+struct WorkerPage {
+    summary: RwSignal<Option<GraphSummary>>,
+    load_status: RwSignal<String>,
+    progress: RwSignal<Option<LoadProgress>>,
+    engine_ready: RwSignal<Option<Option<String>>>,
+    highlights: RwSignal<Vec<(String, String)>>,
+    picture: RwSignal<Option<Rc<Picture>>, LocalStorage>,
+    picture_ms: RwSignal<Option<f64>>,
+    link: Rc<OnceCell<Link>>,
+    app: Rc<OnceCell<AppState>>,
+}
+
+/// Applies one worker event to the page: status line, progress, the graph picture, highlights
+/// and, once a graph is loaded or restored, the hub's context.
+fn on_worker_event(page: &WorkerPage, event: &FromWorker) {
+    match event {
+        FromWorker::Ready { graph, restored } => {
+            page.summary.set(Some(graph.clone()));
+            if let Some(r) = restored {
+                page.load_status.set(format!(
+                    "Restored from browser storage in {:.0} ms ({:.1} MB, indexed {})",
+                    r.ms,
+                    r.bytes as f64 / 1e6,
+                    local_time(r.saved_ms)
+                ));
+                if let Some(link) = page.link.get() {
+                    link.set_context(context_frame(graph));
+                }
+            }
+            page.engine_ready
+                .set(Some(restored.as_ref().map(|_| graph.project.clone())));
+        }
+        FromWorker::View { ms, bytes } => match postcard::from_bytes::<ViewGraph>(bytes) {
+            Ok(view) => {
+                page.picture_ms.set(Some(*ms));
+                if let Some(app) = page.app.get() {
+                    app.selected.set(None);
+                    app.lit.set(Vec::new());
+                }
+                page.picture.set(Some(Rc::new(Picture::new(view))));
+            }
+            Err(err) => page
+                .load_status
+                .set(format!("cannot read the graph picture: {err}")),
+        },
+        FromWorker::Saved {
+            saved,
+            bytes,
+            ms,
+            message,
+        } => page.load_status.update(|status| {
+            if *saved {
+                status.push_str(&format!(
+                    " · saved to browser storage ({:.1} MB, {ms:.0} ms)",
+                    *bytes as f64 / 1e6
+                ));
+            } else {
+                status.push_str(&format!(" · not saved: {message}"));
+            }
+        }),
+        FromWorker::Highlight { ids, color } => {
+            page.highlights.update(|list| {
+                for id in ids {
+                    list.retain(|(old, _)| old != id);
+                    list.insert(0, (id.clone(), color.clone()));
+                }
+                list.truncate(HIGHLIGHT_ROWS);
+            });
+            if let Some(app) = page.app.get() {
+                light_touched(app, &serde_json::json!({ "ids": ids }), color);
+            }
+        }
+        FromWorker::Progress { phase, done, total } => page.progress.update(|p| {
+            let started_ms = p.as_ref().map_or_else(now_ms, |p| p.started_ms);
+            *p = Some(LoadProgress {
+                phase: phase.clone(),
+                done: *done,
+                total: *total,
+                started_ms,
+            });
+        }),
+        FromWorker::Loaded {
+            graph,
+            ms,
+            files_parsed,
+            skipped,
+            phases,
+            memory_bytes,
+        } => {
+            page.progress.set(None);
+            let phases: Vec<String> = phases
+                .iter()
+                .map(|(phase, ms)| format!("{phase} {ms:.0} ms"))
+                .collect();
+            page.load_status.set(format!(
+                "Indexed {files_parsed} files in {:.1} s ({skipped} skipped; {}; engine memory {:.0} MB)",
+                ms / 1000.0,
+                phases.join(", "),
+                *memory_bytes as f64 / 1e6
+            ));
+            page.summary.set(Some(graph.clone()));
+            if let Some(link) = page.link.get() {
+                link.set_context(context_frame(graph));
+            }
+        }
+        FromWorker::Failed { message } => {
+            page.progress.set(None);
+            page.load_status.set(message.clone());
+        }
+        FromWorker::Result { .. } => {}
     }
 }
 
