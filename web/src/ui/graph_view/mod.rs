@@ -2,13 +2,16 @@
 //! of culled labels on top, pan, zoom, hover and click. No JS graph library, no second copy.
 
 mod camera;
+mod frame;
 mod gl;
 mod hit;
 mod labels;
+mod listeners;
 mod lod;
 mod palette;
 mod scene;
 mod state;
+mod telemetry;
 mod theme;
 
 use std::cell::RefCell;
