@@ -1,0 +1,434 @@
+//! Call resolution: each call site to its targets (local, imported, self, receiver-typed, or by
+//! name project-wide), with a confidence and a reason, as CALLS edges.
+
+use super::builtins::{BUILTIN_METHOD_NAMES, PYTHON_BUILTINS};
+use super::scope::{self, Target};
+use super::{MAX_AMBIGUOUS, MAX_NARROWED, MAX_RETURN_DEPTH, Resolver, confidence, dotted_callee};
+use crate::facts::{Callee, Receiver};
+use crate::graph::{EdgeKind, NodeKind, Reason};
+use crate::lang::Lang;
+
+impl<'a> Resolver<'a> {
+    pub(super) fn calls(&mut self) {
+        for (fi, f) in self.files.iter().enumerate() {
+            for call in &f.calls {
+                self.stats.call_sites += 1;
+                let from = match call.caller {
+                    Some(d) => self.def_node[fi][d as usize],
+                    None => self.file_node[fi],
+                };
+                let targets = self.resolve_call(fi, call.caller, &call.callee, 0);
+                if !targets.is_empty() {
+                    self.stats.calls_resolved += 1;
+                }
+                for (to, conf, reason) in targets {
+                    // Recursion is kept when the receiver is certain (a bare name, `self`/`this`
+                    // or a known type); a guessed receiver landing on its own caller is dropped.
+                    let certain = matches!(call.callee, Callee::Name(_))
+                        || matches!(
+                            reason,
+                            Reason::SelfMethod | Reason::ReceiverType | Reason::AttributeType
+                        );
+                    if to != from || certain {
+                        self.b.add_edge(from, to, EdgeKind::Calls, conf, reason);
+                    }
+                }
+            }
+        }
+    }
+
+    /// What a bare name means in a scope: a local definition, a file-level one, an import,
+    /// or (Go, Java) a definition elsewhere in the same package.
+    pub(super) fn lookup_name(
+        &self,
+        fi: usize,
+        scope: Option<u32>,
+        name: &str,
+    ) -> Option<(Target, f32, Reason)> {
+        let f = &self.files[fi];
+        for d in self.scope_chain(fi, scope) {
+            // A class's members are not in the lexical scope of its methods (`f()` inside a
+            // method is not `this.f()`; Java's implicit `this` is handled on its own).
+            if f.defs.get(d as usize).is_some_and(|x| x.kind.is_type()) {
+                continue;
+            }
+            if let Some(i) = f
+                .defs
+                .iter()
+                .position(|x| x.parent == Some(d) && x.name == name)
+            {
+                return Some((
+                    Target::Node(self.def_node[fi][i]),
+                    confidence::LOCAL,
+                    Reason::LocalScope,
+                ));
+            }
+        }
+        if let Some(d) = self.top_level[fi]
+            .get(name)
+            .and_then(|v| f.visible_definition(v))
+        {
+            return Some((
+                Target::Node(self.def_node[fi][d as usize]),
+                confidence::SAME_FILE,
+                Reason::SameFile,
+            ));
+        }
+        if let Some(t) = self.scopes.binding(fi, name) {
+            return Some((t, confidence::IMPORT, Reason::ImportResolved));
+        }
+        if let Some(t) = self.scopes.wildcard_lookup(
+            fi,
+            name,
+            self.files,
+            &self.modules,
+            &self.top_level,
+            &self.def_node,
+        ) {
+            return Some((t, confidence::IMPORT, Reason::ImportResolved));
+        }
+        let package_mates: &[usize] = match f.lang {
+            Lang::Go => self.modules.same_dir_go(&f.path),
+            Lang::Java => f.package.as_deref().map_or(&[], |p| self.modules.java(p)),
+            _ => &[],
+        };
+        for &mate in package_mates {
+            if mate != fi
+                && let Some(&d) = self.top_level[mate].get(name).and_then(|v| v.first())
+            {
+                return Some((
+                    Target::Node(self.def_node[mate][d as usize]),
+                    confidence::SAME_FILE,
+                    Reason::SameFile,
+                ));
+            }
+        }
+        None
+    }
+
+    /// The targets of a call written in `scope` of file `fi`; `depth` counts the return types
+    /// followed to find a receiver's type.
+    pub(super) fn resolve_call(
+        &self,
+        fi: usize,
+        scope: Option<u32>,
+        callee: &Callee,
+        depth: u32,
+    ) -> Vec<(u32, f32, Reason)> {
+        let f = &self.files[fi];
+        match callee {
+            Callee::Name(name) => {
+                if let Some((target, conf, reason)) = self.lookup_name(fi, scope, name) {
+                    return self.callable(target, conf, reason);
+                }
+                if f.lang == Lang::Java
+                    && let Some(owner) = self.owner_type(fi, scope)
+                    && let Some(hit) = self.typed_member(
+                        owner,
+                        1.0,
+                        name,
+                        confidence::SELF_METHOD,
+                        Reason::SelfMethod,
+                    )
+                {
+                    return vec![hit];
+                }
+                if f.lang == Lang::Python && PYTHON_BUILTINS.contains(&name.as_str()) {
+                    return Vec::new();
+                }
+                self.fallback(self.globals.get(name.as_str()), fi)
+            }
+            Callee::New(ty) => match self.resolve_type(fi, scope, ty) {
+                Some((t, conf)) => vec![(t, conf, Reason::Constructor)],
+                None => Vec::new(),
+            },
+            Callee::Member { receiver, name } => {
+                self.resolve_member(fi, scope, receiver, name, depth)
+            }
+            Callee::Scoped { path, name } => {
+                if let Some((ty, conf)) = self.resolve_type(fi, scope, path)
+                    && let Some(hit) = self.typed_member(ty, conf, name, 1.0, Reason::ClassMember)
+                {
+                    return vec![hit];
+                }
+                if let Some(file) = self.modules.rust(&f.path, path)
+                    && let Some(&d) = self.top_level[file]
+                        .get(name.as_str())
+                        .and_then(|v| v.first())
+                {
+                    return vec![(
+                        self.def_node[file][d as usize],
+                        confidence::IMPORT,
+                        Reason::ImportResolved,
+                    )];
+                }
+                Vec::new()
+            }
+        }
+    }
+
+    /// A call target: functions as they are; a type means its construction.
+    pub(super) fn callable(
+        &self,
+        target: Target,
+        conf: f32,
+        reason: Reason,
+    ) -> Vec<(u32, f32, Reason)> {
+        match target {
+            Target::Node(n) => match self.kind_of(n) {
+                Some(k) if k.is_type() => vec![(n, conf, Reason::Constructor)],
+                Some(k) if k.is_callable() => vec![(n, conf, reason)],
+                _ => Vec::new(),
+            },
+            Target::Module(_) | Target::Package(_) => Vec::new(),
+        }
+    }
+
+    /// The one target of a call, when the call resolves to it surely (not through a guess) and
+    /// the chain of calls that led here is not too deep.
+    pub(super) fn sure_target(
+        &self,
+        fi: usize,
+        scope: Option<u32>,
+        callee: &Callee,
+        depth: u32,
+    ) -> Option<(u32, f32, Reason)> {
+        if depth >= MAX_RETURN_DEPTH {
+            return None;
+        }
+        match self.resolve_call(fi, scope, callee, depth + 1).as_slice() {
+            [(target, conf, reason)] if *conf >= confidence::SURE => {
+                Some((*target, *conf, *reason))
+            }
+            _ => None,
+        }
+    }
+
+    pub(super) fn resolve_member(
+        &self,
+        fi: usize,
+        scope: Option<u32>,
+        receiver: &Receiver,
+        name: &str,
+        depth: u32,
+    ) -> Vec<(u32, f32, Reason)> {
+        let f = &self.files[fi];
+        match receiver {
+            Receiver::SelfRef => {
+                if let Some(owner) = self.owner_type(fi, scope)
+                    && let Some(hit) = self.typed_member(
+                        owner,
+                        1.0,
+                        name,
+                        confidence::SELF_METHOD,
+                        Reason::SelfMethod,
+                    )
+                {
+                    return vec![hit];
+                }
+                // `self.form_class(…)` where the attribute holds a class: a construction.
+                if let Some(owner_def) = self.owner_def(fi, scope)
+                    && let Some((file, class, written)) = self.attribute_type(fi, owner_def, name)
+                    && let Some(held) = written
+                        .strip_prefix("type[")
+                        .and_then(|w| w.strip_suffix(']'))
+                    && let Some((t, conf)) = self.resolve_type(file, Some(class), held)
+                {
+                    return vec![(t, conf.min(confidence::ATTRIBUTE_TYPE), Reason::Constructor)];
+                }
+            }
+            Receiver::Super => {
+                if let Some(owner) = self.owner_type(fi, scope) {
+                    for &base in self.bases.get(&owner).map_or(&[][..], Vec::as_slice) {
+                        if let Some((m, _)) = self.find_member(base, name) {
+                            return vec![(m, confidence::INHERITED, Reason::SuperMethod)];
+                        }
+                    }
+                }
+            }
+            Receiver::Name(var) => {
+                if let Some((t, conf)) = self.variable_type(fi, scope, var, depth)
+                    && let Some(hit) = self.typed_member(
+                        t,
+                        conf,
+                        name,
+                        confidence::RECEIVER_TYPE,
+                        Reason::ReceiverType,
+                    )
+                {
+                    return vec![hit];
+                }
+                if let Some((target, conf, _)) = self.lookup_name(fi, scope, var)
+                    && let Some(hit) = self.member_of_target(target, name, conf)
+                {
+                    return vec![hit];
+                }
+                if f.lang == Lang::Java
+                    && let Some(hit) = self.field_member(fi, scope, var, name)
+                {
+                    return vec![hit];
+                }
+            }
+            Receiver::Path(path) => {
+                let on_self = path.starts_with("self.") || path.starts_with("this.");
+                if !on_self
+                    && let Some(target) = self.scopes.resolve_path(
+                        fi,
+                        path,
+                        self.files,
+                        &self.modules,
+                        &self.top_level,
+                        &self.def_node,
+                    )
+                    && let Some(hit) = self.member_of_target(target, name, confidence::IMPORT)
+                {
+                    return vec![hit];
+                }
+                if let Some((t, conf)) = self.path_type(fi, scope, path, depth)
+                    && let Some(hit) = self.typed_member(t, conf, name, conf, Reason::AttributeType)
+                {
+                    return vec![hit];
+                }
+            }
+            Receiver::Call(callee) => {
+                // `C().m()`: when `C` is a type, the receiver is an instance of it.
+                if let Some((t, conf)) = self.resolve_type(fi, scope, callee)
+                    && let Some(hit) = self.typed_member(
+                        t,
+                        conf,
+                        name,
+                        confidence::RECEIVER_TYPE,
+                        Reason::ReceiverType,
+                    )
+                {
+                    return vec![hit];
+                }
+                // `f().m()`: through the type `f` returns.
+                if let Some((t, conf)) =
+                    self.call_result_type(fi, scope, &dotted_callee(callee), depth)
+                    && let Some(hit) = self.typed_member(t, conf, name, conf, Reason::ReturnType)
+                {
+                    return vec![hit];
+                }
+            }
+            Receiver::SuperOf(base) => {
+                if let Some((start, _)) = self.resolve_type(fi, scope, base) {
+                    for &above in self.bases.get(&start).map_or(&[][..], Vec::as_slice) {
+                        if let Some((m, _)) = self.find_member(above, name) {
+                            return vec![(m, confidence::INHERITED, Reason::SuperMethod)];
+                        }
+                    }
+                }
+            }
+            Receiver::Other => {}
+        }
+        if BUILTIN_METHOD_NAMES.contains(&name) || name.starts_with("__") {
+            return Vec::new();
+        }
+        self.fallback(self.methods.get(name), fi)
+    }
+
+    /// `x.f` where `x` resolved to a module, a package or a type.
+    pub(super) fn member_of_target(
+        &self,
+        target: Target,
+        name: &str,
+        conf: f32,
+    ) -> Option<(u32, f32, Reason)> {
+        match target {
+            Target::Node(n)
+                if self
+                    .kind_of(n)
+                    .is_some_and(|k| k.is_type() || k == NodeKind::Module) =>
+            {
+                self.find_member(n, name)
+                    .map(|(m, _)| (m, conf, Reason::ClassMember))
+            }
+            Target::Module(m) => self.export_of(&[m], name, conf),
+            Target::Package(ref files) => self.export_of(files, name, conf),
+            Target::Node(_) => None,
+        }
+    }
+
+    pub(super) fn export_of(
+        &self,
+        files: &[usize],
+        name: &str,
+        conf: f32,
+    ) -> Option<(u32, f32, Reason)> {
+        for &file in files {
+            if let Some(t) = scope::export(
+                file,
+                name,
+                self.files,
+                &self.modules,
+                &self.top_level,
+                &self.def_node,
+                0,
+            ) && let Some(hit) = self
+                .callable(t, conf, Reason::ImportResolved)
+                .into_iter()
+                .next()
+            {
+                return Some(hit);
+            }
+        }
+        None
+    }
+
+    /// A name no scope explains: one candidate project-wide is a guess (0.5); of two to eight,
+    /// the only one in the caller's file or a file it imports is taken (0.4); else two or three
+    /// are kept as ambiguous (0.3 each); more give no edge.
+    pub(super) fn fallback(
+        &self,
+        candidates: Option<&Vec<u32>>,
+        fi: usize,
+    ) -> Vec<(u32, f32, Reason)> {
+        let lang = self.files[fi].lang;
+        let same_lang = |n: &u32| {
+            let file = self.b.node(*n).map(|d| d.file);
+            self.file_lang(file)
+                .is_some_and(|l| l == lang || (l.is_js_family() && lang.is_js_family()))
+        };
+        // Stop counting as soon as there are too many: common names must not cost a full scan.
+        let found: Vec<u32> = candidates
+            .map(|c| {
+                c.iter()
+                    .copied()
+                    .filter(same_lang)
+                    .take(MAX_NARROWED + 1)
+                    .collect()
+            })
+            .unwrap_or_default();
+        if (2..=MAX_NARROWED).contains(&found.len()) {
+            let imported = self.imported.get(fi);
+            let mut near = found.iter().copied().filter(|n| {
+                self.node_def
+                    .get(n)
+                    .is_some_and(|&(f, _)| f == fi || imported.is_some_and(|i| i.contains(&f)))
+            });
+            if let (Some(only), None) = (near.next(), near.next()) {
+                return vec![(
+                    only,
+                    confidence::IMPORTED_CANDIDATE,
+                    Reason::ImportedCandidate,
+                )];
+            }
+        }
+        match found.len() {
+            1 => vec![(found[0], confidence::UNIQUE_GLOBAL, Reason::UniqueGlobal)],
+            2..=MAX_AMBIGUOUS => found
+                .into_iter()
+                .map(|n| (n, confidence::AMBIGUOUS, Reason::Ambiguous))
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    pub(super) fn owner_def(&self, fi: usize, scope: Option<u32>) -> Option<u32> {
+        let defs = &self.files[fi].defs;
+        self.scope_chain(fi, scope)
+            .into_iter()
+            .find(|&d| defs.get(d as usize).is_some_and(|x| x.kind.is_type()))
+    }
+}

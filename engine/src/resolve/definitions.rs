@@ -1,0 +1,182 @@
+//! The index of definitions: folders, files and symbols as nodes (CONTAINS, DEFINES, MEMBER_OF),
+//! the lookups resolution uses (top level, members, bases, globals), IMPORTS and heritage edges.
+
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+
+use super::Resolver;
+use crate::graph::{EdgeKind, NewNode, NodeKind, Reason};
+
+impl<'a> Resolver<'a> {
+    /// Folders, files and definitions, with CONTAINS, DEFINES and MEMBER_OF edges.
+    pub(super) fn structure(&mut self) {
+        let mut folders: HashMap<String, u32> = HashMap::default();
+        for f in self.files {
+            let file = self.b.add_node(NewNode {
+                kind: NodeKind::File,
+                name: f.path.rsplit('/').next().unwrap_or(&f.path),
+                qualified: &f.path,
+                file: &f.path,
+                start_line: 1,
+                end_line: f.lines.max(1),
+                signature: "",
+                doc: "",
+                exported: true,
+            });
+            self.file_node.push(file);
+            let mut child = file;
+            let mut dir = f.path.as_str();
+            while let Some((parent, _)) = dir.rsplit_once('/') {
+                dir = parent;
+                let (folder, new) = match folders.get(dir) {
+                    Some(&id) => (id, false),
+                    None => {
+                        let id = self.b.add_node(NewNode {
+                            kind: NodeKind::Folder,
+                            name: dir.rsplit('/').next().unwrap_or(dir),
+                            qualified: dir,
+                            file: dir,
+                            start_line: 0,
+                            end_line: 0,
+                            signature: "",
+                            doc: "",
+                            exported: true,
+                        });
+                        folders.insert(dir.to_owned(), id);
+                        (id, true)
+                    }
+                };
+                self.b
+                    .add_edge(folder, child, EdgeKind::Contains, 1.0, Reason::Structure);
+                if !new {
+                    break;
+                }
+                child = folder;
+            }
+            let mut nodes = Vec::with_capacity(f.defs.len());
+            let mut top: HashMap<&'a str, Vec<u32>> = HashMap::default();
+            for (i, d) in f.defs.iter().enumerate() {
+                let id = self.b.add_node(NewNode {
+                    kind: d.kind,
+                    name: &d.name,
+                    qualified: &d.qualified,
+                    file: &f.path,
+                    start_line: d.start_line,
+                    end_line: d.end_line,
+                    signature: &d.signature,
+                    doc: &d.doc,
+                    exported: d.exported,
+                });
+                nodes.push(id);
+                self.node_def
+                    .insert(id, (self.file_node.len() - 1, i as u32));
+                self.b
+                    .add_edge(file, id, EdgeKind::Defines, 1.0, Reason::Definition);
+                let parent_kind = d
+                    .parent
+                    .and_then(|p| f.defs.get(p as usize))
+                    .map(|p| p.kind);
+                match parent_kind {
+                    None => {
+                        top.entry(d.name.as_str()).or_default().push(i as u32);
+                        if d.kind.is_callable() || d.kind.is_type() {
+                            self.globals.entry(d.name.as_str()).or_default().push(id);
+                        }
+                    }
+                    Some(k) if k.is_type() => {
+                        if let Some(p) = d.parent.and_then(|p| nodes.get(p as usize)).copied() {
+                            self.b
+                                .add_edge(id, p, EdgeKind::MemberOf, 1.0, Reason::Member);
+                            self.members
+                                .entry(p)
+                                .or_default()
+                                .entry(d.name.as_str())
+                                .or_insert(id);
+                        }
+                        if d.kind.is_callable() {
+                            self.methods.entry(d.name.as_str()).or_default().push(id);
+                        }
+                    }
+                    Some(NodeKind::Module) if f.lang.is_js_family() => {
+                        if let Some(p) = d.parent.and_then(|p| nodes.get(p as usize)).copied() {
+                            self.members
+                                .entry(p)
+                                .or_default()
+                                .entry(d.name.as_str())
+                                .or_insert(id);
+                        }
+                        // A namespace's functions are called like static methods (`Ns.is(x)`).
+                        if d.kind.is_callable() {
+                            self.methods.entry(d.name.as_str()).or_default().push(id);
+                        }
+                    }
+                    Some(_) => {}
+                }
+            }
+            for (i, d) in f.defs.iter().enumerate() {
+                if d.kind != NodeKind::Module || d.parent.is_some() || !f.lang.is_js_family() {
+                    continue;
+                }
+                let same_name_type = top
+                    .get(d.name.as_str())
+                    .into_iter()
+                    .flatten()
+                    .find(|&&t| f.defs.get(t as usize).is_some_and(|x| x.kind.is_type()));
+                if let Some(&t) = same_name_type {
+                    self.companions.insert(nodes[i], nodes[t as usize]);
+                    self.companions.insert(nodes[t as usize], nodes[i]);
+                }
+            }
+            // Methods adopted after their type (Rust impls, Go receivers) point back at it.
+            self.def_node.push(nodes);
+            self.top_level.push(top);
+        }
+    }
+
+    pub(super) fn imports(&mut self) {
+        for (fi, f) in self.files.iter().enumerate() {
+            let mut seen = HashSet::default();
+            for import in &f.imports {
+                self.stats.imports += 1;
+                let targets = self
+                    .scopes
+                    .import_files(fi, import, self.files, &self.modules);
+                if !targets.is_empty() {
+                    self.stats.imports_resolved += 1;
+                }
+                for target in targets {
+                    if target != fi && seen.insert(target) {
+                        self.b.add_edge(
+                            self.file_node[fi],
+                            self.file_node[target],
+                            EdgeKind::Imports,
+                            1.0,
+                            Reason::ImportResolved,
+                        );
+                    }
+                }
+            }
+            self.imported.push(seen);
+        }
+    }
+
+    pub(super) fn heritage(&mut self) {
+        for (fi, f) in self.files.iter().enumerate() {
+            for (di, d) in f.defs.iter().enumerate() {
+                let node = self.def_node[fi][di];
+                for (names, kind) in [
+                    (&d.extends, EdgeKind::Extends),
+                    (&d.implements, EdgeKind::Implements),
+                ] {
+                    for name in names {
+                        if let Some((base, conf)) = self.resolve_type(fi, Some(di as u32), name)
+                            && base != node
+                        {
+                            self.b.add_edge(node, base, kind, conf, Reason::Heritage);
+                            self.bases.entry(node).or_default().push(base);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,398 @@
+//! Receiver-type inference: a name's type from a declared or constructed binding, an attribute
+//! chain, a call's return type or a typed collection's element.
+
+use rustc_hash::FxHashSet as HashSet;
+
+use super::scope::Target;
+use super::{Resolver, confidence, dotted_callee, is_getter};
+use crate::facts::{Callee, Receiver};
+use crate::graph::{NodeKind, Reason};
+
+impl<'a> Resolver<'a> {
+    /// A type named `name` as seen from a scope in file `fi`.
+    pub(super) fn resolve_type(
+        &self,
+        fi: usize,
+        scope: Option<u32>,
+        name: &str,
+    ) -> Option<(u32, f32)> {
+        let name = name.trim_start_matches("Self::");
+        if name == "Self" {
+            return self
+                .owner_type(fi, scope)
+                .map(|t| (t, confidence::SELF_METHOD));
+        }
+        let target = if name.contains('.') || name.contains("::") {
+            self.scopes.resolve_path(
+                fi,
+                name,
+                self.files,
+                &self.modules,
+                &self.top_level,
+                &self.def_node,
+            )
+        } else {
+            self.lookup_name(fi, scope, name).map(|(t, _, _)| t)
+        };
+        // A TypeScript namespace merged with a type of the same name stands for that type.
+        let target = match target {
+            Some(Target::Node(n)) if self.kind_of(n) == Some(NodeKind::Module) => {
+                Some(Target::Node(self.companions.get(&n).copied().unwrap_or(n)))
+            }
+            other => other,
+        };
+        match target {
+            Some(Target::Node(n)) if self.kind_of(n).is_some_and(NodeKind::is_type) => {
+                Some((n, confidence::IMPORT))
+            }
+            _ => {
+                let last = name.rsplit(['.', ':']).next().unwrap_or(name);
+                let candidates: Vec<u32> = self
+                    .globals
+                    .get(last)
+                    .map(|v| {
+                        v.iter()
+                            .copied()
+                            .filter(|&n| self.kind_of(n).is_some_and(NodeKind::is_type))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                (candidates.len() == 1).then(|| (candidates[0], confidence::UNIQUE_GLOBAL))
+            }
+        }
+    }
+
+    /// The type of what a call returns, when the call resolves surely to one target: a type
+    /// (the call constructs it) or a function whose return type is known. `Self` is the type of
+    /// the receiver when the receiver's type is known, else the class that defines the function.
+    pub(super) fn call_result_type(
+        &self,
+        fi: usize,
+        scope: Option<u32>,
+        callee: &Callee,
+        depth: u32,
+    ) -> Option<(u32, f32)> {
+        let (target, conf, reason) = self.sure_target(fi, scope, callee, depth)?;
+        if reason == Reason::Constructor {
+            return Some((target, conf));
+        }
+        let &(file, def) = self.node_def.get(&target)?;
+        let function = self.files[file].defs.get(def as usize)?;
+        let returns = function.returns.as_str();
+        if returns.is_empty() {
+            if function.returns_variable.is_empty() {
+                return None;
+            }
+            let (t, c) =
+                self.variable_type(file, Some(def), &function.returns_variable, depth + 1)?;
+            return Some((t, conf.min(c).min(confidence::RETURN_TYPE)));
+        }
+        if returns == "Self"
+            && let Callee::Member { receiver, .. } = callee
+            && let Some((t, c)) = self.receiver_type(fi, scope, receiver, depth + 1)
+        {
+            return Some((t, conf.min(c).min(confidence::RETURN_TYPE)));
+        }
+        let (t, c) = self.resolve_type(file, Some(def), returns)?;
+        Some((t, conf.min(c).min(confidence::RETURN_TYPE)))
+    }
+
+    /// The type of a receiver, when it is known: `self`, a variable with a declared, constructed
+    /// or returned type, or a call's result.
+    pub(super) fn receiver_type(
+        &self,
+        fi: usize,
+        scope: Option<u32>,
+        receiver: &Receiver,
+        depth: u32,
+    ) -> Option<(u32, f32)> {
+        match receiver {
+            Receiver::SelfRef => self
+                .owner_type(fi, scope)
+                .map(|t| (t, confidence::SELF_METHOD)),
+            Receiver::Name(var) => self.variable_type(fi, scope, var, depth),
+            Receiver::Path(path) => self.path_type(fi, scope, path, depth),
+            Receiver::Call(callee) => {
+                self.call_result_type(fi, scope, &dotted_callee(callee), depth)
+            }
+            _ => None,
+        }
+    }
+
+    /// The type of `a.b.c` where `a` is `self`/`this` or a typed variable and each later part is
+    /// an attribute with a known type or a getter (`@property`, `get x()`) with a return type.
+    pub(super) fn path_type(
+        &self,
+        fi: usize,
+        scope: Option<u32>,
+        path: &str,
+        depth: u32,
+    ) -> Option<(u32, f32)> {
+        let mut parts = path.split('.');
+        let head = parts.next()?;
+        let mut current = match head {
+            "self" | "this" | "cls" => self
+                .owner_type(fi, scope)
+                .map(|t| (t, confidence::SELF_METHOD))?,
+            _ => match self.variable_type(fi, scope, head, depth) {
+                Some(found) => found,
+                None => return self.module_instance_type(fi, path),
+            },
+        };
+        for part in parts {
+            let (t, conf) = self.member_type(current.0, part)?;
+            current = (t, current.1.min(conf));
+        }
+        Some(current)
+    }
+
+    /// `signals.request_started` where `signals` is a module and `request_started = Signal()`
+    /// at its top level (then through attributes, as `path_type`): the instance's type.
+    pub(super) fn module_instance_type(&self, fi: usize, path: &str) -> Option<(u32, f32)> {
+        let parts: Vec<&str> = path.split('.').collect();
+        for split in (1..parts.len()).rev() {
+            let prefix = parts[..split].join(".");
+            let Some(Target::Module(m)) = self.scopes.resolve_path(
+                fi,
+                &prefix,
+                self.files,
+                &self.modules,
+                &self.top_level,
+                &self.def_node,
+            ) else {
+                continue;
+            };
+            let &i = self.vars.get(m, parts[split], None)?.types.last()?;
+            let written = &self.files[m].bindings.get(i as usize)?.type_name;
+            let (t, conf) = self.resolve_type(m, None, written)?;
+            let mut current = (t, conf.min(confidence::IMPORT));
+            for part in &parts[split + 1..] {
+                let (t, c) = self.member_type(current.0, part)?;
+                current = (t, current.1.min(c));
+            }
+            return Some(current);
+        }
+        None
+    }
+
+    /// The type of attribute `attr` on an instance of type `ty`: its declared or assigned type,
+    /// else the return type of a getter of that name.
+    pub(super) fn member_type(&self, ty: u32, attr: &str) -> Option<(u32, f32)> {
+        let &(file, def) = self.node_def.get(&ty)?;
+        if let Some((at_file, class, written)) = self.attribute_type(file, def, attr) {
+            let (t, conf) = self.resolve_type(at_file, Some(class), written)?;
+            return Some((t, conf.min(confidence::ATTRIBUTE_TYPE)));
+        }
+        let (member, _) = self.find_member(ty, attr)?;
+        let &(m_file, m_def) = self.node_def.get(&member)?;
+        let getter = self.files[m_file].defs.get(m_def as usize)?;
+        if !is_getter(getter) || getter.returns.is_empty() {
+            return None;
+        }
+        if getter.returns == "Self" {
+            return Some((ty, confidence::RETURN_TYPE));
+        }
+        let (t, conf) = self.resolve_type(m_file, Some(m_def), &getter.returns)?;
+        Some((t, conf.min(confidence::RETURN_TYPE)))
+    }
+
+    /// A variable's type: declared or constructed in its scope or an enclosing one, bound at
+    /// module level in the file it is imported from, or returned by the call assigned to it.
+    pub(super) fn variable_type(
+        &self,
+        fi: usize,
+        scope: Option<u32>,
+        var: &str,
+        depth: u32,
+    ) -> Option<(u32, f32)> {
+        let key = (fi, scope, var.to_owned());
+        if let Some(&known) = self.variable_types.borrow().get(&key) {
+            return known;
+        }
+        let found = self.find_variable_type(fi, scope, var, depth);
+        // A deeper lookup may stop short at the depth limit; only a full one is kept.
+        if depth == 0 {
+            self.variable_types.borrow_mut().insert(key, found);
+        }
+        found
+    }
+
+    pub(super) fn find_variable_type(
+        &self,
+        fi: usize,
+        scope: Option<u32>,
+        var: &str,
+        depth: u32,
+    ) -> Option<(u32, f32)> {
+        if let Some((file, file_scope, ty)) = self
+            .binding_type(fi, scope, var)
+            .map(|ty| (fi, scope, ty))
+            .or_else(|| self.imported_binding(fi, var).map(|(f, ty)| (f, None, ty)))
+            && let Some(found) = self.resolve_type(file, file_scope, &ty)
+        {
+            return Some(found);
+        }
+        let f = &self.files[fi];
+        let mut chain: Vec<Option<u32>> =
+            self.scope_chain(fi, scope).into_iter().map(Some).collect();
+        chain.push(None);
+        chain
+            .iter()
+            .copied()
+            .find_map(|s| {
+                let last = *self.vars.get(fi, var, s)?.calls.last()?;
+                let bound = f.call_bindings.get(last as usize)?;
+                // `x = x.next()` would ask for itself.
+                let own = matches!(&bound.callee, Callee::Member { receiver: Receiver::Name(r), .. } if r == var);
+                (!own)
+                    .then(|| self.call_result_type(fi, s, &bound.callee, depth))
+                    .flatten()
+            })
+            .or_else(|| {
+                chain.iter().copied().find_map(|s| {
+                    let last = *self.vars.get(fi, var, s)?.elements.last()?;
+                    let bound = f.element_bindings.get(last as usize)?;
+                    self.element_type(fi, s, &bound.of, depth)
+                })
+            })
+    }
+
+    /// The element type of a collection: a variable, a `this.x`/`self.x` attribute or a call
+    /// result whose declared type is written `T[]` in facts.
+    pub(super) fn element_type(
+        &self,
+        fi: usize,
+        scope: Option<u32>,
+        of: &Receiver,
+        depth: u32,
+    ) -> Option<(u32, f32)> {
+        let (file, written_in, written): (usize, Option<u32>, String) = match of {
+            Receiver::Name(var) => (fi, scope, self.binding_type(fi, scope, var)?),
+            Receiver::Path(path) => {
+                let attr = path
+                    .strip_prefix("this.")
+                    .or_else(|| path.strip_prefix("self."))
+                    .filter(|a| !a.contains('.'))?;
+                let (file, class, ty) =
+                    self.attribute_type(fi, self.owner_def(fi, scope)?, attr)?;
+                (file, Some(class), ty.to_owned())
+            }
+            Receiver::Call(chain) => {
+                let (target, _, _) = self.sure_target(fi, scope, &dotted_callee(chain), depth)?;
+                let &(file, def) = self.node_def.get(&target)?;
+                let returns = &self.files[file].defs.get(def as usize)?.returns;
+                (file, Some(def), returns.clone())
+            }
+            _ => return None,
+        };
+        let element = written.strip_suffix("[]")?;
+        let (t, conf) = self.resolve_type(file, written_in, element)?;
+        Some((t, conf.min(confidence::RETURN_TYPE)))
+    }
+
+    /// The declared or assigned type of attribute `attr` of class `class` in file `fi`, else of
+    /// its nearest base that has one: (file and class where it is written, the type as written).
+    pub(super) fn attribute_type(
+        &self,
+        fi: usize,
+        class: u32,
+        attr: &str,
+    ) -> Option<(usize, u32, &'a str)> {
+        let files = self.files;
+        let mut queue = vec![(fi, class)];
+        let mut seen = HashSet::default();
+        let mut i = 0;
+        while let Some(&(file, def)) = queue.get(i) {
+            i += 1;
+            if !seen.insert((file, def)) || seen.len() > 64 {
+                continue;
+            }
+            if let Some((_, _, ty)) = files[file]
+                .attr_bindings
+                .iter()
+                .find(|(c, a, _)| *c == def && a == attr)
+            {
+                return Some((file, def, ty.as_str()));
+            }
+            let node = self.def_node[file][def as usize];
+            for base in self.bases.get(&node).map_or(&[][..], Vec::as_slice) {
+                if let Some(&at) = self.node_def.get(base) {
+                    queue.push(at);
+                }
+            }
+        }
+        None
+    }
+
+    /// The declared or constructed type of a variable, searched outward from the scope.
+    pub(super) fn binding_type(&self, fi: usize, scope: Option<u32>, var: &str) -> Option<String> {
+        let f = &self.files[fi];
+        let mut chain: Vec<Option<u32>> =
+            self.scope_chain(fi, scope).into_iter().map(Some).collect();
+        chain.push(None);
+        // The innermost scope that binds the name decides; bindings there that disagree (one
+        // type in each branch) leave the type unknown.
+        for s in chain {
+            let Some(bound) = self.vars.get(fi, var, s) else {
+                continue;
+            };
+            let mut types = bound
+                .types
+                .iter()
+                .filter_map(|&i| f.bindings.get(i as usize))
+                .map(|b| b.type_name.as_str());
+            if let Some(first) = types.next() {
+                return types.all(|t| t == first).then(|| first.to_owned());
+            }
+        }
+        None
+    }
+
+    /// An imported name bound at module level in the file it comes from (`engines =
+    /// EngineHandler()` in one file, `from m import engines` in another): that file and the type.
+    pub(super) fn imported_binding(&self, fi: usize, var: &str) -> Option<(usize, String)> {
+        let f = &self.files[fi];
+        f.imports.iter().find_map(|import| {
+            let name = import.names.iter().find(|n| n.local() == var)?;
+            self.scopes
+                .import_files(fi, import, self.files, &self.modules)
+                .into_iter()
+                .find_map(|source| {
+                    let last = *self.vars.get(source, &name.name, None)?.types.last()?;
+                    let b = self.files[source].bindings.get(last as usize)?;
+                    Some((source, b.type_name.clone()))
+                })
+        })
+    }
+
+    /// Member `name` of type `ty`, reached with confidence `reached`: a member found on the type
+    /// itself is as sure as `direct`; one inherited from a base is capped at `INHERITED`.
+    pub(super) fn typed_member(
+        &self,
+        ty: u32,
+        reached: f32,
+        name: &str,
+        direct: f32,
+        reason: Reason,
+    ) -> Option<(u32, f32, Reason)> {
+        let (m, inherited) = self.find_member(ty, name)?;
+        let cap = if inherited {
+            confidence::INHERITED
+        } else {
+            direct
+        };
+        Some((m, reached.min(cap), reason))
+    }
+
+    /// `self.attr.name()` (or Java's implicit `attr.name()`) through the attribute's declared type.
+    pub(super) fn field_member(
+        &self,
+        fi: usize,
+        scope: Option<u32>,
+        attr: &str,
+        name: &str,
+    ) -> Option<(u32, f32, Reason)> {
+        let (t, conf) = self.member_type(self.owner_type(fi, scope)?, attr)?;
+        self.typed_member(t, conf, name, conf, Reason::AttributeType)
+    }
+}
