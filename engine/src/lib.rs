@@ -26,6 +26,7 @@ pub mod sample;
 mod search;
 pub mod snapshot;
 pub mod syntax;
+mod walk;
 mod zip_source;
 
 pub use cells::Cells;
@@ -40,4 +41,5 @@ pub use ingest::{
 pub use lang::Lang;
 pub use process::is_test;
 pub use search::{SearchIndex, tokens};
+pub use walk::{Reached, Toward, Walk, Walked};
 pub use zip_source::{read_zip, read_zip_from};

@@ -2,7 +2,7 @@
 //! 1 WILL BREAK, 2 LIKELY AFFECTED, 3+ MAY NEED TESTING — with a risk summary, and an explicit
 //! note when the answer is a lower bound because low-confidence edges were not followed.
 
-use std::collections::{BTreeSet, HashSet, VecDeque};
+use std::collections::{BTreeSet, HashSet};
 
 use nexus_shared::params::{Direction, Format, ImpactParams};
 use nexus_shared::{ErrorCode, ToolError};
@@ -11,16 +11,10 @@ use serde_json::json;
 use super::budget::Budget;
 use super::{ToolContext, target};
 use nexus_engine::is_test;
-use nexus_engine::{Edge, EdgeKind, NodeKind};
+use nexus_engine::{EdgeKind, NodeKind, NodeRef, Reached, Toward, Walk};
 
 /// Deepest walk allowed whatever is asked.
 const MAX_DEPTH: u32 = 10;
-
-struct Reached {
-    node: u32,
-    depth: u32,
-    via: Edge,
-}
 
 pub fn run(ctx: &ToolContext, p: &ImpactParams) -> Result<String, ToolError> {
     let g = ctx.graph;
@@ -67,46 +61,22 @@ pub fn run(ctx: &ToolContext, p: &ImpactParams) -> Result<String, ToolError> {
     let max_depth = p.max_depth.clamp(1, MAX_DEPTH);
     let min_confidence = p.min_confidence.clamp(0.0, 1.0) as f32;
 
-    let mut reached: Vec<Reached> = Vec::new();
-    let mut seen: HashSet<u32> = HashSet::from([start]);
-    let mut cut_edges = 0usize;
-    let mut queue = VecDeque::from([(start, 0u32)]);
-    while let Some((node, depth)) = queue.pop_front() {
-        if depth >= max_depth
-            || (node != start && g.node(node).is_some_and(|n| stop_at.contains(&n.kind())))
-        {
-            continue;
-        }
-        let edges: Vec<&Edge> = match p.direction {
-            Direction::Upstream => g.incoming(node).collect(),
-            Direction::Downstream => g.outgoing(node).collect(),
-        };
-        for edge in edges.into_iter().filter(|e| relations.contains(&e.kind)) {
-            let next = if p.direction == Direction::Upstream {
-                edge.from
-            } else {
-                edge.to
-            };
-            if seen.contains(&next) {
-                continue;
-            }
-            if edge.confidence < min_confidence {
-                cut_edges += 1;
-                continue;
-            }
-            let Some(n) = g.node(next) else { continue };
-            if exclude.contains(&n.kind()) || (!p.include_tests && is_test(&n)) {
-                continue;
-            }
-            seen.insert(next);
-            reached.push(Reached {
-                node: next,
-                depth: depth + 1,
-                via: *edge,
-            });
-            queue.push_back((next, depth + 1));
-        }
-    }
+    let walked = g.walk(
+        &[start],
+        &Walk {
+            toward: match p.direction {
+                Direction::Upstream => Toward::Upstream,
+                Direction::Downstream => Toward::Downstream,
+            },
+            edges: &relations,
+            min_confidence,
+            max_depth,
+            stop: &|n: &NodeRef| stop_at.contains(&n.kind()),
+            skip: &|n: &NodeRef| exclude.contains(&n.kind()) || (!p.include_tests && is_test(n)),
+            until: None,
+        },
+    );
+    let (reached, cut_edges) = (walked.reached, walked.cut);
 
     let by_depth = |d: u32| {
         reached

@@ -1,7 +1,7 @@
 //! `test_impact`: for changed files, the symbols they define, everything upstream of them (to
 //! `max_depth`, tests included), the processes touched, a risk level, and the test files to run.
 
-use std::collections::{BTreeSet, HashSet, VecDeque};
+use std::collections::BTreeSet;
 
 use nexus_shared::params::{Format, TestImpactParams};
 use nexus_shared::{ErrorCode, ToolError};
@@ -10,8 +10,8 @@ use serde_json::json;
 use super::ToolContext;
 use super::budget::Budget;
 use super::neighbours::processes;
-use nexus_engine::EdgeKind;
 use nexus_engine::is_test;
+use nexus_engine::{EdgeKind, Toward, Walk};
 
 /// Edges below this confidence are not followed (and counted, to say the answer is a lower bound).
 const MIN_CONFIDENCE: f32 = nexus_shared::params::FOLLOWED_CONFIDENCE as f32;
@@ -50,32 +50,25 @@ pub fn run(ctx: &ToolContext, p: &TestImpactParams) -> Result<String, ToolError>
         ));
     }
     let max_depth = p.max_depth.clamp(1, 6);
-    let mut seen: HashSet<u32> = start.iter().copied().collect();
-    let mut queue: VecDeque<(u32, u32)> = start.iter().map(|&n| (n, 0)).collect();
-    let mut affected: Vec<(u32, u32)> = Vec::new();
-    let mut cut = 0usize;
-    while let Some((node, depth)) = queue.pop_front() {
-        if depth >= max_depth {
-            continue;
-        }
-        for e in g.incoming(node).filter(|e| {
-            matches!(
-                e.kind,
-                EdgeKind::Calls | EdgeKind::Imports | EdgeKind::Extends | EdgeKind::Implements
-            )
-        }) {
-            if seen.contains(&e.from) {
-                continue;
-            }
-            if e.confidence < MIN_CONFIDENCE {
-                cut += 1;
-                continue;
-            }
-            seen.insert(e.from);
-            affected.push((e.from, depth + 1));
-            queue.push_back((e.from, depth + 1));
-        }
-    }
+    let walked = g.walk(
+        &start,
+        &Walk {
+            toward: Toward::Upstream,
+            edges: &[
+                EdgeKind::Calls,
+                EdgeKind::Imports,
+                EdgeKind::Extends,
+                EdgeKind::Implements,
+            ],
+            min_confidence: MIN_CONFIDENCE,
+            max_depth,
+            stop: &|_| false,
+            skip: &|_| false,
+            until: None,
+        },
+    );
+    let affected: Vec<(u32, u32)> = walked.reached.iter().map(|r| (r.node, r.depth)).collect();
+    let cut = walked.cut;
     let tests: BTreeSet<String> = affected
         .iter()
         .filter_map(|&(n, _)| g.node(n))

@@ -1,7 +1,7 @@
 //! `trace_flow`: the shortest CALLS path from one symbol to another (breadth-first, each hop
 //! with its confidence), or — without `to` — the processes that `from` takes part in.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 
 use nexus_shared::params::{Format, TraceFlowParams};
 use nexus_shared::{ErrorCode, ToolError};
@@ -10,7 +10,7 @@ use serde_json::json;
 use super::budget::Budget;
 use super::neighbours::processes;
 use super::{ToolContext, target};
-use nexus_engine::{Edge, EdgeKind};
+use nexus_engine::{Edge, EdgeKind, Toward, Walk};
 
 /// Hops below this confidence are not followed.
 const MIN_CONFIDENCE: f32 = nexus_shared::params::FOLLOWED_CONFIDENCE as f32;
@@ -44,26 +44,22 @@ pub fn run(ctx: &ToolContext, p: &TraceFlowParams) -> Result<String, ToolError> 
     let to = to_node.id;
     let max_steps = p.max_steps.clamp(1, 30);
     let mut parent: HashMap<u32, Edge> = HashMap::new();
-    let mut queue = VecDeque::from([(from, 0u32)]);
     let mut found = from == to;
-    while let Some((node, depth)) = queue.pop_front() {
-        if found || depth >= max_steps {
-            continue;
-        }
-        for e in g
-            .outgoing(node)
-            .filter(|e| e.kind == EdgeKind::Calls && e.confidence >= MIN_CONFIDENCE)
-        {
-            if e.to == from || parent.contains_key(&e.to) {
-                continue;
-            }
-            parent.insert(e.to, *e);
-            if e.to == to {
-                found = true;
-                break;
-            }
-            queue.push_back((e.to, depth + 1));
-        }
+    if !found {
+        let walked = g.walk(
+            &[from],
+            &Walk {
+                toward: Toward::Downstream,
+                edges: &[EdgeKind::Calls],
+                min_confidence: MIN_CONFIDENCE,
+                max_depth: max_steps,
+                stop: &|_| false,
+                skip: &|_| false,
+                until: Some(to),
+            },
+        );
+        parent.extend(walked.reached.iter().map(|r| (r.node, r.via)));
+        found = parent.contains_key(&to);
     }
     if !found {
         return Err(ToolError::new(
