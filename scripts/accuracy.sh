@@ -1,11 +1,25 @@
 #!/usr/bin/env bash
 # Call-graph accuracy: indexes a corpus with a type-checker-based SCIP indexer from npm and compares
-# Nexus's CALLS edges with it. Usage: scripts/accuracy.sh django|ts [--examples N]
+# Nexus's CALLS edges with it. Usage: scripts/accuracy.sh CORPUS [--examples N]
+#   django    Python: Django 5.1.4 (framework, class-based views, ORM)
+#   pydantic  Python: pydantic 2.10.6 (fully typed: overloads, TYPE_CHECKING, generics)
+#   sphinx    Python: Sphinx 8.1.3 (plugin and mixin-heavy: extensions, domains, translators)
+#   ts        TypeScript: @theia/core 1.55.0 (classes, dependency injection)
+#   effect    TypeScript: effect 3.10.0 (functional: pipes, dual APIs, namespaces)
+#   tokio     Rust: tokio 1.41.1, every feature on (rust-analyzer's SCIP output)
+#   all       every corpus above, one after another
 # Caches the indexers, corpora and indexes in $NEXUS_ACCURACY (default ~/.cache/nexus-accuracy).
 set -euo pipefail
-corpus=${1:?usage: scripts/accuracy.sh django|ts [--examples N]}
+corpus=${1:?usage: scripts/accuracy.sh django|pydantic|sphinx|ts|effect|tokio|all [--examples N]}
 shift
 repo=$(cd "$(dirname "$0")/.." && pwd)
+if [ "$corpus" = all ]; then
+  for one in django pydantic sphinx ts effect tokio; do
+    printf '\n===== %s\n' "$one"
+    "$0" "$one" "$@"
+  done
+  exit 0
+fi
 cache=${NEXUS_ACCURACY:-$HOME/.cache/nexus-accuracy}
 tools="$cache/tools"
 mkdir -p "$tools"
@@ -63,7 +77,71 @@ JSON
         --output "$index" >&2)
     fi
     prefix= ;;
-  *) echo "unknown corpus: $corpus (django | ts)" >&2; exit 2 ;;
+  pydantic|sphinx)  # Python packages from their pure-Python wheels (the wheel holds the source)
+    case "$corpus" in
+      pydantic) package=pydantic version=2.10.6 ;;
+      sphinx) package=sphinx version=8.1.3 ;;
+    esac
+    root="$cache/$package-$version"
+    if [ ! -d "$root/$package" ]; then
+      wheels=$(mktemp -d)
+      pip download --quiet --no-deps --only-binary :all: "$package==$version" -d "$wheels" >&2
+      mkdir -p "$root"
+      python3 -m zipfile -e "$wheels"/*.whl "$root" >&2
+      rm -rf "$wheels"
+    fi
+    index="$cache/$package-$version.scip"
+    if [ ! -s "$index" ]; then
+      (cd "$root" && "$tools/node_modules/.bin/scip-python" index . --project-name "$package" \
+        --project-version "$version" --target-only "$package" --output "$index" >&2)
+    fi
+    prefix="$package/" ;;
+  effect)  # TypeScript: the effect package's src/ folder, alone (its dist/ is compiled output)
+    fetched=$("$repo/../shared/corpora/fetch.sh" effect)
+    root="$cache/effect-3.10.0"
+    if [ ! -d "$root/src" ]; then
+      mkdir -p "$root"
+      cp -r "$fetched/src" "$fetched/package.json" "$root/"
+      cat > "$root/tsconfig.json" <<'JSON'
+{
+  "compilerOptions": {
+    "target": "es2022",
+    "module": "nodenext",
+    "moduleResolution": "nodenext",
+    "strict": true,
+    "skipLibCheck": true,
+    "exactOptionalPropertyTypes": true,
+    "lib": ["es2022", "dom"]
+  },
+  "include": ["src"]
+}
+JSON
+    fi
+    index="$cache/effect-3.10.0.scip"
+    if [ ! -s "$index" ]; then
+      (cd "$root" && "$tools/node_modules/.bin/scip-typescript" index --no-progress-bar \
+        --output "$index" >&2)
+    fi
+    prefix= ;;
+  tokio)  # Rust: tokio 1.41.1 from the registry, indexed by rust-analyzer with every feature on
+    command -v rust-analyzer >/dev/null && rust-analyzer --version >/dev/null 2>&1 \
+      || rustup component add rust-analyzer >&2
+    fetched=$("$repo/../shared/corpora/fetch.sh" tokio)
+    root="$cache/tokio-1.41.1"
+    if [ ! -d "$root/src" ]; then
+      mkdir -p "$root"
+      cp -r "$fetched/src" "$fetched/Cargo.toml" "$root/"
+      # The library alone: its tests, benches and examples are other crates' worth of code.
+      sed -i '/^\[\[\(test\|bench\|example\)\]\]/,/^$/d' "$root/Cargo.toml"
+    fi
+    index="$cache/tokio-1.41.1.scip"
+    if [ ! -s "$index" ]; then
+      echo '{"cargo": {"features": "all"}, "cfg": {"setTest": false}}' > "$cache/rust-analyzer.json"
+      (cd "$root" && rust-analyzer scip . --config-path "$cache/rust-analyzer.json" \
+        --output "$index" >&2)
+    fi
+    prefix= ;;
+  *) echo "unknown corpus: $corpus (django | pydantic | sphinx | ts | effect | tokio | all)" >&2; exit 2 ;;
 esac
 cd "$repo"
 cargo run --quiet --release -p nexus-accuracy -- --scip "$index" --root "$root" --prefix "$prefix" "$@"

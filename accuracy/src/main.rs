@@ -121,7 +121,7 @@ fn run(args: &Args) -> Result<(), String> {
         index.documents.len()
     );
     println!(
-        "reference: {} call edges between {} functions and methods (bodies from {}); calls to {} symbols the index gives to two or more function bodies are left out",
+        "reference: {} call edges between {} functions and methods (bodies from {}); {} definitions are one function with another of the same qualified name in the same file",
         reference.edges.len(),
         reference.callables.len(),
         if own_bodies {
@@ -129,11 +129,10 @@ fn run(args: &Args) -> Result<(), String> {
         } else {
             "the engine's syntax trees"
         },
-        reference.shared_symbols
+        reference.merged
     );
     let attributed = nexus::attribute_callers(exported.edges, &reference);
-    let in_scope: Vec<_> = attributed
-        .edges
+    let in_scope: Vec<_> = nexus::identify(attributed.edges, &exported.qualified, &reference)
         .into_iter()
         .filter(|e| reference.paths.contains(&e.caller.path))
         .collect();
@@ -164,9 +163,55 @@ fn run(args: &Args) -> Result<(), String> {
         );
     }
     println!();
+    print_calibration(&reference, &in_scope);
     print_misses(&reference, &in_scope, &texts, args.examples);
     print_wrong(&reference, &in_scope, args.examples);
     Ok(())
+}
+
+/// Precision per confidence value: how often an edge of that confidence is right, to set
+/// against the confidence itself.
+fn print_calibration(reference: &reference::Reference, edges: &[nexus::NexusEdge]) {
+    let judge = score::Judge::new(reference);
+    /// The edges of one confidence value by verdict, and their reasons.
+    #[derive(Default)]
+    struct Value<'e> {
+        right: usize,
+        wrong: usize,
+        undecided: usize,
+        reasons: BTreeMap<&'e str, usize>,
+    }
+    // Keyed by confidence in hundredths.
+    let mut by_value: BTreeMap<u32, Value<'_>> = BTreeMap::new();
+    for e in edges {
+        let slot = by_value
+            .entry((e.confidence * 100.0).round() as u32)
+            .or_default();
+        match judge.verdict(e) {
+            score::Verdict::Right => slot.right += 1,
+            score::Verdict::Wrong => slot.wrong += 1,
+            score::Verdict::Undecided => slot.undecided += 1,
+        }
+        *slot.reasons.entry(e.reason).or_default() += 1;
+    }
+    println!(
+        "{:<11} {:>7} {:>7} {:>6} {:>9} {:>9}  reasons",
+        "confidence", "edges", "right", "wrong", "undecided", "precision"
+    );
+    for (value, v) in by_value.iter().rev() {
+        let reasons: Vec<String> = v.reasons.iter().map(|(r, n)| format!("{r} {n}")).collect();
+        println!(
+            "{:<11} {:>7} {:>7} {:>6} {:>9} {:>9.4}  {}",
+            format!("= {:.2}", f64::from(*value) / 100.0),
+            v.right + v.wrong + v.undecided,
+            v.right,
+            v.wrong,
+            v.undecided,
+            ratio(v.right, v.right + v.wrong),
+            reasons.join(", ")
+        );
+    }
+    println!();
 }
 
 fn print_misses(

@@ -152,6 +152,7 @@ mod tests {
         Callable {
             name: name.into(),
             owner: owner.map(Into::into),
+            qualified: name.into(),
         }
     }
 

@@ -23,6 +23,8 @@ pub struct NexusEdge {
 pub struct Exported {
     pub edges: Vec<NexusEdge>,
     pub extents: Extents,
+    /// Each function's qualified name within its file, `.`-separated.
+    pub qualified: HashMap<Site, String>,
     /// CALLS edges left out because one end is not a function or method (module code,
     /// constructions of a class).
     pub other_edges: usize,
@@ -96,6 +98,9 @@ pub fn export(graph: &Graph, sources: &Sources) -> Exported {
         exported
             .extents
             .insert(site.clone(), node.start_line(), node.end_line());
+        exported
+            .qualified
+            .insert(site.clone(), node.qualified().replace("::", "."));
         site_of.insert(node.id, site);
     }
     let mut best: HashMap<(Site, Site), NexusEdge> = HashMap::new();
@@ -172,6 +177,52 @@ pub fn attribute_callers(edges: Vec<NexusEdge>, reference: &Reference) -> Attrib
     }
 }
 
+/// Names each edge's ends by the identity rule both sides share, (file, qualified name): the
+/// reference's site for that function when it has one, else the first of the engine's own
+/// definitions of that name in that file. One edge per pair is kept, the most confident.
+pub fn identify(
+    edges: Vec<NexusEdge>,
+    qualified: &HashMap<Site, String>,
+    reference: &Reference,
+) -> Vec<NexusEdge> {
+    let mut first_of: HashMap<(&str, &str), &Site> = HashMap::new();
+    for (site, name) in qualified {
+        first_of
+            .entry((site.path.as_str(), name.as_str()))
+            .and_modify(|kept| {
+                if site.line < kept.line {
+                    *kept = site;
+                }
+            })
+            .or_insert(site);
+    }
+    let canonical = |site: &Site| -> Site {
+        let Some(name) = qualified.get(site) else {
+            return reference.canonical.get(site).unwrap_or(site).clone();
+        };
+        reference
+            .identify(site, name)
+            .or_else(|| first_of.get(&(site.path.as_str(), name.as_str())).copied())
+            .unwrap_or(site)
+            .clone()
+    };
+    let mut best: HashMap<(Site, Site), NexusEdge> = HashMap::new();
+    for mut edge in edges {
+        edge.caller = canonical(&edge.caller);
+        edge.callee = canonical(&edge.callee);
+        best.entry((edge.caller.clone(), edge.callee.clone()))
+            .and_modify(|kept| {
+                if edge.confidence > kept.confidence {
+                    *kept = edge.clone();
+                }
+            })
+            .or_insert(edge);
+    }
+    let mut edges: Vec<NexusEdge> = best.into_values().collect();
+    edges.sort_by(|a, b| (&a.caller, &a.callee).cmp(&(&b.caller, &b.callee)));
+    edges
+}
+
 /// Edges named as the reference names functions.
 pub struct Attributed {
     pub edges: Vec<NexusEdge>,
@@ -202,6 +253,7 @@ mod tests {
                 Callable {
                     name: format!("f{line}"),
                     owner: None,
+                    qualified: format!("f{line}"),
                 },
             );
         }
@@ -223,5 +275,57 @@ mod tests {
         assert_eq!(attributed.moved, 1);
         assert_eq!(attributed.to_locals, 1);
         assert_eq!(attributed.edges, vec![edge(1, 10, 0.9)]);
+    }
+
+    #[test]
+    fn both_sides_name_a_function_by_its_qualified_name_in_its_file() {
+        use crate::reference::Callable;
+        let mut reference = Reference::default();
+        let callable = |name: &str| Callable {
+            name: name.into(),
+            owner: None,
+            qualified: name.into(),
+        };
+        reference
+            .callables
+            .insert(Site::new("m.py", 1), callable("a"));
+        reference
+            .callables
+            .insert(Site::new("m.py", 5), callable("b"));
+        reference
+            .callables
+            .insert(Site::new("m.py", 9), callable("b"));
+        for line in [1, 5, 9] {
+            let stands_for = if line == 9 { 5 } else { line };
+            reference
+                .canonical
+                .insert(Site::new("m.py", line), Site::new("m.py", stands_for));
+        }
+        reference
+            .by_name
+            .insert(("m.py".into(), "b".into()), Site::new("m.py", 5));
+        let qualified: HashMap<Site, String> = [(1, "a"), (9, "b"), (20, "c"), (30, "c")]
+            .into_iter()
+            .map(|(line, name)| (Site::new("m.py", line), name.to_owned()))
+            .collect();
+        let edge = |from: u32, to: u32, confidence: f32| NexusEdge {
+            caller: Site::new("m.py", from),
+            callee: Site::new("m.py", to),
+            callee_name: "x".into(),
+            confidence,
+            reason: "test",
+        };
+        // The engine's second `def b` is the reference's first; its two `def c` are one.
+        let named = identify(
+            vec![
+                edge(1, 9, 0.9),
+                edge(1, 5, 0.5),
+                edge(1, 30, 0.3),
+                edge(1, 20, 0.8),
+            ],
+            &qualified,
+            &reference,
+        );
+        assert_eq!(named, vec![edge(1, 5, 0.9), edge(1, 20, 0.8)]);
     }
 }

@@ -1,5 +1,7 @@
 //! Reference call edges from a SCIP index: a reference to a function or method defined in the
 //! corpus, inside a function or method body, immediately followed by `(` in the source text.
+//! A function is its qualified name within its file: overload signatures, the implementation and
+//! conditional redefinitions of one name are one function, on both sides of the benchmark.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -36,11 +38,13 @@ pub struct CallPlace {
     pub column: usize,
 }
 
-/// A function or method the index defines: its name and, for a method, its type's name.
+/// A function or method the index defines: its name, for a method its type's name, and its
+/// qualified name within its file (`Type.method`, `outer.inner`; no module or namespace).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Callable {
     pub name: String,
     pub owner: Option<String>,
+    pub qualified: String,
 }
 
 /// Function and method bodies per file as line spans, to find the function a call sits in.
@@ -89,10 +93,14 @@ pub struct Reference {
     pub paths: HashSet<String>,
     /// The function and method bodies the edges were attributed with.
     pub bodies: Extents,
-    /// Symbols the index gives to two or more function bodies (same-named local functions in two
-    /// methods): a reference to the symbol does not say which one is called, so calls to them are
-    /// left out of the reference. Overload signatures have no body and do not count.
-    pub shared_symbols: usize,
+    /// Each definition's site → the site that stands for its (file, qualified name): the first
+    /// definition with a body, else the first one. Edges are between such sites only.
+    pub canonical: HashMap<Site, Site>,
+    /// (file, qualified name) → the site that stands for it.
+    pub by_name: HashMap<(String, String), Site>,
+    /// Definitions merged into another of the same qualified name (overload signatures,
+    /// conditional redefinitions).
+    pub merged: usize,
 }
 
 impl Reference {
@@ -106,6 +114,15 @@ impl Reference {
         self.bodies.innermost(&site.path, site.line, |s| {
             s.line < site.line && self.callables.contains_key(s)
         })
+    }
+
+    /// The site that stands for a function of the other side, written at `site` with the
+    /// qualified name `qualified`: the reference's own when it defines something there or by that
+    /// name in that file, else `None`.
+    pub fn identify(&self, site: &Site, qualified: &str) -> Option<&Site> {
+        self.canonical
+            .get(site)
+            .or_else(|| self.by_name.get(&(site.path.clone(), qualified.to_owned())))
     }
 }
 
@@ -146,23 +163,62 @@ fn enclosing_of(occurrence: &Occurrence) -> Option<(u32, u32)> {
     Some((u32::try_from(start).ok()? + 1, u32::try_from(end).ok()? + 1))
 }
 
-/// The name and owning type of a function or method symbol; `None` for anything else.
+/// A type name as the source writes it without generics: `` `Core<T, S>` `` → `Core`.
+fn bare_type(name: &str) -> &str {
+    let name = name.trim_matches('`');
+    name.split(['<', ' ']).next().unwrap_or(name)
+}
+
+/// The name, owning type and qualified name of a function or method symbol; `None` for anything
+/// else. Modules and namespaces are not part of the qualified name; a Rust `impl#[Type][Trait]`
+/// block stands for its self type.
 pub fn callable_of(symbol: &str) -> Option<Callable> {
     let parsed = scip::symbol::parse_symbol(symbol).ok()?;
     let (last, before) = parsed.descriptors.split_last()?;
     if last.suffix.enum_value().ok()? != Suffix::Method {
         return None;
     }
-    let owner = before
-        .last()
-        .filter(|d| d.suffix.enum_value().ok() == Some(Suffix::Type))
-        .map(|d| d.name.clone());
+    let mut parts: Vec<&str> = Vec::new();
+    let mut owner = None;
+    let mut descriptors = before.iter().peekable();
+    while let Some(d) = descriptors.next() {
+        match d.suffix.enum_value().ok() {
+            Some(Suffix::Type) if d.name == "impl" => {
+                let self_type = descriptors
+                    .next_if(|p| p.suffix.enum_value().ok() == Some(Suffix::TypeParameter))
+                    .map(|p| bare_type(&p.name));
+                while descriptors
+                    .next_if(|p| p.suffix.enum_value().ok() == Some(Suffix::TypeParameter))
+                    .is_some()
+                {}
+                if let Some(ty) = self_type {
+                    parts.push(ty);
+                    owner = Some(ty.to_owned());
+                }
+            }
+            Some(Suffix::Type) => {
+                parts.push(&d.name);
+                owner = Some(d.name.clone());
+            }
+            Some(Suffix::Term | Suffix::Method) => {
+                parts.push(&d.name);
+                owner = None;
+            }
+            _ => {}
+        }
+    }
     // scip-typescript names constructors `<constructor>`; the source says `constructor`.
     let name = match last.name.as_str() {
         "<constructor>" => "constructor".to_owned(),
         other => other.to_owned(),
     };
-    Some(Callable { name, owner })
+    parts.push(&name);
+    let qualified = parts.join(".");
+    Some(Callable {
+        name,
+        owner,
+        qualified,
+    })
 }
 
 /// Byte offset of a SCIP column in a line, given the index's position encoding.
@@ -213,8 +269,10 @@ pub type Texts<'a> = dyn Fn(&str) -> Option<&'a str> + 'a;
 /// or method the index defines.
 pub fn derive(index: &Index, texts: &Texts<'_>, fallback: &Extents) -> (Reference, bool) {
     let mut reference = Reference::default();
-    // Per symbol: its definitions, each with whether it has a body.
-    let mut definitions_of: HashMap<&str, Vec<(Site, bool)>> = HashMap::new();
+    // Per (file, qualified name): its definitions, each with whether it has a body.
+    let mut definitions_of: HashMap<(String, String), Vec<(Site, bool)>> = HashMap::new();
+    // Per symbol: the (file, qualified name) of its definitions.
+    let mut name_of: HashMap<&str, (String, String)> = HashMap::new();
     let mut own_extents = Extents::default();
     for doc in &index.documents {
         reference.paths.insert(doc.relative_path.clone());
@@ -243,30 +301,39 @@ pub fn derive(index: &Index, texts: &Texts<'_>, fallback: &Extents) -> (Referenc
                     .get(end as usize - 1)
                     .is_some_and(|l| !l.trim_end().ends_with(';'))
             });
-            let sites = definitions_of.entry(occ.symbol.as_str()).or_default();
+            let key = (doc.relative_path.clone(), callable.qualified.clone());
+            name_of
+                .entry(occ.symbol.as_str())
+                .or_insert_with(|| key.clone());
+            let sites = definitions_of.entry(key).or_default();
             if !sites.iter().any(|(s, _)| *s == site) {
                 sites.push((site.clone(), has_body));
             }
             reference.callables.insert(site, callable);
         }
     }
-    // One definition with a body (or none) stands for the symbol: overloads and their
-    // implementation are one function. Two or more with bodies cannot be told apart.
-    let mut symbol_site: HashMap<&str, Site> = HashMap::new();
-    for (symbol, sites) in &definitions_of {
-        let bodies: Vec<&Site> = sites.iter().filter(|(_, b)| *b).map(|(s, _)| s).collect();
-        let chosen = match bodies.as_slice() {
-            [] => sites.last().map(|(s, _)| s),
-            [only] => Some(*only),
-            _ => {
-                reference.shared_symbols += 1;
-                None
-            }
+    // One definition stands for each (file, qualified name): the first with a body, else the
+    // first written. Overloads, their implementation and conditional redefinitions are one.
+    for (key, mut sites) in definitions_of {
+        sites.sort();
+        let Some(chosen) = sites
+            .iter()
+            .find(|(_, body)| *body)
+            .or(sites.first())
+            .map(|(s, _)| s.clone())
+        else {
+            continue;
         };
-        if let Some(site) = chosen {
-            symbol_site.insert(symbol, site.clone());
+        reference.merged += sites.len() - 1;
+        for (site, _) in sites {
+            reference.canonical.insert(site, chosen.clone());
         }
+        reference.by_name.insert(key, chosen);
     }
+    let symbol_site: HashMap<&str, Site> = name_of
+        .into_iter()
+        .filter_map(|(symbol, key)| Some((symbol, reference.by_name.get(&key)?.clone())))
+        .collect();
     let use_own = !own_extents.is_empty();
     reference.bodies = if use_own {
         own_extents
@@ -316,9 +383,12 @@ pub fn derive(index: &Index, texts: &Texts<'_>, fallback: &Extents) -> (Referenc
                 continue;
             }
             // A body starts at its name's line: decorators above it are not inside it.
-            let Some(caller) = extents.innermost(&doc.relative_path, line + 1, |s| {
-                s.line <= line + 1 && reference.callables.contains_key(s)
-            }) else {
+            let Some(caller) = extents
+                .innermost(&doc.relative_path, line + 1, |s| {
+                    s.line <= line + 1 && reference.callables.contains_key(s)
+                })
+                .and_then(|s| reference.canonical.get(s))
+            else {
                 continue;
             };
             let place = CallPlace {
@@ -422,7 +492,8 @@ mod tests {
             reference.callables.get(&Site::new("app.py", 2)),
             Some(&Callable {
                 name: "run".into(),
-                owner: Some("Job".into())
+                owner: Some("Job".into()),
+                qualified: "Job.run".into(),
             })
         );
     }
@@ -458,6 +529,35 @@ mod tests {
         assert_eq!(callable_of("not a symbol"), None);
         assert_eq!(callable_of(JOB), None);
     }
+
+    #[test]
+    fn qualified_names_leave_out_modules_and_name_an_impl_by_its_self_type() {
+        let qualified = |symbol: &str| callable_of(symbol).map(|c| (c.qualified, c.owner));
+        assert_eq!(
+            qualified("scip-python python demo 1.0 `app.models`/Outer#Inner#run()."),
+            Some(("Outer.Inner.run".into(), Some("Inner".into())))
+        );
+        assert_eq!(
+            qualified("scip-python python demo 1.0 app/outer().inner()."),
+            Some(("outer.inner".into(), None))
+        );
+        assert_eq!(
+            qualified(
+                "rust-analyzer cargo tokio 1.41.1 runtime/task/core/impl#[`Core<T, S>`]set_stage()."
+            ),
+            Some(("Core.set_stage".into(), Some("Core".into())))
+        );
+        assert_eq!(
+            qualified(
+                "rust-analyzer cargo tokio 1.41.1 sync/mpsc/error/impl#[RecvError][Display]fmt()."
+            ),
+            Some(("RecvError.fmt".into(), Some("RecvError".into())))
+        );
+        assert_eq!(
+            qualified("scip-typescript npm demo 1.0 `src/a.ts`/Box#`<constructor>`()."),
+            Some(("Box.constructor".into(), Some("Box".into())))
+        );
+    }
     #[test]
     fn a_name_after_def_or_function_is_declared_not_called() {
         assert!(follows_declaration_keyword("            def "));
@@ -486,7 +586,7 @@ mod tests {
         assert_eq!(reference.caller_at(&Site::new("app.py", 13)), None);
     }
     #[test]
-    fn calls_to_a_symbol_defined_twice_are_left_out() {
+    fn conditional_redefinitions_are_one_function() {
         const A: &str = "scip-python python demo 1.0 m/a().";
         const B: &str = "scip-python python demo 1.0 m/b().";
         let source = "def a():\n    b()\n\nif x:\n    def b():\n        pass\nelse:\n    def b():\n        pass\n";
@@ -502,9 +602,22 @@ mod tests {
         index.documents = vec![doc];
         let texts = |_: &str| Some(source);
         let (reference, _) = derive(&index, &texts, &Extents::default());
-        assert_eq!(reference.shared_symbols, 1);
-        assert!(reference.edges.is_empty());
+        // Both `def b()` bodies are `b` of m.py: the first stands for both.
+        assert_eq!(reference.merged, 1);
+        assert_eq!(
+            edges(&reference),
+            vec![("m.py:1".to_owned(), "m.py:5".to_owned())]
+        );
         assert_eq!(reference.callables.len(), 3);
+        assert_eq!(
+            reference.identify(&Site::new("m.py", 8), "b"),
+            Some(&Site::new("m.py", 5))
+        );
+        assert_eq!(
+            reference.identify(&Site::new("m.py", 40), "b"),
+            Some(&Site::new("m.py", 5))
+        );
+        assert_eq!(reference.identify(&Site::new("m.py", 40), "c"), None);
     }
     #[test]
     fn overload_signatures_stand_for_their_implementation() {
@@ -524,7 +637,7 @@ mod tests {
         index.documents = vec![doc];
         let texts = |_: &str| Some(source);
         let (reference, _) = derive(&index, &texts, &Extents::default());
-        assert_eq!(reference.shared_symbols, 0);
+        assert_eq!(reference.merged, 2);
         assert_eq!(
             edges(&reference),
             vec![("m.ts:6".to_owned(), "m.ts:3".to_owned())]

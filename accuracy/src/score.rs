@@ -134,6 +134,7 @@ mod tests {
                 Callable {
                     name: name.into(),
                     owner: None,
+                    qualified: name.into(),
                 },
             );
         }
