@@ -17,15 +17,17 @@ use tokio::sync::mpsc;
 
 use crate::call::Progress;
 use crate::health::{self, HEALTH_URI};
+use crate::host::{CallRequest, Host};
 use crate::relay::Relay;
 
 pub struct NexusMcp {
     relay: Arc<Relay>,
     tools: Vec<Tool>,
+    host: Arc<Host>,
 }
 
 impl NexusMcp {
-    pub fn new(relay: Arc<Relay>) -> Self {
+    pub fn new(relay: Arc<Relay>, host: Arc<Host>) -> Self {
         let tools = ToolName::ALL
             .iter()
             .map(|tool| {
@@ -33,7 +35,7 @@ impl NexusMcp {
                 Tool::new(spec.name, spec.description, spec.input_schema)
             })
             .collect();
-        Self { relay, tools }
+        Self { relay, tools, host }
     }
 }
 
@@ -54,7 +56,11 @@ impl ServerHandler for NexusMcp {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        Ok(ListToolsResult::with_all_items(self.tools.clone()))
+        let mut tools = self.tools.clone();
+        if self.host.exposed() {
+            tools.extend(self.host.exposed_tools());
+        }
+        Ok(ListToolsResult::with_all_items(tools))
     }
 
     async fn list_resources(
@@ -79,7 +85,9 @@ impl ServerHandler for NexusMcp {
                 None,
             ));
         }
-        let text = health::report(&self.relay).to_string();
+        let mut report = health::report(&self.relay);
+        report["hosted"] = self.host.report();
+        let text = report.to_string();
         let contents = ResourceContents::text(text, HEALTH_URI).with_mime_type("application/json");
         // Health is live: clients must not cache it.
         Ok(ReadResourceResult::new(vec![contents])
@@ -93,6 +101,14 @@ impl ServerHandler for NexusMcp {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let name = request.name.to_string();
+        if let Some(qualified) = self
+            .host
+            .exposed()
+            .then(|| self.host.from_exposed(&name))
+            .flatten()
+        {
+            return Ok(self.call_hosted(qualified, request, &context).await.into());
+        }
         let Some(tool) = ToolName::parse(&name) else {
             let err = ToolError::new(ErrorCode::UnknownTool, format!("no tool named `{name}`"))
                 .with_hint("call tools/list for the 16 Nexus tools; `route` takes plain questions");
@@ -141,6 +157,36 @@ impl ServerHandler for NexusMcp {
     }
 }
 
+impl NexusMcp {
+    /// A hosted tool through the registry; the client's cancellation drops the call, which
+    /// sends `notifications/cancelled` to the server.
+    async fn call_hosted(
+        &self,
+        name: String,
+        request: CallToolRequestParams,
+        context: &RequestContext<RoleServer>,
+    ) -> CallToolResult {
+        let caller = context
+            .peer
+            .peer_info()
+            .map(|info| info.client_info.name.clone())
+            .unwrap_or_else(|| "agent".into());
+        let call = self.host.execute(CallRequest {
+            name,
+            args: request.arguments.unwrap_or_default(),
+            timeout: None,
+            caller,
+        });
+        tokio::select! {
+            reply = call => match reply {
+                Ok(reply) => reply.result,
+                Err(err) => error_result(&err.to_tool_error()),
+            },
+            _ = context.ct.cancelled() => error_result(&ToolError::new(ErrorCode::Cancelled, "the client cancelled the call")),
+        }
+    }
+}
+
 async fn next_progress(rx: &mut Option<mpsc::UnboundedReceiver<Progress>>) -> Option<Progress> {
     match rx {
         Some(rx) => rx.recv().await,
@@ -153,8 +199,11 @@ fn error_result(err: &ToolError) -> CallToolResult {
 }
 
 /// Completes the MCP handshake on stdin/stdout; the service then runs until the client closes.
-pub async fn start(relay: Arc<Relay>) -> Result<RunningService<RoleServer, NexusMcp>, String> {
-    NexusMcp::new(relay)
+pub async fn start(
+    relay: Arc<Relay>,
+    host: Arc<Host>,
+) -> Result<RunningService<RoleServer, NexusMcp>, String> {
+    NexusMcp::new(relay, host)
         .serve(rmcp::transport::stdio())
         .await
         .map_err(|err| format!("MCP handshake on stdio failed: {err}"))
