@@ -487,7 +487,7 @@ async fn a_server_that_exits_is_restarted_and_its_tools_stay_listed() {
     let pid = text
         .lines()
         .filter_map(|l| l.strip_prefix("pid "))
-        .last()
+        .next_back()
         .expect("pid")
         .to_owned();
     let status = std::process::Command::new("kill")
@@ -662,4 +662,185 @@ async fn only_the_hub_hosts_and_a_new_hub_brings_the_registry_back() {
         .await;
     let echo = peer.call("m__echo", json!({"message": "new hub"})).await;
     assert_eq!(ok_text(&echo), "new hub");
+}
+
+mod page {
+    //! The page's side of the wire: a raw browser socket asking the hub for the registry.
+    use super::*;
+    use futures_util::{SinkExt, StreamExt};
+    use nexus_shared::limits::PROTOCOL_VERSION;
+    use nexus_shared::{ErrorCode, Frame, Outcome, Role};
+    use tokio_tungstenite::connect_async;
+    use tokio_tungstenite::tungstenite::Message;
+    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+
+    type Socket = tokio_tungstenite::WebSocketStream<
+        tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>,
+    >;
+
+    async fn send(socket: &mut Socket, frame: &Frame) {
+        socket
+            .send(Message::Text(frame.encode().into()))
+            .await
+            .expect("send");
+    }
+
+    async fn next(socket: &mut Socket) -> Frame {
+        loop {
+            let message = tokio::time::timeout(Duration::from_secs(20), socket.next())
+                .await
+                .expect("no frame within 20 s")
+                .expect("socket open")
+                .expect("socket ok");
+            if let Message::Text(text) = message {
+                match Frame::decode(text.as_str()).expect("hub sent a bad frame") {
+                    Frame::Ping { .. } => continue,
+                    frame => return frame,
+                }
+            }
+        }
+    }
+
+    async fn tab(port: u16) -> Socket {
+        let mut request = format!("ws://127.0.0.1:{port}/ws")
+            .into_client_request()
+            .expect("request");
+        request.headers_mut().insert(
+            "Origin",
+            format!("http://127.0.0.1:{port}").parse().expect("origin"),
+        );
+        let mut socket = connect_async(request).await.expect("connect").0;
+        let hello = Frame::Hello {
+            role: Role::Browser,
+            protocol: PROTOCOL_VERSION,
+            token: None,
+            agent: "test-page".into(),
+        };
+        send(&mut socket, &hello).await;
+        assert!(matches!(next(&mut socket).await, Frame::Welcome { .. }));
+        socket
+    }
+
+    fn call(id: &str, tool: &str, args: Value) -> Frame {
+        let Value::Object(args) = args else {
+            panic!("object args")
+        };
+        Frame::HostedCall {
+            id: id.into(),
+            tool: tool.into(),
+            args,
+            timeout_ms: None,
+        }
+    }
+
+    /// The next `HostedResult` of `id`, and whether an `Activity` for `tool` came first.
+    async fn result(socket: &mut Socket, id: &str, tool: &str) -> (Outcome, bool) {
+        let mut activity = false;
+        loop {
+            match next(socket).await {
+                Frame::Activity { agent, tool: t, .. } if agent == "ui" && t == tool => {
+                    activity = true
+                }
+                Frame::HostedResult {
+                    id: got, outcome, ..
+                } if got == id => {
+                    return (outcome, activity);
+                }
+                _ => {}
+            }
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_page_lists_and_calls_hosted_tools_and_status_reports_them() {
+        let config = json!({"mcpServers": {"m": misbehave(&[], json!({}))}});
+        let host = Hosting::start(config, &[]).await;
+        let mut page = tab(host.bridge.port).await;
+        send(&mut page, &Frame::HostedList { watch: true }).await;
+        // Pushed again on every change until `m` is online.
+        loop {
+            if let Frame::Hosted { registry } = next(&mut page).await {
+                let servers = registry["servers"].as_array().cloned().unwrap_or_default();
+                assert!(servers.iter().any(|s| s["id"] == "nexus"));
+                if servers
+                    .iter()
+                    .any(|s| s["id"] == "m" && s["state"] == "online")
+                {
+                    break;
+                }
+            }
+        }
+        send(
+            &mut page,
+            &call("ui-1", "m:echo", json!({"message": "from the page"})),
+        )
+        .await;
+        let (outcome, _) = result(&mut page, "ui-1", "m:echo").await;
+        let Outcome::Ok(output) = outcome else {
+            panic!("{outcome:?}")
+        };
+        let answer: Value = serde_json::from_str(&output.text).expect("result JSON");
+        assert_eq!(answer["content"][0]["text"], "from the page");
+
+        send(&mut page, &call("ui-2", "m:echo", json!({"message": 3}))).await;
+        let (outcome, activity) = result(&mut page, "ui-2", "m:echo").await;
+        let Outcome::Err(err) = outcome else {
+            panic!("{outcome:?}")
+        };
+        assert_eq!(err.code, ErrorCode::InvalidParams);
+        assert!(
+            err.message.contains("/message: 3 is not of type"),
+            "{}",
+            err.message
+        );
+        assert!(activity, "hosted calls reach the activity feed");
+
+        // Unqualified and unique: resolves. Unknown: the error suggests names.
+        send(
+            &mut page,
+            &call("ui-3", "echo", json!({"message": "short"})),
+        )
+        .await;
+        let (outcome, _) = result(&mut page, "ui-3", "m:echo").await;
+        assert!(
+            matches!(outcome, Outcome::Ok(ref o) if o.text.contains("short")),
+            "{outcome:?}"
+        );
+        send(&mut page, &call("ui-4", "m:ech", json!({}))).await;
+        let (outcome, _) = result(&mut page, "ui-4", "m:ech").await;
+        let Outcome::Err(err) = outcome else {
+            panic!("{outcome:?}")
+        };
+        assert_eq!(err.code, ErrorCode::UnknownTool);
+        assert!(err.hint.unwrap_or_default().contains("m:echo"));
+
+        // Not exposed: the bridge's MCP client sees Nexus's 16 tools only.
+        let listed = host
+            .bridge
+            .client
+            .list_all_tools()
+            .await
+            .expect("tools/list");
+        assert_eq!(listed.len(), 16);
+
+        // `nexus-bridge status` lists the servers and per-tool metrics.
+        let output = bridge_command()
+            .arg("status")
+            .arg("--port")
+            .arg(host.bridge.port.to_string())
+            .output()
+            .await
+            .expect("run status");
+        assert!(output.status.success(), "{output:?}");
+        let status: Value = serde_json::from_slice(&output.stdout).expect("status JSON");
+        let m = status["hosted"]["servers"]
+            .as_array()
+            .and_then(|s| s.iter().find(|s| s["id"] == "m"))
+            .cloned()
+            .unwrap_or_else(|| panic!("{status:#}"));
+        assert_eq!(m["state"], "online");
+        assert_eq!(m["tool_count"], 6);
+        assert_eq!(tool(&m, "m:echo")["performance"]["calls"], 2, "{m:#}");
+        assert_eq!(tool(&m, "m:hang")["performance"]["calls"], 0, "{m:#}");
+    }
 }

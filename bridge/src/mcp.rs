@@ -104,7 +104,7 @@ impl ServerHandler for NexusMcp {
         if let Some(qualified) = self
             .host
             .exposed()
-            .then(|| self.host.from_exposed(&name))
+            .then(|| self.host.qualified_from_exposed(&name))
             .flatten()
         {
             return Ok(self.call_hosted(qualified, request, &context).await.into());

@@ -5,6 +5,7 @@ pub mod circuit;
 pub mod config;
 pub mod error;
 pub mod server;
+pub mod wire;
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -106,14 +107,12 @@ pub struct CallRequest {
     pub caller: String,
 }
 
-/// A finished call: the server's result (possibly `isError`) and how long it took.
+/// A finished call: which tool answered, and the server's result (possibly `isError`).
 #[derive(Debug, Clone)]
 pub struct CallReply {
     pub server: String,
     pub tool: String,
-    pub request_id: String,
     pub result: CallToolResult,
-    pub ms: u64,
 }
 
 /// The coordinator of hosted servers.
@@ -219,6 +218,7 @@ impl Host {
         if self.started.swap(true, Ordering::SeqCst) {
             return;
         }
+        self.relay.hub().set_hosted(self.clone());
         for spec in self.specs.clone() {
             let host = self.clone();
             tokio::spawn(async move { host.supervise(spec).await });
@@ -441,7 +441,36 @@ impl Host {
 
     /// Runs one call: resolve → circuit → validate → timeout → call (one retry when the
     /// transport failed) → record. Dropping the future cancels the call at the server.
+    /// Hosted calls are reported to the tab's activity feed (Nexus's own are, by the hub).
     pub async fn execute(&self, request: CallRequest) -> Result<CallReply, HostError> {
+        let caller = request.caller.clone();
+        let started = Instant::now();
+        let reply = self.execute_inner(request).await;
+        let (tool, ok) = match &reply {
+            Ok(reply) => (
+                format!("{}:{}", reply.server, reply.tool),
+                reply.result.is_error != Some(true),
+            ),
+            Err(HostError::ToolExecution { server, tool, .. }) => {
+                (format!("{server}:{tool}"), false)
+            }
+            Err(HostError::ToolValidation { tool, .. } | HostError::CircuitOpen { tool, .. }) => {
+                (tool.clone(), false)
+            }
+            Err(HostError::ToolNotFound { name, .. } | HostError::Ambiguous { name, .. }) => {
+                (name.clone(), false)
+            }
+        };
+        if !tool.starts_with("nexus:") {
+            let ms = started.elapsed().as_millis() as u64;
+            self.relay
+                .hub()
+                .report_hosted_activity(&caller, &tool, ms, ok);
+        }
+        reply
+    }
+
+    async fn execute_inner(&self, request: CallRequest) -> Result<CallReply, HostError> {
         let (server, tool) = self.resolve(&request.name)?;
         let request_id = format!(
             "h{}-{}",
@@ -449,7 +478,7 @@ impl Host {
             self.next_id.fetch_add(1, Ordering::Relaxed)
         );
         if server == NEXUS_SERVER {
-            return self.execute_nexus(&tool, request, request_id).await;
+            return self.execute_nexus(&tool, request).await;
         }
         let (validator, timeout, wake) = {
             let mut servers = self.servers();
@@ -529,7 +558,6 @@ impl Host {
             }
         };
         let elapsed = started.elapsed();
-        let ms = elapsed.as_millis() as u64;
         let outcome = outcome.and_then(|result| {
             let size = serde_json::to_vec(&result).map(|v| v.len()).unwrap_or(0);
             if size > MAX_RESULT_BYTES {
@@ -546,9 +574,7 @@ impl Host {
                 Ok(CallReply {
                     server,
                     tool,
-                    request_id,
                     result,
-                    ms,
                 })
             }
             Err(message) => {
@@ -567,7 +593,6 @@ impl Host {
         &self,
         tool: &str,
         request: CallRequest,
-        request_id: String,
     ) -> Result<CallReply, HostError> {
         let Some(name) = ToolName::parse(tool) else {
             return Err(self.not_found(&request.name));
@@ -605,9 +630,7 @@ impl Host {
         Ok(CallReply {
             server: NEXUS_SERVER.to_owned(),
             tool: tool.to_owned(),
-            request_id,
             result,
-            ms: elapsed.as_millis() as u64,
         })
     }
 
@@ -733,7 +756,7 @@ impl Host {
     }
 
     /// `server__tool` back to `server:tool`, when it names a hosted tool.
-    pub fn from_exposed(&self, name: &str) -> Option<String> {
+    pub fn qualified_from_exposed(&self, name: &str) -> Option<String> {
         let (server, tool) = name.split_once("__")?;
         let servers = self.servers();
         let state = servers.get(server).filter(|_| server != NEXUS_SERVER)?;

@@ -122,9 +122,12 @@ fn exposed_names_follow_the_mcp_rules_and_map_back() {
         .map(|t| t.name.to_string())
         .collect();
     assert_eq!(names, ["a__echo", "a__only_a", "b__echo", "b__search"]);
-    assert_eq!(host.from_exposed("b__search").as_deref(), Some("b:search"));
-    assert_eq!(host.from_exposed("nexus__search"), None);
-    assert_eq!(host.from_exposed("a__nope"), None);
+    assert_eq!(
+        host.qualified_from_exposed("b__search").as_deref(),
+        Some("b:search")
+    );
+    assert_eq!(host.qualified_from_exposed("nexus__search"), None);
+    assert_eq!(host.qualified_from_exposed("a__nope"), None);
     assert_eq!(exposed_name("s", "bad name"), None);
     assert_eq!(exposed_name("s", "ok.v2-x").as_deref(), Some("s__ok.v2-x"));
     // Offline servers' tools say so.
