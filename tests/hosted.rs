@@ -844,3 +844,51 @@ mod page {
         assert_eq!(tool(&m, "m:hang")["performance"]["calls"], 0, "{m:#}");
     }
 }
+
+/// An MCP client that counts `notifications/tools/list_changed`.
+#[derive(Clone, Default)]
+struct ListChanges(std::sync::Arc<std::sync::atomic::AtomicUsize>);
+
+impl rmcp::ClientHandler for ListChanges {
+    async fn on_tool_list_changed(
+        &self,
+        _context: rmcp::service::NotificationContext<rmcp::RoleClient>,
+    ) {
+        self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn exposed_clients_hear_when_hosted_tools_appear() {
+    let dir = TempDir::new("hosted-notify");
+    let path = dir.0.join("mcp.json");
+    let config = json!({"mcpServers": {"m": misbehave(&[], json!({}))}, "expose": true});
+    std::fs::write(&path, config.to_string()).expect("write config");
+    let mut command = bridge_command();
+    command
+        .arg("--port")
+        .arg(free_port().to_string())
+        .arg("--mcp-config")
+        .arg(&path);
+    let (transport, _) = TokioChildProcess::builder(command)
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn nexus-bridge");
+    let changes = ListChanges::default();
+    let client = changes.clone().serve(transport).await.expect("initialize");
+    let started = Instant::now();
+    loop {
+        let seen = changes.0.load(std::sync::atomic::Ordering::SeqCst);
+        let tools = client.list_all_tools().await.expect("tools/list");
+        if seen > 0 && tools.iter().any(|t| t.name == "m__echo") {
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "no list_changed ({seen}) or no m__echo in {} tools",
+            tools.len()
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let _ = client.cancel().await;
+}

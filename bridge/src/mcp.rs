@@ -11,7 +11,7 @@ use rmcp::model::{
     ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
     ResourceContents, ServerCapabilities, ServerConfig, Tool,
 };
-use rmcp::service::{RequestContext, RunningService};
+use rmcp::service::{Peer, RequestContext, RunningService};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
 use tokio::sync::mpsc;
 
@@ -44,6 +44,7 @@ impl ServerHandler for NexusMcp {
         ServerConfig::new(
             ServerCapabilities::builder()
                 .enable_tools()
+                .enable_tool_list_changed()
                 .enable_resources()
                 .build(),
         )
@@ -203,8 +204,37 @@ pub async fn start(
     relay: Arc<Relay>,
     host: Arc<Host>,
 ) -> Result<RunningService<RoleServer, NexusMcp>, String> {
-    NexusMcp::new(relay, host)
+    let service = NexusMcp::new(relay, host.clone())
         .serve(rmcp::transport::stdio())
         .await
-        .map_err(|err| format!("MCP handshake on stdio failed: {err}"))
+        .map_err(|err| format!("MCP handshake on stdio failed: {err}"))?;
+    if host.exposed() {
+        tokio::spawn(announce_tool_changes(host, service.peer().clone()));
+    }
+    Ok(service)
+}
+
+/// Sends `notifications/tools/list_changed` when the exposed hosted tools change (servers coming
+/// online after the client listed the tools, going offline, changing their lists).
+async fn announce_tool_changes(host: Arc<Host>, peer: Peer<RoleServer>) {
+    let signature = |host: &Host| {
+        host.exposed_tools()
+            .into_iter()
+            .map(|tool| (tool.name, tool.description))
+            .collect::<Vec<_>>()
+    };
+    let mut changes = host.subscribe();
+    let mut last = signature(&host);
+    while changes.changed().await.is_ok() {
+        // Let a burst of changes (servers starting together) settle into one notification.
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        changes.mark_unchanged();
+        let now = signature(&host);
+        if now != last {
+            last = now;
+            if peer.notify_tool_list_changed().await.is_err() {
+                return;
+            }
+        }
+    }
 }
