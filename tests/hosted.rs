@@ -569,6 +569,7 @@ async fn invalid_configs_are_reported_precisely_and_the_rest_start() {
         "bad-url": {"url": "localhost:3000"},
         "bad-timeout": {"command": "python3", "timeoutMs": "soon"},
         "missing-binary": {"command": "/no/such/mcp-server"},
+        "tls": {"url": format!("https://127.0.0.1:{}/mcp", free_port()), "startTimeoutMs": 5000},
         "silent": {"command": "python3", "startTimeoutMs": 500,
                    "args": [root().join("tests/servers/misbehave.py").display().to_string(), "--silent"]}
     }});
@@ -602,17 +603,20 @@ async fn invalid_configs_are_reported_precisely_and_the_rest_start() {
     loop {
         let missing = host.server("missing-binary").await;
         let silent = host.server("silent").await;
+        let tls = host.server("tls").await;
         let missing_error = missing["last_error"].as_str().unwrap_or("");
         let silent_error = silent["last_error"].as_str().unwrap_or("");
+        let tls_error = tls["last_error"].as_str().unwrap_or("");
         if missing_error.contains("cannot start `/no/such/mcp-server`")
             && silent_error.contains("within 500 ms")
+            && tls_error.contains("MCP initialize with https://127.0.0.1:")
         {
             assert_ne!(missing["state"], "online");
             break;
         }
         assert!(
             started.elapsed() < Duration::from_secs(10),
-            "{missing:#} {silent:#}"
+            "{missing:#} {silent:#} {tls:#}"
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }

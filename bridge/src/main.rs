@@ -38,6 +38,8 @@ fn main() -> std::process::ExitCode {
             EnvFilter::try_from_env("NEXUS_LOG").unwrap_or_else(|_| EnvFilter::new("info")),
         )
         .init();
+    // Hosted servers on https:// need a TLS provider before the first HTTP client is built.
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(runtime) => runtime,
         Err(err) => {
