@@ -369,23 +369,25 @@ impl Host {
         }
     }
 
-    /// Replaces a server's tool list, keeping the metrics of tools that remain; logs collisions.
+    /// Replaces a server's tool list, keeping the metrics of tools that remain; logs new collisions.
     fn install(&self, id: &str, tools: Vec<Tool>) {
         let mut servers = self.servers();
         let Some(state) = servers.get_mut(id) else {
             return;
         };
         let mut old = std::mem::take(&mut state.tools);
+        // Collisions are logged once, when a tool first appears on this server.
+        let mut added = Vec::new();
         for def in tools {
             let name = def.name.to_string();
             let mut tool = hosted_tool(id, def);
-            if let Some(previous) = old.remove(&name) {
-                tool.stats = previous.stats;
+            match old.remove(&name) {
+                Some(previous) => tool.stats = previous.stats,
+                None => added.push(name.clone()),
             }
             state.tools.insert(name, tool);
         }
-        let names: Vec<String> = state.tools.keys().cloned().collect();
-        for name in names {
+        for name in added {
             let owners: Vec<&str> = servers
                 .iter()
                 .filter(|(_, s)| s.tools.contains_key(&name))
