@@ -659,6 +659,23 @@ async fn only_the_hub_hosts_and_a_new_hub_brings_the_registry_back() {
         "idle",
         "a peer runs no servers"
     );
+    // A peer's MCP client sees and calls the hub's hosted tools.
+    let listed = peer
+        .bridge
+        .client
+        .list_all_tools()
+        .await
+        .expect("tools/list");
+    assert!(listed.iter().any(|t| t.name == "m__echo"), "{listed:?}");
+    let echo = peer
+        .call("m__echo", json!({"message": "via the hub"}))
+        .await;
+    assert_eq!(ok_text(&echo), "via the hub");
+    let text = err_text(&peer.call("m__echo", json!({"message": 1})).await);
+    assert!(
+        text.contains("ToolValidation") && text.contains("/message"),
+        "{text}"
+    );
 
     hub.bridge.quit().await;
     peer.bridge.wait_mode("hub", Duration::from_secs(10)).await;

@@ -17,8 +17,8 @@ use tokio::sync::mpsc;
 
 use crate::call::Progress;
 use crate::health::{self, HEALTH_URI};
-use crate::host::{CallRequest, Host};
-use crate::relay::Relay;
+use crate::host::{CallRequest, Host, remote};
+use crate::relay::{Relay, Route};
 
 pub struct NexusMcp {
     relay: Arc<Relay>,
@@ -59,7 +59,15 @@ impl ServerHandler for NexusMcp {
     ) -> Result<ListToolsResult, McpError> {
         let mut tools = self.tools.clone();
         if self.host.exposed() {
-            tools.extend(self.host.exposed_tools());
+            match self.relay.route() {
+                // A peer runs no servers: it offers the hub's.
+                Route::Peer(link) => {
+                    if let Ok(registry) = link.hosted_registry().await {
+                        tools.extend(remote::exposed_tools(&registry));
+                    }
+                }
+                _ => tools.extend(self.host.exposed_tools()),
+            }
         }
         Ok(ListToolsResult::with_all_items(tools))
     }
@@ -102,6 +110,19 @@ impl ServerHandler for NexusMcp {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let name = request.name.to_string();
+        if self.host.exposed()
+            && name.contains("__")
+            && let Route::Peer(link) = self.relay.route()
+            && let Ok(registry) = link.hosted_registry().await
+            && let Some(qualified) = remote::qualified(&registry, &name)
+        {
+            let args = request.arguments.unwrap_or_default();
+            return Ok(tokio::select! {
+                outcome = link.hosted_call(&qualified, args) => remote::result(outcome),
+                _ = context.ct.cancelled() => error_result(&ToolError::new(ErrorCode::Cancelled, "the client cancelled the call")),
+            }
+            .into());
+        }
         if let Some(qualified) = self
             .host
             .exposed()

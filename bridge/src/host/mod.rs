@@ -4,6 +4,7 @@
 pub mod circuit;
 pub mod config;
 pub mod error;
+pub mod remote;
 pub mod server;
 pub mod wire;
 
@@ -777,7 +778,7 @@ impl Host {
 }
 
 /// The MCP name of a hosted tool: `server__tool`, if it fits the tool-name rules.
-fn exposed_name(server: &str, tool: &str) -> Option<String> {
+pub(crate) fn exposed_name(server: &str, tool: &str) -> Option<String> {
     let name = format!("{server}__{tool}");
     let valid = name.len() <= 128
         && name
