@@ -1,3 +1,6 @@
+//! Host tests without servers: name resolution, collisions, metrics kept across tool lists, the
+//! report, exposure names, validation before any call, and an offline server tripping its circuit.
+
 use std::path::Path;
 
 use super::*;
