@@ -19,6 +19,8 @@ command -v chromium >/dev/null || apt_missing+=(chromium)
 command -v chromedriver >/dev/null || apt_missing+=(chromium-driver)
 command -v node >/dev/null || apt_missing+=(nodejs)
 command -v npm >/dev/null || apt_missing+=(npm)
+command -v python3 >/dev/null || apt_missing+=(python3)
+python3 -c 'import ensurepip, venv' 2>/dev/null || apt_missing+=(python3-venv)
 if [ ${#apt_missing[@]} -gt 0 ]; then
   log "apt: installing ${apt_missing[*]}"
   apt_log=$(mktemp)
@@ -52,7 +54,15 @@ if ! have_version wasm-pack "$WASM_PACK_VERSION"; then
 fi
 
 if [ ! -d tests/js/node_modules ] || [ tests/js/package-lock.json -nt tests/js/node_modules/.package-lock.json ]; then
-  log "npm: installing test packages (MCP Inspector CLI)"
+  log "npm: installing test packages (MCP Inspector CLI, reference MCP servers)"
   (cd tests/js && npm ci --no-audit --no-fund --loglevel=error >&2)
+fi
+# The Python MCP server of the host tests, pinned, in a project-local venv: no root, and Debian's
+# system Python refuses `pip install --user` (PEP 668).
+if [ ! -x tests/py/.venv/bin/mcp-server-time ] || [ tests/py/requirements.txt -nt tests/py/.venv/pyvenv.cfg ]; then
+  log "pip: installing the Python test server (mcp-server-time) into tests/py/.venv"
+  python3 -m venv tests/py/.venv
+  tests/py/.venv/bin/pip install --quiet --disable-pip-version-check -r tests/py/requirements.txt >&2
+  touch tests/py/.venv/pyvenv.cfg
 fi
 log "ready"

@@ -60,6 +60,17 @@ pub struct Cli {
         global = true
     )]
     pub allow_origins: Vec<String>,
+
+    /// MCP servers to host (an mcp.json: the spec's `servers` or Claude Desktop's `mcpServers`);
+    /// default: nexus/mcp.json in your config folder (~/.config on Linux) when it exists.
+    /// Only the hub runs them; their tools are `server:tool` beside Nexus's own.
+    #[arg(long = "mcp-config", env = "MCP_JSON_PATH", global = true)]
+    pub mcp_config: Option<PathBuf>,
+
+    /// Also offer the hosted servers' tools to this bridge's MCP clients, as `server__tool`
+    /// (same as `"expose": true` in the configuration).
+    #[arg(long = "expose-hosted", env = "NEXUS_EXPOSE_HOSTED", global = true)]
+    pub expose_hosted: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -80,6 +91,8 @@ pub struct Options {
     pub deadlines: Deadlines,
     pub heartbeat: Duration,
     pub allowed_origins: Vec<String>,
+    pub mcp_config: Option<PathBuf>,
+    pub expose_hosted: bool,
 }
 
 impl Cli {
@@ -105,6 +118,8 @@ impl Cli {
             },
             heartbeat: Duration::from_millis(self.heartbeat_ms.max(10)),
             allowed_origins,
+            mcp_config: self.mcp_config.clone(),
+            expose_hosted: self.expose_hosted,
         }
     }
 }

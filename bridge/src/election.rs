@@ -10,12 +10,19 @@ use tokio::net::TcpListener;
 
 use crate::call::CallIds;
 use crate::cli::Options;
+use crate::host::Host;
 use crate::peer::{self, JoinError};
 use crate::relay::{Relay, Route};
 use crate::{token, web};
 
 /// Runs for the life of the process: a peer until its hub goes away, then possibly the hub.
-pub async fn run(relay: Arc<Relay>, options: Options, agent: String, ids: Arc<CallIds>) {
+pub async fn run(
+    relay: Arc<Relay>,
+    options: Options,
+    agent: String,
+    ids: Arc<CallIds>,
+    hosted: Arc<Host>,
+) {
     let clock = Instant::now();
     let now_ms = || clock.elapsed().as_millis() as u64;
     let mut machine = Reconnect::new(ReconnectPolicy::default());
@@ -27,7 +34,7 @@ pub async fn run(relay: Arc<Relay>, options: Options, agent: String, ids: Arc<Ca
         command = match command {
             Command::Connect => {
                 if let Some(listener) = try_bind(options.port).await {
-                    return host(&relay, listener, &options, was_peer).await;
+                    return host(&relay, listener, &options, was_peer, &hosted).await;
                 }
                 match join(&relay, &options, &agent, &ids).await {
                     Ok(task) => {
@@ -37,7 +44,7 @@ pub async fn run(relay: Arc<Relay>, options: Options, agent: String, ids: Arc<Ca
                         relay.set_route(Route::Joining(None));
                         tracing::warn!("the link to the hub dropped; trying to take over");
                         if let Some(listener) = try_bind(options.port).await {
-                            return host(&relay, listener, &options, true).await;
+                            return host(&relay, listener, &options, true, &hosted).await;
                         }
                         machine.closed(now_ms(), fastrand::f64())
                     }
@@ -125,7 +132,13 @@ async fn join(
 }
 
 /// This process is the hub from now on.
-async fn host(relay: &Relay, listener: TcpListener, options: &Options, takeover: bool) {
+async fn host(
+    relay: &Relay,
+    listener: TcpListener,
+    options: &Options,
+    takeover: bool,
+    hosted: &Arc<Host>,
+) {
     tracing::info!(
         port = options.port,
         takeover,
@@ -136,6 +149,8 @@ async fn host(relay: &Relay, listener: TcpListener, options: &Options, takeover:
         relay.hub().expect_tab();
     }
     relay.set_route(Route::Hub);
+    // Only the hub runs the hosted MCP servers; a peer that takes over starts them now.
+    hosted.start();
     if let Err(err) = web::host(listener, relay.hub().clone(), options).await {
         tracing::error!("{err}");
         relay.set_route(Route::Unreachable(err));

@@ -61,7 +61,7 @@ pub async fn status(port: u16) -> Result<Value, String> {
     let path = token::path(port)?;
     let file =
         token::read(&path, port).map_err(|err| format!("no Nexus hub on port {port}: {err}"))?;
-    let (_sink, mut stream) =
+    let (mut sink, mut stream) =
         peer::handshake(port, Role::Monitor, file.token, "nexus-bridge status")
             .await
             .map_err(|err| match err {
@@ -73,5 +73,8 @@ pub async fn status(port: u16) -> Result<Value, String> {
         .map_err(|err| err.to_string())?;
     let mut report = view_json(port, "hub", &view);
     report["pid"] = file.pid.into();
+    report["hosted"] = crate::host::wire::fetch(&mut sink, &mut stream)
+        .await
+        .unwrap_or_else(|err| serde_json::json!({ "error": err }));
     Ok(report)
 }

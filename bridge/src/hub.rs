@@ -103,6 +103,8 @@ pub struct Hub {
     ids: Arc<CallIds>,
     port: u16,
     state: Mutex<State>,
+    /// The hosted MCP servers' registry, once this process hosts them.
+    hosted: std::sync::OnceLock<Arc<crate::host::Host>>,
 }
 
 impl Hub {
@@ -111,6 +113,27 @@ impl Hub {
             ids,
             port,
             state: Mutex::new(State::default()),
+            hosted: std::sync::OnceLock::new(),
+        }
+    }
+
+    pub fn set_hosted(&self, host: Arc<crate::host::Host>) {
+        let _ = self.hosted.set(host);
+    }
+
+    pub fn hosted(&self) -> Option<&Arc<crate::host::Host>> {
+        self.hosted.get()
+    }
+
+    /// Tells the tab's activity feed about a call that did not pass through it (hosted tools).
+    pub fn report_hosted_activity(&self, agent: &str, tool: &str, ms: u64, ok: bool) {
+        if let Some(tab) = self.state().tab.as_ref() {
+            let _ = tab.tx.send(Frame::Activity {
+                agent: agent.to_owned(),
+                tool: tool.to_owned(),
+                ms,
+                ok,
+            });
         }
     }
 

@@ -9,6 +9,7 @@ mod cli;
 mod election;
 mod health;
 mod heartbeat;
+mod host;
 mod hub;
 mod mcp;
 mod peer;
@@ -39,6 +40,8 @@ fn main() -> std::process::ExitCode {
             EnvFilter::try_from_env("NEXUS_LOG").unwrap_or_else(|_| EnvFilter::new("info")),
         )
         .init();
+    // Hosted servers on https:// need a TLS provider before the first HTTP client is built.
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(runtime) => runtime,
         Err(err) => {
@@ -93,10 +96,20 @@ async fn serve(options: Options) -> Result<(), String> {
     })?;
     eprintln!("Nexus is running: open http://127.0.0.1:{}/", options.port);
     let hub = Arc::new(Hub::new(Arc::new(CallIds::new()), options.port));
+    let relay = Arc::new(Relay::new(
+        hub.clone(),
+        options.deadlines,
+        Breakers::default(),
+        options.port,
+    ));
+    relay.set_route(Route::Hub);
+    let host = host::Host::new(relay, host::config::read(&options), options.expose_hosted);
+    host.start();
     let result = tokio::select! {
         result = web::host(listener, hub, &options) => result,
         _ = tokio::signal::ctrl_c() => Ok(()),
     };
+    host.shutdown();
     remove_token_file(options.port);
     result
 }
@@ -111,13 +124,24 @@ async fn serve_mcp(options: Options) -> Result<(), String> {
         Breakers::default(),
         options.port,
     ));
-    let service = mcp::start(relay.clone()).await?;
+    let host = host::Host::new(
+        relay.clone(),
+        host::config::read(&options),
+        options.expose_hosted,
+    );
+    let service = mcp::start(relay.clone(), host.clone()).await?;
     let agent = service
         .peer()
         .peer_info()
         .map(|info| info.client_info.name.clone())
         .unwrap_or_else(|| "agent".into());
-    let election = tokio::spawn(election::run(relay.clone(), options.clone(), agent, ids));
+    let election = tokio::spawn(election::run(
+        relay.clone(),
+        options.clone(),
+        agent,
+        ids,
+        host.clone(),
+    ));
     let result = service
         .waiting()
         .await
@@ -128,6 +152,7 @@ async fn serve_mcp(options: Options) -> Result<(), String> {
         remove_token_file(options.port);
     }
     election.abort();
+    host.shutdown();
     result
 }
 

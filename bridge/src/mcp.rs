@@ -11,21 +11,23 @@ use rmcp::model::{
     ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
     ResourceContents, ServerCapabilities, ServerConfig, Tool,
 };
-use rmcp::service::{RequestContext, RunningService};
+use rmcp::service::{Peer, RequestContext, RunningService};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
 use tokio::sync::mpsc;
 
 use crate::call::Progress;
 use crate::health::{self, HEALTH_URI};
-use crate::relay::Relay;
+use crate::host::{CallRequest, Host, remote};
+use crate::relay::{Relay, Route};
 
 pub struct NexusMcp {
     relay: Arc<Relay>,
     tools: Vec<Tool>,
+    host: Arc<Host>,
 }
 
 impl NexusMcp {
-    pub fn new(relay: Arc<Relay>) -> Self {
+    pub fn new(relay: Arc<Relay>, host: Arc<Host>) -> Self {
         let tools = ToolName::ALL
             .iter()
             .map(|tool| {
@@ -33,7 +35,7 @@ impl NexusMcp {
                 Tool::new(spec.name, spec.description, spec.input_schema)
             })
             .collect();
-        Self { relay, tools }
+        Self { relay, tools, host }
     }
 }
 
@@ -42,6 +44,7 @@ impl ServerHandler for NexusMcp {
         ServerConfig::new(
             ServerCapabilities::builder()
                 .enable_tools()
+                .enable_tool_list_changed()
                 .enable_resources()
                 .build(),
         )
@@ -54,7 +57,19 @@ impl ServerHandler for NexusMcp {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        Ok(ListToolsResult::with_all_items(self.tools.clone()))
+        let mut tools = self.tools.clone();
+        if self.host.exposed() {
+            match self.relay.route() {
+                // A peer runs no servers: it offers the hub's.
+                Route::Peer(link) => {
+                    if let Ok(registry) = link.hosted_registry().await {
+                        tools.extend(remote::exposed_tools(&registry));
+                    }
+                }
+                _ => tools.extend(self.host.exposed_tools()),
+            }
+        }
+        Ok(ListToolsResult::with_all_items(tools))
     }
 
     async fn list_resources(
@@ -79,7 +94,9 @@ impl ServerHandler for NexusMcp {
                 None,
             ));
         }
-        let text = health::report(&self.relay).to_string();
+        let mut report = health::report(&self.relay);
+        report["hosted"] = self.host.report();
+        let text = report.to_string();
         let contents = ResourceContents::text(text, HEALTH_URI).with_mime_type("application/json");
         // Health is live: clients must not cache it.
         Ok(ReadResourceResult::new(vec![contents])
@@ -93,6 +110,27 @@ impl ServerHandler for NexusMcp {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let name = request.name.to_string();
+        if self.host.exposed()
+            && name.contains("__")
+            && let Route::Peer(link) = self.relay.route()
+            && let Ok(registry) = link.hosted_registry().await
+            && let Some(qualified) = remote::qualified(&registry, &name)
+        {
+            let args = request.arguments.unwrap_or_default();
+            return Ok(tokio::select! {
+                outcome = link.hosted_call(&qualified, args) => remote::result(outcome),
+                _ = context.ct.cancelled() => error_result(&ToolError::new(ErrorCode::Cancelled, "the client cancelled the call")),
+            }
+            .into());
+        }
+        if let Some(qualified) = self
+            .host
+            .exposed()
+            .then(|| self.host.qualified_from_exposed(&name))
+            .flatten()
+        {
+            return Ok(self.call_hosted(qualified, request, &context).await.into());
+        }
         let Some(tool) = ToolName::parse(&name) else {
             let err = ToolError::new(ErrorCode::UnknownTool, format!("no tool named `{name}`"))
                 .with_hint("call tools/list for the 16 Nexus tools; `route` takes plain questions");
@@ -141,6 +179,36 @@ impl ServerHandler for NexusMcp {
     }
 }
 
+impl NexusMcp {
+    /// A hosted tool through the registry; the client's cancellation drops the call, which
+    /// sends `notifications/cancelled` to the server.
+    async fn call_hosted(
+        &self,
+        name: String,
+        request: CallToolRequestParams,
+        context: &RequestContext<RoleServer>,
+    ) -> CallToolResult {
+        let caller = context
+            .peer
+            .peer_info()
+            .map(|info| info.client_info.name.clone())
+            .unwrap_or_else(|| "agent".into());
+        let call = self.host.execute(CallRequest {
+            name,
+            args: request.arguments.unwrap_or_default(),
+            timeout: None,
+            caller,
+        });
+        tokio::select! {
+            reply = call => match reply {
+                Ok(reply) => reply.result,
+                Err(err) => error_result(&err.to_tool_error()),
+            },
+            _ = context.ct.cancelled() => error_result(&ToolError::new(ErrorCode::Cancelled, "the client cancelled the call")),
+        }
+    }
+}
+
 async fn next_progress(rx: &mut Option<mpsc::UnboundedReceiver<Progress>>) -> Option<Progress> {
     match rx {
         Some(rx) => rx.recv().await,
@@ -153,9 +221,41 @@ fn error_result(err: &ToolError) -> CallToolResult {
 }
 
 /// Completes the MCP handshake on stdin/stdout; the service then runs until the client closes.
-pub async fn start(relay: Arc<Relay>) -> Result<RunningService<RoleServer, NexusMcp>, String> {
-    NexusMcp::new(relay)
+pub async fn start(
+    relay: Arc<Relay>,
+    host: Arc<Host>,
+) -> Result<RunningService<RoleServer, NexusMcp>, String> {
+    let service = NexusMcp::new(relay, host.clone())
         .serve(rmcp::transport::stdio())
         .await
-        .map_err(|err| format!("MCP handshake on stdio failed: {err}"))
+        .map_err(|err| format!("MCP handshake on stdio failed: {err}"))?;
+    if host.exposed() {
+        tokio::spawn(announce_tool_changes(host, service.peer().clone()));
+    }
+    Ok(service)
+}
+
+/// Sends `notifications/tools/list_changed` when the exposed hosted tools change (servers coming
+/// online after the client listed the tools, going offline, changing their lists).
+async fn announce_tool_changes(host: Arc<Host>, peer: Peer<RoleServer>) {
+    let signature = |host: &Host| {
+        host.exposed_tools()
+            .into_iter()
+            .map(|tool| (tool.name, tool.description))
+            .collect::<Vec<_>>()
+    };
+    let mut changes = host.subscribe();
+    let mut last = signature(&host);
+    while changes.changed().await.is_ok() {
+        // Let a burst of changes (servers starting together) settle into one notification.
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        changes.mark_unchanged();
+        let now = signature(&host);
+        if now != last {
+            last = now;
+            if peer.notify_tool_list_changed().await.is_err() {
+                return;
+            }
+        }
+    }
 }

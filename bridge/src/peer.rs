@@ -10,7 +10,7 @@ use futures_util::{SinkExt, StreamExt};
 use nexus_shared::limits::{HELLO_TIMEOUT_MS, MAX_FRAME_BYTES, PROTOCOL_VERSION};
 use nexus_shared::{CallId, ErrorCode, Frame, Outcome, RejectCode, Role, Token, ToolError};
 use tokio::net::TcpStream;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 use tokio::time::{Instant, interval_at, timeout};
 use tokio_tungstenite::tungstenite::Message;
@@ -144,12 +144,20 @@ struct Calls {
     closed: bool,
 }
 
+/// Requests for the hub's hosted MCP registry, waiting for `Hosted` or `HostedResult`.
+#[derive(Default)]
+struct HostedWaiters {
+    lists: Vec<oneshot::Sender<serde_json::Value>>,
+    calls: HashMap<CallId, oneshot::Sender<Outcome>>,
+}
+
 /// A live link to the hub.
 pub struct PeerLink {
     tx: FrameSender,
     ids: Arc<CallIds>,
     calls: Mutex<Calls>,
     view: Mutex<HubView>,
+    hosted: Mutex<HostedWaiters>,
 }
 
 /// Joins the hub as a peer. The returned task runs the link and ends when it drops; by then
@@ -169,6 +177,7 @@ pub async fn join(
         ids,
         calls: Mutex::new(Calls::default()),
         view: Mutex::new(view),
+        hosted: Mutex::new(HostedWaiters::default()),
     });
     let task = tokio::spawn(run(link.clone(), sink, stream, rx, heartbeat));
     Ok((link, task))
@@ -179,6 +188,57 @@ impl PeerLink {
         self.calls
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn hosted(&self) -> MutexGuard<'_, HostedWaiters> {
+        self.hosted
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// The hub's hosted MCP registry (the hub runs the servers; peers ask it).
+    pub async fn hosted_registry(&self) -> Result<serde_json::Value, ToolError> {
+        let (tx, rx) = oneshot::channel();
+        if self.calls().closed {
+            return Err(link_lost());
+        }
+        self.hosted().lists.push(tx);
+        if self.tx.send(Frame::HostedList { watch: false }).is_err() {
+            return Err(link_lost());
+        }
+        match timeout(Duration::from_millis(HELLO_TIMEOUT_MS), rx).await {
+            Ok(Ok(registry)) => Ok(registry),
+            _ => Err(link_lost()),
+        }
+    }
+
+    /// Calls a hosted tool through the hub's registry.
+    pub async fn hosted_call(
+        &self,
+        tool: &str,
+        args: serde_json::Map<String, serde_json::Value>,
+    ) -> Outcome {
+        let id = self.ids.next();
+        let (tx, rx) = oneshot::channel();
+        if self.calls().closed {
+            return Outcome::Err(link_lost());
+        }
+        self.hosted().calls.insert(id.clone(), tx);
+        let frame = Frame::HostedCall {
+            id: id.clone(),
+            tool: tool.to_owned(),
+            args,
+            timeout_ms: None,
+        };
+        if let Err(err) = check_size(&frame) {
+            self.hosted().calls.remove(&id);
+            return Outcome::Err(err);
+        }
+        if self.tx.send(frame).is_err() {
+            self.hosted().calls.remove(&id);
+            return Outcome::Err(link_lost());
+        }
+        rx.await.unwrap_or_else(|_| Outcome::Err(link_lost()))
     }
 
     /// What the hub last said about itself.
@@ -275,6 +335,16 @@ impl PeerLink {
             Frame::Ping { nonce } => {
                 let _ = self.tx.send(Frame::Pong { nonce });
             }
+            Frame::Hosted { registry } => {
+                for waiter in std::mem::take(&mut self.hosted().lists) {
+                    let _ = waiter.send(registry.clone());
+                }
+            }
+            Frame::HostedResult { id, outcome, .. } => {
+                if let Some(waiter) = self.hosted().calls.remove(&id) {
+                    let _ = waiter.send(outcome);
+                }
+            }
             Frame::Error { message } => tracing::warn!(message, "the hub reported an error"),
             other => tracing::debug!(kind = other.kind(), "frame ignored by a peer"),
         }
@@ -290,6 +360,8 @@ impl PeerLink {
         for (_, waiter) in waiters {
             waiter.answer(Outcome::Err(link_lost()));
         }
+        // Dropping the hosted waiters fails their requests with `LINK_LOST`.
+        *self.hosted() = HostedWaiters::default();
     }
 }
 

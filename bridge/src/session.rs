@@ -266,6 +266,9 @@ fn handle(hub: &Hub, side: Side, tx: &mpsc::UnboundedSender<Frame>, frame: Frame
             },
         ) => hub.call_from_peer(peer, id, tool, args, deadline_ms),
         (Side::Peer(peer), Frame::Cancel { id }) => hub.cancel_from_peer(peer, &id),
+        (_, frame @ (Frame::HostedList { .. } | Frame::HostedCall { .. })) => {
+            crate::host::wire::handle(hub, tx, frame)
+        }
         (_, Frame::Error { message }) => {
             tracing::warn!(?side, message, "the other end reported an error")
         }

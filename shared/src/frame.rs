@@ -146,12 +146,52 @@ pub enum Frame {
     Error {
         message: String,
     },
+    /// Page or monitor → hub: send the hosted MCP registry as `Hosted`; with `watch`, again
+    /// after every change for as long as the socket lives.
+    HostedList {
+        #[serde(default)]
+        watch: bool,
+    },
+    /// Hub → page or monitor: every server (state, last error, guidance) and tool (description,
+    /// input schema, reliability, performance), as the hub's registry reports it.
+    Hosted {
+        registry: serde_json::Value,
+    },
+    /// Page → hub: call a tool through the hub's registry (`server:tool`, or a unique name).
+    HostedCall {
+        id: CallId,
+        tool: String,
+        args: serde_json::Map<String, serde_json::Value>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        timeout_ms: Option<u64>,
+    },
+    /// Hub → page: the answer to a `HostedCall`. `Ok` text is the MCP result as JSON.
+    HostedResult {
+        id: CallId,
+        outcome: Outcome,
+        ms: u64,
+    },
 }
 
 /// Every `type` tag the protocol knows, to tell unknown frames from malformed ones.
-pub const FRAME_TYPES: [&str; 13] = [
-    "hello", "welcome", "reject", "context", "call", "result", "cancel", "progress", "ping",
-    "pong", "status", "activity", "error",
+pub const FRAME_TYPES: [&str; 17] = [
+    "hello",
+    "welcome",
+    "reject",
+    "context",
+    "call",
+    "result",
+    "cancel",
+    "progress",
+    "ping",
+    "pong",
+    "status",
+    "activity",
+    "error",
+    "hosted_list",
+    "hosted",
+    "hosted_call",
+    "hosted_result",
 ];
 
 /// Why a text message is not a usable frame.
@@ -202,6 +242,10 @@ impl Frame {
             Frame::Status { .. } => "status",
             Frame::Activity { .. } => "activity",
             Frame::Error { .. } => "error",
+            Frame::HostedList { .. } => "hosted_list",
+            Frame::Hosted { .. } => "hosted",
+            Frame::HostedCall { .. } => "hosted_call",
+            Frame::HostedResult { .. } => "hosted_result",
         }
     }
 }
@@ -312,7 +356,49 @@ mod tests {
             Frame::Error {
                 message: "bad".into(),
             },
+            Frame::HostedList { watch: true },
+            Frame::Hosted {
+                registry: serde_json::json!({"servers": [{"id": "fs", "state": "online"}]}),
+            },
+            Frame::HostedCall {
+                id: "ui-1".into(),
+                tool: "fs:read_text_file".into(),
+                args: serde_json::Map::from_iter([("path".to_owned(), "/tmp/a".into())]),
+                timeout_ms: Some(5_000),
+            },
+            Frame::HostedResult {
+                id: "ui-1".into(),
+                outcome: Outcome::Ok(ToolOutput {
+                    text: "{\"content\":[]}".into(),
+                }),
+                ms: 12,
+            },
         ]
+    }
+
+    #[test]
+    fn bad_hosted_frames_are_malformed_not_panics() {
+        for text in [
+            r#"{"type":"hosted_call","id":"x","tool":"fs:read"}"#,
+            r#"{"type":"hosted_call","id":"x","tool":"fs:read","args":[1,2]}"#,
+            r#"{"type":"hosted_call","id":"x","tool":7,"args":{}}"#,
+            r#"{"type":"hosted_call","id":"x","tool":"t","args":{},"timeout_ms":-1}"#,
+            r#"{"type":"hosted_list","watch":"yes"}"#,
+            r#"{"type":"hosted_list","extra":1}"#,
+            r#"{"type":"hosted_result","id":"x","outcome":{"maybe":{}},"ms":1}"#,
+            r#"{"type":"hosted"}"#,
+        ] {
+            let err = Frame::decode(text).expect_err(text);
+            assert!(
+                matches!(&err, FrameError::Malformed { kind, .. } if kind.starts_with("hosted")),
+                "{text}: {err:?}"
+            );
+        }
+        // `watch` defaults to false; a list request needs nothing else.
+        assert_eq!(
+            Frame::decode(r#"{"type":"hosted_list"}"#),
+            Ok(Frame::HostedList { watch: false })
+        );
     }
 
     #[test]

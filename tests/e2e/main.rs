@@ -2,6 +2,7 @@
 //! clients and headless Chromium. Areas take turns (`nexus_e2e::Area`); tests of one area run together.
 
 mod crate_graph;
+mod hosted;
 mod hub_sockets;
 mod inspector;
 mod load;

@@ -1,0 +1,221 @@
+//! One hosted server's connection on rmcp: a child process on stdio or streamable HTTP, started
+//! under a deadline, then discovery (`tools/list`, the `tool-descriptions` prompt or a fallback).
+
+use std::collections::HashMap;
+use std::process::Stdio;
+
+use rmcp::model::{
+    ClientCapabilities, ClientConfig, GetPromptRequestParams, Implementation, Role, Tool,
+};
+use rmcp::service::{NotificationContext, Peer, RunningService};
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::{ClientHandler, RoleClient, ServiceExt};
+use tokio::io::AsyncBufReadExt;
+use tokio::sync::mpsc;
+
+use super::config::{ServerSpec, Transport};
+
+/// The name of the prompt a server may offer to describe how its tools are best used.
+pub const GUIDANCE_PROMPT: &str = "tool-descriptions";
+
+/// A running client session with one server.
+pub type Client = RunningService<RoleClient, Handler>;
+
+/// The client side of one session: passes `notifications/tools/list_changed` on.
+pub struct Handler {
+    changed: mpsc::UnboundedSender<()>,
+}
+
+impl Handler {
+    pub fn new(changed: mpsc::UnboundedSender<()>) -> Self {
+        Self { changed }
+    }
+}
+
+impl ClientHandler for Handler {
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::new(
+            ClientCapabilities::default(),
+            Implementation::new("nexus-bridge", env!("CARGO_PKG_VERSION")),
+        )
+    }
+
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        let _ = self.changed.send(());
+    }
+}
+
+/// Starts the server and completes `initialize` within its start timeout.
+pub async fn connect(spec: &ServerSpec, handler: Handler) -> Result<Client, String> {
+    let start = async {
+        match &spec.transport {
+            Transport::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+            } => {
+                let mut cmd = tokio::process::Command::new(command);
+                cmd.args(args);
+                for (key, value) in env {
+                    cmd.env(key, &value.0);
+                }
+                if let Some(cwd) = cwd {
+                    cmd.current_dir(cwd);
+                }
+                let (transport, stderr) = TokioChildProcess::builder(cmd)
+                    .stderr(Stdio::piped())
+                    .spawn()
+                    .map_err(|err| format!("cannot start `{command}`: {err}"))?;
+                if let Some(stderr) = stderr {
+                    let id = spec.id.clone();
+                    tokio::spawn(async move {
+                        let mut lines = tokio::io::BufReader::new(stderr).lines();
+                        while let Ok(Some(line)) = lines.next_line().await {
+                            tracing::info!(server = %id, "stderr: {line}");
+                        }
+                    });
+                }
+                handler
+                    .serve(transport)
+                    .await
+                    .map_err(|err| format!("MCP initialize failed: {err}"))
+            }
+            Transport::Http { url, headers } => {
+                let mut map = HashMap::new();
+                for (name, value) in headers {
+                    let header = http::HeaderName::from_bytes(name.as_bytes())
+                        .map_err(|_| format!("header name `{name}` is not valid"))?;
+                    let value = http::HeaderValue::from_str(&value.0)
+                        .map_err(|_| format!("header `{name}` has a value HTTP cannot carry"))?;
+                    map.insert(header, value);
+                }
+                let config =
+                    StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(map);
+                handler
+                    .serve(StreamableHttpClientTransport::from_config(config))
+                    .await
+                    .map_err(|err| format!("MCP initialize with {url} failed: {err}"))
+            }
+        }
+    };
+    tokio::time::timeout(spec.start_timeout, start)
+        .await
+        .map_err(|_| {
+            format!(
+                "did not start and answer `initialize` within {} ms (startTimeoutMs)",
+                spec.start_timeout.as_millis()
+            )
+        })?
+}
+
+/// What a server offers.
+#[derive(Debug, Clone)]
+pub struct Discovery {
+    pub tools: Vec<Tool>,
+    /// The server's `tool-descriptions` prompt text, or one generated from its tools.
+    pub guidance: String,
+    /// True when `guidance` was generated because the prompt was missing or invalid.
+    pub generated: bool,
+}
+
+/// `tools/list` (every page), then the `tool-descriptions` prompt or a generated fallback.
+pub async fn discover(peer: &Peer<RoleClient>, id: &str) -> Result<Discovery, String> {
+    let tools = peer
+        .list_all_tools()
+        .await
+        .map_err(|err| format!("tools/list failed: {err}"))?;
+    let prompt = peer
+        .get_prompt(GetPromptRequestParams::new(GUIDANCE_PROMPT))
+        .await;
+    let valid = match prompt {
+        Ok(result) => match result.messages.as_slice() {
+            [message] if message.role == Role::User => {
+                message.content.as_text().map(|text| text.text.clone())
+            }
+            _ => None,
+        },
+        Err(_) => None,
+    };
+    Ok(match valid {
+        Some(guidance) => Discovery {
+            tools,
+            guidance,
+            generated: false,
+        },
+        None => {
+            tracing::warn!(
+                server = %id,
+                "'{GUIDANCE_PROMPT}' prompt missing/invalid for server {id}. Generating fallback description."
+            );
+            let guidance = fallback_guidance(id, &tools);
+            Discovery {
+                tools,
+                guidance,
+                generated: true,
+            }
+        }
+    })
+}
+
+/// A plain description of a server's tools, for when it offers no guidance of its own.
+pub fn fallback_guidance(id: &str, tools: &[Tool]) -> String {
+    let mut text = format!("Server `{id}` offers {} tools:\n", tools.len());
+    for tool in tools {
+        let description = tool.description.as_deref().unwrap_or("").trim();
+        let first_line = description.lines().next().unwrap_or("");
+        let mut args: Vec<String> = tool
+            .input_schema
+            .get("properties")
+            .and_then(|p| p.as_object())
+            .map(|props| props.keys().cloned().collect())
+            .unwrap_or_default();
+        let required: Vec<&str> = tool
+            .input_schema
+            .get("required")
+            .and_then(|r| r.as_array())
+            .map(|r| r.iter().filter_map(|v| v.as_str()).collect())
+            .unwrap_or_default();
+        for arg in &mut args {
+            if required.contains(&arg.as_str()) {
+                arg.push('*');
+            }
+        }
+        text.push_str(&format!("- {id}:{}", tool.name));
+        if !args.is_empty() {
+            text.push_str(&format!("({})", args.join(", ")));
+        }
+        if !first_line.is_empty() {
+            text.push_str(&format!(" — {first_line}"));
+        }
+        text.push('\n');
+    }
+    text.push_str("Arguments marked * are required.");
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fallback_lists_tools_arguments_and_first_lines() {
+        let schema = serde_json::json!({
+            "type": "object",
+            "properties": {"path": {"type": "string"}, "depth": {"type": "integer"}},
+            "required": ["path"]
+        });
+        let serde_json::Value::Object(schema) = schema else {
+            panic!("object");
+        };
+        let tool = Tool::new("read", "Reads a file.\nMore detail.", schema);
+        let text = fallback_guidance("fs", &[tool]);
+        assert!(text.starts_with("Server `fs` offers 1 tools:"), "{text}");
+        assert!(
+            text.contains("- fs:read(depth, path*) — Reads a file.\n"),
+            "{text}"
+        );
+        assert!(!text.contains("More detail"), "{text}");
+    }
+}

@@ -1,0 +1,111 @@
+#!/usr/bin/env python3
+# A misbehaving MCP stdio server for the MCP host tests: crashes after N calls or on demand,
+# hangs, writes garbage to stdout, returns huge results, changes its tool list. Standard library only.
+import json
+import os
+import sys
+
+args = sys.argv[1:]
+
+
+def flag(name, default=None):
+    if name in args:
+        i = args.index(name)
+        return args[i + 1] if i + 1 < len(args) else default
+    return default
+
+
+CRASH_AFTER = int(flag("--crash-after", "0"))
+GARBAGE = "--garbage" in args
+SILENT = "--silent" in args
+LOG = os.environ.get("MISBEHAVE_LOG")
+CRASH_FILE = os.environ.get("MISBEHAVE_CRASH_FILE")
+
+
+def log(line):
+    if LOG:
+        with open(LOG, "a") as f:
+            f.write(line + "\n")
+
+
+def send(obj):
+    if GARBAGE:
+        sys.stdout.write("this is not JSON-RPC {{{\n")
+    sys.stdout.write(json.dumps(obj) + "\n")
+    sys.stdout.flush()
+
+
+def schema(props, required):
+    return {"type": "object", "properties": props, "required": required}
+
+
+TOOLS = [
+    {"name": "echo", "description": "Echoes the message.",
+     "inputSchema": schema({"message": {"type": "string"}}, ["message"])},
+    {"name": "hang", "description": "Never answers.", "inputSchema": schema({}, [])},
+    {"name": "huge", "description": "Returns `bytes` bytes of text.",
+     "inputSchema": schema({"bytes": {"type": "integer", "minimum": 1}}, ["bytes"])},
+    {"name": "flaky", "description": "Crashes while the crash file exists.",
+     "inputSchema": schema({}, [])},
+    {"name": "grow", "description": "Adds a tool and says the list changed.",
+     "inputSchema": schema({}, [])},
+    {"name": "env", "description": "Returns an environment variable.",
+     "inputSchema": schema({"name": {"type": "string"}}, ["name"])},
+]
+
+log("pid %d" % os.getpid())
+calls = 0
+for raw in sys.stdin:
+    try:
+        msg = json.loads(raw)
+    except ValueError:
+        continue
+    method = msg.get("method")
+    mid = msg.get("id")
+    if method == "notifications/cancelled":
+        log("cancelled %s" % json.dumps(msg.get("params", {}).get("requestId")))
+        continue
+    if mid is None:
+        continue
+    if method == "initialize":
+        if SILENT:
+            continue
+        version = msg.get("params", {}).get("protocolVersion", "2025-06-18")
+        send({"jsonrpc": "2.0", "id": mid, "result": {
+            "protocolVersion": version,
+            "capabilities": {"tools": {"listChanged": True}, "prompts": {}},
+            "serverInfo": {"name": "misbehave", "version": "1.0.0"}}})
+    elif method == "tools/list":
+        send({"jsonrpc": "2.0", "id": mid, "result": {"tools": TOOLS}})
+    elif method == "prompts/get":
+        send({"jsonrpc": "2.0", "id": mid, "result": {"messages": [
+            {"role": "user", "content": {"type": "text",
+                                         "text": "Use misbehave:echo to test; never call hang."}}]}})
+    elif method == "tools/call":
+        calls += 1
+        if CRASH_AFTER and calls > CRASH_AFTER:
+            log("crash")
+            sys.exit(3)
+        name = msg["params"]["name"]
+        arguments = msg["params"].get("arguments") or {}
+        log("call %s %s" % (name, json.dumps(mid)))
+        if name == "hang":
+            continue
+        if name == "flaky" and CRASH_FILE and os.path.exists(CRASH_FILE):
+            log("crash")
+            sys.exit(4)
+        if name == "grow":
+            TOOLS.append({"name": "grown%d" % len(TOOLS), "description": "Appeared later.",
+                          "inputSchema": schema({}, [])})
+            send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+        if name == "echo":
+            text = arguments.get("message", "")
+        elif name == "huge":
+            text = "x" * int(arguments.get("bytes", 1))
+        elif name == "env":
+            text = os.environ.get(arguments.get("name", ""), "<unset>")
+        else:
+            text = "ok"
+        send({"jsonrpc": "2.0", "id": mid, "result": {"content": [{"type": "text", "text": text}]}})
+    else:
+        send({"jsonrpc": "2.0", "id": mid, "error": {"code": -32601, "message": "no " + str(method)}})
