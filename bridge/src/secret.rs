@@ -14,14 +14,25 @@ pub fn path() -> Result<PathBuf, String> {
     token::path(0).map(|p| p.with_file_name("browser-token"))
 }
 
-/// Reads the secret, or creates it when the file is missing, damaged or readable by others.
+/// Reads the secret, or creates it when the file is missing; a damaged file or one others could
+/// read is replaced. Hubs starting at once agree: the first file linked into place wins.
 pub fn load_or_create(path: &Path) -> Result<Token, String> {
-    if let Ok(token) = read(path) {
-        return Ok(token);
+    for _ in 0..3 {
+        if let Ok(token) = read(path) {
+            return Ok(token);
+        }
+        if std::fs::symlink_metadata(path).is_ok() {
+            // Present but not trusted (damaged or readable by others): start afresh.
+            let _ = std::fs::remove_file(path);
+        }
+        let token = token::generate()?;
+        match create(path, &token) {
+            Ok(()) => return Ok(token),
+            Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(err) => return Err(format!("cannot write {}: {err}", path.display())),
+        }
     }
-    let token = token::generate()?;
-    write(path, &token).map_err(|err| format!("cannot write {}: {err}", path.display()))?;
-    Ok(token)
+    read(path)
 }
 
 /// Reads the secret; refuses a file other users could read or one that is not 64 hex digits.
@@ -39,8 +50,9 @@ pub fn read(path: &Path) -> Result<Token, String> {
     Ok(Token(text.to_owned()))
 }
 
-/// Writes the secret atomically, the folder 0700 and the file 0600.
-fn write(path: &Path, token: &Token) -> std::io::Result<()> {
+/// Creates the file with the secret (folder 0700, file 0600), fully written before it appears;
+/// `AlreadyExists` when another process created it first.
+fn create(path: &Path, token: &Token) -> std::io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::DirBuilder::new()
         .recursive(true)
@@ -56,7 +68,9 @@ fn write(path: &Path, token: &Token) -> std::io::Result<()> {
         .open(&temp)?;
     out.write_all(token.0.as_bytes())?;
     out.sync_all()?;
-    std::fs::rename(&temp, path)
+    let linked = std::fs::hard_link(&temp, path);
+    let _ = std::fs::remove_file(&temp);
+    linked
 }
 
 /// The address that opens the UI with its secret.
