@@ -15,7 +15,7 @@ fn web_pages_and_repository_content_cannot_reach_the_repository() {
         "another site can neither frame the UI nor fetch the archive",
         "no secret is searched, grepped, read or archived",
         "50 concurrent archive requests",
-        "the next call answers within 100 ms",
+        "a costly grep is cut at its budget and the next call answers within 100 ms",
     ] {
         assert!(
             stdout.contains(&format!("ok  {check}")),
