@@ -17,7 +17,11 @@ use crate::relay::Deadlines;
 /// Cursor, Claude Code) launch it. The first one hosts the hub on 127.0.0.1:PORT that the Nexus
 /// browser tab connects to; later ones join it as peers (with the token the hub writes to
 /// $XDG_RUNTIME_DIR/nexus/hub-PORT.json, else ~/.cache/nexus/), and one of them takes over
-/// when the hub exits. Open http://127.0.0.1:PORT/ and load a repository, then ask.
+/// when the hub exits. Open the link the hub prints (http://127.0.0.1:PORT/?token=…; `nexus-bridge
+/// status` prints it again): the token is the browser's secret, kept in browser-token beside the
+/// hub file, and the tab refuses to work without it. Load a repository, then ask.
+/// The web UI is not embedded: it is the built dist/ folder found relative to this executable
+/// (beside it, else two folders up, as in target/release/), or --ui-dir; never the working directory.
 /// Logs go to stderr (set NEXUS_LOG=debug for more); stdout carries only MCP messages.
 #[derive(Debug, Parser)]
 #[command(name = "nexus-bridge", version, verbatim_doc_comment)]
@@ -34,7 +38,8 @@ pub struct Cli {
     #[arg(long, env = "NEXUS_REPO", global = true)]
     pub repo: Option<PathBuf>,
 
-    /// Folder holding the built web UI (index.html and the wasm bundle).
+    /// Folder holding the built web UI (index.html and the wasm bundle); by default dist/ beside
+    /// this executable, else two folders up from it (the source tree of target/release/).
     #[arg(long, env = "NEXUS_UI_DIR", global = true)]
     pub ui_dir: Option<PathBuf>,
 
@@ -76,9 +81,14 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run the hub and serve the UI for people, without MCP on stdio. Stops on Ctrl-C.
-    /// Fails if another process holds the port.
-    Serve,
-    /// Print the hub's health as JSON (browser, graph, peers); exit 1 if no hub runs.
+    /// Fails if another process holds the port. Prints the link with the browser's secret.
+    Serve {
+        /// Open the link in the default browser.
+        #[arg(long)]
+        open: bool,
+    },
+    /// Print the hub's health as JSON (browser, graph, peers) and the link with the browser's
+    /// secret on stderr; exit 1 if no hub runs.
     Status,
 }
 
@@ -124,14 +134,26 @@ impl Cli {
     }
 }
 
-/// `dist/` of the source tree this binary was built from, else `dist/` in the working directory.
+/// `dist/` beside the executable, else two folders up from it (`target/release/nexus-bridge` in a
+/// checkout); never the working directory, where another project's `dist/` may lie.
 fn default_ui_dir() -> PathBuf {
-    let built = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../dist"));
-    if built.join("index.html").is_file() {
-        built
-    } else {
-        PathBuf::from("dist")
-    }
+    let exe = std::env::current_exe().unwrap_or_default();
+    ui_dir_near(&exe)
+}
+
+fn ui_dir_near(exe: &std::path::Path) -> PathBuf {
+    let candidates: Vec<PathBuf> = exe
+        .ancestors()
+        .skip(1)
+        .take(3)
+        .map(|dir| dir.join("dist"))
+        .collect();
+    candidates
+        .iter()
+        .find(|dir| dir.join("index.html").is_file())
+        .or(candidates.first())
+        .cloned()
+        .unwrap_or_else(|| PathBuf::from("/nonexistent-nexus-ui"))
 }
 
 #[cfg(test)]
@@ -184,8 +206,26 @@ mod tests {
 
     #[test]
     fn serve_takes_global_flags_after_the_command() {
-        let cli = Cli::parse_from(["nexus-bridge", "serve", "--port", "5000"]);
-        assert!(matches!(cli.command, Some(Command::Serve)));
+        let cli = Cli::parse_from(["nexus-bridge", "serve", "--port", "5000", "--open"]);
+        assert!(matches!(cli.command, Some(Command::Serve { open: true })));
         assert_eq!(cli.port, 5000);
+    }
+
+    #[test]
+    fn the_ui_is_found_near_the_executable_never_in_the_working_directory() {
+        let root = std::env::temp_dir().join(format!("nexus-ui-test-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(root.join("target/release")).unwrap();
+        std::fs::create_dir_all(root.join("dist")).unwrap();
+        std::fs::write(root.join("dist/index.html"), "<!doctype html>").unwrap();
+        let exe = root.join("target/release/nexus-bridge");
+        assert_eq!(ui_dir_near(&exe), root.join("dist"));
+        std::fs::create_dir_all(root.join("target/release/dist")).unwrap();
+        std::fs::write(root.join("target/release/dist/index.html"), "x").unwrap();
+        assert_eq!(ui_dir_near(&exe), root.join("target/release/dist"));
+        let elsewhere = PathBuf::from("/no/such/bin/nexus-bridge");
+        assert_eq!(ui_dir_near(&elsewhere), PathBuf::from("/no/such/bin/dist"));
+        assert!(ui_dir_near(&elsewhere).is_absolute());
+        let _ = std::fs::remove_dir_all(&root);
     }
 }

@@ -424,8 +424,8 @@ impl Hub {
                     ),
                 )
                 .with_hint(format!(
-                    "retry in a second or two; if no Nexus tab is open, open http://127.0.0.1:{}/",
-                    self.port
+                    "retry in a second or two; if no Nexus tab is open, open {}",
+                    crate::secret::url_or_plain(self.port)
                 )),
                 _ => self.no_browser("no Nexus browser tab is connected"),
             });
@@ -465,8 +465,8 @@ impl Hub {
 
     fn no_browser(&self, reason: &str) -> ToolError {
         ToolError::new(ErrorCode::NoBrowser, reason).with_hint(format!(
-            "open http://127.0.0.1:{}/ in a browser and load a repository, then retry",
-            self.port
+            "open {} in a browser and load a repository, then retry",
+            crate::secret::url_or_plain(self.port)
         ))
     }
 

@@ -7,6 +7,7 @@ mod breaker;
 mod call;
 mod cli;
 mod election;
+mod guard;
 mod health;
 mod heartbeat;
 mod host;
@@ -16,6 +17,7 @@ mod peer;
 mod ratelimit;
 mod relay;
 mod repo;
+mod secret;
 mod session;
 mod token;
 mod web;
@@ -64,9 +66,10 @@ fn main() -> std::process::ExitCode {
 async fn run(cli: Cli) -> Result<(), String> {
     let options = cli.options();
     match cli.command {
-        Some(Command::Serve) => serve(options).await,
+        Some(Command::Serve { open }) => serve(options, open).await,
         Some(Command::Status) => {
             let report = health::status(options.port).await?;
+            eprintln!("Nexus: open {}", secret::url_or_plain(options.port));
             print_report(&report);
             Ok(())
         }
@@ -86,15 +89,17 @@ fn print_report(report: &serde_json::Value) {
     );
 }
 
-/// `serve`: always the hub; a taken port is an error.
-async fn serve(options: Options) -> Result<(), String> {
+/// `serve`: always the hub; a taken port is an error. `open` opens the link in a browser.
+async fn serve(options: Options, open: bool) -> Result<(), String> {
     let listener = web::bind(options.port).await.map_err(|err| {
         format!(
             "cannot listen on 127.0.0.1:{}: {err} (is another nexus-bridge running? `nexus-bridge status` tells; or use --port)",
             options.port
         )
     })?;
-    eprintln!("Nexus is running: open http://127.0.0.1:{}/", options.port);
+    if open {
+        open_in_browser(options.port);
+    }
     let hub = Arc::new(Hub::new(Arc::new(CallIds::new()), options.port));
     let relay = Arc::new(Relay::new(
         hub.clone(),
@@ -154,6 +159,32 @@ async fn serve_mcp(options: Options) -> Result<(), String> {
     election.abort();
     host.shutdown();
     result
+}
+
+/// Opens the link with the browser's secret in the user's default browser (creating the secret
+/// first if this is the first run); failure is only reported.
+fn open_in_browser(port: u16) {
+    let url = match secret::path().and_then(|path| secret::load_or_create(&path)) {
+        Ok(token) => secret::url(port, &token),
+        Err(err) => {
+            eprintln!("nexus-bridge: cannot open the browser: {err}");
+            return;
+        }
+    };
+    let opener = if cfg!(target_os = "macos") {
+        "open"
+    } else {
+        "xdg-open"
+    };
+    let spawned = std::process::Command::new(opener)
+        .arg(url)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn();
+    if let Err(err) = spawned {
+        eprintln!("nexus-bridge: cannot run {opener} to open the browser: {err}");
+    }
 }
 
 fn remove_token_file(port: u16) {

@@ -1,16 +1,26 @@
 //! Serves the `--repo` folder to the page, read-only and on loopback only: `GET /api/repo` names
-//! it, `GET /api/repo.zip` streams it as an uncompressed ZIP without excluded folders, secrets,
-//! symlinks or files over 1 MB. The page indexes it by itself when it has no graph yet.
+//! it, `GET /api/repo.zip` streams it as an uncompressed ZIP without excluded folders, ignored
+//! files, secrets, symlinks, special files or files over 1 MB, one archive at a time.
 
-use std::io::Write;
+use std::io::{Read, Write};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
+use axum::body::{Body, Bytes};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use nexus_shared::source_rules::{MAX_FILE_BYTES, in_excluded_dir, is_secret};
+use tokio::sync::{Semaphore, mpsc};
 
 /// At most this many files are served from one repository.
 pub const MAX_FILES: usize = 200_000;
+/// At most this many bytes of file contents go into one archive; the rest is left out.
+pub const MAX_ARCHIVE_BYTES: u64 = 256 * 1024 * 1024;
+/// The archive is sent in chunks of this size, at most `CHUNKS_AHEAD` ahead of the client.
+const CHUNK_BYTES: usize = 64 * 1024;
+const CHUNKS_AHEAD: usize = 4;
 
 /// The repository the bridge offers, checked at start-up.
 #[derive(Debug, Clone)]
@@ -35,14 +45,18 @@ impl Repo {
         Ok(Repo { root, name })
     }
 
-    /// Relative paths of the files served, in order, without following symlinks.
+    /// Relative paths of the files served, in order, without following symlinks. `.gitignore`
+    /// files apply below their folder, as in the engine's filter.
     pub fn files(&self) -> Vec<String> {
         let mut out = Vec::new();
-        let mut stack = vec![self.root.clone()];
-        while let Some(dir) = stack.pop() {
+        let mut stack: Vec<(PathBuf, Vec<Arc<Gitignore>>)> = vec![(self.root.clone(), Vec::new())];
+        while let Some((dir, mut ignores)) = stack.pop() {
             let Ok(entries) = std::fs::read_dir(&dir) else {
                 continue;
             };
+            if let Some(ignore) = self.gitignore(&dir) {
+                ignores.push(Arc::new(ignore));
+            }
             for entry in entries.flatten() {
                 let Ok(kind) = entry.file_type() else {
                     continue;
@@ -55,8 +69,14 @@ impl Repo {
                 if kind.is_symlink() || in_excluded_dir(&relative) {
                     continue;
                 }
+                if ignores
+                    .iter()
+                    .any(|i| i.matched(&path, kind.is_dir()).is_ignore())
+                {
+                    continue;
+                }
                 if kind.is_dir() {
-                    stack.push(path);
+                    stack.push((path, ignores.clone()));
                 } else if kind.is_file()
                     && !is_secret(&relative)
                     && entry
@@ -66,6 +86,7 @@ impl Repo {
                     out.push(relative);
                 }
                 if out.len() >= MAX_FILES {
+                    out.sort();
                     return out;
                 }
             }
@@ -74,27 +95,112 @@ impl Repo {
         out
     }
 
-    /// The files as an uncompressed ZIP (fast to write and read on loopback).
-    pub fn zip(&self) -> std::io::Result<Vec<u8>> {
-        let mut cursor = std::io::Cursor::new(Vec::new());
-        {
-            let mut writer = zip::ZipWriter::new(&mut cursor);
-            let options = zip::write::SimpleFileOptions::default()
-                .compression_method(zip::CompressionMethod::Stored)
-                .large_file(false);
-            for relative in self.files() {
-                // A file that vanished or cannot be read is skipped; the rest is still served.
-                let Ok(bytes) = std::fs::read(self.root.join(&relative)) else {
-                    continue;
-                };
-                writer
-                    .start_file(relative, options)
-                    .map_err(std::io::Error::other)?;
-                writer.write_all(&bytes)?;
-            }
-            writer.finish().map_err(std::io::Error::other)?;
+    /// The rules of `dir/.gitignore`, if it has one.
+    fn gitignore(&self, dir: &Path) -> Option<Gitignore> {
+        let bytes = self.read(&dir.join(".gitignore")).ok()?;
+        let mut builder = GitignoreBuilder::new(dir);
+        for line in String::from_utf8_lossy(&bytes).lines() {
+            // A malformed pattern is skipped; the rest of the file still applies.
+            let _ = builder.add_line(None, line);
         }
-        Ok(cursor.into_inner())
+        builder.build().ok()
+    }
+
+    /// Reads one file of the repository: never through a symlink, only a regular file, only
+    /// inside the root (checked on the open file), and at most `MAX_FILE_BYTES`.
+    pub fn read(&self, path: &Path) -> std::io::Result<Vec<u8>> {
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+            .open(path)?;
+        if !file.metadata()?.is_file() {
+            return Err(std::io::Error::other("not a regular file"));
+        }
+        if !self.holds(&file, path) {
+            return Err(std::io::Error::other("outside the repository"));
+        }
+        let mut bytes = Vec::new();
+        file.take(MAX_FILE_BYTES as u64 + 1)
+            .read_to_end(&mut bytes)?;
+        if bytes.len() > MAX_FILE_BYTES {
+            return Err(std::io::Error::other("larger than the size cap"));
+        }
+        Ok(bytes)
+    }
+
+    /// True when the open file really lies under the root (a folder on the way may have been
+    /// swapped for a symlink after the listing).
+    fn holds(&self, file: &std::fs::File, path: &Path) -> bool {
+        use std::os::fd::AsRawFd;
+        let real = std::fs::read_link(format!("/proc/self/fd/{}", file.as_raw_fd()))
+            .or_else(|_| path.canonicalize());
+        real.is_ok_and(|real| real.starts_with(&self.root))
+    }
+
+    /// Writes the files as an uncompressed ZIP (fast to write and read on loopback) to `out`,
+    /// until `MAX_ARCHIVE_BYTES` of contents; stops at the first write error (client gone).
+    pub fn zip_to(&self, out: impl Write) -> std::io::Result<()> {
+        let mut writer = zip::ZipWriter::new_stream(out);
+        let options = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Stored)
+            .large_file(false);
+        let mut total = 0u64;
+        for relative in self.files() {
+            // A file that vanished, changed kind or grew past the cap is skipped.
+            let Ok(bytes) = self.read(&self.root.join(&relative)) else {
+                continue;
+            };
+            total += bytes.len() as u64;
+            if total > MAX_ARCHIVE_BYTES {
+                tracing::warn!(
+                    "the repository has over {MAX_ARCHIVE_BYTES} bytes of files; the rest is left out"
+                );
+                break;
+            }
+            writer
+                .start_file(relative, options)
+                .map_err(std::io::Error::other)?;
+            writer.write_all(&bytes)?;
+        }
+        writer.finish().map_err(std::io::Error::other)?;
+        Ok(())
+    }
+}
+
+/// A `Write` that hands fixed-size chunks to the response body; fails once the client is gone.
+struct ChunkSender {
+    buffer: Vec<u8>,
+    tx: mpsc::Sender<Bytes>,
+}
+
+impl ChunkSender {
+    fn send(&mut self) -> std::io::Result<()> {
+        let chunk = Bytes::from(std::mem::replace(
+            &mut self.buffer,
+            Vec::with_capacity(CHUNK_BYTES),
+        ));
+        self.tx
+            .blocking_send(chunk)
+            .map_err(|_| std::io::Error::from(std::io::ErrorKind::BrokenPipe))
+    }
+}
+
+impl Write for ChunkSender {
+    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+        let room = CHUNK_BYTES - self.buffer.len();
+        let taken = data.len().min(room);
+        self.buffer.extend_from_slice(&data[..taken]);
+        if self.buffer.len() >= CHUNK_BYTES {
+            self.send()?;
+        }
+        Ok(taken)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        if self.buffer.is_empty() {
+            return Ok(());
+        }
+        self.send()
     }
 }
 
@@ -108,10 +214,7 @@ pub fn loopback_host(headers: &HeaderMap) -> bool {
     matches!(name, "127.0.0.1" | "localhost" | "[::1]")
 }
 
-pub async fn info(repo: Option<Repo>, headers: HeaderMap) -> Response {
-    if !loopback_host(&headers) {
-        return StatusCode::FORBIDDEN.into_response();
-    }
+pub async fn info(repo: Option<Repo>) -> Response {
     match repo {
         Some(repo) => axum::Json(serde_json::json!({ "name": repo.name })).into_response(),
         None => (
@@ -122,55 +225,127 @@ pub async fn info(repo: Option<Repo>, headers: HeaderMap) -> Response {
     }
 }
 
-pub async fn archive(repo: Option<Repo>, headers: HeaderMap) -> Response {
-    if !loopback_host(&headers) {
-        return StatusCode::FORBIDDEN.into_response();
-    }
+/// Streams the archive. One at a time (`busy` holds one permit): a second request while one
+/// runs gets 429. The writer thread stops as soon as the client stops reading.
+pub async fn archive(repo: Option<Repo>, busy: Arc<Semaphore>) -> Response {
     let Some(repo) = repo else {
         return (StatusCode::NOT_FOUND, "this bridge serves no repository").into_response();
     };
-    match tokio::task::spawn_blocking(move || repo.zip()).await {
-        Ok(Ok(bytes)) => ([(header::CONTENT_TYPE, "application/zip")], bytes).into_response(),
-        Ok(Err(err)) => (
-            StatusCode::INTERNAL_SERVER_ERROR,
-            format!("cannot read the repository: {err}"),
+    let Ok(permit) = busy.try_acquire_owned() else {
+        return (
+            StatusCode::TOO_MANY_REQUESTS,
+            "an archive of the repository is being sent; retry when it ends",
         )
-            .into_response(),
-        Err(err) => (
-            StatusCode::INTERNAL_SERVER_ERROR,
-            format!("cannot read the repository: {err}"),
-        )
-            .into_response(),
-    }
+            .into_response();
+    };
+    let (tx, rx) = mpsc::channel::<Bytes>(CHUNKS_AHEAD);
+    tokio::task::spawn_blocking(move || {
+        let _permit = permit;
+        let mut out = ChunkSender {
+            buffer: Vec::with_capacity(CHUNK_BYTES),
+            tx,
+        };
+        if let Err(err) = repo.zip_to(&mut out).and_then(|()| out.flush()) {
+            tracing::info!(%err, "repository archive stopped");
+        }
+    });
+    let body = futures_util::stream::unfold(rx, |mut rx| async move {
+        rx.recv()
+            .await
+            .map(|chunk| (Ok::<_, std::io::Error>(chunk), rx))
+    });
+    (
+        [(header::CONTENT_TYPE, "application/zip")],
+        Body::from_stream(body),
+    )
+        .into_response()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn archive_names(repo: &Repo) -> Vec<String> {
+        let mut bytes = Vec::new();
+        repo.zip_to(&mut bytes).unwrap();
+        let archive = zip::ZipArchive::new(std::io::Cursor::new(bytes)).unwrap();
+        let mut names: Vec<String> = archive
+            .file_names()
+            .map(|name| name.unwrap().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
     #[test]
-    fn serves_source_but_not_secrets_excluded_folders_large_files_or_symlinks() {
+    fn serves_source_but_not_secrets_ignored_excluded_large_files_or_symlinks() {
         let dir = std::env::temp_dir().join(format!("nexus-repo-test-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         for (path, size) in [
             ("src/a.py", 10),
             ("node_modules/x.js", 10),
             (".env", 10),
+            ("Terraform.TFSTATE", 10),
             ("big.py", MAX_FILE_BYTES + 1),
             ("docs/readme.md", 10),
+            ("generated/out.py", 10),
+            ("src/.gitignore", 0),
+            ("src/local.py", 10),
         ] {
             let full = dir.join(path);
             std::fs::create_dir_all(full.parent().unwrap()).unwrap();
             std::fs::write(&full, vec![b'a'; size]).unwrap();
         }
-        #[cfg(unix)]
+        std::fs::write(dir.join(".gitignore"), "generated/\n").unwrap();
+        std::fs::write(dir.join("src/.gitignore"), "local.py\n").unwrap();
         std::os::unix::fs::symlink(&dir, dir.join("src/loop")).unwrap();
         let repo = Repo::open(&dir).unwrap();
-        assert_eq!(repo.files(), ["docs/readme.md", "src/a.py"]);
-        let zip = repo.zip().unwrap();
-        assert!(zip.starts_with(b"PK"));
+        let served = [".gitignore", "docs/readme.md", "src/.gitignore", "src/a.py"];
+        assert_eq!(repo.files(), served);
+        assert_eq!(archive_names(&repo), served);
         let _ = std::fs::remove_dir_all(&dir);
         assert!(Repo::open(&dir).is_err());
+    }
+
+    #[test]
+    fn files_swapped_after_listing_are_not_followed() {
+        let dir = std::env::temp_dir().join(format!("nexus-swap-test-{}", std::process::id()));
+        let outside = dir.with_extension("outside");
+        let _ = std::fs::remove_dir_all(&dir);
+        let _ = std::fs::remove_dir_all(&outside);
+        std::fs::create_dir_all(dir.join("repo/sub")).unwrap();
+        std::fs::create_dir_all(&outside).unwrap();
+        std::fs::write(outside.join("x.py"), "outside").unwrap();
+        std::fs::write(dir.join("repo/fifo.py"), "a").unwrap();
+        std::fs::write(dir.join("repo/link.py"), "a").unwrap();
+        std::fs::write(dir.join("repo/sub/x.py"), "a").unwrap();
+        let repo = Repo::open(&dir.join("repo")).unwrap();
+        // Swaps between listing and reading: a FIFO, a symlinked file, a symlinked folder.
+        std::fs::remove_file(dir.join("repo/fifo.py")).unwrap();
+        let fifo = std::ffi::CString::new(dir.join("repo/fifo.py").to_str().unwrap()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+        std::fs::remove_file(dir.join("repo/link.py")).unwrap();
+        std::os::unix::fs::symlink(outside.join("x.py"), dir.join("repo/link.py")).unwrap();
+        std::fs::remove_dir_all(dir.join("repo/sub")).unwrap();
+        std::os::unix::fs::symlink(&outside, dir.join("repo/sub")).unwrap();
+        for name in ["fifo.py", "link.py", "sub/x.py"] {
+            assert!(repo.read(&repo.root.join(name)).is_err(), "{name}");
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+        let _ = std::fs::remove_dir_all(&outside);
+    }
+
+    #[test]
+    fn a_growing_file_is_read_through_the_cap() {
+        let dir = std::env::temp_dir().join(format!("nexus-grow-test-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("a.py"), vec![b'a'; MAX_FILE_BYTES + 10]).unwrap();
+        let repo = Repo::open(&dir).unwrap();
+        assert!(repo.read(&repo.root.join("a.py")).is_err());
+        std::fs::write(dir.join("a.py"), b"ok").unwrap();
+        assert_eq!(repo.read(&repo.root.join("a.py")).unwrap(), b"ok");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! One WebSocket on the hub: the Hello handshake (origin for tabs, token for peers), then the
+//! One WebSocket on the hub: the Hello handshake (origin and secret for tabs, token for peers), then the
 //! read loop with rate limit and heartbeat. Bad frames get an `Error` frame; the session goes on.
 
 use std::sync::Arc;
@@ -22,6 +22,8 @@ use crate::token;
 pub struct SessionConfig {
     pub heartbeat: Duration,
     pub token: Token,
+    /// The browser secret a tab presents in its Hello (`secret.rs`).
+    pub browser_secret: Token,
 }
 
 /// The result of the `Origin` check on the upgrade request.
@@ -71,11 +73,17 @@ pub async fn run(socket: WebSocket, hub: Arc<Hub>, origin: Origin, config: Arc<S
         Ok(Frame::Hello {
             role: Role::Browser,
             agent,
+            token,
             ..
         }) => {
             if origin != Origin::Allowed {
                 let reason = "this page's origin may not connect to the Nexus hub";
                 refuse(&mut sink, RejectCode::Origin, reason).await;
+                return;
+            }
+            if !token::matches(&config.browser_secret, token.as_ref()) {
+                let reason = "missing or wrong secret: open the link `nexus-bridge status` prints";
+                refuse(&mut sink, RejectCode::Token, reason).await;
                 return;
             }
             (Role::Browser, agent)

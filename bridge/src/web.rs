@@ -4,18 +4,22 @@
 use std::sync::Arc;
 
 use axum::Router;
-use axum::extract::{State, WebSocketUpgrade};
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::extract::{Request, State, WebSocketUpgrade};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::middleware::{self, Next};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
 use axum::serve::ListenerExt;
 use nexus_shared::limits::MAX_FRAME_BYTES;
 use tokio::net::TcpListener;
-use tower_http::services::{ServeDir, ServeFile};
+use tokio::sync::Semaphore;
+use tower_http::services::ServeDir;
 
 use crate::cli::Options;
+use crate::guard;
 use crate::hub::Hub;
 use crate::repo::{self, Repo};
+use crate::secret;
 use crate::session::{self, Origin, SessionConfig};
 use crate::token::{self, HubFile};
 
@@ -25,6 +29,8 @@ struct AppState {
     repo: Option<Repo>,
     allowed_origins: Arc<Vec<String>>,
     sessions: Arc<SessionConfig>,
+    /// One repository archive at a time.
+    archive_busy: Arc<Semaphore>,
 }
 
 pub async fn bind(port: u16) -> std::io::Result<TcpListener> {
@@ -51,9 +57,12 @@ pub async fn host(listener: TcpListener, hub: Arc<Hub>, options: &Options) -> Re
         }
         Err(err) => tracing::warn!("{err}; other agents cannot join this hub"),
     }
+    let browser_secret = secret::path().and_then(|path| secret::load_or_create(&path))?;
+    eprintln!("Nexus: open {}", secret::url(options.port, &browser_secret));
     let sessions = Arc::new(SessionConfig {
         heartbeat: options.heartbeat,
         token,
+        browser_secret,
     });
     serve(listener, hub, options, sessions)
         .await
@@ -75,28 +84,41 @@ async fn serve(
         repo,
         allowed_origins: Arc::new(options.allowed_origins.clone()),
         sessions,
+        archive_busy: Arc::new(Semaphore::new(1)),
     };
-    let index = options.ui_dir.join("index.html");
-    let app = Router::new()
-        .route("/ws", get(upgrade))
+    let api = Router::new()
         .route(
             "/api/repo",
-            get(|State(s): State<AppState>, headers: HeaderMap| repo::info(s.repo, headers)),
+            get(|State(s): State<AppState>| repo::info(s.repo)),
         )
-        .route(
-            "/api/bridge",
-            get(|headers: HeaderMap| bridge_info(headers)),
-        )
+        .route("/api/bridge", get(bridge_info))
         .route(
             "/api/repo.zip",
-            get(|State(s): State<AppState>, headers: HeaderMap| repo::archive(s.repo, headers)),
-        );
-    let app = if index.is_file() {
-        app.fallback_service(ServeDir::new(&options.ui_dir).fallback(ServeFile::new(index)))
-    } else {
-        tracing::warn!(dir = %options.ui_dir.display(), "the web UI is not built; `/` explains how to build it");
-        app.fallback(ui_missing)
+            get(|State(s): State<AppState>| repo::archive(s.repo, s.archive_busy)),
+        )
+        .route_layer(middleware::from_fn_with_state(state.clone(), api_guard));
+    let app = Router::new().route("/ws", get(upgrade)).merge(api);
+    let index = options.ui_dir.join("index.html");
+    let (app, csp) = match std::fs::read_to_string(&index) {
+        Ok(html) => {
+            let csp = guard::csp(options.port, &html);
+            let html = Html(html);
+            let app = app
+                .route("/", get(move || async move { html }))
+                .fallback_service(
+                    ServeDir::new(&options.ui_dir).append_index_html_on_directories(false),
+                );
+            (app, csp)
+        }
+        Err(err) => {
+            tracing::warn!(dir = %options.ui_dir.display(), %err, "the web UI is not built; `/` explains how to build it");
+            (app.fallback(ui_missing), guard::csp(options.port, ""))
+        }
     };
+    let csp = HeaderValue::from_str(&csp).map_err(std::io::Error::other)?;
+    let app = app.layer(middleware::from_fn(move |request: Request, next: Next| {
+        guard::headers(csp.clone(), request, next)
+    }));
     // Frames are small and latency matters: no Nagle delay on accepted sockets.
     let listener = listener.tap_io(|tcp| {
         if let Err(err) = tcp.set_nodelay(true) {
@@ -106,11 +128,27 @@ async fn serve(
     axum::serve(listener, app.with_state(state)).await
 }
 
+/// Refuses `/api/*` requests from other host names, other sites, or without the secret.
+async fn api_guard(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    let refusal = guard::api_refusal(
+        request.headers(),
+        &state.sessions.browser_secret,
+        &state.allowed_origins,
+    );
+    match refusal {
+        Some(refusal) => refusal,
+        None => next.run(request).await,
+    }
+}
+
 async fn upgrade(
     ws: WebSocketUpgrade,
     headers: HeaderMap,
     State(state): State<AppState>,
 ) -> Response {
+    if !guard::same_origin(&headers, &state.allowed_origins) {
+        return (StatusCode::FORBIDDEN, "cross-site sockets are refused").into_response();
+    }
     let origin = headers.get(header::ORIGIN).map(|o| {
         o.to_str()
             .unwrap_or_default()
@@ -130,10 +168,7 @@ async fn upgrade(
 }
 
 /// The bridge's own binary and version, for the page's MCP client configuration snippet.
-async fn bridge_info(headers: HeaderMap) -> Response {
-    if !repo::loopback_host(&headers) {
-        return StatusCode::FORBIDDEN.into_response();
-    }
+async fn bridge_info() -> Response {
     let command = std::env::current_exe()
         .map(|path| path.display().to_string())
         .unwrap_or_default();
@@ -150,7 +185,8 @@ async fn ui_missing() -> impl IntoResponse {
         Html(
             "<!doctype html><title>Nexus</title><h1>The Nexus web UI is not built</h1>\
              <p>Run <code>scripts/run.sh</code> from the Nexus checkout, or start the bridge with \
-             <code>--ui-dir</code> pointing at a built <code>dist/</code> folder.</p>",
+             <code>--ui-dir</code> pointing at a built <code>dist/</code> folder (by default it \
+             looks for <code>dist/</code> beside the binary and two folders up).</p>",
         ),
     )
 }

@@ -30,28 +30,71 @@ pub const EXCLUDED_DIRS: &[&str] = &[
 /// Largest file indexed or served, in bytes.
 pub const MAX_FILE_BYTES: usize = 1024 * 1024;
 
-/// True for files that hold secrets by convention: `.env*`, keys, certificates, credentials.
+/// File names (lowercase) that hold secrets by convention.
+pub const SECRET_NAMES: &[&str] = &[
+    "id_rsa",
+    "id_dsa",
+    "id_ecdsa",
+    "id_ed25519",
+    "id_ecdsa_sk",
+    "id_ed25519_sk",
+    ".netrc",
+    "_netrc",
+    ".npmrc",
+    ".pypirc",
+    ".pgpass",
+    ".htpasswd",
+    ".git-credentials",
+    ".vault-token",
+    ".s3cfg",
+    ".dockercfg",
+    "credentials",
+    "credentials.json",
+    "application_default_credentials.json",
+    "secrets.json",
+    "secrets.yaml",
+    "secrets.yml",
+    "secrets.toml",
+    "terraform.tfstate",
+    "terraform.tfstate.backup",
+];
+
+/// File name endings (lowercase) of secrets: private keys, certificates with keys, key stores,
+/// Terraform variables.
+pub const SECRET_SUFFIXES: &[&str] = &[
+    ".pem",
+    ".key",
+    ".p12",
+    ".pfx",
+    ".ppk",
+    ".keystore",
+    ".jks",
+    ".tfvars",
+    ".tfstate",
+];
+
+/// File name beginnings (lowercase) of secrets: `.env`, `.env.production`, ….
+pub const SECRET_PREFIXES: &[&str] = &[".env"];
+
+/// (folder, file name) pairs, lowercase, that are secrets only in that folder.
+pub const SECRET_IN_DIR: &[(&str, &str)] = &[
+    (".kube", "config"),
+    (".docker", "config.json"),
+    (".aws", "config"),
+    (".ssh", "config"),
+];
+
+/// True for files that hold secrets by convention (the lists above), compared case-insensitively.
+/// The one list the engine's filter, `read`/`grep`/`search` and the bridge's archive all use.
 pub fn is_secret(path: &str) -> bool {
-    let name = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
-    name.starts_with(".env")
-        || [".pem", ".key", ".p12", ".pfx", ".keystore", ".jks"]
-            .iter()
-            .any(|ext| name.ends_with(ext))
-        || matches!(
-            name.as_str(),
-            "id_rsa"
-                | "id_dsa"
-                | "id_ecdsa"
-                | "id_ed25519"
-                | ".netrc"
-                | ".npmrc"
-                | ".pypirc"
-                | "credentials"
-                | "credentials.json"
-                | "secrets.json"
-                | "secrets.yaml"
-                | "secrets.yml"
-        )
+    let lower = path.to_ascii_lowercase();
+    let mut parts = lower.rsplit(['/', '\\']);
+    let name = parts.next().unwrap_or_default();
+    let dir = parts.next().unwrap_or_default();
+    SECRET_PREFIXES.iter().any(|p| name.starts_with(p))
+        || SECRET_SUFFIXES.iter().any(|s| name.ends_with(s))
+        || SECRET_NAMES.contains(&name)
+        || SECRET_IN_DIR.iter().any(|&(d, n)| d == dir && n == name)
 }
 
 /// True when any folder of the path is excluded.
@@ -71,10 +114,40 @@ mod tests {
             "certs/server.pem",
             "home/.ssh/id_ed25519",
             "Credentials.json",
+            ".git-credentials",
+            ".PGPASS",
+            "etc/.htpasswd",
+            "keys/putty.PPK",
+            "id_ed25519_sk",
+            "id_ecdsa_sk",
+            ".kube/config",
+            "home/.docker/config.json",
+            "infra/terraform.tfstate",
+            "prod.tfvars",
+            "gcloud/application_default_credentials.json",
+            ".vault-token",
+            ".s3cfg",
+            "app/Secrets.toml",
+            ".npmrc",
+            ".pypirc",
+            ".netrc",
+            ".aws/credentials",
+            "tls/server.KEY",
+            "store.p12",
+            "release.keystore",
+            "win\\.ENV",
         ] {
             assert!(is_secret(secret), "{secret}");
         }
-        assert!(!is_secret("src/environment.py"));
+        for plain in [
+            "src/environment.py",
+            "config.json",
+            "kube/config.py",
+            "src/keys.py",
+            "docs/credentials.md",
+        ] {
+            assert!(!is_secret(plain), "{plain}");
+        }
         assert!(in_excluded_dir("web/node_modules/x.js") && in_excluded_dir(".git/config"));
         assert!(!in_excluded_dir("src/builder.rs"));
     }

@@ -4,7 +4,9 @@
 use std::time::{Duration, Instant};
 
 use futures_util::{SinkExt, StreamExt};
-use nexus_e2e::{McpBridge, ServeProcess, bridge_command, free_port, hub_token, text_of};
+use nexus_e2e::{
+    McpBridge, ServeProcess, bridge_command, browser_secret, free_port, hub_token, text_of,
+};
 use nexus_shared::limits::{
     MAX_FRAME_BYTES, MAX_FRAMES_PER_SECOND, MAX_PENDING_CALLS_PER_PEER, PROTOCOL_VERSION,
 };
@@ -55,11 +57,13 @@ async fn next_frame(socket: &mut Socket) -> Option<Frame> {
     }
 }
 
+/// A Hello; a browser's carries the browser secret, as the page sends it.
 fn hello(role: Role) -> Frame {
+    let token = (role == Role::Browser).then(|| Token(browser_secret()));
     Frame::Hello {
         role,
         protocol: PROTOCOL_VERSION,
-        token: None,
+        token,
         agent: "test".into(),
     }
 }
@@ -175,6 +179,44 @@ async fn foreign_origins_and_wrong_protocols_are_rejected() {
             ..
         })
     ));
+    assert!(hub.alive());
+}
+
+#[tokio::test]
+async fn a_forged_origin_without_the_secret_is_not_a_tab() {
+    let mut hub = ServeProcess::start(free_port()).await;
+    let port = hub.port;
+    let own = format!("http://127.0.0.1:{port}");
+    // Any local program can send the hub's own Origin; without the secret it is refused.
+    for token in [
+        None,
+        Some(Token("0".repeat(64))),
+        Some(Token(hub_token(port))),
+    ] {
+        let mut socket = open(port, Some(&own)).await;
+        let hello = Frame::Hello {
+            role: Role::Browser,
+            protocol: PROTOCOL_VERSION,
+            token: token.clone(),
+            agent: "forger".into(),
+        };
+        send(&mut socket, &hello).await;
+        let Some(Frame::Reject { code, reason }) = next_frame(&mut socket).await else {
+            panic!("a tab without the secret ({token:?}) was not refused")
+        };
+        assert_eq!(code, RejectCode::Token);
+        assert!(reason.contains("nexus-bridge status"), "{reason}");
+    }
+    // A socket a browser marks as opened by another site is refused before any Hello.
+    let mut request = format!("ws://127.0.0.1:{port}/ws")
+        .into_client_request()
+        .expect("request");
+    request.headers_mut().insert("Origin", own.parse().unwrap());
+    request
+        .headers_mut()
+        .insert("Sec-Fetch-Site", "cross-site".parse().unwrap());
+    assert!(connect_async(request).await.is_err());
+    let _ = tab(port).await;
     assert!(hub.alive());
 }
 

@@ -10,4 +10,5 @@ mod peers;
 mod relay;
 mod reload;
 mod repo;
+mod security;
 mod ui;

@@ -183,6 +183,15 @@ async fn status_reports_the_hub_and_fails_without_one() {
             .to_string()
             .contains(value["token"].as_str().unwrap())
     );
+    // The link with the browser's secret goes to the person, on stderr, never into the report.
+    let output = bridge_command()
+        .args(["status", "--port", &port.to_string()])
+        .output()
+        .await
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains(&nexus_e2e::ui_url(port)), "{stderr}");
+    assert!(!String::from_utf8_lossy(&output.stdout).contains(&nexus_e2e::browser_secret()));
 }
 
 #[tokio::test]

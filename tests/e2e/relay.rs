@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use nexus_e2e::{Browser, McpBridge, free_port, text_of};
+use nexus_e2e::{Browser, McpBridge, free_port, text_of, ui_url};
 use serde_json::json;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -40,12 +40,12 @@ async fn calls_are_answered_by_the_tab_and_survive_browser_loss_and_hub_handover
     assert_eq!(result.is_error, Some(true));
     let text = text_of(&result);
     assert!(
-        text.contains("NO_BROWSER") && text.contains(&format!("http://127.0.0.1:{port}/")),
+        text.contains("NO_BROWSER") && text.contains(&ui_url(port)),
         "{text}"
     );
 
     // A real tab answers.
-    let browser = Browser::open(&format!("http://127.0.0.1:{port}/"));
+    let browser = Browser::open(&ui_url(port));
     let answer = bridge
         .call_until_ok("context", json!({}), Duration::from_secs(60))
         .await;
@@ -110,7 +110,7 @@ async fn calls_are_answered_by_the_tab_and_survive_browser_loss_and_hub_handover
     assert_eq!(result.is_error, Some(true), "{}", text_of(&result));
 
     // A tab is open and a second agent's bridge joins as a peer: its calls reach the real tab.
-    let browser = Browser::open(&format!("http://127.0.0.1:{port}/"));
+    let browser = Browser::open(&ui_url(port));
     bridge
         .call_until_ok("context", json!({}), Duration::from_secs(60))
         .await;

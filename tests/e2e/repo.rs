@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use nexus_e2e::{Browser, McpBridge, free_port, workspace_root};
+use nexus_e2e::{Browser, McpBridge, free_port, ui_url, workspace_root};
 use serde_json::json;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -14,7 +14,7 @@ async fn the_page_indexes_the_bridge_repository_and_answers_from_it() {
     let repo = workspace_root().join("examples/sample-shop");
     let repo = repo.to_string_lossy();
     let bridge = McpBridge::start_with(port, &["--repo", &repo]).await;
-    let browser = Browser::open(&format!("http://127.0.0.1:{port}/"));
+    let browser = Browser::open(&ui_url(port));
 
     // The sample graph answers first; the indexed repository replaces it.
     let mut context = String::new();

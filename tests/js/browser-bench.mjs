@@ -117,10 +117,19 @@ function rendererBreakdown(profile) {
   return `largest mappings ${top.map((m) => `${m.pss.toFixed(0)} of ${m.size.toFixed(0)}`).join(", ")} MB; the rest ${rest.toFixed(0)} MB`;
 }
 
+/// The browser's secret the hub keeps beside its token file ("" until the hub wrote it).
+function secret() {
+  try {
+    return fs.readFileSync(path.join(tmp, "nexus", "browser-token"), "utf8").trim();
+  } catch {
+    return "";
+  }
+}
+
 async function waitForPort(deadline) {
   while (Date.now() < deadline) {
     try {
-      const r = await fetch(`http://127.0.0.1:${port}/api/repo`);
+      const r = await fetch(`http://127.0.0.1:${port}/api/repo`, { headers: { "X-Nexus-Token": secret() } });
       if (r.ok) return;
     } catch {
       // Not listening yet.
@@ -257,20 +266,23 @@ async function chainBench(n) {
     context: {},
     cypher: { query: "MATCH (a)-[:CALLS]->(b {name: 'get_object_or_404'}) RETURN a.name LIMIT 20" },
     impact: { target: "get_object_or_404", max_depth: 3 },
+    grep: { pattern: "TODO" },
+    "grep ident": { pattern: "get_object_or_404", limit: 20 },
+    "grep regex": { pattern: "def \\w+_view\\(", limit: 20 },
   };
   console.log(`chain: MCP SDK client → nexus-bridge (peer, stdio) → hub → WebSocket → wasm → back; ${n} calls each`);
   for (const [tool, args] of Object.entries(calls)) {
     const times = [];
     for (let i = 0; i < n + 5; i++) {
       const t = performance.now();
-      const result = await client.callTool({ name: tool, arguments: args });
+      const result = await client.callTool({ name: tool.split(" ")[0], arguments: args });
       const ms = performance.now() - t;
       if (result.isError) throw new Error(`${tool}: ${JSON.stringify(result.content)}`);
       if (i >= 5) times.push(ms);
     }
     times.sort((a, b) => a - b);
     const at = (p) => times[Math.min(times.length - 1, Math.floor(p * times.length))].toFixed(2);
-    console.log(`  ${tool.padEnd(8)} p50 ${at(0.5)} ms  p99 ${at(0.99)} ms`);
+    console.log(`  ${tool.padEnd(11)} p50 ${at(0.5)} ms  p99 ${at(0.99)} ms`);
   }
   await client.close();
 }
@@ -348,7 +360,7 @@ try {
     peak.tab = Math.max(peak.tab, now.tab);
   }, 500);
   const started = Date.now();
-  await page.goto(`http://127.0.0.1:${port}/`);
+  await page.goto(`http://127.0.0.1:${port}/?token=${secret()}`);
   const indexed = await waitForStatus(page, /^Indexed .* saved to browser storage|not saved/, 600_000);
   const wallMs = Date.now() - started;
   const gap = await page.evaluate(() => window.__nexusLongestFrameGap);

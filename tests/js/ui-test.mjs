@@ -79,7 +79,9 @@ try {
   const page = await browser.newPage({ viewport: { width: 1440, height: 900 }, colorScheme: "dark" });
   const errors = [];
   page.on("pageerror", (e) => errors.push(String(e)));
-  await page.goto(`http://127.0.0.1:${port}/`);
+  // The link the bridge prints: the page keeps its secret and drops it from the address.
+  const secret = fs.readFileSync(path.join(tmp, "nexus", "browser-token"), "utf8").trim();
+  await page.goto(`http://127.0.0.1:${port}/?token=${secret}`);
 
   await check("the bridge repository is indexed through the page", async () => {
     await page.waitForFunction(() => /^Indexed \d+ files/.test(document.querySelector('[data-testid="load-status"]')?.textContent || ""), null, { timeout: 60_000 });
@@ -212,7 +214,7 @@ try {
   // the entries API of a real drag, which scripts cannot build; folders are covered by picking.
   const drop = (name, bytes) =>
     page.evaluate(async ([name, bytes]) => {
-      const body = bytes === null ? await (await fetch("/api/repo.zip")).blob() : new Blob([bytes]);
+      const body = bytes === null ? await (await fetch("/api/repo.zip", { headers: { "X-Nexus-Token": localStorage.getItem("nexus-token") } })).blob() : new Blob([bytes]);
       const transfer = new DataTransfer();
       transfer.items.add(new File([body], name));
       document.querySelector(".app").dispatchEvent(new DragEvent("drop", { dataTransfer: transfer, bubbles: true, cancelable: true }));

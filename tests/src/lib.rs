@@ -125,6 +125,26 @@ pub fn hub_token(port: u16) -> String {
     value["token"].as_str().expect("token field").to_owned()
 }
 
+/// The browser's secret the hubs started by the tests share (created by the first one).
+pub fn browser_secret() -> String {
+    let path = runtime_dir().join("nexus/browser-token");
+    let started = Instant::now();
+    loop {
+        match std::fs::read_to_string(&path) {
+            Ok(text) if text.trim().len() == 64 => return text.trim().to_owned(),
+            _ if started.elapsed() < Duration::from_secs(10) => {
+                std::thread::sleep(Duration::from_millis(20))
+            }
+            other => panic!("no browser secret in {}: {other:?}", path.display()),
+        }
+    }
+}
+
+/// The link a hub prints: the UI on `port` with the browser's secret.
+pub fn ui_url(port: u16) -> String {
+    format!("http://127.0.0.1:{port}/?token={}", browser_secret())
+}
+
 /// A `nexus-bridge` command with the test environment: UI, runtime dir, logs at `info`.
 pub fn bridge_command() -> Command {
     let mut command = Command::new(bridge_bin());

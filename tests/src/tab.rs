@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use futures_util::{SinkExt, StreamExt};
 use nexus_shared::limits::PROTOCOL_VERSION;
 use nexus_shared::reconnect::{Command, Reconnect, ReconnectPolicy};
-use nexus_shared::{Frame, GraphStats, Outcome, Role, ToolOutput};
+use nexus_shared::{Frame, GraphStats, Outcome, Role, Token, ToolOutput};
 use tokio::task::JoinHandle;
 use tokio_tungstenite::connect_async_with_config;
 use tokio_tungstenite::tungstenite::Message;
@@ -146,7 +146,7 @@ async fn serve_once(
     let hello = Frame::Hello {
         role: Role::Browser,
         protocol: PROTOCOL_VERSION,
-        token: None,
+        token: Some(Token(crate::browser_secret())),
         agent: "echo-tab".into(),
     };
     if sink

@@ -1,10 +1,11 @@
 //! `grep`: a regular expression over the indexed files' text, with a glob filter on paths,
 //! case sensitivity and context lines; totals, files searched, and a clear error for bad regex.
+//! Bounded: a pattern length cap, a compiled-size cap, and a time budget checked between files.
 
 use globset::Glob;
 use nexus_shared::params::{Format, GrepParams};
 use nexus_shared::{ErrorCode, ToolError};
-use regex_lite::RegexBuilder;
+use regex::{Regex, RegexBuilder};
 use serde_json::json;
 
 use super::ToolContext;
@@ -15,25 +16,108 @@ use nexus_engine::is_secret;
 const MAX_LIMIT: u32 = 500;
 /// Longest line shown; longer lines are cut with an ellipsis.
 const LINE_CHARS: usize = 240;
+/// Longest pattern accepted, in characters.
+pub const MAX_PATTERN_CHARS: usize = 1_000;
+/// Largest compiled program and lazy-DFA cache of a pattern, in bytes.
+const MAX_COMPILED_BYTES: usize = 1 << 20;
+const MAX_DFA_BYTES: usize = 4 << 20;
+/// Time a scan may take before it stops and says how far it got (well under any call deadline,
+/// so the worker is free for the next call).
+pub const TIME_BUDGET_MS: f64 = 2_000.0;
 
 pub fn run(ctx: &ToolContext, p: &GrepParams) -> Result<String, ToolError> {
+    run_within(ctx, p, TIME_BUDGET_MS)
+}
+
+/// Milliseconds on a monotonic-enough clock, on the web and natively.
+fn clock_ms() -> f64 {
+    #[cfg(target_arch = "wasm32")]
+    {
+        js_sys::Date::now()
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+        START
+            .get_or_init(std::time::Instant::now)
+            .elapsed()
+            .as_secs_f64()
+            * 1000.0
+    }
+}
+
+fn compile(p: &GrepParams, multi_line: bool) -> Result<Regex, ToolError> {
+    RegexBuilder::new(&p.pattern)
+        .case_insensitive(!p.case_sensitive)
+        .multi_line(multi_line)
+        .crlf(true)
+        .size_limit(MAX_COMPILED_BYTES)
+        .dfa_size_limit(MAX_DFA_BYTES)
+        .build()
+        .map_err(|e| {
+            let hint = if matches!(e, regex::Error::CompiledTooBig(_)) {
+                "the pattern compiles too large: use fewer or shorter repetitions"
+            } else {
+                "escape special characters such as ( [ . * + ? with a backslash"
+            };
+            ToolError::new(
+                ErrorCode::InvalidRegex,
+                format!("invalid regular expression: {e}"),
+            )
+            .with_hint(hint)
+        })
+}
+
+/// One matching line: its index, the column of the match (1-based, in characters), the line.
+type LineHit<'t> = (usize, usize, &'t str);
+
+/// Every line of `text` `line_re` matches. `scan` (the same pattern, multi-line) finds candidate
+/// places in the whole text at once (literal prefilters), and each candidate line is checked.
+fn matching_lines<'t>(scan: &Regex, line_re: &Regex, text: &'t str) -> Vec<LineHit<'t>> {
+    let mut hits = Vec::new();
+    let (mut pos, mut line_no, mut counted_to) = (0usize, 0usize, 0usize);
+    while pos <= text.len() {
+        let Some(m) = scan.find_at(text, pos) else {
+            break;
+        };
+        let start = text[..m.start()].rfind('\n').map_or(0, |i| i + 1).max(pos);
+        let end = text[m.start()..]
+            .find('\n')
+            .map_or(text.len(), |i| m.start() + i);
+        line_no += text.as_bytes()[counted_to..start]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count();
+        counted_to = start;
+        let line = text[start..end]
+            .strip_suffix('\r')
+            .unwrap_or(&text[start..end]);
+        if let Some(found) = line_re.find(line) {
+            hits.push((line_no, line[..found.start()].chars().count() + 1, line));
+        }
+        pos = end + 1;
+    }
+    hits
+}
+
+/// `run` with a chosen time budget (tests use 0 to see a cut scan).
+pub fn run_within(ctx: &ToolContext, p: &GrepParams, budget_ms: f64) -> Result<String, ToolError> {
     if p.context_lines > 5 {
         return Err(ToolError::new(
             ErrorCode::InvalidParams,
             format!("context_lines is {}; it must be 0 to 5", p.context_lines),
         ));
     }
-    let regex = RegexBuilder::new(&p.pattern)
-        .case_insensitive(!p.case_sensitive)
-        .size_limit(1 << 20)
-        .build()
-        .map_err(|e| {
-            ToolError::new(
-                ErrorCode::InvalidRegex,
-                format!("invalid regular expression: {e}"),
-            )
-            .with_hint("escape special characters such as ( [ . * + ? with a backslash")
-        })?;
+    let chars = p.pattern.chars().count();
+    if chars > MAX_PATTERN_CHARS {
+        return Err(ToolError::new(
+            ErrorCode::InvalidParams,
+            format!("the pattern has {chars} characters; at most {MAX_PATTERN_CHARS} are accepted"),
+        ));
+    }
+    let regex = compile(p, false)?;
+    let scan = compile(p, true)?;
+    let started = clock_ms();
     let glob = match &p.file_pattern {
         None => None,
         Some(pattern) => Some(
@@ -53,7 +137,12 @@ pub fn run(ctx: &ToolContext, p: &GrepParams) -> Result<String, ToolError> {
     let mut files_searched = 0usize;
     let mut files_matched = 0usize;
     let mut hits = Vec::new();
+    let mut cut_short = false;
     for (path, text) in ctx.sources.iter() {
+        if clock_ms() - started > budget_ms {
+            cut_short = true;
+            break;
+        }
         let name_matches = glob.as_ref().is_none_or(|g| {
             g.is_match(path) || g.is_match(path.rsplit('/').next().unwrap_or(path))
         });
@@ -61,24 +150,34 @@ pub fn run(ctx: &ToolContext, p: &GrepParams) -> Result<String, ToolError> {
             continue;
         }
         files_searched += 1;
-        let lines: Vec<&str> = text.lines().collect();
-        let mut matched_here = false;
-        for (i, line) in lines.iter().enumerate() {
-            let Some(m) = regex.find(line) else { continue };
-            total += 1;
-            matched_here = true;
-            if total > p.offset as usize && hits.len() < limit {
-                let before: Vec<&str> = lines[i.saturating_sub(context)..i].to_vec();
-                let after: Vec<&str> = lines
-                    .get(i + 1..(i + 1 + context).min(lines.len()))
-                    .map(<[&str]>::to_vec)
-                    .unwrap_or_default();
-                let column = line[..m.start()].chars().count() + 1;
-                hits.push((path.as_str(), i + 1, column, cut(line), before, after));
-            }
+        let found = matching_lines(&scan, &regex, text);
+        if found.is_empty() {
+            continue;
         }
-        if matched_here {
-            files_matched += 1;
+        files_matched += 1;
+        let first = total;
+        total += found.len();
+        if total <= p.offset as usize || hits.len() >= limit {
+            continue;
+        }
+        let lines: Vec<&str> = if context > 0 {
+            text.lines().collect()
+        } else {
+            Vec::new()
+        };
+        for (k, &(i, column, line)) in found.iter().enumerate() {
+            if first + k < p.offset as usize || hits.len() >= limit {
+                continue;
+            }
+            let before: Vec<&str> = lines
+                .get(i.saturating_sub(context)..i)
+                .map(<[&str]>::to_vec)
+                .unwrap_or_default();
+            let after: Vec<&str> = lines
+                .get(i + 1..(i + 1 + context).min(lines.len()))
+                .map(<[&str]>::to_vec)
+                .unwrap_or_default();
+            hits.push((path.as_str(), i + 1, column, cut(line), before, after));
         }
     }
     let has_more = (p.offset as usize + hits.len()) < total;
@@ -87,13 +186,18 @@ pub fn run(ctx: &ToolContext, p: &GrepParams) -> Result<String, ToolError> {
             .iter()
             .map(|(f, l, c, t, b, a)| json!({"file": f, "line": l, "column": c, "text": t, "before": b, "after": a}))
             .collect();
-        return Ok(json!({"pattern": p.pattern, "total_matches": total, "files_searched": files_searched, "files_matched": files_matched, "offset": p.offset, "has_more": has_more, "matches": items}).to_string());
+        return Ok(json!({"pattern": p.pattern, "total_matches": total, "files_searched": files_searched, "files_matched": files_matched, "offset": p.offset, "has_more": has_more, "cut_short": cut_short, "matches": items}).to_string());
     }
     let mut out = Budget::new(p.max_tokens);
     out.header(&format!(
         "# grep /{}/ — {total} matches in {files_matched} files ({files_searched} files searched)",
         p.pattern
     ));
+    if cut_short {
+        out.header(&format!(
+            "Stopped after {budget_ms:.0} ms with {files_searched} files searched: the counts cover those files only. Narrow file_pattern or simplify the pattern."
+        ));
+    }
     if total == 0 {
         out.header(
             "No match. Check the pattern (it is a regular expression) or widen file_pattern.",
@@ -128,5 +232,68 @@ fn cut(line: &str) -> String {
         line.to_owned()
     } else {
         format!("{}…", line.chars().take(LINE_CHARS).collect::<String>())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::with_sources;
+    use nexus_engine::{Graph, Sources};
+
+    fn params(pattern: &str) -> GrepParams {
+        serde_json::from_value(json!({ "pattern": pattern })).unwrap()
+    }
+
+    fn sources() -> Sources {
+        let mut sources = Sources::new();
+        sources.insert("a.py".into(), "x = 1\r\n# TODO one\r\nTODO two\n".into());
+        sources.insert("b.py".into(), "first\nsecond todo\n\nlast TODO".into());
+        sources.insert("c.py".into(), "nothing here\n".into());
+        sources.insert(".PGPASS".into(), "TODO secret\n".into());
+        sources
+    }
+
+    #[test]
+    fn lines_columns_anchors_and_crlf_match_a_line_by_line_scan() {
+        with_sources(Graph::default(), sources(), |ctx| {
+            let answer = run(ctx, &params("todo")).unwrap();
+            assert!(
+                answer.starts_with("# grep /todo/ — 4 matches in 2 files (3 files searched)"),
+                "{answer}"
+            );
+            for line in [
+                "a.py:2:3: # TODO one",
+                "a.py:3:1: TODO two",
+                "b.py:2:8: second todo",
+                "b.py:4:6: last TODO",
+            ] {
+                assert!(answer.contains(line), "{line} in {answer}");
+            }
+            let anchored = run(ctx, &params("^TODO.*$")).unwrap();
+            assert!(
+                anchored.contains("1 matches") && anchored.contains("a.py:3:1: TODO two"),
+                "{anchored}"
+            );
+            // A match across lines is not a line match.
+            let across = run(ctx, &params("first\\ssecond")).unwrap();
+            assert!(across.contains("0 matches"), "{across}");
+        });
+    }
+
+    #[test]
+    fn long_or_huge_patterns_are_refused_and_the_budget_cuts_the_scan() {
+        with_sources(Graph::default(), sources(), |ctx| {
+            let long = run(ctx, &params(&"a".repeat(MAX_PATTERN_CHARS + 1))).unwrap_err();
+            assert_eq!(long.code, ErrorCode::InvalidParams);
+            let huge = run(ctx, &params("\\w{500}\\w{500}\\w{500}")).unwrap_err();
+            assert_eq!(huge.code, ErrorCode::InvalidRegex);
+            assert!(huge.hint.unwrap_or_default().contains("too large"));
+            let cut = run_within(ctx, &params("TODO"), -1.0).unwrap();
+            assert!(
+                cut.contains("Stopped after") && cut.contains("0 files searched"),
+                "{cut}"
+            );
+        });
     }
 }

@@ -7,7 +7,7 @@ use std::rc::{Rc, Weak};
 use gloo_timers::callback::Timeout;
 use nexus_shared::limits::PROTOCOL_VERSION;
 use nexus_shared::reconnect::{Command, LinkState, Reconnect, ReconnectPolicy};
-use nexus_shared::{Frame, Outcome, Role};
+use nexus_shared::{Frame, Outcome, Role, Token};
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::Closure;
 use web_sys::{CloseEvent, Event, MessageEvent, WebSocket};
@@ -22,6 +22,8 @@ pub struct LinkConfig {
     pub url: String,
     /// Name announced in `Hello`.
     pub agent: String,
+    /// The browser's secret, sent in `Hello`.
+    pub token: Option<String>,
     pub policy: ReconnectPolicy,
 }
 
@@ -187,11 +189,14 @@ impl Link {
             }
         };
         let on_open = self.handler(generation, |link, _: Event| {
-            let agent = link.0.borrow().config.agent.clone();
+            let (agent, token) = {
+                let inner = link.0.borrow();
+                (inner.config.agent.clone(), inner.config.token.clone())
+            };
             link.send(&Frame::Hello {
                 role: Role::Browser,
                 protocol: PROTOCOL_VERSION,
-                token: None,
+                token: token.map(Token),
                 agent,
             });
         });

@@ -1,7 +1,9 @@
 //! The tab's link to the bridge: a WebSocket driven by the shared reconnect machine.
-//! `status` turns the machine's state into words; `driver` owns the socket, timers and call answering.
+//! `status` turns the machine's state into words; `driver` owns the socket, timers and call answering;
+//! `secret` holds the browser's secret the hub asks for.
 
 mod driver;
+pub mod secret;
 pub mod status;
 
 pub use driver::{Link, LinkConfig};

@@ -54,6 +54,7 @@ async fn link_reconnects_when_the_server_goes_away_and_comes_back() {
         LinkConfig {
             url: flap_url(),
             agent: "wasm-test".into(),
+            token: None,
             policy: ReconnectPolicy::default(),
         },
         Rc::new(|_, _, reply| {

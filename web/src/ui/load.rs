@@ -242,9 +242,18 @@ pub async fn fetch_json(url: &str) -> Result<Option<serde_json::Value>, String> 
         .map_err(|e| format!("bad {url} answer: {e}"))
 }
 
+/// GET `url` from the hub with the browser's secret.
 async fn fetch(url: &str) -> Result<web_sys::Response, String> {
     let window = web_sys::window().ok_or("no window")?;
-    let value = JsFuture::from(window.fetch_with_str(url))
+    let init = web_sys::RequestInit::new();
+    let headers = web_sys::Headers::new().map_err(|e| format!("{e:?}"))?;
+    if let Some(token) = crate::link::secret::get() {
+        headers
+            .set(crate::link::secret::HEADER, &token)
+            .map_err(|e| format!("{e:?}"))?;
+    }
+    init.set_headers(&headers);
+    let value = JsFuture::from(window.fetch_with_str_and_init(url, &init))
         .await
         .map_err(|e| format!("cannot reach the bridge: {e:?}"))?;
     value

@@ -204,6 +204,13 @@ pub fn App() -> impl IntoView {
         </header>
         <aside class="left">
             <section class="panel" data-testid="graph-summary">
+                {crate::link::secret::get().is_none().then(|| view! {
+                    <p class="needs-link" data-testid="needs-link">
+                        "This tab has no link to your Nexus bridge yet. Open the address the bridge printed (it ends in ?token=…): "
+                        <code>"scripts/run.sh"</code>" and "<code>"nexus-bridge serve"</code>" print it when they start, "
+                        <code>"nexus-bridge status"</code>" prints it again, and an agent's \"no tab\" error names it."
+                    </p>
+                })}
                 <p class="summary" data-testid="summary">{move || summary.get().map(|s| stats_line(&s)).unwrap_or_else(|| "Starting the engine…".into())}</p>
                 <load::LoadPanel on_files=on_files on_error=on_error bridge_repo=bridge_repo on_sample=on_sample />
                 <div class="progress" data-testid="progress" class:hidden=move || progress.with(Option::is_none)>
@@ -475,13 +482,14 @@ fn context_frame(s: &GraphSummary) -> Frame {
     }
 }
 
-/// Connects to the hub that served this page (or `?hub=host:port`); the engine worker answers.
+/// Connects to the hub that served this page with the browser's secret; the engine worker answers.
 /// Every call is logged in the activity feed and the nodes it names light up.
 fn start_link(engine: EngineClient, app: AppState, rows: RwSignal<Vec<ActivityRow>>) -> Link {
     let link = Link::new(
         LinkConfig {
             url: hub_url(),
             agent: "nexus-web".into(),
+            token: crate::link::secret::get(),
             policy: ReconnectPolicy::default(),
         },
         Rc::new(move |tool, args, reply| {
@@ -515,19 +523,11 @@ fn start_link(engine: EngineClient, app: AppState, rows: RwSignal<Vec<ActivityRo
     link
 }
 
+/// The hub that served this page (same origin). Nothing in the address, hash or any message
+/// can name another: the page would hand it the repository and the browser's secret.
 fn hub_url() -> String {
-    let location = web_sys::window().map(|w| w.location());
-    let host = location
-        .as_ref()
-        .and_then(|l| l.host().ok())
+    let host = web_sys::window()
+        .and_then(|w| w.location().host().ok())
         .unwrap_or_else(|| "127.0.0.1:54319".into());
-    let search = location.and_then(|l| l.search().ok()).unwrap_or_default();
-    let hub = search
-        .trim_start_matches('?')
-        .split('&')
-        .find_map(|pair| pair.strip_prefix("hub="))
-        .filter(|h| !h.is_empty())
-        .map(str::to_owned)
-        .unwrap_or(host);
-    format!("ws://{hub}/ws")
+    format!("ws://{host}/ws")
 }

@@ -1,0 +1,174 @@
+//! Who may use the hub's HTTP side: framing and content-security headers on every response,
+//! `Sec-Fetch-Site` checks, and the browser secret on `/api/*` (header `X-Nexus-Token`).
+
+use axum::extract::Request;
+use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use base64::Engine;
+use nexus_shared::Token;
+use sha2::{Digest, Sha256};
+
+use crate::token;
+
+/// The header the page sends its secret in on `/api/*`.
+pub const TOKEN_HEADER: &str = "x-nexus-token";
+
+/// The Content-Security-Policy of every response: scripts only from the hub (the inline boot
+/// scripts of `index_html` by hash), connections only to the hub, never framed.
+pub fn csp(port: u16, index_html: &str) -> String {
+    let hashes: String = inline_scripts(index_html)
+        .map(|script| {
+            let digest = Sha256::digest(script.as_bytes());
+            format!(
+                " 'sha256-{}'",
+                base64::engine::general_purpose::STANDARD.encode(digest)
+            )
+        })
+        .collect();
+    format!(
+        "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'{hashes}; \
+         worker-src 'self'; connect-src 'self' ws://127.0.0.1:{port} ws://localhost:{port}; \
+         style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; object-src 'none'; \
+         base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+    )
+}
+
+/// The bodies of `<script>` elements without `src` (what Trunk writes to start the wasm).
+fn inline_scripts(html: &str) -> impl Iterator<Item = &str> {
+    html.split("<script").skip(1).filter_map(|rest| {
+        let (attrs, body) = rest.split_once('>')?;
+        if attrs.contains("src=") {
+            return None;
+        }
+        body.split_once("</script>").map(|(body, _)| body)
+    })
+}
+
+/// Adds the framing and content-security headers to a response.
+pub async fn headers(csp: HeaderValue, request: Request, next: Next) -> Response {
+    let mut response = next.run(request).await;
+    let headers = response.headers_mut();
+    headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    headers.insert(header::CONTENT_SECURITY_POLICY, csp);
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    // The page's address can carry its secret: never send it to anyone.
+    headers.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
+    headers.insert(
+        HeaderName::from_static("cross-origin-resource-policy"),
+        HeaderValue::from_static("same-origin"),
+    );
+    response
+}
+
+/// False for requests a browser marks as sent by another site. Requests without the header
+/// (not a browser, or an old one) and those the user typed (`none`) pass; `same-site` passes only
+/// from an allowed origin (`--allow-origin`, e.g. `trunk serve` on another port).
+pub fn same_origin(headers: &HeaderMap, allowed_origins: &[String]) -> bool {
+    let site = headers
+        .get("sec-fetch-site")
+        .map(|v| v.to_str().unwrap_or("cross-site"));
+    match site {
+        None | Some("same-origin") | Some("none") => true,
+        Some("same-site") => headers
+            .get(header::ORIGIN)
+            .and_then(|o| o.to_str().ok())
+            .is_some_and(|o| allowed_origins.iter().any(|a| a == o.trim_end_matches('/'))),
+        Some(_) => false,
+    }
+}
+
+/// True when the request carries the browser secret in [`TOKEN_HEADER`].
+pub fn has_secret(headers: &HeaderMap, secret: &Token) -> bool {
+    let given = headers
+        .get(TOKEN_HEADER)
+        .and_then(|v| v.to_str().ok())
+        .map(|v| Token(v.to_owned()));
+    token::matches(secret, given.as_ref())
+}
+
+/// The checks of every `/api/*` request: loopback host name, same origin, the secret.
+pub fn api_refusal(
+    headers: &HeaderMap,
+    secret: &Token,
+    allowed_origins: &[String],
+) -> Option<Response> {
+    if !crate::repo::loopback_host(headers) {
+        return Some(
+            (
+                StatusCode::FORBIDDEN,
+                "only loopback host names are answered",
+            )
+                .into_response(),
+        );
+    }
+    if !same_origin(headers, allowed_origins) {
+        return Some((StatusCode::FORBIDDEN, "cross-site requests are refused").into_response());
+    }
+    if !has_secret(headers, secret) {
+        return Some(
+            (
+                StatusCode::UNAUTHORIZED,
+                "missing or wrong secret: open the link `nexus-bridge status` prints",
+            )
+                .into_response(),
+        );
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inline_scripts_are_hashed_and_external_ones_are_not() {
+        let html = r#"<script src="/a.js"></script><script type="module">boot()</script>"#;
+        assert_eq!(inline_scripts(html).collect::<Vec<_>>(), ["boot()"]);
+        let policy = csp(54319, html);
+        assert_eq!(policy.matches("'sha256-").count(), 1);
+        assert!(policy.contains("frame-ancestors 'none'"));
+        assert!(policy.contains("connect-src 'self' ws://127.0.0.1:54319"));
+    }
+
+    #[test]
+    fn cross_site_requests_are_refused() {
+        let allowed = vec!["http://127.0.0.1:8080".to_owned()];
+        let mut headers = HeaderMap::new();
+        assert!(same_origin(&headers, &allowed));
+        for (site, ok) in [
+            ("same-origin", true),
+            ("none", true),
+            ("cross-site", false),
+            ("same-site", false),
+        ] {
+            headers.insert("sec-fetch-site", HeaderValue::from_static(site));
+            assert_eq!(same_origin(&headers, &allowed), ok, "{site}");
+        }
+        headers.insert(
+            header::ORIGIN,
+            HeaderValue::from_static("http://127.0.0.1:8080"),
+        );
+        assert!(same_origin(&headers, &allowed));
+    }
+
+    #[test]
+    fn the_secret_is_required_on_api_requests() {
+        let secret = Token("ab".repeat(32));
+        let mut headers = HeaderMap::new();
+        headers.insert(header::HOST, HeaderValue::from_static("127.0.0.1:54319"));
+        let refused = api_refusal(&headers, &secret, &[]).map(|r| r.status());
+        assert_eq!(refused, Some(StatusCode::UNAUTHORIZED));
+        headers.insert(TOKEN_HEADER, HeaderValue::from_str(&secret.0).unwrap());
+        assert!(api_refusal(&headers, &secret, &[]).is_none());
+        headers.insert("sec-fetch-site", HeaderValue::from_static("cross-site"));
+        let refused = api_refusal(&headers, &secret, &[]).map(|r| r.status());
+        assert_eq!(refused, Some(StatusCode::FORBIDDEN));
+    }
+}
