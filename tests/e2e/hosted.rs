@@ -742,7 +742,7 @@ mod page {
         let hello = Frame::Hello {
             role: Role::Browser,
             protocol: PROTOCOL_VERSION,
-            token: None,
+            token: Some(nexus_shared::Token(nexus_e2e::browser_secret())),
             agent: "test-page".into(),
         };
         send(&mut socket, &hello).await;

@@ -11,6 +11,12 @@ use serde_json::json;
 
 const RUNS: usize = 200;
 
+/// Milliseconds since the first reading.
+fn elapsed_ms() -> f64 {
+    static START: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+    START.get_or_init(Instant::now).elapsed().as_secs_f64() * 1000.0
+}
+
 /// The value at quantile `q` of sorted samples.
 fn quantile(sorted: &[f64], q: f64) -> f64 {
     let at = ((sorted.len() as f64 - 1.0) * q).round() as usize;
@@ -47,6 +53,7 @@ fn main() {
         sources: &sources,
         previous: None,
         memory: &memory,
+        clock: elapsed_ms,
         now_ms: 0.0,
     };
     for (label, args) in [

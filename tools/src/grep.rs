@@ -29,23 +29,6 @@ pub fn run(ctx: &ToolContext, p: &GrepParams) -> Result<String, ToolError> {
     run_within(ctx, p, TIME_BUDGET_MS)
 }
 
-/// Milliseconds on a monotonic-enough clock, on the web and natively.
-fn clock_ms() -> f64 {
-    #[cfg(target_arch = "wasm32")]
-    {
-        js_sys::Date::now()
-    }
-    #[cfg(not(target_arch = "wasm32"))]
-    {
-        static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
-        START
-            .get_or_init(std::time::Instant::now)
-            .elapsed()
-            .as_secs_f64()
-            * 1000.0
-    }
-}
-
 fn compile(p: &GrepParams, multi_line: bool) -> Result<Regex, ToolError> {
     RegexBuilder::new(&p.pattern)
         .case_insensitive(!p.case_sensitive)
@@ -117,7 +100,7 @@ pub fn run_within(ctx: &ToolContext, p: &GrepParams, budget_ms: f64) -> Result<S
     }
     let regex = compile(p, false)?;
     let scan = compile(p, true)?;
-    let started = clock_ms();
+    let started = (ctx.clock)();
     let glob = match &p.file_pattern {
         None => None,
         Some(pattern) => Some(
@@ -139,7 +122,7 @@ pub fn run_within(ctx: &ToolContext, p: &GrepParams, budget_ms: f64) -> Result<S
     let mut hits = Vec::new();
     let mut cut_short = false;
     for (path, text) in ctx.sources.iter() {
-        if clock_ms() - started > budget_ms {
+        if (ctx.clock)() - started > budget_ms {
             cut_short = true;
             break;
         }

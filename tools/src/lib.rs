@@ -74,6 +74,9 @@ pub struct ToolContext<'a> {
     pub memory: &'a ToolMemory,
     /// Milliseconds since the Unix epoch, for the cache's time to live.
     pub now_ms: f64,
+    /// Milliseconds on a clock that advances while a call runs: a long scan (`grep`) stops at its
+    /// time budget by it. The worker passes the browser's clock, native callers `Instant`'s.
+    pub clock: fn() -> f64,
 }
 
 /// A tool's answer and what the UI must show because of it.
@@ -819,6 +822,7 @@ mod tests {
             previous: None,
             memory: &memory,
             now_ms: 0.0,
+            clock: test_support::ticking_clock,
         };
         let none = text(dispatch(Some(&ctx), "diff", json!({})));
         assert!(none.starts_with("No previous snapshot of `shop`"), "{none}");

@@ -38,6 +38,7 @@ pub fn with_sources(graph: Graph, sources: Sources, f: impl FnOnce(&ToolContext)
         previous: None,
         memory: &memory,
         now_ms: 0.0,
+        clock: ticking_clock,
     });
 }
 
@@ -74,4 +75,11 @@ pub fn fixture_files() -> Vec<SourceFile> {
         SourceFile { path: "shop/cart.py".into(), bytes: b"from shop.pay import charge\n\nclass Cart:\n    def total(self):\n        return 1\n\n    def checkout(self):\n        \"\"\"Pays for the cart.\"\"\"\n        charge(self.total())\n        self.log()\n\n    def log(self):\n        return 2\n\ndef main():\n    Cart().checkout()\n    Cart().total()\n".to_vec() },
         SourceFile { path: "shop/pay.py".into(), bytes: b"def charge(x):\n    return validate(x)\n\ndef validate(x):\n    return x\n".to_vec() },
     ]
+}
+
+/// A clock for tests on every target: each reading is one millisecond after the previous one.
+pub fn ticking_clock() -> f64 {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static TICKS: AtomicU32 = AtomicU32::new(0);
+    f64::from(TICKS.fetch_add(1, Ordering::Relaxed))
 }

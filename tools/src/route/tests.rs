@@ -53,6 +53,7 @@ impl Fixture {
             previous: None,
             memory,
             now_ms,
+            clock: crate::test_support::ticking_clock,
         }
     }
 }

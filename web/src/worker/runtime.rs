@@ -256,6 +256,7 @@ fn handle(worker: &Rc<Worker>, data: JsValue) {
                 previous: state.previous.as_ref(),
                 memory: &state.memory,
                 now_ms: now(),
+                clock: now,
             };
             let answer = tools::answer(Some(&ctx), &tool, args);
             if let Some(marked) = answer.highlight {
