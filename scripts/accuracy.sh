@@ -29,6 +29,13 @@ if [ ! -x "$tools/node_modules/.bin/scip-python" ] || [ ! -x "$tools/node_module
   (cd "$tools" && npm install --no-audit --no-fund --silent \
     @sourcegraph/scip-python@0.6.6 @sourcegraph/scip-typescript@0.4.0 >&2)
 fi
+# Indexes the TypeScript project in folder $1 (its tsconfig.json) into $2, once.
+index_typescript() {
+  if [ ! -s "$2" ]; then
+    (cd "$1" && "$tools/node_modules/.bin/scip-typescript" index --no-progress-bar \
+      --output "$2" >&2)
+  fi
+}
 case "$corpus" in
   django)  # Python: Django 5.1.4, its django/ package (scip-python crashes on the test folders)
     root=$("$repo/../shared/corpora/fetch.sh" django 2>/dev/null || true)
@@ -72,10 +79,7 @@ case "$corpus" in
 JSON
     fi
     index="$cache/theia-core-1.55.0.scip"
-    if [ ! -s "$index" ]; then
-      (cd "$root" && "$tools/node_modules/.bin/scip-typescript" index --no-progress-bar \
-        --output "$index" >&2)
-    fi
+    index_typescript "$root" "$index"
     prefix= ;;
   pydantic|sphinx)  # Python packages from their pure-Python wheels (the wheel holds the source)
     case "$corpus" in
@@ -118,10 +122,7 @@ JSON
 JSON
     fi
     index="$cache/effect-3.10.0.scip"
-    if [ ! -s "$index" ]; then
-      (cd "$root" && "$tools/node_modules/.bin/scip-typescript" index --no-progress-bar \
-        --output "$index" >&2)
-    fi
+    index_typescript "$root" "$index"
     prefix= ;;
   tokio)  # Rust: tokio 1.41.1 from the registry, indexed by rust-analyzer with every feature on
     command -v rust-analyzer >/dev/null && rust-analyzer --version >/dev/null 2>&1 \

@@ -103,7 +103,7 @@ pub fn export(graph: &Graph, sources: &Sources) -> Exported {
             .insert(site.clone(), node.qualified().replace("::", "."));
         site_of.insert(node.id, site);
     }
-    let mut best: HashMap<(Site, Site), NexusEdge> = HashMap::new();
+    let mut all = Vec::new();
     for edge in graph.edges() {
         if edge.kind != EdgeKind::Calls {
             continue;
@@ -115,25 +115,15 @@ pub fn export(graph: &Graph, sources: &Sources) -> Exported {
             exported.other_edges += 1;
             continue;
         };
-        let candidate = NexusEdge {
+        all.push(NexusEdge {
             caller: caller.clone(),
             callee: callee.clone(),
             callee_name: callee_name(graph, edge.to),
             confidence: edge.confidence,
             reason: edge.reason.as_str(),
-        };
-        best.entry((caller.clone(), callee.clone()))
-            .and_modify(|kept| {
-                if candidate.confidence > kept.confidence {
-                    *kept = candidate.clone();
-                }
-            })
-            .or_insert(candidate);
+        });
     }
-    exported.edges = best.into_values().collect();
-    exported
-        .edges
-        .sort_by(|a, b| (&a.caller, &a.callee).cmp(&(&b.caller, &b.callee)));
+    exported.edges = most_confident(all);
     exported
 }
 
@@ -144,7 +134,7 @@ pub fn export(graph: &Graph, sources: &Sources) -> Exported {
 pub fn attribute_callers(edges: Vec<NexusEdge>, reference: &Reference) -> Attributed {
     let mut moved = 0;
     let mut to_locals = 0;
-    let mut best: HashMap<(Site, Site), NexusEdge> = HashMap::new();
+    let mut kept = Vec::with_capacity(edges.len());
     for mut edge in edges {
         // A call to such a local function: the reference has no edge to it, right or wrong.
         if reference
@@ -160,18 +150,10 @@ pub fn attribute_callers(edges: Vec<NexusEdge>, reference: &Reference) -> Attrib
             edge.caller = caller.clone();
             moved += 1;
         }
-        best.entry((edge.caller.clone(), edge.callee.clone()))
-            .and_modify(|kept| {
-                if edge.confidence > kept.confidence {
-                    *kept = edge.clone();
-                }
-            })
-            .or_insert(edge);
+        kept.push(edge);
     }
-    let mut edges: Vec<NexusEdge> = best.into_values().collect();
-    edges.sort_by(|a, b| (&a.caller, &a.callee).cmp(&(&b.caller, &b.callee)));
     Attributed {
-        edges,
+        edges: most_confident(kept),
         moved,
         to_locals,
     }
@@ -206,10 +188,17 @@ pub fn identify(
             .unwrap_or(site)
             .clone()
     };
-    let mut best: HashMap<(Site, Site), NexusEdge> = HashMap::new();
-    for mut edge in edges {
+    most_confident(edges.into_iter().map(|mut edge| {
         edge.caller = canonical(&edge.caller);
         edge.callee = canonical(&edge.callee);
+        edge
+    }))
+}
+
+/// One edge per (caller, callee), the most confident, in (caller, callee) order.
+fn most_confident(edges: impl IntoIterator<Item = NexusEdge>) -> Vec<NexusEdge> {
+    let mut best: HashMap<(Site, Site), NexusEdge> = HashMap::new();
+    for edge in edges {
         best.entry((edge.caller.clone(), edge.callee.clone()))
             .and_modify(|kept| {
                 if edge.confidence > kept.confidence {
