@@ -56,6 +56,12 @@ impl Hosted {
         }
     }
 
+    /// Another tool was picked: the shown result and any call awaited belong to the previous one.
+    fn forget(&self) {
+        self.pending.set(None);
+        self.result.set(None);
+    }
+
     fn call(&self, link: &Link, tool: String, args: Map<String, Value>) {
         let id = format!("ui-{}", self.next_id.get_value());
         self.next_id.update_value(|n| *n += 1);
@@ -332,6 +338,10 @@ fn find_tool(registry: &Option<Value>, name: &str) -> Option<(String, Value)> {
 pub fn ToolsPanel(hosted: Hosted, link: StoredValue<Link, LocalStorage>) -> impl IntoView {
     let selected = RwSignal::new(None::<String>);
     let registry = hosted.registry;
+    Effect::new(move |_| {
+        selected.track();
+        hosted.forget();
+    });
     let chosen = Memo::new(move |_| {
         let name = selected.get()?;
         registry.with(|r| find_tool(r, &name)).map(|t| (name, t))
