@@ -18,7 +18,7 @@ fn root() -> PathBuf {
     nexus_e2e::workspace_root()
 }
 
-fn node_bin(name: &str) -> String {
+pub(crate) fn node_bin(name: &str) -> String {
     let path = root().join("tests/js/node_modules/.bin").join(name);
     assert!(
         path.is_file(),

@@ -11,4 +11,5 @@ mod relay;
 mod reload;
 mod repo;
 mod security;
+mod tools_ui;
 mod ui;

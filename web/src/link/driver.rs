@@ -1,5 +1,6 @@
 //! Owns the tab's WebSocket: says Hello, re-sends the Context after every reconnect, answers
-//! `Call` frames through the tool dispatch, and follows the reconnect machine's commands.
+//! `Call` frames through the tool dispatch, watches the hub's hosted MCP registry, and follows the
+//! reconnect machine's commands.
 
 use std::cell::RefCell;
 use std::rc::{Rc, Weak};
@@ -41,6 +42,7 @@ struct Inner {
     answer: Answer,
     on_status: Option<Listener<LinkState>>,
     on_activity: Option<Listener<Frame>>,
+    on_hosted: Option<Listener<Frame>>,
     page_events: Vec<Closure<dyn FnMut(Event)>>,
 }
 
@@ -78,6 +80,7 @@ impl Link {
             answer,
             on_status: None,
             on_activity: None,
+            on_hosted: None,
             page_events: Vec::new(),
         })))
     }
@@ -90,6 +93,21 @@ impl Link {
     /// Called with each `Activity` frame the hub sends (one per finished agent call).
     pub fn on_activity(&self, listener: impl Fn(&Frame) + 'static) {
         self.0.borrow_mut().on_activity = Some(Rc::new(listener));
+    }
+
+    /// Called with each `Hosted` and `HostedResult` frame; the hosted registry is watched from
+    /// every Welcome on.
+    pub fn on_hosted(&self, listener: impl Fn(&Frame) + 'static) {
+        self.0.borrow_mut().on_hosted = Some(Rc::new(listener));
+    }
+
+    /// Sends a request frame now, or says why it cannot (the link is not up).
+    pub fn request(&self, frame: &Frame) -> Result<(), String> {
+        if !matches!(self.state(), LinkState::Connected) {
+            return Err("not connected to the bridge".into());
+        }
+        self.send(frame);
+        Ok(())
     }
 
     pub fn state(&self) -> LinkState {
@@ -250,12 +268,16 @@ impl Link {
     fn receive(&self, text: &str) {
         match Frame::decode(text) {
             Ok(Frame::Welcome { .. }) => {
-                let (command, context) = {
+                let (command, context, watch) = {
                     let mut inner = self.0.borrow_mut();
-                    (inner.machine.opened(), inner.context.clone())
+                    let watch = inner.on_hosted.is_some();
+                    (inner.machine.opened(), inner.context.clone(), watch)
                 };
                 if let Some(context) = context {
                     self.send(&context);
+                }
+                if watch {
+                    self.send(&Frame::HostedList { watch: true });
                 }
                 self.apply(command);
             }
@@ -279,6 +301,12 @@ impl Link {
             Ok(Frame::Ping { nonce }) => self.send(&Frame::Pong { nonce }),
             Ok(frame @ Frame::Activity { .. }) => {
                 let listener = self.0.borrow().on_activity.clone();
+                if let Some(listener) = listener {
+                    listener(&frame);
+                }
+            }
+            Ok(frame @ (Frame::Hosted { .. } | Frame::HostedResult { .. })) => {
+                let listener = self.0.borrow().on_hosted.clone();
                 if let Some(listener) = listener {
                     listener(&frame);
                 }

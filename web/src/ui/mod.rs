@@ -1,5 +1,5 @@
 //! The Leptos UI: the app shell (graph picture in the middle, explorer on the left, details, code,
-//! Cypher, ask, activity and connection on the right). UI code renders; logic stays in the engine.
+//! Cypher, ask, activity, hosted tools and connection on the right). UI code renders; logic stays in the engine.
 
 mod activity;
 mod code_view;
@@ -11,12 +11,13 @@ mod load;
 mod query;
 mod search_box;
 mod state;
+mod tools;
 
 use std::cell::OnceCell;
 use std::rc::Rc;
 
 use leptos::prelude::*;
-use nexus_shared::reconnect::ReconnectPolicy;
+use nexus_shared::reconnect::{LinkState, ReconnectPolicy};
 use nexus_shared::{Frame, GraphStats, Outcome};
 use wasm_bindgen::JsValue;
 
@@ -81,7 +82,14 @@ pub fn App() -> impl IntoView {
     let link = start_link(engine.clone(), app, rows);
     let _ = link_slot.set(link.clone());
     let state = RwSignal::new(link.state());
-    link.on_status(move |s| state.set(s.clone()));
+    let hosted = tools::Hosted::new();
+    link.on_status(move |s| {
+        if !matches!(s, LinkState::Connected) {
+            hosted.link_lost();
+        }
+        state.set(s.clone());
+    });
+    link.on_hosted(move |frame| hosted.receive(frame));
     link.on_activity(move |frame| {
         if let Frame::Activity {
             agent,
@@ -243,6 +251,7 @@ pub fn App() -> impl IntoView {
             <div class="pane" class:hidden=move || app.tab.get() != Tab::Cypher><query::CypherConsole /></div>
             <div class="pane" class:hidden=move || app.tab.get() != Tab::Ask><query::AskBox /></div>
             <div class="pane" class:hidden=move || app.tab.get() != Tab::Activity><activity::Activity rows=rows highlights=highlights /></div>
+            <div class="pane" class:hidden=move || app.tab.get() != Tab::Tools><tools::ToolsPanel hosted=hosted link=link /></div>
             <div class="pane" class:hidden=move || app.tab.get() != Tab::Connection><connection::ConnectionPanel state=state link=link max_attempts=max_attempts /></div>
         </aside>
         </div>

@@ -65,16 +65,18 @@ pub enum Tab {
     Cypher,
     Ask,
     Activity,
+    Tools,
     Connection,
 }
 
 impl Tab {
-    pub const ALL: [Tab; 6] = [
+    pub const ALL: [Tab; 7] = [
         Tab::Details,
         Tab::Code,
         Tab::Cypher,
         Tab::Ask,
         Tab::Activity,
+        Tab::Tools,
         Tab::Connection,
     ];
 
@@ -85,6 +87,7 @@ impl Tab {
             Tab::Cypher => "Cypher",
             Tab::Ask => "Ask",
             Tab::Activity => "Activity",
+            Tab::Tools => "Tools",
             Tab::Connection => "Connect",
         }
     }
@@ -96,6 +99,7 @@ impl Tab {
             Tab::Cypher => "cypher",
             Tab::Ask => "ask",
             Tab::Activity => "activity",
+            Tab::Tools => "tools",
             Tab::Connection => "connection",
         }
     }
