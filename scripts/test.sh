@@ -33,6 +33,9 @@ flap_port=${NEXUS_FLAP_PORT:-54398}
 flap_pid=$!
 trap 'kill "$flap_pid" 2>/dev/null || true' EXIT
 export CHROMEDRIVER=${CHROMEDRIVER:-$(command -v chromedriver)}
+# The runner gives ChromeDriver 5 s to bind its port; a cold start on a fresh machine can take longer
+# (CI once saw it killed at 5 s), so it gets two minutes, restarted every 10 s as the runner does.
+export WASM_BINDGEN_TEST_DRIVER_TIMEOUT=${WASM_BINDGEN_TEST_DRIVER_TIMEOUT:-120}
 export NEXUS_FLAP_URL="ws://127.0.0.1:${flap_port}/ws"
 (cd web && wasm-pack test --headless --chrome --mode no-install) 2>&1 | tee -a "$results"
 
