@@ -1,7 +1,8 @@
 //! Types and pure state machines shared by the Nexus bridge and the web app.
-//! No I/O lives here: frames, the tool catalog, typed tool parameters, error codes, the reconnect machine.
+//! No I/O lives here: frames, the chat socket's messages, the tool catalog, typed tool parameters, error codes, the reconnect machine.
 
 pub mod catalog;
+pub mod chat;
 pub mod error;
 pub mod frame;
 pub mod limits;

@@ -1,0 +1,303 @@
+//! The chat socket's messages (`/chat` on the hub): the spec's `message` in and `text`, `status`,
+//! `connection` out, plus what a chat UI needs (history, sessions, turn end, provider, usage).
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::limits::MAX_FRAME_BYTES;
+
+/// Page → bridge. The first message on a socket must be `Hello`; anything else before it closes
+/// the socket.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", content = "payload", rename_all = "snake_case")]
+pub enum ChatClientMessage {
+    /// Proves the page holds the browser secret; resumes `session_id` when it exists, otherwise
+    /// starts a new session.
+    Hello {
+        token: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        session_id: Option<String>,
+    },
+    /// The user's message (the spec's only inbound type): starts a turn.
+    Message { text: String },
+    /// Stop the running turn: the provider stream and tool calls in flight are abandoned.
+    Stop {},
+    /// Start a new, empty session on this socket.
+    NewSession {},
+    /// Switch this socket to another stored session; answered by `History`.
+    OpenSession { session_id: String },
+    /// Ask for the stored sessions; answered by `Sessions`.
+    ListSessions {},
+}
+
+/// Bridge → page.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", content = "payload", rename_all = "snake_case")]
+pub enum ChatServerMessage {
+    /// A piece of the assistant's answer, in order (text outside tool blocks only).
+    Text { content: String },
+    /// A tool call starting (`processing`) or finished (`complete`).
+    Status(ToolStatus),
+    /// The socket's session: `connected` (new), `reconnected` (resumed with history),
+    /// `reconnecting` or `error` (with the reason in `message`).
+    Connection {
+        state: ConnectionState,
+        message: String,
+        session_id: String,
+    },
+    /// The stored conversation of the socket's session, sent on resume and on `OpenSession`.
+    History {
+        session_id: String,
+        messages: Vec<ChatMessage>,
+    },
+    /// Stored sessions, newest first.
+    Sessions { sessions: Vec<SessionSummary> },
+    /// A turn ended: how, and the tokens it and the whole session used.
+    TurnEnd {
+        outcome: TurnOutcome,
+        usage: TokenUsage,
+        session_usage: TokenUsage,
+    },
+    /// Which LLM answers. `configured: false` means none is set up; `message` then names the
+    /// variables to set. Never carries a key.
+    Provider {
+        configured: bool,
+        provider: String,
+        model: String,
+        message: String,
+    },
+    /// A problem with the socket or a message (rate limit, bad message, busy): nothing else
+    /// changes.
+    Error { message: String },
+}
+
+/// One tool call as the chat UI shows it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolStatus {
+    pub state: ToolState,
+    /// Id of the call within the turn; `processing` and `complete` of one call share it.
+    pub call_id: String,
+    /// Qualified tool name (`server:tool`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool: Option<String>,
+    /// One line for the user ("Calling nexus:search", "nexus:search failed: …").
+    pub message: String,
+    /// The call's arguments (`processing`) or its result (`complete`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<Value>,
+    /// `complete` only: whether the call failed.
+    #[serde(default)]
+    pub is_error: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolState {
+    Processing,
+    Complete,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ConnectionState {
+    Connected,
+    Reconnected,
+    Reconnecting,
+    Error,
+}
+
+/// How a turn ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TurnOutcome {
+    /// The model gave its answer.
+    Answered,
+    /// The user pressed Stop (or the socket went away).
+    Stopped,
+    /// The tool loop hit its round limit; the answer so far stands.
+    RoundLimit,
+    /// The provider failed after its retries; a fallback message was sent.
+    Failed,
+}
+
+/// Tokens as the provider reported them (estimated where it reports none).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TokenUsage {
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    pub total_tokens: u64,
+}
+
+impl TokenUsage {
+    /// Adds another count to this one.
+    pub fn add(&mut self, other: TokenUsage) {
+        self.prompt_tokens += other.prompt_tokens;
+        self.completion_tokens += other.completion_tokens;
+        self.total_tokens += other.total_tokens;
+    }
+}
+
+/// A message of the stored conversation (the spec's `ChatMessage`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChatMessage {
+    pub id: String,
+    pub role: ChatRole,
+    /// Text for user, assistant and system messages.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<String>,
+    /// Structured data: an assistant's tool call (`{"call_id","tool","arguments"}`) or a tool's
+    /// result (`{"call_id","result","is_error"}`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<Value>,
+    /// Milliseconds since the Unix epoch.
+    pub created_at: u64,
+    /// The tool called (assistant tool calls) or answering (tool results).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_name: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChatRole {
+    User,
+    Assistant,
+    System,
+    Tool,
+}
+
+/// A stored session in the session list.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SessionSummary {
+    pub session_id: String,
+    /// The first user message, shortened.
+    pub title: String,
+    pub updated_at: u64,
+    pub messages: u32,
+    pub usage: TokenUsage,
+}
+
+/// Why a chat message could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ChatDecodeError {
+    #[error("message of {bytes} bytes exceeds the limit of {limit}")]
+    TooLarge { bytes: usize, limit: usize },
+    #[error("malformed chat message: {0}")]
+    Malformed(String),
+}
+
+impl ChatClientMessage {
+    /// Reads one text message; never panics.
+    pub fn decode(text: &str) -> Result<Self, ChatDecodeError> {
+        decode(text)
+    }
+
+    /// One text message.
+    pub fn encode(&self) -> String {
+        encode(self)
+    }
+}
+
+impl ChatServerMessage {
+    /// Reads one text message; never panics.
+    pub fn decode(text: &str) -> Result<Self, ChatDecodeError> {
+        decode(text)
+    }
+
+    /// One text message.
+    pub fn encode(&self) -> String {
+        encode(self)
+    }
+}
+
+fn decode<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, ChatDecodeError> {
+    if text.len() > MAX_FRAME_BYTES {
+        return Err(ChatDecodeError::TooLarge {
+            bytes: text.len(),
+            limit: MAX_FRAME_BYTES,
+        });
+    }
+    serde_json::from_str(text).map_err(|err| ChatDecodeError::Malformed(err.to_string()))
+}
+
+fn encode<T: Serialize>(message: &T) -> String {
+    serde_json::to_string(message).unwrap_or_else(|err| {
+        format!(r#"{{"type":"error","payload":{{"message":"cannot encode message: {err}"}}}}"#)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn the_spec_message_shapes_hold() {
+        let inbound = ChatClientMessage::decode(r#"{"type":"message","payload":{"text":"hi"}}"#);
+        assert_eq!(
+            inbound,
+            Ok(ChatClientMessage::Message { text: "hi".into() })
+        );
+        let text = ChatServerMessage::Text {
+            content: "I'll search".into(),
+        };
+        assert_eq!(
+            text.encode(),
+            r#"{"type":"text","payload":{"content":"I'll search"}}"#
+        );
+        let connected = ChatServerMessage::Connection {
+            state: ConnectionState::Connected,
+            message: "ready".into(),
+            session_id: "s1".into(),
+        };
+        assert_eq!(
+            connected.encode(),
+            r#"{"type":"connection","payload":{"state":"connected","message":"ready","session_id":"s1"}}"#
+        );
+        let status = ChatServerMessage::Status(ToolStatus {
+            state: ToolState::Processing,
+            call_id: "c1".into(),
+            tool: Some("nexus:search".into()),
+            message: "Calling nexus:search".into(),
+            data: None,
+            is_error: false,
+        });
+        let back = ChatServerMessage::decode(&status.encode());
+        assert_eq!(back, Ok(status));
+    }
+
+    #[test]
+    fn empty_payload_messages_read_with_or_without_braces() {
+        assert_eq!(
+            ChatClientMessage::decode(r#"{"type":"stop","payload":{}}"#),
+            Ok(ChatClientMessage::Stop {})
+        );
+        assert_eq!(
+            ChatClientMessage::Stop {}.encode(),
+            r#"{"type":"stop","payload":{}}"#
+        );
+    }
+
+    #[test]
+    fn oversized_and_unknown_messages_are_errors() {
+        let big = format!(
+            r#"{{"type":"message","payload":{{"text":"{}"}}}}"#,
+            "a".repeat(MAX_FRAME_BYTES)
+        );
+        assert!(matches!(
+            ChatClientMessage::decode(&big),
+            Err(ChatDecodeError::TooLarge { .. })
+        ));
+        assert!(matches!(
+            ChatClientMessage::decode(r#"{"type":"launch","payload":{}}"#),
+            Err(ChatDecodeError::Malformed(_))
+        ));
+    }
+
+    proptest! {
+        #[test]
+        fn decoding_any_text_never_panics(text in ".{0,200}") {
+            let _ = ChatClientMessage::decode(&text);
+            let _ = ChatServerMessage::decode(&text);
+        }
+    }
+}
