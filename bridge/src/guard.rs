@@ -1,5 +1,5 @@
-//! Who may use the hub's HTTP side: framing and content-security headers on every response,
-//! `Sec-Fetch-Site` checks, and the browser secret on `/api/*` (header `X-Nexus-Token`).
+//! Who may use the hub's HTTP side: framing, content-security and isolation headers on every
+//! response, `Sec-Fetch-Site` checks, and the browser secret on `/api/*` (`X-Nexus-Token`).
 
 use axum::extract::Request;
 use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header};
@@ -63,6 +63,16 @@ pub async fn headers(csp: HeaderValue, request: Request, next: Next) -> Response
     headers.insert(
         HeaderName::from_static("cross-origin-resource-policy"),
         HeaderValue::from_static("same-origin"),
+    );
+    // Cross-origin isolation: the page may then share memory with its engine worker, which is
+    // how a `Cancel` reaches a tool while it runs (`web/src/worker/cancel.rs`).
+    headers.insert(
+        HeaderName::from_static("cross-origin-opener-policy"),
+        HeaderValue::from_static("same-origin"),
+    );
+    headers.insert(
+        HeaderName::from_static("cross-origin-embedder-policy"),
+        HeaderValue::from_static("require-corp"),
     );
     response
 }

@@ -54,6 +54,7 @@ fn main() {
         previous: None,
         memory: &memory,
         clock: elapsed_ms,
+        cancelled: || false,
         now_ms: 0.0,
     };
     for (label, args) in [

@@ -16,7 +16,15 @@ const MAX_ROWS: u32 = 1_000;
 pub fn run(ctx: &ToolContext, p: &CypherParams) -> Result<String, ToolError> {
     let params = p.params.clone().unwrap_or_default();
     let row_limit = p.limit.unwrap_or(DEFAULT_ROWS).clamp(1, MAX_ROWS) as usize;
-    let result = cypher::run(ctx.graph, &p.query, &params, row_limit).map_err(|err| {
+    let result = cypher::run_with_budget(
+        ctx.graph,
+        &p.query,
+        &params,
+        row_limit,
+        cypher::WORK_BUDGET,
+        &ctx.cancelled,
+    )
+    .map_err(|err| {
         let at = err
             .position
             .map(|pos| format!(" (at character {pos})"))

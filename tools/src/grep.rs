@@ -1,6 +1,7 @@
 //! `grep`: a regular expression over the indexed files' text, with a glob filter on paths,
 //! case sensitivity and context lines; totals, files searched, and a clear error for bad regex.
-//! Bounded: a pattern length cap, a compiled-size cap, and a time budget checked between files.
+//! Bounded: a pattern length cap, a compiled-size cap, and a time budget and the caller's cancel
+//! checked between files.
 
 use globset::Glob;
 use nexus_shared::params::{Format, GrepParams};
@@ -122,6 +123,12 @@ pub fn run_within(ctx: &ToolContext, p: &GrepParams, budget_ms: f64) -> Result<S
     let mut hits = Vec::new();
     let mut cut_short = false;
     for (path, text) in ctx.sources.iter() {
+        if (ctx.cancelled)() {
+            return Err(ToolError::new(
+                ErrorCode::Cancelled,
+                format!("grep was cancelled after {files_searched} files"),
+            ));
+        }
         if (ctx.clock)() - started > budget_ms {
             cut_short = true;
             break;
@@ -277,6 +284,20 @@ mod tests {
                 cut.contains("Stopped after") && cut.contains("0 files searched"),
                 "{cut}"
             );
+        });
+    }
+
+    #[test]
+    fn a_cancelled_call_stops_before_the_next_file() {
+        with_sources(Graph::default(), sources(), |ctx| {
+            let cancelled = ToolContext {
+                cancelled: || true,
+                ..*ctx
+            };
+            let err = run(&cancelled, &params("TODO")).unwrap_err();
+            assert_eq!(err.code, ErrorCode::Cancelled);
+            assert!(err.message.contains("after 0 files"), "{}", err.message);
+            assert!(run(ctx, &params("TODO")).unwrap().contains("matches"));
         });
     }
 }

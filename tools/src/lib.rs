@@ -77,6 +77,10 @@ pub struct ToolContext<'a> {
     /// Milliseconds on a clock that advances while a call runs: a long scan (`grep`) stops at its
     /// time budget by it. The worker passes the browser's clock, native callers `Instant`'s.
     pub clock: fn() -> f64,
+    /// True once the caller has cancelled this call: long tools (`grep` between files, `cypher`
+    /// between units of work) check it and stop. Native callers that never cancel pass
+    /// `|| false`.
+    pub cancelled: fn() -> bool,
 }
 
 /// A tool's answer and what the UI must show because of it.
@@ -823,6 +827,7 @@ mod tests {
             memory: &memory,
             now_ms: 0.0,
             clock: test_support::ticking_clock,
+            cancelled: || false,
         };
         let none = text(dispatch(Some(&ctx), "diff", json!({})));
         assert!(none.starts_with("No previous snapshot of `shop`"), "{none}");

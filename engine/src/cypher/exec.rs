@@ -21,12 +21,17 @@ pub(super) trait Sink {
     fn accept(&mut self, row: &[Binding]) -> Result<Flow, CypherError>;
 }
 
+/// Units of work between two looks at the caller's `stop`.
+const STOP_EVERY: u64 = 4096;
+
 /// Runs the plan, handing every matching row to `sink`. Fails once `budget` units of work
-/// (candidates scanned, relationships followed, rows produced) are spent.
+/// (candidates scanned, relationships followed, rows produced) are spent, or when `stop` says so
+/// (asked every `STOP_EVERY` units).
 pub(super) fn run(
     graph: &Graph,
     plan: &Plan<'_>,
     budget: u64,
+    stop: &dyn Fn() -> bool,
     sink: &mut impl Sink,
 ) -> Result<(), CypherError> {
     let mut matcher = Matcher {
@@ -38,6 +43,7 @@ pub(super) fn run(
         found: vec![false; plan.clauses.len()],
         work: 0,
         budget,
+        stop,
         sink,
     };
     matcher.clause(0).map(|_| ())
@@ -76,6 +82,7 @@ struct Matcher<'a, 'g, S> {
     found: Vec<bool>,
     work: u64,
     budget: u64,
+    stop: &'a dyn Fn() -> bool,
     sink: &'a mut S,
 }
 
@@ -86,6 +93,12 @@ impl<'a, 'g, S: Sink> Matcher<'a, 'g, S> {
             return Err(CypherError::new(format!(
                 "the query stopped after {} units of work (its budget); narrow it with labels, property maps such as {{name: 'x'}}, a smaller *..max, or LIMIT",
                 self.budget
+            )));
+        }
+        if self.work.is_multiple_of(STOP_EVERY) && (self.stop)() {
+            return Err(CypherError::new(format!(
+                "the query was cancelled after {} units of work",
+                self.work
             )));
         }
         Ok(())

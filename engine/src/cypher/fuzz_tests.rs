@@ -90,7 +90,7 @@ fn check(query: &str) {
         _ => Map::new(),
     };
     let graph = sample_graph();
-    if let Err(e) = run_with_budget(&graph, query, &params, 50, 20_000) {
+    if let Err(e) = run_with_budget(&graph, query, &params, 50, 20_000, &|| false) {
         assert!(!e.message.is_empty());
         assert!(e.position.is_none_or(|p| p <= query.chars().count()));
     }

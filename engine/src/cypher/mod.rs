@@ -65,18 +65,20 @@ pub fn run(
     params: &Map<String, serde_json::Value>,
     row_limit: usize,
 ) -> Result<QueryResult, CypherError> {
-    run_with_budget(graph, query, params, row_limit, WORK_BUDGET)
+    run_with_budget(graph, query, params, row_limit, WORK_BUDGET, &|| false)
 }
 
-/// `run` with a chosen work budget.
+/// `run` with a chosen work budget, stopping early once `stop` returns true (the caller
+/// cancelled; it is asked every few thousand units of work).
 pub fn run_with_budget(
     graph: &Graph,
     query: &str,
     params: &Map<String, serde_json::Value>,
     row_limit: usize,
     budget: u64,
+    stop: &dyn Fn() -> bool,
 ) -> Result<QueryResult, CypherError> {
-    execute(graph, query, params, row_limit, budget).map_err(|e| e.in_characters(query))
+    execute(graph, query, params, row_limit, budget, stop).map_err(|e| e.in_characters(query))
 }
 
 fn execute(
@@ -85,6 +87,7 @@ fn execute(
     params: &Map<String, serde_json::Value>,
     row_limit: usize,
     budget: u64,
+    stop: &dyn Fn() -> bool,
 ) -> Result<QueryResult, CypherError> {
     if query.len() > MAX_QUERY_BYTES {
         return Err(CypherError::new(format!(
@@ -94,7 +97,7 @@ fn execute(
     let ast = parser::parse(query)?;
     let plan = plan::plan(graph, &ast, params)?;
     let mut collector = project::Collector::new(graph, &plan.ret, row_limit);
-    exec::run(graph, &plan, budget, &mut collector)?;
+    exec::run(graph, &plan, budget, stop, &mut collector)?;
     let (rows, total_rows) = collector.finish();
     Ok(QueryResult {
         columns: plan.ret.columns.clone(),

@@ -597,7 +597,7 @@ fn row_cap_and_limit() {
 fn planner_starts_at_the_selective_node() {
     let g = sample_graph();
     // From `b` (found by name) the match costs 4 units; a scan from `a` would cost more than 11.
-    let cheap = |text: &str| run_with_budget(&g, text, &Map::new(), 10, 5);
+    let cheap = |text: &str| run_with_budget(&g, text, &Map::new(), 10, 5, &|| false);
     assert!(cheap("MATCH (a)-[:CALLS]->(b {name:'charge'}) RETURN a.id").is_ok());
     assert!(cheap("MATCH (a)-[:CALLS]->(b) WHERE b.name = 'charge' RETURN a.id").is_ok());
     assert!(
@@ -617,10 +617,30 @@ fn work_budget_stops_runaway_queries() {
         &Map::new(),
         10,
         50,
+        &|| false,
     )
     .unwrap_err();
     assert!(err.message.contains("50 units of work"), "{}", err.message);
     assert!(err.message.contains("LIMIT"));
+}
+
+#[test]
+fn a_stop_ends_a_long_query_early() {
+    let g = sample_graph();
+    let query = "MATCH (a)--(b)--(c)--(d)--(e)--(f)--(g) RETURN count(*)";
+    let asked = std::cell::Cell::new(0u32);
+    let stop = || {
+        asked.set(asked.get() + 1);
+        true
+    };
+    let err = run_with_budget(&g, query, &Map::new(), 10, u64::MAX, &stop).unwrap_err();
+    assert!(
+        err.message.contains("cancelled after 4096 units"),
+        "{}",
+        err.message
+    );
+    assert_eq!(asked.get(), 1);
+    assert!(run_with_budget(&g, query, &Map::new(), 10, u64::MAX, &|| false).is_ok());
 }
 
 #[test]

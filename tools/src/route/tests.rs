@@ -54,6 +54,7 @@ impl Fixture {
             memory,
             now_ms,
             clock: crate::test_support::ticking_clock,
+            cancelled: || false,
         }
     }
 }

@@ -1,8 +1,9 @@
 //! Owns the tab's WebSocket: says Hello, re-sends the Context after every reconnect, answers
-//! `Call` frames through the tool dispatch, watches the hub's hosted MCP registry, and follows the
-//! reconnect machine's commands.
+//! `Call` frames through the tool dispatch (and stops them on `Cancel`), watches the hub's hosted
+//! MCP registry, and follows the reconnect machine's commands.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
 use std::rc::{Rc, Weak};
 
 use gloo_timers::callback::Timeout;
@@ -14,7 +15,10 @@ use wasm_bindgen::prelude::Closure;
 use web_sys::{CloseEvent, Event, MessageEvent, WebSocket};
 
 /// Answers one call: `(tool, args, reply)`; `reply` may be called later (the engine worker answers).
-pub type Answer = Rc<dyn Fn(&str, serde_json::Value, Box<dyn FnOnce(Outcome)>)>;
+/// Returns how to stop the call: after a stop, `reply` must never be called.
+pub type Answer = Rc<dyn Fn(&str, serde_json::Value, Box<dyn FnOnce(Outcome)>) -> Stop>;
+/// Stops one call that is being answered.
+pub type Stop = Box<dyn FnOnce()>;
 type Listener<T> = Rc<dyn Fn(&T)>;
 
 #[derive(Debug, Clone)]
@@ -40,6 +44,8 @@ struct Inner {
     timer: Option<Timeout>,
     context: Option<Frame>,
     answer: Answer,
+    /// Calls being answered, by the hub's id: a `Cancel` (or the socket closing) stops them.
+    running: HashMap<String, Stop>,
     on_status: Option<Listener<LinkState>>,
     on_activity: Option<Listener<Frame>>,
     on_hosted: Option<Listener<Frame>>,
@@ -78,6 +84,7 @@ impl Link {
             timer: None,
             context: None,
             answer,
+            running: HashMap::new(),
             on_status: None,
             on_activity: None,
             on_hosted: None,
@@ -254,14 +261,22 @@ impl Link {
     }
 
     fn socket_closed(&self, generation: u64) {
-        let command = {
+        let (command, running) = {
             let mut inner = self.0.borrow_mut();
             if inner.generation != generation {
                 return;
             }
             inner.socket = None;
-            inner.machine.closed(now_ms(), js_sys::Math::random())
+            let running = std::mem::take(&mut inner.running);
+            (
+                inner.machine.closed(now_ms(), js_sys::Math::random()),
+                running,
+            )
         };
+        // The hub has failed these calls already; their answers would reach nobody.
+        for stop in running.into_values() {
+            stop();
+        }
         self.apply(command);
     }
 
@@ -288,15 +303,33 @@ impl Link {
             Ok(Frame::Call { id, tool, args, .. }) => {
                 let answer = self.0.borrow().answer.clone();
                 let weak = self.weak();
-                answer(
+                let answered = Rc::new(Cell::new(false));
+                let reply_answered = answered.clone();
+                let reply_id = id.clone();
+                let stop = answer(
                     &tool,
                     args,
                     Box::new(move |outcome| {
+                        reply_answered.set(true);
                         if let Some(inner) = weak.upgrade() {
-                            Link(inner).send(&Frame::Result { id, outcome });
+                            let link = Link(inner);
+                            link.0.borrow_mut().running.remove(&reply_id);
+                            link.send(&Frame::Result {
+                                id: reply_id,
+                                outcome,
+                            });
                         }
                     }),
                 );
+                if !answered.get() {
+                    self.0.borrow_mut().running.insert(id, stop);
+                }
+            }
+            Ok(Frame::Cancel { id }) => {
+                let stop = self.0.borrow_mut().running.remove(&id);
+                if let Some(stop) = stop {
+                    stop();
+                }
             }
             Ok(Frame::Ping { nonce }) => self.send(&Frame::Pong { nonce }),
             Ok(frame @ Frame::Activity { .. }) => {

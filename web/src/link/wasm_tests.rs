@@ -61,7 +61,8 @@ async fn link_reconnects_when_the_server_goes_away_and_comes_back() {
             reply(Outcome::Err(ToolError::new(
                 ErrorCode::NotImplemented,
                 "test",
-            )))
+            )));
+            Box::new(|| {})
         }),
     );
     let states = Rc::new(RefCell::new(Vec::new()));

@@ -506,7 +506,7 @@ fn start_link(engine: EngineClient, app: AppState, rows: RwSignal<Vec<ActivityRo
             let started = now_ms();
             let seq = rows.with_untracked(|r| r.first().map_or(0, |r| r.seq + 1));
             let (name, shown) = (tool.to_owned(), activity::short_args(&args));
-            engine.call(
+            let id = engine.call(
                 tool,
                 args,
                 Box::new(move |outcome: Outcome| {
@@ -525,7 +525,9 @@ fn start_link(engine: EngineClient, app: AppState, rows: RwSignal<Vec<ActivityRo
                     });
                     reply(outcome);
                 }),
-            )
+            );
+            let engine = engine.clone();
+            Box::new(move || engine.cancel_call(id))
         }),
     );
     link.start();

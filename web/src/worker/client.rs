@@ -11,6 +11,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 use web_sys::{MessageEvent, Worker};
 
+use super::cancel::CancelBoard;
 use super::protocol::{FromWorker, ToWorker};
 
 /// The worker's loader, emitted by Trunk next to the page (`data-loader-shim`).
@@ -30,6 +31,8 @@ struct Inner {
     pending: HashMap<u64, Reply>,
     next_id: u64,
     listener: Option<Listener>,
+    /// Shared cancel flags (absent when the page is not cross-origin isolated).
+    board: Option<CancelBoard>,
 }
 
 /// A handle on the engine worker; clones share it.
@@ -47,6 +50,7 @@ impl EngineClient {
             pending: HashMap::new(),
             next_id: 0,
             listener: Some(Rc::new(listener)),
+            board: CancelBoard::new(),
         })));
         client.spawn();
         client
@@ -100,6 +104,14 @@ impl EngineClient {
         let mut inner = self.0.borrow_mut();
         inner.worker = Some(worker);
         inner._on_message = Some(on_message);
+        // The board goes first; it is shared, so it is posted without a transfer list.
+        if let (Some(board), Ok(text)) = (
+            inner.board.as_ref(),
+            serde_json::to_string(&ToWorker::CancelBoard),
+        ) {
+            let parts = Array::of2(&JsValue::from_str(&text), &board.memory());
+            inner.queue.insert(0, (parts, Array::new()));
+        }
     }
 
     fn emit(&self, event: &FromWorker) {
@@ -170,8 +182,9 @@ impl EngineClient {
         }
     }
 
-    /// Sends one tool call; `reply` gets the worker's answer.
-    pub fn call(&self, tool: &str, args: serde_json::Value, reply: Reply) {
+    /// Sends one tool call; `reply` gets the worker's answer unless the call is cancelled first.
+    /// Returns the call's id, for [`EngineClient::cancel_call`].
+    pub fn call(&self, tool: &str, args: serde_json::Value, reply: Reply) -> u64 {
         let id = self.next_id();
         let message = ToWorker::Call {
             id,
@@ -179,6 +192,20 @@ impl EngineClient {
             args,
         };
         self.request(id, message, reply);
+        id
+    }
+
+    /// Cancels call `id`: its reply is dropped (never called), and the worker, through the shared
+    /// board, stops the tool at its next check or skips it if it has not started.
+    pub fn cancel_call(&self, id: u64) {
+        let (reply, board) = {
+            let mut inner = self.0.borrow_mut();
+            (inner.pending.remove(&id), inner.board.clone())
+        };
+        drop(reply);
+        if let Some(board) = board {
+            board.cancel(id);
+        }
     }
 
     /// Asks for a file's lines with syntax classes; `reply` gets a JSON `CodeView`.

@@ -1,6 +1,7 @@
 //! The engine's Web Worker: the page sends it sources and tool calls, it indexes, holds the
 //! graph and answers, so the page never freezes. `protocol` is the message format both sides use.
 
+mod cancel;
 pub mod client;
 mod js_reader;
 mod parse_pool;

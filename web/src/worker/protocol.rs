@@ -17,6 +17,9 @@ pub enum ToWorker {
     /// A file's lines with syntax classes, for the code view (answered as a `Result` whose text
     /// is a JSON [`CodeView`]).
     Code { id: u64, path: String },
+    /// The shared cancel flags (the message's second item, a `SharedArrayBuffer`); sent first
+    /// to every worker of a cross-origin isolated page.
+    CancelBoard,
     /// Answer one tool call.
     Call {
         id: u64,

@@ -9,6 +9,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 use web_sys::{Blob, DedicatedWorkerGlobalScope, MessageEvent};
 
+use super::cancel::{self, CancelBoard};
 use super::js_reader::JsBufferReader;
 use super::parse_pool;
 use super::protocol::{CodeView, FromWorker, GraphSummary, Restored, ToWorker};
@@ -247,7 +248,18 @@ fn handle(worker: &Rc<Worker>, data: JsValue) {
             .unwrap_or_default()
     };
     match message {
+        ToWorker::CancelBoard => match CancelBoard::from_memory(&parts.get(1)) {
+            Some(board) => cancel::install(board),
+            None => web_sys::console::warn_1(
+                &"nexus worker: the cancel board is not shared memory; calls cannot be stopped"
+                    .into(),
+            ),
+        },
         ToWorker::Call { id, tool, args } => {
+            // The page dropped a cancelled call's reply: it is neither run nor answered.
+            if cancel::was_cancelled(id) {
+                return;
+            }
             let state = worker.state.borrow();
             let ctx = tools::ToolContext {
                 graph: &state.graph,
@@ -257,8 +269,15 @@ fn handle(worker: &Rc<Worker>, data: JsValue) {
                 memory: &state.memory,
                 now_ms: now(),
                 clock: now,
+                cancelled: cancel::running_call_cancelled,
             };
-            let answer = tools::answer(Some(&ctx), &tool, args);
+            let answer = {
+                let _running = cancel::running(id);
+                tools::answer(Some(&ctx), &tool, args)
+            };
+            if cancel::was_cancelled(id) {
+                return;
+            }
             if let Some(marked) = answer.highlight {
                 post(&FromWorker::Highlight {
                     ids: marked.ids,
