@@ -36,21 +36,28 @@ impl Filter {
         gitignores: impl Iterator<Item = (&'a str, &'a [u8])>,
         max_file_bytes: usize,
     ) -> Filter {
-        let mut ignores = Vec::new();
-        for (path, content) in gitignores {
-            let dir = path.rsplit_once('/').map_or("", |(d, _)| d);
-            let mut builder = GitignoreBuilder::new(if dir.is_empty() { "/" } else { dir });
-            for line in String::from_utf8_lossy(content).lines() {
-                // A malformed pattern is skipped; the rest of the file still applies.
-                let _ = builder.add_line(None, line);
-            }
-            if let Ok(ignore) = builder.build() {
-                ignores.push((dir.to_owned(), ignore));
-            }
-        }
-        Filter {
-            ignores,
+        let mut filter = Filter {
+            ignores: Vec::new(),
             max_file_bytes,
+        };
+        for (path, content) in gitignores {
+            filter.add_gitignore(path, content);
+        }
+        filter
+    }
+
+    /// Adds the rules of one `.gitignore` (its path and content); they apply below its folder.
+    /// A walk that reads a folder's `.gitignore` before the rest of it can then skip what it
+    /// names without reading it.
+    pub fn add_gitignore(&mut self, path: &str, content: &[u8]) {
+        let dir = path.rsplit_once('/').map_or("", |(d, _)| d);
+        let mut builder = GitignoreBuilder::new(if dir.is_empty() { "/" } else { dir });
+        for line in String::from_utf8_lossy(content).lines() {
+            // A malformed pattern is skipped; the rest of the file still applies.
+            let _ = builder.add_line(None, line);
+        }
+        if let Ok(ignore) = builder.build() {
+            self.ignores.push((dir.to_owned(), ignore));
         }
     }
 
@@ -62,23 +69,38 @@ impl Filter {
         if is_secret(path) {
             return Err(Skip::Secret);
         }
-        for (dir, ignore) in &self.ignores {
-            let inside = dir.is_empty() || path.starts_with(&format!("{dir}/"));
-            if inside {
-                let relative = if dir.is_empty() {
-                    path
-                } else {
-                    &path[dir.len() + 1..]
-                };
-                if ignore
-                    .matched_path_or_any_parents(relative, false)
-                    .is_ignore()
-                {
-                    return Err(Skip::Ignored);
-                }
-            }
+        if self.ignored(path, false) {
+            return Err(Skip::Ignored);
         }
         Ok(())
+    }
+
+    /// Decides on a folder before it is listed: an excluded or ignored folder is not entered.
+    pub fn check_dir(&self, path: &str) -> Result<(), Skip> {
+        if in_excluded_dir(path) {
+            return Err(Skip::Excluded);
+        }
+        if self.ignored(path, true) {
+            return Err(Skip::Ignored);
+        }
+        Ok(())
+    }
+
+    /// Whether a `.gitignore` above `path` ignores it or one of its folders.
+    fn ignored(&self, path: &str, is_dir: bool) -> bool {
+        self.ignores.iter().any(|(dir, ignore)| {
+            let relative = if dir.is_empty() {
+                Some(path)
+            } else {
+                path.strip_prefix(dir.as_str())
+                    .and_then(|rest| rest.strip_prefix('/'))
+            };
+            relative.is_some_and(|relative| {
+                ignore
+                    .matched_path_or_any_parents(relative, is_dir)
+                    .is_ignore()
+            })
+        })
     }
 
     /// Decides on a file with its content.
@@ -129,5 +151,25 @@ mod tests {
         assert_eq!(filter.check("a.py", b"x\0y"), Err(Skip::Binary));
         assert_eq!(filter.check("a.py", b"0123456789ab"), Err(Skip::TooLarge));
         assert_eq!(filter.check("a.py", b"ok"), Ok(()));
+    }
+
+    #[test]
+    fn folders_are_judged_before_they_are_listed_as_each_gitignore_is_read() {
+        let mut filter = Filter::new(std::iter::empty(), DEFAULT_MAX_FILE_BYTES);
+        assert_eq!(filter.check_dir("build"), Ok(()));
+        filter.add_gitignore(".gitignore", b"build/\n*.log\n");
+        assert_eq!(filter.check_dir("build"), Err(Skip::Ignored));
+        assert_eq!(filter.check_dir("src/build"), Err(Skip::Ignored));
+        // `build/` names folders only: a file of that name stays.
+        assert_eq!(filter.check_path("build"), Ok(()));
+        assert_eq!(filter.check_dir("node_modules"), Err(Skip::Excluded));
+        assert_eq!(filter.check_dir("src"), Ok(()));
+        filter.add_gitignore("src/.gitignore", b"local/\nscratch.py\n");
+        assert_eq!(filter.check_dir("src/local"), Err(Skip::Ignored));
+        assert_eq!(filter.check_dir("local"), Ok(()));
+        assert_eq!(filter.check_path("src/scratch.py"), Err(Skip::Ignored));
+        assert_eq!(filter.check_path("srcx/scratch.py"), Ok(()));
+        assert_eq!(filter.check_path("src/app.log"), Err(Skip::Ignored));
+        assert_eq!(filter.check_path("src/main.py"), Ok(()));
     }
 }

@@ -3,7 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::graph::{Graph, GraphParts, GraphPartsRef};
+use super::filter::{in_excluded_dir, is_secret};
+use super::graph::{Graph, GraphParts, GraphPartsRef, NodeKind};
 use super::ingest::Sources;
 
 /// Leads every snapshot; a blob that does not start with it is refused.
@@ -45,6 +46,9 @@ pub enum SnapshotError {
     OtherVersion(u32),
     /// The blob is damaged (what was wrong).
     Damaged(String),
+    /// The blob holds a file that the current rules keep out (a newly listed secret or excluded
+    /// folder): it was saved under older rules and is not served.
+    KeptOut(String),
 }
 
 impl std::fmt::Display for SnapshotError {
@@ -56,6 +60,10 @@ impl std::fmt::Display for SnapshotError {
                 "snapshot format {v} is not format {FORMAT_VERSION}; the repository must be indexed again"
             ),
             SnapshotError::Damaged(why) => write!(f, "damaged snapshot: {why}"),
+            SnapshotError::KeptOut(path) => write!(
+                f,
+                "the snapshot holds `{path}`, which Nexus now keeps out (a secret or an excluded folder); the repository must be indexed again"
+            ),
         }
     }
 }
@@ -172,6 +180,18 @@ pub fn decode(bytes: &[u8]) -> Result<Snapshot, SnapshotError> {
     let body: Body =
         postcard::from_bytes(body).map_err(|e| SnapshotError::Damaged(e.to_string()))?;
     let graph = Graph::from_parts(body.graph).map_err(SnapshotError::Damaged)?;
+    // The rules may have grown since the snapshot was saved: it must not serve what they now
+    // keep out, from its texts (`read`, `grep`) or its graph (`search`).
+    let files = graph
+        .nodes()
+        .filter(|n| n.kind() == NodeKind::File)
+        .map(|n| n.file());
+    if let Some(path) = files
+        .chain(body.sources.iter().map(|(path, _)| path.as_str()))
+        .find(|path| is_secret(path) || in_excluded_dir(path))
+    {
+        return Err(SnapshotError::KeptOut(path.to_owned()));
+    }
     Ok(Snapshot {
         graph,
         sources: body.sources,
@@ -260,6 +280,26 @@ mod tests {
             back.graph.nodes_named("charge"),
             graph.nodes_named("charge")
         );
+    }
+
+    #[test]
+    fn a_snapshot_holding_a_file_now_kept_out_is_refused() {
+        let (graph, sources) = indexed();
+        for kept_out in [
+            "deploy/secrets.toml",
+            "infra/terraform.tfstate",
+            "ops/.VAULT-TOKEN",
+            "web/node_modules/x.js",
+        ] {
+            let mut old = sources.clone();
+            old.insert(kept_out.to_owned(), "token = 1\n".to_owned());
+            let blob = encode(&graph, &old, 0.0).unwrap();
+            assert_eq!(
+                decode(&blob).unwrap_err(),
+                SnapshotError::KeptOut(kept_out.to_owned())
+            );
+        }
+        assert!(decode(&encode(&graph, &sources, 0.0).unwrap()).is_ok());
     }
 
     #[test]

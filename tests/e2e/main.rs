@@ -11,5 +11,6 @@ mod relay;
 mod reload;
 mod repo;
 mod security;
+mod tab;
 mod tools_ui;
 mod ui;

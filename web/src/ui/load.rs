@@ -5,8 +5,8 @@ use std::rc::Rc;
 
 use js_sys::Array;
 use js_sys::ArrayBuffer;
+use js_sys::Uint8Array;
 use leptos::prelude::*;
-use nexus_shared::source_rules::in_excluded_dir;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::JsValue;
 use wasm_bindgen_futures::JsFuture;
@@ -51,7 +51,8 @@ pub async fn load_zip(file: File, on_files: FilesHandler, on_error: ErrorHandler
     }
 }
 
-/// Reads the files of a picked folder, skipping excluded folders and secrets before reading them.
+/// Reads the files of a picked folder, skipping excluded folders, secrets and what its
+/// `.gitignore` files name before reading them.
 pub async fn load_folder(list: Vec<File>, on_files: FilesHandler, on_error: ErrorHandler) {
     let listed = list
         .into_iter()
@@ -64,6 +65,15 @@ pub async fn load_folder(list: Vec<File>, on_files: FilesHandler, on_error: Erro
         })
         .collect();
     load_listed(listed, on_files, on_error).await;
+}
+
+fn is_gitignore(path: &str) -> bool {
+    path == ".gitignore" || path.ends_with("/.gitignore")
+}
+
+/// The part of a listed path below the project's folder (its first part).
+fn below_root(listed: &str) -> &str {
+    listed.split_once('/').map_or(listed, |(_, path)| path)
 }
 
 /// Calls a callback-style browser API and waits for its success or error callback.
@@ -81,46 +91,72 @@ async fn promised(
         .map_err(|e| format!("cannot read the dropped folder: {e:?}"))
 }
 
-/// Reads a dropped folder through the file system entries API, without descending into
-/// excluded folders; then like a picked folder.
+/// Every entry of a dropped folder (the entries API hands them out in batches).
+async fn entries_of(folder: &FileSystemDirectoryEntry) -> Result<Vec<FileSystemEntry>, String> {
+    let reader = folder.create_reader();
+    let mut entries = Vec::new();
+    loop {
+        let batch = promised(|ok, err| {
+            let _ = reader.read_entries_with_callback_and_callback(ok, err);
+        })
+        .await?;
+        let batch: Array = batch.dyn_into().unwrap_or_default();
+        if batch.length() == 0 {
+            return Ok(entries);
+        }
+        entries.extend(
+            batch
+                .iter()
+                .filter_map(|entry| entry.dyn_into::<FileSystemEntry>().ok()),
+        );
+    }
+}
+
+async fn entry_file(entry: FileSystemEntry) -> Result<Option<File>, String> {
+    let Ok(file) = entry.dyn_into::<FileSystemFileEntry>() else {
+        return Ok(None);
+    };
+    let file = promised(|ok, err| file.file_with_callback_and_callback(ok, err))
+        .await?
+        .dyn_into::<File>()
+        .map_err(|_| "a dropped entry is not a file".to_owned())?;
+    Ok(Some(file))
+}
+
+/// Reads a dropped folder through the file system entries API. Each folder's `.gitignore` is
+/// read before the rest of it, so ignored and excluded folders are never entered and ignored
+/// files never listed; then like a picked folder.
 pub async fn load_dropped_folder(
     root: FileSystemDirectoryEntry,
     on_files: FilesHandler,
     on_error: ErrorHandler,
 ) {
     let result = async {
+        let mut filter = Filter::new(std::iter::empty(), usize::MAX);
         let mut folders = vec![root];
         let mut listed = Vec::new();
         while let Some(folder) = folders.pop() {
-            let reader = folder.create_reader();
-            loop {
-                let batch = promised(|ok, err| {
-                    let _ = reader.read_entries_with_callback_and_callback(ok, err);
-                })
-                .await?;
-                let batch: Array = batch.dyn_into().unwrap_or_default();
-                if batch.length() == 0 {
-                    break;
-                }
-                for entry in batch.iter() {
-                    let Ok(entry) = entry.dyn_into::<FileSystemEntry>() else {
-                        continue;
-                    };
-                    let path = entry.full_path().trim_start_matches('/').to_owned();
-                    if entry.is_directory() {
-                        if !in_excluded_dir(&path)
-                            && let Ok(dir) = entry.dyn_into::<FileSystemDirectoryEntry>()
-                        {
-                            folders.push(dir);
-                        }
-                    } else if let Ok(file) = entry.dyn_into::<FileSystemFileEntry>() {
-                        let file =
-                            promised(|ok, err| file.file_with_callback_and_callback(ok, err))
-                                .await?
-                                .dyn_into::<File>()
-                                .map_err(|_| "a dropped entry is not a file".to_owned())?;
-                        listed.push((path, file));
+            let entries = entries_of(&folder).await?;
+            let (rules, rest): (Vec<_>, Vec<_>) = entries
+                .into_iter()
+                .partition(|e| e.is_file() && e.name() == ".gitignore");
+            for entry in rules.into_iter().chain(rest) {
+                let path = entry.full_path().trim_start_matches('/').to_owned();
+                let relative = below_root(&path);
+                if entry.is_directory() {
+                    if filter.check_dir(relative).is_ok()
+                        && let Ok(dir) = entry.dyn_into::<FileSystemDirectoryEntry>()
+                    {
+                        folders.push(dir);
                     }
+                } else if filter.check_path(relative).is_ok()
+                    && let Some(file) = entry_file(entry).await?
+                {
+                    if is_gitignore(relative) {
+                        let bytes = file_bytes(&file).await?;
+                        filter.add_gitignore(relative, &Uint8Array::new(&bytes).to_vec());
+                    }
+                    listed.push((path, file));
                 }
             }
         }
@@ -157,16 +193,35 @@ pub fn dropped(event: DragEvent, ok: FilesHandler, err: ErrorHandler) {
     }
 }
 
-/// Reads (root-relative path, file) pairs whose first path part is the project's folder.
+/// Reads (path, file) pairs whose first path part is the project's folder. The `.gitignore`
+/// files are read first: nothing they name, no secret and nothing in an excluded folder is read.
 async fn load_listed(list: Vec<(String, File)>, on_files: FilesHandler, on_error: ErrorHandler) {
-    let filter = Filter::new(std::iter::empty(), usize::MAX);
-    let mut project = String::new();
+    let project = list
+        .first()
+        .and_then(|(listed, _)| listed.split_once('/'))
+        .map_or_else(|| "folder".to_owned(), |(root, _)| root.to_owned());
+    let mut filter = Filter::new(std::iter::empty(), usize::MAX);
     let mut files = Vec::new();
-    for (relative, file) in list {
-        let (root, path) = relative.split_once('/').unwrap_or(("", relative.as_str()));
-        if project.is_empty() {
-            project = root.to_owned();
+    // Shallow rules first, so a `.gitignore` inside an ignored folder is never read.
+    let (mut rules, rest): (Vec<_>, Vec<_>) = list
+        .into_iter()
+        .partition(|(listed, _)| is_gitignore(below_root(listed)));
+    rules.sort_by_key(|(listed, _)| listed.matches('/').count());
+    for (listed, file) in rules {
+        let path = below_root(&listed);
+        if filter.check_path(path).is_err() {
+            continue;
         }
+        match file_bytes(&file).await {
+            Ok(bytes) => {
+                filter.add_gitignore(path, &Uint8Array::new(&bytes).to_vec());
+                files.push((path.to_owned(), bytes));
+            }
+            Err(err) => return on_error(err),
+        }
+    }
+    for (listed, file) in rest {
+        let path = below_root(&listed);
         if filter.check_path(path).is_err() {
             continue;
         }
@@ -178,12 +233,7 @@ async fn load_listed(list: Vec<(String, File)>, on_files: FilesHandler, on_error
     if files.is_empty() {
         return on_error("the folder has no files Nexus can read".into());
     }
-    let name = if project.is_empty() {
-        "folder".to_owned()
-    } else {
-        project
-    };
-    on_files(Source::Files(name, files));
+    on_files(Source::Files(project, files));
 }
 
 /// Asks the bridge whether it serves a repository; `Ok(None)` when it does not.
