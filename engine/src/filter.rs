@@ -156,12 +156,12 @@ mod tests {
     #[test]
     fn folders_are_judged_before_they_are_listed_as_each_gitignore_is_read() {
         let mut filter = Filter::new(std::iter::empty(), DEFAULT_MAX_FILE_BYTES);
-        assert_eq!(filter.check_dir("build"), Ok(()));
-        filter.add_gitignore(".gitignore", b"build/\n*.log\n");
-        assert_eq!(filter.check_dir("build"), Err(Skip::Ignored));
-        assert_eq!(filter.check_dir("src/build"), Err(Skip::Ignored));
-        // `build/` names folders only: a file of that name stays.
-        assert_eq!(filter.check_path("build"), Ok(()));
+        assert_eq!(filter.check_dir("generated"), Ok(()));
+        filter.add_gitignore(".gitignore", b"generated/\n*.log\n");
+        assert_eq!(filter.check_dir("generated"), Err(Skip::Ignored));
+        assert_eq!(filter.check_dir("src/generated"), Err(Skip::Ignored));
+        // `generated/` names folders only: a file of that name stays.
+        assert_eq!(filter.check_path("generated"), Ok(()));
         assert_eq!(filter.check_dir("node_modules"), Err(Skip::Excluded));
         assert_eq!(filter.check_dir("src"), Ok(()));
         filter.add_gitignore("src/.gitignore", b"local/\nscratch.py\n");
