@@ -3,10 +3,10 @@
 
 use tree_sitter::Node;
 
-use super::push_children;
+use super::{ReceiverSyntax, push_call, push_children};
 
 use super::{doc_line, field, header_before_body, line, named_children, new_def, text};
-use crate::facts::{Binding, CallSite, Callee, FileFacts, Import, Receiver};
+use crate::facts::{Binding, FileFacts, Import};
 use crate::graph::NodeKind;
 
 pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
@@ -165,35 +165,21 @@ fn parameters(params: Node, def: u32, src: &[u8], facts: &mut FileFacts) {
     }
 }
 
+/// Go's receivers: plain names and `a.b` selectors (a method's receiver is a named variable).
+const RECEIVERS: ReceiverSyntax = ReceiverSyntax {
+    self_kinds: &[],
+    self_names: &[],
+    super_kinds: &[],
+    members: &[("selector_expression", "operand", "field")],
+    leaves: &["identifier"],
+};
+
 fn call(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) {
-    let Some(function) = field(node, "function") else {
-        return;
-    };
-    let callee = match function.kind() {
-        "identifier" => Callee::Name(text(function, src).to_owned()),
-        "selector_expression" => {
-            let (Some(operand), Some(name)) =
-                (field(function, "operand"), field(function, "field"))
-            else {
-                return;
-            };
-            let receiver = match operand.kind() {
-                "identifier" => Receiver::Name(text(operand, src).to_owned()),
-                "selector_expression" => Receiver::Path(text(operand, src).to_owned()),
-                _ => Receiver::Other,
-            };
-            Callee::Member {
-                receiver,
-                name: text(name, src).to_owned(),
-            }
-        }
-        _ => return,
-    };
-    facts.calls.push(CallSite {
-        caller: scope,
-        callee,
-        line: line(node),
-    });
+    let callee = field(node, "function")
+        .and_then(|f| RECEIVERS.callee(f, src, |object| RECEIVERS.receiver(object, src)));
+    if let Some(callee) = callee {
+        push_call(facts, scope, callee, node);
+    }
 }
 
 fn short_var(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) {

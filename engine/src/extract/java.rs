@@ -3,90 +3,26 @@
 
 use tree_sitter::Node;
 
-use super::push_children;
-
 use super::{
-    doc_line, field, header_before_body, line, named_children, new_def, strip_generics, text,
+    ReceiverSyntax, doc_line, field, header_before_body, line, named_children, new_def, push_call,
+    push_children, strip_generics, text,
 };
-use crate::facts::{Binding, CallSite, Callee, FileFacts, Import, ImportedName, Receiver};
+use crate::facts::{Binding, Callee, Def, FileFacts, Import, ImportedName};
 use crate::graph::NodeKind;
 
 pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
     let mut cursor = root.walk();
     let mut stack: Vec<(Node, Option<u32>)> = vec![(root, None)];
     while let Some((node, scope)) = stack.pop() {
-        let kind = node.kind();
-        let def_kind = match kind {
-            "class_declaration" | "record_declaration" => Some(NodeKind::Class),
-            "interface_declaration" | "annotation_type_declaration" => Some(NodeKind::Interface),
-            "enum_declaration" => Some(NodeKind::Enum),
-            "method_declaration" | "constructor_declaration" => Some(NodeKind::Method),
-            _ => None,
-        };
-        if let Some(def_kind) = def_kind
-            && let Some(name) = field(node, "name").map(|n| text(n, src))
+        if let Some(kind) = definition_kind(node.kind())
+            && let Some(idx) = definition(node, kind, scope, src, facts)
         {
-            let mut def = new_def(facts, def_kind, name, scope, node);
-            def.signature = header_before_body(node, field(node, "body"), src);
-            let modifiers = named_children(node)
-                .into_iter()
-                .find(|c| c.kind() == "modifiers");
-            def.exported =
-                modifiers.is_some_and(|m| text(m, src).split_whitespace().any(|w| w == "public"));
-            if let Some(m) = modifiers {
-                def.decorators = named_children(m)
-                    .into_iter()
-                    .filter(|a| a.kind().ends_with("annotation"))
-                    .filter_map(|a| field(a, "name").map(|n| text(n, src).to_owned()))
-                    .collect();
-            }
-            if let Some(prev) = node.prev_named_sibling()
-                && prev.kind() == "block_comment"
-                && text(prev, src).starts_with("/**")
-            {
-                def.doc = doc_line(text(prev, src));
-            }
-            if let Some(sup) = field(node, "superclass") {
-                def.extends.extend(
-                    named_children(sup)
-                        .iter()
-                        .map(|t| strip_generics(text(*t, src))),
-                );
-            }
-            for clause in named_children(node) {
-                let target = match clause.kind() {
-                    "super_interfaces"
-                        if def_kind == NodeKind::Class || def_kind == NodeKind::Enum =>
-                    {
-                        &mut def.implements
-                    }
-                    "extends_interfaces" => &mut def.extends,
-                    _ => continue,
-                };
-                for list in named_children(clause) {
-                    target.extend(
-                        named_children(list)
-                            .iter()
-                            .map(|t| strip_generics(text(*t, src))),
-                    );
-                }
-            }
-            let idx = facts.defs.len() as u32;
-            facts.defs.push(def);
-            if let Some(params) = field(node, "parameters") {
-                for param in named_children(params)
-                    .into_iter()
-                    .filter(|p| p.kind() == "formal_parameter")
-                {
-                    typed(param, Some(idx), src, facts);
-                }
-            }
             if let Some(body) = field(node, "body") {
                 stack.push((body, Some(idx)));
             }
             continue;
         }
-        match kind {
+        match node.kind() {
             "package_declaration" => {
                 facts.package = named_children(node)
                     .into_iter()
@@ -95,90 +31,184 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
                 continue;
             }
             "import_declaration" => {
-                let raw = text(node, src);
-                let is_static = raw.contains("static ");
-                let wildcard = named_children(node).iter().any(|c| c.kind() == "asterisk");
-                if let Some(path) = named_children(node)
-                    .into_iter()
-                    .find(|c| matches!(c.kind(), "scoped_identifier" | "identifier"))
-                {
-                    let path = text(path, src);
-                    let (module, name) = if wildcard {
-                        (path, "")
-                    } else {
-                        path.rsplit_once('.').unwrap_or(("", path))
-                    };
-                    facts.imports.push(Import {
-                        module: module.to_owned(),
-                        names: if wildcard {
-                            Vec::new()
-                        } else {
-                            vec![ImportedName {
-                                name: name.to_owned(),
-                                alias: None,
-                            }]
-                        },
-                        module_alias: None,
-                        wildcard,
-                        reexport: is_static,
-                        line: line(node),
-                    });
-                }
+                import(node, src, facts);
                 continue;
             }
             "local_variable_declaration" => typed(node, scope, src, facts),
-            "field_declaration" => {
-                if let (Some(class), Some(ty)) = (scope, field(node, "type")) {
-                    let ty = strip_generics(text(ty, src));
-                    let mut cursor = node.walk();
-                    for decl in node.children_by_field_name("declarator", &mut cursor) {
-                        if let Some(name) = field(decl, "name") {
-                            facts.attr_bindings.push((
-                                class,
-                                text(name, src).to_owned(),
-                                ty.clone(),
-                            ));
-                        }
-                    }
-                }
-            }
-            "method_invocation" => {
-                if let Some(name) = field(node, "name").map(|n| text(n, src).to_owned()) {
-                    let callee = match field(node, "object") {
-                        None => Callee::Name(name),
-                        Some(object) => {
-                            let receiver = match object.kind() {
-                                "this" => Receiver::SelfRef,
-                                "super" => Receiver::Super,
-                                "identifier" => Receiver::Name(text(object, src).to_owned()),
-                                "field_access" | "scoped_identifier" => {
-                                    Receiver::Path(text(object, src).to_owned())
-                                }
-                                _ => Receiver::Other,
-                            };
-                            Callee::Member { receiver, name }
-                        }
-                    };
-                    facts.calls.push(CallSite {
-                        caller: scope,
-                        callee,
-                        line: line(node),
-                    });
-                }
-            }
+            "field_declaration" => field_declaration(node, scope, src, facts),
+            "method_invocation" => invocation(node, scope, src, facts),
             "object_creation_expression" => {
                 if let Some(ty) = field(node, "type") {
-                    facts.calls.push(CallSite {
-                        caller: scope,
-                        callee: Callee::New(strip_generics(text(ty, src))),
-                        line: line(node),
-                    });
+                    let class = strip_generics(text(ty, src));
+                    push_call(facts, scope, Callee::New(class), node);
                 }
             }
             _ => {}
         }
         push_children(&mut cursor, node, scope, &mut stack);
     }
+}
+
+fn definition_kind(kind: &str) -> Option<NodeKind> {
+    match kind {
+        "class_declaration" | "record_declaration" => Some(NodeKind::Class),
+        "interface_declaration" | "annotation_type_declaration" => Some(NodeKind::Interface),
+        "enum_declaration" => Some(NodeKind::Enum),
+        "method_declaration" | "constructor_declaration" => Some(NodeKind::Method),
+        _ => None,
+    }
+}
+
+/// A type or method with its parameters' bindings; `None` when it has no name.
+fn definition(
+    node: Node,
+    kind: NodeKind,
+    scope: Option<u32>,
+    src: &[u8],
+    facts: &mut FileFacts,
+) -> Option<u32> {
+    let name = field(node, "name").map(|n| text(n, src))?;
+    let mut def = new_def(facts, kind, name, scope, node);
+    fill(&mut def, node, src);
+    supertypes(&mut def, node, src);
+    let idx = facts.defs.len() as u32;
+    facts.defs.push(def);
+    if let Some(params) = field(node, "parameters") {
+        for param in named_children(params)
+            .into_iter()
+            .filter(|p| p.kind() == "formal_parameter")
+        {
+            typed(param, Some(idx), src, facts);
+        }
+    }
+    Some(idx)
+}
+
+/// Signature, `public`, annotations and the `/** … */` doc line.
+fn fill(def: &mut Def, node: Node, src: &[u8]) {
+    def.signature = header_before_body(node, field(node, "body"), src);
+    let modifiers = named_children(node)
+        .into_iter()
+        .find(|c| c.kind() == "modifiers");
+    def.exported =
+        modifiers.is_some_and(|m| text(m, src).split_whitespace().any(|w| w == "public"));
+    if let Some(m) = modifiers {
+        def.decorators = named_children(m)
+            .into_iter()
+            .filter(|a| a.kind().ends_with("annotation"))
+            .filter_map(|a| field(a, "name").map(|n| text(n, src).to_owned()))
+            .collect();
+    }
+    if let Some(prev) = node.prev_named_sibling()
+        && prev.kind() == "block_comment"
+        && text(prev, src).starts_with("/**")
+    {
+        def.doc = doc_line(text(prev, src));
+    }
+}
+
+/// `extends` and `implements` clauses.
+fn supertypes(def: &mut Def, node: Node, src: &[u8]) {
+    if let Some(sup) = field(node, "superclass") {
+        def.extends.extend(
+            named_children(sup)
+                .iter()
+                .map(|t| strip_generics(text(*t, src))),
+        );
+    }
+    for clause in named_children(node) {
+        let target = match clause.kind() {
+            "super_interfaces" if matches!(def.kind, NodeKind::Class | NodeKind::Enum) => {
+                &mut def.implements
+            }
+            "extends_interfaces" => &mut def.extends,
+            _ => continue,
+        };
+        for list in named_children(clause) {
+            target.extend(
+                named_children(list)
+                    .iter()
+                    .map(|t| strip_generics(text(*t, src))),
+            );
+        }
+    }
+}
+
+/// `import a.b.C;`, `import a.b.*;` and `import static …;` (`reexport` marks the static ones).
+fn import(node: Node, src: &[u8], facts: &mut FileFacts) {
+    let raw = text(node, src);
+    let is_static = raw.contains("static ");
+    let wildcard = named_children(node).iter().any(|c| c.kind() == "asterisk");
+    let Some(path) = named_children(node)
+        .into_iter()
+        .find(|c| matches!(c.kind(), "scoped_identifier" | "identifier"))
+    else {
+        return;
+    };
+    let path = text(path, src);
+    let (module, name) = if wildcard {
+        (path, "")
+    } else {
+        path.rsplit_once('.').unwrap_or(("", path))
+    };
+    facts.imports.push(Import {
+        module: module.to_owned(),
+        names: if wildcard {
+            Vec::new()
+        } else {
+            vec![ImportedName {
+                name: name.to_owned(),
+                alias: None,
+            }]
+        },
+        module_alias: None,
+        wildcard,
+        reexport: is_static,
+        line: line(node),
+    });
+}
+
+/// A field's declared type, recorded on its class for attribute chains (`this.gateway.charge()`).
+fn field_declaration(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) {
+    let (Some(class), Some(ty)) = (scope, field(node, "type")) else {
+        return;
+    };
+    let ty = strip_generics(text(ty, src));
+    let mut cursor = node.walk();
+    for decl in node.children_by_field_name("declarator", &mut cursor) {
+        if let Some(name) = field(decl, "name") {
+            facts
+                .attr_bindings
+                .push((class, text(name, src).to_owned(), ty.clone()));
+        }
+    }
+}
+
+/// Java's receivers: `this`, `super`, plain names, and `a.b` field accesses or scoped names.
+const RECEIVERS: ReceiverSyntax = ReceiverSyntax {
+    self_kinds: &["this"],
+    self_names: &[],
+    super_kinds: &["super"],
+    members: &[
+        ("field_access", "object", "field"),
+        ("scoped_identifier", "scope", "name"),
+    ],
+    leaves: &["identifier", "this", "super"],
+};
+
+/// `m(…)` or `recv.m(…)`.
+fn invocation(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) {
+    let Some(name) = field(node, "name").map(|n| text(n, src).to_owned()) else {
+        return;
+    };
+    let callee = match field(node, "object") {
+        None => Callee::Name(name),
+        Some(object) => Callee::Member {
+            receiver: RECEIVERS.receiver(object, src),
+            name,
+        },
+    };
+    push_call(facts, scope, callee, node);
 }
 
 /// `Type name [= …]` in a local declaration or a formal parameter.

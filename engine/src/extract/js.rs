@@ -3,14 +3,13 @@
 
 use tree_sitter::Node;
 
-use super::push_children;
+use super::{ReceiverSyntax, push_call, push_children};
 
 use super::{
     doc_line, field, header_before_body, line, named_children, new_def, strip_generics, text,
 };
 use crate::facts::{
-    Binding, CallBinding, CallSite, Callee, ElementBinding, FileFacts, Import, ImportedName,
-    Receiver,
+    Binding, CallBinding, Callee, ElementBinding, FileFacts, Import, ImportedName, Receiver,
 };
 use crate::graph::NodeKind;
 
@@ -70,11 +69,8 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
             "call_expression" => call(node, scope, src, facts),
             "new_expression" => {
                 if let Some(ctor) = field(node, "constructor") {
-                    facts.calls.push(CallSite {
-                        caller: scope,
-                        callee: Callee::New(text(ctor, src).to_owned()),
-                        line: line(node),
-                    });
+                    let class = text(ctor, src).to_owned();
+                    push_call(facts, scope, Callee::New(class), node);
                 }
             }
             "assignment_expression" => this_assignment(node, scope, src, facts),
@@ -495,41 +491,42 @@ fn this_assignment(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileF
     }
 }
 
+/// JavaScript's and TypeScript's receivers: `this`, `super`, `a.b` member expressions.
+const RECEIVERS: ReceiverSyntax = ReceiverSyntax {
+    self_kinds: &["this"],
+    self_names: &[],
+    super_kinds: &["super"],
+    members: &[("member_expression", "object", "property")],
+    leaves: &["identifier", "this"],
+};
+
+/// The shared classification, plus what a call or `new` makes: `new C().m()`, `f().m()`.
 fn receiver(object: Node, src: &[u8]) -> Receiver {
     match object.kind() {
-        "this" => Receiver::SelfRef,
-        "super" => Receiver::Super,
-        "identifier" => Receiver::Name(text(object, src).to_owned()),
-        "member_expression" if is_dotted(object) => Receiver::Path(text(object, src).to_owned()),
         "new_expression" => field(object, "constructor")
             .filter(|c| is_dotted(*c))
             .map_or(Receiver::Other, |c| Receiver::Call(text(c, src).to_owned())),
         "call_expression" => field(object, "function")
             .filter(|f| is_dotted(*f))
             .map_or(Receiver::Other, |f| Receiver::Call(text(f, src).to_owned())),
-        _ => Receiver::Other,
+        _ => RECEIVERS.receiver(object, src),
     }
 }
 
 fn is_dotted(node: Node) -> bool {
-    super::is_dotted_chain(node, "member_expression", &["identifier", "this"])
+    RECEIVERS.is_dotted(node)
 }
 
 /// What a call expression calls: `f(…)`, `recv.f(…)`, `super(…)`.
 fn callee_of(call: Node, src: &[u8]) -> Option<Callee> {
     let function = field(call, "function")?;
-    match function.kind() {
-        "identifier" => Some(Callee::Name(text(function, src).to_owned())),
-        "member_expression" => Some(Callee::Member {
-            receiver: receiver(field(function, "object")?, src),
-            name: text(field(function, "property")?, src).to_owned(),
-        }),
-        "super" => Some(Callee::Member {
+    if function.kind() == "super" {
+        return Some(Callee::Member {
             receiver: Receiver::Super,
             name: "constructor".into(),
-        }),
-        _ => None,
+        });
     }
+    RECEIVERS.callee(function, src, |object| receiver(object, src))
 }
 
 /// `for (const x of xs)`: `x` is an element of `xs`.
@@ -588,11 +585,7 @@ fn call(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) {
         return;
     };
     element_callback(&callee, node, scope, src, facts);
-    facts.calls.push(CallSite {
-        caller: scope,
-        callee,
-        line: line(node),
-    });
+    push_call(facts, scope, callee, node);
 }
 
 fn import(node: Node, src: &[u8], facts: &mut FileFacts) {

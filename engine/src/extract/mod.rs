@@ -6,13 +6,15 @@ mod go;
 mod java;
 mod js;
 mod python;
+mod receiver;
 mod rust;
 
 use tree_sitter::{Node, Parser, TreeCursor};
 
-use super::facts::{Def, FileFacts};
+use super::facts::{CallSite, Callee, Def, FileFacts};
 use super::graph::NodeKind;
 use super::lang::Lang;
+pub(crate) use receiver::ReceiverSyntax;
 
 /// Longest signature kept, in characters.
 const SIGNATURE_CHARS: usize = 160;
@@ -126,22 +128,13 @@ pub(crate) fn push_children<'t, T: Clone>(
     stack[start..].reverse();
 }
 
-/// True when `node` is a chain of plain names joined by member access (`a.b.c`, `this.x`):
-/// `member` is the grammar's member-access kind, `leaves` the kinds a chain may start with.
-pub(crate) fn is_dotted_chain(node: Node, member: &str, leaves: &[&str]) -> bool {
-    let mut current = node;
-    loop {
-        if leaves.contains(&current.kind()) {
-            return true;
-        }
-        if current.kind() != member {
-            return false;
-        }
-        match field(current, "object") {
-            Some(object) => current = object,
-            None => return false,
-        }
-    }
+/// Records a call at `node`, made inside definition `scope` (`None`: at the file's top level).
+pub(crate) fn push_call(facts: &mut FileFacts, scope: Option<u32>, callee: Callee, node: Node) {
+    facts.calls.push(CallSite {
+        caller: scope,
+        callee,
+        line: line(node),
+    });
 }
 
 /// The named children of a node, collected (tree-sitter's iterator borrows a cursor).

@@ -3,14 +3,12 @@
 
 use tree_sitter::Node;
 
-use super::push_children;
+use super::{ReceiverSyntax, push_call, push_children};
 
 use super::{
     doc_line, field, header_before_body, line, named_children, new_def, strip_generics, text,
 };
-use crate::facts::{
-    Binding, CallBinding, CallSite, Callee, FileFacts, Import, ImportedName, Receiver,
-};
+use crate::facts::{Binding, CallBinding, Callee, FileFacts, Import, ImportedName, Receiver};
 use crate::graph::NodeKind;
 
 pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
@@ -239,13 +237,18 @@ fn type_name(ty: Node, src: &[u8]) -> Option<String> {
     valid.then_some(name)
 }
 
+/// Python's receivers: `self`/`cls` by convention, `a.b` attributes.
+const RECEIVERS: ReceiverSyntax = ReceiverSyntax {
+    self_kinds: &[],
+    self_names: &["self", "cls"],
+    super_kinds: &[],
+    members: &[("attribute", "object", "attribute")],
+    leaves: &["identifier"],
+};
+
+/// The shared classification, plus what a call makes: `super()`, `super(Base, self)`, `C()`.
 fn receiver(object: Node, src: &[u8]) -> Receiver {
     match object.kind() {
-        "identifier" => match text(object, src) {
-            "self" | "cls" => Receiver::SelfRef,
-            name => Receiver::Name(name.to_owned()),
-        },
-        "attribute" if is_dotted(object) => Receiver::Path(text(object, src).to_owned()),
         "call" => match field(object, "function") {
             Some(f) if f.kind() == "identifier" && text(f, src) == "super" => {
                 // `super(Base, self)` starts the search above `Base`, not above the caller's class.
@@ -260,36 +263,24 @@ fn receiver(object: Node, src: &[u8]) -> Receiver {
             Some(f) if is_dotted(f) => Receiver::Call(text(f, src).to_owned()),
             _ => Receiver::Other,
         },
-        _ => Receiver::Other,
+        _ => RECEIVERS.receiver(object, src),
     }
 }
 
 fn is_dotted(node: Node) -> bool {
-    super::is_dotted_chain(node, "attribute", &["identifier"])
+    RECEIVERS.is_dotted(node)
 }
 
 /// What a call expression calls: `f(…)` or `recv.f(…)`.
 fn callee_of(call: Node, src: &[u8]) -> Option<Callee> {
     let function = field(call, "function")?;
-    match function.kind() {
-        "identifier" => Some(Callee::Name(text(function, src).to_owned())),
-        "attribute" => Some(Callee::Member {
-            receiver: receiver(field(function, "object")?, src),
-            name: text(field(function, "attribute")?, src).to_owned(),
-        }),
-        _ => None,
-    }
+    RECEIVERS.callee(function, src, |object| receiver(object, src))
 }
 
 fn call(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) {
-    let Some(callee) = callee_of(node, src) else {
-        return;
-    };
-    facts.calls.push(CallSite {
-        caller: scope,
-        callee,
-        line: line(node),
-    });
+    if let Some(callee) = callee_of(node, src) {
+        push_call(facts, scope, callee, node);
+    }
 }
 
 /// The class a constructor-looking call builds: `Cart(...)`, `shop.Cart(...)`.

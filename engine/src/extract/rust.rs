@@ -4,9 +4,10 @@
 use tree_sitter::Node;
 
 use super::{
-    doc_line, field, header_before_body, line, named_children, new_def, strip_generics, text,
+    ReceiverSyntax, doc_line, field, header_before_body, line, named_children, new_def, push_call,
+    push_children, strip_generics, text,
 };
-use crate::facts::{Binding, CallSite, Callee, FileFacts, Import, ImportedName, Receiver};
+use crate::facts::{Binding, Callee, FileFacts, Import, ImportedName};
 use crate::graph::NodeKind;
 
 /// The `impl` block a method sits in: (type name, trait name).
@@ -15,8 +16,10 @@ type ImplOf = Option<(String, Option<String>)>;
 pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
     let mut owners: Vec<(u32, String)> = Vec::new();
     let mut trait_impls: Vec<(String, String)> = Vec::new();
-    let mut stack: Vec<(Node, Option<u32>, ImplOf)> = vec![(root, None, None)];
-    while let Some((node, scope, impl_of)) = stack.pop() {
+    let mut cursor = root.walk();
+    // Each node with the definition it sits in and the `impl` block around it.
+    let mut stack: Vec<(Node, (Option<u32>, ImplOf))> = vec![(root, (None, None))];
+    while let Some((node, (scope, impl_of))) = stack.pop() {
         match node.kind() {
             "impl_item" => {
                 let ty = field(node, "type").map(|t| strip_generics(text(t, src)));
@@ -26,7 +29,7 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
                 }
                 if let Some(body) = field(node, "body") {
                     let impl_of = ty.map(|t| (t, tr));
-                    push_children(body, scope, impl_of, &mut stack);
+                    push_children(&mut cursor, body, (scope, impl_of), &mut stack);
                 }
                 continue;
             }
@@ -56,7 +59,7 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
                     parameters(params, idx, src, facts);
                 }
                 if let Some(body) = field(node, "body") {
-                    stack.push((body, Some(idx), None));
+                    stack.push((body, (Some(idx), None)));
                 }
                 continue;
             }
@@ -83,7 +86,7 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
                 let idx = facts.defs.len() as u32;
                 facts.defs.push(def);
                 if let Some(body) = field(node, "body") {
-                    push_children(body, Some(idx), None, &mut stack);
+                    push_children(&mut cursor, body, (Some(idx), None), &mut stack);
                 }
                 continue;
             }
@@ -100,7 +103,7 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
             "let_declaration" => binding(node, scope, src, facts),
             _ => {}
         }
-        push_children(node, scope, impl_of, &mut stack);
+        push_children(&mut cursor, node, (scope, impl_of), &mut stack);
     }
     facts.adopt_methods(&owners);
     for (ty, tr) in trait_impls {
@@ -111,17 +114,6 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
         {
             def.implements.push(tr);
         }
-    }
-}
-
-fn push_children<'t>(
-    node: Node<'t>,
-    scope: Option<u32>,
-    impl_of: ImplOf,
-    stack: &mut Vec<(Node<'t>, Option<u32>, ImplOf)>,
-) {
-    for child in named_children(node).into_iter().rev() {
-        stack.push((child, scope, impl_of.clone()));
     }
 }
 
@@ -249,24 +241,14 @@ fn push_use(
     });
 }
 
-fn receiver(value: Node, src: &[u8]) -> Receiver {
-    match value.kind() {
-        "self" => Receiver::SelfRef,
-        "identifier" => Receiver::Name(text(value, src).to_owned()),
-        "field_expression" => {
-            let raw = text(value, src);
-            if raw
-                .chars()
-                .all(|c| c.is_alphanumeric() || c == '_' || c == '.')
-            {
-                Receiver::Path(raw.to_owned())
-            } else {
-                Receiver::Other
-            }
-        }
-        _ => Receiver::Other,
-    }
-}
+/// Rust's receivers: `self`, plain names and `a.b` field expressions.
+const RECEIVERS: ReceiverSyntax = ReceiverSyntax {
+    self_kinds: &["self"],
+    self_names: &[],
+    super_kinds: &[],
+    members: &[("field_expression", "value", "field")],
+    leaves: &["identifier", "self"],
+};
 
 fn call(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) {
     let Some(mut function) = field(node, "function") else {
@@ -277,37 +259,19 @@ fn call(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) {
     {
         function = inner;
     }
-    let callee = match function.kind() {
-        "identifier" => Callee::Name(text(function, src).to_owned()),
-        "field_expression" => {
-            let (Some(value), Some(name)) = (field(function, "value"), field(function, "field"))
-            else {
-                return;
-            };
-            Callee::Member {
-                receiver: receiver(value, src),
-                name: text(name, src).to_owned(),
-            }
-        }
-        "scoped_identifier" => {
-            let Some(name) = field(function, "name") else {
-                return;
-            };
-            let path = field(function, "path")
+    let callee = if function.kind() == "scoped_identifier" {
+        field(function, "name").map(|name| Callee::Scoped {
+            path: field(function, "path")
                 .map(|p| strip_generics(text(p, src)))
-                .unwrap_or_default();
-            Callee::Scoped {
-                path,
-                name: text(name, src).to_owned(),
-            }
-        }
-        _ => return,
+                .unwrap_or_default(),
+            name: text(name, src).to_owned(),
+        })
+    } else {
+        RECEIVERS.callee(function, src, |object| RECEIVERS.receiver(object, src))
     };
-    facts.calls.push(CallSite {
-        caller: scope,
-        callee,
-        line: line(node),
-    });
+    if let Some(callee) = callee {
+        push_call(facts, scope, callee, node);
+    }
 }
 
 fn binding(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) {
