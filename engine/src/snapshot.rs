@@ -187,7 +187,7 @@ pub fn decode(bytes: &[u8]) -> Result<Snapshot, SnapshotError> {
         .filter(|n| n.kind() == NodeKind::File)
         .map(|n| n.file());
     if let Some(path) = files
-        .chain(body.sources.iter().map(|(path, _)| path.as_str()))
+        .chain(body.sources.keys().map(String::as_str))
         .find(|path| is_secret(path) || in_excluded_dir(path))
     {
         return Err(SnapshotError::KeptOut(path.to_owned()));
