@@ -5,7 +5,6 @@
 // Builds its own repository (with every secret file name) in a temporary folder; prints one line
 // per check and exits non-zero on the first failure.
 
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
 import http from "node:http";
@@ -14,10 +13,8 @@ import path from "node:path";
 import { chromium } from "playwright-core";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { args, check, fail, startHub } from "./harness.mjs";
 
-const args = Object.fromEntries(
-  process.argv.slice(2).reduce((pairs, a, i, all) => (a.startsWith("--") ? [...pairs, [a.slice(2), all[i + 1]]] : pairs), []),
-);
 const port = Number(args.port || 54393);
 const hubOrigin = `http://127.0.0.1:${port}`;
 const chromiumPath = process.env.CHROMIUM || "/usr/bin/chromium";
@@ -30,16 +27,6 @@ const SECRETS = [
   ".pypirc", ".netrc", ".aws/credentials", "id_rsa", "id_ed25519", "server.pem", "server.key",
   "cert.p12", "release.keystore", ".env", "upper/SECRETS.TOML", "upper/.GIT-CREDENTIALS", "upper/Server.PEM",
 ];
-
-function fail(message) {
-  throw new Error(message);
-}
-
-async function check(name, fn) {
-  const started = Date.now();
-  await fn();
-  console.log(`ok  ${name} (${Date.now() - started} ms)`);
-}
 
 // The repository: one module, every secret holding the marker, and a file ignored by .gitignore.
 const repo = path.join(tmp, "repo");
@@ -71,27 +58,13 @@ const attacker = http.createServer((req, res) => {
 await new Promise((r) => attacker.listen(0, "127.0.0.1", r));
 const attackerUrl = `http://localhost:${attacker.address().port}/`;
 
-const bridge = spawn(args.bridge, ["serve", "--port", String(port), "--repo", repo], {
-  env: { ...process.env, NEXUS_UI_DIR: args.ui, XDG_RUNTIME_DIR: tmp },
-  stdio: ["ignore", "ignore", "pipe"],
-});
-let bridgeLog = "";
-bridge.stderr.on("data", (d) => (bridgeLog += d));
+const hub = await startHub({ bridge: args.bridge, ui: args.ui, port, repo, tmp });
+const { secret } = hub;
 const browser = await chromium.launch({ executablePath: chromiumPath, args: ["--no-sandbox"] });
 let client;
 try {
-  let secret = "";
-  for (let i = 0; i < 100 && !secret; i++) {
-    try {
-      secret = fs.readFileSync(path.join(tmp, "nexus", "browser-token"), "utf8").trim();
-      await fetch(`${hubOrigin}/api/repo`, { headers: { "X-Nexus-Token": secret } });
-    } catch {
-      secret = "";
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
   if (!secret) fail("the hub did not start");
-  if (!bridgeLog.includes(`${hubOrigin}/?token=${secret}`)) fail("serve did not print the link with the token");
+  if (!hub.log().includes(`${hubOrigin}/?token=${secret}`)) fail("serve did not print the link with the token");
   const withSecret = { headers: { "X-Nexus-Token": secret } };
 
   await check("every route sends X-Frame-Options: DENY and a CSP with frame-ancestors 'none'", async () => {
@@ -104,6 +77,9 @@ try {
         const csp = r.headers.get("content-security-policy") || "";
         if (r.headers.get("x-frame-options") !== "DENY" || !csp.includes("frame-ancestors 'none'") || !csp.includes(`connect-src 'self' ws://127.0.0.1:${port}`)) {
           fail(`${route} (${r.status}): x-frame-options ${r.headers.get("x-frame-options")}, csp ${csp}`);
+        }
+        if (r.headers.get("cross-origin-opener-policy") !== "same-origin" || r.headers.get("cross-origin-embedder-policy") !== "require-corp") {
+          fail(`${route} (${r.status}) is not cross-origin isolated`);
         }
       }
     }
@@ -192,7 +168,7 @@ try {
   });
 
   await check("50 concurrent archive requests stay within a memory bound and the hub keeps serving", async () => {
-    const rss = () => Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${bridge.pid}/status`, "utf8"))[1]) / 1024;
+    const rss = () => Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${hub.process.pid}/status`, "utf8"))[1]) / 1024;
     const before = rss();
     const controllers = [];
     const statuses = await Promise.all(
@@ -233,13 +209,13 @@ try {
   if (errors.length) fail(`page errors: ${errors.join("; ")}`);
   console.log("security test passed");
 } catch (err) {
-  console.log(bridgeLog.split("\n").slice(-20).join("\n"));
+  console.log(hub.log().split("\n").slice(-20).join("\n"));
   console.error(`FAILED: ${err.message}`);
   process.exitCode = 1;
 } finally {
   if (client) await client.close().catch(() => {});
   await browser.close();
-  bridge.kill();
+  hub.process.kill();
   fakeHub.close();
   attacker.close();
   fs.rmSync(tmp, { recursive: true, force: true });

@@ -6,17 +6,14 @@
 // Builds its own repositories in a temporary folder; prints one line per check and exits
 // non-zero on the first failure.
 
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { chromium } from "playwright-core";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { args, check, fail, startHub } from "./harness.mjs";
 
-const args = Object.fromEntries(
-  process.argv.slice(2).reduce((pairs, a, i, all) => (a.startsWith("--") ? [...pairs, [a.slice(2), all[i + 1]]] : pairs), []),
-);
 const port = Number(args.port || 54394);
 const hubOrigin = `http://127.0.0.1:${port}`;
 const chromiumPath = process.env.CHROMIUM || "/usr/bin/chromium";
@@ -25,16 +22,6 @@ const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "nexus-tab-test-"));
 // falls back to a slower one; no literal lets it skip ahead): about 40 ms a 19 KB file natively,
 // so grep runs into its 2 s budget.
 const COSTLY = "(?:[a-z ]*a[a-z ]{300}){2}[0-9]";
-
-function fail(message) {
-  throw new Error(message);
-}
-
-async function check(name, fn) {
-  const started = Date.now();
-  await fn();
-  console.log(`ok  ${name} (${Date.now() - started} ms)`);
-}
 
 function write(root, files) {
   for (const [file, text] of files) {
@@ -73,25 +60,12 @@ write(picked, [
   ["node_modules/x.js", "LEAK\n"],
 ]);
 
-const bridge = spawn(args.bridge, ["serve", "--port", String(port), "--repo", repo], {
-  env: { ...process.env, NEXUS_UI_DIR: args.ui, XDG_RUNTIME_DIR: tmp, NEXUS_LOG: "info,nexus_bridge::hub=debug" },
-  stdio: ["ignore", "ignore", "pipe"],
-});
-let bridgeLog = "";
-bridge.stderr.on("data", (d) => (bridgeLog += d));
+// The hub logs, at debug, an answer that comes for a call that already ended.
+const hub = await startHub({ bridge: args.bridge, ui: args.ui, port, repo, tmp, env: { NEXUS_LOG: "info,nexus_bridge::hub=debug" } });
+const { secret } = hub;
 const browser = await chromium.launch({ executablePath: chromiumPath, args: ["--no-sandbox"] });
 let client;
 try {
-  let secret = "";
-  for (let i = 0; i < 100 && !secret; i++) {
-    try {
-      secret = fs.readFileSync(path.join(tmp, "nexus", "browser-token"), "utf8").trim();
-      await fetch(`${hubOrigin}/api/repo`, { headers: { "X-Nexus-Token": secret } });
-    } catch {
-      secret = "";
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
   if (!secret) fail("the hub did not start");
   const page = await (await browser.newContext()).newPage();
   const errors = [];
@@ -118,7 +92,7 @@ try {
     const fullMs = performance.now() - t;
     const fullText = full.content.map((c) => c.text || "").join("\n");
     if (full.isError || !/Stopped after/.test(fullText)) fail(`the costly grep was not cut at its budget (${fullMs.toFixed(0)} ms): ${fullText.slice(0, 300)}`);
-    const logBefore = bridgeLog.length;
+    const logBefore = hub.log().length;
     const controller = new AbortController();
     const cancelled = client.callTool({ name: "grep", arguments: { pattern: COSTLY } }, undefined, { signal: controller.signal }).then(
       () => "answered",
@@ -133,7 +107,7 @@ try {
     if (next.isError) fail(`the next call failed: ${JSON.stringify(next.content).slice(0, 200)}`);
     // Past the cancelled grep's own budget: a late answer would have reached the hub by now.
     await new Promise((r) => setTimeout(r, 2500));
-    const log = bridgeLog.slice(logBefore);
+    const log = hub.log().slice(logBefore);
     if (/result for a call that already ended/.test(log)) fail(`the tab answered the cancelled call:\n${log}`);
     // Uncancelled, the scan would hold the worker ~1.7 s more (its 2 s budget less the 300 ms).
     if (nextMs > 800) fail(`the next call took ${nextMs.toFixed(0)} ms`);
@@ -163,12 +137,12 @@ try {
   if (errors.length) fail(`page errors: ${errors.join("; ")}`);
   console.log("tab test passed");
 } catch (err) {
-  console.log(bridgeLog.split("\n").slice(-20).join("\n"));
+  console.log(hub.log().split("\n").slice(-20).join("\n"));
   console.error(`FAILED: ${err.message}`);
   process.exitCode = 1;
 } finally {
   if (client) await client.close().catch(() => {});
   await browser.close();
-  bridge.kill();
+  hub.process.kill();
   fs.rmSync(tmp, { recursive: true, force: true });
 }
