@@ -1,5 +1,6 @@
-//! The vector index: one unit vector per embedded node, int8-quantized, searched by cosine over
-//! all rows (exact; a 40k-symbol project is ~10 MB and a few milliseconds a query).
+//! The vector index: one unit vector per embedded node, int8 with a scale per row, searched by
+//! cosine over all rows (exact; a 40k-symbol project is ~11 MB and a few milliseconds a query).
+//! Tokens are weighted by their inverse document frequency in this project, queries alike.
 
 use rustc_hash::{FxHashMap as HashMap, FxHasher};
 use serde::{Deserialize, Serialize};
@@ -11,7 +12,7 @@ use crate::graph::Graph;
 use crate::ingest::Sources;
 use crate::search::Hit;
 
-/// Quantization: a unit vector's components times this, rounded, fit in an `i8`.
+/// Quantization: a vector's components are scaled so the largest is this, rounded to `i8`.
 const QUANT: f32 = 127.0;
 /// Nodes embedded between two progress reports.
 const PROGRESS_EVERY: usize = 2000;
@@ -23,6 +24,9 @@ pub struct VectorIndex {
     nodes: Vec<u32>,
     text_hashes: Vec<u64>,
     rows: Vec<i8>,
+    scales: Vec<f32>,
+    /// Each model token's weight: its inverse document frequency over the embedded texts.
+    weights: Vec<f32>,
 }
 
 /// How much work building an index did.
@@ -40,9 +44,22 @@ fn text_hash(text: &str) -> u64 {
     h.finish()
 }
 
-fn quantize(v: &[f32]) -> impl Iterator<Item = i8> + '_ {
-    v.iter()
-        .map(|x| (x * QUANT).round().clamp(-QUANT, QUANT) as i8)
+/// `v` as `i8`s and the scale that turns them back.
+fn quantize(v: &[f32]) -> (Vec<i8>, f32) {
+    let max = v.iter().fold(0f32, |m, x| m.max(x.abs()));
+    if max == 0.0 {
+        return (vec![0; v.len()], 0.0);
+    }
+    let k = QUANT / max;
+    let q = v
+        .iter()
+        .map(|x| (x * k).round().clamp(-QUANT, QUANT) as i8)
+        .collect();
+    (q, max / QUANT)
+}
+
+fn dot(a: &[i8], b: &[i8]) -> i32 {
+    a.iter().zip(b).map(|(&x, &y)| x as i32 * y as i32).sum()
 }
 
 impl VectorIndex {
@@ -67,39 +84,71 @@ impl VectorIndex {
                     .collect()
             })
             .unwrap_or_default();
-        let texts: Vec<(u32, String)> = graph
+        let mut cache = WordCache::default();
+        let docs: Vec<(u32, u64, Vec<u32>)> = graph
             .nodes()
             .filter_map(|n| node_text(graph, &n, sources).map(|t| (n.id, t)))
+            .map(|(node, text)| (node, text_hash(&text), model.token_ids(&text, &mut cache)))
             .collect();
-        let total = texts.len();
+        let total = docs.len();
+        let mut df = vec![0u32; model.tokens()];
+        let mut seen: HashMap<u32, ()> = HashMap::default();
+        for (_, _, ids) in &docs {
+            seen.clear();
+            for &id in ids {
+                if seen.insert(id, ()).is_none()
+                    && let Some(d) = df.get_mut(id as usize)
+                {
+                    *d += 1;
+                }
+            }
+        }
+        let n = total as f32;
+        let weights: Vec<f32> = df
+            .iter()
+            .map(|&d| ((1.0 + n) / (1.0 + d as f32)).ln() + 1.0)
+            .collect();
         let mut index = VectorIndex {
             dims: dims as u32,
             ..VectorIndex::default()
         };
         let mut stats = BuildStats::default();
-        let mut cache = WordCache::default();
-        for (done, (node, text)) in texts.into_iter().enumerate() {
+        for (done, (node, hash, ids)) in docs.into_iter().enumerate() {
             if done % PROGRESS_EVERY == 0 && !progress(done, total) {
                 break;
             }
-            let hash = text_hash(&text);
-            let old = reusable
-                .get(&hash)
-                .and_then(|&i| previous.and_then(|p| p.rows.get(i * dims..(i + 1) * dims)));
-            if let Some(row) = old {
+            let old = reusable.get(&hash).and_then(|&i| {
+                previous
+                    .and_then(|p| Some((p.rows.get(i * dims..(i + 1) * dims)?, *p.scales.get(i)?)))
+            });
+            if let Some((row, scale)) = old {
                 index.rows.extend_from_slice(row);
+                index.scales.push(scale);
                 stats.reused += 1;
-            } else if let Some(v) = model.embed_with(&text, &mut cache) {
-                index.rows.extend(quantize(&v));
+            } else if let Some(v) =
+                model.pool(&ids, &|id| weights.get(id as usize).copied().unwrap_or(1.0))
+            {
+                let (row, scale) = quantize(&v);
+                index.rows.extend(row);
+                index.scales.push(scale);
             } else {
                 continue;
             }
             index.nodes.push(node);
             index.text_hashes.push(hash);
         }
+        index.weights = weights;
         stats.embedded = index.nodes.len();
         progress(total, total);
         (index, stats)
+    }
+
+    /// The vector of a query, its tokens weighted as the index's texts were.
+    pub fn embed_query(&self, model: &StaticModel, query: &str) -> Option<Vec<f32>> {
+        let ids = model.token_ids(query, &mut WordCache::default());
+        model.pool(&ids, &|id| {
+            self.weights.get(id as usize).copied().unwrap_or(1.0)
+        })
     }
 
     /// How many nodes have a vector.
@@ -124,16 +173,15 @@ impl VectorIndex {
         if query.len() != dims || dims == 0 || max == 0 {
             return Vec::new();
         }
+        let (query, query_scale) = quantize(query);
         let mut hits: Vec<Hit> = self
             .rows
             .chunks_exact(dims)
             .zip(&self.nodes)
-            .map(|(row, &node)| {
-                let dot: f32 = row.iter().zip(query).map(|(&r, &q)| r as f32 * q).sum();
-                Hit {
-                    node,
-                    score: (dot / QUANT).clamp(-1.0, 1.0) as f64,
-                }
+            .zip(&self.scales)
+            .map(|((row, &node), &scale)| Hit {
+                node,
+                score: (dot(row, &query) as f32 * scale * query_scale).clamp(-1.0, 1.0) as f64,
             })
             .collect();
         let by_score = |a: &Hit, b: &Hit| b.score.total_cmp(&a.score).then(a.node.cmp(&b.node));
@@ -191,7 +239,7 @@ mod tests {
         let (idx, stats) = VectorIndex::build(&g, &sources, &model, None, &mut |_, _| true);
         assert_eq!(stats.embedded, idx.len());
         assert_eq!((idx.len(), stats.reused), (3, 0));
-        let q = model.embed("secure password digest").unwrap();
+        let q = idx.embed_query(&model, "secure password digest").unwrap();
         let hits = idx.search(&q, 3, &|_| true);
         let name = |h: &Hit| g.node(h.node).unwrap().name().to_owned();
         assert_eq!(name(&hits[0]), "hash_password");
@@ -199,7 +247,7 @@ mod tests {
             hits[0].score > hits[1].score && hits[0].score <= 1.0,
             "{hits:?}"
         );
-        let q = model.embed("pages").unwrap();
+        let q = idx.embed_query(&model, "pages").unwrap();
         let only_fns = idx.search(&q, 5, &|n| g.node(n).unwrap().kind().is_callable());
         assert_eq!(only_fns.len(), 2);
         assert_eq!(name(&only_fns[0]), "paginate");

@@ -104,38 +104,46 @@ impl StaticModel {
 
     /// The unit-length mean of the tokens of `text`; `None` when no word of it is known.
     pub fn embed(&self, text: &str) -> Option<Vec<f32>> {
-        self.embed_with(text, &mut WordCache::default())
+        self.pool(&self.token_ids(text, &mut WordCache::default()), &|_| 1.0)
     }
 
-    /// [`StaticModel::embed`] reusing the word pieces found for earlier texts.
-    pub fn embed_with(&self, text: &str, cache: &mut WordCache) -> Option<Vec<f32>> {
-        let mut sum = vec![0f32; self.dims];
-        let mut n = 0usize;
+    /// The token ids of `text`, reusing the word pieces found for earlier texts.
+    pub fn token_ids(&self, text: &str, cache: &mut WordCache) -> Vec<u32> {
         let cache = &mut cache.0;
+        let mut out = Vec::new();
         for word in words(text) {
-            if !cache.contains_key(&word) {
-                if cache.len() >= MAX_CACHED_WORDS {
-                    cache.clear();
-                }
-                let ids = pieces(&word, &self.vocab).unwrap_or_default();
-                cache.insert(word.clone(), ids);
+            if let Some(ids) = cache.get(&word) {
+                out.extend_from_slice(ids);
+                continue;
             }
-            for &id in cache.get(&word).map_or(&[][..], Vec::as_slice) {
-                let id = id as usize;
-                let (Some(&scale), Some(row)) = (
-                    self.scales.get(id),
-                    self.rows.get(id * self.dims..(id + 1) * self.dims),
-                ) else {
-                    continue;
-                };
-                for (s, &v) in sum.iter_mut().zip(row) {
-                    *s += v as f32 * scale;
-                }
-                n += 1;
+            if cache.len() >= MAX_CACHED_WORDS {
+                cache.clear();
+            }
+            let ids = pieces(&word, &self.vocab).unwrap_or_default();
+            out.extend_from_slice(&ids);
+            cache.insert(word, ids);
+        }
+        out
+    }
+
+    /// The unit-length weighted mean of the rows of `ids`; `None` when it is zero.
+    pub fn pool(&self, ids: &[u32], weight: &dyn Fn(u32) -> f32) -> Option<Vec<f32>> {
+        let mut sum = vec![0f32; self.dims];
+        for &id in ids {
+            let i = id as usize;
+            let (Some(&scale), Some(row)) = (
+                self.scales.get(i),
+                self.rows.get(i * self.dims..(i + 1) * self.dims),
+            ) else {
+                continue;
+            };
+            let w = scale * weight(id);
+            for (s, &v) in sum.iter_mut().zip(row) {
+                *s += v as f32 * w;
             }
         }
         let norm = sum.iter().map(|v| v * v).sum::<f32>().sqrt();
-        if n == 0 || norm == 0.0 {
+        if norm == 0.0 || !norm.is_finite() {
             return None;
         }
         sum.iter_mut().for_each(|v| *v /= norm);
