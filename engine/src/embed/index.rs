@@ -62,10 +62,135 @@ fn dot(a: &[i8], b: &[i8]) -> i32 {
     a.iter().zip(b).map(|(&x, &y)| x as i32 * y as i32).sum()
 }
 
+/// Builds a [`VectorIndex`] in steps, so that a worker can answer calls between them: first the
+/// nodes' texts are cut into tokens (counting each token's document frequency), then embedded.
+pub struct VectorBuilder {
+    dims: usize,
+    next_node: u32,
+    docs: Vec<(u32, u64, Vec<u32>)>,
+    df: Vec<u32>,
+    cache: WordCache,
+    weights: Option<Vec<f32>>,
+    embedded: usize,
+    previous: Option<VectorIndex>,
+    reusable: HashMap<u64, usize>,
+    index: VectorIndex,
+    stats: BuildStats,
+}
+
+impl VectorBuilder {
+    /// A builder for `model`'s vectors; rows of `previous` whose text is unchanged are reused.
+    pub fn new(model: &StaticModel, previous: Option<VectorIndex>) -> VectorBuilder {
+        let dims = model.dims();
+        let previous = previous.filter(|p| p.dims as usize == dims);
+        let reusable = previous.as_ref().map_or_else(HashMap::default, |p| {
+            p.text_hashes
+                .iter()
+                .enumerate()
+                .map(|(i, &h)| (h, i))
+                .collect()
+        });
+        VectorBuilder {
+            dims,
+            next_node: 0,
+            docs: Vec::new(),
+            df: vec![0; model.tokens()],
+            cache: WordCache::default(),
+            weights: None,
+            embedded: 0,
+            previous,
+            reusable,
+            index: VectorIndex {
+                dims: dims as u32,
+                ..VectorIndex::default()
+            },
+            stats: BuildStats::default(),
+        }
+    }
+
+    /// Does about `budget` nodes' worth of work; returns (done, total) and whether it finished.
+    pub fn step(
+        &mut self,
+        graph: &Graph,
+        sources: &Sources,
+        model: &StaticModel,
+        budget: usize,
+    ) -> (usize, usize, bool) {
+        let nodes = graph.node_count();
+        if self.weights.is_none() {
+            let end = (self.next_node as usize + budget).min(nodes);
+            let mut seen: HashMap<u32, ()> = HashMap::default();
+            for id in self.next_node as usize..end {
+                let Some(text) = graph
+                    .node(id as u32)
+                    .and_then(|n| node_text(graph, &n, sources))
+                else {
+                    continue;
+                };
+                let ids = model.token_ids(&text, &mut self.cache);
+                seen.clear();
+                for &t in &ids {
+                    if seen.insert(t, ()).is_none()
+                        && let Some(d) = self.df.get_mut(t as usize)
+                    {
+                        *d += 1;
+                    }
+                }
+                self.docs.push((id as u32, text_hash(&text), ids));
+            }
+            self.next_node = end as u32;
+            if end == nodes {
+                let n = self.docs.len() as f32;
+                self.weights = Some(
+                    self.df
+                        .iter()
+                        .map(|&d| ((1.0 + n) / (1.0 + d as f32)).ln() + 1.0)
+                        .collect(),
+                );
+            }
+            return (end, nodes + nodes, false);
+        }
+        let weights = self.weights.as_deref().unwrap_or_default();
+        let dims = self.dims;
+        let end = (self.embedded + budget).min(self.docs.len());
+        for (node, hash, ids) in self.docs.get(self.embedded..end).unwrap_or_default() {
+            let old = self.reusable.get(hash).and_then(|&i| {
+                let p = self.previous.as_ref()?;
+                Some((p.rows.get(i * dims..(i + 1) * dims)?, *p.scales.get(i)?))
+            });
+            if let Some((row, scale)) = old {
+                self.index.rows.extend_from_slice(row);
+                self.index.scales.push(scale);
+                self.stats.reused += 1;
+            } else if let Some(v) =
+                model.pool(ids, &|id| weights.get(id as usize).copied().unwrap_or(1.0))
+            {
+                let (row, scale) = quantize(&v);
+                self.index.rows.extend(row);
+                self.index.scales.push(scale);
+            } else {
+                continue;
+            }
+            self.index.nodes.push(*node);
+            self.index.text_hashes.push(*hash);
+        }
+        self.embedded = end;
+        let total = nodes + self.docs.len();
+        (nodes + end, total, end == self.docs.len())
+    }
+
+    /// The index and what building it did.
+    pub fn finish(mut self) -> (VectorIndex, BuildStats) {
+        self.index.weights = self.weights.unwrap_or_default();
+        self.stats.embedded = self.index.nodes.len();
+        (self.index, self.stats)
+    }
+}
+
 impl VectorIndex {
-    /// Embeds every symbol and file of `graph`; rows of `previous` whose text is unchanged are
-    /// reused. `progress(done, total)` is called now and then; returning `false` stops early
-    /// (the index then holds what was done).
+    /// Embeds every symbol and file of `graph` (see [`VectorBuilder`]), calling
+    /// `progress(done, total)` now and then; when it returns `false` the build stops early and
+    /// the index holds what was done.
     pub fn build(
         graph: &Graph,
         sources: &Sources,
@@ -73,74 +198,14 @@ impl VectorIndex {
         previous: Option<&VectorIndex>,
         progress: &mut dyn FnMut(usize, usize) -> bool,
     ) -> (VectorIndex, BuildStats) {
-        let dims = model.dims();
-        let reusable: HashMap<u64, usize> = previous
-            .filter(|p| p.dims as usize == dims)
-            .map(|p| {
-                p.text_hashes
-                    .iter()
-                    .enumerate()
-                    .map(|(i, &h)| (h, i))
-                    .collect()
-            })
-            .unwrap_or_default();
-        let mut cache = WordCache::default();
-        let docs: Vec<(u32, u64, Vec<u32>)> = graph
-            .nodes()
-            .filter_map(|n| node_text(graph, &n, sources).map(|t| (n.id, t)))
-            .map(|(node, text)| (node, text_hash(&text), model.token_ids(&text, &mut cache)))
-            .collect();
-        let total = docs.len();
-        let mut df = vec![0u32; model.tokens()];
-        let mut seen: HashMap<u32, ()> = HashMap::default();
-        for (_, _, ids) in &docs {
-            seen.clear();
-            for &id in ids {
-                if seen.insert(id, ()).is_none()
-                    && let Some(d) = df.get_mut(id as usize)
-                {
-                    *d += 1;
-                }
-            }
-        }
-        let n = total as f32;
-        let weights: Vec<f32> = df
-            .iter()
-            .map(|&d| ((1.0 + n) / (1.0 + d as f32)).ln() + 1.0)
-            .collect();
-        let mut index = VectorIndex {
-            dims: dims as u32,
-            ..VectorIndex::default()
-        };
-        let mut stats = BuildStats::default();
-        for (done, (node, hash, ids)) in docs.into_iter().enumerate() {
-            if done % PROGRESS_EVERY == 0 && !progress(done, total) {
+        let mut builder = VectorBuilder::new(model, previous.cloned());
+        loop {
+            let (done, total, finished) = builder.step(graph, sources, model, PROGRESS_EVERY);
+            if finished || !progress(done, total) {
                 break;
             }
-            let old = reusable.get(&hash).and_then(|&i| {
-                previous
-                    .and_then(|p| Some((p.rows.get(i * dims..(i + 1) * dims)?, *p.scales.get(i)?)))
-            });
-            if let Some((row, scale)) = old {
-                index.rows.extend_from_slice(row);
-                index.scales.push(scale);
-                stats.reused += 1;
-            } else if let Some(v) =
-                model.pool(&ids, &|id| weights.get(id as usize).copied().unwrap_or(1.0))
-            {
-                let (row, scale) = quantize(&v);
-                index.rows.extend(row);
-                index.scales.push(scale);
-            } else {
-                continue;
-            }
-            index.nodes.push(node);
-            index.text_hashes.push(hash);
         }
-        index.weights = weights;
-        stats.embedded = index.nodes.len();
-        progress(total, total);
-        (index, stats)
+        builder.finish()
     }
 
     /// The vector of a query, its tokens weighted as the index's texts were.

@@ -208,4 +208,23 @@ mod tests {
         assert!(StaticModel::from_bytes(b"JUNKJUNKJUNKJUNK").is_err());
         assert!(StaticModel::from_bytes(&good).is_ok());
     }
+
+    /// The built-in model that `scripts/setup.sh` distils: plain words land near the code
+    /// identifiers that mean the same.
+    #[test]
+    fn the_built_in_model_relates_words_to_identifiers() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../model/static-minilm.nxse");
+        let bytes = std::fs::read(path).unwrap_or_else(|e| {
+            panic!("{path}: {e}; scripts/setup.sh writes the built-in model there")
+        });
+        let m = StaticModel::from_bytes(&bytes).unwrap();
+        let cos = |a: &str, b: &str| {
+            let (a, b) = (m.embed(a).unwrap(), m.embed(b).unwrap());
+            a.iter().zip(&b).map(|(x, y)| x * y).sum::<f32>()
+        };
+        let q = "hash a password before storing it";
+        assert!(cos(q, "make_password") > cos(q, "paginate_queryset"));
+        let q = "split a long list of results into pages";
+        assert!(cos(q, "Paginator.get_page") > cos(q, "check_password"));
+    }
 }
