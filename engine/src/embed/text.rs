@@ -71,7 +71,7 @@ fn body_lines<'s>(source: &'s str, node: &NodeRef) -> Vec<&'s str> {
 
 /// The triple quote a line opens a docstring with (`"""`, `'''`, with an `r`/`u`/`b` prefix).
 fn docstring_quote(line: &str) -> Option<&'static str> {
-    let rest = line.trim_start_matches(|c: char| matches!(c, 'r' | 'R' | 'u' | 'U' | 'b' | 'B'));
+    let rest = line.trim_start_matches(['r', 'R', 'u', 'U', 'b', 'B']);
     ["\"\"\"", "'''"].into_iter().find(|q| rest.starts_with(q))
 }
 

@@ -2,6 +2,7 @@
 //! graph and answers, so the page never freezes. `protocol` is the message format both sides use.
 
 pub mod client;
+mod embed;
 mod js_reader;
 mod parse_pool;
 pub mod protocol;
