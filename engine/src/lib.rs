@@ -3,8 +3,8 @@
 //!
 //! The surface: indexing ([`index`], [`index_with_sources`], or the worker's split
 //! [`filter_files`] → [`parse_files`] → [`finish`]), the [`Graph`] it builds, the [`SearchIndex`]
-//! over it, and five sub-APIs kept as modules because their functions read best qualified:
-//! [`cypher`], [`fingerprint`], [`layout`], [`snapshot`], [`syntax`], plus the built-in [`sample`].
+//! over it, and six sub-APIs kept as modules because their functions read best qualified:
+//! [`cypher`], [`embed`], [`fingerprint`], [`layout`], [`snapshot`], [`syntax`], plus the built-in [`sample`].
 //! Extraction, resolution, communities and processes are internal phases.
 #![warn(missing_docs)]
 
@@ -12,6 +12,7 @@ mod cells;
 mod community;
 pub mod cypher;
 mod disk;
+pub mod embed;
 mod extract;
 mod facts;
 mod filter;
@@ -40,6 +41,6 @@ pub use ingest::{
 };
 pub use lang::Lang;
 pub use process::is_test;
-pub use search::{SearchIndex, tokens};
+pub use search::{Hit, Mode, SearchIndex, tokens};
 pub use walk::{Reached, Toward, Walk, Walked};
 pub use zip_source::{read_zip, read_zip_from};

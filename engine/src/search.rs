@@ -1,9 +1,14 @@
 //! Symbol and file search: BM25 over code-aware tokens (identifier parts and whole identifiers,
-//! qualified names, signatures, doc lines, paths) with prefix and one-typo fuzzy matching.
+//! qualified names, signatures, doc lines, paths) with prefix and one-typo fuzzy matching, fused
+//! with nearest vectors (reciprocal rank fusion) once embeddings are attached.
 
-use rustc_hash::FxHashMap as HashMap;
+use std::sync::Arc;
 
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+
+use super::embed::{StaticModel, VectorIndex};
 use super::graph::{Graph, NodeKind};
+use super::process::is_test;
 
 const K1: f64 = 1.2;
 const B: f64 = 0.75;
@@ -12,11 +17,41 @@ const PREFIX_FACTOR: f64 = 0.5;
 const FUZZY_FACTOR: f64 = 0.3;
 /// Extra weight when the query equals a symbol's whole name.
 const EXACT_NAME_BOOST: f64 = 3.0;
+/// Reciprocal rank fusion's constant: a hit at rank r (from 1) adds 1 / (RRF_K + r).
+const RRF_K: f64 = 60.0;
+/// Nearest vectors taken into a hybrid ranking.
+const SEMANTIC_CANDIDATES: usize = 100;
+/// Score factor of test code when the query is not about tests.
+const TEST_FACTOR: f64 = 0.5;
+/// Query words that make a query about tests.
+const TEST_WORDS: &[&str] = &[
+    "test", "tests", "testing", "spec", "specs", "fixture", "mock",
+];
+
+/// How a query is ranked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// BM25 over names, signatures, docs and paths.
+    Keyword,
+    /// Cosine similarity of embeddings.
+    Semantic,
+    /// Both, fused by reciprocal rank.
+    Hybrid,
+}
+
+/// The embeddings of a graph and the model that embeds queries alike.
+#[derive(Debug)]
+struct Semantic {
+    model: Arc<StaticModel>,
+    vectors: VectorIndex,
+}
 
 /// One ranked hit.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Hit {
+    /// The node found.
     pub node: u32,
+    /// Its score: BM25, cosine similarity or fused reciprocal ranks, by mode.
     pub score: f64,
 }
 
@@ -30,6 +65,9 @@ pub struct SearchIndex {
     avg_len: f64,
     /// Lowercased whole names → nodes, for exact-name boosts and name lookup.
     names: HashMap<String, Vec<u32>>,
+    /// Test code, ranked below production code unless the query is about tests.
+    tests: HashSet<u32>,
+    semantic: Option<Semantic>,
 }
 
 /// Splits code text into lowercase tokens: identifier parts (`getUserName` → get, user, name),
@@ -103,6 +141,9 @@ impl SearchIndex {
                     .or_default()
                     .push((node.id, count));
             }
+            if is_test(&node) {
+                index.tests.insert(node.id);
+            }
             index
                 .names
                 .entry(node.name().to_lowercase())
@@ -115,7 +156,57 @@ impl SearchIndex {
         index
     }
 
-    /// Ranked hits for a free-text query; `filter` keeps the nodes it accepts.
+    /// Attaches the embeddings of this graph's nodes and the model that made them.
+    pub fn attach_embeddings(&mut self, model: Arc<StaticModel>, vectors: VectorIndex) {
+        self.semantic = Some(Semantic { model, vectors });
+    }
+
+    /// The attached embeddings, if any.
+    pub fn embeddings(&self) -> Option<&VectorIndex> {
+        self.semantic.as_ref().map(|s| &s.vectors)
+    }
+
+    /// Ranked hits in `mode`; hybrid without embeddings is keyword. `None` for semantic mode
+    /// without embeddings. Test code ranks below the rest unless the query names tests.
+    pub fn ranked(
+        &self,
+        query: &str,
+        mode: Mode,
+        filter: &dyn Fn(u32) -> bool,
+    ) -> Option<Vec<Hit>> {
+        let mut hits = match (mode, &self.semantic) {
+            (Mode::Keyword, _) | (Mode::Hybrid, None) => self.search(query, filter),
+            (Mode::Semantic, None) => return None,
+            (Mode::Semantic, Some(sem)) => sem
+                .vectors
+                .embed_query(&sem.model, query)
+                .map(|q| sem.vectors.search(&q, SEMANTIC_CANDIDATES, filter))
+                .unwrap_or_default(),
+            (Mode::Hybrid, Some(sem)) => {
+                let near = sem
+                    .vectors
+                    .embed_query(&sem.model, query)
+                    .map(|q| sem.vectors.search(&q, SEMANTIC_CANDIDATES, filter))
+                    .unwrap_or_default();
+                let words = self.search(query, filter);
+                fuse(&[&words[..words.len().min(SEMANTIC_CANDIDATES)], &near])
+            }
+        };
+        let about_tests = tokens(query)
+            .iter()
+            .any(|t| TEST_WORDS.contains(&t.as_str()));
+        if !about_tests && !self.tests.is_empty() {
+            for hit in &mut hits {
+                if self.tests.contains(&hit.node) {
+                    hit.score *= TEST_FACTOR;
+                }
+            }
+            sort_hits(&mut hits);
+        }
+        Some(hits)
+    }
+
+    /// BM25 hits for a free-text query; `filter` keeps the nodes it accepts.
     pub fn search(&self, query: &str, filter: &dyn Fn(u32) -> bool) -> Vec<Hit> {
         let mut scores: HashMap<u32, f64> = HashMap::default();
         let n = self.doc_len.len().max(1) as f64;
@@ -146,7 +237,7 @@ impl SearchIndex {
             .filter(|(node, _)| filter(*node))
             .map(|(node, score)| Hit { node, score })
             .collect();
-        hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.node.cmp(&b.node)));
+        sort_hits(&mut hits);
         hits
     }
 
@@ -191,6 +282,27 @@ impl SearchIndex {
         }
         out
     }
+}
+
+/// Best first; ties by node id, so equal scores rank the same way every time.
+fn sort_hits(hits: &mut [Hit]) {
+    hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.node.cmp(&b.node)));
+}
+
+/// Reciprocal rank fusion of rankings (each best first).
+fn fuse(rankings: &[&[Hit]]) -> Vec<Hit> {
+    let mut scores: HashMap<u32, f64> = HashMap::default();
+    for ranking in rankings {
+        for (rank, hit) in ranking.iter().enumerate() {
+            *scores.entry(hit.node).or_insert(0.0) += 1.0 / (RRF_K + rank as f64 + 1.0);
+        }
+    }
+    let mut hits: Vec<Hit> = scores
+        .into_iter()
+        .map(|(node, score)| Hit { node, score })
+        .collect();
+    sort_hits(&mut hits);
+    hits
 }
 
 fn dedup(mut v: Vec<String>) -> Vec<String> {
@@ -287,6 +399,79 @@ mod tests {
         );
         assert!(idx.search("zzzz qqqq", &|_| true).is_empty());
         assert!(idx.search("", &|_| true).is_empty());
+    }
+
+    #[test]
+    fn modes_fuse_keyword_and_vector_ranks_and_tests_rank_below_code() {
+        use crate::embed::{StaticModel, VectorIndex, model_bytes};
+        use crate::ingest::index_with_sources;
+        let files = vec![
+            SourceFile {
+                path: "auth/hashers.py".into(),
+                bytes: b"def make_password(raw):\n    return digest(raw)\n".to_vec(),
+            },
+            SourceFile {
+                path: "auth/tests/test_hashers.py".into(),
+                bytes: b"def test_make_password():\n    make_password('x')\n".to_vec(),
+            },
+            SourceFile {
+                path: "pages.py".into(),
+                bytes: b"def paginate(items):\n    return items\n".to_vec(),
+            },
+        ];
+        let (g, _, sources) = index_with_sources("t", files, &|| 0.0, &mut |_, _, _| true).unwrap();
+        let mut idx = SearchIndex::build(&g);
+        assert!(idx.ranked("hash", Mode::Semantic, &|_| true).is_none());
+        let first = |idx: &SearchIndex, q: &str, mode: Mode| {
+            let hits = idx.ranked(q, mode, &|_| true).unwrap();
+            g.node(hits[0].node).unwrap().stable_id()
+        };
+        let make = "Function:auth/hashers.py:make_password";
+        assert_eq!(first(&idx, "make password", Mode::Hybrid), make);
+        assert_eq!(
+            first(&idx, "test make password", Mode::Keyword),
+            "Function:auth/tests/test_hashers.py:test_make_password"
+        );
+        let model = StaticModel::from_bytes(&model_bytes(&[
+            ("make", vec![0, 10, 0]),
+            ("password", vec![100, 0, 0]),
+            ("secret", vec![90, 10, 0]),
+            ("digest", vec![80, 0, 10]),
+            ("items", vec![0, 0, 100]),
+        ]))
+        .unwrap();
+        let (vectors, _) = VectorIndex::build(&g, &sources, &model, None, &mut |_, _| true);
+        idx.attach_embeddings(Arc::new(model), vectors);
+        assert!(idx.search("secret", &|_| true).is_empty());
+        for mode in [Mode::Semantic, Mode::Hybrid] {
+            let top = first(&idx, "secret", mode);
+            assert!(top.contains(":auth/hashers.py"), "{mode:?}: {top}");
+        }
+        let fused = fuse(&[
+            &[
+                Hit {
+                    node: 1,
+                    score: 9.0,
+                },
+                Hit {
+                    node: 2,
+                    score: 8.0,
+                },
+            ],
+            &[
+                Hit {
+                    node: 2,
+                    score: 0.9,
+                },
+                Hit {
+                    node: 3,
+                    score: 0.8,
+                },
+            ],
+        ]);
+        let order: Vec<u32> = fused.iter().map(|h| h.node).collect();
+        assert_eq!(order, [2, 1, 3]);
+        assert!((fused[0].score - (1.0 / 62.0 + 1.0 / 61.0)).abs() < 1e-12);
     }
 
     #[test]

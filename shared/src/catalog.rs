@@ -56,7 +56,7 @@ catalog! {
     Context "context" ContextParams =>
         "Project summary: counts, hotspots, folder outline, graph schema with example Cypher.";
     Search "search" SearchParams =>
-        "Ranked symbol and file search: id, kind, file:line, signature, score; grouped by process.";
+        "Ranked symbol and file search by words, meaning or both (mode): id, kind, file:line, score.";
     Cypher "cypher" CypherParams =>
         "Read-only Cypher over the code graph, e.g. MATCH (a)-[:CALLS]->(b {name:'f'}) RETURN a.id.";
     Grep "grep" GrepParams =>

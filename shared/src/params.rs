@@ -49,6 +49,15 @@ pub enum Direction {
     Downstream,
 }
 
+/// How `search` ranks: by words (BM25), by meaning (embeddings), or both fused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SearchMode {
+    Keyword,
+    Semantic,
+    Hybrid,
+}
+
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum RouteMode {
@@ -98,6 +107,8 @@ pub struct ContextParams {
 #[serde(deny_unknown_fields)]
 pub struct SearchParams {
     pub query: String,
+    /// keyword, semantic or hybrid; hybrid when embeddings exist, else keyword.
+    pub mode: Option<SearchMode>,
     /// Node kind, e.g. Function, Class, File.
     pub kind: Option<String>,
     /// Only hits under this path prefix.

@@ -11,6 +11,8 @@
 //                  second while panning (mouse drag) and zooming (wheel), and a click on a node →
 //                  selection drawn and details shown
 //   --check        exit non-zero unless indexing, saving and restoring on reload all worked
+//   --semantic Q   after indexing, wait for the tab's embeddings (semantic `search` is an error
+//                  until they exist) and search by meaning for Q; with --check, Q must find code
 // Prints figures on stdout; the bridge's logs go to stderr.
 import { spawn, execFileSync } from "node:child_process";
 import fs from "node:fs";
@@ -34,6 +36,7 @@ const reloads = Number(opt("reloads", "3"));
 const check = flag("check");
 const chainCalls = Number(opt("chain", "0"));
 const picture = flag("picture");
+const semanticQuery = opt("semantic", "");
 const chromiumPath = process.env.CHROMIUM || "/usr/bin/chromium";
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "nexus-browser-bench-"));
 
@@ -258,6 +261,25 @@ async function checkReindexAndDiff(page) {
   if (!/No change/.test(after)) fail(`diff after reload lost its baseline: ${after}`);
 }
 
+/// Search by meaning in the tab: semantic `search` is an error until the worker's embeddings
+/// exist; prints when they answered (after indexing) and the first hits for `query`.
+async function semanticCheck(query) {
+  const agent = await connectAgent();
+  const started = Date.now();
+  let result;
+  for (;;) {
+    result = await agent.callTool({ name: "search", arguments: { query, mode: "semantic", format: "json" } });
+    if (!result.isError) break;
+    if (Date.now() - started > 120_000) throw new Error(`no embeddings after 120 s: ${JSON.stringify(result.content)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  await agent.close();
+  const found = JSON.parse(result.content.map((c) => c.text).join(""));
+  const names = found.hits.slice(0, 3).map((h) => h.id);
+  console.log(`embeddings: semantic search answered ${Date.now() - started} ms after indexing; "${query}" → ${names.join(", ")} (${found.ms} ms in the tab)`);
+  if (check && names.length === 0) fail(`semantic search for "${query}" found nothing`);
+}
+
 /// p50 and p99 of each tool's latency through the whole chain, with an agent's own bridge.
 async function chainBench(n) {
   const client = await connectAgent();
@@ -379,6 +401,7 @@ try {
   console.log(`  the tab after indexing: ${rendererBreakdown(profile)}; the page's wasm memory ${pageWasmMb.toFixed(0)} MB`);
   if (check && !/saved to browser storage/.test(indexed)) fail(`not saved: ${indexed}`);
 
+  if (semanticQuery) await semanticCheck(semanticQuery);
   if (picture) await pictureBench(page);
   peak = { all: 0, tab: 0 };
   const restoreTimes = [];

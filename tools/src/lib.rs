@@ -308,6 +308,45 @@ mod tests {
     }
 
     #[test]
+    fn search_modes_need_embeddings_for_meaning_and_report_time() {
+        with(fixture(), |ctx| {
+            let ctx = Some(ctx);
+            assert_eq!(
+                error_code(dispatch(ctx, "search", json!({"query": "ab"}))),
+                ErrorCode::InvalidParams
+            );
+            let Outcome::Err(err) = dispatch(
+                ctx,
+                "search",
+                json!({"query": "pay for things", "mode": "semantic"}),
+            ) else {
+                panic!("semantic search without embeddings must fail");
+            };
+            let hint = err.hint.unwrap_or_default();
+            assert!(
+                hint.contains("`grep`") && hint.contains("embeddings"),
+                "{hint}"
+            );
+            let answer = text(dispatch(
+                ctx,
+                "search",
+                json!({"query": "checkout", "mode": "hybrid", "format": "json"}),
+            ));
+            let value: serde_json::Value = serde_json::from_str(&answer).unwrap();
+            assert_eq!(value["mode"], "keyword", "{answer}");
+            assert!(value["ms"].as_f64().is_some() && value["total"].as_u64() > Some(0));
+            let md = text(dispatch(ctx, "search", json!({"query": "checkout"})));
+            assert!(
+                md.lines()
+                    .next()
+                    .unwrap_or_default()
+                    .contains("· keyword ·"),
+                "{md}"
+            );
+        });
+    }
+
+    #[test]
     fn impact_groups_by_depth_and_says_when_it_is_a_lower_bound() {
         with(fixture(), |ctx| {
             let ctx = Some(ctx);

@@ -1,24 +1,44 @@
 //! `search`: ranked symbol and file hits (id, kind, file:line, signature, score), optionally
 //! grouped by the processes they take part in; paged with `offset`/`limit`, cut to `max_tokens`.
+//! Ranked by words, by meaning (embeddings) or both (`mode`), with the search time.
 
 use std::collections::{BTreeMap, HashSet};
 
-use nexus_shared::params::{Format, SearchParams, Verbosity};
+use nexus_shared::params::{Format, SearchMode, SearchParams, Verbosity};
 use nexus_shared::{ErrorCode, ToolError};
 use serde_json::json;
 
 use super::ToolContext;
 use super::budget::Budget;
 use super::session::FOCUS_BOOST;
-use nexus_engine::{EdgeKind, Graph, NodeKind, NodeRef};
+use nexus_engine::{EdgeKind, Graph, Mode, NodeKind, NodeRef};
 
 /// Largest page.
 const MAX_LIMIT: u32 = 50;
+/// Largest page by meaning alone: past it the nearest vectors are rarely relevant.
+const MAX_SEMANTIC_LIMIT: u32 = 20;
+/// Shortest query.
+const MIN_QUERY_CHARS: usize = 3;
 
 pub fn run(ctx: &ToolContext, p: &SearchParams) -> Result<String, ToolError> {
-    if p.query.trim().is_empty() {
-        return Err(ToolError::new(ErrorCode::InvalidParams, "`query` is empty")
-            .with_hint("pass words or a symbol name, e.g. {\"query\": \"checkout\"}"));
+    let started = (ctx.clock)();
+    if p.query.trim().chars().count() < MIN_QUERY_CHARS {
+        return Err(ToolError::new(
+            ErrorCode::InvalidParams,
+            format!("`query` needs at least {MIN_QUERY_CHARS} characters"),
+        )
+        .with_hint("pass words or a symbol name, e.g. {\"query\": \"checkout\"}"));
+    }
+    let has_embeddings = ctx.search.embeddings().is_some_and(|e| !e.is_empty());
+    let mode = match p.mode {
+        Some(SearchMode::Keyword) => Mode::Keyword,
+        Some(SearchMode::Semantic) => Mode::Semantic,
+        Some(SearchMode::Hybrid) => Mode::Hybrid,
+        None if has_embeddings => Mode::Hybrid,
+        None => Mode::Keyword,
+    };
+    if mode == Mode::Semantic && !has_embeddings {
+        return Err(no_embeddings());
     }
     let kind = match p.kind.as_deref() {
         None => None,
@@ -38,7 +58,15 @@ pub fn run(ctx: &ToolContext, p: &SearchParams) -> Result<String, ToolError> {
         })
     };
     let session = p.session.as_deref();
-    let mut hits = ctx.search.search(&p.query, &filter);
+    let mut hits = ctx
+        .search
+        .ranked(&p.query, mode, &filter)
+        .ok_or_else(no_embeddings)?;
+    let mode_name = match (mode, has_embeddings) {
+        (Mode::Semantic, _) => "semantic",
+        (Mode::Hybrid, true) => "hybrid",
+        _ => "keyword",
+    };
     let focus_files = ctx.memory.sessions.borrow().focus_files(session, graph);
     if !focus_files.is_empty() {
         for hit in &mut hits {
@@ -52,7 +80,12 @@ pub fn run(ctx: &ToolContext, p: &SearchParams) -> Result<String, ToolError> {
         hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.node.cmp(&b.node)));
     }
     let total = hits.len();
-    let limit = p.limit.clamp(1, MAX_LIMIT) as usize;
+    let max_limit = if mode == Mode::Semantic {
+        MAX_SEMANTIC_LIMIT
+    } else {
+        MAX_LIMIT
+    };
+    let limit = p.limit.clamp(1, max_limit) as usize;
     let page: Vec<_> = hits.iter().skip(p.offset as usize).take(limit).collect();
     let has_more = (p.offset as usize + page.len()) < total;
     let verbosity = p.verbosity.unwrap_or_default();
@@ -66,19 +99,20 @@ pub fn run(ctx: &ToolContext, p: &SearchParams) -> Result<String, ToolError> {
         .borrow_mut()
         .record(session, page.iter().map(|h| h.node), None);
 
+    let ms = round((ctx.clock)() - started);
     if p.format == Some(Format::Json) {
         let items: Vec<_> = page
             .iter()
             .filter_map(|h| graph.node(h.node).map(|n| (n, h.score)))
             .map(|(n, score)| json!({"id": n.stable_id(), "kind": n.kind().as_str(), "name": n.name(), "location": n.location(), "signature": n.signature(), "score": round(score), "processes": processes_of(graph, &n).iter().map(|x| x.name()).collect::<Vec<_>>()}))
             .collect();
-        return Ok(json!({"query": p.query, "total": total, "offset": p.offset, "has_more": has_more, "hits": items}).to_string());
+        return Ok(json!({"query": p.query, "mode": mode_name, "total": total, "ms": ms, "offset": p.offset, "has_more": has_more, "hits": items}).to_string());
     }
 
     let mut out = Budget::new(p.max_tokens);
     let shown_to = p.offset as usize + page.len();
     out.header(&format!(
-        "# search \"{}\" — {total} hits{}",
+        "# search \"{}\" — {total} hits{} · {mode_name} · {ms} ms",
         p.query,
         if total > 0 {
             format!(" (showing {}–{shown_to})", p.offset as usize + 1)
@@ -135,6 +169,19 @@ pub fn run(ctx: &ToolContext, p: &SearchParams) -> Result<String, ToolError> {
         ));
     }
     Ok(out.finish())
+}
+
+/// Semantic search asked for before embeddings exist.
+fn no_embeddings() -> ToolError {
+    ToolError::new(
+        ErrorCode::InvalidParams,
+        "semantic search needs embeddings, and this graph has none yet",
+    )
+    .with_hint(
+        "use mode \"keyword\" or `grep` for exact text; embeddings are computed after indexing \
+         when the built-in model is present (scripts/setup.sh writes it to model/), so retry once \
+         the tab reports them done",
+    )
 }
 
 fn round(x: f64) -> f64 {

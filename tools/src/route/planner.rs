@@ -386,7 +386,8 @@ fn named_group(words: &[Word], kind: &str, why: &str) -> Step {
     }
 }
 
-/// `search` over the clause's content words, with a kind when one is named.
+/// `search` over the clause's content words, with a kind when one is named. A description
+/// (two words or more: "where do we hash passwords") is searched by words and meaning (hybrid).
 fn search_step(words: &[Word], clause: &str, detail: &str) -> Step {
     let content: Vec<&str> = words
         .iter()
@@ -412,6 +413,9 @@ fn search_step(words: &[Word], clause: &str, detail: &str) -> Step {
     let mut args = json!({"query": query});
     if let (Some(kind), false, Some(map)) = (kind, content.is_empty(), args.as_object_mut()) {
         map.insert("kind".into(), json!(kind.as_str()));
+    }
+    if let (true, Some(map)) = (query.split_whitespace().count() >= 2, args.as_object_mut()) {
+        map.insert("mode".into(), json!("hybrid"));
     }
     Step::new("search", args, format!("search: {detail}"))
 }

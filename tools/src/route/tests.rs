@@ -315,17 +315,26 @@ fn table() -> Vec<(&'static str, Vec<Expected>)> {
         // Default search, kinds, and names that match nothing even fuzzily.
         (
             "payment handling",
-            one("search", json!({"query": "payment handling"})),
+            one(
+                "search",
+                json!({"query": "payment handling", "mode": "hybrid"}),
+            ),
         ),
         (
             "where is the user name logic",
-            one("search", json!({"query": "user name logic"})),
+            one(
+                "search",
+                json!({"query": "user name logic", "mode": "hybrid"}),
+            ),
         ),
         (
             "find the payment function",
             one("search", json!({"query": "payment", "kind": "Function"})),
         ),
-        ("zzz qqq", one("search", json!({"query": "zzz qqq"}))),
+        (
+            "zzz qqq",
+            one("search", json!({"query": "zzz qqq", "mode": "hybrid"})),
+        ),
         (
             "where is checkout defined",
             one("search", json!({"query": "checkout"})),
@@ -336,7 +345,10 @@ fn table() -> Vec<(&'static str, Vec<Expected>)> {
         ),
         (
             "explain the quantum flux capacitor",
-            one("search", json!({"query": "quantum flux capacitor"})),
+            one(
+                "search",
+                json!({"query": "quantum flux capacitor", "mode": "hybrid"}),
+            ),
         ),
         // Multi-step.
         (

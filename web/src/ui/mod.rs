@@ -369,6 +369,7 @@ fn on_worker_event(page: &WorkerPage, event: &FromWorker) {
             page.progress.set(None);
             page.load_status.set(message.clone());
         }
+        FromWorker::Embedded { .. } => page.progress.set(None),
         FromWorker::Result { .. } => {}
     }
 }

@@ -3,6 +3,7 @@
 
 mod cancel;
 pub mod client;
+mod embed;
 mod js_reader;
 mod parse_pool;
 pub mod protocol;

@@ -100,6 +100,14 @@ pub enum FromWorker {
         #[serde(skip)]
         bytes: Vec<u8>,
     },
+    /// The graph's embeddings are done (search by meaning works); `message` says why there are
+    /// none when `nodes` is 0.
+    Embedded {
+        nodes: u64,
+        reused: u64,
+        ms: f64,
+        message: String,
+    },
     /// An agent asked the UI to light up these nodes (stable ids).
     Highlight {
         ids: Vec<String>,

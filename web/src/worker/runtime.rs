@@ -10,12 +10,14 @@ use wasm_bindgen::prelude::*;
 use web_sys::{Blob, DedicatedWorkerGlobalScope, MessageEvent};
 
 use super::cancel::{self, CancelBoard};
+use super::embed;
 use super::js_reader::JsBufferReader;
 use super::parse_pool;
 use super::protocol::{CodeView, FromWorker, GraphSummary, Restored, ToWorker};
 use super::store::{self, Slot, SnapshotStore};
 use nexus_engine::Graph;
 use nexus_engine::SearchIndex;
+use nexus_engine::embed::{StaticModel, VectorIndex};
 use nexus_engine::fingerprint::Fingerprint;
 use nexus_engine::layout::layout;
 use nexus_engine::read_zip_from;
@@ -66,6 +68,57 @@ struct Worker {
     indexing: Cell<bool>,
 }
 
+impl embed::EmbedTarget for Worker {
+    fn with_graph<R>(&self, generation: f64, f: impl FnOnce(&Graph, &Sources) -> R) -> Option<R> {
+        let state = self.state.borrow();
+        (state.indexed_ms == generation).then(|| f(&state.graph, &state.sources))
+    }
+
+    fn attach(&self, generation: f64, model: std::sync::Arc<StaticModel>, vectors: VectorIndex) {
+        let mut state = self.state.borrow_mut();
+        if state.indexed_ms == generation {
+            state.search.attach_embeddings(model, vectors);
+        }
+    }
+}
+
+/// Embeds the current graph in the background (progress as the `embed` phase), reusing the rows
+/// of `previous` whose text is unchanged; tool calls are answered between its steps.
+fn start_embedding(worker: &Rc<Worker>, previous: Option<VectorIndex>) {
+    let generation = worker.state.borrow().indexed_ms;
+    let worker = worker.clone();
+    wasm_bindgen_futures::spawn_local(async move {
+        let started = now();
+        let progress = |done: usize, total: usize| {
+            post(&FromWorker::Progress {
+                phase: "embed".into(),
+                done: done as u64,
+                total: total as u64,
+            })
+        };
+        let message = match embed::embed_graph(worker, generation, previous, progress).await {
+            Ok((nodes, reused)) => FromWorker::Embedded {
+                nodes: nodes as u64,
+                reused: reused as u64,
+                ms: now() - started,
+                message: String::new(),
+            },
+            Err(message) => {
+                web_sys::console::warn_1(
+                    &format!("nexus worker: no embeddings, search by words only: {message}").into(),
+                );
+                FromWorker::Embedded {
+                    nodes: 0,
+                    reused: 0,
+                    ms: now() - started,
+                    message,
+                }
+            }
+        };
+        post(&message);
+    });
+}
+
 pub fn summary(graph: &Graph, sample: bool) -> GraphSummary {
     GraphSummary {
         project: graph.project.clone(),
@@ -78,7 +131,7 @@ pub fn summary(graph: &Graph, sample: bool) -> GraphSummary {
     }
 }
 
-fn scope() -> Option<DedicatedWorkerGlobalScope> {
+pub(super) fn scope() -> Option<DedicatedWorkerGlobalScope> {
     js_sys::global()
         .dyn_into::<DedicatedWorkerGlobalScope>()
         .ok()
@@ -164,6 +217,7 @@ pub fn run() {
             store,
             indexing: Cell::new(false),
         });
+        start_embedding(&worker, None);
         let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
             handle(&worker, event.data());
         });
@@ -406,8 +460,15 @@ async fn load(worker: Rc<Worker>, name: String, files: Vec<SourceFile>, unzip_ms
         phases,
         memory_bytes: wasm_memory_bytes(),
     });
+    let previous = {
+        let old = worker.state.borrow();
+        (old.graph.project == fresh.graph.project)
+            .then(|| old.search.embeddings().cloned())
+            .flatten()
+    };
     *worker.state.borrow_mut() = fresh;
     post_view(&worker.state.borrow().graph);
+    start_embedding(&worker, previous);
     save(&worker).await;
 }
 
