@@ -101,7 +101,9 @@ impl Chat {
     }
 
     fn busy(&self) -> std::sync::MutexGuard<'_, HashSet<String>> {
-        self.busy.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.busy
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// Marks `session` busy; false when a turn already runs in it.

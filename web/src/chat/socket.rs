@@ -238,7 +238,8 @@ impl ChatSocket {
                 state: ConnectionState::Error,
                 message,
                 ..
-            } => {
+            }
+            | ChatServerMessage::Error { message } => {
                 let mut inner = self.0.borrow_mut();
                 matches!(inner.machine.state(), LinkState::Connecting { .. })
                     .then(|| inner.machine.rejected(message.clone()))

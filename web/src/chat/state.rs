@@ -247,7 +247,14 @@ impl ChatView {
 
     fn status(&mut self, status: ToolStatus) {
         let tool = status.tool.clone().unwrap_or_default();
-        let found = self.find_call(&status.call_id);
+        // Providers number calls per response, so an id may come back in a later round: a call
+        // that already finished is never reopened.
+        let found = match status.state {
+            ToolState::Processing => self.find_call(&status.call_id, false),
+            ToolState::Complete => self
+                .find_call(&status.call_id, false)
+                .or_else(|| self.find_call(&status.call_id, true)),
+        };
         match (status.state, found) {
             (ToolState::Processing, None) => self.push(Body::Tool(ToolCall {
                 call_id: status.call_id,
@@ -351,10 +358,11 @@ impl ChatView {
         }
     }
 
-    fn find_call(&self, call_id: &str) -> Option<usize> {
-        self.items
-            .iter()
-            .rposition(|item| matches!(&item.body, Body::Tool(call) if call.call_id == call_id))
+    /// The newest chip of this call id that is finished (`done`) or still running.
+    fn find_call(&self, call_id: &str, done: bool) -> Option<usize> {
+        self.items.iter().rposition(
+            |item| matches!(&item.body, Body::Tool(call) if call.call_id == call_id && call.done == done),
+        )
     }
 
     fn push(&mut self, body: Body) {
@@ -449,6 +457,30 @@ mod tests {
         let mut keys: Vec<u64> = view.items.iter().map(|i| i.key).collect();
         keys.dedup();
         assert_eq!(keys.len(), 5);
+    }
+
+    #[test]
+    fn a_call_id_used_again_in_a_later_round_is_a_new_chip() {
+        let mut view = ChatView::default();
+        connected(&mut view, "s1");
+        view.sent("go");
+        for message in [
+            r#"{"type":"status","payload":{"state":"processing","call_id":"call_1","tool":"nexus:search","message":"Calling nexus:search"}}"#,
+            r#"{"type":"status","payload":{"state":"complete","call_id":"call_1","tool":"nexus:search","message":"nexus:search done"}}"#,
+            r#"{"type":"status","payload":{"state":"processing","call_id":"call_1","tool":"everything:echo","message":"Calling everything:echo"}}"#,
+            r#"{"type":"status","payload":{"state":"complete","call_id":"call_1","tool":"everything:echo","message":"everything:echo done"}}"#,
+        ] {
+            view.apply(decode(message));
+        }
+        let chips: Vec<(&str, bool)> = view
+            .items
+            .iter()
+            .filter_map(|item| match &item.body {
+                Body::Tool(call) => Some((call.tool.as_str(), call.done)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(chips, [("nexus:search", true), ("everything:echo", true)]);
     }
 
     #[test]
