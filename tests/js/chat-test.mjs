@@ -72,7 +72,9 @@ try {
   page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
   page.on("pageerror", (e) => errors.push(String(e)));
   page.on("websocket", (ws) => {
-    if (ws.url().endsWith("/chat")) ws.on("framereceived", (f) => frames.push(String(f.payload).slice(0, 300)));
+    if (!ws.url().endsWith("/chat")) return;
+    ws.on("framereceived", (f) => frames.push(String(f.payload).slice(0, 300)));
+    ws.on("framesent", (f) => frames.push(`sent ${String(f.payload).slice(0, 100)}`));
   });
   const secret = fs.readFileSync(path.join(tmp, "nexus", "browser-token"), "utf8").trim();
   await page.goto(`http://127.0.0.1:${port}/?token=${secret}`);
@@ -94,7 +96,7 @@ try {
       const box = document.querySelector('[data-testid="chat-messages"]');
       new MutationObserver(() => {
         const answers = box.querySelectorAll('[data-role="assistant"]');
-        const last = answers[answers.length - 1]?.textContent || "";
+        const last = (answers[answers.length - 1]?.textContent || "").trim();
         if (window.__answers[window.__answers.length - 1] !== last) window.__answers.push(last);
       }).observe(box, { childList: true, subtree: true, characterData: true });
     });
@@ -139,6 +141,9 @@ try {
 
   await check("a reload brings the conversation back and it goes on", async () => {
     await page.reload();
+    // The address keeps the selected node; once the picture is back it is selected again (which
+    // shows Details), so the Chat tab is opened after that.
+    await page.waitForFunction((id) => window.__nexusGraph?.selectedId === id, SYMBOL, { timeout: 30_000 });
     await page.click(at("tab-chat"));
     await page.waitForSelector(`${at("chat-connection")}[data-state="reconnected"]`, { timeout: 30_000 });
     await page.waitForSelector(`${at("chat-tool")}[data-tool="everything:echo"][data-state="complete"]`);
@@ -169,6 +174,7 @@ try {
   const shown = await page?.locator(at("chat-messages")).textContent().catch(() => "");
   console.log(`chat-messages: ${shown}`);
   console.log(`page errors: ${errors.join("; ")}`);
+  await page?.screenshot({ path: path.join(os.tmpdir(), "nexus-chat-test-failed.png") }).catch(() => {});
   console.log(`chat frames:\n${frames.slice(-40).join("\n")}`);
   console.error(`FAILED: ${err.message}`);
   process.exitCode = 1;
