@@ -192,16 +192,17 @@ async fn chat_upgrade(
     let (_, check) = origin_check(&headers, &state.allowed_origins);
     let secret = state.sessions.browser_secret.clone();
     let heartbeat = state.sessions.heartbeat;
-    ws.max_message_size(MAX_FRAME_BYTES + 1024).on_upgrade(move |socket| {
-        crate::chat::socket::run(
-            socket,
-            state.chat,
-            state.hub,
-            check == Origin::Allowed,
-            secret,
-            heartbeat,
-        )
-    })
+    ws.max_message_size(MAX_FRAME_BYTES + 1024)
+        .on_upgrade(move |socket| {
+            crate::chat::socket::run(
+                socket,
+                state.chat,
+                state.hub,
+                check == Origin::Allowed,
+                secret,
+                heartbeat,
+            )
+        })
 }
 
 /// The bridge's own binary and version, for the page's MCP client configuration snippet.

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use futures_util::{SinkExt, StreamExt};
 use nexus_e2e::tab::{EchoTab, TabBehaviour};
-use nexus_e2e::{TempDir, Area, bridge_command, browser_secret, free_port, wait_port_open};
+use nexus_e2e::{Area, TempDir, bridge_command, browser_secret, free_port, wait_port_open};
 use nexus_shared::chat::{
     ChatClientMessage, ChatRole, ChatServerMessage, ConnectionState, ToolState, TurnOutcome,
 };
@@ -303,12 +303,21 @@ async fn every_provider_streams_text_tool_blocks_and_native_calls() {
         chat.expect_welcome().await;
 
         let plain = chat.turn(&format!("[sim:plain] hello {provider}")).await;
-        assert_eq!(plain.text, "Hello from the simulator: all is well.", "{provider}");
+        assert_eq!(
+            plain.text, "Hello from the simulator: all is well.",
+            "{provider}"
+        );
         assert_eq!(plain.outcome, Some(TurnOutcome::Answered));
         assert!(plain.tokens > 0, "{provider}: usage {plain:?}");
 
-        let blocks = chat.turn(&format!("[sim:text-tools] where is main? {provider}")).await;
-        assert_eq!(blocks.outcome, Some(TurnOutcome::Answered), "{provider}: {blocks:?}");
+        let blocks = chat
+            .turn(&format!("[sim:text-tools] where is main? {provider}"))
+            .await;
+        assert_eq!(
+            blocks.outcome,
+            Some(TurnOutcome::Answered),
+            "{provider}: {blocks:?}"
+        );
         assert_eq!(
             blocks.chips(),
             vec![
@@ -317,9 +326,21 @@ async fn every_provider_streams_text_tool_blocks_and_native_calls() {
             ],
             "{provider}"
         );
-        assert!(blocks.text.starts_with("Let me look.\n"), "{provider}: {}", blocks.text);
-        assert!(!blocks.text.contains("```"), "the block is not shown: {}", blocks.text);
-        assert!(blocks.text.contains("echo search"), "{provider}: {}", blocks.text);
+        assert!(
+            blocks.text.starts_with("Let me look.\n"),
+            "{provider}: {}",
+            blocks.text
+        );
+        assert!(
+            !blocks.text.contains("```"),
+            "the block is not shown: {}",
+            blocks.text
+        );
+        assert!(
+            blocks.text.contains("echo search"),
+            "{provider}: {}",
+            blocks.text
+        );
 
         // Native calls: Nexus's own tool through the tab, then a hosted server's tool.
         let question = format!(
@@ -330,16 +351,34 @@ async fn every_provider_streams_text_tool_blocks_and_native_calls() {
             ]))
         );
         let native = chat.turn(&question).await;
-        assert_eq!(native.outcome, Some(TurnOutcome::Answered), "{provider}: {native:?}");
+        assert_eq!(
+            native.outcome,
+            Some(TurnOutcome::Answered),
+            "{provider}: {native:?}"
+        );
         let tools: Vec<String> = native.chips().into_iter().map(|c| c.1).collect();
-        assert_eq!(tools, ["nexus:search", "nexus:search", "py:echo", "py:echo"], "{provider}");
-        assert!(native.chips().iter().all(|c| !c.2), "{provider}: {native:?}");
-        assert!(native.text.contains(&format!("hosted-{provider}")), "{provider}: {}", native.text);
+        assert_eq!(
+            tools,
+            ["nexus:search", "nexus:search", "py:echo", "py:echo"],
+            "{provider}"
+        );
+        assert!(
+            native.chips().iter().all(|c| !c.2),
+            "{provider}: {native:?}"
+        );
+        assert!(
+            native.text.contains(&format!("hosted-{provider}")),
+            "{provider}: {}",
+            native.text
+        );
         assert!(native.session_tokens >= native.tokens + plain.tokens);
     }
     // The native requests declared the tools under provider-safe names.
     let log = sim.log().await;
-    let declared = log.iter().filter(|body| body.to_string().contains("nexus__search")).count();
+    let declared = log
+        .iter()
+        .filter(|body| body.to_string().contains("nexus__search"))
+        .count();
     assert!(declared >= 3, "{declared} requests declared nexus__search");
 }
 
@@ -355,8 +394,16 @@ async fn the_text_protocol_malformed_blocks_and_unknown_tools_are_corrected() {
     let malformed = chat.turn("[sim:malformed] find it").await;
     assert_eq!(malformed.outcome, Some(TurnOutcome::Answered));
     assert!(malformed.statuses.is_empty(), "{malformed:?}");
-    assert!(malformed.text.contains("Corrected after:"), "{}", malformed.text);
-    assert!(malformed.text.contains("not valid JSON"), "{}", malformed.text);
+    assert!(
+        malformed.text.contains("Corrected after:"),
+        "{}",
+        malformed.text
+    );
+    assert!(
+        malformed.text.contains("not valid JSON"),
+        "{}",
+        malformed.text
+    );
 
     let unknown = chat.turn("[sim:unknown] use a tool").await;
     assert_eq!(
@@ -366,13 +413,22 @@ async fn the_text_protocol_malformed_blocks_and_unknown_tools_are_corrected() {
             (ToolState::Complete, "nexus:no_such_tool".into(), true),
         ]
     );
-    assert!(unknown.text.contains("There is no tool named"), "{}", unknown.text);
+    assert!(
+        unknown.text.contains("There is no tool named"),
+        "{}",
+        unknown.text
+    );
 
     // With native calling off, the request carries the text protocol and no tool declarations.
     let log = sim.log().await;
     let last = log.last().expect("requests logged");
     assert!(last.get("tools").is_none());
-    assert!(last["messages"][0]["content"].as_str().unwrap_or_default().contains("```tool"));
+    assert!(
+        last["messages"][0]["content"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("```tool")
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -384,20 +440,44 @@ async fn rate_limits_are_retried_and_hangs_and_cuts_fall_back() {
         let mut chat = ChatClient::connect(bridge.port, None).await;
         chat.expect_welcome().await;
         let retried = chat.turn(&format!("[sim:429] busy? {provider}")).await;
-        assert_eq!(retried.outcome, Some(TurnOutcome::Answered), "{provider}: {retried:?}");
+        assert_eq!(
+            retried.outcome,
+            Some(TurnOutcome::Answered),
+            "{provider}: {retried:?}"
+        );
         assert_eq!(retried.text, "Hello from the simulator: all is well.");
 
         let started = Instant::now();
         let hung = chat.turn("[sim:hang] anyone?").await;
-        assert_eq!(hung.outcome, Some(TurnOutcome::Failed), "{provider}: {hung:?}");
+        assert_eq!(
+            hung.outcome,
+            Some(TurnOutcome::Failed),
+            "{provider}: {hung:?}"
+        );
         assert!(hung.text.contains("could not answer"), "{}", hung.text);
-        assert!(hung.text.contains("no answer within 700 ms"), "{}", hung.text);
+        assert!(
+            hung.text.contains("no answer within 700 ms"),
+            "{}",
+            hung.text
+        );
         // Four attempts of 700 ms and three short pauses.
-        assert!(started.elapsed() >= Duration::from_millis(2800), "{:?}", started.elapsed());
-        assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
+        assert!(
+            started.elapsed() >= Duration::from_millis(2800),
+            "{:?}",
+            started.elapsed()
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "{:?}",
+            started.elapsed()
+        );
 
         let cut = chat.turn("[sim:cut] talk").await;
-        assert_eq!(cut.outcome, Some(TurnOutcome::Failed), "{provider}: {cut:?}");
+        assert_eq!(
+            cut.outcome,
+            Some(TurnOutcome::Failed),
+            "{provider}: {cut:?}"
+        );
         assert!(cut.text.starts_with("These"), "{}", cut.text);
         assert!(cut.text.contains("could not answer"), "{}", cut.text);
     }
@@ -424,7 +504,11 @@ async fn stop_ends_a_streaming_turn_and_one_turn_runs_at_a_time() {
     let stopped_at = Instant::now();
     let turn = chat.collect().await;
     assert_eq!(turn.outcome, Some(TurnOutcome::Stopped));
-    assert!(stopped_at.elapsed() < Duration::from_secs(2), "{:?}", stopped_at.elapsed());
+    assert!(
+        stopped_at.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        stopped_at.elapsed()
+    );
     assert!(
         turn.errors.iter().any(|e| e.contains("already running")),
         "{:?}",
@@ -463,8 +547,14 @@ async fn a_restarted_bridge_resumes_the_conversation() {
     };
     let roles: Vec<ChatRole> = messages.iter().map(|m| m.role).collect();
     assert_eq!(roles, [ChatRole::User, ChatRole::Assistant]);
-    assert_eq!(messages[0].content.as_deref(), Some("[sim:plain] remember me"));
-    assert!(matches!(chat.next().await, ChatServerMessage::Provider { .. }));
+    assert_eq!(
+        messages[0].content.as_deref(),
+        Some("[sim:plain] remember me")
+    );
+    assert!(matches!(
+        chat.next().await,
+        ChatServerMessage::Provider { .. }
+    ));
     chat.send(ChatClientMessage::ListSessions {}).await;
     let ChatServerMessage::Sessions { sessions } = chat.next().await else {
         panic!("expected sessions")
@@ -490,19 +580,41 @@ async fn foreign_origins_wrong_secrets_and_other_first_messages_are_refused() {
     assert!(cross.is_err(), "a cross-site upgrade is refused");
 
     for (origin, first) in [
-        ("http://evil.example".to_owned(), ChatClientMessage::Hello { token: browser_secret(), session_id: None }),
-        (own.clone(), ChatClientMessage::Hello { token: "0".repeat(64), session_id: None }),
-        (own.clone(), ChatClientMessage::Message { text: "hi".into() }),
+        (
+            "http://evil.example".to_owned(),
+            ChatClientMessage::Hello {
+                token: browser_secret(),
+                session_id: None,
+            },
+        ),
+        (
+            own.clone(),
+            ChatClientMessage::Hello {
+                token: "0".repeat(64),
+                session_id: None,
+            },
+        ),
+        (
+            own.clone(),
+            ChatClientMessage::Message { text: "hi".into() },
+        ),
     ] {
         let mut ws = open(port, &origin, None).await;
-        ws.send(Message::Text(first.encode().into())).await.expect("send");
+        ws.send(Message::Text(first.encode().into()))
+            .await
+            .expect("send");
         let mut refused = false;
         let mut closed = false;
-        while let Ok(Some(Ok(message))) = tokio::time::timeout(Duration::from_secs(5), ws.next()).await {
+        while let Ok(Some(Ok(message))) =
+            tokio::time::timeout(Duration::from_secs(5), ws.next()).await
+        {
             match message {
                 Message::Text(text) => {
                     let message = ChatServerMessage::decode(text.as_str());
-                    assert!(matches!(message, Ok(ChatServerMessage::Error { .. })), "{message:?}");
+                    assert!(
+                        matches!(message, Ok(ChatServerMessage::Error { .. })),
+                        "{message:?}"
+                    );
                     refused = true;
                 }
                 Message::Close(_) => closed = true,

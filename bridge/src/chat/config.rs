@@ -71,7 +71,11 @@ impl ApiKey {
 
 impl std::fmt::Debug for ApiKey {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(if self.0.is_empty() { "<none>" } else { "<redacted>" })
+        f.write_str(if self.0.is_empty() {
+            "<none>"
+        } else {
+            "<redacted>"
+        })
     }
 }
 
@@ -129,7 +133,11 @@ pub const HOW_TO: &str = "No LLM is configured. Start the bridge with NEXUS_LLM_
 
 /// Reads the settings through `lookup` (the environment in the bridge, a table in tests).
 pub fn read(lookup: &dyn Fn(&str) -> Option<String>) -> Setup {
-    let get = |name: &str| lookup(name).map(|v| v.trim().to_owned()).filter(|v| !v.is_empty());
+    let get = |name: &str| {
+        lookup(name)
+            .map(|v| v.trim().to_owned())
+            .filter(|v| !v.is_empty())
+    };
     let kind = match get("NEXUS_LLM_PROVIDER") {
         Some(name) => match ProviderKind::parse(&name) {
             Some(kind) => kind,
@@ -141,9 +149,13 @@ pub fn read(lookup: &dyn Fn(&str) -> Option<String>) -> Setup {
         },
         None => {
             // No provider named: the first key present decides.
-            match [ProviderKind::Anthropic, ProviderKind::OpenAi, ProviderKind::Gemini]
-                .into_iter()
-                .find(|kind| get(kind.key_variable()).is_some())
+            match [
+                ProviderKind::Anthropic,
+                ProviderKind::OpenAi,
+                ProviderKind::Gemini,
+            ]
+            .into_iter()
+            .find(|kind| get(kind.key_variable()).is_some())
             {
                 Some(kind) => kind,
                 None => return Setup::Missing(HOW_TO.into()),
@@ -210,7 +222,12 @@ mod tests {
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();
-        move |name| pairs.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone())
+        move |name| {
+            pairs
+                .iter()
+                .find(|(k, _)| k == name)
+                .map(|(_, v)| v.clone())
+        }
     }
 
     #[test]
@@ -218,14 +235,22 @@ mod tests {
         let Setup::Missing(message) = read(&table(&[])) else {
             panic!()
         };
-        for name in ["NEXUS_LLM_PROVIDER", "ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY"] {
+        for name in [
+            "NEXUS_LLM_PROVIDER",
+            "ANTHROPIC_API_KEY",
+            "OPENAI_API_KEY",
+            "GEMINI_API_KEY",
+        ] {
             assert!(message.contains(name), "{message}");
         }
         let Setup::Missing(message) = read(&table(&[("NEXUS_LLM_PROVIDER", "gemini")])) else {
             panic!()
         };
         assert!(message.contains("GEMINI_API_KEY"));
-        assert!(matches!(read(&table(&[("NEXUS_LLM_PROVIDER", "bard")])), Setup::Missing(_)));
+        assert!(matches!(
+            read(&table(&[("NEXUS_LLM_PROVIDER", "bard")])),
+            Setup::Missing(_)
+        ));
     }
 
     #[test]
@@ -254,7 +279,10 @@ mod tests {
 
     #[test]
     fn limits_read_their_overrides() {
-        let limits = limits(&table(&[("NEXUS_LLM_TIMEOUT_MS", "300"), ("NEXUS_LLM_MAX_ROUNDS", "0")]));
+        let limits = limits(&table(&[
+            ("NEXUS_LLM_TIMEOUT_MS", "300"),
+            ("NEXUS_LLM_MAX_ROUNDS", "0"),
+        ]));
         assert_eq!(limits.request_timeout, Duration::from_millis(300));
         assert_eq!(limits.max_rounds, 1);
         assert_eq!(limits.retries, 3);

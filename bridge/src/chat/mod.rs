@@ -36,9 +36,8 @@ impl Chat {
     pub fn from_env(db: Option<&Path>) -> Chat {
         let lookup = |name: &str| std::env::var(name).ok();
         let store = match db.map(Path::to_path_buf).or_else(store::default_path) {
-            Some(path) => Store::open(&path).map(|store| {
+            Some(path) => Store::open(&path).inspect(|_| {
                 tracing::info!(db = %path.display(), "chat sessions are kept in SQLite");
-                store
             }),
             None => Err("no data folder for this user".into()),
         };
@@ -101,7 +100,9 @@ impl Chat {
     }
 
     fn busy(&self) -> std::sync::MutexGuard<'_, HashSet<String>> {
-        self.busy.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.busy
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// Marks `session` busy; false when a turn already runs in it.

@@ -75,7 +75,10 @@ pub async fn run_turn(
     let mut outcome = TurnOutcome::RoundLimit;
     for round in 0..chat.limits.max_rounds {
         let history = chat.store.messages(session).unwrap_or_default();
-        let budget = chat.limits.context_tokens.saturating_sub(estimate_tokens(&system));
+        let budget = chat
+            .limits
+            .context_tokens
+            .saturating_sub(estimate_tokens(&system));
         let kept = prune(&history, budget);
         let request = Request {
             system: &system,
@@ -89,7 +92,13 @@ pub async fn run_turn(
         }
         usage.add(reply.usage);
         if !reply.text.is_empty() {
-            chat.save(session, ChatRole::Assistant, Some(reply.text.clone()), None, None);
+            chat.save(
+                session,
+                ChatRole::Assistant,
+                Some(reply.text.clone()),
+                None,
+                None,
+            );
         }
         match end {
             ModelEnd::Stopped => {
@@ -104,7 +113,13 @@ pub async fn run_turn(
                 let _ = out.send(ChatServerMessage::Text {
                     content: fallback.clone(),
                 });
-                chat.save(session, ChatRole::Assistant, Some(fallback.trim().to_owned()), None, None);
+                chat.save(
+                    session,
+                    ChatRole::Assistant,
+                    Some(fallback.trim().to_owned()),
+                    None,
+                    None,
+                );
                 outcome = TurnOutcome::Failed;
                 break;
             }
@@ -114,7 +129,17 @@ pub async fn run_turn(
             outcome = TurnOutcome::Answered;
             break;
         }
-        if run_tools(chat, host.as_ref(), &toolbox, session, reply.wanted, out, &cancel).await {
+        if run_tools(
+            chat,
+            host.as_ref(),
+            &toolbox,
+            session,
+            reply.wanted,
+            out,
+            &cancel,
+        )
+        .await
+        {
             outcome = TurnOutcome::Stopped;
             break;
         }
@@ -210,9 +235,15 @@ async fn stream_once(
                         take_piece(piece, reply, out, round, &mut calls);
                     }
                 }
-                Event::ToolCall { id, name, arguments } => {
-                    reply.wanted.push(Wanted::Call { id, name, arguments })
-                }
+                Event::ToolCall {
+                    id,
+                    name,
+                    arguments,
+                } => reply.wanted.push(Wanted::Call {
+                    id,
+                    name,
+                    arguments,
+                }),
                 Event::Usage { prompt, completion } => {
                     if let Some(prompt) = prompt {
                         reply.usage.prompt_tokens = prompt;
@@ -281,10 +312,20 @@ async fn run_tools(
                 chat.save(session, ChatRole::System, Some(message), None, None);
                 continue;
             }
-            Wanted::Call { id, name, arguments } => (id, name, arguments),
+            Wanted::Call {
+                id,
+                name,
+                arguments,
+            } => (id, name, arguments),
         };
         let call = json!({"call_id": id, "tool": name, "arguments": arguments});
-        chat.save(session, ChatRole::Assistant, None, Some(call), Some(name.clone()));
+        chat.save(
+            session,
+            ChatRole::Assistant,
+            None,
+            Some(call),
+            Some(name.clone()),
+        );
         let _ = out.send(ChatServerMessage::Status(ToolStatus {
             state: ToolState::Processing,
             call_id: id.clone(),
@@ -303,11 +344,20 @@ async fn run_tools(
             }
         };
         let data = json!({"call_id": id, "result": result, "is_error": is_error});
-        chat.save(session, ChatRole::Tool, None, Some(data), Some(name.clone()));
+        chat.save(
+            session,
+            ChatRole::Tool,
+            None,
+            Some(data),
+            Some(name.clone()),
+        );
         let message = if stopped {
             format!("{name} stopped")
         } else if is_error {
-            format!("{name} failed: {}", result.lines().next().unwrap_or_default())
+            format!(
+                "{name} failed: {}",
+                result.lines().next().unwrap_or_default()
+            )
         } else {
             format!("{name} done")
         };
@@ -316,7 +366,11 @@ async fn run_tools(
             call_id: id,
             tool: Some(name),
             message,
-            data: Some(if shown.is_null() { Value::String(result) } else { shown }),
+            data: Some(if shown.is_null() {
+                Value::String(result)
+            } else {
+                shown
+            }),
             is_error,
         }));
         if stopped {
@@ -334,7 +388,11 @@ async fn call_tool(
     arguments: Value,
 ) -> (String, bool, Value) {
     let Some(host) = host else {
-        return ("No tools are available on this bridge.".into(), true, Value::Null);
+        return (
+            "No tools are available on this bridge.".into(),
+            true,
+            Value::Null,
+        );
     };
     if !toolbox.has(name) && host.resolve(name).is_err() {
         let similar = toolbox.similar(name);
@@ -344,7 +402,9 @@ async fn call_tool(
             format!("Did you mean {}?", similar.join(", "))
         };
         return (
-            format!("There is no tool named `{name}`. {hint} Call tools by their qualified `server:tool` name."),
+            format!(
+                "There is no tool named `{name}`. {hint} Call tools by their qualified `server:tool` name."
+            ),
             true,
             Value::Null,
         );
@@ -405,7 +465,9 @@ fn estimated_usage(system: &str, kept: &[ChatMessage], reply: &Reply) -> TokenUs
         .wanted
         .iter()
         .map(|w| match w {
-            Wanted::Call { name, arguments, .. } => estimate_tokens(name) + estimate_tokens(&arguments.to_string()),
+            Wanted::Call {
+                name, arguments, ..
+            } => estimate_tokens(name) + estimate_tokens(&arguments.to_string()),
             Wanted::Malformed(_) => 0,
         })
         .sum();

@@ -89,7 +89,9 @@ impl ToolBlockParser {
 fn held_back(text: &str) -> usize {
     (1..OPEN.len().min(text.len() + 1))
         .rev()
-        .find(|&n| text.is_char_boundary(text.len() - n) && OPEN.starts_with(&text[text.len() - n..]))
+        .find(|&n| {
+            text.is_char_boundary(text.len() - n) && OPEN.starts_with(&text[text.len() - n..])
+        })
         .unwrap_or(0)
 }
 
@@ -110,7 +112,9 @@ fn parse_block(body: &str) -> Piece {
     };
     let value: Value = match serde_json::from_str(json.trim()) {
         Ok(value) => value,
-        Err(err) => return Piece::Malformed(corrective(&format!("the block is not valid JSON ({err})"))),
+        Err(err) => {
+            return Piece::Malformed(corrective(&format!("the block is not valid JSON ({err})")));
+        }
     };
     let Value::Object(mut object) = value else {
         return Piece::Malformed(corrective("the block is not a JSON object"));
@@ -173,14 +177,14 @@ mod tests {
     #[test]
     fn text_streams_at_once_and_only_a_possible_fence_waits() {
         let mut parser = ToolBlockParser::new();
-        assert_eq!(parser.feed("Hello wor"), vec![Piece::Text("Hello wor".into())]);
+        assert_eq!(
+            parser.feed("Hello wor"),
+            vec![Piece::Text("Hello wor".into())]
+        );
         assert_eq!(parser.feed("ld ``"), vec![Piece::Text("ld ".into())]);
         assert_eq!(parser.feed("` code"), vec![Piece::Text("``` code".into())]);
         assert_eq!(parser.feed("```to"), vec![]);
-        assert_eq!(
-            parser.feed("ol\n{\"tool\":\"a:b\"}\n``"),
-            vec![]
-        );
+        assert_eq!(parser.feed("ol\n{\"tool\":\"a:b\"}\n``"), vec![]);
         assert_eq!(
             parser.feed("`"),
             vec![Piece::Call(BlockCall {

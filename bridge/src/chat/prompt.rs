@@ -25,10 +25,17 @@ impl Toolbox {
     /// The tools and guidance of the host's registry report (`Host::report`).
     pub fn from_report(report: &Value) -> Toolbox {
         let mut toolbox = Toolbox::default();
-        let servers = report["servers"].as_array().map(Vec::as_slice).unwrap_or_default();
+        let servers = report["servers"]
+            .as_array()
+            .map(Vec::as_slice)
+            .unwrap_or_default();
         for server in servers {
             let id = server["id"].as_str().unwrap_or_default();
-            for tool in server["tools"].as_array().map(Vec::as_slice).unwrap_or_default() {
+            for tool in server["tools"]
+                .as_array()
+                .map(Vec::as_slice)
+                .unwrap_or_default()
+            {
                 let Some(name) = tool["name"].as_str() else {
                     continue;
                 };
@@ -93,7 +100,10 @@ pub fn compile_system_prompt(base: &str, toolbox: &Toolbox, native_tools: bool) 
         }
     }
     for (server, guidance) in &toolbox.guidance {
-        prompt.push_str(&format!("\n# Guidance from server `{server}`\n{}\n", guidance.trim()));
+        prompt.push_str(&format!(
+            "\n# Guidance from server `{server}`\n{}\n",
+            guidance.trim()
+        ));
     }
     prompt
 }

@@ -32,9 +32,7 @@ pub fn prune(history: &[ChatMessage], budget: usize) -> &[ChatMessage] {
     // Unit starts: a message starts a unit unless it is a tool result or a tool call (those join
     // the unit before them).
     let starts: Vec<usize> = (0..history.len())
-        .filter(|&i| {
-            i == 0 || !(history[i].role == ChatRole::Tool || is_tool_call(&history[i]))
-        })
+        .filter(|&i| i == 0 || !(history[i].role == ChatRole::Tool || is_tool_call(&history[i])))
         .collect();
     let mut used = 0usize;
     let mut keep_from = history.len();

@@ -51,7 +51,11 @@ pub async fn run(
     heartbeat: Duration,
 ) {
     let (mut sink, mut stream) = socket.split();
-    let hello = timeout(Duration::from_millis(HELLO_TIMEOUT_MS), next_text(&mut stream)).await;
+    let hello = timeout(
+        Duration::from_millis(HELLO_TIMEOUT_MS),
+        next_text(&mut stream),
+    )
+    .await;
     let (token, wanted) = match hello {
         Ok(Some(text)) => match ChatClientMessage::decode(&text) {
             Ok(ChatClientMessage::Hello { token, session_id }) => (token, session_id),
@@ -65,7 +69,11 @@ pub async fn run(
         return refuse(&mut sink, "this page's origin may not use the Nexus chat").await;
     }
     if !token::matches(&secret, Some(&Token(token))) {
-        return refuse(&mut sink, "missing or wrong secret: open the link `nexus-bridge status` prints").await;
+        return refuse(
+            &mut sink,
+            "missing or wrong secret: open the link `nexus-bridge status` prints",
+        )
+        .await;
     }
 
     let (tx, rx) = mpsc::unbounded_channel::<ChatServerMessage>();
@@ -141,7 +149,11 @@ pub async fn run(
 }
 
 /// The socket's first session: the one asked for when it is stored, else a new one.
-fn open_first(chat: &Chat, wanted: Option<String>, tx: &mpsc::UnboundedSender<ChatServerMessage>) -> String {
+fn open_first(
+    chat: &Chat,
+    wanted: Option<String>,
+    tx: &mpsc::UnboundedSender<ChatServerMessage>,
+) -> String {
     match wanted.filter(|id| chat.store.exists(id)) {
         Some(id) => {
             send_resumed(chat, &id, tx);
@@ -193,7 +205,9 @@ fn handle(
             if text.trim().is_empty() {
                 let _ = tx.send(error("the message is empty"));
             } else if text.len() > MAX_MESSAGE_BYTES {
-                let _ = tx.send(error(&format!("the message is longer than {MAX_MESSAGE_BYTES} bytes")));
+                let _ = tx.send(error(&format!(
+                    "the message is longer than {MAX_MESSAGE_BYTES} bytes"
+                )));
             } else if busy_here || !chat.begin(session) {
                 let _ = tx.send(error(
                     "a turn is already running in this conversation: wait for it or press Stop",
@@ -209,14 +223,18 @@ fn handle(
         }
         ChatClientMessage::NewSession {} => {
             if busy_here {
-                let _ = tx.send(error("stop the running turn before starting a new conversation"));
+                let _ = tx.send(error(
+                    "stop the running turn before starting a new conversation",
+                ));
             } else {
                 *session = new_session(chat, tx);
             }
         }
         ChatClientMessage::OpenSession { session_id } => {
             if busy_here {
-                let _ = tx.send(error("stop the running turn before switching conversations"));
+                let _ = tx.send(error(
+                    "stop the running turn before switching conversations",
+                ));
             } else if chat.store.exists(&session_id) {
                 send_resumed(chat, &session_id, tx);
                 *session = session_id;
@@ -250,7 +268,12 @@ fn start_turn(
             let started = std::time::Instant::now();
             let outcome = orchestrator::run_turn(&chat, host, &session, text, &tx, cancel).await;
             chat.end(&session);
-            tracing::info!(session, ?outcome, ms = started.elapsed().as_millis() as u64, "chat turn ended");
+            tracing::info!(
+                session,
+                ?outcome,
+                ms = started.elapsed().as_millis() as u64,
+                "chat turn ended"
+            );
         })
     };
     Running { cancel, task }
@@ -294,7 +317,9 @@ async fn next_text(stream: &mut Stream) -> Option<String> {
 /// Says why, then closes with a policy-violation close frame.
 async fn refuse(sink: &mut Sink, reason: &str) {
     tracing::info!(reason, "chat socket refused");
-    let _ = sink.send(Message::Text(error(reason).encode().into())).await;
+    let _ = sink
+        .send(Message::Text(error(reason).encode().into()))
+        .await;
     let _ = sink
         .send(Message::Close(Some(CloseFrame {
             code: close_code::POLICY,

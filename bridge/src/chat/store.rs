@@ -67,7 +67,9 @@ impl Store {
     }
 
     fn db(&self) -> MutexGuard<'_, Connection> {
-        self.db.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.db
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// Creates an empty session.
@@ -83,7 +85,9 @@ impl Store {
 
     pub fn exists(&self, id: &str) -> bool {
         self.db()
-            .query_row("SELECT 1 FROM sessions WHERE id = ?1", params![id], |_| Ok(()))
+            .query_row("SELECT 1 FROM sessions WHERE id = ?1", params![id], |_| {
+                Ok(())
+            })
             .optional()
             .ok()
             .flatten()
@@ -145,7 +149,8 @@ impl Store {
                 })
             })
             .map_err(|err| err.to_string())?;
-        rows.collect::<Result<Vec<_>, _>>().map_err(|err| err.to_string())
+        rows.collect::<Result<Vec<_>, _>>()
+            .map_err(|err| err.to_string())
     }
 
     /// Adds a turn's tokens to the session's count.
@@ -208,7 +213,8 @@ impl Store {
                 })
             })
             .map_err(|err| err.to_string())?;
-        rows.collect::<Result<Vec<_>, _>>().map_err(|err| err.to_string())
+        rows.collect::<Result<Vec<_>, _>>()
+            .map_err(|err| err.to_string())
     }
 }
 
@@ -254,15 +260,28 @@ mod tests {
         {
             let store = Store::open(&path).unwrap();
             store.create("s1", 1).unwrap();
-            store.append("s1", &message("m1", ChatRole::User, "where is main?", 2)).unwrap();
+            store
+                .append("s1", &message("m1", ChatRole::User, "where is main?", 2))
+                .unwrap();
             let mut call = message("m2", ChatRole::Assistant, "", 3);
             call.content = None;
-            call.data = Some(json!({"call_id": "c1", "tool": "nexus:search", "arguments": {"query": "main"}}));
+            call.data = Some(
+                json!({"call_id": "c1", "tool": "nexus:search", "arguments": {"query": "main"}}),
+            );
             call.tool_name = Some("nexus:search".into());
             store.append("s1", &call).unwrap();
-            store.append("s1", &message("m3", ChatRole::Assistant, "in main.rs", 4)).unwrap();
             store
-                .add_usage("s1", TokenUsage { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 })
+                .append("s1", &message("m3", ChatRole::Assistant, "in main.rs", 4))
+                .unwrap();
+            store
+                .add_usage(
+                    "s1",
+                    TokenUsage {
+                        prompt_tokens: 10,
+                        completion_tokens: 5,
+                        total_tokens: 15,
+                    },
+                )
                 .unwrap();
             store.create("s2", 5).unwrap();
         }
@@ -272,7 +291,10 @@ mod tests {
         let messages = store.messages("s1").unwrap();
         assert_eq!(messages.len(), 3);
         assert_eq!(messages[1].tool_name.as_deref(), Some("nexus:search"));
-        assert_eq!(messages[1].data.as_ref().unwrap()["arguments"]["query"], "main");
+        assert_eq!(
+            messages[1].data.as_ref().unwrap()["arguments"]["query"],
+            "main"
+        );
         assert_eq!(store.usage("s1").total_tokens, 15);
         let sessions = store.sessions(10).unwrap();
         assert_eq!(sessions.len(), 2);

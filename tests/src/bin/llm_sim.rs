@@ -69,7 +69,10 @@ enum Ending {
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
-    let port: u16 = std::env::args().nth(1).and_then(|p| p.parse().ok()).unwrap_or(0);
+    let port: u16 = std::env::args()
+        .nth(1)
+        .and_then(|p| p.parse().ok())
+        .unwrap_or(0);
     let listener = match tokio::net::TcpListener::bind(("127.0.0.1", port)).await {
         Ok(listener) => listener,
         Err(err) => {
@@ -106,7 +109,11 @@ async fn openai(State(sim): State<Arc<Sim>>, body: String) -> Response {
 
 async fn gemini(State(sim): State<Arc<Sim>>, Path(action): Path<String>, body: String) -> Response {
     if !action.ends_with(":streamGenerateContent") {
-        return (StatusCode::NOT_FOUND, "only streamGenerateContent is simulated").into_response();
+        return (
+            StatusCode::NOT_FOUND,
+            "only streamGenerateContent is simulated",
+        )
+            .into_response();
     }
     respond(&sim, Wire::Gemini, body)
 }
@@ -132,7 +139,10 @@ fn conversation(wire: Wire, body: &Value) -> Vec<(bool, String)> {
                         .iter()
                         .map(|p| match p.get("text") {
                             Some(Value::String(t)) => t.clone(),
-                            _ => p.get("functionResponse").map(Value::to_string).unwrap_or_default(),
+                            _ => p
+                                .get("functionResponse")
+                                .map(Value::to_string)
+                                .unwrap_or_default(),
                         })
                         .collect::<Vec<_>>()
                         .join("\n")
@@ -183,17 +193,28 @@ fn respond(sim: &Sim, wire: Wire, body: String) -> Response {
                 .map(|list| {
                     list.iter()
                         .map(|c| {
-                            (c["tool"].as_str().unwrap_or_default().to_owned(), c["arguments"].clone())
+                            (
+                                c["tool"].as_str().unwrap_or_default().to_owned(),
+                                c["arguments"].clone(),
+                            )
                         })
                         .collect()
                 })
                 .unwrap_or_else(|| vec![("nexus:search".to_owned(), json!({"query": "main"}))]);
-            let after: Vec<&String> =
-                messages[at + 1..].iter().filter(|(user, _)| *user).map(|(_, t)| t).collect();
+            let after: Vec<&String> = messages[at + 1..]
+                .iter()
+                .filter(|(user, _)| *user)
+                .map(|(_, t)| t)
+                .collect();
             let feedback = after.last().map(|t| t.to_string()).unwrap_or_default();
             (name, calls, text.clone(), (after.len(), feedback))
         }
-        None => ("plain".to_owned(), Vec::new(), String::new(), (0, String::new())),
+        None => (
+            "plain".to_owned(),
+            Vec::new(),
+            String::new(),
+            (0, String::new()),
+        ),
     };
     let (round, feedback) = feedback;
     let answer = |prefix: &str| {
@@ -212,7 +233,10 @@ fn respond(sim: &Sim, wire: Wire, body: String) -> Response {
             let steps = match calls.get(round) {
                 Some((tool, arguments)) if script == "native" => vec![
                     Step::Text(format!("Calling {tool}.")),
-                    Step::Call { tool: tool.clone(), arguments: arguments.clone() },
+                    Step::Call {
+                        tool: tool.clone(),
+                        arguments: arguments.clone(),
+                    },
                 ],
                 Some((tool, arguments)) => {
                     let call = json!({"tool": tool, "arguments": arguments});
@@ -220,20 +244,36 @@ fn respond(sim: &Sim, wire: Wire, body: String) -> Response {
                 }
                 None => vec![answer("Answer from the tools:")],
             };
-            Plan { steps, chunk: 3, pause: Duration::ZERO, ending: Ending::Complete }
+            Plan {
+                steps,
+                chunk: 3,
+                pause: Duration::ZERO,
+                ending: Ending::Complete,
+            }
         }
         "malformed" if round == 0 => Plan {
-            steps: vec![Step::Text("Trying.\n```tool\n{\"tool\": \"nexus:search\", \"arguments\": {\"query\": \n```".into())],
+            steps: vec![Step::Text(
+                "Trying.\n```tool\n{\"tool\": \"nexus:search\", \"arguments\": {\"query\": \n```"
+                    .into(),
+            )],
             chunk: 5,
             pause: Duration::ZERO,
             ending: Ending::Complete,
         },
-        "malformed" => Plan { steps: vec![answer("Corrected after:")], ..plain() },
-        "unknown" if round == 0 => Plan {
-            steps: vec![Step::Text("```tool\n{\"tool\": \"nexus:no_such_tool\", \"arguments\": {}}\n```".into())],
+        "malformed" => Plan {
+            steps: vec![answer("Corrected after:")],
             ..plain()
         },
-        "unknown" => Plan { steps: vec![answer("Told:")], ..plain() },
+        "unknown" if round == 0 => Plan {
+            steps: vec![Step::Text(
+                "```tool\n{\"tool\": \"nexus:no_such_tool\", \"arguments\": {}}\n```".into(),
+            )],
+            ..plain()
+        },
+        "unknown" => Plan {
+            steps: vec![answer("Told:")],
+            ..plain()
+        },
         "429" => {
             let count = sim
                 .seen
@@ -249,7 +289,12 @@ fn respond(sim: &Sim, wire: Wire, body: String) -> Response {
             }
             plain()
         }
-        "hang" => Plan { steps: Vec::new(), chunk: 1, pause: Duration::ZERO, ending: Ending::Hang },
+        "hang" => Plan {
+            steps: Vec::new(),
+            chunk: 1,
+            pause: Duration::ZERO,
+            ending: Ending::Hang,
+        },
         "slow" => Plan {
             steps: vec![Step::Text("word ".repeat(300))],
             chunk: 5,
@@ -269,16 +314,30 @@ fn respond(sim: &Sim, wire: Wire, body: String) -> Response {
 
 fn too_many(wire: Wire) -> Response {
     let body = match wire {
-        Wire::Anthropic => json!({"type": "error", "error": {"type": "rate_limit_error", "message": "slow down"}}),
-        Wire::OpenAi => json!({"error": {"message": "Rate limit reached", "type": "rate_limit_exceeded"}}),
-        Wire::Gemini => json!({"error": {"code": 429, "message": "Resource exhausted", "status": "RESOURCE_EXHAUSTED"}}),
+        Wire::Anthropic => {
+            json!({"type": "error", "error": {"type": "rate_limit_error", "message": "slow down"}})
+        }
+        Wire::OpenAi => {
+            json!({"error": {"message": "Rate limit reached", "type": "rate_limit_exceeded"}})
+        }
+        Wire::Gemini => {
+            json!({"error": {"code": 429, "message": "Resource exhausted", "status": "RESOURCE_EXHAUSTED"}})
+        }
     };
-    (StatusCode::TOO_MANY_REQUESTS, [(header::RETRY_AFTER, "0")], axum::Json(body)).into_response()
+    (
+        StatusCode::TOO_MANY_REQUESTS,
+        [(header::RETRY_AFTER, "0")],
+        axum::Json(body),
+    )
+        .into_response()
 }
 
 fn chunks(text: &str, size: usize) -> Vec<String> {
     let chars: Vec<char> = text.chars().collect();
-    chars.chunks(size.max(1)).map(|c| c.iter().collect()).collect()
+    chars
+        .chunks(size.max(1))
+        .map(|c| c.iter().collect())
+        .collect()
 }
 
 /// The plan as the wire's events, each a complete SSE event.
@@ -305,8 +364,11 @@ fn events(wire: Wire, plan: &Plan, prompt_tokens: u64) -> Vec<String> {
         match step {
             Step::Text(text) => {
                 if wire == Wire::Anthropic {
-                    out.push(sse("content_block_start", json!({"type": "content_block_start", "index": index,
-                        "content_block": {"type": "text", "text": ""}})));
+                    out.push(sse(
+                        "content_block_start",
+                        json!({"type": "content_block_start", "index": index,
+                        "content_block": {"type": "text", "text": ""}}),
+                    ));
                 }
                 for piece in chunks(text, plan.chunk) {
                     completion += 1;
@@ -320,7 +382,10 @@ fn events(wire: Wire, plan: &Plan, prompt_tokens: u64) -> Vec<String> {
                     });
                 }
                 if wire == Wire::Anthropic {
-                    out.push(sse("content_block_stop", json!({"type": "content_block_stop", "index": index})));
+                    out.push(sse(
+                        "content_block_stop",
+                        json!({"type": "content_block_stop", "index": index}),
+                    ));
                 }
             }
             Step::Call { tool, arguments } => {

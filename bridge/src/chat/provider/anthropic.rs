@@ -19,10 +19,19 @@ pub fn body(config: &LlmConfig, request: &Request<'_>) -> Value {
                 .filter_map(|part| match part {
                     Part::Text(text) if text.is_empty() => None,
                     Part::Text(text) => Some(json!({"type": "text", "text": text})),
-                    Part::Call { id, name, arguments } => Some(json!({
+                    Part::Call {
+                        id,
+                        name,
+                        arguments,
+                    } => Some(json!({
                         "type": "tool_use", "id": id, "name": wire_name(&name), "input": arguments
                     })),
-                    Part::Result { id, content, is_error, .. } => Some(json!({
+                    Part::Result {
+                        id,
+                        content,
+                        is_error,
+                        ..
+                    } => Some(json!({
                         "type": "tool_result", "tool_use_id": id, "content": content,
                         "is_error": is_error
                     })),
@@ -119,7 +128,11 @@ impl super::Decoder for Decoder {
             }
             "content_block_stop" => match self.blocks.remove(&index) {
                 Some(block) => {
-                    let input = if block.input.trim().is_empty() { "{}" } else { &block.input };
+                    let input = if block.input.trim().is_empty() {
+                        "{}"
+                    } else {
+                        &block.input
+                    };
                     vec![Event::ToolCall {
                         id: block.id,
                         name: from_wire(&self.toolbox, &block.name),
@@ -159,7 +172,9 @@ impl super::Decoder for Decoder {
         if self.done {
             Ok(Vec::new())
         } else {
-            Err(LlmError::Transient("the stream ended before message_stop".into()))
+            Err(LlmError::Transient(
+                "the stream ended before message_stop".into(),
+            ))
         }
     }
 }
@@ -187,16 +202,43 @@ mod tests {
         let mut decoder = Decoder::new(toolbox());
         let mut events = Vec::new();
         for (name, data) in [
-            ("message_start", r#"{"type":"message_start","message":{"usage":{"input_tokens":25,"output_tokens":1}}}"#),
-            ("content_block_start", r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#),
+            (
+                "message_start",
+                r#"{"type":"message_start","message":{"usage":{"input_tokens":25,"output_tokens":1}}}"#,
+            ),
+            (
+                "content_block_start",
+                r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#,
+            ),
             ("ping", r#"{"type": "ping"}"#),
-            ("content_block_delta", r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hello"}}"#),
-            ("content_block_stop", r#"{"type":"content_block_stop","index":0}"#),
-            ("content_block_start", r#"{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_1","name":"nexus__search","input":{}}}"#),
-            ("content_block_delta", r#"{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"query\": \"ma"}}"#),
-            ("content_block_delta", r#"{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"in\"}"}}"#),
-            ("content_block_stop", r#"{"type":"content_block_stop","index":1}"#),
-            ("message_delta", r#"{"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":15}}"#),
+            (
+                "content_block_delta",
+                r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hello"}}"#,
+            ),
+            (
+                "content_block_stop",
+                r#"{"type":"content_block_stop","index":0}"#,
+            ),
+            (
+                "content_block_start",
+                r#"{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_1","name":"nexus__search","input":{}}}"#,
+            ),
+            (
+                "content_block_delta",
+                r#"{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"query\": \"ma"}}"#,
+            ),
+            (
+                "content_block_delta",
+                r#"{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"in\"}"}}"#,
+            ),
+            (
+                "content_block_stop",
+                r#"{"type":"content_block_stop","index":1}"#,
+            ),
+            (
+                "message_delta",
+                r#"{"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":15}}"#,
+            ),
             ("message_stop", r#"{"type":"message_stop"}"#),
         ] {
             events.extend(decoder.event(name, data).unwrap());
@@ -205,14 +247,20 @@ mod tests {
         assert_eq!(
             events,
             vec![
-                Event::Usage { prompt: Some(25), completion: Some(1) },
+                Event::Usage {
+                    prompt: Some(25),
+                    completion: Some(1)
+                },
                 Event::Text("Hello".into()),
                 Event::ToolCall {
                     id: "toolu_1".into(),
                     name: "nexus:search".into(),
                     arguments: json!({"query": "main"})
                 },
-                Event::Usage { prompt: None, completion: Some(15) },
+                Event::Usage {
+                    prompt: None,
+                    completion: Some(15)
+                },
             ]
         );
         let overloaded = Decoder::new(toolbox()).event(
@@ -234,7 +282,14 @@ mod tests {
         };
         let history = super::super::tests::history();
         let toolbox = toolbox();
-        let body = body(&config, &Request { system: "sys", history: &history, toolbox: &toolbox });
+        let body = body(
+            &config,
+            &Request {
+                system: "sys",
+                history: &history,
+                toolbox: &toolbox,
+            },
+        );
         assert_eq!(body["system"], "sys");
         assert_eq!(body["messages"][1]["content"][1]["type"], "tool_use");
         assert_eq!(body["messages"][2]["content"][0]["type"], "tool_result");

@@ -3,12 +3,23 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{Event, LlmError, Part, Request, from_wire, json as parse, local_call_id, turns, wire_name};
+use super::{
+    Event, LlmError, Part, Request, from_wire, json as parse, local_call_id, turns, wire_name,
+};
 use crate::chat::config::LlmConfig;
 use crate::chat::prompt::Toolbox;
 
 /// JSON Schema keywords Gemini's OpenAPI subset refuses.
-const UNSUPPORTED: &[&str] = &["$schema", "additionalProperties", "$defs", "definitions", "$ref", "default", "examples", "title"];
+const UNSUPPORTED: &[&str] = &[
+    "$schema",
+    "additionalProperties",
+    "$defs",
+    "definitions",
+    "$ref",
+    "default",
+    "examples",
+    "title",
+];
 
 fn schema_for_gemini(schema: &Value) -> Value {
     match schema {
@@ -20,7 +31,10 @@ fn schema_for_gemini(schema: &Value) -> Value {
                     let v = if k == "properties" {
                         match v {
                             Value::Object(props) => Value::Object(
-                                props.iter().map(|(p, s)| (p.clone(), schema_for_gemini(s))).collect(),
+                                props
+                                    .iter()
+                                    .map(|(p, s)| (p.clone(), schema_for_gemini(s)))
+                                    .collect(),
                             ),
                             other => other.clone(),
                         }
@@ -94,15 +108,21 @@ impl super::Decoder for Decoder {
     fn event(&mut self, _name: &str, data: &str) -> Result<Vec<Event>, LlmError> {
         let response = parse(data)?;
         if let Some(error) = response.get("error") {
-            return Err(LlmError::Fatal(format!("gemini reported an error: {error}")));
+            return Err(LlmError::Fatal(format!(
+                "gemini reported an error: {error}"
+            )));
         }
         let mut out = Vec::new();
         if let Some(candidate) = response["candidates"].get(0) {
-            for part in candidate["content"]["parts"].as_array().map(Vec::as_slice).unwrap_or_default() {
-                if let Some(text) = part["text"].as_str().filter(|t| !t.is_empty()) {
-                    if part["thought"].as_bool() != Some(true) {
-                        out.push(Event::Text(text.to_owned()));
-                    }
+            for part in candidate["content"]["parts"]
+                .as_array()
+                .map(Vec::as_slice)
+                .unwrap_or_default()
+            {
+                if let Some(text) = part["text"].as_str().filter(|t| !t.is_empty())
+                    && part["thought"].as_bool() != Some(true)
+                {
+                    out.push(Event::Text(text.to_owned()));
                 }
                 if let Some(call) = part.get("functionCall") {
                     self.calls += 1;
@@ -136,7 +156,9 @@ impl super::Decoder for Decoder {
         if self.finished {
             Ok(Vec::new())
         } else {
-            Err(LlmError::Transient("the stream ended before a finishReason".into()))
+            Err(LlmError::Transient(
+                "the stream ended before a finishReason".into(),
+            ))
         }
     }
 }
@@ -174,11 +196,25 @@ mod tests {
         assert_eq!(events[0], Event::Text("Let me".into()));
         assert_eq!(
             events[2],
-            Event::ToolCall { id: "call_1".into(), name: "nexus:search".into(), arguments: json!({"query": "main"}) }
+            Event::ToolCall {
+                id: "call_1".into(),
+                name: "nexus:search".into(),
+                arguments: json!({"query": "main"})
+            }
         );
-        assert_eq!(events[3], Event::Usage { prompt: Some(9), completion: Some(4) });
+        assert_eq!(
+            events[3],
+            Event::Usage {
+                prompt: Some(9),
+                completion: Some(4)
+            }
+        );
         let mut cut = Decoder::new(toolbox());
-        cut.event("", r#"{"candidates":[{"content":{"parts":[{"text":"Hi"}]}}]}"#).unwrap();
+        cut.event(
+            "",
+            r#"{"candidates":[{"content":{"parts":[{"text":"Hi"}]}}]}"#,
+        )
+        .unwrap();
         assert!(cut.end().is_err());
     }
 
@@ -194,10 +230,23 @@ mod tests {
         };
         let history = super::super::tests::history();
         let toolbox = toolbox();
-        let body = body(&config, &Request { system: "sys", history: &history, toolbox: &toolbox });
+        let body = body(
+            &config,
+            &Request {
+                system: "sys",
+                history: &history,
+                toolbox: &toolbox,
+            },
+        );
         assert_eq!(body["contents"][1]["role"], "model");
-        assert_eq!(body["contents"][1]["parts"][1]["functionCall"]["name"], "nexus__search");
-        assert_eq!(body["contents"][2]["parts"][0]["functionResponse"]["response"]["result"], "main.rs:1");
+        assert_eq!(
+            body["contents"][1]["parts"][1]["functionCall"]["name"],
+            "nexus__search"
+        );
+        assert_eq!(
+            body["contents"][2]["parts"][0]["functionResponse"]["response"]["result"],
+            "main.rs:1"
+        );
         let parameters = &body["tools"][0]["functionDeclarations"][0]["parameters"];
         assert!(parameters.get("additionalProperties").is_none());
         assert!(parameters["properties"]["title"].get("default").is_none());

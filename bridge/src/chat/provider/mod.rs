@@ -87,10 +87,16 @@ pub(crate) fn turns(history: &[ChatMessage], native: bool) -> Vec<Turn> {
     let mut out: Vec<Turn> = Vec::new();
     for message in history {
         let (assistant, part) = match message.role {
-            ChatRole::User => (false, Part::Text(message.content.clone().unwrap_or_default())),
+            ChatRole::User => (
+                false,
+                Part::Text(message.content.clone().unwrap_or_default()),
+            ),
             ChatRole::System => (
                 false,
-                Part::Text(format!("[Nexus] {}", message.content.as_deref().unwrap_or_default())),
+                Part::Text(format!(
+                    "[Nexus] {}",
+                    message.content.as_deref().unwrap_or_default()
+                )),
             ),
             ChatRole::Assistant => match (&message.tool_name, &message.data) {
                 (Some(name), Some(data)) => {
@@ -100,7 +106,14 @@ pub(crate) fn turns(history: &[ChatMessage], native: bool) -> Vec<Turn> {
                         _ => Value::Object(Map::new()),
                     };
                     if native {
-                        (true, Part::Call { id, name: name.clone(), arguments })
+                        (
+                            true,
+                            Part::Call {
+                                id,
+                                name: name.clone(),
+                                arguments,
+                            },
+                        )
                     } else {
                         let call = serde_json::json!({"tool": name, "arguments": arguments});
                         (true, Part::Text(format!("```tool\n{call}\n```")))
@@ -125,16 +138,30 @@ pub(crate) fn turns(history: &[ChatMessage], native: bool) -> Vec<Turn> {
                     content.push_str("\n[result cut to its first 24000 characters]");
                 }
                 if native {
-                    (false, Part::Result { id, name, content, is_error })
+                    (
+                        false,
+                        Part::Result {
+                            id,
+                            name,
+                            content,
+                            is_error,
+                        },
+                    )
                 } else {
                     let label = if is_error { "failed" } else { "returned" };
-                    (false, Part::Text(format!("Tool {name} {label}:\n{content}")))
+                    (
+                        false,
+                        Part::Text(format!("Tool {name} {label}:\n{content}")),
+                    )
                 }
             }
         };
         match out.last_mut() {
             Some(turn) if turn.assistant == assistant => turn.parts.push(part),
-            _ => out.push(Turn { assistant, parts: vec![part] }),
+            _ => out.push(Turn {
+                assistant,
+                parts: vec![part],
+            }),
         }
     }
     out
@@ -145,7 +172,13 @@ pub(crate) fn wire_name(qualified: &str) -> String {
     let name: String = qualified
         .replacen(':', "__", 1)
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
     name.chars().take(64).collect()
 }
@@ -232,7 +265,10 @@ pub async fn open(
             Box::new(gemini::Decoder::new(request.toolbox.clone())),
         ),
     };
-    let mut builder = client.post(&url).json(&body).header("accept", "text/event-stream");
+    let mut builder = client
+        .post(&url)
+        .json(&body)
+        .header("accept", "text/event-stream");
     if !config.key.is_empty() {
         builder = match config.kind {
             ProviderKind::Anthropic => builder.header("x-api-key", config.key.expose()),
@@ -285,7 +321,12 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn message(role: ChatRole, content: Option<&str>, data: Option<Value>, tool: Option<&str>) -> ChatMessage {
+    fn message(
+        role: ChatRole,
+        content: Option<&str>,
+        data: Option<Value>,
+        tool: Option<&str>,
+    ) -> ChatMessage {
         ChatMessage {
             id: String::new(),
             role,
@@ -303,7 +344,9 @@ mod tests {
             message(
                 ChatRole::Assistant,
                 None,
-                Some(json!({"call_id": "c1", "tool": "nexus:search", "arguments": {"query": "main"}})),
+                Some(
+                    json!({"call_id": "c1", "tool": "nexus:search", "arguments": {"query": "main"}}),
+                ),
                 Some("nexus:search"),
             ),
             message(
@@ -321,10 +364,16 @@ mod tests {
         assert_eq!(native.len(), 3);
         assert!(native[1].assistant);
         assert!(matches!(&native[1].parts[1], Part::Call { name, .. } if name == "nexus:search"));
-        assert!(matches!(&native[2].parts[0], Part::Result { content, .. } if content == "main.rs:1"));
+        assert!(
+            matches!(&native[2].parts[0], Part::Result { content, .. } if content == "main.rs:1")
+        );
         let text = turns(&history(), false);
-        assert!(matches!(&text[1].parts[1], Part::Text(t) if t.starts_with("```tool\n{") && t.contains("\"query\":\"main\"")));
-        assert!(matches!(&text[2].parts[0], Part::Text(t) if t.starts_with("Tool nexus:search returned:")));
+        assert!(
+            matches!(&text[1].parts[1], Part::Text(t) if t.starts_with("```tool\n{") && t.contains("\"query\":\"main\""))
+        );
+        assert!(
+            matches!(&text[2].parts[0], Part::Text(t) if t.starts_with("Tool nexus:search returned:"))
+        );
     }
 
     #[test]

@@ -18,7 +18,11 @@ pub fn body(config: &LlmConfig, request: &Request<'_>) -> Value {
             for part in turn.parts {
                 match part {
                     Part::Text(t) => text.push_str(&t),
-                    Part::Call { id, name, arguments } => calls.push(json!({
+                    Part::Call {
+                        id,
+                        name,
+                        arguments,
+                    } => calls.push(json!({
                         "id": id, "type": "function",
                         "function": {"name": wire_name(&name), "arguments": arguments.to_string()}
                     })),
@@ -100,7 +104,11 @@ impl Decoder {
             .into_values()
             .enumerate()
             .map(|(n, call)| Event::ToolCall {
-                id: if call.id.is_empty() { super::local_call_id(n) } else { call.id },
+                id: if call.id.is_empty() {
+                    super::local_call_id(n)
+                } else {
+                    call.id
+                },
                 name: from_wire(&self.toolbox, &call.name),
                 // Unreadable arguments stay a string: the host's validation reports them.
                 arguments: serde_json::from_str(if call.arguments.trim().is_empty() {
@@ -122,7 +130,9 @@ impl super::Decoder for Decoder {
         }
         let chunk = parse(data)?;
         if let Some(error) = chunk.get("error") {
-            return Err(LlmError::Fatal(format!("the provider reported an error: {error}")));
+            return Err(LlmError::Fatal(format!(
+                "the provider reported an error: {error}"
+            )));
         }
         let mut out = Vec::new();
         if let Some(choice) = chunk["choices"].get(0) {
@@ -130,7 +140,11 @@ impl super::Decoder for Decoder {
             if let Some(text) = delta["content"].as_str().filter(|t| !t.is_empty()) {
                 out.push(Event::Text(text.to_owned()));
             }
-            for call in delta["tool_calls"].as_array().map(Vec::as_slice).unwrap_or_default() {
+            for call in delta["tool_calls"]
+                .as_array()
+                .map(Vec::as_slice)
+                .unwrap_or_default()
+            {
                 let index = call["index"].as_u64().unwrap_or(0);
                 let pending = self.calls.entry(index).or_default();
                 if let Some(id) = call["id"].as_str() {
@@ -208,11 +222,15 @@ mod tests {
                     name: "nexus:search".into(),
                     arguments: json!({"query": "main"})
                 },
-                Event::Usage { prompt: Some(12), completion: Some(7) },
+                Event::Usage {
+                    prompt: Some(12),
+                    completion: Some(7)
+                },
             ]
         );
         let mut cut = Decoder::new(toolbox());
-        cut.event("", r#"{"choices":[{"delta":{"content":"Hi"}}]}"#).unwrap();
+        cut.event("", r#"{"choices":[{"delta":{"content":"Hi"}}]}"#)
+            .unwrap();
         assert!(matches!(cut.end(), Err(LlmError::Transient(_))));
     }
 
@@ -228,9 +246,19 @@ mod tests {
         };
         let history = super::super::tests::history();
         let toolbox = toolbox();
-        let body = body(&config, &Request { system: "sys", history: &history, toolbox: &toolbox });
+        let body = body(
+            &config,
+            &Request {
+                system: "sys",
+                history: &history,
+                toolbox: &toolbox,
+            },
+        );
         assert_eq!(body["messages"][0]["role"], "system");
-        assert_eq!(body["messages"][2]["tool_calls"][0]["function"]["name"], "nexus__search");
+        assert_eq!(
+            body["messages"][2]["tool_calls"][0]["function"]["name"],
+            "nexus__search"
+        );
         assert_eq!(body["messages"][3]["role"], "tool");
         assert_eq!(body["messages"][3]["tool_call_id"], "c1");
         assert_eq!(body["tools"][0]["function"]["name"], "nexus__search");
