@@ -36,9 +36,8 @@ impl Chat {
     pub fn from_env(db: Option<&Path>) -> Chat {
         let lookup = |name: &str| std::env::var(name).ok();
         let store = match db.map(Path::to_path_buf).or_else(store::default_path) {
-            Some(path) => Store::open(&path).map(|store| {
+            Some(path) => Store::open(&path).inspect(|_| {
                 tracing::info!(db = %path.display(), "chat sessions are kept in SQLite");
-                store
             }),
             None => Err("no data folder for this user".into()),
         };

@@ -218,7 +218,8 @@ fn respond(sim: &Sim, wire: Wire, body: String) -> Response {
     };
     let (round, feedback) = feedback;
     let answer = |prefix: &str| {
-        let quoted: String = feedback.chars().take(300).collect();
+        // Backticks are left out: a quoted fence would read as a new tool block.
+        let quoted: String = feedback.chars().filter(|&c| c != '`').take(300).collect();
         Step::Text(format!("{prefix} {quoted}"))
     };
     let plain = || Plan {

@@ -119,10 +119,10 @@ impl super::Decoder for Decoder {
                 .map(Vec::as_slice)
                 .unwrap_or_default()
             {
-                if let Some(text) = part["text"].as_str().filter(|t| !t.is_empty()) {
-                    if part["thought"].as_bool() != Some(true) {
-                        out.push(Event::Text(text.to_owned()));
-                    }
+                if let Some(text) = part["text"].as_str().filter(|t| !t.is_empty())
+                    && part["thought"].as_bool() != Some(true)
+                {
+                    out.push(Event::Text(text.to_owned()));
                 }
                 if let Some(call) = part.get("functionCall") {
                     self.calls += 1;
