@@ -58,7 +58,7 @@ fn session_storage() -> Option<web_sys::Storage> {
 }
 
 /// The session this tab talked in last, if any.
-pub fn stored_session() -> Option<String> {
+fn stored_session() -> Option<String> {
     session_storage()?.get_item(SESSION_KEY).ok().flatten()
 }
 

@@ -80,6 +80,16 @@ pub fn ChatPanel(url: String) -> impl IntoView {
         }
     };
     let items = move || view_state.with(|v| v.items.clone());
+    // The newest entry stays in view while answers stream in (after the list has drawn it).
+    let list = NodeRef::<leptos::html::Div>::new();
+    Effect::new(move |_| {
+        view_state.track();
+        request_animation_frame(move || {
+            if let Some(list) = list.get_untracked() {
+                list.set_scroll_top(list.scroll_height());
+            }
+        });
+    });
     let busy = move || view_state.with(|v| v.busy);
     let offline = move || view_state.with(|v| matches!(v.connection, Connection::Down(_)));
 
@@ -102,7 +112,7 @@ pub fn ChatPanel(url: String) -> impl IntoView {
                 _ => None,
             })}
             <Sessions view_state=view_state open=move |session_id| send_now(ChatClientMessage::OpenSession { session_id }) />
-            <div class="chat-messages" data-testid="chat-messages" data-busy=move || busy().to_string()>
+            <div class="chat-messages" node_ref=list data-testid="chat-messages" data-busy=move || busy().to_string()>
                 <For each=items key=|item: &Item| (item.key, item.rev) children=entry />
             </div>
             <textarea data-testid="chat-input" rows="3" placeholder="Ask about this code… (Enter sends, Shift+Enter for a new line)"

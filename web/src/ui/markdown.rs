@@ -170,6 +170,51 @@ fn plain<'a>(text: &str, code: bool) -> Event<'a> {
     }
 }
 
+/// The browser's own HTML parser reads the rendered text: no element or attribute in it can run
+/// anything or load anything.
+#[cfg(all(test, target_arch = "wasm32"))]
+mod browser_tests {
+    use super::*;
+    use wasm_bindgen_test::*;
+
+    const HOSTILE: &str = "<script>alert(1)</script>\n\n<img src=x onerror=alert(2)> <svg onload=alert(3)> \
+        [x](javascript:alert(4)) [y](/api/repo.zip) ![z](https://e.example/x.png) \
+        <iframe src=//e.example></iframe> `Method:shop/cart.py:Cart.checkout` \"><b onclick=alert(5)>x</b>";
+
+    #[wasm_bindgen_test]
+    fn hostile_model_text_parses_into_nothing_active() {
+        let document = web_sys::window().and_then(|w| w.document()).unwrap();
+        let host = document.create_element("div").unwrap();
+        let known = |id: &str| id == "Method:shop/cart.py:Cart.checkout";
+        host.set_inner_html(&render(HOSTILE, &known));
+        for selector in [
+            "script",
+            "img",
+            "svg",
+            "iframe",
+            "style",
+            "b",
+            "[onerror]",
+            "[onload]",
+            "[onclick]",
+            "a[href^='javascript']",
+            "a[href^='/']",
+        ] {
+            assert!(
+                host.query_selector(selector).unwrap().is_none(),
+                "{selector}"
+            );
+        }
+        let link = host.query_selector("a.symbol").unwrap().unwrap();
+        assert_eq!(
+            link.get_attribute("data-node").as_deref(),
+            Some("Method:shop/cart.py:Cart.checkout")
+        );
+        let text = host.text_content().unwrap_or_default();
+        assert!(text.contains("<script>alert(1)</script>"), "{text}");
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
