@@ -76,6 +76,14 @@ pub struct Cli {
     /// (same as `"expose": true` in the configuration).
     #[arg(long = "expose-hosted", env = "NEXUS_EXPOSE_HOSTED", global = true)]
     pub expose_hosted: bool,
+
+    /// SQLite file of the chat agent's conversations; default: nexus/chat.sqlite3 in your data
+    /// folder (~/.local/share on Linux). The chat's LLM is set by NEXUS_LLM_PROVIDER
+    /// (anthropic|openai|gemini), NEXUS_LLM_MODEL, NEXUS_LLM_BASE_URL (any OpenAI-compatible
+    /// server: Ollama, llama.cpp, vLLM, OpenRouter), the key in ANTHROPIC_API_KEY, OPENAI_API_KEY
+    /// or GEMINI_API_KEY, and NEXUS_LLM_NATIVE_TOOLS=0 for the text tool-call protocol.
+    #[arg(long = "chat-db", env = "NEXUS_CHAT_DB", global = true)]
+    pub chat_db: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -103,6 +111,7 @@ pub struct Options {
     pub allowed_origins: Vec<String>,
     pub mcp_config: Option<PathBuf>,
     pub expose_hosted: bool,
+    pub chat_db: Option<PathBuf>,
 }
 
 impl Cli {
@@ -130,6 +139,7 @@ impl Cli {
             allowed_origins,
             mcp_config: self.mcp_config.clone(),
             expose_hosted: self.expose_hosted,
+            chat_db: self.chat_db.clone(),
         }
     }
 }

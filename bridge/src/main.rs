@@ -5,6 +5,7 @@
 
 mod breaker;
 mod call;
+mod chat;
 mod cli;
 mod election;
 mod guard;

@@ -15,6 +15,7 @@ use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 use tower_http::services::ServeDir;
 
+use crate::chat::Chat;
 use crate::cli::Options;
 use crate::guard;
 use crate::hub::Hub;
@@ -31,6 +32,7 @@ struct AppState {
     sessions: Arc<SessionConfig>,
     /// One repository archive at a time.
     archive_busy: Arc<Semaphore>,
+    chat: Arc<Chat>,
 }
 
 pub async fn bind(port: u16) -> std::io::Result<TcpListener> {
@@ -85,6 +87,7 @@ async fn serve(
         allowed_origins: Arc::new(options.allowed_origins.clone()),
         sessions,
         archive_busy: Arc::new(Semaphore::new(1)),
+        chat: Arc::new(Chat::from_env(options.chat_db.as_deref())),
     };
     let api = Router::new()
         .route(
@@ -97,7 +100,10 @@ async fn serve(
             get(|State(s): State<AppState>| repo::archive(s.repo, s.archive_busy)),
         )
         .route_layer(middleware::from_fn_with_state(state.clone(), api_guard));
-    let app = Router::new().route("/ws", get(upgrade)).merge(api);
+    let app = Router::new()
+        .route("/ws", get(upgrade))
+        .route("/chat", get(chat_upgrade))
+        .merge(api);
     let index = options.ui_dir.join("index.html");
     let (app, csp) = match std::fs::read_to_string(&index) {
         Ok(html) => {
@@ -149,6 +155,16 @@ async fn upgrade(
     if !guard::same_origin(&headers, &state.allowed_origins) {
         return (StatusCode::FORBIDDEN, "cross-site sockets are refused").into_response();
     }
+    let (origin, check) = origin_check(&headers, &state.allowed_origins);
+    if check == Origin::Foreign {
+        tracing::debug!(?origin, "socket from a foreign origin");
+    }
+    ws.max_message_size(MAX_FRAME_BYTES + 1024)
+        .on_upgrade(move |socket| session::run(socket, state.hub, check, state.sessions))
+}
+
+/// The page's `Origin` and how it compares with the allowed ones.
+fn origin_check(headers: &HeaderMap, allowed_origins: &[String]) -> (Option<String>, Origin) {
     let origin = headers.get(header::ORIGIN).map(|o| {
         o.to_str()
             .unwrap_or_default()
@@ -157,14 +173,36 @@ async fn upgrade(
     });
     let check = match origin.as_deref() {
         None => Origin::Absent,
-        Some(o) if state.allowed_origins.iter().any(|allowed| allowed == o) => Origin::Allowed,
+        Some(o) if allowed_origins.iter().any(|allowed| allowed == o) => Origin::Allowed,
         Some(_) => Origin::Foreign,
     };
-    if check == Origin::Foreign {
-        tracing::debug!(?origin, "socket from a foreign origin");
+    (origin, check)
+}
+
+/// `/chat`: the chat agent's socket, for the hub's own page only (the browser role's checks:
+/// `Sec-Fetch-Site`, an allowed `Origin`, then the secret in `hello`).
+async fn chat_upgrade(
+    ws: WebSocketUpgrade,
+    headers: HeaderMap,
+    State(state): State<AppState>,
+) -> Response {
+    if !guard::same_origin(&headers, &state.allowed_origins) {
+        return (StatusCode::FORBIDDEN, "cross-site sockets are refused").into_response();
     }
+    let (_, check) = origin_check(&headers, &state.allowed_origins);
+    let secret = state.sessions.browser_secret.clone();
+    let heartbeat = state.sessions.heartbeat;
     ws.max_message_size(MAX_FRAME_BYTES + 1024)
-        .on_upgrade(move |socket| session::run(socket, state.hub, check, state.sessions))
+        .on_upgrade(move |socket| {
+            crate::chat::socket::run(
+                socket,
+                state.chat,
+                state.hub,
+                check == Origin::Allowed,
+                secret,
+                heartbeat,
+            )
+        })
 }
 
 /// The bridge's own binary and version, for the page's MCP client configuration snippet.

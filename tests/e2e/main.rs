@@ -1,6 +1,8 @@
 //! The end-to-end suite, one binary with one module per area: the real `nexus-bridge`, real MCP
 //! clients and headless Chromium. Areas take turns (`nexus_e2e::Area`); tests of one area run together.
 
+mod chat;
+mod chat_ui;
 mod crate_graph;
 mod hosted;
 mod hub_sockets;

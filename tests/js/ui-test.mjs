@@ -167,6 +167,9 @@ try {
     await page.waitForSelector('[data-testid="ask-plan"] li a.symbol');
     const plan = await text(page, "ask-plan");
     if (!/impact|neighbours|callers/.test(plan) || !/checkout/.test(plan)) fail(`plan: ${plan}`);
+    // The router's own answer, rendered as Markdown, with the ids in it as links.
+    await page.waitForSelector('[data-testid="ask-answer"] h1');
+    if ((await page.locator('[data-testid="ask-answer"] a.symbol[data-node]').count()) < 1) fail("the ask answer links no symbol");
     await page.locator('[data-testid="ask-plan"] li a.symbol', { hasText: "checkout" }).first().click();
     if ((await text(page, "details-name")) !== "checkout") fail("the ask result did not select its node");
   });

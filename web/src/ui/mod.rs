@@ -2,13 +2,16 @@
 //! Cypher, ask, activity, hosted tools and connection on the right). UI code renders; logic stays in the engine.
 
 mod activity;
+mod chat;
 mod code_view;
 mod connection;
 mod details;
 mod explorer;
 mod graph_view;
 mod load;
+mod markdown;
 mod query;
+mod refs;
 mod search_box;
 mod state;
 mod tools;
@@ -250,6 +253,7 @@ pub fn App() -> impl IntoView {
             <div class="pane" class:hidden=move || app.tab.get() != Tab::Code><code_view::CodeView /></div>
             <div class="pane" class:hidden=move || app.tab.get() != Tab::Cypher><query::CypherConsole /></div>
             <div class="pane" class:hidden=move || app.tab.get() != Tab::Ask><query::AskBox /></div>
+            <div class="pane" class:hidden=move || app.tab.get() != Tab::Chat><chat::ChatPanel url=hub_url("/chat") /></div>
             <div class="pane" class:hidden=move || app.tab.get() != Tab::Activity><activity::Activity rows=rows highlights=highlights /></div>
             <div class="pane" class:hidden=move || app.tab.get() != Tab::Tools><tools::ToolsPanel hosted=hosted link=link /></div>
             <div class="pane" class:hidden=move || app.tab.get() != Tab::Connection><connection::ConnectionPanel state=state link=link max_attempts=max_attempts /></div>
@@ -497,7 +501,7 @@ fn context_frame(s: &GraphSummary) -> Frame {
 fn start_link(engine: EngineClient, app: AppState, rows: RwSignal<Vec<ActivityRow>>) -> Link {
     let link = Link::new(
         LinkConfig {
-            url: hub_url(),
+            url: hub_url("/ws"),
             agent: "nexus-web".into(),
             token: crate::link::secret::get(),
             policy: ReconnectPolicy::default(),
@@ -535,11 +539,12 @@ fn start_link(engine: EngineClient, app: AppState, rows: RwSignal<Vec<ActivityRo
     link
 }
 
-/// The hub that served this page (same origin). Nothing in the address, hash or any message
-/// can name another: the page would hand it the repository and the browser's secret.
-fn hub_url() -> String {
+/// A socket `path` (`/ws`, `/chat`) on the hub that served this page (same origin). Nothing in
+/// the address, hash or any message can name another: the page would hand it the repository,
+/// the conversation and the browser's secret.
+fn hub_url(path: &str) -> String {
     let host = web_sys::window()
         .and_then(|w| w.location().host().ok())
         .unwrap_or_else(|| "127.0.0.1:54319".into());
-    format!("ws://{host}/ws")
+    format!("ws://{host}{path}")
 }

@@ -1,10 +1,12 @@
 //! The Cypher console (examples, a result table, errors inline) and the ask box (a question in
-//! plain words → the router's plan and results). Ids in either select their nodes.
+//! plain words → the router's answer as Markdown, its plan and results). Ids select their nodes.
 
 use leptos::prelude::*;
+use nexus_shared::Outcome;
 use serde_json::{Value, json};
 
 use super::details::short_id;
+use super::markdown::Markdown;
 use super::state::{ids_in, use_app};
 
 /// Example queries offered in the console.
@@ -154,12 +156,27 @@ pub fn AskBox() -> impl IntoView {
     let app = use_app();
     let question = RwSignal::new(String::new());
     let result = RwSignal::new(None::<Result<Vec<PlanStep>, String>>);
+    let answer = RwSignal::new(None::<String>);
     let ask = move || {
         let q = question.get_untracked();
         if q.trim().is_empty() {
             return;
         }
         result.set(None);
+        answer.set(None);
+        // Two runs: the answer as the router writes it for agents (Markdown), and as JSON for the
+        // step list and its links (an error shows there).
+        app.engine.with_value(|engine| {
+            engine.call(
+                "route",
+                json!({"query": q, "mode": "execute"}),
+                Box::new(move |outcome| {
+                    if let Outcome::Ok(output) = outcome {
+                        answer.set(Some(output.text));
+                    }
+                }),
+            )
+        });
         app.call_json("route", json!({"query": q, "mode": "execute"}), move |r| {
             result.set(Some(r.map(|a| plan_steps(&a))))
         });
@@ -171,6 +188,7 @@ pub fn AskBox() -> impl IntoView {
                 on:input=move |e| question.set(event_target_value(&e))
                 on:keydown=move |e: leptos::ev::KeyboardEvent| if e.key() == "Enter" { ask() } />
             <button data-testid="ask-run" on:click=move |_| ask()>"Ask"</button>
+            {move || answer.get().map(|text| view! { <Markdown source=text testid="ask-answer" /> })}
             {move || result.get().map(|r| match r {
                 Err(message) => view! { <p class="error">{message}</p> }.into_any(),
                 Ok(steps) => view! {

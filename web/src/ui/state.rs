@@ -64,17 +64,19 @@ pub enum Tab {
     Code,
     Cypher,
     Ask,
+    Chat,
     Activity,
     Tools,
     Connection,
 }
 
 impl Tab {
-    pub const ALL: [Tab; 7] = [
+    pub const ALL: [Tab; 8] = [
         Tab::Details,
         Tab::Code,
         Tab::Cypher,
         Tab::Ask,
+        Tab::Chat,
         Tab::Activity,
         Tab::Tools,
         Tab::Connection,
@@ -86,6 +88,7 @@ impl Tab {
             Tab::Code => "Code",
             Tab::Cypher => "Cypher",
             Tab::Ask => "Ask",
+            Tab::Chat => "Chat",
             Tab::Activity => "Activity",
             Tab::Tools => "Tools",
             Tab::Connection => "Connect",
@@ -98,6 +101,7 @@ impl Tab {
             Tab::Code => "code",
             Tab::Cypher => "cypher",
             Tab::Ask => "ask",
+            Tab::Chat => "chat",
             Tab::Activity => "activity",
             Tab::Tools => "tools",
             Tab::Connection => "connection",

@@ -1,0 +1,128 @@
+//! The chat agent on the hub (spec §2.1–2.3): the `/chat` socket, the orchestrator of a turn, the
+//! LLM service (providers, prompt, tool-block parser) and the SQLite store of sessions.
+
+pub mod config;
+pub mod orchestrator;
+pub mod parser;
+pub mod prompt;
+pub mod provider;
+pub mod prune;
+pub mod socket;
+pub mod store;
+
+use std::collections::HashSet;
+use std::path::Path;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use nexus_shared::chat::ChatServerMessage;
+
+use config::{Setup, TurnLimits};
+use store::Store;
+
+/// What every chat socket of a hub shares.
+pub struct Chat {
+    pub setup: Setup,
+    pub limits: TurnLimits,
+    pub store: Store,
+    client: reqwest::Client,
+    /// Sessions with a turn running (one turn at a time per session, across sockets).
+    busy: Mutex<HashSet<String>>,
+}
+
+impl Chat {
+    /// The chat service from the environment, with its database at `db` (else the user's data
+    /// folder). A database that cannot be opened leaves chat working in memory, and says so.
+    pub fn from_env(db: Option<&Path>) -> Chat {
+        let lookup = |name: &str| std::env::var(name).ok();
+        let store = match db.map(Path::to_path_buf).or_else(store::default_path) {
+            Some(path) => Store::open(&path).inspect(|_| {
+                tracing::info!(db = %path.display(), "chat sessions are kept in SQLite");
+            }),
+            None => Err("no data folder for this user".into()),
+        };
+        let store = store.or_else(|err| {
+            tracing::warn!("{err}; chat sessions are kept in memory only");
+            Store::in_memory()
+        });
+        let store = match store {
+            Ok(store) => store,
+            Err(err) => {
+                tracing::error!("{err}");
+                // In-memory SQLite failing means no allocator left; nothing sensible remains.
+                std::process::exit(1);
+            }
+        };
+        let setup = config::read(&lookup);
+        match &setup {
+            Setup::Ready(config) => tracing::info!(
+                provider = config.kind.name(),
+                model = %config.model,
+                base_url = %config.base_url,
+                native_tools = config.native_tools,
+                "chat LLM configured"
+            ),
+            Setup::Missing(why) => tracing::info!("chat has no LLM: {why}"),
+        }
+        Chat::new(setup, config::limits(&lookup), store)
+    }
+
+    pub fn new(setup: Setup, limits: TurnLimits, store: Store) -> Chat {
+        let client = reqwest::Client::builder()
+            .connect_timeout(Duration::from_secs(10))
+            .build()
+            .unwrap_or_default();
+        Chat {
+            setup,
+            limits,
+            store,
+            client,
+            busy: Mutex::new(HashSet::new()),
+        }
+    }
+
+    /// The `provider` message: names only, never a key.
+    pub fn provider_message(&self) -> ChatServerMessage {
+        match &self.setup {
+            Setup::Ready(config) => ChatServerMessage::Provider {
+                configured: true,
+                provider: config.kind.name().into(),
+                model: config.model.clone(),
+                message: format!("{} · {}", config.kind.name(), config.model),
+            },
+            Setup::Missing(message) => ChatServerMessage::Provider {
+                configured: false,
+                provider: String::new(),
+                model: String::new(),
+                message: message.clone(),
+            },
+        }
+    }
+
+    fn busy(&self) -> std::sync::MutexGuard<'_, HashSet<String>> {
+        self.busy
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Marks `session` busy; false when a turn already runs in it.
+    pub fn begin(&self, session: &str) -> bool {
+        self.busy().insert(session.to_owned())
+    }
+
+    pub fn end(&self, session: &str) {
+        self.busy().remove(session);
+    }
+}
+
+/// A fresh random id (sessions, messages).
+pub fn new_id() -> String {
+    let mut bytes = [0u8; 12];
+    if getrandom::fill(&mut bytes).is_err() {
+        // No OS randomness: a clock-and-counter id is still unique within this process.
+        let nanos = crate::host::unix_ms().to_be_bytes();
+        bytes[..8].copy_from_slice(&nanos);
+        bytes[8..].copy_from_slice(&fastrand::u32(..).to_be_bytes());
+    }
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}

@@ -1,0 +1,504 @@
+//! One chat turn (§2.2): store the question, prune, stream the model's answer to the socket, run
+//! its tool calls through the host and feed results back, round after round, with retries.
+
+use std::sync::Arc;
+
+use nexus_shared::chat::{
+    ChatMessage, ChatRole, ChatServerMessage, TokenUsage, ToolState, ToolStatus, TurnOutcome,
+};
+use serde_json::{Map, Value, json};
+use tokio::sync::mpsc::UnboundedSender;
+use tokio_util::sync::CancellationToken;
+
+use super::config::{LlmConfig, Setup};
+use super::parser::{Piece, ToolBlockParser};
+use super::prompt::{BASE_PROMPT, Toolbox, compile_system_prompt};
+use super::provider::{self, Event, LlmError, Request};
+use super::prune::{estimate_tokens, message_tokens, prune};
+use super::{Chat, new_id};
+use crate::host::{CallRequest, Host};
+
+/// Who the activity feed names for the chat agent's calls.
+pub const CHAT_CALLER: &str = "chat";
+
+/// A tool call the model asked for.
+#[derive(Debug, Clone)]
+enum Wanted {
+    Call {
+        id: String,
+        name: String,
+        arguments: Value,
+    },
+    /// A text block that is not a call: the corrective message for the model.
+    Malformed(String),
+}
+
+/// One model response, as far as it went.
+#[derive(Default)]
+struct Reply {
+    text: String,
+    wanted: Vec<Wanted>,
+    usage: TokenUsage,
+}
+
+enum ModelEnd {
+    Done,
+    Stopped,
+    Failed(String),
+}
+
+/// Runs one turn for `session` and says how it ended; everything the user sees goes to `out`.
+pub async fn run_turn(
+    chat: &Chat,
+    host: Option<Arc<Host>>,
+    session: &str,
+    text: String,
+    out: &UnboundedSender<ChatServerMessage>,
+    cancel: CancellationToken,
+) -> TurnOutcome {
+    let config = match &chat.setup {
+        Setup::Ready(config) => config.clone(),
+        Setup::Missing(message) => {
+            let _ = out.send(ChatServerMessage::Error {
+                message: message.clone(),
+            });
+            return TurnOutcome::Failed;
+        }
+    };
+    chat.save(session, ChatRole::User, Some(text), None, None);
+    let toolbox = host
+        .as_ref()
+        .map(|h| Toolbox::from_report(&h.report()))
+        .unwrap_or_default();
+    let system = compile_system_prompt(BASE_PROMPT, &toolbox, config.native_tools);
+    let mut usage = TokenUsage::default();
+    let mut outcome = TurnOutcome::RoundLimit;
+    for round in 0..chat.limits.max_rounds {
+        let history = chat.store.messages(session).unwrap_or_default();
+        let budget = chat
+            .limits
+            .context_tokens
+            .saturating_sub(estimate_tokens(&system));
+        let kept = prune(&history, budget);
+        let request = Request {
+            system: &system,
+            history: kept,
+            toolbox: &toolbox,
+        };
+        let mut reply = Reply::default();
+        let end = ask_model(chat, &config, &request, round, &mut reply, out, &cancel).await;
+        if reply.usage == TokenUsage::default() {
+            reply.usage = estimated_usage(&system, kept, &reply);
+        }
+        usage.add(reply.usage);
+        if !reply.text.is_empty() {
+            chat.save(
+                session,
+                ChatRole::Assistant,
+                Some(reply.text.clone()),
+                None,
+                None,
+            );
+        }
+        match end {
+            ModelEnd::Stopped => {
+                outcome = TurnOutcome::Stopped;
+                break;
+            }
+            ModelEnd::Failed(reason) => {
+                tracing::warn!(session, reason, "the model failed after its retries");
+                let fallback = format!(
+                    "\n\nSorry, the language model could not answer ({reason}). Please try again in a moment."
+                );
+                let _ = out.send(ChatServerMessage::Text {
+                    content: fallback.clone(),
+                });
+                chat.save(
+                    session,
+                    ChatRole::Assistant,
+                    Some(fallback.trim().to_owned()),
+                    None,
+                    None,
+                );
+                outcome = TurnOutcome::Failed;
+                break;
+            }
+            ModelEnd::Done => {}
+        }
+        if reply.wanted.is_empty() {
+            outcome = TurnOutcome::Answered;
+            break;
+        }
+        if run_tools(
+            chat,
+            host.as_ref(),
+            &toolbox,
+            session,
+            reply.wanted,
+            out,
+            &cancel,
+        )
+        .await
+        {
+            outcome = TurnOutcome::Stopped;
+            break;
+        }
+    }
+    usage.total_tokens = usage.prompt_tokens + usage.completion_tokens;
+    if let Err(err) = chat.store.add_usage(session, usage) {
+        tracing::warn!(session, %err, "cannot record token usage");
+    }
+    let _ = out.send(ChatServerMessage::TurnEnd {
+        outcome,
+        usage,
+        session_usage: chat.store.usage(session),
+    });
+    outcome
+}
+
+/// One model call with retries on transient failures (only while nothing was streamed yet:
+/// a retry after text reached the user would repeat it).
+async fn ask_model(
+    chat: &Chat,
+    config: &LlmConfig,
+    request: &Request<'_>,
+    round: u32,
+    reply: &mut Reply,
+    out: &UnboundedSender<ChatServerMessage>,
+    cancel: &CancellationToken,
+) -> ModelEnd {
+    let mut attempt = 0u32;
+    loop {
+        let streamed_before = reply.text.len();
+        let result = stream_once(chat, config, request, round, reply, out, cancel).await;
+        match result {
+            Ok(()) => return ModelEnd::Done,
+            Err(None) => return ModelEnd::Stopped,
+            Err(Some(LlmError::Transient(reason)))
+                if attempt < chat.limits.retries
+                    && reply.text.len() == streamed_before
+                    && reply.wanted.is_empty() =>
+            {
+                attempt += 1;
+                let delay = chat.limits.retry_delay * 2u32.saturating_pow(attempt - 1);
+                tracing::info!(attempt, ?delay, reason, "the model failed; retrying");
+                tokio::select! {
+                    _ = cancel.cancelled() => return ModelEnd::Stopped,
+                    _ = tokio::time::sleep(delay) => {}
+                }
+            }
+            Err(Some(err)) => return ModelEnd::Failed(err.to_string()),
+        }
+    }
+}
+
+/// One streamed request. `Err(None)`: the user stopped it.
+async fn stream_once(
+    chat: &Chat,
+    config: &LlmConfig,
+    request: &Request<'_>,
+    round: u32,
+    reply: &mut Reply,
+    out: &UnboundedSender<ChatServerMessage>,
+    cancel: &CancellationToken,
+) -> Result<(), Option<LlmError>> {
+    let timeout = chat.limits.request_timeout;
+    let late = || {
+        Some(LlmError::Transient(format!(
+            "no answer within {} ms",
+            timeout.as_millis()
+        )))
+    };
+    let mut response = tokio::select! {
+        _ = cancel.cancelled() => return Err(None),
+        opened = tokio::time::timeout(timeout, provider::open(&chat.client, config, request)) => {
+            opened.map_err(|_| late())?.map_err(Some)?
+        }
+    };
+    let mut parser = ToolBlockParser::new();
+    let mut calls = 0usize;
+    loop {
+        let next = tokio::select! {
+            _ = cancel.cancelled() => {
+                flush(&mut parser, reply, out, round, &mut calls);
+                return Err(None);
+            }
+            next = tokio::time::timeout(timeout, response.next()) => next.map_err(|_| late())?,
+        };
+        let Some(batch) = next else {
+            break;
+        };
+        for event in batch.map_err(Some)? {
+            match event {
+                Event::Text(text) => {
+                    for piece in parser.feed(&text) {
+                        take_piece(piece, reply, out, round, &mut calls);
+                    }
+                }
+                Event::ToolCall {
+                    id,
+                    name,
+                    arguments,
+                } => reply.wanted.push(Wanted::Call {
+                    id,
+                    name,
+                    arguments,
+                }),
+                Event::Usage { prompt, completion } => {
+                    if let Some(prompt) = prompt {
+                        reply.usage.prompt_tokens = prompt;
+                    }
+                    if let Some(completion) = completion {
+                        reply.usage.completion_tokens = completion;
+                    }
+                }
+            }
+        }
+    }
+    flush(&mut parser, reply, out, round, &mut calls);
+    Ok(())
+}
+
+fn flush(
+    parser: &mut ToolBlockParser,
+    reply: &mut Reply,
+    out: &UnboundedSender<ChatServerMessage>,
+    round: u32,
+    calls: &mut usize,
+) {
+    for piece in parser.finish() {
+        take_piece(piece, reply, out, round, calls);
+    }
+}
+
+fn take_piece(
+    piece: Piece,
+    reply: &mut Reply,
+    out: &UnboundedSender<ChatServerMessage>,
+    round: u32,
+    calls: &mut usize,
+) {
+    match piece {
+        Piece::Text(text) => {
+            reply.text.push_str(&text);
+            let _ = out.send(ChatServerMessage::Text { content: text });
+        }
+        Piece::Call(call) => {
+            *calls += 1;
+            reply.wanted.push(Wanted::Call {
+                id: format!("block_{round}_{calls}"),
+                name: call.tool,
+                arguments: Value::Object(call.arguments),
+            });
+        }
+        Piece::Malformed(message) => reply.wanted.push(Wanted::Malformed(message)),
+    }
+}
+
+/// Runs the calls in order; true when the user stopped the turn meanwhile.
+async fn run_tools(
+    chat: &Chat,
+    host: Option<&Arc<Host>>,
+    toolbox: &Toolbox,
+    session: &str,
+    wanted: Vec<Wanted>,
+    out: &UnboundedSender<ChatServerMessage>,
+    cancel: &CancellationToken,
+) -> bool {
+    for want in wanted {
+        let (id, name, arguments) = match want {
+            Wanted::Malformed(message) => {
+                tracing::info!(session, "malformed tool block; correcting the model");
+                chat.save(session, ChatRole::System, Some(message), None, None);
+                continue;
+            }
+            Wanted::Call {
+                id,
+                name,
+                arguments,
+            } => (id, name, arguments),
+        };
+        let call = json!({"call_id": id, "tool": name, "arguments": arguments});
+        chat.save(
+            session,
+            ChatRole::Assistant,
+            None,
+            Some(call),
+            Some(name.clone()),
+        );
+        let _ = out.send(ChatServerMessage::Status(ToolStatus {
+            state: ToolState::Processing,
+            call_id: id.clone(),
+            tool: Some(name.clone()),
+            message: format!("Calling {name}"),
+            data: Some(arguments.clone()),
+            is_error: false,
+        }));
+        let (result, is_error, shown, stopped) = tokio::select! {
+            _ = cancel.cancelled() => {
+                ("The user stopped the turn before this call finished.".to_owned(), true, Value::Null, true)
+            }
+            done = call_tool(host, toolbox, &name, arguments) => {
+                let (result, is_error, shown) = done;
+                (result, is_error, shown, false)
+            }
+        };
+        let data = json!({"call_id": id, "result": result, "is_error": is_error});
+        chat.save(
+            session,
+            ChatRole::Tool,
+            None,
+            Some(data),
+            Some(name.clone()),
+        );
+        let message = if stopped {
+            format!("{name} stopped")
+        } else if is_error {
+            format!(
+                "{name} failed: {}",
+                result.lines().next().unwrap_or_default()
+            )
+        } else {
+            format!("{name} done")
+        };
+        let _ = out.send(ChatServerMessage::Status(ToolStatus {
+            state: ToolState::Complete,
+            call_id: id,
+            tool: Some(name),
+            message,
+            data: Some(if shown.is_null() {
+                Value::String(result)
+            } else {
+                shown
+            }),
+            is_error,
+        }));
+        if stopped {
+            return true;
+        }
+    }
+    false
+}
+
+/// (text for the model, failed, the result as the UI shows it).
+async fn call_tool(
+    host: Option<&Arc<Host>>,
+    toolbox: &Toolbox,
+    name: &str,
+    arguments: Value,
+) -> (String, bool, Value) {
+    let Some(host) = host else {
+        return (
+            "No tools are available on this bridge.".into(),
+            true,
+            Value::Null,
+        );
+    };
+    if !toolbox.has(name) && host.resolve(name).is_err() {
+        let similar = toolbox.similar(name);
+        let hint = if similar.is_empty() {
+            "Use one of the tools listed in your instructions.".to_owned()
+        } else {
+            format!("Did you mean {}?", similar.join(", "))
+        };
+        return (
+            format!(
+                "There is no tool named `{name}`. {hint} Call tools by their qualified `server:tool` name."
+            ),
+            true,
+            Value::Null,
+        );
+    }
+    let args = match arguments {
+        Value::Object(map) => map,
+        Value::Null => Map::new(),
+        other => {
+            return (
+                format!("The arguments of `{name}` must be a JSON object, not {other}."),
+                true,
+                Value::Null,
+            );
+        }
+    };
+    let request = CallRequest {
+        name: name.to_owned(),
+        args,
+        timeout: None,
+        caller: CHAT_CALLER.into(),
+    };
+    match host.execute(request).await {
+        Ok(reply) => {
+            let text: Vec<String> = reply
+                .result
+                .content
+                .iter()
+                .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+                .collect();
+            let text = if text.is_empty() {
+                reply
+                    .result
+                    .structured_content
+                    .as_ref()
+                    .map(Value::to_string)
+                    .unwrap_or_default()
+            } else {
+                text.join("\n")
+            };
+            let shown = serde_json::to_value(&reply.result).unwrap_or(Value::Null);
+            (text, reply.result.is_error == Some(true), shown)
+        }
+        Err(err) => {
+            let err = err.to_tool_error();
+            let mut text = err.message.clone();
+            if let Some(hint) = &err.hint {
+                text.push_str(&format!(" ({hint})"));
+            }
+            (text, true, Value::Null)
+        }
+    }
+}
+
+/// Tokens estimated from the characters sent and received (when the provider reports none).
+fn estimated_usage(system: &str, kept: &[ChatMessage], reply: &Reply) -> TokenUsage {
+    let prompt = estimate_tokens(system) + kept.iter().map(message_tokens).sum::<usize>();
+    let calls: usize = reply
+        .wanted
+        .iter()
+        .map(|w| match w {
+            Wanted::Call {
+                name, arguments, ..
+            } => estimate_tokens(name) + estimate_tokens(&arguments.to_string()),
+            Wanted::Malformed(_) => 0,
+        })
+        .sum();
+    let completion = estimate_tokens(&reply.text) + calls;
+    TokenUsage {
+        prompt_tokens: prompt as u64,
+        completion_tokens: completion as u64,
+        total_tokens: (prompt + completion) as u64,
+    }
+}
+
+impl Chat {
+    /// Stores one message of `session` (a failure is logged: the turn goes on).
+    pub(crate) fn save(
+        &self,
+        session: &str,
+        role: ChatRole,
+        content: Option<String>,
+        data: Option<Value>,
+        tool_name: Option<String>,
+    ) {
+        let message = ChatMessage {
+            id: new_id(),
+            role,
+            content,
+            data,
+            created_at: crate::host::unix_ms(),
+            tool_name,
+        };
+        if let Err(err) = self.store.append(session, &message) {
+            tracing::warn!(session, %err, "cannot store a chat message");
+        }
+    }
+}

@@ -1,0 +1,150 @@
+//! `compileSystemPrompt`: the base prompt, the host's tool-call rule (text protocol only), the tool
+//! list and each hosted server's `tool-descriptions` guidance, from the host's registry report.
+
+use serde_json::Value;
+
+/// A tool the model may call, by its qualified name.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolDef {
+    /// `server:tool`.
+    pub name: String,
+    pub description: String,
+    /// JSON Schema of the arguments.
+    pub schema: Value,
+}
+
+/// What the model is told about the tools.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Toolbox {
+    pub tools: Vec<ToolDef>,
+    /// (server, guidance) for servers that have guidance (their own or the generated fallback).
+    pub guidance: Vec<(String, String)>,
+}
+
+impl Toolbox {
+    /// The tools and guidance of the host's registry report (`Host::report`).
+    pub fn from_report(report: &Value) -> Toolbox {
+        let mut toolbox = Toolbox::default();
+        let servers = report["servers"]
+            .as_array()
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        for server in servers {
+            let id = server["id"].as_str().unwrap_or_default();
+            for tool in server["tools"]
+                .as_array()
+                .map(Vec::as_slice)
+                .unwrap_or_default()
+            {
+                let Some(name) = tool["name"].as_str() else {
+                    continue;
+                };
+                toolbox.tools.push(ToolDef {
+                    name: name.to_owned(),
+                    description: tool["description"].as_str().unwrap_or_default().to_owned(),
+                    schema: tool["input_schema"].clone(),
+                });
+            }
+            if let Some(guidance) = server["guidance"].as_str().filter(|g| !g.trim().is_empty()) {
+                toolbox.guidance.push((id.to_owned(), guidance.to_owned()));
+            }
+        }
+        toolbox
+    }
+
+    pub fn has(&self, name: &str) -> bool {
+        self.tools.iter().any(|t| t.name == name)
+    }
+
+    /// Names close to `name`, for a corrective message.
+    pub fn similar(&self, name: &str) -> Vec<&str> {
+        let tail = name.rsplit(':').next().unwrap_or(name).to_lowercase();
+        self.tools
+            .iter()
+            .map(|t| t.name.as_str())
+            .filter(|t| {
+                let t_tail = t.rsplit(':').next().unwrap_or(t).to_lowercase();
+                !tail.is_empty() && (t_tail.contains(&tail) || tail.contains(&t_tail))
+            })
+            .take(5)
+            .collect()
+    }
+}
+
+/// The assistant's standing instructions.
+pub const BASE_PROMPT: &str = "You are Nexus, an assistant that answers questions about the \
+code base loaded in the user's Nexus tab. Use the tools to look things up instead of guessing: \
+`nexus:*` tools query the code graph (symbols, callers, impact, files), other servers' tools do \
+what their descriptions say. Name symbols by their ids and code places as `path:line` so the user \
+can open them. When a tool fails, read its error and try another way. Answer concisely in \
+Markdown.";
+
+/// The host's rule for the text protocol (native function calling needs none).
+pub const TOOL_RULE: &str = "When you need a tool, write ONLY the call, as one JSON object \
+inside a fenced block like this:\n```tool\n{\"tool\": \"server:tool\", \"arguments\": {}}\n```\n\
+Use a qualified tool name from the list below. Write nothing after the closing ``` and wait: the \
+result comes back in the next message. Several blocks in one answer are run in order.";
+
+/// Assembles the system prompt.
+pub fn compile_system_prompt(base: &str, toolbox: &Toolbox, native_tools: bool) -> String {
+    let mut prompt = String::from(base);
+    if !native_tools {
+        prompt.push_str("\n\n# Calling tools\n");
+        prompt.push_str(TOOL_RULE);
+        prompt.push_str("\n\n# Tools\n");
+        for tool in &toolbox.tools {
+            let description = tool.description.lines().next().unwrap_or("").trim();
+            prompt.push_str(&format!("- {}: {description}\n", tool.name));
+            let schema = serde_json::to_string(&tool.schema).unwrap_or_default();
+            prompt.push_str(&format!("  arguments schema: {schema}\n"));
+        }
+    }
+    for (server, guidance) in &toolbox.guidance {
+        prompt.push_str(&format!(
+            "\n# Guidance from server `{server}`\n{}\n",
+            guidance.trim()
+        ));
+    }
+    prompt
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn report() -> Value {
+        json!({"servers": [
+            {"id": "nexus", "tools": [{"name": "nexus:search", "description": "Find symbols.\nMore.",
+              "input_schema": {"type": "object", "properties": {"query": {"type": "string"}}}}]},
+            {"id": "time", "guidance": "Use time:get_current_time for the hour.", "tools": [
+              {"name": "time:get_current_time", "description": "Current time", "input_schema": {"type": "object"}}]}
+        ]})
+    }
+
+    #[test]
+    fn the_text_protocol_prompt_has_the_rule_the_tools_and_the_guidance() {
+        let toolbox = Toolbox::from_report(&report());
+        assert_eq!(toolbox.tools.len(), 2);
+        let prompt = compile_system_prompt(BASE_PROMPT, &toolbox, false);
+        assert!(prompt.starts_with(BASE_PROMPT));
+        assert!(prompt.contains("```tool\n{\"tool\": \"server:tool\""));
+        assert!(prompt.contains("- nexus:search: Find symbols.\n"));
+        assert!(prompt.contains("\"query\""));
+        assert!(prompt.contains("# Guidance from server `time`\nUse time:get_current_time"));
+        let rule = prompt.find(TOOL_RULE).unwrap_or(usize::MAX);
+        let list = prompt.find("# Tools").unwrap_or(0);
+        assert!(rule < list);
+    }
+
+    #[test]
+    fn native_calling_leaves_the_rule_and_list_to_the_provider() {
+        let toolbox = Toolbox::from_report(&report());
+        let prompt = compile_system_prompt(BASE_PROMPT, &toolbox, true);
+        assert!(!prompt.contains("```tool"));
+        assert!(prompt.contains("Guidance from server `time`"));
+        assert_eq!(toolbox.similar("search"), vec!["nexus:search"]);
+        assert!(toolbox.has("time:get_current_time"));
+        assert!(Toolbox::from_report(&json!(null)).tools.is_empty());
+    }
+}

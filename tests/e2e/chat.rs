@@ -1,0 +1,626 @@
+//! The chat agent end to end: the real bridge's `/chat` socket, `llm-sim` speaking each provider's
+//! wire format, an echo tab answering `nexus:*` and a hosted MCP server (`servers/misbehave.py`).
+
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use futures_util::{SinkExt, StreamExt};
+use nexus_e2e::tab::{EchoTab, TabBehaviour};
+use nexus_e2e::{Area, TempDir, bridge_command, browser_secret, free_port, wait_port_open};
+use nexus_shared::chat::{
+    ChatClientMessage, ChatRole, ChatServerMessage, ConnectionState, ToolState, TurnOutcome,
+};
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::net::TcpStream;
+use tokio::process::{Child, Command};
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream, connect_async};
+
+/// The simulator, killed on drop.
+struct Sim {
+    _child: Child,
+    port: u16,
+}
+
+impl Sim {
+    async fn start() -> Sim {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_llm-sim"))
+            .arg("0")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("spawn llm-sim");
+        let stdout = child.stdout.take().expect("llm-sim stdout");
+        let mut line = String::new();
+        BufReader::new(stdout)
+            .read_line(&mut line)
+            .await
+            .expect("llm-sim says its port");
+        let port = line
+            .trim()
+            .rsplit(' ')
+            .next()
+            .and_then(|p| p.parse().ok())
+            .expect("a port");
+        Sim {
+            _child: child,
+            port,
+        }
+    }
+
+    /// The request bodies the simulator received.
+    async fn log(&self) -> Vec<Value> {
+        let mut stream = TcpStream::connect(("127.0.0.1", self.port))
+            .await
+            .expect("connect llm-sim");
+        stream
+            .write_all(b"GET /log HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
+            .await
+            .expect("ask llm-sim");
+        let mut text = String::new();
+        stream.read_to_string(&mut text).await.expect("read log");
+        let body = text.split_once("\r\n\r\n").map(|(_, b)| b).unwrap_or("");
+        serde_json::from_str::<Value>(body)
+            .ok()
+            .and_then(|v| v.as_array().cloned())
+            .unwrap_or_default()
+    }
+}
+
+/// `nexus-bridge serve` with a chat provider pointed at the simulator; killed on drop.
+struct ChatBridge {
+    child: Child,
+    port: u16,
+    db: PathBuf,
+    dir: TempDir,
+}
+
+fn misbehave_config() -> Value {
+    let script = nexus_e2e::workspace_root().join("tests/servers/misbehave.py");
+    json!({"servers": {"py": {"command": "python3", "args": [script.display().to_string()]}}})
+}
+
+impl ChatBridge {
+    async fn start(provider: &str, sim: &Sim, env: &[(&str, &str)]) -> ChatBridge {
+        let dir = TempDir::new("chat");
+        let db = dir.0.join("chat.sqlite3");
+        Self::start_with_db(provider, sim, env, dir, db).await
+    }
+
+    async fn start_with_db(
+        provider: &str,
+        sim: &Sim,
+        env: &[(&str, &str)],
+        dir: TempDir,
+        db: PathBuf,
+    ) -> ChatBridge {
+        let port = free_port();
+        let config = dir.0.join("mcp.json");
+        std::fs::write(&config, misbehave_config().to_string()).expect("write mcp.json");
+        let base = match provider {
+            "openai" => format!("http://127.0.0.1:{}/v1", sim.port),
+            _ => format!("http://127.0.0.1:{}", sim.port),
+        };
+        let mut command = bridge_command();
+        command
+            .args(["serve", "--port", &port.to_string(), "--mcp-config"])
+            .arg(&config)
+            .env("NEXUS_CHAT_DB", &db)
+            .env("NEXUS_LLM_PROVIDER", provider)
+            .env("NEXUS_LLM_MODEL", "sim-model")
+            .env("NEXUS_LLM_BASE_URL", base)
+            .env("NEXUS_LLM_TIMEOUT_MS", "700")
+            .env("NEXUS_LLM_RETRY_MS", "50")
+            .env_remove("ANTHROPIC_API_KEY")
+            .env_remove("OPENAI_API_KEY")
+            .env_remove("GEMINI_API_KEY")
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit())
+            .kill_on_drop(true);
+        for (key, value) in env {
+            command.env(key, value);
+        }
+        let child = command.spawn().expect("spawn nexus-bridge serve");
+        wait_port_open(port, Duration::from_secs(10)).await;
+        ChatBridge {
+            child,
+            port,
+            db,
+            dir,
+        }
+    }
+
+    /// Waits until the hosted server's tools are in the hub's registry (`nexus-bridge status`).
+    async fn wait_hosted(&self) {
+        let started = Instant::now();
+        loop {
+            let output = bridge_command()
+                .args(["status", "--port", &self.port.to_string()])
+                .stderr(Stdio::null())
+                .output()
+                .await
+                .expect("run nexus-bridge status");
+            if String::from_utf8_lossy(&output.stdout).contains("py:echo") {
+                return;
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(20),
+                "the hosted server did not come up"
+            );
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    }
+}
+
+type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
+
+struct ChatClient {
+    ws: Ws,
+}
+
+impl ChatClient {
+    /// Opens `/chat` with the UI's origin and says hello with the browser secret.
+    async fn connect(port: u16, session: Option<String>) -> ChatClient {
+        let ws = open(port, &format!("http://127.0.0.1:{port}"), None).await;
+        let mut client = ChatClient { ws };
+        client
+            .send(ChatClientMessage::Hello {
+                token: browser_secret(),
+                session_id: session,
+            })
+            .await;
+        client
+    }
+
+    async fn send(&mut self, message: ChatClientMessage) {
+        self.ws
+            .send(Message::Text(message.encode().into()))
+            .await
+            .expect("send to /chat");
+    }
+
+    /// The next chat message (pings are answered by the client library).
+    async fn next(&mut self) -> ChatServerMessage {
+        loop {
+            let message = tokio::time::timeout(Duration::from_secs(20), self.ws.next())
+                .await
+                .expect("a chat message within 20 s")
+                .expect("the socket is open")
+                .expect("a readable message");
+            if let Message::Text(text) = message {
+                return ChatServerMessage::decode(text.as_str()).expect("a chat message");
+            }
+        }
+    }
+
+    /// `connection` then `provider`: the session id.
+    async fn expect_welcome(&mut self) -> String {
+        let ChatServerMessage::Connection {
+            state, session_id, ..
+        } = self.next().await
+        else {
+            panic!("expected connection first")
+        };
+        assert_eq!(state, ConnectionState::Connected);
+        let provider = self.next().await;
+        assert!(
+            matches!(&provider, ChatServerMessage::Provider { configured: true, model, .. } if model == "sim-model"),
+            "{provider:?}"
+        );
+        session_id
+    }
+
+    /// Sends a message and collects everything up to its `turn_end`.
+    async fn turn(&mut self, text: &str) -> Turn {
+        self.send(ChatClientMessage::Message { text: text.into() })
+            .await;
+        self.collect().await
+    }
+
+    async fn collect(&mut self) -> Turn {
+        let mut turn = Turn::default();
+        loop {
+            match self.next().await {
+                ChatServerMessage::TurnEnd {
+                    outcome,
+                    usage,
+                    session_usage,
+                } => {
+                    turn.outcome = Some(outcome);
+                    turn.tokens = usage.total_tokens;
+                    turn.session_tokens = session_usage.total_tokens;
+                    return turn;
+                }
+                ChatServerMessage::Text { content } => turn.text.push_str(&content),
+                ChatServerMessage::Status(status) => turn.statuses.push(status),
+                ChatServerMessage::Error { message } => turn.errors.push(message),
+                other => panic!("unexpected during a turn: {other:?}"),
+            }
+        }
+    }
+}
+
+#[derive(Default, Debug)]
+struct Turn {
+    text: String,
+    statuses: Vec<nexus_shared::chat::ToolStatus>,
+    errors: Vec<String>,
+    outcome: Option<TurnOutcome>,
+    tokens: u64,
+    session_tokens: u64,
+}
+
+impl Turn {
+    /// (state, tool, is_error) of each status.
+    fn chips(&self) -> Vec<(ToolState, String, bool)> {
+        self.statuses
+            .iter()
+            .map(|s| (s.state, s.tool.clone().unwrap_or_default(), s.is_error))
+            .collect()
+    }
+}
+
+async fn open(port: u16, origin: &str, site: Option<&str>) -> Ws {
+    try_open(port, origin, site).await.expect("open /chat")
+}
+
+async fn try_open(
+    port: u16,
+    origin: &str,
+    site: Option<&str>,
+) -> Result<Ws, tokio_tungstenite::tungstenite::Error> {
+    let mut request = format!("ws://127.0.0.1:{port}/chat")
+        .into_client_request()
+        .expect("request");
+    request
+        .headers_mut()
+        .insert("Origin", origin.parse().expect("origin header"));
+    if let Some(site) = site {
+        request
+            .headers_mut()
+            .insert("Sec-Fetch-Site", site.parse().expect("site header"));
+    }
+    connect_async(request).await.map(|(ws, _)| ws)
+}
+
+fn calls(list: Value) -> String {
+    format!("\ncalls: {list}")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_provider_streams_text_tool_blocks_and_native_calls() {
+    let _area = Area::enter(module_path!());
+    let sim = Sim::start().await;
+    for provider in ["anthropic", "openai", "gemini"] {
+        let bridge = ChatBridge::start(provider, &sim, &[]).await;
+        let _tab = EchoTab::start(bridge.port, TabBehaviour::default());
+        bridge.wait_hosted().await;
+        let mut chat = ChatClient::connect(bridge.port, None).await;
+        chat.expect_welcome().await;
+
+        let plain = chat.turn(&format!("[sim:plain] hello {provider}")).await;
+        assert_eq!(
+            plain.text, "Hello from the simulator: all is well.",
+            "{provider}"
+        );
+        assert_eq!(plain.outcome, Some(TurnOutcome::Answered));
+        assert!(plain.tokens > 0, "{provider}: usage {plain:?}");
+
+        let blocks = chat
+            .turn(&format!("[sim:text-tools] where is main? {provider}"))
+            .await;
+        assert_eq!(
+            blocks.outcome,
+            Some(TurnOutcome::Answered),
+            "{provider}: {blocks:?}"
+        );
+        assert_eq!(
+            blocks.chips(),
+            vec![
+                (ToolState::Processing, "nexus:search".into(), false),
+                (ToolState::Complete, "nexus:search".into(), false),
+            ],
+            "{provider}"
+        );
+        assert!(
+            blocks.text.starts_with("Let me look.\n"),
+            "{provider}: {}",
+            blocks.text
+        );
+        assert!(
+            !blocks.text.contains("```"),
+            "the block is not shown: {}",
+            blocks.text
+        );
+        assert!(
+            blocks.text.contains("echo search"),
+            "{provider}: {}",
+            blocks.text
+        );
+
+        // Native calls: Nexus's own tool through the tab, then a hosted server's tool.
+        let question = format!(
+            "[sim:native] {provider}{}",
+            calls(json!([
+                {"tool": "nexus:search", "arguments": {"query": "main"}},
+                {"tool": "py:echo", "arguments": {"message": format!("hosted-{provider}")}}
+            ]))
+        );
+        let native = chat.turn(&question).await;
+        assert_eq!(
+            native.outcome,
+            Some(TurnOutcome::Answered),
+            "{provider}: {native:?}"
+        );
+        let tools: Vec<String> = native.chips().into_iter().map(|c| c.1).collect();
+        assert_eq!(
+            tools,
+            ["nexus:search", "nexus:search", "py:echo", "py:echo"],
+            "{provider}"
+        );
+        assert!(
+            native.chips().iter().all(|c| !c.2),
+            "{provider}: {native:?}"
+        );
+        assert!(
+            native.text.contains(&format!("hosted-{provider}")),
+            "{provider}: {}",
+            native.text
+        );
+        assert!(native.session_tokens >= native.tokens + plain.tokens);
+    }
+    // The native requests declared the tools under provider-safe names.
+    let log = sim.log().await;
+    let declared = log
+        .iter()
+        .filter(|body| body.to_string().contains("nexus__search"))
+        .count();
+    assert!(declared >= 3, "{declared} requests declared nexus__search");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_text_protocol_malformed_blocks_and_unknown_tools_are_corrected() {
+    let _area = Area::enter(module_path!());
+    let sim = Sim::start().await;
+    let bridge = ChatBridge::start("openai", &sim, &[("NEXUS_LLM_NATIVE_TOOLS", "0")]).await;
+    let _tab = EchoTab::start(bridge.port, TabBehaviour::default());
+    let mut chat = ChatClient::connect(bridge.port, None).await;
+    chat.expect_welcome().await;
+
+    let malformed = chat.turn("[sim:malformed] find it").await;
+    assert_eq!(malformed.outcome, Some(TurnOutcome::Answered));
+    assert!(malformed.statuses.is_empty(), "{malformed:?}");
+    assert!(
+        malformed.text.contains("Corrected after:"),
+        "{}",
+        malformed.text
+    );
+    assert!(
+        malformed.text.contains("not valid JSON"),
+        "{}",
+        malformed.text
+    );
+
+    let unknown = chat.turn("[sim:unknown] use a tool").await;
+    assert_eq!(
+        unknown.chips(),
+        vec![
+            (ToolState::Processing, "nexus:no_such_tool".into(), false),
+            (ToolState::Complete, "nexus:no_such_tool".into(), true),
+        ]
+    );
+    assert!(
+        unknown.text.contains("There is no tool named"),
+        "{}",
+        unknown.text
+    );
+
+    // With native calling off, the request carries the text protocol and no tool declarations.
+    let log = sim.log().await;
+    let last = log.last().expect("requests logged");
+    assert!(last.get("tools").is_none());
+    assert!(
+        last["messages"][0]["content"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("```tool")
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rate_limits_are_retried_and_hangs_and_cuts_fall_back() {
+    let _area = Area::enter(module_path!());
+    let sim = Sim::start().await;
+    for provider in ["anthropic", "gemini"] {
+        let bridge = ChatBridge::start(provider, &sim, &[]).await;
+        let mut chat = ChatClient::connect(bridge.port, None).await;
+        chat.expect_welcome().await;
+        let retried = chat.turn(&format!("[sim:429] busy? {provider}")).await;
+        assert_eq!(
+            retried.outcome,
+            Some(TurnOutcome::Answered),
+            "{provider}: {retried:?}"
+        );
+        assert_eq!(retried.text, "Hello from the simulator: all is well.");
+
+        let started = Instant::now();
+        let hung = chat.turn("[sim:hang] anyone?").await;
+        assert_eq!(
+            hung.outcome,
+            Some(TurnOutcome::Failed),
+            "{provider}: {hung:?}"
+        );
+        assert!(hung.text.contains("could not answer"), "{}", hung.text);
+        assert!(
+            hung.text.contains("no answer within 700 ms"),
+            "{}",
+            hung.text
+        );
+        // Four attempts of 700 ms and three short pauses.
+        assert!(
+            started.elapsed() >= Duration::from_millis(2800),
+            "{:?}",
+            started.elapsed()
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "{:?}",
+            started.elapsed()
+        );
+
+        let cut = chat.turn("[sim:cut] talk").await;
+        assert_eq!(
+            cut.outcome,
+            Some(TurnOutcome::Failed),
+            "{provider}: {cut:?}"
+        );
+        assert!(cut.text.starts_with("These"), "{}", cut.text);
+        assert!(cut.text.contains("could not answer"), "{}", cut.text);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stop_ends_a_streaming_turn_and_one_turn_runs_at_a_time() {
+    let _area = Area::enter(module_path!());
+    let sim = Sim::start().await;
+    let bridge = ChatBridge::start("openai", &sim, &[]).await;
+    let mut chat = ChatClient::connect(bridge.port, None).await;
+    chat.expect_welcome().await;
+    chat.send(ChatClientMessage::Message {
+        text: "[sim:slow] tell me a long story".into(),
+    })
+    .await;
+    let first = chat.next().await;
+    assert!(matches!(first, ChatServerMessage::Text { .. }), "{first:?}");
+    chat.send(ChatClientMessage::Message {
+        text: "[sim:plain] and another".into(),
+    })
+    .await;
+    chat.send(ChatClientMessage::Stop {}).await;
+    let stopped_at = Instant::now();
+    let turn = chat.collect().await;
+    assert_eq!(turn.outcome, Some(TurnOutcome::Stopped));
+    assert!(
+        stopped_at.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        stopped_at.elapsed()
+    );
+    assert!(
+        turn.errors.iter().any(|e| e.contains("already running")),
+        "{:?}",
+        turn.errors
+    );
+    // The socket is free again.
+    let next = chat.turn("[sim:plain] now").await;
+    assert_eq!(next.outcome, Some(TurnOutcome::Answered));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_restarted_bridge_resumes_the_conversation() {
+    let _area = Area::enter(module_path!());
+    let sim = Sim::start().await;
+    let mut bridge = ChatBridge::start("anthropic", &sim, &[]).await;
+    let mut chat = ChatClient::connect(bridge.port, None).await;
+    let session = chat.expect_welcome().await;
+    let answered = chat.turn("[sim:plain] remember me").await;
+    assert_eq!(answered.outcome, Some(TurnOutcome::Answered));
+    drop(chat);
+    let _ = bridge.child.kill().await;
+    let dir = std::mem::replace(&mut bridge.dir, TempDir::new("chat-unused"));
+    let restarted = ChatBridge::start_with_db("anthropic", &sim, &[], dir, bridge.db.clone()).await;
+
+    let mut chat = ChatClient::connect(restarted.port, Some(session.clone())).await;
+    let ChatServerMessage::Connection {
+        state, session_id, ..
+    } = chat.next().await
+    else {
+        panic!("expected connection")
+    };
+    assert_eq!(state, ConnectionState::Reconnected);
+    assert_eq!(session_id, session);
+    let ChatServerMessage::History { messages, .. } = chat.next().await else {
+        panic!("expected history")
+    };
+    let roles: Vec<ChatRole> = messages.iter().map(|m| m.role).collect();
+    assert_eq!(roles, [ChatRole::User, ChatRole::Assistant]);
+    assert_eq!(
+        messages[0].content.as_deref(),
+        Some("[sim:plain] remember me")
+    );
+    assert!(matches!(
+        chat.next().await,
+        ChatServerMessage::Provider { .. }
+    ));
+    chat.send(ChatClientMessage::ListSessions {}).await;
+    let ChatServerMessage::Sessions { sessions } = chat.next().await else {
+        panic!("expected sessions")
+    };
+    assert_eq!(sessions[0].session_id, session);
+    assert!(sessions[0].usage.total_tokens > 0);
+    // The resumed conversation is sent to the model.
+    let next = chat.turn("[sim:plain] still there?").await;
+    assert_eq!(next.outcome, Some(TurnOutcome::Answered));
+    let log = sim.log().await;
+    let last = log.last().expect("requests logged");
+    assert_eq!(last["messages"].as_array().map(Vec::len), Some(3));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn foreign_origins_wrong_secrets_and_other_first_messages_are_refused() {
+    let _area = Area::enter(module_path!());
+    let sim = Sim::start().await;
+    let bridge = ChatBridge::start("openai", &sim, &[]).await;
+    let port = bridge.port;
+    let own = format!("http://127.0.0.1:{port}");
+    let cross = try_open(port, &own, Some("cross-site")).await;
+    assert!(cross.is_err(), "a cross-site upgrade is refused");
+
+    for (origin, first) in [
+        (
+            "http://evil.example".to_owned(),
+            ChatClientMessage::Hello {
+                token: browser_secret(),
+                session_id: None,
+            },
+        ),
+        (
+            own.clone(),
+            ChatClientMessage::Hello {
+                token: "0".repeat(64),
+                session_id: None,
+            },
+        ),
+        (
+            own.clone(),
+            ChatClientMessage::Message { text: "hi".into() },
+        ),
+    ] {
+        let mut ws = open(port, &origin, None).await;
+        ws.send(Message::Text(first.encode().into()))
+            .await
+            .expect("send");
+        let mut refused = false;
+        let mut closed = false;
+        while let Ok(Some(Ok(message))) =
+            tokio::time::timeout(Duration::from_secs(5), ws.next()).await
+        {
+            match message {
+                Message::Text(text) => {
+                    let message = ChatServerMessage::decode(text.as_str());
+                    assert!(
+                        matches!(message, Ok(ChatServerMessage::Error { .. })),
+                        "{message:?}"
+                    );
+                    refused = true;
+                }
+                Message::Close(_) => closed = true,
+                _ => {}
+            }
+        }
+        assert!(refused && closed, "{origin}: {first:?}");
+    }
+}

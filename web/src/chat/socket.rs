@@ -1,0 +1,263 @@
+//! The chat's own WebSocket to the hub's `/chat`: Hello with the browser secret and the session
+//! kept in sessionStorage (a reload resumes it), reconnects on the shared backoff machine.
+
+use std::cell::RefCell;
+use std::rc::{Rc, Weak};
+
+use gloo_timers::callback::Timeout;
+use nexus_shared::chat::{ChatClientMessage, ChatServerMessage, ConnectionState};
+use nexus_shared::reconnect::{Command, LinkState, Reconnect, ReconnectPolicy};
+use wasm_bindgen::JsCast;
+use wasm_bindgen::prelude::Closure;
+use web_sys::{CloseEvent, Event, MessageEvent, WebSocket};
+
+/// The sessionStorage key of this tab's chat session.
+const SESSION_KEY: &str = "nexus-chat-session";
+
+type Listener<T> = Rc<dyn Fn(T)>;
+
+/// A handle on the chat socket; clones share one socket.
+#[derive(Clone)]
+pub struct ChatSocket(Rc<RefCell<Inner>>);
+
+struct Inner {
+    /// `ws://<the page's own host>/chat`.
+    url: String,
+    token: Option<String>,
+    machine: Reconnect,
+    socket: Option<Socket>,
+    generation: u64,
+    timer: Option<Timeout>,
+    on_message: Listener<ChatServerMessage>,
+    on_state: Listener<LinkState>,
+}
+
+/// One open socket and the handlers that must live as long as it does.
+struct Socket {
+    ws: WebSocket,
+    _on_open: Closure<dyn FnMut(Event)>,
+    _on_message: Closure<dyn FnMut(MessageEvent)>,
+    _on_close: Closure<dyn FnMut(CloseEvent)>,
+}
+
+impl Drop for Socket {
+    fn drop(&mut self) {
+        self.ws.set_onopen(None);
+        self.ws.set_onmessage(None);
+        self.ws.set_onclose(None);
+        let _ = self.ws.close();
+    }
+}
+
+fn now_ms() -> u64 {
+    js_sys::Date::now() as u64
+}
+
+fn session_storage() -> Option<web_sys::Storage> {
+    web_sys::window()?.session_storage().ok().flatten()
+}
+
+/// The session this tab talked in last, if any.
+fn stored_session() -> Option<String> {
+    session_storage()?.get_item(SESSION_KEY).ok().flatten()
+}
+
+fn store_session(id: &str) {
+    if let Some(storage) = session_storage() {
+        let _ = storage.set_item(SESSION_KEY, id);
+    }
+}
+
+impl ChatSocket {
+    /// A socket to `url` (the caller builds it from the page's own host) that reports every
+    /// message and every state change; call [`ChatSocket::start`] to connect.
+    pub fn new(
+        url: String,
+        token: Option<String>,
+        on_message: impl Fn(ChatServerMessage) + 'static,
+        on_state: impl Fn(LinkState) + 'static,
+    ) -> ChatSocket {
+        ChatSocket(Rc::new(RefCell::new(Inner {
+            url,
+            token,
+            machine: Reconnect::new(ReconnectPolicy::default()),
+            socket: None,
+            generation: 0,
+            timer: None,
+            on_message: Rc::new(on_message),
+            on_state: Rc::new(on_state),
+        })))
+    }
+
+    /// Connects, or connects again at once after giving up or being refused.
+    pub fn start(&self) {
+        let command = self.0.borrow_mut().machine.connect();
+        self.apply(command);
+    }
+
+    /// Sends a message now, or says why it cannot.
+    pub fn send(&self, message: &ChatClientMessage) -> Result<(), String> {
+        if !matches!(self.state(), LinkState::Connected) {
+            return Err("the chat is not connected to the bridge".into());
+        }
+        self.write(message);
+        Ok(())
+    }
+
+    pub fn state(&self) -> LinkState {
+        self.0.borrow().machine.state().clone()
+    }
+
+    fn apply(&self, command: Command) {
+        match command {
+            Command::Connect => self.open(),
+            Command::WaitUntil { at_ms } => self.arm_timer(at_ms),
+            Command::Close => {
+                let mut inner = self.0.borrow_mut();
+                inner.socket = None;
+                inner.timer = None;
+            }
+            Command::None => {}
+        }
+        let (listener, state) = {
+            let inner = self.0.borrow();
+            (inner.on_state.clone(), inner.machine.state().clone())
+        };
+        listener(state);
+    }
+
+    fn weak(&self) -> Weak<RefCell<Inner>> {
+        Rc::downgrade(&self.0)
+    }
+
+    fn arm_timer(&self, at_ms: u64) {
+        let weak = self.weak();
+        let delay = at_ms.saturating_sub(now_ms()).min(u32::MAX as u64) as u32;
+        let timer = Timeout::new(delay, move || {
+            if let Some(inner) = weak.upgrade() {
+                let socket = ChatSocket(inner);
+                let command = socket.0.borrow_mut().machine.timer_fired(now_ms());
+                socket.apply(command);
+            }
+        });
+        self.0.borrow_mut().timer = Some(timer);
+    }
+
+    fn open(&self) {
+        let (url, generation) = {
+            let mut inner = self.0.borrow_mut();
+            inner.socket = None;
+            inner.timer = None;
+            inner.generation += 1;
+            (inner.url.clone(), inner.generation)
+        };
+        let ws = match WebSocket::new(&url) {
+            Ok(ws) => ws,
+            Err(err) => {
+                web_sys::console::warn_2(&"nexus chat: cannot open".into(), &err);
+                self.closed(generation);
+                return;
+            }
+        };
+        let on_open = self.handler(generation, |socket, _: Event| {
+            let token = socket.0.borrow().token.clone().unwrap_or_default();
+            socket.write(&ChatClientMessage::Hello {
+                token,
+                session_id: stored_session(),
+            });
+        });
+        let on_message = self.handler(generation, |socket, event: MessageEvent| {
+            if let Some(text) = event.data().as_string() {
+                socket.receive(&text);
+            }
+        });
+        let on_close = self.handler(generation, move |socket, _: CloseEvent| {
+            socket.closed(generation);
+        });
+        ws.set_onopen(Some(on_open.as_ref().unchecked_ref()));
+        ws.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+        ws.set_onclose(Some(on_close.as_ref().unchecked_ref()));
+        self.0.borrow_mut().socket = Some(Socket {
+            ws,
+            _on_open: on_open,
+            _on_message: on_message,
+            _on_close: on_close,
+        });
+    }
+
+    /// Wraps a socket event handler so it only acts for the socket of its own generation.
+    fn handler<E: 'static + wasm_bindgen::convert::FromWasmAbi>(
+        &self,
+        generation: u64,
+        act: impl Fn(&ChatSocket, E) + 'static,
+    ) -> Closure<dyn FnMut(E)> {
+        let weak = self.weak();
+        Closure::new(move |event: E| {
+            let Some(inner) = weak.upgrade() else { return };
+            let socket = ChatSocket(inner);
+            if socket.0.borrow().generation == generation {
+                act(&socket, event);
+            }
+        })
+    }
+
+    fn closed(&self, generation: u64) {
+        let command = {
+            let mut inner = self.0.borrow_mut();
+            if inner.generation != generation {
+                return;
+            }
+            inner.socket = None;
+            inner.machine.closed(now_ms(), js_sys::Math::random())
+        };
+        self.apply(command);
+    }
+
+    fn receive(&self, text: &str) {
+        let message = match ChatServerMessage::decode(text) {
+            Ok(message) => message,
+            Err(err) => {
+                web_sys::console::warn_1(&format!("nexus chat: {err}").into());
+                return;
+            }
+        };
+        let command = match &message {
+            ChatServerMessage::Connection {
+                state: ConnectionState::Connected | ConnectionState::Reconnected,
+                session_id,
+                ..
+            }
+            | ChatServerMessage::History { session_id, .. } => {
+                store_session(session_id);
+                let mut inner = self.0.borrow_mut();
+                matches!(inner.machine.state(), LinkState::Connecting { .. })
+                    .then(|| inner.machine.opened())
+            }
+            // Refused before the session was set up (secret, origin): retrying cannot help.
+            ChatServerMessage::Connection {
+                state: ConnectionState::Error,
+                message,
+                ..
+            }
+            | ChatServerMessage::Error { message } => {
+                let mut inner = self.0.borrow_mut();
+                matches!(inner.machine.state(), LinkState::Connecting { .. })
+                    .then(|| inner.machine.rejected(message.clone()))
+            }
+            _ => None,
+        };
+        let listener = self.0.borrow().on_message.clone();
+        listener(message);
+        if let Some(command) = command {
+            self.apply(command);
+        }
+    }
+
+    fn write(&self, message: &ChatClientMessage) {
+        if let Some(socket) = self.0.borrow().socket.as_ref()
+            && let Err(err) = socket.ws.send_with_str(&message.encode())
+        {
+            web_sys::console::warn_2(&"nexus chat: send failed".into(), &err);
+        }
+    }
+}

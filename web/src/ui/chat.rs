@@ -1,0 +1,329 @@
+//! The Chat tab: the conversation with the bridge's LLM agent — streamed Markdown answers, tool
+//! calls as chips, Stop, New chat, the session list, provider, model and token usage.
+
+use std::cell::OnceCell;
+use std::rc::Rc;
+
+use leptos::prelude::*;
+use nexus_shared::chat::{
+    ChatClientMessage, ChatServerMessage, TokenUsage, ToolState, TurnOutcome,
+};
+use nexus_shared::reconnect::{LinkState, ReconnectPolicy};
+use serde_json::Value;
+
+use super::activity::light_touched;
+use super::markdown::Markdown;
+use super::refs::node_ids;
+use super::state::{AppState, ids_in, use_app};
+use crate::chat::socket::ChatSocket;
+use crate::chat::state::{Body, ChatView, Connection, Item, Provider, ToolCall};
+use crate::link::status::describe;
+
+/// Colour of the nodes the chat agent's tool calls touched.
+pub const CHAT_COLOR: &str = "#f59e0b";
+/// A tool's arguments or result are shown up to this many characters.
+const SHOWN_CHARS: usize = 20_000;
+
+#[component]
+pub fn ChatPanel(url: String) -> impl IntoView {
+    let app = use_app();
+    let view_state = RwSignal::new(ChatView::default());
+    let slot: Rc<OnceCell<ChatSocket>> = Rc::new(OnceCell::new());
+    let on_message = {
+        let slot = slot.clone();
+        move |message: ChatServerMessage| {
+            light_from(&app, &message);
+            let ask_sessions = matches!(
+                message,
+                ChatServerMessage::Connection { .. } | ChatServerMessage::TurnEnd { .. }
+            );
+            view_state.update(|v| v.apply(message));
+            if ask_sessions && let Some(socket) = slot.get() {
+                let _ = socket.send(&ChatClientMessage::ListSessions {});
+            }
+        }
+    };
+    let on_state = move |state: LinkState| match state {
+        LinkState::Connected => {}
+        LinkState::Idle | LinkState::Connecting { .. } => view_state.update(ChatView::connecting),
+        other => {
+            let words = describe(
+                &other,
+                ReconnectPolicy::default().max_attempts,
+                js_sys::Date::now() as u64,
+            );
+            view_state.update(|v| v.socket_lost(words));
+        }
+    };
+    let socket = ChatSocket::new(url, crate::link::secret::get(), on_message, on_state);
+    let _ = slot.set(socket.clone());
+    socket.start();
+    let socket = StoredValue::new_local(socket);
+    let send_now = move |message: ChatClientMessage| {
+        if let Err(message) = socket.with_value(|s| s.send(&message)) {
+            view_state.update(|v| v.apply(ChatServerMessage::Error { message }));
+        }
+    };
+
+    let input = RwSignal::new(String::new());
+    let send = move || {
+        let text = input.get_untracked();
+        if text.trim().is_empty() || !view_state.with_untracked(ChatView::can_send) {
+            return;
+        }
+        match socket.with_value(|s| s.send(&ChatClientMessage::Message { text: text.clone() })) {
+            Ok(()) => {
+                view_state.update(|v| v.sent(&text));
+                input.set(String::new());
+            }
+            Err(message) => view_state.update(|v| v.apply(ChatServerMessage::Error { message })),
+        }
+    };
+    let items = move || view_state.with(|v| v.items.clone());
+    // The newest entry stays in view while answers stream in (after the list has drawn it).
+    let list = NodeRef::<leptos::html::Div>::new();
+    Effect::new(move |_| {
+        view_state.track();
+        request_animation_frame(move || {
+            if let Some(list) = list.get_untracked() {
+                list.set_scroll_top(list.scroll_height());
+            }
+        });
+    });
+    let busy = move || view_state.with(|v| v.busy);
+    let offline = move || view_state.with(|v| matches!(v.connection, Connection::Down(_)));
+
+    view! {
+        <div class="chat" data-testid="chat">
+            <div class="chat-head">
+                <span class="chat-provider" data-testid="chat-provider">{move || view_state.with(|v| match &v.provider {
+                    Provider::Configured { provider, model } => format!("{provider} · {model}"),
+                    Provider::Unknown | Provider::Missing(_) => "no model".into(),
+                })}</span>
+                <span class="muted" data-testid="chat-connection" data-state=move || view_state.with(|v| connection_state(&v.connection))>
+                    {move || view_state.with(|v| connection_text(&v.connection))}
+                </span>
+                <button data-testid="chat-reconnect" class:hidden=move || !offline() on:click=move |_| socket.with_value(ChatSocket::start)>"Reconnect"</button>
+                <span class="muted" data-testid="chat-session-usage">{move || view_state.with(|v| format!("session: {}", usage_text(&v.session_usage)))}</span>
+                <button data-testid="chat-new" on:click=move |_| send_now(ChatClientMessage::NewSession {})>"New chat"</button>
+            </div>
+            {move || view_state.with(|v| match &v.provider {
+                Provider::Missing(text) => Some(view! { <p class="error" data-testid="chat-unconfigured">{text.clone()}</p> }),
+                _ => None,
+            })}
+            <Sessions view_state=view_state open=move |session_id| send_now(ChatClientMessage::OpenSession { session_id }) />
+            <div class="chat-messages" node_ref=list data-testid="chat-messages" data-busy=move || busy().to_string()>
+                <For each=items key=|item: &Item| (item.key, item.rev) children=entry />
+            </div>
+            <textarea data-testid="chat-input" rows="3" placeholder="Ask about this code… (Enter sends, Shift+Enter for a new line)"
+                prop:value=move || input.get()
+                on:input=move |e| input.set(event_target_value(&e))
+                on:keydown=move |e: leptos::ev::KeyboardEvent| if e.key() == "Enter" && !e.shift_key() { e.prevent_default(); send() }
+            ></textarea>
+            <div class="chat-actions">
+                <button data-testid="chat-send" disabled=move || !view_state.with(ChatView::can_send) on:click=move |_| send()>"Send"</button>
+                <button data-testid="chat-stop" disabled=move || !busy() on:click=move |_| send_now(ChatClientMessage::Stop {})>"Stop"</button>
+            </div>
+        </div>
+    }
+}
+
+#[component]
+fn Sessions(
+    view_state: RwSignal<ChatView>,
+    open: impl Fn(String) + Copy + Send + Sync + 'static,
+) -> impl IntoView {
+    let sessions = move || view_state.with(|v| v.sessions.clone());
+    view! {
+        <details class="chat-sessions" data-testid="chat-sessions">
+            <summary>{move || format!("Sessions ({})", view_state.with(|v| v.sessions.len()))}</summary>
+            <ul>
+                {move || sessions().into_iter().map(|s| {
+                    let current = view_state.with_untracked(|v| v.session_id.as_deref() == Some(s.session_id.as_str()));
+                    let id = s.session_id.clone();
+                    let title = if s.title.trim().is_empty() { "(empty)".to_owned() } else { s.title.clone() };
+                    view! {
+                        <li class:current=current>
+                            <a data-testid="chat-session" data-session=s.session_id.clone() on:click=move |_| open(id.clone())>{title}</a>
+                            <span class="muted">{format!(" · {} messages · {}", s.messages, usage_text(&s.usage))}</span>
+                        </li>
+                    }
+                }).collect_view()}
+            </ul>
+        </details>
+    }
+}
+
+/// One entry of the conversation.
+fn entry(item: Item) -> AnyView {
+    match item.body {
+        Body::User(text) => view! { <div class="msg user" data-role="user">{text}</div> }.into_any(),
+        Body::Assistant(text) => view! {
+            <div class="msg assistant" data-role="assistant"><Markdown source=text testid="chat-answer" /></div>
+        }
+        .into_any(),
+        Body::Tool(call) => chip(call),
+        Body::TurnEnd { outcome, usage } => view! {
+            <p class="muted turn-end" data-testid="chat-turn-end" data-outcome=outcome_key(outcome)>
+                {format!("{} · {}", outcome_text(outcome), usage_text(&usage))}
+            </p>
+        }
+        .into_any(),
+        Body::Error(message) => view! { <p class="error" data-testid="chat-error">{message}</p> }.into_any(),
+    }
+}
+
+/// A tool call: its state and line, arguments and result folded away.
+fn chip(call: ToolCall) -> AnyView {
+    let state = match (call.done, call.is_error) {
+        (false, _) => "processing",
+        (true, false) => "complete",
+        (true, true) => "error",
+    };
+    let args = call.args.as_ref().map(shown_value);
+    let result = call.result.as_ref().map(result_text);
+    view! {
+        <details class="chip" data-testid="chat-tool" data-tool=call.tool.clone() data-state=state>
+            <summary><span class="chip-state"></span>{call.message}</summary>
+            {args.map(|a| view! { <p class="muted">"Arguments"</p><pre data-testid="chat-tool-args">{a}</pre> })}
+            {result.map(|r| view! { <p class="muted">"Result"</p><pre data-testid="chat-tool-result">{r}</pre> })}
+        </details>
+    }
+    .into_any()
+}
+
+/// A tool result as text: an MCP result's text contents, else the JSON.
+pub fn result_text(value: &Value) -> String {
+    let texts: Option<Vec<&str>> = value["content"]
+        .as_array()
+        .map(|items| items.iter().filter_map(|i| i["text"].as_str()).collect());
+    match (texts, value) {
+        (Some(texts), _) if !texts.is_empty() => cut(&texts.join("\n")),
+        (_, Value::String(text)) => cut(text),
+        _ => shown_value(value),
+    }
+}
+
+fn shown_value(value: &Value) -> String {
+    cut(&serde_json::to_string_pretty(value).unwrap_or_default())
+}
+
+fn cut(text: &str) -> String {
+    match text.char_indices().nth(SHOWN_CHARS) {
+        Some((at, _)) => format!("{}… ({} characters)", &text[..at], text.chars().count()),
+        None => text.to_owned(),
+    }
+}
+
+/// Lights the nodes a tool call names: in its arguments (as the activity feed does) and every
+/// symbol id or `file:line` in its arguments or result.
+fn light_from(app: &AppState, message: &ChatServerMessage) {
+    let ChatServerMessage::Status(status) = message else {
+        return;
+    };
+    let Some(data) = &status.data else { return };
+    if status.state == ToolState::Processing {
+        light_touched(app, data, CHAT_COLOR);
+    }
+    let found: Vec<u32> = app.picture.with_untracked(|p| {
+        let Some(p) = p.as_ref() else {
+            return Vec::new();
+        };
+        let known = |id: &str| p.find(id).is_some();
+        let mut ids = ids_in(data);
+        strings_in(data, &mut |text| ids.extend(node_ids(text, &known)));
+        ids.iter().filter_map(|id| p.find(id)).collect()
+    });
+    app.light(found, CHAT_COLOR);
+}
+
+fn strings_in(value: &Value, each: &mut dyn FnMut(&str)) {
+    match value {
+        Value::String(text) => each(text),
+        Value::Array(items) => items.iter().for_each(|item| strings_in(item, each)),
+        Value::Object(map) => map.values().for_each(|item| strings_in(item, each)),
+        _ => {}
+    }
+}
+
+fn connection_state(connection: &Connection) -> &'static str {
+    match connection {
+        Connection::Connecting => "connecting",
+        Connection::Connected { resumed: false } => "connected",
+        Connection::Connected { resumed: true } => "reconnected",
+        Connection::Down(_) => "down",
+    }
+}
+
+fn connection_text(connection: &Connection) -> String {
+    match connection {
+        Connection::Connecting => "connecting…".into(),
+        Connection::Connected { resumed: false } => "connected".into(),
+        Connection::Connected { resumed: true } => "resumed".into(),
+        Connection::Down(words) => words.clone(),
+    }
+}
+
+fn outcome_key(outcome: TurnOutcome) -> &'static str {
+    match outcome {
+        TurnOutcome::Answered => "answered",
+        TurnOutcome::Stopped => "stopped",
+        TurnOutcome::RoundLimit => "round_limit",
+        TurnOutcome::Failed => "failed",
+    }
+}
+
+fn outcome_text(outcome: TurnOutcome) -> &'static str {
+    match outcome {
+        TurnOutcome::Answered => "answered",
+        TurnOutcome::Stopped => "stopped",
+        TurnOutcome::RoundLimit => "stopped at the tool-round limit",
+        TurnOutcome::Failed => "the model failed",
+    }
+}
+
+fn usage_text(usage: &TokenUsage) -> String {
+    format!(
+        "{} tokens ({} in, {} out)",
+        usage.total_tokens, usage.prompt_tokens, usage.completion_tokens
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn results_show_their_text_contents_or_json() {
+        let mcp =
+            json!({"content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]});
+        assert_eq!(result_text(&mcp), "a\nb");
+        assert_eq!(result_text(&json!("plain")), "plain");
+        assert_eq!(result_text(&json!({"n": 1})), "{\n  \"n\": 1\n}");
+        let long = "x".repeat(SHOWN_CHARS + 5);
+        assert!(
+            result_text(&json!(long)).ends_with(&format!("… ({} characters)", SHOWN_CHARS + 5))
+        );
+    }
+
+    #[test]
+    fn every_string_of_a_result_is_visited() {
+        let mut seen = Vec::new();
+        strings_in(&json!({"a": ["x", {"b": "y"}], "n": 3}), &mut |s| {
+            seen.push(s.to_owned())
+        });
+        seen.sort();
+        assert_eq!(seen, ["x", "y"]);
+    }
+
+    #[test]
+    fn usage_reads_in_and_out() {
+        let usage = TokenUsage {
+            prompt_tokens: 7,
+            completion_tokens: 3,
+            total_tokens: 10,
+        };
+        assert_eq!(usage_text(&usage), "10 tokens (7 in, 3 out)");
+    }
+}
