@@ -524,6 +524,26 @@ async fn stop_ends_a_streaming_turn_and_one_turn_runs_at_a_time() {
     // The socket is free again.
     let next = chat.turn("[sim:plain] now").await;
     assert_eq!(next.outcome, Some(TurnOutcome::Answered));
+
+    // A flood is cut to the per-connection rate; each dropped message is answered by an error.
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    for _ in 0..25 {
+        chat.send(ChatClientMessage::ListSessions {}).await;
+    }
+    let (mut listed, mut limited) = (0, 0);
+    while listed + limited < 25 {
+        match chat.next().await {
+            ChatServerMessage::Sessions { .. } => listed += 1,
+            ChatServerMessage::Error { message } if message.contains("too many messages") => {
+                limited += 1
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    assert!(
+        (10..=12).contains(&listed),
+        "{listed} answered, {limited} limited"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
