@@ -1,0 +1,161 @@
+//! The analyses of tools in SQLite, keyed by server and name and valid for one schema hash:
+//! they survive a restart, a changed tool is analysed again, an unanalysed one gets heuristics.
+
+use std::path::Path;
+
+use rusqlite::{Connection, OptionalExtension, params};
+
+use crate::analysis::{ToolAnalysis, heuristic};
+use crate::compile::AnalysedTool;
+use crate::tool::{ToolInfo, ToolKey};
+
+/// Why the store failed.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// SQLite refused.
+    #[error("analysis store: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    /// A stored analysis could not be written or read as JSON.
+    #[error("analysis store: bad analysis JSON: {0}")]
+    Json(#[from] serde_json::Error),
+}
+
+/// Tools with the metadata to use now, and the tools still waiting for a (better) analysis.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Analysed {
+    /// Every tool asked about: stored analysis, else heuristic.
+    pub tools: Vec<AnalysedTool>,
+    /// Tools with no stored analysis for their current schema hash.
+    pub pending: Vec<ToolKey>,
+}
+
+/// The SQLite store of tool analyses.
+#[derive(Debug)]
+pub struct AnalysisStore {
+    db: Connection,
+}
+
+const SCHEMA: &str = "CREATE TABLE IF NOT EXISTS tool_analysis (
+    server TEXT NOT NULL,
+    name TEXT NOT NULL,
+    schema_hash TEXT NOT NULL,
+    analysis TEXT NOT NULL,
+    PRIMARY KEY (server, name)
+)";
+
+impl AnalysisStore {
+    /// Opens (creating when missing) the store at `path`.
+    pub fn open(path: &Path) -> Result<AnalysisStore, StoreError> {
+        AnalysisStore::with(Connection::open(path)?)
+    }
+
+    /// A store that lives as long as this value (tests, or no writable directory).
+    pub fn in_memory() -> Result<AnalysisStore, StoreError> {
+        AnalysisStore::with(Connection::open_in_memory()?)
+    }
+
+    fn with(db: Connection) -> Result<AnalysisStore, StoreError> {
+        db.execute_batch(SCHEMA)?;
+        Ok(AnalysisStore { db })
+    }
+
+    /// The stored analysis of `key`, if one was stored for this schema hash.
+    pub fn get(&self, key: &ToolKey) -> Result<Option<ToolAnalysis>, StoreError> {
+        let json: Option<String> = self
+            .db
+            .query_row(
+                "SELECT analysis FROM tool_analysis WHERE server = ?1 AND name = ?2 AND schema_hash = ?3",
+                params![key.server, key.name, key.schema_hash],
+                |row| row.get(0),
+            )
+            .optional()?;
+        Ok(match json {
+            Some(text) => Some(serde_json::from_str(&text)?),
+            None => None,
+        })
+    }
+
+    /// Stores `analysis` for `key`, replacing any analysis of an earlier schema.
+    pub fn put(&self, key: &ToolKey, analysis: &ToolAnalysis) -> Result<(), StoreError> {
+        self.db.execute(
+            "INSERT OR REPLACE INTO tool_analysis (server, name, schema_hash, analysis) VALUES (?1, ?2, ?3, ?4)",
+            params![key.server, key.name, key.schema_hash, serde_json::to_string(analysis)?],
+        )?;
+        Ok(())
+    }
+
+    /// Metadata for every tool without waiting: the stored analysis when its schema hash
+    /// matches, else the heuristic one (and the tool is listed as pending). A stored entry
+    /// that cannot be read counts as missing.
+    pub fn analysed(&self, tools: Vec<ToolInfo>) -> Analysed {
+        let mut pending = Vec::new();
+        let tools = tools
+            .into_iter()
+            .map(|info| {
+                let key = info.key();
+                let analysis = match self.get(&key) {
+                    Ok(Some(stored)) => stored,
+                    Ok(None) | Err(_) => {
+                        let fallback = heuristic(&info);
+                        pending.push(key);
+                        fallback
+                    }
+                };
+                AnalysedTool { info, analysis }
+            })
+            .collect();
+        Analysed { tools, pending }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::AnalysisSource;
+
+    fn tool(description: &str) -> ToolInfo {
+        ToolInfo {
+            server: "fs".into(),
+            name: "read_file".into(),
+            description: description.into(),
+            input_schema: Default::default(),
+            status: Default::default(),
+        }
+    }
+
+    fn llm(info: &ToolInfo) -> ToolAnalysis {
+        ToolAnalysis {
+            condensed: "Reads one file.".into(),
+            source: AnalysisSource::Llm,
+            ..heuristic(info)
+        }
+    }
+
+    #[test]
+    fn analyses_survive_a_restart_and_a_changed_schema_invalidates_them()
+    -> Result<(), Box<dyn std::error::Error>> {
+        let dir = tempfile::tempdir()?;
+        let path = dir.path().join("tools.sqlite");
+        let v1 = tool("Read a file.");
+        {
+            let store = AnalysisStore::open(&path)?;
+            let first = store.analysed(vec![v1.clone()]);
+            assert_eq!(first.pending, [v1.key()]);
+            assert_eq!(first.tools[0].analysis.source, AnalysisSource::Heuristic);
+            store.put(&v1.key(), &llm(&v1))?;
+        }
+        let store = AnalysisStore::open(&path)?;
+        let again = store.analysed(vec![v1.clone()]);
+        assert!(again.pending.is_empty());
+        assert_eq!(again.tools[0].analysis, llm(&v1));
+
+        let v2 = tool("Read a file, now with line ranges.");
+        let changed = store.analysed(vec![v2.clone()]);
+        assert_eq!(changed.pending, [v2.key()]);
+        assert_eq!(changed.tools[0].analysis.source, AnalysisSource::Heuristic);
+        assert_eq!(store.get(&v1.key())?, Some(llm(&v1)));
+        store.put(&v2.key(), &llm(&v2))?;
+        assert_eq!(store.get(&v1.key())?, None);
+        Ok(())
+    }
+}
