@@ -173,6 +173,12 @@ impl Catalog {
         self.tools.is_empty()
     }
 
+    /// Estimated tokens of the section with every tool in full form: what the compiler saves
+    /// against.
+    pub fn all_full_tokens(&self) -> usize {
+        estimate_tokens(HEADER) + self.tools.iter().map(|p| estimate_tokens(&p.full)).sum::<usize>()
+    }
+
     /// The full entry of `tool` (`server:name`): the answer to the model's `expand` request.
     pub fn expand(&self, tool: &str) -> Option<&str> {
         self.tools
