@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::text::words;
+use crate::text::{terms, words};
 use crate::tool::ToolInfo;
 
 /// What a tool can do to the things it touches.
@@ -240,12 +240,12 @@ impl Analyzer for HeuristicAnalyzer {
 
 /// The heuristic analysis of `tool` (infallible, so callers need no error path).
 pub fn heuristic(tool: &ToolInfo) -> ToolAnalysis {
-    let name_words: BTreeSet<String> = words(&tool.name).into_iter().collect();
+    let name_words: BTreeSet<String> = terms(&tool.name).into_iter().collect();
     let mut all: BTreeSet<String> = name_words.clone();
-    all.extend(words(&tool.description));
+    all.extend(terms(&tool.description));
     if let Some(Value::Object(props)) = tool.input_schema.get("properties") {
         for key in props.keys() {
-            all.extend(words(key));
+            all.extend(terms(key));
         }
     }
     let has = |set: &BTreeSet<String>, list: &[&str]| list.iter().any(|w| set.contains(*w));

@@ -11,7 +11,7 @@ use crate::analysis::ToolAnalysis;
 use crate::config::ToolSelection;
 use crate::render::{self, HEADER, estimate_tokens};
 use crate::rules::{Database, Program, RuleError, Value};
-use crate::text::words;
+use crate::text::terms;
 use crate::tool::{ServerStatus, ToolInfo};
 use crate::vector::{Embedder, HashedWords, cosine};
 
@@ -249,7 +249,7 @@ impl Compiler {
                 base.insert("tool", vec![t.clone()]);
                 base.insert("server", vec![t.clone(), s(&tool.info.server)]);
                 base.insert("name", vec![t.clone(), s(&tool.info.name)]);
-                for w in words(&tool.info.name) {
+                for w in terms(&tool.info.name) {
                     base.insert("name_word", vec![t.clone(), s(&w)]);
                 }
                 for c in &a.categories {
@@ -316,6 +316,7 @@ impl Compiler {
             .embedder
             .embed(&format!("{} {}", turn.question, turn.recent_context));
         let c = &self.config;
+        let full_scale = self.embedder.full_scale().max(f32::EPSILON);
 
         let mut decisions: Vec<Decision> = catalog
             .tools
@@ -327,7 +328,7 @@ impl Compiler {
                     .map(|h| h.points)
                     .sum::<i64>()
                     .clamp(0, 100) as f32;
-                let vector = (cosine(&turn_vector, &p.vector).max(0.0) * 100.0).min(100.0);
+                let vector = (cosine(&turn_vector, &p.vector).max(0.0) / full_scale * 100.0).min(100.0);
                 let score = (logic * c.logic_weight + vector * c.vector_weight).clamp(0.0, 100.0);
                 let is_skeleton = skeleton.contains(p.id.as_str());
                 let tier = if is_skeleton || score >= f32::from(c.full_threshold) {
@@ -457,7 +458,7 @@ fn add_turn_facts(db: &mut Database, turn: &TurnFacts) {
             db.insert("focus_ext", vec![s(&ext.to_lowercase())]);
         }
     }
-    for w in words(&turn.question) {
+    for w in terms(&turn.question) {
         db.insert("word", vec![s(&w)]);
     }
     if let Some(shard) = &turn.shard {

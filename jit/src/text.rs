@@ -15,24 +15,48 @@ pub fn is_stop_word(word: &str) -> bool {
     STOP_WORDS.contains(&word)
 }
 
-/// Trims common English endings so "files", "reading" and "reads" meet "file" and "read".
+/// Endings of verbs that keep their final `e` once `-ed`/`-ing` is gone ("changed", "creating").
+const KEEPS_E: &[&str] = &["at", "v", "g", "z", "c", "ur", "rs", "ns"];
+
+fn is_vowel(c: u8) -> bool {
+    matches!(c, b'a' | b'e' | b'i' | b'o' | b'u')
+}
+
+/// A verb without `-ed`/`-ing`: "logging" → "log", "changed" → "change", "opened" → "open".
+fn verb_root(root: &str) -> String {
+    let b = root.as_bytes();
+    let n = b.len();
+    if n >= 2 && b[n - 1] == b[n - 2] && !is_vowel(b[n - 1]) && !matches!(b[n - 1], b's' | b'l')
+    {
+        return root[..n - 1].to_string();
+    }
+    if KEEPS_E.iter().any(|end| root.ends_with(end)) {
+        return format!("{root}e");
+    }
+    root.to_string()
+}
+
+/// Trims common English endings so "files", "reading", "changed" and "entities" meet "file",
+/// "read", "change" and "entity". ASCII endings only, so slicing stays on character bounds.
 pub fn stem(word: &str) -> String {
     let n = word.len();
-    let cut = if n > 5 && word.ends_with("ing") {
-        3
-    } else if n > 4 && word.ends_with("ies") {
+    if n > 4 && (word.ends_with("ies") || word.ends_with("ied")) {
         return format!("{}y", &word[..n - 3]);
-    } else if n > 4 && (word.ends_with("sses") || word.ends_with("shes") || word.ends_with("ches"))
-    {
-        2
-    } else if n > 4 && word.ends_with("ed") && !word.ends_with("eed") {
-        2
-    } else if n > 3 && word.ends_with('s') && !word.ends_with("ss") && !word.ends_with("us") {
-        1
-    } else {
-        0
-    };
-    word[..n - cut].to_string()
+    }
+    let has_vowel = |root: &str| root.bytes().any(is_vowel);
+    if n > 5 && word.ends_with("ing") && has_vowel(&word[..n - 3]) {
+        return verb_root(&word[..n - 3]);
+    }
+    if n > 4 && word.ends_with("ed") && !word.ends_with("eed") && has_vowel(&word[..n - 2]) {
+        return verb_root(&word[..n - 2]);
+    }
+    if n > 4 && (word.ends_with("sses") || word.ends_with("shes") || word.ends_with("ches")) {
+        return word[..n - 2].to_string();
+    }
+    if n > 3 && word.ends_with('s') && !word.ends_with("ss") && !word.ends_with("us") {
+        return word[..n - 1].to_string();
+    }
+    word.to_string()
 }
 
 /// The raw pieces of `text`: runs of letters split at lower→upper case changes, and runs of digits.
@@ -75,6 +99,24 @@ pub fn words(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// Each meaningful word of `text` as written (lowercased) and its stem, without repeats: rule
+/// tables match a word however it was written.
+pub fn terms(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for w in pieces(text) {
+        if !w.chars().any(char::is_alphabetic) || is_stop_word(&w) || w.len() < 2 {
+            continue;
+        }
+        let s = stem(&w);
+        for t in [w, s] {
+            if t.len() > 1 && !out.contains(&t) {
+                out.push(t);
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -90,6 +132,25 @@ mod tests {
             ["call", "parse", "http", "header"]
         );
         assert_eq!(words("entities and searching"), ["entity", "search"]);
+    }
+
+    #[test]
+    fn verb_forms_meet() {
+        for (word, root) in [
+            ("changed", "change"),
+            ("changing", "change"),
+            ("logging", "log"),
+            ("opened", "open"),
+            ("modified", "modify"),
+            ("created", "create"),
+            ("searching", "search"),
+            ("calls", "call"),
+            ("parsing", "parse"),
+            ("string", "string"),
+        ] {
+            assert_eq!(stem(word), root, "{word}");
+        }
+        assert_eq!(terms("Logging files"), ["logging", "log", "files", "file"]);
     }
 
     #[test]

@@ -10,6 +10,12 @@ pub trait Embedder: Send + Sync {
 
     /// The vector of `text`.
     fn embed(&self, text: &str) -> Vec<f32>;
+
+    /// The cosine similarity that counts as a perfect match (vector score 100): embedders
+    /// differ in how high related texts score.
+    fn full_scale(&self) -> f32 {
+        1.0
+    }
 }
 
 /// The built-in fallback: each code-aware word (see [`crate::text::words`]) and each pair of
@@ -42,6 +48,12 @@ fn add(vector: &mut [f32], feature: &str, weight: f32) {
 impl Embedder for HashedWords {
     fn id(&self) -> &str {
         "hashed-words-512"
+    }
+
+    /// A question and a tool description that share several words score about 0.3–0.5 here
+    /// (short texts against long ones), so 0.5 counts as a perfect match.
+    fn full_scale(&self) -> f32 {
+        0.5
     }
 
     fn embed(&self, text: &str) -> Vec<f32> {
