@@ -3,9 +3,7 @@
 
 use std::time::Instant;
 
-use nexus_jit::{
-    AnalysisStore, CompiledTools, Compiler, Tier, ToolInfo, ToolSelection, TurnFacts,
-};
+use nexus_jit::{AnalysisStore, CompiledTools, Compiler, Tier, ToolInfo, ToolSelection, TurnFacts};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -120,7 +118,10 @@ fn run() -> Result<(), String> {
             times_ms.push(started.elapsed().as_secs_f64() * 1e3);
         }
         tokens.push(out.tokens);
-        for (i, tier) in [Tier::Full, Tier::Condensed, Tier::Minimal].iter().enumerate() {
+        for (i, tier) in [Tier::Full, Tier::Condensed, Tier::Minimal]
+            .iter()
+            .enumerate()
+        {
             tiers[i] += out.in_tiers(&[*tier]).count();
         }
         for need in &task.needs {
@@ -131,9 +132,19 @@ fn run() -> Result<(), String> {
                 let seen: Vec<String> = need
                     .iter()
                     .filter_map(|t| out.decision(t))
-                    .map(|d| format!("{} {:?} {:.0} (logic {:.0}, vector {:.0})", d.tool, d.tier, d.score, d.logic, d.vector))
+                    .map(|d| {
+                        format!(
+                            "{} {:?} {:.0} (logic {:.0}, vector {:.0})",
+                            d.tool, d.tier, d.score, d.logic, d.vector
+                        )
+                    })
                     .collect();
-                misses.push(format!("  {:?} intents {:?}: {}", task.question, facts.intents, seen.join("; ")));
+                misses.push(format!(
+                    "  {:?} intents {:?}: {}",
+                    task.question,
+                    facts.intents,
+                    seen.join("; ")
+                ));
             }
         }
     }
@@ -142,14 +153,42 @@ fn run() -> Result<(), String> {
     let mean_tokens = tokens.iter().sum::<usize>() as f64 / turns;
     let max_tokens = tokens.iter().copied().max().unwrap_or(0);
 
-    let servers: std::collections::BTreeSet<&str> =
-        analysed.tools.iter().map(|t| t.info.server.as_str()).collect();
-    println!("nexus-jit benchmark: {} tasks, {} tools ({} servers), default tool_selection", tasks.len(), analysed.tools.len(), servers.len());
-    println!("analysis: heuristic for all {} tools (no stored LLM analysis)", analysed.pending.len());
-    println!("recall of needed tools in full+condensed: {met}/{needs} = {:.1} %", 100.0 * met as f64 / needs.max(1) as f64);
-    println!("tools per turn: full {:.1}, condensed {:.1}, minimal {:.1} (skeleton of 3 included in full)", tiers[0] as f64 / turns, tiers[1] as f64 / turns, tiers[2] as f64 / turns);
-    println!("tokens per turn: mean {mean_tokens:.0}, max {max_tokens}; all tools in full form: {all_full}; ratio {:.3}", mean_tokens / all_full.max(1) as f64);
-    println!("compile per turn ({} runs): p50 {:.3} ms, p95 {:.3} ms, max {:.3} ms", times_ms.len(), percentile(&times_ms, 0.5), percentile(&times_ms, 0.95), times_ms.last().copied().unwrap_or(0.0));
+    let servers: std::collections::BTreeSet<&str> = analysed
+        .tools
+        .iter()
+        .map(|t| t.info.server.as_str())
+        .collect();
+    println!(
+        "nexus-jit benchmark: {} tasks, {} tools ({} servers), default tool_selection",
+        tasks.len(),
+        analysed.tools.len(),
+        servers.len()
+    );
+    println!(
+        "analysis: heuristic for all {} tools (no stored LLM analysis)",
+        analysed.pending.len()
+    );
+    println!(
+        "recall of needed tools in full+condensed: {met}/{needs} = {:.1} %",
+        100.0 * met as f64 / needs.max(1) as f64
+    );
+    println!(
+        "tools per turn: full {:.1}, condensed {:.1}, minimal {:.1} (skeleton of 3 included in full)",
+        tiers[0] as f64 / turns,
+        tiers[1] as f64 / turns,
+        tiers[2] as f64 / turns
+    );
+    println!(
+        "tokens per turn: mean {mean_tokens:.0}, max {max_tokens}; all tools in full form: {all_full}; ratio {:.3}",
+        mean_tokens / all_full.max(1) as f64
+    );
+    println!(
+        "compile per turn ({} runs): p50 {:.3} ms, p95 {:.3} ms, max {:.3} ms",
+        times_ms.len(),
+        percentile(&times_ms, 0.5),
+        percentile(&times_ms, 0.95),
+        times_ms.last().copied().unwrap_or(0.0)
+    );
     println!("catalog preparation (once per registry change): {prepare_ms:.2} ms");
     if !misses.is_empty() {
         println!("misses:");
@@ -181,7 +220,11 @@ mod tests {
         for task in &tasks {
             assert!(!task.needs.is_empty(), "{}", task.question);
             for tool in task.needs.iter().flatten().chain(&task.used) {
-                assert!(ids.contains(tool), "{:?} names unknown tool {tool}", task.question);
+                assert!(
+                    ids.contains(tool),
+                    "{:?} names unknown tool {tool}",
+                    task.question
+                );
             }
         }
         Ok(())

@@ -176,7 +176,12 @@ impl Catalog {
     /// Estimated tokens of the section with every tool in full form: what the compiler saves
     /// against.
     pub fn all_full_tokens(&self) -> usize {
-        estimate_tokens(HEADER) + self.tools.iter().map(|p| estimate_tokens(&p.full)).sum::<usize>()
+        estimate_tokens(HEADER)
+            + self
+                .tools
+                .iter()
+                .map(|p| estimate_tokens(&p.full))
+                .sum::<usize>()
     }
 
     /// The full entry of `tool` (`server:name`): the answer to the model's `expand` request.
@@ -328,7 +333,8 @@ impl Compiler {
                     .map(|h| h.points)
                     .sum::<i64>()
                     .clamp(0, 100) as f32;
-                let vector = (cosine(&turn_vector, &p.vector).max(0.0) / full_scale * 100.0).min(100.0);
+                let vector =
+                    (cosine(&turn_vector, &p.vector).max(0.0) / full_scale * 100.0).min(100.0);
                 let score = (logic * c.logic_weight + vector * c.vector_weight).clamp(0.0, 100.0);
                 let is_skeleton = skeleton.contains(p.id.as_str());
                 let tier = if is_skeleton || score >= f32::from(c.full_threshold) {

@@ -26,8 +26,7 @@ fn is_vowel(c: u8) -> bool {
 fn verb_root(root: &str) -> String {
     let b = root.as_bytes();
     let n = b.len();
-    if n >= 2 && b[n - 1] == b[n - 2] && !is_vowel(b[n - 1]) && !matches!(b[n - 1], b's' | b'l')
-    {
+    if n >= 2 && b[n - 1] == b[n - 2] && !is_vowel(b[n - 1]) && !matches!(b[n - 1], b's' | b'l') {
         return root[..n - 1].to_string();
     }
     if KEEPS_E.iter().any(|end| root.ends_with(end)) {
