@@ -11,6 +11,7 @@ use crate::analysis::ToolAnalysis;
 use crate::config::ToolSelection;
 use crate::render::{self, HEADER, estimate_tokens};
 use crate::rules::{Database, Program, RuleError, Value};
+use crate::store::AnalysisStore;
 use crate::text::terms;
 use crate::tool::{ServerStatus, ToolInfo};
 use crate::vector::{Embedder, HashedWords, cosine};
@@ -239,8 +240,33 @@ impl Compiler {
         &self.config
     }
 
+    /// Prepares the registry's tools, their vectors taken from `store` when it holds them for
+    /// this embedder and schema, else computed and stored (a store that fails is skipped: the
+    /// vectors are computed again next time).
+    pub fn prepare_with_store(&self, tools: Vec<AnalysedTool>, store: &AnalysisStore) -> Catalog {
+        let embedder = self.embedder.id().to_string();
+        self.prepare_by(tools, |tool, text| {
+            let key = tool.info.key();
+            if let Ok(Some(vector)) = store.embedding(&key, &embedder) {
+                return vector;
+            }
+            let vector = self.embedder.embed(text);
+            // Not stored now means computed again next time; nothing else depends on it.
+            let _ = store.put_embedding(&key, &embedder, &vector);
+            vector
+        })
+    }
+
     /// Prepares the registry's tools: their facts, vectors and rendered forms.
     pub fn prepare(&self, tools: Vec<AnalysedTool>) -> Catalog {
+        self.prepare_by(tools, |_, text| self.embedder.embed(text))
+    }
+
+    fn prepare_by(
+        &self,
+        tools: Vec<AnalysedTool>,
+        vector_of: impl Fn(&AnalysedTool, &str) -> Vec<f32>,
+    ) -> Catalog {
         let mut base = self.program.database();
         for id in &self.config.skeleton_tools {
             base.insert("configured_skeleton", vec![s(id)]);
@@ -290,7 +316,7 @@ impl Compiler {
                     a.domains.join(" ")
                 );
                 Prepared {
-                    vector: self.embedder.embed(&text),
+                    vector: vector_of(&tool, &text),
                     full: render::full(&tool.info),
                     condensed: render::condensed(&tool.info, &a.condensed),
                     minimal: render::minimal(&tool.info),

@@ -41,6 +41,14 @@ const SCHEMA: &str = "CREATE TABLE IF NOT EXISTS tool_analysis (
     schema_hash TEXT NOT NULL,
     analysis TEXT NOT NULL,
     PRIMARY KEY (server, name)
+);
+CREATE TABLE IF NOT EXISTS tool_embedding (
+    server TEXT NOT NULL,
+    name TEXT NOT NULL,
+    embedder TEXT NOT NULL,
+    schema_hash TEXT NOT NULL,
+    vector BLOB NOT NULL,
+    PRIMARY KEY (server, name, embedder)
 )";
 
 impl AnalysisStore {
@@ -80,6 +88,41 @@ impl AnalysisStore {
         self.db.execute(
             "INSERT OR REPLACE INTO tool_analysis (server, name, schema_hash, analysis) VALUES (?1, ?2, ?3, ?4)",
             params![key.server, key.name, key.schema_hash, serde_json::to_string(analysis)?],
+        )?;
+        Ok(())
+    }
+
+    /// The stored vector of `key`'s tool text by `embedder`, if one was stored for this
+    /// schema hash.
+    pub fn embedding(&self, key: &ToolKey, embedder: &str) -> Result<Option<Vec<f32>>, StoreError> {
+        let blob: Option<Vec<u8>> = self
+            .db
+            .query_row(
+                "SELECT vector FROM tool_embedding WHERE server = ?1 AND name = ?2 AND embedder = ?3 AND schema_hash = ?4",
+                params![key.server, key.name, embedder, key.schema_hash],
+                |row| row.get(0),
+            )
+            .optional()?;
+        Ok(blob.map(|bytes| {
+            bytes
+                .chunks_exact(4)
+                .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect()
+        }))
+    }
+
+    /// Stores `vector` as `key`'s embedding by `embedder` (little-endian `f32`s), replacing
+    /// one of an earlier schema.
+    pub fn put_embedding(
+        &self,
+        key: &ToolKey,
+        embedder: &str,
+        vector: &[f32],
+    ) -> Result<(), StoreError> {
+        let bytes: Vec<u8> = vector.iter().flat_map(|x| x.to_le_bytes()).collect();
+        self.db.execute(
+            "INSERT OR REPLACE INTO tool_embedding (server, name, embedder, schema_hash, vector) VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![key.server, key.name, embedder, key.schema_hash, bytes],
         )?;
         Ok(())
     }
@@ -156,6 +199,21 @@ mod tests {
         assert_eq!(store.get(&v1.key())?, Some(llm(&v1)));
         store.put(&v2.key(), &llm(&v2))?;
         assert_eq!(store.get(&v1.key())?, None);
+        Ok(())
+    }
+
+    #[test]
+    fn embeddings_are_kept_per_embedder_and_schema() -> Result<(), StoreError> {
+        let store = AnalysisStore::in_memory()?;
+        let v1 = tool("Read a file.");
+        let v2 = tool("Read a file, now with line ranges.");
+        store.put_embedding(&v1.key(), "model-a", &[0.5, -1.25, 3.0])?;
+        assert_eq!(
+            store.embedding(&v1.key(), "model-a")?,
+            Some(vec![0.5, -1.25, 3.0])
+        );
+        assert_eq!(store.embedding(&v1.key(), "model-b")?, None);
+        assert_eq!(store.embedding(&v2.key(), "model-a")?, None);
         Ok(())
     }
 }

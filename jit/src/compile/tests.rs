@@ -104,6 +104,29 @@ fn the_full_tier_is_capped() {
 }
 
 #[test]
+fn stored_vectors_are_used_and_missing_ones_stored() -> Result<(), crate::StoreError> {
+    let c = compiler(ToolSelection::default());
+    let store = crate::AnalysisStore::in_memory()?;
+    let tools = registry();
+    let key = tools[0].info.key();
+    let question = turn("a project summary: counts and hotspots", &["stats"]);
+    let plain = c.compile(&question, &c.prepare(tools.clone()));
+    let first = c.compile(&question, &c.prepare_with_store(tools.clone(), &store));
+    let again = c.compile(&question, &c.prepare_with_store(tools.clone(), &store));
+    assert_eq!(plain.prompt, first.prompt);
+    assert_eq!(first.prompt, again.prompt);
+    let stored = store.embedding(&key, HashedWords.id())?;
+    assert_eq!(stored.map(|v| v.len()), Some(HashedWords::DIMS));
+    // A stored vector wins over computing one: a zero vector takes the similarity away.
+    store.put_embedding(&key, HashedWords.id(), &[0.0; HashedWords::DIMS])?;
+    let zeroed = c.compile(&question, &c.prepare_with_store(tools, &store));
+    let tool = key.server.clone() + ":" + &key.name;
+    assert!(plain.decision(&tool).is_some_and(|d| d.vector > 0.0));
+    assert_eq!(zeroed.decision(&tool).map(|d| d.vector), Some(0.0));
+    Ok(())
+}
+
+#[test]
 fn expand_gives_the_full_entry() {
     let c = compiler(ToolSelection::default());
     let catalog = c.prepare(registry());
