@@ -5,7 +5,7 @@ use std::path::Path;
 
 use rusqlite::{Connection, OptionalExtension, params};
 
-use crate::analysis::{ToolAnalysis, heuristic};
+use crate::analysis::{Analyzer, ToolAnalysis, heuristic};
 use crate::compile::AnalysedTool;
 use crate::tool::{ToolInfo, ToolKey};
 
@@ -127,6 +127,32 @@ impl AnalysisStore {
         Ok(())
     }
 
+    /// Analyses the tools that have no stored analysis for their schema with `analyzer` and
+    /// stores each result. A tool the analyzer fails on keeps its heuristic metadata and stays
+    /// pending; its error is returned beside the count stored, for the caller to log.
+    pub fn refresh<A: Analyzer>(
+        &self,
+        tools: &[ToolInfo],
+        analyzer: &A,
+    ) -> Result<(usize, Vec<(ToolKey, A::Error)>), StoreError> {
+        let mut stored = 0;
+        let mut failed = Vec::new();
+        for tool in tools {
+            let key = tool.key();
+            if self.get(&key)?.is_some() {
+                continue;
+            }
+            match analyzer.analyze(tool) {
+                Ok(analysis) => {
+                    self.put(&key, &analysis)?;
+                    stored += 1;
+                }
+                Err(e) => failed.push((key, e)),
+            }
+        }
+        Ok((stored, failed))
+    }
+
     /// Metadata for every tool without waiting: the stored analysis when its schema hash
     /// matches, else the heuristic one (and the tool is listed as pending). A stored entry
     /// that cannot be read counts as missing.
@@ -199,6 +225,44 @@ mod tests {
         assert_eq!(store.get(&v1.key())?, Some(llm(&v1)));
         store.put(&v2.key(), &llm(&v2))?;
         assert_eq!(store.get(&v1.key())?, None);
+        Ok(())
+    }
+
+    /// A stand-in for the chat side's language-model analyzer: it knows one tool.
+    struct KnowsOne;
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("no answer for {0}")]
+    struct NoAnswer(String);
+
+    impl Analyzer for KnowsOne {
+        type Error = NoAnswer;
+
+        fn analyze(&self, tool: &ToolInfo) -> Result<ToolAnalysis, NoAnswer> {
+            if tool.description == "Read a file." {
+                Ok(llm(tool))
+            } else {
+                Err(NoAnswer(tool.id()))
+            }
+        }
+    }
+
+    #[test]
+    fn refresh_stores_what_the_analyzer_gives_and_keeps_failures_pending() -> Result<(), StoreError>
+    {
+        let store = AnalysisStore::in_memory()?;
+        let known = tool("Read a file.");
+        let mut unknown = tool("Something else.");
+        unknown.name = "other".into();
+        let tools = vec![known.clone(), unknown.clone()];
+        let (stored, failed) = store.refresh(&tools, &KnowsOne)?;
+        assert_eq!(stored, 1);
+        assert_eq!(failed.len(), 1);
+        assert_eq!(failed[0].0, unknown.key());
+        let now = store.analysed(tools.clone());
+        assert_eq!(now.pending, [unknown.key()]);
+        assert_eq!(now.tools[0].analysis.source, AnalysisSource::Llm);
+        assert_eq!(store.refresh(&tools, &KnowsOne)?.0, 0);
         Ok(())
     }
 

@@ -4,7 +4,8 @@
 //! Why our own evaluator: the maintained Datalog crates for Rust either compile their rules
 //! into the program with macros (`ascent`, `crepe`), so a user cannot edit them without a
 //! rebuild, or take rules as Rust join code with no parser (`datafrog`), or are whole
-//! databases far beyond a few hundred facts a turn (`cozo`, `nemo`). The rules here need joins
+//! databases far beyond a few hundred facts a turn (`cozo`, `nemo`); `asdi` parses text but
+//! has had no release for years. The rules here need joins
 //! over a few hundred facts, negation and a parser with line/column errors: about 500 lines.
 
 mod eval;
