@@ -29,6 +29,15 @@ pub struct Analysed {
     pub pending: Vec<ToolKey>,
 }
 
+/// What a [`AnalysisStore::refresh`] did.
+#[derive(Debug)]
+pub struct Refreshed<E> {
+    /// Analyses stored.
+    pub stored: usize,
+    /// Tools the analyzer failed on, with its error.
+    pub failed: Vec<(ToolKey, E)>,
+}
+
 /// The SQLite store of tool analyses.
 #[derive(Debug)]
 pub struct AnalysisStore {
@@ -129,12 +138,12 @@ impl AnalysisStore {
 
     /// Analyses the tools that have no stored analysis for their schema with `analyzer` and
     /// stores each result. A tool the analyzer fails on keeps its heuristic metadata and stays
-    /// pending; its error is returned beside the count stored, for the caller to log.
+    /// pending; its error is returned for the caller to log.
     pub fn refresh<A: Analyzer>(
         &self,
         tools: &[ToolInfo],
         analyzer: &A,
-    ) -> Result<(usize, Vec<(ToolKey, A::Error)>), StoreError> {
+    ) -> Result<Refreshed<A::Error>, StoreError> {
         let mut stored = 0;
         let mut failed = Vec::new();
         for tool in tools {
@@ -150,7 +159,7 @@ impl AnalysisStore {
                 Err(e) => failed.push((key, e)),
             }
         }
-        Ok((stored, failed))
+        Ok(Refreshed { stored, failed })
     }
 
     /// Metadata for every tool without waiting: the stored analysis when its schema hash
@@ -255,14 +264,14 @@ mod tests {
         let mut unknown = tool("Something else.");
         unknown.name = "other".into();
         let tools = vec![known.clone(), unknown.clone()];
-        let (stored, failed) = store.refresh(&tools, &KnowsOne)?;
-        assert_eq!(stored, 1);
-        assert_eq!(failed.len(), 1);
-        assert_eq!(failed[0].0, unknown.key());
+        let done = store.refresh(&tools, &KnowsOne)?;
+        assert_eq!(done.stored, 1);
+        assert_eq!(done.failed.len(), 1);
+        assert_eq!(done.failed[0].0, unknown.key());
         let now = store.analysed(tools.clone());
         assert_eq!(now.pending, [unknown.key()]);
         assert_eq!(now.tools[0].analysis.source, AnalysisSource::Llm);
-        assert_eq!(store.refresh(&tools, &KnowsOne)?.0, 0);
+        assert_eq!(store.refresh(&tools, &KnowsOne)?.stored, 0);
         Ok(())
     }
 
