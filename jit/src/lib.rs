@@ -5,7 +5,8 @@
 //! [`AnalysedTool`]s into a [`Catalog`] and each turn's [`TurnFacts`] into [`CompiledTools`]
 //! (a [`Decision`] per tool and the prompt section). Analyses come from the [`AnalysisStore`]
 //! or the [`HeuristicAnalyzer`]; an [`Analyzer`] (a language model, on the chat side) may
-//! replace them. Rules are a small Datalog ([`rules`]); similarity goes through an [`Embedder`].
+//! replace them. Rules are a small Datalog ([`rules`]: parse a file to check it); similarity goes
+//! through an [`Embedder`].
 #![warn(missing_docs)]
 
 mod analysis;

@@ -31,7 +31,7 @@ impl Relation {
 
 /// The facts of one evaluation, per predicate of a [`Program`].
 #[derive(Debug, Clone)]
-pub struct Database {
+pub(crate) struct Database {
     relations: Vec<Relation>,
     by_name: HashMap<String, usize>,
     arities: Vec<usize>,
@@ -48,7 +48,7 @@ impl Database {
 
     /// Adds a fact. Facts of predicates the rules never mention, or of another arity, are
     /// ignored (no rule could read them). True when the fact is new.
-    pub fn insert(&mut self, predicate: &str, row: Vec<Value>) -> bool {
+    pub(crate) fn insert(&mut self, predicate: &str, row: Vec<Value>) -> bool {
         match self.by_name.get(predicate) {
             Some(&id) if self.arities[id] == row.len() => self.relations[id].insert(row),
             _ => false,
@@ -56,7 +56,7 @@ impl Database {
     }
 
     /// The facts of `predicate`, in the order they were added or derived.
-    pub fn rows(&self, predicate: &str) -> &[Vec<Value>] {
+    pub(crate) fn rows(&self, predicate: &str) -> &[Vec<Value>] {
         match self.by_name.get(predicate) {
             Some(&id) => &self.relations[id].rows,
             None => &[],

@@ -15,7 +15,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 
-pub use eval::Database;
+pub(crate) use eval::Database;
 
 /// The default rules, shipped with Nexus (`jit/rules/default.rules`).
 pub const DEFAULT_RULES: &str = include_str!("../../rules/default.rules");
@@ -174,12 +174,13 @@ impl Program {
     }
 
     /// An empty database for this program's predicates.
-    pub fn database(&self) -> Database {
+    pub(crate) fn database(&self) -> Database {
         Database::new(self)
     }
 
-    /// Runs every stratum to its fixpoint over `db`, adding what the rules derive.
-    pub fn evaluate(&self, db: &mut Database) {
+    /// Runs every stratum to its fixpoint over `db` (made by [`Program::database`] of this
+    /// program), adding what the rules derive.
+    pub(crate) fn evaluate(&self, db: &mut Database) {
         for stratum in &self.strata {
             eval::fixpoint(stratum, db);
         }

@@ -1,4 +1,5 @@
-//! Tests of the rules language: parsing, errors with positions, joins, negation, strata.
+//! Tests of the rules language: parsing, errors with line and column, joins, recursion,
+//! negation across strata, and that no text makes the parser or the evaluator panic.
 
 use super::*;
 
