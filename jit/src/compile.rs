@@ -241,18 +241,18 @@ impl Compiler {
     }
 
     /// Prepares the registry's tools, their vectors taken from `store` when it holds them for
-    /// this embedder and schema, else computed and stored (a store that fails is skipped: the
+    /// this embedder and text (description and analysis), else computed and stored (a store that fails is skipped: the
     /// vectors are computed again next time).
     pub fn prepare_with_store(&self, tools: Vec<AnalysedTool>, store: &AnalysisStore) -> Catalog {
         let embedder = self.embedder.id().to_string();
         self.prepare_by(tools, |tool, text| {
             let key = tool.info.key();
-            if let Ok(Some(vector)) = store.embedding(&key, &embedder) {
+            if let Ok(Some(vector)) = store.embedding(&key, &embedder, text) {
                 return vector;
             }
             let vector = self.embedder.embed(text);
             // Not stored now means computed again next time; nothing else depends on it.
-            let _ = store.put_embedding(&key, &embedder, &vector);
+            let _ = store.put_embedding(&key, &embedder, text, &vector);
             vector
         })
     }
@@ -303,18 +303,7 @@ impl Compiler {
                     ServerStatus::Offline => "offline",
                 };
                 base.insert(status, vec![t]);
-                let text = format!(
-                    "{} {} {} {} {}",
-                    tool.info.name,
-                    tool.info.description,
-                    a.categories.join(" "),
-                    a.capabilities
-                        .iter()
-                        .map(|c| c.as_str().trim_start_matches('/'))
-                        .collect::<Vec<_>>()
-                        .join(" "),
-                    a.domains.join(" ")
-                );
+                let text = embedded_text(&tool);
                 Prepared {
                     vector: vector_of(&tool, &text),
                     full: render::full(&tool.info),
@@ -459,6 +448,23 @@ impl Compiler {
             micros: u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX),
         }
     }
+}
+
+/// What a tool's vector is made from: its name, description and analysed metadata.
+fn embedded_text(tool: &AnalysedTool) -> String {
+    let a = &tool.analysis;
+    format!(
+        "{} {} {} {} {}",
+        tool.info.name,
+        tool.info.description,
+        a.categories.join(" "),
+        a.capabilities
+            .iter()
+            .map(|c| c.as_str().trim_start_matches('/'))
+            .collect::<Vec<_>>()
+            .join(" "),
+        a.domains.join(" ")
+    )
 }
 
 /// Reads and parses a rules file; errors name the file, line and column.

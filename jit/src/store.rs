@@ -7,7 +7,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::analysis::{Analyzer, ToolAnalysis, heuristic};
 use crate::compile::AnalysedTool;
-use crate::tool::{ToolInfo, ToolKey};
+use crate::tool::{ToolInfo, ToolKey, schema_hash};
 
 /// Why the store failed.
 #[derive(Debug, thiserror::Error)]
@@ -27,6 +27,10 @@ pub struct Analysed {
     pub tools: Vec<AnalysedTool>,
     /// Tools with no stored analysis for their current schema hash.
     pub pending: Vec<ToolKey>,
+}
+
+fn text_hash(text: &str) -> String {
+    schema_hash(text, &serde_json::Map::new())
 }
 
 /// What a [`AnalysisStore::refresh`] did.
@@ -55,7 +59,7 @@ CREATE TABLE IF NOT EXISTS tool_embedding (
     server TEXT NOT NULL,
     name TEXT NOT NULL,
     embedder TEXT NOT NULL,
-    schema_hash TEXT NOT NULL,
+    text_hash TEXT NOT NULL,
     vector BLOB NOT NULL,
     PRIMARY KEY (server, name, embedder)
 )";
@@ -101,14 +105,19 @@ impl AnalysisStore {
         Ok(())
     }
 
-    /// The stored vector of `key`'s tool text by `embedder`, if one was stored for this
-    /// schema hash.
-    pub fn embedding(&self, key: &ToolKey, embedder: &str) -> Result<Option<Vec<f32>>, StoreError> {
+    /// The stored vector of `key`'s tool by `embedder`, if one was stored for this `text`
+    /// (the tool's description and analysis, which change with its schema and analysis).
+    pub fn embedding(
+        &self,
+        key: &ToolKey,
+        embedder: &str,
+        text: &str,
+    ) -> Result<Option<Vec<f32>>, StoreError> {
         let blob: Option<Vec<u8>> = self
             .db
             .query_row(
-                "SELECT vector FROM tool_embedding WHERE server = ?1 AND name = ?2 AND embedder = ?3 AND schema_hash = ?4",
-                params![key.server, key.name, embedder, key.schema_hash],
+                "SELECT vector FROM tool_embedding WHERE server = ?1 AND name = ?2 AND embedder = ?3 AND text_hash = ?4",
+                params![key.server, key.name, embedder, text_hash(text)],
                 |row| row.get(0),
             )
             .optional()?;
@@ -120,18 +129,19 @@ impl AnalysisStore {
         }))
     }
 
-    /// Stores `vector` as `key`'s embedding by `embedder` (little-endian `f32`s), replacing
-    /// one of an earlier schema.
+    /// Stores `vector` as the embedding of `key`'s `text` by `embedder` (little-endian
+    /// `f32`s), replacing one of an earlier text.
     pub fn put_embedding(
         &self,
         key: &ToolKey,
         embedder: &str,
+        text: &str,
         vector: &[f32],
     ) -> Result<(), StoreError> {
         let bytes: Vec<u8> = vector.iter().flat_map(|x| x.to_le_bytes()).collect();
         self.db.execute(
-            "INSERT OR REPLACE INTO tool_embedding (server, name, embedder, schema_hash, vector) VALUES (?1, ?2, ?3, ?4, ?5)",
-            params![key.server, key.name, embedder, key.schema_hash, bytes],
+            "INSERT OR REPLACE INTO tool_embedding (server, name, embedder, text_hash, vector) VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![key.server, key.name, embedder, text_hash(text), bytes],
         )?;
         Ok(())
     }
@@ -276,17 +286,24 @@ mod tests {
     }
 
     #[test]
-    fn embeddings_are_kept_per_embedder_and_schema() -> Result<(), StoreError> {
+    fn embeddings_are_kept_per_embedder_and_text() -> Result<(), StoreError> {
         let store = AnalysisStore::in_memory()?;
         let v1 = tool("Read a file.");
         let v2 = tool("Read a file, now with line ranges.");
-        store.put_embedding(&v1.key(), "model-a", &[0.5, -1.25, 3.0])?;
+        let key = v1.key();
+        store.put_embedding(&key, "model-a", "text", &[0.5, -1.25, 3.0])?;
         assert_eq!(
-            store.embedding(&v1.key(), "model-a")?,
+            store.embedding(&key, "model-a", "text")?,
             Some(vec![0.5, -1.25, 3.0])
         );
-        assert_eq!(store.embedding(&v1.key(), "model-b")?, None);
-        assert_eq!(store.embedding(&v2.key(), "model-a")?, None);
+        assert_eq!(store.embedding(&key, "model-b", "text")?, None);
+        assert_eq!(store.embedding(&key, "model-a", "other text")?, None);
+        store.put_embedding(&v2.key(), "model-a", "new text", &[1.0])?;
+        assert_eq!(store.embedding(&key, "model-a", "text")?, None);
+        assert_eq!(
+            store.embedding(&key, "model-a", "new text")?,
+            Some(vec![1.0])
+        );
         Ok(())
     }
 }

@@ -115,10 +115,12 @@ fn stored_vectors_are_used_and_missing_ones_stored() -> Result<(), crate::StoreE
     let again = c.compile(&question, &c.prepare_with_store(tools.clone(), &store));
     assert_eq!(plain.prompt, first.prompt);
     assert_eq!(first.prompt, again.prompt);
-    let stored = store.embedding(&key, HashedWords.id())?;
+    // A stored vector wins over computing one: a zero vector for the same text takes the
+    // similarity away.
+    let text = super::embedded_text(&tools[0]);
+    let stored = store.embedding(&key, HashedWords.id(), &text)?;
     assert_eq!(stored.map(|v| v.len()), Some(HashedWords::DIMS));
-    // A stored vector wins over computing one: a zero vector takes the similarity away.
-    store.put_embedding(&key, HashedWords.id(), &[0.0; HashedWords::DIMS])?;
+    store.put_embedding(&key, HashedWords.id(), &text, &[0.0; HashedWords::DIMS])?;
     let zeroed = c.compile(&question, &c.prepare_with_store(tools, &store));
     let tool = key.server.clone() + ":" + &key.name;
     assert!(plain.decision(&tool).is_some_and(|d| d.vector > 0.0));
