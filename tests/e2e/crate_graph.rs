@@ -1,5 +1,6 @@
 //! The crate graph states the layering: `nexus-engine` and `nexus-tools` are plain libraries
-//! that never pull the browser stack (Leptos, web-sys, js-sys, wasm-bindgen, gloo) in.
+//! that never pull the browser stack (Leptos, web-sys, js-sys, wasm-bindgen, gloo) in, and the
+//! tool compiler `nexus-jit` stands on `nexus-shared` alone among Nexus's crates, without tokio.
 
 use std::process::Command;
 
@@ -57,6 +58,20 @@ fn engine_and_tools_build_natively_without_the_browser_stack() {
             .filter(|name| is_browser_stack(name))
             .collect();
         assert!(banned.is_empty(), "{package} depends on {banned:?}");
+    }
+}
+
+#[test]
+fn the_tool_compiler_needs_no_runtime_graph_or_bridge() {
+    let listing = tree("nexus-jit", &["--prefix", "none"]);
+    let names = crate_names(&listing);
+    assert!(names.contains(&"nexus-shared"), "{listing}");
+    let banned = ["tokio", "nexus-engine", "nexus-tools", "nexus-bridge", "nexus-web"];
+    for name in names {
+        assert!(
+            !banned.contains(&name) && !is_browser_stack(name),
+            "nexus-jit depends on {name}"
+        );
     }
 }
 

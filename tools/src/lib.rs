@@ -3,7 +3,8 @@
 //!
 //! The surface: [`dispatch`] and [`answer`] over a [`ToolContext`], the UI effect of a
 //! `highlight` ([`Highlight`]) and what the tools remember between calls on one graph
-//! ([`ToolMemory`]). One private module per tool; `route` plans and runs calls to the others.
+//! ([`ToolMemory`]), and the router's reading of a question ([`intents`], for the tool
+//! compiler). One private module per tool; `route` plans and runs calls to the others.
 #![warn(missing_docs)]
 
 mod budget;
@@ -31,6 +32,7 @@ pub(crate) mod test_support;
 mod trace_flow;
 
 pub use highlight::Highlight;
+pub use route::intents;
 
 use std::cell::RefCell;
 

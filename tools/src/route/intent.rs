@@ -24,6 +24,26 @@ pub enum Intent {
 }
 
 impl Intent {
+    /// The intent's name for other programs (the tool compiler's rules): snake_case.
+    pub fn name(self) -> &'static str {
+        match self {
+            Intent::Grep => "grep",
+            Intent::ReadFile => "read_file",
+            Intent::ReviewFile => "review_file",
+            Intent::TestImpact => "test_impact",
+            Intent::Trace => "trace",
+            Intent::Similar => "similar",
+            Intent::Cluster => "cluster",
+            Intent::Process => "process",
+            Intent::Calls => "calls",
+            Intent::Impact => "impact",
+            Intent::Stats => "stats",
+            Intent::Overview => "overview",
+            Intent::Explain => "explain",
+            Intent::Find => "find",
+        }
+    }
+
     /// The words the router understood, for the plan's `why`.
     pub fn reading(self) -> &'static str {
         match self {

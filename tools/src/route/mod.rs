@@ -21,6 +21,17 @@ pub use cache::RouteCache;
 
 use crate::ToolContext;
 
+/// The router's reading of each clause of `question` by wording alone, without a graph:
+/// `grep`, `read_file`, `review_file`, `test_impact`, `trace`, `similar`, `cluster`,
+/// `process`, `calls`, `impact`, `stats`, `overview`, `explain`, `find`; or `cypher` for a
+/// Cypher query. The chat side hands these to the tool compiler as `intent` facts.
+pub fn intents(question: &str) -> Vec<&'static str> {
+    match planner::clause_intents(question) {
+        Some(intents) => intents.into_iter().map(intent::Intent::name).collect(),
+        None => vec!["cypher"],
+    }
+}
+
 pub fn run(ctx: &ToolContext, p: &RouteParams) -> Result<String, ToolError> {
     if p.query.trim().is_empty() {
         return Err(

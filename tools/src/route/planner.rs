@@ -492,18 +492,44 @@ fn line_range(words: &[Word]) -> Option<(u32, u32)> {
     Some((start.min(end), start.max(end)))
 }
 
-/// The repository path a word names, when the graph has that file (or exactly one file ending
-/// with it).
-fn file_in_graph(ctx: &ToolContext, raw: &str) -> Option<String> {
+/// True when a word is written like a repository path (a `/`, or a known file extension).
+pub fn looks_like_path(raw: &str) -> bool {
     let path = raw
         .trim_start_matches("./")
         .trim_end_matches([',', ':', ';']);
     let extension = path.rsplit_once('.').map(|(_, ext)| ext.to_lowercase());
-    let looks_like_path =
-        path.contains('/') || extension.is_some_and(|e| EXTENSIONS.contains(&e.as_str()));
-    if !looks_like_path || path.is_empty() {
+    !path.is_empty()
+        && (path.contains('/') || extension.is_some_and(|e| EXTENSIONS.contains(&e.as_str())))
+}
+
+/// The intent of each clause of `question` by wording alone: a clause names a file when a
+/// word looks like a path (no graph to check it against). Cypher is `None`.
+pub fn clause_intents(question: &str) -> Option<Vec<Intent>> {
+    let question = bounded(question);
+    if is_cypher(question) {
         return None;
     }
+    Some(
+        clauses(question)
+            .into_iter()
+            .map(|clause| {
+                let w = words(clause);
+                let names_file = w.iter().any(|w| looks_like_path(&w.raw));
+                intent::classify(&w, clause, names_file)
+            })
+            .collect(),
+    )
+}
+
+/// The repository path a word names, when the graph has that file (or exactly one file ending
+/// with it).
+fn file_in_graph(ctx: &ToolContext, raw: &str) -> Option<String> {
+    if !looks_like_path(raw) {
+        return None;
+    }
+    let path = raw
+        .trim_start_matches("./")
+        .trim_end_matches([',', ':', ';']);
     if ctx.graph.find_id(&format!("File:{path}")).is_some() {
         return Some(path.to_owned());
     }

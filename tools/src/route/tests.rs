@@ -655,3 +655,17 @@ fn errors_are_clear() {
         nexus_shared::Outcome::Ok(out) => panic!("{}", out.text),
     }
 }
+
+#[test]
+fn intents_read_each_clause_without_a_graph() {
+    assert_eq!(
+        super::intents("explain parse_config and what breaks if I change it"),
+        ["explain", "impact"]
+    );
+    assert_eq!(super::intents("read src/main.rs lines 1-20"), ["read_file"]);
+    assert_eq!(super::intents("who calls checkout?"), ["calls"]);
+    assert_eq!(
+        super::intents("MATCH (a)-[:CALLS]->(b) RETURN a.id"),
+        ["cypher"]
+    );
+}

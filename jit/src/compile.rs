@@ -1,0 +1,522 @@
+//! One turn's compilation: facts of the tools and the turn, the rules' boosts and the vector
+//! similarity give each tool a score, a tier and its reasons; the budget cuts; the prompt is rendered.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+
+use crate::analysis::ToolAnalysis;
+use crate::config::ToolSelection;
+use crate::render::{self, HEADER, estimate_tokens};
+use crate::rules::{Database, Program, RuleError, Value};
+use crate::store::AnalysisStore;
+use crate::text::terms;
+use crate::tool::{ServerStatus, ToolInfo};
+use crate::vector::{Embedder, HashedWords, cosine};
+
+/// A tool with its analysis (stored, or heuristic until one lands).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AnalysedTool {
+    /// The tool as its server lists it.
+    pub info: ToolInfo,
+    /// What the compiler knows about it.
+    pub analysis: ToolAnalysis,
+}
+
+/// What is known about one turn.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct TurnFacts {
+    /// The user's question.
+    pub question: String,
+    /// Recent messages of the conversation, for similarity.
+    pub recent_context: String,
+    /// The router's intent of each clause (`calls`, `impact`, `grep`, … as in `default.rules`).
+    pub intents: Vec<String>,
+    /// Languages of the loaded repository.
+    pub languages: Vec<String>,
+    /// Frameworks of the loaded repository.
+    pub frameworks: Vec<String>,
+    /// Tools (`server:name`) used earlier in the session.
+    pub used_tools: Vec<String>,
+    /// Repository files in focus.
+    pub focus_files: Vec<String>,
+    /// The kind of agent work, when known (`coder`, `researcher`, `reviewer`, `tester`).
+    pub shard: Option<String>,
+}
+
+/// How a tool is rendered this turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Tier {
+    /// Description, schema and example.
+    Full,
+    /// Name and one line.
+    Condensed,
+    /// Name only; the model can ask to expand it.
+    Minimal,
+    /// Not shown.
+    Excluded,
+}
+
+/// One rule's contribution to a tool's logic score.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RuleHit {
+    /// Points added (or taken, when negative).
+    pub points: i64,
+    /// The rule's stated reason.
+    pub why: String,
+}
+
+/// What the compiler decided for one tool, and why.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Decision {
+    /// `server:name`.
+    pub tool: String,
+    /// How it is rendered.
+    pub tier: Tier,
+    /// A skeleton tool: always rendered in full.
+    pub skeleton: bool,
+    /// `logic × logic_weight + vector × vector_weight`, 0–100.
+    pub score: f32,
+    /// The rules' score, 0–100 (sum of the boosts, clamped).
+    pub logic: f32,
+    /// Similarity to the turn, 0–100.
+    pub vector: f32,
+    /// The rules that fired for it.
+    pub rule_hits: Vec<RuleHit>,
+    /// Its server is disconnected.
+    pub offline: bool,
+    /// Estimated tokens of its entry in the prompt (0 when excluded).
+    pub tokens: usize,
+    /// Tier changes after scoring (the full-tier cap, the token budget).
+    pub notes: Vec<String>,
+}
+
+/// The compiled tool section of one turn.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CompiledTools {
+    /// One decision per tool: rendered ones first (full, condensed, minimal), then excluded;
+    /// by score within a tier.
+    pub decisions: Vec<Decision>,
+    /// The prompt section for the rendered tools.
+    pub prompt: String,
+    /// Estimated tokens of `prompt`.
+    pub tokens: usize,
+    /// How long the compilation took, in microseconds.
+    pub micros: u64,
+}
+
+impl CompiledTools {
+    /// The decision for `tool` (`server:name`).
+    pub fn decision(&self, tool: &str) -> Option<&Decision> {
+        self.decisions.iter().find(|d| d.tool == tool)
+    }
+
+    /// Tools rendered in the given tiers.
+    pub fn in_tiers(&self, tiers: &[Tier]) -> impl Iterator<Item = &Decision> {
+        self.decisions
+            .iter()
+            .filter(move |d| tiers.contains(&d.tier))
+    }
+}
+
+/// Why a compiler could not be built from its configuration.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The rules file could not be read.
+    #[error("cannot read rules file {path}: {source}")]
+    Read {
+        /// The file.
+        path: String,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// The rules file has an error.
+    #[error("{path}: {source}")]
+    Rules {
+        /// The file.
+        path: String,
+        /// Where and what.
+        source: RuleError,
+    },
+}
+
+/// A tool ready for compilation: rendered forms, token counts and vector computed once.
+#[derive(Debug, Clone)]
+struct Prepared {
+    tool: AnalysedTool,
+    id: String,
+    vector: Vec<f32>,
+    full: String,
+    condensed: String,
+    minimal: String,
+}
+
+/// The registry's tools, prepared for one compiler (its rules and embedder). Rebuild it when
+/// the registry or an analysis changes.
+#[derive(Debug, Clone)]
+pub struct Catalog {
+    tools: Vec<Prepared>,
+    base: Database,
+}
+
+impl Catalog {
+    /// The number of tools.
+    pub fn len(&self) -> usize {
+        self.tools.len()
+    }
+
+    /// True when there are no tools.
+    pub fn is_empty(&self) -> bool {
+        self.tools.is_empty()
+    }
+
+    /// Estimated tokens of the section with every tool in full form: what the compiler saves
+    /// against.
+    pub fn all_full_tokens(&self) -> usize {
+        estimate_tokens(HEADER)
+            + self
+                .tools
+                .iter()
+                .map(|p| estimate_tokens(&p.full))
+                .sum::<usize>()
+    }
+
+    /// The full entry of `tool` (`server:name`): the answer to the model's `expand` request.
+    pub fn expand(&self, tool: &str) -> Option<&str> {
+        self.tools
+            .iter()
+            .find(|p| p.id == tool)
+            .map(|p| p.full.as_str())
+    }
+}
+
+/// Chooses and renders tools per turn.
+pub struct Compiler {
+    config: ToolSelection,
+    program: Program,
+    embedder: Box<dyn Embedder>,
+}
+
+impl std::fmt::Debug for Compiler {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Compiler")
+            .field("config", &self.config)
+            .field("rules", &self.program.len())
+            .field("embedder", &self.embedder.id())
+            .finish()
+    }
+}
+
+fn s(text: &str) -> Value {
+    Value::str(text)
+}
+
+impl Compiler {
+    /// A compiler with these parts.
+    pub fn new(config: ToolSelection, program: Program, embedder: Box<dyn Embedder>) -> Compiler {
+        Compiler {
+            config,
+            program,
+            embedder,
+        }
+    }
+
+    /// The configured rules (its `rules_file`, else the shipped defaults) and the built-in
+    /// embedder.
+    pub fn from_config(config: ToolSelection) -> Result<Compiler, ConfigError> {
+        let program = match &config.rules_file {
+            Some(path) => load_rules(path)?,
+            None => Program::default_rules(),
+        };
+        Ok(Compiler::new(config, program, Box::new(HashedWords)))
+    }
+
+    /// The configuration in use.
+    pub fn config(&self) -> &ToolSelection {
+        &self.config
+    }
+
+    /// Prepares the registry's tools, their vectors taken from `store` when it holds them for
+    /// this embedder and text (description and analysis), else computed and stored (a store that fails is skipped: the
+    /// vectors are computed again next time).
+    pub fn prepare_with_store(&self, tools: Vec<AnalysedTool>, store: &AnalysisStore) -> Catalog {
+        let embedder = self.embedder.id().to_string();
+        self.prepare_by(tools, |tool, text| {
+            let key = tool.info.key();
+            if let Ok(Some(vector)) = store.embedding(&key, &embedder, text) {
+                return vector;
+            }
+            let vector = self.embedder.embed(text);
+            // Not stored now means computed again next time; nothing else depends on it.
+            let _ = store.put_embedding(&key, &embedder, text, &vector);
+            vector
+        })
+    }
+
+    /// Prepares the registry's tools: their facts, vectors and rendered forms.
+    pub fn prepare(&self, tools: Vec<AnalysedTool>) -> Catalog {
+        self.prepare_by(tools, |_, text| self.embedder.embed(text))
+    }
+
+    fn prepare_by(
+        &self,
+        tools: Vec<AnalysedTool>,
+        vector_of: impl Fn(&AnalysedTool, &str) -> Vec<f32>,
+    ) -> Catalog {
+        let mut base = self.program.database();
+        for id in &self.config.skeleton_tools {
+            base.insert("configured_skeleton", vec![s(id)]);
+        }
+        let tools = tools
+            .into_iter()
+            .map(|tool| {
+                let id = tool.info.id();
+                let t = s(&id);
+                let a = &tool.analysis;
+                base.insert("tool", vec![t.clone()]);
+                base.insert("server", vec![t.clone(), s(&tool.info.server)]);
+                base.insert("name", vec![t.clone(), s(&tool.info.name)]);
+                for w in terms(&tool.info.name) {
+                    base.insert("name_word", vec![t.clone(), s(&w)]);
+                }
+                for c in &a.categories {
+                    base.insert("category", vec![t.clone(), s(c)]);
+                }
+                for c in &a.capabilities {
+                    base.insert("capability", vec![t.clone(), s(c.as_str())]);
+                }
+                for d in &a.domains {
+                    base.insert("domain", vec![t.clone(), s(d)]);
+                }
+                for (shard, score) in &a.shard_affinities {
+                    base.insert(
+                        "shard_affinity",
+                        vec![t.clone(), s(shard), Value::Int(i64::from(*score))],
+                    );
+                }
+                let status = match tool.info.status {
+                    ServerStatus::Online => "online",
+                    ServerStatus::Offline => "offline",
+                };
+                base.insert(status, vec![t]);
+                let text = embedded_text(&tool);
+                Prepared {
+                    vector: vector_of(&tool, &text),
+                    full: render::full(&tool.info),
+                    condensed: render::condensed(&tool.info, &a.condensed),
+                    minimal: render::minimal(&tool.info),
+                    id,
+                    tool,
+                }
+            })
+            .collect();
+        Catalog { tools, base }
+    }
+
+    /// Chooses and renders the tools for one turn.
+    pub fn compile(&self, turn: &TurnFacts, catalog: &Catalog) -> CompiledTools {
+        let started = Instant::now();
+        let mut db = catalog.base.clone();
+        add_turn_facts(&mut db, turn);
+        self.program.evaluate(&mut db);
+
+        let skeleton: BTreeSet<&str> = db
+            .rows("skeleton")
+            .iter()
+            .filter_map(|row| match row.first() {
+                Some(Value::Str(t)) => Some(&**t),
+                _ => None,
+            })
+            .collect();
+        let turn_vector = self
+            .embedder
+            .embed(&format!("{} {}", turn.question, turn.recent_context));
+        let c = &self.config;
+        let full_scale = self.embedder.full_scale().max(f32::EPSILON);
+
+        let mut decisions: Vec<Decision> = catalog
+            .tools
+            .iter()
+            .map(|p| {
+                let rule_hits = hits(&db, &p.id);
+                let logic = rule_hits
+                    .iter()
+                    .map(|h| h.points)
+                    .sum::<i64>()
+                    .clamp(0, 100) as f32;
+                let vector =
+                    (cosine(&turn_vector, &p.vector).max(0.0) / full_scale * 100.0).min(100.0);
+                let score = (logic * c.logic_weight + vector * c.vector_weight).clamp(0.0, 100.0);
+                let is_skeleton = skeleton.contains(p.id.as_str());
+                let tier = if is_skeleton || score >= f32::from(c.full_threshold) {
+                    Tier::Full
+                } else if score >= f32::from(c.condensed_threshold) {
+                    Tier::Condensed
+                } else if score >= f32::from(c.minimal_threshold) {
+                    Tier::Minimal
+                } else {
+                    Tier::Excluded
+                };
+                Decision {
+                    tool: p.id.clone(),
+                    tier,
+                    skeleton: is_skeleton,
+                    score,
+                    logic,
+                    vector,
+                    rule_hits,
+                    offline: p.tool.info.status == ServerStatus::Offline,
+                    tokens: 0,
+                    notes: Vec::new(),
+                }
+            })
+            .collect();
+        // Best first: skeleton, then by score, then by name for a stable order.
+        decisions.sort_by(|a, b| {
+            b.skeleton
+                .cmp(&a.skeleton)
+                .then(b.score.total_cmp(&a.score))
+                .then(a.tool.cmp(&b.tool))
+        });
+
+        let mut full_flesh = 0;
+        for d in decisions
+            .iter_mut()
+            .filter(|d| !d.skeleton && d.tier == Tier::Full)
+        {
+            full_flesh += 1;
+            if full_flesh > c.max_full_tools {
+                d.tier = Tier::Condensed;
+                d.notes.push(format!(
+                    "condensed: more than max_full_tools ({})",
+                    c.max_full_tools
+                ));
+            }
+        }
+
+        let entry = |d: &Decision| -> &str {
+            let Some(p) = catalog.tools.iter().find(|p| p.id == d.tool) else {
+                return "";
+            };
+            match d.tier {
+                Tier::Full => &p.full,
+                Tier::Condensed => &p.condensed,
+                Tier::Minimal => &p.minimal,
+                Tier::Excluded => "",
+            }
+        };
+        for d in decisions.iter_mut() {
+            d.tokens = estimate_tokens(entry(d));
+        }
+        let mut total = estimate_tokens(HEADER) + decisions.iter().map(|d| d.tokens).sum::<usize>();
+        // Over budget: drop flesh from the lowest score up (the list is sorted best first).
+        for d in decisions.iter_mut().rev() {
+            if total <= c.token_budget {
+                break;
+            }
+            if d.skeleton || d.tier == Tier::Excluded {
+                continue;
+            }
+            total -= d.tokens;
+            d.tokens = 0;
+            d.tier = Tier::Excluded;
+            d.notes.push(format!(
+                "excluded: over the token budget ({})",
+                c.token_budget
+            ));
+        }
+        decisions.sort_by(|a, b| {
+            a.tier
+                .cmp(&b.tier)
+                .then(b.skeleton.cmp(&a.skeleton))
+                .then(b.score.total_cmp(&a.score))
+                .then(a.tool.cmp(&b.tool))
+        });
+
+        let mut prompt = String::from(HEADER);
+        for d in &decisions {
+            prompt.push_str(entry(d));
+        }
+        CompiledTools {
+            tokens: estimate_tokens(&prompt),
+            prompt,
+            decisions,
+            micros: u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX),
+        }
+    }
+}
+
+/// What a tool's vector is made from: its name, description and analysed metadata.
+fn embedded_text(tool: &AnalysedTool) -> String {
+    let a = &tool.analysis;
+    format!(
+        "{} {} {} {} {}",
+        tool.info.name,
+        tool.info.description,
+        a.categories.join(" "),
+        a.capabilities
+            .iter()
+            .map(|c| c.as_str().trim_start_matches('/'))
+            .collect::<Vec<_>>()
+            .join(" "),
+        a.domains.join(" ")
+    )
+}
+
+/// Reads and parses a rules file; errors name the file, line and column.
+pub fn load_rules(path: &Path) -> Result<Program, ConfigError> {
+    let name = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+        path: name.clone(),
+        source,
+    })?;
+    Program::parse(&text).map_err(|source| ConfigError::Rules { path: name, source })
+}
+
+fn add_turn_facts(db: &mut Database, turn: &TurnFacts) {
+    for i in &turn.intents {
+        db.insert("intent", vec![s(i)]);
+    }
+    for l in &turn.languages {
+        db.insert("language", vec![s(&l.to_lowercase())]);
+    }
+    for f in &turn.frameworks {
+        db.insert("framework", vec![s(&f.to_lowercase())]);
+    }
+    for t in &turn.used_tools {
+        db.insert("used", vec![s(t)]);
+    }
+    for f in &turn.focus_files {
+        db.insert("focus_file", vec![s(f)]);
+        if let Some(ext) = Path::new(f).extension().and_then(|e| e.to_str()) {
+            db.insert("focus_ext", vec![s(&ext.to_lowercase())]);
+        }
+    }
+    for w in terms(&turn.question) {
+        db.insert("word", vec![s(&w)]);
+    }
+    if let Some(shard) = &turn.shard {
+        db.insert("shard", vec![s(shard)]);
+    }
+}
+
+/// The distinct boosts the rules derived for `id`.
+fn hits(db: &Database, id: &str) -> Vec<RuleHit> {
+    db.rows("boost")
+        .iter()
+        .filter_map(|row| match row.as_slice() {
+            [Value::Str(t), Value::Int(points), Value::Str(why)] if &**t == id => Some(RuleHit {
+                points: *points,
+                why: why.to_string(),
+            }),
+            _ => None,
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,192 @@
+//! Tests of one turn's compilation: skeleton, tiers, reasons, the full-tier cap, the budget,
+//! offline tools, expansion and rules files.
+
+use super::*;
+use crate::analysis::heuristic;
+use crate::rules::Program;
+
+fn registry() -> Vec<AnalysedTool> {
+    let mut tools = ToolInfo::nexus_catalog();
+    tools.push(ToolInfo {
+        server: "time".into(),
+        name: "get_current_time".into(),
+        description: "Get current time in a specific timezones".into(),
+        input_schema: Default::default(),
+        status: ServerStatus::Offline,
+    });
+    tools
+        .into_iter()
+        .map(|info| AnalysedTool {
+            analysis: heuristic(&info),
+            info,
+        })
+        .collect()
+}
+
+fn compiler(config: ToolSelection) -> Compiler {
+    Compiler::new(config, Program::default_rules(), Box::new(HashedWords))
+}
+
+fn turn(question: &str, intents: &[&str]) -> TurnFacts {
+    TurnFacts {
+        question: question.into(),
+        intents: intents.iter().map(|i| i.to_string()).collect(),
+        languages: vec!["rust".into()],
+        ..Default::default()
+    }
+}
+
+#[test]
+fn the_intent_puts_its_tool_in_full_with_the_reason() {
+    let c = compiler(ToolSelection::default());
+    let catalog = c.prepare(registry());
+    let out = c.compile(
+        &turn("what breaks if I change parse_config", &["impact"]),
+        &catalog,
+    );
+    let impact = out.decision("nexus:impact");
+    assert_eq!(impact.map(|d| d.tier), Some(Tier::Full), "{out:#?}");
+    let why: Vec<&str> = impact
+        .iter()
+        .flat_map(|d| d.rule_hits.iter().map(|h| h.why.as_str()))
+        .collect();
+    assert!(
+        why.contains(&"the question's intent is what this tool answers"),
+        "{why:?}"
+    );
+    assert!(out.prompt.contains("### nexus:impact"));
+    assert!(out.tokens <= c.config().token_budget);
+    for skeleton in ["nexus:route", "nexus:read", "nexus:grep"] {
+        let d = out.decision(skeleton);
+        assert!(
+            d.is_some_and(|d| d.skeleton && d.tier == Tier::Full),
+            "{skeleton}"
+        );
+    }
+}
+
+#[test]
+fn offline_tools_stay_selectable_and_are_marked() {
+    let c = compiler(ToolSelection::default());
+    let catalog = c.prepare(registry());
+    let out = c.compile(
+        &turn("what time is it in Tokyo, which timezone?", &[]),
+        &catalog,
+    );
+    let time = out.decision("time:get_current_time");
+    assert!(
+        time.is_some_and(|d| d.offline && d.tier != Tier::Excluded),
+        "{out:#?}"
+    );
+    assert!(out.prompt.contains("time:get_current_time (offline"));
+}
+
+#[test]
+fn the_full_tier_is_capped() {
+    let config = ToolSelection {
+        max_full_tools: 1,
+        full_threshold: 10,
+        ..Default::default()
+    };
+    let c = compiler(config);
+    let catalog = c.prepare(registry());
+    let out = c.compile(
+        &turn("who calls main and what breaks", &["calls", "impact"]),
+        &catalog,
+    );
+    let flesh_full = out.in_tiers(&[Tier::Full]).filter(|d| !d.skeleton).count();
+    assert_eq!(flesh_full, 1);
+    assert!(
+        out.decisions
+            .iter()
+            .any(|d| d.notes.iter().any(|n| n.contains("max_full_tools")))
+    );
+}
+
+#[test]
+fn stored_vectors_are_used_and_missing_ones_stored() -> Result<(), crate::StoreError> {
+    let c = compiler(ToolSelection::default());
+    let store = crate::AnalysisStore::in_memory()?;
+    let tools = registry();
+    let key = tools[0].info.key();
+    let question = turn("a project summary: counts and hotspots", &["stats"]);
+    let plain = c.compile(&question, &c.prepare(tools.clone()));
+    let first = c.compile(&question, &c.prepare_with_store(tools.clone(), &store));
+    let again = c.compile(&question, &c.prepare_with_store(tools.clone(), &store));
+    assert_eq!(plain.prompt, first.prompt);
+    assert_eq!(first.prompt, again.prompt);
+    // A stored vector wins over computing one: a zero vector for the same text takes the
+    // similarity away.
+    let text = super::embedded_text(&tools[0]);
+    let stored = store.embedding(&key, HashedWords.id(), &text)?;
+    assert_eq!(stored.map(|v| v.len()), Some(HashedWords::DIMS));
+    store.put_embedding(&key, HashedWords.id(), &text, &[0.0; HashedWords::DIMS])?;
+    let zeroed = c.compile(&question, &c.prepare_with_store(tools, &store));
+    let tool = key.server.clone() + ":" + &key.name;
+    assert!(plain.decision(&tool).is_some_and(|d| d.vector > 0.0));
+    assert_eq!(zeroed.decision(&tool).map(|d| d.vector), Some(0.0));
+    Ok(())
+}
+
+#[test]
+fn expand_gives_the_full_entry() {
+    let c = compiler(ToolSelection::default());
+    let catalog = c.prepare(registry());
+    let full = catalog.expand("nexus:cypher");
+    assert!(
+        full.is_some_and(|f| f.starts_with("### nexus:cypher\n") && f.contains("Arguments: {"))
+    );
+    assert_eq!(catalog.expand("nexus:nothing"), None);
+}
+
+#[test]
+fn a_rules_file_replaces_the_defaults_and_its_errors_name_the_place()
+-> Result<(), Box<dyn std::error::Error>> {
+    let dir = tempfile::tempdir()?;
+    let good = dir.path().join("good.rules");
+    std::fs::write(&good, "boost(T, 100, \"every tool\") :- tool(T).\n")?;
+    let c = Compiler::from_config(ToolSelection {
+        rules_file: Some(good),
+        skeleton_tools: Vec::new(),
+        ..Default::default()
+    })?;
+    let out = c.compile(&turn("anything", &[]), &c.prepare(registry()));
+    assert!(
+        out.decisions
+            .iter()
+            .all(|d| d.logic == 100.0 && !d.skeleton)
+    );
+
+    let bad = dir.path().join("bad.rules");
+    std::fs::write(&bad, "skeleton(T) :- tool(T).\nboost(T) :- tool(T).\n")?;
+    let err = Compiler::from_config(ToolSelection {
+        rules_file: Some(bad),
+        ..Default::default()
+    });
+    let message = err.err().map(|e| e.to_string()).unwrap_or_default();
+    assert!(
+        message.contains("bad.rules: rules, line 2, column 1"),
+        "{message}"
+    );
+    Ok(())
+}
+
+proptest::proptest! {
+    #[test]
+    fn the_budget_holds_and_the_skeleton_stays(
+        budget in 0usize..6000,
+        question in "[a-z ]{0,60}",
+        intent in proptest::sample::select(vec!["calls", "impact", "grep", "find", "overview", ""]),
+        max_full in 0usize..12,
+    ) {
+        let c = compiler(ToolSelection { token_budget: budget, max_full_tools: max_full, ..Default::default() });
+        let catalog = c.prepare(registry());
+        let out = c.compile(&turn(&question, &[intent]), &catalog);
+        let skeleton_tokens: usize = out.decisions.iter().filter(|d| d.skeleton).map(|d| d.tokens).sum();
+        let floor = estimate_tokens(HEADER) + skeleton_tokens;
+        proptest::prop_assert!(out.tokens <= budget.max(floor), "{} > {}", out.tokens, budget);
+        proptest::prop_assert_eq!(out.decisions.iter().filter(|d| d.skeleton && d.tier == Tier::Full).count(), 3);
+        proptest::prop_assert!(out.in_tiers(&[Tier::Full]).filter(|d| !d.skeleton).count() <= max_full);
+        proptest::prop_assert_eq!(out.decisions.len(), catalog.len());
+    }
+}

@@ -1,0 +1,33 @@
+//! The JIT tool compiler: per chat turn, which tools the model sees, in which form and why.
+//! Tools are analysed once (stored by schema hash), then scored by rules and similarity per turn.
+//!
+//! The surface: a [`Compiler`] built from a [`ToolSelection`] config turns the registry's
+//! [`AnalysedTool`]s into a [`Catalog`] and each turn's [`TurnFacts`] into [`CompiledTools`]
+//! (a [`Decision`] per tool and the prompt section). Analyses come from the [`AnalysisStore`]
+//! or the [`HeuristicAnalyzer`]; an [`Analyzer`] (a language model, on the chat side) may
+//! replace them. Rules are a small Datalog ([`rules`]: parse a file to check it); similarity goes
+//! through an [`Embedder`].
+#![warn(missing_docs)]
+
+mod analysis;
+mod compile;
+mod config;
+mod render;
+pub mod rules;
+mod store;
+mod text;
+mod tool;
+mod vector;
+
+pub use analysis::{
+    AnalysisSource, Analyzer, Capability, HeuristicAnalyzer, ToolAnalysis, condense, heuristic,
+};
+pub use compile::{
+    AnalysedTool, Catalog, CompiledTools, Compiler, ConfigError, Decision, RuleHit, Tier,
+    TurnFacts, load_rules,
+};
+pub use config::ToolSelection;
+pub use render::estimate_tokens;
+pub use store::{Analysed, AnalysisStore, StoreError};
+pub use tool::{ServerStatus, ToolInfo, ToolKey, schema_hash};
+pub use vector::{Embedder, HashedWords, cosine};
