@@ -113,6 +113,11 @@ impl Chat {
     pub fn end(&self, session: &str) {
         self.busy().remove(session);
     }
+
+    /// Whether a turn runs in `session` now.
+    pub fn is_busy(&self, session: &str) -> bool {
+        self.busy().contains(session)
+    }
 }
 
 /// A fresh random id (sessions, messages).

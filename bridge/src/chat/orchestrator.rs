@@ -47,7 +47,9 @@ enum ModelEnd {
     Failed(String),
 }
 
-/// Runs one turn for `session` and says how it ended; everything the user sees goes to `out`.
+/// Runs one turn for `session`: how it ended and the tokens it used. Everything the user sees
+/// goes to `out`, except `turn_end`, which the caller sends once the session is free again (a
+/// client may send its next message the moment it reads `turn_end`).
 pub async fn run_turn(
     chat: &Chat,
     host: Option<Arc<Host>>,
@@ -55,19 +57,14 @@ pub async fn run_turn(
     text: String,
     out: &UnboundedSender<ChatServerMessage>,
     cancel: CancellationToken,
-) -> TurnOutcome {
+) -> (TurnOutcome, TokenUsage) {
     let config = match &chat.setup {
         Setup::Ready(config) => config.clone(),
         Setup::Missing(message) => {
             let _ = out.send(ChatServerMessage::Error {
                 message: message.clone(),
             });
-            let _ = out.send(ChatServerMessage::TurnEnd {
-                outcome: TurnOutcome::Failed,
-                usage: TokenUsage::default(),
-                session_usage: chat.store.usage(session),
-            });
-            return TurnOutcome::Failed;
+            return (TurnOutcome::Failed, TokenUsage::default());
         }
     };
     chat.save(session, ChatRole::User, Some(text), None, None);
@@ -153,12 +150,7 @@ pub async fn run_turn(
     if let Err(err) = chat.store.add_usage(session, usage) {
         tracing::warn!(session, %err, "cannot record token usage");
     }
-    let _ = out.send(ChatServerMessage::TurnEnd {
-        outcome,
-        usage,
-        session_usage: chat.store.usage(session),
-    });
-    outcome
+    (outcome, usage)
 }
 
 /// One model call with retries on transient failures (only while nothing was streamed yet:

@@ -196,7 +196,9 @@ fn handle(
     running: &mut Option<Running>,
     message: ChatClientMessage,
 ) {
-    let busy_here = running.is_some();
+    // The session's own flag, not the task: the flag is cleared before `turn_end` is sent, the
+    // task only finishes after it.
+    let busy_here = chat.is_busy(session);
     match message {
         ChatClientMessage::Hello { .. } => {
             let _ = tx.send(error("this socket already said hello"));
@@ -208,7 +210,7 @@ fn handle(
                 let _ = tx.send(error(&format!(
                     "the message is longer than {MAX_MESSAGE_BYTES} bytes"
                 )));
-            } else if busy_here || !chat.begin(session) {
+            } else if !chat.begin(session) {
                 let _ = tx.send(error(
                     "a turn is already running in this conversation: wait for it or press Stop",
                 ));
@@ -266,8 +268,14 @@ fn start_turn(
         let cancel = cancel.clone();
         tokio::spawn(async move {
             let started = std::time::Instant::now();
-            let outcome = orchestrator::run_turn(&chat, host, &session, text, &tx, cancel).await;
+            let (outcome, usage) =
+                orchestrator::run_turn(&chat, host, &session, text, &tx, cancel).await;
             chat.end(&session);
+            let _ = tx.send(ChatServerMessage::TurnEnd {
+                outcome,
+                usage,
+                session_usage: chat.store.usage(&session),
+            });
             tracing::info!(
                 session,
                 ?outcome,
