@@ -373,6 +373,16 @@ async fn every_provider_streams_text_tool_blocks_and_native_calls() {
             native.chips().iter().all(|c| !c.2),
             "{provider}: {native:?}"
         );
+        // Each call's chip has its own id, even where the provider reuses a call id per round.
+        let mut ids: Vec<&str> = native
+            .statuses
+            .iter()
+            .filter(|s| s.state == ToolState::Processing)
+            .map(|s| s.call_id.as_str())
+            .collect();
+        ids.sort_unstable();
+        ids.dedup();
+        assert_eq!(ids.len(), 2, "{provider}: {native:?}");
         assert!(
             native.text.contains(&format!("hosted-{provider}")),
             "{provider}: {}",

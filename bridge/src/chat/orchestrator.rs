@@ -136,7 +136,7 @@ pub async fn run_turn(
             host.as_ref(),
             &toolbox,
             session,
-            reply.wanted,
+            (round, reply.wanted),
             out,
             &cancel,
         )
@@ -292,13 +292,15 @@ fn take_piece(
     }
 }
 
-/// Runs the calls in order; true when the user stopped the turn meanwhile.
+/// Runs the calls of one round in order; true when the user stopped the turn meanwhile. The
+/// chips' ids carry the round: providers may reuse a call id in a later round (the page keys its
+/// chips by id), while history keeps the provider's own id, which the provider matches results by.
 async fn run_tools(
     chat: &Chat,
     host: Option<&Arc<Host>>,
     toolbox: &Toolbox,
     session: &str,
-    wanted: Vec<Wanted>,
+    (round, wanted): (u32, Vec<Wanted>),
     out: &UnboundedSender<ChatServerMessage>,
     cancel: &CancellationToken,
 ) -> bool {
@@ -323,9 +325,10 @@ async fn run_tools(
             Some(call),
             Some(name.clone()),
         );
+        let chip = format!("{round}:{id}");
         let _ = out.send(ChatServerMessage::Status(ToolStatus {
             state: ToolState::Processing,
-            call_id: id.clone(),
+            call_id: chip.clone(),
             tool: Some(name.clone()),
             message: format!("Calling {name}"),
             data: Some(arguments.clone()),
@@ -360,7 +363,7 @@ async fn run_tools(
         };
         let _ = out.send(ChatServerMessage::Status(ToolStatus {
             state: ToolState::Complete,
-            call_id: id,
+            call_id: chip,
             tool: Some(name),
             message,
             data: Some(if shown.is_null() {

@@ -44,6 +44,8 @@ struct Proxy {
 
 #[tokio::main]
 async fn main() {
+    // reqwest's TLS layer (unused on loopback) needs a provider before the first client.
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
         Some("real") if args.len() >= 3 => {
