@@ -110,9 +110,7 @@ impl ChatBridge {
             .args(["serve", "--port", &port.to_string(), "--mcp-config"])
             .arg(&config)
             .env("NEXUS_CHAT_DB", &db)
-            .env("NEXUS_LLM_PROVIDER", provider)
             .env("NEXUS_LLM_MODEL", "sim-model")
-            .env("NEXUS_LLM_BASE_URL", base)
             .env("NEXUS_LLM_TIMEOUT_MS", "700")
             .env("NEXUS_LLM_RETRY_MS", "50")
             .env_remove("ANTHROPIC_API_KEY")
@@ -121,6 +119,15 @@ impl ChatBridge {
             .stdout(Stdio::null())
             .stderr(Stdio::inherit())
             .kill_on_drop(true);
+        if provider.is_empty() {
+            command
+                .env_remove("NEXUS_LLM_PROVIDER")
+                .env_remove("NEXUS_LLM_BASE_URL");
+        } else {
+            command
+                .env("NEXUS_LLM_PROVIDER", provider)
+                .env("NEXUS_LLM_BASE_URL", base);
+        }
         for (key, value) in env {
             command.env(key, value);
         }
@@ -517,6 +524,26 @@ async fn stop_ends_a_streaming_turn_and_one_turn_runs_at_a_time() {
     // The socket is free again.
     let next = chat.turn("[sim:plain] now").await;
     assert_eq!(next.outcome, Some(TurnOutcome::Answered));
+
+    // A flood is cut to the per-connection rate; each dropped message is answered by an error.
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    for _ in 0..25 {
+        chat.send(ChatClientMessage::ListSessions {}).await;
+    }
+    let (mut listed, mut limited) = (0, 0);
+    while listed + limited < 25 {
+        match chat.next().await {
+            ChatServerMessage::Sessions { .. } => listed += 1,
+            ChatServerMessage::Error { message } if message.contains("too many messages") => {
+                limited += 1
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    assert!(
+        (10..=12).contains(&listed),
+        "{listed} answered, {limited} limited"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -623,4 +650,123 @@ async fn foreign_origins_wrong_secrets_and_other_first_messages_are_refused() {
         }
         assert!(refused && closed, "{origin}: {first:?}");
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_page_learns_provider_and_model_never_the_key() {
+    let _area = Area::enter(module_path!());
+    let sim = Sim::start().await;
+    let key = "sk-ant-never-show-this-0123456789";
+    let bridge = ChatBridge::start("anthropic", &sim, &[("ANTHROPIC_API_KEY", key)]).await;
+    let mut ws = open(
+        bridge.port,
+        &format!("http://127.0.0.1:{}", bridge.port),
+        None,
+    )
+    .await;
+    let hello = ChatClientMessage::Hello {
+        token: browser_secret(),
+        session_id: None,
+    };
+    ws.send(Message::Text(hello.encode().into()))
+        .await
+        .expect("hello");
+    let turn = ChatClientMessage::Message {
+        text: "[sim:plain] hi".into(),
+    };
+    ws.send(Message::Text(turn.encode().into()))
+        .await
+        .expect("message");
+    let mut seen = String::new();
+    while !seen.contains("turn_end") {
+        let Ok(Some(Ok(message))) = tokio::time::timeout(Duration::from_secs(10), ws.next()).await
+        else {
+            panic!("no turn_end: {seen}")
+        };
+        if let Message::Text(text) = message {
+            seen.push_str(text.as_str());
+        }
+    }
+    assert!(
+        seen.contains(r#""provider":"anthropic","model":"sim-model""#),
+        "{seen}"
+    );
+    assert!(!seen.contains("never-show-this"), "{seen}");
+
+    // No provider: the page is told which variables to set, and a message ends its turn at once.
+    let unconfigured = ChatBridge::start("", &sim, &[]).await;
+    let mut chat = ChatClient::connect(unconfigured.port, None).await;
+    assert!(matches!(
+        chat.next().await,
+        ChatServerMessage::Connection { .. }
+    ));
+    let ChatServerMessage::Provider {
+        configured,
+        message,
+        ..
+    } = chat.next().await
+    else {
+        panic!("expected provider")
+    };
+    assert!(!configured);
+    assert!(
+        message.contains("NEXUS_LLM_PROVIDER") && message.contains("OPENAI_API_KEY"),
+        "{message}"
+    );
+    let turn = chat.turn("hello?").await;
+    assert_eq!(turn.outcome, Some(TurnOutcome::Failed));
+    assert!(
+        turn.errors.iter().any(|e| e.contains("NEXUS_LLM_PROVIDER")),
+        "{turn:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_socket_that_stops_answering_pings_is_closed() {
+    let _area = Area::enter(module_path!());
+    let sim = Sim::start().await;
+    let bridge = ChatBridge::start("openai", &sim, &[("NEXUS_HEARTBEAT_MS", "150")]).await;
+    let mut ws = open(
+        bridge.port,
+        &format!("http://127.0.0.1:{}", bridge.port),
+        None,
+    )
+    .await;
+    let hello = ChatClientMessage::Hello {
+        token: browser_secret(),
+        session_id: None,
+    };
+    ws.send(Message::Text(hello.encode().into()))
+        .await
+        .expect("hello");
+    // Not reading means not answering pings (the client answers them as it reads).
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    let started = Instant::now();
+    let mut closed = false;
+    while let Ok(Some(message)) = tokio::time::timeout(Duration::from_secs(5), ws.next()).await {
+        match message {
+            Ok(Message::Close(_)) | Err(_) => {
+                closed = true;
+                break;
+            }
+            Ok(_) => {}
+        }
+    }
+    let closed = closed
+        || matches!(
+            tokio::time::timeout(Duration::from_secs(1), ws.next()).await,
+            Ok(None)
+        );
+    assert!(closed, "the stale socket was not closed");
+    assert!(started.elapsed() < Duration::from_secs(5));
+
+    // A socket that reads (and so answers pings) stays open across many heartbeats.
+    let mut live = ChatClient::connect(bridge.port, None).await;
+    live.expect_welcome().await;
+    let until = Instant::now() + Duration::from_millis(1200);
+    while Instant::now() < until {
+        let _ = tokio::time::timeout(Duration::from_millis(100), live.ws.next()).await;
+    }
+    let turn = live.turn("[sim:plain] still here").await;
+    assert_eq!(turn.outcome, Some(TurnOutcome::Answered));
 }

@@ -62,6 +62,11 @@ pub async fn run_turn(
             let _ = out.send(ChatServerMessage::Error {
                 message: message.clone(),
             });
+            let _ = out.send(ChatServerMessage::TurnEnd {
+                outcome: TurnOutcome::Failed,
+                usage: TokenUsage::default(),
+                session_usage: chat.store.usage(session),
+            });
             return TurnOutcome::Failed;
         }
     };

@@ -269,11 +269,22 @@ async fn forward(State(proxy): State<Proxy>, body: String) -> Response {
     let stream = response.bytes_stream().map(move |chunk| {
         if let Ok(bytes) = &chunk {
             let text = String::from_utf8_lossy(bytes);
-            // A content delta with text in it (not the empty role chunk).
-            if text.contains("\"content\":\"") && !text.contains("\"content\":\"\"") {
+            // Content deltas with text in them (not the role chunk, not usage).
+            let contents = text
+                .lines()
+                .filter_map(|line| line.strip_prefix("data:"))
+                .filter_map(|data| serde_json::from_str::<serde_json::Value>(data.trim()).ok())
+                .filter(|v| {
+                    v["choices"][0]["delta"]["content"]
+                        .as_str()
+                        .is_some_and(|c| !c.is_empty())
+                })
+                .count();
+            if contents > 0 {
+                let now = Instant::now();
                 timing
                     .lock()
-                    .map(|mut t| t.chunks.push(Instant::now()))
+                    .map(|mut t| t.chunks.extend(std::iter::repeat_n(now, contents)))
                     .ok();
             }
         }
