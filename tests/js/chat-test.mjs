@@ -151,6 +151,8 @@ try {
     for (const part of ["Where is checkout handled?", "Answer from the tools:", "Talk slowly"]) {
       if (!shown.includes(part)) fail(`${part} is missing after the reload: ${shown.slice(0, 400)}`);
     }
+    // References in the restored answers are links once the restored graph is drawn.
+    await page.waitForSelector(`${at("chat-answer")} a.symbol[data-node="${SYMBOL}"]`, { timeout: 10_000 });
     await page.fill(at("chat-input"), "And now? [sim:plain]");
     await page.click(at("chat-send"));
     await page.waitForFunction(() => /Hello from the simulator: all is well\./.test(document.querySelector('[data-testid="chat-messages"]')?.textContent || ""), null, { timeout: 30_000 });

@@ -17,7 +17,12 @@ pub fn Markdown(source: String, #[prop(into)] testid: String) -> impl IntoView {
         app.picture
             .with_untracked(|p| p.as_ref().is_some_and(|p| p.find(id).is_some()))
     };
-    let html = render(&source, &known);
+    // Drawn again when another picture arrives: references become links once their node is drawn
+    // (a resumed conversation may arrive before the restored graph).
+    let html = move || {
+        app.picture.track();
+        render(&source, &known)
+    };
     view! {
         <div class="md" data-testid=testid inner_html=html on:click=move |e| follow(&app, &e)></div>
     }
