@@ -845,6 +845,53 @@ mod tests {
         });
     }
 
+    /// With the built-in model's embeddings (written by `scripts/setup.sh`), the default is hybrid
+    /// and semantic search answers by meaning, within its page limit.
+    #[test]
+    fn search_defaults_to_hybrid_once_embeddings_exist() {
+        use nexus_engine::embed::{StaticModel, VectorIndex};
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../model/static-minilm.nxse");
+        let bytes =
+            std::fs::read(path).unwrap_or_else(|e| panic!("{path}: {e}; run scripts/setup.sh"));
+        let model = StaticModel::from_bytes(&bytes).unwrap();
+        let (graph, sources) = test_support::indexed(fixture_files());
+        let mut search = SearchIndex::build(&graph);
+        let (vectors, _) = VectorIndex::build(&graph, &sources, &model, None, &mut |_, _| true);
+        search.attach_embeddings(std::sync::Arc::new(model), vectors);
+        let memory = ToolMemory::default();
+        let ctx = ToolContext {
+            graph: &graph,
+            search: &search,
+            sources: &sources,
+            previous: None,
+            memory: &memory,
+            now_ms: 0.0,
+            clock: test_support::ticking_clock,
+        };
+        let json_of = |args| -> serde_json::Value {
+            serde_json::from_str(&text(dispatch(Some(&ctx), "search", args))).unwrap()
+        };
+        let hybrid = json_of(json!({"query": "checkout", "format": "json"}));
+        assert_eq!(hybrid["mode"], "hybrid");
+        assert_eq!(hybrid["hits"][0]["name"], "checkout", "{hybrid}");
+        let meaning = json_of(
+            json!({"query": "pay with a credit card", "mode": "semantic", "limit": 50, "format": "json"}),
+        );
+        assert_eq!(meaning["mode"], "semantic");
+        assert!(meaning["hits"].as_array().unwrap().len() <= 20);
+        let top: Vec<&str> = meaning["hits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .take(3)
+            .filter_map(|h| h["name"].as_str())
+            .collect();
+        assert!(
+            top.contains(&"charge") || top.contains(&"pay.py"),
+            "{meaning}"
+        );
+    }
+
     #[test]
     fn diff_reports_changes_against_the_previous_fingerprint() {
         let (old_graph, _, old_sources) =
