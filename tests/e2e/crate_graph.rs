@@ -66,7 +66,13 @@ fn the_tool_compiler_needs_no_runtime_graph_or_bridge() {
     let listing = tree("nexus-jit", &["--prefix", "none"]);
     let names = crate_names(&listing);
     assert!(names.contains(&"nexus-shared"), "{listing}");
-    let banned = ["tokio", "nexus-engine", "nexus-tools", "nexus-bridge", "nexus-web"];
+    let banned = [
+        "tokio",
+        "nexus-engine",
+        "nexus-tools",
+        "nexus-bridge",
+        "nexus-web",
+    ];
     for name in names {
         assert!(
             !banned.contains(&name) && !is_browser_stack(name),
