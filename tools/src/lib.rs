@@ -867,6 +867,7 @@ mod tests {
             memory: &memory,
             now_ms: 0.0,
             clock: test_support::ticking_clock,
+            cancelled: || false,
         };
         let json_of = |args| -> serde_json::Value {
             serde_json::from_str(&text(dispatch(Some(&ctx), "search", args))).unwrap()
