@@ -1,8 +1,7 @@
 //! The browser's secret: 64 hex digits in a 0600 file beside the hub's token file, created once
 //! and kept, so the link with it (`/?token=…`) keeps working across hub restarts and takeovers.
 
-use std::io::Write;
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use nexus_shared::Token;
@@ -53,21 +52,7 @@ pub fn read(path: &Path) -> Result<Token, String> {
 /// Creates the file with the secret (folder 0700, file 0600), fully written before it appears;
 /// `AlreadyExists` when another process created it first.
 fn create(path: &Path, token: &Token) -> std::io::Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(dir)?;
-    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
-    let temp = path.with_extension(format!("{}.tmp", std::process::id()));
-    let _ = std::fs::remove_file(&temp);
-    let mut out = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(&temp)?;
-    out.write_all(token.0.as_bytes())?;
-    out.sync_all()?;
+    let temp = token::write_private_temp(path, token.0.as_bytes())?;
     let linked = std::fs::hard_link(&temp, path);
     let _ = std::fs::remove_file(&temp);
     linked

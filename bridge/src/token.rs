@@ -51,23 +51,32 @@ pub fn generate() -> Result<Token, String> {
 /// Writes the file readable by this user only (directory 0700, file 0600), atomically: readers
 /// see the old file or the new one, never a half-written one.
 pub fn write(path: &Path, file: &HubFile) -> std::io::Result<()> {
+    let text = serde_json::to_string(file).map_err(std::io::Error::other)?;
+    let temp = write_private_temp(path, text.as_bytes())?;
+    std::fs::rename(&temp, path)
+}
+
+/// Writes `bytes` to a fresh temporary file beside `path`, readable by this user only (folder
+/// 0700, file 0600) and synced, for the caller to move or link into place.
+pub fn write_private_temp(path: &Path, bytes: &[u8]) -> std::io::Result<PathBuf> {
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::DirBuilder::new()
         .recursive(true)
         .mode(0o700)
         .create(dir)?;
     std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
-    let temp = path.with_extension(format!("json.{}.tmp", std::process::id()));
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(format!(".{}.tmp", std::process::id()));
+    let temp = path.with_file_name(name);
     let _ = std::fs::remove_file(&temp);
     let mut out = std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
         .mode(0o600)
         .open(&temp)?;
-    let text = serde_json::to_string(file).map_err(std::io::Error::other)?;
-    out.write_all(text.as_bytes())?;
+    out.write_all(bytes)?;
     out.sync_all()?;
-    std::fs::rename(&temp, path)
+    Ok(temp)
 }
 
 /// Reads the file; refuses one that other users could read or that names another port.

@@ -42,3 +42,19 @@ export async function startHub({ bridge, ui, port, repo, tmp, env = {} }) {
   }
   return { process: hub, secret, log: () => log };
 }
+
+/// A grep pattern whose scan is slow on long runs of words (its lazy DFA thrashes and the regex
+/// engine falls back to a slower one; no literal lets it skip ahead): about 40 ms per 19 KB of
+/// `wordsText` natively, so grep over a few hundred KB runs into its 2 s budget.
+export const COSTLY_GREP = "(?:[a-z ]*a[a-z ]{300}){2}[0-9]";
+
+/// `lines` lines of `perLine` words in a varied order (a repeating text would let the regex engine
+/// cache its few states), the same for the same `seed`.
+export function wordsText(lines, perLine, seed = 42) {
+  const words = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau upsilon".split(" ");
+  const word = () => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return words[Math.floor(seed / 65536) % words.length];
+  };
+  return Array.from({ length: lines }, () => Array.from({ length: perLine }, word).join(" ")).join("\n");
+}

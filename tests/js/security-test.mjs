@@ -13,7 +13,7 @@ import path from "node:path";
 import { chromium } from "playwright-core";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { args, check, fail, startHub } from "./harness.mjs";
+import { args, check, COSTLY_GREP, fail, startHub, wordsText } from "./harness.mjs";
 
 const port = Number(args.port || 54393);
 const hubOrigin = `http://127.0.0.1:${port}`;
@@ -28,12 +28,14 @@ const SECRETS = [
   "cert.p12", "release.keystore", ".env", "upper/SECRETS.TOML", "upper/.GIT-CREDENTIALS", "upper/Server.PEM",
 ];
 
-// The repository: one module, every secret holding the marker, and a file ignored by .gitignore.
+// The repository: one module, every secret holding the marker, a file ignored by .gitignore, and
+// one long file of words (under the 1 MB cap) that the costly grep crawls.
 const repo = path.join(tmp, "repo");
 for (const [file, text] of [
   ["app/views.py", "def hello():\n    return 'hi'\n\n\ndef world():\n    return hello()\n"],
   [".gitignore", "ignored/\n"],
   ["ignored/leak.py", `${MARKER} = 1\n`],
+  ["notes/long.md", wordsText(1200, 120)],
   ...SECRETS.map((s) => [s, `${MARKER}\n`]),
 ]) {
   fs.mkdirSync(path.dirname(path.join(repo, file)), { recursive: true });
@@ -195,15 +197,22 @@ try {
   });
 
   await check("a costly grep is cut at its budget and the next call answers within 100 ms", async () => {
-    const costly = await client.callTool({ name: "grep", arguments: { pattern: "(?:\\w+\\s*){1,30}(?:\\w+\\s*){1,30}zzz$" } });
-    const t = performance.now();
+    // One long file: the scan is cut between its segments, not after the whole file.
+    let t = performance.now();
+    const costly = await client.callTool({ name: "grep", arguments: { pattern: COSTLY_GREP } });
+    const costlyMs = performance.now() - t;
+    const text = costly.content.map((c) => c.text || "").join("\n");
+    if (costly.isError || !/Stopped after/.test(text)) fail(`the costly grep was not cut at its budget (${costlyMs.toFixed(0)} ms): ${text.slice(0, 300)}`);
+    if (costlyMs > 6000) fail(`the costly grep took ${costlyMs.toFixed(0)} ms for a 2 s budget`);
+    t = performance.now();
     const next = await client.callTool({ name: "context", arguments: {} });
     const ms = performance.now() - t;
-    if (costly.isError && !/INVALID_REGEX/.test(JSON.stringify(costly.content))) fail(`grep: ${JSON.stringify(costly.content)}`);
     if (next.isError || ms > 100) fail(`the next call took ${ms.toFixed(0)} ms (${JSON.stringify(next.content).slice(0, 200)})`);
     const tooLong = await client.callTool({ name: "grep", arguments: { pattern: "a".repeat(1001) } });
     if (!tooLong.isError) fail("a 1,001-character pattern was accepted");
-    console.log(`    next call ${ms.toFixed(1)} ms`);
+    const tooBig = await client.callTool({ name: "grep", arguments: { pattern: "(?:\\w+\\s*){1,30}(?:\\w+\\s*){1,30}zzz$" } });
+    if (!tooBig.isError || !/INVALID_REGEX/.test(JSON.stringify(tooBig.content))) fail(`a pattern too large to compile was not refused: ${JSON.stringify(tooBig.content).slice(0, 200)}`);
+    console.log(`    costly grep ${costlyMs.toFixed(0)} ms; next call ${ms.toFixed(1)} ms`);
   });
 
   if (errors.length) fail(`page errors: ${errors.join("; ")}`);

@@ -12,17 +12,12 @@ import path from "node:path";
 import { chromium } from "playwright-core";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { args, check, fail, startHub } from "./harness.mjs";
+import { args, check, COSTLY_GREP, fail, startHub, wordsText } from "./harness.mjs";
 
 const port = Number(args.port || 54394);
 const hubOrigin = `http://127.0.0.1:${port}`;
 const chromiumPath = process.env.CHROMIUM || "/usr/bin/chromium";
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "nexus-tab-test-"));
-// A pattern whose scan is slow on long runs of words (its lazy DFA thrashes and the regex engine
-// falls back to a slower one; no literal lets it skip ahead): about 40 ms a 19 KB file natively,
-// so grep runs into its 2 s budget.
-const COSTLY = "(?:[a-z ]*a[a-z ]{300}){2}[0-9]";
-
 function write(root, files) {
   for (const [file, text] of files) {
     fs.mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
@@ -30,19 +25,11 @@ function write(root, files) {
   }
 }
 
-// The served repository: one module and notes of words in a varied order (a repeating text would
-// let the regex engine cache its few states), which the costly pattern crawls.
+// The served repository: one module and notes of words, which the costly pattern crawls.
 const repo = path.join(tmp, "repo");
-const WORDS = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau upsilon".split(" ");
-let seed = 42;
-const word = () => {
-  seed = (seed * 1103515245 + 12345) % 2147483648;
-  return WORDS[Math.floor(seed / 65536) % WORDS.length];
-};
-const note = () => Array.from({ length: 30 }, () => Array.from({ length: 120 }, word).join(" ")).join("\n");
 write(repo, [
   ["app/views.py", "def hello():\n    return 'hi'\n"],
-  ...Array.from({ length: 400 }, (_, i) => [`notes/n${i}.md`, note()]),
+  ...Array.from({ length: 400 }, (_, i) => [`notes/n${i}.md`, wordsText(30, 120, 42 + i)]),
 ]);
 
 // The picked folder: what .gitignore files (root and nested), the secrets list and the excluded
@@ -88,13 +75,13 @@ try {
   await check("a cancelled grep stops at once: the next call answers long before the scan's budget and no answer comes for it", async () => {
     // Uncancelled, the costly grep runs into its budget: that is the work a Cancel must stop.
     let t = performance.now();
-    const full = await client.callTool({ name: "grep", arguments: { pattern: COSTLY } });
+    const full = await client.callTool({ name: "grep", arguments: { pattern: COSTLY_GREP } });
     const fullMs = performance.now() - t;
     const fullText = full.content.map((c) => c.text || "").join("\n");
     if (full.isError || !/Stopped after/.test(fullText)) fail(`the costly grep was not cut at its budget (${fullMs.toFixed(0)} ms): ${fullText.slice(0, 300)}`);
     const logBefore = hub.log().length;
     const controller = new AbortController();
-    const cancelled = client.callTool({ name: "grep", arguments: { pattern: COSTLY } }, undefined, { signal: controller.signal }).then(
+    const cancelled = client.callTool({ name: "grep", arguments: { pattern: COSTLY_GREP } }, undefined, { signal: controller.signal }).then(
       () => "answered",
       () => "aborted",
     );

@@ -1,7 +1,7 @@
 //! `grep`: a regular expression over the indexed files' text, with a glob filter on paths,
 //! case sensitivity and context lines; totals, files searched, and a clear error for bad regex.
 //! Bounded: a pattern length cap, a compiled-size cap, and a time budget and the caller's cancel
-//! checked between files.
+//! checked between files and between the `SEGMENT_BYTES` pieces of a large file.
 
 use globset::Glob;
 use nexus_shared::params::{Format, GrepParams};
@@ -25,6 +25,9 @@ const MAX_DFA_BYTES: usize = 4 << 20;
 /// Time a scan may take before it stops and says how far it got (well under any call deadline,
 /// so the worker is free for the next call).
 pub const TIME_BUDGET_MS: f64 = 2_000.0;
+/// A large file is scanned in pieces of about this many bytes (whole lines), with the budget and
+/// the cancel flag checked between them, so one huge file cannot hold the worker.
+const SEGMENT_BYTES: usize = 64 * 1024;
 
 pub fn run(ctx: &ToolContext, p: &GrepParams) -> Result<String, ToolError> {
     run_within(ctx, p, TIME_BUDGET_MS)
@@ -84,6 +87,64 @@ fn matching_lines<'t>(scan: &Regex, line_re: &Regex, text: &'t str) -> Vec<LineH
     hits
 }
 
+/// `text` in pieces of whole lines, each at least `size` bytes but the last, with the number of
+/// lines before each piece.
+fn segments(text: &str, size: usize) -> impl Iterator<Item = (usize, &str)> {
+    let mut rest = text;
+    let mut lines_before = 0usize;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let end = if rest.len() <= size {
+            rest.len()
+        } else {
+            let mut cut = size;
+            while !rest.is_char_boundary(cut) {
+                cut += 1;
+            }
+            rest[cut..].find('\n').map_or(rest.len(), |i| cut + i + 1)
+        };
+        let (piece, tail) = rest.split_at(end);
+        rest = tail;
+        let first_line = lines_before;
+        lines_before += piece.bytes().filter(|&b| b == b'\n').count();
+        Some((first_line, piece))
+    })
+}
+
+/// Why a scan of one file stopped before its end.
+enum Interrupted {
+    Cancelled,
+    OverBudget,
+}
+
+/// Every matching line of one file, scanned in segments with the cancel flag and the budget
+/// checked between them.
+fn scan_file<'t>(
+    ctx: &ToolContext,
+    scan: &Regex,
+    line_re: &Regex,
+    text: &'t str,
+    over_budget: impl Fn() -> bool,
+) -> Result<Vec<LineHit<'t>>, Interrupted> {
+    let mut hits = Vec::new();
+    for (k, (first_line, piece)) in segments(text, SEGMENT_BYTES).enumerate() {
+        if k > 0 && (ctx.cancelled)() {
+            return Err(Interrupted::Cancelled);
+        }
+        if k > 0 && over_budget() {
+            return Err(Interrupted::OverBudget);
+        }
+        hits.extend(
+            matching_lines(scan, line_re, piece)
+                .into_iter()
+                .map(|(line, column, found)| (first_line + line, column, found)),
+        );
+    }
+    Ok(hits)
+}
+
 /// `run` with a chosen time budget (tests use 0 to see a cut scan).
 pub fn run_within(ctx: &ToolContext, p: &GrepParams, budget_ms: f64) -> Result<String, ToolError> {
     if p.context_lines > 5 {
@@ -140,7 +201,23 @@ pub fn run_within(ctx: &ToolContext, p: &GrepParams, budget_ms: f64) -> Result<S
             continue;
         }
         files_searched += 1;
-        let found = matching_lines(&scan, &regex, text);
+        let found = match scan_file(ctx, &scan, &regex, text, || {
+            (ctx.clock)() - started > budget_ms
+        }) {
+            Ok(found) => found,
+            Err(Interrupted::Cancelled) => {
+                return Err(ToolError::new(
+                    ErrorCode::Cancelled,
+                    format!("grep was cancelled in its file number {files_searched}"),
+                ));
+            }
+            Err(Interrupted::OverBudget) => {
+                // The counts cover whole files only.
+                files_searched -= 1;
+                cut_short = true;
+                break;
+            }
+        };
         if found.is_empty() {
             continue;
         }
@@ -287,6 +364,33 @@ mod tests {
         });
     }
 
+    /// Cancelled from the second question on: the first comes before the file, the second
+    /// between its first two segments.
+    fn cancelled_after_the_first_check() -> bool {
+        use std::sync::atomic::{AtomicU32, Ordering};
+        static CHECKS: AtomicU32 = AtomicU32::new(0);
+        CHECKS.fetch_add(1, Ordering::Relaxed) >= 1
+    }
+
+    #[test]
+    fn a_huge_file_is_cancelled_between_its_segments() {
+        let mut sources = Sources::new();
+        let line = "no match on this line at all\n";
+        sources.insert(
+            "huge.txt".into(),
+            line.repeat(4 * SEGMENT_BYTES / line.len()),
+        );
+        with_sources(Graph::default(), sources, |ctx| {
+            let cancelled = ToolContext {
+                cancelled: cancelled_after_the_first_check,
+                ..*ctx
+            };
+            let err = run(&cancelled, &params("TODO")).unwrap_err();
+            assert_eq!(err.code, ErrorCode::Cancelled);
+            assert!(err.message.contains("file number 1"), "{}", err.message);
+        });
+    }
+
     #[test]
     fn a_cancelled_call_stops_before_the_next_file() {
         with_sources(Graph::default(), sources(), |ctx| {
@@ -299,5 +403,30 @@ mod tests {
             assert!(err.message.contains("after 0 files"), "{}", err.message);
             assert!(run(ctx, &params("TODO")).unwrap().contains("matches"));
         });
+    }
+
+    #[cfg(not(target_arch = "wasm32"))]
+    proptest::proptest! {
+        /// Scanning in segments finds the same lines, columns and line numbers as one scan of
+        /// the whole text, wherever the cuts fall.
+        #[test]
+        fn segments_find_what_a_whole_scan_finds(
+            text in "(ab|a\\r\\n|b\\n|\\n|é|x){0,60}",
+            size in 1usize..24,
+            pattern in proptest::sample::select(vec!["a", "ab", "^b", "a$", "b\\s*a", "é|x"]),
+        ) {
+            let p = params(pattern);
+            let (line_re, scan) = (compile(&p, false).unwrap(), compile(&p, true).unwrap());
+            let whole = matching_lines(&scan, &line_re, &text);
+            let pieces: Vec<_> = segments(&text, size)
+                .flat_map(|(first, piece)| {
+                    matching_lines(&scan, &line_re, piece)
+                        .into_iter()
+                        .map(move |(line, column, found)| (first + line, column, found))
+                })
+                .collect();
+            proptest::prop_assert_eq!(whole, pieces);
+            proptest::prop_assert_eq!(segments(&text, size).map(|(_, s)| s).collect::<String>(), text);
+        }
     }
 }

@@ -280,8 +280,17 @@ struct WorkerPage {
 /// and, once a graph is loaded or restored, the hub's context.
 fn on_worker_event(page: &WorkerPage, event: &FromWorker) {
     match event {
-        FromWorker::Ready { graph, restored } => {
+        FromWorker::Ready {
+            graph,
+            restored,
+            ignored,
+        } => {
             page.summary.set(Some(graph.clone()));
+            if let Some(why) = ignored {
+                page.load_status.set(format!(
+                    "{why}. Showing the sample until a folder is loaded."
+                ));
+            }
             if let Some(r) = restored {
                 page.load_status.set(format!(
                     "Restored from browser storage in {:.0} ms ({:.1} MB, indexed {})",

@@ -66,6 +66,9 @@ pub enum FromWorker {
     Ready {
         graph: GraphSummary,
         restored: Option<Restored>,
+        /// Why the saved graph was not restored (damaged, an older format, or holding a file
+        /// Nexus now keeps out), for the page to say so.
+        ignored: Option<String>,
     },
     Progress {
         phase: String,

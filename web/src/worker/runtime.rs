@@ -205,11 +205,16 @@ pub fn run() {
         };
         let (state, restored) = match &store {
             Some(store) => restore(store).await,
-            None => (State::sample(), None),
+            None => (State::sample(), Ok(None)),
+        };
+        let (restored, ignored) = match restored {
+            Ok(restored) => (restored, None),
+            Err(why) => (None, Some(why)),
         };
         post(&FromWorker::Ready {
             graph: summary(&state.graph, state.sample),
             restored,
+            ignored,
         });
         post_view(&state.graph);
         let worker = Rc::new(Worker {
@@ -228,32 +233,29 @@ pub fn run() {
 }
 
 /// The last project's snapshot, with the fingerprint of the one before it; the sample when there
-/// is none or it cannot be read (a damaged snapshot is reported and ignored).
-async fn restore(store: &SnapshotStore) -> (State, Option<Restored>) {
+/// is none, or when it cannot be read: then why, for the page (a damaged snapshot is ignored).
+async fn restore(store: &SnapshotStore) -> (State, Result<Option<Restored>, String>) {
     let started = now();
+    let ignored = |why: String| {
+        web_sys::console::warn_1(&format!("nexus worker: {why}").into());
+        (State::sample(), Err(why))
+    };
     let project = match store.last_project().await {
         Ok(Some(project)) => project,
-        Ok(None) => return (State::sample(), None),
-        Err(err) => {
-            web_sys::console::warn_1(&format!("nexus worker: {err}").into());
-            return (State::sample(), None);
-        }
+        Ok(None) => return (State::sample(), Ok(None)),
+        Err(err) => return ignored(err),
     };
     let blob = match store.load(Slot::Current, &project).await {
         Ok(Some(blob)) => blob,
-        Ok(None) => return (State::sample(), None),
-        Err(err) => {
-            web_sys::console::warn_1(&format!("nexus worker: {err}").into());
-            return (State::sample(), None);
-        }
+        Ok(None) => return (State::sample(), Ok(None)),
+        Err(err) => return ignored(err),
     };
     let snap = match snapshot::decode(&blob) {
         Ok(snap) => snap,
         Err(err) => {
-            web_sys::console::warn_1(
-                &format!("nexus worker: the saved graph of `{project}` is ignored: {err}").into(),
-            );
-            return (State::sample(), None);
+            return ignored(format!(
+                "the saved graph of `{project}` was not restored: {err}"
+            ));
         }
     };
     let bytes = blob.len() as u64;
@@ -274,7 +276,7 @@ async fn restore(store: &SnapshotStore) -> (State, Option<Restored>) {
     {
         state.previous = fingerprint_of_blob(&old);
     }
-    (state, Some(restored))
+    (state, Ok(Some(restored)))
 }
 
 fn fingerprint_of_blob(blob: &[u8]) -> Option<Fingerprint> {
