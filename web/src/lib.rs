@@ -3,5 +3,6 @@
 
 pub mod chat;
 pub mod link;
+pub mod socket;
 pub mod ui;
 pub mod worker;

@@ -7,9 +7,8 @@ use std::rc::{Rc, Weak};
 use gloo_timers::callback::Timeout;
 use nexus_shared::chat::{ChatClientMessage, ChatServerMessage, ConnectionState};
 use nexus_shared::reconnect::{Command, LinkState, Reconnect, ReconnectPolicy};
-use wasm_bindgen::JsCast;
-use wasm_bindgen::prelude::Closure;
-use web_sys::{CloseEvent, Event, MessageEvent, WebSocket};
+
+use crate::socket::{OpenSocket, SocketEvent};
 
 /// The sessionStorage key of this tab's chat session.
 const SESSION_KEY: &str = "nexus-chat-session";
@@ -25,28 +24,11 @@ struct Inner {
     url: String,
     token: Option<String>,
     machine: Reconnect,
-    socket: Option<Socket>,
+    socket: Option<OpenSocket>,
     generation: u64,
     timer: Option<Timeout>,
     on_message: Listener<ChatServerMessage>,
     on_state: Listener<LinkState>,
-}
-
-/// One open socket and the handlers that must live as long as it does.
-struct Socket {
-    ws: WebSocket,
-    _on_open: Closure<dyn FnMut(Event)>,
-    _on_message: Closure<dyn FnMut(MessageEvent)>,
-    _on_close: Closure<dyn FnMut(CloseEvent)>,
-}
-
-impl Drop for Socket {
-    fn drop(&mut self) {
-        self.ws.set_onopen(None);
-        self.ws.set_onmessage(None);
-        self.ws.set_onclose(None);
-        let _ = self.ws.close();
-    }
 }
 
 fn now_ms() -> u64 {
@@ -151,54 +133,32 @@ impl ChatSocket {
             inner.generation += 1;
             (inner.url.clone(), inner.generation)
         };
-        let ws = match WebSocket::new(&url) {
-            Ok(ws) => ws,
+        let weak = self.weak();
+        let opened = OpenSocket::open(&url, move |event| {
+            let Some(inner) = weak.upgrade() else { return };
+            let socket = ChatSocket(inner);
+            if socket.0.borrow().generation != generation {
+                return;
+            }
+            match event {
+                SocketEvent::Open => {
+                    let token = socket.0.borrow().token.clone().unwrap_or_default();
+                    socket.write(&ChatClientMessage::Hello {
+                        token,
+                        session_id: stored_session(),
+                    });
+                }
+                SocketEvent::Text(text) => socket.receive(&text),
+                SocketEvent::Closed => socket.closed(generation),
+            }
+        });
+        match opened {
+            Ok(opened) => self.0.borrow_mut().socket = Some(opened),
             Err(err) => {
                 web_sys::console::warn_2(&"nexus chat: cannot open".into(), &err);
                 self.closed(generation);
-                return;
             }
-        };
-        let on_open = self.handler(generation, |socket, _: Event| {
-            let token = socket.0.borrow().token.clone().unwrap_or_default();
-            socket.write(&ChatClientMessage::Hello {
-                token,
-                session_id: stored_session(),
-            });
-        });
-        let on_message = self.handler(generation, |socket, event: MessageEvent| {
-            if let Some(text) = event.data().as_string() {
-                socket.receive(&text);
-            }
-        });
-        let on_close = self.handler(generation, move |socket, _: CloseEvent| {
-            socket.closed(generation);
-        });
-        ws.set_onopen(Some(on_open.as_ref().unchecked_ref()));
-        ws.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
-        ws.set_onclose(Some(on_close.as_ref().unchecked_ref()));
-        self.0.borrow_mut().socket = Some(Socket {
-            ws,
-            _on_open: on_open,
-            _on_message: on_message,
-            _on_close: on_close,
-        });
-    }
-
-    /// Wraps a socket event handler so it only acts for the socket of its own generation.
-    fn handler<E: 'static + wasm_bindgen::convert::FromWasmAbi>(
-        &self,
-        generation: u64,
-        act: impl Fn(&ChatSocket, E) + 'static,
-    ) -> Closure<dyn FnMut(E)> {
-        let weak = self.weak();
-        Closure::new(move |event: E| {
-            let Some(inner) = weak.upgrade() else { return };
-            let socket = ChatSocket(inner);
-            if socket.0.borrow().generation == generation {
-                act(&socket, event);
-            }
-        })
+        }
     }
 
     fn closed(&self, generation: u64) {
@@ -255,7 +215,7 @@ impl ChatSocket {
 
     fn write(&self, message: &ChatClientMessage) {
         if let Some(socket) = self.0.borrow().socket.as_ref()
-            && let Err(err) = socket.ws.send_with_str(&message.encode())
+            && let Err(err) = socket.send(&message.encode())
         {
             web_sys::console::warn_2(&"nexus chat: send failed".into(), &err);
         }

@@ -12,7 +12,9 @@ use nexus_shared::reconnect::{Command, LinkState, Reconnect, ReconnectPolicy};
 use nexus_shared::{Frame, Outcome, Role, Token};
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::Closure;
-use web_sys::{CloseEvent, Event, MessageEvent, WebSocket};
+use web_sys::Event;
+
+use crate::socket::{OpenSocket, SocketEvent};
 
 /// Answers one call: `(tool, args, reply)`; `reply` may be called later (the engine worker answers).
 /// Returns how to stop the call: after a stop, `reply` must never be called.
@@ -39,7 +41,7 @@ pub struct Link(Rc<RefCell<Inner>>);
 struct Inner {
     config: LinkConfig,
     machine: Reconnect,
-    socket: Option<Socket>,
+    socket: Option<OpenSocket>,
     generation: u64,
     timer: Option<Timeout>,
     context: Option<Frame>,
@@ -50,23 +52,6 @@ struct Inner {
     on_activity: Option<Listener<Frame>>,
     on_hosted: Option<Listener<Frame>>,
     page_events: Vec<Closure<dyn FnMut(Event)>>,
-}
-
-/// One open socket and the handlers that must live as long as it does.
-struct Socket {
-    ws: WebSocket,
-    _on_open: Closure<dyn FnMut(Event)>,
-    _on_message: Closure<dyn FnMut(MessageEvent)>,
-    _on_close: Closure<dyn FnMut(CloseEvent)>,
-}
-
-impl Drop for Socket {
-    fn drop(&mut self) {
-        self.ws.set_onopen(None);
-        self.ws.set_onmessage(None);
-        self.ws.set_onclose(None);
-        let _ = self.ws.close();
-    }
 }
 
 fn now_ms() -> u64 {
@@ -205,59 +190,37 @@ impl Link {
             inner.generation += 1;
             (inner.config.url.clone(), inner.generation)
         };
-        let ws = match WebSocket::new(&url) {
-            Ok(ws) => ws,
+        let weak = self.weak();
+        let opened = OpenSocket::open(&url, move |event| {
+            let Some(inner) = weak.upgrade() else { return };
+            let link = Link(inner);
+            if link.0.borrow().generation != generation {
+                return;
+            }
+            match event {
+                SocketEvent::Open => {
+                    let (agent, token) = {
+                        let inner = link.0.borrow();
+                        (inner.config.agent.clone(), inner.config.token.clone())
+                    };
+                    link.send(&Frame::Hello {
+                        role: Role::Browser,
+                        protocol: PROTOCOL_VERSION,
+                        token: token.map(Token),
+                        agent,
+                    });
+                }
+                SocketEvent::Text(text) => link.receive(&text),
+                SocketEvent::Closed => link.socket_closed(generation),
+            }
+        });
+        match opened {
+            Ok(opened) => self.0.borrow_mut().socket = Some(opened),
             Err(err) => {
                 web_sys::console::warn_2(&"nexus link: cannot open".into(), &err);
                 self.socket_closed(generation);
-                return;
             }
-        };
-        let on_open = self.handler(generation, |link, _: Event| {
-            let (agent, token) = {
-                let inner = link.0.borrow();
-                (inner.config.agent.clone(), inner.config.token.clone())
-            };
-            link.send(&Frame::Hello {
-                role: Role::Browser,
-                protocol: PROTOCOL_VERSION,
-                token: token.map(Token),
-                agent,
-            });
-        });
-        let on_message = self.handler(generation, |link, event: MessageEvent| {
-            if let Some(text) = event.data().as_string() {
-                link.receive(&text);
-            }
-        });
-        let on_close = self.handler(generation, move |link, _: CloseEvent| {
-            link.socket_closed(generation);
-        });
-        ws.set_onopen(Some(on_open.as_ref().unchecked_ref()));
-        ws.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
-        ws.set_onclose(Some(on_close.as_ref().unchecked_ref()));
-        self.0.borrow_mut().socket = Some(Socket {
-            ws,
-            _on_open: on_open,
-            _on_message: on_message,
-            _on_close: on_close,
-        });
-    }
-
-    /// Wraps a socket event handler so it only acts for the socket of its own generation.
-    fn handler<E: 'static + wasm_bindgen::convert::FromWasmAbi>(
-        &self,
-        generation: u64,
-        act: impl Fn(&Link, E) + 'static,
-    ) -> Closure<dyn FnMut(E)> {
-        let weak = self.weak();
-        Closure::new(move |event: E| {
-            let Some(inner) = weak.upgrade() else { return };
-            let link = Link(inner);
-            if link.0.borrow().generation == generation {
-                act(&link, event);
-            }
-        })
+        }
     }
 
     fn socket_closed(&self, generation: u64) {
@@ -356,7 +319,7 @@ impl Link {
 
     fn send(&self, frame: &Frame) {
         if let Some(socket) = self.0.borrow().socket.as_ref()
-            && let Err(err) = socket.ws.send_with_str(&frame.encode())
+            && let Err(err) = socket.send(&frame.encode())
         {
             web_sys::console::warn_2(&"nexus link: send failed".into(), &err);
         }
