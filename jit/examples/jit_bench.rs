@@ -68,7 +68,7 @@ fn tasks() -> Result<Vec<Task>, String> {
 fn turn(task: &Task) -> TurnFacts {
     TurnFacts {
         question: task.question.clone(),
-        intents: nexus_tools::intents(&task.question)
+        intents: nexus_shared::wording::intents(&task.question)
             .into_iter()
             .map(String::from)
             .collect(),

@@ -185,6 +185,17 @@ impl Catalog {
                 .sum::<usize>()
     }
 
+    /// The entry of `tool` (`server:name`) in `tier` (empty for excluded).
+    pub fn entry(&self, tool: &str, tier: Tier) -> Option<&str> {
+        let p = self.tools.iter().find(|p| p.id == tool)?;
+        Some(match tier {
+            Tier::Full => &p.full,
+            Tier::Condensed => &p.condensed,
+            Tier::Minimal => &p.minimal,
+            Tier::Excluded => "",
+        })
+    }
+
     /// The full entry of `tool` (`server:name`): the answer to the model's `expand` request.
     pub fn expand(&self, tool: &str) -> Option<&str> {
         self.tools

@@ -27,7 +27,7 @@ pub use compile::{
     TurnFacts, load_rules,
 };
 pub use config::ToolSelection;
-pub use render::estimate_tokens;
+pub use render::{HEADER as SECTION_HEADER, estimate_tokens};
 pub use store::{Analysed, AnalysisStore, StoreError};
 pub use tool::{ServerStatus, ToolInfo, ToolKey, schema_hash};
 pub use vector::{Embedder, HashedWords, cosine};

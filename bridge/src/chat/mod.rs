@@ -2,6 +2,7 @@
 //! LLM service (providers, prompt, tool-block parser) and the SQLite store of sessions.
 
 pub mod config;
+pub mod jit;
 pub mod orchestrator;
 pub mod parser;
 pub mod prompt;
@@ -18,6 +19,7 @@ use std::time::Duration;
 use nexus_shared::chat::ChatServerMessage;
 
 use config::{Setup, TurnLimits};
+use jit::ToolJit;
 use store::Store;
 
 /// What every chat socket of a hub shares.
@@ -25,6 +27,8 @@ pub struct Chat {
     pub setup: Setup,
     pub limits: TurnLimits,
     pub store: Store,
+    /// The JIT tool compiler; `None` when `NEXUS_JIT=off` (every tool in every prompt).
+    pub jit: Option<ToolJit>,
     client: reqwest::Client,
     /// Sessions with a turn running (one turn at a time per session, across sockets).
     busy: Mutex<HashSet<String>>,
@@ -35,7 +39,13 @@ impl Chat {
     /// folder). A database that cannot be opened leaves chat working in memory, and says so.
     pub fn from_env(db: Option<&Path>) -> Chat {
         let lookup = |name: &str| std::env::var(name).ok();
-        let store = match db.map(Path::to_path_buf).or_else(store::default_path) {
+        let db_path = db.map(Path::to_path_buf).or_else(store::default_path);
+        let jit = jit_enabled(&lookup).then(|| {
+            let path = db_path.as_ref().map(|p| p.with_file_name(JIT_DB_NAME));
+            ToolJit::open(path.as_deref(), None)
+        });
+        tracing::info!(on = jit.is_some(), "JIT tool compiler (NEXUS_JIT)");
+        let store = match db_path {
             Some(path) => Store::open(&path).inspect(|_| {
                 tracing::info!(db = %path.display(), "chat sessions are kept in SQLite");
             }),
@@ -64,9 +74,12 @@ impl Chat {
             ),
             Setup::Missing(why) => tracing::info!("chat has no LLM: {why}"),
         }
-        Chat::new(setup, config::limits(&lookup), store)
+        let mut chat = Chat::new(setup, config::limits(&lookup), store);
+        chat.jit = jit;
+        chat
     }
 
+    /// A chat service without the tool compiler (set `jit` to add one).
     pub fn new(setup: Setup, limits: TurnLimits, store: Store) -> Chat {
         let client = reqwest::Client::builder()
             .connect_timeout(Duration::from_secs(10))
@@ -76,6 +89,7 @@ impl Chat {
             setup,
             limits,
             store,
+            jit: None,
             client,
             busy: Mutex::new(HashSet::new()),
         }
@@ -118,6 +132,19 @@ impl Chat {
     pub fn is_busy(&self, session: &str) -> bool {
         self.busy().contains(session)
     }
+}
+
+/// The tool compiler's store, beside the chat database.
+const JIT_DB_NAME: &str = "jit-tools.sqlite3";
+
+/// `NEXUS_JIT=off` (or `0`, `false`) turns the tool compiler off: every tool in every prompt.
+fn jit_enabled(lookup: &impl Fn(&str) -> Option<String>) -> bool {
+    !matches!(
+        lookup("NEXUS_JIT")
+            .map(|v| v.trim().to_ascii_lowercase())
+            .as_deref(),
+        Some("off" | "0" | "false")
+    )
 }
 
 /// A fresh random id (sessions, messages).
