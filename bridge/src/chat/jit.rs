@@ -18,6 +18,8 @@ use super::prompt::{ToolDef, Toolbox};
 pub const EXPAND_TOOL: &str = "expand";
 /// Messages of the conversation before the question that count as its context.
 pub const RECENT_MESSAGES: usize = 3;
+/// Nexus's own tools, answered by the tab through the relay.
+const NEXUS_PREFIX: &str = "nexus:";
 /// Compile times kept for the health report's percentiles.
 const KEPT_TIMES: usize = 512;
 
@@ -214,12 +216,13 @@ impl ToolJit {
 impl TurnTools {
     /// Whether the model may call `name` now; else the corrective message. Full and condensed
     /// tools are callable (the host validates arguments), name-only and excluded ones only once
-    /// expanded, offline ones never.
+    /// expanded, offline hosted ones never (Nexus's own go to the relay, whose answer without a
+    /// tab says how to open one).
     pub fn gate(&self, name: &str, expanded: &BTreeSet<String>) -> Result<(), String> {
         let Some(decision) = self.compiled.decision(name) else {
             return Ok(());
         };
-        if decision.offline {
+        if decision.offline && !name.starts_with(NEXUS_PREFIX) {
             let server = name.split(':').next().unwrap_or(name);
             return Err(format!(
                 "`{name}` is offline: its server `{server}` is disconnected and reconnecting, so the call was not made. Use another tool, or try again later."

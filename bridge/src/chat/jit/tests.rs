@@ -169,6 +169,16 @@ fn name_only_and_excluded_tools_are_refused_until_expanded() {
             ),
         }
     }
+    // Nexus's own tools without a tab are the relay's to refuse (it says how to open one).
+    let mut no_tab = report();
+    no_tab["servers"][0]["online"] = false.into();
+    let turn = jit.compile(&no_tab, 2, "s", &turn_facts("who calls parseConfig?", &[]));
+    assert!(
+        turn.compiled
+            .decision("nexus:route")
+            .is_some_and(|d| d.offline)
+    );
+    assert_eq!(turn.gate("nexus:route", &none), Ok(()));
     // A tool the registry does not have is the host's to report.
     assert_eq!(turn.gate("nowhere:tool", &none), Ok(()));
 }
