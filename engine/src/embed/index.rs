@@ -6,7 +6,7 @@ use rustc_hash::{FxHashMap as HashMap, FxHasher};
 use serde::{Deserialize, Serialize};
 use std::hash::{Hash, Hasher};
 
-use super::model::{StaticModel, WordCache};
+use nexus_embed::{StaticModel, WordCache};
 use super::text::node_text;
 use crate::graph::Graph;
 use crate::ingest::Sources;
@@ -271,7 +271,7 @@ impl VectorIndex {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::embed::model::model_bytes;
+    use nexus_embed::model_bytes;
     use crate::ingest::{SourceFile, index_with_sources};
 
     fn setup() -> (Graph, Sources, StaticModel) {
