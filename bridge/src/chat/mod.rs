@@ -12,7 +12,7 @@ pub mod socket;
 pub mod store;
 
 use std::collections::HashSet;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -36,13 +36,23 @@ pub struct Chat {
 
 impl Chat {
     /// The chat service from the environment, with its database at `db` (else the user's data
-    /// folder). A database that cannot be opened leaves chat working in memory, and says so.
-    pub fn from_env(db: Option<&Path>) -> Chat {
+    /// folder). A database that cannot be opened leaves chat working in memory, and says so. The
+    /// tool compiler embeds with the built-in model: `NEXUS_EMBED_MODEL`, else the one the UI
+    /// folder `ui_dir` serves to the page; without it, hashed words.
+    pub fn from_env(db: Option<&Path>, ui_dir: &Path) -> Chat {
         let lookup = |name: &str| std::env::var(name).ok();
         let db_path = db.map(Path::to_path_buf).or_else(store::default_path);
         let jit = jit_enabled(&lookup).then(|| {
             let path = db_path.as_ref().map(|p| p.with_file_name(JIT_DB_NAME));
-            ToolJit::open(path.as_deref(), None)
+            let model = lookup("NEXUS_EMBED_MODEL")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| ui_dir.join(MODEL_FILE));
+            let (embedder, fallback) = nexus_jit::best_embedder(Some(&model));
+            match fallback {
+                None => tracing::info!(model = %model.display(), "the tool compiler embeds with the built-in model"),
+                Some(why) => tracing::info!(%why, "the tool compiler embeds hashed words"),
+            }
+            ToolJit::open(path.as_deref(), Some(embedder))
         });
         tracing::info!(on = jit.is_some(), "JIT tool compiler (NEXUS_JIT)");
         let store = match db_path {
@@ -134,6 +144,8 @@ impl Chat {
     }
 }
 
+/// The built-in embedding model's file name (in the UI folder, as trunk copies it).
+const MODEL_FILE: &str = "static-minilm.nxse";
 /// The tool compiler's store, beside the chat database.
 const JIT_DB_NAME: &str = "jit-tools.sqlite3";
 
