@@ -413,7 +413,7 @@ fn arguments_for(tool: &str) -> serde_json::Value {
     let schema = nexus_shared::ToolName::ALL
         .iter()
         .find(|t| format!("nexus:{}", t.as_str()) == tool)
-        .map(|t| t.input_schema())
+        .map(|t| Value::Object(t.input_schema()))
         .unwrap_or_default();
     let required: Vec<&str> = schema["required"]
         .as_array()
