@@ -1,13 +1,14 @@
 //! The JIT tool compiler in the chat: per turn, which of the host's tools the model sees (full,
 //! condensed, name only) and why; the `expand` pseudo-tool, refusals, and compile-time figures.
 
-use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use nexus_jit::{
-    AnalysisStore, Catalog, CompiledTools, Compiler, Decision, Embedder, HashedWords, ServerStatus,
-    Tier, ToolInfo, ToolSelection, TurnFacts,
+    AnalysisStore, Analyzer, Catalog, CompiledTools, Compiler, Decision, Embedder, HashedWords,
+    ServerStatus, Tier, ToolInfo, ToolKey, ToolSelection, TurnFacts,
 };
 use nexus_shared::chat::{ChatMessage, ChatRole, ChatServerMessage, ToolSeen, ToolTier};
 use serde_json::{Map, Value, json};
@@ -84,6 +85,10 @@ pub struct ToolJit {
     /// The catalog and the registry state it was built from.
     catalog: Mutex<Option<(String, Arc<Catalog>)>>,
     expanded: Mutex<HashMap<String, BTreeSet<String>>>,
+    /// A background analysis runs.
+    analysing: AtomicBool,
+    /// Tools the model-based analyzer was asked about in this process (not asked again).
+    asked: Mutex<HashSet<ToolKey>>,
 }
 
 impl ToolJit {
@@ -95,6 +100,8 @@ impl ToolJit {
             store: Mutex::new(store),
             catalog: Mutex::new(None),
             expanded: Mutex::new(HashMap::new()),
+            analysing: AtomicBool::new(false),
+            asked: Mutex::new(HashSet::new()),
         }
     }
 
@@ -158,6 +165,64 @@ impl ToolJit {
         tracing::debug!(tools = catalog.len(), "tool catalog prepared");
         *slot = Some((state, catalog.clone()));
         catalog
+    }
+
+    /// The tools of `report` with no stored analysis that the analyzer was not yet asked about,
+    /// and the right to analyse them (`None` while another analysis runs or none is due).
+    pub fn start_analysis(&self, report: &Value) -> Option<Vec<ToolInfo>> {
+        if self.analysing.swap(true, Ordering::AcqRel) {
+            return None;
+        }
+        let tools = registry_tools(report);
+        let pending = self.store().analysed(tools.clone()).pending;
+        let asked = self
+            .asked
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let due: Vec<ToolInfo> = tools
+            .into_iter()
+            .filter(|t| {
+                let key = t.key();
+                pending.contains(&key) && !asked.contains(&key)
+            })
+            .collect();
+        if due.is_empty() {
+            self.analysing.store(false, Ordering::Release);
+            return None;
+        }
+        Some(due)
+    }
+
+    /// Runs `analyzer` over `tools` (begun by [`ToolJit::start_analysis`]), storing each result
+    /// as it lands (the store is locked only to write, never while the model thinks); the next
+    /// turn's catalog uses them. Failures are logged and not retried in this process. Returns
+    /// how many were stored.
+    pub fn analyse<A: Analyzer>(&self, tools: &[ToolInfo], analyzer: &A) -> usize {
+        let mut stored = 0;
+        for tool in tools {
+            let key = tool.key();
+            self.asked
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner())
+                .insert(key.clone());
+            match analyzer.analyze(tool) {
+                Ok(analysis) => match self.store().put(&key, &analysis) {
+                    Ok(()) => stored += 1,
+                    Err(err) => tracing::warn!(tool = %tool.id(), %err, "cannot store an analysis"),
+                },
+                Err(err) => {
+                    tracing::info!(tool = %tool.id(), %err, "no model analysis; heuristics stay")
+                }
+            }
+        }
+        if stored > 0 {
+            *self
+                .catalog
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner()) = None;
+        }
+        self.analysing.store(false, Ordering::Release);
+        stored
     }
 
     /// Compiles the tools for one turn of `session`.

@@ -1,6 +1,7 @@
 //! The chat agent on the hub (spec §2.1–2.3): the `/chat` socket, the orchestrator of a turn, the
 //! LLM service (providers, prompt, tool-block parser) and the SQLite store of sessions.
 
+pub mod analyze;
 pub mod config;
 pub mod jit;
 pub mod orchestrator;
@@ -13,11 +14,12 @@ pub mod store;
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use nexus_shared::chat::ChatServerMessage;
 
+use analyze::ModelAnalyzer;
 use config::{Setup, TurnLimits};
 use jit::ToolJit;
 use store::Store;
@@ -28,7 +30,9 @@ pub struct Chat {
     pub limits: TurnLimits,
     pub store: Store,
     /// The JIT tool compiler; `None` when `NEXUS_JIT=off` (every tool in every prompt).
-    pub jit: Option<ToolJit>,
+    pub jit: Option<Arc<ToolJit>>,
+    /// The model-based tool analyzer (`NEXUS_JIT_LLM_ANALYSIS=1` and an LLM configured).
+    pub analyzer: Option<Arc<ModelAnalyzer>>,
     client: reqwest::Client,
     /// Sessions with a turn running (one turn at a time per session, across sockets).
     busy: Mutex<HashSet<String>>,
@@ -52,7 +56,7 @@ impl Chat {
                 None => tracing::info!(model = %model.display(), "the tool compiler embeds with the built-in model"),
                 Some(why) => tracing::info!(%why, "the tool compiler embeds hashed words"),
             }
-            ToolJit::open(path.as_deref(), Some(embedder))
+            Arc::new(ToolJit::open(path.as_deref(), Some(embedder)))
         });
         tracing::info!(on = jit.is_some(), "JIT tool compiler (NEXUS_JIT)");
         let store = match db_path {
@@ -84,7 +88,25 @@ impl Chat {
             ),
             Setup::Missing(why) => tracing::info!("chat has no LLM: {why}"),
         }
+        let analysis_on = lookup(analyze::ANALYSIS_ENV).is_some_and(|v| v.trim() == "1");
+        let config = match &setup {
+            Setup::Ready(config) => Some(config.clone()),
+            Setup::Missing(_) => None,
+        };
         let mut chat = Chat::new(setup, config::limits(&lookup), store);
+        if let (true, Some(config), Some(_), Ok(runtime)) = (
+            analysis_on,
+            config,
+            &jit,
+            tokio::runtime::Handle::try_current(),
+        ) {
+            tracing::info!("tools are analysed by the language model in the background");
+            chat.analyzer = Some(Arc::new(ModelAnalyzer::new(
+                chat.client.clone(),
+                config,
+                runtime,
+            )));
+        }
         chat.jit = jit;
         chat
     }
@@ -100,6 +122,7 @@ impl Chat {
             limits,
             store,
             jit: None,
+            analyzer: None,
             client,
             busy: Mutex::new(HashSet::new()),
         }

@@ -10,6 +10,7 @@ use serde_json::{Map, Value, json};
 use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 
+use super::analyze;
 use super::config::{LlmConfig, Setup};
 use super::jit::{self, EXPAND_TOOL, ToolJit, TurnTools};
 use super::parser::{Piece, ToolBlockParser};
@@ -79,7 +80,10 @@ pub async fn run_turn(
             let facts = jit::turn_facts(&text, &earlier);
             let turn = jit.compile(report, *version, session, &facts);
             let _ = out.send(turn.message());
-            Some((jit, turn))
+            if let Some(analyzer) = &chat.analyzer {
+                analyze::refresh_in_background(jit, analyzer, report);
+            }
+            Some((jit.as_ref(), turn))
         }
         _ => None,
     };

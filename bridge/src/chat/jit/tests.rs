@@ -1,4 +1,5 @@
 use super::*;
+use nexus_jit::Analyzer;
 use nexus_shared::ToolName;
 
 /// A registry report as `Host::report` gives it: Nexus's 16 online, a `time` server online,
@@ -250,4 +251,39 @@ fn facts_carry_intents_recent_messages_and_tools_used_before() {
     assert_eq!(facts.intents, ["calls"]);
     assert_eq!(facts.recent_context, "two\nthree\nfour");
     assert_eq!(facts.used_tools, ["time:get_current_time"]);
+}
+
+/// Puts every tool in the `time` category with a fixed line.
+struct TimeAnalyzer;
+
+impl Analyzer for TimeAnalyzer {
+    type Error = std::convert::Infallible;
+
+    fn analyze(&self, tool: &ToolInfo) -> Result<nexus_jit::ToolAnalysis, Self::Error> {
+        let mut analysis = nexus_jit::heuristic(tool);
+        analysis.categories = vec!["time".into()];
+        analysis.condensed = format!("{} (analysed)", tool.name);
+        analysis.source = nexus_jit::AnalysisSource::Llm;
+        Ok(analysis)
+    }
+}
+
+#[test]
+fn model_analyses_land_in_the_background_and_change_the_next_catalog() {
+    let jit = jit();
+    let before = compile(&jit, "s", "what is the hour?");
+    let kv = before.compiled.decision("kv:get").map(|d| d.logic);
+    let Some(due) = jit.start_analysis(&report()) else {
+        panic!("every tool is due");
+    };
+    assert_eq!(due.len(), 24);
+    // One analysis at a time.
+    assert!(jit.start_analysis(&report()).is_none());
+    assert_eq!(jit.analyse(&due, &TimeAnalyzer), 24);
+    let after = compile(&jit, "s", "what is the hour?");
+    let now = after.compiled.decision("kv:get").map(|d| d.logic);
+    assert!(now > kv, "{kv:?} → {now:?}");
+    assert!(after.section(false).contains("(analysed)"));
+    // Stored now, so nothing is due; a tool the model failed on is not asked again either.
+    assert!(jit.start_analysis(&report()).is_none());
 }
