@@ -221,9 +221,11 @@ fn tools_seen(seen: ToolsSeen) -> AnyView {
                 t.score, t.logic, t.vector
             );
             let offline = t.offline.then_some(" · offline");
+            let id = t.name.clone();
+            let name = t.name;
             view! {
-                <li data-testid="chat-tool-seen" data-tool=t.name.clone() data-tier=tier>
-                    <code>{t.name}</code>
+                <li data-testid="chat-tool-seen" data-tool=id data-tier=tier>
+                    <code>{name}</code>
                     {format!(" · {tier} · {scores}")}
                     {offline}
                     {(!why.is_empty()).then(|| view! { <span class="muted">{format!(" · {why}")}</span> })}
