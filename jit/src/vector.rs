@@ -43,10 +43,11 @@ impl std::fmt::Debug for StaticWords {
 }
 
 impl StaticWords {
-    /// Cosine similarity of a question and an unrelated tool description, about (measured on
-    /// the benchmark's turns and tools).
+    /// Cosine similarity that counts as no match. Provisional: mean-pooled static vectors of
+    /// unrelated texts sit above zero; to be calibrated with `jit-bench` once the model file is
+    /// present (not yet measured).
     pub const FLOOR: f32 = 0.15;
-    /// Cosine similarity of a question and the description of the tool that answers it, about.
+    /// Cosine similarity that counts as a perfect match. Provisional, as [`Self::FLOOR`].
     pub const FULL_SCALE: f32 = 0.6;
 
     /// The embedder of a model file's bytes; a damaged file is an error.
