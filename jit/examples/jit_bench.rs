@@ -3,7 +3,9 @@
 
 use std::time::Instant;
 
-use nexus_jit::{AnalysisStore, CompiledTools, Compiler, Tier, ToolInfo, ToolSelection, TurnFacts};
+use nexus_jit::{
+    AnalysisStore, CompiledTools, Compiler, Tier, ToolInfo, ToolSelection, TurnFacts, best_embedder,
+};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -68,7 +70,7 @@ fn tasks() -> Result<Vec<Task>, String> {
 fn turn(task: &Task) -> TurnFacts {
     TurnFacts {
         question: task.question.clone(),
-        intents: nexus_tools::intents(&task.question)
+        intents: nexus_shared::wording::intents(&task.question)
             .into_iter()
             .map(String::from)
             .collect(),
@@ -98,7 +100,22 @@ fn run() -> Result<(), String> {
     let tasks = tasks()?;
     let store = AnalysisStore::in_memory().map_err(|e| e.to_string())?;
     let analysed = store.analysed(tools);
-    let compiler = Compiler::from_config(ToolSelection::default()).map_err(|e| e.to_string())?;
+    // The built-in model when setup has written it (`NEXUS_EMBED_MODEL` names another file).
+    let model = std::env::var_os("NEXUS_EMBED_MODEL")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| {
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../model/static-minilm.nxse")
+        });
+    let (embedder, fallback) = best_embedder(Some(&model));
+    let embedder_line = match fallback {
+        None => format!("embedder: {} ({})", embedder.id(), model.display()),
+        Some(why) => format!("embedder: {} (no model: {why})", embedder.id()),
+    };
+    let compiler = Compiler::new(
+        ToolSelection::default(),
+        nexus_jit::rules::Program::default_rules(),
+        embedder,
+    );
     let prepare_started = Instant::now();
     let catalog = compiler.prepare(analysed.tools.clone());
     let prepare_ms = prepare_started.elapsed().as_secs_f64() * 1e3;
@@ -164,6 +181,7 @@ fn run() -> Result<(), String> {
         analysed.tools.len(),
         servers.len()
     );
+    println!("{embedder_line}");
     println!(
         "analysis: heuristic for all {} tools (no stored LLM analysis)",
         analysed.pending.len()

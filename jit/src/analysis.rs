@@ -316,6 +316,22 @@ pub fn heuristic(tool: &ToolInfo) -> ToolAnalysis {
     }
 }
 
+/// The words a tool is about: its name's, its description's (verbs and nouns: stop words and
+/// words under three letters dropped, each as written and stemmed) and its schema property
+/// names'. The compiler keeps those few tools share, so a question that uses one points here.
+pub fn keywords(tool: &ToolInfo) -> BTreeSet<String> {
+    let mut out: BTreeSet<String> = BTreeSet::new();
+    out.extend(terms(&tool.name));
+    out.extend(terms(&tool.description));
+    if let Some(Value::Object(props)) = tool.input_schema.get("properties") {
+        for key in props.keys() {
+            out.extend(terms(key));
+        }
+    }
+    out.retain(|w| w.len() >= 3);
+    out
+}
+
 /// The first sentence of `description`, cut at a word within [`CONDENSED_MAX_CHARS`]; the
 /// name's words when there is no description.
 pub fn condense(name: &str, description: &str) -> String {
@@ -347,6 +363,27 @@ pub fn condense(name: &str, description: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn keywords_come_from_the_name_the_description_and_the_schema() {
+        let tool = ToolInfo {
+            server: "fs".into(),
+            name: "get_file_info".into(),
+            description: "Retrieve metadata: size and last modified time of a file.".into(),
+            input_schema: match serde_json::json!({"properties": {"followLinks": {}}}) {
+                Value::Object(m) => m,
+                _ => serde_json::Map::new(),
+            },
+            status: crate::ServerStatus::Online,
+        };
+        let k = keywords(&tool);
+        for w in [
+            "info", "metadata", "size", "modify", "modified", "follow", "link",
+        ] {
+            assert!(k.contains(w), "{w} missing from {k:?}");
+        }
+        assert!(!k.contains("of") && !k.contains("and"));
+    }
     use serde_json::json;
 
     fn tool(server: &str, name: &str, description: &str, schema: Value) -> ToolInfo {

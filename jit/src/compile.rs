@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
-use crate::analysis::ToolAnalysis;
+use crate::analysis::{ToolAnalysis, keywords};
 use crate::config::ToolSelection;
 use crate::render::{self, HEADER, estimate_tokens};
 use crate::rules::{Database, Program, RuleError, Value};
@@ -15,6 +15,9 @@ use crate::store::AnalysisStore;
 use crate::text::terms;
 use crate::tool::{ServerStatus, ToolInfo};
 use crate::vector::{Embedder, HashedWords, cosine};
+
+/// Largest share of the catalog's tools a keyword may appear in and still count.
+const KEYWORD_SHARE: f32 = 0.1;
 
 /// A tool with its analysis (stored, or heuristic until one lands).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -185,6 +188,17 @@ impl Catalog {
                 .sum::<usize>()
     }
 
+    /// The entry of `tool` (`server:name`) in `tier` (empty for excluded).
+    pub fn entry(&self, tool: &str, tier: Tier) -> Option<&str> {
+        let p = self.tools.iter().find(|p| p.id == tool)?;
+        Some(match tier {
+            Tier::Full => &p.full,
+            Tier::Condensed => &p.condensed,
+            Tier::Minimal => &p.minimal,
+            Tier::Excluded => "",
+        })
+    }
+
     /// The full entry of `tool` (`server:name`): the answer to the model's `expand` request.
     pub fn expand(&self, tool: &str) -> Option<&str> {
         self.tools
@@ -271,6 +285,23 @@ impl Compiler {
         for id in &self.config.skeleton_tools {
             base.insert("configured_skeleton", vec![s(id)]);
         }
+        // A keyword says something about a tool only when few tools share it (document
+        // frequency at most KEYWORD_SHARE of the catalog, and at least 3 tools allowed).
+        let words: Vec<BTreeSet<String>> = tools.iter().map(|t| keywords(&t.info)).collect();
+        let mut frequency: std::collections::HashMap<&str, usize> = Default::default();
+        for w in words.iter().flatten() {
+            *frequency.entry(w.as_str()).or_default() += 1;
+        }
+        let most = ((tools.len() as f32 * KEYWORD_SHARE) as usize).max(3);
+        for (tool, ws) in tools.iter().zip(&words) {
+            let t = s(&tool.info.id());
+            for w in ws
+                .iter()
+                .filter(|w| frequency.get(w.as_str()).is_some_and(|&n| n <= most))
+            {
+                base.insert("keyword", vec![t.clone(), s(w)]);
+            }
+        }
         let tools = tools
             .into_iter()
             .map(|tool| {
@@ -336,7 +367,8 @@ impl Compiler {
             .embedder
             .embed(&format!("{} {}", turn.question, turn.recent_context));
         let c = &self.config;
-        let full_scale = self.embedder.full_scale().max(f32::EPSILON);
+        let floor = self.embedder.floor();
+        let span = (self.embedder.full_scale() - floor).max(f32::EPSILON);
 
         let mut decisions: Vec<Decision> = catalog
             .tools
@@ -349,7 +381,7 @@ impl Compiler {
                     .sum::<i64>()
                     .clamp(0, 100) as f32;
                 let vector =
-                    (cosine(&turn_vector, &p.vector).max(0.0) / full_scale * 100.0).min(100.0);
+                    ((cosine(&turn_vector, &p.vector) - floor).max(0.0) / span * 100.0).min(100.0);
                 let score = (logic * c.logic_weight + vector * c.vector_weight).clamp(0.0, 100.0);
                 let is_skeleton = skeleton.contains(p.id.as_str());
                 let tier = if is_skeleton || score >= f32::from(c.full_threshold) {
@@ -498,6 +530,14 @@ fn add_turn_facts(db: &mut Database, turn: &TurnFacts) {
     }
     for w in terms(&turn.question) {
         db.insert("word", vec![s(&w)]);
+    }
+    // A numeral in the question is a number (terms keep only words with letters).
+    if turn
+        .question
+        .split(|c: char| !c.is_ascii_digit() && c != '.')
+        .any(|t| t.parse::<f64>().is_ok())
+    {
+        db.insert("word", vec![s("number")]);
     }
     if let Some(shard) = &turn.shard {
         db.insert("shard", vec![s(shard)]);

@@ -21,13 +21,14 @@ mod vector;
 
 pub use analysis::{
     AnalysisSource, Analyzer, Capability, HeuristicAnalyzer, ToolAnalysis, condense, heuristic,
+    keywords,
 };
 pub use compile::{
     AnalysedTool, Catalog, CompiledTools, Compiler, ConfigError, Decision, RuleHit, Tier,
     TurnFacts, load_rules,
 };
 pub use config::ToolSelection;
-pub use render::estimate_tokens;
+pub use render::{HEADER as SECTION_HEADER, estimate_tokens};
 pub use store::{Analysed, AnalysisStore, StoreError};
 pub use tool::{ServerStatus, ToolInfo, ToolKey, schema_hash};
-pub use vector::{Embedder, HashedWords, cosine};
+pub use vector::{Embedder, HashedWords, StaticWords, best_embedder, cosine};

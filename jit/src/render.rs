@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 use crate::tool::{ServerStatus, ToolInfo};
 
 /// The section's first lines, before any tool.
-pub const HEADER: &str = "## Tools\nFull entries show their arguments. To use a condensed or name-only tool, first ask to expand it (`expand server:name`) and you get its full entry.\n";
+pub const HEADER: &str = "## Tools\nFull entries show their arguments. Before using a condensed or name-only tool, expand it: call the tool `expand` with {\"tool\": \"server:name\"} and you get its full entry.\n";
 
 /// Estimated tokens of `text`: one per four bytes, rounded up (the tools' own budget rule).
 pub fn estimate_tokens(text: &str) -> usize {

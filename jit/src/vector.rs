@@ -1,5 +1,9 @@
-//! Similarity between a turn's text and each tool: the `Embedder` trait and the built-in
-//! fallback, a hashed bag of code-aware words, until the semantic-search model plugs in.
+//! Similarity between a turn's text and each tool: the `Embedder` trait, the semantic-search
+//! issue's static model behind it, and the fallback when its file is absent (hashed words).
+
+use std::path::Path;
+
+use nexus_embed::StaticModel;
 
 use crate::text::words;
 
@@ -15,6 +19,78 @@ pub trait Embedder: Send + Sync {
     /// differ in how high related texts score.
     fn full_scale(&self) -> f32 {
         1.0
+    }
+
+    /// The cosine similarity that counts as no match (vector score 0): pooled embeddings of
+    /// unrelated texts are rarely orthogonal.
+    fn floor(&self) -> f32 {
+        0.0
+    }
+}
+
+/// The built-in static embedding model (`model/static-minilm.nxse`, the one search by meaning
+/// uses): a text's vector is the pooled rows of its WordPiece tokens, so "callers" meets
+/// "calls" and "remember" meets "memory" where hashed words cannot.
+pub struct StaticWords {
+    model: StaticModel,
+    id: String,
+}
+
+impl std::fmt::Debug for StaticWords {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StaticWords").field("id", &self.id).finish()
+    }
+}
+
+impl StaticWords {
+    /// Cosine similarity that counts as no match. Provisional: mean-pooled static vectors of
+    /// unrelated texts sit above zero; to be calibrated with `jit-bench` once the model file is
+    /// present (not yet measured).
+    pub const FLOOR: f32 = 0.15;
+    /// Cosine similarity that counts as a perfect match. Provisional, as [`Self::FLOOR`].
+    pub const FULL_SCALE: f32 = 0.6;
+
+    /// The embedder of a model file's bytes; a damaged file is an error.
+    pub fn from_bytes(bytes: &[u8]) -> Result<StaticWords, String> {
+        let model = StaticModel::from_bytes(bytes)?;
+        let id = format!("static-{}x{}", model.tokens(), model.dims());
+        Ok(StaticWords { model, id })
+    }
+
+    /// Reads the model file at `path`.
+    pub fn load(path: &Path) -> Result<StaticWords, String> {
+        let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        StaticWords::from_bytes(&bytes).map_err(|e| format!("{}: {e}", path.display()))
+    }
+}
+
+impl Embedder for StaticWords {
+    fn id(&self) -> &str {
+        &self.id
+    }
+
+    fn full_scale(&self) -> f32 {
+        Self::FULL_SCALE
+    }
+
+    fn floor(&self) -> f32 {
+        Self::FLOOR
+    }
+
+    /// The model's pooled vector; zeros when no word of `text` is in its vocabulary.
+    fn embed(&self, text: &str) -> Vec<f32> {
+        self.model
+            .embed(text)
+            .unwrap_or_else(|| vec![0.0; self.model.dims()])
+    }
+}
+
+/// The built-in model at `path` when it reads, else hashed words (and why, for the log).
+pub fn best_embedder(path: Option<&Path>) -> (Box<dyn Embedder>, Option<String>) {
+    match path.map(StaticWords::load) {
+        Some(Ok(model)) => (Box::new(model), None),
+        Some(Err(why)) => (Box::new(HashedWords), Some(why)),
+        None => (Box::new(HashedWords), Some("no model file given".into())),
     }
 }
 
@@ -100,6 +176,26 @@ mod tests {
         let time = e.embed("Get current time in a specific timezone");
         assert!(cosine(&q, &callers) > cosine(&q, &time));
         assert!((cosine(&q, &q) - 1.0).abs() < 1e-5);
+    }
+
+    #[test]
+    fn the_static_model_pools_token_rows_and_a_missing_file_falls_back() {
+        let bytes = nexus_embed::model_bytes(&[
+            ("call", vec![10, 0, 0]),
+            ("##ers", vec![0, 10, 0]),
+            ("time", vec![0, 0, 10]),
+        ]);
+        let Ok(model) = StaticWords::from_bytes(&bytes) else {
+            panic!("the test model reads");
+        };
+        assert_eq!(model.id(), "static-3x3");
+        let q = model.embed("who are the callers");
+        assert!(cosine(&q, &model.embed("call")) > cosine(&q, &model.embed("time")));
+        assert_eq!(model.embed("zzz"), vec![0.0; 3]);
+        let (fallback, why) = best_embedder(Some(Path::new("/nonexistent/model.nxse")));
+        assert_eq!(fallback.id(), HashedWords.id());
+        assert!(why.is_some_and(|w| w.contains("/nonexistent/model.nxse")));
+        assert!(StaticWords::from_bytes(b"NXSE").is_err());
     }
 
     #[test]

@@ -69,6 +69,52 @@ pub enum ChatServerMessage {
     /// A problem with the socket or a message (rate limit, bad message, busy): nothing else
     /// changes.
     Error { message: String },
+    /// The tools the model was shown this turn (the JIT tool compiler's choice), each with its
+    /// form and why; sent once per turn before the model is asked. Absent when the compiler is
+    /// off.
+    ToolsCompiled {
+        tools: Vec<ToolSeen>,
+        /// Tools of the registry not shown this turn.
+        excluded: u32,
+        /// Estimated tokens of the tool section, and of it with every tool in full form.
+        tokens: u64,
+        all_full_tokens: u64,
+        /// How long the compilation took.
+        micros: u64,
+    },
+}
+
+/// How a tool was shown to the model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolTier {
+    /// Description, arguments and an example.
+    Full,
+    /// Name and one line.
+    Condensed,
+    /// Name only: the model must expand it before calling it.
+    Minimal,
+}
+
+/// One tool the model saw, and why.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolSeen {
+    /// `server:tool`.
+    pub name: String,
+    pub tier: ToolTier,
+    /// Always shown in full (the configured skeleton).
+    #[serde(default)]
+    pub skeleton: bool,
+    /// `logic × 0.7 + vector × 0.3` (by default), 0–100, and its two parts.
+    pub score: f32,
+    pub logic: f32,
+    pub vector: f32,
+    /// The rules that fired (`+30 the question asks for callers`) and tier changes.
+    #[serde(default)]
+    pub reasons: Vec<String>,
+    /// Its server is disconnected: calls fail until it reconnects.
+    #[serde(default)]
+    pub offline: bool,
 }
 
 /// One tool call as the chat UI shows it.
@@ -263,6 +309,30 @@ mod tests {
         });
         let back = ChatServerMessage::decode(&status.encode());
         assert_eq!(back, Ok(status));
+    }
+
+    #[test]
+    fn tools_compiled_reads_back_with_tiers_in_snake_case() {
+        let message = ChatServerMessage::ToolsCompiled {
+            tools: vec![ToolSeen {
+                name: "nexus:route".into(),
+                tier: ToolTier::Full,
+                skeleton: true,
+                score: 72.5,
+                logic: 80.0,
+                vector: 55.0,
+                reasons: vec!["+40 skeleton".into()],
+                offline: false,
+            }],
+            excluded: 3,
+            tokens: 900,
+            all_full_tokens: 5000,
+            micros: 420,
+        };
+        let text = message.encode();
+        assert!(text.contains(r#""type":"tools_compiled""#), "{text}");
+        assert!(text.contains(r#""tier":"full""#), "{text}");
+        assert_eq!(ChatServerMessage::decode(&text).ok(), Some(message));
     }
 
     #[test]

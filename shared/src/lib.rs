@@ -9,6 +9,7 @@ pub mod limits;
 pub mod params;
 pub mod reconnect;
 pub mod source_rules;
+pub mod wording;
 
 pub use catalog::{ToolName, ToolSpec};
 pub use error::{ErrorCode, ToolError};

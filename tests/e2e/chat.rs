@@ -9,7 +9,8 @@ use futures_util::{SinkExt, StreamExt};
 use nexus_e2e::tab::{EchoTab, TabBehaviour};
 use nexus_e2e::{Area, TempDir, bridge_command, browser_secret, free_port, wait_port_open};
 use nexus_shared::chat::{
-    ChatClientMessage, ChatRole, ChatServerMessage, ConnectionState, ToolState, TurnOutcome,
+    ChatClientMessage, ChatRole, ChatServerMessage, ConnectionState, ToolSeen, ToolState, ToolTier,
+    TurnOutcome,
 };
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
@@ -247,6 +248,7 @@ impl ChatClient {
                 ChatServerMessage::Text { content } => turn.text.push_str(&content),
                 ChatServerMessage::Status(status) => turn.statuses.push(status),
                 ChatServerMessage::Error { message } => turn.errors.push(message),
+                ChatServerMessage::ToolsCompiled { tools, .. } => turn.seen.push(tools),
                 other => panic!("unexpected during a turn: {other:?}"),
             }
         }
@@ -256,6 +258,8 @@ impl ChatClient {
 #[derive(Default, Debug)]
 struct Turn {
     text: String,
+    /// The tools the model saw (one `tools_compiled` per turn while the compiler is on).
+    seen: Vec<Vec<ToolSeen>>,
     statuses: Vec<nexus_shared::chat::ToolStatus>,
     errors: Vec<String>,
     outcome: Option<TurnOutcome>,
@@ -451,6 +455,84 @@ async fn the_text_protocol_malformed_blocks_and_unknown_tools_are_corrected() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_turn_reports_the_tools_it_compiled_and_expand_makes_one_callable() {
+    let _area = Area::enter(module_path!());
+    let sim = Sim::start().await;
+    let bridge = ChatBridge::start("openai", &sim, &[("NEXUS_LLM_NATIVE_TOOLS", "0")]).await;
+    let _tab = EchoTab::start(bridge.port, TabBehaviour::default());
+    bridge.wait_hosted().await;
+    let mut chat = ChatClient::connect(bridge.port, None).await;
+    chat.expect_welcome().await;
+
+    let question = format!(
+        "[sim:text-tools] which value has the environment variable HOME?{}",
+        calls(json!([
+            {"tool": "expand", "arguments": {"tool": "py:env"}},
+            {"tool": "py:env", "arguments": {"name": "HOME"}}
+        ]))
+    );
+    let turn = chat.turn(&question).await;
+    assert_eq!(turn.outcome, Some(TurnOutcome::Answered), "{turn:?}");
+    assert_eq!(turn.seen.len(), 1, "one tools_compiled per turn: {turn:?}");
+    let seen = &turn.seen[0];
+    let route = seen.iter().find(|t| t.name == "nexus:route");
+    assert!(
+        route.is_some_and(|t| t.skeleton && t.tier == ToolTier::Full),
+        "{seen:?}"
+    );
+    assert!(seen.len() < 16 + 6, "some tools are left out: {seen:?}");
+    assert_eq!(
+        turn.chips(),
+        vec![
+            (ToolState::Processing, "expand".into(), false),
+            (ToolState::Complete, "expand".into(), false),
+            (ToolState::Processing, "py:env".into(), false),
+            (ToolState::Complete, "py:env".into(), false),
+        ],
+        "{turn:?}"
+    );
+    // The expansion went back to the model as the tool's full entry, and the prompt held the
+    // compiled section rather than every tool's schema.
+    let log = sim.log().await;
+    let bodies: Vec<String> = log.iter().map(Value::to_string).collect();
+    assert!(
+        bodies.iter().any(|b| b.contains("### py:env")),
+        "{bodies:?}"
+    );
+    let systems: Vec<&str> = log
+        .iter()
+        .filter(|b| b.to_string().contains("environment variable HOME"))
+        .filter_map(|b| b["messages"][0]["content"].as_str())
+        .collect();
+    assert!(!systems.is_empty());
+    for system in systems {
+        assert!(
+            system.contains("## Tools") && system.contains("### nexus:route"),
+            "{system}"
+        );
+        assert!(!system.contains("arguments schema:"), "{system}");
+    }
+
+    // Off: no tools_compiled, and the prompt lists every tool with its schema.
+    let off = ChatBridge::start(
+        "openai",
+        &sim,
+        &[("NEXUS_LLM_NATIVE_TOOLS", "0"), ("NEXUS_JIT", "off")],
+    )
+    .await;
+    let _off_tab = EchoTab::start(off.port, TabBehaviour::default());
+    let mut plain = ChatClient::connect(off.port, None).await;
+    plain.expect_welcome().await;
+    let turn = plain.turn("[sim:plain] hello").await;
+    assert!(turn.seen.is_empty(), "{turn:?}");
+    let log = sim.log().await;
+    let system = log.last().map(|b| b["messages"][0]["content"].to_string());
+    assert!(
+        system.is_some_and(|s| s.contains("- nexus:impact:") && s.contains("arguments schema:"))
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn rate_limits_are_retried_and_hangs_and_cuts_fall_back() {
     let _area = Area::enter(module_path!());
     let sim = Sim::start().await;
@@ -513,6 +595,11 @@ async fn stop_ends_a_streaming_turn_and_one_turn_runs_at_a_time() {
         text: "[sim:slow] tell me a long story".into(),
     })
     .await;
+    let compiled = chat.next().await;
+    assert!(
+        matches!(compiled, ChatServerMessage::ToolsCompiled { .. }),
+        "{compiled:?}"
+    );
     let first = chat.next().await;
     assert!(matches!(first, ChatServerMessage::Text { .. }), "{first:?}");
     chat.send(ChatClientMessage::Message {

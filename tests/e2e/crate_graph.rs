@@ -1,6 +1,7 @@
 //! The crate graph states the layering: `nexus-engine` and `nexus-tools` are plain libraries
 //! that never pull the browser stack (Leptos, web-sys, js-sys, wasm-bindgen, gloo) in, and the
-//! tool compiler `nexus-jit` stands on `nexus-shared` alone among Nexus's crates, without tokio.
+//! tool compiler `nexus-jit` stands on `nexus-shared` and `nexus-embed` alone among Nexus's
+//! crates, without tokio; the bridge reaches the embedding model through it, never tree-sitter.
 
 use std::process::Command;
 
@@ -66,6 +67,7 @@ fn the_tool_compiler_needs_no_runtime_graph_or_bridge() {
     let listing = tree("nexus-jit", &["--prefix", "none"]);
     let names = crate_names(&listing);
     assert!(names.contains(&"nexus-shared"), "{listing}");
+    assert!(names.contains(&"nexus-embed"), "{listing}");
     let banned = [
         "tokio",
         "nexus-engine",
@@ -79,6 +81,19 @@ fn the_tool_compiler_needs_no_runtime_graph_or_bridge() {
             "nexus-jit depends on {name}"
         );
     }
+}
+
+#[test]
+fn the_bridge_and_the_embedding_model_stay_free_of_the_engine() {
+    for package in ["nexus-bridge", "nexus-embed"] {
+        let listing = tree(package, &["--prefix", "none"]);
+        let names = crate_names(&listing);
+        for banned in ["nexus-engine", "nexus-tools", "tree-sitter"] {
+            assert!(!names.contains(&banned), "{package} depends on {banned}");
+        }
+    }
+    let engine = tree("nexus-engine", &["--prefix", "none"]);
+    assert!(crate_names(&engine).contains(&"nexus-embed"), "{engine}");
 }
 
 #[test]

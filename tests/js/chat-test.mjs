@@ -120,6 +120,19 @@ try {
     if (!/answered · [1-9]\d* tokens/.test(turn)) fail(`turn usage: ${turn}`);
   });
 
+  await check("the turn shows which tools the model saw, in which form and why", async () => {
+    const seen = page.locator(at("chat-tools-seen")).last();
+    const line = await seen.locator("summary").textContent();
+    if (!/^Tools seen: [1-9]\d* full, \d+ condensed, \d+ by name · \d+ left out · \d+ of \d+ tokens/.test(line)) fail(`tools seen line: ${line}`);
+    await seen.locator("summary").click();
+    const route = seen.locator(`${at("chat-tool-seen")}[data-tool="nexus:route"]`);
+    if ((await route.getAttribute("data-tier")) !== "full") fail("nexus:route is not shown in full");
+    const why = await route.textContent();
+    if (!/skeleton/.test(why) || !/score \d+ \(rules \d+, vector \d+\)/.test(why)) fail(`nexus:route row: ${why}`);
+    const echo = await seen.locator(`${at("chat-tool-seen")}[data-tool="everything:echo"]`).getAttribute("data-tier");
+    if (!["full", "condensed"].includes(echo)) fail(`everything:echo was ${echo}`);
+  });
+
   await check("the nodes the agent touched are lit and a symbol in the answer opens its code", async () => {
     const lit = await page.evaluate(() => window.__nexusGraph?.litNodes || 0);
     if (lit < 1) fail("no node lit");

@@ -1,7 +1,9 @@
 //! The chat agent on the hub (spec §2.1–2.3): the `/chat` socket, the orchestrator of a turn, the
 //! LLM service (providers, prompt, tool-block parser) and the SQLite store of sessions.
 
+pub mod analyze;
 pub mod config;
+pub mod jit;
 pub mod orchestrator;
 pub mod parser;
 pub mod prompt;
@@ -11,13 +13,15 @@ pub mod socket;
 pub mod store;
 
 use std::collections::HashSet;
-use std::path::Path;
-use std::sync::Mutex;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use nexus_shared::chat::ChatServerMessage;
 
+use analyze::ModelAnalyzer;
 use config::{Setup, TurnLimits};
+use jit::ToolJit;
 use store::Store;
 
 /// What every chat socket of a hub shares.
@@ -25,6 +29,10 @@ pub struct Chat {
     pub setup: Setup,
     pub limits: TurnLimits,
     pub store: Store,
+    /// The JIT tool compiler; `None` when `NEXUS_JIT=off` (every tool in every prompt).
+    pub jit: Option<Arc<ToolJit>>,
+    /// The model-based tool analyzer (`NEXUS_JIT_LLM_ANALYSIS=1` and an LLM configured).
+    pub analyzer: Option<Arc<ModelAnalyzer>>,
     client: reqwest::Client,
     /// Sessions with a turn running (one turn at a time per session, across sockets).
     busy: Mutex<HashSet<String>>,
@@ -32,10 +40,26 @@ pub struct Chat {
 
 impl Chat {
     /// The chat service from the environment, with its database at `db` (else the user's data
-    /// folder). A database that cannot be opened leaves chat working in memory, and says so.
-    pub fn from_env(db: Option<&Path>) -> Chat {
+    /// folder). A database that cannot be opened leaves chat working in memory, and says so. The
+    /// tool compiler embeds with the built-in model: `NEXUS_EMBED_MODEL`, else the one the UI
+    /// folder `ui_dir` serves to the page; without it, hashed words.
+    pub fn from_env(db: Option<&Path>, ui_dir: &Path) -> Chat {
         let lookup = |name: &str| std::env::var(name).ok();
-        let store = match db.map(Path::to_path_buf).or_else(store::default_path) {
+        let db_path = db.map(Path::to_path_buf).or_else(store::default_path);
+        let jit = jit_enabled(&lookup).then(|| {
+            let path = db_path.as_ref().map(|p| p.with_file_name(JIT_DB_NAME));
+            let model = lookup("NEXUS_EMBED_MODEL")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| ui_dir.join(MODEL_FILE));
+            let (embedder, fallback) = nexus_jit::best_embedder(Some(&model));
+            match fallback {
+                None => tracing::info!(model = %model.display(), "the tool compiler embeds with the built-in model"),
+                Some(why) => tracing::info!(%why, "the tool compiler embeds hashed words"),
+            }
+            Arc::new(ToolJit::open(path.as_deref(), Some(embedder)))
+        });
+        tracing::info!(on = jit.is_some(), "JIT tool compiler (NEXUS_JIT)");
+        let store = match db_path {
             Some(path) => Store::open(&path).inspect(|_| {
                 tracing::info!(db = %path.display(), "chat sessions are kept in SQLite");
             }),
@@ -64,9 +88,30 @@ impl Chat {
             ),
             Setup::Missing(why) => tracing::info!("chat has no LLM: {why}"),
         }
-        Chat::new(setup, config::limits(&lookup), store)
+        let analysis_on = lookup(analyze::ANALYSIS_ENV).is_some_and(|v| v.trim() == "1");
+        let config = match &setup {
+            Setup::Ready(config) => Some(config.clone()),
+            Setup::Missing(_) => None,
+        };
+        let mut chat = Chat::new(setup, config::limits(&lookup), store);
+        if let (true, Some(config), Some(_), Ok(runtime)) = (
+            analysis_on,
+            config,
+            &jit,
+            tokio::runtime::Handle::try_current(),
+        ) {
+            tracing::info!("tools are analysed by the language model in the background");
+            chat.analyzer = Some(Arc::new(ModelAnalyzer::new(
+                chat.client.clone(),
+                config,
+                runtime,
+            )));
+        }
+        chat.jit = jit;
+        chat
     }
 
+    /// A chat service without the tool compiler (set `jit` to add one).
     pub fn new(setup: Setup, limits: TurnLimits, store: Store) -> Chat {
         let client = reqwest::Client::builder()
             .connect_timeout(Duration::from_secs(10))
@@ -76,6 +121,8 @@ impl Chat {
             setup,
             limits,
             store,
+            jit: None,
+            analyzer: None,
             client,
             busy: Mutex::new(HashSet::new()),
         }
@@ -118,6 +165,21 @@ impl Chat {
     pub fn is_busy(&self, session: &str) -> bool {
         self.busy().contains(session)
     }
+}
+
+/// The built-in embedding model's file name (in the UI folder, as trunk copies it).
+const MODEL_FILE: &str = "static-minilm.nxse";
+/// The tool compiler's store, beside the chat database.
+const JIT_DB_NAME: &str = "jit-tools.sqlite3";
+
+/// `NEXUS_JIT=off` (or `0`, `false`) turns the tool compiler off: every tool in every prompt.
+fn jit_enabled(lookup: &impl Fn(&str) -> Option<String>) -> bool {
+    !matches!(
+        lookup("NEXUS_JIT")
+            .map(|v| v.trim().to_ascii_lowercase())
+            .as_deref(),
+        Some("off" | "0" | "false")
+    )
 }
 
 /// A fresh random id (sessions, messages).

@@ -10,7 +10,9 @@ use serde_json::{Map, Value, json};
 use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 
+use super::analyze;
 use super::config::{LlmConfig, Setup};
+use super::jit::{self, EXPAND_TOOL, ToolJit, TurnTools};
 use super::parser::{Piece, ToolBlockParser};
 use super::prompt::{BASE_PROMPT, Toolbox, compile_system_prompt};
 use super::provider::{self, Event, LlmError, Request};
@@ -67,12 +69,37 @@ pub async fn run_turn(
             return (TurnOutcome::Failed, TokenUsage::default());
         }
     };
-    chat.save(session, ChatRole::User, Some(text), None, None);
-    let toolbox = host
+    let earlier = chat.store.messages(session).unwrap_or_default();
+    let report = host.as_ref().map(|h| (h.report(), h.version()));
+    let toolbox = report
         .as_ref()
-        .map(|h| Toolbox::from_report(&h.report()))
+        .map(|(r, _)| Toolbox::from_report(r))
         .unwrap_or_default();
-    let system = compile_system_prompt(BASE_PROMPT, &toolbox, config.native_tools);
+    let turn_tools = match (&chat.jit, &report) {
+        (Some(jit), Some((report, version))) => {
+            let facts = jit::turn_facts(&text, &earlier);
+            let turn = jit.compile(report, *version, session, &facts);
+            let _ = out.send(turn.message());
+            if let Some(analyzer) = &chat.analyzer {
+                analyze::refresh_in_background(jit, analyzer, report);
+            }
+            Some((jit.as_ref(), turn))
+        }
+        _ => None,
+    };
+    chat.save(session, ChatRole::User, Some(text), None, None);
+    let section = turn_tools
+        .as_ref()
+        .map(|(_, turn)| turn.section(config.native_tools));
+    let system = compile_system_prompt(
+        BASE_PROMPT,
+        &toolbox,
+        config.native_tools,
+        section.as_deref(),
+    );
+    let gate = turn_tools
+        .as_ref()
+        .map(|(jit, turn)| Gate { jit, turn, session });
     let mut usage = TokenUsage::default();
     let mut outcome = TurnOutcome::RoundLimit;
     for round in 0..chat.limits.max_rounds {
@@ -82,13 +109,22 @@ pub async fn run_turn(
             .context_tokens
             .saturating_sub(estimate_tokens(&system));
         let kept = prune(&history, budget);
+        let declared = gate
+            .as_ref()
+            .map(|g| g.turn.declared(&toolbox, &g.jit.expanded_in(session)));
         let request = Request {
             system: &system,
             history: kept,
-            toolbox: &toolbox,
+            toolbox: declared.as_ref().unwrap_or(&toolbox),
         };
         let mut reply = Reply::default();
         let end = ask_model(chat, &config, &request, round, &mut reply, out, &cancel).await;
+        // A native call of a tool that was not declared comes back in its wire form.
+        for want in &mut reply.wanted {
+            if let Wanted::Call { name, .. } = want {
+                *name = provider::from_wire(&toolbox, name);
+            }
+        }
         if reply.usage == TokenUsage::default() {
             reply.usage = estimated_usage(&system, kept, &reply);
         }
@@ -133,7 +169,7 @@ pub async fn run_turn(
         }
         if run_tools(
             chat,
-            host.as_ref(),
+            (host.as_ref(), gate.as_ref()),
             &toolbox,
             session,
             (round, reply.wanted),
@@ -297,7 +333,7 @@ fn take_piece(
 /// chips by id), while history keeps the provider's own id, which the provider matches results by.
 async fn run_tools(
     chat: &Chat,
-    host: Option<&Arc<Host>>,
+    (host, gate): (Option<&Arc<Host>>, Option<&Gate<'_>>),
     toolbox: &Toolbox,
     session: &str,
     (round, wanted): (u32, Vec<Wanted>),
@@ -338,7 +374,7 @@ async fn run_tools(
             _ = cancel.cancelled() => {
                 ("The user stopped the turn before this call finished.".to_owned(), true, Value::Null, true)
             }
-            done = call_tool(host, toolbox, &name, arguments) => {
+            done = call_tool(host, gate, toolbox, &name, arguments) => {
                 let (result, is_error, shown) = done;
                 (result, is_error, shown, false)
             }
@@ -380,13 +416,32 @@ async fn run_tools(
     false
 }
 
+/// The tool compiler's view of a turn: what the model was shown, for `expand` and refusals.
+struct Gate<'a> {
+    jit: &'a ToolJit,
+    turn: &'a TurnTools,
+    session: &'a str,
+}
+
 /// (text for the model, failed, the result as the UI shows it).
 async fn call_tool(
     host: Option<&Arc<Host>>,
+    gate: Option<&Gate<'_>>,
     toolbox: &Toolbox,
     name: &str,
     arguments: Value,
 ) -> (String, bool, Value) {
+    if let Some(g) = gate {
+        if name == EXPAND_TOOL {
+            return match g.jit.expand(g.session, g.turn, &arguments) {
+                Ok(entry) => (entry, false, Value::Null),
+                Err(refusal) => (refusal, true, Value::Null),
+            };
+        }
+        if let Err(refusal) = g.turn.gate(name, &g.jit.expanded_in(g.session)) {
+            return (refusal, true, Value::Null);
+        }
+    }
     let Some(host) = host else {
         return (
             "No tools are available on this bridge.".into(),

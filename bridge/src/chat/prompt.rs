@@ -85,10 +85,24 @@ inside a fenced block like this:\n```tool\n{\"tool\": \"server:tool\", \"argumen
 Use a qualified tool name from the list below. Write nothing after the closing ``` and wait: the \
 result comes back in the next message. Several blocks in one answer are run in order.";
 
-/// Assembles the system prompt.
-pub fn compile_system_prompt(base: &str, toolbox: &Toolbox, native_tools: bool) -> String {
+/// Assembles the system prompt. `compiled` is the JIT tool compiler's section for this turn
+/// (with native calling: its entries not declared natively); without it every tool is listed.
+pub fn compile_system_prompt(
+    base: &str,
+    toolbox: &Toolbox,
+    native_tools: bool,
+    compiled: Option<&str>,
+) -> String {
     let mut prompt = String::from(base);
-    if !native_tools {
+    if let Some(section) = compiled {
+        if !native_tools {
+            prompt.push_str("\n\n# Calling tools\n");
+            prompt.push_str(TOOL_RULE);
+        }
+        prompt.push_str("\n\n");
+        prompt.push_str(section.trim_end());
+        prompt.push('\n');
+    } else if !native_tools {
         prompt.push_str("\n\n# Calling tools\n");
         prompt.push_str(TOOL_RULE);
         prompt.push_str("\n\n# Tools\n");
@@ -126,7 +140,7 @@ mod tests {
     fn the_text_protocol_prompt_has_the_rule_the_tools_and_the_guidance() {
         let toolbox = Toolbox::from_report(&report());
         assert_eq!(toolbox.tools.len(), 2);
-        let prompt = compile_system_prompt(BASE_PROMPT, &toolbox, false);
+        let prompt = compile_system_prompt(BASE_PROMPT, &toolbox, false, None);
         assert!(prompt.starts_with(BASE_PROMPT));
         assert!(prompt.contains("```tool\n{\"tool\": \"server:tool\""));
         assert!(prompt.contains("- nexus:search: Find symbols.\n"));
@@ -140,11 +154,22 @@ mod tests {
     #[test]
     fn native_calling_leaves_the_rule_and_list_to_the_provider() {
         let toolbox = Toolbox::from_report(&report());
-        let prompt = compile_system_prompt(BASE_PROMPT, &toolbox, true);
+        let prompt = compile_system_prompt(BASE_PROMPT, &toolbox, true, None);
         assert!(!prompt.contains("```tool"));
         assert!(prompt.contains("Guidance from server `time`"));
         assert_eq!(toolbox.similar("search"), vec!["nexus:search"]);
         assert!(toolbox.has("time:get_current_time"));
         assert!(Toolbox::from_report(&json!(null)).tools.is_empty());
+    }
+
+    #[test]
+    fn a_compiled_section_replaces_the_full_list() {
+        let toolbox = Toolbox::from_report(&report());
+        let section = "## Tools\n- time:get_current_time — Current time\n";
+        let text = compile_system_prompt(BASE_PROMPT, &toolbox, false, Some(section));
+        assert!(text.contains(TOOL_RULE) && text.contains(section));
+        assert!(!text.contains("- nexus:search: Find symbols."));
+        let native = compile_system_prompt(BASE_PROMPT, &toolbox, true, Some(section));
+        assert!(!native.contains("```tool") && native.contains(section));
     }
 }

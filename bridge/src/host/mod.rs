@@ -209,6 +209,11 @@ impl Host {
         self.version.send_modify(|v| *v += 1);
     }
 
+    /// The registry's version: it changes whenever a server or its tools change.
+    pub fn version(&self) -> u64 {
+        *self.version.borrow()
+    }
+
     /// Registry changes, for pushing updates (the value is a counter).
     pub fn subscribe(&self) -> watch::Receiver<u64> {
         self.version.subscribe()

@@ -6,11 +6,11 @@ use rustc_hash::{FxHashMap as HashMap, FxHasher};
 use serde::{Deserialize, Serialize};
 use std::hash::{Hash, Hasher};
 
-use super::model::{StaticModel, WordCache};
 use super::text::node_text;
 use crate::graph::Graph;
 use crate::ingest::Sources;
 use crate::search::Hit;
+use nexus_embed::{StaticModel, WordCache};
 
 /// Quantization: a vector's components are scaled so the largest is this, rounded to `i8`.
 const QUANT: f32 = 127.0;
@@ -271,8 +271,8 @@ impl VectorIndex {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::embed::model::model_bytes;
     use crate::ingest::{SourceFile, index_with_sources};
+    use nexus_embed::model_bytes;
 
     fn setup() -> (Graph, Sources, StaticModel) {
         let src = "def hash_password(raw):\n    return digest(raw)\n\ndef paginate(items):\n    return pages(items)\n";

@@ -2,13 +2,10 @@
 //! the vector index that [`crate::SearchIndex`] fuses with BM25 in semantic and hybrid modes.
 
 mod index;
-mod model;
 mod text;
-mod wordpiece;
 
 pub use index::{BuildStats, VectorBuilder, VectorIndex};
 #[cfg(test)]
-pub(crate) use model::model_bytes;
-pub use model::{StaticModel, WordCache};
+pub(crate) use nexus_embed::model_bytes;
+pub use nexus_embed::{StaticModel, WordCache, words};
 pub use text::node_text;
-pub use wordpiece::words;

@@ -5,6 +5,9 @@
 //! first token and tokens/s at the provider and at the `/chat` socket, and the provider → socket
 //! delay of the first token. `chat-bench sim [TURNS] [SESSIONS]` uses `llm-sim` (an instant
 //! provider) for the orchestrator's overhead per turn and the bridge's memory per idle session.
+//! `chat-bench jit` runs the tool compiler's benchmark turns (`jit/bench/tasks.json`, those a
+//! Nexus tool answers) through `llm-sim`'s protocol-following `agent` script, with the JIT tool
+//! compiler on and off: tool-call errors and tokens per answered question.
 
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
@@ -52,6 +55,7 @@ async fn main() {
             let turns = args.get(3).and_then(|t| t.parse().ok()).unwrap_or(3);
             real(&args[1], &args[2], turns).await
         }
+        Some("jit") => jit().await,
         Some("sim") => {
             let turns = args.get(1).and_then(|t| t.parse().ok()).unwrap_or(50);
             let sessions = args.get(2).and_then(|t| t.parse().ok()).unwrap_or(200);
@@ -59,7 +63,7 @@ async fn main() {
         }
         _ => {
             eprintln!(
-                "usage: chat-bench real UPSTREAM_V1_URL MODEL [TURNS] | chat-bench sim [TURNS] [SESSIONS]"
+                "usage: chat-bench real UPSTREAM_V1_URL MODEL [TURNS] | chat-bench sim [TURNS] [SESSIONS] | chat-bench jit"
             );
             std::process::exit(2);
         }
@@ -68,8 +72,21 @@ async fn main() {
 
 /// A bridge serving `/chat` with the provider at `base_url` (OpenAI-compatible).
 async fn bridge(base_url: &str, model: &str, db: &std::path::Path) -> (Child, u16) {
+    bridge_with(base_url, model, db, &[]).await
+}
+
+async fn bridge_with(
+    base_url: &str,
+    model: &str,
+    db: &std::path::Path,
+    env: &[(&str, String)],
+) -> (Child, u16) {
     let port = free_port();
-    let child = Command::new(bridge_bin())
+    let mut command = Command::new(bridge_bin());
+    for (key, value) in env {
+        command.env(key, value);
+    }
+    let child = command
         .args(["serve", "--port", &port.to_string()])
         .env("XDG_RUNTIME_DIR", runtime_dir())
         .env("NEXUS_UI_DIR", "/nonexistent-nexus-ui")
@@ -312,9 +329,14 @@ fn rss_kib(pid: u32) -> u64 {
         .unwrap_or(0)
 }
 
-async fn sim(turns: usize, sessions: usize) {
+/// Starts `llm-sim` with `env`: the process and its port.
+async fn start_sim(env: &[(&str, &std::path::Path)]) -> (Child, u16) {
     let sim_bin = bridge_bin().with_file_name("llm-sim");
-    let mut sim = Command::new(&sim_bin)
+    let mut command = Command::new(&sim_bin);
+    for (key, value) in env {
+        command.env(key, value);
+    }
+    let mut sim = command
         .arg("0")
         .stdout(Stdio::piped())
         .kill_on_drop(true)
@@ -332,6 +354,11 @@ async fn sim(turns: usize, sessions: usize) {
         .next()
         .and_then(|p| p.parse().ok())
         .expect("port");
+    (sim, sim_port)
+}
+
+async fn sim(turns: usize, sessions: usize) {
+    let (_sim, sim_port) = start_sim(&[]).await;
     let dir = std::env::temp_dir().join(format!("nexus-chat-bench-{}", std::process::id()));
     let _ = std::fs::create_dir_all(&dir);
     let (bridge, port) = bridge(
@@ -374,5 +401,167 @@ async fn sim(turns: usize, sessions: usize) {
         after
     );
     drop(sockets);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The tool compiler's benchmark turns.
+const JIT_TASKS: &str = include_str!("../../../jit/bench/tasks.json");
+
+/// Placeholder arguments for `tool`'s required properties, by type.
+fn arguments_for(tool: &str) -> serde_json::Value {
+    use serde_json::{Map, Value};
+    let schema = nexus_shared::ToolName::ALL
+        .iter()
+        .find(|t| format!("nexus:{}", t.as_str()) == tool)
+        .map(|t| Value::Object(t.input_schema()))
+        .unwrap_or_default();
+    let required: Vec<&str> = schema["required"]
+        .as_array()
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let mut args = Map::new();
+    for name in required {
+        let prop = &schema["properties"][name];
+        let value = match prop["type"].as_str() {
+            Some("integer" | "number") => Value::from(1),
+            Some("boolean") => Value::Bool(true),
+            Some("array") => Value::Array(vec![Value::String("main".into())]),
+            _ => prop["enum"][0].clone(),
+        };
+        let value = if value.is_null() {
+            Value::String("main".into())
+        } else {
+            value
+        };
+        args.insert(name.to_owned(), value);
+    }
+    Value::Object(args)
+}
+
+/// One mode's totals.
+#[derive(Default)]
+struct JitRun {
+    asked: usize,
+    answered: usize,
+    calls: usize,
+    errors: usize,
+    tokens: u64,
+    prompt_tokens: u64,
+    refused: Vec<String>,
+}
+
+async fn jit() {
+    let table: serde_json::Value = serde_json::from_str(JIT_TASKS).expect("jit/bench/tasks.json");
+    let mut tasks: Vec<(String, String)> = Vec::new();
+    for task in table["tasks"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+    {
+        let question = task["question"].as_str().unwrap_or_default();
+        let tool = task["needs"][0]
+            .as_array()
+            .and_then(|alternatives| {
+                alternatives
+                    .iter()
+                    .filter_map(|t| t.as_str())
+                    .find(|t| t.starts_with("nexus:"))
+            })
+            .map(str::to_owned);
+        if let Some(tool) = tool {
+            tasks.push((format!("[sim:agent] {question}"), tool));
+        }
+    }
+    let dir = std::env::temp_dir().join(format!("nexus-chat-bench-jit-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    let plan: serde_json::Map<String, serde_json::Value> = tasks
+        .iter()
+        .map(|(message, tool)| {
+            let call = serde_json::json!([{"tool": tool, "arguments": arguments_for(tool)}]);
+            (message.clone(), call)
+        })
+        .collect();
+    let plan_path = dir.join("plan.json");
+    std::fs::write(&plan_path, serde_json::Value::Object(plan).to_string()).expect("write plan");
+    let (_sim, sim_port) = start_sim(&[("LLM_SIM_PLAN", &plan_path)]).await;
+    let model = nexus_e2e::workspace_root().join("model/static-minilm.nxse");
+    println!(
+        "chat-bench jit: {} of {} benchmark turns need a Nexus tool; llm-sim `agent` (text protocol), embedder: {}",
+        tasks.len(),
+        table["tasks"].as_array().map_or(0, Vec::len),
+        if model.is_file() {
+            "the built-in model"
+        } else {
+            "hashed words (no model/static-minilm.nxse)"
+        }
+    );
+    for mode in ["on", "off"] {
+        let db = dir.join(format!("chat-{mode}.sqlite3"));
+        let env = [
+            ("NEXUS_JIT", mode.to_owned()),
+            ("NEXUS_EMBED_MODEL", model.display().to_string()),
+        ];
+        let (_bridge, port) = bridge_with(
+            &format!("http://127.0.0.1:{sim_port}/v1"),
+            "sim-model",
+            &db,
+            &env,
+        )
+        .await;
+        let _tab = nexus_e2e::tab::EchoTab::start(port, nexus_e2e::tab::TabBehaviour::default());
+        let mut run = JitRun::default();
+        for (message, _) in &tasks {
+            let mut ws = connect(port).await;
+            run.asked += 1;
+            ws.send(Message::Text(
+                ChatClientMessage::Message {
+                    text: message.clone(),
+                }
+                .encode()
+                .into(),
+            ))
+            .await
+            .expect("send");
+            loop {
+                match next(&mut ws).await {
+                    ChatServerMessage::Status(status)
+                        if status.state == nexus_shared::chat::ToolState::Complete =>
+                    {
+                        run.calls += 1;
+                        if status.is_error {
+                            run.errors += 1;
+                            run.refused.push(format!(
+                                "{}: {}",
+                                status.tool.unwrap_or_default(),
+                                status.message
+                            ));
+                        }
+                    }
+                    ChatServerMessage::TurnEnd { outcome, usage, .. } => {
+                        if outcome == nexus_shared::chat::TurnOutcome::Answered {
+                            run.answered += 1;
+                            run.tokens += usage.total_tokens;
+                            run.prompt_tokens += usage.prompt_tokens;
+                        }
+                        break;
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let per = |n: u64| n as f64 / run.answered.max(1) as f64;
+        println!(
+            "JIT {mode}: {} asked, {} answered, {} tool calls, {} tool-call errors; tokens per answered question {:.0} (prompt {:.0})",
+            run.asked,
+            run.answered,
+            run.calls,
+            run.errors,
+            per(run.tokens),
+            per(run.prompt_tokens)
+        );
+        for refusal in &run.refused {
+            println!("  error: {refusal}");
+        }
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -18,7 +18,12 @@
 //! - `429` — the first request for this message gets HTTP 429, later ones the plain answer;
 //! - `hang` — headers, then nothing, ever;
 //! - `slow` — one word every 100 ms for 30 s (for Stop);
-//! - `cut` — a few words, then the connection is dropped mid-stream.
+//! - `cut` — a few words, then the connection is dropped mid-stream;
+//! - `agent` — a model that follows the text protocol: each call whose tool the system prompt
+//!   lists by name only is preceded by an `expand` call; a tool listed in full or condensed, or
+//!   not at all, is called as it is; then the answer. Its calls may also come from the file
+//!   `$LLM_SIM_PLAN` (JSON: the marker message's first line → calls), so that the question the
+//!   bridge reads names no tool.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -200,6 +205,7 @@ fn respond(sim: &Sim, wire: Wire, body: String) -> Response {
                         })
                         .collect()
                 })
+                .or_else(|| planned(text))
                 .unwrap_or_else(|| vec![("nexus:search".to_owned(), json!({"query": "main"}))]);
             let after: Vec<&String> = messages[at + 1..]
                 .iter()
@@ -247,6 +253,32 @@ fn respond(sim: &Sim, wire: Wire, body: String) -> Response {
             Plan {
                 steps,
                 chunk: 3,
+                pause: Duration::ZERO,
+                ending: Ending::Complete,
+            }
+        }
+        "agent" => {
+            let system = system_text(wire, &request);
+            let steps: Vec<(String, Value)> = calls
+                .iter()
+                .flat_map(|(tool, arguments)| {
+                    let expand = name_only(&system, tool)
+                        .then(|| ("expand".to_owned(), json!({"tool": tool})));
+                    expand
+                        .into_iter()
+                        .chain([(tool.clone(), arguments.clone())])
+                })
+                .collect();
+            let steps = match steps.get(round) {
+                Some((tool, arguments)) => {
+                    let call = json!({"tool": tool, "arguments": arguments});
+                    vec![Step::Text(format!("```tool\n{call}\n```"))]
+                }
+                None => vec![answer("Answer from the tools:")],
+            };
+            Plan {
+                steps,
+                chunk: 16,
                 pause: Duration::ZERO,
                 ending: Ending::Complete,
             }
@@ -310,6 +342,48 @@ fn respond(sim: &Sim, wire: Wire, body: String) -> Response {
         _ => plain(),
     };
     stream_plan(wire, plan, (body.len() / 4) as u64)
+}
+
+/// The calls `$LLM_SIM_PLAN` names for the message whose first line is that of `text`.
+fn planned(text: &str) -> Option<Vec<(String, Value)>> {
+    let path = std::env::var_os("LLM_SIM_PLAN")?;
+    let plan: Value = serde_json::from_slice(&std::fs::read(path).ok()?).ok()?;
+    let key = text.lines().next().unwrap_or_default().trim();
+    let list = plan.get(key)?.as_array()?;
+    Some(
+        list.iter()
+            .map(|c| {
+                (
+                    c["tool"].as_str().unwrap_or_default().to_owned(),
+                    c["arguments"].clone(),
+                )
+            })
+            .collect(),
+    )
+}
+
+/// The request's system prompt, in each wire's place for it.
+fn system_text(wire: Wire, request: &Value) -> String {
+    let text = match wire {
+        Wire::Anthropic => request["system"].clone(),
+        Wire::OpenAi => request["messages"][0]["content"].clone(),
+        Wire::Gemini => request["systemInstruction"]["parts"][0]["text"].clone(),
+    };
+    match text {
+        Value::String(text) => text,
+        other => other.to_string(),
+    }
+}
+
+/// True when the tool list of `system` shows `tool` by name only (`- tool` alone on its line,
+/// offline mark allowed), as the JIT tool compiler renders name-only entries.
+fn name_only(system: &str, tool: &str) -> bool {
+    system.lines().any(|line| {
+        line.strip_prefix("- ")
+            .and_then(|rest| rest.strip_prefix(tool))
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with(" (offline"))
+            && !line.contains(" — ")
+    })
 }
 
 fn too_many(wire: Wire) -> Response {

@@ -3,11 +3,9 @@
 
 mod cache;
 mod execute;
-mod intent;
 mod plan;
 mod planner;
 mod symbols;
-mod words;
 
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod fuzz_tests;
@@ -21,16 +19,7 @@ pub use cache::RouteCache;
 
 use crate::ToolContext;
 
-/// The router's reading of each clause of `question` by wording alone, without a graph:
-/// `grep`, `read_file`, `review_file`, `test_impact`, `trace`, `similar`, `cluster`,
-/// `process`, `calls`, `impact`, `stats`, `overview`, `explain`, `find`; or `cypher` for a
-/// Cypher query. The chat side hands these to the tool compiler as `intent` facts.
-pub fn intents(question: &str) -> Vec<&'static str> {
-    match planner::clause_intents(question) {
-        Some(intents) => intents.into_iter().map(intent::Intent::name).collect(),
-        None => vec!["cypher"],
-    }
-}
+pub use nexus_shared::wording::intents;
 
 pub fn run(ctx: &ToolContext, p: &RouteParams) -> Result<String, ToolError> {
     if p.query.trim().is_empty() {

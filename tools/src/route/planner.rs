@@ -2,31 +2,17 @@
 //! given their symbols, files and patterns; a later clause may use an earlier clause's subject.
 
 use nexus_shared::params::Direction;
+use nexus_shared::wording::intent::{
+    self, Intent, is_marker, is_slashed_regex, looks_like_regex, quoted,
+};
+use nexus_shared::wording::{Word, bounded, clauses, is_cypher, looks_like_path, words};
 use serde_json::{Map, Value, json};
 
-use super::intent::{self, Intent, is_marker, is_slashed_regex, looks_like_regex, quoted};
 use super::plan::{Matched, Plan, Step};
 use super::symbols::{NameTable, SymbolMatch, find_symbols};
-use super::words::{Word, bounded, words};
 use crate::ToolContext;
 use nexus_engine::NodeKind;
 
-/// Most clauses (and so steps) one question becomes.
-const MAX_CLAUSES: usize = 3;
-/// Words joining clauses, tried in this order.
-const CLAUSE_JOINS: &[&str] = &[
-    " and then ",
-    ", then ",
-    "; ",
-    " then ",
-    " and also ",
-    " and ",
-];
-/// File extensions that make a word a path.
-const EXTENSIONS: &[&str] = &[
-    "py", "pyi", "js", "jsx", "mjs", "cjs", "ts", "tsx", "rs", "go", "java", "md", "json", "toml",
-    "yaml", "yml", "txt", "cfg", "ini", "html", "css", "sh",
-];
 /// The reference a step uses for the first result of the step it depends on.
 pub const FIRST_RESULT_NAME: &str = "$result[0].name";
 
@@ -68,65 +54,6 @@ pub fn plan(ctx: &ToolContext, question: &str) -> Plan {
         query: question.to_owned(),
         steps,
     }
-}
-
-/// `MATCH … RETURN …` (any case) is run as Cypher.
-fn is_cypher(question: &str) -> bool {
-    let lower = question.to_lowercase();
-    (lower.starts_with("match ")
-        || lower.starts_with("match(")
-        || lower.starts_with("optional match"))
-        && lower.contains("return")
-}
-
-/// Splits at joining words outside quotes when the part after them asks for something of its
-/// own ("explain X and what breaks if I change it"); "callers of X and Y" stays one clause.
-fn clauses(question: &str) -> Vec<&str> {
-    let mut parts = vec![question];
-    while parts.len() < MAX_CLAUSES {
-        let split = parts
-            .iter()
-            .enumerate()
-            .find_map(|(i, part)| split_clause(part).map(|(left, right)| (i, left, right)));
-        let Some((i, left, right)) = split else {
-            break;
-        };
-        parts.splice(i..=i, [left, right]);
-    }
-    parts
-}
-
-/// The first join after which the rest asks on its own, as (before, after).
-fn split_clause(part: &str) -> Option<(&str, &str)> {
-    let lower = part.to_lowercase();
-    for join in CLAUSE_JOINS {
-        let mut from = 0;
-        while let Some(found) = lower.get(from..).and_then(|s| s.find(join)) {
-            let at = from + found;
-            from = at + join.len();
-            let (Some(left), Some(right)) = (part.get(..at), part.get(at + join.len()..)) else {
-                continue;
-            };
-            if !left.trim().is_empty() && !inside_quotes(left) && asks_on_its_own(right) {
-                return Some((left.trim(), right.trim()));
-            }
-        }
-    }
-    None
-}
-
-fn inside_quotes(before: &str) -> bool {
-    before.matches('"').count() % 2 == 1 || before.matches('`').count() % 2 == 1
-}
-
-fn asks_on_its_own(clause: &str) -> bool {
-    let w = words(clause);
-    let lead = w.first().map(|w| w.lower.as_str());
-    intent::classify(&w, clause, false) != Intent::Find
-        || matches!(
-            lead,
-            Some("find" | "search" | "show" | "list" | "grep" | "read" | "open")
-        )
 }
 
 fn plan_clause(
@@ -490,35 +417,6 @@ fn line_range(words: &[Word]) -> Option<(u32, u32)> {
     };
     let end = end.unwrap_or(start);
     Some((start.min(end), start.max(end)))
-}
-
-/// True when a word is written like a repository path (a `/`, or a known file extension).
-pub fn looks_like_path(raw: &str) -> bool {
-    let path = raw
-        .trim_start_matches("./")
-        .trim_end_matches([',', ':', ';']);
-    let extension = path.rsplit_once('.').map(|(_, ext)| ext.to_lowercase());
-    !path.is_empty()
-        && (path.contains('/') || extension.is_some_and(|e| EXTENSIONS.contains(&e.as_str())))
-}
-
-/// The intent of each clause of `question` by wording alone: a clause names a file when a
-/// word looks like a path (no graph to check it against). Cypher is `None`.
-pub fn clause_intents(question: &str) -> Option<Vec<Intent>> {
-    let question = bounded(question);
-    if is_cypher(question) {
-        return None;
-    }
-    Some(
-        clauses(question)
-            .into_iter()
-            .map(|clause| {
-                let w = words(clause);
-                let names_file = w.iter().any(|w| looks_like_path(&w.raw));
-                intent::classify(&w, clause, names_file)
-            })
-            .collect(),
-    )
 }
 
 /// The repository path a word names, when the graph has that file (or exactly one file ending

@@ -5,9 +5,9 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::words::Word;
 use crate::ToolContext;
 use nexus_engine::{Graph, NodeKind, NodeRef};
+use nexus_shared::wording::Word;
 
 /// Longest phrase (in words) tried as one name, e.g. "user service" for `UserService`.
 const MAX_PHRASE_WORDS: usize = 3;

@@ -3,7 +3,7 @@
 
 use nexus_shared::chat::{
     ChatMessage, ChatRole, ChatServerMessage, ConnectionState, SessionSummary, TokenUsage,
-    ToolState, ToolStatus, TurnOutcome,
+    ToolSeen, ToolState, ToolStatus, TurnOutcome,
 };
 use serde_json::Value;
 
@@ -26,6 +26,16 @@ pub struct ToolCall {
     pub result: Option<Value>,
 }
 
+/// One turn's tool choice: the tools shown (full, condensed, name only) and the rest.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolsSeen {
+    pub tools: Vec<ToolSeen>,
+    pub excluded: u32,
+    pub tokens: u64,
+    pub all_full_tokens: u64,
+    pub micros: u64,
+}
+
 /// What one entry of the conversation shows.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Body {
@@ -33,6 +43,8 @@ pub enum Body {
     /// Markdown, growing while it streams.
     Assistant(String),
     Tool(ToolCall),
+    /// The tools the model was shown this turn (the JIT tool compiler), and why.
+    ToolsSeen(ToolsSeen),
     TurnEnd {
         outcome: TurnOutcome,
         usage: TokenUsage,
@@ -188,6 +200,19 @@ impl ChatView {
                     Provider::Missing(message)
                 };
             }
+            ChatServerMessage::ToolsCompiled {
+                tools,
+                excluded,
+                tokens,
+                all_full_tokens,
+                micros,
+            } => self.push(Body::ToolsSeen(ToolsSeen {
+                tools,
+                excluded,
+                tokens,
+                all_full_tokens,
+                micros,
+            })),
             ChatServerMessage::Error { message } => {
                 // A message refused before its turn started (rate limit, bad message) leaves
                 // nothing running.
@@ -405,6 +430,27 @@ mod tests {
             completion_tokens: 1,
             total_tokens: total,
         }
+    }
+
+    #[test]
+    fn the_tools_a_turn_saw_come_before_its_answer() {
+        let mut view = ChatView::default();
+        connected(&mut view, "s1");
+        view.sent("what time is it?");
+        view.apply(decode(
+            r#"{"type":"tools_compiled","payload":{"tools":[{"name":"nexus:route","tier":"full","skeleton":true,"score":30.0,"logic":40.0,"vector":10.0,"reasons":["+40 skeleton"]},{"name":"time:get_current_time","tier":"condensed","score":55.0,"logic":60.0,"vector":45.0,"offline":true}],"excluded":20,"tokens":700,"all_full_tokens":6000,"micros":310}}"#,
+        ));
+        view.apply(decode(r#"{"type":"text","payload":{"content":"Noon."}}"#));
+        let Some(Body::ToolsSeen(seen)) = view.items.get(1).map(|i| &i.body) else {
+            panic!("{:?}", view.items);
+        };
+        assert_eq!(seen.tools.len(), 2);
+        assert_eq!(seen.excluded, 20);
+        assert!(seen.tools[1].offline && seen.tools[1].reasons.is_empty());
+        assert_eq!(
+            view.items.get(2).map(|i| &i.body),
+            Some(&Body::Assistant("Noon.".into()))
+        );
     }
 
     #[test]

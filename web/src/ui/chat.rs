@@ -6,7 +6,7 @@ use std::rc::Rc;
 
 use leptos::prelude::*;
 use nexus_shared::chat::{
-    ChatClientMessage, ChatServerMessage, TokenUsage, ToolState, TurnOutcome,
+    ChatClientMessage, ChatServerMessage, TokenUsage, ToolState, ToolTier, TurnOutcome,
 };
 use nexus_shared::reconnect::{LinkState, ReconnectPolicy};
 use serde_json::Value;
@@ -16,7 +16,7 @@ use super::markdown::Markdown;
 use super::refs::node_ids;
 use super::state::{AppState, ids_in, use_app};
 use crate::chat::socket::ChatSocket;
-use crate::chat::state::{Body, ChatView, Connection, Item, Provider, ToolCall};
+use crate::chat::state::{Body, ChatView, Connection, Item, Provider, ToolCall, ToolsSeen};
 use crate::link::status::describe;
 
 /// Colour of the nodes the chat agent's tool calls touched.
@@ -163,6 +163,7 @@ fn entry(item: Item) -> AnyView {
         }
         .into_any(),
         Body::Tool(call) => chip(call),
+        Body::ToolsSeen(seen) => tools_seen(seen),
         Body::TurnEnd { outcome, usage } => view! {
             <p class="muted turn-end" data-testid="chat-turn-end" data-outcome=outcome_key(outcome)>
                 {format!("{} · {}", outcome_text(outcome), usage_text(&usage))}
@@ -190,6 +191,63 @@ fn chip(call: ToolCall) -> AnyView {
         </details>
     }
     .into_any()
+}
+
+/// The tools the model saw this turn: one folded line, then each tool with its tier, score and
+/// why (rule hits, vector score).
+fn tools_seen(seen: ToolsSeen) -> AnyView {
+    let count = |tier: ToolTier| seen.tools.iter().filter(|t| t.tier == tier).count();
+    let line = format!(
+        "Tools seen: {} full, {} condensed, {} by name · {} left out · {} of {} tokens · compiled in {:.2} ms",
+        count(ToolTier::Full),
+        count(ToolTier::Condensed),
+        count(ToolTier::Minimal),
+        seen.excluded,
+        seen.tokens,
+        seen.all_full_tokens,
+        seen.micros as f64 / 1000.0
+    );
+    let rows = seen
+        .tools
+        .into_iter()
+        .map(|t| {
+            let tier = tier_key(t.tier);
+            let mut why = t.reasons.join("; ");
+            if t.skeleton {
+                why = if why.is_empty() { "skeleton".into() } else { format!("skeleton; {why}") };
+            }
+            let scores = format!(
+                "score {:.0} (rules {:.0}, vector {:.0})",
+                t.score, t.logic, t.vector
+            );
+            let offline = t.offline.then_some(" · offline");
+            let id = t.name.clone();
+            let name = t.name;
+            view! {
+                <li data-testid="chat-tool-seen" data-tool=id data-tier=tier>
+                    <code>{name}</code>
+                    {format!(" · {tier} · {scores}")}
+                    {offline}
+                    {(!why.is_empty()).then(|| view! { <span class="muted">{format!(" · {why}")}</span> })}
+                </li>
+            }
+        })
+        .collect_view();
+    view! {
+        <details class="muted tools-seen" data-testid="chat-tools-seen">
+            <summary>{line}</summary>
+            <ul>{rows}</ul>
+        </details>
+    }
+    .into_any()
+}
+
+fn tier_key(tier: ToolTier) -> &'static str {
+    match tier {
+        ToolTier::Full => "full",
+        ToolTier::Condensed => "condensed",
+        ToolTier::Minimal => "name only",
+    }
 }
 
 /// A tool result as text: an MCP result's text contents, else the JSON.

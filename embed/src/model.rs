@@ -151,8 +151,8 @@ impl StaticModel {
     }
 }
 
-/// A model file for tests: `tokens` with the given rows (written as the distiller writes them).
-#[cfg(test)]
+/// A model file of `tokens` with the given rows, written as the distiller writes them (for
+/// tests of the crates that embed).
 pub fn model_bytes(tokens: &[(&str, Vec<i8>)]) -> Vec<u8> {
     let dims = tokens.first().map_or(1, |(_, r)| r.len());
     let mut out = MAGIC.to_vec();

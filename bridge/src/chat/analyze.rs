@@ -1,0 +1,245 @@
+//! The model-based tool analyzer (spec §3): the configured LLM reads a tool's name, description
+//! and schema and answers its metadata as JSON; runs in the background, never during a turn.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use nexus_jit::{AnalysisSource, Analyzer, Capability, ToolAnalysis, ToolInfo, condense};
+use nexus_shared::chat::{ChatMessage, ChatRole};
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::config::LlmConfig;
+use super::jit::ToolJit;
+use super::prompt::Toolbox;
+use super::provider::{self, Event, Request};
+
+/// `NEXUS_JIT_LLM_ANALYSIS=1` turns the model-based analysis on (off by default: a local model
+/// serves one request at a time, and the chat's turns come first).
+pub const ANALYSIS_ENV: &str = "NEXUS_JIT_LLM_ANALYSIS";
+/// Longest wait for one tool's analysis.
+const ANALYSIS_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// What the model is asked.
+const ANALYSIS_PROMPT: &str = "You classify tools for an assistant. Answer with ONE JSON object \
+and nothing else: {\"categories\": [kinds such as filesystem, code_graph, code_search, memory, \
+time, math, web, media, diagnostics, review], \"capabilities\": [any of \"/read\", \"/write\", \
+\"/search\", \"/transform\"], \"domains\": [languages or areas such as python, go, code, \
+general], \"shard_affinities\": {\"coder\": 0-100, \"researcher\": 0-100, \"reviewer\": 0-100, \
+\"tester\": 0-100}, \"condensed\": \"what the tool does, in at most 15 words\"}.";
+
+/// Why an analysis failed.
+#[derive(Debug)]
+pub struct AnalyzeError(pub String);
+
+impl std::fmt::Display for AnalyzeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for AnalyzeError {}
+
+/// The model's answer, as far as it follows the requested shape.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct Reply {
+    categories: Vec<String>,
+    capabilities: Vec<String>,
+    domains: Vec<String>,
+    shard_affinities: BTreeMap<String, Value>,
+    condensed: String,
+}
+
+/// The analysis in a model's answer: the first `{` to the last `}` read as the requested JSON,
+/// unknown capabilities dropped, scores clamped to 0–100, the line cut like the heuristic's.
+pub fn parse(text: &str, tool: &ToolInfo) -> Result<ToolAnalysis, AnalyzeError> {
+    let json = match (text.find('{'), text.rfind('}')) {
+        (Some(start), Some(end)) if start < end => &text[start..=end],
+        _ => return Err(AnalyzeError(format!("no JSON object in {text:?}"))),
+    };
+    let reply: Reply = serde_json::from_str(json)
+        .map_err(|e| AnalyzeError(format!("not the requested JSON ({e}): {json}")))?;
+    let capabilities: Vec<Capability> = reply
+        .capabilities
+        .iter()
+        .filter_map(
+            |c| match c.trim().trim_start_matches('/').to_lowercase().as_str() {
+                "read" => Some(Capability::Read),
+                "write" => Some(Capability::Write),
+                "search" => Some(Capability::Search),
+                "transform" => Some(Capability::Transform),
+                _ => None,
+            },
+        )
+        .collect();
+    let clean = |list: Vec<String>| -> Vec<String> {
+        list.into_iter()
+            .map(|c| c.trim().to_lowercase().replace([' ', '-'], "_"))
+            .filter(|c| !c.is_empty())
+            .collect()
+    };
+    let categories = clean(reply.categories);
+    if categories.is_empty() || capabilities.is_empty() {
+        return Err(AnalyzeError(format!(
+            "no categories or capabilities: {json}"
+        )));
+    }
+    let shard_affinities = reply
+        .shard_affinities
+        .into_iter()
+        .filter_map(|(shard, score)| {
+            let score = score.as_f64()?.clamp(0.0, 100.0) as u8;
+            Some((shard.to_lowercase(), score))
+        })
+        .collect();
+    let line = if reply.condensed.trim().is_empty() {
+        tool.description.as_str()
+    } else {
+        reply.condensed.as_str()
+    };
+    Ok(ToolAnalysis {
+        categories,
+        capabilities,
+        domains: clean(reply.domains),
+        shard_affinities,
+        condensed: condense(&tool.name, line),
+        source: AnalysisSource::Llm,
+    })
+}
+
+/// The configured provider as an [`Analyzer`]. `analyze` blocks on the runtime: call it from a
+/// blocking thread.
+pub struct ModelAnalyzer {
+    client: reqwest::Client,
+    config: LlmConfig,
+    runtime: tokio::runtime::Handle,
+}
+
+impl ModelAnalyzer {
+    pub fn new(
+        client: reqwest::Client,
+        config: LlmConfig,
+        runtime: tokio::runtime::Handle,
+    ) -> Self {
+        ModelAnalyzer {
+            client,
+            config,
+            runtime,
+        }
+    }
+
+    async fn ask(&self, tool: &ToolInfo) -> Result<String, AnalyzeError> {
+        let question = format!(
+            "Tool `{}`.\nDescription: {}\nArguments schema: {}",
+            tool.id(),
+            tool.description.trim(),
+            Value::Object(tool.input_schema.clone())
+        );
+        let history = [ChatMessage {
+            id: String::new(),
+            role: ChatRole::User,
+            content: Some(question),
+            data: None,
+            created_at: 0,
+            tool_name: None,
+        }];
+        let toolbox = Toolbox::default();
+        let request = Request {
+            system: ANALYSIS_PROMPT,
+            history: &history,
+            toolbox: &toolbox,
+        };
+        let mut config = self.config.clone();
+        config.native_tools = false;
+        let mut response = provider::open(&self.client, &config, &request)
+            .await
+            .map_err(|e| AnalyzeError(e.to_string()))?;
+        let mut text = String::new();
+        while let Some(batch) = response.next().await {
+            for event in batch.map_err(|e| AnalyzeError(e.to_string()))? {
+                if let Event::Text(piece) = event {
+                    text.push_str(&piece);
+                }
+            }
+        }
+        Ok(text)
+    }
+}
+
+impl Analyzer for ModelAnalyzer {
+    type Error = AnalyzeError;
+
+    fn analyze(&self, tool: &ToolInfo) -> Result<ToolAnalysis, AnalyzeError> {
+        let text = self
+            .runtime
+            .block_on(async { tokio::time::timeout(ANALYSIS_TIMEOUT, self.ask(tool)).await })
+            .map_err(|_| AnalyzeError("no analysis within the time limit".into()))??;
+        parse(&text, tool)
+    }
+}
+
+/// Starts analysing the registry's pending tools in the background unless a run is under way;
+/// the turn that asked goes on with the heuristic analyses.
+pub fn refresh_in_background(jit: &Arc<ToolJit>, analyzer: &Arc<ModelAnalyzer>, report: &Value) {
+    let Some(pending) = jit.start_analysis(report) else {
+        return;
+    };
+    let (jit, analyzer) = (jit.clone(), analyzer.clone());
+    tokio::task::spawn_blocking(move || {
+        let stored = jit.analyse(&pending, analyzer.as_ref());
+        tracing::info!(
+            stored,
+            asked = pending.len(),
+            "tool analyses by the language model"
+        );
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tool() -> ToolInfo {
+        ToolInfo {
+            server: "time".into(),
+            name: "get_current_time".into(),
+            description: "Get the current time in a timezone.".into(),
+            input_schema: serde_json::Map::new(),
+            status: nexus_jit::ServerStatus::Online,
+        }
+    }
+
+    #[test]
+    fn a_reply_in_prose_and_fences_reads_with_its_fields_cleaned() {
+        let text = "Sure!\n```json\n{\"categories\": [\"Time\", \"clock tools\"], \"capabilities\": [\"read\", \"/teleport\"], \"domains\": [\"general\"], \"shard_affinities\": {\"Researcher\": 140, \"coder\": \"x\"}, \"condensed\": \"Tells the time in a zone\"}\n```";
+        let analysis = parse(text, &tool());
+        let Ok(a) = analysis else {
+            panic!("{analysis:?}");
+        };
+        assert_eq!(a.categories, ["time", "clock_tools"]);
+        assert_eq!(a.capabilities, [Capability::Read]);
+        assert_eq!(a.shard_affinities.get("researcher"), Some(&100));
+        assert!(!a.shard_affinities.contains_key("coder"));
+        assert_eq!(a.condensed, "Tells the time in a zone");
+        assert_eq!(a.source, AnalysisSource::Llm);
+    }
+
+    #[test]
+    fn replies_without_the_requested_json_are_errors() {
+        for text in [
+            "I cannot help with that.",
+            "{not json}",
+            "{\"categories\": []}",
+            "{\"categories\": [\"time\"], \"capabilities\": [\"fly\"]}",
+        ] {
+            assert!(parse(text, &tool()).is_err(), "{text}");
+        }
+        let plain = parse(
+            "{\"categories\": [\"time\"], \"capabilities\": [\"/read\"]}",
+            &tool(),
+        );
+        assert!(plain.is_ok_and(|a| a.condensed == "Get the current time in a timezone."));
+    }
+}
