@@ -6,7 +6,7 @@ mod model;
 mod text;
 mod wordpiece;
 
-pub use index::{BuildStats, VectorBuilder, VectorIndex};
+pub use index::{BuildStats, MAX_DIMS, VectorBuilder, VectorIndex, text_hash, unit};
 #[cfg(test)]
 pub(crate) use model::model_bytes;
 pub use model::{StaticModel, WordCache};
