@@ -1,5 +1,6 @@
 //! Embeddings in the worker: fetches the built-in model once (lazily, after a graph is ready),
-//! then embeds the graph in steps, yielding between them so tool calls are answered meanwhile.
+//! then embeds the graph in steps, yielding between them so tool calls are answered meanwhile;
+//! vectors restored with the snapshot are used as they are when every text is unchanged.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -11,6 +12,7 @@ use wasm_bindgen_futures::JsFuture;
 use web_sys::Response;
 
 use nexus_engine::embed::{StaticModel, VectorBuilder, VectorIndex};
+use nexus_engine::snapshot::SavedVectors;
 
 /// The model file trunk copies into the site's root (from `model/`, written by setup).
 pub const MODEL_URL: &str = "static-minilm.nxse";
@@ -18,11 +20,26 @@ pub const MODEL_URL: &str = "static-minilm.nxse";
 const STEP_NODES: usize = 1000;
 
 thread_local! {
-    static MODEL: RefCell<Option<Arc<StaticModel>>> = const { RefCell::new(None) };
+    static MODEL: RefCell<Option<(Arc<StaticModel>, String)>> = const { RefCell::new(None) };
 }
 
-/// The built-in model, fetched and parsed on first use; an error says why there is none.
-pub async fn model() -> Result<Arc<StaticModel>, String> {
+/// The name stored with vectors of the built-in model: a hash of its file, so vectors of another
+/// model file are never mixed in.
+fn model_name(bytes: &[u8]) -> String {
+    use std::hash::{Hash, Hasher};
+    let mut h = rustc_hash::FxHasher::default();
+    bytes.hash(&mut h);
+    format!("built-in:{:016x}", h.finish())
+}
+
+/// The name of the loaded built-in model, if it was loaded.
+pub fn model_id() -> Option<String> {
+    MODEL.with(|m| m.borrow().as_ref().map(|(_, id)| id.clone()))
+}
+
+/// The built-in model and its name, fetched and parsed on first use; an error says why there
+/// is none.
+pub async fn model() -> Result<(Arc<StaticModel>, String), String> {
     if let Some(model) = MODEL.with(|m| m.borrow().clone()) {
         return Ok(model);
     }
@@ -46,7 +63,10 @@ pub async fn model() -> Result<Arc<StaticModel>, String> {
     .await
     .map_err(|e| format!("reading {MODEL_URL}: {e:?}"))?;
     let bytes = Uint8Array::new(&buffer).to_vec();
-    let model = Arc::new(StaticModel::from_bytes(&bytes)?);
+    let model = (
+        Arc::new(StaticModel::from_bytes(&bytes)?),
+        model_name(&bytes),
+    );
     MODEL.with(|m| *m.borrow_mut() = Some(model.clone()));
     Ok(model)
 }
@@ -63,22 +83,53 @@ pub trait EmbedTarget {
     fn attach(&self, generation: f64, model: Arc<StaticModel>, vectors: VectorIndex);
 }
 
-/// Embeds the graph of `generation` step by step, reusing `previous` rows whose text is
-/// unchanged; reports `(done, total)` through `progress`. Stops quietly when the graph is replaced.
+/// What an embedding run did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Done {
+    /// Nodes with a vector.
+    pub nodes: usize,
+    /// Of those, vectors kept from before because their text is unchanged.
+    pub reused: usize,
+    /// The stored vectors were used as they are (nothing embedded, nothing to save).
+    pub restored: bool,
+}
+
+/// Embeds the graph of `generation` step by step, reusing `previous` rows (vectors of the same
+/// model) whose text is unchanged, or all of them without embedding when they were made for this
+/// very graph and every text is unchanged; reports `(done, total)` through `progress`. Stops
+/// quietly when the graph is replaced.
 pub async fn embed_graph(
     target: Rc<impl EmbedTarget>,
     generation: f64,
-    previous: Option<VectorIndex>,
+    previous: Option<SavedVectors>,
     progress: impl Fn(usize, usize),
-) -> Result<(usize, usize), String> {
-    let model = model().await?;
-    let mut builder = VectorBuilder::new(&model, previous);
+) -> Result<Done, String> {
+    let (model, name) = model().await?;
+    let previous = previous.filter(|p| p.model == name);
+    let fits = match previous.as_ref().filter(|p| p.saved_ms == generation) {
+        Some(saved) => target.with_graph(generation, |g, s| saved.vectors.matches_texts(g, s)),
+        None => Some(false),
+    };
+    let previous = match (fits, previous) {
+        (None, _) => return Ok(Done::default()),
+        (Some(true), Some(saved)) => {
+            let nodes = saved.vectors.len();
+            target.attach(generation, model, saved.vectors);
+            return Ok(Done {
+                nodes,
+                reused: nodes,
+                restored: true,
+            });
+        }
+        (_, previous) => previous,
+    };
+    let mut builder = VectorBuilder::new(&model, previous.map(|p| p.vectors));
     loop {
         let step = target.with_graph(generation, |graph, sources| {
             builder.step(graph, sources, &model, STEP_NODES)
         });
         let Some((done, total, finished)) = step else {
-            return Ok((0, 0));
+            return Ok(Done::default());
         };
         progress(done, total);
         if finished {
@@ -88,5 +139,9 @@ pub async fn embed_graph(
     }
     let (vectors, stats) = builder.finish();
     target.attach(generation, model, vectors);
-    Ok((stats.embedded, stats.reused))
+    Ok(Done {
+        nodes: stats.embedded,
+        reused: stats.reused,
+        restored: false,
+    })
 }

@@ -107,6 +107,9 @@ pub enum FromWorker {
         reused: u64,
         ms: f64,
         message: String,
+        /// The vectors saved with the snapshot were used as they are (nothing was embedded).
+        #[serde(default)]
+        restored: bool,
     },
     /// An agent asked the UI to light up these nodes (stable ids).
     Highlight {

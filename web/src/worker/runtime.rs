@@ -22,7 +22,7 @@ use nexus_engine::fingerprint::Fingerprint;
 use nexus_engine::layout::layout;
 use nexus_engine::read_zip_from;
 use nexus_engine::sample::{SAMPLE_PROJECT, sample_graph, sample_sources};
-use nexus_engine::snapshot;
+use nexus_engine::snapshot::{self, SavedVectors};
 use nexus_engine::syntax::highlight;
 use nexus_engine::{Phase, SourceFile, Sources, filter_files, finish};
 use nexus_shared::{ErrorCode, Outcome, ToolError, ToolOutput};
@@ -83,8 +83,9 @@ impl embed::EmbedTarget for Worker {
 }
 
 /// Embeds the current graph in the background (progress as the `embed` phase), reusing the rows
-/// of `previous` whose text is unchanged; tool calls are answered between its steps.
-fn start_embedding(worker: &Rc<Worker>, previous: Option<VectorIndex>) {
+/// of `previous` whose text is unchanged; tool calls are answered between its steps. New vectors
+/// are then saved beside the snapshot.
+fn start_embedding(worker: &Rc<Worker>, previous: Option<SavedVectors>) {
     let generation = worker.state.borrow().indexed_ms;
     let worker = worker.clone();
     wasm_bindgen_futures::spawn_local(async move {
@@ -96,13 +97,21 @@ fn start_embedding(worker: &Rc<Worker>, previous: Option<VectorIndex>) {
                 total: total as u64,
             })
         };
-        let message = match embed::embed_graph(worker, generation, previous, progress).await {
-            Ok((nodes, reused)) => FromWorker::Embedded {
-                nodes: nodes as u64,
-                reused: reused as u64,
-                ms: now() - started,
-                message: String::new(),
-            },
+        let message = match embed::embed_graph(worker.clone(), generation, previous, progress).await
+        {
+            Ok(done) => {
+                let ms = now() - started;
+                if done.nodes > 0 && !done.restored {
+                    save_vectors(&worker, generation).await;
+                }
+                FromWorker::Embedded {
+                    nodes: done.nodes as u64,
+                    reused: done.reused as u64,
+                    ms,
+                    message: String::new(),
+                    restored: done.restored,
+                }
+            }
             Err(message) => {
                 web_sys::console::warn_1(
                     &format!("nexus worker: no embeddings, search by words only: {message}").into(),
@@ -112,6 +121,7 @@ fn start_embedding(worker: &Rc<Worker>, previous: Option<VectorIndex>) {
                     reused: 0,
                     ms: now() - started,
                     message,
+                    restored: false,
                 }
             }
         };
@@ -203,9 +213,9 @@ pub fn run() {
                 None
             }
         };
-        let (state, restored) = match &store {
+        let (state, restored, vectors) = match &store {
             Some(store) => restore(store).await,
-            None => (State::sample(), None),
+            None => (State::sample(), None, None),
         };
         post(&FromWorker::Ready {
             graph: summary(&state.graph, state.sample),
@@ -217,7 +227,7 @@ pub fn run() {
             store,
             indexing: Cell::new(false),
         });
-        start_embedding(&worker, None);
+        start_embedding(&worker, vectors);
         let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
             handle(&worker, event.data());
         });
@@ -227,16 +237,17 @@ pub fn run() {
     });
 }
 
-/// The last project's snapshot, with the fingerprint of the one before it; the sample when there
-/// is none or it cannot be read (a damaged snapshot is reported and ignored).
-async fn restore(store: &SnapshotStore) -> (State, Option<Restored>) {
+/// The last project's snapshot, with the fingerprint of the one before it and the vectors saved
+/// beside it; the sample when there is none or it cannot be read (a damaged snapshot or damaged
+/// vectors are reported and ignored).
+async fn restore(store: &SnapshotStore) -> (State, Option<Restored>, Option<SavedVectors>) {
     let started = now();
     let project = match store.last_project().await {
         Ok(Some(project)) => project,
         Ok(None) => return (State::sample(), None),
         Err(err) => {
             web_sys::console::warn_1(&format!("nexus worker: {err}").into());
-            return (State::sample(), None);
+            return (State::sample(), None, None);
         }
     };
     let blob = match store.load(Slot::Current, &project).await {
@@ -244,7 +255,7 @@ async fn restore(store: &SnapshotStore) -> (State, Option<Restored>) {
         Ok(None) => return (State::sample(), None),
         Err(err) => {
             web_sys::console::warn_1(&format!("nexus worker: {err}").into());
-            return (State::sample(), None);
+            return (State::sample(), None, None);
         }
     };
     let snap = match snapshot::decode(&blob) {
@@ -253,7 +264,7 @@ async fn restore(store: &SnapshotStore) -> (State, Option<Restored>) {
             web_sys::console::warn_1(
                 &format!("nexus worker: the saved graph of `{project}` is ignored: {err}").into(),
             );
-            return (State::sample(), None);
+            return (State::sample(), None, None);
         }
     };
     let bytes = blob.len() as u64;
@@ -274,7 +285,18 @@ async fn restore(store: &SnapshotStore) -> (State, Option<Restored>) {
     {
         state.previous = fingerprint_of_blob(&old);
     }
-    (state, Some(restored))
+    let vectors = match store.load(Slot::Vectors, &project).await {
+        Ok(Some(bytes)) => snapshot::decode_vectors(&bytes, state.graph.node_count())
+            .map_err(|err| {
+                web_sys::console::warn_1(
+                    &format!("nexus worker: the saved vectors of `{project}` are ignored: {err}")
+                        .into(),
+                )
+            })
+            .ok(),
+        _ => None,
+    };
+    (state, Some(restored), vectors)
 }
 
 fn fingerprint_of_blob(blob: &[u8]) -> Option<Fingerprint> {
@@ -462,9 +484,14 @@ async fn load(worker: Rc<Worker>, name: String, files: Vec<SourceFile>, unzip_ms
     });
     let previous = {
         let old = worker.state.borrow();
-        (old.graph.project == fresh.graph.project)
-            .then(|| old.search.embeddings().cloned())
-            .flatten()
+        match (old.graph.project == fresh.graph.project, embed::model_id()) {
+            (true, Some(model)) => old.search.embeddings().map(|v| SavedVectors {
+                model,
+                saved_ms: old.indexed_ms,
+                vectors: v.clone(),
+            }),
+            _ => None,
+        }
     };
     *worker.state.borrow_mut() = fresh;
     post_view(&worker.state.borrow().graph);
@@ -488,7 +515,9 @@ async fn save(worker: &Worker) {
     };
     let (project, blob) = {
         let state = worker.state.borrow();
-        let blob = snapshot_blob(&state.graph, &state.sources, state.indexed_ms);
+        let blob = staged_blob(&mut |sink| {
+            snapshot::encode_into(&state.graph, &state.sources, state.indexed_ms, sink)
+        });
         (state.graph.project.clone(), blob)
     };
     let result = match blob {
@@ -548,10 +577,41 @@ async fn save(worker: &Worker) {
 const BLOB_STEP: u32 = 4 * 1024 * 1024;
 const _: () = assert!(snapshot::CHUNK_BYTES as u32 <= BLOB_STEP);
 
-/// The graph's snapshot as a Blob, written a chunk at a time: the whole blob never sits in wasm
-/// memory (which would keep that size for the life of the worker) nor in this worker's JS heap
-/// (a Blob's bytes live with the browser; the one staging buffer is reused).
-fn snapshot_blob(graph: &Graph, sources: &Sources, saved_ms: f64) -> Result<Blob, String> {
+/// Saves the vectors of the graph of `generation` beside its snapshot (not the sample's, which
+/// is never saved), so a reload need not embed it again.
+async fn save_vectors(worker: &Worker, generation: f64) {
+    let (Some(store), Some(model)) = (&worker.store, embed::model_id()) else {
+        return;
+    };
+    let (project, blob) = {
+        let state = worker.state.borrow();
+        let Some(vectors) = state.search.embeddings() else {
+            return;
+        };
+        if state.sample || state.indexed_ms != generation {
+            return;
+        }
+        let blob = staged_blob(&mut |sink| {
+            snapshot::encode_vectors_into(&model, generation, vectors, sink)
+        });
+        (state.graph.project.clone(), blob)
+    };
+    let saved = match blob {
+        Ok(blob) => store.save_vectors(&project, &blob).await,
+        Err(err) => Err(err),
+    };
+    if let Err(err) = saved {
+        web_sys::console::warn_1(&format!("nexus worker: vectors not saved: {err}").into());
+    }
+}
+
+/// What `encode` writes (through the sink it is given), as a Blob built a chunk at a time: the
+/// whole blob never sits in wasm memory (which would keep that size for the life of the worker)
+/// nor in this worker's JS heap (a Blob's bytes live with the browser; the one staging buffer is
+/// reused).
+fn staged_blob(
+    encode: &mut dyn FnMut(&mut dyn FnMut(&[u8])) -> Result<(), String>,
+) -> Result<Blob, String> {
     let failed = |e: JsValue| format!("cannot build the snapshot: {e:?}");
     let mut blob = Blob::new().map_err(failed)?;
     let staging = Uint8Array::new_with_length(BLOB_STEP);
@@ -563,7 +623,7 @@ fn snapshot_blob(graph: &Graph, sources: &Sources, saved_ms: f64) -> Result<Blob
         *blob = Blob::new_with_blob_sequence(&parts)?;
         Ok(())
     };
-    snapshot::encode_into(graph, sources, saved_ms, &mut |chunk| {
+    encode(&mut |chunk| {
         let len = chunk.len() as u32;
         if filled + len > BLOB_STEP {
             if error.is_none() {
