@@ -244,7 +244,7 @@ async fn restore(store: &SnapshotStore) -> (State, Option<Restored>, Option<Save
     let started = now();
     let project = match store.last_project().await {
         Ok(Some(project)) => project,
-        Ok(None) => return (State::sample(), None),
+        Ok(None) => return (State::sample(), None, None),
         Err(err) => {
             web_sys::console::warn_1(&format!("nexus worker: {err}").into());
             return (State::sample(), None, None);
@@ -252,7 +252,7 @@ async fn restore(store: &SnapshotStore) -> (State, Option<Restored>, Option<Save
     };
     let blob = match store.load(Slot::Current, &project).await {
         Ok(Some(blob)) => blob,
-        Ok(None) => return (State::sample(), None),
+        Ok(None) => return (State::sample(), None, None),
         Err(err) => {
             web_sys::console::warn_1(&format!("nexus worker: {err}").into());
             return (State::sample(), None, None);
@@ -605,13 +605,14 @@ async fn save_vectors(worker: &Worker, generation: f64) {
     }
 }
 
+/// Where an encoder hands its chunks.
+type Sink<'a> = &'a mut dyn FnMut(&[u8]);
+
 /// What `encode` writes (through the sink it is given), as a Blob built a chunk at a time: the
 /// whole blob never sits in wasm memory (which would keep that size for the life of the worker)
 /// nor in this worker's JS heap (a Blob's bytes live with the browser; the one staging buffer is
 /// reused).
-fn staged_blob(
-    encode: &mut dyn FnMut(&mut dyn FnMut(&[u8])) -> Result<(), String>,
-) -> Result<Blob, String> {
+fn staged_blob(encode: &mut dyn FnMut(Sink) -> Result<(), String>) -> Result<Blob, String> {
     let failed = |e: JsValue| format!("cannot build the snapshot: {e:?}");
     let mut blob = Blob::new().map_err(failed)?;
     let staging = Uint8Array::new_with_length(BLOB_STEP);
