@@ -379,26 +379,27 @@ fn on_worker_event(page: &WorkerPage, event: &FromWorker) {
             ms,
             message,
             restored,
+            bytes,
         } => {
             page.progress.set(None);
-            expose_embedded(*nodes, *reused, *ms, message, *restored);
+            expose_embedded(&[
+                ("nodes", JsValue::from_f64(*nodes as f64)),
+                ("reused", JsValue::from_f64(*reused as f64)),
+                ("ms", JsValue::from_f64(*ms)),
+                ("message", JsValue::from_str(message)),
+                ("restored", JsValue::from_bool(*restored)),
+                ("bytes", JsValue::from_f64(*bytes as f64)),
+            ]);
         }
         FromWorker::Result { .. } => {}
     }
 }
 
 /// The last embedding run, for tests and benchmarks: `window.__nexusEmbedded`.
-fn expose_embedded(nodes: u64, reused: u64, ms: f64, message: &str, restored: bool) {
+fn expose_embedded(fields: &[(&str, JsValue)]) {
     let report = js_sys::Object::new();
-    let fields: [(&str, JsValue); 5] = [
-        ("nodes", JsValue::from_f64(nodes as f64)),
-        ("reused", JsValue::from_f64(reused as f64)),
-        ("ms", JsValue::from_f64(ms)),
-        ("message", JsValue::from_str(message)),
-        ("restored", JsValue::from_bool(restored)),
-    ];
     for (key, value) in fields {
-        let _ = js_sys::Reflect::set(&report, &JsValue::from_str(key), &value);
+        let _ = js_sys::Reflect::set(&report, &JsValue::from_str(key), value);
     }
     let _ = js_sys::Reflect::set(
         &js_sys::global(),

@@ -110,6 +110,9 @@ pub enum FromWorker {
         /// The vectors saved with the snapshot were used as they are (nothing was embedded).
         #[serde(default)]
         restored: bool,
+        /// Size of the vectors saved beside the snapshot (0 when none were saved).
+        #[serde(default)]
+        bytes: u64,
     },
     /// An agent asked the UI to light up these nodes (stable ids).
     Highlight {

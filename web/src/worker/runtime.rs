@@ -101,15 +101,18 @@ fn start_embedding(worker: &Rc<Worker>, previous: Option<SavedVectors>) {
         {
             Ok(done) => {
                 let ms = now() - started;
-                if done.nodes > 0 && !done.restored {
-                    save_vectors(&worker, generation).await;
-                }
+                let bytes = if done.nodes > 0 && !done.restored {
+                    save_vectors(&worker, generation).await
+                } else {
+                    0
+                };
                 FromWorker::Embedded {
                     nodes: done.nodes as u64,
                     reused: done.reused as u64,
                     ms,
                     message: String::new(),
                     restored: done.restored,
+                    bytes,
                 }
             }
             Err(message) => {
@@ -122,6 +125,7 @@ fn start_embedding(worker: &Rc<Worker>, previous: Option<SavedVectors>) {
                     ms: now() - started,
                     message,
                     restored: false,
+                    bytes: 0,
                 }
             }
         };
@@ -578,18 +582,18 @@ const BLOB_STEP: u32 = 4 * 1024 * 1024;
 const _: () = assert!(snapshot::CHUNK_BYTES as u32 <= BLOB_STEP);
 
 /// Saves the vectors of the graph of `generation` beside its snapshot (not the sample's, which
-/// is never saved), so a reload need not embed it again.
-async fn save_vectors(worker: &Worker, generation: f64) {
+/// is never saved), so a reload need not embed it again; returns the saved size.
+async fn save_vectors(worker: &Worker, generation: f64) -> u64 {
     let (Some(store), Some(model)) = (&worker.store, embed::model_id()) else {
-        return;
+        return 0;
     };
     let (project, blob) = {
         let state = worker.state.borrow();
         let Some(vectors) = state.search.embeddings() else {
-            return;
+            return 0;
         };
         if state.sample || state.indexed_ms != generation {
-            return;
+            return 0;
         }
         let blob = staged_blob(&mut |sink| {
             snapshot::encode_vectors_into(&model, generation, vectors, sink)
@@ -597,12 +601,16 @@ async fn save_vectors(worker: &Worker, generation: f64) {
         (state.graph.project.clone(), blob)
     };
     let saved = match blob {
-        Ok(blob) => store.save_vectors(&project, &blob).await,
+        Ok(blob) => store
+            .save_vectors(&project, &blob)
+            .await
+            .map(|()| blob.size() as u64),
         Err(err) => Err(err),
     };
-    if let Err(err) = saved {
+    saved.unwrap_or_else(|err| {
         web_sys::console::warn_1(&format!("nexus worker: vectors not saved: {err}").into());
-    }
+        0
+    })
 }
 
 /// Where an encoder hands its chunks.
