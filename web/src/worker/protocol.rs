@@ -20,6 +20,9 @@ pub enum ToWorker {
     /// The shared cancel flags (the message's second item, a `SharedArrayBuffer`); sent first
     /// to every worker of a cross-origin isolated page.
     CancelBoard,
+    /// The browser secret (if the page has one), for the worker's requests to the bridge's
+    /// embeddings route; sent right after the board.
+    Bridge { token: Option<String> },
     /// Answer one tool call.
     Call {
         id: u64,

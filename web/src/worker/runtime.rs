@@ -3,6 +3,7 @@
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
+use std::sync::Arc;
 
 use js_sys::{Array, ArrayBuffer, Uint8Array};
 use wasm_bindgen::JsCast;
@@ -14,10 +15,11 @@ use super::embed;
 use super::js_reader::JsBufferReader;
 use super::parse_pool;
 use super::protocol::{CodeView, FromWorker, GraphSummary, Restored, ToWorker};
+use super::provider::{self, ProviderQueries};
 use super::store::{self, Slot, SnapshotStore};
 use nexus_engine::Graph;
 use nexus_engine::SearchIndex;
-use nexus_engine::embed::{StaticModel, VectorIndex};
+use nexus_engine::embed::VectorIndex;
 use nexus_engine::fingerprint::Fingerprint;
 use nexus_engine::layout::layout;
 use nexus_engine::read_zip_from;
@@ -40,6 +42,10 @@ struct State {
     indexed_ms: f64,
     /// The tools' memory of this graph (route answers, agent sessions); a new graph gets a new one.
     memory: ToolMemory,
+    /// What made the attached vectors (stored with them).
+    vectors_source: Option<String>,
+    /// Query vectors when the attached vectors are a provider's.
+    queries: Option<Arc<ProviderQueries>>,
 }
 
 impl State {
@@ -53,6 +59,8 @@ impl State {
             previous: None,
             indexed_ms,
             memory: ToolMemory::default(),
+            vectors_source: None,
+            queries: None,
         }
     }
 
@@ -74,10 +82,18 @@ impl embed::EmbedTarget for Worker {
         (state.indexed_ms == generation).then(|| f(&state.graph, &state.sources))
     }
 
-    fn attach(&self, generation: f64, model: std::sync::Arc<StaticModel>, vectors: VectorIndex) {
+    fn attach(
+        &self,
+        generation: f64,
+        source: embed::Source,
+        vectors: VectorIndex,
+        queries: Option<Arc<ProviderQueries>>,
+    ) {
         let mut state = self.state.borrow_mut();
         if state.indexed_ms == generation {
-            state.search.attach_embeddings(model, vectors);
+            state.search.attach_vectors(source.embedder, vectors);
+            state.vectors_source = Some(source.name);
+            state.queries = queries;
         }
     }
 }
@@ -97,8 +113,20 @@ fn start_embedding(worker: &Rc<Worker>, previous: Option<SavedVectors>) {
                 total: total as u64,
             })
         };
-        let message = match embed::embed_graph(worker.clone(), generation, previous, progress).await
-        {
+        let by_provider =
+            embed::embed_with_provider(worker.clone(), generation, previous.as_ref(), &progress)
+                .await
+                .unwrap_or_else(|err| {
+                    web_sys::console::warn_1(
+                        &format!("nexus worker: {err}; the built-in model embeds instead").into(),
+                    );
+                    None
+                });
+        let done = match by_provider {
+            Some(done) => Ok(done),
+            None => embed::embed_graph(worker.clone(), generation, previous, progress).await,
+        };
+        let message = match done {
             Ok(done) => {
                 let ms = now() - started;
                 let bytes = if done.nodes > 0 && !done.restored {
@@ -335,39 +363,31 @@ fn handle(worker: &Rc<Worker>, data: JsValue) {
                     .into(),
             ),
         },
+        ToWorker::Bridge { token } => provider::set_token(token),
         ToWorker::Call { id, tool, args } => {
-            // The page dropped a cancelled call's reply: it is neither run nor answered.
-            if cancel::was_cancelled(id) {
-                return;
-            }
-            let state = worker.state.borrow();
-            let ctx = tools::ToolContext {
-                graph: &state.graph,
-                search: &state.search,
-                sources: &state.sources,
-                previous: state.previous.as_ref(),
-                memory: &state.memory,
-                now_ms: now(),
-                clock: now,
-                cancelled: cancel::running_call_cancelled,
+            // A search by meaning over a provider's vectors needs the query's vector first.
+            let fetch = {
+                let state = worker.state.borrow();
+                state.queries.clone().and_then(|queries| {
+                    provider::query_to_embed(&tool, &args)
+                        .filter(|q| !queries.has(q))
+                        .map(|q| (queries, q))
+                })
             };
-            let answer = {
-                let _running = cancel::running(id);
-                tools::answer(Some(&ctx), &tool, args)
-            };
-            if cancel::was_cancelled(id) {
-                return;
+            match fetch {
+                Some((queries, query)) => {
+                    let worker = worker.clone();
+                    wasm_bindgen_futures::spawn_local(async move {
+                        if let Err(err) = queries.fetch(&query).await {
+                            web_sys::console::warn_1(
+                                &format!("nexus worker: the query was not embedded: {err}").into(),
+                            );
+                        }
+                        answer_call(&worker, id, &tool, args);
+                    });
+                }
+                None => answer_call(worker, id, &tool, args),
             }
-            if let Some(marked) = answer.highlight {
-                post(&FromWorker::Highlight {
-                    ids: marked.ids,
-                    color: marked.color,
-                });
-            }
-            post(&FromWorker::Result {
-                id,
-                outcome: answer.outcome,
-            });
         }
         ToWorker::Code { id, path } => {
             let outcome = code_view(&worker.state.borrow(), &path);
@@ -416,6 +436,42 @@ fn handle(worker: &Rc<Worker>, data: JsValue) {
             wasm_bindgen_futures::spawn_local(load(worker.clone(), name, files, None));
         }
     }
+}
+
+/// Runs one tool call and posts its answer (none when it was cancelled).
+fn answer_call(worker: &Worker, id: u64, tool: &str, args: serde_json::Value) {
+    // The page dropped a cancelled call's reply: it is neither run nor answered.
+    if cancel::was_cancelled(id) {
+        return;
+    }
+    let state = worker.state.borrow();
+    let ctx = tools::ToolContext {
+        graph: &state.graph,
+        search: &state.search,
+        sources: &state.sources,
+        previous: state.previous.as_ref(),
+        memory: &state.memory,
+        now_ms: now(),
+        clock: now,
+        cancelled: cancel::running_call_cancelled,
+    };
+    let answer = {
+        let _running = cancel::running(id);
+        tools::answer(Some(&ctx), tool, args)
+    };
+    if cancel::was_cancelled(id) {
+        return;
+    }
+    if let Some(marked) = answer.highlight {
+        post(&FromWorker::Highlight {
+            ids: marked.ids,
+            color: marked.color,
+        });
+    }
+    post(&FromWorker::Result {
+        id,
+        outcome: answer.outcome,
+    });
 }
 
 fn now() -> f64 {
@@ -488,9 +544,12 @@ async fn load(worker: Rc<Worker>, name: String, files: Vec<SourceFile>, unzip_ms
     });
     let previous = {
         let old = worker.state.borrow();
-        match (old.graph.project == fresh.graph.project, embed::model_id()) {
+        match (
+            old.graph.project == fresh.graph.project,
+            &old.vectors_source,
+        ) {
             (true, Some(model)) => old.search.embeddings().map(|v| SavedVectors {
-                model,
+                model: model.clone(),
                 saved_ms: old.indexed_ms,
                 vectors: v.clone(),
             }),
@@ -584,19 +643,20 @@ const _: () = assert!(snapshot::CHUNK_BYTES as u32 <= BLOB_STEP);
 /// Saves the vectors of the graph of `generation` beside its snapshot (not the sample's, which
 /// is never saved), so a reload need not embed it again; returns the saved size.
 async fn save_vectors(worker: &Worker, generation: f64) -> u64 {
-    let (Some(store), Some(model)) = (&worker.store, embed::model_id()) else {
+    let Some(store) = &worker.store else {
         return 0;
     };
     let (project, blob) = {
         let state = worker.state.borrow();
-        let Some(vectors) = state.search.embeddings() else {
+        let (Some(vectors), Some(model)) = (state.search.embeddings(), &state.vectors_source)
+        else {
             return 0;
         };
         if state.sample || state.indexed_ms != generation {
             return 0;
         }
         let blob = staged_blob(&mut |sink| {
-            snapshot::encode_vectors_into(&model, generation, vectors, sink)
+            snapshot::encode_vectors_into(model, generation, vectors, sink)
         });
         (state.graph.project.clone(), blob)
     };
