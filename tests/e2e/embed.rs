@@ -169,3 +169,55 @@ async fn a_provider_that_hangs_fails_or_answers_garbage_is_a_clear_error() {
         );
     }
 }
+
+/// The tab (headless Chromium, `js/browser-bench.mjs`) with a bridge whose provider is `model`.
+fn tab_with_provider(sim: &Sim, model: &str, query: &str) -> String {
+    let url = format!("http://127.0.0.1:{}/v1", sim.port);
+    let cache = TempDir::new("embed-tab");
+    let cache = cache.0.join("embeddings.sqlite3");
+    let cache = cache.display().to_string();
+    nexus_e2e::run_js_on_sample_with_env(
+        "browser-bench.mjs",
+        &[
+            "--reloads".as_ref(),
+            "1".as_ref(),
+            "--check".as_ref(),
+            "--semantic".as_ref(),
+            query.as_ref(),
+        ],
+        &[
+            ("NEXUS_EMBED_URL", &url),
+            ("NEXUS_EMBED_MODEL", model),
+            ("NEXUS_EMBED_API_KEY", KEY),
+            ("NEXUS_EMBED_TIMEOUT_MS", "2000"),
+            ("NEXUS_EMBED_CACHE", &cache),
+        ],
+    )
+}
+
+#[test]
+fn the_tab_searches_by_provider_vectors_and_keeps_its_own_model_when_the_provider_fails() {
+    let _area = Area::enter(module_path!());
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    let sim = runtime.block_on(Sim::start());
+    let stdout = tab_with_provider(&sim, "sim-embed", "charge the card");
+    assert!(
+        stdout.contains("embedded by provider:sim-embed"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("shop/payment.py:charge"), "{stdout}");
+    assert!(
+        stdout.contains("vectors by provider:sim-embed restored with the snapshot"),
+        "{stdout}"
+    );
+    assert!(!runtime.block_on(sim_requests(&sim)).is_empty());
+    for failing in ["sim-500", "sim-hang"] {
+        let stdout = tab_with_provider(&sim, failing, "take money from a credit card");
+        assert!(
+            stdout.contains("embedded by built-in:"),
+            "{failing}: {stdout}"
+        );
+        assert!(stdout.contains("shop/payment.py"), "{failing}: {stdout}");
+        assert!(!stdout.contains(KEY), "{failing}");
+    }
+}

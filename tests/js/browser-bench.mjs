@@ -266,8 +266,13 @@ async function checkReindexAndDiff(page) {
 }
 
 /// The worker's last embedding run (`window.__nexusEmbedded`), once it ended and its vectors were saved.
-async function embeddedReport(page) {
-  const report = await page.waitForFunction(() => window.__nexusEmbedded, null, { timeout: 120_000, polling: 50 });
+/// With `saved`, waits for a run whose vectors were saved (not the built-in sample's, shown first).
+async function embeddedReport(page, saved = false) {
+  const report = await page.waitForFunction(
+    (saved) => window.__nexusEmbedded && (!saved || window.__nexusEmbedded.bytes > 0) && window.__nexusEmbedded,
+    saved,
+    { timeout: 120_000, polling: 50 },
+  );
   return report.jsonValue();
 }
 
@@ -413,9 +418,9 @@ try {
 
   if (semanticQuery) await semanticCheck(semanticQuery);
   const savedBytes = Number((indexed.match(/saved to browser storage \((\d+(?:\.\d+)?) MB/) ?? [])[1] ?? 0);
-  const embedded = await embeddedReport(page);
+  const embedded = await embeddedReport(page, true);
   console.log(
-    `vectors: ${embedded.nodes} embedded in ${embedded.ms.toFixed(0)} ms, saved beside the snapshot: ${(embedded.bytes / 1e6).toFixed(2)} MB` +
+    `vectors: ${embedded.nodes} embedded by ${embedded.source} in ${embedded.ms.toFixed(0)} ms, saved beside the snapshot: ${(embedded.bytes / 1e6).toFixed(2)} MB` +
       (savedBytes ? ` (+${((100 * embedded.bytes) / 1e6 / savedBytes).toFixed(0)} % on the ${savedBytes} MB snapshot)` : ""),
   );
   if (picture) await pictureBench(page);
@@ -430,7 +435,7 @@ try {
     restoreTimes.push(workerMs);
     console.log(`reload ${i + 1}: restored in ${workerMs} ms in the worker; page reload → restored ${reloadWall} ms`);
     const vectors = await embeddedReport(page);
-    console.log(`reload ${i + 1}: vectors ${vectors.restored ? "restored with the snapshot" : "embedded again"} (${vectors.nodes} nodes, ${vectors.reused} reused) in ${vectors.ms.toFixed(0)} ms`);
+    console.log(`reload ${i + 1}: vectors by ${vectors.source} ${vectors.restored ? "restored with the snapshot" : "embedded again"} (${vectors.nodes} nodes, ${vectors.reused} reused) in ${vectors.ms.toFixed(0)} ms`);
     if (check && embedded.nodes > 0 && !(vectors.restored && vectors.nodes === embedded.nodes)) fail(`vectors not restored on reload: ${JSON.stringify(vectors)}`);
     const again = await page.locator('[data-testid="summary"]').innerText();
     if (check && again !== summary) fail(`restored graph differs: ${again} vs ${summary}`);

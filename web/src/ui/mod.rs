@@ -380,6 +380,7 @@ fn on_worker_event(page: &WorkerPage, event: &FromWorker) {
             message,
             restored,
             bytes,
+            source,
         } => {
             page.progress.set(None);
             expose_embedded(&[
@@ -389,6 +390,7 @@ fn on_worker_event(page: &WorkerPage, event: &FromWorker) {
                 ("message", JsValue::from_str(message)),
                 ("restored", JsValue::from_bool(*restored)),
                 ("bytes", JsValue::from_f64(*bytes as f64)),
+                ("source", JsValue::from_str(source)),
             ]);
         }
         FromWorker::Result { .. } => {}

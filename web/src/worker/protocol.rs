@@ -116,6 +116,9 @@ pub enum FromWorker {
         /// Size of the vectors saved beside the snapshot (0 when none were saved).
         #[serde(default)]
         bytes: u64,
+        /// What made them: the built-in model's name or `provider:MODEL`.
+        #[serde(default)]
+        source: String,
     },
     /// An agent asked the UI to light up these nodes (stable ids).
     Highlight {

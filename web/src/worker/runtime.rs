@@ -134,6 +134,7 @@ fn start_embedding(worker: &Rc<Worker>, previous: Option<SavedVectors>) {
                 } else {
                     0
                 };
+                let source = worker.state.borrow().vectors_source.clone();
                 FromWorker::Embedded {
                     nodes: done.nodes as u64,
                     reused: done.reused as u64,
@@ -141,6 +142,7 @@ fn start_embedding(worker: &Rc<Worker>, previous: Option<SavedVectors>) {
                     message: String::new(),
                     restored: done.restored,
                     bytes,
+                    source: source.unwrap_or_default(),
                 }
             }
             Err(message) => {
@@ -154,6 +156,7 @@ fn start_embedding(worker: &Rc<Worker>, previous: Option<SavedVectors>) {
                     message,
                     restored: false,
                     bytes: 0,
+                    source: String::new(),
                 }
             }
         };
