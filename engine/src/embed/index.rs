@@ -432,6 +432,27 @@ mod tests {
     }
 
     #[test]
+    fn vectors_from_a_service_answer_with_the_service_query_vectors() {
+        #[derive(Debug)]
+        struct Fixed(Vec<f32>);
+        impl crate::search::QueryEmbedder for Fixed {
+            fn embed_query(&self, _: &VectorIndex, _: &str) -> Option<Vec<f32>> {
+                Some(self.0.clone())
+            }
+        }
+        let (g, _, _) = setup();
+        let rows = vec![(1, 11, vec![0.0, 3.0]), (0, 10, vec![2.0, 0.1])];
+        let vectors = VectorIndex::from_vectors(2, rows).unwrap();
+        assert!(vectors.check(g.node_count()).is_ok());
+        let mut search = crate::SearchIndex::build(&g);
+        search.attach_vectors(std::sync::Arc::new(Fixed(unit(&[0.0, 1.0]))), vectors);
+        let hits = search
+            .ranked("anything", crate::Mode::Semantic, &|_| true)
+            .unwrap();
+        assert_eq!(hits.iter().map(|h| h.node).collect::<Vec<_>>(), vec![1, 0]);
+    }
+
+    #[test]
     fn a_restored_index_fits_only_the_texts_it_was_made_from() {
         let (g, sources, model) = setup();
         let (idx, _) = VectorIndex::build(&g, &sources, &model, None, &mut |_, _| true);

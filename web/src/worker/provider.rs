@@ -151,3 +151,28 @@ pub fn query_to_embed(tool: &str, args: &serde_json::Value) -> Option<String> {
         .then(|| args["query"].as_str().map(str::to_owned))
         .flatten()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn only_searches_by_meaning_fetch_a_query_vector() {
+        let q = |tool: &str, args| query_to_embed(tool, &args);
+        assert_eq!(
+            q("search", json!({"query": "charge"})),
+            Some("charge".into())
+        );
+        assert_eq!(
+            q("search", json!({"query": "charge", "mode": "semantic"})),
+            Some("charge".into())
+        );
+        assert_eq!(
+            q("search", json!({"query": "charge", "mode": "keyword"})),
+            None
+        );
+        assert_eq!(q("grep", json!({"query": "charge"})), None);
+        assert_eq!(q("search", json!({"query": 3})), None);
+    }
+}
