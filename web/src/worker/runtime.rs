@@ -381,12 +381,33 @@ fn handle(worker: &Rc<Worker>, data: JsValue) {
                 Some((queries, query)) => {
                     let worker = worker.clone();
                     wasm_bindgen_futures::spawn_local(async move {
-                        if let Err(err) = queries.fetch(&query).await {
-                            web_sys::console::warn_1(
-                                &format!("nexus worker: the query was not embedded: {err}").into(),
-                            );
+                        match queries.fetch(&query).await {
+                            // Semantic search without the query's vector would find nothing
+                            // and look like an answer; hybrid still ranks by words.
+                            Err(err) if args["mode"].as_str() == Some("semantic") => {
+                                if !cancel::was_cancelled(id) {
+                                    post(&FromWorker::Result {
+                                        id,
+                                        outcome: Outcome::Err(
+                                            ToolError::new(
+                                                ErrorCode::Timeout,
+                                                format!("the query could not be embedded: {err}"),
+                                            )
+                                            .with_hint("retry, or search with mode: keyword")
+                                            .retryable(true),
+                                        ),
+                                    });
+                                }
+                            }
+                            Err(err) => {
+                                web_sys::console::warn_1(
+                                    &format!("nexus worker: the query was not embedded: {err}")
+                                        .into(),
+                                );
+                                answer_call(&worker, id, &tool, args);
+                            }
+                            Ok(()) => answer_call(&worker, id, &tool, args),
                         }
-                        answer_call(&worker, id, &tool, args);
                     });
                 }
                 None => answer_call(worker, id, &tool, args),
