@@ -8,6 +8,7 @@ mod call;
 mod chat;
 mod cli;
 mod election;
+mod embed;
 mod guard;
 mod health;
 mod heartbeat;

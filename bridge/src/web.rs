@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use axum::Json;
 use axum::Router;
 use axum::extract::{Request, State, WebSocketUpgrade};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
@@ -17,6 +18,7 @@ use tower_http::services::ServeDir;
 
 use crate::chat::Chat;
 use crate::cli::Options;
+use crate::embed::{self, EmbedRequest, Embedder};
 use crate::guard;
 use crate::hub::Hub;
 use crate::repo::{self, Repo};
@@ -33,6 +35,8 @@ struct AppState {
     /// One repository archive at a time.
     archive_busy: Arc<Semaphore>,
     chat: Arc<Chat>,
+    /// The embeddings provider, when one is configured.
+    embedder: Option<Arc<Embedder>>,
 }
 
 pub async fn bind(port: u16) -> std::io::Result<TcpListener> {
@@ -88,6 +92,7 @@ async fn serve(
         sessions,
         archive_busy: Arc::new(Semaphore::new(1)),
         chat: Arc::new(Chat::from_env(options.chat_db.as_deref(), &options.ui_dir)),
+        embedder: Embedder::from_env().map(Arc::new),
     };
     let api = Router::new()
         .route(
@@ -95,6 +100,7 @@ async fn serve(
             get(|State(s): State<AppState>| repo::info(s.repo)),
         )
         .route("/api/bridge", get(bridge_info))
+        .route("/api/embed", get(embed_info).post(embed_texts))
         .route(
             "/api/repo.zip",
             get(|State(s): State<AppState>| repo::archive(s.repo, s.archive_busy)),
@@ -203,6 +209,48 @@ async fn chat_upgrade(
                 heartbeat,
             )
         })
+}
+
+/// Which embeddings provider the bridge offers (its model name; never its address or key).
+async fn embed_info(State(state): State<AppState>) -> Response {
+    match &state.embedder {
+        Some(embedder) => Json(serde_json::json!({ "model": embedder.model() })).into_response(),
+        None => no_embedder(),
+    }
+}
+
+/// Vectors for the tab's texts from the provider (or the cache); a failure is a 502 naming it.
+async fn embed_texts(State(state): State<AppState>, Json(request): Json<EmbedRequest>) -> Response {
+    let Some(embedder) = &state.embedder else {
+        return no_embedder();
+    };
+    if request.texts.len() > embed::MAX_TEXTS {
+        let error = format!("at most {} texts per request", embed::MAX_TEXTS);
+        return (
+            StatusCode::BAD_REQUEST,
+            Json(serde_json::json!({ "error": error })),
+        )
+            .into_response();
+    }
+    match embedder.embed(&request.texts).await {
+        Ok(answer) => Json(answer).into_response(),
+        Err(error) => {
+            tracing::warn!("embeddings: {error}");
+            (
+                StatusCode::BAD_GATEWAY,
+                Json(serde_json::json!({ "error": error })),
+            )
+                .into_response()
+        }
+    }
+}
+
+fn no_embedder() -> Response {
+    (
+        StatusCode::NOT_FOUND,
+        Json(serde_json::json!({ "error": embed::HOW_TO })),
+    )
+        .into_response()
 }
 
 /// The bridge's own binary and version, for the page's MCP client configuration snippet.

@@ -41,6 +41,6 @@ pub use ingest::{
 };
 pub use lang::Lang;
 pub use process::is_test;
-pub use search::{Hit, Mode, SearchIndex, tokens};
+pub use search::{Hit, Mode, QueryEmbedder, SearchIndex, tokens};
 pub use walk::{Reached, Toward, Walk, Walked};
 pub use zip_source::{read_zip, read_zip_from};

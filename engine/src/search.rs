@@ -39,10 +39,23 @@ pub enum Mode {
     Hybrid,
 }
 
-/// The embeddings of a graph and the model that embeds queries alike.
+/// What embeds queries for a graph's vectors: the built-in model that made them, or the answers of
+/// the service that did.
+pub trait QueryEmbedder: std::fmt::Debug + Send + Sync {
+    /// `query`'s vector, comparable with `vectors`' rows; `None` when there is none.
+    fn embed_query(&self, vectors: &VectorIndex, query: &str) -> Option<Vec<f32>>;
+}
+
+impl QueryEmbedder for StaticModel {
+    fn embed_query(&self, vectors: &VectorIndex, query: &str) -> Option<Vec<f32>> {
+        vectors.embed_query(self, query)
+    }
+}
+
+/// The embeddings of a graph and what embeds queries alike.
 #[derive(Debug)]
 struct Semantic {
-    model: Arc<StaticModel>,
+    model: Arc<dyn QueryEmbedder>,
     vectors: VectorIndex,
 }
 
@@ -158,6 +171,11 @@ impl SearchIndex {
 
     /// Attaches the embeddings of this graph's nodes and the model that made them.
     pub fn attach_embeddings(&mut self, model: Arc<StaticModel>, vectors: VectorIndex) {
+        self.attach_vectors(model, vectors);
+    }
+
+    /// Attaches vectors made by any source and what embeds queries alike.
+    pub fn attach_vectors(&mut self, model: Arc<dyn QueryEmbedder>, vectors: VectorIndex) {
         self.semantic = Some(Semantic { model, vectors });
     }
 
@@ -178,14 +196,14 @@ impl SearchIndex {
             (Mode::Keyword, _) | (Mode::Hybrid, None) => self.search(query, filter),
             (Mode::Semantic, None) => return None,
             (Mode::Semantic, Some(sem)) => sem
-                .vectors
-                .embed_query(&sem.model, query)
+                .model
+                .embed_query(&sem.vectors, query)
                 .map(|q| sem.vectors.search(&q, SEMANTIC_CANDIDATES, filter))
                 .unwrap_or_default(),
             (Mode::Hybrid, Some(sem)) => {
                 let near = sem
-                    .vectors
-                    .embed_query(&sem.model, query)
+                    .model
+                    .embed_query(&sem.vectors, query)
                     .map(|q| sem.vectors.search(&q, SEMANTIC_CANDIDATES, filter))
                     .unwrap_or_default();
                 let words = self.search(query, filter);

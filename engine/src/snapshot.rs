@@ -1,8 +1,10 @@
 //! Snapshots: a graph and its indexed files as one binary blob (a versioned header, then postcard),
-//! saved by the worker to IndexedDB and read back on reload instead of indexing again.
+//! saved by the worker to IndexedDB and read back on reload instead of indexing again; beside
+//! it, the graph's vectors (which model made them, for which snapshot), so a reload embeds nothing.
 
 use serde::{Deserialize, Serialize};
 
+use super::embed::VectorIndex;
 use super::filter::{in_excluded_dir, is_secret};
 use super::graph::{Graph, GraphParts, GraphPartsRef, NodeKind};
 use super::ingest::Sources;
@@ -104,16 +106,24 @@ pub fn encode_into(
         graph: graph.parts(),
         sources,
     };
+    write_chunks(MAGIC, FORMAT_VERSION, &body, sink)
+        .map_err(|e| format!("cannot encode the snapshot: {e}"))
+}
+
+/// Writes a header (magic, version) and `body` as postcard through `sink` in chunks.
+fn write_chunks(
+    magic: &[u8],
+    version: u32,
+    body: &impl Serialize,
+    sink: &mut dyn FnMut(&[u8]),
+) -> postcard::Result<()> {
     let mut chunks = Chunks {
         buffer: Vec::with_capacity(CHUNK_BYTES),
         sink,
     };
-    chunks.buffer.extend_from_slice(MAGIC);
-    chunks
-        .buffer
-        .extend_from_slice(&FORMAT_VERSION.to_le_bytes());
-    postcard::serialize_with_flavor(&body, chunks)
-        .map_err(|e| format!("cannot encode the snapshot: {e}"))
+    chunks.buffer.extend_from_slice(magic);
+    chunks.buffer.extend_from_slice(&version.to_le_bytes());
+    postcard::serialize_with_flavor(body, chunks)
 }
 
 /// Most bytes [`encode_into`] hands over at once.
@@ -197,6 +207,87 @@ pub fn decode(bytes: &[u8]) -> Result<Snapshot, SnapshotError> {
         sources: body.sources,
         saved_ms: body.saved_ms,
     })
+}
+
+/// Leads every stored vector index.
+const VECTORS_MAGIC: &[u8; 8] = b"NXVECS\0\0";
+/// Bumped whenever the stored vectors' layout or meaning changes; older ones are then ignored.
+pub const VECTORS_VERSION: u32 = 1;
+
+#[derive(Serialize)]
+struct VectorsRef<'a> {
+    model: &'a str,
+    saved_ms: f64,
+    vectors: &'a VectorIndex,
+}
+
+/// A graph's vectors read back from storage.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct SavedVectors {
+    /// Which model made them (the built-in model's hash, or a provider and its model name).
+    pub model: String,
+    /// The `saved_ms` of the snapshot whose graph they were computed for.
+    pub saved_ms: f64,
+    /// The vectors.
+    pub vectors: VectorIndex,
+}
+
+/// Encodes the vectors of the snapshot saved at `saved_ms`, made by `model`, in chunks of at most
+/// [`CHUNK_BYTES`] (as [`encode_into`]).
+pub fn encode_vectors_into(
+    model: &str,
+    saved_ms: f64,
+    vectors: &VectorIndex,
+    sink: &mut dyn FnMut(&[u8]),
+) -> Result<(), String> {
+    let body = VectorsRef {
+        model,
+        saved_ms,
+        vectors,
+    };
+    write_chunks(VECTORS_MAGIC, VECTORS_VERSION, &body, sink)
+        .map_err(|e| format!("cannot encode the vectors: {e}"))
+}
+
+/// Encodes vectors as one blob (see [`encode_vectors_into`]).
+pub fn encode_vectors(
+    model: &str,
+    saved_ms: f64,
+    vectors: &VectorIndex,
+) -> Result<Vec<u8>, String> {
+    let mut out = Vec::new();
+    encode_vectors_into(model, saved_ms, vectors, &mut |chunk| {
+        out.extend_from_slice(chunk)
+    })?;
+    Ok(out)
+}
+
+/// Decodes vectors written by [`encode_vectors_into`] for a graph of `node_count` nodes; every
+/// length, node id and number is checked, so any other input is an error, never a panic.
+pub fn decode_vectors(bytes: &[u8], node_count: usize) -> Result<SavedVectors, SnapshotError> {
+    let rest = bytes
+        .strip_prefix(VECTORS_MAGIC.as_slice())
+        .ok_or(SnapshotError::NotASnapshot)?;
+    let (version, body) = rest.split_first_chunk::<4>().ok_or_else(|| {
+        SnapshotError::Damaged("the vectors' header ends before the format version".into())
+    })?;
+    let version = u32::from_le_bytes(*version);
+    if version != VECTORS_VERSION {
+        return Err(SnapshotError::OtherVersion(version));
+    }
+    let (saved, rest): (SavedVectors, &[u8]) =
+        postcard::take_from_bytes(body).map_err(|e| SnapshotError::Damaged(e.to_string()))?;
+    if !rest.is_empty() {
+        return Err(SnapshotError::Damaged(format!(
+            "{} bytes after the vectors",
+            rest.len()
+        )));
+    }
+    saved
+        .vectors
+        .check(node_count)
+        .map_err(|e| SnapshotError::Damaged(format!("vectors: {e}")))?;
+    Ok(saved)
 }
 
 #[cfg(test)]
@@ -321,6 +412,72 @@ mod tests {
         }
     }
 
+    fn vectors(nodes: u32) -> VectorIndex {
+        let rows = (0..nodes)
+            .map(|n| (n, u64::from(n) * 7919, vec![n as f32, 1.0, -2.0, 0.5]))
+            .collect();
+        VectorIndex::from_vectors(4, rows).unwrap()
+    }
+
+    #[test]
+    fn vectors_round_trip_with_their_model_and_snapshot() {
+        let index = vectors(5);
+        let blob = encode_vectors("builtin:abc", 42.0, &index).unwrap();
+        let back = decode_vectors(&blob, 5).unwrap();
+        assert_eq!(
+            back,
+            SavedVectors {
+                model: "builtin:abc".into(),
+                saved_ms: 42.0,
+                vectors: index.clone(),
+            }
+        );
+        let q = crate::embed::unit(&[4.0, 1.0, -2.0, 0.5]);
+        assert_eq!(back.vectors.search(&q, 1, &|_| true)[0].node, 4);
+        let mut sizes = Vec::new();
+        let mut whole = Vec::new();
+        encode_vectors_into("builtin:abc", 42.0, &index, &mut |c| {
+            sizes.push(c.len());
+            whole.extend_from_slice(c);
+        })
+        .unwrap();
+        assert_eq!(whole, blob);
+        assert!(sizes.iter().all(|&n| n <= CHUNK_BYTES));
+    }
+
+    #[test]
+    fn vectors_that_do_not_fit_are_clear_errors() {
+        let blob = encode_vectors("m", 1.0, &vectors(5)).unwrap();
+        // Node 4 is not in a graph of 4 nodes.
+        assert!(
+            matches!(decode_vectors(&blob, 4), Err(SnapshotError::Damaged(e)) if e.contains("node 4"))
+        );
+        assert_eq!(
+            decode_vectors(b"NXSNAP\0\0xxxx", 5).unwrap_err(),
+            SnapshotError::NotASnapshot
+        );
+        let mut other = blob.clone();
+        other[VECTORS_MAGIC.len()] = 9;
+        assert_eq!(
+            decode_vectors(&other, 5).unwrap_err(),
+            SnapshotError::OtherVersion(9)
+        );
+        for cut in [VECTORS_MAGIC.len() + 2, blob.len() / 2, blob.len() - 1] {
+            assert!(matches!(
+                decode_vectors(&blob[..cut], 5).unwrap_err(),
+                SnapshotError::Damaged(_)
+            ));
+        }
+        let mut longer = blob.clone();
+        longer.push(0);
+        assert!(matches!(
+            decode_vectors(&longer, 5),
+            Err(SnapshotError::Damaged(_))
+        ));
+        assert!(VectorIndex::from_vectors(4, vec![(0, 0, vec![1.0])]).is_err());
+        assert!(VectorIndex::from_vectors(2, vec![(0, 0, vec![1.0, f32::NAN])]).is_err());
+    }
+
     #[cfg(not(target_arch = "wasm32"))]
     mod fuzz {
         use super::*;
@@ -336,6 +493,36 @@ mod tests {
                     blob[MAGIC.len() + 4 + at % (len - MAGIC.len() - 4)] = value;
                 }
                 let _ = decode(&blob);
+            }
+
+            #[test]
+            fn damaged_vectors_are_refused_or_whole(
+                flips in proptest::collection::vec((any::<usize>(), any::<u8>()), 1..8),
+                node_count in 0usize..12,
+            ) {
+                let mut blob = encode_vectors("builtin:abc", 3.0, &vectors(8)).unwrap();
+                let head = VECTORS_MAGIC.len() + 4;
+                for (at, value) in flips {
+                    let len = blob.len();
+                    blob[head + at % (len - head)] = value;
+                }
+                if let Ok(saved) = decode_vectors(&blob, node_count) {
+                    // Whatever decodes is whole: it can be searched and checked again.
+                    prop_assert!(saved.vectors.check(node_count).is_ok());
+                    let q = vec![0.5; saved.vectors.dims()];
+                    let hits = saved.vectors.search(&q, 3, &|_| true);
+                    prop_assert!(hits.iter().all(|h| (h.node as usize) < node_count));
+                }
+            }
+
+            #[test]
+            fn arbitrary_vector_bytes_never_panic(tail in proptest::collection::vec(any::<u8>(), 0..512)) {
+                let mut blob = VECTORS_MAGIC.to_vec();
+                blob.extend_from_slice(&VECTORS_VERSION.to_le_bytes());
+                blob.extend_from_slice(&tail);
+                if let Ok(saved) = decode_vectors(&blob, 64) {
+                    prop_assert!(saved.vectors.check(64).is_ok());
+                }
             }
 
             #[test]

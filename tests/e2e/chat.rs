@@ -21,13 +21,13 @@ use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream, connect_async};
 
 /// The simulator, killed on drop.
-struct Sim {
+pub(crate) struct Sim {
     _child: Child,
-    port: u16,
+    pub(crate) port: u16,
 }
 
 impl Sim {
-    async fn start() -> Sim {
+    pub(crate) async fn start() -> Sim {
         let mut child = Command::new(env!("CARGO_BIN_EXE_llm-sim"))
             .arg("0")
             .stdout(Stdio::piped())

@@ -4,6 +4,7 @@
 mod chat;
 mod chat_ui;
 mod crate_graph;
+mod embed;
 mod hosted;
 mod hub_sockets;
 mod inspector;

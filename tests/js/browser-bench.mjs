@@ -240,8 +240,12 @@ async function pictureBench(page) {
 /// Index the same repository again: the snapshot it replaces becomes the previous one, `diff`
 /// finds no change, and after a reload the restored graph still has that baseline.
 async function checkReindexAndDiff(page) {
+  await page.evaluate(() => delete window.__nexusEmbedded);
   await page.locator('[data-testid="open-bridge-repo"]').click();
   await waitForStatus(page, /^Indexed .* saved to browser storage/, 120_000);
+  const vectors = await embeddedReport(page);
+  console.log(`re-indexed: ${vectors.reused} of ${vectors.nodes} vectors reused (text unchanged), ${vectors.ms.toFixed(0)} ms`);
+  if (vectors.nodes === 0 || vectors.reused !== vectors.nodes) fail(`re-indexing the same files embedded again: ${JSON.stringify(vectors)}`);
   const agent = await connectAgent();
   const diffText = async () => {
     const result = await agent.callTool({ name: "diff", arguments: {} });
@@ -259,6 +263,17 @@ async function checkReindexAndDiff(page) {
   console.log(`diff after re-indexing: ${before.split("\n").slice(0, 2).join(" / ")}`);
   if (!/No change/.test(before)) fail(`diff after re-indexing the same files: ${before}`);
   if (!/No change/.test(after)) fail(`diff after reload lost its baseline: ${after}`);
+}
+
+/// The worker's last embedding run (`window.__nexusEmbedded`), once it ended and its vectors were saved.
+/// With `saved`, waits for a run whose vectors were saved (not the built-in sample's, shown first).
+async function embeddedReport(page, saved = false) {
+  const report = await page.waitForFunction(
+    (saved) => window.__nexusEmbedded && (!saved || window.__nexusEmbedded.bytes > 0) && window.__nexusEmbedded,
+    saved,
+    { timeout: 120_000, polling: 50 },
+  );
+  return report.jsonValue();
 }
 
 /// Search by meaning in the tab: semantic `search` is an error until the worker's embeddings
@@ -402,6 +417,12 @@ try {
   if (check && !/saved to browser storage/.test(indexed)) fail(`not saved: ${indexed}`);
 
   if (semanticQuery) await semanticCheck(semanticQuery);
+  const savedBytes = Number((indexed.match(/saved to browser storage \((\d+(?:\.\d+)?) MB/) ?? [])[1] ?? 0);
+  const embedded = await embeddedReport(page, true);
+  console.log(
+    `vectors: ${embedded.nodes} embedded by ${embedded.source} in ${embedded.ms.toFixed(0)} ms, saved beside the snapshot: ${(embedded.bytes / 1e6).toFixed(2)} MB` +
+      (savedBytes ? ` (+${((100 * embedded.bytes) / 1e6 / savedBytes).toFixed(0)} % on the ${savedBytes} MB snapshot)` : ""),
+  );
   if (picture) await pictureBench(page);
   peak = { all: 0, tab: 0 };
   const restoreTimes = [];
@@ -413,6 +434,9 @@ try {
     const workerMs = Number(restored.match(/in (\d+) ms/)[1]);
     restoreTimes.push(workerMs);
     console.log(`reload ${i + 1}: restored in ${workerMs} ms in the worker; page reload → restored ${reloadWall} ms`);
+    const vectors = await embeddedReport(page);
+    console.log(`reload ${i + 1}: vectors by ${vectors.source} ${vectors.restored ? "restored with the snapshot" : "embedded again"} (${vectors.nodes} nodes, ${vectors.reused} reused) in ${vectors.ms.toFixed(0)} ms`);
+    if (check && embedded.nodes > 0 && !(vectors.restored && vectors.nodes === embedded.nodes)) fail(`vectors not restored on reload: ${JSON.stringify(vectors)}`);
     const again = await page.locator('[data-testid="summary"]').innerText();
     if (check && again !== summary) fail(`restored graph differs: ${again} vs ${summary}`);
   }

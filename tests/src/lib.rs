@@ -159,8 +159,18 @@ pub fn bridge_command() -> Command {
 /// Runs one of the `tests/js` scripts against the sample repository, the built UI and the bridge
 /// on a free port, plus `extra` arguments; panics unless it exits 0. Returns its stdout.
 pub fn run_js_on_sample(script: &str, extra: &[&std::ffi::OsStr]) -> String {
+    run_js_on_sample_with_env(script, extra, &[])
+}
+
+/// [`run_js_on_sample`] with extra environment variables (the bridge it starts inherits them).
+pub fn run_js_on_sample_with_env(
+    script: &str,
+    extra: &[&std::ffi::OsStr],
+    env: &[(&str, &str)],
+) -> String {
     let root = workspace_root();
     let output = std::process::Command::new("node")
+        .envs(env.iter().copied())
         .arg(root.join("tests/js").join(script))
         .arg("--repo")
         .arg(root.join("examples/sample-shop"))

@@ -69,6 +69,12 @@ impl ApiKey {
     }
 }
 
+impl From<String> for ApiKey {
+    fn from(key: String) -> ApiKey {
+        ApiKey(key)
+    }
+}
+
 impl std::fmt::Debug for ApiKey {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(if self.0.is_empty() {

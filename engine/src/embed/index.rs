@@ -16,6 +16,8 @@ use nexus_embed::{StaticModel, WordCache};
 const QUANT: f32 = 127.0;
 /// Nodes embedded between two progress reports.
 const PROGRESS_EVERY: usize = 2000;
+/// Widest vectors accepted from a stored index or a provider.
+pub const MAX_DIMS: usize = 8192;
 
 /// Vectors of the nodes of one graph, with the hash of the text each was computed from.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
@@ -38,7 +40,8 @@ pub struct BuildStats {
     pub reused: usize,
 }
 
-fn text_hash(text: &str) -> u64 {
+/// The hash by which a node's embedded text is recognised unchanged.
+pub fn text_hash(text: &str) -> u64 {
     let mut h = FxHasher::default();
     text.hash(&mut h);
     h.finish()
@@ -56,6 +59,14 @@ fn quantize(v: &[f32]) -> (Vec<i8>, f32) {
         .map(|x| (x * k).round().clamp(-QUANT, QUANT) as i8)
         .collect();
     (q, max / QUANT)
+}
+
+/// `v` scaled to length 1 (all zeros stays all zeros), as [`VectorIndex::search`] wants queries.
+pub fn unit(v: &[f32]) -> Vec<f32> {
+    let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    v.iter()
+        .map(|x| if norm > 0.0 { x / norm } else { 0.0 })
+        .collect()
 }
 
 fn dot(a: &[i8], b: &[i8]) -> i32 {
@@ -188,6 +199,96 @@ impl VectorBuilder {
 }
 
 impl VectorIndex {
+    /// An index of vectors made elsewhere (an embeddings service): `(node, text hash, vector)`
+    /// rows of width `dims`, in any order; rows of another width or with a non-finite component
+    /// are an error. Queries must then be embedded by the same service.
+    pub fn from_vectors(
+        dims: usize,
+        mut rows: Vec<(u32, u64, Vec<f32>)>,
+    ) -> Result<VectorIndex, String> {
+        rows.sort_unstable_by_key(|r| r.0);
+        rows.dedup_by_key(|r| r.0);
+        let mut index = VectorIndex {
+            dims: u32::try_from(dims).map_err(|_| format!("{dims} dimensions are too many"))?,
+            ..VectorIndex::default()
+        };
+        for (node, hash, v) in rows {
+            if v.len() != dims {
+                return Err(format!("a vector of {} values, expected {dims}", v.len()));
+            }
+            if v.iter().any(|x| !x.is_finite()) {
+                return Err("a vector holds a value that is not a finite number".into());
+            }
+            let (row, scale) = quantize(&unit(&v));
+            index.nodes.push(node);
+            index.text_hashes.push(hash);
+            index.rows.extend(row);
+            index.scales.push(scale);
+        }
+        Ok(index)
+    }
+
+    /// Each row's text hash and its vector as floats, for a builder of provider vectors that
+    /// reuses what did not change.
+    pub fn rows_by_text(&self) -> impl Iterator<Item = (u64, Vec<f32>)> + '_ {
+        let dims = (self.dims as usize).max(1);
+        self.text_hashes
+            .iter()
+            .zip(&self.scales)
+            .zip(self.rows.chunks_exact(dims))
+            .map(|((&hash, &scale), row)| (hash, row.iter().map(|&x| x as f32 * scale).collect()))
+    }
+
+    /// Checks that a decoded index is whole and fits a graph of `node_count` nodes: matching
+    /// lengths, at most [`MAX_DIMS`] wide, nodes ascending and in the graph, finite scales and
+    /// weights. A damaged index is an error, never a panic later.
+    pub fn check(&self, node_count: usize) -> Result<(), String> {
+        let dims = self.dims as usize;
+        let n = self.nodes.len();
+        if dims > MAX_DIMS || (dims == 0 && n > 0) {
+            return Err(format!("{dims} dimensions"));
+        }
+        if self.text_hashes.len() != n || self.scales.len() != n {
+            return Err(format!(
+                "{n} nodes but {} text hashes and {} scales",
+                self.text_hashes.len(),
+                self.scales.len()
+            ));
+        }
+        if Some(self.rows.len()) != n.checked_mul(dims) {
+            return Err(format!("{} values for {n} rows of {dims}", self.rows.len()));
+        }
+        if self.nodes.windows(2).any(|w| w[0] >= w[1]) {
+            return Err("nodes out of order".into());
+        }
+        if let Some(&last) = self.nodes.last()
+            && last as usize >= node_count
+        {
+            return Err(format!("node {last} is not in a graph of {node_count}"));
+        }
+        if self.scales.iter().any(|s| !s.is_finite() || *s < 0.0) {
+            return Err("a row's scale is not a finite positive number".into());
+        }
+        if self.weights.iter().any(|w| !w.is_finite()) {
+            return Err("a token weight is not a finite number".into());
+        }
+        Ok(())
+    }
+
+    /// True when every stored row's node still has the text it was computed from (same node
+    /// ids, same texts): a restored index can then be used as it is, without embedding again.
+    pub fn matches_texts(&self, graph: &Graph, sources: &Sources) -> bool {
+        self.nodes
+            .iter()
+            .zip(&self.text_hashes)
+            .all(|(&id, &hash)| {
+                graph
+                    .node(id)
+                    .and_then(|n| node_text(graph, &n, sources))
+                    .is_some_and(|text| text_hash(&text) == hash)
+            })
+    }
+
     /// Embeds every symbol and file of `graph` (see [`VectorBuilder`]), calling
     /// `progress(done, total)` now and then; when it returns `false` the build stops early and
     /// the index holds what was done.
@@ -328,5 +429,51 @@ mod tests {
         assert_eq!((stats.reused, again), (3, first));
         let (none, _) = VectorIndex::build(&g, &sources, &model, None, &mut |_, _| false);
         assert!(none.is_empty());
+    }
+
+    #[test]
+    fn vectors_from_a_service_answer_with_the_service_query_vectors() {
+        #[derive(Debug)]
+        struct Fixed(Vec<f32>);
+        impl crate::search::QueryEmbedder for Fixed {
+            fn embed_query(&self, _: &VectorIndex, _: &str) -> Option<Vec<f32>> {
+                Some(self.0.clone())
+            }
+        }
+        let (g, _, _) = setup();
+        let rows = vec![(1, 11, vec![0.0, 3.0]), (0, 10, vec![2.0, 0.1])];
+        let vectors = VectorIndex::from_vectors(2, rows).unwrap();
+        assert!(vectors.check(g.node_count()).is_ok());
+        let mut search = crate::SearchIndex::build(&g);
+        search.attach_vectors(std::sync::Arc::new(Fixed(unit(&[0.0, 1.0]))), vectors);
+        let hits = search
+            .ranked("anything", crate::Mode::Semantic, &|_| true)
+            .unwrap();
+        assert_eq!(hits.iter().map(|h| h.node).collect::<Vec<_>>(), vec![1, 0]);
+    }
+
+    #[test]
+    fn a_restored_index_fits_only_the_texts_it_was_made_from() {
+        let (g, sources, model) = setup();
+        let (idx, _) = VectorIndex::build(&g, &sources, &model, None, &mut |_, _| true);
+        assert!(idx.matches_texts(&g, &sources));
+        assert!(idx.check(g.node_count()).is_ok());
+        assert!(idx.check(1).is_err());
+        let mut edited = sources.clone();
+        let text = edited.get_mut("app.py").unwrap();
+        *text = text.replace("digest(raw)", "sha256(raw)");
+        assert!(!idx.matches_texts(&g, &edited));
+        let by_text: Vec<(u64, Vec<f32>)> = idx.rows_by_text().collect();
+        assert_eq!(by_text.len(), idx.len());
+        let again = VectorIndex::from_vectors(
+            idx.dims(),
+            by_text
+                .into_iter()
+                .zip(&idx.nodes)
+                .map(|((h, v), &n)| (n, h, v))
+                .collect(),
+        )
+        .unwrap();
+        assert_eq!((&again.rows, &again.nodes), (&idx.rows, &idx.nodes));
     }
 }

@@ -4,7 +4,7 @@
 mod index;
 mod text;
 
-pub use index::{BuildStats, VectorBuilder, VectorIndex};
+pub use index::{BuildStats, MAX_DIMS, VectorBuilder, VectorIndex, text_hash, unit};
 #[cfg(test)]
 pub(crate) use nexus_embed::model_bytes;
 pub use nexus_embed::{StaticModel, WordCache, words};

@@ -24,6 +24,13 @@
 //!   not at all, is called as it is; then the answer. Its calls may also come from the file
 //!   `$LLM_SIM_PLAN` (JSON: the marker message's first line → calls), so that the question the
 //!   bridge reads names no tool.
+//!
+//! `POST /v1/embeddings` speaks OpenAI's embeddings wire format (`input` a string or a list):
+//! each text's vector counts its lowercased words (identifiers split at `_` and case changes)
+//! hashed into `EMBED_DIMS` buckets, so texts sharing words are near. The model name picks a
+//! failure instead: `sim-hang` (headers never come), `sim-500` (HTTP 500), `sim-garbage` (HTML
+//! with status 200), `sim-short` (one vector fewer than texts). `GET /embeddings-log` lists how
+//! many texts each embeddings request carried.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -50,7 +57,12 @@ struct Sim {
     log: Mutex<Vec<Value>>,
     /// Requests seen per marker message (for `429`).
     seen: Mutex<HashMap<String, u32>>,
+    /// Texts per embeddings request, in order.
+    embedded: Mutex<Vec<usize>>,
 }
+
+/// Width of the simulated embeddings.
+const EMBED_DIMS: usize = 64;
 
 /// What one response holds.
 enum Step {
@@ -93,6 +105,8 @@ async fn main() {
         .route("/v1/chat/completions", post(openai))
         .route("/v1beta/models/{action}", post(gemini))
         .route("/log", get(log))
+        .route("/v1/embeddings", post(embeddings))
+        .route("/embeddings-log", get(embeddings_log))
         .with_state(sim);
     // Stops by itself after an hour at most (tests kill it long before).
     let serve = axum::serve(listener, app);
@@ -102,6 +116,87 @@ async fn main() {
 async fn log(State(sim): State<Arc<Sim>>) -> impl IntoResponse {
     let log = sim.log.lock().map(|l| l.clone()).unwrap_or_default();
     axum::Json(Value::Array(log))
+}
+
+async fn embeddings_log(State(sim): State<Arc<Sim>>) -> impl IntoResponse {
+    let log = sim.embedded.lock().map(|l| l.clone()).unwrap_or_default();
+    axum::Json(json!(log))
+}
+
+/// OpenAI `POST /v1/embeddings` (see the header for the failure models).
+async fn embeddings(State(sim): State<Arc<Sim>>, body: String) -> Response {
+    let Ok(body) = serde_json::from_str::<Value>(&body) else {
+        return (StatusCode::BAD_REQUEST, "not JSON").into_response();
+    };
+    let texts: Vec<String> = match &body["input"] {
+        Value::String(text) => vec![text.clone()],
+        Value::Array(items) => items
+            .iter()
+            .map(|v| v.as_str().unwrap_or_default().to_owned())
+            .collect(),
+        _ => return (StatusCode::BAD_REQUEST, "no input").into_response(),
+    };
+    if let Ok(mut log) = sim.embedded.lock() {
+        log.push(texts.len());
+    }
+    let model = body["model"].as_str().unwrap_or_default().to_owned();
+    match model.as_str() {
+        "sim-hang" => std::future::pending::<Response>().await,
+        "sim-500" => (StatusCode::INTERNAL_SERVER_ERROR, "overloaded").into_response(),
+        "sim-garbage" => "<html>not an API</html>".into_response(),
+        _ => {
+            let keep = if model == "sim-short" {
+                texts.len().saturating_sub(1)
+            } else {
+                texts.len()
+            };
+            let data: Vec<Value> = texts
+                .iter()
+                .take(keep)
+                .enumerate()
+                .map(|(i, text)| json!({"object": "embedding", "index": i, "embedding": hashed_words(text)}))
+                .collect();
+            let tokens: usize = texts.iter().map(|t| t.split_whitespace().count()).sum();
+            axum::Json(json!({
+                "object": "list",
+                "data": data,
+                "model": model,
+                "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
+            }))
+            .into_response()
+        }
+    }
+}
+
+/// Word counts hashed into `EMBED_DIMS` buckets (FNV-1a), words split at non-alphanumerics,
+/// `_` and lower→upper case changes, lowercased.
+fn hashed_words(text: &str) -> Vec<f32> {
+    let mut v = vec![0f32; EMBED_DIMS];
+    let mut word = String::new();
+    let mut add = |word: &mut String| {
+        if !word.is_empty() {
+            let hash = word.bytes().fold(0xcbf29ce484222325u64, |h, b| {
+                (h ^ b as u64).wrapping_mul(0x100000001b3)
+            });
+            v[(hash % EMBED_DIMS as u64) as usize] += 1.0;
+            word.clear();
+        }
+    };
+    let mut previous_lower = false;
+    for c in text.chars() {
+        if !c.is_alphanumeric() {
+            add(&mut word);
+            previous_lower = false;
+            continue;
+        }
+        if c.is_uppercase() && previous_lower {
+            add(&mut word);
+        }
+        previous_lower = c.is_lowercase();
+        word.extend(c.to_lowercase());
+    }
+    add(&mut word);
+    v
 }
 
 async fn anthropic(State(sim): State<Arc<Sim>>, body: String) -> Response {

@@ -382,9 +382,41 @@ fn on_worker_event(page: &WorkerPage, event: &FromWorker) {
             page.progress.set(None);
             page.load_status.set(message.clone());
         }
-        FromWorker::Embedded { .. } => page.progress.set(None),
+        FromWorker::Embedded {
+            nodes,
+            reused,
+            ms,
+            message,
+            restored,
+            bytes,
+            source,
+        } => {
+            page.progress.set(None);
+            expose_embedded(&[
+                ("nodes", JsValue::from_f64(*nodes as f64)),
+                ("reused", JsValue::from_f64(*reused as f64)),
+                ("ms", JsValue::from_f64(*ms)),
+                ("message", JsValue::from_str(message)),
+                ("restored", JsValue::from_bool(*restored)),
+                ("bytes", JsValue::from_f64(*bytes as f64)),
+                ("source", JsValue::from_str(source)),
+            ]);
+        }
         FromWorker::Result { .. } => {}
     }
+}
+
+/// The last embedding run, for tests and benchmarks: `window.__nexusEmbedded`.
+fn expose_embedded(fields: &[(&str, JsValue)]) {
+    let report = js_sys::Object::new();
+    for (key, value) in fields {
+        let _ = js_sys::Reflect::set(&report, &JsValue::from_str(key), value);
+    }
+    let _ = js_sys::Reflect::set(
+        &js_sys::global(),
+        &JsValue::from_str("__nexusEmbedded"),
+        &report,
+    );
 }
 
 /// The selected node's stable id lives in the URL hash (`#node=…`), so a reload returns to it.

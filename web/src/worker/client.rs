@@ -112,6 +112,15 @@ impl EngineClient {
             let parts = Array::of2(&JsValue::from_str(&text), &board.memory());
             inner.queue.insert(0, (parts, Array::new()));
         }
+        let bridge = ToWorker::Bridge {
+            token: crate::link::secret::get(),
+        };
+        if let Ok(text) = serde_json::to_string(&bridge) {
+            let at = inner.queue.len().min(1);
+            inner
+                .queue
+                .insert(at, (Array::of1(&JsValue::from_str(&text)), Array::new()));
+        }
     }
 
     fn emit(&self, event: &FromWorker) {

@@ -1,5 +1,7 @@
 //! Embeddings in the worker: fetches the built-in model once (lazily, after a graph is ready),
-//! then embeds the graph in steps, yielding between them so tool calls are answered meanwhile.
+//! then embeds the graph in steps, yielding between them so tool calls are answered meanwhile;
+//! vectors restored with the snapshot are used as they are when every text is unchanged. When the
+//! bridge offers an embeddings provider, its vectors are used instead (`provider.rs`).
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -10,7 +12,12 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::Response;
 
-use nexus_engine::embed::{StaticModel, VectorBuilder, VectorIndex};
+use super::provider::{self, ProviderQueries};
+
+use nexus_engine::QueryEmbedder;
+use nexus_engine::embed::StaticModel;
+use nexus_engine::embed::{VectorBuilder, VectorIndex, node_text, text_hash};
+use nexus_engine::snapshot::SavedVectors;
 
 /// The model file trunk copies into the site's root (from `model/`, written by setup).
 pub const MODEL_URL: &str = "static-minilm.nxse";
@@ -18,11 +25,24 @@ pub const MODEL_URL: &str = "static-minilm.nxse";
 const STEP_NODES: usize = 1000;
 
 thread_local! {
-    static MODEL: RefCell<Option<Arc<StaticModel>>> = const { RefCell::new(None) };
+    static MODEL: RefCell<Option<(Arc<StaticModel>, String)>> = const { RefCell::new(None) };
 }
 
-/// The built-in model, fetched and parsed on first use; an error says why there is none.
-pub async fn model() -> Result<Arc<StaticModel>, String> {
+/// The name stored with vectors of the built-in model: a hash of its file, so vectors of another
+/// model file are never mixed in.
+fn model_name(bytes: &[u8]) -> String {
+    use std::hash::{Hash, Hasher};
+    let mut h = rustc_hash::FxHasher::default();
+    bytes.hash(&mut h);
+    format!("built-in:{:016x}", h.finish())
+}
+
+/// Texts sent to the provider per request.
+const PROVIDER_BATCH: usize = 64;
+
+/// The built-in model and its name, fetched and parsed on first use; an error says why there
+/// is none.
+pub async fn model() -> Result<(Arc<StaticModel>, String), String> {
     if let Some(model) = MODEL.with(|m| m.borrow().clone()) {
         return Ok(model);
     }
@@ -46,7 +66,10 @@ pub async fn model() -> Result<Arc<StaticModel>, String> {
     .await
     .map_err(|e| format!("reading {MODEL_URL}: {e:?}"))?;
     let bytes = Uint8Array::new(&buffer).to_vec();
-    let model = Arc::new(StaticModel::from_bytes(&bytes)?);
+    let model = (
+        Arc::new(StaticModel::from_bytes(&bytes)?),
+        model_name(&bytes),
+    );
     MODEL.with(|m| *m.borrow_mut() = Some(model.clone()));
     Ok(model)
 }
@@ -59,26 +82,75 @@ pub trait EmbedTarget {
         generation: f64,
         f: impl FnOnce(&nexus_engine::Graph, &nexus_engine::Sources) -> R,
     ) -> Option<R>;
-    /// Attaches finished vectors to the graph with `generation`, if it is still current.
-    fn attach(&self, generation: f64, model: Arc<StaticModel>, vectors: VectorIndex);
+    /// Attaches finished vectors, made by `source` (its name is stored with them), to the graph
+    /// with `generation`, if it is still current; `queries` when they are a provider's.
+    fn attach(
+        &self,
+        generation: f64,
+        source: Source,
+        vectors: VectorIndex,
+        queries: Option<Arc<ProviderQueries>>,
+    );
 }
 
-/// Embeds the graph of `generation` step by step, reusing `previous` rows whose text is
-/// unchanged; reports `(done, total)` through `progress`. Stops quietly when the graph is replaced.
+/// What made a graph's vectors and embeds its queries.
+pub struct Source {
+    /// Stored with the vectors: the built-in model's hash or `provider:MODEL`.
+    pub name: String,
+    pub embedder: Arc<dyn QueryEmbedder>,
+}
+
+/// What an embedding run did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Done {
+    /// Nodes with a vector.
+    pub nodes: usize,
+    /// Of those, vectors kept from before because their text is unchanged.
+    pub reused: usize,
+    /// The stored vectors were used as they are (nothing embedded, nothing to save).
+    pub restored: bool,
+}
+
+/// Embeds the graph of `generation` step by step, reusing `previous` rows (vectors of the same
+/// model) whose text is unchanged, or all of them without embedding when they were made for this
+/// very graph and every text is unchanged; reports `(done, total)` through `progress`. Stops
+/// quietly when the graph is replaced.
 pub async fn embed_graph(
     target: Rc<impl EmbedTarget>,
     generation: f64,
-    previous: Option<VectorIndex>,
+    previous: Option<SavedVectors>,
     progress: impl Fn(usize, usize),
-) -> Result<(usize, usize), String> {
-    let model = model().await?;
-    let mut builder = VectorBuilder::new(&model, previous);
+) -> Result<Done, String> {
+    let (model, name) = model().await?;
+    let previous = previous.filter(|p| p.model == name);
+    let fits = match previous.as_ref().filter(|p| p.saved_ms == generation) {
+        Some(saved) => target.with_graph(generation, |g, s| saved.vectors.matches_texts(g, s)),
+        None => Some(false),
+    };
+    let previous = match (fits, previous) {
+        (None, _) => return Ok(Done::default()),
+        (Some(true), Some(saved)) => {
+            let nodes = saved.vectors.len();
+            let source = Source {
+                name,
+                embedder: model,
+            };
+            target.attach(generation, source, saved.vectors, None);
+            return Ok(Done {
+                nodes,
+                reused: nodes,
+                restored: true,
+            });
+        }
+        (_, previous) => previous,
+    };
+    let mut builder = VectorBuilder::new(&model, previous.map(|p| p.vectors));
     loop {
         let step = target.with_graph(generation, |graph, sources| {
             builder.step(graph, sources, &model, STEP_NODES)
         });
         let Some((done, total, finished)) = step else {
-            return Ok((0, 0));
+            return Ok(Done::default());
         };
         progress(done, total);
         if finished {
@@ -87,6 +159,79 @@ pub async fn embed_graph(
         gloo_timers::future::TimeoutFuture::new(0).await;
     }
     let (vectors, stats) = builder.finish();
-    target.attach(generation, model, vectors);
-    Ok((stats.embedded, stats.reused))
+    let source = Source {
+        name,
+        embedder: model,
+    };
+    target.attach(generation, source, vectors, None);
+    Ok(Done {
+        nodes: stats.embedded,
+        reused: stats.reused,
+        restored: false,
+    })
+}
+
+/// Embeds the graph of `generation` with the bridge's provider, in batches (progress as for the
+/// built-in model), reusing `previous` rows of the same provider model whose text is unchanged.
+/// `Ok(None)` when the bridge offers no provider; an error (nothing attached) when it fails.
+pub async fn embed_with_provider(
+    target: Rc<impl EmbedTarget>,
+    generation: f64,
+    previous: Option<&SavedVectors>,
+    progress: impl Fn(usize, usize),
+) -> Result<Option<Done>, String> {
+    let Some(model) = provider::model().await else {
+        return Ok(None);
+    };
+    let name = format!("provider:{model}");
+    let texts = target.with_graph(generation, |graph, sources| {
+        (0..graph.node_count() as u32)
+            .filter_map(|id| {
+                let text = graph.node(id).and_then(|n| node_text(graph, &n, sources))?;
+                Some((id, text_hash(&text), text))
+            })
+            .collect::<Vec<_>>()
+    });
+    let Some(texts) = texts else {
+        return Ok(Some(Done::default()));
+    };
+    let previous = previous.filter(|p| p.model == name);
+    let mut known: rustc_hash::FxHashMap<u64, Vec<f32>> = previous
+        .map(|p| p.vectors.rows_by_text().collect())
+        .unwrap_or_default();
+    let missing: Vec<usize> = (0..texts.len())
+        .filter(|&i| !known.contains_key(&texts[i].1))
+        .collect();
+    let reused = texts.len() - missing.len();
+    let unchanged = missing.is_empty()
+        && previous.is_some_and(|p| p.saved_ms == generation && p.vectors.len() == texts.len());
+    for (done, batch) in missing.chunks(PROVIDER_BATCH).enumerate() {
+        let input: Vec<String> = batch.iter().map(|&i| texts[i].2.clone()).collect();
+        let vectors = provider::embed(&input).await?;
+        for (&i, v) in batch.iter().zip(vectors) {
+            known.insert(texts[i].1, v);
+        }
+        progress(
+            reused + (done * PROVIDER_BATCH + batch.len()).min(missing.len()),
+            texts.len(),
+        );
+    }
+    let dims = known.values().next().map_or(0, Vec::len);
+    let rows = texts
+        .into_iter()
+        .filter_map(|(id, hash, _)| Some((id, hash, known.get(&hash)?.clone())))
+        .collect();
+    let vectors = VectorIndex::from_vectors(dims, rows)?;
+    let nodes = vectors.len();
+    let queries = Arc::new(ProviderQueries::default());
+    let source = Source {
+        name,
+        embedder: queries.clone(),
+    };
+    target.attach(generation, source, vectors, Some(queries));
+    Ok(Some(Done {
+        nodes,
+        reused,
+        restored: unchanged,
+    }))
 }

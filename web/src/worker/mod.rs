@@ -7,6 +7,7 @@ mod embed;
 mod js_reader;
 mod parse_pool;
 pub mod protocol;
+mod provider;
 mod runtime;
 mod store;
 

@@ -20,6 +20,9 @@ pub enum ToWorker {
     /// The shared cancel flags (the message's second item, a `SharedArrayBuffer`); sent first
     /// to every worker of a cross-origin isolated page.
     CancelBoard,
+    /// The browser secret (if the page has one), for the worker's requests to the bridge's
+    /// embeddings route; sent right after the board.
+    Bridge { token: Option<String> },
     /// Answer one tool call.
     Call {
         id: u64,
@@ -110,6 +113,15 @@ pub enum FromWorker {
         reused: u64,
         ms: f64,
         message: String,
+        /// The vectors saved with the snapshot were used as they are (nothing was embedded).
+        #[serde(default)]
+        restored: bool,
+        /// Size of the vectors saved beside the snapshot (0 when none were saved).
+        #[serde(default)]
+        bytes: u64,
+        /// What made them: the built-in model's name or `provider:MODEL`.
+        #[serde(default)]
+        source: String,
     },
     /// An agent asked the UI to light up these nodes (stable ids).
     Highlight {

@@ -3,6 +3,7 @@
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
+use std::sync::Arc;
 
 use js_sys::{Array, ArrayBuffer, Uint8Array};
 use wasm_bindgen::JsCast;
@@ -14,15 +15,16 @@ use super::embed;
 use super::js_reader::JsBufferReader;
 use super::parse_pool;
 use super::protocol::{CodeView, FromWorker, GraphSummary, Restored, ToWorker};
+use super::provider::{self, ProviderQueries};
 use super::store::{self, Slot, SnapshotStore};
 use nexus_engine::Graph;
 use nexus_engine::SearchIndex;
-use nexus_engine::embed::{StaticModel, VectorIndex};
+use nexus_engine::embed::VectorIndex;
 use nexus_engine::fingerprint::Fingerprint;
 use nexus_engine::layout::layout;
 use nexus_engine::read_zip_from;
 use nexus_engine::sample::{SAMPLE_PROJECT, sample_graph, sample_sources};
-use nexus_engine::snapshot;
+use nexus_engine::snapshot::{self, SavedVectors};
 use nexus_engine::syntax::highlight;
 use nexus_engine::{Phase, SourceFile, Sources, filter_files, finish};
 use nexus_shared::{ErrorCode, Outcome, ToolError, ToolOutput};
@@ -40,6 +42,10 @@ struct State {
     indexed_ms: f64,
     /// The tools' memory of this graph (route answers, agent sessions); a new graph gets a new one.
     memory: ToolMemory,
+    /// What made the attached vectors (stored with them).
+    vectors_source: Option<String>,
+    /// Query vectors when the attached vectors are a provider's.
+    queries: Option<Arc<ProviderQueries>>,
 }
 
 impl State {
@@ -53,6 +59,8 @@ impl State {
             previous: None,
             indexed_ms,
             memory: ToolMemory::default(),
+            vectors_source: None,
+            queries: None,
         }
     }
 
@@ -74,17 +82,26 @@ impl embed::EmbedTarget for Worker {
         (state.indexed_ms == generation).then(|| f(&state.graph, &state.sources))
     }
 
-    fn attach(&self, generation: f64, model: std::sync::Arc<StaticModel>, vectors: VectorIndex) {
+    fn attach(
+        &self,
+        generation: f64,
+        source: embed::Source,
+        vectors: VectorIndex,
+        queries: Option<Arc<ProviderQueries>>,
+    ) {
         let mut state = self.state.borrow_mut();
         if state.indexed_ms == generation {
-            state.search.attach_embeddings(model, vectors);
+            state.search.attach_vectors(source.embedder, vectors);
+            state.vectors_source = Some(source.name);
+            state.queries = queries;
         }
     }
 }
 
 /// Embeds the current graph in the background (progress as the `embed` phase), reusing the rows
-/// of `previous` whose text is unchanged; tool calls are answered between its steps.
-fn start_embedding(worker: &Rc<Worker>, previous: Option<VectorIndex>) {
+/// of `previous` whose text is unchanged; tool calls are answered between its steps. New vectors
+/// are then saved beside the snapshot.
+fn start_embedding(worker: &Rc<Worker>, previous: Option<SavedVectors>) {
     let generation = worker.state.borrow().indexed_ms;
     let worker = worker.clone();
     wasm_bindgen_futures::spawn_local(async move {
@@ -96,13 +113,38 @@ fn start_embedding(worker: &Rc<Worker>, previous: Option<VectorIndex>) {
                 total: total as u64,
             })
         };
-        let message = match embed::embed_graph(worker, generation, previous, progress).await {
-            Ok((nodes, reused)) => FromWorker::Embedded {
-                nodes: nodes as u64,
-                reused: reused as u64,
-                ms: now() - started,
-                message: String::new(),
-            },
+        let by_provider =
+            embed::embed_with_provider(worker.clone(), generation, previous.as_ref(), &progress)
+                .await
+                .unwrap_or_else(|err| {
+                    web_sys::console::warn_1(
+                        &format!("nexus worker: {err}; the built-in model embeds instead").into(),
+                    );
+                    None
+                });
+        let done = match by_provider {
+            Some(done) => Ok(done),
+            None => embed::embed_graph(worker.clone(), generation, previous, progress).await,
+        };
+        let message = match done {
+            Ok(done) => {
+                let ms = now() - started;
+                let bytes = if done.nodes > 0 && !done.restored {
+                    save_vectors(&worker, generation).await
+                } else {
+                    0
+                };
+                let source = worker.state.borrow().vectors_source.clone();
+                FromWorker::Embedded {
+                    nodes: done.nodes as u64,
+                    reused: done.reused as u64,
+                    ms,
+                    message: String::new(),
+                    restored: done.restored,
+                    bytes,
+                    source: source.unwrap_or_default(),
+                }
+            }
             Err(message) => {
                 web_sys::console::warn_1(
                     &format!("nexus worker: no embeddings, search by words only: {message}").into(),
@@ -112,6 +154,9 @@ fn start_embedding(worker: &Rc<Worker>, previous: Option<VectorIndex>) {
                     reused: 0,
                     ms: now() - started,
                     message,
+                    restored: false,
+                    bytes: 0,
+                    source: String::new(),
                 }
             }
         };
@@ -203,9 +248,9 @@ pub fn run() {
                 None
             }
         };
-        let (state, restored) = match &store {
+        let (state, restored, vectors) = match &store {
             Some(store) => restore(store).await,
-            None => (State::sample(), Ok(None)),
+            None => (State::sample(), Ok(None), None),
         };
         let (restored, ignored) = match restored {
             Ok(restored) => (restored, None),
@@ -222,7 +267,7 @@ pub fn run() {
             store,
             indexing: Cell::new(false),
         });
-        start_embedding(&worker, None);
+        start_embedding(&worker, vectors);
         let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
             handle(&worker, event.data());
         });
@@ -232,22 +277,29 @@ pub fn run() {
     });
 }
 
-/// The last project's snapshot, with the fingerprint of the one before it; the sample when there
-/// is none, or when it cannot be read: then why, for the page (a damaged snapshot is ignored).
-async fn restore(store: &SnapshotStore) -> (State, Result<Option<Restored>, String>) {
+/// The last project's snapshot, with the fingerprint of the one before it and the vectors saved
+/// beside it; the sample when there is none, or when it cannot be read: then why, for the page (a
+/// damaged snapshot is ignored; damaged vectors are reported and embedded again).
+async fn restore(
+    store: &SnapshotStore,
+) -> (
+    State,
+    Result<Option<Restored>, String>,
+    Option<SavedVectors>,
+) {
     let started = now();
     let ignored = |why: String| {
         web_sys::console::warn_1(&format!("nexus worker: {why}").into());
-        (State::sample(), Err(why))
+        (State::sample(), Err(why), None)
     };
     let project = match store.last_project().await {
         Ok(Some(project)) => project,
-        Ok(None) => return (State::sample(), Ok(None)),
+        Ok(None) => return (State::sample(), Ok(None), None),
         Err(err) => return ignored(err),
     };
     let blob = match store.load(Slot::Current, &project).await {
         Ok(Some(blob)) => blob,
-        Ok(None) => return (State::sample(), Ok(None)),
+        Ok(None) => return (State::sample(), Ok(None), None),
         Err(err) => return ignored(err),
     };
     let snap = match snapshot::decode(&blob) {
@@ -276,7 +328,18 @@ async fn restore(store: &SnapshotStore) -> (State, Result<Option<Restored>, Stri
     {
         state.previous = fingerprint_of_blob(&old);
     }
-    (state, Ok(Some(restored)))
+    let vectors = match store.load(Slot::Vectors, &project).await {
+        Ok(Some(bytes)) => snapshot::decode_vectors(&bytes, state.graph.node_count())
+            .map_err(|err| {
+                web_sys::console::warn_1(
+                    &format!("nexus worker: the saved vectors of `{project}` are ignored: {err}")
+                        .into(),
+                )
+            })
+            .ok(),
+        _ => None,
+    };
+    (state, Ok(Some(restored)), vectors)
 }
 
 fn fingerprint_of_blob(blob: &[u8]) -> Option<Fingerprint> {
@@ -311,39 +374,52 @@ fn handle(worker: &Rc<Worker>, data: JsValue) {
                     .into(),
             ),
         },
+        ToWorker::Bridge { token } => provider::set_token(token),
         ToWorker::Call { id, tool, args } => {
-            // The page dropped a cancelled call's reply: it is neither run nor answered.
-            if cancel::was_cancelled(id) {
-                return;
-            }
-            let state = worker.state.borrow();
-            let ctx = tools::ToolContext {
-                graph: &state.graph,
-                search: &state.search,
-                sources: &state.sources,
-                previous: state.previous.as_ref(),
-                memory: &state.memory,
-                now_ms: now(),
-                clock: now,
-                cancelled: cancel::running_call_cancelled,
+            // A search by meaning over a provider's vectors needs the query's vector first.
+            let fetch = {
+                let state = worker.state.borrow();
+                state.queries.clone().and_then(|queries| {
+                    provider::query_to_embed(&tool, &args)
+                        .filter(|q| !queries.has(q))
+                        .map(|q| (queries, q))
+                })
             };
-            let answer = {
-                let _running = cancel::running(id);
-                tools::answer(Some(&ctx), &tool, args)
-            };
-            if cancel::was_cancelled(id) {
-                return;
+            match fetch {
+                Some((queries, query)) => {
+                    let worker = worker.clone();
+                    wasm_bindgen_futures::spawn_local(async move {
+                        match queries.fetch(&query).await {
+                            // Semantic search without the query's vector would find nothing
+                            // and look like an answer; hybrid still ranks by words.
+                            Err(err) if args["mode"].as_str() == Some("semantic") => {
+                                if !cancel::was_cancelled(id) {
+                                    post(&FromWorker::Result {
+                                        id,
+                                        outcome: Outcome::Err(
+                                            ToolError::new(
+                                                ErrorCode::Timeout,
+                                                format!("the query could not be embedded: {err}"),
+                                            )
+                                            .with_hint("retry, or search with mode: keyword")
+                                            .retryable(true),
+                                        ),
+                                    });
+                                }
+                            }
+                            Err(err) => {
+                                web_sys::console::warn_1(
+                                    &format!("nexus worker: the query was not embedded: {err}")
+                                        .into(),
+                                );
+                                answer_call(&worker, id, &tool, args);
+                            }
+                            Ok(()) => answer_call(&worker, id, &tool, args),
+                        }
+                    });
+                }
+                None => answer_call(worker, id, &tool, args),
             }
-            if let Some(marked) = answer.highlight {
-                post(&FromWorker::Highlight {
-                    ids: marked.ids,
-                    color: marked.color,
-                });
-            }
-            post(&FromWorker::Result {
-                id,
-                outcome: answer.outcome,
-            });
         }
         ToWorker::Code { id, path } => {
             let outcome = code_view(&worker.state.borrow(), &path);
@@ -392,6 +468,42 @@ fn handle(worker: &Rc<Worker>, data: JsValue) {
             wasm_bindgen_futures::spawn_local(load(worker.clone(), name, files, None));
         }
     }
+}
+
+/// Runs one tool call and posts its answer (none when it was cancelled).
+fn answer_call(worker: &Worker, id: u64, tool: &str, args: serde_json::Value) {
+    // The page dropped a cancelled call's reply: it is neither run nor answered.
+    if cancel::was_cancelled(id) {
+        return;
+    }
+    let state = worker.state.borrow();
+    let ctx = tools::ToolContext {
+        graph: &state.graph,
+        search: &state.search,
+        sources: &state.sources,
+        previous: state.previous.as_ref(),
+        memory: &state.memory,
+        now_ms: now(),
+        clock: now,
+        cancelled: cancel::running_call_cancelled,
+    };
+    let answer = {
+        let _running = cancel::running(id);
+        tools::answer(Some(&ctx), tool, args)
+    };
+    if cancel::was_cancelled(id) {
+        return;
+    }
+    if let Some(marked) = answer.highlight {
+        post(&FromWorker::Highlight {
+            ids: marked.ids,
+            color: marked.color,
+        });
+    }
+    post(&FromWorker::Result {
+        id,
+        outcome: answer.outcome,
+    });
 }
 
 fn now() -> f64 {
@@ -464,9 +576,17 @@ async fn load(worker: Rc<Worker>, name: String, files: Vec<SourceFile>, unzip_ms
     });
     let previous = {
         let old = worker.state.borrow();
-        (old.graph.project == fresh.graph.project)
-            .then(|| old.search.embeddings().cloned())
-            .flatten()
+        match (
+            old.graph.project == fresh.graph.project,
+            &old.vectors_source,
+        ) {
+            (true, Some(model)) => old.search.embeddings().map(|v| SavedVectors {
+                model: model.clone(),
+                saved_ms: old.indexed_ms,
+                vectors: v.clone(),
+            }),
+            _ => None,
+        }
     };
     *worker.state.borrow_mut() = fresh;
     post_view(&worker.state.borrow().graph);
@@ -490,7 +610,9 @@ async fn save(worker: &Worker) {
     };
     let (project, blob) = {
         let state = worker.state.borrow();
-        let blob = snapshot_blob(&state.graph, &state.sources, state.indexed_ms);
+        let blob = staged_blob(&mut |sink| {
+            snapshot::encode_into(&state.graph, &state.sources, state.indexed_ms, sink)
+        });
         (state.graph.project.clone(), blob)
     };
     let result = match blob {
@@ -550,10 +672,47 @@ async fn save(worker: &Worker) {
 const BLOB_STEP: u32 = 4 * 1024 * 1024;
 const _: () = assert!(snapshot::CHUNK_BYTES as u32 <= BLOB_STEP);
 
-/// The graph's snapshot as a Blob, written a chunk at a time: the whole blob never sits in wasm
-/// memory (which would keep that size for the life of the worker) nor in this worker's JS heap
-/// (a Blob's bytes live with the browser; the one staging buffer is reused).
-fn snapshot_blob(graph: &Graph, sources: &Sources, saved_ms: f64) -> Result<Blob, String> {
+/// Saves the vectors of the graph of `generation` beside its snapshot (not the sample's, which
+/// is never saved), so a reload need not embed it again; returns the saved size.
+async fn save_vectors(worker: &Worker, generation: f64) -> u64 {
+    let Some(store) = &worker.store else {
+        return 0;
+    };
+    let (project, blob) = {
+        let state = worker.state.borrow();
+        let (Some(vectors), Some(model)) = (state.search.embeddings(), &state.vectors_source)
+        else {
+            return 0;
+        };
+        if state.sample || state.indexed_ms != generation {
+            return 0;
+        }
+        let blob = staged_blob(&mut |sink| {
+            snapshot::encode_vectors_into(model, generation, vectors, sink)
+        });
+        (state.graph.project.clone(), blob)
+    };
+    let saved = match blob {
+        Ok(blob) => store
+            .save_vectors(&project, &blob)
+            .await
+            .map(|()| blob.size() as u64),
+        Err(err) => Err(err),
+    };
+    saved.unwrap_or_else(|err| {
+        web_sys::console::warn_1(&format!("nexus worker: vectors not saved: {err}").into());
+        0
+    })
+}
+
+/// Where an encoder hands its chunks.
+type Sink<'a> = &'a mut dyn FnMut(&[u8]);
+
+/// What `encode` writes (through the sink it is given), as a Blob built a chunk at a time: the
+/// whole blob never sits in wasm memory (which would keep that size for the life of the worker)
+/// nor in this worker's JS heap (a Blob's bytes live with the browser; the one staging buffer is
+/// reused).
+fn staged_blob(encode: &mut dyn FnMut(Sink) -> Result<(), String>) -> Result<Blob, String> {
     let failed = |e: JsValue| format!("cannot build the snapshot: {e:?}");
     let mut blob = Blob::new().map_err(failed)?;
     let staging = Uint8Array::new_with_length(BLOB_STEP);
@@ -565,7 +724,7 @@ fn snapshot_blob(graph: &Graph, sources: &Sources, saved_ms: f64) -> Result<Blob
         *blob = Blob::new_with_blob_sequence(&parts)?;
         Ok(())
     };
-    snapshot::encode_into(graph, sources, saved_ms, &mut |chunk| {
+    encode(&mut |chunk| {
         let len = chunk.len() as u32;
         if filled + len > BLOB_STEP {
             if error.is_none() {

@@ -1,5 +1,6 @@
 //! The worker's IndexedDB store of snapshots: per project the current blob, the one before it
-//! and that one's fingerprint (what `diff` needs), plus which project was open last.
+//! and that one's fingerprint (what `diff` needs), the vectors of its graph, plus which project
+//! was open last.
 
 use js_sys::{ArrayBuffer, Uint8Array};
 use rexie::{ObjectStore, Rexie, TransactionMode};
@@ -18,6 +19,8 @@ pub enum Slot {
     Previous,
     /// The fingerprint of `Previous`, read on reload instead of decoding that whole blob.
     PreviousPrint,
+    /// The vectors of the project's graph (tagged with the snapshot they were made for).
+    Vectors,
 }
 
 fn key(slot: Slot, project: &str) -> JsValue {
@@ -25,6 +28,7 @@ fn key(slot: Slot, project: &str) -> JsValue {
         Slot::Current => "current",
         Slot::Previous => "previous",
         Slot::PreviousPrint => "previous-print",
+        Slot::Vectors => "vectors",
     };
     JsValue::from_str(&format!("{prefix}/{project}"))
 }
@@ -110,18 +114,25 @@ impl SnapshotStore {
 
     /// Saves the fingerprint of the project's previous snapshot.
     pub async fn save_previous_print(&self, project: &str, print: &[u8]) -> Result<(), String> {
+        self.put(Slot::PreviousPrint, project, &Uint8Array::from(print))
+            .await
+    }
+
+    /// Saves the vectors of the project's graph (a Blob written by `snapshot::encode_vectors_into`).
+    pub async fn save_vectors(&self, project: &str, blob: &Blob) -> Result<(), String> {
+        self.put(Slot::Vectors, project, blob).await
+    }
+
+    async fn put(&self, slot: Slot, project: &str, value: &JsValue) -> Result<(), String> {
         let tx = self
             .db
             .transaction(&[SNAPSHOTS], TransactionMode::ReadWrite)
             .map_err(|e| failed("save", e))?;
         let store = tx.store(SNAPSHOTS).map_err(|e| failed("save", e))?;
         store
-            .put(
-                &Uint8Array::from(print),
-                Some(&key(Slot::PreviousPrint, project)),
-            )
+            .put(value, Some(&key(slot, project)))
             .await
-            .map_err(|e| failed("save the fingerprint", e))?;
+            .map_err(|e| failed("save", e))?;
         tx.done().await.map_err(|e| failed("save", e))?;
         Ok(())
     }
