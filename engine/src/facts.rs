@@ -162,6 +162,13 @@ pub struct FileFacts {
     pub package: Option<String>,
     /// Syntax error nodes seen; the file is still used partially.
     pub syntax_errors: u32,
+    /// Line spans of code compiled for tests only (Rust `#[cfg(test)]`, `#[cfg(all(test, …))]`,
+    /// `#[test]` items): a definition or import there never wins over one outside.
+    #[serde(default)]
+    pub test_spans: Vec<(u32, u32)>,
+    /// Modules declared in their own file and compiled for tests only (`#[cfg(test)] mod x;`).
+    #[serde(default)]
+    pub test_modules: Vec<String>,
 }
 
 impl FileFacts {
@@ -180,6 +187,8 @@ impl FileFacts {
             attr_bindings: Vec::new(),
             package: None,
             syntax_errors: 0,
+            test_spans: Vec::new(),
+            test_modules: Vec::new(),
         }
     }
 
@@ -204,10 +213,37 @@ impl FileFacts {
         }
     }
 
+    /// Whether `line` lies in code compiled for tests only.
+    pub fn in_test_code(&self, line: u32) -> bool {
+        self.test_spans
+            .iter()
+            .any(|&(start, end)| start <= line && line <= end)
+    }
+
+    /// Whether definition `def` lies in code compiled for tests only.
+    pub fn is_test_def(&self, def: DefIdx) -> bool {
+        self.defs
+            .get(def as usize)
+            .is_some_and(|d| self.in_test_code(d.start_line))
+    }
+
     /// Of the definitions of one name at one level, in order, the one a reference to the name
     /// means: the last, unless it is one of several alternatives in branches, in which case the
-    /// first alternative (the `try` side, the `if` side — what a type checker reports).
+    /// first alternative (the `try` side, the `if` side — what a type checker reports). Code
+    /// compiled for tests only is passed over when anything else defines the name.
     pub fn visible_definition(&self, same_name: &[DefIdx]) -> Option<DefIdx> {
+        let real: Vec<DefIdx>;
+        let same_name =
+            if self.test_spans.is_empty() || same_name.iter().all(|&d| self.is_test_def(d)) {
+                same_name
+            } else {
+                real = same_name
+                    .iter()
+                    .copied()
+                    .filter(|&d| !self.is_test_def(d))
+                    .collect();
+                &real
+            };
         let last = *same_name.last()?;
         let is_conditional = |d: &DefIdx| self.defs.get(*d as usize).is_some_and(|x| x.conditional);
         if is_conditional(&last) {

@@ -42,6 +42,16 @@ impl Extractor {
             facts.syntax_errors = 1;
             return facts;
         };
+        // Rust items written inside brace-delimited macros (`cfg_x! { pub fn f() … }`) are
+        // read as items: the macros' names and braces are blanked and the file parsed again.
+        let unwrapped = match lang {
+            Lang::Rust => rust::unwrap_item_macros(tree.root_node(), source),
+            _ => None,
+        };
+        let tree = match unwrapped.and_then(|text| self.parser(lang)?.parse(text, None)) {
+            Some(reparsed) => reparsed,
+            None => tree,
+        };
         let root = tree.root_node();
         let src = source.as_bytes();
         match lang {

@@ -329,7 +329,16 @@ fn assignment(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts)
         "await" => named_children(r).into_iter().next().unwrap_or(r),
         _ => r,
     });
-    let ty = declared.or_else(|| right.and_then(|r| constructed_type(r, src)));
+    let ty = declared
+        .or_else(|| right.and_then(|r| constructed_type(r, src)))
+        .or_else(|| {
+            // `self.app = app` where `app: Sphinx` is a parameter of the method: the
+            // attribute holds what the parameter is declared as.
+            let r = right.filter(|r| r.kind() == "identifier")?;
+            (left.kind() == "attribute")
+                .then(|| parameter_type(facts, scope?, text(r, src)))
+                .flatten()
+        });
     let class_body = scope.filter(|s| {
         facts
             .defs
@@ -386,6 +395,16 @@ fn assignment(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts)
         }
         _ => {}
     }
+}
+
+/// The declared type of parameter `name` of function `def`, when it has one.
+fn parameter_type(facts: &FileFacts, def: u32, name: &str) -> Option<String> {
+    facts
+        .bindings
+        .iter()
+        .rev()
+        .find(|b| b.scope == Some(def) && b.var == name)
+        .map(|b| b.type_name.clone())
 }
 
 fn dotted_or_alias(node: Node, src: &[u8]) -> ImportedName {
@@ -628,6 +647,26 @@ result = Cart(None).checkout()
         assert_eq!(
             f.attr_bindings,
             [(0, "payments".to_owned(), "PaymentGateway".to_owned())]
+        );
+    }
+
+    #[test]
+    fn attributes_take_types_from_any_method_class_annotations_and_typed_parameters() {
+        let source = "class Reader:\n    builder: Builder\n    env: 'Env' = None\n\n    def setup(self, app: App, n: int, untyped):\n        self.app = app\n        self.raw = untyped\n\n    def later(self):\n        self.cache = Cache()\n";
+        let f = Extractor::default().extract("reader.py", Lang::Python, source);
+        let attrs: Vec<(&str, &str)> = f
+            .attr_bindings
+            .iter()
+            .map(|(_, a, t)| (a.as_str(), t.as_str()))
+            .collect();
+        assert_eq!(
+            attrs,
+            [
+                ("builder", "Builder"),
+                ("env", "Env"),
+                ("app", "App"),
+                ("cache", "Cache")
+            ]
         );
     }
 

@@ -89,14 +89,18 @@ struct Resolver<'a> {
     vars: VarIndex<'a>,
     /// Variables' types by (file, scope, name), once found by a full-depth lookup.
     variable_types: RefCell<HashMap<VariableKey, Option<(u32, f32)>>>,
+    /// Files compiled for tests only (declared `#[cfg(test)] mod x;`).
+    test_files: HashSet<usize>,
     stats: ResolveStats,
 }
 
 /// Builds the graph of a project from its files' facts.
 pub fn build_graph(project: &str, files: &[FileFacts]) -> (Graph, ResolveStats) {
+    let modules = ModuleIndex::build(files);
+    let test_files = test_files(files, &modules);
     let mut r = Resolver {
         files,
-        modules: ModuleIndex::build(files),
+        modules,
         b: GraphBuilder::new(project),
         file_node: Vec::with_capacity(files.len()),
         def_node: Vec::with_capacity(files.len()),
@@ -111,6 +115,7 @@ pub fn build_graph(project: &str, files: &[FileFacts]) -> (Graph, ResolveStats) 
         scopes: Scopes::default(),
         vars: VarIndex::build(files),
         variable_types: RefCell::default(),
+        test_files,
         stats: ResolveStats::default(),
     };
     r.structure();
@@ -122,7 +127,28 @@ pub fn build_graph(project: &str, files: &[FileFacts]) -> (Graph, ResolveStats) 
     (r.b.build(), stats)
 }
 
+/// The files of modules declared for tests only (`#[cfg(test)] mod tests;`).
+fn test_files(files: &[FileFacts], modules: &ModuleIndex) -> HashSet<usize> {
+    let mut out = HashSet::default();
+    for f in files.iter().filter(|f| f.lang == Lang::Rust) {
+        for name in &f.test_modules {
+            if let Some(file) = modules.rust_exact(&f.path, &format!("self::{name}")) {
+                out.insert(file);
+            }
+        }
+    }
+    out
+}
+
 impl<'a> Resolver<'a> {
+    /// Whether a definition node is code compiled for tests only: under `#[cfg(test)]`, a test
+    /// function, or in a test module's file.
+    fn is_test_node(&self, node: u32) -> bool {
+        self.node_def.get(&node).is_some_and(|&(file, def)| {
+            self.test_files.contains(&file) || self.files[file].is_test_def(def)
+        })
+    }
+
     fn kind_of(&self, node: u32) -> Option<NodeKind> {
         self.b.node(node).map(|n| n.kind)
     }
@@ -191,12 +217,23 @@ fn is_getter(def: &super::facts::Def) -> bool {
 
 /// A callee written as a dotted chain (`f`, `self.get_form`, `a.b.c`): a name, or the last
 /// part as a member of what stands before it.
+/// A chain may hold calls with their arguments left out (`Builder::new().name`: a member of
+/// what `Builder::new()` returns) and start with a path (`a::b::f`).
 fn dotted_callee(chain: &str) -> Callee {
     match chain.rsplit_once('.') {
-        None => Callee::Name(chain.to_owned()),
+        None => match chain.rsplit_once("::") {
+            Some((path, name)) => Callee::Scoped {
+                path: path.to_owned(),
+                name: name.to_owned(),
+            },
+            None => Callee::Name(chain.to_owned()),
+        },
         Some((before, name)) => Callee::Member {
             receiver: match before {
                 "self" | "this" | "cls" => Receiver::SelfRef,
+                _ if before.ends_with("()") => {
+                    Receiver::Call(before[..before.len() - 2].to_owned())
+                }
                 _ if before.contains('.') => Receiver::Path(before.to_owned()),
                 _ => Receiver::Name(before.to_owned()),
             },

@@ -1103,3 +1103,174 @@ fn python_class_attributes_holding_classes_and_instances() {
         ],
     );
 }
+
+#[test]
+fn rust_field_types_builder_chains_and_call_results() {
+    let g = graph(&[
+        (
+            "src/lib.rs",
+            "pub mod handle;\npub mod runtime;\npub mod other;\n",
+        ),
+        (
+            "src/handle.rs",
+            r#"pub struct Handle;
+impl Handle {
+    pub fn spawn_inner(&self) {}
+    pub fn block_on(&self) {}
+}
+"#,
+        ),
+        (
+            "src/other.rs",
+            r#"pub struct Other;
+impl Other {
+    pub fn spawn_inner(&self) {}
+    pub fn block_on(&self) {}
+}
+"#,
+        ),
+        (
+            "src/runtime.rs",
+            r#"use std::sync::Arc;
+use crate::handle::Handle;
+pub struct Runtime { handle: Arc<Handle> }
+pub struct Builder { workers: usize }
+impl Builder {
+    pub fn new() -> Builder { Builder { workers: 1 } }
+    pub fn workers(&mut self, n: usize) -> &mut Self { self.workers = n; self }
+    pub fn build(&mut self) -> Runtime { todo() }
+}
+impl Runtime {
+    pub fn spawn(&self) { self.handle.spawn_inner(); }
+    pub fn handle(&self) -> &Handle { &self.handle }
+}
+pub fn main() {
+    let rt = Builder::new().workers(2).build();
+    rt.spawn();
+    rt.handle().block_on();
+}
+"#,
+        ),
+    ]);
+    let calls = edges(&g, EdgeKind::Calls);
+    for expected in [
+        (
+            "Method:src/runtime.rs:Runtime.spawn",
+            "Method:src/handle.rs:Handle.spawn_inner",
+            "attribute-type",
+        ),
+        (
+            "Function:src/runtime.rs:main",
+            "Method:src/runtime.rs:Builder.workers",
+            "return-type",
+        ),
+        (
+            "Function:src/runtime.rs:main",
+            "Method:src/runtime.rs:Builder.build",
+            "return-type",
+        ),
+        (
+            "Function:src/runtime.rs:main",
+            "Method:src/runtime.rs:Runtime.spawn",
+            "receiver-type",
+        ),
+        (
+            "Function:src/runtime.rs:main",
+            "Method:src/handle.rs:Handle.block_on",
+            "return-type",
+        ),
+    ] {
+        let (a, b, r) = expected;
+        assert!(
+            calls.contains(&(a.to_owned(), b.to_owned(), r)),
+            "missing {expected:?} in {calls:#?}"
+        );
+    }
+    assert!(
+        !calls
+            .iter()
+            .any(|(_, to, _)| to.starts_with("Method:src/other.rs")),
+        "{calls:#?}"
+    );
+}
+
+#[test]
+fn rust_code_for_tests_only_never_wins_over_the_real_code() {
+    let g = graph(&[
+        (
+            "src/lib.rs",
+            "pub mod sync;\npub mod time;\npub mod driver;\n#[cfg(test)]\nmod tests;\n",
+        ),
+        (
+            "src/sync/mod.rs",
+            r#"#[cfg(all(test, mocked))]
+mod mocked;
+#[cfg(all(test, mocked))]
+pub use self::mocked::*;
+#[cfg(not(all(test, mocked)))]
+mod real;
+#[cfg(not(all(test, mocked)))]
+pub use self::real::*;
+"#,
+        ),
+        ("src/sync/mocked.rs", "pub fn lock() {}\n"),
+        ("src/sync/real.rs", "pub fn lock() {}\n"),
+        (
+            "src/time.rs",
+            r#"#[cfg(not(test))]
+pub fn now() -> u32 { 1 }
+#[cfg(test)]
+pub fn now() -> u32 { 2 }
+pub fn elapsed() -> u32 { now() }
+"#,
+        ),
+        (
+            "src/driver.rs",
+            r#"use crate::sync::lock;
+pub struct Real;
+impl Real { pub fn poll_ready(&self) {} }
+pub fn drive(x: Unknown) {
+    lock();
+    x.poll_ready();
+}
+"#,
+        ),
+        (
+            "src/tests.rs",
+            "pub struct Fake;\nimpl Fake { pub fn poll_ready(&self) {} }\n",
+        ),
+    ]);
+    let calls = edges(&g, EdgeKind::Calls);
+    let to = |from: &str| -> Vec<(String, &str)> {
+        calls
+            .iter()
+            .filter(|(a, _, _)| a == from)
+            .map(|(_, b, r)| (b.clone(), *r))
+            .collect()
+    };
+    // Of the two `now`s, the one at line 2 (`#[cfg(not(test))]`).
+    let now_lines: Vec<u32> = g
+        .edges()
+        .iter()
+        .filter(|e| e.kind == EdgeKind::Calls)
+        .filter(|e| {
+            g.node(e.from)
+                .is_some_and(|n| n.stable_id() == "Function:src/time.rs:elapsed")
+        })
+        .filter_map(|e| g.node(e.to).map(|n| n.start_line()))
+        .collect();
+    assert_eq!(now_lines, [2]);
+    assert_eq!(
+        to("Function:src/driver.rs:drive"),
+        [
+            (
+                "Function:src/sync/real.rs:lock".to_owned(),
+                "import-resolved"
+            ),
+            (
+                "Method:src/driver.rs:Real.poll_ready".to_owned(),
+                "unique-global-name"
+            ),
+        ]
+    );
+}
