@@ -135,6 +135,18 @@ pub struct ElementBinding {
     pub of: Receiver,
 }
 
+/// `self.builder = self.create_builder(name)` in a method: the attribute holds what the call
+/// returns, found once the call is resolved in the method's scope.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AttrCall {
+    /// The class whose instances get the attribute.
+    pub class: DefIdx,
+    pub attr: String,
+    /// The method the assignment is written in.
+    pub scope: DefIdx,
+    pub callee: Callee,
+}
+
 /// What one file defines, imports and calls, before any cross-file resolution.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FileFacts {
@@ -158,6 +170,9 @@ pub struct FileFacts {
     pub element_bindings: Vec<ElementBinding>,
     /// `self.attr = Type(...)` style bindings: (class def, attribute, type).
     pub attr_bindings: Vec<(DefIdx, String, String)>,
+    /// Attributes assigned a call's result in a method.
+    #[serde(default)]
+    pub attr_calls: Vec<AttrCall>,
     /// Declared package (Go `package x`, Java `package a.b;`).
     pub package: Option<String>,
     /// Syntax error nodes seen; the file is still used partially.
@@ -185,6 +200,7 @@ impl FileFacts {
             call_bindings: Vec::new(),
             element_bindings: Vec::new(),
             attr_bindings: Vec::new(),
+            attr_calls: Vec::new(),
             package: None,
             syntax_errors: 0,
             test_spans: Vec::new(),

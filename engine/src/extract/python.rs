@@ -8,7 +8,9 @@ use super::{ReceiverSyntax, push_call, push_children};
 use super::{
     doc_line, field, header_before_body, line, named_children, new_def, strip_generics, text,
 };
-use crate::facts::{Binding, CallBinding, Callee, FileFacts, Import, ImportedName, Receiver};
+use crate::facts::{
+    AttrCall, Binding, CallBinding, Callee, FileFacts, Import, ImportedName, Receiver,
+};
 use crate::graph::NodeKind;
 
 pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
@@ -357,14 +359,29 @@ fn assignment(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts)
         return;
     }
     let Some(type_name) = ty else {
-        if left.kind() == "identifier"
-            && let Some(callee) = right
-                .filter(|r| r.kind() == "call")
-                .and_then(|r| callee_of(r, src))
-        {
+        let Some(callee) = right
+            .filter(|r| r.kind() == "call")
+            .and_then(|r| callee_of(r, src))
+        else {
+            return;
+        };
+        if left.kind() == "identifier" {
             facts.call_bindings.push(CallBinding {
                 scope,
                 var: text(left, src).to_owned(),
+                callee,
+            });
+        } else if left.kind() == "attribute"
+            && field(left, "object").is_some_and(|o| text(o, src) == "self")
+            && let Some(attr) = field(left, "attribute")
+            && let Some(method) = scope
+            && let Some(class) = facts.owner_class(method)
+        {
+            // `self.builder = self.create_builder(name)`: what the call returns.
+            facts.attr_calls.push(AttrCall {
+                class,
+                attr: text(attr, src).to_owned(),
+                scope: method,
                 callee,
             });
         }

@@ -264,7 +264,7 @@ impl<'a> Resolver<'a> {
                     return vec![hit];
                 }
                 if f.lang == Lang::Java
-                    && let Some(hit) = self.field_member(fi, scope, var, name)
+                    && let Some(hit) = self.field_member(fi, scope, var, name, depth)
                 {
                     return vec![hit];
                 }

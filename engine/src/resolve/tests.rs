@@ -1274,3 +1274,63 @@ pub fn drive(x: Unknown) {
         ]
     );
 }
+
+#[test]
+fn python_attributes_typed_by_parameters_class_annotations_and_calls_in_any_method() {
+    let g = graph(&[
+        (
+            "app/builders.py",
+            "class Builder:\n    def init(self):\n        pass\n\nclass Info:\n    def dump(self):\n        pass\n\nclass Env:\n    def find(self):\n        pass\n",
+        ),
+        (
+            "app/other.py",
+            "class Other:\n    def init(self):\n        pass\n    def dump(self):\n        pass\n    def find(self):\n        pass\n    def setup(self):\n        pass\n",
+        ),
+        (
+            "app/main.py",
+            r#"from app.builders import Builder, Info, Env
+
+class Registry:
+    def setup(self):
+        pass
+
+class App:
+    registry: Registry
+
+    def __init__(self, env: Env):
+        self.env = env
+
+    def create_builder(self) -> Builder:
+        return Builder()
+
+    def create_info(self):
+        return Info()
+
+    def prepare(self):
+        self.builder = self.create_builder()
+        self.info = self.create_info()
+
+    def run(self):
+        self.builder.init()
+        self.info.dump()
+        self.env.find()
+        self.registry.setup()
+"#,
+        ),
+    ]);
+    let calls = edges(&g, EdgeKind::Calls);
+    let from_run: BTreeSet<(&str, &str)> = calls
+        .iter()
+        .filter(|(a, _, _)| a == "Method:app/main.py:App.run")
+        .map(|(_, b, r)| (b.as_str(), *r))
+        .collect();
+    assert_eq!(
+        from_run,
+        BTreeSet::from([
+            ("Method:app/builders.py:Builder.init", "attribute-type"),
+            ("Method:app/builders.py:Info.dump", "attribute-type"),
+            ("Method:app/builders.py:Env.find", "attribute-type"),
+            ("Method:app/main.py:Registry.setup", "attribute-type"),
+        ])
+    );
+}
