@@ -177,13 +177,23 @@ pub struct FileFacts {
     pub package: Option<String>,
     /// Syntax error nodes seen; the file is still used partially.
     pub syntax_errors: u32,
-    /// Line spans of code compiled for tests only (Rust `#[cfg(test)]`, `#[cfg(all(test, …))]`,
-    /// `#[test]` items): a definition or import there never wins over one outside.
+    /// Line spans of stand-in code: compiled for tests only (Rust `#[cfg(test)]`,
+    /// `#[cfg(all(test, …))]`, `#[test]` items) or only with a feature turned off
+    /// (`#[cfg(not(feature = "x"))]`, as a type checker with every feature on sees it). A
+    /// definition or import there never wins over one outside.
     #[serde(default)]
     pub test_spans: Vec<(u32, u32)>,
     /// Modules declared in their own file and compiled for tests only (`#[cfg(test)] mod x;`).
     #[serde(default)]
     pub test_modules: Vec<String>,
+    /// Macros this file defines that put their items under such a `cfg` (`macro_rules! m {
+    /// ($($i:item)*) => { $(#[cfg(not(feature = "x"))] $i)* } }`).
+    #[serde(default)]
+    pub stand_in_macros: Vec<String>,
+    /// Brace-delimited macro invocations at item level whose items were read: (macro name,
+    /// first line, last line).
+    #[serde(default)]
+    pub item_macros: Vec<(String, u32, u32)>,
 }
 
 impl FileFacts {
@@ -205,6 +215,8 @@ impl FileFacts {
             syntax_errors: 0,
             test_spans: Vec::new(),
             test_modules: Vec::new(),
+            stand_in_macros: Vec::new(),
+            item_macros: Vec::new(),
         }
     }
 

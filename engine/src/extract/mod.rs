@@ -48,8 +48,13 @@ impl Extractor {
             Lang::Rust => rust::unwrap_item_macros(tree.root_node(), source),
             _ => None,
         };
-        let tree = match unwrapped.and_then(|text| self.parser(lang)?.parse(text, None)) {
-            Some(reparsed) => reparsed,
+        let tree = match unwrapped {
+            Some((text, invocations)) => {
+                facts.item_macros = invocations;
+                self.parser(lang)
+                    .and_then(|p| p.parse(text, None))
+                    .unwrap_or(tree)
+            }
             None => tree,
         };
         let root = tree.root_node();

@@ -108,6 +108,14 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
                 }
                 continue;
             }
+            "macro_definition" => {
+                if let Some(name) = field(node, "name")
+                    && puts_items_under_stand_in_cfg(text(node, src))
+                {
+                    facts.stand_in_macros.push(text(name, src).to_owned());
+                }
+                continue;
+            }
             "inner_attribute_item" => {
                 if marks_test_code(text(node, src)) {
                     // `#![cfg(test)]` at the top of a file, or inside a `mod m { … }`.
@@ -150,10 +158,15 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
 /// file, a module or an `impl`, and such invocations directly inside one) opened up: its name,
 /// `!` and braces blanked (lines and offsets unchanged), so that the items inside parse as
 /// items. `None` when there is none.
-pub(super) fn unwrap_item_macros(root: Node, source: &str) -> Option<String> {
+/// Also gives each invocation opened: (macro name, first line, last line).
+pub(super) fn unwrap_item_macros(
+    root: Node,
+    source: &str,
+) -> Option<(String, Vec<(String, u32, u32)>)> {
     let src = source.as_bytes();
     // Byte ranges to blank.
     let mut blank: Vec<(usize, usize)> = Vec::new();
+    let mut invocations: Vec<(String, u32, u32)> = Vec::new();
     let mut containers = vec![root];
     let mut trees: Vec<Node> = Vec::new();
     while let Some(container) = containers.pop() {
@@ -167,6 +180,11 @@ pub(super) fn unwrap_item_macros(root: Node, source: &str) -> Option<String> {
                     {
                         blank.push((child.start_byte(), tree.start_byte() + 1));
                         blank.push((tree.end_byte() - 1, tree.end_byte()));
+                        if let Some(name) = field(child, "macro") {
+                            let name = text(name, src);
+                            let name = name.rsplit("::").next().unwrap_or(name);
+                            invocations.push((name.to_owned(), line(child), end_line(child)));
+                        }
                         trees.push(tree);
                     }
                 }
@@ -192,6 +210,9 @@ pub(super) fn unwrap_item_macros(root: Node, source: &str) -> Option<String> {
             {
                 blank.push((name.start_byte(), body.start_byte() + 1));
                 blank.push((body.end_byte() - 1, body.end_byte()));
+                let written = text(*name, src);
+                let written = written.rsplit("::").next().unwrap_or(written);
+                invocations.push((written.to_owned(), line(*name), end_line(*body)));
                 trees.push(*body);
             }
         }
@@ -208,7 +229,7 @@ pub(super) fn unwrap_item_macros(root: Node, source: &str) -> Option<String> {
         }
     }
     // Only ASCII bytes and whole multi-byte sequences inside comments are replaced by spaces.
-    Some(String::from_utf8_lossy(&bytes).into_owned())
+    Some((String::from_utf8_lossy(&bytes).into_owned(), invocations))
 }
 
 fn fill(def: &mut crate::facts::Def, node: Node, src: &[u8]) {
@@ -426,9 +447,9 @@ fn item_after(attribute: Node) -> Option<Node> {
     None
 }
 
-/// Whether an attribute (`#[…]` or `#![…]`) makes its item test code: a test function
-/// (`#[test]`, `#[x::test]`) or a `cfg` whose predicate holds only when compiling tests
-/// (`test`, or an `all(…)` with such a part).
+/// Whether an attribute (`#[…]` or `#![…]`) makes its item stand-in code: a test function
+/// (`#[test]`, `#[x::test]`) or a `cfg` whose predicate holds only when compiling tests or with
+/// a feature turned off (`test`, `not(… feature …)`, or an `all(…)` with such a part).
 fn marks_test_code(attribute: &str) -> bool {
     let inner = attribute
         .trim()
@@ -453,6 +474,13 @@ fn marks_test_code(attribute: &str) -> bool {
         if p == "test" {
             return true;
         }
+        // Only with a feature turned off: every feature on, as a type checker sees the crate.
+        if p.strip_prefix("not")
+            .map(str::trim_start)
+            .is_some_and(|n| n.starts_with('(') && n.contains("feature"))
+        {
+            return true;
+        }
         if let Some(parts) = p
             .strip_prefix("all")
             .map(str::trim_start)
@@ -461,6 +489,24 @@ fn marks_test_code(attribute: &str) -> bool {
         {
             pending.extend(top_level_parts(parts));
         }
+    }
+    false
+}
+
+/// Whether a `macro_rules!` definition writes a stand-in `#[cfg(…)]` (see `marks_test_code`)
+/// on what it expands to.
+fn puts_items_under_stand_in_cfg(definition: &str) -> bool {
+    let compact: String = definition.split_whitespace().collect();
+    let mut rest = compact.as_str();
+    while let Some(at) = rest.find("#[cfg(") {
+        let attribute = &rest[at..];
+        let Some(end) = attribute.find(")]") else {
+            return false;
+        };
+        if marks_test_code(&attribute[..end + 2]) {
+            return true;
+        }
+        rest = &attribute[end + 2..];
     }
     false
 }

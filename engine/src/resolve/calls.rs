@@ -68,6 +68,12 @@ impl<'a> Resolver<'a> {
             .get(name)
             .and_then(|v| f.visible_definition(v))
         {
+            // A stand-in definition gives way to an import of the same name.
+            if f.is_test_def(d)
+                && let Some(t) = self.scopes.binding(fi, name)
+            {
+                return Some((t, confidence::IMPORT, Reason::ImportResolved));
+            }
             return Some((
                 Target::Node(self.def_node[fi][d as usize]),
                 confidence::SAME_FILE,

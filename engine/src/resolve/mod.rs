@@ -127,6 +127,27 @@ pub fn build_graph(project: &str, files: &[FileFacts]) -> (Graph, ResolveStats) 
     (r.b.build(), stats)
 }
 
+/// Marks the items of invocations of stand-in macros (macros defined anywhere in the project
+/// that put their items under a stand-in `cfg`) as stand-in code of their files.
+pub fn mark_stand_ins(files: &mut [FileFacts]) {
+    let macros: HashSet<String> = files
+        .iter()
+        .flat_map(|f| f.stand_in_macros.iter().cloned())
+        .collect();
+    if macros.is_empty() {
+        return;
+    }
+    for f in files.iter_mut() {
+        let spans: Vec<(u32, u32)> = f
+            .item_macros
+            .iter()
+            .filter(|(name, _, _)| macros.contains(name))
+            .map(|&(_, start, end)| (start, end))
+            .collect();
+        f.test_spans.extend(spans);
+    }
+}
+
 /// The files of modules declared for tests only (`#[cfg(test)] mod tests;`).
 fn test_files(files: &[FileFacts], modules: &ModuleIndex) -> HashSet<usize> {
     let mut out = HashSet::default();

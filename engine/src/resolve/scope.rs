@@ -295,12 +295,19 @@ pub fn export(
         return None;
     }
     let f = files.get(file)?;
+    // A stand-in definition (for tests, or a feature turned off) gives way to an import of the
+    // same name: both exist only as alternatives.
+    let mut stand_in = None;
     if let Some(d) = top
         .get(file)?
         .get(name)
         .and_then(|v| f.visible_definition(v))
     {
-        return Some(Target::Node(defs[file][d as usize]));
+        let target = Target::Node(defs[file][d as usize]);
+        if !f.is_test_def(d) {
+            return Some(target);
+        }
+        stand_in = Some(target);
     }
     if f.lang == Lang::Python
         && let Some(own) = modules.python_name(file)
@@ -333,5 +340,5 @@ pub fn export(
             }
         }
     }
-    None
+    stand_in
 }

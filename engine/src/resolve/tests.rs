@@ -1334,3 +1334,54 @@ class App:
         ])
     );
 }
+
+#[test]
+fn rust_stand_ins_for_features_turned_off_give_way_even_through_macros() {
+    let g = graph(&[
+        (
+            "src/lib.rs",
+            "#[macro_use]\nmod macros;\npub mod blocking;\npub mod pool;\npub mod user;\n",
+        ),
+        (
+            "src/macros.rs",
+            r#"macro_rules! cfg_off {
+    ($($item:item)*) => { $( #[cfg(not(feature = "rt"))] $item )* }
+}
+macro_rules! cfg_on {
+    ($($item:item)*) => { $( #[cfg(feature = "rt")] $item )* }
+}
+"#,
+        ),
+        (
+            "src/blocking.rs",
+            "cfg_on! {\n    pub use crate::pool::spawn_blocking;\n}\ncfg_off! {\n    pub fn spawn_blocking() {}\n}\n",
+        ),
+        ("src/pool.rs", "pub fn spawn_blocking() {}\n"),
+        (
+            "src/user.rs",
+            r#"use crate::blocking::spawn_blocking;
+#[cfg(not(feature = "fast"))]
+fn pick() {}
+#[cfg(feature = "fast")]
+fn pick() {}
+pub fn run() {
+    spawn_blocking();
+    pick();
+}
+"#,
+        ),
+    ]);
+    let targets: Vec<(String, u32)> = g
+        .edges()
+        .iter()
+        .filter(|e| e.kind == EdgeKind::Calls)
+        .filter(|e| {
+            g.node(e.from)
+                .is_some_and(|n| n.stable_id() == "Function:src/user.rs:run")
+        })
+        .filter_map(|e| g.node(e.to).map(|n| (n.stable_id(), n.start_line())))
+        .collect();
+    assert_eq!(targets.len(), 2, "{targets:?}");
+    assert!(targets.contains(&("Function:src/pool.rs:spawn_blocking".to_owned(), 1)));
+    assert!(targets.contains(&("Function:src/user.rs:pick".to_owned(), 5)));
+}
