@@ -21,6 +21,9 @@ const SIGNATURE_CHARS: usize = 160;
 /// Longest doc line kept, in characters.
 const DOC_CHARS: usize = 160;
 
+/// Rust macros inside opened macros are opened on the next parse, at most this many times.
+const MACRO_ROUNDS: usize = 3;
+
 /// Reusable parsers, one per language (creating a parser per file is measurable on big repos).
 #[derive(Default)]
 pub struct Extractor {
@@ -44,19 +47,22 @@ impl Extractor {
         };
         // Rust items written inside brace-delimited macros (`cfg_x! { pub fn f() … }`) are
         // read as items: the macros' names and braces are blanked and the file parsed again.
-        let unwrapped = match lang {
-            Lang::Rust => rust::unwrap_item_macros(tree.root_node(), source),
-            _ => None,
-        };
-        let tree = match unwrapped {
-            Some((text, invocations)) => {
-                facts.item_macros = invocations;
-                self.parser(lang)
-                    .and_then(|p| p.parse(text, None))
-                    .unwrap_or(tree)
+        let mut tree = tree;
+        if lang == Lang::Rust {
+            let mut opened: Option<String> = None;
+            for _ in 0..MACRO_ROUNDS {
+                let now = opened.as_deref().unwrap_or(source);
+                let Some((next, invocations)) = rust::unwrap_macros(tree.root_node(), now) else {
+                    break;
+                };
+                facts.item_macros.extend(invocations);
+                let Some(reparsed) = self.parser(lang).and_then(|p| p.parse(&next, None)) else {
+                    break;
+                };
+                tree = reparsed;
+                opened = Some(next);
             }
-            None => tree,
-        };
+        }
         let root = tree.root_node();
         let src = source.as_bytes();
         match lang {

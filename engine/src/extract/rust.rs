@@ -157,12 +157,10 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
 /// The source with every brace-delimited macro invocation at item level (`name! { … }` in a
 /// file, a module or an `impl`, and such invocations directly inside one) opened up: its name,
 /// `!` and braces blanked (lines and offsets unchanged), so that the items inside parse as
-/// items. `None` when there is none.
+/// items; and every macro in an expression opened as below. `None` when there is none. What
+/// the opened macros held may hold more: the caller parses again and repeats.
 /// Also gives each invocation opened: (macro name, first line, last line).
-pub(super) fn unwrap_item_macros(
-    root: Node,
-    source: &str,
-) -> Option<(String, Vec<(String, u32, u32)>)> {
+pub(super) fn unwrap_macros(root: Node, source: &str) -> Option<(String, Vec<(String, u32, u32)>)> {
     let src = source.as_bytes();
     // Byte ranges to blank.
     let mut blank: Vec<(usize, usize)> = Vec::new();
@@ -196,6 +194,25 @@ pub(super) fn unwrap_item_macros(
                 _ => {}
             }
         }
+    }
+    // Macros in expressions and statements (`ready!(…)`, `assert!(…)`, `vec![…]`): the name and
+    // `!` are blanked, leaving a parenthesised expression, a tuple or an array to parse.
+    let mut cursor = root.walk();
+    let mut stack = vec![(root, ())];
+    while let Some((node, ())) = stack.pop() {
+        if node.kind() == "macro_invocation"
+            && !node
+                .parent()
+                .is_some_and(|p| matches!(p.kind(), "source_file" | "declaration_list"))
+            && let Some(tree) = named_children(node)
+                .into_iter()
+                .find(|c| c.kind() == "token_tree")
+                .filter(|t| text(*t, src).starts_with(['(', '[']))
+        {
+            blank.push((node.start_byte(), tree.start_byte()));
+            continue;
+        }
+        push_children(&mut cursor, node, (), &mut stack);
     }
     // Inside an opened macro, `name! { … }` among its tokens is opened too.
     while let Some(tree) = trees.pop() {
@@ -795,7 +812,7 @@ mod inner { fn hidden() {} }
 
     #[test]
     fn call_chains_and_call_results_bound_to_variables() {
-        let source = "fn f() {\n    let rt = Builder::new().workers(2).build();\n    rt.block_on();\n    let h = handle();\n    a.b(1).c::<u8>(x).d();\n}\n";
+        let source = "fn f() {\n    let rt = Builder::new().workers(2).build();\n    rt.block_on();\n    let h = handle();\n    a.b(1).c::<u8>(x).d();\n}\nm! {\n    fn g(&self) {\n        assert!(ready!(self.io.poll(cx)).is_ok());\n    }\n}\n";
         let f = Extractor::default().extract("src/lib.rs", Lang::Rust, source);
         let receivers: Vec<Receiver> = f
             .calls
@@ -810,6 +827,7 @@ mod inner { fn hidden() {} }
             Receiver::Call("Builder::new().workers".into()),
             Receiver::Name("rt".into()),
             Receiver::Call("a.b().c".into()),
+            Receiver::Path("self.io".into()),
         ] {
             assert!(
                 receivers.contains(&expected),

@@ -432,11 +432,16 @@ impl<'a> Resolver<'a> {
                 )];
             }
         }
+        // Of two candidates one is right about half the time, of three about a third.
+        let shared = match found.len() {
+            2 => confidence::AMBIGUOUS_PAIR,
+            _ => confidence::AMBIGUOUS,
+        };
         match found.len() {
             1 => vec![(found[0], confidence::UNIQUE_GLOBAL, Reason::UniqueGlobal)],
             2..=MAX_AMBIGUOUS => found
                 .into_iter()
-                .map(|n| (n, confidence::AMBIGUOUS, Reason::Ambiguous))
+                .map(|n| (n, shared, Reason::Ambiguous))
                 .collect(),
             _ => Vec::new(),
         }

@@ -37,6 +37,8 @@ pub mod confidence {
     pub const IMPORTED_CANDIDATE: f32 = 0.4;
     pub const UNIQUE_GLOBAL: f32 = 0.5;
     pub const AMBIGUOUS: f32 = 0.3;
+    /// One of exactly two candidates.
+    pub const AMBIGUOUS_PAIR: f32 = 0.45;
 }
 
 /// How many calls deep a receiver's type is followed through return types (`a().b().c()`,
