@@ -22,23 +22,32 @@ use super::facts::{Callee, FileFacts, Receiver};
 use super::graph::{Graph, GraphBuilder, NodeKind};
 use super::lang::Lang;
 
-/// Confidence of each kind of call resolution.
+/// Confidence of each kind of call resolution: the share of such edges a type checker confirms,
+/// measured with `scripts/accuracy.sh` over its corpora (Python, TypeScript and Rust; decided edges
+/// pooled), so that a confidence reads as a probability.
 pub mod confidence {
-    pub const LOCAL: f32 = 0.95;
-    pub const SELF_METHOD: f32 = 0.95;
-    pub const IMPORT: f32 = 0.9;
-    pub const SAME_FILE: f32 = 0.9;
-    pub const RECEIVER_TYPE: f32 = 0.9;
-    pub const INHERITED: f32 = 0.85;
-    pub const ATTRIBUTE_TYPE: f32 = 0.85;
-    pub const RETURN_TYPE: f32 = 0.85;
-    /// A call result's type is trusted only when the call itself resolved at least this surely.
-    pub const SURE: f32 = 0.8;
-    pub const IMPORTED_CANDIDATE: f32 = 0.4;
-    pub const UNIQUE_GLOBAL: f32 = 0.5;
-    pub const AMBIGUOUS: f32 = 0.3;
+    /// Measured 0.9998: a nested definition or a method of the caller's own class.
+    pub const LOCAL: f32 = 0.98;
+    pub const SELF_METHOD: f32 = 0.98;
+    /// Measured 0.990: an import, a definition in the same file, a receiver of a known type.
+    pub const IMPORT: f32 = 0.97;
+    pub const SAME_FILE: f32 = 0.97;
+    pub const RECEIVER_TYPE: f32 = 0.97;
+    /// Measured 0.984: a type found through an attribute, a return type or a base class.
+    pub const INHERITED: f32 = 0.95;
+    pub const ATTRIBUTE_TYPE: f32 = 0.95;
+    pub const RETURN_TYPE: f32 = 0.95;
+    /// A call result's type is trusted only when the call itself resolved at least this surely
+    /// (above every guess below).
+    pub const SURE: f32 = 0.92;
+    /// Measured 0.947: the only definition of the name project-wide.
+    pub const UNIQUE_GLOBAL: f32 = 0.9;
+    /// Measured 0.837: of several, the only one in the caller's file or a file it imports.
+    pub const IMPORTED_CANDIDATE: f32 = 0.85;
     /// One of exactly two candidates.
     pub const AMBIGUOUS_PAIR: f32 = 0.45;
+    /// One of three candidates.
+    pub const AMBIGUOUS: f32 = 0.3;
 }
 
 /// How many calls deep a receiver's type is followed through return types (`a().b().c()`,
