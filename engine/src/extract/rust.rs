@@ -10,6 +10,9 @@ use super::{
 use crate::facts::{Binding, CallBinding, Callee, FileFacts, Import, ImportedName, Receiver};
 use crate::graph::NodeKind;
 
+/// A macro invocation whose items were read: (macro name, first line, last line).
+type MacroSpan = (String, u32, u32);
+
 /// The `impl` block a method sits in: (type name, trait name).
 type ImplOf = Option<(String, Option<String>)>;
 
@@ -160,11 +163,11 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
 /// items; and every macro in an expression opened as below. `None` when there is none. What
 /// the opened macros held may hold more: the caller parses again and repeats.
 /// Also gives each invocation opened: (macro name, first line, last line).
-pub(super) fn unwrap_macros(root: Node, source: &str) -> Option<(String, Vec<(String, u32, u32)>)> {
+pub(super) fn unwrap_macros(root: Node, source: &str) -> Option<(String, Vec<MacroSpan>)> {
     let src = source.as_bytes();
     // Byte ranges to blank.
     let mut blank: Vec<(usize, usize)> = Vec::new();
-    let mut invocations: Vec<(String, u32, u32)> = Vec::new();
+    let mut invocations: Vec<MacroSpan> = Vec::new();
     let mut containers = vec![root];
     let mut trees: Vec<Node> = Vec::new();
     while let Some(container) = containers.pop() {
