@@ -154,7 +154,7 @@ fn run(args: &Args) -> Result<(), String> {
     for (min, band) in bands(&reference, &in_scope, &BANDS) {
         println!(
             "{:<18} {:>7} {:>7} {:>6} {:>9} {:>9.4} {:>7.4}",
-            format!(">= {min:.1}"),
+            format!(">= {min:.2}"),
             band.edges,
             band.right,
             band.wrong,
