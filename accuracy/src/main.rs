@@ -19,9 +19,10 @@ use self::misses::{Cause, Miss, classify};
 use self::reference::derive;
 use self::score::{bands, ratio};
 
-/// Minimum confidences the figures are given for: type- or scope-resolved edges (≥ 0.8),
-/// plus names unique project-wide (0.5), plus ambiguous candidates (0.3).
-const BANDS: [f32; 3] = [0.8, 0.5, 0.0];
+/// Minimum confidences the figures are given for: type- or scope-resolved edges (≥ 0.92),
+/// plus guesses tools follow (a name unique project-wide, the only candidate near the caller;
+/// ≥ 0.5), plus ambiguous candidates (below 0.5).
+const BANDS: [f32; 3] = [0.92, 0.5, 0.0];
 
 struct Args {
     scip: PathBuf,
@@ -153,7 +154,7 @@ fn run(args: &Args) -> Result<(), String> {
     for (min, band) in bands(&reference, &in_scope, &BANDS) {
         println!(
             "{:<18} {:>7} {:>7} {:>6} {:>9} {:>9.4} {:>7.4}",
-            format!(">= {min:.1}"),
+            format!(">= {min:.2}"),
             band.edges,
             band.right,
             band.wrong,

@@ -80,6 +80,15 @@ impl Extents {
     pub fn is_empty(&self) -> bool {
         self.spans.is_empty()
     }
+
+    /// The body of the definition at `site`, if it has one here.
+    pub fn span(&self, site: &Site) -> Option<(u32, u32)> {
+        self.spans
+            .get(&site.path)?
+            .iter()
+            .find(|(_, _, s)| s == site)
+            .map(|&(start, end, _)| (start, end))
+    }
 }
 
 /// The reference call graph.
@@ -173,10 +182,25 @@ fn bare_type(name: &str) -> &str {
 /// else. Modules and namespaces are not part of the qualified name; a Rust `impl#[Type][Trait]`
 /// block stands for its self type.
 pub fn callable_of(symbol: &str) -> Option<Callable> {
+    callable_or_const(symbol, false)
+}
+
+/// As `callable_of`, and with `consts` also a module- or namespace-level term (a `const f =
+/// (…) => …` holds a function: the caller checks the source says so).
+fn callable_or_const(symbol: &str, consts: bool) -> Option<Callable> {
     let parsed = scip::symbol::parse_symbol(symbol).ok()?;
     let (last, before) = parsed.descriptors.split_last()?;
-    if last.suffix.enum_value().ok()? != Suffix::Method {
-        return None;
+    match last.suffix.enum_value().ok()? {
+        Suffix::Method => {}
+        Suffix::Term
+            if consts
+                && before.iter().all(|d| {
+                    matches!(
+                        d.suffix.enum_value().ok(),
+                        Some(Suffix::Namespace | Suffix::Package)
+                    )
+                }) => {}
+        _ => return None,
     }
     let mut parts: Vec<&str> = Vec::new();
     let mut owner = None;
@@ -248,6 +272,84 @@ pub fn byte_column(line: &str, column: u32, encoding: PositionEncoding) -> Optio
     }
 }
 
+/// Whether the text after a declared name gives it a function: `= (…) =>`, `= async x =>`,
+/// `= <T>(…): R =>`, `= function`, after an optional type annotation. The text may run over
+/// several lines.
+fn holds_function(after: &str) -> bool {
+    let mut rest = after.trim_start();
+    if let Some(annotated) = rest.strip_prefix(':') {
+        // Up to the `=` of the initializer (not an `=>` inside a function type).
+        let bytes = annotated.as_bytes();
+        let mut depth = 0i32;
+        let mut at = None;
+        for (i, &b) in bytes.iter().enumerate() {
+            match b {
+                b'(' | b'[' | b'{' | b'<' => depth += 1,
+                b')' | b']' | b'}' => depth -= 1,
+                b'>' if i == 0 || bytes[i - 1] != b'=' => depth -= 1,
+                b'=' if depth == 0 && bytes.get(i + 1) != Some(&b'>') => {
+                    at = Some(i);
+                    break;
+                }
+                b';' | b'\n' if depth == 0 => return false,
+                _ => {}
+            }
+        }
+        let Some(at) = at else { return false };
+        rest = &annotated[at..];
+    }
+    let Some(value) = rest.strip_prefix('=') else {
+        return false;
+    };
+    if value.starts_with(['=', '>']) {
+        return false;
+    }
+    let mut value = value.trim_start();
+    if let Some(after_async) = value.strip_prefix("async") {
+        value = after_async.trim_start();
+    }
+    if value.starts_with("function") {
+        return true;
+    }
+    let word_end = value
+        .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
+        .unwrap_or(value.len());
+    if word_end > 0 {
+        return value[word_end..].trim_start().starts_with("=>");
+    }
+    // `<T>(…)` or `(…)`: the closing parenthesis, then `=>` or a return type.
+    if value.starts_with('<') {
+        let Some(close) = matching(value, b'<', b'>') else {
+            return false;
+        };
+        value = value[close + 1..].trim_start();
+    }
+    if !value.starts_with('(') {
+        return false;
+    }
+    let Some(close) = matching(value, b'(', b')') else {
+        return false;
+    };
+    let after_params = value[close + 1..].trim_start();
+    after_params.starts_with("=>") || after_params.starts_with(':')
+}
+
+/// The byte index of the bracket closing the one `text` starts with.
+fn matching(text: &str, open: u8, close: u8) -> Option<usize> {
+    let mut depth = 0usize;
+    for (i, &b) in text.as_bytes().iter().enumerate() {
+        if b == open {
+            depth += 1;
+        } else if b == close && (close != b'>' || i == 0 || text.as_bytes()[i - 1] != b'=') {
+            depth = depth.checked_sub(1)?;
+            if depth == 0 {
+                return Some(i);
+            }
+        }
+    }
+    None
+}
+
 /// Whether the text before a name ends with a keyword that declares it (`def`, `function`):
 /// a second `def f(` of the same name in another branch is a definition, not a call, even when
 /// the indexer records it as a reference to the first.
@@ -276,21 +378,47 @@ pub fn derive(index: &Index, texts: &Texts<'_>, fallback: &Extents) -> (Referenc
     let mut own_extents = Extents::default();
     for doc in &index.documents {
         reference.paths.insert(doc.relative_path.clone());
-        let lines: Vec<&str> = texts(&doc.relative_path)
-            .map(|t| t.lines().collect())
-            .unwrap_or_default();
+        let text = texts(&doc.relative_path).unwrap_or("");
+        let lines: Vec<&str> = text.lines().collect();
+        // Byte offset of each line's start, to read past the end of a line.
+        let mut line_starts = vec![0usize];
+        line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        let encoding = doc
+            .position_encoding
+            .enum_value()
+            .unwrap_or(PositionEncoding::UnspecifiedPositionEncoding);
         for occ in &doc.occurrences {
             if occ.symbol_roles & SymbolRole::Definition as i32 == 0 {
                 continue;
             }
-            let Some(callable) = callable_of(&occ.symbol) else {
-                continue;
-            };
-            let Some((line, ..)) = range_of(occ.typed_range.as_ref(), &occ.range) else {
+            let Some((line, _, end_line, end)) = range_of(occ.typed_range.as_ref(), &occ.range)
+            else {
                 continue;
             };
             let site = Site::new(&doc.relative_path, line + 1);
-            let extent = enclosing_of(occ);
+            let mut const_function = false;
+            let callable = match callable_of(&occ.symbol) {
+                Some(c) => c,
+                None => {
+                    // A `const f = (…) => …`: a function as the engine and the source see it.
+                    let after = lines
+                        .get(end_line as usize)
+                        .and_then(|l| byte_column(l, end, encoding))
+                        .and_then(|c| text.get(line_starts.get(end_line as usize)? + c..));
+                    match after
+                        .filter(|a| holds_function(a))
+                        .and_then(|_| callable_or_const(&occ.symbol, true))
+                    {
+                        Some(c) => {
+                            const_function = true;
+                            c
+                        }
+                        None => continue,
+                    }
+                }
+            };
+            let extent = enclosing_of(occ)
+                .or_else(|| const_function.then(|| fallback.span(&site)).flatten());
             if let Some((start, end)) = extent {
                 own_extents.insert(site.clone(), start, end);
             }
@@ -585,6 +713,32 @@ mod tests {
         // Module code is in no body.
         assert_eq!(reference.caller_at(&Site::new("app.py", 13)), None);
     }
+    #[test]
+    fn consts_holding_arrow_functions_or_function_expressions_are_functions() {
+        for yes in [
+            " = (a, b) => a + b;",
+            " = async (x: A): Promise<B> => {",
+            " = <A, B>(\n  self: A,\n  f: (a: A) => B\n): B => f(self)",
+            " = x => x",
+            " = function (x) {",
+            ": (a: number) => number = (a) => a",
+            " = <A>(a: A): Array<A> => [a]",
+        ] {
+            assert!(holds_function(yes), "{yes}");
+        }
+        for no in [
+            " = dual(2, (a, b) => a)",
+            " = (a) ? b : c",
+            " = 1",
+            ": Tag<A> = Tag()",
+            " == (x) => x",
+            "(x) => x",
+            " = lambda x: x",
+        ] {
+            assert!(!holds_function(no), "{no}");
+        }
+    }
+
     #[test]
     fn conditional_redefinitions_are_one_function() {
         const A: &str = "scip-python python demo 1.0 m/a().";

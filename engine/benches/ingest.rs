@@ -157,10 +157,10 @@ fn main() {
         println!("nodes: {} ({})", graph.node_count(), kinds.join(", "));
         println!("edges: {} ({})", graph.edge_count(), edges.join(", "));
         // Bands compare in f32, the type confidences are stored in (0.9f32 < 0.9f64).
-        let bands: [(f32, f32, &str); 4] = [
-            (0.9, 2.0, "≥0.9"),
-            (0.8, 0.9, "0.8–0.9"),
-            (0.5, 0.8, "0.5–0.8"),
+        // Resolved by scope or type; guesses tools follow; candidates (see `resolve::confidence`).
+        let bands: [(f32, f32, &str); 3] = [
+            (0.92, 2.0, "≥0.92"),
+            (0.5, 0.92, "0.5–0.92"),
             (0.0, 0.5, "<0.5"),
         ];
         let band_text: Vec<String> = bands

@@ -135,6 +135,18 @@ pub struct ElementBinding {
     pub of: Receiver,
 }
 
+/// `self.builder = self.create_builder(name)` in a method: the attribute holds what the call
+/// returns, found once the call is resolved in the method's scope.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AttrCall {
+    /// The class whose instances get the attribute.
+    pub class: DefIdx,
+    pub attr: String,
+    /// The method the assignment is written in.
+    pub scope: DefIdx,
+    pub callee: Callee,
+}
+
 /// What one file defines, imports and calls, before any cross-file resolution.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FileFacts {
@@ -158,10 +170,30 @@ pub struct FileFacts {
     pub element_bindings: Vec<ElementBinding>,
     /// `self.attr = Type(...)` style bindings: (class def, attribute, type).
     pub attr_bindings: Vec<(DefIdx, String, String)>,
+    /// Attributes assigned a call's result in a method.
+    #[serde(default)]
+    pub attr_calls: Vec<AttrCall>,
     /// Declared package (Go `package x`, Java `package a.b;`).
     pub package: Option<String>,
     /// Syntax error nodes seen; the file is still used partially.
     pub syntax_errors: u32,
+    /// Line spans of stand-in code: compiled for tests only (Rust `#[cfg(test)]`,
+    /// `#[cfg(all(test, …))]`, `#[test]` items) or only with a feature turned off
+    /// (`#[cfg(not(feature = "x"))]`, as a type checker with every feature on sees it). A
+    /// definition or import there never wins over one outside.
+    #[serde(default)]
+    pub test_spans: Vec<(u32, u32)>,
+    /// Modules declared in their own file and compiled for tests only (`#[cfg(test)] mod x;`).
+    #[serde(default)]
+    pub test_modules: Vec<String>,
+    /// Macros this file defines that put their items under such a `cfg` (`macro_rules! m {
+    /// ($($i:item)*) => { $(#[cfg(not(feature = "x"))] $i)* } }`).
+    #[serde(default)]
+    pub stand_in_macros: Vec<String>,
+    /// Brace-delimited macro invocations at item level whose items were read: (macro name,
+    /// first line, last line).
+    #[serde(default)]
+    pub item_macros: Vec<(String, u32, u32)>,
 }
 
 impl FileFacts {
@@ -178,8 +210,13 @@ impl FileFacts {
             call_bindings: Vec::new(),
             element_bindings: Vec::new(),
             attr_bindings: Vec::new(),
+            attr_calls: Vec::new(),
             package: None,
             syntax_errors: 0,
+            test_spans: Vec::new(),
+            test_modules: Vec::new(),
+            stand_in_macros: Vec::new(),
+            item_macros: Vec::new(),
         }
     }
 
@@ -204,10 +241,37 @@ impl FileFacts {
         }
     }
 
+    /// Whether `line` lies in code compiled for tests only.
+    pub fn in_test_code(&self, line: u32) -> bool {
+        self.test_spans
+            .iter()
+            .any(|&(start, end)| start <= line && line <= end)
+    }
+
+    /// Whether definition `def` lies in code compiled for tests only.
+    pub fn is_test_def(&self, def: DefIdx) -> bool {
+        self.defs
+            .get(def as usize)
+            .is_some_and(|d| self.in_test_code(d.start_line))
+    }
+
     /// Of the definitions of one name at one level, in order, the one a reference to the name
     /// means: the last, unless it is one of several alternatives in branches, in which case the
-    /// first alternative (the `try` side, the `if` side — what a type checker reports).
+    /// first alternative (the `try` side, the `if` side — what a type checker reports). Code
+    /// compiled for tests only is passed over when anything else defines the name.
     pub fn visible_definition(&self, same_name: &[DefIdx]) -> Option<DefIdx> {
+        let real: Vec<DefIdx>;
+        let same_name =
+            if self.test_spans.is_empty() || same_name.iter().all(|&d| self.is_test_def(d)) {
+                same_name
+            } else {
+                real = same_name
+                    .iter()
+                    .copied()
+                    .filter(|&d| !self.is_test_def(d))
+                    .collect();
+                &real
+            };
         let last = *same_name.last()?;
         let is_conditional = |d: &DefIdx| self.defs.get(*d as usize).is_some_and(|x| x.conditional);
         if is_conditional(&last) {

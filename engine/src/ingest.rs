@@ -8,7 +8,7 @@ use super::facts::FileFacts;
 use super::filter::{DEFAULT_MAX_FILE_BYTES, Filter, Skip};
 use super::graph::Graph;
 use super::lang::Lang;
-use super::resolve::{ResolveStats, build_graph};
+use super::resolve::{ResolveStats, build_graph, mark_stand_ins};
 use super::{community, process};
 
 /// One file handed to the engine, path relative to the repository root with `/` separators.
@@ -347,6 +347,7 @@ pub fn finish(
         return Err(Cancelled);
     }
 
+    mark_stand_ins(&mut facts);
     let (graph, resolve) = build_graph(project, &facts);
     stats.resolve = resolve;
     let decorated = decorated_entries(&graph, &facts);

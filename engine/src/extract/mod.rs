@@ -21,6 +21,9 @@ const SIGNATURE_CHARS: usize = 160;
 /// Longest doc line kept, in characters.
 const DOC_CHARS: usize = 160;
 
+/// Rust macros inside opened macros are opened on the next parse, at most this many times.
+const MACRO_ROUNDS: usize = 3;
+
 /// Reusable parsers, one per language (creating a parser per file is measurable on big repos).
 #[derive(Default)]
 pub struct Extractor {
@@ -42,6 +45,24 @@ impl Extractor {
             facts.syntax_errors = 1;
             return facts;
         };
+        // Rust items written inside brace-delimited macros (`cfg_x! { pub fn f() … }`) are
+        // read as items: the macros' names and braces are blanked and the file parsed again.
+        let mut tree = tree;
+        if lang == Lang::Rust {
+            let mut opened: Option<String> = None;
+            for _ in 0..MACRO_ROUNDS {
+                let now = opened.as_deref().unwrap_or(source);
+                let Some((next, invocations)) = rust::unwrap_macros(tree.root_node(), now) else {
+                    break;
+                };
+                facts.item_macros.extend(invocations);
+                let Some(reparsed) = self.parser(lang).and_then(|p| p.parse(&next, None)) else {
+                    break;
+                };
+                tree = reparsed;
+                opened = Some(next);
+            }
+        }
         let root = tree.root_node();
         let src = source.as_bytes();
         match lang {

@@ -8,7 +8,9 @@ use super::{ReceiverSyntax, push_call, push_children};
 use super::{
     doc_line, field, header_before_body, line, named_children, new_def, strip_generics, text,
 };
-use crate::facts::{Binding, CallBinding, Callee, FileFacts, Import, ImportedName, Receiver};
+use crate::facts::{
+    AttrCall, Binding, CallBinding, Callee, FileFacts, Import, ImportedName, Receiver,
+};
 use crate::graph::NodeKind;
 
 pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
@@ -329,7 +331,16 @@ fn assignment(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts)
         "await" => named_children(r).into_iter().next().unwrap_or(r),
         _ => r,
     });
-    let ty = declared.or_else(|| right.and_then(|r| constructed_type(r, src)));
+    let ty = declared
+        .or_else(|| right.and_then(|r| constructed_type(r, src)))
+        .or_else(|| {
+            // `self.app = app` where `app: Sphinx` is a parameter of the method: the
+            // attribute holds what the parameter is declared as.
+            let r = right.filter(|r| r.kind() == "identifier")?;
+            (left.kind() == "attribute")
+                .then(|| parameter_type(facts, scope?, text(r, src)))
+                .flatten()
+        });
     let class_body = scope.filter(|s| {
         facts
             .defs
@@ -348,14 +359,29 @@ fn assignment(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts)
         return;
     }
     let Some(type_name) = ty else {
-        if left.kind() == "identifier"
-            && let Some(callee) = right
-                .filter(|r| r.kind() == "call")
-                .and_then(|r| callee_of(r, src))
-        {
+        let Some(callee) = right
+            .filter(|r| r.kind() == "call")
+            .and_then(|r| callee_of(r, src))
+        else {
+            return;
+        };
+        if left.kind() == "identifier" {
             facts.call_bindings.push(CallBinding {
                 scope,
                 var: text(left, src).to_owned(),
+                callee,
+            });
+        } else if left.kind() == "attribute"
+            && field(left, "object").is_some_and(|o| text(o, src) == "self")
+            && let Some(attr) = field(left, "attribute")
+            && let Some(method) = scope
+            && let Some(class) = facts.owner_class(method)
+        {
+            // `self.builder = self.create_builder(name)`: what the call returns.
+            facts.attr_calls.push(AttrCall {
+                class,
+                attr: text(attr, src).to_owned(),
+                scope: method,
                 callee,
             });
         }
@@ -386,6 +412,16 @@ fn assignment(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts)
         }
         _ => {}
     }
+}
+
+/// The declared type of parameter `name` of function `def`, when it has one.
+fn parameter_type(facts: &FileFacts, def: u32, name: &str) -> Option<String> {
+    facts
+        .bindings
+        .iter()
+        .rev()
+        .find(|b| b.scope == Some(def) && b.var == name)
+        .map(|b| b.type_name.clone())
 }
 
 fn dotted_or_alias(node: Node, src: &[u8]) -> ImportedName {
@@ -628,6 +664,26 @@ result = Cart(None).checkout()
         assert_eq!(
             f.attr_bindings,
             [(0, "payments".to_owned(), "PaymentGateway".to_owned())]
+        );
+    }
+
+    #[test]
+    fn attributes_take_types_from_any_method_class_annotations_and_typed_parameters() {
+        let source = "class Reader:\n    builder: Builder\n    env: 'Env' = None\n\n    def setup(self, app: App, n: int, untyped):\n        self.app = app\n        self.raw = untyped\n\n    def later(self):\n        self.cache = Cache()\n";
+        let f = Extractor::default().extract("reader.py", Lang::Python, source);
+        let attrs: Vec<(&str, &str)> = f
+            .attr_bindings
+            .iter()
+            .map(|(_, a, t)| (a.as_str(), t.as_str()))
+            .collect();
+        assert_eq!(
+            attrs,
+            [
+                ("builder", "Builder"),
+                ("env", "Env"),
+                ("app", "App"),
+                ("cache", "Cache")
+            ]
         );
     }
 

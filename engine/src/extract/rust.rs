@@ -4,11 +4,14 @@
 use tree_sitter::Node;
 
 use super::{
-    ReceiverSyntax, doc_line, field, header_before_body, line, named_children, new_def, push_call,
-    push_children, strip_generics, text,
+    ReceiverSyntax, doc_line, end_line, field, header_before_body, line, named_children, new_def,
+    push_call, push_children, strip_generics, text,
 };
-use crate::facts::{Binding, Callee, FileFacts, Import, ImportedName};
+use crate::facts::{Binding, CallBinding, Callee, FileFacts, Import, ImportedName, Receiver};
 use crate::graph::NodeKind;
+
+/// A macro invocation whose items were read: (macro name, first line, last line).
+type MacroSpan = (String, u32, u32);
 
 /// The `impl` block a method sits in: (type name, trait name).
 type ImplOf = Option<(String, Option<String>)>;
@@ -50,6 +53,9 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
                     def.qualified = format!("{ty}.{name}");
                 }
                 fill(&mut def, node, src);
+                def.returns = field(node, "return_type")
+                    .and_then(|t| value_type(text(t, src)))
+                    .unwrap_or_default();
                 let idx = facts.defs.len() as u32;
                 facts.defs.push(def);
                 if let Some((ty, _)) = &impl_of {
@@ -86,7 +92,41 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
                 let idx = facts.defs.len() as u32;
                 facts.defs.push(def);
                 if let Some(body) = field(node, "body") {
+                    if body.kind() == "field_declaration_list" {
+                        fields(body, idx, src, facts);
+                    }
                     push_children(&mut cursor, body, (Some(idx), None), &mut stack);
+                }
+                continue;
+            }
+            "attribute_item" => {
+                if let Some(item) = item_after(node).filter(|_| marks_test_code(text(node, src))) {
+                    facts.test_spans.push((line(item), end_line(item)));
+                    if item.kind() == "mod_item"
+                        && field(item, "body").is_none()
+                        && let Some(name) = field(item, "name")
+                    {
+                        facts.test_modules.push(text(name, src).to_owned());
+                    }
+                }
+                continue;
+            }
+            "macro_definition" => {
+                if let Some(name) = field(node, "name")
+                    && puts_items_under_stand_in_cfg(text(node, src))
+                {
+                    facts.stand_in_macros.push(text(name, src).to_owned());
+                }
+                continue;
+            }
+            "inner_attribute_item" => {
+                if marks_test_code(text(node, src)) {
+                    // `#![cfg(test)]` at the top of a file, or inside a `mod m { … }`.
+                    let span = match node.parent().and_then(|p| p.parent()) {
+                        Some(item) if item.kind() == "mod_item" => (line(item), end_line(item)),
+                        _ => (1, u32::MAX),
+                    };
+                    facts.test_spans.push(span);
                 }
                 continue;
             }
@@ -115,6 +155,101 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
             def.implements.push(tr);
         }
     }
+}
+
+/// The source with every brace-delimited macro invocation at item level (`name! { … }` in a
+/// file, a module or an `impl`, and such invocations directly inside one) opened up: its name,
+/// `!` and braces blanked (lines and offsets unchanged), so that the items inside parse as
+/// items; and every macro in an expression opened as below. `None` when there is none. What
+/// the opened macros held may hold more: the caller parses again and repeats.
+/// Also gives each invocation opened: (macro name, first line, last line).
+pub(super) fn unwrap_macros(root: Node, source: &str) -> Option<(String, Vec<MacroSpan>)> {
+    let src = source.as_bytes();
+    // Byte ranges to blank.
+    let mut blank: Vec<(usize, usize)> = Vec::new();
+    let mut invocations: Vec<MacroSpan> = Vec::new();
+    let mut containers = vec![root];
+    let mut trees: Vec<Node> = Vec::new();
+    while let Some(container) = containers.pop() {
+        for child in named_children(container) {
+            match child.kind() {
+                "macro_invocation" => {
+                    if let Some(tree) = named_children(child)
+                        .into_iter()
+                        .find(|c| c.kind() == "token_tree")
+                        .filter(|t| text(*t, src).starts_with('{'))
+                    {
+                        blank.push((child.start_byte(), tree.start_byte() + 1));
+                        blank.push((tree.end_byte() - 1, tree.end_byte()));
+                        if let Some(name) = field(child, "macro") {
+                            let name = text(name, src);
+                            let name = name.rsplit("::").next().unwrap_or(name);
+                            invocations.push((name.to_owned(), line(child), end_line(child)));
+                        }
+                        trees.push(tree);
+                    }
+                }
+                "mod_item" | "impl_item" | "trait_item" => {
+                    if let Some(body) = field(child, "body") {
+                        containers.push(body);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    // Macros in expressions and statements (`ready!(…)`, `assert!(…)`, `vec![…]`): the name and
+    // `!` are blanked, leaving a parenthesised expression, a tuple or an array to parse.
+    let mut cursor = root.walk();
+    let mut stack = vec![(root, ())];
+    while let Some((node, ())) = stack.pop() {
+        if node.kind() == "macro_invocation"
+            && !node
+                .parent()
+                .is_some_and(|p| matches!(p.kind(), "source_file" | "declaration_list"))
+            && let Some(tree) = named_children(node)
+                .into_iter()
+                .find(|c| c.kind() == "token_tree")
+                .filter(|t| text(*t, src).starts_with(['(', '[']))
+        {
+            blank.push((node.start_byte(), tree.start_byte()));
+            continue;
+        }
+        push_children(&mut cursor, node, (), &mut stack);
+    }
+    // Inside an opened macro, `name! { … }` among its tokens is opened too.
+    while let Some(tree) = trees.pop() {
+        let mut cursor = tree.walk();
+        let tokens: Vec<Node> = tree.children(&mut cursor).collect();
+        for window in tokens.windows(3) {
+            let [name, bang, body] = window else { continue };
+            if matches!(name.kind(), "identifier" | "scoped_identifier")
+                && text(*bang, src) == "!"
+                && body.kind() == "token_tree"
+                && text(*body, src).starts_with('{')
+            {
+                blank.push((name.start_byte(), body.start_byte() + 1));
+                blank.push((body.end_byte() - 1, body.end_byte()));
+                let written = text(*name, src);
+                let written = written.rsplit("::").next().unwrap_or(written);
+                invocations.push((written.to_owned(), line(*name), end_line(*body)));
+                trees.push(*body);
+            }
+        }
+    }
+    if blank.is_empty() {
+        return None;
+    }
+    let mut bytes = src.to_vec();
+    for (start, end) in blank {
+        for b in bytes.get_mut(start..end).into_iter().flatten() {
+            if *b != b'\n' {
+                *b = b' ';
+            }
+        }
+    }
+    // Only ASCII bytes and whole multi-byte sequences inside comments are replaced by spaces.
+    Some((String::from_utf8_lossy(&bytes).into_owned(), invocations))
 }
 
 fn fill(def: &mut crate::facts::Def, node: Node, src: &[u8]) {
@@ -251,27 +386,217 @@ const RECEIVERS: ReceiverSyntax = ReceiverSyntax {
 };
 
 fn call(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) {
-    let Some(mut function) = field(node, "function") else {
-        return;
-    };
-    if function.kind() == "generic_function"
-        && let Some(inner) = field(function, "function")
-    {
-        function = inner;
+    if let Some(callee) = callee_of(node, src) {
+        push_call(facts, scope, callee, node);
     }
-    let callee = if function.kind() == "scoped_identifier" {
-        field(function, "name").map(|name| Callee::Scoped {
+}
+
+/// What a call expression calls: a path (`a::b::f`), a name or a member.
+fn callee_of(node: Node, src: &[u8]) -> Option<Callee> {
+    let mut function = field(node, "function")?;
+    if function.kind() == "generic_function" {
+        function = field(function, "function")?;
+    }
+    if function.kind() == "scoped_identifier" {
+        return field(function, "name").map(|name| Callee::Scoped {
             path: field(function, "path")
                 .map(|p| strip_generics(text(p, src)))
                 .unwrap_or_default(),
             name: text(name, src).to_owned(),
-        })
-    } else {
-        RECEIVERS.callee(function, src, |object| RECEIVERS.receiver(object, src))
-    };
-    if let Some(callee) = callee {
-        push_call(facts, scope, callee, node);
+        });
     }
+    RECEIVERS.callee(function, src, |object| receiver(object, src))
+}
+
+/// The shared classification, plus call results: `Builder::new().name(n)` as the chain
+/// `Builder::new().name`, whose type the resolver follows through return types.
+fn receiver(object: Node, src: &[u8]) -> Receiver {
+    if object.kind() == "call_expression" {
+        return call_chain(object, src).map_or(Receiver::Other, Receiver::Call);
+    }
+    RECEIVERS.receiver(object, src)
+}
+
+/// A chain of names, fields and calls written with their arguments left out: `a.b().c` for
+/// `a.b(x).c(y)`; `None` when a link is anything else (an index, a literal, a closure …).
+fn call_chain(node: Node, src: &[u8]) -> Option<String> {
+    let mut parts: Vec<String> = Vec::new();
+    let mut at = node;
+    loop {
+        match at.kind() {
+            "call_expression" => {
+                let mut function = field(at, "function")?;
+                if function.kind() == "generic_function" {
+                    function = field(function, "function")?;
+                }
+                parts.push("()".to_owned());
+                at = function;
+            }
+            "field_expression" => {
+                parts.push(format!(".{}", text(field(at, "field")?, src)));
+                at = field(at, "value")?;
+            }
+            "identifier" | "self" => {
+                parts.push(text(at, src).to_owned());
+                break;
+            }
+            "scoped_identifier" => {
+                parts.push(strip_generics(text(at, src)));
+                break;
+            }
+            _ => return None,
+        }
+    }
+    parts.reverse();
+    parts.concat().strip_suffix("()").map(str::to_owned)
+}
+
+/// The item an outer attribute applies to: the next sibling that is not another attribute or
+/// a comment.
+fn item_after(attribute: Node) -> Option<Node> {
+    let mut next = attribute.next_named_sibling();
+    while let Some(n) = next {
+        if !matches!(
+            n.kind(),
+            "attribute_item" | "line_comment" | "block_comment"
+        ) {
+            return Some(n);
+        }
+        next = n.next_named_sibling();
+    }
+    None
+}
+
+/// Whether an attribute (`#[…]` or `#![…]`) makes its item stand-in code: a test function
+/// (`#[test]`, `#[x::test]`) or a `cfg` whose predicate holds only when compiling tests or with
+/// a feature turned off (`test`, `not(… feature …)`, or an `all(…)` with such a part).
+fn marks_test_code(attribute: &str) -> bool {
+    let inner = attribute
+        .trim()
+        .trim_start_matches('#')
+        .trim_start_matches('!')
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .trim();
+    if inner == "test" || inner.ends_with("::test") {
+        return true;
+    }
+    let Some(predicate) = inner
+        .strip_prefix("cfg")
+        .map(str::trim_start)
+        .and_then(|p| p.strip_prefix('('))
+        .and_then(|p| p.strip_suffix(')'))
+    else {
+        return false;
+    };
+    let mut pending = vec![predicate.trim()];
+    while let Some(p) = pending.pop() {
+        if p == "test" {
+            return true;
+        }
+        // Only with a feature turned off: every feature on, as a type checker sees the crate.
+        if p.strip_prefix("not")
+            .map(str::trim_start)
+            .is_some_and(|n| n.starts_with('(') && n.contains("feature"))
+        {
+            return true;
+        }
+        if let Some(parts) = p
+            .strip_prefix("all")
+            .map(str::trim_start)
+            .and_then(|p| p.strip_prefix('('))
+            .and_then(|p| p.strip_suffix(')'))
+        {
+            pending.extend(top_level_parts(parts));
+        }
+    }
+    false
+}
+
+/// Whether a `macro_rules!` definition writes a stand-in `#[cfg(…)]` (see `marks_test_code`)
+/// on what it expands to.
+fn puts_items_under_stand_in_cfg(definition: &str) -> bool {
+    let compact: String = definition.split_whitespace().collect();
+    let mut rest = compact.as_str();
+    while let Some(at) = rest.find("#[cfg(") {
+        let attribute = &rest[at..];
+        let Some(end) = attribute.find(")]") else {
+            return false;
+        };
+        if marks_test_code(&attribute[..end + 2]) {
+            return true;
+        }
+        rest = &attribute[end + 2..];
+    }
+    false
+}
+
+/// The comma-separated parts of a predicate list, commas inside parentheses left alone.
+fn top_level_parts(list: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let mut depth = 0usize;
+    let mut start = 0;
+    for (i, c) in list.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            ',' if depth == 0 => {
+                parts.push(list[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(list[start..].trim());
+    parts.retain(|p| !p.is_empty());
+    parts
+}
+
+/// A struct's named fields as attributes of its instances, typed as `value_type` reads them.
+fn fields(list: Node, owner: u32, src: &[u8], facts: &mut FileFacts) {
+    for decl in named_children(list) {
+        if decl.kind() != "field_declaration" {
+            continue;
+        }
+        if let (Some(name), Some(ty)) = (field(decl, "name"), field(decl, "type"))
+            && let Some(ty) = value_type(text(ty, src))
+        {
+            facts
+                .attr_bindings
+                .push((owner, text(name, src).to_owned(), ty));
+        }
+    }
+}
+
+/// The type whose methods a value of written type `written` answers: references, lifetimes and
+/// `mut`/`dyn` dropped, and the pointers method calls see through (`Box`, `Rc`, `Arc`, `Pin`)
+/// unwrapped: `&'a mut Arc<Inner<T>>` → `Inner`. `None` for tuples, slices and `impl Trait`.
+fn value_type(written: &str) -> Option<String> {
+    let mut t = written.trim();
+    loop {
+        t = t.trim_start_matches('&').trim_start();
+        if let Some(rest) = t.strip_prefix('\'') {
+            t = rest.split_once(' ').map_or("", |(_, r)| r).trim_start();
+        } else if let Some(rest) = t.strip_prefix("mut ").or_else(|| t.strip_prefix("dyn ")) {
+            t = rest.trim_start();
+        } else if let Some((base, args)) = t.split_once('<')
+            && matches!(
+                base.trim().rsplit("::").next(),
+                Some("Box" | "Rc" | "Arc" | "Pin")
+            )
+        {
+            t = args.trim_end().strip_suffix('>')?.trim();
+        } else {
+            break;
+        }
+    }
+    let name = strip_generics(t);
+    let valid = !name.is_empty()
+        && !name.starts_with("impl ")
+        && name
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == ':');
+    valid.then_some(name)
 }
 
 fn binding(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) {
@@ -298,6 +623,22 @@ fn binding(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) {
             scope,
             var: text(pattern, src).to_owned(),
             type_name,
+        });
+        return;
+    }
+    // `let x = f(…)`, `let x = a.b(…).await`: the variable holds what the call returns.
+    let value = field(node, "value").map(|v| match v.kind() {
+        "await_expression" => named_children(v).into_iter().next().unwrap_or(v),
+        _ => v,
+    });
+    if let Some(callee) = value
+        .filter(|v| v.kind() == "call_expression")
+        .and_then(|v| callee_of(v, src))
+    {
+        facts.call_bindings.push(CallBinding {
+            scope,
+            var: text(pattern, src).to_owned(),
+            callee,
         });
     }
 }
@@ -428,5 +769,80 @@ mod inner { fn hidden() {} }
             var: "gw".into(),
             type_name: "Gw".into()
         }));
+    }
+
+    #[test]
+    fn items_inside_brace_macros_are_items_and_cfg_test_code_is_marked() {
+        let source = "cfg_rt! {\n    pub fn spawn() {}\n    cfg_net! {\n        pub struct Tcp { io: Arc<Io>, n: &'static mut u32 }\n    }\n}\npub struct X;\nimpl X {\n    cfg_rt! {\n        pub fn m(&self) -> Self { X }\n    }\n}\n#[cfg(all(test, not(miri)))]\nmod tests;\n#[cfg(not(all(test, loom)))]\npub fn real() {}\n#[cfg(test)]\nfn fake() {}\n#[tokio::test]\nasync fn case() {}\nfn main() { let v = vec![1]; }\n";
+        let f = Extractor::default().extract("src/lib.rs", Lang::Rust, source);
+        let defs: Vec<(&str, &str)> = f
+            .defs
+            .iter()
+            .map(|d| (d.qualified.as_str(), d.returns.as_str()))
+            .collect();
+        assert_eq!(
+            defs,
+            [
+                ("spawn", ""),
+                ("Tcp", ""),
+                ("X", ""),
+                ("X.m", "Self"),
+                ("tests", ""),
+                ("real", ""),
+                ("fake", ""),
+                ("case", ""),
+                ("main", ""),
+            ]
+        );
+        assert_eq!(f.syntax_errors, 0);
+        assert_eq!(
+            f.attr_bindings,
+            [
+                (1, "io".to_owned(), "Io".to_owned()),
+                (1, "n".to_owned(), "u32".to_owned())
+            ]
+        );
+        let test_only: Vec<&str> = f
+            .defs
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| f.is_test_def(*i as u32))
+            .map(|(_, d)| d.name.as_str())
+            .collect();
+        assert_eq!(test_only, ["tests", "fake", "case"]);
+        assert_eq!(f.test_modules, ["tests"]);
+    }
+
+    #[test]
+    fn call_chains_and_call_results_bound_to_variables() {
+        let source = "fn f() {\n    let rt = Builder::new().workers(2).build();\n    rt.block_on();\n    let h = handle();\n    a.b(1).c::<u8>(x).d();\n}\nm! {\n    fn g(&self) {\n        assert!(ready!(self.io.poll(cx)).is_ok());\n    }\n}\n";
+        let f = Extractor::default().extract("src/lib.rs", Lang::Rust, source);
+        let receivers: Vec<Receiver> = f
+            .calls
+            .iter()
+            .filter_map(|c| match &c.callee {
+                Callee::Member { receiver, .. } => Some(receiver.clone()),
+                _ => None,
+            })
+            .collect();
+        for expected in [
+            Receiver::Call("Builder::new".into()),
+            Receiver::Call("Builder::new().workers".into()),
+            Receiver::Name("rt".into()),
+            Receiver::Call("a.b().c".into()),
+            Receiver::Path("self.io".into()),
+        ] {
+            assert!(
+                receivers.contains(&expected),
+                "{expected:?} in {receivers:?}"
+            );
+        }
+        let bound: Vec<(&str, &Callee)> = f
+            .call_bindings
+            .iter()
+            .map(|b| (b.var.as_str(), &b.callee))
+            .collect();
+        assert_eq!(bound.len(), 2, "{bound:?}");
+        assert_eq!(bound[1], ("h", &Callee::Name("handle".into())));
     }
 }

@@ -86,11 +86,18 @@ impl<'a> Resolver<'a> {
                         if let Some(p) = d.parent.and_then(|p| nodes.get(p as usize)).copied() {
                             self.b
                                 .add_edge(id, p, EdgeKind::MemberOf, 1.0, Reason::Member);
-                            self.members
+                            let slot = self
+                                .members
                                 .entry(p)
                                 .or_default()
                                 .entry(d.name.as_str())
                                 .or_insert(id);
+                            // A method for tests only gives way to a real one of its name.
+                            if self.node_def.get(slot).is_some_and(|&(_, old)| {
+                                f.is_test_def(old) && !f.is_test_def(i as u32)
+                            }) {
+                                *slot = id;
+                            }
                         }
                         if d.kind.is_callable() {
                             self.methods.entry(d.name.as_str()).or_default().push(id);

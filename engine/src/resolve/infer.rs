@@ -136,11 +136,11 @@ impl<'a> Resolver<'a> {
                 .map(|t| (t, confidence::SELF_METHOD))?,
             _ => match self.variable_type(fi, scope, head, depth) {
                 Some(found) => found,
-                None => return self.module_instance_type(fi, path),
+                None => return self.module_instance_type(fi, path, depth),
             },
         };
         for part in parts {
-            let (t, conf) = self.member_type(current.0, part)?;
+            let (t, conf) = self.member_type(current.0, part, depth)?;
             current = (t, current.1.min(conf));
         }
         Some(current)
@@ -148,7 +148,12 @@ impl<'a> Resolver<'a> {
 
     /// `signals.request_started` where `signals` is a module and `request_started = Signal()`
     /// at its top level (then through attributes, as `path_type`): the instance's type.
-    pub(super) fn module_instance_type(&self, fi: usize, path: &str) -> Option<(u32, f32)> {
+    pub(super) fn module_instance_type(
+        &self,
+        fi: usize,
+        path: &str,
+        depth: u32,
+    ) -> Option<(u32, f32)> {
         let parts: Vec<&str> = path.split('.').collect();
         for split in (1..parts.len()).rev() {
             let prefix = parts[..split].join(".");
@@ -167,7 +172,7 @@ impl<'a> Resolver<'a> {
             let (t, conf) = self.resolve_type(m, None, written)?;
             let mut current = (t, conf.min(confidence::IMPORT));
             for part in &parts[split + 1..] {
-                let (t, c) = self.member_type(current.0, part)?;
+                let (t, c) = self.member_type(current.0, part, depth)?;
                 current = (t, current.1.min(c));
             }
             return Some(current);
@@ -177,11 +182,14 @@ impl<'a> Resolver<'a> {
 
     /// The type of attribute `attr` on an instance of type `ty`: its declared or assigned type,
     /// else the return type of a getter of that name.
-    pub(super) fn member_type(&self, ty: u32, attr: &str) -> Option<(u32, f32)> {
+    pub(super) fn member_type(&self, ty: u32, attr: &str, depth: u32) -> Option<(u32, f32)> {
         let &(file, def) = self.node_def.get(&ty)?;
         if let Some((at_file, class, written)) = self.attribute_type(file, def, attr) {
             let (t, conf) = self.resolve_type(at_file, Some(class), written)?;
             return Some((t, conf.min(confidence::ATTRIBUTE_TYPE)));
+        }
+        if let Some(found) = self.attribute_call_type(file, def, attr, depth) {
+            return Some(found);
         }
         let (member, _) = self.find_member(ty, attr)?;
         let &(m_file, m_def) = self.node_def.get(&member)?;
@@ -324,6 +332,55 @@ impl<'a> Resolver<'a> {
         None
     }
 
+    /// The type of attribute `attr` of class `class` in file `fi` (else of its nearest base)
+    /// when a method assigns it a call's result (`self.builder = self.create_builder()`): the
+    /// type the call returns, when every such assignment of the class agrees.
+    pub(super) fn attribute_call_type(
+        &self,
+        fi: usize,
+        class: u32,
+        attr: &str,
+        depth: u32,
+    ) -> Option<(u32, f32)> {
+        let files = self.files;
+        let mut queue = vec![(fi, class)];
+        let mut seen = HashSet::default();
+        let mut i = 0;
+        while let Some(&(file, def)) = queue.get(i) {
+            i += 1;
+            if !seen.insert((file, def)) || seen.len() > 64 {
+                continue;
+            }
+            let mut found: Option<(u32, f32)> = None;
+            for call in files[file]
+                .attr_calls
+                .iter()
+                .filter(|c| c.class == def && c.attr == attr)
+            {
+                // `self.x = self.x.copy()` would ask for itself.
+                let own = matches!(&call.callee, Callee::Member { receiver: Receiver::Path(p), .. } if p.strip_prefix("self.") == Some(attr));
+                let typed = (!own)
+                    .then(|| self.call_result_type(file, Some(call.scope), &call.callee, depth + 1))
+                    .flatten()?;
+                match found {
+                    Some((t, _)) if t != typed.0 => return None,
+                    Some((t, c)) => found = Some((t, c.min(typed.1))),
+                    None => found = Some(typed),
+                }
+            }
+            if let Some((t, c)) = found {
+                return Some((t, c.min(confidence::ATTRIBUTE_TYPE)));
+            }
+            let node = self.def_node[file][def as usize];
+            for base in self.bases.get(&node).map_or(&[][..], Vec::as_slice) {
+                if let Some(&at) = self.node_def.get(base) {
+                    queue.push(at);
+                }
+            }
+        }
+        None
+    }
+
     /// The declared or constructed type of a variable, searched outward from the scope.
     pub(super) fn binding_type(&self, fi: usize, scope: Option<u32>, var: &str) -> Option<String> {
         let f = &self.files[fi];
@@ -391,8 +448,9 @@ impl<'a> Resolver<'a> {
         scope: Option<u32>,
         attr: &str,
         name: &str,
+        depth: u32,
     ) -> Option<(u32, f32, Reason)> {
-        let (t, conf) = self.member_type(self.owner_type(fi, scope)?, attr)?;
+        let (t, conf) = self.member_type(self.owner_type(fi, scope)?, attr, depth)?;
         self.typed_member(t, conf, name, conf, Reason::AttributeType)
     }
 }

@@ -22,20 +22,32 @@ use super::facts::{Callee, FileFacts, Receiver};
 use super::graph::{Graph, GraphBuilder, NodeKind};
 use super::lang::Lang;
 
-/// Confidence of each kind of call resolution.
+/// Confidence of each kind of call resolution: the share of such edges a type checker confirms,
+/// measured with `scripts/accuracy.sh` over its corpora (Python, TypeScript and Rust; decided edges
+/// pooled), so that a confidence reads as a probability.
 pub mod confidence {
-    pub const LOCAL: f32 = 0.95;
-    pub const SELF_METHOD: f32 = 0.95;
-    pub const IMPORT: f32 = 0.9;
-    pub const SAME_FILE: f32 = 0.9;
-    pub const RECEIVER_TYPE: f32 = 0.9;
-    pub const INHERITED: f32 = 0.85;
-    pub const ATTRIBUTE_TYPE: f32 = 0.85;
-    pub const RETURN_TYPE: f32 = 0.85;
-    /// A call result's type is trusted only when the call itself resolved at least this surely.
-    pub const SURE: f32 = 0.8;
-    pub const IMPORTED_CANDIDATE: f32 = 0.4;
-    pub const UNIQUE_GLOBAL: f32 = 0.5;
+    /// Measured 0.9999: a nested definition or a method of the caller's own class.
+    pub const LOCAL: f32 = 0.98;
+    pub const SELF_METHOD: f32 = 0.98;
+    /// Measured 0.990: an import, a definition in the same file, a receiver of a known type.
+    pub const IMPORT: f32 = 0.97;
+    pub const SAME_FILE: f32 = 0.97;
+    pub const RECEIVER_TYPE: f32 = 0.97;
+    /// Measured 0.984: a type found through an attribute, a return type or a base class.
+    pub const INHERITED: f32 = 0.95;
+    pub const ATTRIBUTE_TYPE: f32 = 0.95;
+    pub const RETURN_TYPE: f32 = 0.95;
+    /// A call result's type is trusted only when the call itself resolved at least this surely
+    /// (above every guess below).
+    pub const SURE: f32 = 0.92;
+    /// Measured 0.948: the only definition of the name project-wide.
+    pub const UNIQUE_GLOBAL: f32 = 0.9;
+    /// Measured 0.839: of several, the only one in the caller's file or a file it imports.
+    pub const IMPORTED_CANDIDATE: f32 = 0.85;
+    /// Measured 0.517: one of exactly two candidates (kept below `FOLLOWED_CONFIDENCE`: a
+    /// candidate, not a call tools follow).
+    pub const AMBIGUOUS_PAIR: f32 = 0.48;
+    /// Measured 0.315: one of three candidates.
     pub const AMBIGUOUS: f32 = 0.3;
 }
 
@@ -89,14 +101,18 @@ struct Resolver<'a> {
     vars: VarIndex<'a>,
     /// Variables' types by (file, scope, name), once found by a full-depth lookup.
     variable_types: RefCell<HashMap<VariableKey, Option<(u32, f32)>>>,
+    /// Files compiled for tests only (declared `#[cfg(test)] mod x;`).
+    test_files: HashSet<usize>,
     stats: ResolveStats,
 }
 
 /// Builds the graph of a project from its files' facts.
 pub fn build_graph(project: &str, files: &[FileFacts]) -> (Graph, ResolveStats) {
+    let modules = ModuleIndex::build(files);
+    let test_files = test_files(files, &modules);
     let mut r = Resolver {
         files,
-        modules: ModuleIndex::build(files),
+        modules,
         b: GraphBuilder::new(project),
         file_node: Vec::with_capacity(files.len()),
         def_node: Vec::with_capacity(files.len()),
@@ -111,6 +127,7 @@ pub fn build_graph(project: &str, files: &[FileFacts]) -> (Graph, ResolveStats) 
         scopes: Scopes::default(),
         vars: VarIndex::build(files),
         variable_types: RefCell::default(),
+        test_files,
         stats: ResolveStats::default(),
     };
     r.structure();
@@ -122,7 +139,49 @@ pub fn build_graph(project: &str, files: &[FileFacts]) -> (Graph, ResolveStats) 
     (r.b.build(), stats)
 }
 
+/// Marks the items of invocations of stand-in macros (macros defined anywhere in the project
+/// that put their items under a stand-in `cfg`) as stand-in code of their files.
+pub fn mark_stand_ins(files: &mut [FileFacts]) {
+    let macros: HashSet<String> = files
+        .iter()
+        .flat_map(|f| f.stand_in_macros.iter().cloned())
+        .collect();
+    if macros.is_empty() {
+        return;
+    }
+    for f in files.iter_mut() {
+        let spans: Vec<(u32, u32)> = f
+            .item_macros
+            .iter()
+            .filter(|(name, _, _)| macros.contains(name))
+            .map(|&(_, start, end)| (start, end))
+            .collect();
+        f.test_spans.extend(spans);
+    }
+}
+
+/// The files of modules declared for tests only (`#[cfg(test)] mod tests;`).
+fn test_files(files: &[FileFacts], modules: &ModuleIndex) -> HashSet<usize> {
+    let mut out = HashSet::default();
+    for f in files.iter().filter(|f| f.lang == Lang::Rust) {
+        for name in &f.test_modules {
+            if let Some(file) = modules.rust_exact(&f.path, &format!("self::{name}")) {
+                out.insert(file);
+            }
+        }
+    }
+    out
+}
+
 impl<'a> Resolver<'a> {
+    /// Whether a definition node is code compiled for tests only: under `#[cfg(test)]`, a test
+    /// function, or in a test module's file.
+    fn is_test_node(&self, node: u32) -> bool {
+        self.node_def.get(&node).is_some_and(|&(file, def)| {
+            self.test_files.contains(&file) || self.files[file].is_test_def(def)
+        })
+    }
+
     fn kind_of(&self, node: u32) -> Option<NodeKind> {
         self.b.node(node).map(|n| n.kind)
     }
@@ -191,12 +250,23 @@ fn is_getter(def: &super::facts::Def) -> bool {
 
 /// A callee written as a dotted chain (`f`, `self.get_form`, `a.b.c`): a name, or the last
 /// part as a member of what stands before it.
+/// A chain may hold calls with their arguments left out (`Builder::new().name`: a member of
+/// what `Builder::new()` returns) and start with a path (`a::b::f`).
 fn dotted_callee(chain: &str) -> Callee {
     match chain.rsplit_once('.') {
-        None => Callee::Name(chain.to_owned()),
+        None => match chain.rsplit_once("::") {
+            Some((path, name)) => Callee::Scoped {
+                path: path.to_owned(),
+                name: name.to_owned(),
+            },
+            None => Callee::Name(chain.to_owned()),
+        },
         Some((before, name)) => Callee::Member {
             receiver: match before {
                 "self" | "this" | "cls" => Receiver::SelfRef,
+                _ if before.ends_with("()") => {
+                    Receiver::Call(before[..before.len() - 2].to_owned())
+                }
                 _ if before.contains('.') => Receiver::Path(before.to_owned()),
                 _ => Receiver::Name(before.to_owned()),
             },

@@ -40,8 +40,15 @@ impl Scopes {
         };
         for (fi, f) in files.iter().enumerate() {
             let mut map = HashMap::default();
-            for import in &f.imports {
-                bind(fi, import, files, modules, top, defs, &mut map);
+            // Imports for tests only first, so that the real ones of the same name replace them.
+            for test_pass in [true, false] {
+                for import in f
+                    .imports
+                    .iter()
+                    .filter(|i| f.in_test_code(i.line) == test_pass)
+                {
+                    bind(fi, import, files, modules, top, defs, &mut map);
+                }
             }
             scopes.bindings.push(map);
         }
@@ -63,7 +70,7 @@ impl Scopes {
         defs: &[Vec<u32>],
     ) -> Option<Target> {
         let f = files.get(fi)?;
-        f.imports.iter().filter(|i| i.wildcard).find_map(|import| {
+        real_first(f).filter(|i| i.wildcard).find_map(|import| {
             source_files(fi, import, files, modules)
                 .into_iter()
                 .find_map(|src| export(src, name, files, modules, top, defs, 1))
@@ -135,6 +142,21 @@ impl Scopes {
         out.dedup();
         out
     }
+}
+
+/// A file's imports, those compiled for tests only (`#[cfg(test)] use …`) last: a name both
+/// bring in means the real one.
+fn real_first(f: &FileFacts) -> impl Iterator<Item = &Import> {
+    let tests = !f.test_spans.is_empty();
+    let real = f
+        .imports
+        .iter()
+        .filter(move |i| !tests || !f.in_test_code(i.line));
+    let test = f
+        .imports
+        .iter()
+        .filter(move |i| tests && f.in_test_code(i.line));
+    real.chain(test)
 }
 
 fn join_dotted(base: &str, name: &str) -> String {
@@ -273,12 +295,19 @@ pub fn export(
         return None;
     }
     let f = files.get(file)?;
+    // A stand-in definition (for tests, or a feature turned off) gives way to an import of the
+    // same name: both exist only as alternatives.
+    let mut stand_in = None;
     if let Some(d) = top
         .get(file)?
         .get(name)
         .and_then(|v| f.visible_definition(v))
     {
-        return Some(Target::Node(defs[file][d as usize]));
+        let target = Target::Node(defs[file][d as usize]);
+        if !f.is_test_def(d) {
+            return Some(target);
+        }
+        stand_in = Some(target);
     }
     if f.lang == Lang::Python
         && let Some(own) = modules.python_name(file)
@@ -287,7 +316,7 @@ pub fn export(
         return Some(Target::Module(m));
     }
     let visible = |i: &Import| f.lang == Lang::Python || i.reexport;
-    for import in f.imports.iter().filter(|i| visible(i)) {
+    for import in real_first(f).filter(|i| visible(i)) {
         if let Some(imported) = import.names.iter().find(|n| n.local() == name) {
             let found = source_files(file, import, files, modules)
                 .into_iter()
@@ -302,7 +331,7 @@ pub fn export(
             return Some(Target::Module(m));
         }
     }
-    for import in f.imports.iter().filter(|i| i.wildcard && visible(i)) {
+    for import in real_first(f).filter(|i| i.wildcard && visible(i)) {
         for src in source_files(file, import, files, modules) {
             if src != file
                 && let Some(t) = export(src, name, files, modules, top, defs, hops + 1)
@@ -311,5 +340,5 @@ pub fn export(
             }
         }
     }
-    None
+    stand_in
 }

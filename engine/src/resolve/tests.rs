@@ -1103,3 +1103,285 @@ fn python_class_attributes_holding_classes_and_instances() {
         ],
     );
 }
+
+#[test]
+fn rust_field_types_builder_chains_and_call_results() {
+    let g = graph(&[
+        (
+            "src/lib.rs",
+            "pub mod handle;\npub mod runtime;\npub mod other;\n",
+        ),
+        (
+            "src/handle.rs",
+            r#"pub struct Handle;
+impl Handle {
+    pub fn spawn_inner(&self) {}
+    pub fn block_on(&self) {}
+}
+"#,
+        ),
+        (
+            "src/other.rs",
+            r#"pub struct Other;
+impl Other {
+    pub fn spawn_inner(&self) {}
+    pub fn block_on(&self) {}
+}
+"#,
+        ),
+        (
+            "src/runtime.rs",
+            r#"use std::sync::Arc;
+use crate::handle::Handle;
+pub struct Runtime { handle: Arc<Handle> }
+pub struct Builder { workers: usize }
+impl Builder {
+    pub fn new() -> Builder { Builder { workers: 1 } }
+    pub fn workers(&mut self, n: usize) -> &mut Self { self.workers = n; self }
+    pub fn build(&mut self) -> Runtime { todo() }
+}
+impl Runtime {
+    pub fn spawn(&self) { self.handle.spawn_inner(); }
+    pub fn handle(&self) -> &Handle { &self.handle }
+}
+pub fn main() {
+    let rt = Builder::new().workers(2).build();
+    rt.spawn();
+    rt.handle().block_on();
+}
+"#,
+        ),
+    ]);
+    let calls = edges(&g, EdgeKind::Calls);
+    for expected in [
+        (
+            "Method:src/runtime.rs:Runtime.spawn",
+            "Method:src/handle.rs:Handle.spawn_inner",
+            "attribute-type",
+        ),
+        (
+            "Function:src/runtime.rs:main",
+            "Method:src/runtime.rs:Builder.workers",
+            "return-type",
+        ),
+        (
+            "Function:src/runtime.rs:main",
+            "Method:src/runtime.rs:Builder.build",
+            "return-type",
+        ),
+        (
+            "Function:src/runtime.rs:main",
+            "Method:src/runtime.rs:Runtime.spawn",
+            "receiver-type",
+        ),
+        (
+            "Function:src/runtime.rs:main",
+            "Method:src/handle.rs:Handle.block_on",
+            "return-type",
+        ),
+    ] {
+        let (a, b, r) = expected;
+        assert!(
+            calls.contains(&(a.to_owned(), b.to_owned(), r)),
+            "missing {expected:?} in {calls:#?}"
+        );
+    }
+    assert!(
+        !calls
+            .iter()
+            .any(|(_, to, _)| to.starts_with("Method:src/other.rs")),
+        "{calls:#?}"
+    );
+}
+
+#[test]
+fn rust_code_for_tests_only_never_wins_over_the_real_code() {
+    let g = graph(&[
+        (
+            "src/lib.rs",
+            "pub mod sync;\npub mod time;\npub mod driver;\n#[cfg(test)]\nmod tests;\n",
+        ),
+        (
+            "src/sync/mod.rs",
+            r#"#[cfg(all(test, mocked))]
+mod mocked;
+#[cfg(all(test, mocked))]
+pub use self::mocked::*;
+#[cfg(not(all(test, mocked)))]
+mod real;
+#[cfg(not(all(test, mocked)))]
+pub use self::real::*;
+"#,
+        ),
+        ("src/sync/mocked.rs", "pub fn lock() {}\n"),
+        ("src/sync/real.rs", "pub fn lock() {}\n"),
+        (
+            "src/time.rs",
+            r#"#[cfg(not(test))]
+pub fn now() -> u32 { 1 }
+#[cfg(test)]
+pub fn now() -> u32 { 2 }
+pub fn elapsed() -> u32 { now() }
+"#,
+        ),
+        (
+            "src/driver.rs",
+            r#"use crate::sync::lock;
+pub struct Real;
+impl Real { pub fn poll_ready(&self) {} }
+pub fn drive(x: Unknown) {
+    lock();
+    x.poll_ready();
+}
+"#,
+        ),
+        (
+            "src/tests.rs",
+            "pub struct Fake;\nimpl Fake { pub fn poll_ready(&self) {} }\n",
+        ),
+    ]);
+    let calls = edges(&g, EdgeKind::Calls);
+    let to = |from: &str| -> Vec<(String, &str)> {
+        calls
+            .iter()
+            .filter(|(a, _, _)| a == from)
+            .map(|(_, b, r)| (b.clone(), *r))
+            .collect()
+    };
+    // Of the two `now`s, the one at line 2 (`#[cfg(not(test))]`).
+    let now_lines: Vec<u32> = g
+        .edges()
+        .iter()
+        .filter(|e| e.kind == EdgeKind::Calls)
+        .filter(|e| {
+            g.node(e.from)
+                .is_some_and(|n| n.stable_id() == "Function:src/time.rs:elapsed")
+        })
+        .filter_map(|e| g.node(e.to).map(|n| n.start_line()))
+        .collect();
+    assert_eq!(now_lines, [2]);
+    assert_eq!(
+        to("Function:src/driver.rs:drive"),
+        [
+            (
+                "Function:src/sync/real.rs:lock".to_owned(),
+                "import-resolved"
+            ),
+            (
+                "Method:src/driver.rs:Real.poll_ready".to_owned(),
+                "unique-global-name"
+            ),
+        ]
+    );
+}
+
+#[test]
+fn python_attributes_typed_by_parameters_class_annotations_and_calls_in_any_method() {
+    let g = graph(&[
+        (
+            "app/builders.py",
+            "class Builder:\n    def init(self):\n        pass\n\nclass Info:\n    def dump(self):\n        pass\n\nclass Env:\n    def find(self):\n        pass\n",
+        ),
+        (
+            "app/other.py",
+            "class Other:\n    def init(self):\n        pass\n    def dump(self):\n        pass\n    def find(self):\n        pass\n    def setup(self):\n        pass\n",
+        ),
+        (
+            "app/main.py",
+            r#"from app.builders import Builder, Info, Env
+
+class Registry:
+    def setup(self):
+        pass
+
+class App:
+    registry: Registry
+
+    def __init__(self, env: Env):
+        self.env = env
+
+    def create_builder(self) -> Builder:
+        return Builder()
+
+    def create_info(self):
+        return Info()
+
+    def prepare(self):
+        self.builder = self.create_builder()
+        self.info = self.create_info()
+
+    def run(self):
+        self.builder.init()
+        self.info.dump()
+        self.env.find()
+        self.registry.setup()
+"#,
+        ),
+    ]);
+    let calls = edges(&g, EdgeKind::Calls);
+    let from_run: BTreeSet<(&str, &str)> = calls
+        .iter()
+        .filter(|(a, _, _)| a == "Method:app/main.py:App.run")
+        .map(|(_, b, r)| (b.as_str(), *r))
+        .collect();
+    assert_eq!(
+        from_run,
+        BTreeSet::from([
+            ("Method:app/builders.py:Builder.init", "attribute-type"),
+            ("Method:app/builders.py:Info.dump", "attribute-type"),
+            ("Method:app/builders.py:Env.find", "attribute-type"),
+            ("Method:app/main.py:Registry.setup", "attribute-type"),
+        ])
+    );
+}
+
+#[test]
+fn rust_stand_ins_for_features_turned_off_give_way_even_through_macros() {
+    let g = graph(&[
+        (
+            "src/lib.rs",
+            "#[macro_use]\nmod macros;\npub mod blocking;\npub mod pool;\npub mod user;\n",
+        ),
+        (
+            "src/macros.rs",
+            r#"macro_rules! cfg_off {
+    ($($item:item)*) => { $( #[cfg(not(feature = "rt"))] $item )* }
+}
+macro_rules! cfg_on {
+    ($($item:item)*) => { $( #[cfg(feature = "rt")] $item )* }
+}
+"#,
+        ),
+        (
+            "src/blocking.rs",
+            "cfg_on! {\n    pub use crate::pool::spawn_blocking;\n}\ncfg_off! {\n    pub fn spawn_blocking() {}\n}\n",
+        ),
+        ("src/pool.rs", "pub fn spawn_blocking() {}\n"),
+        (
+            "src/user.rs",
+            r#"use crate::blocking::spawn_blocking;
+#[cfg(not(feature = "fast"))]
+fn pick() {}
+#[cfg(feature = "fast")]
+fn pick() {}
+pub fn run() {
+    spawn_blocking();
+    pick();
+}
+"#,
+        ),
+    ]);
+    let targets: Vec<(String, u32)> = g
+        .edges()
+        .iter()
+        .filter(|e| e.kind == EdgeKind::Calls)
+        .filter(|e| {
+            g.node(e.from)
+                .is_some_and(|n| n.stable_id() == "Function:src/user.rs:run")
+        })
+        .filter_map(|e| g.node(e.to).map(|n| (n.stable_id(), n.start_line())))
+        .collect();
+    assert_eq!(targets.len(), 2, "{targets:?}");
+    assert!(targets.contains(&("Function:src/pool.rs:spawn_blocking".to_owned(), 1)));
+    assert!(targets.contains(&("Function:src/user.rs:pick".to_owned(), 5)));
+}
