@@ -25,6 +25,7 @@ mod process;
 mod resolve;
 pub mod sample;
 mod search;
+mod summary;
 pub mod snapshot;
 pub mod syntax;
 mod walk;
@@ -42,5 +43,15 @@ pub use ingest::{
 pub use lang::Lang;
 pub use process::is_test;
 pub use search::{Hit, Mode, SearchIndex, tokens};
+pub use summary::summary_tail;
 pub use walk::{Reached, Toward, Walk, Walked};
 pub use zip_source::{read_zip, read_zip_from};
+
+/// Experiment knob (temporary).
+#[doc(hidden)]
+pub fn knob(name: &str, default: f64) -> f64 {
+    std::env::var(format!("NX_{name}"))
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}

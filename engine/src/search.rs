@@ -21,6 +21,7 @@ const EXACT_NAME_BOOST: f64 = 3.0;
 const RRF_K: f64 = 60.0;
 /// Nearest vectors taken into a hybrid ranking.
 const SEMANTIC_CANDIDATES: usize = 100;
+
 /// Score factor of test code when the query is not about tests.
 const TEST_FACTOR: f64 = 0.5;
 /// Query words that make a query about tests.
@@ -68,6 +69,7 @@ pub struct SearchIndex {
     /// Test code, ranked below production code unless the query is about tests.
     tests: HashSet<u32>,
     semantic: Option<Semantic>,
+    qualified: HashMap<u32, String>,
 }
 
 /// Splits code text into lowercase tokens: identifier parts (`getUserName` → get, user, name),
@@ -113,7 +115,8 @@ impl SearchIndex {
         let mut total_len = 0u64;
         for node in graph.nodes() {
             let kind = node.kind();
-            if !(kind.is_symbol() || kind == NodeKind::File) {
+            let summarized = matches!(kind, NodeKind::Folder | NodeKind::Community);
+            if !(kind.is_symbol() || kind == NodeKind::File || (summarized && crate::knob("SUMMARY_BM25", 1.0) > 0.0)) {
                 continue;
             }
             let mut tf: HashMap<String, u16> = HashMap::default();
@@ -124,6 +127,12 @@ impl SearchIndex {
             };
             if kind == NodeKind::File {
                 add(node.file(), 2);
+                if crate::knob("SUMMARY_BM25", 1.0) > 0.0 {
+                    add(node.doc(), 1);
+                }
+            } else if summarized {
+                add(node.qualified(), 2);
+                add(node.doc(), 1);
             } else {
                 add(node.name(), 3);
                 add(node.qualified(), 1);
@@ -143,6 +152,9 @@ impl SearchIndex {
             }
             if is_test(&node) {
                 index.tests.insert(node.id);
+            }
+            if kind.is_symbol() {
+                index.qualified.insert(node.id, node.qualified().to_owned());
             }
             index
                 .names
@@ -189,7 +201,16 @@ impl SearchIndex {
                     .map(|q| sem.vectors.search(&q, SEMANTIC_CANDIDATES, filter))
                     .unwrap_or_default();
                 let words = self.search(query, filter);
-                fuse(&[&words[..words.len().min(SEMANTIC_CANDIDATES)], &near])
+                let w_li = crate::knob("W_LI", 0.0);
+                if w_li > 0.0 {
+                    let cands = crate::knob("LI_CANDS", 30.0) as usize;
+                    let li = self.name_match(sem, query, words.iter().take(cands).chain(near.iter().take(cands)));
+                    fuse_w(&[&words[..words.len().min(SEMANTIC_CANDIDATES)], &near, &li], &[1.0, crate::knob("W_SEM", 1.0), w_li], crate::knob("RRF_K", RRF_K))
+                } else if crate::knob("FUSE", 0.0) > 0.0 {
+                    score_fuse(&words[..words.len().min(SEMANTIC_CANDIDATES)], &near, crate::knob("W_SEM", 0.5))
+                } else {
+                    fuse_w(&[&words[..words.len().min(SEMANTIC_CANDIDATES)], &near], &[1.0, crate::knob("W_SEM", 1.0)], crate::knob("RRF_K", RRF_K))
+                }
             }
         };
         let about_tests = tokens(query)
@@ -204,6 +225,53 @@ impl SearchIndex {
             sort_hits(&mut hits);
         }
         Some(hits)
+    }
+
+    /// Candidates ranked by how well their qualified names' tokens match the query's.
+    fn name_match<'h>(&self, sem: &Semantic, query: &str, cands: impl Iterator<Item = &'h Hit>) -> Vec<Hit> {
+        let model = &sem.model;
+        let mut cache = crate::embed::WordCache::default();
+        let unit = |v: Vec<f32>| {
+            let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+            (n > 0.0).then(|| (v.iter().map(|x| x / n).collect::<Vec<f32>>(), n))
+        };
+        let mut qids = model.token_ids(query, &mut cache);
+        qids.sort_unstable();
+        qids.dedup();
+        let q: Vec<(Vec<f32>, f32)> = qids
+            .iter()
+            .filter_map(|&id| {
+                let (v, n) = unit(model.row(id)?)?;
+                Some((v, n * sem.vectors.weight(id)))
+            })
+            .collect();
+        let total: f32 = q.iter().map(|(_, w)| w).sum();
+        let mut seen: HashSet<u32> = HashSet::default();
+        let mut out = Vec::new();
+        for hit in cands {
+            if !seen.insert(hit.node) {
+                continue;
+            }
+            let Some(name) = self.qualified.get(&hit.node) else { continue };
+            let rows: Vec<Vec<f32>> = model
+                .token_ids(name, &mut cache)
+                .into_iter()
+                .filter_map(|id| model.row(id).and_then(|r| unit(r)).map(|(v, _)| v))
+                .collect();
+            let score: f32 = q
+                .iter()
+                .map(|(qv, w)| {
+                    w * rows
+                        .iter()
+                        .map(|r| r.iter().zip(qv).map(|(a, b)| a * b).sum::<f32>())
+                        .fold(0f32, f32::max)
+                })
+                .sum::<f32>()
+                / total.max(1e-9);
+            out.push(Hit { node: hit.node, score: score as f64 });
+        }
+        sort_hits(&mut out);
+        out
     }
 
     /// BM25 hits for a free-text query; `filter` keeps the nodes it accepts.
@@ -301,6 +369,37 @@ fn fuse(rankings: &[&[Hit]]) -> Vec<Hit> {
         .into_iter()
         .map(|(node, score)| Hit { node, score })
         .collect();
+    sort_hits(&mut hits);
+    hits
+}
+
+fn fuse_w(rankings: &[&[Hit]], w: &[f64], k: f64) -> Vec<Hit> {
+    let mut scores: HashMap<u32, f64> = HashMap::default();
+    for (ranking, w) in rankings.iter().zip(w) {
+        for (rank, hit) in ranking.iter().enumerate() {
+            *scores.entry(hit.node).or_insert(0.0) += w / (k + rank as f64 + 1.0);
+        }
+    }
+    let mut hits: Vec<Hit> = scores.into_iter().map(|(node, score)| Hit { node, score }).collect();
+    sort_hits(&mut hits);
+    hits
+}
+
+fn score_fuse(words: &[Hit], near: &[Hit], w: f64) -> Vec<Hit> {
+    let mut scores: HashMap<u32, f64> = HashMap::default();
+    let norm = |list: &[Hit]| -> Vec<(u32, f64)> {
+        let max = list.first().map_or(1.0, |h| h.score);
+        let min = list.last().map_or(0.0, |h| h.score);
+        let span = (max - min).max(1e-9);
+        list.iter().map(|h| (h.node, (h.score - min) / span)).collect()
+    };
+    for (n, s) in norm(words) {
+        *scores.entry(n).or_insert(0.0) += (1.0 - w) * s;
+    }
+    for (n, s) in norm(near) {
+        *scores.entry(n).or_insert(0.0) += w * s;
+    }
+    let mut hits: Vec<Hit> = scores.into_iter().map(|(node, score)| Hit { node, score }).collect();
     sort_hits(&mut hits);
     hits
 }

@@ -9,8 +9,9 @@ use super::ingest::Sources;
 
 /// Leads every snapshot; a blob that does not start with it is refused.
 const MAGIC: &[u8; 8] = b"NXSNAP\0\0";
-/// Bumped whenever the stored layout changes; older snapshots are then refused and rebuilt.
-pub const FORMAT_VERSION: u32 = 2;
+/// Bumped whenever the stored layout or meaning changes; older snapshots are then refused and
+/// rebuilt (3: folders, files and communities carry their structural summary as their doc).
+pub const FORMAT_VERSION: u32 = 3;
 
 #[derive(Serialize)]
 struct BodyRef<'a> {

@@ -27,6 +27,10 @@ pub struct VectorIndex {
     scales: Vec<f32>,
     /// Each model token's weight: its inverse document frequency over the embedded texts.
     weights: Vec<f32>,
+    #[serde(default)]
+    common: Vec<f32>,
+    #[serde(default)]
+    commons: Vec<f32>,
 }
 
 /// How much work building an index did.
@@ -144,7 +148,7 @@ impl VectorBuilder {
                 self.weights = Some(
                     self.df
                         .iter()
-                        .map(|&d| ((1.0 + n) / (1.0 + d as f32)).ln() + 1.0)
+                        .map(|&d| (((1.0 + n) / (1.0 + d as f32)).ln() + 1.0).powf(crate::knob("IDF_POW", 1.0) as f32))
                         .collect(),
                 );
             }
@@ -182,6 +186,25 @@ impl VectorBuilder {
     /// The index and what building it did.
     pub fn finish(mut self) -> (VectorIndex, BuildStats) {
         self.index.weights = self.weights.unwrap_or_default();
+        if crate::knob("COMMON", 0.0) > 0.0 {
+            let dims = self.dims;
+            let mut m = vec![0f32; dims];
+            for (row, &s) in self.index.rows.chunks_exact(dims).zip(&self.index.scales) {
+                for (a, &v) in m.iter_mut().zip(row) {
+                    *a += v as f32 * s;
+                }
+            }
+            let norm = m.iter().map(|v| v * v).sum::<f32>().sqrt().max(1e-9);
+            m.iter_mut().for_each(|v| *v /= norm);
+            self.index.commons = self
+                .index
+                .rows
+                .chunks_exact(dims)
+                .zip(&self.index.scales)
+                .map(|(row, &s)| row.iter().zip(&m).map(|(&v, &u)| v as f32 * u).sum::<f32>() * s)
+                .collect();
+            self.index.common = m;
+        }
         self.stats.embedded = self.index.nodes.len();
         (self.index, self.stats)
     }
@@ -216,6 +239,11 @@ impl VectorIndex {
         })
     }
 
+    /// The weight of token `id` (its inverse document frequency in the project).
+    pub fn weight(&self, id: u32) -> f32 {
+        self.weights.get(id as usize).copied().unwrap_or(1.0)
+    }
+
     /// How many nodes have a vector.
     pub fn len(&self) -> usize {
         self.nodes.len()
@@ -238,15 +266,21 @@ impl VectorIndex {
         if query.len() != dims || dims == 0 || max == 0 {
             return Vec::new();
         }
+        let c = crate::knob("COMMON", 0.0) as f32;
+        let s = 2.0 * c - c * c;
+        let aq: f32 = if self.common.len() == dims { query.iter().zip(&self.common).map(|(a, b)| a * b).sum() } else { 0.0 };
         let (query, query_scale) = quantize(query);
         let mut hits: Vec<Hit> = self
             .rows
             .chunks_exact(dims)
             .zip(&self.nodes)
             .zip(&self.scales)
-            .map(|((row, &node), &scale)| Hit {
-                node,
-                score: (dot(row, &query) as f32 * scale * query_scale).clamp(-1.0, 1.0) as f64,
+            .enumerate()
+            .map(|(i, ((row, &node), &scale))| {
+                let raw = dot(row, &query) as f32 * scale * query_scale;
+                let ad = self.commons.get(i).copied().unwrap_or(0.0);
+                let score = (raw - s * ad * aq) / ((1.0 - s * ad * ad).max(1e-6).sqrt() * (1.0 - s * aq * aq).max(1e-6).sqrt());
+                Hit { node, score: score.clamp(-1.0, 1.0) as f64 }
             })
             .collect();
         let by_score = |a: &Hit, b: &Hit| b.score.total_cmp(&a.score).then(a.node.cmp(&b.node));

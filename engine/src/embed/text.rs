@@ -21,14 +21,62 @@ pub fn node_text(graph: &Graph, node: &NodeRef, sources: &Sources) -> Option<Str
                 text.push_str(n.name());
             }
         }
+        if crate::knob("SUMMARY_EMBED", 1.0) > 0.0 {
+            text.push('\n');
+            text.push_str(node.doc());
+        }
+        return Some(text);
+    }
+    if matches!(kind, NodeKind::Folder | NodeKind::Community) {
+        if crate::knob("SUMMARY_EMBED", 1.0) == 0.0 {
+            return None;
+        }
+        let mut text = node.qualified().replace(['/', '.', '_', '-'], " ");
+        text.push('\n');
+        text.push_str(node.doc());
         return Some(text);
     }
     if !kind.is_symbol() {
         return None;
     }
     let mut text = String::new();
+    for _ in 0..crate::knob("NAME_REPEAT", 0.0) as usize {
+        text.push_str(node.name());
+        text.push('\n');
+    }
     for part in [node.qualified(), node.signature(), node.doc()] {
         text.push_str(part);
+        text.push('\n');
+    }
+    let path_parts = crate::knob("PATH", 0.0) as usize;
+    if path_parts > 0 {
+        let stem = node.file().rsplit_once('.').map_or(node.file(), |(s, _)| s);
+        let parts: Vec<&str> = stem.split('/').collect();
+        for p in &parts[parts.len().saturating_sub(path_parts)..] {
+            text.push_str(p);
+            text.push(' ');
+        }
+        text.push('\n');
+    }
+    let callees = crate::knob("CALLEES", 0.0) as usize;
+    let callers = crate::knob("CALLERS", 0.0) as usize;
+    let conf = crate::knob("CALL_CONF", 0.5) as f32;
+    if callees > 0 {
+        for e in graph.outgoing(node.id).filter(|e| e.kind == crate::EdgeKind::Calls && e.confidence >= conf).take(callees) {
+            if let Some(n) = graph.node(e.to) {
+                text.push_str(n.name());
+                text.push(' ');
+            }
+        }
+        text.push('\n');
+    }
+    if callers > 0 {
+        for e in graph.incoming(node.id).filter(|e| e.kind == crate::EdgeKind::Calls && e.confidence >= conf).take(callers) {
+            if let Some(n) = graph.node(e.from) {
+                text.push_str(n.name());
+                text.push(' ');
+            }
+        }
         text.push('\n');
     }
     if let Some(source) = sources.get(node.file()) {
@@ -66,7 +114,7 @@ fn body_lines<'s>(source: &'s str, node: &NodeRef) -> Vec<&'s str> {
             }
         }
     }
-    lines.take(BODY_LINES).collect()
+    lines.take(crate::knob("BODY", BODY_LINES as f64) as usize).collect()
 }
 
 /// The triple quote a line opens a docstring with (`"""`, `'''`, with an `r`/`u`/`b` prefix).
