@@ -132,30 +132,12 @@ fn run(model: &Arc<StaticModel>, dir: &Path) {
         .nodes()
         .filter(|n| n.kind().is_symbol() && !n.doc().is_empty())
         .count();
-    let sweep = std::env::var("NX_SWEEP").unwrap_or_default();
-    for config in sweep.split(';') {
-        for kv in config.split(',').filter(|kv| !kv.is_empty()) {
-            if let Some((k, v)) = kv.split_once('=') {
-                unsafe { std::env::set_var(format!("NX_{k}"), v) };
-            }
-        }
-        println!("== {config}");
-        evaluate(model, &name, &graph, &sources, &queries, docs_left);
-        for kv in config.split(',').filter(|kv| !kv.is_empty()) {
-            if let Some((k, _)) = kv.split_once('=') {
-                unsafe { std::env::remove_var(format!("NX_{k}")) };
-            }
-        }
-    }
-}
-
-fn evaluate(model: &Arc<StaticModel>, name: &str, graph: &nexus_engine::Graph, sources: &nexus_engine::Sources, queries: &[(String, String)], docs_left: usize) {
-    let mut search = SearchIndex::build(graph);
+    let mut search = SearchIndex::build(&graph);
     let t = Instant::now();
-    let (vectors, stats) = VectorIndex::build(graph, sources, model, None, &mut |_, _| true);
+    let (vectors, stats) = VectorIndex::build(&graph, &sources, model, None, &mut |_, _| true);
     let embed_s = t.elapsed().as_secs_f64();
     let vector_bytes = postcard::to_allocvec(&vectors).map_or(0, |b| b.len());
-    let snapshot_bytes = snapshot::encoded_len(graph, sources, 0.0).unwrap_or(1);
+    let snapshot_bytes = snapshot::encoded_len(&graph, &sources, 0.0).unwrap_or(1);
     search.attach_embeddings(model.clone(), vectors);
     println!(
         "{name}: {} symbols and files embedded in {embed_s:.2} s; vectors {:.1} MB = +{:.1} % of the {:.1} MB snapshot; {} queries ({docs_left} docs left after stripping)",
@@ -165,16 +147,15 @@ fn evaluate(model: &Arc<StaticModel>, name: &str, graph: &nexus_engine::Graph, s
         snapshot_bytes as f64 / 1e6,
         queries.len()
     );
-    let modes: Vec<(&str, Mode)> = if std::env::var("NX_ONLY_HYBRID").is_ok() { vec![("semantic", Mode::Semantic), ("hybrid", Mode::Hybrid)] } else { vec![
+    for (label, mode) in [
         ("keyword", Mode::Keyword),
         ("semantic", Mode::Semantic),
         ("hybrid", Mode::Hybrid),
-    ] };
-    for (label, mode) in modes {
+    ] {
         let (mut hits, mut rr) = (0usize, 0f64);
         let mut times = Vec::with_capacity(queries.len());
         let mut asked = 0usize;
-        for (id, query) in queries {
+        for (id, query) in &queries {
             let Some(target) = graph.find_id(id) else {
                 continue;
             };

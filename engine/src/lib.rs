@@ -25,8 +25,8 @@ mod process;
 mod resolve;
 pub mod sample;
 mod search;
-mod summary;
 pub mod snapshot;
+mod summary;
 pub mod syntax;
 mod walk;
 mod zip_source;
@@ -46,12 +46,3 @@ pub use search::{Hit, Mode, SearchIndex, tokens};
 pub use summary::summary_tail;
 pub use walk::{Reached, Toward, Walk, Walked};
 pub use zip_source::{read_zip, read_zip_from};
-
-/// Experiment knob (temporary).
-#[doc(hidden)]
-pub fn knob(name: &str, default: f64) -> f64 {
-    std::env::var(format!("NX_{name}"))
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}

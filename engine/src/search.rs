@@ -1,12 +1,12 @@
-//! Symbol and file search: BM25 over code-aware tokens (identifier parts and whole identifiers,
-//! qualified names, signatures, doc lines, paths) with prefix and one-typo fuzzy matching, fused
-//! with nearest vectors (reciprocal rank fusion) once embeddings are attached.
+//! Symbol, file, folder and community search: BM25 over code-aware tokens (identifier parts and
+//! whole identifiers, qualified names, signatures, docs and summaries, paths) with prefix and
+//! one-typo fuzzy matching, fused with nearest vectors and a name match once embeddings exist.
 
 use std::sync::Arc;
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
-use super::embed::{StaticModel, VectorIndex};
+use super::embed::{StaticModel, VectorIndex, WordCache};
 use super::graph::{Graph, NodeKind};
 use super::process::is_test;
 
@@ -21,7 +21,8 @@ const EXACT_NAME_BOOST: f64 = 3.0;
 const RRF_K: f64 = 60.0;
 /// Nearest vectors taken into a hybrid ranking.
 const SEMANTIC_CANDIDATES: usize = 100;
-
+/// Hybrid's third ranking, the name match, reorders this many of the head of each other one.
+const NAME_MATCH_CANDIDATES: usize = 30;
 /// Score factor of test code when the query is not about tests.
 const TEST_FACTOR: f64 = 0.5;
 /// Query words that make a query about tests.
@@ -36,7 +37,8 @@ pub enum Mode {
     Keyword,
     /// Cosine similarity of embeddings.
     Semantic,
-    /// Both, fused by reciprocal rank.
+    /// Both, fused by reciprocal rank with a third ranking of their heads: how closely the
+    /// words of each candidate's qualified name match the query's, token by token.
     Hybrid,
 }
 
@@ -69,6 +71,7 @@ pub struct SearchIndex {
     /// Test code, ranked below production code unless the query is about tests.
     tests: HashSet<u32>,
     semantic: Option<Semantic>,
+    /// Qualified names of symbols, for the name match.
     qualified: HashMap<u32, String>,
 }
 
@@ -116,7 +119,7 @@ impl SearchIndex {
         for node in graph.nodes() {
             let kind = node.kind();
             let summarized = matches!(kind, NodeKind::Folder | NodeKind::Community);
-            if !(kind.is_symbol() || kind == NodeKind::File || (summarized && crate::knob("SUMMARY_BM25", 1.0) > 0.0)) {
+            if !(kind.is_symbol() || kind == NodeKind::File || summarized) {
                 continue;
             }
             let mut tf: HashMap<String, u16> = HashMap::default();
@@ -127,9 +130,6 @@ impl SearchIndex {
             };
             if kind == NodeKind::File {
                 add(node.file(), 2);
-                if crate::knob("SUMMARY_BM25", 1.0) > 0.0 {
-                    add(node.doc(), 1);
-                }
             } else if summarized {
                 add(node.qualified(), 2);
                 add(node.doc(), 1);
@@ -169,7 +169,8 @@ impl SearchIndex {
     }
 
     /// Attaches the embeddings of this graph's nodes and the model that made them.
-    pub fn attach_embeddings(&mut self, model: Arc<StaticModel>, vectors: VectorIndex) {
+    pub fn attach_embeddings(&mut self, model: Arc<StaticModel>, mut vectors: VectorIndex) {
+        vectors.prepare();
         self.semantic = Some(Semantic { model, vectors });
     }
 
@@ -201,16 +202,17 @@ impl SearchIndex {
                     .map(|q| sem.vectors.search(&q, SEMANTIC_CANDIDATES, filter))
                     .unwrap_or_default();
                 let words = self.search(query, filter);
-                let w_li = crate::knob("W_LI", 0.0);
-                if w_li > 0.0 {
-                    let cands = crate::knob("LI_CANDS", 30.0) as usize;
-                    let li = self.name_match(sem, query, words.iter().take(cands).chain(near.iter().take(cands)));
-                    fuse_w(&[&words[..words.len().min(SEMANTIC_CANDIDATES)], &near, &li], &[1.0, crate::knob("W_SEM", 1.0), w_li], crate::knob("RRF_K", RRF_K))
-                } else if crate::knob("FUSE", 0.0) > 0.0 {
-                    score_fuse(&words[..words.len().min(SEMANTIC_CANDIDATES)], &near, crate::knob("W_SEM", 0.5))
-                } else {
-                    fuse_w(&[&words[..words.len().min(SEMANTIC_CANDIDATES)], &near], &[1.0, crate::knob("W_SEM", 1.0)], crate::knob("RRF_K", RRF_K))
-                }
+                let heads = words.iter().take(NAME_MATCH_CANDIDATES);
+                let names = self.name_match(
+                    sem,
+                    query,
+                    heads.chain(near.iter().take(NAME_MATCH_CANDIDATES)),
+                );
+                fuse(&[
+                    &words[..words.len().min(SEMANTIC_CANDIDATES)],
+                    &near,
+                    &names,
+                ])
             }
         };
         let about_tests = tokens(query)
@@ -227,51 +229,63 @@ impl SearchIndex {
         Some(hits)
     }
 
-    /// Candidates ranked by how well their qualified names' tokens match the query's.
-    fn name_match<'h>(&self, sem: &Semantic, query: &str, cands: impl Iterator<Item = &'h Hit>) -> Vec<Hit> {
+    /// Symbols among `candidates` ranked by how well their qualified names match the query:
+    /// for each query token, its best cosine with a name token, weighted by the token's weight
+    /// in the project and in the model (the norm of its row), averaged.
+    fn name_match<'h>(
+        &self,
+        sem: &Semantic,
+        query: &str,
+        candidates: impl Iterator<Item = &'h Hit>,
+    ) -> Vec<Hit> {
         let model = &sem.model;
-        let mut cache = crate::embed::WordCache::default();
-        let unit = |v: Vec<f32>| {
-            let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
-            (n > 0.0).then(|| (v.iter().map(|x| x / n).collect::<Vec<f32>>(), n))
-        };
-        let mut qids = model.token_ids(query, &mut cache);
-        qids.sort_unstable();
-        qids.dedup();
-        let q: Vec<(Vec<f32>, f32)> = qids
+        let mut cache = WordCache::default();
+        let mut ids = model.token_ids(query, &mut cache);
+        ids.sort_unstable();
+        ids.dedup();
+        let query: Vec<(Vec<f32>, f32)> = ids
             .iter()
             .filter_map(|&id| {
-                let (v, n) = unit(model.row(id)?)?;
-                Some((v, n * sem.vectors.weight(id)))
+                let (row, norm) = unit(model.row(id)?)?;
+                Some((row, norm * sem.vectors.weight(id)))
             })
             .collect();
-        let total: f32 = q.iter().map(|(_, w)| w).sum();
+        let total: f32 = query.iter().map(|(_, w)| w).sum();
+        if total <= 0.0 {
+            return Vec::new();
+        }
         let mut seen: HashSet<u32> = HashSet::default();
-        let mut out = Vec::new();
-        for hit in cands {
-            if !seen.insert(hit.node) {
+        let mut hits = Vec::new();
+        for hit in candidates {
+            let Some(name) = self
+                .qualified
+                .get(&hit.node)
+                .filter(|_| seen.insert(hit.node))
+            else {
                 continue;
-            }
-            let Some(name) = self.qualified.get(&hit.node) else { continue };
+            };
             let rows: Vec<Vec<f32>> = model
                 .token_ids(name, &mut cache)
                 .into_iter()
-                .filter_map(|id| model.row(id).and_then(|r| unit(r)).map(|(v, _)| v))
+                .filter_map(|id| Some(unit(model.row(id)?)?.0))
                 .collect();
-            let score: f32 = q
+            let matched: f32 = query
                 .iter()
-                .map(|(qv, w)| {
-                    w * rows
+                .map(|(q, weight)| {
+                    let best = rows
                         .iter()
-                        .map(|r| r.iter().zip(qv).map(|(a, b)| a * b).sum::<f32>())
-                        .fold(0f32, f32::max)
+                        .map(|r| r.iter().zip(q).map(|(a, b)| a * b).sum::<f32>())
+                        .fold(0f32, f32::max);
+                    weight * best
                 })
-                .sum::<f32>()
-                / total.max(1e-9);
-            out.push(Hit { node: hit.node, score: score as f64 });
+                .sum();
+            hits.push(Hit {
+                node: hit.node,
+                score: f64::from(matched / total),
+            });
         }
-        sort_hits(&mut out);
-        out
+        sort_hits(&mut hits);
+        hits
     }
 
     /// BM25 hits for a free-text query; `filter` keeps the nodes it accepts.
@@ -357,6 +371,12 @@ fn sort_hits(hits: &mut [Hit]) {
     hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.node.cmp(&b.node)));
 }
 
+/// `v` scaled to unit length, with its length; `None` for a zero vector.
+fn unit(v: Vec<f32>) -> Option<(Vec<f32>, f32)> {
+    let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    (norm > 0.0 && norm.is_finite()).then(|| (v.into_iter().map(|x| x / norm).collect(), norm))
+}
+
 /// Reciprocal rank fusion of rankings (each best first).
 fn fuse(rankings: &[&[Hit]]) -> Vec<Hit> {
     let mut scores: HashMap<u32, f64> = HashMap::default();
@@ -369,37 +389,6 @@ fn fuse(rankings: &[&[Hit]]) -> Vec<Hit> {
         .into_iter()
         .map(|(node, score)| Hit { node, score })
         .collect();
-    sort_hits(&mut hits);
-    hits
-}
-
-fn fuse_w(rankings: &[&[Hit]], w: &[f64], k: f64) -> Vec<Hit> {
-    let mut scores: HashMap<u32, f64> = HashMap::default();
-    for (ranking, w) in rankings.iter().zip(w) {
-        for (rank, hit) in ranking.iter().enumerate() {
-            *scores.entry(hit.node).or_insert(0.0) += w / (k + rank as f64 + 1.0);
-        }
-    }
-    let mut hits: Vec<Hit> = scores.into_iter().map(|(node, score)| Hit { node, score }).collect();
-    sort_hits(&mut hits);
-    hits
-}
-
-fn score_fuse(words: &[Hit], near: &[Hit], w: f64) -> Vec<Hit> {
-    let mut scores: HashMap<u32, f64> = HashMap::default();
-    let norm = |list: &[Hit]| -> Vec<(u32, f64)> {
-        let max = list.first().map_or(1.0, |h| h.score);
-        let min = list.last().map_or(0.0, |h| h.score);
-        let span = (max - min).max(1e-9);
-        list.iter().map(|h| (h.node, (h.score - min) / span)).collect()
-    };
-    for (n, s) in norm(words) {
-        *scores.entry(n).or_insert(0.0) += (1.0 - w) * s;
-    }
-    for (n, s) in norm(near) {
-        *scores.entry(n).or_insert(0.0) += w * s;
-    }
-    let mut hits: Vec<Hit> = scores.into_iter().map(|(node, score)| Hit { node, score }).collect();
     sort_hits(&mut hits);
     hits
 }

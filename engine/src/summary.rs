@@ -156,7 +156,8 @@ fn file_summaries(graph: &Graph, callers: &[usize]) -> Vec<(u32, String)> {
         let (Some(a), Some(b)) = (graph.node(from), graph.node(to)) else {
             continue;
         };
-        let bump = |m: &mut HashMap<String, usize>, k: &str| *m.entry(k.to_owned()).or_insert(0) += 1;
+        let bump =
+            |m: &mut HashMap<String, usize>, k: &str| *m.entry(k.to_owned()).or_insert(0) += 1;
         bump(&mut links.entry(a.file()).or_default().calls, b.file());
         bump(&mut links.entry(b.file()).or_default().called_by, a.file());
     }
@@ -187,7 +188,11 @@ fn branch<'p>(path: &'p str, inside: &str) -> &'p str {
             break;
         }
     }
-    if end == 0 { folder_of(path) } else { &path[..end] }
+    if end == 0 {
+        folder_of(path)
+    } else {
+        &path[..end]
+    }
 }
 
 /// The folders holding `path`, innermost first, with their paths.
@@ -269,7 +274,12 @@ fn community_summaries(graph: &Graph, callers: &[usize]) -> Vec<(u32, String)> {
             community_of.insert(m, c.node);
         }
     }
-    let name = |c: u32| graph.node(c).map(|n| n.name().to_owned()).unwrap_or_default();
+    let name = |c: u32| {
+        graph
+            .node(c)
+            .map(|n| n.name().to_owned())
+            .unwrap_or_default()
+    };
     let mut links: HashMap<u32, Links> = HashMap::default();
     for e in graph.edges() {
         if e.kind != EdgeKind::Calls || e.confidence < MIN_CONFIDENCE {
@@ -279,8 +289,18 @@ fn community_summaries(graph: &Graph, callers: &[usize]) -> Vec<(u32, String)> {
             continue;
         };
         if ca != cb {
-            *links.entry(ca).or_default().calls.entry(name(cb)).or_insert(0) += 1;
-            *links.entry(cb).or_default().called_by.entry(name(ca)).or_insert(0) += 1;
+            *links
+                .entry(ca)
+                .or_default()
+                .calls
+                .entry(name(cb))
+                .or_insert(0) += 1;
+            *links
+                .entry(cb)
+                .or_default()
+                .called_by
+                .entry(name(ca))
+                .or_insert(0) += 1;
         }
     }
     graph
@@ -289,9 +309,13 @@ fn community_summaries(graph: &Graph, callers: &[usize]) -> Vec<(u32, String)> {
         .map(|c| {
             let mut folders: HashMap<String, usize> = HashMap::default();
             for node in c.members.iter().filter_map(|&m| graph.node(m)) {
-                *folders.entry(folder_of(node.file()).to_owned()).or_insert(0) += 1;
+                *folders
+                    .entry(folder_of(node.file()).to_owned())
+                    .or_insert(0) += 1;
             }
-            let main = top(&folders).first().map_or(String::new(), |f| format!(", mostly in {f}/"));
+            let main = top(&folders)
+                .first()
+                .map_or(String::new(), |f| format!(", mostly in {f}/"));
             let head = format!("{} symbols{main}", c.members.len());
             let text = line(
                 head,
@@ -310,9 +334,18 @@ mod tests {
 
     fn graph() -> Graph {
         let files = [
-            ("shop/cart.py", "from shop.payment import charge\n\nclass Cart:\n    def total(self):\n        return 1\n    def checkout(self):\n        charge(self.total())\n"),
-            ("shop/payment.py", "def charge(amount):\n    return amount\n\ndef refund(amount):\n    return charge(-amount)\n"),
-            ("api/views.py", "from shop.cart import Cart\nfrom shop.payment import charge\n\ndef buy():\n    Cart().checkout()\n    charge(1)\n"),
+            (
+                "shop/cart.py",
+                "from shop.payment import charge\n\nclass Cart:\n    def total(self):\n        return 1\n    def checkout(self):\n        charge(self.total())\n",
+            ),
+            (
+                "shop/payment.py",
+                "def charge(amount):\n    return amount\n\ndef refund(amount):\n    return charge(-amount)\n",
+            ),
+            (
+                "api/views.py",
+                "from shop.cart import Cart\nfrom shop.payment import charge\n\ndef buy():\n    Cart().checkout()\n    charge(1)\n",
+            ),
         ];
         let files = files
             .iter()
@@ -349,10 +382,7 @@ mod tests {
             doc(&g, "Folder:shop"),
             "2 files; 1 class, 4 functions · central: charge, Cart, Cart.total · called by: api"
         );
-        assert_eq!(
-            doc(&g, "Folder:api"),
-            "1 file; 1 function · calls: shop"
-        );
+        assert_eq!(doc(&g, "Folder:api"), "1 file; 1 function · calls: shop");
         assert_eq!(branch("a/b/c.py", "a/x"), "a/b");
         assert_eq!(branch("b/c.py", "a"), "b");
         assert_eq!(branch("c.py", "a"), ".");

@@ -1,6 +1,7 @@
 //! The vector index: one unit vector per embedded node, int8 with a scale per row, searched by
 //! cosine over all rows (exact; a 40k-symbol project is ~11 MB and a few milliseconds a query).
-//! Tokens are weighted by their inverse document frequency in this project, queries alike.
+//! Tokens are weighted by their inverse document frequency in this project, queries alike, and
+//! the direction all rows share (the project's common component) is removed from both sides.
 
 use rustc_hash::{FxHashMap as HashMap, FxHasher};
 use serde::{Deserialize, Serialize};
@@ -16,6 +17,8 @@ use crate::search::Hit;
 const QUANT: f32 = 127.0;
 /// Nodes embedded between two progress reports.
 const PROGRESS_EVERY: usize = 2000;
+/// Smallest squared norm left after removing the common component (a row equal to it).
+const MIN_NORM: f32 = 1e-6;
 
 /// Vectors of the nodes of one graph, with the hash of the text each was computed from.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
@@ -27,10 +30,11 @@ pub struct VectorIndex {
     scales: Vec<f32>,
     /// Each model token's weight: its inverse document frequency over the embedded texts.
     weights: Vec<f32>,
-    #[serde(default)]
+    /// The unit mean of all rows: the component every text shares, removed when comparing.
     common: Vec<f32>,
-    #[serde(default)]
-    commons: Vec<f32>,
+    /// Each row's projection on `common`, derived from the rows (not stored).
+    #[serde(skip)]
+    projections: Vec<f32>,
 }
 
 /// How much work building an index did.
@@ -148,7 +152,7 @@ impl VectorBuilder {
                 self.weights = Some(
                     self.df
                         .iter()
-                        .map(|&d| (((1.0 + n) / (1.0 + d as f32)).ln() + 1.0).powf(crate::knob("IDF_POW", 1.0) as f32))
+                        .map(|&d| ((1.0 + n) / (1.0 + d as f32)).ln() + 1.0)
                         .collect(),
                 );
             }
@@ -186,25 +190,8 @@ impl VectorBuilder {
     /// The index and what building it did.
     pub fn finish(mut self) -> (VectorIndex, BuildStats) {
         self.index.weights = self.weights.unwrap_or_default();
-        if crate::knob("COMMON", 0.0) > 0.0 {
-            let dims = self.dims;
-            let mut m = vec![0f32; dims];
-            for (row, &s) in self.index.rows.chunks_exact(dims).zip(&self.index.scales) {
-                for (a, &v) in m.iter_mut().zip(row) {
-                    *a += v as f32 * s;
-                }
-            }
-            let norm = m.iter().map(|v| v * v).sum::<f32>().sqrt().max(1e-9);
-            m.iter_mut().for_each(|v| *v /= norm);
-            self.index.commons = self
-                .index
-                .rows
-                .chunks_exact(dims)
-                .zip(&self.index.scales)
-                .map(|(row, &s)| row.iter().zip(&m).map(|(&v, &u)| v as f32 * u).sum::<f32>() * s)
-                .collect();
-            self.index.common = m;
-        }
+        self.index.common = self.index.mean_row();
+        self.index.prepare();
         self.stats.embedded = self.index.nodes.len();
         (self.index, self.stats)
     }
@@ -239,7 +226,45 @@ impl VectorIndex {
         })
     }
 
-    /// The weight of token `id` (its inverse document frequency in the project).
+    /// Derives what is not stored (each row's projection on the common component); call once
+    /// after reading an index back. Idempotent.
+    pub fn prepare(&mut self) {
+        let dims = self.dims as usize;
+        if self.common.len() != dims || self.projections.len() == self.nodes.len() {
+            return;
+        }
+        self.projections = self
+            .rows
+            .chunks_exact(dims)
+            .zip(&self.scales)
+            .map(|(row, &scale)| {
+                row.iter()
+                    .zip(&self.common)
+                    .map(|(&v, &u)| v as f32 * u)
+                    .sum::<f32>()
+                    * scale
+            })
+            .collect();
+    }
+
+    /// The unit mean of all rows; empty when there are none.
+    fn mean_row(&self) -> Vec<f32> {
+        let dims = self.dims as usize;
+        let mut mean = vec![0f32; dims];
+        for (row, &scale) in self.rows.chunks_exact(dims).zip(&self.scales) {
+            for (m, &v) in mean.iter_mut().zip(row) {
+                *m += v as f32 * scale;
+            }
+        }
+        let norm = mean.iter().map(|v| v * v).sum::<f32>().sqrt();
+        if norm == 0.0 || !norm.is_finite() {
+            return Vec::new();
+        }
+        mean.iter_mut().for_each(|v| *v /= norm);
+        mean
+    }
+
+    /// The weight of token `id`: its inverse document frequency in the project.
     pub fn weight(&self, id: u32) -> f32 {
         self.weights.get(id as usize).copied().unwrap_or(1.0)
     }
@@ -260,15 +285,15 @@ impl VectorIndex {
     }
 
     /// The `max` nodes most similar to `query` (a unit vector of the same width) that `filter`
-    /// accepts, best first; scores are cosine similarities.
+    /// accepts, best first; scores are cosine similarities once the common component is removed
+    /// from both sides (`d - (d·u)u`, whose dot products and norms follow from `d·u` alone).
     pub fn search(&self, query: &[f32], max: usize, filter: &dyn Fn(u32) -> bool) -> Vec<Hit> {
         let dims = self.dims as usize;
         if query.len() != dims || dims == 0 || max == 0 {
             return Vec::new();
         }
-        let c = crate::knob("COMMON", 0.0) as f32;
-        let s = 2.0 * c - c * c;
-        let aq: f32 = if self.common.len() == dims { query.iter().zip(&self.common).map(|(a, b)| a * b).sum() } else { 0.0 };
+        let query_common: f32 = query.iter().zip(&self.common).map(|(a, b)| a * b).sum();
+        let query_norm = (1.0 - query_common * query_common).max(MIN_NORM).sqrt();
         let (query, query_scale) = quantize(query);
         let mut hits: Vec<Hit> = self
             .rows
@@ -277,10 +302,13 @@ impl VectorIndex {
             .zip(&self.scales)
             .enumerate()
             .map(|(i, ((row, &node), &scale))| {
-                let raw = dot(row, &query) as f32 * scale * query_scale;
-                let ad = self.commons.get(i).copied().unwrap_or(0.0);
-                let score = (raw - s * ad * aq) / ((1.0 - s * ad * ad).max(1e-6).sqrt() * (1.0 - s * aq * aq).max(1e-6).sqrt());
-                Hit { node, score: score.clamp(-1.0, 1.0) as f64 }
+                let cosine = dot(row, &query) as f32 * scale * query_scale;
+                let common = self.projections.get(i).copied().unwrap_or(0.0);
+                let norm = (1.0 - common * common).max(MIN_NORM).sqrt() * query_norm;
+                Hit {
+                    node,
+                    score: ((cosine - common * query_common) / norm).clamp(-1.0, 1.0) as f64,
+                }
             })
             .collect();
         let by_score = |a: &Hit, b: &Hit| b.score.total_cmp(&a.score).then(a.node.cmp(&b.node));
@@ -351,6 +379,45 @@ mod tests {
         assert_eq!(only_fns.len(), 2);
         assert_eq!(name(&only_fns[0]), "paginate");
         assert!(idx.search(&[1.0], 5, &|_| true).is_empty());
+    }
+
+    #[test]
+    fn the_common_component_is_removed_from_rows_and_queries() {
+        let (g, sources, model) = setup();
+        let (mut idx, _) = VectorIndex::build(&g, &sources, &model, None, &mut |_, _| true);
+        assert_eq!(idx.common.len(), 3);
+        assert!((idx.common.iter().map(|v| v * v).sum::<f32>() - 1.0).abs() < 1e-5);
+        assert_eq!(idx.projections.len(), idx.len());
+        let q = idx.embed_query(&model, "hash password").unwrap();
+        let with = idx.search(&q, 3, &|_| true);
+        // The same scores by hand: project the shared direction out of both sides.
+        let u = idx.common.clone();
+        let strip = |v: &[f32]| {
+            let d: f32 = v.iter().zip(&u).map(|(a, b)| a * b).sum();
+            let w: Vec<f32> = v.iter().zip(&u).map(|(a, b)| a - d * b).collect();
+            let n = w.iter().map(|x| x * x).sum::<f32>().sqrt();
+            w.into_iter().map(|x| x / n).collect::<Vec<f32>>()
+        };
+        let qs = strip(&q);
+        for hit in &with {
+            let i = idx.nodes.iter().position(|&n| n == hit.node).unwrap();
+            let row: Vec<f32> = idx.rows[i * 3..i * 3 + 3]
+                .iter()
+                .map(|&v| v as f32 * idx.scales[i])
+                .collect();
+            let expected: f32 = strip(&row).iter().zip(&qs).map(|(a, b)| a * b).sum();
+            assert!(
+                (hit.score as f32 - expected).abs() < 0.05,
+                "{hit:?} {expected}"
+            );
+        }
+        // Read back, the projections are derived again.
+        let bytes = postcard::to_allocvec(&idx).unwrap();
+        let mut back: VectorIndex = postcard::from_bytes(&bytes).unwrap();
+        assert!(back.projections.is_empty());
+        back.prepare();
+        idx.prepare();
+        assert_eq!(back, idx);
     }
 
     #[test]

@@ -201,6 +201,8 @@ mod tests {
         assert!((v[0] - v[1]).abs() < 1e-6 && v[2] == 0.0);
         assert!((v.iter().map(|x| x * x).sum::<f32>() - 1.0).abs() < 1e-5);
         assert_eq!(m.embed("hashs").unwrap()[2], v[0]);
+        assert_eq!(m.row(1), Some(vec![0.0, 10.0, 0.0]));
+        assert_eq!(m.row(3), None);
         assert!(m.embed("zzz ???").is_none());
     }
 

@@ -1,5 +1,5 @@
-//! What is embedded for each node: a symbol's name in words, its signature, doc and first code
-//! lines (after any leading docstring); a file's path and the names of its symbols.
+//! What is embedded for each node: a symbol's name (twice: it says most), signature, doc and first
+//! code lines; a file's path, symbol names and summary; a folder's or community's summary.
 
 use crate::graph::{Graph, NodeKind, NodeRef};
 use crate::ingest::Sources;
@@ -9,29 +9,22 @@ pub const BODY_LINES: usize = 8;
 /// Symbol names of a file that are embedded with its path.
 pub const FILE_SYMBOLS: usize = 40;
 
-/// The text embedded for `node`, `None` for nodes that are not embedded (folders, communities,
-/// processes).
+/// The text embedded for `node`, `None` for nodes that are not embedded (processes).
 pub fn node_text(graph: &Graph, node: &NodeRef, sources: &Sources) -> Option<String> {
     let kind = node.kind();
-    if kind == NodeKind::File {
-        let mut text = node.file().replace(['/', '.', '_', '-'], " ");
-        for &id in graph.nodes_in_file(node.file()).iter().take(FILE_SYMBOLS) {
-            if let Some(n) = graph.node(id).filter(|n| n.kind().is_symbol()) {
-                text.push(' ');
-                text.push_str(n.name());
+    if matches!(
+        kind,
+        NodeKind::File | NodeKind::Folder | NodeKind::Community
+    ) {
+        let mut text = node.qualified().replace(['/', '.', '_', '-'], " ");
+        if kind == NodeKind::File {
+            for &id in graph.nodes_in_file(node.file()).iter().take(FILE_SYMBOLS) {
+                if let Some(n) = graph.node(id).filter(|n| n.kind().is_symbol()) {
+                    text.push(' ');
+                    text.push_str(n.name());
+                }
             }
         }
-        if crate::knob("SUMMARY_EMBED", 1.0) > 0.0 {
-            text.push('\n');
-            text.push_str(node.doc());
-        }
-        return Some(text);
-    }
-    if matches!(kind, NodeKind::Folder | NodeKind::Community) {
-        if crate::knob("SUMMARY_EMBED", 1.0) == 0.0 {
-            return None;
-        }
-        let mut text = node.qualified().replace(['/', '.', '_', '-'], " ");
         text.push('\n');
         text.push_str(node.doc());
         return Some(text);
@@ -40,43 +33,8 @@ pub fn node_text(graph: &Graph, node: &NodeRef, sources: &Sources) -> Option<Str
         return None;
     }
     let mut text = String::new();
-    for _ in 0..crate::knob("NAME_REPEAT", 0.0) as usize {
-        text.push_str(node.name());
-        text.push('\n');
-    }
-    for part in [node.qualified(), node.signature(), node.doc()] {
+    for part in [node.name(), node.qualified(), node.signature(), node.doc()] {
         text.push_str(part);
-        text.push('\n');
-    }
-    let path_parts = crate::knob("PATH", 0.0) as usize;
-    if path_parts > 0 {
-        let stem = node.file().rsplit_once('.').map_or(node.file(), |(s, _)| s);
-        let parts: Vec<&str> = stem.split('/').collect();
-        for p in &parts[parts.len().saturating_sub(path_parts)..] {
-            text.push_str(p);
-            text.push(' ');
-        }
-        text.push('\n');
-    }
-    let callees = crate::knob("CALLEES", 0.0) as usize;
-    let callers = crate::knob("CALLERS", 0.0) as usize;
-    let conf = crate::knob("CALL_CONF", 0.5) as f32;
-    if callees > 0 {
-        for e in graph.outgoing(node.id).filter(|e| e.kind == crate::EdgeKind::Calls && e.confidence >= conf).take(callees) {
-            if let Some(n) = graph.node(e.to) {
-                text.push_str(n.name());
-                text.push(' ');
-            }
-        }
-        text.push('\n');
-    }
-    if callers > 0 {
-        for e in graph.incoming(node.id).filter(|e| e.kind == crate::EdgeKind::Calls && e.confidence >= conf).take(callers) {
-            if let Some(n) = graph.node(e.from) {
-                text.push_str(n.name());
-                text.push(' ');
-            }
-        }
         text.push('\n');
     }
     if let Some(source) = sources.get(node.file()) {
@@ -114,7 +72,7 @@ fn body_lines<'s>(source: &'s str, node: &NodeRef) -> Vec<&'s str> {
             }
         }
     }
-    lines.take(crate::knob("BODY", BODY_LINES as f64) as usize).collect()
+    lines.take(BODY_LINES).collect()
 }
 
 /// The triple quote a line opens a docstring with (`"""`, `'''`, with an `r`/`u`/`b` prefix).
@@ -159,11 +117,16 @@ mod tests {
             t.contains("return 1") && t.matches("Short").count() == 1,
             "{t}"
         );
+        assert!(t.starts_with("one\none\ndef one()"), "the name comes twice: {t}");
         let file = g.find_id("File:auth/hashers.py").unwrap();
         let t = node_text(&g, &g.node(file).unwrap(), &sources).unwrap();
         assert!(
             t.starts_with("auth hashers py") && t.contains("make_password"),
             "{t}"
         );
+        assert!(t.ends_with("2 functions"), "the file's summary: {t}");
+        let folder = g.find_id("Folder:auth").unwrap();
+        let t = node_text(&g, &g.node(folder).unwrap(), &sources).unwrap();
+        assert_eq!(t, "auth\n1 file; 2 functions");
     }
 }
