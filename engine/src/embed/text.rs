@@ -117,7 +117,10 @@ mod tests {
             t.contains("return 1") && t.matches("Short").count() == 1,
             "{t}"
         );
-        assert!(t.starts_with("one\none\ndef one()"), "the name comes twice: {t}");
+        assert!(
+            t.starts_with("one\none\ndef one()"),
+            "the name comes twice: {t}"
+        );
         let file = g.find_id("File:auth/hashers.py").unwrap();
         let t = node_text(&g, &g.node(file).unwrap(), &sources).unwrap();
         assert!(
