@@ -203,9 +203,8 @@ fn hit_line(n: &NodeRef, score: f64, verbosity: Verbosity) -> String {
         n.kind(),
         NodeKind::Folder | NodeKind::File | NodeKind::Community
     );
-    if summarized && verbosity != Verbosity::Summary && !n.doc().is_empty() {
-        line.push_str(&format!("\n  {}", n.doc()));
-    } else if verbosity == Verbosity::Full && !n.doc().is_empty() {
+    let shows_doc = verbosity == Verbosity::Full || (summarized && verbosity != Verbosity::Summary);
+    if shows_doc && !n.doc().is_empty() {
         line.push_str(&format!("\n  {}", n.doc()));
     }
     line
