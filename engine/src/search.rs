@@ -254,8 +254,11 @@ impl SearchIndex {
         if total <= 0.0 {
             return Vec::new();
         }
+        // Each name token's cosine with every query token, computed once per call.
+        let mut similarities: HashMap<u32, Vec<f32>> = HashMap::default();
         let mut seen: HashSet<u32> = HashSet::default();
         let mut hits = Vec::new();
+        let mut best = vec![0f32; query.len()];
         for hit in candidates {
             let Some(name) = self
                 .qualified
@@ -264,21 +267,23 @@ impl SearchIndex {
             else {
                 continue;
             };
-            let rows: Vec<Vec<f32>> = model
-                .token_ids(name, &mut cache)
-                .into_iter()
-                .filter_map(|id| Some(unit(model.row(id)?)?.0))
-                .collect();
-            let matched: f32 = query
-                .iter()
-                .map(|(q, weight)| {
-                    let best = rows
+            best.iter_mut().for_each(|b| *b = 0.0);
+            for id in model.token_ids(name, &mut cache) {
+                let sims = similarities.entry(id).or_insert_with(|| {
+                    let row = model.row(id).and_then(unit).map(|(r, _)| r);
+                    query
                         .iter()
-                        .map(|r| r.iter().zip(q).map(|(a, b)| a * b).sum::<f32>())
-                        .fold(0f32, f32::max);
-                    weight * best
-                })
-                .sum();
+                        .map(|(q, _)| {
+                            row.as_ref()
+                                .map_or(0.0, |r| r.iter().zip(q).map(|(a, b)| a * b).sum())
+                        })
+                        .collect()
+                });
+                for (b, &s) in best.iter_mut().zip(sims.iter()) {
+                    *b = b.max(s);
+                }
+            }
+            let matched: f32 = query.iter().zip(&best).map(|((_, w), b)| w * b).sum();
             hits.push(Hit {
                 node: hit.node,
                 score: f64::from(matched / total),
