@@ -568,6 +568,48 @@ mod tests {
     }
 
     #[test]
+    fn the_name_match_ranks_names_whose_tokens_are_near_the_query() {
+        use crate::embed::{StaticModel, VectorIndex, model_bytes};
+        use crate::ingest::index_with_sources;
+        let files = vec![SourceFile {
+            path: "app.py".into(),
+            bytes: b"def make_password(raw):\n    return raw\n\ndef paginate(items):\n    return items\n".to_vec(),
+        }];
+        let (g, _, sources) = index_with_sources("t", files, &|| 0.0, &mut |_, _, _| true).unwrap();
+        let model = StaticModel::from_bytes(&model_bytes(&[
+            ("make", vec![0, 10, 0]),
+            ("password", vec![100, 0, 0]),
+            ("secret", vec![90, 10, 0]),
+            ("paginate", vec![0, 0, 100]),
+        ]))
+        .unwrap();
+        let (vectors, _) = VectorIndex::build(&g, &sources, &model, None, &mut |_, _| true);
+        let mut idx = SearchIndex::build(&g);
+        idx.attach_embeddings(Arc::new(model), vectors);
+        let sem = idx.semantic.as_ref().unwrap();
+        let id = |name: &str| g.nodes_named(name)[0];
+        let candidates = [
+            Hit {
+                node: id("paginate"),
+                score: 2.0,
+            },
+            Hit {
+                node: id("make_password"),
+                score: 1.0,
+            },
+            Hit {
+                node: id("paginate"),
+                score: 0.5,
+            },
+        ];
+        let ranked = idx.name_match(sem, "secret", candidates.iter());
+        assert_eq!(ranked.len(), 2, "each candidate once: {ranked:?}");
+        assert_eq!(ranked[0].node, id("make_password"));
+        assert!(ranked[0].score > 0.9 && ranked[1].score < 0.1, "{ranked:?}");
+        assert!(idx.name_match(sem, "zzz", candidates.iter()).is_empty());
+    }
+
+    #[test]
     fn one_edit_distance() {
         assert!(within_one_edit("refund", "refnud"));
         assert!(within_one_edit("refund", "refunds"));
