@@ -126,6 +126,14 @@ impl StaticModel {
         out
     }
 
+    /// The row of token `id` as floats (its scale applied), `None` for an unknown id.
+    pub fn row(&self, id: u32) -> Option<Vec<f32>> {
+        let i = id as usize;
+        let scale = *self.scales.get(i)?;
+        let row = self.rows.get(i * self.dims..(i + 1) * self.dims)?;
+        Some(row.iter().map(|&v| v as f32 * scale).collect())
+    }
+
     /// The unit-length weighted mean of the rows of `ids`; `None` when it is zero.
     pub fn pool(&self, ids: &[u32], weight: &dyn Fn(u32) -> f32) -> Option<Vec<f32>> {
         let mut sum = vec![0f32; self.dims];
@@ -193,6 +201,8 @@ mod tests {
         assert!((v[0] - v[1]).abs() < 1e-6 && v[2] == 0.0);
         assert!((v.iter().map(|x| x * x).sum::<f32>() - 1.0).abs() < 1e-5);
         assert_eq!(m.embed("hashs").unwrap()[2], v[0]);
+        assert_eq!(m.row(1), Some(vec![0.0, 10.0, 0.0]));
+        assert_eq!(m.row(3), None);
         assert!(m.embed("zzz ???").is_none());
     }
 

@@ -128,7 +128,10 @@ fn run(model: &Arc<StaticModel>, dir: &Path) {
     else {
         return eprintln!("{name}: indexing failed");
     };
-    let docs_left = graph.nodes().filter(|n| !n.doc().is_empty()).count();
+    let docs_left = graph
+        .nodes()
+        .filter(|n| n.kind().is_symbol() && !n.doc().is_empty())
+        .count();
     let mut search = SearchIndex::build(&graph);
     let t = Instant::now();
     let (vectors, stats) = VectorIndex::build(&graph, &sources, model, None, &mut |_, _| true);

@@ -789,6 +789,14 @@ impl GraphBuilder {
         self.graph.processes = processes;
     }
 
+    /// Replaces a node's doc (structural summaries of folders, files and communities).
+    pub fn set_doc(&mut self, id: u32, doc: &str) {
+        let sym = self.graph.strings.intern(doc);
+        if let Some(node) = self.graph.nodes.get_mut(id as usize) {
+            node.doc = sym;
+        }
+    }
+
     pub fn add_node(&mut self, node: NewNode) -> u32 {
         let s = &mut self.graph.strings;
         let data = NodeData {

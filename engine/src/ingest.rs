@@ -9,7 +9,7 @@ use super::filter::{DEFAULT_MAX_FILE_BYTES, Filter, Skip};
 use super::graph::Graph;
 use super::lang::Lang;
 use super::resolve::{ResolveStats, build_graph, mark_stand_ins};
-use super::{community, process};
+use super::{community, process, summary};
 
 /// One file handed to the engine, path relative to the repository root with `/` separators.
 #[derive(Debug, Clone)]
@@ -43,7 +43,8 @@ pub enum Phase {
     Resolve,
     /// Community detection.
     Communities,
-    /// Process (execution flow) detection.
+    /// Process (execution flow) detection, then the structural summaries of folders, files and
+    /// communities.
     Processes,
 }
 
@@ -365,7 +366,7 @@ pub fn finish(
     if !progress(Phase::Communities, 1, 1) {
         return Err(Cancelled);
     }
-    let graph = process::detect(graph, &decorated);
+    let graph = summary::summarize(process::detect(graph, &decorated));
     stats.phase_ms.push((Phase::Processes, clock() - grouped));
     if !progress(Phase::Processes, 1, 1) {
         return Err(Cancelled);

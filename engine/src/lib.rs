@@ -26,6 +26,7 @@ mod resolve;
 pub mod sample;
 mod search;
 pub mod snapshot;
+mod summary;
 pub mod syntax;
 mod walk;
 mod zip_source;
@@ -42,5 +43,6 @@ pub use ingest::{
 pub use lang::Lang;
 pub use process::is_test;
 pub use search::{Hit, Mode, QueryEmbedder, SearchIndex, tokens};
+pub use summary::summary_tail;
 pub use walk::{Reached, Toward, Walk, Walked};
 pub use zip_source::{read_zip, read_zip_from};

@@ -132,7 +132,7 @@ pub fn sample_graph() -> Graph {
         Reason::ImportResolved,
     );
     g.add_edge(charge, validate, EdgeKind::Calls, 0.85, Reason::SameFile);
-    b.graph.build()
+    crate::summary::summarize(b.graph.build())
 }
 
 #[cfg(test)]

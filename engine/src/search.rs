@@ -1,12 +1,12 @@
-//! Symbol and file search: BM25 over code-aware tokens (identifier parts and whole identifiers,
-//! qualified names, signatures, doc lines, paths) with prefix and one-typo fuzzy matching, fused
-//! with nearest vectors (reciprocal rank fusion) once embeddings are attached.
+//! Symbol, file, folder and community search: BM25 over code-aware tokens (identifier parts and
+//! whole identifiers, qualified names, signatures, docs and summaries, paths) with prefix and
+//! one-typo fuzzy matching, fused with nearest vectors and a name match once embeddings exist.
 
 use std::sync::Arc;
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
-use super::embed::{StaticModel, VectorIndex};
+use super::embed::{StaticModel, VectorIndex, WordCache};
 use super::graph::{Graph, NodeKind};
 use super::process::is_test;
 
@@ -21,6 +21,8 @@ const EXACT_NAME_BOOST: f64 = 3.0;
 const RRF_K: f64 = 60.0;
 /// Nearest vectors taken into a hybrid ranking.
 const SEMANTIC_CANDIDATES: usize = 100;
+/// Hybrid's third ranking, the name match, reorders this many of the head of each other one.
+const NAME_MATCH_CANDIDATES: usize = 30;
 /// Score factor of test code when the query is not about tests.
 const TEST_FACTOR: f64 = 0.5;
 /// Query words that make a query about tests.
@@ -35,7 +37,8 @@ pub enum Mode {
     Keyword,
     /// Cosine similarity of embeddings.
     Semantic,
-    /// Both, fused by reciprocal rank.
+    /// Both, fused by reciprocal rank with a third ranking of their heads: how closely the
+    /// words of each candidate's qualified name match the query's, token by token.
     Hybrid,
 }
 
@@ -81,6 +84,8 @@ pub struct SearchIndex {
     /// Test code, ranked below production code unless the query is about tests.
     tests: HashSet<u32>,
     semantic: Option<Semantic>,
+    /// Qualified names of symbols, for the name match.
+    qualified: HashMap<u32, String>,
 }
 
 /// Splits code text into lowercase tokens: identifier parts (`getUserName` → get, user, name),
@@ -126,7 +131,8 @@ impl SearchIndex {
         let mut total_len = 0u64;
         for node in graph.nodes() {
             let kind = node.kind();
-            if !(kind.is_symbol() || kind == NodeKind::File) {
+            let summarized = matches!(kind, NodeKind::Folder | NodeKind::Community);
+            if !(kind.is_symbol() || kind == NodeKind::File || summarized) {
                 continue;
             }
             let mut tf: HashMap<String, u16> = HashMap::default();
@@ -137,6 +143,9 @@ impl SearchIndex {
             };
             if kind == NodeKind::File {
                 add(node.file(), 2);
+            } else if summarized {
+                add(node.qualified(), 2);
+                add(node.doc(), 1);
             } else {
                 add(node.name(), 3);
                 add(node.qualified(), 1);
@@ -157,6 +166,9 @@ impl SearchIndex {
             if is_test(&node) {
                 index.tests.insert(node.id);
             }
+            if kind.is_symbol() {
+                index.qualified.insert(node.id, node.qualified().to_owned());
+            }
             index
                 .names
                 .entry(node.name().to_lowercase())
@@ -175,7 +187,8 @@ impl SearchIndex {
     }
 
     /// Attaches vectors made by any source and what embeds queries alike.
-    pub fn attach_vectors(&mut self, model: Arc<dyn QueryEmbedder>, vectors: VectorIndex) {
+    pub fn attach_vectors(&mut self, model: Arc<dyn QueryEmbedder>, mut vectors: VectorIndex) {
+        vectors.prepare();
         self.semantic = Some(Semantic { model, vectors });
     }
 
@@ -207,7 +220,17 @@ impl SearchIndex {
                     .map(|q| sem.vectors.search(&q, SEMANTIC_CANDIDATES, filter))
                     .unwrap_or_default();
                 let words = self.search(query, filter);
-                fuse(&[&words[..words.len().min(SEMANTIC_CANDIDATES)], &near])
+                let heads = words.iter().take(NAME_MATCH_CANDIDATES);
+                let names = self.name_match(
+                    sem,
+                    query,
+                    heads.chain(near.iter().take(NAME_MATCH_CANDIDATES)),
+                );
+                fuse(&[
+                    &words[..words.len().min(SEMANTIC_CANDIDATES)],
+                    &near,
+                    &names,
+                ])
             }
         };
         let about_tests = tokens(query)
@@ -222,6 +245,70 @@ impl SearchIndex {
             sort_hits(&mut hits);
         }
         Some(hits)
+    }
+
+    /// Symbols among `candidates` ranked by how well their qualified names match the query:
+    /// for each query token, its best cosine with a name token, weighted by the token's weight
+    /// in the project and in the model (the norm of its row), averaged.
+    fn name_match<'h>(
+        &self,
+        sem: &Semantic,
+        query: &str,
+        candidates: impl Iterator<Item = &'h Hit>,
+    ) -> Vec<Hit> {
+        let model = &sem.model;
+        let mut cache = WordCache::default();
+        let mut ids = model.token_ids(query, &mut cache);
+        ids.sort_unstable();
+        ids.dedup();
+        let query: Vec<(Vec<f32>, f32)> = ids
+            .iter()
+            .filter_map(|&id| {
+                let (row, norm) = unit(model.row(id)?)?;
+                Some((row, norm * sem.vectors.weight(id)))
+            })
+            .collect();
+        let total: f32 = query.iter().map(|(_, w)| w).sum();
+        if total <= 0.0 {
+            return Vec::new();
+        }
+        // Each name token's cosine with every query token, computed once per call.
+        let mut similarities: HashMap<u32, Vec<f32>> = HashMap::default();
+        let mut seen: HashSet<u32> = HashSet::default();
+        let mut hits = Vec::new();
+        let mut best = vec![0f32; query.len()];
+        for hit in candidates {
+            let Some(name) = self
+                .qualified
+                .get(&hit.node)
+                .filter(|_| seen.insert(hit.node))
+            else {
+                continue;
+            };
+            best.iter_mut().for_each(|b| *b = 0.0);
+            for id in model.token_ids(name, &mut cache) {
+                let sims = similarities.entry(id).or_insert_with(|| {
+                    let row = model.row(id).and_then(unit).map(|(r, _)| r);
+                    query
+                        .iter()
+                        .map(|(q, _)| {
+                            row.as_ref()
+                                .map_or(0.0, |r| r.iter().zip(q).map(|(a, b)| a * b).sum())
+                        })
+                        .collect()
+                });
+                for (b, &s) in best.iter_mut().zip(sims.iter()) {
+                    *b = b.max(s);
+                }
+            }
+            let matched: f32 = query.iter().zip(&best).map(|((_, w), b)| w * b).sum();
+            hits.push(Hit {
+                node: hit.node,
+                score: f64::from(matched / total),
+            });
+        }
+        sort_hits(&mut hits);
+        hits
     }
 
     /// BM25 hits for a free-text query; `filter` keeps the nodes it accepts.
@@ -305,6 +392,12 @@ impl SearchIndex {
 /// Best first; ties by node id, so equal scores rank the same way every time.
 fn sort_hits(hits: &mut [Hit]) {
     hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.node.cmp(&b.node)));
+}
+
+/// `v` scaled to unit length, with its length; `None` for a zero vector.
+fn unit(v: Vec<f32>) -> Option<(Vec<f32>, f32)> {
+    let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    (norm > 0.0 && norm.is_finite()).then(|| (v.into_iter().map(|x| x / norm).collect(), norm))
 }
 
 /// Reciprocal rank fusion of rankings (each best first).
@@ -490,6 +583,48 @@ mod tests {
         let order: Vec<u32> = fused.iter().map(|h| h.node).collect();
         assert_eq!(order, [2, 1, 3]);
         assert!((fused[0].score - (1.0 / 62.0 + 1.0 / 61.0)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn the_name_match_ranks_names_whose_tokens_are_near_the_query() {
+        use crate::embed::{StaticModel, VectorIndex, model_bytes};
+        use crate::ingest::index_with_sources;
+        let files = vec![SourceFile {
+            path: "app.py".into(),
+            bytes: b"def make_password(raw):\n    return raw\n\ndef paginate(items):\n    return items\n".to_vec(),
+        }];
+        let (g, _, sources) = index_with_sources("t", files, &|| 0.0, &mut |_, _, _| true).unwrap();
+        let model = StaticModel::from_bytes(&model_bytes(&[
+            ("make", vec![0, 10, 0]),
+            ("password", vec![100, 0, 0]),
+            ("secret", vec![90, 10, 0]),
+            ("paginate", vec![0, 0, 100]),
+        ]))
+        .unwrap();
+        let (vectors, _) = VectorIndex::build(&g, &sources, &model, None, &mut |_, _| true);
+        let mut idx = SearchIndex::build(&g);
+        idx.attach_embeddings(Arc::new(model), vectors);
+        let sem = idx.semantic.as_ref().unwrap();
+        let id = |name: &str| g.nodes_named(name)[0];
+        let candidates = [
+            Hit {
+                node: id("paginate"),
+                score: 2.0,
+            },
+            Hit {
+                node: id("make_password"),
+                score: 1.0,
+            },
+            Hit {
+                node: id("paginate"),
+                score: 0.5,
+            },
+        ];
+        let ranked = idx.name_match(sem, "secret", candidates.iter());
+        assert_eq!(ranked.len(), 2, "each candidate once: {ranked:?}");
+        assert_eq!(ranked[0].node, id("make_password"));
+        assert!(ranked[0].score > 0.9 && ranked[1].score < 0.1, "{ranked:?}");
+        assert!(idx.name_match(sem, "zzz", candidates.iter()).is_empty());
     }
 
     #[test]

@@ -11,8 +11,9 @@ use super::ingest::Sources;
 
 /// Leads every snapshot; a blob that does not start with it is refused.
 const MAGIC: &[u8; 8] = b"NXSNAP\0\0";
-/// Bumped whenever the stored layout changes; older snapshots are then refused and rebuilt.
-pub const FORMAT_VERSION: u32 = 2;
+/// Bumped whenever the stored layout or meaning changes; older snapshots are then refused and
+/// rebuilt (3: folders, files and communities carry their structural summary as their doc).
+pub const FORMAT_VERSION: u32 = 3;
 
 #[derive(Serialize)]
 struct BodyRef<'a> {
@@ -212,7 +213,7 @@ pub fn decode(bytes: &[u8]) -> Result<Snapshot, SnapshotError> {
 /// Leads every stored vector index.
 const VECTORS_MAGIC: &[u8; 8] = b"NXVECS\0\0";
 /// Bumped whenever the stored vectors' layout or meaning changes; older ones are then ignored.
-pub const VECTORS_VERSION: u32 = 1;
+pub const VECTORS_VERSION: u32 = 2;
 
 #[derive(Serialize)]
 struct VectorsRef<'a> {
@@ -283,10 +284,12 @@ pub fn decode_vectors(bytes: &[u8], node_count: usize) -> Result<SavedVectors, S
             rest.len()
         )));
     }
+    let mut saved = saved;
     saved
         .vectors
         .check(node_count)
         .map_err(|e| SnapshotError::Damaged(format!("vectors: {e}")))?;
+    saved.vectors.prepare();
     Ok(saved)
 }
 

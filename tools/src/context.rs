@@ -1,4 +1,5 @@
-//! `context`: what the loaded project is — counts, hotspots, folder outline and the graph schema.
+//! `context`: what the loaded project is — counts, hotspots, folder outline (with each folder's
+//! structural summary) and the graph schema.
 //! The first call an agent makes; compact Markdown by default, JSON text on request.
 
 use std::collections::BTreeMap;
@@ -7,7 +8,7 @@ use std::fmt::Write;
 use nexus_shared::params::{ContextFocus, ContextParams, Format};
 use serde_json::json;
 
-use nexus_engine::{EdgeKind, Graph, NodeKind};
+use nexus_engine::{EdgeKind, Graph, NodeKind, summary_tail};
 
 const HOTSPOTS: usize = 5;
 /// Folders listed in the structure outline.
@@ -44,7 +45,11 @@ pub fn run(graph: &Graph, params: &ContextParams) -> String {
         );
         let (shown, more) = outline(graph);
         for (folder, files) in shown {
-            let _ = writeln!(out, "- {folder}/ ({files} files)");
+            let tail = folder_summary(graph, &folder);
+            let _ = match summary_tail(&tail) {
+                "" => writeln!(out, "- {folder}/ ({files} files)"),
+                tail => writeln!(out, "- {folder}/ ({files} files) — {tail}"),
+            };
         }
         if more > 0 {
             let _ = writeln!(
@@ -88,6 +93,12 @@ fn json_answer(graph: &Graph, show: &dyn Fn(ContextFocus) -> bool) -> serde_json
     }
     if show(ContextFocus::Structure) {
         let (shown, more) = outline(graph);
+        let summaries: BTreeMap<&String, String> = shown
+            .keys()
+            .map(|folder| (folder, folder_summary(graph, folder)))
+            .filter(|(_, s)| !s.is_empty())
+            .collect();
+        answer["folder_summaries"] = json!(summaries);
         answer["folders"] = json!(shown);
         answer["more_folders"] = json!(more);
     }
@@ -143,6 +154,15 @@ fn hotspots(graph: &Graph) -> Vec<(String, usize, String)> {
                 .map(|node| (node.stable_id(), n, node.location()))
         })
         .collect()
+}
+
+/// The structural summary of the folder at `path` (empty for the root or an unknown folder).
+fn folder_summary(graph: &Graph, path: &str) -> String {
+    graph
+        .find_id(&format!("Folder:{path}"))
+        .and_then(|id| graph.node(id))
+        .map(|n| n.doc().to_owned())
+        .unwrap_or_default()
 }
 
 /// The folders at most two levels deep with the files anywhere under them; the largest

@@ -1,5 +1,5 @@
-//! `explore`: a symbol with its connections, a cluster (community) with its members, or a
-//! process with its steps in order.
+//! `explore`: a symbol (or a file or folder, with its structural summary) with its connections, a
+//! cluster (community) with its summary and members, or a process with its steps in order.
 
 use nexus_shared::params::{ExploreKind, ExploreParams, Format};
 use nexus_shared::{ErrorCode, ToolError};
@@ -8,7 +8,7 @@ use serde_json::json;
 use super::budget::Budget;
 use super::neighbours::{calls, edge_line};
 use super::{ToolContext, target};
-use nexus_engine::NodeKind;
+use nexus_engine::{NodeKind, summary_tail};
 
 pub fn run(ctx: &ToolContext, p: &ExploreParams) -> Result<String, ToolError> {
     let g = ctx.graph;
@@ -31,7 +31,11 @@ pub fn run(ctx: &ToolContext, p: &ExploreParams) -> Result<String, ToolError> {
                         .map(|(n, _)| n.stable_id())
                         .collect::<Vec<_>>()
                 };
-                return Ok(json!({"id": node.stable_id(), "location": node.location(), "callers": ids(&callers), "callees": ids(&callees)}).to_string());
+                let mut answer = json!({"id": node.stable_id(), "location": node.location(), "callers": ids(&callers), "callees": ids(&callees)});
+                if let Some(summary) = summary_of(&node) {
+                    answer["summary"] = json!(summary);
+                }
+                return Ok(answer.to_string());
             }
             out.header(&format!(
                 "# {} `{}` — {}",
@@ -39,6 +43,9 @@ pub fn run(ctx: &ToolContext, p: &ExploreParams) -> Result<String, ToolError> {
                 node.stable_id(),
                 node.location()
             ));
+            if let Some(summary) = summary_of(&node) {
+                out.header(&format!("> {summary}"));
+            }
             let others: Vec<String> = g
                 .outgoing(id)
                 .chain(g.incoming(id))
@@ -76,6 +83,7 @@ pub fn run(ctx: &ToolContext, p: &ExploreParams) -> Result<String, ToolError> {
                     "id": g.node(c).map(|n| n.stable_id()),
                     "name": name,
                     "cohesion": info.cohesion,
+                    "summary": g.node(c).map(|n| n.doc().to_owned()),
                     "size": info.members.len(),
                     "members": listed(g, &info.members, limit),
                 })
@@ -86,6 +94,13 @@ pub fn run(ctx: &ToolContext, p: &ExploreParams) -> Result<String, ToolError> {
                 info.members.len(),
                 info.cohesion
             ));
+            if let Some(tail) = g
+                .node(c)
+                .map(|n| summary_tail(n.doc()))
+                .filter(|t| !t.is_empty())
+            {
+                out.header(&format!("> {tail}"));
+            }
             for n in info.members.iter().take(limit).filter_map(|&m| g.node(m)) {
                 out.item(&format!(
                     "- {} `{}` — {}",
@@ -140,6 +155,13 @@ pub fn run(ctx: &ToolContext, p: &ExploreParams) -> Result<String, ToolError> {
         }
     }
     Ok(out.finish())
+}
+
+/// The structural summary of a folder or file (symbols' docs are their own comments).
+fn summary_of<'g>(node: &nexus_engine::NodeRef<'g>) -> Option<&'g str> {
+    matches!(node.kind(), NodeKind::Folder | NodeKind::File)
+        .then(|| node.doc())
+        .filter(|d| !d.is_empty())
 }
 
 /// Members or steps for a JSON answer: id, kind and location of the first `limit`.

@@ -236,6 +236,68 @@ mod tests {
     }
 
     #[test]
+    fn structural_summaries_reach_context_overview_explore_and_search() {
+        let files = vec![
+            SourceFile {
+                path: "shop/cart.py".into(),
+                bytes: b"from shop.pay import charge\n\nclass Cart:\n    def total(self):\n        return 1\n    def checkout(self):\n        charge(self.total())\n".to_vec(),
+            },
+            SourceFile {
+                path: "shop/pay.py".into(),
+                bytes: b"def charge(x):\n    return validate(x)\n\ndef validate(x):\n    return x\n".to_vec(),
+            },
+            SourceFile {
+                path: "api/views.py".into(),
+                bytes: b"from shop.cart import Cart\n\ndef buy():\n    Cart().checkout()\n".to_vec(),
+            },
+        ];
+        let graph = index("shop", files, &|| 0.0, &mut |_, _, _| true)
+            .unwrap()
+            .0;
+        with(graph, |ctx| {
+            let ctx = Some(ctx);
+            let answer = text(dispatch(ctx, "context", json!({"focus": "structure"})));
+            assert!(
+                answer.contains("- shop/ (2 files) — central: ")
+                    && answer.contains("called by: api"),
+                "{answer}"
+            );
+            let json: serde_json::Value = serde_json::from_str(&text(dispatch(
+                ctx,
+                "context",
+                json!({"focus": "structure", "format": "json"}),
+            )))
+            .unwrap();
+            assert!(
+                json["folder_summaries"]["shop"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with("2 files; ")
+            );
+            let answer = text(dispatch(ctx, "explore", json!({"id": "File:shop/pay.py"})));
+            assert!(
+                answer.contains(
+                    "> 2 functions · central: charge, validate · called by: shop/cart.py"
+                ),
+                "{answer}"
+            );
+            let answer = text(dispatch(ctx, "overview", json!({})));
+            if answer.contains("## Communities") && !answer.contains("(largest 0 of 0)") {
+                assert!(answer.contains("central: "), "{answer}");
+            }
+            let answer = text(dispatch(
+                ctx,
+                "search",
+                json!({"query": "shop", "kind": "Folder"}),
+            ));
+            assert!(
+                answer.contains("Folder `Folder:shop`") && answer.contains("\n  2 files; "),
+                "{answer}"
+            );
+        });
+    }
+
+    #[test]
     fn no_graph_is_a_clear_error() {
         assert_eq!(
             error_code(dispatch(None, "context", json!({}))),

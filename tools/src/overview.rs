@@ -1,4 +1,5 @@
-//! `overview`: the codebase map — communities (size, cohesion, main folder) and processes
+//! `overview`: the codebase map — communities (size, cohesion, main folder, central symbols and
+//! neighbours from their structural summary) and processes
 //! (execution flows: entry, steps, depth), largest first, cut to `max_tokens`.
 
 use std::collections::HashMap;
@@ -8,6 +9,7 @@ use serde_json::json;
 
 use super::ToolContext;
 use super::budget::Budget;
+use nexus_engine::summary_tail;
 
 pub fn run(ctx: &ToolContext, p: &OverviewParams) -> String {
     let g = ctx.graph;
@@ -31,7 +33,7 @@ pub fn run(ctx: &ToolContext, p: &OverviewParams) -> String {
 
     if p.format == Some(Format::Json) {
         let communities: Vec<_> = g.communities.iter().take(if p.show_clusters { limit } else { 0 })
-            .map(|c| json!({"id": id(c.node), "name": name(c.node), "size": c.members.len(), "cohesion": (c.cohesion * 100.0).round() / 100.0, "folder": main_folder(&c.members)}))
+            .map(|c| json!({"id": id(c.node), "name": name(c.node), "size": c.members.len(), "cohesion": (c.cohesion * 100.0).round() / 100.0, "folder": main_folder(&c.members), "summary": g.node(c.node).map(|n| n.doc())}))
             .collect();
         let processes: Vec<_> = g.processes.iter().take(if p.show_processes { limit } else { 0 })
             .map(|x| json!({"id": id(x.node), "name": name(x.node), "entry": id(x.entry), "steps": x.steps.len(), "depth": x.depth}))
@@ -54,13 +56,15 @@ pub fn run(ctx: &ToolContext, p: &OverviewParams) -> String {
             g.communities.len()
         ));
         for c in g.communities.iter().take(limit) {
+            let tail = g.node(c.node).map_or("", |n| summary_tail(n.doc()));
             out.item(&format!(
-                "- {} — {} symbols · cohesion {:.2} · {}/ · `{}`",
+                "- {} — {} symbols · cohesion {:.2} · {}/ · `{}`{}{tail}",
                 name(c.node),
                 c.members.len(),
                 c.cohesion,
                 main_folder(&c.members),
-                id(c.node)
+                id(c.node),
+                if tail.is_empty() { "" } else { "\n  " },
             ));
         }
     }

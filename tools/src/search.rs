@@ -44,7 +44,7 @@ pub fn run(ctx: &ToolContext, p: &SearchParams) -> Result<String, ToolError> {
         None => None,
         Some(k) => Some(NodeKind::parse(k).ok_or_else(|| {
             ToolError::new(ErrorCode::InvalidParams, format!("unknown kind `{k}`")).with_hint(
-                "one of Class, Interface, Struct, Enum, Trait, Function, Method, Module, File",
+                "one of Class, Interface, Struct, Enum, Trait, Function, Method, Module, File, Folder, Community",
             )
         })?),
     };
@@ -199,7 +199,12 @@ fn hit_line(n: &NodeRef, score: f64, verbosity: Verbosity) -> String {
     if verbosity != Verbosity::Summary && !n.signature().is_empty() {
         line.push_str(&format!("\n  `{}`", n.signature()));
     }
-    if verbosity == Verbosity::Full && !n.doc().is_empty() {
+    let summarized = matches!(
+        n.kind(),
+        NodeKind::Folder | NodeKind::File | NodeKind::Community
+    );
+    let shows_doc = verbosity == Verbosity::Full || (summarized && verbosity != Verbosity::Summary);
+    if shows_doc && !n.doc().is_empty() {
         line.push_str(&format!("\n  {}", n.doc()));
     }
     line

@@ -1,6 +1,7 @@
 //! The vector index: one unit vector per embedded node, int8 with a scale per row, searched by
 //! cosine over all rows (exact; a 40k-symbol project is ~11 MB and a few milliseconds a query).
-//! Tokens are weighted by their inverse document frequency in this project, queries alike.
+//! Tokens are weighted by their inverse document frequency in this project, queries alike, and
+//! the direction all rows share (the project's common component) is removed from both sides.
 
 use rustc_hash::{FxHashMap as HashMap, FxHasher};
 use serde::{Deserialize, Serialize};
@@ -18,6 +19,8 @@ const QUANT: f32 = 127.0;
 const PROGRESS_EVERY: usize = 2000;
 /// Widest vectors accepted from a stored index or a provider.
 pub const MAX_DIMS: usize = 8192;
+/// Smallest squared norm left after removing the common component (a row equal to it).
+const MIN_NORM: f32 = 1e-6;
 
 /// Vectors of the nodes of one graph, with the hash of the text each was computed from.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
@@ -29,6 +32,11 @@ pub struct VectorIndex {
     scales: Vec<f32>,
     /// Each model token's weight: its inverse document frequency over the embedded texts.
     weights: Vec<f32>,
+    /// The unit mean of all rows: the component every text shares, removed when comparing.
+    common: Vec<f32>,
+    /// Each row's projection on `common`, derived from the rows (not stored).
+    #[serde(skip)]
+    projections: Vec<f32>,
 }
 
 /// How much work building an index did.
@@ -193,6 +201,8 @@ impl VectorBuilder {
     /// The index and what building it did.
     pub fn finish(mut self) -> (VectorIndex, BuildStats) {
         self.index.weights = self.weights.unwrap_or_default();
+        self.index.common = self.index.mean_row();
+        self.index.prepare();
         self.stats.embedded = self.index.nodes.len();
         (self.index, self.stats)
     }
@@ -225,6 +235,8 @@ impl VectorIndex {
             index.rows.extend(row);
             index.scales.push(scale);
         }
+        index.common = index.mean_row();
+        index.prepare();
         Ok(index)
     }
 
@@ -272,6 +284,14 @@ impl VectorIndex {
         if self.weights.iter().any(|w| !w.is_finite()) {
             return Err("a token weight is not a finite number".into());
         }
+        if !(self.common.is_empty() || self.common.len() == dims)
+            || self.common.iter().any(|c| !c.is_finite())
+        {
+            return Err(format!(
+                "a common component of {} values for rows of {dims}",
+                self.common.len()
+            ));
+        }
         Ok(())
     }
 
@@ -317,6 +337,49 @@ impl VectorIndex {
         })
     }
 
+    /// Derives what is not stored (each row's projection on the common component); call once
+    /// after reading an index back. Idempotent.
+    pub fn prepare(&mut self) {
+        let dims = self.dims as usize;
+        if self.common.len() != dims || self.projections.len() == self.nodes.len() {
+            return;
+        }
+        self.projections = self
+            .rows
+            .chunks_exact(dims)
+            .zip(&self.scales)
+            .map(|(row, &scale)| {
+                row.iter()
+                    .zip(&self.common)
+                    .map(|(&v, &u)| v as f32 * u)
+                    .sum::<f32>()
+                    * scale
+            })
+            .collect();
+    }
+
+    /// The unit mean of all rows; empty when there are none.
+    fn mean_row(&self) -> Vec<f32> {
+        let dims = self.dims as usize;
+        let mut mean = vec![0f32; dims];
+        for (row, &scale) in self.rows.chunks_exact(dims).zip(&self.scales) {
+            for (m, &v) in mean.iter_mut().zip(row) {
+                *m += v as f32 * scale;
+            }
+        }
+        let norm = mean.iter().map(|v| v * v).sum::<f32>().sqrt();
+        if norm == 0.0 || !norm.is_finite() {
+            return Vec::new();
+        }
+        mean.iter_mut().for_each(|v| *v /= norm);
+        mean
+    }
+
+    /// The weight of token `id`: its inverse document frequency in the project.
+    pub fn weight(&self, id: u32) -> f32 {
+        self.weights.get(id as usize).copied().unwrap_or(1.0)
+    }
+
     /// How many nodes have a vector.
     pub fn len(&self) -> usize {
         self.nodes.len()
@@ -333,21 +396,30 @@ impl VectorIndex {
     }
 
     /// The `max` nodes most similar to `query` (a unit vector of the same width) that `filter`
-    /// accepts, best first; scores are cosine similarities.
+    /// accepts, best first; scores are cosine similarities once the common component is removed
+    /// from both sides (`d - (d·u)u`, whose dot products and norms follow from `d·u` alone).
     pub fn search(&self, query: &[f32], max: usize, filter: &dyn Fn(u32) -> bool) -> Vec<Hit> {
         let dims = self.dims as usize;
         if query.len() != dims || dims == 0 || max == 0 {
             return Vec::new();
         }
+        let query_common: f32 = query.iter().zip(&self.common).map(|(a, b)| a * b).sum();
+        let query_norm = (1.0 - query_common * query_common).max(MIN_NORM).sqrt();
         let (query, query_scale) = quantize(query);
         let mut hits: Vec<Hit> = self
             .rows
             .chunks_exact(dims)
             .zip(&self.nodes)
             .zip(&self.scales)
-            .map(|((row, &node), &scale)| Hit {
-                node,
-                score: (dot(row, &query) as f32 * scale * query_scale).clamp(-1.0, 1.0) as f64,
+            .enumerate()
+            .map(|(i, ((row, &node), &scale))| {
+                let cosine = dot(row, &query) as f32 * scale * query_scale;
+                let common = self.projections.get(i).copied().unwrap_or(0.0);
+                let norm = (1.0 - common * common).max(MIN_NORM).sqrt() * query_norm;
+                Hit {
+                    node,
+                    score: ((cosine - common * query_common) / norm).clamp(-1.0, 1.0) as f64,
+                }
             })
             .collect();
         let by_score = |a: &Hit, b: &Hit| b.score.total_cmp(&a.score).then(a.node.cmp(&b.node));
@@ -418,6 +490,45 @@ mod tests {
         assert_eq!(only_fns.len(), 2);
         assert_eq!(name(&only_fns[0]), "paginate");
         assert!(idx.search(&[1.0], 5, &|_| true).is_empty());
+    }
+
+    #[test]
+    fn the_common_component_is_removed_from_rows_and_queries() {
+        let (g, sources, model) = setup();
+        let (mut idx, _) = VectorIndex::build(&g, &sources, &model, None, &mut |_, _| true);
+        assert_eq!(idx.common.len(), 3);
+        assert!((idx.common.iter().map(|v| v * v).sum::<f32>() - 1.0).abs() < 1e-5);
+        assert_eq!(idx.projections.len(), idx.len());
+        let q = idx.embed_query(&model, "hash password").unwrap();
+        let with = idx.search(&q, 3, &|_| true);
+        // The same scores by hand: project the shared direction out of both sides.
+        let u = idx.common.clone();
+        let strip = |v: &[f32]| {
+            let d: f32 = v.iter().zip(&u).map(|(a, b)| a * b).sum();
+            let w: Vec<f32> = v.iter().zip(&u).map(|(a, b)| a - d * b).collect();
+            let n = w.iter().map(|x| x * x).sum::<f32>().sqrt();
+            w.into_iter().map(|x| x / n).collect::<Vec<f32>>()
+        };
+        let qs = strip(&q);
+        for hit in &with {
+            let i = idx.nodes.iter().position(|&n| n == hit.node).unwrap();
+            let row: Vec<f32> = idx.rows[i * 3..i * 3 + 3]
+                .iter()
+                .map(|&v| v as f32 * idx.scales[i])
+                .collect();
+            let expected: f32 = strip(&row).iter().zip(&qs).map(|(a, b)| a * b).sum();
+            assert!(
+                (hit.score as f32 - expected).abs() < 0.05,
+                "{hit:?} {expected}"
+            );
+        }
+        // Read back, the projections are derived again.
+        let bytes = postcard::to_allocvec(&idx).unwrap();
+        let mut back: VectorIndex = postcard::from_bytes(&bytes).unwrap();
+        assert!(back.projections.is_empty());
+        back.prepare();
+        idx.prepare();
+        assert_eq!(back, idx);
     }
 
     #[test]

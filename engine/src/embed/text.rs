@@ -1,5 +1,5 @@
-//! What is embedded for each node: a symbol's name in words, its signature, doc and first code
-//! lines (after any leading docstring); a file's path and the names of its symbols.
+//! What is embedded for each node: a symbol's name (twice: it says most), signature, doc and first
+//! code lines; a file's path, symbol names and summary; a folder's or community's summary.
 
 use crate::graph::{Graph, NodeKind, NodeRef};
 use crate::ingest::Sources;
@@ -9,25 +9,31 @@ pub const BODY_LINES: usize = 8;
 /// Symbol names of a file that are embedded with its path.
 pub const FILE_SYMBOLS: usize = 40;
 
-/// The text embedded for `node`, `None` for nodes that are not embedded (folders, communities,
-/// processes).
+/// The text embedded for `node`, `None` for nodes that are not embedded (processes).
 pub fn node_text(graph: &Graph, node: &NodeRef, sources: &Sources) -> Option<String> {
     let kind = node.kind();
-    if kind == NodeKind::File {
-        let mut text = node.file().replace(['/', '.', '_', '-'], " ");
-        for &id in graph.nodes_in_file(node.file()).iter().take(FILE_SYMBOLS) {
-            if let Some(n) = graph.node(id).filter(|n| n.kind().is_symbol()) {
-                text.push(' ');
-                text.push_str(n.name());
+    if matches!(
+        kind,
+        NodeKind::File | NodeKind::Folder | NodeKind::Community
+    ) {
+        let mut text = node.qualified().replace(['/', '.', '_', '-'], " ");
+        if kind == NodeKind::File {
+            for &id in graph.nodes_in_file(node.file()).iter().take(FILE_SYMBOLS) {
+                if let Some(n) = graph.node(id).filter(|n| n.kind().is_symbol()) {
+                    text.push(' ');
+                    text.push_str(n.name());
+                }
             }
         }
+        text.push('\n');
+        text.push_str(node.doc());
         return Some(text);
     }
     if !kind.is_symbol() {
         return None;
     }
     let mut text = String::new();
-    for part in [node.qualified(), node.signature(), node.doc()] {
+    for part in [node.name(), node.qualified(), node.signature(), node.doc()] {
         text.push_str(part);
         text.push('\n');
     }
@@ -111,11 +117,19 @@ mod tests {
             t.contains("return 1") && t.matches("Short").count() == 1,
             "{t}"
         );
+        assert!(
+            t.starts_with("one\none\ndef one()"),
+            "the name comes twice: {t}"
+        );
         let file = g.find_id("File:auth/hashers.py").unwrap();
         let t = node_text(&g, &g.node(file).unwrap(), &sources).unwrap();
         assert!(
             t.starts_with("auth hashers py") && t.contains("make_password"),
             "{t}"
         );
+        assert!(t.ends_with("2 functions"), "the file's summary: {t}");
+        let folder = g.find_id("Folder:auth").unwrap();
+        let t = node_text(&g, &g.node(folder).unwrap(), &sources).unwrap();
+        assert_eq!(t, "auth\n1 file; 2 functions");
     }
 }
