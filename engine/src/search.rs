@@ -47,11 +47,19 @@ pub enum Mode {
 pub trait QueryEmbedder: std::fmt::Debug + Send + Sync {
     /// `query`'s vector, comparable with `vectors`' rows; `None` when there is none.
     fn embed_query(&self, vectors: &VectorIndex, query: &str) -> Option<Vec<f32>>;
+    /// The built-in model's token table, when it is what embeds: hybrid's name match needs it.
+    fn static_model(&self) -> Option<&StaticModel> {
+        None
+    }
 }
 
 impl QueryEmbedder for StaticModel {
     fn embed_query(&self, vectors: &VectorIndex, query: &str) -> Option<Vec<f32>> {
         vectors.embed_query(self, query)
+    }
+
+    fn static_model(&self) -> Option<&StaticModel> {
+        Some(self)
     }
 }
 
@@ -256,7 +264,9 @@ impl SearchIndex {
         query: &str,
         candidates: impl Iterator<Item = &'h Hit>,
     ) -> Vec<Hit> {
-        let model = &sem.model;
+        let Some(model) = sem.model.static_model() else {
+            return Vec::new();
+        };
         let mut cache = WordCache::default();
         let mut ids = model.token_ids(query, &mut cache);
         ids.sort_unstable();
