@@ -55,7 +55,7 @@ impl EmbedBridge {
 
     /// POSTs `texts` to `/api/embed` (with the secret unless `secret` is false).
     async fn embed(&self, texts: &[&str], secret: bool) -> (u16, Value) {
-        let mut request = reqwest::Client::new()
+        let mut request = http_client()
             .post(format!("http://127.0.0.1:{}/api/embed", self.port))
             .header("Content-Type", "application/json")
             .body(json!({ "texts": texts }).to_string());
@@ -77,7 +77,9 @@ impl EmbedBridge {
 }
 
 async fn sim_requests(sim: &Sim) -> Vec<u64> {
-    let text = reqwest::get(format!("http://127.0.0.1:{}/embeddings-log", sim.port))
+    let text = http_client()
+        .get(format!("http://127.0.0.1:{}/embeddings-log", sim.port))
+        .send()
         .await
         .expect("GET /embeddings-log")
         .text()
@@ -86,12 +88,19 @@ async fn sim_requests(sim: &Sim) -> Vec<u64> {
     serde_json::from_str(&text).unwrap_or_default()
 }
 
+/// A plain HTTP client; reqwest's TLS backend needs a crypto provider installed before a client
+/// is built, even for plain HTTP (as in the bridge).
+fn http_client() -> reqwest::Client {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    reqwest::Client::new()
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn provider_vectors_are_relayed_cached_and_guarded() {
     let _area = Area::enter(module_path!());
     let sim = Sim::start().await;
     let bridge = EmbedBridge::start(&sim, "sim-embed", "5000").ready().await;
-    let info = reqwest::Client::new()
+    let info = http_client()
         .get(format!("http://127.0.0.1:{}/api/embed", bridge.port))
         .header("X-Nexus-Token", browser_secret())
         .send()
