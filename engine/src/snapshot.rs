@@ -415,9 +415,16 @@ mod tests {
         }
     }
 
+    /// Rows around a circle (plus a shared part), so that each keeps its own direction once the
+    /// common component is removed.
+    fn row(n: u32) -> Vec<f32> {
+        let angle = n as f32;
+        vec![angle.cos(), angle.sin(), 1.0, -0.5]
+    }
+
     fn vectors(nodes: u32) -> VectorIndex {
         let rows = (0..nodes)
-            .map(|n| (n, u64::from(n) * 7919, vec![n as f32, 1.0, -2.0, 0.5]))
+            .map(|n| (n, u64::from(n) * 7919, row(n)))
             .collect();
         VectorIndex::from_vectors(4, rows).unwrap()
     }
@@ -435,7 +442,7 @@ mod tests {
                 vectors: index.clone(),
             }
         );
-        let q = crate::embed::unit(&[4.0, 1.0, -2.0, 0.5]);
+        let q = crate::embed::unit(&row(4));
         assert_eq!(back.vectors.search(&q, 1, &|_| true)[0].node, 4);
         let mut sizes = Vec::new();
         let mut whole = Vec::new();
