@@ -100,8 +100,8 @@ fn run() -> Result<(), String> {
     let tasks = tasks()?;
     let store = AnalysisStore::in_memory().map_err(|e| e.to_string())?;
     let analysed = store.analysed(tools);
-    // The built-in model when setup has written it (`NEXUS_EMBED_MODEL` names another file).
-    let model = std::env::var_os("NEXUS_EMBED_MODEL")
+    // The built-in model when setup has written it (`NEXUS_JIT_MODEL_FILE` names another file).
+    let model = std::env::var_os("NEXUS_JIT_MODEL_FILE")
         .map(std::path::PathBuf::from)
         .unwrap_or_else(|| {
             std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../model/static-minilm.nxse")

@@ -41,14 +41,14 @@ pub struct Chat {
 impl Chat {
     /// The chat service from the environment, with its database at `db` (else the user's data
     /// folder). A database that cannot be opened leaves chat working in memory, and says so. The
-    /// tool compiler embeds with the built-in model: `NEXUS_EMBED_MODEL`, else the one the UI
+    /// tool compiler embeds with the built-in model: `NEXUS_JIT_MODEL_FILE`, else the one the UI
     /// folder `ui_dir` serves to the page; without it, hashed words.
     pub fn from_env(db: Option<&Path>, ui_dir: &Path) -> Chat {
         let lookup = |name: &str| std::env::var(name).ok();
         let db_path = db.map(Path::to_path_buf).or_else(store::default_path);
         let jit = jit_enabled(&lookup).then(|| {
             let path = db_path.as_ref().map(|p| p.with_file_name(JIT_DB_NAME));
-            let model = lookup("NEXUS_EMBED_MODEL")
+            let model = lookup("NEXUS_JIT_MODEL_FILE")
                 .map(PathBuf::from)
                 .unwrap_or_else(|| ui_dir.join(MODEL_FILE));
             let (embedder, fallback) = nexus_jit::best_embedder(Some(&model));

@@ -499,7 +499,7 @@ async fn jit() {
         let db = dir.join(format!("chat-{mode}.sqlite3"));
         let env = [
             ("NEXUS_JIT", mode.to_owned()),
-            ("NEXUS_EMBED_MODEL", model.display().to_string()),
+            ("NEXUS_JIT_MODEL_FILE", model.display().to_string()),
         ];
         let (_bridge, port) = bridge_with(
             &format!("http://127.0.0.1:{sim_port}/v1"),
