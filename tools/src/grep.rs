@@ -1,7 +1,8 @@
 //! `grep`: a regular expression over the indexed files' text, with a glob filter on paths,
 //! case sensitivity and context lines; totals, files searched, and a clear error for bad regex.
 //! Bounded: a pattern length cap, a compiled-size cap, and a time budget and the caller's cancel
-//! checked between files and between the `SEGMENT_BYTES` pieces of a large file.
+//! checked between files and between the `SEGMENT_BYTES` pieces of a large file. Files that cannot
+//! hold a match (`grep_filter`) are skipped unread.
 
 use globset::Glob;
 use nexus_shared::params::{Format, GrepParams};
@@ -11,6 +12,7 @@ use serde_json::json;
 
 use super::ToolContext;
 use super::budget::Budget;
+use super::grep_filter::Needs;
 use nexus_engine::is_secret;
 
 /// Largest page of matches.
@@ -162,6 +164,9 @@ pub fn run_within(ctx: &ToolContext, p: &GrepParams, budget_ms: f64) -> Result<S
     }
     let regex = compile(p, false)?;
     let scan = compile(p, true)?;
+    // Files that cannot hold a match are skipped unread when the pattern has required literals.
+    let needs = Needs::of(&p.pattern, !p.case_sensitive);
+    let filter = needs.as_ref().map(|_| ctx.memory.grep_filter(ctx.sources));
     let started = (ctx.clock)();
     let glob = match &p.file_pattern {
         None => None,
@@ -183,7 +188,7 @@ pub fn run_within(ctx: &ToolContext, p: &GrepParams, budget_ms: f64) -> Result<S
     let mut files_matched = 0usize;
     let mut hits = Vec::new();
     let mut cut_short = false;
-    for (path, text) in ctx.sources.iter() {
+    for (index, (path, text)) in ctx.sources.iter().enumerate() {
         if (ctx.cancelled)() {
             return Err(ToolError::new(
                 ErrorCode::Cancelled,
@@ -201,6 +206,11 @@ pub fn run_within(ctx: &ToolContext, p: &GrepParams, budget_ms: f64) -> Result<S
             continue;
         }
         files_searched += 1;
+        if let (Some(filter), Some(needs)) = (filter, &needs)
+            && !filter.may_match(index, needs)
+        {
+            continue;
+        }
         let found = match scan_file(ctx, &scan, &regex, text, || {
             (ctx.clock)() - started > budget_ms
         }) {
@@ -385,7 +395,8 @@ mod tests {
                 cancelled: cancelled_after_the_first_check,
                 ..*ctx
             };
-            let err = run(&cancelled, &params("TODO")).unwrap_err();
+            // No required literal: the trigram filter cannot skip the file.
+            let err = run(&cancelled, &params("[a-z]+TODO")).unwrap_err();
             assert_eq!(err.code, ErrorCode::Cancelled);
             assert!(err.message.contains("file number 1"), "{}", err.message);
         });

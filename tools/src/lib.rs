@@ -15,6 +15,7 @@ mod diff;
 mod explore;
 mod find_similar;
 mod grep;
+mod grep_filter;
 mod highlight;
 mod impact;
 mod neighbours;
@@ -58,6 +59,15 @@ use crate::session::Sessions;
 pub struct ToolMemory {
     route_cache: RefCell<RouteCache>,
     sessions: RefCell<Sessions>,
+    grep_filter: std::cell::OnceCell<grep_filter::TrigramFilter>,
+}
+
+impl ToolMemory {
+    /// `grep`'s trigram filter of `sources` (this graph's files), built on first use.
+    fn grep_filter(&self, sources: &Sources) -> &grep_filter::TrigramFilter {
+        self.grep_filter
+            .get_or_init(|| grep_filter::TrigramFilter::build(sources))
+    }
 }
 
 /// What tools read: the graph, its search index, the indexed files' text, the fingerprint of the
