@@ -21,6 +21,7 @@ mod relay;
 mod repo;
 mod secret;
 mod session;
+mod sqlite;
 mod token;
 mod web;
 

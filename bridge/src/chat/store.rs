@@ -22,12 +22,7 @@ pub struct Store {
 impl Store {
     /// Opens (creating folder, file and tables as needed) the database at `path`.
     pub fn open(path: &Path) -> Result<Store, String> {
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir)
-                .map_err(|err| format!("cannot create {}: {err}", dir.display()))?;
-        }
-        let db = Connection::open(path)
-            .map_err(|err| format!("cannot open {}: {err}", path.display()))?;
+        let db = crate::sqlite::open(path)?;
         Self::init(db).map_err(|err| format!("{}: {err}", path.display()))
     }
 

@@ -20,12 +20,7 @@ pub struct Cache {
 impl Cache {
     /// Opens (creating folder, file and table as needed) the cache at `path`.
     pub fn open(path: &Path) -> Result<Cache, String> {
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir)
-                .map_err(|err| format!("cannot create {}: {err}", dir.display()))?;
-        }
-        let db = Connection::open(path)
-            .map_err(|err| format!("cannot open {}: {err}", path.display()))?;
+        let db = crate::sqlite::open(path)?;
         Self::init(db).map_err(|err| format!("{}: {err}", path.display()))
     }
 
