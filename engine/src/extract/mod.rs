@@ -8,6 +8,7 @@ mod js;
 mod python;
 mod receiver;
 mod rust;
+mod rust_cfg;
 
 use tree_sitter::{Node, Parser, TreeCursor};
 

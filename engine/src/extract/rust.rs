@@ -5,7 +5,7 @@ use tree_sitter::Node;
 
 use super::{
     ReceiverSyntax, doc_line, end_line, field, header_before_body, line, named_children, new_def,
-    push_call, push_children, strip_generics, text,
+    push_call, push_children, rust_cfg, strip_generics, text,
 };
 use crate::facts::{Binding, CallBinding, Callee, FileFacts, Import, ImportedName, Receiver};
 use crate::graph::NodeKind;
@@ -468,9 +468,14 @@ fn item_after(attribute: Node) -> Option<Node> {
 }
 
 /// Whether an attribute (`#[…]` or `#![…]`) makes its item stand-in code: a test function
-/// (`#[test]`, `#[x::test]`) or a `cfg` whose predicate holds only when compiling tests or with
-/// a feature turned off (`test`, `not(… feature …)`, or an `all(…)` with such a part).
+/// (`#[test]`, `#[x::test]`) or a `cfg` whose predicate does not hold as a type checker
+/// configures the crate (`rust_cfg::holds`: tests off, every feature on, custom flags off).
 fn marks_test_code(attribute: &str) -> bool {
+    cfg_of(attribute).is_some_and(|p| rust_cfg::holds(p) == Some(false))
+}
+
+/// The predicate of a `#[cfg(…)]` attribute; `Some("test")` for a test function's attribute.
+fn cfg_of(attribute: &str) -> Option<&str> {
     let inner = attribute
         .trim()
         .trim_start_matches('#')
@@ -479,77 +484,34 @@ fn marks_test_code(attribute: &str) -> bool {
         .trim_end_matches(']')
         .trim();
     if inner == "test" || inner.ends_with("::test") {
-        return true;
+        return Some("test");
     }
-    let Some(predicate) = inner
+    inner
         .strip_prefix("cfg")
         .map(str::trim_start)
         .and_then(|p| p.strip_prefix('('))
         .and_then(|p| p.strip_suffix(')'))
-    else {
-        return false;
-    };
-    let mut pending = vec![predicate.trim()];
-    while let Some(p) = pending.pop() {
-        if p == "test" {
-            return true;
-        }
-        // Only with a feature turned off: every feature on, as a type checker sees the crate.
-        if p.strip_prefix("not")
-            .map(str::trim_start)
-            .is_some_and(|n| n.starts_with('(') && n.contains("feature"))
-        {
-            return true;
-        }
-        if let Some(parts) = p
-            .strip_prefix("all")
-            .map(str::trim_start)
-            .and_then(|p| p.strip_prefix('('))
-            .and_then(|p| p.strip_suffix(')'))
-        {
-            pending.extend(top_level_parts(parts));
-        }
-    }
-    false
 }
 
 /// Whether a `macro_rules!` definition writes a stand-in `#[cfg(…)]` (see `marks_test_code`)
-/// on what it expands to.
+/// on what it expands to, and no `cfg` that holds.
 fn puts_items_under_stand_in_cfg(definition: &str) -> bool {
     let compact: String = definition.split_whitespace().collect();
     let mut rest = compact.as_str();
+    let mut stand_in = false;
     while let Some(at) = rest.find("#[cfg(") {
         let attribute = &rest[at..];
         let Some(end) = attribute.find(")]") else {
             return false;
         };
-        if marks_test_code(&attribute[..end + 2]) {
-            return true;
+        match cfg_of(&attribute[..end + 2]).map(rust_cfg::holds) {
+            Some(Some(false)) => stand_in = true,
+            Some(Some(true)) => return false,
+            _ => {}
         }
         rest = &attribute[end + 2..];
     }
-    false
-}
-
-/// The comma-separated parts of a predicate list, commas inside parentheses left alone.
-fn top_level_parts(list: &str) -> Vec<&str> {
-    let mut parts = Vec::new();
-    let mut depth = 0usize;
-    let mut start = 0;
-    for (i, c) in list.char_indices() {
-        match c {
-            '(' => depth += 1,
-            ')' => depth = depth.saturating_sub(1),
-            ',' if depth == 0 => {
-                parts.push(list[start..i].trim());
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    parts.push(list[start..].trim());
-    parts.retain(|p| !p.is_empty());
-    parts
+    stand_in
 }
 
 /// A struct's named fields as attributes of its instances, typed as `value_type` reads them.

@@ -3,8 +3,9 @@
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
-use super::Resolver;
+use super::{Resolver, confidence};
 use crate::graph::{EdgeKind, NewNode, NodeKind, Reason};
+use crate::lang::Lang;
 
 impl<'a> Resolver<'a> {
     /// Folders, files and definitions, with CONTAINS, DEFINES and MEMBER_OF edges.
@@ -75,6 +76,16 @@ impl<'a> Resolver<'a> {
                     .parent
                     .and_then(|p| f.defs.get(p as usize))
                     .map(|p| p.kind);
+                // A Rust method of an `impl` whose type is not in this file joins that type
+                // once imports are known (`adopt_foreign_methods`).
+                let foreign = f.lang == Lang::Rust
+                    && d.kind == NodeKind::Method
+                    && matches!(parent_kind, None | Some(NodeKind::Module));
+                if foreign {
+                    self.foreign_methods
+                        .push((self.file_node.len() - 1, i as u32));
+                    continue;
+                }
                 match parent_kind {
                     None => {
                         top.entry(d.name.as_str()).or_default().push(i as u32);
@@ -183,6 +194,48 @@ impl<'a> Resolver<'a> {
                         }
                     }
                 }
+            }
+        }
+    }
+
+    /// Rust methods of `impl` blocks written in another file than their type (`impl Handle`
+    /// where `Handle` is imported) become members of that type: the type as the file's scope
+    /// resolves it, else the only type of that name project-wide when the file imports no
+    /// such name. Methods for tests only give way to real ones of the same name.
+    pub(super) fn adopt_foreign_methods(&mut self) {
+        for (fi, di) in std::mem::take(&mut self.foreign_methods) {
+            let f = &self.files[fi];
+            let Some(def) = f.defs.get(di as usize) else {
+                continue;
+            };
+            let Some((ty, _)) = def.qualified.rsplit_once('.') else {
+                continue;
+            };
+            let imported = f
+                .imports
+                .iter()
+                .any(|i| i.names.iter().any(|n| n.local() == ty));
+            let Some((owner, conf)) = self.resolve_type(fi, def.parent, ty) else {
+                continue;
+            };
+            if conf < confidence::IMPORT && (imported || ty.contains("::")) {
+                continue;
+            }
+            let id = self.def_node[fi][di as usize];
+            self.b
+                .add_edge(id, owner, EdgeKind::MemberOf, 1.0, Reason::Member);
+            self.adopted.insert(id, owner);
+            self.methods.entry(def.name.as_str()).or_default().push(id);
+            let slot = self
+                .members
+                .get(&owner)
+                .and_then(|m| m.get(def.name.as_str()))
+                .copied();
+            if slot.is_none_or(|s| self.is_test_node(s) && !self.is_test_node(id)) {
+                self.members
+                    .entry(owner)
+                    .or_default()
+                    .insert(def.name.as_str(), id);
             }
         }
     }

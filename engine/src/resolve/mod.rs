@@ -103,6 +103,10 @@ struct Resolver<'a> {
     variable_types: RefCell<HashMap<VariableKey, Option<(u32, f32)>>>,
     /// Files compiled for tests only (declared `#[cfg(test)] mod x;`).
     test_files: HashSet<usize>,
+    /// Rust methods (file, def) of `impl` blocks whose type is in another file.
+    foreign_methods: Vec<(usize, u32)>,
+    /// Such a method's node → the node of the type it was adopted by.
+    adopted: HashMap<u32, u32>,
     stats: ResolveStats,
 }
 
@@ -128,10 +132,13 @@ pub fn build_graph(project: &str, files: &[FileFacts]) -> (Graph, ResolveStats) 
         vars: VarIndex::build(files),
         variable_types: RefCell::default(),
         test_files,
+        foreign_methods: Vec::new(),
+        adopted: HashMap::default(),
         stats: ResolveStats::default(),
     };
     r.structure();
     r.scopes = Scopes::build(files, &r.modules, &r.top_level, &r.def_node);
+    r.adopt_foreign_methods();
     r.imports();
     r.heritage();
     r.calls();
@@ -198,13 +205,18 @@ impl<'a> Resolver<'a> {
         chain
     }
 
-    /// The type a method belongs to (walking out of nested functions).
+    /// The type a method belongs to (walking out of nested functions), in its file or, for a
+    /// Rust `impl` elsewhere, the type that adopted it.
     fn owner_type(&self, fi: usize, def: Option<u32>) -> Option<u32> {
         let defs = &self.files[fi].defs;
-        self.scope_chain(fi, def)
-            .into_iter()
-            .find(|&d| defs.get(d as usize).is_some_and(|x| x.kind.is_type()))
-            .map(|d| self.def_node[fi][d as usize])
+        self.scope_chain(fi, def).into_iter().find_map(|d| {
+            let node = self.def_node[fi][d as usize];
+            if defs.get(d as usize).is_some_and(|x| x.kind.is_type()) {
+                Some(node)
+            } else {
+                self.adopted.get(&node).copied()
+            }
+        })
     }
 
     /// Finds a member by name on a type or its bases (breadth first).
