@@ -331,7 +331,18 @@ impl<'a> Resolver<'a> {
         if BUILTIN_METHOD_NAMES.contains(&name) || name.starts_with("__") {
             return Vec::new();
         }
-        self.fallback(self.methods.get(name), fi)
+        let mut found = self.fallback(self.methods.get(name), fi);
+        // A Rust method name is shared by many types (trait methods, `new`, `poll_*`): the
+        // only candidate near the caller is right about three times in four (measured 0.74),
+        // a candidate rather than a call to follow.
+        if f.lang == Lang::Rust {
+            for (_, conf, reason) in &mut found {
+                if *reason == Reason::ImportedCandidate {
+                    *conf = confidence::AMBIGUOUS_PAIR;
+                }
+            }
+        }
+        found
     }
 
     /// `x.f` where `x` resolved to a module, a package or a type.

@@ -7,6 +7,7 @@ use super::scope::Target;
 use super::{Resolver, confidence, dotted_callee, is_getter};
 use crate::facts::{Callee, Receiver};
 use crate::graph::{NodeKind, Reason};
+use crate::lang::Lang;
 
 impl<'a> Resolver<'a> {
     /// A type named `name` as seen from a scope in file `fi`.
@@ -45,6 +46,9 @@ impl<'a> Resolver<'a> {
             Some(Target::Node(n)) if self.kind_of(n).is_some_and(NodeKind::is_type) => {
                 Some((n, confidence::IMPORT))
             }
+            // A Rust name the file imports (`use std::cell::UnsafeCell`) or a path its scope
+            // does not explain (`std::cell::UnsafeCell`) is no project type of that name.
+            _ if self.files[fi].lang == Lang::Rust && self.rust_names_outside(fi, name) => None,
             _ => {
                 let last = name.rsplit(['.', ':']).next().unwrap_or(name);
                 let candidates: Vec<u32> = self
@@ -452,5 +456,20 @@ impl<'a> Resolver<'a> {
     ) -> Option<(u32, f32, Reason)> {
         let (t, conf) = self.member_type(self.owner_type(fi, scope)?, attr, depth)?;
         self.typed_member(t, conf, name, conf, Reason::AttributeType)
+    }
+
+    /// Whether a Rust type name as written in file `fi` is bound outside the project: its first
+    /// segment is imported by name (the import did not resolve in the project) or the path
+    /// starts at another crate (neither `crate`, `self`, `super` nor `Self`).
+    pub(super) fn rust_names_outside(&self, fi: usize, name: &str) -> bool {
+        let head = name.split("::").next().unwrap_or(name);
+        if name.contains("::") {
+            return !matches!(head, "crate" | "self" | "super" | "Self")
+                && self.lookup_name(fi, None, head).is_none();
+        }
+        self.files[fi]
+            .imports
+            .iter()
+            .any(|i| i.names.iter().any(|n| n.local() == head))
     }
 }

@@ -158,6 +158,9 @@ impl ModuleIndex {
     pub fn rust(&self, importer: &str, path: &str) -> Option<usize> {
         let current = rust_module(importer)?;
         let mut parts: Vec<String> = Vec::new();
+        // A path starting with a plain name starts at that name in the current module: it
+        // never means the current module itself.
+        let mut floor = 0;
         for (i, seg) in path.split("::").enumerate() {
             match (i, seg) {
                 (0, "crate") => parts = vec!["crate".into()],
@@ -171,18 +174,19 @@ impl ModuleIndex {
                 (0, other) => {
                     parts = current.split("::").map(str::to_owned).collect();
                     parts.push(other.to_owned());
+                    floor = parts.len();
                 }
                 (_, other) => parts.push(other.to_owned()),
             }
         }
-        let mut name = parts.join("::");
-        loop {
-            if let Some(&i) = self.rust.get(&name) {
+        while parts.len() >= floor.max(1) {
+            if let Some(&i) = self.rust.get(&parts.join("::")) {
                 return Some(i);
             }
             // `crate::a::Item` → the item lives in module `crate::a`.
-            name = name.rsplit_once("::")?.0.to_owned();
+            parts.pop();
         }
+        None
     }
 
     /// The file of exactly the Rust module `path` (no stripping of trailing item names).

@@ -260,8 +260,15 @@ fn bind(
                     .or_else(|| single_export(src, files, defs))
             });
         }
-        if let Some(t) = target {
-            map.insert(name.local().to_owned(), t);
+        match target {
+            Some(t) => {
+                map.insert(name.local().to_owned(), t);
+            }
+            // A real Rust import from outside the project replaces a stand-in binding.
+            None if f.lang == Lang::Rust && !f.in_test_code(import.line) => {
+                map.remove(name.local());
+            }
+            None => {}
         }
     }
 }
@@ -321,7 +328,10 @@ pub fn export(
             let found = source_files(file, import, files, modules)
                 .into_iter()
                 .find_map(|src| export(src, &imported.name, files, modules, top, defs, hops + 1));
-            if found.is_some() {
+            // A real Rust import of the name from outside the project (`std`, a dependency)
+            // is what the name means; stand-in alternatives are not.
+            let external = f.lang == Lang::Rust && !f.in_test_code(import.line);
+            if found.is_some() || external {
                 return found;
             }
         }
