@@ -157,16 +157,35 @@ impl<'a> Resolver<'a> {
                 {
                     return vec![hit];
                 }
-                if let Some(file) = self.modules.rust(&f.path, path)
-                    && let Some(&d) = self.top_level[file]
+                if let Some(file) = self.modules.rust(&f.path, path) {
+                    let inline = path.rsplit("::").next().unwrap_or(path);
+                    let found = self.top_level[file]
                         .get(name.as_str())
                         .and_then(|v| v.first())
+                        .copied()
+                        .or_else(|| self.inline_module_member(file, inline, name));
+                    if let Some(d) = found {
+                        return vec![(
+                            self.def_node[file][d as usize],
+                            confidence::IMPORT,
+                            Reason::ImportResolved,
+                        )];
+                    }
+                }
+                // `context::budget()` where `use crate::runtime::context;` binds the module.
+                if f.lang == Lang::Rust
+                    && let Some(target @ (Target::Module(_) | Target::Package(_))) =
+                        self.scopes.resolve_path(
+                            fi,
+                            path,
+                            self.files,
+                            &self.modules,
+                            &self.top_level,
+                            &self.def_node,
+                        )
+                    && let Some(hit) = self.member_of_target(target, name, confidence::IMPORT)
                 {
-                    return vec![(
-                        self.def_node[file][d as usize],
-                        confidence::IMPORT,
-                        Reason::ImportResolved,
-                    )];
+                    return vec![hit];
                 }
                 Vec::new()
             }
@@ -463,5 +482,27 @@ impl<'a> Resolver<'a> {
         self.scope_chain(fi, scope)
             .into_iter()
             .find(|&d| defs.get(d as usize).is_some_and(|x| x.kind.is_type()))
+    }
+
+    /// A function `name` of the inline module `module` (`mod module { … }`) written at the top
+    /// level of a Rust file: its def index there.
+    pub(super) fn inline_module_member(
+        &self,
+        file: usize,
+        module: &str,
+        name: &str,
+    ) -> Option<u32> {
+        let defs = &self.files[file].defs;
+        let m = self.top_level[file]
+            .get(module)?
+            .iter()
+            .copied()
+            .find(|&d| {
+                defs.get(d as usize)
+                    .is_some_and(|x| x.kind == NodeKind::Module)
+            })?;
+        defs.iter()
+            .position(|x| x.parent == Some(m) && x.name == name && x.kind.is_callable())
+            .map(|i| i as u32)
     }
 }
