@@ -1385,3 +1385,222 @@ pub fn run() {
     assert!(targets.contains(&("Function:src/pool.rs:spawn_blocking".to_owned(), 1)));
     assert!(targets.contains(&("Function:src/user.rs:pick".to_owned(), 5)));
 }
+
+/// Every CALLS edge from `from` as (target id, target's first line, confidence, reason).
+fn calls_from(g: &Graph, from: &str) -> Vec<(String, u32, f32, &'static str)> {
+    let mut out: Vec<(String, u32, f32, &'static str)> = g
+        .edges()
+        .iter()
+        .filter(|e| e.kind == EdgeKind::Calls)
+        .filter(|e| g.node(e.from).is_some_and(|n| n.stable_id() == from))
+        .filter_map(|e| {
+            let to = g.node(e.to)?;
+            Some((
+                to.stable_id(),
+                to.start_line(),
+                e.confidence,
+                e.reason.as_str(),
+            ))
+        })
+        .collect();
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out
+}
+
+#[test]
+fn rust_methods_of_an_impl_in_another_file_join_their_type() {
+    let g = graph(&[
+        (
+            "src/lib.rs",
+            "pub mod handle;\npub mod worker;\npub mod alt;\n",
+        ),
+        (
+            "src/handle.rs",
+            "pub struct Handle { n: u32 }\nimpl Handle {\n    pub fn spawn(&self) { self.schedule(); }\n}\n",
+        ),
+        (
+            "src/worker.rs",
+            r#"use crate::handle::Handle;
+impl Handle {
+    pub(crate) fn schedule(&self) { self.notify(); }
+    fn notify(&self) {}
+}
+pub fn run(h: &Handle) { h.schedule(); }
+"#,
+        ),
+        (
+            "src/alt.rs",
+            "pub struct Alt;\nimpl Alt {\n    fn schedule(&self) {}\n    fn notify(&self) {}\n}\n",
+        ),
+    ]);
+    assert_eq!(
+        calls_from(&g, "Method:src/handle.rs:Handle.spawn"),
+        [(
+            "Method:src/worker.rs:Handle.schedule".to_owned(),
+            3,
+            0.98,
+            "self-method"
+        )]
+    );
+    assert_eq!(
+        calls_from(&g, "Method:src/worker.rs:Handle.schedule"),
+        [(
+            "Method:src/worker.rs:Handle.notify".to_owned(),
+            4,
+            0.98,
+            "self-method"
+        )]
+    );
+    assert_eq!(
+        calls_from(&g, "Function:src/worker.rs:run"),
+        [(
+            "Method:src/worker.rs:Handle.schedule".to_owned(),
+            3,
+            0.97,
+            "receiver-type"
+        )]
+    );
+}
+
+#[test]
+fn rust_cfg_alternatives_are_chosen_as_a_type_checker_configures_the_crate() {
+    let g = graph(&[
+        (
+            "src/lib.rs",
+            "pub mod sync;\npub mod metrics;\npub mod user;\n",
+        ),
+        (
+            "src/sync/mod.rs",
+            r#"mod mutex;
+#[cfg(all(feature = "fast", not(miri)))]
+mod fast;
+#[cfg(all(feature = "fast", not(miri)))]
+pub use self::fast::{Condvar, Mutex};
+#[cfg(not(all(feature = "fast", not(miri))))]
+pub use std::sync::Condvar;
+#[cfg(not(all(feature = "fast", not(miri))))]
+pub use self::mutex::Mutex;
+"#,
+        ),
+        (
+            "src/sync/mutex.rs",
+            "pub struct Mutex;\nimpl Mutex {\n    pub fn new() -> Mutex { Mutex }\n    pub fn lock(&self) {}\n}\n",
+        ),
+        (
+            "src/sync/fast.rs",
+            "pub struct Mutex;\nimpl Mutex {\n    pub fn new() -> Mutex { Mutex }\n    pub fn lock(&self) {}\n}\npub struct Condvar;\nimpl Condvar { pub fn new() -> Condvar { Condvar } }\n",
+        ),
+        (
+            "src/metrics.rs",
+            "#[cfg(custom_unstable)]\npub fn record() {}\n#[cfg(not(custom_unstable))]\npub fn record() {}\n",
+        ),
+        (
+            "src/user.rs",
+            r#"use crate::sync::{Condvar, Mutex};
+use crate::metrics::record;
+pub fn go() {
+    let m = Mutex::new();
+    m.lock();
+    Condvar::new();
+    record();
+}
+"#,
+        ),
+    ]);
+    // The custom flag is off and `miri` on (rust-analyzer's default): `mutex.rs` and the
+    // second `record`; `Condvar` is std's, so `Condvar::new()` is no project call.
+    assert_eq!(
+        calls_from(&g, "Function:src/user.rs:go"),
+        [
+            (
+                "Function:src/metrics.rs:record".to_owned(),
+                4,
+                0.97,
+                "import-resolved"
+            ),
+            (
+                "Method:src/sync/mutex.rs:Mutex.lock".to_owned(),
+                4,
+                0.97,
+                "receiver-type"
+            ),
+            (
+                "Method:src/sync/mutex.rs:Mutex.new".to_owned(),
+                3,
+                0.97,
+                "class-member"
+            ),
+        ]
+    );
+}
+
+#[test]
+fn rust_paths_through_used_modules_inline_modules_and_outside_names() {
+    let g = graph(&[
+        (
+            "src/lib.rs",
+            "pub mod coop;\npub mod context;\npub mod cell;\npub(crate) mod trace {\n    pub(crate) fn leaf() {}\n}\n",
+        ),
+        ("src/context.rs", "pub fn budget() {}\n"),
+        (
+            "src/cell.rs",
+            "pub struct UnsafeCell;\nimpl UnsafeCell { pub fn new() -> UnsafeCell { UnsafeCell } }\n",
+        ),
+        (
+            "src/coop.rs",
+            r#"use crate::context;
+use std::cell::UnsafeCell;
+pub fn budget() { context::budget(); }
+pub fn make() {
+    UnsafeCell::new();
+    std::cell::Cell::new();
+    crate::trace::leaf();
+}
+"#,
+        ),
+    ]);
+    // `context::budget` is the module's, not the caller's own `budget`.
+    assert_eq!(
+        calls_from(&g, "Function:src/coop.rs:budget"),
+        [(
+            "Function:src/context.rs:budget".to_owned(),
+            1,
+            0.97,
+            "import-resolved"
+        )]
+    );
+    // std's `UnsafeCell` is not the project's; `trace` is an inline module of the crate root.
+    assert_eq!(
+        calls_from(&g, "Function:src/coop.rs:make"),
+        [(
+            "Function:src/lib.rs:trace.leaf".to_owned(),
+            5,
+            0.97,
+            "import-resolved"
+        )]
+    );
+}
+
+#[test]
+fn rust_method_candidates_near_the_caller_stay_below_the_followed_confidence() {
+    let g = graph(&[
+        ("src/lib.rs", "pub mod interval;\npub mod sleep;\n"),
+        (
+            "src/interval.rs",
+            "pub struct Interval;\nimpl Interval {\n    pub fn reset(&self) {}\n    pub fn tick(&self, d: Unknown) { d.reset(); }\n}\n",
+        ),
+        (
+            "src/sleep.rs",
+            "pub struct Sleep;\nimpl Sleep { pub fn reset(&self) {} }\n",
+        ),
+    ]);
+    assert_eq!(
+        calls_from(&g, "Method:src/interval.rs:Interval.tick"),
+        [(
+            "Method:src/interval.rs:Interval.reset".to_owned(),
+            3,
+            0.48,
+            "imported-candidate"
+        )]
+    );
+}
