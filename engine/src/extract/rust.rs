@@ -62,7 +62,7 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
                     owners.push((idx, ty.clone()));
                 }
                 if let Some(params) = field(node, "parameters") {
-                    parameters(params, idx, src, facts);
+                    parameters(params, &generic_bounds(node, src), idx, src, facts);
                 }
                 if let Some(body) = field(node, "body") {
                     stack.push((body, (Some(idx), None)));
@@ -92,8 +92,10 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
                 let idx = facts.defs.len() as u32;
                 facts.defs.push(def);
                 if let Some(body) = field(node, "body") {
-                    if body.kind() == "field_declaration_list" {
-                        fields(body, idx, src, facts);
+                    match body.kind() {
+                        "field_declaration_list" => fields(body, idx, src, facts),
+                        "ordered_field_declaration_list" => tuple_fields(body, idx, src, facts),
+                        _ => {}
                     }
                     push_children(&mut cursor, body, (Some(idx), None), &mut stack);
                 }
@@ -276,7 +278,84 @@ fn fill(def: &mut crate::facts::Def, node: Node, src: &[u8]) {
     }
 }
 
-fn parameters(params: Node, def: u32, src: &[u8], facts: &mut FileFacts) {
+/// A function's type parameters bound by exactly one trait that is not a marker
+/// (`R: AsyncRead + ?Sized + Unpin`, also in its `where` clause): parameter → trait.
+fn generic_bounds(function: Node, src: &[u8]) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut predicates: Vec<Node> = field(function, "type_parameters")
+        .map(named_children)
+        .unwrap_or_default();
+    for clause in named_children(function)
+        .into_iter()
+        .filter(|c| c.kind() == "where_clause")
+    {
+        predicates.extend(named_children(clause));
+    }
+    for p in predicates {
+        let Some(bounds) = field(p, "bounds") else {
+            continue;
+        };
+        let Some(name) = field(p, "left").or_else(|| field(p, "name")).or_else(|| {
+            named_children(p)
+                .into_iter()
+                .find(|c| c.kind() == "type_identifier")
+        }) else {
+            continue;
+        };
+        if let Some(only) = single_trait(bounds, src) {
+            out.push((text(name, src).to_owned(), only));
+        }
+    }
+    out
+}
+
+/// The one trait of a bound list (`AsyncRead + ?Sized + Unpin + 'a` → `AsyncRead`), markers
+/// and lifetimes left out; `None` when there are several or none.
+fn single_trait(bounds: Node, src: &[u8]) -> Option<String> {
+    one_trait(named_children(bounds), src)
+}
+
+/// The trait of `impl Trait` (`impl AsyncRead + Unpin` → `AsyncRead`).
+fn single_trait_of(ty: Node, src: &[u8]) -> Option<String> {
+    let mut parts = Vec::new();
+    let mut pending = vec![ty];
+    while let Some(t) = pending.pop() {
+        match t.kind() {
+            "abstract_type" => pending.extend(field(t, "trait")),
+            "bounded_type" => pending.extend(named_children(t)),
+            _ => parts.push(t),
+        }
+    }
+    one_trait(parts, src)
+}
+
+fn one_trait(candidates: Vec<Node>, src: &[u8]) -> Option<String> {
+    let mut traits = candidates
+        .into_iter()
+        .filter(|b| {
+            matches!(
+                b.kind(),
+                "type_identifier" | "scoped_type_identifier" | "generic_type"
+            )
+        })
+        .map(|b| strip_generics(text(b, src)))
+        .filter(|t| {
+            !matches!(
+                t.rsplit("::").next(),
+                Some("Send" | "Sync" | "Unpin" | "Sized" | "Copy" | "Clone" | "Debug" | "Default")
+            )
+        });
+    let first = traits.next()?;
+    traits.next().is_none().then_some(first)
+}
+
+fn parameters(
+    params: Node,
+    bounds: &[(String, String)],
+    def: u32,
+    src: &[u8],
+    facts: &mut FileFacts,
+) {
     for param in named_children(params) {
         if param.kind() != "parameter" {
             continue;
@@ -284,12 +363,26 @@ fn parameters(params: Node, def: u32, src: &[u8], facts: &mut FileFacts) {
         if let (Some(pattern), Some(ty)) = (field(param, "pattern"), field(param, "type"))
             && pattern.kind() == "identifier"
         {
-            let ty = strip_generics(
-                text(ty, src)
-                    .trim_start_matches('&')
-                    .trim_start_matches("mut ")
-                    .trim(),
-            );
+            let written = text(ty, src);
+            let ty = match written.trim().strip_prefix("impl ") {
+                Some(_) => single_trait_of(ty, src).unwrap_or_default(),
+                _ => value_type(written).unwrap_or_else(|| {
+                    strip_generics(
+                        written
+                            .trim_start_matches('&')
+                            .trim_start_matches("mut ")
+                            .trim(),
+                    )
+                }),
+            };
+            // A type parameter stands for its one trait bound.
+            let ty = bounds
+                .iter()
+                .find(|(name, _)| *name == ty)
+                .map_or(ty, |(_, bound)| bound.clone());
+            if ty.is_empty() {
+                continue;
+            }
             facts.bindings.push(Binding {
                 scope: Some(def),
                 var: text(pattern, src).to_owned(),
@@ -412,9 +505,37 @@ fn callee_of(node: Node, src: &[u8]) -> Option<Callee> {
 /// `Builder::new().name`, whose type the resolver follows through return types.
 fn receiver(object: Node, src: &[u8]) -> Receiver {
     if object.kind() == "call_expression" {
+        if let Some(inner) = wrapped_value(object, src) {
+            return receiver(inner, src);
+        }
         return call_chain(object, src).map_or(Receiver::Other, Receiver::Call);
     }
     RECEIVERS.receiver(object, src)
+}
+
+/// The value a pointer constructor wraps, whose methods calls on the pointer reach:
+/// `Pin::new(&mut self.io)`, `Box::pin(fut)`, `Arc::new(*x)` → `self.io`, `fut`, `x`.
+fn wrapped_value<'t>(call: Node<'t>, src: &[u8]) -> Option<Node<'t>> {
+    let function = field(call, "function")?;
+    let path = strip_generics(text(function, src));
+    let mut parts = path.rsplit("::");
+    let (name, ty) = (parts.next()?, parts.next()?);
+    let wraps = matches!(ty, "Pin" | "Box" | "Arc" | "Rc")
+        && matches!(name, "new" | "pin" | "new_unchecked");
+    let [mut arg] = named_children(field(call, "arguments")?)[..] else {
+        return None;
+    };
+    if !wraps {
+        return None;
+    }
+    while matches!(
+        arg.kind(),
+        "reference_expression" | "unary_expression" | "parenthesized_expression"
+    ) {
+        arg = *named_children(arg).last()?;
+    }
+    // `Pin::new(self)` is a `Pin<&mut Self>`: its methods are not always `self`'s own.
+    (arg.kind() != "self").then_some(arg)
 }
 
 /// A chain of names, fields and calls written with their arguments left out: `a.b().c` for
@@ -526,6 +647,18 @@ fn fields(list: Node, owner: u32, src: &[u8], facts: &mut FileFacts) {
             facts
                 .attr_bindings
                 .push((owner, text(name, src).to_owned(), ty));
+        }
+    }
+}
+
+/// A tuple struct's fields as attributes `0`, `1`, … of its instances (`self.0.f()`).
+fn tuple_fields(list: Node, owner: u32, src: &[u8], facts: &mut FileFacts) {
+    let types = named_children(list)
+        .into_iter()
+        .filter(|c| !matches!(c.kind(), "attribute_item" | "visibility_modifier"));
+    for (i, ty) in types.enumerate() {
+        if let Some(ty) = value_type(text(ty, src)) {
+            facts.attr_bindings.push((owner, i.to_string(), ty));
         }
     }
 }

@@ -1604,3 +1604,68 @@ fn rust_method_candidates_near_the_caller_stay_below_the_followed_confidence() {
         )]
     );
 }
+
+#[test]
+fn rust_tuple_fields_wrapped_values_and_generic_parameters_bound_by_one_trait() {
+    let g = graph(&[
+        (
+            "src/lib.rs",
+            "pub mod io;\npub mod split;\npub mod other;\n",
+        ),
+        (
+            "src/io.rs",
+            "pub trait AsyncRead { fn poll_read(&mut self); }\npub struct Stream;\nimpl Stream {\n    pub fn try_read(&self) {}\n    pub fn poll_write(&self) {}\n}\n",
+        ),
+        (
+            "src/other.rs",
+            "pub struct Other;\nimpl Other {\n    fn poll_read(&mut self) {}\n    fn try_read(&self) {}\n    fn poll_write(&self) {}\n}\n",
+        ),
+        (
+            "src/split.rs",
+            r#"use std::pin::Pin;
+use crate::io::{AsyncRead, Stream};
+pub struct ReadHalf<'a>(&'a Stream);
+impl ReadHalf<'_> {
+    pub fn try_read(&self) { self.0.try_read(); }
+}
+pub struct Writer { io: Stream }
+impl Writer {
+    pub fn poll_write(&mut self) { Pin::new(&mut self.io).poll_write(); }
+}
+pub fn copy<R: AsyncRead + ?Sized + Unpin>(reader: Pin<&mut R>) { reader.poll_read(); }
+pub fn fill<W>(w: &mut W) where W: AsyncRead { w.poll_read(); }
+pub fn drain(r: impl AsyncRead + Send) { r.poll_read(); }
+"#,
+        ),
+    ]);
+    assert_eq!(
+        calls_from(&g, "Method:src/split.rs:ReadHalf.try_read"),
+        [(
+            "Method:src/io.rs:Stream.try_read".to_owned(),
+            4,
+            0.95,
+            "attribute-type"
+        )]
+    );
+    assert_eq!(
+        calls_from(&g, "Method:src/split.rs:Writer.poll_write"),
+        [(
+            "Method:src/io.rs:Stream.poll_write".to_owned(),
+            5,
+            0.95,
+            "attribute-type"
+        )]
+    );
+    for caller in ["copy", "fill", "drain"] {
+        assert_eq!(
+            calls_from(&g, &format!("Function:src/split.rs:{caller}")),
+            [(
+                "Method:src/io.rs:AsyncRead.poll_read".to_owned(),
+                1,
+                0.97,
+                "receiver-type"
+            )],
+            "{caller}"
+        );
+    }
+}
