@@ -493,7 +493,7 @@ fn callee_of(node: Node, src: &[u8]) -> Option<Callee> {
     if function.kind() == "scoped_identifier" {
         return field(function, "name").map(|name| Callee::Scoped {
             path: field(function, "path")
-                .map(|p| strip_generics(text(p, src)))
+                .map(|p| path_of(text(p, src)))
                 .unwrap_or_default(),
             name: text(name, src).to_owned(),
         });
@@ -517,7 +517,7 @@ fn receiver(object: Node, src: &[u8]) -> Receiver {
 /// `Pin::new(&mut self.io)`, `Box::pin(fut)`, `Arc::new(*x)` → `self.io`, `fut`, `x`.
 fn wrapped_value<'t>(call: Node<'t>, src: &[u8]) -> Option<Node<'t>> {
     let function = field(call, "function")?;
-    let path = strip_generics(text(function, src));
+    let path = path_of(text(function, src));
     let mut parts = path.rsplit("::");
     let (name, ty) = (parts.next()?, parts.next()?);
     let wraps = matches!(ty, "Pin" | "Box" | "Arc" | "Rc")
@@ -562,7 +562,7 @@ fn call_chain(node: Node, src: &[u8]) -> Option<String> {
                 break;
             }
             "scoped_identifier" => {
-                parts.push(strip_generics(text(at, src)));
+                parts.push(path_of(text(at, src)));
                 break;
             }
             _ => return None,
@@ -570,6 +570,25 @@ fn call_chain(node: Node, src: &[u8]) -> Option<String> {
     }
     parts.reverse();
     parts.concat().strip_suffix("()").map(str::to_owned)
+}
+
+/// A path as written without its generic arguments, turbofish included:
+/// `Harness::<T, S>::from_raw` → `Harness::from_raw`, `Vec<u8>` → `Vec`.
+fn path_of(written: &str) -> String {
+    let mut out = String::with_capacity(written.len());
+    let mut depth = 0usize;
+    for c in written.chars() {
+        match c {
+            '<' => depth += 1,
+            '>' => depth = depth.saturating_sub(1),
+            _ if depth == 0 && !c.is_whitespace() => out.push(c),
+            _ => {}
+        }
+    }
+    out.split("::")
+        .filter(|p| !p.is_empty())
+        .collect::<Vec<_>>()
+        .join("::")
 }
 
 /// The item an outer attribute applies to: the next sibling that is not another attribute or
@@ -701,11 +720,11 @@ fn binding(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) {
     let declared =
         field(node, "type").map(|t| strip_generics(text(t, src).trim_start_matches('&')));
     let constructed = field(node, "value").and_then(|v| match v.kind() {
-        "struct_expression" => field(v, "name").map(|n| strip_generics(text(n, src))),
+        "struct_expression" => field(v, "name").map(|n| path_of(text(n, src))),
         "call_expression" => field(v, "function")
             .filter(|f| f.kind() == "scoped_identifier")
             .and_then(|f| field(f, "path"))
-            .map(|p| strip_generics(text(p, src)))
+            .map(|p| path_of(text(p, src)))
             .filter(|p| {
                 p.rsplit("::")
                     .next()

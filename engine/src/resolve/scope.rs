@@ -322,7 +322,8 @@ pub fn export(
     {
         return Some(Target::Module(m));
     }
-    let visible = |i: &Import| f.lang == Lang::Python || i.reexport;
+    // A private Rust `use` is seen by the module's descendants, the only ones that can name it.
+    let visible = |i: &Import| matches!(f.lang, Lang::Python | Lang::Rust) || i.reexport;
     for import in real_first(f).filter(|i| visible(i)) {
         if let Some(imported) = import.names.iter().find(|n| n.local() == name) {
             let found = source_files(file, import, files, modules)

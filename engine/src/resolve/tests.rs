@@ -1669,3 +1669,39 @@ pub fn drain(r: impl AsyncRead + Send) { r.poll_read(); }
         );
     }
 }
+
+#[test]
+fn rust_private_uses_seen_by_descendants_and_turbofish_paths() {
+    let g = graph(&[
+        ("src/lib.rs", "pub mod sched;\n"),
+        (
+            "src/sched/mod.rs",
+            "mod defer;\nuse defer::Defer;\npub mod worker;\n",
+        ),
+        (
+            "src/sched/defer.rs",
+            "pub struct Defer;\nimpl Defer { pub fn new() -> Defer { Defer } }\npub struct Cell<T>(T);\nimpl<T> Cell<T> { pub fn from_raw(t: T) -> Cell<T> { Cell(t) } }\n",
+        ),
+        (
+            "src/sched/worker.rs",
+            "use crate::sched::Defer;\nuse super::defer::Cell;\npub fn run() {\n    Defer::new();\n    Cell::<u8>::from_raw(1);\n}\n",
+        ),
+    ]);
+    assert_eq!(
+        calls_from(&g, "Function:src/sched/worker.rs:run"),
+        [
+            (
+                "Method:src/sched/defer.rs:Cell.from_raw".to_owned(),
+                4,
+                0.97,
+                "class-member"
+            ),
+            (
+                "Method:src/sched/defer.rs:Defer.new".to_owned(),
+                2,
+                0.97,
+                "class-member"
+            ),
+        ]
+    );
+}
