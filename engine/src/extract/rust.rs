@@ -54,7 +54,7 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
                 }
                 fill(&mut def, node, src);
                 def.returns = field(node, "return_type")
-                    .and_then(|t| value_type(text(t, src)))
+                    .and_then(|t| returned_type(text(t, src)))
                     .unwrap_or_default();
                 let idx = facts.defs.len() as u32;
                 facts.defs.push(def);
@@ -504,6 +504,9 @@ fn callee_of(node: Node, src: &[u8]) -> Option<Callee> {
 /// The shared classification, plus call results: `Builder::new().name(n)` as the chain
 /// `Builder::new().name`, whose type the resolver follows through return types.
 fn receiver(object: Node, src: &[u8]) -> Receiver {
+    if object.kind() == "try_expression" {
+        return call_chain(object, src).map_or(Receiver::Other, Receiver::Call);
+    }
     if object.kind() == "call_expression" {
         if let Some(inner) = wrapped_value(object, src) {
             return receiver(inner, src);
@@ -557,6 +560,13 @@ fn call_chain(node: Node, src: &[u8]) -> Option<String> {
                 parts.push(format!(".{}", text(field(at, "field")?, src)));
                 at = field(at, "value")?;
             }
+            // `x?` unwraps like `x.unwrap()`; `x.await` is what the async function returns.
+            "try_expression" => {
+                parts.push("()".to_owned());
+                parts.push(".unwrap".to_owned());
+                at = *named_children(at).first()?;
+            }
+            "await_expression" => at = *named_children(at).first()?,
             "identifier" | "self" => {
                 parts.push(text(at, src).to_owned());
                 break;
@@ -670,6 +680,24 @@ fn fields(list: Node, owner: u32, src: &[u8], facts: &mut FileFacts) {
     }
 }
 
+/// What a function returns, as `value_type` reads it; an `Option<T>` or a `Result<T, E>`
+/// (`io::Result<T>` too) as `T?`: a `T` once unwrapped (`?`, `.unwrap()`, `.expect(…)`).
+fn returned_type(written: &str) -> Option<String> {
+    let t = written.trim();
+    if let Some((base, args)) = t.split_once('<')
+        && matches!(base.trim().rsplit("::").next(), Some("Option" | "Result"))
+    {
+        let args = args.trim_end().strip_suffix('>')?;
+        let first = args.split(',').next()?;
+        // `Result<(A, B), E>` and nested generics are not followed.
+        if first.contains(['(', '<']) {
+            return None;
+        }
+        return value_type(first).map(|v| format!("{v}?"));
+    }
+    value_type(t)
+}
+
 /// A tuple struct's fields as attributes `0`, `1`, … of its instances (`self.0.f()`).
 fn tuple_fields(list: Node, owner: u32, src: &[u8], facts: &mut FileFacts) {
     let types = named_children(list)
@@ -745,10 +773,18 @@ fn binding(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) {
         "await_expression" => named_children(v).into_iter().next().unwrap_or(v),
         _ => v,
     });
-    if let Some(callee) = value
-        .filter(|v| v.kind() == "call_expression")
-        .and_then(|v| callee_of(v, src))
-    {
+    let callee = value.and_then(|v| match v.kind() {
+        "call_expression" => callee_of(v, src),
+        // `let x = f()?`: what `f()` holds once unwrapped.
+        "try_expression" => {
+            call_chain(*named_children(v).first()?, src).map(|inner| Callee::Member {
+                receiver: Receiver::Call(inner),
+                name: "unwrap".to_owned(),
+            })
+        }
+        _ => None,
+    });
+    if let Some(callee) = callee {
         facts.call_bindings.push(CallBinding {
             scope,
             var: text(pattern, src).to_owned(),

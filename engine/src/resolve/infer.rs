@@ -76,7 +76,9 @@ impl<'a> Resolver<'a> {
         callee: &Callee,
         depth: u32,
     ) -> Option<(u32, f32)> {
-        let (target, conf, reason) = self.sure_target(fi, scope, callee, depth)?;
+        let Some((target, conf, reason)) = self.sure_target(fi, scope, callee, depth) else {
+            return self.unwrapped_type(fi, scope, callee, depth);
+        };
         if reason == Reason::Constructor {
             return Some((target, conf));
         }
@@ -471,5 +473,32 @@ impl<'a> Resolver<'a> {
             .imports
             .iter()
             .any(|i| i.names.iter().any(|n| n.local() == head))
+    }
+
+    /// `f().unwrap()`, `f().expect(…)`, `f()?` (read as `.unwrap()`) in Rust: the `T` of the
+    /// `Option<T>` or `Result<T, E>` that `f` is declared to return (`T?` in facts).
+    pub(super) fn unwrapped_type(
+        &self,
+        fi: usize,
+        scope: Option<u32>,
+        callee: &Callee,
+        depth: u32,
+    ) -> Option<(u32, f32)> {
+        let Callee::Member {
+            receiver: Receiver::Call(inner),
+            name,
+        } = callee
+        else {
+            return None;
+        };
+        if self.files[fi].lang != Lang::Rust || !matches!(name.as_str(), "unwrap" | "expect") {
+            return None;
+        }
+        let (target, conf, _) = self.sure_target(fi, scope, &dotted_callee(inner), depth)?;
+        let &(file, def) = self.node_def.get(&target)?;
+        let returns = self.files[file].defs.get(def as usize)?.returns.as_str();
+        let held = returns.strip_suffix('?')?;
+        let (t, c) = self.resolve_type(file, Some(def), held)?;
+        Some((t, conf.min(c).min(confidence::RETURN_TYPE)))
     }
 }

@@ -1705,3 +1705,69 @@ fn rust_private_uses_seen_by_descendants_and_turbofish_paths() {
         ]
     );
 }
+
+#[test]
+fn rust_results_and_options_unwrapped_by_question_mark_unwrap_and_expect() {
+    let g = graph(&[
+        ("src/lib.rs", "pub mod io;\npub mod other;\n"),
+        (
+            "src/io.rs",
+            r#"pub struct Registration;
+impl Registration {
+    pub fn new() -> std::io::Result<Registration> { todo() }
+    pub fn find() -> Option<Registration> { None }
+    pub fn poll_ready(&self) {}
+    pub fn clear(&self) {}
+    pub fn close(&self) {}
+}
+pub fn setup() -> std::io::Result<()> {
+    Registration::new()?.poll_ready();
+    let r = Registration::new()?;
+    r.clear();
+    Registration::find().unwrap().poll_ready();
+    Registration::find().expect("one").close();
+    Ok(())
+}
+"#,
+        ),
+        (
+            "src/other.rs",
+            "pub struct Other;\nimpl Other {\n    pub fn poll_ready(&self) {}\n    pub fn clear(&self) {}\n}\n",
+        ),
+    ]);
+    assert_eq!(
+        calls_from(&g, "Function:src/io.rs:setup"),
+        [
+            (
+                "Method:src/io.rs:Registration.clear".to_owned(),
+                6,
+                0.95,
+                "receiver-type"
+            ),
+            (
+                "Method:src/io.rs:Registration.close".to_owned(),
+                7,
+                0.95,
+                "return-type"
+            ),
+            (
+                "Method:src/io.rs:Registration.find".to_owned(),
+                4,
+                0.97,
+                "class-member"
+            ),
+            (
+                "Method:src/io.rs:Registration.new".to_owned(),
+                3,
+                0.97,
+                "class-member"
+            ),
+            (
+                "Method:src/io.rs:Registration.poll_ready".to_owned(),
+                5,
+                0.95,
+                "return-type"
+            ),
+        ]
+    );
+}
