@@ -476,7 +476,10 @@ impl<'a> Resolver<'a> {
     }
 
     /// `f().unwrap()`, `f().expect(…)`, `f()?` (read as `.unwrap()`) in Rust: the `T` of the
-    /// `Option<T>` or `Result<T, E>` that `f` is declared to return (`T?` in facts).
+    /// `Option<T>` or `Result<T, E>` that `f` is declared to return (`T?` in facts). And the
+    /// standard methods that give back the same value behind another pointer (`x.as_mut()`,
+    /// `x.as_ref()`, `x.clone()`, `x.borrow()`), when the project defines none of that name
+    /// for the receiver: `x`'s type.
     pub(super) fn unwrapped_type(
         &self,
         fi: usize,
@@ -484,16 +487,22 @@ impl<'a> Resolver<'a> {
         callee: &Callee,
         depth: u32,
     ) -> Option<(u32, f32)> {
-        let Callee::Member {
-            receiver: Receiver::Call(inner),
-            name,
-        } = callee
-        else {
+        let Callee::Member { receiver, name } = callee else {
             return None;
         };
-        if self.files[fi].lang != Lang::Rust || !matches!(name.as_str(), "unwrap" | "expect") {
+        if self.files[fi].lang != Lang::Rust {
             return None;
         }
+        if matches!(
+            name.as_str(),
+            "as_mut" | "as_ref" | "clone" | "borrow" | "borrow_mut"
+        ) {
+            let (t, c) = self.receiver_type(fi, scope, receiver, depth + 1)?;
+            return Some((t, c.min(confidence::RETURN_TYPE)));
+        }
+        let (Receiver::Call(inner), "unwrap" | "expect") = (receiver, name.as_str()) else {
+            return None;
+        };
         let (target, conf, _) = self.sure_target(fi, scope, &dotted_callee(inner), depth)?;
         let &(file, def) = self.node_def.get(&target)?;
         let returns = self.files[file].defs.get(def as usize)?.returns.as_str();

@@ -1771,3 +1771,55 @@ pub fn setup() -> std::io::Result<()> {
         ]
     );
 }
+
+#[test]
+fn rust_as_mut_as_ref_and_clone_keep_their_receivers_type() {
+    let g = graph(&[
+        ("src/lib.rs", "pub mod io;\npub mod other;\n"),
+        (
+            "src/io.rs",
+            r#"use std::pin::Pin;
+pub struct Writer;
+impl Writer {
+    pub fn poll_write(&mut self) {}
+    pub fn poll_flush(self: Pin<&mut Self>) {}
+    pub fn flush_all(mut self: Pin<&mut Self>) { self.as_mut().poll_flush(); }
+}
+pub fn copy(w: Pin<&mut Writer>, v: &Writer) {
+    w.as_mut().poll_write();
+    v.clone().poll_flush();
+}
+"#,
+        ),
+        (
+            "src/other.rs",
+            "pub struct Other;\nimpl Other {\n    pub fn poll_write(&mut self) {}\n    pub fn poll_flush(&self) {}\n}\n",
+        ),
+    ]);
+    assert_eq!(
+        calls_from(&g, "Method:src/io.rs:Writer.flush_all"),
+        [(
+            "Method:src/io.rs:Writer.poll_flush".to_owned(),
+            5,
+            0.95,
+            "return-type"
+        )]
+    );
+    assert_eq!(
+        calls_from(&g, "Function:src/io.rs:copy"),
+        [
+            (
+                "Method:src/io.rs:Writer.poll_flush".to_owned(),
+                5,
+                0.95,
+                "return-type"
+            ),
+            (
+                "Method:src/io.rs:Writer.poll_write".to_owned(),
+                4,
+                0.95,
+                "return-type"
+            ),
+        ]
+    );
+}
