@@ -402,7 +402,11 @@ fn use_tree(node: Node, prefix: &str, reexport: bool, at: u32, src: &[u8], facts
     };
     match node.kind() {
         "scoped_identifier" | "identifier" | "crate" | "self" | "super" => {
-            let full = join(prefix, text(node, src));
+            // `use a::b::{self, C}`: `self` binds the module `b` itself.
+            let full = match text(node, src) {
+                "self" if !prefix.is_empty() => prefix.to_owned(),
+                written => join(prefix, written),
+            };
             let (module, name) = full.rsplit_once("::").unwrap_or(("", &full));
             push_use(facts, module, name, None, reexport, at);
         }

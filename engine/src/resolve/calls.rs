@@ -13,6 +13,14 @@ impl<'a> Resolver<'a> {
         for (fi, f) in self.files.iter().enumerate() {
             for call in &f.calls {
                 self.stats.call_sites += 1;
+                // A call in a Rust block whose `cfg` does not hold, inside real code, is not
+                // compiled: no edge.
+                if f.lang == Lang::Rust
+                    && f.in_test_code(call.line)
+                    && !call.caller.is_some_and(|d| f.is_test_def(d))
+                {
+                    continue;
+                }
                 let from = match call.caller {
                     Some(d) => self.def_node[fi][d as usize],
                     None => self.file_node[fi],
@@ -172,18 +180,24 @@ impl<'a> Resolver<'a> {
                         )];
                     }
                 }
+                // `memchr::memchr()` where `use crate::util::memchr;` names a module file.
+                if f.lang == Lang::Rust
+                    && let Some(m) = self.imported_module_file(fi, path)
+                    && let Some(hit) = self.export_of(&[m], name, confidence::IMPORT)
+                {
+                    return vec![hit];
+                }
                 // `context::budget()` where `use crate::runtime::context;` binds the module.
                 if f.lang == Lang::Rust
-                    && let Some(target @ (Target::Module(_) | Target::Package(_))) =
-                        self.scopes.resolve_path(
-                            fi,
-                            path,
-                            self.files,
-                            &self.modules,
-                            &self.top_level,
-                            &self.def_node,
-                        )
-                    && let Some(hit) = self.member_of_target(target, name, confidence::IMPORT)
+                    && let Some(target) = self.scopes.resolve_path(
+                        fi,
+                        path,
+                        self.files,
+                        &self.modules,
+                        &self.top_level,
+                        &self.def_node,
+                    )
+                    && let Some(hit) = self.module_member(target, name)
                 {
                     return vec![hit];
                 }
@@ -493,16 +507,59 @@ impl<'a> Resolver<'a> {
         name: &str,
     ) -> Option<u32> {
         let defs = &self.files[file].defs;
-        let m = self.top_level[file]
+        let modules: Vec<u32> = self.top_level[file]
             .get(module)?
             .iter()
             .copied()
-            .find(|&d| {
+            .filter(|&d| {
                 defs.get(d as usize)
                     .is_some_and(|x| x.kind == NodeKind::Module)
-            })?;
+            })
+            .collect();
+        // Of `cfg` alternatives of the module, the real one.
+        let m = self.files[file].visible_definition(&modules)?;
         defs.iter()
             .position(|x| x.parent == Some(m) && x.name == name && x.kind.is_callable())
             .map(|i| i as u32)
+    }
+
+    /// Function `name` of a Rust module a path resolved to: a module file, or a `mod m;`
+    /// declaration (its file) or `mod m { … }` (its items) that an import bound.
+    pub(super) fn module_member(&self, target: Target, name: &str) -> Option<(u32, f32, Reason)> {
+        let Target::Node(n) = target else {
+            return self.member_of_target(target, name, confidence::IMPORT);
+        };
+        if self.kind_of(n) != Some(NodeKind::Module) {
+            return None;
+        }
+        let &(file, def) = self.node_def.get(&n)?;
+        let module = &self.files[file].defs.get(def as usize)?.name;
+        if let Some(m) = self
+            .modules
+            .rust_exact(&self.files[file].path, &format!("self::{module}"))
+        {
+            return self.export_of(&[m], name, confidence::IMPORT);
+        }
+        let d = self.inline_module_member(file, module, name)?;
+        Some((
+            self.def_node[file][d as usize],
+            confidence::IMPORT,
+            Reason::ImportResolved,
+        ))
+    }
+
+    /// The module file a Rust `use` of `name` names, when it is a module of its own (`use
+    /// crate::util::memchr;` → `util/memchr.rs`), not an item of the module the path names.
+    pub(super) fn imported_module_file(&self, fi: usize, name: &str) -> Option<usize> {
+        let f = &self.files[fi];
+        let import = f
+            .imports
+            .iter()
+            .find(|i| i.names.iter().any(|n| n.local() == name))?;
+        let written = &import.names.iter().find(|n| n.local() == name)?.name;
+        let file = self
+            .modules
+            .rust_exact(&f.path, &format!("{}::{written}", import.module))?;
+        (self.modules.rust(&f.path, &import.module) != Some(file)).then_some(file)
     }
 }

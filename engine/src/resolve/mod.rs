@@ -171,7 +171,21 @@ pub fn mark_stand_ins(files: &mut [FileFacts]) {
 fn test_files(files: &[FileFacts], modules: &ModuleIndex) -> HashSet<usize> {
     let mut out = HashSet::default();
     for f in files.iter().filter(|f| f.lang == Lang::Rust) {
-        for name in &f.test_modules {
+        // Also `mod x;` declared inside the invocation of a stand-in macro only (a module
+        // declared by both alternatives is real).
+        let declared = |real: bool| {
+            f.defs.iter().enumerate().filter(move |&(i, d)| {
+                d.kind == NodeKind::Module && d.parent.is_none() && f.is_test_def(i as u32) != real
+            })
+        };
+        let real: HashSet<&str> = declared(true).map(|(_, d)| d.name.as_str()).collect();
+        let stand_in_modules = declared(false).filter(|(_, d)| !real.contains(d.name.as_str()));
+        let names = f
+            .test_modules
+            .iter()
+            .map(String::as_str)
+            .chain(stand_in_modules.map(|(_, d)| d.name.as_str()));
+        for name in names {
             if let Some(file) = modules.rust_exact(&f.path, &format!("self::{name}")) {
                 out.insert(file);
             }

@@ -1823,3 +1823,76 @@ pub fn copy(w: Pin<&mut Writer>, v: &Writer) {
         ]
     );
 }
+
+#[test]
+fn rust_modules_bound_by_use_cfg_blocks_and_modules_of_stand_in_macros() {
+    let g = graph(&[
+        (
+            "src/lib.rs",
+            "macro_rules! cfg_custom { ($($i:item)*) => { $( #[cfg(custom_flag)] $i )* } }\npub mod net;\npub mod util;\npub mod sched;\n",
+        ),
+        ("src/net/mod.rs", "mod addr;\npub mod lookup;\n"),
+        ("src/net/addr.rs", "pub(crate) fn to_socket_addrs() {}\n"),
+        (
+            "src/net/lookup.rs",
+            "use crate::net::addr::{self};\nuse crate::util::memchr;\npub fn lookup() {\n    addr::to_socket_addrs();\n    memchr::memchr();\n    variant::now();\n}\n#[cfg(not(feature = \"test-util\"))]\nmod variant { pub(super) fn now() {} }\n#[cfg(feature = \"test-util\")]\nmod variant { pub(super) fn now() {} }\n",
+        ),
+        ("src/util/mod.rs", "pub(crate) mod memchr;\n"),
+        ("src/util/memchr.rs", "pub(crate) fn memchr() {}\n"),
+        (
+            "src/sched/mod.rs",
+            "cfg_custom! {\n    pub(crate) mod alt;\n}\npub(crate) mod worker;\npub fn block() {\n    #[cfg(custom_flag)]\n    {\n        alt::block_in_place();\n    }\n    worker::block_in_place();\n}\n",
+        ),
+        (
+            "src/sched/alt.rs",
+            "pub(crate) fn block_in_place() {}\npub(crate) fn shutdown_core() {}\n",
+        ),
+        (
+            "src/sched/worker.rs",
+            "pub(crate) fn block_in_place() {}\npub(crate) fn shutdown_core() {}\npub fn stop() { shutdown_core(); }\n",
+        ),
+    ]);
+    // `variant` is the real alternative of the two inline modules (every feature on: line 11).
+    assert_eq!(
+        calls_from(&g, "Function:src/net/lookup.rs:lookup"),
+        [
+            (
+                "Function:src/net/addr.rs:to_socket_addrs".to_owned(),
+                1,
+                0.97,
+                "import-resolved"
+            ),
+            (
+                "Function:src/net/lookup.rs:variant.now".to_owned(),
+                11,
+                0.97,
+                "import-resolved"
+            ),
+            (
+                "Function:src/util/memchr.rs:memchr".to_owned(),
+                1,
+                0.97,
+                "import-resolved"
+            ),
+        ]
+    );
+    // The call under `#[cfg(custom_flag)]` is not compiled; `alt.rs` is declared only there.
+    assert_eq!(
+        calls_from(&g, "Function:src/sched/mod.rs:block"),
+        [(
+            "Function:src/sched/worker.rs:block_in_place".to_owned(),
+            1,
+            0.97,
+            "import-resolved"
+        )]
+    );
+    assert_eq!(
+        calls_from(&g, "Function:src/sched/worker.rs:stop"),
+        [(
+            "Function:src/sched/worker.rs:shutdown_core".to_owned(),
+            2,
+            0.97,
+            "same-file"
+        )]
+    );
+}
