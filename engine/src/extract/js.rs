@@ -796,4 +796,27 @@ function internal() { return validate(null); }
                 .contains(&(0, "store".into(), "Store".into()))
         );
     }
+
+    #[test]
+    fn syntax_newer_than_the_grammar_does_not_hide_later_definitions() {
+        let source = r#"
+export interface Nil<in out A> { readonly _tag: "Nil" }
+type Hint<S extends string> = `use \`${S}\` here`
+export const dual: {
+  <A>(arity: number, body: A): A
+  <A>(isDataFirst: (args: IArguments) => boolean, body: A): A
+} = function(arity, body) { return body }
+export const unsafeTail = <A>(self: Nil<A>): Nil<A> => dual(2, self)
+"#;
+        let f = Extractor::default().extract("src/list.ts", Lang::TypeScript, source);
+        assert_eq!(f.syntax_errors, 0);
+        let names: Vec<&str> = f.defs.iter().map(|d| d.qualified.as_str()).collect();
+        assert_eq!(names, ["Nil", "dual", "unsafeTail"]);
+        assert_eq!(f.defs[0].signature, "interface Nil<in out A>");
+        assert!(
+            f.calls
+                .iter()
+                .any(|c| c.caller == Some(2) && c.callee == Callee::Name("dual".into()))
+        );
+    }
 }
