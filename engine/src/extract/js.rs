@@ -57,15 +57,37 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
                 import(node, src, facts);
                 continue;
             }
-            "variable_declarator"
-                if variable(node, scope, exported, src, facts, &mut cursor, &mut stack) =>
-            {
-                continue;
+            "variable_declarator" => {
+                if variable(node, scope, exported, src, facts, &mut cursor, &mut stack) {
+                    continue;
+                }
+                let required = field(node, "value").is_some_and(|v| {
+                    v.kind() == "call_expression" && require_target(v, src).is_some()
+                });
+                if let (Some(name), false) = (field(node, "name"), required) {
+                    declare(name, scope, src, facts);
+                }
             }
             "public_field_definition" | "field_definition" => {
                 field_definition(node, scope, src, facts)
             }
-            "required_parameter" | "optional_parameter" => parameter(node, scope, src, facts),
+            "required_parameter" | "optional_parameter" => {
+                parameter(node, scope, src, facts);
+                if let Some(pattern) = field(node, "pattern") {
+                    declare(pattern, scope, src, facts);
+                }
+            }
+            // JavaScript writes parameters without a wrapping node.
+            "formal_parameters" => {
+                for param in named_children(node) {
+                    declare(param, scope, src, facts);
+                }
+            }
+            "arrow_function" | "catch_clause" => {
+                if let Some(param) = field(node, "parameter") {
+                    declare(param, scope, src, facts);
+                }
+            }
             "call_expression" => call(node, scope, src, facts),
             "new_expression" => {
                 if let Some(ctor) = field(node, "constructor") {
@@ -74,7 +96,12 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
                 }
             }
             "assignment_expression" => this_assignment(node, scope, src, facts),
-            "for_in_statement" => for_of(node, scope, src, facts),
+            "for_in_statement" => {
+                if let (Some(_), Some(left)) = (field(node, "kind"), field(node, "left")) {
+                    declare(left, scope, src, facts);
+                }
+                for_of(node, scope, src, facts);
+            }
             _ => {}
         }
         push_children(&mut cursor, node, (scope, false), &mut stack);
@@ -228,6 +255,9 @@ fn variable<'t>(
             def.exported = exported;
             let idx = facts.defs.len() as u32;
             facts.defs.push(def);
+            if let Some(param) = field(value, "parameter") {
+                declare(param, Some(idx), src, facts);
+            }
             push_children(cursor, value, (Some(idx), false), stack);
             true
         }
@@ -292,6 +322,25 @@ fn variable<'t>(
                 });
             }
             false
+        }
+    }
+}
+
+/// The names a declaration or parameter pattern binds (`x`, `{ a, b: c }`, `[d, ...e]`, `f = 1`)
+/// are variables of the scope.
+fn declare(pattern: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) {
+    let mut stack = vec![pattern];
+    while let Some(n) = stack.pop() {
+        match n.kind() {
+            "identifier" | "shorthand_property_identifier_pattern" => {
+                facts.locals.push((scope, text(n, src).to_owned()));
+            }
+            "object_pattern" | "array_pattern" | "rest_pattern" => {
+                stack.extend(named_children(n));
+            }
+            "pair_pattern" => stack.extend(field(n, "value")),
+            "assignment_pattern" | "object_assignment_pattern" => stack.extend(field(n, "left")),
+            _ => {}
         }
     }
 }

@@ -52,16 +52,21 @@ impl<'a> Resolver<'a> {
             if f.defs.get(d as usize).is_some_and(|x| x.kind.is_type()) {
                 continue;
             }
+            // A method here belongs to an object literal: a property, not a name in scope.
             if let Some(i) = f
                 .defs
                 .iter()
-                .position(|x| x.parent == Some(d) && x.name == name)
+                .position(|x| x.parent == Some(d) && x.name == name && x.kind != NodeKind::Method)
             {
                 return Some((
                     Target::Node(self.def_node[fi][i]),
                     confidence::LOCAL,
                     Reason::LocalScope,
                 ));
+            }
+            // A variable or parameter of this scope hides every name outside it.
+            if self.vars.get(fi, name, Some(d)).is_some_and(|b| b.declared) {
+                return None;
             }
         }
         if let Some(d) = self.top_level[fi]
@@ -112,6 +117,25 @@ impl<'a> Resolver<'a> {
         None
     }
 
+    /// Whether a bare name no definition explains is still known to name something that is not
+    /// a project definition (JavaScript, TypeScript): a variable or parameter in scope, or a
+    /// name an import statement binds (from a package, or a value that is no definition), so
+    /// no project-wide guess applies.
+    fn names_a_value(&self, fi: usize, scope: Option<u32>, name: &str) -> bool {
+        let f = &self.files[fi];
+        if !f.lang.is_js_family() {
+            return false;
+        }
+        let declared = |s: Option<u32>| self.vars.get(fi, name, s).is_some_and(|b| b.declared);
+        self.scope_chain(fi, scope)
+            .into_iter()
+            .any(|d| declared(Some(d)))
+            || declared(None)
+            || f.imports.iter().filter(|i| !i.reexport).any(|i| {
+                i.module_alias.as_deref() == Some(name) || i.names.iter().any(|n| n.local() == name)
+            })
+    }
+
     /// The targets of a call written in `scope` of file `fi`; `depth` counts the return types
     /// followed to find a receiver's type.
     pub(super) fn resolve_call(
@@ -126,6 +150,9 @@ impl<'a> Resolver<'a> {
             Callee::Name(name) => {
                 if let Some((target, conf, reason)) = self.lookup_name(fi, scope, name) {
                     return self.callable(target, conf, reason);
+                }
+                if self.names_a_value(fi, scope, name) {
+                    return Vec::new();
                 }
                 if f.lang == Lang::Java
                     && let Some(owner) = self.owner_type(fi, scope)

@@ -76,6 +76,9 @@ impl<'a> Resolver<'a> {
                     .and_then(|p| f.defs.get(p as usize))
                     .map(|p| p.kind);
                 match parent_kind {
+                    // A method outside any type (an object literal's `pipe() {…}`): a property
+                    // of its object, never a name in the file's scope.
+                    None if d.kind == NodeKind::Method && f.lang.is_js_family() => {}
                     None => {
                         top.entry(d.name.as_str()).or_default().push(i as u32);
                         if d.kind.is_callable() || d.kind.is_type() {

@@ -277,3 +277,5 @@ fn dotted_callee(chain: &str) -> Callee {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod ts_tests;

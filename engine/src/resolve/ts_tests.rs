@@ -1,0 +1,93 @@
+//! TypeScript resolution fixtures: each rule of the TypeScript resolver with the exact CALLS
+//! edges it gives (target, reason and confidence).
+
+use std::collections::BTreeSet;
+
+use super::confidence;
+use crate::graph::{EdgeKind, Graph};
+use crate::ingest::{index, source_files};
+
+fn graph(files: &[(&str, &str)]) -> Graph {
+    index("fixture", source_files(files), &|| 0.0, &mut |_, _, _| true)
+        .map(|(g, _)| g)
+        .unwrap_or_default()
+}
+
+/// Asserts the CALLS edges of `g` are exactly `expected`: (from, to, reason, confidence).
+fn expect_calls(g: &Graph, expected: &[(&str, &str, &str, f32)]) {
+    let actual: BTreeSet<(String, String, &str, u32)> = g
+        .edges()
+        .iter()
+        .filter(|e| e.kind == EdgeKind::Calls)
+        .filter_map(|e| {
+            Some((
+                g.node(e.from)?.stable_id(),
+                g.node(e.to)?.stable_id(),
+                e.reason.as_str(),
+                (e.confidence * 100.0).round() as u32,
+            ))
+        })
+        .collect();
+    let expected: BTreeSet<(String, String, &str, u32)> = expected
+        .iter()
+        .map(|&(a, b, r, c)| (a.to_owned(), b.to_owned(), r, (c * 100.0).round() as u32))
+        .collect();
+    assert_eq!(
+        actual, expected,
+        "CALLS (from, to, reason, confidence in %): actual != expected"
+    );
+}
+
+#[test]
+fn methods_of_object_literals_are_not_names_in_scope() {
+    let g = graph(&[
+        (
+            "src/fn.ts",
+            "export const pipe = (a: number): number => a\n",
+        ),
+        (
+            "src/proto.ts",
+            "import { pipe } from './fn'\n\nexport const Proto = {\n  pipe() { return 1 }\n}\n\nexport function run(x: number) { return pipe(x) }\n\nexport function make() {\n  const o = { pipe() { return 2 } }\n  return pipe(3)\n}\n",
+        ),
+    ]);
+    expect_calls(
+        &g,
+        &[
+            (
+                "Function:src/proto.ts:run",
+                "Function:src/fn.ts:pipe",
+                "import-resolved",
+                confidence::IMPORT,
+            ),
+            (
+                "Function:src/proto.ts:make",
+                "Function:src/fn.ts:pipe",
+                "import-resolved",
+                confidence::IMPORT,
+            ),
+        ],
+    );
+}
+
+#[test]
+fn variables_parameters_and_imported_values_hide_names_and_stop_guesses() {
+    let g = graph(&[
+        (
+            "src/codec.ts",
+            "export const encode = (a: number): number => a\nexport function decode(a: number): number { return a }\nexport function debounce(a: number): number { return a }\nexport function retry(a: number): number { return a }\n",
+        ),
+        (
+            "src/use.ts",
+            "import { debounce } from 'lodash'\nimport { decode } from './codec'\n\nexport const retry = makeRetry(3)\n\nexport const encode = (a: number) => {\n  const encode = build(a)\n  return encode(a)\n}\n\nexport function run(decode: (a: number) => number, [x, { y }]: number[]) {\n  debounce(x)\n  retry(y)\n  return decode(1)\n}\n\nexport function other(a: number) {\n  return decode(a)\n}\n",
+        ),
+    ]);
+    expect_calls(
+        &g,
+        &[(
+            "Function:src/use.ts:other",
+            "Function:src/codec.ts:decode",
+            "import-resolved",
+            confidence::IMPORT,
+        )],
+    );
+}
