@@ -174,6 +174,10 @@ pub struct FileFacts {
     /// explains. Local functions are definitions, not listed here.
     #[serde(default)]
     pub locals: Vec<(Option<DefIdx>, String)>,
+    /// Module-level type aliases naming a type or a union of types (`type Ast = Literal |
+    /// Union<T>`; TypeScript): (alias, member types as written, generics left out).
+    #[serde(default)]
+    pub type_aliases: Vec<(String, Vec<String>)>,
     /// `self.attr = Type(...)` style bindings: (class def, attribute, type).
     pub attr_bindings: Vec<(DefIdx, String, String)>,
     /// Attributes assigned a call's result in a method.
@@ -216,6 +220,7 @@ impl FileFacts {
             call_bindings: Vec::new(),
             element_bindings: Vec::new(),
             locals: Vec::new(),
+            type_aliases: Vec::new(),
             attr_bindings: Vec::new(),
             attr_calls: Vec::new(),
             package: None,

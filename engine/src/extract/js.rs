@@ -57,6 +57,12 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
                 import(node, src, facts);
                 continue;
             }
+            "type_alias_declaration" => {
+                if scope.is_none() {
+                    type_alias(node, src, facts);
+                }
+                continue;
+            }
             "variable_declarator" => {
                 if variable(node, scope, exported, src, facts, &mut cursor, &mut stack) {
                     continue;
@@ -323,6 +329,34 @@ fn variable<'t>(
             }
             false
         }
+    }
+}
+
+/// `type A = B`, `type A<T> = B<T> | C | undefined`: an alias of named types (any other
+/// member — a literal, an object or function type — leaves the alias out).
+fn type_alias(node: Node, src: &[u8], facts: &mut FileFacts) {
+    let (Some(name), Some(value)) = (field(node, "name"), field(node, "value")) else {
+        return;
+    };
+    let mut members = Vec::new();
+    let mut stack = vec![value];
+    while let Some(member) = stack.pop() {
+        match member.kind() {
+            "union_type" => stack.extend(named_children(member).into_iter().rev()),
+            "comment" => {}
+            _ => match text(member, src).trim() {
+                "undefined" | "null" | "void" | "never" => {}
+                written => match single_type(written) {
+                    Some(ty) => members.push(ty),
+                    None => return,
+                },
+            },
+        }
+    }
+    if !members.is_empty() {
+        facts
+            .type_aliases
+            .push((text(name, src).to_owned(), members));
     }
 }
 

@@ -172,8 +172,10 @@ impl<'a> Resolver<'a> {
                 self.fallback(self.globals.get(name.as_str()), fi)
             }
             Callee::New(ty) => match self.resolve_type(fi, scope, ty) {
-                Some((t, conf)) => vec![(t, conf, Reason::Constructor)],
-                None => Vec::new(),
+                Some((t, conf)) if self.union_members(t).is_none() => {
+                    vec![(t, conf, Reason::Constructor)]
+                }
+                _ => Vec::new(),
             },
             Callee::Member { receiver, name } => {
                 self.resolve_member(fi, scope, receiver, name, depth)
@@ -280,16 +282,17 @@ impl<'a> Resolver<'a> {
                 }
             }
             Receiver::Name(var) => {
-                if let Some((t, conf)) = self.variable_type(fi, scope, var, depth)
-                    && let Some(hit) = self.typed_member(
+                if let Some((t, conf)) = self.variable_type(fi, scope, var, depth) {
+                    let hits = self.typed_members(
                         t,
                         conf,
                         name,
                         confidence::RECEIVER_TYPE,
                         Reason::ReceiverType,
-                    )
-                {
-                    return vec![hit];
+                    );
+                    if !hits.is_empty() {
+                        return hits;
+                    }
                 }
                 if let Some((target, conf, _)) = self.lookup_name(fi, scope, var)
                     && let Some(hit) = self.member_of_target(target, name, conf)
@@ -317,10 +320,11 @@ impl<'a> Resolver<'a> {
                 {
                     return vec![hit];
                 }
-                if let Some((t, conf)) = self.path_type(fi, scope, path, depth)
-                    && let Some(hit) = self.typed_member(t, conf, name, conf, Reason::AttributeType)
-                {
-                    return vec![hit];
+                if let Some((t, conf)) = self.path_type(fi, scope, path, depth) {
+                    let hits = self.typed_members(t, conf, name, conf, Reason::AttributeType);
+                    if !hits.is_empty() {
+                        return hits;
+                    }
                 }
             }
             Receiver::Call(callee) => {
@@ -339,9 +343,11 @@ impl<'a> Resolver<'a> {
                 // `f().m()`: through the type `f` returns.
                 if let Some((t, conf)) =
                     self.call_result_type(fi, scope, &dotted_callee(callee), depth)
-                    && let Some(hit) = self.typed_member(t, conf, name, conf, Reason::ReturnType)
                 {
-                    return vec![hit];
+                    let hits = self.typed_members(t, conf, name, conf, Reason::ReturnType);
+                    if !hits.is_empty() {
+                        return hits;
+                    }
                 }
             }
             Receiver::SuperOf(base) => {
@@ -359,6 +365,35 @@ impl<'a> Resolver<'a> {
             return Vec::new();
         }
         self.fallback(self.methods.get(name), fi)
+    }
+
+    /// Member `name` of a receiver of type `ty` (as `typed_member`). A union of types
+    /// (TypeScript `type A = B | C`) dispatches to the member of each type, when every one of
+    /// them has it (else something narrowed the union); one inherited method is one target.
+    pub(super) fn typed_members(
+        &self,
+        ty: u32,
+        reached: f32,
+        name: &str,
+        direct: f32,
+        reason: Reason,
+    ) -> Vec<(u32, f32, Reason)> {
+        let Some(types) = self.union_members(ty) else {
+            return self
+                .typed_member(ty, reached, name, direct, reason)
+                .into_iter()
+                .collect();
+        };
+        let mut hits: Vec<(u32, f32, Reason)> = Vec::with_capacity(types.len());
+        for t in types {
+            let Some(hit) = self.typed_member(t, reached, name, direct, reason) else {
+                return Vec::new();
+            };
+            if !hits.iter().any(|h| h.0 == hit.0) {
+                hits.push(hit);
+            }
+        }
+        hits
     }
 
     /// `x.f` where `x` resolved to a module, a package or a type.

@@ -180,6 +180,7 @@ impl<'a> Resolver<'a> {
                     for name in names {
                         if let Some((base, conf)) = self.resolve_type(fi, Some(di as u32), name)
                             && base != node
+                            && self.union_members(base).is_none()
                         {
                             self.b.add_edge(node, base, kind, conf, Reason::Heritage);
                             self.bases.entry(node).or_default().push(base);

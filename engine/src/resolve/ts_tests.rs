@@ -91,3 +91,41 @@ fn variables_parameters_and_imported_values_hide_names_and_stop_guesses() {
         )],
     );
 }
+
+#[test]
+fn receivers_typed_by_a_union_alias_call_the_member_of_each_type() {
+    let g = graph(&[
+        (
+            "src/ast.ts",
+            "export class Literal { toJSON(): object { return {} } }\nexport class Union { toJSON(): object { return {} } only(): void {} }\nexport type Ast =\n  | Literal\n  // composite\n  | Union\nexport type Node = Ast | undefined\nexport type Lit = Literal\n",
+        ),
+        ("src/index.ts", "export * from './ast'\n"),
+        (
+            "src/print.ts",
+            "import type { Node, Lit } from './index'\nimport * as AST from './ast'\n\nexport function print(node: Node) {\n  node.toJSON()\n  node.only()\n}\nexport function one(lit: Lit) { lit.toJSON() }\nexport function all(asts: AST.Ast[]) { asts.forEach((a) => a.toJSON()) }\n",
+        ),
+    ]);
+    let lit = "Method:src/ast.ts:Literal.toJSON";
+    let union = "Method:src/ast.ts:Union.toJSON";
+    let print = "Function:src/print.ts:print";
+    let one = "Function:src/print.ts:one";
+    let all = "Function:src/print.ts:all";
+    expect_calls(
+        &g,
+        &[
+            (print, lit, "receiver-type", confidence::RECEIVER_TYPE),
+            (print, union, "receiver-type", confidence::RECEIVER_TYPE),
+            (one, lit, "receiver-type", confidence::RECEIVER_TYPE),
+            // An element of a typed collection: capped as a return type.
+            (all, lit, "receiver-type", confidence::RETURN_TYPE),
+            (all, union, "receiver-type", confidence::RETURN_TYPE),
+            // `only` is not a member of every type of the union: no guess by type.
+            (
+                print,
+                "Method:src/ast.ts:Union.only",
+                "unique-global-name",
+                confidence::UNIQUE_GLOBAL,
+            ),
+        ],
+    );
+}
