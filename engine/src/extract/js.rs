@@ -252,21 +252,34 @@ fn variable<'t>(
             .parent()
             .and_then(|p| p.parent())
             .is_some_and(|g| g.kind() == "export_statement");
-    match value.kind() {
-        "arrow_function" | "function_expression" | "function" | "generator_function" => {
-            let mut def = new_def(facts, NodeKind::Function, var, scope, node);
-            def.signature = header_before_body(node, field(value, "body"), src);
-            def.doc = doc_before(node.parent().unwrap_or(node), src);
-            def.returns = returns(value, src);
-            def.exported = exported;
-            let idx = facts.defs.len() as u32;
-            facts.defs.push(def);
-            if let Some(param) = field(value, "parameter") {
-                declare(param, Some(idx), src, facts);
-            }
-            push_children(cursor, value, (Some(idx), false), stack);
-            true
+    // `function () {…} as any`, `(() => …)`: the function inside.
+    let mut function = value;
+    while matches!(
+        function.kind(),
+        "as_expression" | "satisfies_expression" | "parenthesized_expression"
+    ) && let Some(inner) = named_children(function).into_iter().next()
+    {
+        function = inner;
+    }
+    if matches!(
+        function.kind(),
+        "arrow_function" | "function_expression" | "function" | "generator_function"
+    ) {
+        let value = function;
+        let mut def = new_def(facts, NodeKind::Function, var, scope, node);
+        def.signature = header_before_body(node, field(value, "body"), src);
+        def.doc = doc_before(node.parent().unwrap_or(node), src);
+        def.returns = returns(value, src);
+        def.exported = exported;
+        let idx = facts.defs.len() as u32;
+        facts.defs.push(def);
+        if let Some(param) = field(value, "parameter") {
+            declare(param, Some(idx), src, facts);
         }
+        push_children(cursor, value, (Some(idx), false), stack);
+        return true;
+    }
+    match value.kind() {
         "new_expression" => {
             if let Some(ctor) = field(value, "constructor") {
                 facts.bindings.push(Binding {

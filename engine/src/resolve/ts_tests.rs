@@ -129,3 +129,28 @@ fn receivers_typed_by_a_union_alias_call_the_member_of_each_type() {
         ],
     );
 }
+
+#[test]
+fn a_function_behind_a_type_assertion_is_a_function() {
+    let g = graph(&[(
+        "src/schema.ts",
+        "export const declare: { (a: number): number } = function (a: number) { return a } as any\nexport const wrapped = ((a: number) => a) satisfies (a: number) => number\n\nexport function use(a: number) { return declare(wrapped(a)) }\n",
+    )]);
+    expect_calls(
+        &g,
+        &[
+            (
+                "Function:src/schema.ts:use",
+                "Function:src/schema.ts:declare",
+                "same-file",
+                confidence::SAME_FILE,
+            ),
+            (
+                "Function:src/schema.ts:use",
+                "Function:src/schema.ts:wrapped",
+                "same-file",
+                confidence::SAME_FILE,
+            ),
+        ],
+    );
+}
