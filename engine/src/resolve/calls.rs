@@ -65,7 +65,8 @@ impl<'a> Resolver<'a> {
                 ));
             }
             // A variable or parameter of this scope hides every name outside it.
-            if self.vars.get(fi, name, Some(d)).is_some_and(|b| b.declared) {
+            if f.lang.is_js_family() && self.vars.get(fi, name, Some(d)).is_some_and(|b| b.declared)
+            {
                 return None;
             }
         }
@@ -73,8 +74,10 @@ impl<'a> Resolver<'a> {
             .get(name)
             .and_then(|v| f.visible_definition(v))
         {
-            // A stand-in definition gives way to an import of the same name.
-            if f.is_test_def(d)
+            // A stand-in definition gives way to an import of the same name; so does a
+            // JavaScript or TypeScript one (a module cannot declare an imported name again:
+            // the definition sits in a function the index has no definition for).
+            if (f.is_test_def(d) || f.lang.is_js_family())
                 && let Some(t) = self.scopes.binding(fi, name)
             {
                 return Some((t, confidence::IMPORT, Reason::ImportResolved));

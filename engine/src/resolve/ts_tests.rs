@@ -154,3 +154,23 @@ fn a_function_behind_a_type_assertion_is_a_function() {
         ],
     );
 }
+
+#[test]
+fn an_imported_name_wins_over_a_function_nested_in_an_anonymous_callback() {
+    let g = graph(&[
+        ("src/pull.ts", "export const end = (): number => 1\n"),
+        (
+            "src/stream.ts",
+            "import * as pull from './pull'\n\nexport const zip = dual(2, (a: number) => {\n  const pull = (x: number) => x\n  return pull(a)\n})\n\nexport function drain() { return pull.end() }\n",
+        ),
+    ]);
+    expect_calls(
+        &g,
+        &[(
+            "Function:src/stream.ts:drain",
+            "Function:src/pull.ts:end",
+            "import-resolved",
+            confidence::IMPORT,
+        )],
+    );
+}
