@@ -75,6 +75,12 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
                 }
             }
             "public_field_definition" | "field_definition" => {
+                if let Some(idx) = field_function(node, scope, src, facts) {
+                    if let Some(value) = field(node, "value") {
+                        push_children(&mut cursor, value, (Some(idx), false), &mut stack);
+                    }
+                    continue;
+                }
                 field_definition(node, scope, src, facts)
             }
             "required_parameter" | "optional_parameter" => {
@@ -537,6 +543,41 @@ fn parameter(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) 
         var: text(pattern, src).to_owned(),
         type_name,
     });
+}
+
+/// A class field holding a function (`handle = (e) => …`, `static make = function () …`): a
+/// method of the class. Its index, when it is one.
+fn field_function(
+    node: Node,
+    scope: Option<u32>,
+    src: &[u8],
+    facts: &mut FileFacts,
+) -> Option<u32> {
+    let class = scope.filter(|s| {
+        facts
+            .defs
+            .get(*s as usize)
+            .is_some_and(|d| d.kind == NodeKind::Class)
+    })?;
+    let name = field(node, "name").or_else(|| field(node, "property"))?;
+    let value = field(node, "value").filter(|v| {
+        matches!(
+            v.kind(),
+            "arrow_function" | "function_expression" | "function" | "generator_function"
+        )
+    })?;
+    let mut def = new_def(facts, NodeKind::Method, text(name, src), Some(class), node);
+    def.signature = header_before_body(node, field(value, "body"), src);
+    def.doc = doc_before(node, src);
+    def.returns = returns(value, src);
+    def.exported =
+        !text(name, src).starts_with('#') && !text(node, src).trim_start().starts_with("private");
+    let idx = facts.defs.len() as u32;
+    facts.defs.push(def);
+    if let Some(param) = field(value, "parameter") {
+        declare(param, Some(idx), src, facts);
+    }
+    Some(idx)
 }
 
 fn field_definition(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) {

@@ -174,3 +174,47 @@ fn an_imported_name_wins_over_a_function_nested_in_an_anonymous_callback() {
         )],
     );
 }
+
+#[test]
+fn class_fields_holding_functions_are_methods() {
+    let g = graph(&[(
+        "src/view.ts",
+        "export class View {\n  static make = (): View => new View()\n  handle = (e: number) => {\n    this.render(e)\n  }\n  render(e: number): void {}\n  click() { this.handle(1) }\n}\n\nexport function open() { View.make().click() }\n",
+    )]);
+    let view = "Class:src/view.ts:View";
+    expect_calls(
+        &g,
+        &[
+            (
+                "Method:src/view.ts:View.make",
+                view,
+                "constructor",
+                confidence::SAME_FILE,
+            ),
+            (
+                "Method:src/view.ts:View.handle",
+                "Method:src/view.ts:View.render",
+                "self-method",
+                confidence::SELF_METHOD,
+            ),
+            (
+                "Method:src/view.ts:View.click",
+                "Method:src/view.ts:View.handle",
+                "self-method",
+                confidence::SELF_METHOD,
+            ),
+            (
+                "Function:src/view.ts:open",
+                "Method:src/view.ts:View.make",
+                "class-member",
+                confidence::SAME_FILE,
+            ),
+            (
+                "Function:src/view.ts:open",
+                "Method:src/view.ts:View.click",
+                "return-type",
+                confidence::RETURN_TYPE,
+            ),
+        ],
+    );
+}
