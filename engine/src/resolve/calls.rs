@@ -120,23 +120,33 @@ impl<'a> Resolver<'a> {
         None
     }
 
-    /// Whether a bare name no definition explains is still known to name something that is not
-    /// a project definition (JavaScript, TypeScript): a variable or parameter in scope, or a
-    /// name an import statement binds (from a package, or a value that is no definition), so
-    /// no project-wide guess applies.
-    fn names_a_value(&self, fi: usize, scope: Option<u32>, name: &str) -> bool {
+    /// What is known of a bare name no definition explains (JavaScript, TypeScript): a
+    /// variable or parameter in scope, or a name imported from a project file or a relative
+    /// path, is a value no project-wide guess applies to (`Some(true)`); a name imported from a
+    /// package specifier may still be a project definition behind a path alias (`Some(false)`).
+    fn imported_or_declared(&self, fi: usize, scope: Option<u32>, name: &str) -> Option<bool> {
         let f = &self.files[fi];
         if !f.lang.is_js_family() {
-            return false;
+            return None;
         }
         let declared = |s: Option<u32>| self.vars.get(fi, name, s).is_some_and(|b| b.declared);
-        self.scope_chain(fi, scope)
+        if self
+            .scope_chain(fi, scope)
             .into_iter()
             .any(|d| declared(Some(d)))
             || declared(None)
-            || f.imports.iter().filter(|i| !i.reexport).any(|i| {
-                i.module_alias.as_deref() == Some(name) || i.names.iter().any(|n| n.local() == name)
-            })
+        {
+            return Some(true);
+        }
+        let import = f.imports.iter().filter(|i| !i.reexport).find(|i| {
+            i.module_alias.as_deref() == Some(name) || i.names.iter().any(|n| n.local() == name)
+        })?;
+        let known = import.module.starts_with('.')
+            || !self
+                .scopes
+                .import_files(fi, import, self.files, &self.modules)
+                .is_empty();
+        Some(known)
     }
 
     /// The targets of a call written in `scope` of file `fi`; `depth` counts the return types
@@ -154,9 +164,11 @@ impl<'a> Resolver<'a> {
                 if let Some((target, conf, reason)) = self.lookup_name(fi, scope, name) {
                     return self.callable(target, conf, reason);
                 }
-                if self.names_a_value(fi, scope, name) {
-                    return Vec::new();
-                }
+                let package_import = match self.imported_or_declared(fi, scope, name) {
+                    Some(true) => return Vec::new(),
+                    Some(false) => true,
+                    None => false,
+                };
                 if f.lang == Lang::Java
                     && let Some(owner) = self.owner_type(fi, scope)
                     && let Some(hit) = self.typed_member(
@@ -172,7 +184,15 @@ impl<'a> Resolver<'a> {
                 if f.lang == Lang::Python && PYTHON_BUILTINS.contains(&name.as_str()) {
                     return Vec::new();
                 }
-                self.fallback(self.globals.get(name.as_str()), fi)
+                let guesses = self.fallback(self.globals.get(name.as_str()), fi);
+                if package_import {
+                    // Most likely the package's own function: a candidate at most.
+                    return guesses
+                        .into_iter()
+                        .map(|(n, c, r)| (n, c.min(confidence::AMBIGUOUS_PAIR), r))
+                        .collect();
+                }
+                guesses
             }
             Callee::New(ty) => match self.resolve_type(fi, scope, ty) {
                 Some((t, conf)) if self.union_members(t).is_none() => {

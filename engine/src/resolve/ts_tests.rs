@@ -71,6 +71,8 @@ fn methods_of_object_literals_are_not_names_in_scope() {
 
 #[test]
 fn variables_parameters_and_imported_values_hide_names_and_stop_guesses() {
+    // `retry` is a module-level value, `encode` a local variable, `decode` a parameter, `x` and
+    // `y` destructured parameters.
     let g = graph(&[
         (
             "src/codec.ts",
@@ -83,12 +85,21 @@ fn variables_parameters_and_imported_values_hide_names_and_stop_guesses() {
     ]);
     expect_calls(
         &g,
-        &[(
-            "Function:src/use.ts:other",
-            "Function:src/codec.ts:decode",
-            "import-resolved",
-            confidence::IMPORT,
-        )],
+        &[
+            (
+                "Function:src/use.ts:other",
+                "Function:src/codec.ts:decode",
+                "import-resolved",
+                confidence::IMPORT,
+            ),
+            // Imported from a package: the project's own function is a candidate at most.
+            (
+                "Function:src/use.ts:run",
+                "Function:src/codec.ts:debounce",
+                "unique-global-name",
+                confidence::AMBIGUOUS_PAIR,
+            ),
+        ],
     );
 }
 
