@@ -433,6 +433,21 @@ fn annotation(node: Node, src: &[u8]) -> Option<String> {
     plain_type(text(node, src).trim_start_matches(':').trim())
 }
 
+/// A `: (…) => R` annotation of an attribute, as `=> R` (what calling the attribute returns),
+/// when `R` is a plain type.
+fn function_type_returns(annotation: Node, src: &[u8]) -> Option<String> {
+    // The grammar reads `() => A | undefined` as a union holding the function type.
+    let mut types = named_children(annotation);
+    if let [union] = types.as_slice()
+        && union.kind() == "union_type"
+    {
+        types = named_children(*union);
+    }
+    let function = types.into_iter().find(|t| t.kind() == "function_type")?;
+    let returned = plain_type(text(field(function, "return_type")?, src))?;
+    Some(format!("=> {returned}"))
+}
+
 /// Collections whose elements `for … of` and the array callbacks visit.
 const COLLECTIONS: &[&str] = &[
     "Array",
@@ -526,13 +541,21 @@ fn parameter(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) 
     if pattern.kind() != "identifier" {
         return;
     }
-    let Some(type_name) = annotation(ty, src) else {
-        return;
-    };
     let mut cursor = node.walk();
     let property = node
         .children(&mut cursor)
         .any(|c| matches!(c.kind(), "accessibility_modifier" | "readonly"));
+    let Some(type_name) = annotation(ty, src) else {
+        if property
+            && let Some(class) = scope.and_then(|method| facts.owner_class(method))
+            && let Some(returned) = function_type_returns(ty, src)
+        {
+            facts
+                .attr_bindings
+                .push((class, text(pattern, src).to_owned(), returned));
+        }
+        return;
+    };
     if property && let Some(class) = scope.and_then(|method| facts.owner_class(method)) {
         facts
             .attr_bindings
@@ -593,7 +616,7 @@ fn field_definition(node: Node, scope: Option<u32>, src: &[u8], facts: &mut File
         return;
     };
     let ty = field(node, "type")
-        .and_then(|t| annotation(t, src))
+        .and_then(|t| annotation(t, src).or_else(|| function_type_returns(t, src)))
         .or_else(|| {
             let value = field(node, "value")?;
             (value.kind() == "new_expression")

@@ -192,6 +192,18 @@ impl<'a> Resolver<'a> {
         callee: &Callee,
         depth: u32,
     ) -> Option<(u32, f32)> {
+        // `this.make()` where the attribute holds a function (`make: () => Widget`).
+        if let Callee::Member {
+            receiver: Receiver::SelfRef,
+            name,
+        } = callee
+            && let Some(owner) = self.owner_def(fi, scope)
+            && let Some((file, class, written)) = self.attribute_type(fi, owner, name)
+            && let Some(returned) = written.strip_prefix("=> ")
+        {
+            let (t, c) = self.resolve_type(file, Some(class), returned)?;
+            return Some((t, c.min(confidence::ATTRIBUTE_TYPE)));
+        }
         let (target, conf, reason) = self.sure_target(fi, scope, callee, depth)?;
         if reason == Reason::Constructor {
             return Some((target, conf));

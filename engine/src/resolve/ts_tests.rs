@@ -229,3 +229,28 @@ fn class_fields_holding_functions_are_methods() {
         ],
     );
 }
+
+#[test]
+fn an_attribute_holding_a_function_types_what_calling_it_returns() {
+    let g = graph(&[(
+        "src/lazy.ts",
+        "export class Widget { render(): void {} hide(): void {} }\n\nexport class Lazy {\n  private readonly other: () => Widget | undefined\n  constructor(readonly f: () => Widget) {}\n  show() {\n    const w = this.f()\n    w.render()\n    this.other()?.hide()\n  }\n}\n",
+    )]);
+    expect_calls(
+        &g,
+        &[
+            (
+                "Method:src/lazy.ts:Lazy.show",
+                "Method:src/lazy.ts:Widget.render",
+                "receiver-type",
+                confidence::ATTRIBUTE_TYPE,
+            ),
+            (
+                "Method:src/lazy.ts:Lazy.show",
+                "Method:src/lazy.ts:Widget.hide",
+                "return-type",
+                confidence::ATTRIBUTE_TYPE,
+            ),
+        ],
+    );
+}
