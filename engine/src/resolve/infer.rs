@@ -197,6 +197,7 @@ impl<'a> Resolver<'a> {
             receiver: Receiver::SelfRef,
             name,
         } = callee
+            && self.files[fi].lang.is_js_family()
             && let Some(owner) = self.owner_def(fi, scope)
             && let Some((file, class, written)) = self.attribute_type(fi, owner, name)
             && let Some(returned) = written.strip_prefix("=> ")
