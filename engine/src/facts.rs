@@ -168,6 +168,16 @@ pub struct FileFacts {
     pub call_bindings: Vec<CallBinding>,
     /// Variables bound to a collection's elements (`for … of`, callbacks).
     pub element_bindings: Vec<ElementBinding>,
+    /// Names a scope declares as variables or parameters (`const x = …`, `(x) => …`,
+    /// `catch (e)`; JavaScript and TypeScript): inside a function they hide the file's names
+    /// and imports of the same name; at module level they hold values that no definition
+    /// explains. Local functions are definitions, not listed here.
+    #[serde(default)]
+    pub locals: Vec<(Option<DefIdx>, String)>,
+    /// Module-level type aliases naming a type or a union of types (`type Ast = Literal |
+    /// Union<T>`; TypeScript): (alias, member types as written, generics left out).
+    #[serde(default)]
+    pub type_aliases: Vec<(String, Vec<String>)>,
     /// `self.attr = Type(...)` style bindings: (class def, attribute, type).
     pub attr_bindings: Vec<(DefIdx, String, String)>,
     /// Attributes assigned a call's result in a method.
@@ -209,6 +219,8 @@ impl FileFacts {
             bindings: Vec::new(),
             call_bindings: Vec::new(),
             element_bindings: Vec::new(),
+            locals: Vec::new(),
+            type_aliases: Vec::new(),
             attr_bindings: Vec::new(),
             attr_calls: Vec::new(),
             package: None,

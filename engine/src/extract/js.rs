@@ -57,15 +57,49 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
                 import(node, src, facts);
                 continue;
             }
-            "variable_declarator"
-                if variable(node, scope, exported, src, facts, &mut cursor, &mut stack) =>
-            {
+            "type_alias_declaration" => {
+                if scope.is_none() {
+                    type_alias(node, src, facts);
+                }
                 continue;
             }
+            "variable_declarator" => {
+                if variable(node, scope, exported, src, facts, &mut cursor, &mut stack) {
+                    continue;
+                }
+                let required = field(node, "value").is_some_and(|v| {
+                    v.kind() == "call_expression" && require_target(v, src).is_some()
+                });
+                if let (Some(name), false) = (field(node, "name"), required) {
+                    declare(name, scope, src, facts);
+                }
+            }
             "public_field_definition" | "field_definition" => {
+                if let Some(idx) = field_function(node, scope, src, facts) {
+                    if let Some(value) = field(node, "value") {
+                        push_children(&mut cursor, value, (Some(idx), false), &mut stack);
+                    }
+                    continue;
+                }
                 field_definition(node, scope, src, facts)
             }
-            "required_parameter" | "optional_parameter" => parameter(node, scope, src, facts),
+            "required_parameter" | "optional_parameter" => {
+                parameter(node, scope, src, facts);
+                if let Some(pattern) = field(node, "pattern") {
+                    declare(pattern, scope, src, facts);
+                }
+            }
+            // JavaScript writes parameters without a wrapping node.
+            "formal_parameters" => {
+                for param in named_children(node) {
+                    declare(param, scope, src, facts);
+                }
+            }
+            "arrow_function" | "catch_clause" => {
+                if let Some(param) = field(node, "parameter") {
+                    declare(param, scope, src, facts);
+                }
+            }
             "call_expression" => call(node, scope, src, facts),
             "new_expression" => {
                 if let Some(ctor) = field(node, "constructor") {
@@ -74,7 +108,12 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
                 }
             }
             "assignment_expression" => this_assignment(node, scope, src, facts),
-            "for_in_statement" => for_of(node, scope, src, facts),
+            "for_in_statement" => {
+                if let (Some(_), Some(left)) = (field(node, "kind"), field(node, "left")) {
+                    declare(left, scope, src, facts);
+                }
+                for_of(node, scope, src, facts);
+            }
             _ => {}
         }
         push_children(&mut cursor, node, (scope, false), &mut stack);
@@ -219,18 +258,34 @@ fn variable<'t>(
             .parent()
             .and_then(|p| p.parent())
             .is_some_and(|g| g.kind() == "export_statement");
-    match value.kind() {
-        "arrow_function" | "function_expression" | "function" | "generator_function" => {
-            let mut def = new_def(facts, NodeKind::Function, var, scope, node);
-            def.signature = header_before_body(node, field(value, "body"), src);
-            def.doc = doc_before(node.parent().unwrap_or(node), src);
-            def.returns = returns(value, src);
-            def.exported = exported;
-            let idx = facts.defs.len() as u32;
-            facts.defs.push(def);
-            push_children(cursor, value, (Some(idx), false), stack);
-            true
+    // `function () {…} as any`, `(() => …)`: the function inside.
+    let mut function = value;
+    while matches!(
+        function.kind(),
+        "as_expression" | "satisfies_expression" | "parenthesized_expression"
+    ) && let Some(inner) = named_children(function).into_iter().next()
+    {
+        function = inner;
+    }
+    if matches!(
+        function.kind(),
+        "arrow_function" | "function_expression" | "function" | "generator_function"
+    ) {
+        let value = function;
+        let mut def = new_def(facts, NodeKind::Function, var, scope, node);
+        def.signature = header_before_body(node, field(value, "body"), src);
+        def.doc = doc_before(node.parent().unwrap_or(node), src);
+        def.returns = returns(value, src);
+        def.exported = exported;
+        let idx = facts.defs.len() as u32;
+        facts.defs.push(def);
+        if let Some(param) = field(value, "parameter") {
+            declare(param, Some(idx), src, facts);
         }
+        push_children(cursor, value, (Some(idx), false), stack);
+        return true;
+    }
+    match value.kind() {
         "new_expression" => {
             if let Some(ctor) = field(value, "constructor") {
                 facts.bindings.push(Binding {
@@ -296,6 +351,53 @@ fn variable<'t>(
     }
 }
 
+/// `type A = B`, `type A<T> = B<T> | C | undefined`: an alias of named types (any other
+/// member — a literal, an object or function type — leaves the alias out).
+fn type_alias(node: Node, src: &[u8], facts: &mut FileFacts) {
+    let (Some(name), Some(value)) = (field(node, "name"), field(node, "value")) else {
+        return;
+    };
+    let mut members = Vec::new();
+    let mut stack = vec![value];
+    while let Some(member) = stack.pop() {
+        match member.kind() {
+            "union_type" => stack.extend(named_children(member).into_iter().rev()),
+            "comment" => {}
+            _ => match text(member, src).trim() {
+                "undefined" | "null" | "void" | "never" => {}
+                written => match single_type(written) {
+                    Some(ty) => members.push(ty),
+                    None => return,
+                },
+            },
+        }
+    }
+    if !members.is_empty() {
+        facts
+            .type_aliases
+            .push((text(name, src).to_owned(), members));
+    }
+}
+
+/// The names a declaration or parameter pattern binds (`x`, `{ a, b: c }`, `[d, ...e]`, `f = 1`)
+/// are variables of the scope.
+fn declare(pattern: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) {
+    let mut stack = vec![pattern];
+    while let Some(n) = stack.pop() {
+        match n.kind() {
+            "identifier" | "shorthand_property_identifier_pattern" => {
+                facts.locals.push((scope, text(n, src).to_owned()));
+            }
+            "object_pattern" | "array_pattern" | "rest_pattern" => {
+                stack.extend(named_children(n));
+            }
+            "pair_pattern" => stack.extend(field(n, "value")),
+            "assignment_pattern" | "object_assignment_pattern" => stack.extend(field(n, "left")),
+            _ => {}
+        }
+    }
+}
+
 /// A function's declared return type as a class name; `Promise<T>` gives `T`, since what is
 /// called on the result is almost always called on the awaited value.
 fn returns(function: Node, src: &[u8]) -> String {
@@ -329,6 +431,21 @@ fn unquote(s: &str) -> String {
 /// or a union of one such name with `undefined`/`null` (`Disposable | undefined`).
 fn annotation(node: Node, src: &[u8]) -> Option<String> {
     plain_type(text(node, src).trim_start_matches(':').trim())
+}
+
+/// A `: (…) => R` annotation of an attribute, as `=> R` (what calling the attribute returns),
+/// when `R` is a plain type.
+fn function_type_returns(annotation: Node, src: &[u8]) -> Option<String> {
+    // The grammar reads `() => A | undefined` as a union holding the function type.
+    let mut types = named_children(annotation);
+    if let [union] = types.as_slice()
+        && union.kind() == "union_type"
+    {
+        types = named_children(*union);
+    }
+    let function = types.into_iter().find(|t| t.kind() == "function_type")?;
+    let returned = plain_type(text(field(function, "return_type")?, src))?;
+    Some(format!("=> {returned}"))
 }
 
 /// Collections whose elements `for … of` and the array callbacks visit.
@@ -424,13 +541,21 @@ fn parameter(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) 
     if pattern.kind() != "identifier" {
         return;
     }
-    let Some(type_name) = annotation(ty, src) else {
-        return;
-    };
     let mut cursor = node.walk();
     let property = node
         .children(&mut cursor)
         .any(|c| matches!(c.kind(), "accessibility_modifier" | "readonly"));
+    let Some(type_name) = annotation(ty, src) else {
+        if property
+            && let Some(class) = scope.and_then(|method| facts.owner_class(method))
+            && let Some(returned) = function_type_returns(ty, src)
+        {
+            facts
+                .attr_bindings
+                .push((class, text(pattern, src).to_owned(), returned));
+        }
+        return;
+    };
     if property && let Some(class) = scope.and_then(|method| facts.owner_class(method)) {
         facts
             .attr_bindings
@@ -441,6 +566,41 @@ fn parameter(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) 
         var: text(pattern, src).to_owned(),
         type_name,
     });
+}
+
+/// A class field holding a function (`handle = (e) => …`, `static make = function () …`): a
+/// method of the class. Its index, when it is one.
+fn field_function(
+    node: Node,
+    scope: Option<u32>,
+    src: &[u8],
+    facts: &mut FileFacts,
+) -> Option<u32> {
+    let class = scope.filter(|s| {
+        facts
+            .defs
+            .get(*s as usize)
+            .is_some_and(|d| d.kind == NodeKind::Class)
+    })?;
+    let name = field(node, "name").or_else(|| field(node, "property"))?;
+    let value = field(node, "value").filter(|v| {
+        matches!(
+            v.kind(),
+            "arrow_function" | "function_expression" | "function" | "generator_function"
+        )
+    })?;
+    let mut def = new_def(facts, NodeKind::Method, text(name, src), Some(class), node);
+    def.signature = header_before_body(node, field(value, "body"), src);
+    def.doc = doc_before(node, src);
+    def.returns = returns(value, src);
+    def.exported =
+        !text(name, src).starts_with('#') && !text(node, src).trim_start().starts_with("private");
+    let idx = facts.defs.len() as u32;
+    facts.defs.push(def);
+    if let Some(param) = field(value, "parameter") {
+        declare(param, Some(idx), src, facts);
+    }
+    Some(idx)
 }
 
 fn field_definition(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) {
@@ -456,7 +616,7 @@ fn field_definition(node: Node, scope: Option<u32>, src: &[u8], facts: &mut File
         return;
     };
     let ty = field(node, "type")
-        .and_then(|t| annotation(t, src))
+        .and_then(|t| annotation(t, src).or_else(|| function_type_returns(t, src)))
         .or_else(|| {
             let value = field(node, "value")?;
             (value.kind() == "new_expression")
@@ -794,6 +954,29 @@ function internal() { return validate(null); }
         assert!(
             f.attr_bindings
                 .contains(&(0, "store".into(), "Store".into()))
+        );
+    }
+
+    #[test]
+    fn syntax_newer_than_the_grammar_does_not_hide_later_definitions() {
+        let source = r#"
+export interface Nil<in out A> { readonly _tag: "Nil" }
+type Hint<S extends string> = `use \`${S}\` here`
+export const dual: {
+  <A>(arity: number, body: A): A
+  <A>(isDataFirst: (args: IArguments) => boolean, body: A): A
+} = function(arity, body) { return body }
+export const unsafeTail = <A>(self: Nil<A>): Nil<A> => dual(2, self)
+"#;
+        let f = Extractor::default().extract("src/list.ts", Lang::TypeScript, source);
+        assert_eq!(f.syntax_errors, 0);
+        let names: Vec<&str> = f.defs.iter().map(|d| d.qualified.as_str()).collect();
+        assert_eq!(names, ["Nil", "dual", "unsafeTail"]);
+        assert_eq!(f.defs[0].signature, "interface Nil<in out A>");
+        assert!(
+            f.calls
+                .iter()
+                .any(|c| c.caller == Some(2) && c.callee == Callee::Name("dual".into()))
         );
     }
 }

@@ -9,6 +9,7 @@ mod python;
 mod receiver;
 mod rust;
 mod rust_cfg;
+mod ts_repair;
 
 use tree_sitter::{Node, Parser, TreeCursor};
 
@@ -40,6 +41,8 @@ impl Extractor {
         let parser = self.parser(lang);
         let parsed_text = match lang {
             Lang::Python => comment_runs::blank_long_comment_runs(source),
+            Lang::TypeScript => ts_repair::repair(source, true),
+            Lang::Tsx => ts_repair::repair(source, false),
             _ => std::borrow::Cow::Borrowed(source),
         };
         let Some(tree) = parser.and_then(|p| p.parse(parsed_text.as_ref(), None)) else {

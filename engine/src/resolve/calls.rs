@@ -60,10 +60,11 @@ impl<'a> Resolver<'a> {
             if f.defs.get(d as usize).is_some_and(|x| x.kind.is_type()) {
                 continue;
             }
+            // A method here belongs to an object literal: a property, not a name in scope.
             if let Some(i) = f
                 .defs
                 .iter()
-                .position(|x| x.parent == Some(d) && x.name == name)
+                .position(|x| x.parent == Some(d) && x.name == name && x.kind != NodeKind::Method)
             {
                 return Some((
                     Target::Node(self.def_node[fi][i]),
@@ -71,13 +72,20 @@ impl<'a> Resolver<'a> {
                     Reason::LocalScope,
                 ));
             }
+            // A variable or parameter of this scope hides every name outside it.
+            if f.lang.is_js_family() && self.vars.get(fi, name, Some(d)).is_some_and(|b| b.declared)
+            {
+                return None;
+            }
         }
         if let Some(d) = self.top_level[fi]
             .get(name)
             .and_then(|v| f.visible_definition(v))
         {
-            // A stand-in definition gives way to an import of the same name.
-            if f.is_test_def(d)
+            // A stand-in definition gives way to an import of the same name; so does a
+            // JavaScript or TypeScript one (a module cannot declare an imported name again:
+            // the definition sits in a function the index has no definition for).
+            if (f.is_test_def(d) || f.lang.is_js_family())
                 && let Some(t) = self.scopes.binding(fi, name)
             {
                 return Some((t, confidence::IMPORT, Reason::ImportResolved));
@@ -120,6 +128,35 @@ impl<'a> Resolver<'a> {
         None
     }
 
+    /// What is known of a bare name no definition explains (JavaScript, TypeScript): a
+    /// variable or parameter in scope, or a name imported from a project file or a relative
+    /// path, is a value no project-wide guess applies to (`Some(true)`); a name imported from a
+    /// package specifier may still be a project definition behind a path alias (`Some(false)`).
+    fn imported_or_declared(&self, fi: usize, scope: Option<u32>, name: &str) -> Option<bool> {
+        let f = &self.files[fi];
+        if !f.lang.is_js_family() {
+            return None;
+        }
+        let declared = |s: Option<u32>| self.vars.get(fi, name, s).is_some_and(|b| b.declared);
+        if self
+            .scope_chain(fi, scope)
+            .into_iter()
+            .any(|d| declared(Some(d)))
+            || declared(None)
+        {
+            return Some(true);
+        }
+        let import = f.imports.iter().filter(|i| !i.reexport).find(|i| {
+            i.module_alias.as_deref() == Some(name) || i.names.iter().any(|n| n.local() == name)
+        })?;
+        let known = import.module.starts_with('.')
+            || !self
+                .scopes
+                .import_files(fi, import, self.files, &self.modules)
+                .is_empty();
+        Some(known)
+    }
+
     /// The targets of a call written in `scope` of file `fi`; `depth` counts the return types
     /// followed to find a receiver's type.
     pub(super) fn resolve_call(
@@ -135,6 +172,11 @@ impl<'a> Resolver<'a> {
                 if let Some((target, conf, reason)) = self.lookup_name(fi, scope, name) {
                     return self.callable(target, conf, reason);
                 }
+                let package_import = match self.imported_or_declared(fi, scope, name) {
+                    Some(true) => return Vec::new(),
+                    Some(false) => true,
+                    None => false,
+                };
                 if f.lang == Lang::Java
                     && let Some(owner) = self.owner_type(fi, scope)
                     && let Some(hit) = self.typed_member(
@@ -150,11 +192,21 @@ impl<'a> Resolver<'a> {
                 if f.lang == Lang::Python && PYTHON_BUILTINS.contains(&name.as_str()) {
                     return Vec::new();
                 }
-                self.fallback(self.globals.get(name.as_str()), fi)
+                let guesses = self.fallback(self.globals.get(name.as_str()), fi);
+                if package_import {
+                    // Most likely the package's own function: a candidate at most.
+                    return guesses
+                        .into_iter()
+                        .map(|(n, c, r)| (n, c.min(confidence::AMBIGUOUS_PAIR), r))
+                        .collect();
+                }
+                guesses
             }
             Callee::New(ty) => match self.resolve_type(fi, scope, ty) {
-                Some((t, conf)) => vec![(t, conf, Reason::Constructor)],
-                None => Vec::new(),
+                Some((t, conf)) if self.union_members(t).is_none() => {
+                    vec![(t, conf, Reason::Constructor)]
+                }
+                _ => Vec::new(),
             },
             Callee::Member { receiver, name } => {
                 self.resolve_member(fi, scope, receiver, name, depth)
@@ -286,16 +338,17 @@ impl<'a> Resolver<'a> {
                 }
             }
             Receiver::Name(var) => {
-                if let Some((t, conf)) = self.variable_type(fi, scope, var, depth)
-                    && let Some(hit) = self.typed_member(
+                if let Some((t, conf)) = self.variable_type(fi, scope, var, depth) {
+                    let hits = self.typed_members(
                         t,
                         conf,
                         name,
                         confidence::RECEIVER_TYPE,
                         Reason::ReceiverType,
-                    )
-                {
-                    return vec![hit];
+                    );
+                    if !hits.is_empty() {
+                        return hits;
+                    }
                 }
                 if let Some((target, conf, _)) = self.lookup_name(fi, scope, var)
                     && let Some(hit) = self.member_of_target(target, name, conf)
@@ -323,10 +376,11 @@ impl<'a> Resolver<'a> {
                 {
                     return vec![hit];
                 }
-                if let Some((t, conf)) = self.path_type(fi, scope, path, depth)
-                    && let Some(hit) = self.typed_member(t, conf, name, conf, Reason::AttributeType)
-                {
-                    return vec![hit];
+                if let Some((t, conf)) = self.path_type(fi, scope, path, depth) {
+                    let hits = self.typed_members(t, conf, name, conf, Reason::AttributeType);
+                    if !hits.is_empty() {
+                        return hits;
+                    }
                 }
             }
             Receiver::Call(callee) => {
@@ -345,9 +399,11 @@ impl<'a> Resolver<'a> {
                 // `f().m()`: through the type `f` returns.
                 if let Some((t, conf)) =
                     self.call_result_type(fi, scope, &dotted_callee(callee), depth)
-                    && let Some(hit) = self.typed_member(t, conf, name, conf, Reason::ReturnType)
                 {
-                    return vec![hit];
+                    let hits = self.typed_members(t, conf, name, conf, Reason::ReturnType);
+                    if !hits.is_empty() {
+                        return hits;
+                    }
                 }
             }
             Receiver::SuperOf(base) => {
@@ -376,6 +432,35 @@ impl<'a> Resolver<'a> {
             }
         }
         found
+    }
+
+    /// Member `name` of a receiver of type `ty` (as `typed_member`). A union of types
+    /// (TypeScript `type A = B | C`) dispatches to the member of each type, when every one of
+    /// them has it (else something narrowed the union); one inherited method is one target.
+    pub(super) fn typed_members(
+        &self,
+        ty: u32,
+        reached: f32,
+        name: &str,
+        direct: f32,
+        reason: Reason,
+    ) -> Vec<(u32, f32, Reason)> {
+        let Some(types) = self.union_members(ty) else {
+            return self
+                .typed_member(ty, reached, name, direct, reason)
+                .into_iter()
+                .collect();
+        };
+        let mut hits: Vec<(u32, f32, Reason)> = Vec::with_capacity(types.len());
+        for t in types {
+            let Some(hit) = self.typed_member(t, reached, name, direct, reason) else {
+                return Vec::new();
+            };
+            if !hits.iter().any(|h| h.0 == hit.0) {
+                hits.push(hit);
+            }
+        }
+        hits
     }
 
     /// `x.f` where `x` resolved to a module, a package or a type.

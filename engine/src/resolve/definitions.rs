@@ -87,6 +87,9 @@ impl<'a> Resolver<'a> {
                     continue;
                 }
                 match parent_kind {
+                    // A method outside any type (an object literal's `pipe() {…}`): a property
+                    // of its object, never a name in the file's scope.
+                    None if d.kind == NodeKind::Method && f.lang.is_js_family() => {}
                     None => {
                         top.entry(d.name.as_str()).or_default().push(i as u32);
                         if d.kind.is_callable() || d.kind.is_type() {
@@ -188,6 +191,7 @@ impl<'a> Resolver<'a> {
                     for name in names {
                         if let Some((base, conf)) = self.resolve_type(fi, Some(di as u32), name)
                             && base != node
+                            && self.union_members(base).is_none()
                         {
                             self.b.add_edge(node, base, kind, conf, Reason::Heritage);
                             self.bases.entry(node).or_default().push(base);

@@ -4,7 +4,7 @@
 use rustc_hash::FxHashSet as HashSet;
 
 use super::scope::Target;
-use super::{Resolver, confidence, dotted_callee, is_getter};
+use super::{MAX_ALIAS_HOPS, Resolver, UNION_IDS, confidence, dotted_callee, is_getter};
 use crate::facts::{Callee, Receiver};
 use crate::graph::{NodeKind, Reason};
 use crate::lang::Lang;
@@ -50,6 +50,11 @@ impl<'a> Resolver<'a> {
             // does not explain (`std::cell::UnsafeCell`) is no project type of that name.
             _ if self.files[fi].lang == Lang::Rust && self.rust_names_outside(fi, name) => None,
             _ => {
+                if self.files[fi].lang.is_js_family()
+                    && let Some(found) = self.alias_type(fi, name)
+                {
+                    return Some(found);
+                }
                 let last = name.rsplit(['.', ':']).next().unwrap_or(name);
                 let candidates: Vec<u32> = self
                     .globals
@@ -66,6 +71,121 @@ impl<'a> Resolver<'a> {
         }
     }
 
+    /// A TypeScript type alias named `name` as seen from file `fi` (its own, imported, or
+    /// `ns.Alias` through a namespace import): the type it names, or a union id.
+    fn alias_type(&self, fi: usize, name: &str) -> Option<(u32, f32)> {
+        let (file, alias, own) = match name.rsplit_once('.') {
+            Some((prefix, last)) => match self.scopes.resolve_path(
+                fi,
+                prefix,
+                self.files,
+                &self.modules,
+                &self.top_level,
+                &self.def_node,
+            )? {
+                Target::Module(m) => (m, last, false),
+                _ => return None,
+            },
+            None => (fi, name, true),
+        };
+        let (at, alias) = self.alias_source(file, alias, own, 0)?;
+        self.resolved_alias(at, &alias)
+    }
+
+    /// The file defining alias `name` as `file` sees it: its own, or followed through its
+    /// imports (`own`: the file's own imports; else only its re-exports).
+    fn alias_source(
+        &self,
+        file: usize,
+        name: &str,
+        own: bool,
+        hops: u32,
+    ) -> Option<(usize, String)> {
+        if hops > MAX_ALIAS_HOPS {
+            return None;
+        }
+        let f = &self.files[file];
+        if f.type_aliases.iter().any(|(a, _)| a == name) {
+            return Some((file, name.to_owned()));
+        }
+        for import in f.imports.iter().filter(|i| own || i.reexport) {
+            if let Some(imported) = import.names.iter().find(|n| n.local() == name) {
+                for source in self
+                    .scopes
+                    .import_files(file, import, self.files, &self.modules)
+                {
+                    if let Some(found) = self.alias_source(source, &imported.name, false, hops + 1)
+                    {
+                        return Some(found);
+                    }
+                }
+            }
+        }
+        for import in f.imports.iter().filter(|i| i.wildcard && i.reexport) {
+            for source in self
+                .scopes
+                .import_files(file, import, self.files, &self.modules)
+            {
+                if source != file
+                    && let Some(found) = self.alias_source(source, name, false, hops + 1)
+                {
+                    return Some(found);
+                }
+            }
+        }
+        None
+    }
+
+    /// What alias `name` of file `file` stands for: its one type, or a union id for several;
+    /// `None` when a member type is unknown.
+    fn resolved_alias(&self, file: usize, name: &str) -> Option<(u32, f32)> {
+        let key = (file, name.to_owned());
+        if let Some(known) = self.alias_types.borrow().get(&key).copied() {
+            return known;
+        }
+        // Written first, so that an alias reached again while resolving it has no type.
+        self.alias_types.borrow_mut().insert(key.clone(), None);
+        let members = &self.files[file]
+            .type_aliases
+            .iter()
+            .find(|(a, _)| a == name)?
+            .1;
+        let mut types = Vec::new();
+        let mut conf = confidence::IMPORT;
+        for member in members {
+            let (t, c) = self.resolve_type(file, None, member)?;
+            conf = conf.min(c);
+            match self.union_members(t) {
+                Some(inner) => types.extend(inner),
+                None => types.push(t),
+            }
+        }
+        types.sort_unstable();
+        types.dedup();
+        let found = match types.as_slice() {
+            [] => None,
+            [one] => Some((*one, conf)),
+            _ => {
+                let mut unions = self.unions.borrow_mut();
+                (unions.len() < UNION_IDS as usize).then(|| {
+                    unions.push(types);
+                    (u32::MAX - (unions.len() as u32 - 1), conf)
+                })
+            }
+        };
+        self.alias_types.borrow_mut().insert(key, found);
+        found
+    }
+
+    /// The member types of a union id; `None` for a type node.
+    pub(super) fn union_members(&self, ty: u32) -> Option<Vec<u32>> {
+        let index = u32::MAX.checked_sub(ty)?;
+        if index >= UNION_IDS {
+            return None;
+        }
+        self.unions.borrow().get(index as usize).cloned()
+    }
+
     /// The type of what a call returns, when the call resolves surely to one target: a type
     /// (the call constructs it) or a function whose return type is known. `Self` is the type of
     /// the receiver when the receiver's type is known, else the class that defines the function.
@@ -76,6 +196,19 @@ impl<'a> Resolver<'a> {
         callee: &Callee,
         depth: u32,
     ) -> Option<(u32, f32)> {
+        // `this.make()` where the attribute holds a function (`make: () => Widget`).
+        if let Callee::Member {
+            receiver: Receiver::SelfRef,
+            name,
+        } = callee
+            && self.files[fi].lang.is_js_family()
+            && let Some(owner) = self.owner_def(fi, scope)
+            && let Some((file, class, written)) = self.attribute_type(fi, owner, name)
+            && let Some(returned) = written.strip_prefix("=> ")
+        {
+            let (t, c) = self.resolve_type(file, Some(class), returned)?;
+            return Some((t, c.min(confidence::ATTRIBUTE_TYPE)));
+        }
         let Some((target, conf, reason)) = self.sure_target(fi, scope, callee, depth) else {
             return self.unwrapped_type(fi, scope, callee, depth);
         };

@@ -55,6 +55,13 @@ pub mod confidence {
 /// `x = f()` where `f` returns a variable holding `g()`'s result …).
 const MAX_RETURN_DEPTH: u32 = 6;
 
+/// Ids above graph node ids stand for unions of types (TypeScript `type A = B | C`): at most
+/// this many unions, counted down from `u32::MAX`.
+const UNION_IDS: u32 = 1 << 20;
+
+/// Re-export chains longer than this are not followed to a type alias.
+const MAX_ALIAS_HOPS: u32 = 5;
+
 /// At most this many candidates are kept for an ambiguous name; more means no edge at all.
 const MAX_AMBIGUOUS: usize = 3;
 
@@ -73,6 +80,9 @@ pub struct ResolveStats {
 
 /// A variable as (file, scope, name).
 type VariableKey = (usize, Option<u32>, String);
+
+/// A type alias as (file, name).
+type AliasKey = (usize, String);
 
 struct Resolver<'a> {
     files: &'a [FileFacts],
@@ -101,6 +111,11 @@ struct Resolver<'a> {
     vars: VarIndex<'a>,
     /// Variables' types by (file, scope, name), once found by a full-depth lookup.
     variable_types: RefCell<HashMap<VariableKey, Option<(u32, f32)>>>,
+    /// TypeScript type aliases by (file, alias), once resolved: a type node, a union id (see
+    /// `UNION_IDS`) with its confidence, or `None` when a member is unknown.
+    alias_types: RefCell<HashMap<AliasKey, Option<(u32, f32)>>>,
+    /// The member types of each union alias; union id `u32::MAX - i` is entry `i`.
+    unions: RefCell<Vec<Vec<u32>>>,
     /// Files compiled for tests only (declared `#[cfg(test)] mod x;`).
     test_files: HashSet<usize>,
     /// Rust methods (file, def) of `impl` blocks whose type is in another file.
@@ -131,6 +146,8 @@ pub fn build_graph(project: &str, files: &[FileFacts]) -> (Graph, ResolveStats) 
         scopes: Scopes::default(),
         vars: VarIndex::build(files),
         variable_types: RefCell::default(),
+        alias_types: RefCell::default(),
+        unions: RefCell::default(),
         test_files,
         foreign_methods: Vec::new(),
         adopted: HashMap::default(),
@@ -303,3 +320,5 @@ fn dotted_callee(chain: &str) -> Callee {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod ts_tests;

@@ -5,6 +5,7 @@ use rustc_hash::FxHashMap as HashMap;
 
 use super::modules::ModuleIndex;
 use crate::facts::{FileFacts, Import};
+use crate::graph::NodeKind;
 use crate::lang::Lang;
 
 /// Re-export chains longer than this are not followed.
@@ -279,7 +280,7 @@ fn single_export(file: usize, files: &[FileFacts], defs: &[Vec<u32>]) -> Option<
         .defs
         .iter()
         .enumerate()
-        .filter(|(_, d)| d.parent.is_none() && d.exported);
+        .filter(|(_, d)| d.parent.is_none() && d.exported && d.kind != NodeKind::Method);
     let (i, _) = exported.next()?;
     exported
         .next()
