@@ -264,7 +264,7 @@ fn main() {
         }
     };
     let mut cache = WordCache::default();
-    let mut pairs: Vec<Pair> = dirs
+    let pairs: Vec<Pair> = dirs
         .iter()
         .flat_map(|d| pairs_of(Path::new(d), &exclude, &model, &mut cache))
         .collect();
