@@ -99,8 +99,9 @@ for wheel in sorted(wheels.glob("*.whl")):
             if name.endswith(".py"):
                 z.extract(name, out / wheel.stem)
 PY
+  # One folder per package: a docstring repeated within a package is one pair.
   cargo run --quiet --release -p nexus-engine --example tune_model -- "$DISTILLED" "$MODEL_FILE.tmp" \
-    model/tuning/src --exclude test --exclude tests --exclude testing >&2
+    model/tuning/src/*/ --exclude test --exclude tests --exclude testing >&2
   mv "$MODEL_FILE.tmp" "$MODEL_FILE"
   rm -rf model/tuning
 fi

@@ -24,7 +24,7 @@ const RRF_K: f64 = 20.0;
 /// bench (`engine/benches/retrieval.rs`) on two corpora: the tuned model's vectors and the name
 /// match are each right more often than BM25 on descriptions.
 const KEYWORD_WEIGHT: f64 = 1.0;
-const SEMANTIC_WEIGHT: f64 = 1.5;
+const SEMANTIC_WEIGHT: f64 = 2.0;
 const NAME_MATCH_WEIGHT: f64 = 1.5;
 /// Nearest vectors taken into a hybrid ranking.
 const SEMANTIC_CANDIDATES: usize = 200;
@@ -242,7 +242,10 @@ impl SearchIndex {
                     heads.chain(near.iter().take(NAME_MATCH_CANDIDATES)),
                 );
                 fuse(&[
-                    (&words[..words.len().min(SEMANTIC_CANDIDATES)], KEYWORD_WEIGHT),
+                    (
+                        &words[..words.len().min(SEMANTIC_CANDIDATES)],
+                        KEYWORD_WEIGHT,
+                    ),
                     (&near, SEMANTIC_WEIGHT),
                     (&names, NAME_MATCH_WEIGHT),
                 ])
