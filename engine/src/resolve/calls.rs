@@ -241,14 +241,7 @@ impl<'a> Resolver<'a> {
                 }
                 // `context::budget()` where `use crate::runtime::context;` binds the module.
                 if f.lang == Lang::Rust
-                    && let Some(target) = self.scopes.resolve_path(
-                        fi,
-                        path,
-                        self.files,
-                        &self.modules,
-                        &self.top_level,
-                        &self.def_node,
-                    )
+                    && let Some(target) = self.path_target(fi, path)
                     && let Some(hit) = self.module_member(target, name)
                 {
                     return vec![hit];
@@ -364,14 +357,7 @@ impl<'a> Resolver<'a> {
             Receiver::Path(path) => {
                 let on_self = path.starts_with("self.") || path.starts_with("this.");
                 if !on_self
-                    && let Some(target) = self.scopes.resolve_path(
-                        fi,
-                        path,
-                        self.files,
-                        &self.modules,
-                        &self.top_level,
-                        &self.def_node,
-                    )
+                    && let Some(target) = self.path_target(fi, path)
                     && let Some(hit) = self.member_of_target(target, name, confidence::IMPORT)
                 {
                     return vec![hit];

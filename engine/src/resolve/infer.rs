@@ -10,6 +10,18 @@ use crate::graph::{NodeKind, Reason};
 use crate::lang::Lang;
 
 impl<'a> Resolver<'a> {
+    /// What `path` names as seen from file `fi` (a module or a definition), through its scopes.
+    pub(super) fn path_target(&self, fi: usize, path: &str) -> Option<Target> {
+        self.scopes.resolve_path(
+            fi,
+            path,
+            self.files,
+            &self.modules,
+            &self.top_level,
+            &self.def_node,
+        )
+    }
+
     /// A type named `name` as seen from a scope in file `fi`.
     pub(super) fn resolve_type(
         &self,
@@ -24,14 +36,7 @@ impl<'a> Resolver<'a> {
                 .map(|t| (t, confidence::SELF_METHOD));
         }
         let target = if name.contains('.') || name.contains("::") {
-            self.scopes.resolve_path(
-                fi,
-                name,
-                self.files,
-                &self.modules,
-                &self.top_level,
-                &self.def_node,
-            )
+            self.path_target(fi, name)
         } else {
             self.lookup_name(fi, scope, name).map(|(t, _, _)| t)
         };
@@ -75,14 +80,7 @@ impl<'a> Resolver<'a> {
     /// `ns.Alias` through a namespace import): the type it names, or a union id.
     fn alias_type(&self, fi: usize, name: &str) -> Option<(u32, f32)> {
         let (file, alias, own) = match name.rsplit_once('.') {
-            Some((prefix, last)) => match self.scopes.resolve_path(
-                fi,
-                prefix,
-                self.files,
-                &self.modules,
-                &self.top_level,
-                &self.def_node,
-            )? {
+            Some((prefix, last)) => match self.path_target(fi, prefix)? {
                 Target::Module(m) => (m, last, false),
                 _ => return None,
             },
@@ -296,14 +294,7 @@ impl<'a> Resolver<'a> {
         let parts: Vec<&str> = path.split('.').collect();
         for split in (1..parts.len()).rev() {
             let prefix = parts[..split].join(".");
-            let Some(Target::Module(m)) = self.scopes.resolve_path(
-                fi,
-                &prefix,
-                self.files,
-                &self.modules,
-                &self.top_level,
-                &self.def_node,
-            ) else {
+            let Some(Target::Module(m)) = self.path_target(fi, &prefix) else {
                 continue;
             };
             let &i = self.vars.get(m, parts[split], None)?.types.last()?;
