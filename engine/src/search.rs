@@ -30,8 +30,6 @@ const NAME_MATCH_WEIGHT: f64 = 1.5;
 const SEMANTIC_CANDIDATES: usize = 200;
 /// Hybrid's third ranking, the name match, reorders this many of the head of each other one.
 const NAME_MATCH_CANDIDATES: usize = 100;
-/// Score factor of test code when the query is not about tests: production code ranks above.
-const TEST_FACTOR: f64 = 0.05;
 /// Query words that make a query about tests.
 const TEST_WORDS: &[&str] = &[
     "test", "tests", "testing", "spec", "specs", "fixture", "mock",
@@ -255,12 +253,9 @@ impl SearchIndex {
             .iter()
             .any(|t| TEST_WORDS.contains(&t.as_str()));
         if !about_tests && !self.tests.is_empty() {
-            for hit in &mut hits {
-                if self.tests.contains(&hit.node) {
-                    hit.score *= TEST_FACTOR;
-                }
-            }
-            sort_hits(&mut hits);
+            // Production code first, tests after it, each best first (a stable sort); the
+            // scores stay what they were.
+            hits.sort_by_key(|hit| self.tests.contains(&hit.node));
         }
         Some(hits)
     }
@@ -562,6 +557,15 @@ mod tests {
         assert_eq!(
             first(&idx, "test make password", Mode::Keyword),
             "Function:auth/tests/test_hashers.py:test_make_password"
+        );
+        // Not about tests: every production hit comes before every test hit.
+        let hits = idx
+            .ranked("make password", Mode::Keyword, &|_| true)
+            .unwrap();
+        let tests: Vec<bool> = hits.iter().map(|h| idx.tests.contains(&h.node)).collect();
+        assert!(
+            tests.contains(&true) && tests.windows(2).all(|w| w[0] <= w[1]),
+            "{tests:?}"
         );
         let model = StaticModel::from_bytes(&model_bytes(&[
             ("make", vec![0, 10, 0]),
