@@ -143,6 +143,12 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
             }
             "call_expression" => call(node, scope, src, facts),
             "let_declaration" => binding(node, scope, src, facts),
+            "let_condition" => unwrapped_binding(node, node, scope, src, facts),
+            "match_arm" => {
+                if let Some(matched) = node.parent().and_then(|b| b.parent()) {
+                    unwrapped_binding(node, matched, scope, src, facts);
+                }
+            }
             _ => {}
         }
         push_children(&mut cursor, node, (scope, impl_of), &mut stack);
@@ -745,7 +751,56 @@ fn value_type(written: &str) -> Option<String> {
     valid.then_some(name)
 }
 
+/// `if let Some(x) = f()`, `while let Ok(x) = a.b()`, `let Some(x) = f() else { … }` and a
+/// `match f() { Some(x) => … }` arm: `x` holds what `f()` holds once unwrapped, as with
+/// `let x = f().unwrap()`. `pattern_at` holds the `pattern` field, `value_at` the `value`.
+fn unwrapped_binding(
+    pattern_at: Node,
+    value_at: Node,
+    scope: Option<u32>,
+    src: &[u8],
+    facts: &mut FileFacts,
+) {
+    let Some(mut pattern) = field(pattern_at, "pattern") else {
+        return;
+    };
+    if pattern.kind() == "match_pattern"
+        && let Some(inner) = named_children(pattern).first()
+    {
+        pattern = *inner;
+    }
+    let wraps = pattern.kind() == "tuple_struct_pattern"
+        && field(pattern, "type").is_some_and(|t| matches!(text(t, src), "Some" | "Ok"));
+    let inner: Vec<Node> = named_children(pattern).into_iter().skip(1).collect();
+    let [var] = inner[..] else {
+        return;
+    };
+    if !wraps {
+        return;
+    }
+    let value = field(value_at, "value").map(|v| match v.kind() {
+        "await_expression" => named_children(v).into_iter().next().unwrap_or(v),
+        _ => v,
+    });
+    let chain = value
+        .filter(|v| v.kind() == "call_expression")
+        .and_then(|v| call_chain(v, src));
+    if let (Some(chain), "identifier") = (chain, var.kind()) {
+        facts.call_bindings.push(CallBinding {
+            scope,
+            var: text(var, src).to_owned(),
+            callee: Callee::Member {
+                receiver: Receiver::Call(chain),
+                name: "unwrap".to_owned(),
+            },
+        });
+    }
+}
+
 fn binding(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) {
+    if field(node, "alternative").is_some() {
+        unwrapped_binding(node, node, scope, src, facts);
+    }
     let Some(pattern) = field(node, "pattern").filter(|p| p.kind() == "identifier") else {
         return;
     };

@@ -374,17 +374,28 @@ impl<'a> Resolver<'a> {
         let mut chain: Vec<Option<u32>> =
             self.scope_chain(fi, scope).into_iter().map(Some).collect();
         chain.push(None);
+        let result_of = |s: Option<u32>, at: u32| {
+            let bound = f.call_bindings.get(at as usize)?;
+            // `x = x.next()` would ask for itself.
+            let own = matches!(&bound.callee, Callee::Member { receiver: Receiver::Name(r), .. } if r == var);
+            (!own)
+                .then(|| self.call_result_type(fi, s, &bound.callee, depth))
+                .flatten()
+        };
         chain
             .iter()
             .copied()
             .find_map(|s| {
-                let last = *self.vars.get(fi, var, s)?.calls.last()?;
-                let bound = f.call_bindings.get(last as usize)?;
-                // `x = x.next()` would ask for itself.
-                let own = matches!(&bound.callee, Callee::Member { receiver: Receiver::Name(r), .. } if r == var);
-                (!own)
-                    .then(|| self.call_result_type(fi, s, &bound.callee, depth))
-                    .flatten()
+                let calls = &self.vars.get(fi, var, s)?.calls;
+                let found = result_of(s, *calls.last()?);
+                // Rust binds one name afresh in each arm, `if let` and `let`: when those of a
+                // scope that can be typed disagree, the name has no one type there.
+                if f.lang == Lang::Rust && calls.len() > 1 {
+                    let mut types = calls.iter().filter_map(|&at| result_of(s, at));
+                    let first = types.next()?;
+                    return types.all(|(t, _)| t == first.0).then_some(found).flatten();
+                }
+                found
             })
             .or_else(|| {
                 chain.iter().copied().find_map(|s| {

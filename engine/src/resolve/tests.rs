@@ -1896,3 +1896,91 @@ fn rust_modules_bound_by_use_cfg_blocks_and_modules_of_stand_in_macros() {
         )]
     );
 }
+
+/// The io.rs of the fixtures below: `Registration::find` returns an `Option<Registration>`,
+/// `Registration::open` a `Result<Registration, _>`, `Token::next` an `Option<Token>`; `Other`
+/// has methods of the same names.
+const PATTERN_TYPES: &str = r#"pub struct Registration;
+impl Registration {
+    pub fn find() -> Option<Registration> { None }
+    pub fn open() -> std::io::Result<Registration> { todo() }
+    pub fn poll_ready(&self) {}
+    pub fn clear(&self) {}
+    pub fn close(&self) {}
+    pub fn shutdown(&self) {}
+}
+pub struct Token;
+impl Token {
+    pub fn next() -> Option<Token> { None }
+    pub fn clear(&self) {}
+}
+"#;
+
+#[test]
+fn rust_variables_bound_by_some_and_ok_patterns_hold_the_unwrapped_type() {
+    let user = r#"use crate::io::{Registration, Token};
+pub fn setup() -> Option<()> {
+    if let Some(r) = Registration::find() {
+        r.poll_ready();
+    }
+    while let Ok(o) = Registration::open() {
+        o.clear();
+    }
+    let Some(e) = Registration::find() else { return None };
+    e.close();
+    match Registration::find() {
+        Some(m) => m.shutdown(),
+        None => {}
+    }
+    None
+}
+"#;
+    let g = graph(&[
+        ("src/lib.rs", "pub mod io;\npub mod other;\npub mod user;\n"),
+        ("src/io.rs", PATTERN_TYPES),
+        ("src/user.rs", user),
+        (
+            "src/other.rs",
+            "pub struct Other;\nimpl Other {\n    pub fn poll_ready(&self) {}\n    pub fn clear(&self) {}\n    pub fn close(&self) {}\n    pub fn shutdown(&self) {}\n}\n",
+        ),
+    ]);
+    let calls = calls_from(&g, "Function:src/user.rs:setup");
+    for (method, line) in [
+        ("poll_ready", 5),
+        ("clear", 6),
+        ("close", 7),
+        ("shutdown", 8),
+    ] {
+        let expected = (
+            format!("Method:src/io.rs:Registration.{method}"),
+            line,
+            0.95,
+            "receiver-type",
+        );
+        assert!(calls.contains(&expected), "{expected:?} in {calls:?}");
+    }
+}
+
+#[test]
+fn rust_a_name_bound_to_two_types_in_one_function_gets_no_type() {
+    let user = r#"use crate::io::{Registration, Token};
+pub fn setup() {
+    if let Some(x) = Registration::find() {
+        x.clear();
+    }
+    if let Some(x) = Token::next() {
+        x.clear();
+    }
+}
+"#;
+    let g = graph(&[
+        ("src/lib.rs", "pub mod io;\npub mod user;\n"),
+        ("src/io.rs", PATTERN_TYPES),
+        ("src/user.rs", user),
+    ]);
+    let typed: Vec<_> = calls_from(&g, "Function:src/user.rs:setup")
+        .into_iter()
+        .filter(|(_, _, _, reason)| *reason == "receiver-type")
+        .collect();
+    assert_eq!(typed, []);
+}
