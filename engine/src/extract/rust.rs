@@ -95,6 +95,7 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
                     match body.kind() {
                         "field_declaration_list" => fields(body, idx, src, facts),
                         "ordered_field_declaration_list" => tuple_fields(body, idx, src, facts),
+                        "enum_variant_list" => variant_fields(body, idx, src, facts),
                         _ => {}
                     }
                     push_children(&mut cursor, body, (Some(idx), None), &mut stack);
@@ -708,6 +709,26 @@ fn returned_type(written: &str) -> Option<String> {
     value_type(t)
 }
 
+/// An enum's tuple variants' fields as attributes `Variant.0`, `Variant.1`, … of the enum,
+/// which `Enum::Variant(x)` patterns bind.
+fn variant_fields(list: Node, owner: u32, src: &[u8], facts: &mut FileFacts) {
+    for variant in named_children(list) {
+        if let (Some(name), Some(body)) = (field(variant, "name"), field(variant, "body"))
+            && body.kind() == "ordered_field_declaration_list"
+        {
+            let types = named_children(body)
+                .into_iter()
+                .filter(|c| !matches!(c.kind(), "attribute_item" | "visibility_modifier"));
+            for (i, ty) in types.enumerate() {
+                if let Some(ty) = value_type(text(ty, src)) {
+                    let attr = format!("{}.{i}", text(name, src));
+                    facts.attr_bindings.push((owner, attr, ty));
+                }
+            }
+        }
+    }
+}
+
 /// A tuple struct's fields as attributes `0`, `1`, … of its instances (`self.0.f()`).
 fn tuple_fields(list: Node, owner: u32, src: &[u8], facts: &mut FileFacts) {
     let types = named_children(list)
@@ -769,8 +790,33 @@ fn unwrapped_binding(
     {
         pattern = *inner;
     }
-    let wraps = pattern.kind() == "tuple_struct_pattern"
-        && field(pattern, "type").is_some_and(|t| matches!(text(t, src), "Some" | "Ok"));
+    if pattern.kind() != "tuple_struct_pattern" {
+        return;
+    }
+    let Some(variant) = field(pattern, "type") else {
+        return;
+    };
+    // `Enum::Variant(a, ref b)`: each name holds that field of the variant, whatever is matched.
+    if variant.kind() == "scoped_identifier" {
+        let path = path_of(text(variant, src));
+        let bound = named_children(pattern).into_iter().skip(1).enumerate();
+        for (i, mut var) in bound {
+            if var.kind() == "ref_pattern"
+                && let Some(&inner) = named_children(var).first()
+            {
+                var = inner;
+            }
+            if var.kind() == "identifier" {
+                facts.bindings.push(Binding {
+                    scope,
+                    var: text(var, src).to_owned(),
+                    type_name: format!("{path}.{i}"),
+                });
+            }
+        }
+        return;
+    }
+    let wraps = matches!(text(variant, src), "Some" | "Ok");
     let inner: Vec<Node> = named_children(pattern).into_iter().skip(1).collect();
     let [var] = inner[..] else {
         return;

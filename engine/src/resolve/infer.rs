@@ -29,6 +29,18 @@ impl<'a> Resolver<'a> {
         scope: Option<u32>,
         name: &str,
     ) -> Option<(u32, f32)> {
+        // `Enum::Variant.0`: what the first field of that variant of the enum holds.
+        if self.files[fi].lang == Lang::Rust
+            && let Some((variant, index)) = name.rsplit_once('.')
+        {
+            let (owner, variant) = variant.rsplit_once("::")?;
+            let (ty, c) = self.resolve_type(fi, scope, owner)?;
+            let &(file, def) = self.node_def.get(&ty)?;
+            let (file, class, written) =
+                self.attribute_type(file, def, &format!("{variant}.{index}"))?;
+            let (t, held) = self.resolve_type(file, Some(class), written)?;
+            return Some((t, c.min(held).min(confidence::ATTRIBUTE_TYPE)));
+        }
         let name = name.trim_start_matches("Self::");
         if name == "Self" {
             return self

@@ -1984,3 +1984,50 @@ pub fn setup() {
         .collect();
     assert_eq!(typed, []);
 }
+
+#[test]
+fn rust_enum_variant_patterns_bind_the_variants_field_types() {
+    let user = r#"use crate::io::{Registration, Token};
+pub enum Either { Reg(Box<Registration>), Tok(Token), Nothing }
+impl Either {
+    pub fn poll(&self) {
+        match self {
+            Self::Reg(ref r) => r.poll_ready(),
+            _ => {}
+        }
+    }
+    pub fn shut(&self) {
+        if let Either::Tok(t) = self {
+            t.clear();
+        }
+    }
+}
+"#;
+    let g = graph(&[
+        ("src/lib.rs", "pub mod io;\npub mod other;\npub mod user;\n"),
+        ("src/io.rs", PATTERN_TYPES),
+        ("src/user.rs", user),
+        (
+            "src/other.rs",
+            "pub struct Other;\nimpl Other {\n    pub fn poll_ready(&self) {}\n    pub fn clear(&self) {}\n}\n",
+        ),
+    ]);
+    assert_eq!(
+        calls_from(&g, "Method:src/user.rs:Either.poll"),
+        [(
+            "Method:src/io.rs:Registration.poll_ready".to_owned(),
+            5,
+            0.95,
+            "receiver-type"
+        )]
+    );
+    assert_eq!(
+        calls_from(&g, "Method:src/user.rs:Either.shut"),
+        [(
+            "Method:src/io.rs:Token.clear".to_owned(),
+            13,
+            0.95,
+            "receiver-type"
+        )]
+    );
+}
