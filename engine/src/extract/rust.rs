@@ -713,17 +713,28 @@ fn returned_type(written: &str) -> Option<String> {
 /// which `Enum::Variant(x)` patterns bind.
 fn variant_fields(list: Node, owner: u32, src: &[u8], facts: &mut FileFacts) {
     for variant in named_children(list) {
-        if let (Some(name), Some(body)) = (field(variant, "name"), field(variant, "body"))
-            && body.kind() == "ordered_field_declaration_list"
-        {
-            let types = named_children(body)
+        let (Some(name), Some(body)) = (field(variant, "name"), field(variant, "body")) else {
+            continue;
+        };
+        let name = text(name, src);
+        let written: Vec<(String, Node)> = match body.kind() {
+            "ordered_field_declaration_list" => named_children(body)
                 .into_iter()
-                .filter(|c| !matches!(c.kind(), "attribute_item" | "visibility_modifier"));
-            for (i, ty) in types.enumerate() {
-                if let Some(ty) = value_type(text(ty, src)) {
-                    let attr = format!("{}.{i}", text(name, src));
-                    facts.attr_bindings.push((owner, attr, ty));
-                }
+                .filter(|c| !matches!(c.kind(), "attribute_item" | "visibility_modifier"))
+                .enumerate()
+                .map(|(i, ty)| (i.to_string(), ty))
+                .collect(),
+            "field_declaration_list" => named_children(body)
+                .into_iter()
+                .filter_map(|d| Some((text(field(d, "name")?, src).to_owned(), field(d, "type")?)))
+                .collect(),
+            _ => continue,
+        };
+        for (at, ty) in written {
+            if let Some(ty) = value_type(text(ty, src)) {
+                facts
+                    .attr_bindings
+                    .push((owner, format!("{name}.{at}"), ty));
             }
         }
     }
@@ -789,6 +800,27 @@ fn unwrapped_binding(
         && let Some(inner) = named_children(pattern).first()
     {
         pattern = *inner;
+    }
+    // `Enum::Variant { a, b: x, .. }`: `a` and `x` hold those fields of the variant.
+    if pattern.kind() == "struct_pattern"
+        && let Some(variant) =
+            field(pattern, "type").filter(|t| t.kind() == "scoped_type_identifier")
+    {
+        let path = path_of(text(variant, src));
+        for one in named_children(pattern) {
+            let Some(name) = field(one, "name").filter(|_| one.kind() == "field_pattern") else {
+                continue;
+            };
+            let var = field(one, "pattern").unwrap_or(name);
+            if matches!(var.kind(), "identifier" | "shorthand_field_identifier") {
+                facts.bindings.push(Binding {
+                    scope,
+                    var: text(var, src).to_owned(),
+                    type_name: format!("{path}.{}", text(name, src)),
+                });
+            }
+        }
+        return;
     }
     if pattern.kind() != "tuple_struct_pattern" {
         return;

@@ -1988,17 +1988,18 @@ pub fn setup() {
 #[test]
 fn rust_enum_variant_patterns_bind_the_variants_field_types() {
     let user = r#"use crate::io::{Registration, Token};
-pub enum Either { Reg(Box<Registration>), Tok(Token), Nothing }
+pub enum Either { Reg(Box<Registration>), Tok(Token), Named { reg: Registration, tok: Token } }
 impl Either {
     pub fn poll(&self) {
         match self {
             Self::Reg(ref r) => r.poll_ready(),
+            Either::Named { reg, tok: t, .. } => { reg.close(); t.clear() }
             _ => {}
         }
     }
     pub fn shut(&self) {
-        if let Either::Tok(t) = self {
-            t.clear();
+        if let Either::Tok(u) = self {
+            u.clear();
         }
     }
 }
@@ -2014,12 +2015,26 @@ impl Either {
     ]);
     assert_eq!(
         calls_from(&g, "Method:src/user.rs:Either.poll"),
-        [(
-            "Method:src/io.rs:Registration.poll_ready".to_owned(),
-            5,
-            0.95,
-            "receiver-type"
-        )]
+        [
+            (
+                "Method:src/io.rs:Registration.close".to_owned(),
+                7,
+                0.95,
+                "receiver-type"
+            ),
+            (
+                "Method:src/io.rs:Registration.poll_ready".to_owned(),
+                5,
+                0.95,
+                "receiver-type"
+            ),
+            (
+                "Method:src/io.rs:Token.clear".to_owned(),
+                13,
+                0.95,
+                "receiver-type"
+            ),
+        ]
     );
     assert_eq!(
         calls_from(&g, "Method:src/user.rs:Either.shut"),
