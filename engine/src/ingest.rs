@@ -32,6 +32,14 @@ pub(crate) fn source_files(files: &[(&str, &str)]) -> Vec<SourceFile> {
         .collect()
 }
 
+/// The graph of (path, text) pairs, empty when indexing fails, for tests.
+#[cfg(test)]
+pub(crate) fn fixture_graph(files: &[(&str, &str)]) -> Graph {
+    index("fixture", source_files(files), &|| 0.0, &mut |_, _, _| true)
+        .map(|(g, _)| g)
+        .unwrap_or_default()
+}
+
 /// A phase of indexing, for progress reports and timings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Phase {

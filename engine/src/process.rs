@@ -240,18 +240,7 @@ fn trace(graph: &Graph, entry: u32) -> (Vec<u32>, u32, u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ingest::{SourceFile, index};
-
-    fn graph(files: &[(&str, &str)]) -> Graph {
-        let files = files
-            .iter()
-            .map(|(p, t)| SourceFile {
-                path: (*p).into(),
-                bytes: t.as_bytes().to_vec(),
-            })
-            .collect();
-        index("t", files, &|| 0.0, &mut |_, _, _| true).unwrap().0
-    }
+    use crate::ingest::fixture_graph as graph;
 
     #[test]
     fn entry_is_traced_to_its_deepest_call_and_tests_are_excluded() {

@@ -330,7 +330,7 @@ fn community_summaries(graph: &Graph, callers: &[usize]) -> Vec<(u32, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ingest::{SourceFile, index};
+    use crate::ingest::fixture_graph;
 
     fn graph() -> Graph {
         let files = [
@@ -347,14 +347,7 @@ mod tests {
                 "from shop.cart import Cart\nfrom shop.payment import charge\n\ndef buy():\n    Cart().checkout()\n    charge(1)\n",
             ),
         ];
-        let files = files
-            .iter()
-            .map(|(p, t)| SourceFile {
-                path: (*p).into(),
-                bytes: t.as_bytes().to_vec(),
-            })
-            .collect();
-        index("t", files, &|| 0.0, &mut |_, _, _| true).unwrap().0
+        fixture_graph(&files)
     }
 
     fn doc(g: &Graph, id: &str) -> String {

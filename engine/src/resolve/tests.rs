@@ -5,13 +5,7 @@
 use std::collections::BTreeSet;
 
 use crate::graph::{EdgeKind, Graph};
-use crate::ingest::{index, source_files};
-
-fn graph(files: &[(&str, &str)]) -> Graph {
-    index("fixture", source_files(files), &|| 0.0, &mut |_, _, _| true)
-        .map(|(g, _)| g)
-        .unwrap_or_default()
-}
+use crate::ingest::fixture_graph as graph;
 
 /// Every edge of one kind as (from id, to id, reason).
 fn edges(g: &Graph, kind: EdgeKind) -> BTreeSet<(String, String, &'static str)> {

@@ -5,13 +5,7 @@ use std::collections::BTreeSet;
 
 use super::confidence;
 use crate::graph::{EdgeKind, Graph};
-use crate::ingest::{index, source_files};
-
-fn graph(files: &[(&str, &str)]) -> Graph {
-    index("fixture", source_files(files), &|| 0.0, &mut |_, _, _| true)
-        .map(|(g, _)| g)
-        .unwrap_or_default()
-}
+use crate::ingest::fixture_graph as graph;
 
 /// Asserts the CALLS edges of `g` are exactly `expected`: (from, to, reason, confidence).
 fn expect_calls(g: &Graph, expected: &[(&str, &str, &str, f32)]) {
