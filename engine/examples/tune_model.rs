@@ -3,8 +3,9 @@
 //! other symbols of a batch (contrastive, in-batch negatives), starting from the distilled rows.
 //!
 //! Usage: `cargo run --release -p nexus-engine --example tune_model -- IN OUT DIR... [--exclude
-//! NAME]...` (`scripts/setup.sh` tunes on the Python standard library; files under a folder named
-//! by `--exclude` are left out). Prints the held-out hit@10 and MRR@10 before and after each epoch.
+//! NAME]...` (`scripts/setup.sh` tunes on the wheels of `scripts/tuning-corpus.txt`, one folder
+//! per package; files under a folder named by `--exclude` are left out). Prints the held-out
+//! hit@10 and MRR@10 before and after each epoch.
 
 use nexus_engine::embed::{StaticModel, WordCache, node_text};
 use nexus_engine::{SourceFile, index_with_sources, is_test, read_tree};
