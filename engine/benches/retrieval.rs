@@ -2,8 +2,11 @@
 //! sentence as the query, docstrings removed from what is indexed; prints hit@10 and MRR@10 for
 //! keyword, semantic and hybrid search, embedding time, hybrid query p50 and snapshot growth.
 //!
-//! Usage: `cargo bench -p nexus-engine --bench retrieval -- MODEL DIR...` (MODEL from
-//! `scripts/setup.sh`, `model/static-minilm.nxse`; folders of Python code, e.g. Django 5.1.4).
+//! Usage: `cargo bench -p nexus-engine --bench retrieval -- MODEL [--questions FILE] DIR...`
+//! (MODEL from `scripts/setup.sh`, `model/static-minilm.nxse`; folders of Python code, e.g. Django
+//! 5.1.4). `--questions` also asks the next DIR, indexed with its docstrings, the plain-words
+//! questions of FILE (`question<TAB>name|name…` per line, `#` comments; a hit is a result with
+//! one of those names).
 
 use std::path::Path;
 use std::sync::Arc;
@@ -91,11 +94,91 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
     sorted.get(at).copied().unwrap_or(0.0)
 }
 
-fn run(model: &Arc<StaticModel>, dir: &Path) {
+/// Asks `questions` of the code as it is (docstrings kept) in every mode; prints hit@10 and
+/// MRR@10, and the questions hybrid search missed.
+fn ask(
+    model: &Arc<StaticModel>,
+    name: &str,
+    files: Vec<SourceFile>,
+    questions: &[(String, Vec<String>)],
+) {
+    let Ok((graph, _, sources)) = index_with_sources(name, files, &|| 0.0, &mut |_, _, _| true)
+    else {
+        return eprintln!("{name}: indexing failed");
+    };
+    let mut search = SearchIndex::build(&graph);
+    let (vectors, _) = VectorIndex::build(&graph, &sources, model, None, &mut |_, _| true);
+    search.attach_embeddings(model.clone(), vectors);
+    println!(
+        "{name}: {} plain-words questions, docstrings kept",
+        questions.len()
+    );
+    for (question, names) in questions {
+        if names.iter().all(|n| graph.nodes_named(n).is_empty()) {
+            println!("  no symbol is named as {question:?} expects: {names:?}");
+        }
+    }
+    for (label, mode) in [
+        ("keyword", Mode::Keyword),
+        ("semantic", Mode::Semantic),
+        ("hybrid", Mode::Hybrid),
+    ] {
+        let (mut hits, mut rr, mut missed) = (0usize, 0f64, Vec::new());
+        for (question, names) in questions {
+            let ranked = search.ranked(question, mode, &|_| true).unwrap_or_default();
+            let rank = ranked.iter().take(TOP).position(|h| {
+                graph
+                    .node(h.node)
+                    .is_some_and(|n| names.iter().any(|x| x == n.name()))
+            });
+            match rank {
+                Some(rank) => {
+                    hits += 1;
+                    rr += 1.0 / (rank as f64 + 1.0);
+                }
+                None => missed.push(question.as_str()),
+            }
+        }
+        let n = questions.len().max(1) as f64;
+        println!(
+            "  {label:8} hit@10 {:.3}  MRR@10 {:.3}",
+            hits as f64 / n,
+            rr / n
+        );
+        if mode == Mode::Hybrid {
+            for question in missed {
+                println!("    missed: {question}");
+            }
+        }
+    }
+}
+
+/// The questions of a `--questions` file.
+fn read_questions(path: &str) -> Result<Vec<(String, Vec<String>)>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(|line| {
+            let (question, names) = line
+                .split_once('\t')
+                .ok_or_else(|| format!("{path}: no tab in {line:?}"))?;
+            Ok((
+                question.to_owned(),
+                names.split('|').map(|n| n.trim().to_owned()).collect(),
+            ))
+        })
+        .collect()
+}
+
+fn run(model: &Arc<StaticModel>, dir: &Path, questions: &[(String, Vec<String>)]) {
     let name = dir
         .file_name()
         .map_or(String::new(), |n| n.to_string_lossy().into());
     let files = nexus_engine::read_tree(dir);
+    if !questions.is_empty() {
+        ask(model, &name, files.clone(), questions);
+    }
     let Ok((with_docs, _, _)) =
         index_with_sources(&name, files.clone(), &|| 0.0, &mut |_, _, _| true)
     else {
@@ -185,8 +268,8 @@ fn main() {
         .skip(1)
         .filter(|a| a != "--bench")
         .collect();
-    let Some((model_path, dirs)) = args.split_first() else {
-        return eprintln!("usage: retrieval MODEL DIR...");
+    let Some((model_path, rest)) = args.split_first() else {
+        return eprintln!("usage: retrieval MODEL [--questions FILE] DIR...");
     };
     let t = Instant::now();
     let model = match std::fs::read(model_path)
@@ -202,7 +285,20 @@ fn main() {
         model.dims(),
         t.elapsed().as_secs_f64() * 1000.0
     );
-    for dir in dirs {
-        run(&model, Path::new(dir));
+    let mut rest = rest.iter();
+    while let Some(arg) = rest.next() {
+        if arg != "--questions" {
+            run(&model, Path::new(arg), &[]);
+            continue;
+        }
+        let questions = match rest.next().map(|path| read_questions(path)) {
+            Some(Ok(questions)) => questions,
+            Some(Err(err)) => return eprintln!("{err}"),
+            None => return eprintln!("--questions needs a file"),
+        };
+        match rest.next() {
+            Some(dir) => run(&model, Path::new(dir), &questions),
+            None => return eprintln!("--questions needs a folder after its file"),
+        }
     }
 }
