@@ -604,6 +604,14 @@ impl Graph {
         self.lookup.get_or_init(|| NodeLookup::build(&self.nodes))
     }
 
+    /// Replaces a node's doc; nothing is indexed by docs, so the graph stays built.
+    pub fn set_doc(&mut self, id: u32, doc: &str) {
+        let sym = self.strings.intern(doc);
+        if let Some(node) = self.nodes.get_mut(id as usize) {
+            node.doc = sym;
+        }
+    }
+
     /// Nodes whose name is exactly `name`, in id order (index built on first use).
     pub fn nodes_named(&self, name: &str) -> &[u32] {
         let Some(sym) = self.strings.lookup(name) else {
@@ -791,10 +799,7 @@ impl GraphBuilder {
 
     /// Replaces a node's doc (structural summaries of folders, files and communities).
     pub fn set_doc(&mut self, id: u32, doc: &str) {
-        let sym = self.graph.strings.intern(doc);
-        if let Some(node) = self.graph.nodes.get_mut(id as usize) {
-            node.doc = sym;
-        }
+        self.graph.set_doc(id, doc);
     }
 
     pub fn add_node(&mut self, node: NewNode) -> u32 {

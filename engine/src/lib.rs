@@ -43,6 +43,6 @@ pub use ingest::{
 pub use lang::Lang;
 pub use process::is_test;
 pub use search::{Hit, Mode, QueryEmbedder, SearchIndex, tokens};
-pub use summary::summary_tail;
+pub use summary::{MAX_DESCRIPTION_CHARS, describe, summary_tail};
 pub use walk::{Reached, Toward, Walk, Walked};
 pub use zip_source::{read_zip, read_zip_from};

@@ -134,6 +134,57 @@ pub fn summary_tail(summary: &str) -> &str {
     summary.split_once(" · ").map_or("", |(_, tail)| tail)
 }
 
+/// Longest description written over a structural summary, in characters.
+pub const MAX_DESCRIPTION_CHARS: usize = 600;
+
+/// Puts `description` (the configured LLM's words, asked for by the user) on the line before the
+/// structural summary of the folder, file or community with stable id `node`, in place of an
+/// earlier description; returns the node's new doc. The description is made one line (markdown
+/// emphasis and wrapping quotes dropped, cut at [`MAX_DESCRIPTION_CHARS`]).
+pub fn describe(graph: &mut Graph, node: &str, description: &str) -> Result<String, String> {
+    let id = graph
+        .find_id(node)
+        .ok_or_else(|| format!("no node {node} in this graph"))?;
+    let (kind, doc) = match graph.node(id) {
+        Some(n) => (n.kind(), n.doc().to_owned()),
+        None => return Err(format!("no node {node} in this graph")),
+    };
+    if !matches!(
+        kind,
+        NodeKind::Folder | NodeKind::File | NodeKind::Community
+    ) {
+        return Err(format!(
+            "{node} is a {}: only folders, files and communities have summaries to describe",
+            kind.as_str()
+        ));
+    }
+    let line = one_line(description);
+    if line.is_empty() {
+        return Err("the description is empty".into());
+    }
+    let structural = doc.split_once('\n').map_or(doc.as_str(), |(_, rest)| rest);
+    let written = format!("{line}\n{structural}");
+    graph.set_doc(id, &written);
+    Ok(written)
+}
+
+/// `text` as one line of at most [`MAX_DESCRIPTION_CHARS`] characters, cut after a word.
+fn one_line(text: &str) -> String {
+    let words: Vec<&str> = text
+        .split_whitespace()
+        .map(|w| w.trim_matches(|c| c == '*' || c == '`'))
+        .filter(|w| !w.is_empty() && *w != "·")
+        .collect();
+    let line = words.join(" ");
+    let line = line.trim_matches(|c: char| c == '"' || c == '\'' || c.is_whitespace());
+    if line.chars().count() <= MAX_DESCRIPTION_CHARS {
+        return line.to_owned();
+    }
+    let cut: String = line.chars().take(MAX_DESCRIPTION_CHARS).collect();
+    let cut = cut.rsplit_once(' ').map_or(cut.as_str(), |(head, _)| head);
+    format!("{cut} …")
+}
+
 /// One summary line from its parts; empty parts are left out.
 fn line(head: String, central: &[String], links: &Links) -> String {
     let mut parts = vec![head];
@@ -389,5 +440,49 @@ mod tests {
             assert!(text.contains(" symbols, mostly in "), "{text}");
             assert_eq!(again.node(c.node).unwrap().doc(), text);
         }
+    }
+
+    #[test]
+    fn a_description_goes_before_the_structure_and_replaces_an_earlier_one() {
+        let mut g = graph();
+        let structure = doc(&g, "Folder:shop");
+        let written = describe(
+            &mut g,
+            "Folder:shop",
+            "  \"The **shopping cart** and\n its payments · charges and refunds.\"  ",
+        );
+        assert_eq!(
+            written.as_deref(),
+            Ok(
+                format!("The shopping cart and its payments charges and refunds.\n{structure}")
+                    .as_str()
+            )
+        );
+        assert_eq!(
+            summary_tail(&doc(&g, "Folder:shop")),
+            summary_tail(&structure)
+        );
+        describe(&mut g, "Folder:shop", "Cart and payments.").unwrap();
+        assert_eq!(
+            doc(&g, "Folder:shop"),
+            format!("Cart and payments.\n{structure}")
+        );
+        let long = "word ".repeat(400);
+        let written = describe(&mut g, "File:shop/cart.py", &long).unwrap();
+        let (line, _) = written.split_once('\n').unwrap();
+        assert!(
+            line.ends_with(" …") && line.chars().count() <= MAX_DESCRIPTION_CHARS + 2,
+            "{line}"
+        );
+    }
+
+    #[test]
+    fn only_folders_files_and_communities_are_described_and_never_with_nothing() {
+        let mut g = graph();
+        let before = doc(&g, "Folder:shop");
+        assert!(describe(&mut g, "Function:shop/payment.py:charge", "Charges.").is_err());
+        assert!(describe(&mut g, "Folder:nowhere", "Nothing.").is_err());
+        assert!(describe(&mut g, "Folder:shop", " ** `` ").is_err());
+        assert_eq!(doc(&g, "Folder:shop"), before);
     }
 }

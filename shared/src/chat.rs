@@ -28,6 +28,9 @@ pub enum ChatClientMessage {
     OpenSession { session_id: String },
     /// Ask for the stored sessions; answered by `Sessions`.
     ListSessions {},
+    /// Ask the LLM to describe a folder, file or community (stable id `node`) from `facts`, what
+    /// the graph says of it; answered by `Described` or `NotDescribed`, outside any session.
+    Describe { node: String, facts: String },
 }
 
 /// Bridge → page.
@@ -69,6 +72,10 @@ pub enum ChatServerMessage {
     /// A problem with the socket or a message (rate limit, bad message, busy): nothing else
     /// changes.
     Error { message: String },
+    /// The LLM's description of `node`, asked for by `Describe`.
+    Described { node: String, text: String },
+    /// Why `node` could not be described (no LLM, a failing or silent provider, bad facts).
+    NotDescribed { node: String, message: String },
     /// The tools the model was shown this turn (the JIT tool compiler's choice), each with its
     /// form and why; sent once per turn before the model is asked. Absent when the compiler is
     /// off.
@@ -275,6 +282,32 @@ fn encode<T: Serialize>(message: &T) -> String {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn describing_a_node_round_trips() {
+        let asked = ChatClientMessage::decode(
+            r#"{"type":"describe","payload":{"node":"Folder:shop","facts":"2 files"}}"#,
+        );
+        assert_eq!(
+            asked,
+            Ok(ChatClientMessage::Describe {
+                node: "Folder:shop".into(),
+                facts: "2 files".into()
+            })
+        );
+        for answer in [
+            ChatServerMessage::Described {
+                node: "Folder:shop".into(),
+                text: "The shop.".into(),
+            },
+            ChatServerMessage::NotDescribed {
+                node: "Folder:shop".into(),
+                message: "no LLM".into(),
+            },
+        ] {
+            assert_eq!(ChatServerMessage::decode(&answer.encode()), Ok(answer));
+        }
+    }
 
     #[test]
     fn the_spec_message_shapes_hold() {

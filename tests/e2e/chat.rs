@@ -869,3 +869,83 @@ async fn a_socket_that_stops_answering_pings_is_closed() {
     let turn = live.turn("[sim:plain] still here").await;
     assert_eq!(turn.outcome, Some(TurnOutcome::Answered));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_folder_is_described_by_the_llm_outside_the_conversation() {
+    let _area = Area::enter(module_path!());
+    let sim = Sim::start().await;
+    let bridge = ChatBridge::start("anthropic", &sim, &[]).await;
+    let mut chat = ChatClient::connect(bridge.port, None).await;
+    let session = chat.expect_welcome().await;
+    let facts = "Folder shop: 2 files; 1 class · central: charge · called by: api";
+    chat.send(ChatClientMessage::Describe {
+        node: "Folder:shop".into(),
+        facts: facts.into(),
+    })
+    .await;
+    assert_eq!(
+        chat.next().await,
+        ChatServerMessage::Described {
+            node: "Folder:shop".into(),
+            text: "Hello from the simulator: all is well.".into()
+        }
+    );
+    let asked = sim.log().await.last().cloned().unwrap_or_default();
+    let asked = asked.to_string();
+    assert!(
+        asked.contains("central: charge") && asked.contains("describe one part of a code"),
+        "{asked}"
+    );
+    assert!(
+        !asked.contains("\"tools\""),
+        "no tools are offered: {asked}"
+    );
+
+    // A provider that breaks off, and facts that say nothing, are answers too.
+    chat.send(ChatClientMessage::Describe {
+        node: "File:shop/cart.py".into(),
+        facts: "[sim:cut] 1 class".into(),
+    })
+    .await;
+    let broken = chat.next().await;
+    assert!(
+        matches!(&broken, ChatServerMessage::NotDescribed { node, message } if node == "File:shop/cart.py" && !message.is_empty()),
+        "{broken:?}"
+    );
+    chat.send(ChatClientMessage::Describe {
+        node: "Folder:shop".into(),
+        facts: "  ".into(),
+    })
+    .await;
+    assert!(matches!(
+        chat.next().await,
+        ChatServerMessage::NotDescribed { .. }
+    ));
+
+    // Nothing of it joined the conversation.
+    chat.send(ChatClientMessage::OpenSession {
+        session_id: session.clone(),
+    })
+    .await;
+    let _resumed = chat.next().await;
+    let ChatServerMessage::History { messages, .. } = chat.next().await else {
+        panic!("expected the history")
+    };
+    assert!(messages.is_empty(), "{messages:?}");
+
+    // Without an LLM the page is told which variables to set.
+    let unconfigured = ChatBridge::start("", &sim, &[]).await;
+    let mut chat = ChatClient::connect(unconfigured.port, None).await;
+    let _connected = chat.next().await;
+    let _provider = chat.next().await;
+    chat.send(ChatClientMessage::Describe {
+        node: "Folder:shop".into(),
+        facts: facts.into(),
+    })
+    .await;
+    let refused = chat.next().await;
+    assert!(
+        matches!(&refused, ChatServerMessage::NotDescribed { message, .. } if message.contains("NEXUS_LLM_PROVIDER")),
+        "{refused:?}"
+    );
+}

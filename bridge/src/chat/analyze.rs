@@ -6,14 +6,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use nexus_jit::{AnalysisSource, Analyzer, Capability, ToolAnalysis, ToolInfo, condense};
-use nexus_shared::chat::{ChatMessage, ChatRole};
 use serde::Deserialize;
 use serde_json::Value;
 
 use super::config::LlmConfig;
 use super::jit::ToolJit;
-use super::prompt::Toolbox;
-use super::provider::{self, Event, Request};
+use super::provider;
 
 /// `NEXUS_JIT_LLM_ANALYSIS=1` turns the model-based analysis on (off by default: a local model
 /// serves one request at a time, and the chat's turns come first).
@@ -137,34 +135,9 @@ impl ModelAnalyzer {
             tool.description.trim(),
             Value::Object(tool.input_schema.clone())
         );
-        let history = [ChatMessage {
-            id: String::new(),
-            role: ChatRole::User,
-            content: Some(question),
-            data: None,
-            created_at: 0,
-            tool_name: None,
-        }];
-        let toolbox = Toolbox::default();
-        let request = Request {
-            system: ANALYSIS_PROMPT,
-            history: &history,
-            toolbox: &toolbox,
-        };
-        let mut config = self.config.clone();
-        config.native_tools = false;
-        let mut response = provider::open(&self.client, &config, &request)
+        provider::complete(&self.client, &self.config, ANALYSIS_PROMPT, question)
             .await
-            .map_err(|e| AnalyzeError(e.to_string()))?;
-        let mut text = String::new();
-        while let Some(batch) = response.next().await {
-            for event in batch.map_err(|e| AnalyzeError(e.to_string()))? {
-                if let Event::Text(piece) = event {
-                    text.push_str(&piece);
-                }
-            }
-        }
-        Ok(text)
+            .map_err(|e| AnalyzeError(e.to_string()))
     }
 }
 

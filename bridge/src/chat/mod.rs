@@ -3,6 +3,7 @@
 
 pub mod analyze;
 pub mod config;
+pub mod describe;
 pub mod jit;
 pub mod orchestrator;
 pub mod parser;
@@ -36,6 +37,8 @@ pub struct Chat {
     client: reqwest::Client,
     /// Sessions with a turn running (one turn at a time per session, across sockets).
     busy: Mutex<HashSet<String>>,
+    /// The one description being written at a time.
+    describing: Arc<tokio::sync::Semaphore>,
 }
 
 impl Chat {
@@ -125,6 +128,7 @@ impl Chat {
             analyzer: None,
             client,
             busy: Mutex::new(HashSet::new()),
+            describing: Arc::new(tokio::sync::Semaphore::new(1)),
         }
     }
 

@@ -15,7 +15,7 @@ use tokio::task::JoinHandle;
 use tokio::time::{Instant, interval_at, timeout};
 use tokio_util::sync::CancellationToken;
 
-use super::{Chat, new_id, orchestrator};
+use super::{Chat, describe, new_id, orchestrator};
 use crate::heartbeat::{Beat, Heartbeat};
 use crate::hub::Hub;
 use crate::ratelimit::RateLimiter;
@@ -244,6 +244,7 @@ fn handle(
                 let _ = tx.send(error(&format!("no stored conversation {session_id}")));
             }
         }
+        ChatClientMessage::Describe { node, facts } => describe::start(chat, tx, node, facts),
         ChatClientMessage::ListSessions {} => {
             let _ = tx.send(match chat.store.sessions(LISTED_SESSIONS) {
                 Ok(sessions) => ChatServerMessage::Sessions { sessions },

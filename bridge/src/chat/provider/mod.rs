@@ -239,6 +239,42 @@ impl Response {
     }
 }
 
+/// One question outside any conversation: `question` under the system prompt `system`, no tools,
+/// the answer's text whole.
+pub async fn complete(
+    client: &reqwest::Client,
+    config: &LlmConfig,
+    system: &str,
+    question: String,
+) -> Result<String, LlmError> {
+    let history = [ChatMessage {
+        id: String::new(),
+        role: ChatRole::User,
+        content: Some(question),
+        data: None,
+        created_at: 0,
+        tool_name: None,
+    }];
+    let toolbox = Toolbox::default();
+    let request = Request {
+        system,
+        history: &history,
+        toolbox: &toolbox,
+    };
+    let mut config = config.clone();
+    config.native_tools = false;
+    let mut response = open(client, &config, &request).await?;
+    let mut text = String::new();
+    while let Some(batch) = response.next().await {
+        for event in batch? {
+            if let Event::Text(piece) = event {
+                text.push_str(&piece);
+            }
+        }
+    }
+    Ok(text)
+}
+
 /// Sends the request; the response's status decides transient or fatal failures.
 pub async fn open(
     client: &reqwest::Client,
