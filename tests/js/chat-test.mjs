@@ -2,7 +2,8 @@
 // and a hosted server-everything; headless Chromium asks a question in the Chat tab, the model
 // calls nexus:search (answered by this tab's engine) and everything:echo (hosted), the answer
 // streams in as Markdown with graph references as links; Stop ends a slow turn; a reload brings
-// the conversation back and it goes on; New chat and the session list switch conversations.
+// the conversation back and it goes on; New chat and the session list switch conversations; a
+// file's summary described by the LLM is shown and kept across a reload.
 // Usage: node chat-test.mjs --bridge BIN --ui DIST --repo DIR --port N --config MCP_JSON --llm BASE_URL
 import { spawn } from "node:child_process";
 import fs from "node:fs";
@@ -179,6 +180,24 @@ try {
     await page.waitForFunction(() => document.querySelectorAll('[data-testid="chat-session"]').length >= 2);
     await page.locator(at("chat-session"), { hasText: "Where is checkout" }).first().click();
     await page.waitForFunction(() => /Answer from the tools:/.test(document.querySelector('[data-testid="chat-messages"]')?.textContent || ""));
+  });
+
+  await check("a file described by the LLM shows the description, which a reload keeps", async () => {
+    const FILE = "File:shop/cart.py";
+    const secret = fs.readFileSync(path.join(tmp, "nexus", "browser-token"), "utf8").trim();
+    await page.goto(`http://127.0.0.1:${port}/?token=${secret}#node=${encodeURIComponent(FILE)}`);
+    await page.waitForFunction((id) => window.__nexusGraph?.selectedId === id, FILE, { timeout: 30_000 });
+    await page.waitForSelector(`${at("describe")}:not(.hidden)`, { timeout: 30_000 });
+    await page.click(at("describe"));
+    await page.waitForFunction(() => /Described by the LLM/.test(document.querySelector('[data-testid="describe-status"]')?.textContent || ""), null, { timeout: 30_000 });
+    await page.waitForFunction(() => /^Hello from the simulator: all is well\./.test(document.querySelector(".details .doc")?.textContent || ""), null, { timeout: 10_000 });
+    const doc = await page.locator(".details .doc").textContent();
+    if (!/class/.test(doc)) fail(`the structural summary is gone: ${doc}`);
+    // Saved with the graph: a reload restores it.
+    await page.waitForTimeout(1_000);
+    await page.reload();
+    await page.waitForFunction((id) => window.__nexusGraph?.selectedId === id, FILE, { timeout: 30_000 });
+    await page.waitForFunction(() => /^Hello from the simulator: all is well\./.test(document.querySelector(".details .doc")?.textContent || ""), null, { timeout: 30_000 });
   });
 
   if (errors.length) fail(`page errors: ${errors.join("; ")}`);

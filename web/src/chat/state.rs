@@ -152,6 +152,8 @@ impl ChatView {
                 session_id,
                 messages,
             } => self.history(session_id, &messages),
+            // Descriptions belong to the details pane, not the conversation.
+            ChatServerMessage::Described { .. } | ChatServerMessage::NotDescribed { .. } => {}
             ChatServerMessage::Sessions { sessions } => {
                 if let Some(current) = sessions
                     .iter()

@@ -5,6 +5,7 @@ use std::cell::OnceCell;
 use std::rc::Rc;
 
 use leptos::prelude::*;
+use nexus_shared::Outcome;
 use nexus_shared::chat::{
     ChatClientMessage, ChatServerMessage, TokenUsage, ToolState, ToolTier, TurnOutcome,
 };
@@ -33,6 +34,9 @@ pub fn ChatPanel(url: String) -> impl IntoView {
         let slot = slot.clone();
         move |message: ChatServerMessage| {
             light_from(&app, &message);
+            if describe_reply(&app, &message) {
+                return;
+            }
             let ask_sessions = matches!(
                 message,
                 ChatServerMessage::Connection { .. } | ChatServerMessage::TurnEnd { .. }
@@ -64,6 +68,24 @@ pub fn ChatPanel(url: String) -> impl IntoView {
             view_state.update(|v| v.apply(ChatServerMessage::Error { message }));
         }
     };
+
+    Effect::new(move |_| {
+        let asked = app.describing.ask.get();
+        if let Some((node, facts)) = asked {
+            app.describing.ask.set(None);
+            app.describing
+                .status
+                .set(Some((node.clone(), "Asking the LLM…".into())));
+            if let Err(message) = socket.with_value(|s| {
+                s.send(&ChatClientMessage::Describe {
+                    node: node.clone(),
+                    facts,
+                })
+            }) {
+                app.describing.status.set(Some((node, message)));
+            }
+        }
+    });
 
     let input = RwSignal::new(String::new());
     let send = move || {
@@ -275,6 +297,46 @@ fn cut(text: &str) -> String {
 
 /// Lights the nodes a tool call names: in its arguments (as the activity feed does) and every
 /// symbol id or `file:line` in its arguments or result.
+/// Handles the answers to the details pane's descriptions (and notes whether there is an LLM to
+/// ask); true when `message` was one.
+fn describe_reply(app: &AppState, message: &ChatServerMessage) -> bool {
+    let describing = app.describing;
+    match message {
+        ChatServerMessage::Provider { configured, .. } => {
+            describing.llm.set(*configured);
+            false
+        }
+        ChatServerMessage::Described { node, text } => {
+            describing
+                .status
+                .set(Some((node.clone(), "Writing the description…".into())));
+            let id = node.clone();
+            app.engine.with_value(|engine| {
+                engine.describe(
+                    node,
+                    text,
+                    Box::new(move |outcome| {
+                        let words = match outcome {
+                            Outcome::Ok(_) => {
+                                describing.written.update(|n| *n += 1);
+                                "Described by the LLM (saved with the graph).".to_owned()
+                            }
+                            Outcome::Err(err) => err.message,
+                        };
+                        describing.status.set(Some((id, words)));
+                    }),
+                )
+            });
+            true
+        }
+        ChatServerMessage::NotDescribed { node, message } => {
+            describing.status.set(Some((node.clone(), message.clone())));
+            true
+        }
+        _ => false,
+    }
+}
+
 fn light_from(app: &AppState, message: &ChatServerMessage) {
     let ChatServerMessage::Status(status) = message else {
         return;

@@ -2,6 +2,7 @@
 //! impact, from the `deep_dive` tool; names in it select, places open the code view.
 
 use leptos::prelude::*;
+use nexus_engine::NodeKind;
 use serde_json::{Value, json};
 
 use super::state::{now_ms, use_app};
@@ -32,6 +33,27 @@ fn links(answer: &Value, key: &str) -> Vec<Link> {
         .unwrap_or_default()
 }
 
+/// Facts sent with a description request are cut to this many characters (the bridge takes
+/// 16 KiB).
+const MAX_FACTS_CHARS: usize = 12_000;
+
+/// What the LLM is told of a folder, file or community: its kind and id, then the details
+/// answer (its summary, neighbours and members) as JSON, cut to [`MAX_FACTS_CHARS`].
+fn facts_of(kind: &str, id: &str, answer: &Value) -> String {
+    format!("{kind} {id}\n{answer}")
+        .chars()
+        .take(MAX_FACTS_CHARS)
+        .collect()
+}
+
+/// Nodes whose summary the LLM can describe.
+fn describable(kind: NodeKind) -> bool {
+    matches!(
+        kind,
+        NodeKind::Folder | NodeKind::File | NodeKind::Community
+    )
+}
+
 /// `Kind:path:Qualified.name` → `Qualified.name` (the path for files).
 pub fn short_id(id: &str) -> &str {
     let mut parts = id.splitn(3, ':');
@@ -45,6 +67,7 @@ pub fn Details() -> impl IntoView {
     let answer = RwSignal::new(None::<Result<Value, String>>);
     let shown_ms = RwSignal::new(None::<f64>);
     Effect::new(move |_| {
+        app.describing.written.track();
         let Some(index) = app.selected.get() else {
             answer.set(None);
             return;
@@ -130,6 +153,20 @@ pub fn Details() -> impl IntoView {
                                 </dd>
                             })}
                         </dl>
+                        {node().filter(|n| describable(n.kind)).map(|n| {
+                            let (id, kind) = (n.id.clone(), n.kind.as_str());
+                            let facts = facts_of(kind, &id, &a);
+                            let shown = id.clone();
+                            let status = move || app.describing.status.with(|s| s.as_ref().filter(|(node, _)| *node == shown).map(|(_, words)| words.clone()));
+                            view! {
+                                <p class="describe">
+                                    <button data-testid="describe" class:hidden=move || !app.describing.llm.get()
+                                        title="Ask the bridge's LLM for a sentence or two about this, from what the graph says; saved with the graph"
+                                        on:click=move |_| app.describing.ask.set(Some((id.clone(), facts.clone())))>"Describe with the LLM"</button>
+                                    " " <span class="muted" data-testid="describe-status">{status}</span>
+                                </p>
+                            }
+                        })}
                         <h4 data-testid="details-callers">{format!("Callers ({})", a["callers_total"].as_u64().unwrap_or(callers.len() as u64))}</h4>
                         {link_list(callers)}
                         <h4 data-testid="details-callees">{format!("Callees ({})", a["callees_total"].as_u64().unwrap_or(callees.len() as u64))}</h4>
@@ -144,6 +181,19 @@ pub fn Details() -> impl IntoView {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn facts_name_the_node_and_carry_the_answer_within_bounds() {
+        let answer = json!({"doc": "2 files · central: charge"});
+        let facts = facts_of("Folder", "Folder:shop", &answer);
+        assert!(facts.starts_with("Folder Folder:shop\n") && facts.contains("central: charge"));
+        let huge = json!({"doc": "é".repeat(50_000)});
+        assert_eq!(
+            facts_of("File", "File:a.py", &huge).chars().count(),
+            MAX_FACTS_CHARS
+        );
+        assert!(describable(NodeKind::Community) && !describable(NodeKind::Method));
+    }
 
     #[test]
     fn short_ids_drop_the_kind_and_path() {

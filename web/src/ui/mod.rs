@@ -79,6 +79,7 @@ pub fn App() -> impl IntoView {
         tab: RwSignal::new(Tab::Details),
         code: RwSignal::new(None),
         engine: StoredValue::new_local(engine.clone()),
+        describing: state::Describing::new(),
     };
     let _ = app_slot.set(app);
     provide_context(app);

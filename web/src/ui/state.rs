@@ -127,6 +127,32 @@ pub struct AppState {
     pub tab: RwSignal<Tab>,
     pub code: RwSignal<Option<CodeTarget>>,
     pub engine: StoredValue<EngineClient, LocalStorage>,
+    pub describing: Describing,
+}
+
+/// The details pane's "Describe with the LLM": the chat panel owns the chat socket, so it takes
+/// the request from here and puts the outcome back.
+#[derive(Clone, Copy)]
+pub struct Describing {
+    /// A description to ask for: (stable id, what the graph says of it).
+    pub ask: RwSignal<Option<(String, String)>>,
+    /// The bridge has an LLM.
+    pub llm: RwSignal<bool>,
+    /// The last request's node and how it went, in words.
+    pub status: RwSignal<Option<(String, String)>>,
+    /// Counts written descriptions, so the details pane reads its node again.
+    pub written: RwSignal<u32>,
+}
+
+impl Describing {
+    pub fn new() -> Describing {
+        Describing {
+            ask: RwSignal::new(None),
+            llm: RwSignal::new(false),
+            status: RwSignal::new(None),
+            written: RwSignal::new(0),
+        }
+    }
 }
 
 /// At most this many nodes stay lit.

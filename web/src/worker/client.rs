@@ -230,6 +230,17 @@ impl EngineClient {
         );
     }
 
+    /// Writes the LLM's description of `node` over its summary; `reply` gets the new summary.
+    pub fn describe(&self, node: &str, text: &str, reply: Reply) {
+        let id = self.next_id();
+        let message = ToWorker::Describe {
+            id,
+            node: node.to_owned(),
+            text: text.to_owned(),
+        };
+        self.request(id, message, reply);
+    }
+
     fn next_id(&self) -> u64 {
         let mut inner = self.0.borrow_mut();
         inner.next_id += 1;

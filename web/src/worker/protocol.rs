@@ -23,6 +23,10 @@ pub enum ToWorker {
     /// The browser secret (if the page has one), for the worker's requests to the bridge's
     /// embeddings route; sent right after the board.
     Bridge { token: Option<String> },
+    /// Put the LLM's `text` before the structural summary of folder, file or community `node`
+    /// (answered as a `Result` whose text is the new summary); the node is embedded again and
+    /// the snapshot saved.
+    Describe { id: u64, node: String, text: String },
     /// Answer one tool call.
     Call {
         id: u64,

@@ -421,6 +421,15 @@ fn handle(worker: &Rc<Worker>, data: JsValue) {
                 None => answer_call(worker, id, &tool, args),
             }
         }
+        ToWorker::Describe { id, node, text } => {
+            let outcome = describe(worker, &node, &text);
+            let described = matches!(outcome, Outcome::Ok(_));
+            post(&FromWorker::Result { id, outcome });
+            if described {
+                let worker = worker.clone();
+                wasm_bindgen_futures::spawn_local(async move { save(&worker).await });
+            }
+        }
         ToWorker::Code { id, path } => {
             let outcome = code_view(&worker.state.borrow(), &path);
             post(&FromWorker::Result { id, outcome });
@@ -468,6 +477,38 @@ fn handle(worker: &Rc<Worker>, data: JsValue) {
             wasm_bindgen_futures::spawn_local(load(worker.clone(), name, files, None));
         }
     }
+}
+
+/// Writes a description over a node's summary as a new generation of the graph: the keyword
+/// index is rebuilt and the vectors embedded again from the current ones (only the changed text
+/// is embedded); the caller saves the snapshot.
+fn describe(worker: &Rc<Worker>, node: &str, text: &str) -> Outcome {
+    let previous = {
+        let mut state = worker.state.borrow_mut();
+        let written = match nexus_engine::describe(&mut state.graph, node, text) {
+            Ok(written) => written,
+            Err(message) => {
+                return Outcome::Err(ToolError::new(ErrorCode::InvalidParams, message));
+            }
+        };
+        let previous = state
+            .search
+            .embeddings()
+            .zip(state.vectors_source.clone())
+            .map(|(vectors, model)| SavedVectors {
+                model,
+                saved_ms: state.indexed_ms,
+                vectors: vectors.clone(),
+            });
+        state.search = SearchIndex::build(&state.graph);
+        state.indexed_ms = js_sys::Date::now();
+        state.vectors_source = None;
+        state.queries = None;
+        (previous, written)
+    };
+    let (previous, written) = previous;
+    start_embedding(worker, previous);
+    Outcome::Ok(ToolOutput { text: written })
 }
 
 /// Runs one tool call and posts its answer (none when it was cancelled).
