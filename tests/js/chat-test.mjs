@@ -187,9 +187,10 @@ try {
     const secret = fs.readFileSync(path.join(tmp, "nexus", "browser-token"), "utf8").trim();
     await page.goto(`http://127.0.0.1:${port}/?token=${secret}#node=${encodeURIComponent(FILE)}`);
     await page.waitForFunction((id) => window.__nexusGraph?.selectedId === id, FILE, { timeout: 30_000 });
-    await page.waitForSelector(`${at("describe")}:not(.hidden)`, { timeout: 30_000 });
-    await page.click(at("describe"));
-    await page.waitForFunction(() => /Described by the LLM/.test(document.querySelector('[data-testid="describe-status"]')?.textContent || ""), null, { timeout: 30_000 });
+    const button = `.details ${at("describe")}[data-node="${FILE}"]`;
+    await page.waitForSelector(`${button}:not(.hidden)`, { timeout: 30_000 });
+    await page.click(button);
+    await page.waitForFunction(() => /Described by the LLM/.test(document.querySelector('.details [data-testid="describe-status"]')?.textContent || ""), null, { timeout: 30_000 });
     await page.waitForFunction(() => /^Hello from the simulator: all is well\./.test(document.querySelector(".details .doc")?.textContent || ""), null, { timeout: 10_000 });
     const doc = await page.locator(".details .doc").textContent();
     if (!/class/.test(doc)) fail(`the structural summary is gone: ${doc}`);
@@ -198,6 +199,13 @@ try {
     await page.reload();
     await page.waitForFunction((id) => window.__nexusGraph?.selectedId === id, FILE, { timeout: 30_000 });
     await page.waitForFunction(() => /^Hello from the simulator: all is well\./.test(document.querySelector(".details .doc")?.textContent || ""), null, { timeout: 30_000 });
+  });
+
+  await check("a folder in the file tree is described by the LLM too", async () => {
+    await page.click(at("pane-files"));
+    const row = page.locator(".describe", { has: page.locator(`${at("describe")}[data-node="Folder:shop"]`) });
+    await row.locator(at("describe")).click();
+    await row.locator(at("describe-status")).filter({ hasText: /Described by the LLM .*Hello from the simulator/ }).waitFor({ timeout: 30_000 });
   });
 
   if (errors.length) fail(`page errors: ${errors.join("; ")}`);

@@ -317,9 +317,10 @@ fn describe_reply(app: &AppState, message: &ChatServerMessage) -> bool {
                     text,
                     Box::new(move |outcome| {
                         let words = match outcome {
-                            Outcome::Ok(_) => {
+                            Outcome::Ok(summary) => {
                                 describing.written.update(|n| *n += 1);
-                                "Described by the LLM (saved with the graph).".to_owned()
+                                let line = summary.text.lines().next().unwrap_or_default();
+                                format!("Described by the LLM (saved with the graph): {line}")
                             }
                             Outcome::Err(err) => err.message,
                         };

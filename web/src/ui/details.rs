@@ -2,9 +2,9 @@
 //! impact, from the `deep_dive` tool; names in it select, places open the code view.
 
 use leptos::prelude::*;
-use nexus_engine::NodeKind;
 use serde_json::{Value, json};
 
+use super::describe::{DescribeButton, describable};
 use super::state::{now_ms, use_app};
 
 /// One caller or callee line of the answer.
@@ -31,27 +31,6 @@ fn links(answer: &Value, key: &str) -> Vec<Link> {
                 .collect()
         })
         .unwrap_or_default()
-}
-
-/// Facts sent with a description request are cut to this many characters (the bridge takes
-/// 16 KiB).
-const MAX_FACTS_CHARS: usize = 12_000;
-
-/// What the LLM is told of a folder, file or community: its kind and id, then the details
-/// answer (its summary, neighbours and members) as JSON, cut to [`MAX_FACTS_CHARS`].
-fn facts_of(kind: &str, id: &str, answer: &Value) -> String {
-    format!("{kind} {id}\n{answer}")
-        .chars()
-        .take(MAX_FACTS_CHARS)
-        .collect()
-}
-
-/// Nodes whose summary the LLM can describe.
-fn describable(kind: NodeKind) -> bool {
-    matches!(
-        kind,
-        NodeKind::Folder | NodeKind::File | NodeKind::Community
-    )
 }
 
 /// `Kind:path:Qualified.name` → `Qualified.name` (the path for files).
@@ -153,19 +132,8 @@ pub fn Details() -> impl IntoView {
                                 </dd>
                             })}
                         </dl>
-                        {node().filter(|n| describable(n.kind)).map(|n| {
-                            let (id, kind) = (n.id.clone(), n.kind.as_str());
-                            let facts = facts_of(kind, &id, &a);
-                            let shown = id.clone();
-                            let status = move || app.describing.status.with(|s| s.as_ref().filter(|(node, _)| *node == shown).map(|(_, words)| words.clone()));
-                            view! {
-                                <p class="describe">
-                                    <button data-testid="describe" class:hidden=move || !app.describing.llm.get()
-                                        title="Ask the bridge's LLM for a sentence or two about this, from what the graph says; saved with the graph"
-                                        on:click=move |_| app.describing.ask.set(Some((id.clone(), facts.clone())))>"Describe with the LLM"</button>
-                                    " " <span class="muted" data-testid="describe-status">{status}</span>
-                                </p>
-                            }
+                        {node().filter(|n| describable(n.kind)).map(|n| view! {
+                            <p><DescribeButton id=n.id.clone() kind=n.kind /></p>
                         })}
                         <h4 data-testid="details-callers">{format!("Callers ({})", a["callers_total"].as_u64().unwrap_or(callers.len() as u64))}</h4>
                         {link_list(callers)}
@@ -181,19 +149,6 @@ pub fn Details() -> impl IntoView {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn facts_name_the_node_and_carry_the_answer_within_bounds() {
-        let answer = json!({"doc": "2 files · central: charge"});
-        let facts = facts_of("Folder", "Folder:shop", &answer);
-        assert!(facts.starts_with("Folder Folder:shop\n") && facts.contains("central: charge"));
-        let huge = json!({"doc": "é".repeat(50_000)});
-        assert_eq!(
-            facts_of("File", "File:a.py", &huge).chars().count(),
-            MAX_FACTS_CHARS
-        );
-        assert!(describable(NodeKind::Community) && !describable(NodeKind::Method));
-    }
 
     #[test]
     fn short_ids_drop_the_kind_and_path() {

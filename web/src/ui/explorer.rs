@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use leptos::prelude::*;
 use serde_json::{Value, json};
 
+use super::describe::DescribeButton;
 use super::details::short_id;
 use super::state::{Picture, use_app};
 use nexus_engine::NodeKind;
@@ -53,7 +54,7 @@ fn file_tree(picture: &Picture) -> Folder {
 }
 
 /// A folder of the tree; its contents are built only while it is open (large trees stay cheap).
-fn folder_view(name: String, folder: Folder, depth: usize) -> AnyView {
+fn folder_view(path: String, name: String, folder: Folder, depth: usize) -> AnyView {
     let app = use_app();
     let count = count_files(&folder);
     let open = RwSignal::new(depth < 1);
@@ -66,7 +67,7 @@ fn folder_view(name: String, folder: Folder, depth: usize) -> AnyView {
         let children = folder
             .folders
             .into_iter()
-            .map(|(n, f)| folder_view(n, f, depth + 1))
+            .map(|(n, f)| folder_view(format!("{path}/{n}"), n, f, depth + 1))
             .collect_view();
         let files = folder
                 .files
@@ -77,7 +78,13 @@ fn folder_view(name: String, folder: Folder, depth: usize) -> AnyView {
                     }
                 })
                 .collect_view();
-        Some(view! { <ul class="tree">{children}{files}</ul> })
+        let id = format!("Folder:{path}");
+        Some(view! {
+            <ul class="tree">
+                <li><DescribeButton id=id kind=NodeKind::Folder /></li>
+                {children}{files}
+            </ul>
+        })
     };
     view! {
         <details prop:open=move || open.get()>
@@ -127,7 +134,7 @@ fn Files() -> impl IntoView {
                 let total = count_files(&tree);
                 view! {
                     <p class="muted">{format!("{total} files")}</p>
-                    {tree.folders.into_iter().map(|(n, f)| folder_view(n, f, 0)).collect_view()}
+                    {tree.folders.into_iter().map(|(n, f)| folder_view(n.clone(), n, f, 0)).collect_view()}
                     <ul class="tree">{tree.files.into_iter().map(|(n, i)| view! {
                         <li><a class="file" on:click=move |_| { app.select(i); app.open_code_of(i); }>{n}</a></li>
                     }).collect_view()}</ul>

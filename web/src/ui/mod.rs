@@ -5,6 +5,7 @@ mod activity;
 mod chat;
 mod code_view;
 mod connection;
+mod describe;
 mod details;
 mod explorer;
 mod graph_view;
