@@ -33,7 +33,7 @@ pub(crate) mod test_support;
 mod trace_flow;
 
 pub use highlight::Highlight;
-pub use route::intents;
+pub use route::{intents, meaning_queries};
 
 use std::cell::RefCell;
 

@@ -21,6 +21,25 @@ use crate::ToolContext;
 
 pub use nexus_shared::wording::intents;
 
+/// What `route` would search by meaning when run with `args`: the query of each planned `search`
+/// step not limited to words (so a caller holding a provider's vectors embeds them first).
+/// Nothing for a plan-only call or arguments that are not a route's.
+pub fn meaning_queries(ctx: &ToolContext, args: &serde_json::Value) -> Vec<String> {
+    let Ok(p) = serde_json::from_value::<RouteParams>(args.clone()) else {
+        return Vec::new();
+    };
+    if p.mode != RouteMode::Execute || p.query.trim().is_empty() {
+        return Vec::new();
+    }
+    planner::plan(ctx, &p.query)
+        .steps
+        .iter()
+        .filter(|s| s.tool == "search")
+        .filter(|s| s.args.get("mode").and_then(|m| m.as_str()) != Some("keyword"))
+        .filter_map(|s| s.args.get("query")?.as_str().map(str::to_owned))
+        .collect()
+}
+
 pub fn run(ctx: &ToolContext, p: &RouteParams) -> Result<String, ToolError> {
     if p.query.trim().is_empty() {
         return Err(

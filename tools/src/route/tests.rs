@@ -669,3 +669,17 @@ fn intents_read_each_clause_without_a_graph() {
         ["cypher"]
     );
 }
+
+#[test]
+fn an_executed_route_names_the_searches_it_runs_by_meaning() {
+    crate::test_support::with(crate::test_support::fixture(), |ctx| {
+        let asked = |args: Value| super::meaning_queries(ctx, &args);
+        assert_eq!(
+            asked(json!({"query": "payment handling"})),
+            ["payment handling"]
+        );
+        assert!(asked(json!({"query": "payment handling", "mode": "plan"})).is_empty());
+        assert!(asked(json!({"query": "who calls checkout"})).is_empty());
+        assert!(asked(json!({"question": 3})).is_empty());
+    });
+}

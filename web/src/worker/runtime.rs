@@ -380,16 +380,25 @@ fn handle(worker: &Rc<Worker>, data: JsValue) {
             let fetch = {
                 let state = worker.state.borrow();
                 state.queries.clone().and_then(|queries| {
-                    provider::query_to_embed(&tool, &args)
-                        .filter(|q| !queries.has(q))
-                        .map(|q| (queries, q))
+                    let wanted: Vec<String> = if tool == "route" {
+                        tools::meaning_queries(&context(&state), &args)
+                    } else {
+                        provider::query_to_embed(&tool, &args).into_iter().collect()
+                    };
+                    let wanted: Vec<String> =
+                        wanted.into_iter().filter(|q| !queries.has(q)).collect();
+                    (!wanted.is_empty()).then_some((queries, wanted))
                 })
             };
             match fetch {
-                Some((queries, query)) => {
+                Some((queries, wanted)) => {
                     let worker = worker.clone();
                     wasm_bindgen_futures::spawn_local(async move {
-                        match queries.fetch(&query).await {
+                        let mut fetched = Ok(());
+                        for query in &wanted {
+                            fetched = fetched.and(queries.fetch(query).await);
+                        }
+                        match fetched {
                             // Semantic search without the query's vector would find nothing
                             // and look like an answer; hybrid still ranks by words.
                             Err(err) if args["mode"].as_str() == Some("semantic") => {
@@ -511,14 +520,9 @@ fn describe(worker: &Rc<Worker>, node: &str, text: &str) -> Outcome {
     Outcome::Ok(ToolOutput { text: written })
 }
 
-/// Runs one tool call and posts its answer (none when it was cancelled).
-fn answer_call(worker: &Worker, id: u64, tool: &str, args: serde_json::Value) {
-    // The page dropped a cancelled call's reply: it is neither run nor answered.
-    if cancel::was_cancelled(id) {
-        return;
-    }
-    let state = worker.state.borrow();
-    let ctx = tools::ToolContext {
+/// The tools' view of the worker's state, now.
+fn context(state: &State) -> tools::ToolContext<'_> {
+    tools::ToolContext {
         graph: &state.graph,
         search: &state.search,
         sources: &state.sources,
@@ -527,7 +531,17 @@ fn answer_call(worker: &Worker, id: u64, tool: &str, args: serde_json::Value) {
         now_ms: now(),
         clock: now,
         cancelled: cancel::running_call_cancelled,
-    };
+    }
+}
+
+/// Runs one tool call and posts its answer (none when it was cancelled).
+fn answer_call(worker: &Worker, id: u64, tool: &str, args: serde_json::Value) {
+    // The page dropped a cancelled call's reply: it is neither run nor answered.
+    if cancel::was_cancelled(id) {
+        return;
+    }
+    let state = worker.state.borrow();
+    let ctx = context(&state);
     let answer = {
         let _running = cancel::running(id);
         tools::answer(Some(&ctx), tool, args)
