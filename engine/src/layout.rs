@@ -68,6 +68,8 @@ pub struct ViewEdge {
 pub struct ViewGroup {
     /// The group's label (community or folder).
     pub label: String,
+    /// The community's stable id; empty for a folder's group.
+    pub id: String,
     /// Horizontal position of the disc's centre.
     pub x: f32,
     /// Vertical position of the disc's centre.
@@ -229,9 +231,9 @@ struct Placing {
 fn assign_groups(graph: &Graph, nodes: &mut [ViewNode], drawn_of: &[u32]) -> Vec<Placing> {
     let mut groups: Vec<Placing> = Vec::new();
     for community in &graph.communities {
-        let label = graph
+        let (label, id) = graph
             .node(community.node)
-            .map(|n| n.name().to_owned())
+            .map(|n| (n.name().to_owned(), n.stable_id()))
             .unwrap_or_default();
         let index = groups.len() as u32;
         let mut members = Vec::new();
@@ -249,6 +251,7 @@ fn assign_groups(graph: &Graph, nodes: &mut [ViewNode], drawn_of: &[u32]) -> Vec
             groups.push(Placing {
                 group: ViewGroup {
                     label,
+                    id,
                     x: 0.0,
                     y: 0.0,
                     radius: 0.0,
@@ -316,6 +319,7 @@ fn folder_group(
                 } else {
                     folder.clone()
                 },
+                id: String::new(),
                 x: 0.0,
                 y: 0.0,
                 radius: 0.0,

@@ -67,6 +67,7 @@ fn a_person_chats_with_the_agent_and_a_reload_brings_the_conversation_back() {
         "ok  New chat starts an empty conversation and the session list opens the old one",
         "ok  a file described by the LLM shows the description, which a reload keeps",
         "ok  a folder in the file tree is described by the LLM too",
+        "ok  a cluster (community) is described by the LLM too",
         "chat test passed",
     ] {
         assert!(stdout.contains(step), "{step} missing:\n{stdout}");

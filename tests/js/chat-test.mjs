@@ -208,6 +208,14 @@ try {
     await row.locator(at("describe-status")).filter({ hasText: /Described by the LLM .*Hello from the simulator/ }).waitFor({ timeout: 30_000 });
   });
 
+  await check("a cluster (community) is described by the LLM too", async () => {
+    await page.click(at("pane-clusters"));
+    await page.locator(`${at("clusters")} a.cluster`).first().click();
+    const row = page.locator(".describe", { has: page.locator(`${at("describe")}[data-node^="Community:"]`) });
+    await row.locator(at("describe")).click();
+    await row.locator(at("describe-status")).filter({ hasText: /Described by the LLM .*Hello from the simulator/ }).waitFor({ timeout: 30_000 });
+  });
+
   if (errors.length) fail(`page errors: ${errors.join("; ")}`);
   if (bridgeLog.includes("sk-test")) fail("the API key reached the bridge's log");
   console.log("chat test passed");

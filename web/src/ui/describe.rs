@@ -47,7 +47,13 @@ pub fn DescribeButton(id: String, kind: NodeKind) -> impl IntoView {
         describing
             .status
             .set(Some((id.clone(), "Reading the graph…".into())));
-        app.call_json("explore", json!({"id": id}), move |answer| match answer {
+        let kind_of = if kind == NodeKind::Community {
+            "cluster"
+        } else {
+            "symbol"
+        };
+        let args = json!({"id": id, "type": kind_of});
+        app.call_json("explore", args, move |answer| match answer {
             Ok(answer) => describing
                 .ask
                 .set(Some((id.clone(), facts_of(kind.as_str(), &id, &answer)))),

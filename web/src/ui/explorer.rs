@@ -169,10 +169,10 @@ fn Clusters() -> impl IntoView {
     view! {
         <ul class="list" data-testid="clusters">
             {move || app.picture.with(|p| p.as_ref().map(|p| {
-                let mut groups: Vec<(u32, String, u32)> = p.view.groups.iter().enumerate()
-                    .map(|(i, g)| (i as u32, g.label.clone(), g.size)).collect();
+                let mut groups: Vec<(u32, String, u32, String)> = p.view.groups.iter().enumerate()
+                    .map(|(i, g)| (i as u32, g.label.clone(), g.size, g.id.clone())).collect();
                 groups.sort_by(|a, b| b.2.cmp(&a.2).then(a.0.cmp(&b.0)));
-                groups.into_iter().map(|(g, label, size)| view! {
+                groups.into_iter().map(|(g, label, size, id)| view! {
                     <li>
                         <a class="cluster" on:click=move |_| {
                             let list = members(g);
@@ -181,9 +181,12 @@ fn Clusters() -> impl IntoView {
                         }>{label}</a>
                         <span class="muted">{format!(" {size}")}</span>
                         {move || (open.get() == Some(g)).then(|| view! {
-                            <ul class="members">{members(g).into_iter().map(|(i, label, kind)| view! {
+                            <ul class="members">
+                            {(!id.is_empty()).then(|| view! { <li><DescribeButton id=id.clone() kind=NodeKind::Community /></li> })}
+                            {members(g).into_iter().map(|(i, label, kind)| view! {
                                 <li><a class="symbol" on:click=move |_| app.select(i)>{label}</a><span class="muted">{format!(" {kind}")}</span></li>
-                            }).collect_view()}</ul>
+                            }).collect_view()}
+                            </ul>
                         })}
                     </li>
                 }).collect_view()
