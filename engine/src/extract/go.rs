@@ -1,12 +1,13 @@
-//! Go: the package clause, imports, struct and interface types, functions, methods (owner from
-//! the receiver), calls and `x := T{}` / typed parameter bindings. Exported = capitalised.
+//! Go: the package clause, imports, struct and interface types (embedded types as bases, field
+//! types), functions and methods (owner from the receiver, first result type), calls and the
+//! bindings `x := T{}`, `x := f()`, `var x T` and typed parameters. Exported = capitalised.
 
 use tree_sitter::Node;
 
 use super::{ReceiverSyntax, push_call, push_children};
 
 use super::{doc_line, field, header_before_body, line, named_children, new_def, text};
-use crate::facts::{Binding, FileFacts, Import};
+use crate::facts::{Binding, CallBinding, Callee, FileFacts, Import, Receiver};
 use crate::graph::NodeKind;
 
 pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
@@ -54,6 +55,11 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
                 if let Some(name) = field(node, "name").map(|n| text(n, src)) {
                     let mut def = new_def(facts, kind, name, scope, node);
                     fill(&mut def, node.parent().unwrap_or(node), node, src);
+                    if kind == NodeKind::Struct
+                        && let Some(ty) = field(node, "type")
+                    {
+                        struct_fields(ty, &mut def, facts.defs.len() as u32, src, facts);
+                    }
                     if kind == NodeKind::Interface
                         && let Some(ty) = field(node, "type")
                     {
@@ -75,6 +81,9 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
                 if let Some(name) = field(node, "name").map(|n| text(n, src)) {
                     let mut def = new_def(facts, NodeKind::Method, name, scope, node);
                     fill(&mut def, node, node, src);
+                    def.returns = field(node, "result")
+                        .and_then(|r| first_result(r, src))
+                        .unwrap_or_default();
                     facts.defs.push(def);
                 }
                 continue;
@@ -94,6 +103,9 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
                     def.qualified = format!("{ty}.{name}");
                 }
                 fill(&mut def, node, node, src);
+                def.returns = field(node, "result")
+                    .and_then(|r| first_result(r, src))
+                    .unwrap_or_default();
                 let idx = facts.defs.len() as u32;
                 facts.defs.push(def);
                 if let Some((var, ty)) = receiver {
@@ -116,6 +128,7 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
             }
             "call_expression" => call(node, scope, src, facts),
             "short_var_declaration" => short_var(node, scope, src, facts),
+            "var_spec" => var_spec(node, scope, src, facts),
             _ => {}
         }
         push_children(&mut cursor, node, scope, &mut stack);
@@ -175,10 +188,107 @@ const RECEIVERS: ReceiverSyntax = ReceiverSyntax {
 };
 
 fn call(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) {
-    let callee = field(node, "function")
-        .and_then(|f| RECEIVERS.callee(f, src, |object| RECEIVERS.receiver(object, src)));
-    if let Some(callee) = callee {
+    if let Some(callee) = callee_of(node, src) {
         push_call(facts, scope, callee, node);
+    }
+}
+
+/// What a call expression calls; a receiver that is itself a call (`a.b().c()`) is that call's
+/// chain (`Receiver::Call("a.b")`), typed through what it returns.
+fn callee_of(call: Node, src: &[u8]) -> Option<Callee> {
+    field(call, "function").and_then(|f| {
+        RECEIVERS.callee(f, src, |object| match call_chain(object, src) {
+            Some(chain) => Receiver::Call(chain),
+            None => RECEIVERS.receiver(object, src),
+        })
+    })
+}
+
+/// `a.b(x).c(y)` → `a.b().c`: the dotted chain a call expression calls, calls written `()`;
+/// `None` when it is not a call or not such a chain.
+fn call_chain(node: Node, src: &[u8]) -> Option<String> {
+    if node.kind() != "call_expression" {
+        return None;
+    }
+    let mut parts: Vec<String> = Vec::new();
+    let mut at = field(node, "function")?;
+    loop {
+        match at.kind() {
+            "identifier" => {
+                parts.push(text(at, src).to_owned());
+                break;
+            }
+            "selector_expression" => {
+                parts.push(format!(".{}", text(field(at, "field")?, src)));
+                at = field(at, "operand")?;
+            }
+            "call_expression" => {
+                parts.push("()".to_owned());
+                at = field(at, "function")?;
+            }
+            _ => return None,
+        }
+    }
+    parts.reverse();
+    Some(parts.concat())
+}
+
+/// A type as a name the resolver can look up: `T`, `pkg.T`, `*T`, `T[K]` → `T`; `None` for
+/// slices, maps, channels, functions and literal types.
+fn type_name(node: Node, src: &[u8]) -> Option<String> {
+    match node.kind() {
+        "type_identifier" | "qualified_type" => Some(text(node, src).to_owned()),
+        "pointer_type" => type_name(*named_children(node).first()?, src),
+        "generic_type" => type_name(field(node, "type")?, src),
+        _ => None,
+    }
+}
+
+/// The first result type of a function (`(T, error)` → `T`), as `type_name` reads it.
+fn first_result(result: Node, src: &[u8]) -> Option<String> {
+    if result.kind() != "parameter_list" {
+        return type_name(result, src);
+    }
+    let first = named_children(result)
+        .into_iter()
+        .find(|p| p.kind() == "parameter_declaration")?;
+    type_name(field(first, "type")?, src)
+}
+
+/// A struct's fields: an embedded type is a base (its methods are promoted), a named field's
+/// type is an attribute binding of the struct (`def_idx`).
+fn struct_fields(
+    ty: Node,
+    def: &mut crate::facts::Def,
+    def_idx: u32,
+    src: &[u8],
+    facts: &mut FileFacts,
+) {
+    let Some(list) = named_children(ty)
+        .into_iter()
+        .find(|n| n.kind() == "field_declaration_list")
+    else {
+        return;
+    };
+    for decl in named_children(list)
+        .into_iter()
+        .filter(|n| n.kind() == "field_declaration")
+    {
+        let Some(written) = field(decl, "type").and_then(|t| type_name(t, src)) else {
+            continue;
+        };
+        let mut cursor = decl.walk();
+        let names: Vec<String> = decl
+            .children_by_field_name("name", &mut cursor)
+            .map(|n| text(n, src).to_owned())
+            .collect();
+        if names.is_empty() {
+            def.extends.push(written);
+            continue;
+        }
+        for name in names {
+            facts.attr_bindings.push((def_idx, name, written.clone()));
+        }
     }
 }
 
@@ -186,7 +296,56 @@ fn short_var(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) 
     let (Some(left), Some(right)) = (field(node, "left"), field(node, "right")) else {
         return;
     };
-    for (var, value) in named_children(left).into_iter().zip(named_children(right)) {
+    bind_values(
+        named_children(left),
+        named_children(right),
+        scope,
+        src,
+        facts,
+    );
+}
+
+/// `var x T`, `var x = T{}`, `var x, err = f()`.
+fn var_spec(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) {
+    let mut cursor = node.walk();
+    let names: Vec<Node> = node.children_by_field_name("name", &mut cursor).collect();
+    if let Some(ty) = field(node, "type") {
+        if let Some(written) = type_name(ty, src) {
+            for name in names {
+                facts.bindings.push(Binding {
+                    scope,
+                    var: text(name, src).to_owned(),
+                    type_name: written.clone(),
+                });
+            }
+        }
+        return;
+    }
+    if let Some(values) = field(node, "value") {
+        bind_values(names, named_children(values), scope, src, facts);
+    }
+}
+
+/// Binds each name to its value: a composite literal's type (`T{}`, `&T{}`) or a call's result.
+/// One call giving several values (`x, err := f()`) binds the first name to its first result.
+fn bind_values(
+    names: Vec<Node>,
+    values: Vec<Node>,
+    scope: Option<u32>,
+    src: &[u8],
+    facts: &mut FileFacts,
+) {
+    let pairs: Vec<(Node, Node)> = match values[..] {
+        [call] if call.kind() == "call_expression" => {
+            names.into_iter().take(1).map(|n| (n, call)).collect()
+        }
+        _ => names.into_iter().zip(values).collect(),
+    };
+    for (var, value) in pairs {
+        let var = text(var, src);
+        if var == "_" {
+            continue;
+        }
         let value = if value.kind() == "unary_expression" {
             field(value, "operand").unwrap_or(value)
         } else {
@@ -197,8 +356,16 @@ fn short_var(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) 
         {
             facts.bindings.push(Binding {
                 scope,
-                var: text(var, src).to_owned(),
+                var: var.to_owned(),
                 type_name: text(ty, src).to_owned(),
+            });
+        } else if value.kind() == "call_expression"
+            && let Some(callee) = callee_of(value, src)
+        {
+            facts.call_bindings.push(CallBinding {
+                scope,
+                var: var.to_owned(),
+                callee,
             });
         }
     }

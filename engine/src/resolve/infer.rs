@@ -400,9 +400,10 @@ impl<'a> Resolver<'a> {
             .find_map(|s| {
                 let calls = &self.vars.get(fi, var, s)?.calls;
                 let found = result_of(s, *calls.last()?);
-                // Rust binds one name afresh in each arm, `if let` and `let`: when those of a
-                // scope that can be typed disagree, the name has no one type there.
-                if f.lang == Lang::Rust && calls.len() > 1 {
+                // Rust binds one name afresh in each arm, `if let` and `let`, and Go in each
+                // block (`x := f()`): when those of a scope that can be typed disagree, the name
+                // has no one type there.
+                if matches!(f.lang, Lang::Rust | Lang::Go) && calls.len() > 1 {
                     let mut types = calls.iter().filter_map(|&at| result_of(s, at));
                     let first = types.next()?;
                     return types.all(|(t, _)| t == first.0).then_some(found).flatten();

@@ -197,19 +197,22 @@ impl ModuleIndex {
         (module.rsplit("::").next() == Some(last)).then_some(found)
     }
 
-    /// Go files of the package imported as `path` (matched by the longest directory suffix).
+    /// Go files of the package imported as `path`: the longest directory that is a suffix of
+    /// the path (`example.com/shop/ast` → `ast`, not `extension/ast`), else the longest one whose
+    /// last part is the path's last part (a module laid out under another folder).
     pub fn go(&self, path: &str) -> &[usize] {
-        let mut best: Option<(&String, &Vec<usize>)> = None;
+        let mut best: Option<((bool, usize), &Vec<usize>)> = None;
         for (dir, files) in &self.go_dirs {
-            let matches = !dir.is_empty()
-                && (path == dir
-                    || path.ends_with(&format!("/{dir}"))
-                    || dir.ends_with(&format!("/{path}")));
-            let suffix_match = !dir.is_empty()
-                && path.rsplit('/').next() == dir.rsplit('/').next()
-                && path.ends_with(dir.rsplit('/').next().unwrap_or(""));
-            if (matches || suffix_match) && best.is_none_or(|(b, _)| dir.len() > b.len()) {
-                best = Some((dir, files));
+            if dir.is_empty() {
+                continue;
+            }
+            let suffix = path == dir
+                || path.ends_with(&format!("/{dir}"))
+                || dir.ends_with(&format!("/{path}"));
+            let same_last = path.rsplit('/').next() == dir.rsplit('/').next();
+            let rank = (suffix, dir.len());
+            if (suffix || same_last) && best.is_none_or(|(b, _)| rank > b) {
+                best = Some((rank, files));
             }
         }
         best.map_or(&[], |(_, f)| f)

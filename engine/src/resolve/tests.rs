@@ -2040,3 +2040,204 @@ impl Either {
         )]
     );
 }
+
+#[test]
+fn go_an_import_path_names_the_folder_it_ends_with_not_another_of_the_same_last_name() {
+    let g = graph(&[
+        ("ast/node.go", "package ast\n\nfunc NewText() {}\n"),
+        (
+            "extension/ast/table.go",
+            "package ast\n\nfunc NewText() {}\n",
+        ),
+        (
+            "parser/parse.go",
+            "package parser\n\nimport \"example.com/md/ast\"\n\nfunc Parse() { ast.NewText() }\n",
+        ),
+        (
+            "extension/table.go",
+            "package extension\n\nimport east \"example.com/md/extension/ast\"\n\nfunc Table() { east.NewText() }\n",
+        ),
+    ]);
+    assert_eq!(
+        calls_from(&g, "Function:parser/parse.go:Parse"),
+        [(
+            "Function:ast/node.go:NewText".to_owned(),
+            3,
+            0.97,
+            "import-resolved"
+        )]
+    );
+    assert_eq!(
+        calls_from(&g, "Function:extension/table.go:Table"),
+        [(
+            "Function:extension/ast/table.go:NewText".to_owned(),
+            3,
+            0.97,
+            "import-resolved"
+        )]
+    );
+}
+
+#[test]
+fn go_methods_of_an_embedded_struct_are_promoted() {
+    let g = graph(&[
+        (
+            "ast/base.go",
+            "package ast\n\ntype BaseNode struct{ parent *BaseNode }\n\nfunc (n *BaseNode) Parent() {}\n",
+        ),
+        (
+            "ast/heading.go",
+            "package ast\n\ntype Heading struct {\n\tBaseNode\n\tLevel int\n}\n\nfunc (h *Heading) Dump() { h.Parent() }\n",
+        ),
+        (
+            "ext/table.go",
+            "package ext\n\nimport \"example.com/md/ast\"\n\ntype Table struct{ *ast.BaseNode }\n\nfunc (t Table) Dump() { t.Parent() }\n",
+        ),
+    ]);
+    assert_eq!(
+        calls_from(&g, "Method:ast/heading.go:Heading.Dump"),
+        [(
+            "Method:ast/base.go:BaseNode.Parent".to_owned(),
+            5,
+            0.95,
+            "receiver-type"
+        )]
+    );
+    assert_eq!(
+        calls_from(&g, "Method:ext/table.go:Table.Dump"),
+        [(
+            "Method:ast/base.go:BaseNode.Parent".to_owned(),
+            5,
+            0.95,
+            "receiver-type"
+        )]
+    );
+}
+
+#[test]
+fn go_a_struct_field_types_calls_on_it() {
+    let g = graph(&[
+        (
+            "render/writer.go",
+            "package render\n\ntype Writer struct{}\n\nfunc (w *Writer) Write() {}\n\ntype Other struct{}\n\nfunc (o *Other) Write() {}\n",
+        ),
+        (
+            "render/html.go",
+            "package render\n\ntype Renderer struct {\n\tWriter *Writer\n\tout, err Other\n}\n\nfunc (r *Renderer) Render() {\n\tr.Writer.Write()\n\tr.err.Write()\n}\n",
+        ),
+    ]);
+    assert_eq!(
+        calls_from(&g, "Method:render/html.go:Renderer.Render"),
+        [
+            (
+                "Method:render/writer.go:Other.Write".to_owned(),
+                9,
+                0.95,
+                "attribute-type"
+            ),
+            (
+                "Method:render/writer.go:Writer.Write".to_owned(),
+                5,
+                0.95,
+                "attribute-type"
+            ),
+        ]
+    );
+}
+
+#[test]
+fn go_a_variable_holds_what_the_call_assigned_to_it_returns() {
+    let g = graph(&[
+        (
+            "ast/node.go",
+            r#"package ast
+
+type Node interface {
+	Next() Node
+	Text() string
+}
+
+type Link struct{}
+
+func (l *Link) Title() {}
+func (l *Link) Text() string { return "" }
+
+type Image struct{}
+
+func (i *Image) Title() {}
+
+func NewLink() (*Link, error) { return &Link{}, nil }
+func NewImage() *Image { return &Image{} }
+func First() Node { return nil }
+"#,
+        ),
+        (
+            "parser/parse.go",
+            r#"package parser
+
+import "example.com/md/ast"
+
+func Parse(ok bool) {
+	link, err := ast.NewLink()
+	link.Title()
+	var img *ast.Image
+	img.Title()
+	for c := ast.First(); c != nil; c = c.Next() {
+		c.Text()
+	}
+	if ok {
+		x := ast.NewImage()
+		x.Title()
+	} else {
+		x, _ := ast.NewLink()
+		x.Title()
+	}
+}
+
+func Chain() { ast.First().Next().Text() }
+"#,
+        ),
+    ]);
+    let calls = calls_from(&g, "Function:parser/parse.go:Parse");
+    let sure: Vec<(&str, f32, &str)> = calls
+        .iter()
+        .filter(|c| c.2 >= 0.5)
+        .map(|c| (c.0.as_str(), c.2, c.3))
+        .collect();
+    // `x` is a link in one block and an image in the other: its `Title` is no sure edge.
+    assert_eq!(
+        sure,
+        [
+            ("Function:ast/node.go:First", 0.97, "import-resolved"),
+            ("Function:ast/node.go:NewImage", 0.97, "import-resolved"),
+            ("Function:ast/node.go:NewLink", 0.97, "import-resolved"),
+            ("Method:ast/node.go:Image.Title", 0.97, "receiver-type"),
+            ("Method:ast/node.go:Link.Title", 0.95, "receiver-type"),
+            ("Method:ast/node.go:Node.Next", 0.95, "receiver-type"),
+            ("Method:ast/node.go:Node.Text", 0.95, "receiver-type"),
+        ]
+    );
+    assert_eq!(
+        calls_from(&g, "Function:parser/parse.go:Chain"),
+        [
+            (
+                "Function:ast/node.go:First".to_owned(),
+                19,
+                0.97,
+                "import-resolved"
+            ),
+            (
+                "Method:ast/node.go:Node.Next".to_owned(),
+                4,
+                0.95,
+                "return-type"
+            ),
+            (
+                "Method:ast/node.go:Node.Text".to_owned(),
+                5,
+                0.95,
+                "return-type"
+            ),
+        ]
+    );
+}
