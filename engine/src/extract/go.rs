@@ -194,12 +194,18 @@ fn call(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) {
 }
 
 /// What a call expression calls; a receiver that is itself a call (`a.b().c()`) is that call's
-/// chain (`Receiver::Call("a.b")`), typed through what it returns.
+/// chain (`Receiver::Call("a.b")`), typed through what it returns, and a type assertion
+/// (`v.(pkg.T).m()`) is a value of that type, as a conversion `pkg.T(v)` is.
 fn callee_of(call: Node, src: &[u8]) -> Option<Callee> {
     field(call, "function").and_then(|f| {
-        RECEIVERS.callee(f, src, |object| match call_chain(object, src) {
-            Some(chain) => Receiver::Call(chain),
-            None => RECEIVERS.receiver(object, src),
+        RECEIVERS.callee(f, src, |object| {
+            let asserted = (object.kind() == "type_assertion_expression")
+                .then(|| field(object, "type").and_then(|t| type_name(t, src)))
+                .flatten();
+            match asserted.or_else(|| call_chain(object, src)) {
+                Some(chain) => Receiver::Call(chain),
+                None => RECEIVERS.receiver(object, src),
+            }
         })
     })
 }

@@ -2241,3 +2241,63 @@ func Chain() { ast.First().Next().Text() }
         ]
     );
 }
+
+#[test]
+fn go_the_top_folder_is_the_package_its_import_path_ends_with_and_the_standard_library_is_not_the_project()
+ {
+    let g = graph(&[
+        (
+            "markdown.go",
+            "package goldmark\n\ntype Markdown interface{ Convert() }\n\nfunc New() {}\n",
+        ),
+        (
+            "util/strings/strings.go",
+            "package strings\n\nfunc Contains() {}\n",
+        ),
+        (
+            "ext/table.go",
+            r#"package ext
+
+import (
+	"strings"
+
+	"example.com/goldmark"
+	ustrings "example.com/goldmark/util/strings"
+)
+
+func Extend(m goldmark.Markdown, v interface{}) {
+	goldmark.New()
+	m.Convert()
+	v.(goldmark.Markdown).Convert()
+	strings.Contains()
+	ustrings.Contains()
+}
+"#,
+        ),
+    ]);
+    let sure: Vec<(String, f32, &str)> = calls_from(&g, "Function:ext/table.go:Extend")
+        .into_iter()
+        .filter(|c| c.2 >= 0.5)
+        .map(|c| (c.0, c.2, c.3))
+        .collect();
+    assert_eq!(
+        sure,
+        [
+            (
+                "Function:markdown.go:New".to_owned(),
+                0.97,
+                "import-resolved"
+            ),
+            (
+                "Function:util/strings/strings.go:Contains".to_owned(),
+                0.97,
+                "import-resolved"
+            ),
+            (
+                "Method:markdown.go:Markdown.Convert".to_owned(),
+                0.97,
+                "receiver-type"
+            ),
+        ]
+    );
+}
