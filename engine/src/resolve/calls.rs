@@ -114,18 +114,25 @@ impl<'a> Resolver<'a> {
             Lang::Java => f.package.as_deref().map_or(&[], |p| self.modules.java(p)),
             _ => &[],
         };
+        // A definition in stand-in code (a Go file another platform builds) gives way to a real
+        // one in another file of the package.
+        let mut stand_in = None;
         for &mate in package_mates {
             if mate != fi
                 && let Some(&d) = self.top_level[mate].get(name).and_then(|v| v.first())
             {
-                return Some((
+                let hit = (
                     Target::Node(self.def_node[mate][d as usize]),
                     confidence::SAME_FILE,
                     Reason::SameFile,
-                ));
+                );
+                if !self.files[mate].is_test_def(d) {
+                    return Some(hit);
+                }
+                stand_in.get_or_insert(hit);
             }
         }
-        None
+        stand_in
     }
 
     /// What is known of a bare name no definition explains (JavaScript, TypeScript): a
@@ -477,6 +484,8 @@ impl<'a> Resolver<'a> {
         name: &str,
         conf: f32,
     ) -> Option<(u32, f32, Reason)> {
+        // A package's files: an export in stand-in code gives way to a real one.
+        let mut stand_in = None;
         for &file in files {
             if let Some(t) = scope::export(
                 file,
@@ -491,10 +500,13 @@ impl<'a> Resolver<'a> {
                 .into_iter()
                 .next()
             {
-                return Some(hit);
+                if !self.is_test_node(hit.0) {
+                    return Some(hit);
+                }
+                stand_in.get_or_insert(hit);
             }
         }
-        None
+        stand_in
     }
 
     /// A name no scope explains: one candidate project-wide is a guess (0.5); of two to eight,

@@ -2301,3 +2301,47 @@ func Extend(m goldmark.Markdown, v interface{}) {
         ]
     );
 }
+
+#[test]
+fn go_definitions_in_files_go_build_leaves_out_give_way_to_the_real_ones() {
+    let g = graph(&[
+        ("util/a_test.go", "package util\n\nfunc Setup() {}\n"),
+        ("util/b.go", "package util\n\nfunc Setup() {}\n"),
+        (
+            "util/util_safe.go",
+            "//go:build appengine || js\n\npackage util\n\nfunc ToBytes() {}\n",
+        ),
+        (
+            "util/util_unsafe.go",
+            "//go:build !appengine && !js\n\npackage util\n\nfunc ToBytes() {}\n",
+        ),
+        (
+            "util/util.go",
+            "package util\n\nfunc Convert() {\n\tToBytes()\n\tSetup()\n}\n",
+        ),
+        (
+            "ast/ast.go",
+            "package ast\n\nimport \"example.com/md/util\"\n\nfunc Text() {\n\tutil.ToBytes()\n\tutil.Setup()\n}\n",
+        ),
+    ]);
+    for caller in ["Function:util/util.go:Convert", "Function:ast/ast.go:Text"] {
+        let reason = if caller.starts_with("Function:util") {
+            "same-file"
+        } else {
+            "import-resolved"
+        };
+        assert_eq!(
+            calls_from(&g, caller),
+            [
+                ("Function:util/b.go:Setup".to_owned(), 3, 0.97, reason),
+                (
+                    "Function:util/util_unsafe.go:ToBytes".to_owned(),
+                    5,
+                    0.97,
+                    reason
+                ),
+            ],
+            "{caller}"
+        );
+    }
+}
