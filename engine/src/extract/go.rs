@@ -7,7 +7,7 @@ use tree_sitter::Node;
 use super::{ReceiverSyntax, push_call, push_children};
 
 use super::{doc_line, field, header_before_body, line, named_children, new_def, text};
-use crate::facts::{Binding, CallBinding, Callee, FileFacts, Import, Receiver};
+use crate::facts::{Binding, CallBinding, Callee, ElementBinding, FileFacts, Import, Receiver};
 use crate::graph::NodeKind;
 
 pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
@@ -132,6 +132,13 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
                 continue;
             }
             "call_expression" => call(node, scope, src, facts),
+            "range_clause" => range_clause(node, scope, src, facts),
+            // A function literal's parameters are names of the function around it.
+            "func_literal" => {
+                if let (Some(def), Some(params)) = (scope, field(node, "parameters")) {
+                    parameters(params, def, src, facts);
+                }
+            }
             "short_var_declaration" => short_var(node, scope, src, facts),
             "var_spec" => var_spec(node, scope, src, facts),
             _ => {}
@@ -163,15 +170,23 @@ fn receiver_type(list: Node, src: &[u8]) -> Option<(Option<String>, String)> {
     Some((field(param, "name").map(|n| text(n, src).to_owned()), name))
 }
 
+/// Parameters' types (`opts ...Option` is a slice of `Option`), bound in `def`'s scope.
 fn parameters(params: Node, def: u32, src: &[u8], facts: &mut FileFacts) {
-    for param in named_children(params)
-        .into_iter()
-        .filter(|p| p.kind() == "parameter_declaration")
-    {
+    for param in named_children(params) {
+        let variadic = match param.kind() {
+            "parameter_declaration" => false,
+            "variadic_parameter_declaration" => true,
+            _ => continue,
+        };
         let Some(ty) = field(param, "type") else {
             continue;
         };
-        let ty = text(ty, src).trim_start_matches('*').to_owned();
+        let ty = match (type_name(ty, src), variadic) {
+            (Some(name), true) => format!("{name}[]"),
+            (None, true) => continue,
+            (Some(name), false) => name,
+            (None, false) => text(ty, src).trim_start_matches('*').to_owned(),
+        };
         let mut cursor = param.walk();
         for name in param.children_by_field_name("name", &mut cursor) {
             facts.bindings.push(Binding {
@@ -181,6 +196,28 @@ fn parameters(params: Node, def: u32, src: &[u8], facts: &mut FileFacts) {
             });
         }
     }
+}
+
+/// `for _, x := range xs`: `x` is an element of `xs` (a slice whose type is known).
+fn range_clause(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) {
+    let (Some(left), Some(right)) = (field(node, "left"), field(node, "right")) else {
+        return;
+    };
+    let Some(var) = named_children(left).get(1).map(|v| text(*v, src)) else {
+        return;
+    };
+    if var == "_" {
+        return;
+    }
+    let of = match call_chain(right, src) {
+        Some(chain) => Receiver::Call(chain),
+        None => RECEIVERS.receiver(right, src),
+    };
+    facts.element_bindings.push(ElementBinding {
+        scope,
+        var: var.to_owned(),
+        of,
+    });
 }
 
 /// Go's receivers: plain names and `a.b` selectors (a method's receiver is a named variable).
@@ -244,13 +281,16 @@ fn call_chain(node: Node, src: &[u8]) -> Option<String> {
     Some(parts.concat())
 }
 
-/// A type as a name the resolver can look up: `T`, `pkg.T`, `*T`, `T[K]` → `T`; `None` for
-/// slices, maps, channels, functions and literal types.
+/// A type as a name the resolver can look up: `T`, `pkg.T`, `*T`, `T[K]` → `T`, a slice
+/// `[]*T` → `T[]` (its elements' type); `None` for maps, channels, functions and literal types.
 fn type_name(node: Node, src: &[u8]) -> Option<String> {
     match node.kind() {
         "type_identifier" | "qualified_type" => Some(text(node, src).to_owned()),
         "pointer_type" => type_name(*named_children(node).first()?, src),
         "generic_type" => type_name(field(node, "type")?, src),
+        "slice_type" => type_name(field(node, "element")?, src)
+            .filter(|t| !t.ends_with("[]"))
+            .map(|t| format!("{t}[]")),
         _ => None,
     }
 }
@@ -337,8 +377,9 @@ fn var_spec(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) {
     }
 }
 
-/// Binds each name to its value: a composite literal's type (`T{}`, `&T{}`) or a call's result.
-/// One call giving several values (`x, err := f()`) binds the first name to its first result.
+/// Binds each name to its value: a composite literal's type (`T{}`, `&T{}`), an asserted type
+/// (`v.(T)`) or a call's result. One call or assertion giving several values (`x, err := f()`,
+/// `x, ok := v.(T)`) binds the first name to its first.
 fn bind_values(
     names: Vec<Node>,
     values: Vec<Node>,
@@ -347,8 +388,8 @@ fn bind_values(
     facts: &mut FileFacts,
 ) {
     let pairs: Vec<(Node, Node)> = match values[..] {
-        [call] if call.kind() == "call_expression" => {
-            names.into_iter().take(1).map(|n| (n, call)).collect()
+        [one] if matches!(one.kind(), "call_expression" | "type_assertion_expression") => {
+            names.into_iter().take(1).map(|n| (n, one)).collect()
         }
         _ => names.into_iter().zip(values).collect(),
     };
@@ -362,13 +403,16 @@ fn bind_values(
         } else {
             value
         };
-        if value.kind() == "composite_literal"
-            && let Some(ty) = field(value, "type")
-        {
+        let written = match value.kind() {
+            "composite_literal" => field(value, "type").map(|t| text(t, src).to_owned()),
+            "type_assertion_expression" => field(value, "type").and_then(|t| type_name(t, src)),
+            _ => None,
+        };
+        if let Some(type_name) = written {
             facts.bindings.push(Binding {
                 scope,
                 var: var.to_owned(),
-                type_name: text(ty, src).to_owned(),
+                type_name,
             });
         } else if value.kind() == "call_expression"
             && let Some(callee) = callee_of(value, src)

@@ -2345,3 +2345,105 @@ fn go_definitions_in_files_go_build_leaves_out_give_way_to_the_real_ones() {
         );
     }
 }
+
+#[test]
+fn go_range_elements_asserted_types_and_function_literal_parameters_type_their_names() {
+    let g = graph(&[
+        (
+            "html/html.go",
+            r#"package html
+
+type Option interface{ SetOption() }
+
+type Text struct{}
+
+func (t *Text) IsRaw() bool { return false }
+
+func Texts() []*Text { return nil }
+
+func Walk(f func(n *Text)) {}
+"#,
+        ),
+        (
+            "ext/ext.go",
+            r#"package ext
+
+import "example.com/md/html"
+
+func New(opts ...html.Option) {
+	for _, opt := range opts {
+		opt.SetOption()
+	}
+}
+
+func Render(v interface{}) {
+	n := v.(*html.Text)
+	n.IsRaw()
+	for _, t := range html.Texts() {
+		t.IsRaw()
+	}
+}
+
+func Visit(v interface{}) {
+	o, ok := v.(html.Option)
+	if ok {
+		o.SetOption()
+	}
+	html.Walk(func(m *html.Text) {
+		m.IsRaw()
+	})
+}
+"#,
+        ),
+    ]);
+    let sure = |caller: &str| -> Vec<(String, f32, &str)> {
+        calls_from(&g, caller)
+            .into_iter()
+            .filter(|c| c.2 >= 0.5)
+            .map(|c| (c.0, c.2, c.3))
+            .collect()
+    };
+    assert_eq!(
+        sure("Function:ext/ext.go:New"),
+        [(
+            "Method:html/html.go:Option.SetOption".to_owned(),
+            0.95,
+            "receiver-type"
+        )]
+    );
+    assert_eq!(
+        sure("Function:ext/ext.go:Render"),
+        [
+            (
+                "Function:html/html.go:Texts".to_owned(),
+                0.97,
+                "import-resolved"
+            ),
+            (
+                "Method:html/html.go:Text.IsRaw".to_owned(),
+                0.97,
+                "receiver-type"
+            ),
+        ]
+    );
+    assert_eq!(
+        sure("Function:ext/ext.go:Visit"),
+        [
+            (
+                "Function:html/html.go:Walk".to_owned(),
+                0.97,
+                "import-resolved"
+            ),
+            (
+                "Method:html/html.go:Option.SetOption".to_owned(),
+                0.97,
+                "receiver-type"
+            ),
+            (
+                "Method:html/html.go:Text.IsRaw".to_owned(),
+                0.97,
+                "receiver-type"
+            ),
+        ]
+    );
+}
