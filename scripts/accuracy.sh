@@ -10,14 +10,15 @@
 #   tokio     Rust: tokio 1.41.1, every feature on (rust-analyzer's SCIP output)
 #   goldmark  Go: goldmark 1.5.4 (Markdown parser: 10 packages, interfaces, embedded structs)
 #   yaml      Go: gopkg.in/yaml.v3 3.0.1 (one package, a C port: structs and plain functions)
+#   toml      Go: BurntSushi/toml 1.2.0 (reflection-based decoder and encoder, a lexer)
 #   all       every corpus above, one after another
 # Caches the indexers, corpora and indexes in $NEXUS_ACCURACY (default ~/.cache/nexus-accuracy).
 set -euo pipefail
-corpus=${1:?usage: scripts/accuracy.sh django|pydantic|sphinx|ts|effect|tokio|goldmark|yaml|all [--examples N]}
+corpus=${1:?usage: scripts/accuracy.sh django|pydantic|sphinx|ts|effect|tokio|goldmark|yaml|toml|all [--examples N]}
 shift
 repo=$(cd "$(dirname "$0")/.." && pwd)
 if [ "$corpus" = all ]; then
-  for one in django pydantic sphinx ts effect tokio goldmark yaml; do
+  for one in django pydantic sphinx ts effect tokio goldmark yaml toml; do
     printf '\n===== %s\n' "$one"
     "$0" "$one" "$@"
   done
@@ -26,7 +27,7 @@ fi
 cache=${NEXUS_ACCURACY:-$HOME/.cache/nexus-accuracy}
 tools="$cache/tools"
 mkdir -p "$tools"
-case "$corpus" in goldmark|yaml) needs_npm=false ;; *) needs_npm=true ;; esac
+case "$corpus" in goldmark|yaml|toml) needs_npm=false ;; *) needs_npm=true ;; esac
 if $needs_npm && { [ ! -x "$tools/node_modules/.bin/scip-python" ] \
   || [ ! -x "$tools/node_modules/.bin/scip-typescript" ]; }; then
   echo "installing the SCIP indexers into $tools" >&2
@@ -147,10 +148,11 @@ JSON
         --output "$index" >&2)
     fi
     prefix= ;;
-  goldmark|yaml)  # Go: a library from its Debian package, checked by go/types (scripts/oracle)
+  goldmark|yaml|toml)  # Go: a library from its Debian package, checked by go/types (scripts/oracle)
     case "$corpus" in
       goldmark) deb=golang-github-yuin-goldmark-dev import=github.com/yuin/goldmark version=1.5.4 ;;
       yaml) deb=golang-gopkg-yaml.v3-dev import=gopkg.in/yaml.v3 version=3.0.1 ;;
+      toml) deb=golang-github-burntsushi-toml-dev import=github.com/BurntSushi/toml version=1.2.0 ;;
     esac
     missing=()
     command -v go >/dev/null || missing+=(golang-go)
@@ -175,7 +177,7 @@ JSON
         -root "$root" -importpath "$import" -version "$version" -output "$index" >&2
     fi
     prefix= ;;
-  *) echo "unknown corpus: $corpus (django | pydantic | sphinx | ts | effect | tokio | goldmark | yaml | all)" >&2; exit 2 ;;
+  *) echo "unknown corpus: $corpus (django | pydantic | sphinx | ts | effect | tokio | goldmark | yaml | toml | all)" >&2; exit 2 ;;
 esac
 cd "$repo"
 cargo run --quiet --release -p nexus-accuracy -- --scip "$index" --root "$root" --prefix "$prefix" "$@"

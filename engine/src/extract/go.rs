@@ -1,6 +1,7 @@
-//! Go: the package clause, imports, struct and interface types (embedded types as bases, field
-//! types), functions and methods (owner from the receiver, first result type), calls and the
-//! bindings `x := T{}`, `x := f()`, `var x T` and typed parameters. Exported = capitalised.
+//! Go: the package clause, imports, defined types (interfaces, structs with embedded types as
+//! bases and typed fields, other defined types as structs), functions and methods (owner from the
+//! receiver, first result type), calls, and the bindings `x := T{}`, `x := f()`, `x := v.(T)`,
+//! `var x T`, `range` elements and typed parameters. Exported = capitalised.
 
 use tree_sitter::Node;
 
@@ -50,12 +51,12 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
                 continue;
             }
             "type_spec" => {
+                // Every other defined type (`type Key []string`, `type Kind int`) is a concrete
+                // named type with methods, as a struct is.
                 let kind = match field(node, "type").map(|t| t.kind()) {
-                    Some("struct_type") => NodeKind::Struct,
                     Some("interface_type") => NodeKind::Interface,
-                    _ => {
-                        continue;
-                    }
+                    Some(_) => NodeKind::Struct,
+                    None => continue,
                 };
                 if let Some(name) = field(node, "name").map(|n| text(n, src)) {
                     let mut def = new_def(facts, kind, name, scope, node);

@@ -2447,3 +2447,42 @@ func Visit(v interface{}) {
         ]
     );
 }
+
+#[test]
+fn go_methods_join_their_type_in_another_file_and_any_defined_type_has_methods() {
+    let g = graph(&[
+        (
+            "toml/meta.go",
+            "package toml\n\ntype Key []string\n\nfunc (k Key) String() string { return \"\" }\n\ntype MetaData struct{ context Key }\n",
+        ),
+        (
+            "toml/lex.go",
+            "package toml\n\ntype item struct{}\n\nfunc (it item) String() string { return \"\" }\n",
+        ),
+        (
+            "toml/decode_meta.go",
+            "package toml\n\nfunc (md *MetaData) Keys() {}\n",
+        ),
+        (
+            "toml/decode.go",
+            "package toml\n\nfunc (md *MetaData) Decode() {\n\tmd.context.String()\n\tmd.Keys()\n}\n",
+        ),
+    ]);
+    assert_eq!(
+        calls_from(&g, "Method:toml/decode.go:MetaData.Decode"),
+        [
+            (
+                "Method:toml/decode_meta.go:MetaData.Keys".to_owned(),
+                3,
+                0.97,
+                "receiver-type"
+            ),
+            (
+                "Method:toml/meta.go:Key.String".to_owned(),
+                5,
+                0.95,
+                "attribute-type"
+            ),
+        ]
+    );
+}
