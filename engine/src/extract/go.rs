@@ -204,6 +204,7 @@ fn range_clause(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFact
     let (Some(left), Some(right)) = (field(node, "left"), field(node, "right")) else {
         return;
     };
+    declare(&named_children(left), scope, src, facts);
     let Some(var) = named_children(left).get(1).map(|v| text(*v, src)) else {
         return;
     };
@@ -348,6 +349,7 @@ fn short_var(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) 
     let (Some(left), Some(right)) = (field(node, "left"), field(node, "right")) else {
         return;
     };
+    declare(&named_children(left), scope, src, facts);
     bind_values(
         named_children(left),
         named_children(right),
@@ -357,10 +359,25 @@ fn short_var(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) 
     );
 }
 
+/// Names a function declares (`x := …`, `var x …`, `for k, v := range …`): they hide package
+/// variables of other files.
+fn declare(names: &[Node], scope: Option<u32>, src: &[u8], facts: &mut FileFacts) {
+    if scope.is_none() {
+        return;
+    }
+    for name in names.iter().filter(|n| n.kind() == "identifier") {
+        let name = text(*name, src);
+        if name != "_" {
+            facts.locals.push((scope, name.to_owned()));
+        }
+    }
+}
+
 /// `var x T`, `var x = T{}`, `var x, err = f()`.
 fn var_spec(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) {
     let mut cursor = node.walk();
     let names: Vec<Node> = node.children_by_field_name("name", &mut cursor).collect();
+    declare(&names, scope, src, facts);
     if let Some(ty) = field(node, "type") {
         if let Some(written) = type_name(ty, src) {
             for name in names {

@@ -382,6 +382,9 @@ impl<'a> Resolver<'a> {
         {
             return Some(found);
         }
+        if let Some(found) = self.package_variable_type(fi, scope, var, depth) {
+            return Some(found);
+        }
         let f = &self.files[fi];
         let mut chain: Vec<Option<u32>> =
             self.scope_chain(fi, scope).into_iter().map(Some).collect();
@@ -574,6 +577,43 @@ impl<'a> Resolver<'a> {
                     Some((source, b.type_name.clone()))
                 })
         })
+    }
+
+    /// A Go package-level variable of another file of the package (`var Table = &table{}`,
+    /// `var std = New()`), when nothing in the file binds the name: its declared, constructed or
+    /// returned type.
+    fn package_variable_type(
+        &self,
+        fi: usize,
+        scope: Option<u32>,
+        var: &str,
+        depth: u32,
+    ) -> Option<(u32, f32)> {
+        let f = &self.files[fi];
+        if f.lang != Lang::Go {
+            return None;
+        }
+        let mut chain: Vec<Option<u32>> =
+            self.scope_chain(fi, scope).into_iter().map(Some).collect();
+        chain.push(None);
+        if chain.iter().any(|&s| self.vars.get(fi, var, s).is_some()) {
+            return None;
+        }
+        let mate = self
+            .modules
+            .same_dir_go(&f.path)
+            .iter()
+            .copied()
+            .filter(|&m| m != fi && self.vars.get(m, var, None).is_some())
+            .min_by_key(|&m| self.files[m].in_test_code(1))?;
+        let bound = self.vars.get(mate, var, None)?;
+        if let Some(&at) = bound.types.last() {
+            let written = &self.files[mate].bindings.get(at as usize)?.type_name;
+            return self.resolve_type(mate, None, written);
+        }
+        let &at = bound.calls.last()?;
+        let callee = &self.files[mate].call_bindings.get(at as usize)?.callee;
+        self.call_result_type(mate, None, callee, depth + 1)
     }
 
     /// Member `name` of type `ty`, reached with confidence `reached`: a member found on the type

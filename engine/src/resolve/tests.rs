@@ -2486,3 +2486,44 @@ fn go_methods_join_their_type_in_another_file_and_any_defined_type_has_methods()
         ]
     );
 }
+
+#[test]
+fn go_a_package_variable_of_another_file_is_typed_unless_a_local_hides_it() {
+    let g = graph(&[
+        (
+            "ext/table.go",
+            "package ext\n\ntype table struct{}\n\nfunc (t *table) Extend() {}\n\nvar Table = &table{}\n",
+        ),
+        (
+            "ext/list.go",
+            "package ext\n\ntype list struct{}\n\nfunc (l *list) Extend() {}\n\nfunc newList() *list { return nil }\n\nvar List = newList()\n",
+        ),
+        (
+            "ext/gfm.go",
+            "package ext\n\nfunc Use() {\n\tTable.Extend()\n\tList.Extend()\n}\n\nfunc Hidden(Table int) {\n\tTable.Extend()\n\tList := t.list\n\tList.Extend()\n}\n",
+        ),
+    ]);
+    let sure = |caller: &str| -> Vec<(String, f32, &str)> {
+        calls_from(&g, caller)
+            .into_iter()
+            .filter(|c| c.2 >= 0.5)
+            .map(|c| (c.0, c.2, c.3))
+            .collect()
+    };
+    assert_eq!(
+        sure("Function:ext/gfm.go:Use"),
+        [
+            (
+                "Method:ext/list.go:list.Extend".to_owned(),
+                0.95,
+                "receiver-type"
+            ),
+            (
+                "Method:ext/table.go:table.Extend".to_owned(),
+                0.97,
+                "receiver-type"
+            ),
+        ]
+    );
+    assert_eq!(sure("Function:ext/gfm.go:Hidden"), []);
+}
