@@ -396,7 +396,7 @@ fn var_spec(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) {
 }
 
 /// Binds each name to its value: a composite literal's type (`T{}`, `&T{}`), an asserted type
-/// (`v.(T)`) or a call's result. One call or assertion giving several values (`x, err := f()`,
+/// (`v.(T)`), a call's result or what a chain of fields holds (`n.first`). One call or assertion giving several values (`x, err := f()`,
 /// `x, ok := v.(T)`) binds the first name to its first.
 fn bind_values(
     names: Vec<Node>,
@@ -440,6 +440,10 @@ fn bind_values(
                 var: var.to_owned(),
                 callee,
             });
+        } else if value.kind() == "selector_expression"
+            && let Receiver::Path(path) = RECEIVERS.receiver(value, src)
+        {
+            facts.path_bindings.push((scope, var.to_owned(), path));
         }
     }
 }

@@ -4,7 +4,9 @@
 use rustc_hash::FxHashSet as HashSet;
 
 use super::scope::Target;
-use super::{MAX_ALIAS_HOPS, Resolver, UNION_IDS, confidence, dotted_callee, is_getter};
+use super::{
+    MAX_ALIAS_HOPS, MAX_RETURN_DEPTH, Resolver, UNION_IDS, confidence, dotted_callee, is_getter,
+};
 use crate::facts::{Callee, Receiver};
 use crate::graph::{NodeKind, Reason};
 use crate::lang::Lang;
@@ -420,6 +422,42 @@ impl<'a> Resolver<'a> {
                     self.element_type(fi, s, &bound.of, depth)
                 })
             })
+            .or_else(|| {
+                chain
+                    .iter()
+                    .copied()
+                    .find_map(|s| self.path_binding_type(fi, s, var, depth))
+            })
+    }
+
+    /// `x := n.first` (Go): what the chain holds, when every such binding of the scope agrees
+    /// and the scope binds no call's result to the name.
+    fn path_binding_type(
+        &self,
+        fi: usize,
+        scope: Option<u32>,
+        var: &str,
+        depth: u32,
+    ) -> Option<(u32, f32)> {
+        let bound = self.vars.get(fi, var, scope)?;
+        if depth >= MAX_RETURN_DEPTH || bound.paths.is_empty() || !bound.calls.is_empty() {
+            return None;
+        }
+        let mut found: Option<(u32, f32)> = None;
+        for &at in &bound.paths {
+            let (_, _, path) = self.files[fi].path_bindings.get(at as usize)?;
+            // `x := x.next` would ask for itself.
+            if path.split('.').next() == Some(var) {
+                return None;
+            }
+            let (t, c) = self.path_type(fi, scope, path, depth + 1)?;
+            found = match found {
+                Some((known, _)) if known != t => return None,
+                Some((known, kc)) => Some((known, kc.min(c))),
+                None => Some((t, c)),
+            };
+        }
+        found
     }
 
     /// The element type of a collection: a variable, a `this.x`/`self.x` attribute or a call

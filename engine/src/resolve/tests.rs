@@ -2527,3 +2527,72 @@ fn go_a_package_variable_of_another_file_is_typed_unless_a_local_hides_it() {
     );
     assert_eq!(sure("Function:ext/gfm.go:Hidden"), []);
 }
+
+#[test]
+fn go_a_variable_holds_what_the_field_chain_assigned_to_it_holds() {
+    let g = graph(&[(
+        "ast/ast.go",
+        r#"package ast
+
+type Node interface{ Text() string }
+
+type Segment struct{}
+
+func (s Segment) Value() {}
+
+type Other struct{}
+
+func (o Other) Value() {}
+
+type Info struct{ Segment Segment }
+
+type Base struct {
+	first Node
+	info  *Info
+	other Other
+}
+
+func (b *Base) Walk() {
+	for c := b.first; c != nil; c = nil {
+		c.Text()
+	}
+	segment := b.info.Segment
+	segment.Value()
+}
+
+func (b *Base) Pick(ok bool) {
+	if ok {
+		x := b.other
+		x.Value()
+	} else {
+		x := b.info.Segment
+		x.Value()
+	}
+}
+"#,
+    )]);
+    let sure = |caller: &str| -> Vec<(String, f32, &str)> {
+        calls_from(&g, caller)
+            .into_iter()
+            .filter(|c| c.2 >= 0.5)
+            .map(|c| (c.0, c.2, c.3))
+            .collect()
+    };
+    assert_eq!(
+        sure("Method:ast/ast.go:Base.Walk"),
+        [
+            (
+                "Method:ast/ast.go:Node.Text".to_owned(),
+                0.95,
+                "receiver-type"
+            ),
+            (
+                "Method:ast/ast.go:Segment.Value".to_owned(),
+                0.95,
+                "receiver-type"
+            ),
+        ]
+    );
+    // `x` holds an `Other` in one block and a `Segment` in the other: no sure edge.
+    assert_eq!(sure("Method:ast/ast.go:Base.Pick"), []);
+}
