@@ -308,8 +308,8 @@ fn first_result(result: Node, src: &[u8]) -> Option<String> {
     type_name(field(first, "type")?, src)
 }
 
-/// A struct's fields: an embedded type is a base (its methods are promoted), a named field's
-/// type is an attribute binding of the struct (`def_idx`).
+/// A struct's fields: an embedded type is a base (its methods are promoted) and a field named
+/// as the type; a named field's type is an attribute binding of the struct (`def_idx`).
 fn struct_fields(
     ty: Node,
     def: &mut crate::facts::Def,
@@ -335,7 +335,12 @@ fn struct_fields(
             .children_by_field_name("name", &mut cursor)
             .map(|n| text(n, src).to_owned())
             .collect();
+        // An embedded type is also a field named as the type (`c.Config` for `html.Config`).
         if names.is_empty() {
+            let field_name = written.rsplit('.').next().unwrap_or(&written).to_owned();
+            facts
+                .attr_bindings
+                .push((def_idx, field_name, written.clone()));
             def.extends.push(written);
             continue;
         }

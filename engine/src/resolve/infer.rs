@@ -460,8 +460,8 @@ impl<'a> Resolver<'a> {
         found
     }
 
-    /// The element type of a collection: a variable, a `this.x`/`self.x` attribute or a call
-    /// result whose declared type is written `T[]` in facts.
+    /// The element type of a collection: a variable, a `this.x`/`self.x` attribute (in Go any
+    /// field, `o.value`) or a call result whose declared type is written `T[]` in facts.
     pub(super) fn element_type(
         &self,
         fi: usize,
@@ -471,6 +471,14 @@ impl<'a> Resolver<'a> {
     ) -> Option<(u32, f32)> {
         let (file, written_in, written): (usize, Option<u32>, String) = match of {
             Receiver::Name(var) => (fi, scope, self.binding_type(fi, scope, var)?),
+            // `o.value` in Go: a field of what the chain before it holds.
+            Receiver::Path(path) if self.files[fi].lang == Lang::Go => {
+                let (before, attr) = path.rsplit_once('.')?;
+                let (ty, _) = self.path_type(fi, scope, before, depth + 1)?;
+                let &(file, def) = self.node_def.get(&ty)?;
+                let (file, class, written) = self.attribute_type(file, def, attr)?;
+                (file, Some(class), written.to_owned())
+            }
             Receiver::Path(path) => {
                 let attr = path
                     .strip_prefix("this.")

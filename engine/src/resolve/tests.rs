@@ -2596,3 +2596,72 @@ func (b *Base) Pick(ok bool) {
     // `x` holds an `Other` in one block and a `Segment` in the other: no sure edge.
     assert_eq!(sure("Method:ast/ast.go:Base.Pick"), []);
 }
+
+#[test]
+fn go_an_embedded_type_is_also_a_field_named_as_the_type() {
+    let g = graph(&[
+        (
+            "html/html.go",
+            "package html\n\ntype Config struct{}\n\nfunc (c *Config) SetOption() {}\n",
+        ),
+        (
+            "ext/footnote.go",
+            "package ext\n\nimport \"example.com/md/html\"\n\ntype FootnoteConfig struct {\n\thtml.Config\n}\n\nfunc (c *FootnoteConfig) SetOption() {\n\tc.Config.SetOption()\n}\n",
+        ),
+    ]);
+    assert_eq!(
+        calls_from(&g, "Method:ext/footnote.go:FootnoteConfig.SetOption"),
+        [(
+            "Method:html/html.go:Config.SetOption".to_owned(),
+            5,
+            0.95,
+            "attribute-type"
+        )]
+    );
+}
+
+#[test]
+fn go_range_over_a_field_gives_its_elements() {
+    let g = graph(&[(
+        "ext/options.go",
+        r#"package ext
+
+type Option interface{ Set() }
+
+type Cell struct{}
+
+func (c Cell) Render() {}
+
+type options struct {
+	value []Option
+	cells []*Cell
+}
+
+func (o *options) Apply() {
+	for _, v := range o.value {
+		v.Set()
+	}
+	for _, c := range o.cells {
+		c.Render()
+	}
+}
+"#,
+    )]);
+    assert_eq!(
+        calls_from(&g, "Method:ext/options.go:options.Apply"),
+        [
+            (
+                "Method:ext/options.go:Cell.Render".to_owned(),
+                7,
+                0.95,
+                "receiver-type"
+            ),
+            (
+                "Method:ext/options.go:Option.Set".to_owned(),
+                3,
+                0.95,
+                "receiver-type"
+            ),
+        ]
+    );
+}
