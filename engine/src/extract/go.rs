@@ -1,7 +1,5 @@
-//! Go: the package clause, imports, defined types (interfaces, structs with embedded types as
-//! bases and typed fields, other defined types as structs), functions and methods (owner from the
-//! receiver, first result type), calls, and the bindings `x := T{}`, `x := f()`, `x := v.(T)`,
-//! `var x T`, `range` elements and typed parameters. Exported = capitalised.
+//! Go: package, imports, defined types (embedded types as bases, typed fields), functions, methods
+//! (owner from the receiver, first result type), calls and typed bindings. Exported = capitalised.
 
 use tree_sitter::Node;
 

@@ -1,5 +1,5 @@
-//! Go build constraints: whether `go build` on linux/amd64 with no custom tags compiles a file,
-//! from its name (`_test.go`, `_windows.go`, `_arm64.go`) and its `//go:build` or `// +build` lines.
+//! Go build constraints: whether `go build` on linux/amd64, no custom tags, compiles a file, from
+//! its name (`_test.go`, `_windows.go`) and its `//go:build` or `// +build` lines.
 
 /// Operating systems a file name may end with (`x_windows.go`, `x_linux_arm64.go`).
 const GOOS: &[&str] = &[

@@ -1,6 +1,5 @@
-//! Per file, what each (variable, scope) is bound to — declared or constructed types, call
-//! results, collection elements, attribute chains, declarations — so looking up a receiver is a
-//! hash probe, not a file scan.
+//! Per file, what each (variable, scope) is bound to (types, call results, elements, attribute
+//! chains, declarations), so looking up a receiver is a hash probe, not a file scan.
 
 use rustc_hash::FxHashMap as HashMap;
 
