@@ -346,9 +346,20 @@ impl<'a> Resolver<'a> {
                         confidence::RECEIVER_TYPE,
                         Reason::ReceiverType,
                     );
-                    if !hits.is_empty() {
+                    // A Go type's method set is its methods and those of the types it embeds:
+                    // a method it lacks is one of an embedded type outside the project.
+                    if !hits.is_empty() || f.lang == Lang::Go {
                         return hits;
                     }
+                }
+                // A Go variable declared with a type of a package outside the project
+                // (`out reflect.Value`) calls none of the project's methods.
+                if f.lang == Lang::Go
+                    && self
+                        .binding_type(fi, scope, var)
+                        .is_some_and(|ty| self.go_type_outside(fi, &ty))
+                {
+                    return Vec::new();
                 }
                 if let Some((target, conf, _)) = self.lookup_name(fi, scope, var)
                     && let Some(hit) = self.member_of_target(target, name, conf)

@@ -68,6 +68,8 @@ impl<'a> Resolver<'a> {
             // A Rust name the file imports (`use std::cell::UnsafeCell`) or a path its scope
             // does not explain (`std::cell::UnsafeCell`) is no project type of that name.
             _ if self.files[fi].lang == Lang::Rust && self.rust_names_outside(fi, name) => None,
+            // A Go type of a package outside the project (`io.Writer`, `reflect.Value`).
+            _ if self.files[fi].lang == Lang::Go && self.go_type_outside(fi, name) => None,
             _ => {
                 if self.files[fi].lang.is_js_family()
                     && let Some(found) = self.alias_type(fi, name)
@@ -707,6 +709,17 @@ impl<'a> Resolver<'a> {
             .imports
             .iter()
             .any(|i| i.names.iter().any(|n| n.local() == head))
+    }
+
+    /// Whether a Go type name is qualified by an imported package the project does not hold
+    /// (`io.Writer` where `io` is the standard library's).
+    pub(super) fn go_type_outside(&self, fi: usize, name: &str) -> bool {
+        let Some((package, _)) = name.trim_start_matches('*').split_once('.') else {
+            return false;
+        };
+        self.files[fi].imports.iter().any(|i| {
+            i.module_alias.as_deref() == Some(package) && self.modules.go(&i.module).is_empty()
+        })
     }
 
     /// `f().unwrap()`, `f().expect(…)`, `f()?` (read as `.unwrap()`) in Rust: the `T` of the

@@ -2665,3 +2665,45 @@ func (o *options) Apply() {
         ]
     );
 }
+
+#[test]
+fn go_a_type_of_a_package_outside_the_project_has_none_of_its_methods() {
+    let g = graph(&[
+        (
+            "util/util.go",
+            "package util\n\nimport \"io\"\n\ntype BufWriter interface {\n\tio.Writer\n\tFlush()\n}\n\ntype sorter struct{}\n\nfunc (s sorter) Len() int { return 0 }\n",
+        ),
+        (
+            "html/html.go",
+            "package html\n\ntype Writer interface{ Write() }\n",
+        ),
+        (
+            "html/render.go",
+            r#"package html
+
+import (
+	"reflect"
+
+	"example.com/md/util"
+)
+
+func Render(w util.BufWriter, out reflect.Value) {
+	w.Write()
+	w.Flush()
+	out.Len()
+}
+"#,
+        ),
+    ]);
+    // `Write` is `io.Writer`'s, not the project's `Writer.Write`; `reflect.Value` has no
+    // project method `Len`.
+    assert_eq!(
+        calls_from(&g, "Function:html/render.go:Render"),
+        [(
+            "Method:util/util.go:BufWriter.Flush".to_owned(),
+            7,
+            0.97,
+            "receiver-type"
+        )]
+    );
+}
