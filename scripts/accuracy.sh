@@ -1,20 +1,24 @@
 #!/usr/bin/env bash
-# Call-graph accuracy: indexes a corpus with a type-checker-based SCIP indexer from npm and compares
-# Nexus's CALLS edges with it. Usage: scripts/accuracy.sh CORPUS [--examples N]
+# Call-graph accuracy: indexes a corpus with a type-checker-based SCIP indexer (from npm, rustup, or
+# for Go scripts/oracle/go_scip.go on Go's own type checker) and compares Nexus's CALLS edges with it.
+# Usage: scripts/accuracy.sh CORPUS [--examples N]
 #   django    Python: Django 5.1.4 (framework, class-based views, ORM)
 #   pydantic  Python: pydantic 2.10.6 (fully typed: overloads, TYPE_CHECKING, generics)
 #   sphinx    Python: Sphinx 8.1.3 (plugin and mixin-heavy: extensions, domains, translators)
 #   ts        TypeScript: @theia/core 1.55.0 (classes, dependency injection)
 #   effect    TypeScript: effect 3.10.0 (functional: pipes, dual APIs, namespaces)
 #   tokio     Rust: tokio 1.41.1, every feature on (rust-analyzer's SCIP output)
+#   goldmark  Go: goldmark 1.5.4 (Markdown parser: 10 packages, interfaces, embedded structs)
+#   yaml      Go: gopkg.in/yaml.v3 3.0.1 (one package, a C port: structs and plain functions)
+#   toml      Go: BurntSushi/toml 1.2.0 (reflection-based decoder and encoder, a lexer)
 #   all       every corpus above, one after another
 # Caches the indexers, corpora and indexes in $NEXUS_ACCURACY (default ~/.cache/nexus-accuracy).
 set -euo pipefail
-corpus=${1:?usage: scripts/accuracy.sh django|pydantic|sphinx|ts|effect|tokio|all [--examples N]}
+corpus=${1:?usage: scripts/accuracy.sh django|pydantic|sphinx|ts|effect|tokio|goldmark|yaml|toml|all [--examples N]}
 shift
 repo=$(cd "$(dirname "$0")/.." && pwd)
 if [ "$corpus" = all ]; then
-  for one in django pydantic sphinx ts effect tokio; do
+  for one in django pydantic sphinx ts effect tokio goldmark yaml toml; do
     printf '\n===== %s\n' "$one"
     "$0" "$one" "$@"
   done
@@ -23,7 +27,9 @@ fi
 cache=${NEXUS_ACCURACY:-$HOME/.cache/nexus-accuracy}
 tools="$cache/tools"
 mkdir -p "$tools"
-if [ ! -x "$tools/node_modules/.bin/scip-python" ] || [ ! -x "$tools/node_modules/.bin/scip-typescript" ]; then
+case "$corpus" in goldmark|yaml|toml) needs_npm=false ;; *) needs_npm=true ;; esac
+if $needs_npm && { [ ! -x "$tools/node_modules/.bin/scip-python" ] \
+  || [ ! -x "$tools/node_modules/.bin/scip-typescript" ]; }; then
   echo "installing the SCIP indexers into $tools" >&2
   [ -f "$tools/package.json" ] || (cd "$tools" && npm init -y >/dev/null)
   (cd "$tools" && npm install --no-audit --no-fund --silent \
@@ -142,7 +148,36 @@ JSON
         --output "$index" >&2)
     fi
     prefix= ;;
-  *) echo "unknown corpus: $corpus (django | pydantic | sphinx | ts | effect | tokio | all)" >&2; exit 2 ;;
+  goldmark|yaml|toml)  # Go: a library from its Debian package, checked by go/types (scripts/oracle)
+    case "$corpus" in
+      goldmark) deb=golang-github-yuin-goldmark-dev import=github.com/yuin/goldmark version=1.5.4 ;;
+      yaml) deb=golang-gopkg-yaml.v3-dev import=gopkg.in/yaml.v3 version=3.0.1 ;;
+      toml) deb=golang-github-burntsushi-toml-dev import=github.com/BurntSushi/toml version=1.2.0 ;;
+    esac
+    missing=()
+    command -v go >/dev/null || missing+=(golang-go)
+    [ -d "/usr/share/gocode/src/$import" ] || missing+=("$deb")
+    if [ ${#missing[@]} -gt 0 ]; then
+      echo "installing ${missing[*]}" >&2
+      apt-get install -y "${missing[@]}" >&2 || { apt-get update >&2 && apt-get install -y "${missing[@]}" >&2; }
+    fi
+    # The library's own files, without its tests (Go builds _test.go files only for `go test`),
+    # in a GOPATH of its own so that both sides see the same files.
+    gopath="$cache/go"
+    root="$gopath/src/$import"
+    if [ ! -d "$root" ]; then
+      mkdir -p "$root"
+      (cd "/usr/share/gocode/src/$import" \
+        && find . -name '*.go' ! -name '*_test.go' -exec cp --parents {} "$root/" \;)
+    fi
+    index="$cache/$corpus-$version.scip"
+    oracle="$repo/scripts/oracle/go_scip.go"
+    if [ ! -s "$index" ] || [ "$oracle" -nt "$index" ]; then
+      GO111MODULE=off GOPATH="$gopath:/usr/share/gocode" GOFLAGS= go run "$oracle" \
+        -root "$root" -importpath "$import" -version "$version" -output "$index" >&2
+    fi
+    prefix= ;;
+  *) echo "unknown corpus: $corpus (django | pydantic | sphinx | ts | effect | tokio | goldmark | yaml | toml | all)" >&2; exit 2 ;;
 esac
 cd "$repo"
 cargo run --quiet --release -p nexus-accuracy -- --scip "$index" --root "$root" --prefix "$prefix" "$@"

@@ -168,6 +168,10 @@ pub struct FileFacts {
     pub call_bindings: Vec<CallBinding>,
     /// Variables bound to a collection's elements (`for … of`, callbacks).
     pub element_bindings: Vec<ElementBinding>,
+    /// Variables bound to what a chain of attributes holds (Go `x := n.first`): (scope,
+    /// variable, the chain as written).
+    #[serde(default)]
+    pub path_bindings: Vec<(Option<DefIdx>, String, String)>,
     /// Names a scope declares as variables or parameters (`const x = …`, `(x) => …`,
     /// `catch (e)`; JavaScript and TypeScript): inside a function they hide the file's names
     /// and imports of the same name; at module level they hold values that no definition
@@ -219,6 +223,7 @@ impl FileFacts {
             bindings: Vec::new(),
             call_bindings: Vec::new(),
             element_bindings: Vec::new(),
+            path_bindings: Vec::new(),
             locals: Vec::new(),
             type_aliases: Vec::new(),
             attr_bindings: Vec::new(),

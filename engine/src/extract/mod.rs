@@ -3,6 +3,7 @@
 
 mod comment_runs;
 mod go;
+mod go_build;
 mod java;
 mod js;
 mod python;

@@ -114,18 +114,25 @@ impl<'a> Resolver<'a> {
             Lang::Java => f.package.as_deref().map_or(&[], |p| self.modules.java(p)),
             _ => &[],
         };
+        // A definition in stand-in code (a Go file another platform builds) gives way to a real
+        // one in another file of the package.
+        let mut stand_in = None;
         for &mate in package_mates {
             if mate != fi
                 && let Some(&d) = self.top_level[mate].get(name).and_then(|v| v.first())
             {
-                return Some((
+                let hit = (
                     Target::Node(self.def_node[mate][d as usize]),
                     confidence::SAME_FILE,
                     Reason::SameFile,
-                ));
+                );
+                if !self.files[mate].is_test_def(d) {
+                    return Some(hit);
+                }
+                stand_in.get_or_insert(hit);
             }
         }
-        None
+        stand_in
     }
 
     /// What is known of a bare name no definition explains (JavaScript, TypeScript): a
@@ -339,9 +346,20 @@ impl<'a> Resolver<'a> {
                         confidence::RECEIVER_TYPE,
                         Reason::ReceiverType,
                     );
-                    if !hits.is_empty() {
+                    // A Go type's method set is its methods and those of the types it embeds:
+                    // a method it lacks is one of an embedded type outside the project.
+                    if !hits.is_empty() || f.lang == Lang::Go {
                         return hits;
                     }
+                }
+                // A Go variable declared with a type of a package outside the project
+                // (`out reflect.Value`) calls none of the project's methods.
+                if f.lang == Lang::Go
+                    && self
+                        .binding_type(fi, scope, var)
+                        .is_some_and(|ty| self.go_type_outside(fi, &ty))
+                {
+                    return Vec::new();
                 }
                 if let Some((target, conf, _)) = self.lookup_name(fi, scope, var)
                     && let Some(hit) = self.member_of_target(target, name, conf)
@@ -477,6 +495,8 @@ impl<'a> Resolver<'a> {
         name: &str,
         conf: f32,
     ) -> Option<(u32, f32, Reason)> {
+        // A package's files: an export in stand-in code gives way to a real one.
+        let mut stand_in = None;
         for &file in files {
             if let Some(t) = scope::export(
                 file,
@@ -491,10 +511,13 @@ impl<'a> Resolver<'a> {
                 .into_iter()
                 .next()
             {
-                return Some(hit);
+                if !self.is_test_node(hit.0) {
+                    return Some(hit);
+                }
+                stand_in.get_or_insert(hit);
             }
         }
-        None
+        stand_in
     }
 
     /// A name no scope explains: one candidate project-wide is a guess (0.5); of two to eight,

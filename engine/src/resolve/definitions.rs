@@ -76,11 +76,14 @@ impl<'a> Resolver<'a> {
                     .parent
                     .and_then(|p| f.defs.get(p as usize))
                     .map(|p| p.kind);
-                // A Rust method of an `impl` whose type is not in this file joins that type
-                // once imports are known (`adopt_foreign_methods`).
-                let foreign = f.lang == Lang::Rust
-                    && d.kind == NodeKind::Method
-                    && matches!(parent_kind, None | Some(NodeKind::Module));
+                // A Rust method of an `impl` whose type is not in this file, or a Go method whose
+                // type is declared in another file of its package, joins that type once imports
+                // are known (`adopt_foreign_methods`).
+                let foreign = match f.lang {
+                    Lang::Rust => matches!(parent_kind, None | Some(NodeKind::Module)),
+                    Lang::Go => parent_kind.is_none(),
+                    _ => false,
+                } && d.kind == NodeKind::Method;
                 if foreign {
                     self.foreign_methods
                         .push((self.file_node.len() - 1, i as u32));
@@ -205,7 +208,8 @@ impl<'a> Resolver<'a> {
     /// Rust methods of `impl` blocks written in another file than their type (`impl Handle`
     /// where `Handle` is imported) become members of that type: the type as the file's scope
     /// resolves it, else the only type of that name project-wide when the file imports no
-    /// such name. Methods for tests only give way to real ones of the same name.
+    /// such name. Go methods join their type in another file of their package. Methods for
+    /// tests only give way to real ones of the same name.
     pub(super) fn adopt_foreign_methods(&mut self) {
         for (fi, di) in std::mem::take(&mut self.foreign_methods) {
             let f = &self.files[fi];
@@ -219,13 +223,23 @@ impl<'a> Resolver<'a> {
                 .imports
                 .iter()
                 .any(|i| i.names.iter().any(|n| n.local() == ty));
-            let Some((owner, conf)) = self.resolve_type(fi, def.parent, ty) else {
+            let id = self.def_node[fi][di as usize];
+            // A Go method's type is in its own package: found by the file's scope, surely.
+            let owner = self
+                .resolve_type(fi, def.parent, ty)
+                .filter(|&(_, conf)| {
+                    conf >= confidence::IMPORT
+                        || !(imported || ty.contains("::") || f.lang == Lang::Go)
+                })
+                .map(|(owner, _)| owner);
+            let Some(owner) = owner else {
+                // A Go method of a type the project does not show is still a method of its
+                // name: a candidate for calls on receivers of unknown type.
+                if f.lang == Lang::Go {
+                    self.methods.entry(def.name.as_str()).or_default().push(id);
+                }
                 continue;
             };
-            if conf < confidence::IMPORT && (imported || ty.contains("::")) {
-                continue;
-            }
-            let id = self.def_node[fi][di as usize];
             self.b
                 .add_edge(id, owner, EdgeKind::MemberOf, 1.0, Reason::Member);
             self.adopted.insert(id, owner);

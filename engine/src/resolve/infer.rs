@@ -4,7 +4,9 @@
 use rustc_hash::FxHashSet as HashSet;
 
 use super::scope::Target;
-use super::{MAX_ALIAS_HOPS, Resolver, UNION_IDS, confidence, dotted_callee, is_getter};
+use super::{
+    MAX_ALIAS_HOPS, MAX_RETURN_DEPTH, Resolver, UNION_IDS, confidence, dotted_callee, is_getter,
+};
 use crate::facts::{Callee, Receiver};
 use crate::graph::{NodeKind, Reason};
 use crate::lang::Lang;
@@ -66,6 +68,8 @@ impl<'a> Resolver<'a> {
             // A Rust name the file imports (`use std::cell::UnsafeCell`) or a path its scope
             // does not explain (`std::cell::UnsafeCell`) is no project type of that name.
             _ if self.files[fi].lang == Lang::Rust && self.rust_names_outside(fi, name) => None,
+            // A Go type of a package outside the project (`io.Writer`, `reflect.Value`).
+            _ if self.files[fi].lang == Lang::Go && self.go_type_outside(fi, name) => None,
             _ => {
                 if self.files[fi].lang.is_js_family()
                     && let Some(found) = self.alias_type(fi, name)
@@ -382,6 +386,9 @@ impl<'a> Resolver<'a> {
         {
             return Some(found);
         }
+        if let Some(found) = self.package_variable_type(fi, scope, var, depth) {
+            return Some(found);
+        }
         let f = &self.files[fi];
         let mut chain: Vec<Option<u32>> =
             self.scope_chain(fi, scope).into_iter().map(Some).collect();
@@ -400,9 +407,10 @@ impl<'a> Resolver<'a> {
             .find_map(|s| {
                 let calls = &self.vars.get(fi, var, s)?.calls;
                 let found = result_of(s, *calls.last()?);
-                // Rust binds one name afresh in each arm, `if let` and `let`: when those of a
-                // scope that can be typed disagree, the name has no one type there.
-                if f.lang == Lang::Rust && calls.len() > 1 {
+                // Rust binds one name afresh in each arm, `if let` and `let`, and Go in each
+                // block (`x := f()`): when those of a scope that can be typed disagree, the name
+                // has no one type there.
+                if matches!(f.lang, Lang::Rust | Lang::Go) && calls.len() > 1 {
                     let mut types = calls.iter().filter_map(|&at| result_of(s, at));
                     let first = types.next()?;
                     return types.all(|(t, _)| t == first.0).then_some(found).flatten();
@@ -416,10 +424,46 @@ impl<'a> Resolver<'a> {
                     self.element_type(fi, s, &bound.of, depth)
                 })
             })
+            .or_else(|| {
+                chain
+                    .iter()
+                    .copied()
+                    .find_map(|s| self.path_binding_type(fi, s, var, depth))
+            })
     }
 
-    /// The element type of a collection: a variable, a `this.x`/`self.x` attribute or a call
-    /// result whose declared type is written `T[]` in facts.
+    /// `x := n.first` (Go): what the chain holds, when every such binding of the scope agrees
+    /// and the scope binds no call's result to the name.
+    fn path_binding_type(
+        &self,
+        fi: usize,
+        scope: Option<u32>,
+        var: &str,
+        depth: u32,
+    ) -> Option<(u32, f32)> {
+        let bound = self.vars.get(fi, var, scope)?;
+        if depth >= MAX_RETURN_DEPTH || bound.paths.is_empty() || !bound.calls.is_empty() {
+            return None;
+        }
+        let mut found: Option<(u32, f32)> = None;
+        for &at in &bound.paths {
+            let (_, _, path) = self.files[fi].path_bindings.get(at as usize)?;
+            // `x := x.next` would ask for itself.
+            if path.split('.').next() == Some(var) {
+                return None;
+            }
+            let (t, c) = self.path_type(fi, scope, path, depth + 1)?;
+            found = match found {
+                Some((known, _)) if known != t => return None,
+                Some((known, kc)) => Some((known, kc.min(c))),
+                None => Some((t, c)),
+            };
+        }
+        found
+    }
+
+    /// The element type of a collection: a variable, a `this.x`/`self.x` attribute (in Go any
+    /// field, `o.value`) or a call result whose declared type is written `T[]` in facts.
     pub(super) fn element_type(
         &self,
         fi: usize,
@@ -429,6 +473,14 @@ impl<'a> Resolver<'a> {
     ) -> Option<(u32, f32)> {
         let (file, written_in, written): (usize, Option<u32>, String) = match of {
             Receiver::Name(var) => (fi, scope, self.binding_type(fi, scope, var)?),
+            // `o.value` in Go: a field of what the chain before it holds.
+            Receiver::Path(path) if self.files[fi].lang == Lang::Go => {
+                let (before, attr) = path.rsplit_once('.')?;
+                let (ty, _) = self.path_type(fi, scope, before, depth + 1)?;
+                let &(file, def) = self.node_def.get(&ty)?;
+                let (file, class, written) = self.attribute_type(file, def, attr)?;
+                (file, Some(class), written.to_owned())
+            }
             Receiver::Path(path) => {
                 let attr = path
                     .strip_prefix("this.")
@@ -575,6 +627,43 @@ impl<'a> Resolver<'a> {
         })
     }
 
+    /// A Go package-level variable of another file of the package (`var Table = &table{}`,
+    /// `var std = New()`), when nothing in the file binds the name: its declared, constructed or
+    /// returned type.
+    fn package_variable_type(
+        &self,
+        fi: usize,
+        scope: Option<u32>,
+        var: &str,
+        depth: u32,
+    ) -> Option<(u32, f32)> {
+        let f = &self.files[fi];
+        if f.lang != Lang::Go {
+            return None;
+        }
+        let mut chain: Vec<Option<u32>> =
+            self.scope_chain(fi, scope).into_iter().map(Some).collect();
+        chain.push(None);
+        if chain.iter().any(|&s| self.vars.get(fi, var, s).is_some()) {
+            return None;
+        }
+        let mate = self
+            .modules
+            .same_dir_go(&f.path)
+            .iter()
+            .copied()
+            .filter(|&m| m != fi && self.vars.get(m, var, None).is_some())
+            .min_by_key(|&m| self.files[m].in_test_code(1))?;
+        let bound = self.vars.get(mate, var, None)?;
+        if let Some(&at) = bound.types.last() {
+            let written = &self.files[mate].bindings.get(at as usize)?.type_name;
+            return self.resolve_type(mate, None, written);
+        }
+        let &at = bound.calls.last()?;
+        let callee = &self.files[mate].call_bindings.get(at as usize)?.callee;
+        self.call_result_type(mate, None, callee, depth + 1)
+    }
+
     /// Member `name` of type `ty`, reached with confidence `reached`: a member found on the type
     /// itself is as sure as `direct`; one inherited from a base is capped at `INHERITED`.
     pub(super) fn typed_member(
@@ -620,6 +709,17 @@ impl<'a> Resolver<'a> {
             .imports
             .iter()
             .any(|i| i.names.iter().any(|n| n.local() == head))
+    }
+
+    /// Whether a Go type name is qualified by an imported package the project does not hold
+    /// (`io.Writer` where `io` is the standard library's).
+    pub(super) fn go_type_outside(&self, fi: usize, name: &str) -> bool {
+        let Some((package, _)) = name.trim_start_matches('*').split_once('.') else {
+            return false;
+        };
+        self.files[fi].imports.iter().any(|i| {
+            i.module_alias.as_deref() == Some(package) && self.modules.go(&i.module).is_empty()
+        })
     }
 
     /// `f().unwrap()`, `f().expect(…)`, `f()?` (read as `.unwrap()`) in Rust: the `T` of the

@@ -18,11 +18,32 @@ pub struct ModuleIndex {
     /// Per file: its Rust module path, when it is a Rust file.
     rust_canonical: Vec<Option<String>>,
     go_dirs: HashMap<String, Vec<usize>>,
+    /// The package the Go files at the project's top folder declare.
+    go_root_package: Option<String>,
     java_packages: HashMap<String, Vec<usize>>,
 }
 
 fn dir_of(path: &str) -> &str {
     path.rsplit_once('/').map_or("", |(d, _)| d)
+}
+
+/// The package name a Go import path conventionally declares: its last part, without a major
+/// version (`example.com/m/v2` → `m`, `gopkg.in/yaml.v3` → `yaml`).
+fn go_package_name(path: &str) -> &str {
+    let is_version = |p: &str| {
+        p.strip_prefix('v')
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+    };
+    let mut parts = path.rsplit('/');
+    let last = parts.next().unwrap_or(path);
+    let last = match parts.next() {
+        Some(before) if is_version(last) => before,
+        _ => last,
+    };
+    match last.rsplit_once('.') {
+        Some((name, version)) if is_version(version) => name,
+        _ => last,
+    }
 }
 
 fn stem(path: &str) -> &str {
@@ -58,11 +79,13 @@ impl ModuleIndex {
                         index.rust_canonical[i] = Some(name);
                     }
                 }
-                Lang::Go => index
-                    .go_dirs
-                    .entry(dir_of(&f.path).to_owned())
-                    .or_default()
-                    .push(i),
+                Lang::Go => {
+                    let dir = dir_of(&f.path);
+                    if dir.is_empty() && index.go_root_package.is_none() {
+                        index.go_root_package.clone_from(&f.package);
+                    }
+                    index.go_dirs.entry(dir.to_owned()).or_default().push(i);
+                }
                 Lang::Java => {
                     if let Some(package) = &f.package {
                         index
@@ -197,22 +220,39 @@ impl ModuleIndex {
         (module.rsplit("::").next() == Some(last)).then_some(found)
     }
 
-    /// Go files of the package imported as `path` (matched by the longest directory suffix).
+    /// Go files of the package imported as `path`: the longest directory that is a suffix of
+    /// the path (`example.com/shop/ast` → `ast`, not `extension/ast`), else the longest one whose
+    /// last part is the path's last part (a module laid out under another folder), else the top
+    /// folder when its package is named as the path ends (`example.com/shop` → `package shop`).
+    /// A path whose first part has no dot is the standard library's (`strings`, `net/http`):
+    /// only a folder it is a suffix of, of two parts or more, can be it (a GOPATH project).
     pub fn go(&self, path: &str) -> &[usize] {
-        let mut best: Option<(&String, &Vec<usize>)> = None;
+        let first = path.split('/').next().unwrap_or(path);
+        let standard = !first.contains('.');
+        if standard && !path.contains('/') {
+            return &[];
+        }
+        let mut best: Option<((bool, usize), &Vec<usize>)> = None;
         for (dir, files) in &self.go_dirs {
-            let matches = !dir.is_empty()
-                && (path == dir
-                    || path.ends_with(&format!("/{dir}"))
-                    || dir.ends_with(&format!("/{path}")));
-            let suffix_match = !dir.is_empty()
-                && path.rsplit('/').next() == dir.rsplit('/').next()
-                && path.ends_with(dir.rsplit('/').next().unwrap_or(""));
-            if (matches || suffix_match) && best.is_none_or(|(b, _)| dir.len() > b.len()) {
-                best = Some((dir, files));
+            if dir.is_empty() {
+                continue;
+            }
+            let suffix = path == dir
+                || path.ends_with(&format!("/{dir}"))
+                || dir.ends_with(&format!("/{path}"));
+            let same_last = !standard && path.rsplit('/').next() == dir.rsplit('/').next();
+            let rank = (suffix, dir.len());
+            if (suffix || same_last) && best.is_none_or(|(b, _)| rank > b) {
+                best = Some((rank, files));
             }
         }
-        best.map_or(&[], |(_, f)| f)
+        if let Some((_, files)) = best {
+            return files;
+        }
+        match (&self.go_root_package, self.go_dirs.get("")) {
+            (Some(package), Some(files)) if !standard && go_package_name(path) == package => files,
+            _ => &[],
+        }
     }
 
     /// Java files of a package.
@@ -272,6 +312,14 @@ fn rust_module(path: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn go_package_names_leave_out_major_versions() {
+        assert_eq!(go_package_name("gopkg.in/yaml.v3"), "yaml");
+        assert_eq!(go_package_name("example.com/m/v2"), "m");
+        assert_eq!(go_package_name("github.com/yuin/goldmark"), "goldmark");
+        assert_eq!(go_package_name("example.com/v2"), "example.com");
+    }
 
     fn facts(paths: &[&str]) -> Vec<FileFacts> {
         paths

@@ -2040,3 +2040,670 @@ impl Either {
         )]
     );
 }
+
+#[test]
+fn go_an_import_path_names_the_folder_it_ends_with_not_another_of_the_same_last_name() {
+    let g = graph(&[
+        ("ast/node.go", "package ast\n\nfunc NewText() {}\n"),
+        (
+            "extension/ast/table.go",
+            "package ast\n\nfunc NewText() {}\n",
+        ),
+        (
+            "parser/parse.go",
+            "package parser\n\nimport \"example.com/md/ast\"\n\nfunc Parse() { ast.NewText() }\n",
+        ),
+        (
+            "extension/table.go",
+            "package extension\n\nimport east \"example.com/md/extension/ast\"\n\nfunc Table() { east.NewText() }\n",
+        ),
+    ]);
+    assert_eq!(
+        calls_from(&g, "Function:parser/parse.go:Parse"),
+        [(
+            "Function:ast/node.go:NewText".to_owned(),
+            3,
+            0.97,
+            "import-resolved"
+        )]
+    );
+    assert_eq!(
+        calls_from(&g, "Function:extension/table.go:Table"),
+        [(
+            "Function:extension/ast/table.go:NewText".to_owned(),
+            3,
+            0.97,
+            "import-resolved"
+        )]
+    );
+}
+
+#[test]
+fn go_methods_of_an_embedded_struct_are_promoted() {
+    let g = graph(&[
+        (
+            "ast/base.go",
+            "package ast\n\ntype BaseNode struct{ parent *BaseNode }\n\nfunc (n *BaseNode) Parent() {}\n",
+        ),
+        (
+            "ast/heading.go",
+            "package ast\n\ntype Heading struct {\n\tBaseNode\n\tLevel int\n}\n\nfunc (h *Heading) Dump() { h.Parent() }\n",
+        ),
+        (
+            "ext/table.go",
+            "package ext\n\nimport \"example.com/md/ast\"\n\ntype Table struct{ *ast.BaseNode }\n\nfunc (t Table) Dump() { t.Parent() }\n",
+        ),
+    ]);
+    assert_eq!(
+        calls_from(&g, "Method:ast/heading.go:Heading.Dump"),
+        [(
+            "Method:ast/base.go:BaseNode.Parent".to_owned(),
+            5,
+            0.95,
+            "receiver-type"
+        )]
+    );
+    assert_eq!(
+        calls_from(&g, "Method:ext/table.go:Table.Dump"),
+        [(
+            "Method:ast/base.go:BaseNode.Parent".to_owned(),
+            5,
+            0.95,
+            "receiver-type"
+        )]
+    );
+}
+
+#[test]
+fn go_a_struct_field_types_calls_on_it() {
+    let g = graph(&[
+        (
+            "render/writer.go",
+            "package render\n\ntype Writer struct{}\n\nfunc (w *Writer) Write() {}\n\ntype Other struct{}\n\nfunc (o *Other) Write() {}\n",
+        ),
+        (
+            "render/html.go",
+            "package render\n\ntype Renderer struct {\n\tWriter *Writer\n\tout, err Other\n}\n\nfunc (r *Renderer) Render() {\n\tr.Writer.Write()\n\tr.err.Write()\n}\n",
+        ),
+    ]);
+    assert_eq!(
+        calls_from(&g, "Method:render/html.go:Renderer.Render"),
+        [
+            (
+                "Method:render/writer.go:Other.Write".to_owned(),
+                9,
+                0.95,
+                "attribute-type"
+            ),
+            (
+                "Method:render/writer.go:Writer.Write".to_owned(),
+                5,
+                0.95,
+                "attribute-type"
+            ),
+        ]
+    );
+}
+
+#[test]
+fn go_a_variable_holds_what_the_call_assigned_to_it_returns() {
+    let g = graph(&[
+        (
+            "ast/node.go",
+            r#"package ast
+
+type Node interface {
+	Next() Node
+	Text() string
+}
+
+type Link struct{}
+
+func (l *Link) Title() {}
+func (l *Link) Text() string { return "" }
+
+type Image struct{}
+
+func (i *Image) Title() {}
+
+func NewLink() (*Link, error) { return &Link{}, nil }
+func NewImage() *Image { return &Image{} }
+func First() Node { return nil }
+"#,
+        ),
+        (
+            "parser/parse.go",
+            r#"package parser
+
+import "example.com/md/ast"
+
+func Parse(ok bool) {
+	link, err := ast.NewLink()
+	link.Title()
+	var img *ast.Image
+	img.Title()
+	for c := ast.First(); c != nil; c = c.Next() {
+		c.Text()
+	}
+	if ok {
+		x := ast.NewImage()
+		x.Title()
+	} else {
+		x, _ := ast.NewLink()
+		x.Title()
+	}
+}
+
+func Chain() { ast.First().Next().Text() }
+"#,
+        ),
+    ]);
+    let calls = calls_from(&g, "Function:parser/parse.go:Parse");
+    let sure: Vec<(&str, f32, &str)> = calls
+        .iter()
+        .filter(|c| c.2 >= 0.5)
+        .map(|c| (c.0.as_str(), c.2, c.3))
+        .collect();
+    // `x` is a link in one block and an image in the other: its `Title` is no sure edge.
+    assert_eq!(
+        sure,
+        [
+            ("Function:ast/node.go:First", 0.97, "import-resolved"),
+            ("Function:ast/node.go:NewImage", 0.97, "import-resolved"),
+            ("Function:ast/node.go:NewLink", 0.97, "import-resolved"),
+            ("Method:ast/node.go:Image.Title", 0.97, "receiver-type"),
+            ("Method:ast/node.go:Link.Title", 0.95, "receiver-type"),
+            ("Method:ast/node.go:Node.Next", 0.95, "receiver-type"),
+            ("Method:ast/node.go:Node.Text", 0.95, "receiver-type"),
+        ]
+    );
+    assert_eq!(
+        calls_from(&g, "Function:parser/parse.go:Chain"),
+        [
+            (
+                "Function:ast/node.go:First".to_owned(),
+                19,
+                0.97,
+                "import-resolved"
+            ),
+            (
+                "Method:ast/node.go:Node.Next".to_owned(),
+                4,
+                0.95,
+                "return-type"
+            ),
+            (
+                "Method:ast/node.go:Node.Text".to_owned(),
+                5,
+                0.95,
+                "return-type"
+            ),
+        ]
+    );
+}
+
+#[test]
+fn go_the_top_folder_is_the_package_its_import_path_ends_with_and_the_standard_library_is_not_the_project()
+ {
+    let g = graph(&[
+        (
+            "markdown.go",
+            "package goldmark\n\ntype Markdown interface{ Convert() }\n\nfunc New() {}\n",
+        ),
+        (
+            "util/strings/strings.go",
+            "package strings\n\nfunc Contains() {}\n",
+        ),
+        (
+            "ext/table.go",
+            r#"package ext
+
+import (
+	"strings"
+
+	"example.com/goldmark"
+	ustrings "example.com/goldmark/util/strings"
+)
+
+func Extend(m goldmark.Markdown, v interface{}) {
+	goldmark.New()
+	m.Convert()
+	v.(goldmark.Markdown).Convert()
+	strings.Contains()
+	ustrings.Contains()
+}
+"#,
+        ),
+    ]);
+    let sure: Vec<(String, f32, &str)> = calls_from(&g, "Function:ext/table.go:Extend")
+        .into_iter()
+        .filter(|c| c.2 >= 0.5)
+        .map(|c| (c.0, c.2, c.3))
+        .collect();
+    assert_eq!(
+        sure,
+        [
+            (
+                "Function:markdown.go:New".to_owned(),
+                0.97,
+                "import-resolved"
+            ),
+            (
+                "Function:util/strings/strings.go:Contains".to_owned(),
+                0.97,
+                "import-resolved"
+            ),
+            (
+                "Method:markdown.go:Markdown.Convert".to_owned(),
+                0.97,
+                "receiver-type"
+            ),
+        ]
+    );
+}
+
+#[test]
+fn go_definitions_in_files_go_build_leaves_out_give_way_to_the_real_ones() {
+    let g = graph(&[
+        ("util/a_test.go", "package util\n\nfunc Setup() {}\n"),
+        ("util/b.go", "package util\n\nfunc Setup() {}\n"),
+        (
+            "util/util_safe.go",
+            "//go:build appengine || js\n\npackage util\n\nfunc ToBytes() {}\n",
+        ),
+        (
+            "util/util_unsafe.go",
+            "//go:build !appengine && !js\n\npackage util\n\nfunc ToBytes() {}\n",
+        ),
+        (
+            "util/util.go",
+            "package util\n\nfunc Convert() {\n\tToBytes()\n\tSetup()\n}\n",
+        ),
+        (
+            "ast/ast.go",
+            "package ast\n\nimport \"example.com/md/util\"\n\nfunc Text() {\n\tutil.ToBytes()\n\tutil.Setup()\n}\n",
+        ),
+    ]);
+    for caller in ["Function:util/util.go:Convert", "Function:ast/ast.go:Text"] {
+        let reason = if caller.starts_with("Function:util") {
+            "same-file"
+        } else {
+            "import-resolved"
+        };
+        assert_eq!(
+            calls_from(&g, caller),
+            [
+                ("Function:util/b.go:Setup".to_owned(), 3, 0.97, reason),
+                (
+                    "Function:util/util_unsafe.go:ToBytes".to_owned(),
+                    5,
+                    0.97,
+                    reason
+                ),
+            ],
+            "{caller}"
+        );
+    }
+}
+
+#[test]
+fn go_range_elements_asserted_types_and_function_literal_parameters_type_their_names() {
+    let g = graph(&[
+        (
+            "html/html.go",
+            r#"package html
+
+type Option interface{ SetOption() }
+
+type Text struct{}
+
+func (t *Text) IsRaw() bool { return false }
+
+func Texts() []*Text { return nil }
+
+func Walk(f func(n *Text)) {}
+"#,
+        ),
+        (
+            "ext/ext.go",
+            r#"package ext
+
+import "example.com/md/html"
+
+func New(opts ...html.Option) {
+	for _, opt := range opts {
+		opt.SetOption()
+	}
+}
+
+func Render(v interface{}) {
+	n := v.(*html.Text)
+	n.IsRaw()
+	for _, t := range html.Texts() {
+		t.IsRaw()
+	}
+}
+
+func Visit(v interface{}) {
+	o, ok := v.(html.Option)
+	if ok {
+		o.SetOption()
+	}
+	html.Walk(func(m *html.Text) {
+		m.IsRaw()
+	})
+}
+"#,
+        ),
+    ]);
+    let sure = |caller: &str| -> Vec<(String, f32, &str)> {
+        calls_from(&g, caller)
+            .into_iter()
+            .filter(|c| c.2 >= 0.5)
+            .map(|c| (c.0, c.2, c.3))
+            .collect()
+    };
+    assert_eq!(
+        sure("Function:ext/ext.go:New"),
+        [(
+            "Method:html/html.go:Option.SetOption".to_owned(),
+            0.95,
+            "receiver-type"
+        )]
+    );
+    assert_eq!(
+        sure("Function:ext/ext.go:Render"),
+        [
+            (
+                "Function:html/html.go:Texts".to_owned(),
+                0.97,
+                "import-resolved"
+            ),
+            (
+                "Method:html/html.go:Text.IsRaw".to_owned(),
+                0.97,
+                "receiver-type"
+            ),
+        ]
+    );
+    assert_eq!(
+        sure("Function:ext/ext.go:Visit"),
+        [
+            (
+                "Function:html/html.go:Walk".to_owned(),
+                0.97,
+                "import-resolved"
+            ),
+            (
+                "Method:html/html.go:Option.SetOption".to_owned(),
+                0.97,
+                "receiver-type"
+            ),
+            (
+                "Method:html/html.go:Text.IsRaw".to_owned(),
+                0.97,
+                "receiver-type"
+            ),
+        ]
+    );
+}
+
+#[test]
+fn go_methods_join_their_type_in_another_file_and_any_defined_type_has_methods() {
+    let g = graph(&[
+        (
+            "toml/meta.go",
+            "package toml\n\ntype Key []string\n\nfunc (k Key) String() string { return \"\" }\n\ntype MetaData struct{ context Key }\n",
+        ),
+        (
+            "toml/lex.go",
+            "package toml\n\ntype item struct{}\n\nfunc (it item) String() string { return \"\" }\n",
+        ),
+        (
+            "toml/decode_meta.go",
+            "package toml\n\nfunc (md *MetaData) Keys() {}\n",
+        ),
+        (
+            "toml/decode.go",
+            "package toml\n\nfunc (md *MetaData) Decode() {\n\tmd.context.String()\n\tmd.Keys()\n}\n",
+        ),
+    ]);
+    assert_eq!(
+        calls_from(&g, "Method:toml/decode.go:MetaData.Decode"),
+        [
+            (
+                "Method:toml/decode_meta.go:MetaData.Keys".to_owned(),
+                3,
+                0.97,
+                "receiver-type"
+            ),
+            (
+                "Method:toml/meta.go:Key.String".to_owned(),
+                5,
+                0.95,
+                "attribute-type"
+            ),
+        ]
+    );
+}
+
+#[test]
+fn go_a_package_variable_of_another_file_is_typed_unless_a_local_hides_it() {
+    let g = graph(&[
+        (
+            "ext/table.go",
+            "package ext\n\ntype table struct{}\n\nfunc (t *table) Extend() {}\n\nvar Table = &table{}\n",
+        ),
+        (
+            "ext/list.go",
+            "package ext\n\ntype list struct{}\n\nfunc (l *list) Extend() {}\n\nfunc newList() *list { return nil }\n\nvar List = newList()\n",
+        ),
+        (
+            "ext/gfm.go",
+            "package ext\n\nfunc Use() {\n\tTable.Extend()\n\tList.Extend()\n}\n\nfunc Hidden(Table int) {\n\tTable.Extend()\n\tList := t.list\n\tList.Extend()\n}\n",
+        ),
+    ]);
+    let sure = |caller: &str| -> Vec<(String, f32, &str)> {
+        calls_from(&g, caller)
+            .into_iter()
+            .filter(|c| c.2 >= 0.5)
+            .map(|c| (c.0, c.2, c.3))
+            .collect()
+    };
+    assert_eq!(
+        sure("Function:ext/gfm.go:Use"),
+        [
+            (
+                "Method:ext/list.go:list.Extend".to_owned(),
+                0.95,
+                "receiver-type"
+            ),
+            (
+                "Method:ext/table.go:table.Extend".to_owned(),
+                0.97,
+                "receiver-type"
+            ),
+        ]
+    );
+    assert_eq!(sure("Function:ext/gfm.go:Hidden"), []);
+}
+
+#[test]
+fn go_a_variable_holds_what_the_field_chain_assigned_to_it_holds() {
+    let g = graph(&[(
+        "ast/ast.go",
+        r#"package ast
+
+type Node interface{ Text() string }
+
+type Segment struct{}
+
+func (s Segment) Value() {}
+
+type Other struct{}
+
+func (o Other) Value() {}
+
+type Info struct{ Segment Segment }
+
+type Base struct {
+	first Node
+	info  *Info
+	other Other
+}
+
+func (b *Base) Walk() {
+	for c := b.first; c != nil; c = nil {
+		c.Text()
+	}
+	segment := b.info.Segment
+	segment.Value()
+}
+
+func (b *Base) Pick(ok bool) {
+	if ok {
+		x := b.other
+		x.Value()
+	} else {
+		x := b.info.Segment
+		x.Value()
+	}
+}
+"#,
+    )]);
+    let sure = |caller: &str| -> Vec<(String, f32, &str)> {
+        calls_from(&g, caller)
+            .into_iter()
+            .filter(|c| c.2 >= 0.5)
+            .map(|c| (c.0, c.2, c.3))
+            .collect()
+    };
+    assert_eq!(
+        sure("Method:ast/ast.go:Base.Walk"),
+        [
+            (
+                "Method:ast/ast.go:Node.Text".to_owned(),
+                0.95,
+                "receiver-type"
+            ),
+            (
+                "Method:ast/ast.go:Segment.Value".to_owned(),
+                0.95,
+                "receiver-type"
+            ),
+        ]
+    );
+    // `x` holds an `Other` in one block and a `Segment` in the other: no sure edge.
+    assert_eq!(sure("Method:ast/ast.go:Base.Pick"), []);
+}
+
+#[test]
+fn go_an_embedded_type_is_also_a_field_named_as_the_type() {
+    let g = graph(&[
+        (
+            "html/html.go",
+            "package html\n\ntype Config struct{}\n\nfunc (c *Config) SetOption() {}\n",
+        ),
+        (
+            "ext/footnote.go",
+            "package ext\n\nimport \"example.com/md/html\"\n\ntype FootnoteConfig struct {\n\thtml.Config\n}\n\nfunc (c *FootnoteConfig) SetOption() {\n\tc.Config.SetOption()\n}\n",
+        ),
+    ]);
+    assert_eq!(
+        calls_from(&g, "Method:ext/footnote.go:FootnoteConfig.SetOption"),
+        [(
+            "Method:html/html.go:Config.SetOption".to_owned(),
+            5,
+            0.95,
+            "attribute-type"
+        )]
+    );
+}
+
+#[test]
+fn go_range_over_a_field_gives_its_elements() {
+    let g = graph(&[(
+        "ext/options.go",
+        r#"package ext
+
+type Option interface{ Set() }
+
+type Cell struct{}
+
+func (c Cell) Render() {}
+
+type options struct {
+	value []Option
+	cells []*Cell
+}
+
+func (o *options) Apply() {
+	for _, v := range o.value {
+		v.Set()
+	}
+	for _, c := range o.cells {
+		c.Render()
+	}
+}
+"#,
+    )]);
+    assert_eq!(
+        calls_from(&g, "Method:ext/options.go:options.Apply"),
+        [
+            (
+                "Method:ext/options.go:Cell.Render".to_owned(),
+                7,
+                0.95,
+                "receiver-type"
+            ),
+            (
+                "Method:ext/options.go:Option.Set".to_owned(),
+                3,
+                0.95,
+                "receiver-type"
+            ),
+        ]
+    );
+}
+
+#[test]
+fn go_a_type_of_a_package_outside_the_project_has_none_of_its_methods() {
+    let g = graph(&[
+        (
+            "util/util.go",
+            "package util\n\nimport \"io\"\n\ntype BufWriter interface {\n\tio.Writer\n\tFlush()\n}\n\ntype sorter struct{}\n\nfunc (s sorter) Len() int { return 0 }\n",
+        ),
+        (
+            "html/html.go",
+            "package html\n\ntype Writer interface{ Write() }\n",
+        ),
+        (
+            "html/render.go",
+            r#"package html
+
+import (
+	"reflect"
+
+	"example.com/md/util"
+)
+
+func Render(w util.BufWriter, out reflect.Value) {
+	w.Write()
+	w.Flush()
+	out.Len()
+}
+"#,
+        ),
+    ]);
+    // `Write` is `io.Writer`'s, not the project's `Writer.Write`; `reflect.Value` has no
+    // project method `Len`.
+    assert_eq!(
+        calls_from(&g, "Function:html/render.go:Render"),
+        [(
+            "Method:util/util.go:BufWriter.Flush".to_owned(),
+            7,
+            0.97,
+            "receiver-type"
+        )]
+    );
+}

@@ -1,5 +1,5 @@
-//! Per file, what each (variable, scope) is bound to — declared or constructed types, call
-//! results, collection elements, declarations — so looking up a receiver is a hash probe, not a file scan.
+//! Per file, what each (variable, scope) is bound to (types, call results, elements, attribute
+//! chains, declarations), so looking up a receiver is a hash probe, not a file scan.
 
 use rustc_hash::FxHashMap as HashMap;
 
@@ -11,6 +11,8 @@ pub struct Bound {
     pub types: Vec<u32>,
     pub calls: Vec<u32>,
     pub elements: Vec<u32>,
+    /// Indexes into `path_bindings`.
+    pub paths: Vec<u32>,
     /// Declared as a variable or parameter of the scope (`FileFacts::locals`).
     pub declared: bool,
 }
@@ -47,6 +49,7 @@ impl<'a> VarIndex<'a> {
                     .map(|b| b.var.as_str())
                     .chain(f.call_bindings.iter().map(|b| b.var.as_str()))
                     .chain(f.element_bindings.iter().map(|b| b.var.as_str()))
+                    .chain(f.path_bindings.iter().map(|(_, var, _)| var.as_str()))
                     .chain(f.locals.iter().map(|(_, var)| var.as_str()));
                 for var in vars {
                     map.entry(var).or_default();
@@ -64,6 +67,11 @@ impl<'a> VarIndex<'a> {
                 for (i, b) in f.element_bindings.iter().enumerate() {
                     if let Some(bound) = entry(&mut map, &b.var, b.scope) {
                         bound.elements.push(i as u32);
+                    }
+                }
+                for (i, (scope, var, _)) in f.path_bindings.iter().enumerate() {
+                    if let Some(bound) = entry(&mut map, var, *scope) {
+                        bound.paths.push(i as u32);
                     }
                 }
                 for (scope, var) in &f.locals {
