@@ -138,7 +138,12 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
                     .iter()
                     .any(|c| c.kind() == "visibility_modifier");
                 if let Some(arg) = field(node, "argument") {
+                    let first = facts.imports.len();
                     use_tree(arg, "", reexport, line(node), src, facts);
+                    let depth = inline_module_depth(node);
+                    for import in facts.imports.iter_mut().skip(first) {
+                        import.module = seen_from_file(&import.module, depth);
+                    }
                 }
                 continue;
             }
@@ -456,6 +461,42 @@ fn use_tree(node: Node, prefix: &str, reexport: bool, at: u32, src: &[u8], facts
             });
         }
         _ => {}
+    }
+}
+
+/// How many inline modules (`mod m { … }`) a node sits in.
+fn inline_module_depth(node: Node) -> usize {
+    let mut depth = 0;
+    let mut at = node.parent();
+    while let Some(n) = at {
+        if n.kind() == "mod_item" {
+            depth += 1;
+        }
+        at = n.parent();
+    }
+    depth
+}
+
+/// A `use` path written inside `depth` inline modules as seen from the file's own module:
+/// each leading `super` leaves one inline module (`super::x` in `mod m { … }` is the file's
+/// `self::x`). Items of the inline modules themselves are read as the file's.
+fn seen_from_file(path: &str, depth: usize) -> String {
+    let mut rest = path;
+    let mut left = 0;
+    while left < depth {
+        match rest.strip_prefix("super") {
+            Some("") => return "self".to_owned(),
+            Some(after) if after.starts_with("::") => {
+                rest = &after[2..];
+                left += 1;
+            }
+            _ => break,
+        }
+    }
+    match left {
+        0 => path.to_owned(),
+        _ if rest.starts_with("super") => rest.to_owned(),
+        _ => format!("self::{rest}"),
     }
 }
 

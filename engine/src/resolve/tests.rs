@@ -2040,3 +2040,51 @@ impl Either {
         )]
     );
 }
+
+#[test]
+fn rust_uses_inside_inline_modules_are_relative_to_the_inline_module() {
+    let g = graph(&[
+        ("src/lib.rs", "pub mod shim;\npub mod user;\n"),
+        ("src/shim/mod.rs", "mod imp;\npub use self::imp::*;\n"),
+        (
+            "src/shim/imp/mod.rs",
+            "mod cell_impl;\npub mod cell {\n    pub use super::cell_impl::Cell;\n}\n",
+        ),
+        (
+            "src/shim/imp/cell_impl.rs",
+            "pub struct Cell;\nimpl Cell {\n    pub fn new() -> Cell { Cell }\n    pub fn with(&self) {}\n}\n",
+        ),
+        (
+            "src/shim/cell_impl.rs",
+            "pub struct Cell;\nimpl Cell {\n    pub fn new() -> Cell { Cell }\n    pub fn with(&self) {}\n}\n",
+        ),
+        (
+            "src/user.rs",
+            r#"use crate::shim::cell::Cell;
+pub struct Holder { c: Cell }
+impl Holder {
+    pub fn make() -> Holder { Holder { c: Cell::new() } }
+    pub fn go(&self) { self.c.with(); }
+}
+"#,
+        ),
+    ]);
+    assert_eq!(
+        calls_from(&g, "Method:src/user.rs:Holder.make"),
+        [(
+            "Method:src/shim/imp/cell_impl.rs:Cell.new".to_owned(),
+            3,
+            0.97,
+            "class-member"
+        )]
+    );
+    assert_eq!(
+        calls_from(&g, "Method:src/user.rs:Holder.go"),
+        [(
+            "Method:src/shim/imp/cell_impl.rs:Cell.with".to_owned(),
+            4,
+            0.95,
+            "attribute-type"
+        )]
+    );
+}
