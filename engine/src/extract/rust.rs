@@ -372,9 +372,10 @@ fn parameters(
         if param.kind() != "parameter" {
             continue;
         }
-        if let (Some(pattern), Some(ty)) = (field(param, "pattern"), field(param, "type"))
-            && pattern.kind() == "identifier"
-        {
+        if let (Some(pattern), Some(ty)) = (
+            field(param, "pattern").and_then(bound_name),
+            field(param, "type"),
+        ) {
             let written = text(ty, src);
             let ty = match written.trim().strip_prefix("impl ") {
                 Some(_) => single_trait_of(ty, src).unwrap_or_default(),
@@ -852,8 +853,8 @@ fn unwrapped_binding(
             let Some(name) = field(one, "name").filter(|_| one.kind() == "field_pattern") else {
                 continue;
             };
-            let var = field(one, "pattern").unwrap_or(name);
-            if matches!(var.kind(), "identifier" | "shorthand_field_identifier") {
+            let var = field(one, "pattern").map_or(Some(name), bound_name);
+            if let Some(var) = var {
                 facts.bindings.push(Binding {
                     scope,
                     var: text(var, src).to_owned(),
@@ -873,13 +874,8 @@ fn unwrapped_binding(
     if variant.kind() == "scoped_identifier" {
         let path = path_of(text(variant, src));
         let bound = named_children(pattern).into_iter().skip(1).enumerate();
-        for (i, mut var) in bound {
-            if var.kind() == "ref_pattern"
-                && let Some(&inner) = named_children(var).first()
-            {
-                var = inner;
-            }
-            if var.kind() == "identifier" {
+        for (i, var) in bound {
+            if let Some(var) = bound_name(var) {
                 facts.bindings.push(Binding {
                     scope,
                     var: text(var, src).to_owned(),
@@ -904,7 +900,7 @@ fn unwrapped_binding(
     let chain = value
         .filter(|v| v.kind() == "call_expression")
         .and_then(|v| call_chain(v, src));
-    if let (Some(chain), "identifier") = (chain, var.kind()) {
+    if let (Some(chain), Some(var)) = (chain, bound_name(var)) {
         facts.call_bindings.push(CallBinding {
             scope,
             var: text(var, src).to_owned(),
@@ -916,11 +912,25 @@ fn unwrapped_binding(
     }
 }
 
+/// The name a pattern binds when it is one name: `x`, `mut x`, `ref x`, `ref mut x`, `&x`.
+fn bound_name(pattern: Node) -> Option<Node> {
+    let mut at = pattern;
+    loop {
+        match at.kind() {
+            "identifier" => return Some(at),
+            "ref_pattern" | "mut_pattern" | "reference_pattern" => {
+                at = *named_children(at).last()?;
+            }
+            _ => return None,
+        }
+    }
+}
+
 fn binding(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) {
     if field(node, "alternative").is_some() {
         unwrapped_binding(node, node, scope, src, facts);
     }
-    let Some(pattern) = field(node, "pattern").filter(|p| p.kind() == "identifier") else {
+    let Some(pattern) = field(node, "pattern").and_then(bound_name) else {
         return;
     };
     let declared =

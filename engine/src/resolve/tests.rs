@@ -2088,3 +2088,66 @@ impl Holder {
         )]
     );
 }
+
+#[test]
+fn rust_mut_ref_and_reference_patterns_bind_their_name() {
+    let user = r#"use crate::io::{Registration, Token};
+pub enum Slot { Busy(Registration), Idle(Token) }
+pub fn setup(mut given: Token, slot: &mut Slot) {
+    given.clear();
+    let mut made = Registration { };
+    made.close();
+    if let Some(mut found) = Registration::find() {
+        found.poll_ready();
+    }
+    match slot {
+        Slot::Busy(ref mut busy) => busy.shutdown(),
+        Slot::Idle(_) => {}
+    }
+}
+"#;
+    let g = graph(&[
+        ("src/lib.rs", "pub mod io;\npub mod other;\npub mod user;\n"),
+        ("src/io.rs", PATTERN_TYPES),
+        ("src/user.rs", user),
+        (
+            "src/other.rs",
+            "pub struct Other;\nimpl Other {\n    pub fn poll_ready(&self) {}\n    pub fn clear(&self) {}\n    pub fn close(&self) {}\n    pub fn shutdown(&self) {}\n}\n",
+        ),
+    ]);
+    assert_eq!(
+        calls_from(&g, "Function:src/user.rs:setup"),
+        [
+            (
+                "Method:src/io.rs:Registration.close".to_owned(),
+                7,
+                0.97,
+                "receiver-type"
+            ),
+            (
+                "Method:src/io.rs:Registration.find".to_owned(),
+                3,
+                0.97,
+                "class-member"
+            ),
+            (
+                "Method:src/io.rs:Registration.poll_ready".to_owned(),
+                5,
+                0.95,
+                "receiver-type"
+            ),
+            (
+                "Method:src/io.rs:Registration.shutdown".to_owned(),
+                8,
+                0.95,
+                "receiver-type"
+            ),
+            (
+                "Method:src/io.rs:Token.clear".to_owned(),
+                13,
+                0.97,
+                "receiver-type"
+            ),
+        ]
+    );
+}
