@@ -178,6 +178,10 @@ pub struct FileFacts {
     /// Union<T>`; TypeScript): (alias, member types as written, generics left out).
     #[serde(default)]
     pub type_aliases: Vec<(String, Vec<String>)>,
+    /// Rust type parameters of functions (with their `impl` block's) and types: (def,
+    /// parameter, its one trait bound, or empty when it has none or several).
+    #[serde(default)]
+    pub type_params: Vec<(DefIdx, String, String)>,
     /// `self.attr = Type(...)` style bindings: (class def, attribute, type).
     pub attr_bindings: Vec<(DefIdx, String, String)>,
     /// Attributes assigned a call's result in a method.
@@ -221,6 +225,7 @@ impl FileFacts {
             element_bindings: Vec::new(),
             locals: Vec::new(),
             type_aliases: Vec::new(),
+            type_params: Vec::new(),
             attr_bindings: Vec::new(),
             attr_calls: Vec::new(),
             package: None,

@@ -13,8 +13,9 @@ use crate::graph::NodeKind;
 /// A macro invocation whose items were read: (macro name, first line, last line).
 type MacroSpan = (String, u32, u32);
 
-/// The `impl` block a method sits in: (type name, trait name).
-type ImplOf = Option<(String, Option<String>)>;
+/// The `impl` block a method sits in: its type's name and its type parameters (see
+/// `type_parameters`).
+type ImplOf = Option<(String, Vec<(String, String)>)>;
 
 pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
     let mut owners: Vec<(u32, String)> = Vec::new();
@@ -27,11 +28,11 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
             "impl_item" => {
                 let ty = field(node, "type").map(|t| strip_generics(text(t, src)));
                 let tr = field(node, "trait").map(|t| strip_generics(text(t, src)));
-                if let (Some(ty), Some(tr)) = (&ty, &tr) {
-                    trait_impls.push((ty.clone(), tr.clone()));
+                if let (Some(ty), Some(tr)) = (&ty, tr) {
+                    trait_impls.push((ty.clone(), tr));
                 }
                 if let Some(body) = field(node, "body") {
-                    let impl_of = ty.map(|t| (t, tr));
+                    let impl_of = ty.map(|t| (t, type_parameters(node, src)));
                     push_children(&mut cursor, body, (scope, impl_of), &mut stack);
                 }
                 continue;
@@ -61,9 +62,17 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
                 if let Some((ty, _)) = &impl_of {
                     owners.push((idx, ty.clone()));
                 }
-                if let Some(params) = field(node, "parameters") {
-                    parameters(params, &generic_bounds(node, src), idx, src, facts);
+                // The function's own type parameters hide its `impl` block's of the same name.
+                let mut generics = type_parameters(node, src);
+                if let Some((_, outer)) = &impl_of {
+                    generics.extend(outer.iter().cloned());
                 }
+                if let Some(params) = field(node, "parameters") {
+                    parameters(params, &generics, idx, src, facts);
+                }
+                facts
+                    .type_params
+                    .extend(generics.into_iter().map(|(name, bound)| (idx, name, bound)));
                 if let Some(body) = field(node, "body") {
                     stack.push((body, (Some(idx), None)));
                 }
@@ -91,6 +100,11 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
                 }
                 let idx = facts.defs.len() as u32;
                 facts.defs.push(def);
+                facts.type_params.extend(
+                    type_parameters(node, src)
+                        .into_iter()
+                        .map(|(name, bound)| (idx, name, bound)),
+                );
                 if let Some(body) = field(node, "body") {
                     match body.kind() {
                         "field_declaration_list" => fields(body, idx, src, facts),
@@ -290,14 +304,21 @@ fn fill(def: &mut crate::facts::Def, node: Node, src: &[u8]) {
     }
 }
 
-/// A function's type parameters bound by exactly one trait that is not a marker
-/// (`R: AsyncRead + ?Sized + Unpin`, also in its `where` clause): parameter → trait.
-fn generic_bounds(function: Node, src: &[u8]) -> Vec<(String, String)> {
-    let mut out = Vec::new();
-    let mut predicates: Vec<Node> = field(function, "type_parameters")
+/// An item's type parameters (a function's, an `impl` block's, a type's), each with its one
+/// trait bound that is not a marker (`R: AsyncRead + ?Sized + Unpin`, also in a `where`
+/// clause), or empty when it has none or several; a name only a `where` clause bounds (a
+/// parameter of an enclosing item) too: parameter → trait.
+fn type_parameters(item: Node, src: &[u8]) -> Vec<(String, String)> {
+    let mut predicates: Vec<Node> = field(item, "type_parameters")
         .map(named_children)
         .unwrap_or_default();
-    for clause in named_children(function)
+    let mut found: Vec<(String, Vec<String>)> = predicates
+        .iter()
+        .filter(|p| p.kind() == "type_parameter")
+        .filter_map(|p| field(*p, "name"))
+        .map(|name| (text(name, src).to_owned(), Vec::new()))
+        .collect();
+    for clause in named_children(item)
         .into_iter()
         .filter(|c| c.kind() == "where_clause")
     {
@@ -314,11 +335,23 @@ fn generic_bounds(function: Node, src: &[u8]) -> Vec<(String, String)> {
         }) else {
             continue;
         };
-        if let Some(only) = single_trait(bounds, src) {
-            out.push((text(name, src).to_owned(), only));
+        let name = text(name, src);
+        let bound = single_trait(bounds, src).unwrap_or_default();
+        match found.iter_mut().find(|(n, _)| n == name) {
+            Some((_, traits)) => traits.push(bound),
+            None => found.push((name.to_owned(), vec![bound])),
         }
     }
-    out
+    found
+        .into_iter()
+        .map(|(name, traits)| {
+            let one = match traits.split_first() {
+                Some((first, rest)) if rest.iter().all(|t| t == first) => first.clone(),
+                _ => String::new(),
+            };
+            (name, one)
+        })
+        .collect()
 }
 
 /// The one trait of a bound list (`AsyncRead + ?Sized + Unpin + 'a` → `AsyncRead`), markers

@@ -42,6 +42,16 @@ impl<'a> Resolver<'a> {
             return Some((t, c.min(held).min(confidence::ATTRIBUTE_TYPE)));
         }
         let name = name.trim_start_matches("Self::");
+        // A type parameter hides every type of its name: it stands for its one trait bound.
+        if self.files[fi].lang == Lang::Rust
+            && let Some(bound) = self.type_param_bound(fi, scope, name)
+        {
+            return match bound {
+                "" => None,
+                // Written where the item is; read at file level, where no parameter hides it.
+                _ => self.resolve_type(fi, None, bound),
+            };
+        }
         if name == "Self" {
             return self
                 .owner_type(fi, scope)
@@ -289,10 +299,56 @@ impl<'a> Resolver<'a> {
             },
         };
         for part in parts {
-            let (t, conf) = self.member_type(current.0, part, depth)?;
+            let (t, conf) = self
+                .member_type(current.0, part, depth)
+                .or_else(|| self.parameter_field_type(fi, scope, current.0, part))?;
             current = (t, current.1.min(conf));
         }
         Some(current)
+    }
+
+    /// The trait bound of Rust type parameter `name` as the scope sees it: declared by the
+    /// innermost enclosing function, `impl` block or type (empty when it has no one bound);
+    /// `None` when no enclosing item declares such a parameter.
+    pub(super) fn type_param_bound(
+        &self,
+        fi: usize,
+        scope: Option<u32>,
+        name: &str,
+    ) -> Option<&'a str> {
+        let params = &self.files[fi].type_params;
+        self.scope_chain(fi, scope).into_iter().find_map(|d| {
+            // In source order of their items, so in order of `d`.
+            let from = params.partition_point(|(at, _, _)| *at < d);
+            params[from..]
+                .iter()
+                .take_while(|(at, _, _)| *at == d)
+                .find(|(_, n, _)| n == name)
+                .map(|(_, _, bound)| bound.as_str())
+        })
+    }
+
+    /// Field `attr` of a Rust type `ty` written as one of the type's parameters (`inner: R`),
+    /// read inside a method of that type: the trait the method or its `impl` block bounds
+    /// that parameter by (`impl<R: AsyncRead> … for Reader<R>`).
+    fn parameter_field_type(
+        &self,
+        fi: usize,
+        scope: Option<u32>,
+        ty: u32,
+        attr: &str,
+    ) -> Option<(u32, f32)> {
+        if self.files[fi].lang != Lang::Rust || self.owner_type(fi, scope) != Some(ty) {
+            return None;
+        }
+        let &(file, def) = self.node_def.get(&ty)?;
+        let (at_file, class, written) = self.attribute_type(file, def, attr)?;
+        self.type_param_bound(at_file, Some(class), written)?;
+        let bound = self
+            .type_param_bound(fi, scope, written)
+            .filter(|b| !b.is_empty())?;
+        let (t, conf) = self.resolve_type(fi, None, bound)?;
+        Some((t, conf.min(confidence::ATTRIBUTE_TYPE)))
     }
 
     /// `signals.request_started` where `signals` is a module and `request_started = Signal()`

@@ -2151,3 +2151,61 @@ pub fn setup(mut given: Token, slot: &mut Slot) {
         ]
     );
 }
+
+#[test]
+fn rust_type_parameters_stand_for_their_one_trait_bound_in_parameters_and_fields() {
+    let io = r#"pub trait Read { fn poll_read(&self); }
+pub struct Plain;
+impl Plain { pub fn poll_read(&self) {} }
+pub struct T;
+impl T { pub fn poll_read(&self) {} }
+"#;
+    let user = r#"use crate::io::Read;
+pub struct Reader<R> { inner: R }
+impl<R: Read + Unpin> Reader<R> {
+    pub fn go(&self) { self.inner.poll_read(); }
+    pub fn take(&self, other: R) { other.poll_read(); }
+}
+pub fn free<U>(x: U) where U: Read { x.poll_read(); }
+pub fn none<T>(x: T) { x.poll_read(); }
+pub struct Bound<S: Read> { s: S }
+impl<S: Read> Bound<S> {
+    pub fn go(&self) { self.s.poll_read(); }
+}
+"#;
+    let g = graph(&[
+        ("src/lib.rs", "pub mod io;\npub mod user;\n"),
+        ("src/io.rs", io),
+        ("src/user.rs", user),
+    ]);
+    let read = |conf: f32, reason: &'static str| {
+        vec![(
+            "Method:src/io.rs:Read.poll_read".to_owned(),
+            1,
+            conf,
+            reason,
+        )]
+    };
+    assert_eq!(
+        calls_from(&g, "Method:src/user.rs:Reader.go"),
+        read(0.95, "attribute-type")
+    );
+    assert_eq!(
+        calls_from(&g, "Method:src/user.rs:Reader.take"),
+        read(0.97, "receiver-type")
+    );
+    assert_eq!(
+        calls_from(&g, "Function:src/user.rs:free"),
+        read(0.97, "receiver-type")
+    );
+    assert_eq!(
+        calls_from(&g, "Method:src/user.rs:Bound.go"),
+        read(0.95, "attribute-type")
+    );
+    // An unbounded parameter is no type of its name.
+    assert!(
+        calls_from(&g, "Function:src/user.rs:none")
+            .iter()
+            .all(|(_, _, conf, _)| *conf < 0.5)
+    );
+}
