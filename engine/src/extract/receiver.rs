@@ -155,7 +155,8 @@ mod tests {
                     name("a"),
                     path("a.b.c"),
                     path("self.b"),
-                    Other,
+                    // Rust follows a call's return type: a field of its result is a chain.
+                    path("g().b"),
                     Other,
                 ],
             ),

@@ -599,6 +599,11 @@ fn receiver(object: Node, src: &[u8]) -> Receiver {
         }
         return call_chain(object, src).map_or(Receiver::Other, Receiver::Call);
     }
+    // `self.project().reader`: a field of what a call returns, as the chain
+    // `self.project().reader`.
+    if object.kind() == "field_expression" && !RECEIVERS.is_dotted(object) {
+        return chain(object, src).map_or(Receiver::Other, Receiver::Path);
+    }
     RECEIVERS.receiver(object, src)
 }
 
@@ -630,6 +635,11 @@ fn wrapped_value<'t>(call: Node<'t>, src: &[u8]) -> Option<Node<'t>> {
 /// A chain of names, fields and calls written with their arguments left out: `a.b().c` for
 /// `a.b(x).c(y)`; `None` when a link is anything else (an index, a literal, a closure …).
 fn call_chain(node: Node, src: &[u8]) -> Option<String> {
+    chain(node, src)?.strip_suffix("()").map(str::to_owned)
+}
+
+/// Such a chain as written, whatever its last link: `a.b().c` for `a.b(x).c`.
+fn chain(node: Node, src: &[u8]) -> Option<String> {
     let mut parts: Vec<String> = Vec::new();
     let mut at = node;
     loop {
@@ -665,7 +675,7 @@ fn call_chain(node: Node, src: &[u8]) -> Option<String> {
         }
     }
     parts.reverse();
-    parts.concat().strip_suffix("()").map(str::to_owned)
+    Some(parts.concat())
 }
 
 /// A path as written without its generic arguments, turbofish included:

@@ -279,7 +279,8 @@ impl<'a> Resolver<'a> {
     }
 
     /// The type of `a.b.c` where `a` is `self`/`this` or a typed variable and each later part is
-    /// an attribute with a known type or a getter (`@property`, `get x()`) with a return type.
+    /// an attribute with a known type or a getter (`@property`, `get x()`) with a return type;
+    /// or where `a.b` is a call (`a.b().c`, Rust): through the type the call returns.
     pub(super) fn path_type(
         &self,
         fi: usize,
@@ -287,16 +288,25 @@ impl<'a> Resolver<'a> {
         path: &str,
         depth: u32,
     ) -> Option<(u32, f32)> {
-        let mut parts = path.split('.');
-        let head = parts.next()?;
-        let mut current = match head {
-            "self" | "this" | "cls" => self
-                .owner_type(fi, scope)
-                .map(|t| (t, confidence::SELF_METHOD))?,
-            _ => match self.variable_type(fi, scope, head, depth) {
-                Some(found) => found,
-                None => return self.module_instance_type(fi, path, depth),
-            },
+        let (mut current, parts) = match path.rsplit_once("().") {
+            Some((call, fields)) => (
+                self.call_result_type(fi, scope, &dotted_callee(call), depth)?,
+                fields.split('.'),
+            ),
+            None => {
+                let mut parts = path.split('.');
+                let head = parts.next()?;
+                let current = match head {
+                    "self" | "this" | "cls" => self
+                        .owner_type(fi, scope)
+                        .map(|t| (t, confidence::SELF_METHOD))?,
+                    _ => match self.variable_type(fi, scope, head, depth) {
+                        Some(found) => found,
+                        None => return self.module_instance_type(fi, path, depth),
+                    },
+                };
+                (current, parts)
+            }
         };
         for part in parts {
             let (t, conf) = self
@@ -681,8 +691,9 @@ impl<'a> Resolver<'a> {
     /// `f().unwrap()`, `f().expect(…)`, `f()?` (read as `.unwrap()`) in Rust: the `T` of the
     /// `Option<T>` or `Result<T, E>` that `f` is declared to return (`T?` in facts). And the
     /// standard methods that give back the same value behind another pointer (`x.as_mut()`,
-    /// `x.as_ref()`, `x.clone()`, `x.borrow()`), when the project defines none of that name
-    /// for the receiver: `x`'s type.
+    /// `x.as_ref()`, `x.clone()`, `x.borrow()`), and the projections pin-projection macros
+    /// generate (`x.project()`, `x.project_ref()`: the same fields, pinned or not), when the
+    /// project defines none of that name for the receiver: `x`'s type.
     pub(super) fn unwrapped_type(
         &self,
         fi: usize,
@@ -698,7 +709,7 @@ impl<'a> Resolver<'a> {
         }
         if matches!(
             name.as_str(),
-            "as_mut" | "as_ref" | "clone" | "borrow" | "borrow_mut"
+            "as_mut" | "as_ref" | "clone" | "borrow" | "borrow_mut" | "project" | "project_ref"
         ) {
             let (t, c) = self.receiver_type(fi, scope, receiver, depth + 1)?;
             return Some((t, c.min(confidence::RETURN_TYPE)));

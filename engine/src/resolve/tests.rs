@@ -2209,3 +2209,41 @@ impl<S: Read> Bound<S> {
             .all(|(_, _, conf, _)| *conf < 0.5)
     );
 }
+
+#[test]
+fn rust_fields_of_call_results_and_pin_projections() {
+    let source = r#"pub struct Inner;
+impl Inner { pub fn poll(&self) {} }
+pub struct Other;
+impl Other { pub fn poll(&self) {} }
+pub struct Outer { inner: Inner }
+impl Outer {
+    pub fn go(&self) { self.project().inner.poll(); }
+    pub fn via(&self) { self.me().inner.poll(); }
+    fn me(&self) -> &Outer { self }
+}
+"#;
+    let g = graph(&[("src/lib.rs", source)]);
+    let poll = (
+        "Method:src/lib.rs:Inner.poll".to_owned(),
+        2,
+        0.95,
+        "attribute-type",
+    );
+    assert_eq!(
+        calls_from(&g, "Method:src/lib.rs:Outer.go"),
+        std::slice::from_ref(&poll)
+    );
+    assert_eq!(
+        calls_from(&g, "Method:src/lib.rs:Outer.via"),
+        [
+            poll,
+            (
+                "Method:src/lib.rs:Outer.me".to_owned(),
+                9,
+                0.98,
+                "self-method"
+            )
+        ]
+    );
+}
