@@ -254,6 +254,9 @@ fn bind(
                 .rust_exact(&f.path, &format!("{}::{}", import.module, name.name))
                 .map(Target::Module);
         }
+        if target.is_none() && f.lang == Lang::Rust {
+            target = inline_item(fi, &import.module, &name.name, files, modules, defs);
+        }
         if target.is_none() && f.lang.is_js_family() && name.name == "default" {
             // A default import: the target's definition named like the local binding, or its only export.
             target = sources.iter().find_map(|&src| {
@@ -272,6 +275,51 @@ fn bind(
             None => {}
         }
     }
+}
+
+/// Item `name` of an inline module a Rust `use` path names (`use self::state::AtomicState;`
+/// where the file holds `mod state { … }`): the path's last segments are inline modules, one
+/// inside the other, of the module file its first segments name.
+fn inline_item(
+    fi: usize,
+    path: &str,
+    name: &str,
+    files: &[FileFacts],
+    modules: &ModuleIndex,
+    defs: &[Vec<u32>],
+) -> Option<Target> {
+    let importer = &files.get(fi)?.path;
+    let segments: Vec<&str> = path.split("::").collect();
+    (1..segments.len()).rev().find_map(|split| {
+        let prefix = segments[..split].join("::");
+        let file = match segments[split - 1] {
+            "self" | "super" | "crate" => modules.rust(importer, &prefix)?,
+            _ => modules.rust_exact(importer, &prefix)?,
+        };
+        let f = files.get(file)?;
+        let mut parent: Option<u32> = None;
+        for module in &segments[split..] {
+            let found: Vec<u32> = f
+                .defs
+                .iter()
+                .enumerate()
+                .filter(|(_, d)| {
+                    d.parent == parent && d.kind == NodeKind::Module && d.name == *module
+                })
+                .map(|(i, _)| i as u32)
+                .collect();
+            parent = Some(f.visible_definition(&found)?);
+        }
+        let items: Vec<u32> = f
+            .defs
+            .iter()
+            .enumerate()
+            .filter(|(_, d)| d.parent == parent && d.name == name)
+            .map(|(i, _)| i as u32)
+            .collect();
+        let item = f.visible_definition(&items)?;
+        Some(Target::Node(*defs.get(file)?.get(item as usize)?))
+    })
 }
 
 fn single_export(file: usize, files: &[FileFacts], defs: &[Vec<u32>]) -> Option<Target> {
@@ -329,7 +377,13 @@ pub fn export(
         if let Some(imported) = import.names.iter().find(|n| n.local() == name) {
             let found = source_files(file, import, files, modules)
                 .into_iter()
-                .find_map(|src| export(src, &imported.name, files, modules, top, defs, hops + 1));
+                .find_map(|src| export(src, &imported.name, files, modules, top, defs, hops + 1))
+                .or_else(|| match f.lang {
+                    Lang::Rust => {
+                        inline_item(file, &import.module, &imported.name, files, modules, defs)
+                    }
+                    _ => None,
+                });
             // A real Rust import of the name from outside the project (`std`, a dependency)
             // is what the name means; stand-in alternatives are not.
             let external = f.lang == Lang::Rust && !f.in_test_code(import.line);

@@ -2247,3 +2247,54 @@ impl Outer {
         ]
     );
 }
+
+#[test]
+fn rust_uses_of_items_inside_inline_modules() {
+    let shared = r#"use self::state::AtomicState;
+pub use self::outer::inner::Flag;
+pub struct Shared { state: AtomicState }
+impl Shared {
+    pub fn go(&self) { self.state.load(); }
+}
+mod state {
+    pub struct AtomicState;
+    impl AtomicState { pub fn load(&self) {} }
+}
+pub mod outer {
+    pub mod inner {
+        pub struct Flag;
+        impl Flag { pub fn set(&self) {} }
+    }
+}
+"#;
+    let user = r#"use crate::shared::Flag;
+pub fn run(f: Flag) { f.set(); }
+"#;
+    let g = graph(&[
+        ("src/lib.rs", "pub mod shared;\npub mod user;\n"),
+        ("src/shared.rs", shared),
+        ("src/user.rs", user),
+        (
+            "src/other.rs",
+            "pub struct Other;\nimpl Other {\n    pub fn load(&self) {}\n    pub fn set(&self) {}\n}\n",
+        ),
+    ]);
+    assert_eq!(
+        calls_from(&g, "Method:src/shared.rs:Shared.go"),
+        [(
+            "Method:src/shared.rs:AtomicState.load".to_owned(),
+            9,
+            0.95,
+            "attribute-type"
+        )]
+    );
+    assert_eq!(
+        calls_from(&g, "Function:src/user.rs:run"),
+        [(
+            "Method:src/shared.rs:Flag.set".to_owned(),
+            14,
+            0.97,
+            "receiver-type"
+        )]
+    );
+}
