@@ -75,6 +75,7 @@ impl Scopes {
             source_files(fi, import, files, modules)
                 .into_iter()
                 .find_map(|src| export(src, name, files, modules, top, defs, 1))
+                .or_else(|| wildcard_inline(fi, import, name, files, modules, defs))
         })
     }
 
@@ -278,8 +279,9 @@ fn bind(
 }
 
 /// Item `name` of an inline module a Rust `use` path names (`use self::state::AtomicState;`
-/// where the file holds `mod state { … }`): the path's last segments are inline modules, one
-/// inside the other, of the module file its first segments name.
+/// where the file holds `mod state { … }`; `use imp::*` of the importer's own `mod imp`): the
+/// path's last segments are inline modules, one inside the other, of the module file its first
+/// segments name (the importer's own file when the path starts at one of them).
 fn inline_item(
     fi: usize,
     path: &str,
@@ -290,11 +292,13 @@ fn inline_item(
 ) -> Option<Target> {
     let importer = &files.get(fi)?.path;
     let segments: Vec<&str> = path.split("::").collect();
-    (1..segments.len()).rev().find_map(|split| {
+    (0..segments.len()).rev().find_map(|split| {
         let prefix = segments[..split].join("::");
-        let file = match segments[split - 1] {
-            "self" | "super" | "crate" => modules.rust(importer, &prefix)?,
-            _ => modules.rust_exact(importer, &prefix)?,
+        let file = match split.checked_sub(1).map(|last| segments[last]) {
+            None if !matches!(segments[0], "self" | "super" | "crate") => fi,
+            None => return None,
+            Some("self" | "super" | "crate") => modules.rust(importer, &prefix)?,
+            Some(_) => modules.rust_exact(importer, &prefix)?,
         };
         let f = files.get(file)?;
         let mut parent: Option<u32> = None;
@@ -320,6 +324,21 @@ fn inline_item(
         let item = f.visible_definition(&items)?;
         Some(Target::Node(*defs.get(file)?.get(item as usize)?))
     })
+}
+
+/// `name` through a Rust glob import of an inline module (`use imp::*;`, `pub use
+/// self::sys::*;` naming `mod sys { … }`).
+fn wildcard_inline(
+    fi: usize,
+    import: &Import,
+    name: &str,
+    files: &[FileFacts],
+    modules: &ModuleIndex,
+    defs: &[Vec<u32>],
+) -> Option<Target> {
+    (files.get(fi)?.lang == Lang::Rust)
+        .then(|| inline_item(fi, &import.module, name, files, modules, defs))
+        .flatten()
 }
 
 fn single_export(file: usize, files: &[FileFacts], defs: &[Vec<u32>]) -> Option<Target> {
@@ -352,7 +371,9 @@ pub fn export(
     }
     let f = files.get(file)?;
     // A stand-in definition (for tests, or a feature turned off) gives way to an import of the
-    // same name: both exist only as alternatives.
+    // same name: both exist only as alternatives. So does a Rust `mod x;` to a `use` of an
+    // item `x` (`mod block_on; pub use block_on::block_on;`): they live in different
+    // namespaces, and the item is what importers call.
     let mut stand_in = None;
     if let Some(d) = top
         .get(file)?
@@ -360,7 +381,11 @@ pub fn export(
         .and_then(|v| f.visible_definition(v))
     {
         let target = Target::Node(defs[file][d as usize]);
-        if !f.is_test_def(d) {
+        let module = f.lang == Lang::Rust
+            && f.defs
+                .get(d as usize)
+                .is_some_and(|x| x.kind == NodeKind::Module);
+        if !f.is_test_def(d) && !module {
             return Some(target);
         }
         stand_in = Some(target);
@@ -404,6 +429,9 @@ pub fn export(
             {
                 return Some(t);
             }
+        }
+        if let Some(t) = wildcard_inline(file, import, name, files, modules, defs) {
+            return Some(t);
         }
     }
     stand_in

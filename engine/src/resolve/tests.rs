@@ -2298,3 +2298,39 @@ pub fn run(f: Flag) { f.set(); }
         )]
     );
 }
+
+#[test]
+fn rust_globs_of_inline_modules_and_cfg_alternatives_through_module_paths() {
+    let counters = "#[cfg(test)]\nmod imp {\n    pub fn bump() {}\n}\n#[cfg(not(test))]\nmod imp {\n    pub fn bump() {}\n}\npub use imp::*;\n";
+    let block = "#[cfg(test)]\npub fn block() {}\n#[cfg(not(test))]\npub fn block() {}\n";
+    let g = graph(&[
+        (
+            "src/lib.rs",
+            "pub mod counters;\npub mod fut;\npub mod user;\n",
+        ),
+        ("src/counters.rs", counters),
+        ("src/fut/mod.rs", "mod block;\npub use block::block;\n"),
+        ("src/fut/block.rs", block),
+        (
+            "src/user.rs",
+            "pub fn run() {\n    crate::counters::bump();\n    crate::fut::block();\n}\n",
+        ),
+    ]);
+    assert_eq!(
+        calls_from(&g, "Function:src/user.rs:run"),
+        [
+            (
+                "Function:src/counters.rs:imp.bump".to_owned(),
+                7,
+                0.97,
+                "import-resolved"
+            ),
+            (
+                "Function:src/fut/block.rs:block".to_owned(),
+                4,
+                0.97,
+                "import-resolved"
+            ),
+        ]
+    );
+}
