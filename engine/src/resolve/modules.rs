@@ -197,6 +197,15 @@ impl ModuleIndex {
         (module.rsplit("::").next() == Some(last)).then_some(found)
     }
 
+    /// The file of exactly the Rust module `path` names, paths ending in `self`, `super` or
+    /// `crate` included.
+    pub fn rust_named(&self, importer: &str, path: &str) -> Option<usize> {
+        match path.rsplit("::").next() {
+            Some("self" | "super" | "crate") => self.rust(importer, path),
+            _ => self.rust_exact(importer, path),
+        }
+    }
+
     /// Go files of the package imported as `path` (matched by the longest directory suffix).
     pub fn go(&self, path: &str) -> &[usize] {
         let mut best: Option<(&String, &Vec<usize>)> = None;

@@ -95,7 +95,20 @@ impl Scopes {
         if f.lang == Lang::Rust
             && let Some(m) = modules.rust(&f.path, path)
         {
-            return Some(Target::Module(m));
+            if modules.rust_named(&f.path, path) == Some(m) {
+                return Some(Target::Module(m));
+            }
+            // `a::b::Item`: an item of the module file the first segments name, when it is one.
+            let item = (1..parts.len()).rev().find_map(|split| {
+                let file = modules.rust_named(&f.path, &parts[..split].join("::"))?;
+                parts[split..]
+                    .iter()
+                    .try_fold(Target::Module(file), |at, part| match at {
+                        Target::Module(m) => export(m, part, files, modules, top, defs, 1),
+                        _ => None,
+                    })
+            });
+            return Some(item.unwrap_or(Target::Module(m)));
         }
         // The longest bound prefix, then walk the rest through module exports.
         for split in (1..=parts.len()).rev() {
@@ -294,11 +307,10 @@ fn inline_item(
     let segments: Vec<&str> = path.split("::").collect();
     (0..segments.len()).rev().find_map(|split| {
         let prefix = segments[..split].join("::");
-        let file = match split.checked_sub(1).map(|last| segments[last]) {
-            None if !matches!(segments[0], "self" | "super" | "crate") => fi,
-            None => return None,
-            Some("self" | "super" | "crate") => modules.rust(importer, &prefix)?,
-            Some(_) => modules.rust_exact(importer, &prefix)?,
+        let file = match split {
+            0 if !matches!(segments[0], "self" | "super" | "crate") => fi,
+            0 => return None,
+            _ => modules.rust_named(importer, &prefix)?,
         };
         let f = files.get(file)?;
         let mut parent: Option<u32> = None;

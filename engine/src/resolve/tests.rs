@@ -2334,3 +2334,25 @@ fn rust_globs_of_inline_modules_and_cfg_alternatives_through_module_paths() {
         ]
     );
 }
+
+#[test]
+fn rust_paths_to_items_of_module_files() {
+    let driver = "pub struct Driver;\nimpl Driver {\n    pub fn new() -> Driver { Driver }\n}\n";
+    let g = graph(&[
+        ("src/lib.rs", "pub mod runtime;\npub mod user;\n"),
+        ("src/runtime/mod.rs", "pub mod signal;\npub mod other;\n"),
+        ("src/runtime/signal/mod.rs", driver),
+        ("src/runtime/other.rs", driver),
+        (
+            "src/user.rs",
+            "use crate::runtime::signal;\npub fn run() {\n    crate::runtime::signal::Driver::new();\n    signal::Driver::new();\n}\n",
+        ),
+    ]);
+    let new = (
+        "Method:src/runtime/signal/mod.rs:Driver.new".to_owned(),
+        3,
+        0.97,
+        "class-member",
+    );
+    assert_eq!(calls_from(&g, "Function:src/user.rs:run"), [new]);
+}
