@@ -989,6 +989,14 @@ fn binding(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) {
                     .next()
                     .is_some_and(|l| l.starts_with(|c: char| c.is_uppercase()))
             }),
+        // `let me = &mut *self;`: the method's own value under another name.
+        "reference_expression" | "unary_expression" | "self" => {
+            let mut at = v;
+            while matches!(at.kind(), "reference_expression" | "unary_expression") {
+                at = *named_children(at).last()?;
+            }
+            (at.kind() == "self").then(|| "Self".to_owned())
+        }
         _ => None,
     });
     if let Some(type_name) = declared.or(constructed) {

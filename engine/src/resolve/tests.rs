@@ -2356,3 +2356,39 @@ fn rust_paths_to_items_of_module_files() {
     );
     assert_eq!(calls_from(&g, "Function:src/user.rs:run"), [new]);
 }
+
+#[test]
+fn rust_a_variable_holding_self_has_the_methods_type() {
+    let source = r#"pub struct Inner;
+impl Inner { pub fn poll(&self) {} }
+pub struct Other;
+impl Other { pub fn poll(&self) {} pub fn tick(&self) {} }
+pub struct Outer { inner: Inner }
+impl Outer {
+    pub fn go(&mut self) {
+        let me = &mut *self;
+        me.inner.poll();
+        me.tick();
+    }
+    fn tick(&self) {}
+}
+"#;
+    let g = graph(&[("src/lib.rs", source)]);
+    assert_eq!(
+        calls_from(&g, "Method:src/lib.rs:Outer.go"),
+        [
+            (
+                "Method:src/lib.rs:Inner.poll".to_owned(),
+                2,
+                0.95,
+                "attribute-type"
+            ),
+            (
+                "Method:src/lib.rs:Outer.tick".to_owned(),
+                12,
+                0.97,
+                "receiver-type"
+            ),
+        ]
+    );
+}
