@@ -168,6 +168,14 @@ pub struct FileFacts {
     pub call_bindings: Vec<CallBinding>,
     /// Variables bound to a collection's elements (`for … of`, callbacks).
     pub element_bindings: Vec<ElementBinding>,
+    /// Rust: the lines where each of `bindings` holds (a `let` to the end of its block, a
+    /// `match` arm, an `if let` or `while let` body; a parameter everywhere), in the same
+    /// order. Empty for other languages: a binding holds in its whole scope.
+    #[serde(default)]
+    pub binding_spans: Vec<(u32, u32)>,
+    /// The same for `call_bindings`.
+    #[serde(default)]
+    pub call_binding_spans: Vec<(u32, u32)>,
     /// Names a scope declares as variables or parameters (`const x = …`, `(x) => …`,
     /// `catch (e)`; JavaScript and TypeScript): inside a function they hide the file's names
     /// and imports of the same name; at module level they hold values that no definition
@@ -223,6 +231,8 @@ impl FileFacts {
             bindings: Vec::new(),
             call_bindings: Vec::new(),
             element_bindings: Vec::new(),
+            binding_spans: Vec::new(),
+            call_binding_spans: Vec::new(),
             locals: Vec::new(),
             type_aliases: Vec::new(),
             type_params: Vec::new(),

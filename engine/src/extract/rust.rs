@@ -117,7 +117,12 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
                 continue;
             }
             "attribute_item" => {
-                if let Some(item) = item_after(node).filter(|_| marks_test_code(text(node, src))) {
+                // An attribute of a `match` arm applies to the whole arm.
+                let item = match node.parent() {
+                    Some(arm) if arm.kind() == "match_arm" => Some(arm),
+                    _ => item_after(node),
+                };
+                if let Some(item) = item.filter(|_| marks_test_code(text(node, src))) {
                     facts.test_spans.push((line(item), end_line(item)));
                     if item.kind() == "mod_item"
                         && field(item, "body").is_none()
@@ -429,11 +434,15 @@ fn parameters(
             if ty.is_empty() {
                 continue;
             }
-            facts.bindings.push(Binding {
-                scope: Some(def),
-                var: text(pattern, src).to_owned(),
-                type_name: ty,
-            });
+            push_binding(
+                facts,
+                Binding {
+                    scope: Some(def),
+                    var: text(pattern, src).to_owned(),
+                    type_name: ty,
+                },
+                (0, u32::MAX),
+            );
         }
     }
 }
@@ -898,11 +907,15 @@ fn unwrapped_binding(
             };
             let var = field(one, "pattern").map_or(Some(name), bound_name);
             if let Some(var) = var {
-                facts.bindings.push(Binding {
-                    scope,
-                    var: text(var, src).to_owned(),
-                    type_name: format!("{path}.{}", text(name, src)),
-                });
+                push_binding(
+                    facts,
+                    Binding {
+                        scope,
+                        var: text(var, src).to_owned(),
+                        type_name: format!("{path}.{}", text(name, src)),
+                    },
+                    span_of(pattern_at),
+                );
             }
         }
         return;
@@ -919,11 +932,15 @@ fn unwrapped_binding(
         let bound = named_children(pattern).into_iter().skip(1).enumerate();
         for (i, var) in bound {
             if let Some(var) = bound_name(var) {
-                facts.bindings.push(Binding {
-                    scope,
-                    var: text(var, src).to_owned(),
-                    type_name: format!("{path}.{i}"),
-                });
+                push_binding(
+                    facts,
+                    Binding {
+                        scope,
+                        var: text(var, src).to_owned(),
+                        type_name: format!("{path}.{i}"),
+                    },
+                    span_of(pattern_at),
+                );
             }
         }
         return;
@@ -944,14 +961,49 @@ fn unwrapped_binding(
         .filter(|v| v.kind() == "call_expression")
         .and_then(|v| call_chain(v, src));
     if let (Some(chain), Some(var)) = (chain, bound_name(var)) {
-        facts.call_bindings.push(CallBinding {
-            scope,
-            var: text(var, src).to_owned(),
-            callee: Callee::Member {
-                receiver: Receiver::Call(chain),
-                name: "unwrap".to_owned(),
+        push_call_binding(
+            facts,
+            CallBinding {
+                scope,
+                var: text(var, src).to_owned(),
+                callee: Callee::Member {
+                    receiver: Receiver::Call(chain),
+                    name: "unwrap".to_owned(),
+                },
             },
-        });
+            span_of(pattern_at),
+        );
+    }
+}
+
+fn push_binding(facts: &mut FileFacts, binding: Binding, span: (u32, u32)) {
+    facts.bindings.push(binding);
+    facts.binding_spans.push(span);
+}
+
+fn push_call_binding(facts: &mut FileFacts, binding: CallBinding, span: (u32, u32)) {
+    facts.call_bindings.push(binding);
+    facts.call_binding_spans.push(span);
+}
+
+/// The lines where a name a pattern binds holds: after a `let` (`let x`, `let … else`; its
+/// value still sees the name it may shadow) to the end of its block, a `match` arm, an `if
+/// let` or `while let` condition to the end of its body.
+fn span_of(at: Node) -> (u32, u32) {
+    match at.kind() {
+        "match_arm" => (line(at), end_line(at)),
+        "let_condition" => {
+            let mut up = at.parent();
+            while let Some(p) = up {
+                if matches!(p.kind(), "if_expression" | "while_expression") {
+                    let body = field(p, "consequence").or_else(|| field(p, "body"));
+                    return (line(at), end_line(body.unwrap_or(p)));
+                }
+                up = p.parent();
+            }
+            (line(at), end_line(at))
+        }
+        _ => (end_line(at) + 1, at.parent().map_or(u32::MAX, end_line)),
     }
 }
 
@@ -1000,11 +1052,15 @@ fn binding(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) {
         _ => None,
     });
     if let Some(type_name) = declared.or(constructed) {
-        facts.bindings.push(Binding {
-            scope,
-            var: text(pattern, src).to_owned(),
-            type_name,
-        });
+        push_binding(
+            facts,
+            Binding {
+                scope,
+                var: text(pattern, src).to_owned(),
+                type_name,
+            },
+            span_of(node),
+        );
         return;
     }
     // `let x = f(…)`, `let x = a.b(…).await`: the variable holds what the call returns.
@@ -1024,11 +1080,15 @@ fn binding(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) {
         _ => None,
     });
     if let Some(callee) = callee {
-        facts.call_bindings.push(CallBinding {
-            scope,
-            var: text(pattern, src).to_owned(),
-            callee,
-        });
+        push_call_binding(
+            facts,
+            CallBinding {
+                scope,
+                var: text(pattern, src).to_owned(),
+                callee,
+            },
+            span_of(node),
+        );
     }
 }
 

@@ -25,7 +25,9 @@ impl<'a> Resolver<'a> {
                     Some(d) => self.def_node[fi][d as usize],
                     None => self.file_node[fi],
                 };
+                self.resolving.set(Some((fi, call.caller, call.line)));
                 let targets = self.resolve_call(fi, call.caller, &call.callee, 0);
+                self.resolving.set(None);
                 if !targets.is_empty() {
                     self.stats.calls_resolved += 1;
                 }

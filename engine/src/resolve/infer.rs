@@ -4,6 +4,7 @@
 use rustc_hash::FxHashSet as HashSet;
 
 use super::scope::Target;
+use super::vars::Bound;
 use super::{MAX_ALIAS_HOPS, Resolver, UNION_IDS, confidence, dotted_callee, is_getter};
 use crate::facts::{Callee, Receiver};
 use crate::graph::{NodeKind, Reason};
@@ -421,7 +422,12 @@ impl<'a> Resolver<'a> {
         var: &str,
         depth: u32,
     ) -> Option<(u32, f32)> {
-        let key = (fi, scope, var.to_owned());
+        let key = (
+            fi,
+            scope,
+            var.to_owned(),
+            self.line_at(fi, scope).unwrap_or(0),
+        );
         if let Some(&known) = self.variable_types.borrow().get(&key) {
             return known;
         }
@@ -454,7 +460,19 @@ impl<'a> Resolver<'a> {
         chain.push(None);
         let result_of = |s: Option<u32>, at: u32| {
             let bound = f.call_bindings.get(at as usize)?;
-            // `x = x.next()` would ask for itself.
+            // Read where the binding is written, just before it holds: `let x = x.next();`
+            // asks for the `x` before it.
+            let written = self
+                .line_at(fi, scope)
+                .and(f.call_binding_spans.get(at as usize))
+                .map(|&(from, _)| from.saturating_sub(1));
+            if let Some(line) = written {
+                let resolving = self.resolving.replace(Some((fi, scope, line)));
+                let found = self.call_result_type(fi, s, &bound.callee, depth);
+                self.resolving.set(resolving);
+                return found;
+            }
+            // Elsewhere `x = x.next()` would ask for itself.
             let own = matches!(&bound.callee, Callee::Member { receiver: Receiver::Name(r), .. } if r == var);
             (!own)
                 .then(|| self.call_result_type(fi, s, &bound.callee, depth))
@@ -464,7 +482,7 @@ impl<'a> Resolver<'a> {
             .iter()
             .copied()
             .find_map(|s| {
-                let calls = &self.vars.get(fi, var, s)?.calls;
+                let (_, calls) = self.in_effect(fi, scope, self.vars.get(fi, var, s)?);
                 let found = result_of(s, *calls.last()?);
                 // Rust binds one name afresh in each arm, `if let` and `let`: when those of a
                 // scope that can be typed disagree, the name has no one type there.
@@ -612,8 +630,8 @@ impl<'a> Resolver<'a> {
             let Some(bound) = self.vars.get(fi, var, s) else {
                 continue;
             };
-            let mut types = bound
-                .types
+            let (types, _) = self.in_effect(fi, scope, bound);
+            let mut types = types
                 .iter()
                 .filter_map(|&i| f.bindings.get(i as usize))
                 .map(|b| b.type_name.as_str());
@@ -622,6 +640,46 @@ impl<'a> Resolver<'a> {
             }
         }
         None
+    }
+
+    /// The line of the call being resolved, when it is written in `scope` of file `fi`.
+    fn line_at(&self, fi: usize, scope: Option<u32>) -> Option<u32> {
+        self.resolving
+            .get()
+            .filter(|&(file, s, _)| file == fi && s == scope)
+            .map(|(_, _, line)| line)
+    }
+
+    /// Of a name's bindings in one scope (indexes into `bindings`, `call_bindings`), those that
+    /// hold where the call being resolved is written, when it is in the scope asked about
+    /// (`start`): the innermost, the latest to begin. All of them elsewhere.
+    fn in_effect(&self, fi: usize, start: Option<u32>, bound: &Bound) -> (Vec<u32>, Vec<u32>) {
+        let f = &self.files[fi];
+        let spanned = f.binding_spans.len() == f.bindings.len()
+            && f.call_binding_spans.len() == f.call_bindings.len();
+        let Some(line) = self.line_at(fi, start).filter(|_| spanned) else {
+            return (bound.types.clone(), bound.calls.clone());
+        };
+        let holding = |indexes: &[u32], spans: &[(u32, u32)]| -> Vec<(u32, u32)> {
+            indexes
+                .iter()
+                .filter_map(|&i| {
+                    let &(from, to) = spans.get(i as usize)?;
+                    (from <= line && line <= to).then_some((i, from))
+                })
+                .collect()
+        };
+        let types = holding(&bound.types, &f.binding_spans);
+        let calls = holding(&bound.calls, &f.call_binding_spans);
+        let latest = types.iter().chain(&calls).map(|&(_, from)| from).max();
+        let keep = |found: Vec<(u32, u32)>| -> Vec<u32> {
+            found
+                .into_iter()
+                .filter(|&(_, from)| Some(from) == latest)
+                .map(|(i, _)| i)
+                .collect()
+        };
+        (keep(types), keep(calls))
     }
 
     /// An imported name bound at module level in the file it comes from (`engines =

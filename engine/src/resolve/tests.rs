@@ -1956,15 +1956,18 @@ pub fn setup() -> Option<()> {
 }
 
 #[test]
-fn rust_a_name_bound_to_two_types_in_one_function_gets_no_type() {
+fn rust_a_name_bound_twice_in_one_function_has_each_type_where_it_holds() {
     let user = r#"use crate::io::{Registration, Token};
+pub enum Either { A(Registration), B(Token) }
 pub fn setup() {
     if let Some(x) = Registration::find() {
         x.clear();
     }
-    if let Some(x) = Token::next() {
-        x.clear();
-    }
+    let x = Token {};
+    x.clear();
+}
+pub fn same_line(e: Either) {
+    match e { Either::A(v) => v.clear(), Either::B(v) => v.clear() }
 }
 "#;
     let g = graph(&[
@@ -1972,11 +1975,31 @@ pub fn setup() {
         ("src/io.rs", PATTERN_TYPES),
         ("src/user.rs", user),
     ]);
-    let typed: Vec<_> = calls_from(&g, "Function:src/user.rs:setup")
-        .into_iter()
-        .filter(|(_, _, _, reason)| *reason == "receiver-type")
-        .collect();
-    assert_eq!(typed, []);
+    let typed = |from: &str| -> Vec<_> {
+        calls_from(&g, from)
+            .into_iter()
+            .filter(|(_, _, _, reason)| *reason == "receiver-type")
+            .collect()
+    };
+    assert_eq!(
+        typed("Function:src/user.rs:setup"),
+        [
+            (
+                "Method:src/io.rs:Registration.clear".to_owned(),
+                6,
+                0.95,
+                "receiver-type"
+            ),
+            (
+                "Method:src/io.rs:Token.clear".to_owned(),
+                13,
+                0.97,
+                "receiver-type"
+            ),
+        ]
+    );
+    // Two arms on one line: the name has no one type there.
+    assert_eq!(typed("Function:src/user.rs:same_line"), []);
 }
 
 #[test]
@@ -2390,5 +2413,71 @@ impl Outer {
                 "receiver-type"
             ),
         ]
+    );
+}
+
+#[test]
+fn rust_a_let_value_still_sees_the_name_it_shadows() {
+    let source = r#"pub struct Guard;
+impl Guard {
+    fn skip(self) -> Inner { Inner }
+    pub fn map(this: Self) {
+        let this = this.skip();
+        this.done();
+    }
+}
+pub struct Inner;
+impl Inner { pub fn done(&self) {} }
+pub struct Other;
+impl Other { pub fn skip(self) {} pub fn done(&self) {} }
+"#;
+    let g = graph(&[("src/lib.rs", source)]);
+    assert_eq!(
+        calls_from(&g, "Method:src/lib.rs:Guard.map"),
+        [
+            (
+                "Method:src/lib.rs:Guard.skip".to_owned(),
+                3,
+                0.97,
+                "receiver-type"
+            ),
+            (
+                "Method:src/lib.rs:Inner.done".to_owned(),
+                10,
+                0.95,
+                "receiver-type"
+            ),
+        ]
+    );
+}
+
+#[test]
+fn rust_a_match_arm_under_a_cfg_that_does_not_hold_calls_nothing() {
+    let source = r#"pub struct A;
+impl A { pub fn stop(&self) {} }
+pub struct B;
+impl B { pub fn stop(&self) {} }
+pub enum Which { A(A), B(B) }
+pub fn stop(w: Which) {
+    match w {
+        Which::A(x) => {
+            x.stop();
+        }
+        #[cfg(test)]
+        Which::B(x) => {
+            x.stop();
+        }
+    }
+}
+"#;
+    let g = graph(&[("src/lib.rs", source)]);
+    assert_eq!(
+        calls_from(&g, "Function:src/lib.rs:stop"),
+        [(
+            "Method:src/lib.rs:A.stop".to_owned(),
+            2,
+            0.95,
+            "receiver-type"
+        )]
     );
 }
