@@ -848,7 +848,8 @@ fn tuple_fields(list: Node, owner: u32, src: &[u8], facts: &mut FileFacts) {
 
 /// The type whose methods a value of written type `written` answers: references, lifetimes and
 /// `mut`/`dyn` dropped, and the pointers method calls see through (`Box`, `Rc`, `Arc`, `Pin`)
-/// unwrapped: `&'a mut Arc<Inner<T>>` → `Inner`. `None` for tuples, slices and `impl Trait`.
+/// unwrapped: `&'a mut Arc<Inner<T>>` → `Inner`; an `Option` as what it holds (what `Some(x)`
+/// patterns, `.unwrap()` and `.as_ref()` reach). `None` for tuples, slices and `impl Trait`.
 fn value_type(written: &str) -> Option<String> {
     let mut t = written.trim();
     loop {
@@ -860,7 +861,7 @@ fn value_type(written: &str) -> Option<String> {
         } else if let Some((base, args)) = t.split_once('<')
             && matches!(
                 base.trim().rsplit("::").next(),
-                Some("Box" | "Rc" | "Arc" | "Pin")
+                Some("Box" | "Rc" | "Arc" | "Pin" | "Option")
             )
         {
             t = args.trim_end().strip_suffix('>')?.trim();
@@ -957,17 +958,24 @@ fn unwrapped_binding(
         "await_expression" => named_children(v).into_iter().next().unwrap_or(v),
         _ => v,
     });
-    let chain = value
-        .filter(|v| v.kind() == "call_expression")
-        .and_then(|v| call_chain(v, src));
-    if let (Some(chain), Some(var)) = (chain, bound_name(var)) {
+    // `Some(x) = f()`, also `Some(x) = opt` and `Some(x) = self.field` (a variable or field
+    // typed by what its `Option` holds).
+    let unwrapped = value.and_then(|v| match v.kind() {
+        "call_expression" => call_chain(v, src).map(Receiver::Call),
+        "identifier" | "field_expression" => match receiver(v, src) {
+            Receiver::Other => None,
+            held => Some(held),
+        },
+        _ => None,
+    });
+    if let (Some(unwrapped), Some(var)) = (unwrapped, bound_name(var)) {
         push_call_binding(
             facts,
             CallBinding {
                 scope,
                 var: text(var, src).to_owned(),
                 callee: Callee::Member {
-                    receiver: Receiver::Call(chain),
+                    receiver: unwrapped,
                     name: "unwrap".to_owned(),
                 },
             },

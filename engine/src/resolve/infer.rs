@@ -749,9 +749,10 @@ impl<'a> Resolver<'a> {
     /// `f().unwrap()`, `f().expect(…)`, `f()?` (read as `.unwrap()`) in Rust: the `T` of the
     /// `Option<T>` or `Result<T, E>` that `f` is declared to return (`T?` in facts). And the
     /// standard methods that give back the same value behind another pointer (`x.as_mut()`,
-    /// `x.as_ref()`, `x.clone()`, `x.borrow()`), and the projections pin-projection macros
-    /// generate (`x.project()`, `x.project_ref()`: the same fields, pinned or not), when the
-    /// project defines none of that name for the receiver: `x`'s type.
+    /// `x.as_ref()`, `x.clone()`, `x.borrow()`, an `Option`'s `x.take()`), and the projections
+    /// pin-projection macros generate (`x.project()`, `x.project_ref()`: the same fields,
+    /// pinned or not), when the project defines none of that name for the receiver: `x`'s
+    /// type. `x.unwrap()` of a variable or field typed by what its `Option` holds: that type.
     pub(super) fn unwrapped_type(
         &self,
         fi: usize,
@@ -767,19 +768,33 @@ impl<'a> Resolver<'a> {
         }
         if matches!(
             name.as_str(),
-            "as_mut" | "as_ref" | "clone" | "borrow" | "borrow_mut" | "project" | "project_ref"
+            "as_mut"
+                | "as_ref"
+                | "clone"
+                | "borrow"
+                | "borrow_mut"
+                | "project"
+                | "project_ref"
+                | "take"
         ) {
             let (t, c) = self.receiver_type(fi, scope, receiver, depth + 1)?;
             return Some((t, c.min(confidence::RETURN_TYPE)));
         }
-        let (Receiver::Call(inner), "unwrap" | "expect") = (receiver, name.as_str()) else {
+        if !matches!(name.as_str(), "unwrap" | "expect") {
             return None;
-        };
-        let (target, conf, _) = self.sure_target(fi, scope, &dotted_callee(inner), depth)?;
-        let &(file, def) = self.node_def.get(&target)?;
-        let returns = self.files[file].defs.get(def as usize)?.returns.as_str();
-        let held = returns.strip_suffix('?')?;
-        let (t, c) = self.resolve_type(file, Some(def), held)?;
-        Some((t, conf.min(c).min(confidence::RETURN_TYPE)))
+        }
+        if let Receiver::Call(inner) = receiver
+            && let Some((target, conf, _)) =
+                self.sure_target(fi, scope, &dotted_callee(inner), depth)
+        {
+            let &(file, def) = self.node_def.get(&target)?;
+            let returns = self.files[file].defs.get(def as usize)?.returns.as_str();
+            let held = returns.strip_suffix('?')?;
+            let (t, c) = self.resolve_type(file, Some(def), held)?;
+            return Some((t, conf.min(c).min(confidence::RETURN_TYPE)));
+        }
+        // A variable, field or standard call typed by what its `Option` holds.
+        let (t, c) = self.receiver_type(fi, scope, receiver, depth + 1)?;
+        Some((t, c.min(confidence::RETURN_TYPE)))
     }
 }

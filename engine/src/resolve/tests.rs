@@ -2481,3 +2481,35 @@ pub fn stop(w: Which) {
         )]
     );
 }
+
+#[test]
+fn rust_options_hold_their_type_through_some_patterns_unwrap_as_ref_and_take() {
+    let source = r#"use std::sync::Arc;
+pub struct Inner;
+impl Inner { pub fn close(&self) {} }
+pub struct Other;
+impl Other { pub fn close(&self) {} }
+pub struct Holder { inner: Option<Arc<Inner>> }
+impl Holder {
+    pub fn a(&self) { if let Some(i) = self.inner.as_ref() { i.close(); } }
+    pub fn b(&mut self) {
+        let i = self.inner.take().unwrap();
+        i.close();
+    }
+    pub fn c(opt: Option<Inner>) { if let Some(i) = opt { i.close(); } }
+}
+"#;
+    let g = graph(&[("src/lib.rs", source)]);
+    for method in ["a", "b", "c"] {
+        assert_eq!(
+            calls_from(&g, &format!("Method:src/lib.rs:Holder.{method}")),
+            [(
+                "Method:src/lib.rs:Inner.close".to_owned(),
+                3,
+                0.95,
+                "receiver-type"
+            )],
+            "{method}"
+        );
+    }
+}
