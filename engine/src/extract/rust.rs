@@ -417,7 +417,7 @@ fn parameters(
             let written = text(ty, src);
             let ty = match written.trim().strip_prefix("impl ") {
                 Some(_) => single_trait_of(ty, src).unwrap_or_default(),
-                _ => value_type(written).unwrap_or_else(|| {
+                _ => field_type(written).unwrap_or_else(|| {
                     strip_generics(
                         written
                             .trim_start_matches('&')
@@ -609,8 +609,10 @@ fn receiver(object: Node, src: &[u8]) -> Receiver {
         return call_chain(object, src).map_or(Receiver::Other, Receiver::Call);
     }
     // `self.project().reader`: a field of what a call returns, as the chain
-    // `self.project().reader`.
-    if object.kind() == "field_expression" && !RECEIVERS.is_dotted(object) {
+    // `self.project().reader`; `self.slots[i]`: an element of a field, as `self.slots[]`.
+    if matches!(object.kind(), "field_expression" | "index_expression")
+        && !RECEIVERS.is_dotted(object)
+    {
         return chain(object, src).map_or(Receiver::Other, Receiver::Path);
     }
     RECEIVERS.receiver(object, src)
@@ -672,6 +674,11 @@ fn chain(node: Node, src: &[u8]) -> Option<String> {
                 at = *named_children(at).first()?;
             }
             "await_expression" => at = *named_children(at).first()?,
+            // `a.b[i]`: an element of `a.b`.
+            "index_expression" => {
+                parts.push("[]".to_owned());
+                at = *named_children(at).first()?;
+            }
             "identifier" | "self" => {
                 parts.push(text(at, src).to_owned());
                 break;
@@ -776,7 +783,7 @@ fn fields(list: Node, owner: u32, src: &[u8], facts: &mut FileFacts) {
             continue;
         }
         if let (Some(name), Some(ty)) = (field(decl, "name"), field(decl, "type"))
-            && let Some(ty) = value_type(text(ty, src))
+            && let Some(ty) = field_type(text(ty, src))
         {
             facts
                 .attr_bindings
@@ -840,10 +847,42 @@ fn tuple_fields(list: Node, owner: u32, src: &[u8], facts: &mut FileFacts) {
         .into_iter()
         .filter(|c| !matches!(c.kind(), "attribute_item" | "visibility_modifier"));
     for (i, ty) in types.enumerate() {
-        if let Some(ty) = value_type(text(ty, src)) {
+        if let Some(ty) = field_type(text(ty, src)) {
             facts.attr_bindings.push((owner, i.to_string(), ty));
         }
     }
+}
+
+/// A field's or parameter's type as `value_type` reads it, or a collection's as `T[]` (its
+/// elements' type, what `x[i]` and `for e in &x` give).
+fn field_type(written: &str) -> Option<String> {
+    elements(written).or_else(|| value_type(written))
+}
+
+/// The element type of an array, a slice, a `Vec` or a `VecDeque` (`[T; N]`, `Box<[T]>`,
+/// `&mut [T]`, `Vec<T>`) as `T[]`.
+fn elements(written: &str) -> Option<String> {
+    let mut t = written.trim().trim_start_matches('&').trim_start();
+    t = t.strip_prefix("mut ").unwrap_or(t).trim_start();
+    if let Some((base, args)) = t.split_once('<')
+        && base.trim().rsplit("::").next() == Some("Box")
+    {
+        t = args.trim_end().strip_suffix('>')?.trim();
+    }
+    let inner = match t.strip_prefix('[') {
+        Some(array) => {
+            let array = array.strip_suffix(']')?;
+            array.rsplit_once(';').map_or(array, |(ty, _)| ty)
+        }
+        None => {
+            let (base, args) = t.split_once('<')?;
+            if !matches!(base.trim().rsplit("::").next(), Some("Vec" | "VecDeque")) {
+                return None;
+            }
+            args.trim_end().strip_suffix('>')?
+        }
+    };
+    value_type(inner).map(|e| format!("{e}[]"))
 }
 
 /// The type whose methods a value of written type `written` answers: references, lifetimes and

@@ -310,12 +310,25 @@ impl<'a> Resolver<'a> {
             }
         };
         for part in parts {
-            let (t, conf) = self
-                .member_type(current.0, part, depth)
-                .or_else(|| self.parameter_field_type(fi, scope, current.0, part))?;
+            let (t, conf) = match part.strip_suffix("[]") {
+                Some(collection) => self.element_field_type(current.0, collection)?,
+                None => self
+                    .member_type(current.0, part, depth)
+                    .or_else(|| self.parameter_field_type(fi, scope, current.0, part))?,
+            };
             current = (t, current.1.min(conf));
         }
         Some(current)
+    }
+
+    /// The elements' type of Rust field `attr` of type `ty`, declared as a collection (`T[]`
+    /// in facts): what `x.attr[i]` gives.
+    fn element_field_type(&self, ty: u32, attr: &str) -> Option<(u32, f32)> {
+        let &(file, def) = self.node_def.get(&ty)?;
+        let (at_file, class, written) = self.attribute_type(file, def, attr)?;
+        let element = written.strip_suffix("[]")?;
+        let (t, conf) = self.resolve_type(at_file, Some(class), element)?;
+        Some((t, conf.min(confidence::ATTRIBUTE_TYPE)))
     }
 
     /// The trait bound of Rust type parameter `name` as the scope sees it: declared by the

@@ -2513,3 +2513,34 @@ impl Holder {
         );
     }
 }
+
+#[test]
+fn rust_elements_of_array_slice_and_vec_fields() {
+    let source = r#"pub struct Slot;
+impl Slot { pub fn a(&self) {} pub fn b(&self) {} pub fn c(&self) {} }
+pub struct Other;
+impl Other { pub fn a(&self) {} pub fn b(&self) {} pub fn c(&self) {} }
+pub struct Remote { unpark: Slot }
+pub struct Wheel { slots: [Slot; 64], boxed: Box<[Slot]>, remotes: Vec<Remote> }
+impl Wheel {
+    pub fn go(&self, i: usize) {
+        self.slots[i].a();
+        self.boxed[i].b();
+        self.remotes[i].unpark.c();
+    }
+}
+"#;
+    let g = graph(&[("src/lib.rs", source)]);
+    let slot = |m: &str| {
+        (
+            format!("Method:src/lib.rs:Slot.{m}"),
+            2,
+            0.95,
+            "attribute-type",
+        )
+    };
+    assert_eq!(
+        calls_from(&g, "Method:src/lib.rs:Wheel.go"),
+        [slot("a"), slot("b"), slot("c")]
+    );
+}
