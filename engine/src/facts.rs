@@ -176,6 +176,9 @@ pub struct FileFacts {
     /// The same for `call_bindings`.
     #[serde(default)]
     pub call_binding_spans: Vec<(u32, u32)>,
+    /// The same for `element_bindings` (a `for` loop).
+    #[serde(default)]
+    pub element_binding_spans: Vec<(u32, u32)>,
     /// Names a scope declares as variables or parameters (`const x = …`, `(x) => …`,
     /// `catch (e)`; JavaScript and TypeScript): inside a function they hide the file's names
     /// and imports of the same name; at module level they hold values that no definition
@@ -233,6 +236,7 @@ impl FileFacts {
             element_bindings: Vec::new(),
             binding_spans: Vec::new(),
             call_binding_spans: Vec::new(),
+            element_binding_spans: Vec::new(),
             locals: Vec::new(),
             type_aliases: Vec::new(),
             type_params: Vec::new(),

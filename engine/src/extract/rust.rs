@@ -7,7 +7,9 @@ use super::{
     ReceiverSyntax, doc_line, end_line, field, header_before_body, line, named_children, new_def,
     push_call, push_children, rust_cfg, strip_generics, text,
 };
-use crate::facts::{Binding, CallBinding, Callee, FileFacts, Import, ImportedName, Receiver};
+use crate::facts::{
+    Binding, CallBinding, Callee, ElementBinding, FileFacts, Import, ImportedName, Receiver,
+};
 use crate::graph::NodeKind;
 
 /// A macro invocation whose items were read: (macro name, first line, last line).
@@ -168,6 +170,7 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
             }
             "call_expression" => call(node, scope, src, facts),
             "let_declaration" => binding(node, scope, src, facts),
+            "for_expression" => for_binding(node, scope, src, facts),
             "let_condition" => unwrapped_binding(node, node, scope, src, facts),
             "match_arm" => {
                 if let Some(matched) = node.parent().and_then(|b| b.parent()) {
@@ -1020,6 +1023,52 @@ fn unwrapped_binding(
             },
             span_of(pattern_at),
         );
+    }
+}
+
+/// `for x in &items`, `for x in self.items.iter()`: `x` holds an element of the collection.
+fn for_binding(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) {
+    let Some(var) = field(node, "pattern").and_then(bound_name) else {
+        return;
+    };
+    let Some(mut value) = field(node, "value") else {
+        return;
+    };
+    loop {
+        match value.kind() {
+            "reference_expression" => match named_children(value).last() {
+                Some(&inner) => value = inner,
+                None => return,
+            },
+            "call_expression" => {
+                let Some(function) = field(value, "function") else {
+                    return;
+                };
+                let iterates = function.kind() == "field_expression"
+                    && field(function, "field").is_some_and(|f| {
+                        matches!(text(f, src), "iter" | "iter_mut" | "into_iter" | "drain")
+                    });
+                match field(function, "value").filter(|_| iterates) {
+                    Some(collection) => value = collection,
+                    None => return,
+                }
+            }
+            _ => break,
+        }
+    }
+    let of = match value.kind() {
+        "identifier" | "field_expression" => receiver(value, src),
+        _ => return,
+    };
+    if of != Receiver::Other {
+        facts.element_bindings.push(ElementBinding {
+            scope,
+            var: text(var, src).to_owned(),
+            of,
+        });
+        facts
+            .element_binding_spans
+            .push((line(node), end_line(node)));
     }
 }
 

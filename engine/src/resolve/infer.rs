@@ -5,7 +5,9 @@ use rustc_hash::FxHashSet as HashSet;
 
 use super::scope::Target;
 use super::vars::Bound;
-use super::{MAX_ALIAS_HOPS, Resolver, UNION_IDS, confidence, dotted_callee, is_getter};
+use super::{
+    MAX_ALIAS_HOPS, MAX_RETURN_DEPTH, Resolver, UNION_IDS, confidence, dotted_callee, is_getter,
+};
 use crate::facts::{Callee, Receiver};
 use crate::graph::{NodeKind, Reason};
 use crate::lang::Lang;
@@ -508,7 +510,22 @@ impl<'a> Resolver<'a> {
             })
             .or_else(|| {
                 chain.iter().copied().find_map(|s| {
-                    let last = *self.vars.get(fi, var, s)?.elements.last()?;
+                    let elements = &self.vars.get(fi, var, s)?.elements;
+                    // The innermost loop around the call, else the last one.
+                    let line = self
+                        .line_at(fi, scope)
+                        .filter(|_| f.element_binding_spans.len() == f.element_bindings.len());
+                    let last = match line {
+                        Some(line) => *elements
+                            .iter()
+                            .filter(|&&i| {
+                                f.element_binding_spans
+                                    .get(i as usize)
+                                    .is_some_and(|&(from, to)| from <= line && line <= to)
+                            })
+                            .max_by_key(|&&i| f.element_binding_spans.get(i as usize))?,
+                        None => *elements.last()?,
+                    };
                     let bound = f.element_bindings.get(last as usize)?;
                     self.element_type(fi, s, &bound.of, depth)
                 })
@@ -526,6 +543,17 @@ impl<'a> Resolver<'a> {
     ) -> Option<(u32, f32)> {
         let (file, written_in, written): (usize, Option<u32>, String) = match of {
             Receiver::Name(var) => (fi, scope, self.binding_type(fi, scope, var)?),
+            // `self.a.items` in Rust: field `items` of the type of `self.a`.
+            Receiver::Path(path) if self.files[fi].lang == Lang::Rust => {
+                // `for x in x.children` would ask for itself again and again.
+                if depth >= MAX_RETURN_DEPTH {
+                    return None;
+                }
+                let (head, attr) = path.rsplit_once('.')?;
+                let (ty, reached) = self.path_type(fi, scope, head, depth + 1)?;
+                let (t, conf) = self.element_field_type(ty, attr)?;
+                return Some((t, reached.min(conf)));
+            }
             Receiver::Path(path) => {
                 let attr = path
                     .strip_prefix("this.")

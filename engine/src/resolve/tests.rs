@@ -2544,3 +2544,56 @@ impl Wheel {
         [slot("a"), slot("b"), slot("c")]
     );
 }
+
+#[test]
+fn rust_for_loops_over_typed_collections_bind_their_elements() {
+    let source = r#"pub struct Slot;
+impl Slot { pub fn a(&self) {} pub fn b(&self) {} pub fn c(&self) {} }
+pub struct Other;
+impl Other { pub fn a(&self) {} pub fn b(&self) {} pub fn c(&self) {} }
+pub struct Inner { slots: Vec<Slot> }
+pub struct Wheel { inner: Inner }
+impl Wheel {
+    pub fn go(&self, given: &[Slot], others: Vec<Other>) {
+        for s in &self.inner.slots {
+            s.a();
+        }
+        for s in given.iter() {
+            s.b();
+        }
+        for s in others {
+            s.c();
+        }
+        for s in s.slots.iter() {
+            s.c();
+        }
+    }
+}
+"#;
+    let g = graph(&[("src/lib.rs", source)]);
+    assert_eq!(
+        calls_from(&g, "Method:src/lib.rs:Wheel.go"),
+        [
+            (
+                "Method:src/lib.rs:Other.c".to_owned(),
+                4,
+                0.95,
+                "receiver-type"
+            ),
+            (
+                "Method:src/lib.rs:Slot.a".to_owned(),
+                2,
+                0.95,
+                "receiver-type"
+            ),
+            (
+                "Method:src/lib.rs:Slot.b".to_owned(),
+                2,
+                0.95,
+                "receiver-type"
+            ),
+            // `for s in s.slots` asks for itself: no type, only a candidate.
+            ("Method:src/lib.rs:Slot.c".to_owned(), 2, 0.48, "ambiguous"),
+        ]
+    );
+}
