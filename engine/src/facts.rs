@@ -189,6 +189,10 @@ pub struct FileFacts {
     /// Union<T>`; TypeScript): (alias, member types as written, generics left out).
     #[serde(default)]
     pub type_aliases: Vec<(String, Vec<String>)>,
+    /// Rust: the line of each of `type_aliases` (`type Alias = Type;`, one member), whose
+    /// `cfg` alternatives are told apart by it.
+    #[serde(default)]
+    pub type_alias_lines: Vec<u32>,
     /// Rust type parameters of functions (with their `impl` block's) and types: (def,
     /// parameter, its one trait bound, or empty when it has none or several).
     #[serde(default)]
@@ -239,6 +243,7 @@ impl FileFacts {
             element_binding_spans: Vec::new(),
             locals: Vec::new(),
             type_aliases: Vec::new(),
+            type_alias_lines: Vec::new(),
             type_params: Vec::new(),
             attr_bindings: Vec::new(),
             attr_calls: Vec::new(),

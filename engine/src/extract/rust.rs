@@ -170,6 +170,23 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
             }
             "call_expression" => call(node, scope, src, facts),
             "let_declaration" => binding(node, scope, src, facts),
+            // `type Alias = Type;` in a file or module (not an `impl`'s or a trait's).
+            "type_item"
+                if impl_of.is_none()
+                    && scope
+                        .and_then(|s| facts.defs.get(s as usize))
+                        .is_none_or(|d| d.kind == NodeKind::Module) =>
+            {
+                if let (Some(name), Some(ty)) = (field(node, "name"), field(node, "type"))
+                    && let Some(ty) = value_type(text(ty, src))
+                {
+                    facts
+                        .type_aliases
+                        .push((text(name, src).to_owned(), vec![ty]));
+                    facts.type_alias_lines.push(line(node));
+                }
+                continue;
+            }
             "for_expression" => for_binding(node, scope, src, facts),
             "let_condition" => unwrapped_binding(node, node, scope, src, facts),
             "match_arm" => {

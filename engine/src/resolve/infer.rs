@@ -72,6 +72,14 @@ impl<'a> Resolver<'a> {
             }
             other => other,
         };
+        // A Rust type alias of the file or of one it imports (`type List = Sharded<T>;`).
+        if target.is_none()
+            && self.files[fi].lang == Lang::Rust
+            && !name.contains("::")
+            && let Some(found) = self.alias_type(fi, name)
+        {
+            return Some(found);
+        }
         match target {
             Some(Target::Node(n)) if self.kind_of(n).is_some_and(NodeKind::is_type) => {
                 Some((n, confidence::IMPORT))
@@ -128,7 +136,7 @@ impl<'a> Resolver<'a> {
             return None;
         }
         let f = &self.files[file];
-        if f.type_aliases.iter().any(|(a, _)| a == name) {
+        if self.alias_members(file, name).is_some() {
             return Some((file, name.to_owned()));
         }
         for import in f.imports.iter().filter(|i| own || i.reexport) {
@@ -168,11 +176,7 @@ impl<'a> Resolver<'a> {
         }
         // Written first, so that an alias reached again while resolving it has no type.
         self.alias_types.borrow_mut().insert(key.clone(), None);
-        let members = &self.files[file]
-            .type_aliases
-            .iter()
-            .find(|(a, _)| a == name)?
-            .1;
+        let members = self.alias_members(file, name)?;
         let mut types = Vec::new();
         let mut conf = confidence::IMPORT;
         for member in members {
@@ -198,6 +202,24 @@ impl<'a> Resolver<'a> {
         };
         self.alias_types.borrow_mut().insert(key, found);
         found
+    }
+
+    /// The members of type alias `name` of file `file`: of Rust `cfg` alternatives, the one
+    /// that is compiled.
+    fn alias_members(&self, file: usize, name: &str) -> Option<&'a Vec<String>> {
+        let f = &self.files[file];
+        let mut named = f
+            .type_aliases
+            .iter()
+            .enumerate()
+            .filter(|(_, (a, _))| a == name);
+        let (_, (_, first)) = named.clone().next()?;
+        let real = named.find(|&(i, _)| {
+            f.type_alias_lines
+                .get(i)
+                .is_some_and(|&line| !f.in_test_code(line))
+        });
+        Some(real.map_or(first, |(_, (_, members))| members))
     }
 
     /// The member types of a union id; `None` for a type node.

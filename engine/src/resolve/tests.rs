@@ -2597,3 +2597,55 @@ impl Wheel {
         ]
     );
 }
+
+#[test]
+fn rust_type_aliases_of_the_file_and_imported_ones_the_compiled_alternative() {
+    let lists = r#"pub struct Sharded;
+impl Sharded { pub fn len(&self) {} pub fn new() -> Sharded { Sharded } }
+pub struct Linked;
+impl Linked { pub fn len(&self) {} pub fn new() -> Linked { Linked } }
+#[cfg(test)]
+pub type EntryList = Linked;
+#[cfg(not(test))]
+pub type EntryList = Sharded;
+"#;
+    let user = r#"use crate::lists::EntryList;
+type Local = crate::lists::Linked;
+pub struct Owner { list: EntryList, local: Local }
+impl Owner {
+    pub fn go(&self) {
+        self.list.len();
+        self.local.len();
+        EntryList::new();
+    }
+}
+"#;
+    let g = graph(&[
+        ("src/lib.rs", "pub mod lists;\npub mod user;\n"),
+        ("src/lists.rs", lists),
+        ("src/user.rs", user),
+    ]);
+    assert_eq!(
+        calls_from(&g, "Method:src/user.rs:Owner.go"),
+        [
+            (
+                "Method:src/lists.rs:Linked.len".to_owned(),
+                4,
+                0.95,
+                "attribute-type"
+            ),
+            (
+                "Method:src/lists.rs:Sharded.len".to_owned(),
+                2,
+                0.95,
+                "attribute-type"
+            ),
+            (
+                "Method:src/lists.rs:Sharded.new".to_owned(),
+                2,
+                0.97,
+                "class-member"
+            ),
+        ]
+    );
+}
