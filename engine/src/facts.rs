@@ -212,6 +212,10 @@ pub struct FileFacts {
     /// definition or import there never wins over one outside.
     #[serde(default)]
     pub test_spans: Vec<(u32, u32)>,
+    /// Rust modules declared with the file that holds them (`#[path = "unix/mod.rs"] mod
+    /// imp;`): (module, path as written, relative to the declaring file's folder, line).
+    #[serde(default)]
+    pub module_paths: Vec<(String, String, u32)>,
     /// Modules declared in their own file and compiled for tests only (`#[cfg(test)] mod x;`).
     #[serde(default)]
     pub test_modules: Vec<String>,
@@ -250,6 +254,7 @@ impl FileFacts {
             package: None,
             syntax_errors: 0,
             test_spans: Vec::new(),
+            module_paths: Vec::new(),
             test_modules: Vec::new(),
             stand_in_macros: Vec::new(),
             item_macros: Vec::new(),

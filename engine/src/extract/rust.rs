@@ -124,6 +124,17 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
                     Some(arm) if arm.kind() == "match_arm" => Some(arm),
                     _ => item_after(node),
                 };
+                if let Some(item) = item.filter(|i| i.kind() == "mod_item")
+                    && field(item, "body").is_none()
+                    && let Some(name) = field(item, "name")
+                    && let Some(path) = path_attribute(text(node, src))
+                {
+                    facts.module_paths.push((
+                        text(name, src).to_owned(),
+                        path.to_owned(),
+                        line(item),
+                    ));
+                }
                 if let Some(item) = item.filter(|_| marks_test_code(text(node, src))) {
                     facts.test_spans.push((line(item), end_line(item)));
                     if item.kind() == "mod_item"
@@ -754,6 +765,21 @@ fn item_after(attribute: Node) -> Option<Node> {
 /// configures the crate (`rust_cfg::holds`: tests off, every feature on, custom flags off).
 fn marks_test_code(attribute: &str) -> bool {
     cfg_of(attribute).is_some_and(|p| rust_cfg::holds(p) == Some(false))
+}
+
+/// The file of a `#[path = "…"]` attribute.
+fn path_attribute(attribute: &str) -> Option<&str> {
+    let inner = attribute
+        .trim()
+        .strip_prefix("#[")?
+        .strip_suffix(']')?
+        .trim();
+    let value = inner
+        .strip_prefix("path")?
+        .trim_start()
+        .strip_prefix('=')?
+        .trim();
+    value.strip_prefix('"')?.strip_suffix('"')
 }
 
 /// The predicate of a `#[cfg(…)]` attribute; `Some("test")` for a test function's attribute.

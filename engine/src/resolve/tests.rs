@@ -2649,3 +2649,46 @@ impl Owner {
         ]
     );
 }
+
+#[test]
+fn rust_modules_declared_with_a_path_attribute() {
+    let process = r#"#[path = "unix/mod.rs"]
+#[cfg(unix)]
+mod imp;
+#[path = "windows.rs"]
+#[cfg(windows)]
+mod imp;
+pub struct Child { inner: imp::Stdio }
+impl Child {
+    pub fn spawn(&self) {
+        imp::spawn_child();
+        self.inner.flush();
+    }
+}
+"#;
+    let imp =
+        "pub fn spawn_child() {}\npub struct Stdio;\nimpl Stdio {\n    pub fn flush(&self) {}\n}\n";
+    let g = graph(&[
+        ("src/lib.rs", "pub mod process;\n"),
+        ("src/process/mod.rs", process),
+        ("src/process/unix/mod.rs", imp),
+        ("src/process/windows.rs", imp),
+    ]);
+    assert_eq!(
+        calls_from(&g, "Method:src/process/mod.rs:Child.spawn"),
+        [
+            (
+                "Function:src/process/unix/mod.rs:spawn_child".to_owned(),
+                1,
+                0.97,
+                "import-resolved"
+            ),
+            (
+                "Method:src/process/unix/mod.rs:Stdio.flush".to_owned(),
+                4,
+                0.95,
+                "attribute-type"
+            ),
+        ]
+    );
+}
