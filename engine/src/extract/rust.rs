@@ -846,9 +846,22 @@ fn returned_type(written: &str) -> Option<String> {
         && matches!(base.trim().rsplit("::").next(), Some("Option" | "Result"))
     {
         let args = args.trim_end().strip_suffix('>')?;
-        let first = args.split(',').next()?;
-        // `Result<(A, B), E>` and nested generics are not followed.
-        if first.contains(['(', '<']) {
+        // The first argument, whole: `Option<Entry<'_, T>>` → `Entry<'_, T>`.
+        let mut depth = 0usize;
+        let end = args
+            .char_indices()
+            .find(|&(_, c)| {
+                match c {
+                    '<' | '(' | '[' => depth += 1,
+                    '>' | ')' | ']' => depth = depth.saturating_sub(1),
+                    _ => {}
+                }
+                c == ',' && depth == 0
+            })
+            .map_or(args.len(), |(at, _)| at);
+        let first = &args[..end];
+        // `Result<(A, B), E>` is not followed.
+        if first.trim_start().starts_with('(') {
             return None;
         }
         return value_type(first).map(|v| format!("{v}?"));

@@ -2692,3 +2692,37 @@ impl Child {
         ]
     );
 }
+
+#[test]
+fn rust_options_and_results_of_generic_types_unwrap_to_the_type() {
+    let source = r#"pub struct Entry<'a, T> { v: &'a T }
+impl<'a, T> Entry<'a, T> { pub fn remove(self) {} }
+pub struct Other;
+impl Other { pub fn remove(self) {} }
+pub struct Set;
+impl Set {
+    fn pop(&self) -> Option<Entry<'_, u8>> { None }
+    fn take(&self) -> Result<Entry<'_, u8>, std::io::Error> { todo() }
+    pub fn go(&self) -> Option<()> {
+        let entry = self.pop()?;
+        entry.remove();
+        self.take().unwrap().remove();
+        None
+    }
+}
+"#;
+    let g = graph(&[("src/lib.rs", source)]);
+    let calls: Vec<_> = calls_from(&g, "Method:src/lib.rs:Set.go")
+        .into_iter()
+        .filter(|(to, ..)| to.ends_with("remove"))
+        .collect();
+    assert_eq!(
+        calls,
+        [(
+            "Method:src/lib.rs:Entry.remove".to_owned(),
+            2,
+            0.95,
+            "receiver-type"
+        )]
+    );
+}
