@@ -1193,13 +1193,22 @@ fn binding(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) {
                     .next()
                     .is_some_and(|l| l.starts_with(|c: char| c.is_uppercase()))
             }),
-        // `let me = &mut *self;`: the method's own value under another name.
-        "reference_expression" | "unary_expression" | "self" => {
+        // `let me = &mut *self;`: the method's own value under another name; `let raw =
+        // self.raw;`: what its field `raw` holds, written `Self.raw`.
+        "reference_expression" | "unary_expression" | "self" | "field_expression" => {
             let mut at = v;
             while matches!(at.kind(), "reference_expression" | "unary_expression") {
                 at = *named_children(at).last()?;
             }
-            (at.kind() == "self").then(|| "Self".to_owned())
+            match at.kind() {
+                "self" => Some("Self".to_owned()),
+                "field_expression" => {
+                    let name = field(at, "field").filter(|f| f.kind() == "field_identifier")?;
+                    (field(at, "value")?.kind() == "self")
+                        .then(|| format!("Self.{}", text(name, src)))
+                }
+                _ => None,
+            }
         }
         _ => None,
     });

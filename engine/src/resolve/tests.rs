@@ -2726,3 +2726,36 @@ impl Set {
         )]
     );
 }
+
+#[test]
+fn rust_a_variable_holding_a_field_of_self_has_the_fields_type() {
+    let source = r#"pub struct Raw;
+impl Raw { pub fn poll(&self) {} }
+pub struct Other;
+impl Other { pub fn poll(&self) {} }
+pub struct Task { raw: Raw }
+impl Task {
+    pub fn run(self) {
+        let raw = self.raw;
+        raw.poll();
+    }
+    pub fn peek(&self) {
+        let raw = &self.raw;
+        raw.poll();
+    }
+}
+"#;
+    let g = graph(&[("src/lib.rs", source)]);
+    for method in ["run", "peek"] {
+        assert_eq!(
+            calls_from(&g, &format!("Method:src/lib.rs:Task.{method}")),
+            [(
+                "Method:src/lib.rs:Raw.poll".to_owned(),
+                2,
+                0.95,
+                "receiver-type"
+            )],
+            "{method}"
+        );
+    }
+}
