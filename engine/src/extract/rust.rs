@@ -28,13 +28,21 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
     while let Some((node, (scope, impl_of))) = stack.pop() {
         match node.kind() {
             "impl_item" => {
-                let ty = field(node, "type").map(|t| strip_generics(text(t, src)));
+                let generics = type_parameters(node, src);
+                // `impl Schedule for Arc<Handle>`: methods of `Handle`, which a call on the
+                // pointer reaches; `impl<T> Read for Box<T>` stays `Box`'s.
+                let ty = field(node, "type").map(|t| {
+                    let written = text(t, src);
+                    value_type(written)
+                        .filter(|v| !generics.iter().any(|(name, _)| name == v))
+                        .unwrap_or_else(|| strip_generics(written))
+                });
                 let tr = field(node, "trait").map(|t| strip_generics(text(t, src)));
                 if let (Some(ty), Some(tr)) = (&ty, tr) {
                     trait_impls.push((ty.clone(), tr));
                 }
                 if let Some(body) = field(node, "body") {
-                    let impl_of = ty.map(|t| (t, type_parameters(node, src)));
+                    let impl_of = ty.map(|t| (t, generics));
                     push_children(&mut cursor, body, (scope, impl_of), &mut stack);
                 }
                 continue;

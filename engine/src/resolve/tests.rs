@@ -2759,3 +2759,25 @@ impl Task {
         );
     }
 }
+
+#[test]
+fn rust_impls_for_a_pointer_to_a_type_are_methods_of_the_type() {
+    let source = r#"use std::sync::Arc;
+pub trait Schedule { fn schedule(&self); }
+pub struct Handle;
+impl Schedule for Arc<Handle> { fn schedule(&self) {} }
+pub struct Other;
+impl Other { pub fn schedule(&self) {} }
+pub fn run(h: Arc<Handle>) { h.schedule(); }
+"#;
+    let g = graph(&[("src/lib.rs", source)]);
+    assert_eq!(
+        calls_from(&g, "Function:src/lib.rs:run"),
+        [(
+            "Method:src/lib.rs:Handle.schedule".to_owned(),
+            4,
+            0.97,
+            "receiver-type"
+        )]
+    );
+}
