@@ -8,7 +8,7 @@ use super::vars::Bound;
 use super::{
     MAX_ALIAS_HOPS, MAX_RETURN_DEPTH, Resolver, UNION_IDS, confidence, dotted_callee, is_getter,
 };
-use crate::facts::{Callee, Receiver};
+use crate::facts::{Callee, Import, Receiver};
 use crate::graph::{NodeKind, Reason};
 use crate::lang::Lang;
 
@@ -145,7 +145,10 @@ impl<'a> Resolver<'a> {
         if self.alias_members(file, name).is_some() {
             return Some((file, name.to_owned()));
         }
-        for import in f.imports.iter().filter(|i| own || i.reexport) {
+        // A private Rust `use` is seen by the module's descendants, the only ones that can
+        // name it.
+        let visible = |i: &Import| own || i.reexport || f.lang == Lang::Rust;
+        for import in f.imports.iter().filter(|i| visible(i)) {
             if let Some(imported) = import.names.iter().find(|n| n.local() == name) {
                 for source in self
                     .scopes

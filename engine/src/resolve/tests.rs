@@ -2781,3 +2781,31 @@ pub fn run(h: Arc<Handle>) { h.schedule(); }
         )]
     );
 }
+
+#[test]
+fn rust_type_aliases_through_a_parents_private_use() {
+    let g = graph(&[
+        ("src/lib.rs", "pub mod time;\n"),
+        (
+            "src/time/mod.rs",
+            "mod entry;\nmod wheel;\nuse entry::EntryList;\n",
+        ),
+        (
+            "src/time/entry.rs",
+            "pub struct Linked;\nimpl Linked { pub fn is_empty(&self) {} }\npub type EntryList = Linked;\n",
+        ),
+        (
+            "src/time/wheel.rs",
+            "use super::EntryList;\npub struct Wheel { pending: EntryList }\nimpl Wheel {\n    pub fn idle(&self) { self.pending.is_empty(); }\n}\npub struct Other;\nimpl Other { pub fn is_empty(&self) {} }\n",
+        ),
+    ]);
+    assert_eq!(
+        calls_from(&g, "Method:src/time/wheel.rs:Wheel.idle"),
+        [(
+            "Method:src/time/entry.rs:Linked.is_empty".to_owned(),
+            2,
+            0.95,
+            "attribute-type"
+        )]
+    );
+}
