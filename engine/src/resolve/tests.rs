@@ -2809,3 +2809,28 @@ fn rust_type_aliases_through_a_parents_private_use() {
         )]
     );
 }
+
+#[test]
+fn rust_an_impl_written_before_its_type_gives_the_type_its_methods() {
+    let source = r#"impl Hooks {
+    pub fn spawn(&self) {}
+}
+pub struct Hooks;
+pub struct Other;
+impl Other { pub fn spawn(&self) {} }
+pub struct Handle { hooks: Hooks }
+impl Handle {
+    pub fn run(&self) { self.hooks.spawn(); }
+}
+"#;
+    let g = graph(&[("src/lib.rs", source)]);
+    assert_eq!(
+        calls_from(&g, "Method:src/lib.rs:Handle.run"),
+        [(
+            "Method:src/lib.rs:Hooks.spawn".to_owned(),
+            2,
+            0.95,
+            "attribute-type"
+        )]
+    );
+}
