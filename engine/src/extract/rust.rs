@@ -1202,19 +1202,22 @@ fn binding(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) {
                     .is_some_and(|l| l.starts_with(|c: char| c.is_uppercase()))
             }),
         // `let me = &mut *self;`: the method's own value under another name; `let raw =
-        // self.raw;`: what its field `raw` holds, written `Self.raw`.
-        "reference_expression" | "unary_expression" | "self" | "field_expression" => {
+        // self.raw;`, `let r = &self.a.remotes[i];`: what that field (or element) holds,
+        // written `Self.raw`, `Self.a.remotes[]`.
+        "reference_expression"
+        | "unary_expression"
+        | "self"
+        | "field_expression"
+        | "index_expression" => {
             let mut at = v;
             while matches!(at.kind(), "reference_expression" | "unary_expression") {
                 at = *named_children(at).last()?;
             }
             match at.kind() {
                 "self" => Some("Self".to_owned()),
-                "field_expression" => {
-                    let name = field(at, "field").filter(|f| f.kind() == "field_identifier")?;
-                    (field(at, "value")?.kind() == "self")
-                        .then(|| format!("Self.{}", text(name, src)))
-                }
+                "field_expression" | "index_expression" => chain(at, src)
+                    .filter(|c| !c.contains("()"))
+                    .and_then(|c| c.strip_prefix("self.").map(|f| format!("Self.{f}"))),
                 _ => None,
             }
         }

@@ -32,21 +32,22 @@ impl<'a> Resolver<'a> {
         scope: Option<u32>,
         name: &str,
     ) -> Option<(u32, f32)> {
-        // `Enum::Variant.0`: what the first field of that variant of the enum holds;
-        // `Self.raw`: what field `raw` of the method's own type holds.
+        // `Self.raw`, `Self.a.slots[]`: what that field (or element of one) of the method's
+        // own value holds.
+        if self.files[fi].lang == Lang::Rust
+            && let Some(fields) = name.strip_prefix("Self.")
+        {
+            return self.path_type(fi, scope, &format!("self.{fields}"), 0);
+        }
+        // `Enum::Variant.0`: what the first field of that variant of the enum holds.
         if self.files[fi].lang == Lang::Rust
             && let Some((variant, index)) = name.rsplit_once('.')
         {
-            let (owner, attr) = match variant {
-                "Self" => ("Self", index.to_owned()),
-                _ => {
-                    let (owner, variant) = variant.rsplit_once("::")?;
-                    (owner, format!("{variant}.{index}"))
-                }
-            };
+            let (owner, variant) = variant.rsplit_once("::")?;
             let (ty, c) = self.resolve_type(fi, scope, owner)?;
             let &(file, def) = self.node_def.get(&ty)?;
-            let (file, class, written) = self.attribute_type(file, def, &attr)?;
+            let (file, class, written) =
+                self.attribute_type(file, def, &format!("{variant}.{index}"))?;
             let (t, held) = self.resolve_type(file, Some(class), written)?;
             return Some((t, c.min(held).min(confidence::ATTRIBUTE_TYPE)));
         }

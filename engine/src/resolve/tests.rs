@@ -2834,3 +2834,31 @@ impl Handle {
         )]
     );
 }
+
+#[test]
+fn rust_a_variable_holding_a_nested_field_or_element_of_self() {
+    let source = r#"pub struct Unpark;
+impl Unpark { pub fn unpark(&self) {} }
+pub struct Other;
+impl Other { pub fn unpark(&self) {} }
+pub struct Remote { unpark: Unpark }
+pub struct Shared { remotes: Vec<Remote> }
+pub struct Worker { shared: Shared }
+impl Worker {
+    pub fn wake(&self, i: usize) {
+        let remote = &self.shared.remotes[i];
+        remote.unpark.unpark();
+    }
+}
+"#;
+    let g = graph(&[("src/lib.rs", source)]);
+    assert_eq!(
+        calls_from(&g, "Method:src/lib.rs:Worker.wake"),
+        [(
+            "Method:src/lib.rs:Unpark.unpark".to_owned(),
+            2,
+            0.95,
+            "attribute-type"
+        )]
+    );
+}
