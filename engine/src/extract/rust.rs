@@ -508,7 +508,11 @@ fn use_tree(node: Node, prefix: &str, reexport: bool, at: u32, src: &[u8], facts
             let (Some(path), Some(alias)) = (field(node, "path"), field(node, "alias")) else {
                 return;
             };
-            let full = join(prefix, text(path, src));
+            // `use a::b::{self as c}` binds the module `b` as `c`.
+            let full = match text(path, src) {
+                "self" if !prefix.is_empty() => prefix.to_owned(),
+                written => join(prefix, written),
+            };
             let (module, name) = full.rsplit_once("::").unwrap_or(("", &full));
             push_use(facts, module, name, Some(text(alias, src)), reexport, at);
         }

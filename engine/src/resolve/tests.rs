@@ -2862,3 +2862,27 @@ impl Worker {
         )]
     );
 }
+
+#[test]
+fn rust_a_module_renamed_by_self_as_in_a_use_list() {
+    let g = graph(&[
+        ("src/lib.rs", "pub mod batch;\npub mod user;\n"),
+        (
+            "src/batch.rs",
+            "pub struct Semaphore;\nimpl Semaphore { pub fn close(&self) {} }\n",
+        ),
+        (
+            "src/user.rs",
+            "use crate::batch::{self as semaphore};\npub struct Semaphore { inner: semaphore::Semaphore }\nimpl Semaphore {\n    pub fn close(&self) { self.inner.close(); }\n}\n",
+        ),
+    ]);
+    assert_eq!(
+        calls_from(&g, "Method:src/user.rs:Semaphore.close"),
+        [(
+            "Method:src/batch.rs:Semaphore.close".to_owned(),
+            2,
+            0.95,
+            "attribute-type"
+        )]
+    );
+}
