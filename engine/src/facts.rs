@@ -172,6 +172,17 @@ pub struct FileFacts {
     /// variable, the chain as written).
     #[serde(default)]
     pub path_bindings: Vec<(Option<DefIdx>, String, String)>,
+    /// Rust: the lines where each of `bindings` holds (a `let` to the end of its block, a
+    /// `match` arm, an `if let` or `while let` body; a parameter everywhere), in the same
+    /// order. Empty for other languages: a binding holds in its whole scope.
+    #[serde(default)]
+    pub binding_spans: Vec<(u32, u32)>,
+    /// The same for `call_bindings`.
+    #[serde(default)]
+    pub call_binding_spans: Vec<(u32, u32)>,
+    /// The same for `element_bindings` (a `for` loop).
+    #[serde(default)]
+    pub element_binding_spans: Vec<(u32, u32)>,
     /// Names a scope declares as variables or parameters (`const x = …`, `(x) => …`,
     /// `catch (e)`; JavaScript and TypeScript): inside a function they hide the file's names
     /// and imports of the same name; at module level they hold values that no definition
@@ -182,6 +193,14 @@ pub struct FileFacts {
     /// Union<T>`; TypeScript): (alias, member types as written, generics left out).
     #[serde(default)]
     pub type_aliases: Vec<(String, Vec<String>)>,
+    /// Rust: the line of each of `type_aliases` (`type Alias = Type;`, one member), whose
+    /// `cfg` alternatives are told apart by it.
+    #[serde(default)]
+    pub type_alias_lines: Vec<u32>,
+    /// Rust type parameters of functions (with their `impl` block's) and types: (def,
+    /// parameter, its one trait bound, or empty when it has none or several).
+    #[serde(default)]
+    pub type_params: Vec<(DefIdx, String, String)>,
     /// `self.attr = Type(...)` style bindings: (class def, attribute, type).
     pub attr_bindings: Vec<(DefIdx, String, String)>,
     /// Attributes assigned a call's result in a method.
@@ -197,6 +216,10 @@ pub struct FileFacts {
     /// definition or import there never wins over one outside.
     #[serde(default)]
     pub test_spans: Vec<(u32, u32)>,
+    /// Rust modules declared with the file that holds them (`#[path = "unix/mod.rs"] mod
+    /// imp;`): (module, path as written, relative to the declaring file's folder, line).
+    #[serde(default)]
+    pub module_paths: Vec<(String, String, u32)>,
     /// Modules declared in their own file and compiled for tests only (`#[cfg(test)] mod x;`).
     #[serde(default)]
     pub test_modules: Vec<String>,
@@ -224,13 +247,19 @@ impl FileFacts {
             call_bindings: Vec::new(),
             element_bindings: Vec::new(),
             path_bindings: Vec::new(),
+            binding_spans: Vec::new(),
+            call_binding_spans: Vec::new(),
+            element_binding_spans: Vec::new(),
             locals: Vec::new(),
             type_aliases: Vec::new(),
+            type_alias_lines: Vec::new(),
+            type_params: Vec::new(),
             attr_bindings: Vec::new(),
             attr_calls: Vec::new(),
             package: None,
             syntax_errors: 0,
             test_spans: Vec::new(),
+            module_paths: Vec::new(),
             test_modules: Vec::new(),
             stand_in_macros: Vec::new(),
             item_macros: Vec::new(),

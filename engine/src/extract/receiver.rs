@@ -155,8 +155,10 @@ mod tests {
                     name("a"),
                     path("a.b.c"),
                     path("self.b"),
-                    Other,
-                    Other,
+                    // Rust follows a call's return type and a collection's element type: a
+                    // field of a call's result or an element is a chain.
+                    path("g().b"),
+                    path("a[]"),
                 ],
             ),
             (

@@ -7,14 +7,17 @@ use super::{
     ReceiverSyntax, doc_line, end_line, field, header_before_body, line, named_children, new_def,
     push_call, push_children, rust_cfg, strip_generics, text,
 };
-use crate::facts::{Binding, CallBinding, Callee, FileFacts, Import, ImportedName, Receiver};
+use crate::facts::{
+    Binding, CallBinding, Callee, ElementBinding, FileFacts, Import, ImportedName, Receiver,
+};
 use crate::graph::NodeKind;
 
 /// A macro invocation whose items were read: (macro name, first line, last line).
 type MacroSpan = (String, u32, u32);
 
-/// The `impl` block a method sits in: (type name, trait name).
-type ImplOf = Option<(String, Option<String>)>;
+/// The `impl` block a method sits in: its type's name and its type parameters (see
+/// `type_parameters`).
+type ImplOf = Option<(String, Vec<(String, String)>)>;
 
 pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
     let mut owners: Vec<(u32, String)> = Vec::new();
@@ -25,13 +28,21 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
     while let Some((node, (scope, impl_of))) = stack.pop() {
         match node.kind() {
             "impl_item" => {
-                let ty = field(node, "type").map(|t| strip_generics(text(t, src)));
+                let generics = type_parameters(node, src);
+                // `impl Schedule for Arc<Handle>`: methods of `Handle`, which a call on the
+                // pointer reaches; `impl<T> Read for Box<T>` stays `Box`'s.
+                let ty = field(node, "type").map(|t| {
+                    let written = text(t, src);
+                    value_type(written)
+                        .filter(|v| !generics.iter().any(|(name, _)| name == v))
+                        .unwrap_or_else(|| strip_generics(written))
+                });
                 let tr = field(node, "trait").map(|t| strip_generics(text(t, src)));
-                if let (Some(ty), Some(tr)) = (&ty, &tr) {
-                    trait_impls.push((ty.clone(), tr.clone()));
+                if let (Some(ty), Some(tr)) = (&ty, tr) {
+                    trait_impls.push((ty.clone(), tr));
                 }
                 if let Some(body) = field(node, "body") {
-                    let impl_of = ty.map(|t| (t, tr));
+                    let impl_of = ty.map(|t| (t, generics));
                     push_children(&mut cursor, body, (scope, impl_of), &mut stack);
                 }
                 continue;
@@ -61,9 +72,17 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
                 if let Some((ty, _)) = &impl_of {
                     owners.push((idx, ty.clone()));
                 }
-                if let Some(params) = field(node, "parameters") {
-                    parameters(params, &generic_bounds(node, src), idx, src, facts);
+                // The function's own type parameters hide its `impl` block's of the same name.
+                let mut generics = type_parameters(node, src);
+                if let Some((_, outer)) = &impl_of {
+                    generics.extend(outer.iter().cloned());
                 }
+                if let Some(params) = field(node, "parameters") {
+                    parameters(params, &generics, idx, src, facts);
+                }
+                facts
+                    .type_params
+                    .extend(generics.into_iter().map(|(name, bound)| (idx, name, bound)));
                 if let Some(body) = field(node, "body") {
                     stack.push((body, (Some(idx), None)));
                 }
@@ -91,6 +110,11 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
                 }
                 let idx = facts.defs.len() as u32;
                 facts.defs.push(def);
+                facts.type_params.extend(
+                    type_parameters(node, src)
+                        .into_iter()
+                        .map(|(name, bound)| (idx, name, bound)),
+                );
                 if let Some(body) = field(node, "body") {
                     match body.kind() {
                         "field_declaration_list" => fields(body, idx, src, facts),
@@ -103,7 +127,23 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
                 continue;
             }
             "attribute_item" => {
-                if let Some(item) = item_after(node).filter(|_| marks_test_code(text(node, src))) {
+                // An attribute of a `match` arm applies to the whole arm.
+                let item = match node.parent() {
+                    Some(arm) if arm.kind() == "match_arm" => Some(arm),
+                    _ => item_after(node),
+                };
+                if let Some(item) = item.filter(|i| i.kind() == "mod_item")
+                    && field(item, "body").is_none()
+                    && let Some(name) = field(item, "name")
+                    && let Some(path) = path_attribute(text(node, src))
+                {
+                    facts.module_paths.push((
+                        text(name, src).to_owned(),
+                        path.to_owned(),
+                        line(item),
+                    ));
+                }
+                if let Some(item) = item.filter(|_| marks_test_code(text(node, src))) {
                     facts.test_spans.push((line(item), end_line(item)));
                     if item.kind() == "mod_item"
                         && field(item, "body").is_none()
@@ -138,12 +178,35 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
                     .iter()
                     .any(|c| c.kind() == "visibility_modifier");
                 if let Some(arg) = field(node, "argument") {
+                    let first = facts.imports.len();
                     use_tree(arg, "", reexport, line(node), src, facts);
+                    let depth = inline_module_depth(node);
+                    for import in facts.imports.iter_mut().skip(first) {
+                        import.module = seen_from_file(&import.module, depth);
+                    }
                 }
                 continue;
             }
             "call_expression" => call(node, scope, src, facts),
             "let_declaration" => binding(node, scope, src, facts),
+            // `type Alias = Type;` in a file or module (not an `impl`'s or a trait's).
+            "type_item"
+                if impl_of.is_none()
+                    && scope
+                        .and_then(|s| facts.defs.get(s as usize))
+                        .is_none_or(|d| d.kind == NodeKind::Module) =>
+            {
+                if let (Some(name), Some(ty)) = (field(node, "name"), field(node, "type"))
+                    && let Some(ty) = value_type(text(ty, src))
+                {
+                    facts
+                        .type_aliases
+                        .push((text(name, src).to_owned(), vec![ty]));
+                    facts.type_alias_lines.push(line(node));
+                }
+                continue;
+            }
+            "for_expression" => for_binding(node, scope, src, facts),
             "let_condition" => unwrapped_binding(node, node, scope, src, facts),
             "match_arm" => {
                 if let Some(matched) = node.parent().and_then(|b| b.parent()) {
@@ -285,14 +348,21 @@ fn fill(def: &mut crate::facts::Def, node: Node, src: &[u8]) {
     }
 }
 
-/// A function's type parameters bound by exactly one trait that is not a marker
-/// (`R: AsyncRead + ?Sized + Unpin`, also in its `where` clause): parameter → trait.
-fn generic_bounds(function: Node, src: &[u8]) -> Vec<(String, String)> {
-    let mut out = Vec::new();
-    let mut predicates: Vec<Node> = field(function, "type_parameters")
+/// An item's type parameters (a function's, an `impl` block's, a type's), each with its one
+/// trait bound that is not a marker (`R: AsyncRead + ?Sized + Unpin`, also in a `where`
+/// clause), or empty when it has none or several; a name only a `where` clause bounds (a
+/// parameter of an enclosing item) too: parameter → trait.
+fn type_parameters(item: Node, src: &[u8]) -> Vec<(String, String)> {
+    let mut predicates: Vec<Node> = field(item, "type_parameters")
         .map(named_children)
         .unwrap_or_default();
-    for clause in named_children(function)
+    let mut found: Vec<(String, Vec<String>)> = predicates
+        .iter()
+        .filter(|p| p.kind() == "type_parameter")
+        .filter_map(|p| field(*p, "name"))
+        .map(|name| (text(name, src).to_owned(), Vec::new()))
+        .collect();
+    for clause in named_children(item)
         .into_iter()
         .filter(|c| c.kind() == "where_clause")
     {
@@ -309,11 +379,23 @@ fn generic_bounds(function: Node, src: &[u8]) -> Vec<(String, String)> {
         }) else {
             continue;
         };
-        if let Some(only) = single_trait(bounds, src) {
-            out.push((text(name, src).to_owned(), only));
+        let name = text(name, src);
+        let bound = single_trait(bounds, src).unwrap_or_default();
+        match found.iter_mut().find(|(n, _)| n == name) {
+            Some((_, traits)) => traits.push(bound),
+            None => found.push((name.to_owned(), vec![bound])),
         }
     }
-    out
+    found
+        .into_iter()
+        .map(|(name, traits)| {
+            let one = match traits.split_first() {
+                Some((first, rest)) if rest.iter().all(|t| t == first) => first.clone(),
+                _ => String::new(),
+            };
+            (name, one)
+        })
+        .collect()
 }
 
 /// The one trait of a bound list (`AsyncRead + ?Sized + Unpin + 'a` → `AsyncRead`), markers
@@ -367,13 +449,14 @@ fn parameters(
         if param.kind() != "parameter" {
             continue;
         }
-        if let (Some(pattern), Some(ty)) = (field(param, "pattern"), field(param, "type"))
-            && pattern.kind() == "identifier"
-        {
+        if let (Some(pattern), Some(ty)) = (
+            field(param, "pattern").and_then(bound_name),
+            field(param, "type"),
+        ) {
             let written = text(ty, src);
             let ty = match written.trim().strip_prefix("impl ") {
                 Some(_) => single_trait_of(ty, src).unwrap_or_default(),
-                _ => value_type(written).unwrap_or_else(|| {
+                _ => field_type(written).unwrap_or_else(|| {
                     strip_generics(
                         written
                             .trim_start_matches('&')
@@ -390,11 +473,15 @@ fn parameters(
             if ty.is_empty() {
                 continue;
             }
-            facts.bindings.push(Binding {
-                scope: Some(def),
-                var: text(pattern, src).to_owned(),
-                type_name: ty,
-            });
+            push_binding(
+                facts,
+                Binding {
+                    scope: Some(def),
+                    var: text(pattern, src).to_owned(),
+                    type_name: ty,
+                },
+                (0, u32::MAX),
+            );
         }
     }
 }
@@ -421,7 +508,11 @@ fn use_tree(node: Node, prefix: &str, reexport: bool, at: u32, src: &[u8], facts
             let (Some(path), Some(alias)) = (field(node, "path"), field(node, "alias")) else {
                 return;
             };
-            let full = join(prefix, text(path, src));
+            // `use a::b::{self as c}` binds the module `b` as `c`.
+            let full = match text(path, src) {
+                "self" if !prefix.is_empty() => prefix.to_owned(),
+                written => join(prefix, written),
+            };
             let (module, name) = full.rsplit_once("::").unwrap_or(("", &full));
             push_use(facts, module, name, Some(text(alias, src)), reexport, at);
         }
@@ -456,6 +547,42 @@ fn use_tree(node: Node, prefix: &str, reexport: bool, at: u32, src: &[u8], facts
             });
         }
         _ => {}
+    }
+}
+
+/// How many inline modules (`mod m { … }`) a node sits in.
+fn inline_module_depth(node: Node) -> usize {
+    let mut depth = 0;
+    let mut at = node.parent();
+    while let Some(n) = at {
+        if n.kind() == "mod_item" {
+            depth += 1;
+        }
+        at = n.parent();
+    }
+    depth
+}
+
+/// A `use` path written inside `depth` inline modules as seen from the file's own module:
+/// each leading `super` leaves one inline module (`super::x` in `mod m { … }` is the file's
+/// `self::x`). Items of the inline modules themselves are read as the file's.
+fn seen_from_file(path: &str, depth: usize) -> String {
+    let mut rest = path;
+    let mut left = 0;
+    while left < depth {
+        match rest.strip_prefix("super") {
+            Some("") => return "self".to_owned(),
+            Some(after) if after.starts_with("::") => {
+                rest = &after[2..];
+                left += 1;
+            }
+            _ => break,
+        }
+    }
+    match left {
+        0 => path.to_owned(),
+        _ if rest.starts_with("super") => rest.to_owned(),
+        _ => format!("self::{rest}"),
     }
 }
 
@@ -524,6 +651,13 @@ fn receiver(object: Node, src: &[u8]) -> Receiver {
         }
         return call_chain(object, src).map_or(Receiver::Other, Receiver::Call);
     }
+    // `self.project().reader`: a field of what a call returns, as the chain
+    // `self.project().reader`; `self.slots[i]`: an element of a field, as `self.slots[]`.
+    if matches!(object.kind(), "field_expression" | "index_expression")
+        && !RECEIVERS.is_dotted(object)
+    {
+        return chain(object, src).map_or(Receiver::Other, Receiver::Path);
+    }
     RECEIVERS.receiver(object, src)
 }
 
@@ -555,6 +689,11 @@ fn wrapped_value<'t>(call: Node<'t>, src: &[u8]) -> Option<Node<'t>> {
 /// A chain of names, fields and calls written with their arguments left out: `a.b().c` for
 /// `a.b(x).c(y)`; `None` when a link is anything else (an index, a literal, a closure …).
 fn call_chain(node: Node, src: &[u8]) -> Option<String> {
+    chain(node, src)?.strip_suffix("()").map(str::to_owned)
+}
+
+/// Such a chain as written, whatever its last link: `a.b().c` for `a.b(x).c`.
+fn chain(node: Node, src: &[u8]) -> Option<String> {
     let mut parts: Vec<String> = Vec::new();
     let mut at = node;
     loop {
@@ -578,6 +717,11 @@ fn call_chain(node: Node, src: &[u8]) -> Option<String> {
                 at = *named_children(at).first()?;
             }
             "await_expression" => at = *named_children(at).first()?,
+            // `a.b[i]`: an element of `a.b`.
+            "index_expression" => {
+                parts.push("[]".to_owned());
+                at = *named_children(at).first()?;
+            }
             "identifier" | "self" => {
                 parts.push(text(at, src).to_owned());
                 break;
@@ -590,7 +734,7 @@ fn call_chain(node: Node, src: &[u8]) -> Option<String> {
         }
     }
     parts.reverse();
-    parts.concat().strip_suffix("()").map(str::to_owned)
+    Some(parts.concat())
 }
 
 /// A path as written without its generic arguments, turbofish included:
@@ -633,6 +777,21 @@ fn item_after(attribute: Node) -> Option<Node> {
 /// configures the crate (`rust_cfg::holds`: tests off, every feature on, custom flags off).
 fn marks_test_code(attribute: &str) -> bool {
     cfg_of(attribute).is_some_and(|p| rust_cfg::holds(p) == Some(false))
+}
+
+/// The file of a `#[path = "…"]` attribute.
+fn path_attribute(attribute: &str) -> Option<&str> {
+    let inner = attribute
+        .trim()
+        .strip_prefix("#[")?
+        .strip_suffix(']')?
+        .trim();
+    let value = inner
+        .strip_prefix("path")?
+        .trim_start()
+        .strip_prefix('=')?
+        .trim();
+    value.strip_prefix('"')?.strip_suffix('"')
 }
 
 /// The predicate of a `#[cfg(…)]` attribute; `Some("test")` for a test function's attribute.
@@ -682,7 +841,7 @@ fn fields(list: Node, owner: u32, src: &[u8], facts: &mut FileFacts) {
             continue;
         }
         if let (Some(name), Some(ty)) = (field(decl, "name"), field(decl, "type"))
-            && let Some(ty) = value_type(text(ty, src))
+            && let Some(ty) = field_type(text(ty, src))
         {
             facts
                 .attr_bindings
@@ -699,9 +858,22 @@ fn returned_type(written: &str) -> Option<String> {
         && matches!(base.trim().rsplit("::").next(), Some("Option" | "Result"))
     {
         let args = args.trim_end().strip_suffix('>')?;
-        let first = args.split(',').next()?;
-        // `Result<(A, B), E>` and nested generics are not followed.
-        if first.contains(['(', '<']) {
+        // The first argument, whole: `Option<Entry<'_, T>>` → `Entry<'_, T>`.
+        let mut depth = 0usize;
+        let end = args
+            .char_indices()
+            .find(|&(_, c)| {
+                match c {
+                    '<' | '(' | '[' => depth += 1,
+                    '>' | ')' | ']' => depth = depth.saturating_sub(1),
+                    _ => {}
+                }
+                c == ',' && depth == 0
+            })
+            .map_or(args.len(), |(at, _)| at);
+        let first = &args[..end];
+        // `Result<(A, B), E>` is not followed.
+        if first.trim_start().starts_with('(') {
             return None;
         }
         return value_type(first).map(|v| format!("{v}?"));
@@ -746,15 +918,48 @@ fn tuple_fields(list: Node, owner: u32, src: &[u8], facts: &mut FileFacts) {
         .into_iter()
         .filter(|c| !matches!(c.kind(), "attribute_item" | "visibility_modifier"));
     for (i, ty) in types.enumerate() {
-        if let Some(ty) = value_type(text(ty, src)) {
+        if let Some(ty) = field_type(text(ty, src)) {
             facts.attr_bindings.push((owner, i.to_string(), ty));
         }
     }
 }
 
+/// A field's or parameter's type as `value_type` reads it, or a collection's as `T[]` (its
+/// elements' type, what `x[i]` and `for e in &x` give).
+fn field_type(written: &str) -> Option<String> {
+    elements(written).or_else(|| value_type(written))
+}
+
+/// The element type of an array, a slice, a `Vec` or a `VecDeque` (`[T; N]`, `Box<[T]>`,
+/// `&mut [T]`, `Vec<T>`) as `T[]`.
+fn elements(written: &str) -> Option<String> {
+    let mut t = written.trim().trim_start_matches('&').trim_start();
+    t = t.strip_prefix("mut ").unwrap_or(t).trim_start();
+    if let Some((base, args)) = t.split_once('<')
+        && base.trim().rsplit("::").next() == Some("Box")
+    {
+        t = args.trim_end().strip_suffix('>')?.trim();
+    }
+    let inner = match t.strip_prefix('[') {
+        Some(array) => {
+            let array = array.strip_suffix(']')?;
+            array.rsplit_once(';').map_or(array, |(ty, _)| ty)
+        }
+        None => {
+            let (base, args) = t.split_once('<')?;
+            if !matches!(base.trim().rsplit("::").next(), Some("Vec" | "VecDeque")) {
+                return None;
+            }
+            args.trim_end().strip_suffix('>')?
+        }
+    };
+    value_type(inner).map(|e| format!("{e}[]"))
+}
+
 /// The type whose methods a value of written type `written` answers: references, lifetimes and
 /// `mut`/`dyn` dropped, and the pointers method calls see through (`Box`, `Rc`, `Arc`, `Pin`)
-/// unwrapped: `&'a mut Arc<Inner<T>>` → `Inner`. `None` for tuples, slices and `impl Trait`.
+/// unwrapped: `&'a mut Arc<Inner<T>>` → `Inner`; an `Option` as what it holds (what `Some(x)`
+/// patterns, `.unwrap()` and `.as_ref()` reach). `None` for tuples, slices and `impl Trait`.
 fn value_type(written: &str) -> Option<String> {
     let mut t = written.trim();
     loop {
@@ -766,7 +971,7 @@ fn value_type(written: &str) -> Option<String> {
         } else if let Some((base, args)) = t.split_once('<')
             && matches!(
                 base.trim().rsplit("::").next(),
-                Some("Box" | "Rc" | "Arc" | "Pin")
+                Some("Box" | "Rc" | "Arc" | "Pin" | "Option")
             )
         {
             t = args.trim_end().strip_suffix('>')?.trim();
@@ -811,13 +1016,17 @@ fn unwrapped_binding(
             let Some(name) = field(one, "name").filter(|_| one.kind() == "field_pattern") else {
                 continue;
             };
-            let var = field(one, "pattern").unwrap_or(name);
-            if matches!(var.kind(), "identifier" | "shorthand_field_identifier") {
-                facts.bindings.push(Binding {
-                    scope,
-                    var: text(var, src).to_owned(),
-                    type_name: format!("{path}.{}", text(name, src)),
-                });
+            let var = field(one, "pattern").map_or(Some(name), bound_name);
+            if let Some(var) = var {
+                push_binding(
+                    facts,
+                    Binding {
+                        scope,
+                        var: text(var, src).to_owned(),
+                        type_name: format!("{path}.{}", text(name, src)),
+                    },
+                    span_of(pattern_at),
+                );
             }
         }
         return;
@@ -832,18 +1041,17 @@ fn unwrapped_binding(
     if variant.kind() == "scoped_identifier" {
         let path = path_of(text(variant, src));
         let bound = named_children(pattern).into_iter().skip(1).enumerate();
-        for (i, mut var) in bound {
-            if var.kind() == "ref_pattern"
-                && let Some(&inner) = named_children(var).first()
-            {
-                var = inner;
-            }
-            if var.kind() == "identifier" {
-                facts.bindings.push(Binding {
-                    scope,
-                    var: text(var, src).to_owned(),
-                    type_name: format!("{path}.{i}"),
-                });
+        for (i, var) in bound {
+            if let Some(var) = bound_name(var) {
+                push_binding(
+                    facts,
+                    Binding {
+                        scope,
+                        var: text(var, src).to_owned(),
+                        type_name: format!("{path}.{i}"),
+                    },
+                    span_of(pattern_at),
+                );
             }
         }
         return;
@@ -860,18 +1068,120 @@ fn unwrapped_binding(
         "await_expression" => named_children(v).into_iter().next().unwrap_or(v),
         _ => v,
     });
-    let chain = value
-        .filter(|v| v.kind() == "call_expression")
-        .and_then(|v| call_chain(v, src));
-    if let (Some(chain), "identifier") = (chain, var.kind()) {
-        facts.call_bindings.push(CallBinding {
+    // `Some(x) = f()`, also `Some(x) = opt` and `Some(x) = self.field` (a variable or field
+    // typed by what its `Option` holds).
+    let unwrapped = value.and_then(|v| match v.kind() {
+        "call_expression" => call_chain(v, src).map(Receiver::Call),
+        "identifier" | "field_expression" => match receiver(v, src) {
+            Receiver::Other => None,
+            held => Some(held),
+        },
+        _ => None,
+    });
+    if let (Some(unwrapped), Some(var)) = (unwrapped, bound_name(var)) {
+        push_call_binding(
+            facts,
+            CallBinding {
+                scope,
+                var: text(var, src).to_owned(),
+                callee: Callee::Member {
+                    receiver: unwrapped,
+                    name: "unwrap".to_owned(),
+                },
+            },
+            span_of(pattern_at),
+        );
+    }
+}
+
+/// `for x in &items`, `for x in self.items.iter()`: `x` holds an element of the collection.
+fn for_binding(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) {
+    let Some(var) = field(node, "pattern").and_then(bound_name) else {
+        return;
+    };
+    let Some(mut value) = field(node, "value") else {
+        return;
+    };
+    loop {
+        match value.kind() {
+            "reference_expression" => match named_children(value).last() {
+                Some(&inner) => value = inner,
+                None => return,
+            },
+            "call_expression" => {
+                let Some(function) = field(value, "function") else {
+                    return;
+                };
+                let iterates = function.kind() == "field_expression"
+                    && field(function, "field").is_some_and(|f| {
+                        matches!(text(f, src), "iter" | "iter_mut" | "into_iter" | "drain")
+                    });
+                match field(function, "value").filter(|_| iterates) {
+                    Some(collection) => value = collection,
+                    None => return,
+                }
+            }
+            _ => break,
+        }
+    }
+    let of = match value.kind() {
+        "identifier" | "field_expression" => receiver(value, src),
+        _ => return,
+    };
+    if of != Receiver::Other {
+        facts.element_bindings.push(ElementBinding {
             scope,
             var: text(var, src).to_owned(),
-            callee: Callee::Member {
-                receiver: Receiver::Call(chain),
-                name: "unwrap".to_owned(),
-            },
+            of,
         });
+        facts
+            .element_binding_spans
+            .push((line(node), end_line(node)));
+    }
+}
+
+fn push_binding(facts: &mut FileFacts, binding: Binding, span: (u32, u32)) {
+    facts.bindings.push(binding);
+    facts.binding_spans.push(span);
+}
+
+fn push_call_binding(facts: &mut FileFacts, binding: CallBinding, span: (u32, u32)) {
+    facts.call_bindings.push(binding);
+    facts.call_binding_spans.push(span);
+}
+
+/// The lines where a name a pattern binds holds: after a `let` (`let x`, `let … else`; its
+/// value still sees the name it may shadow) to the end of its block, a `match` arm, an `if
+/// let` or `while let` condition to the end of its body.
+fn span_of(at: Node) -> (u32, u32) {
+    match at.kind() {
+        "match_arm" => (line(at), end_line(at)),
+        "let_condition" => {
+            let mut up = at.parent();
+            while let Some(p) = up {
+                if matches!(p.kind(), "if_expression" | "while_expression") {
+                    let body = field(p, "consequence").or_else(|| field(p, "body"));
+                    return (line(at), end_line(body.unwrap_or(p)));
+                }
+                up = p.parent();
+            }
+            (line(at), end_line(at))
+        }
+        _ => (end_line(at) + 1, at.parent().map_or(u32::MAX, end_line)),
+    }
+}
+
+/// The name a pattern binds when it is one name: `x`, `mut x`, `ref x`, `ref mut x`, `&x`.
+fn bound_name(pattern: Node) -> Option<Node> {
+    let mut at = pattern;
+    loop {
+        match at.kind() {
+            "identifier" => return Some(at),
+            "ref_pattern" | "mut_pattern" | "reference_pattern" => {
+                at = *named_children(at).last()?;
+            }
+            _ => return None,
+        }
     }
 }
 
@@ -879,7 +1189,7 @@ fn binding(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) {
     if field(node, "alternative").is_some() {
         unwrapped_binding(node, node, scope, src, facts);
     }
-    let Some(pattern) = field(node, "pattern").filter(|p| p.kind() == "identifier") else {
+    let Some(pattern) = field(node, "pattern").and_then(bound_name) else {
         return;
     };
     let declared =
@@ -895,14 +1205,38 @@ fn binding(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) {
                     .next()
                     .is_some_and(|l| l.starts_with(|c: char| c.is_uppercase()))
             }),
+        // `let me = &mut *self;`: the method's own value under another name; `let raw =
+        // self.raw;`, `let r = &self.a.remotes[i];`: what that field (or element) holds,
+        // written `Self.raw`, `Self.a.remotes[]`.
+        "reference_expression"
+        | "unary_expression"
+        | "self"
+        | "field_expression"
+        | "index_expression" => {
+            let mut at = v;
+            while matches!(at.kind(), "reference_expression" | "unary_expression") {
+                at = *named_children(at).last()?;
+            }
+            match at.kind() {
+                "self" => Some("Self".to_owned()),
+                "field_expression" | "index_expression" => chain(at, src)
+                    .filter(|c| !c.contains("()"))
+                    .and_then(|c| c.strip_prefix("self.").map(|f| format!("Self.{f}"))),
+                _ => None,
+            }
+        }
         _ => None,
     });
     if let Some(type_name) = declared.or(constructed) {
-        facts.bindings.push(Binding {
-            scope,
-            var: text(pattern, src).to_owned(),
-            type_name,
-        });
+        push_binding(
+            facts,
+            Binding {
+                scope,
+                var: text(pattern, src).to_owned(),
+                type_name,
+            },
+            span_of(node),
+        );
         return;
     }
     // `let x = f(…)`, `let x = a.b(…).await`: the variable holds what the call returns.
@@ -922,11 +1256,15 @@ fn binding(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) {
         _ => None,
     });
     if let Some(callee) = callee {
-        facts.call_bindings.push(CallBinding {
-            scope,
-            var: text(pattern, src).to_owned(),
-            callee,
-        });
+        push_call_binding(
+            facts,
+            CallBinding {
+                scope,
+                var: text(pattern, src).to_owned(),
+                callee,
+            },
+            span_of(node),
+        );
     }
 }
 

@@ -25,7 +25,9 @@ impl<'a> Resolver<'a> {
                     Some(d) => self.def_node[fi][d as usize],
                     None => self.file_node[fi],
                 };
+                self.resolving.set(Some((fi, call.caller, call.line)));
                 let targets = self.resolve_call(fi, call.caller, &call.callee, 0);
+                self.resolving.set(None);
                 if !targets.is_empty() {
                     self.stats.calls_resolved += 1;
                 }
@@ -226,10 +228,16 @@ impl<'a> Resolver<'a> {
                 }
                 if let Some(file) = self.modules.rust(&f.path, path) {
                     let inline = path.rsplit("::").next().unwrap_or(path);
+                    // Of `cfg` alternatives the real one; a `mod name;` is no function.
                     let found = self.top_level[file]
                         .get(name.as_str())
-                        .and_then(|v| v.first())
-                        .copied()
+                        .and_then(|v| self.files[file].visible_definition(v))
+                        .filter(|&d| {
+                            self.files[file]
+                                .defs
+                                .get(d as usize)
+                                .is_some_and(|x| x.kind != NodeKind::Module)
+                        })
                         .or_else(|| self.inline_module_member(file, inline, name));
                     if let Some(d) = found {
                         return vec![(

@@ -54,6 +54,7 @@ impl<'a> Resolver<'a> {
                 child = folder;
             }
             let mut nodes = Vec::with_capacity(f.defs.len());
+            let mut later: Vec<(usize, u32)> = Vec::new();
             let mut top: HashMap<&'a str, Vec<u32>> = HashMap::default();
             for (i, d) in f.defs.iter().enumerate() {
                 let id = self.b.add_node(NewNode {
@@ -100,21 +101,10 @@ impl<'a> Resolver<'a> {
                         }
                     }
                     Some(k) if k.is_type() => {
-                        if let Some(p) = d.parent.and_then(|p| nodes.get(p as usize)).copied() {
-                            self.b
-                                .add_edge(id, p, EdgeKind::MemberOf, 1.0, Reason::Member);
-                            let slot = self
-                                .members
-                                .entry(p)
-                                .or_default()
-                                .entry(d.name.as_str())
-                                .or_insert(id);
-                            // A method for tests only gives way to a real one of its name.
-                            if self.node_def.get(slot).is_some_and(|&(_, old)| {
-                                f.is_test_def(old) && !f.is_test_def(i as u32)
-                            }) {
-                                *slot = id;
-                            }
+                        match d.parent.and_then(|p| nodes.get(p as usize)).copied() {
+                            Some(p) => self.add_member(f, i, id, p),
+                            // A Rust `impl` written before its type: once the type has a node.
+                            None => later.push((i, id)),
                         }
                         if d.kind.is_callable() {
                             self.methods.entry(d.name.as_str()).or_default().push(id);
@@ -136,6 +126,15 @@ impl<'a> Resolver<'a> {
                     Some(_) => {}
                 }
             }
+            for (i, id) in later {
+                let parent = f.defs[i]
+                    .parent
+                    .and_then(|p| nodes.get(p as usize))
+                    .copied();
+                if let Some(p) = parent {
+                    self.add_member(f, i, id, p);
+                }
+            }
             for (i, d) in f.defs.iter().enumerate() {
                 if d.kind != NodeKind::Module || d.parent.is_some() || !f.lang.is_js_family() {
                     continue;
@@ -153,6 +152,26 @@ impl<'a> Resolver<'a> {
             // Methods adopted after their type (Rust impls, Go receivers) point back at it.
             self.def_node.push(nodes);
             self.top_level.push(top);
+        }
+    }
+
+    /// Definition `i` of file `f` (node `id`) as a member of the type of node `p`.
+    fn add_member(&mut self, f: &'a crate::facts::FileFacts, i: usize, id: u32, p: u32) {
+        self.b
+            .add_edge(id, p, EdgeKind::MemberOf, 1.0, Reason::Member);
+        let slot = self
+            .members
+            .entry(p)
+            .or_default()
+            .entry(f.defs[i].name.as_str())
+            .or_insert(id);
+        // A method for tests only gives way to a real one of its name.
+        if self
+            .node_def
+            .get(slot)
+            .is_some_and(|&(_, old)| f.is_test_def(old) && !f.is_test_def(i as u32))
+        {
+            *slot = id;
         }
     }
 

@@ -4,10 +4,11 @@
 use rustc_hash::FxHashSet as HashSet;
 
 use super::scope::Target;
+use super::vars::Bound;
 use super::{
     MAX_ALIAS_HOPS, MAX_RETURN_DEPTH, Resolver, UNION_IDS, confidence, dotted_callee, is_getter,
 };
-use crate::facts::{Callee, Receiver};
+use crate::facts::{Callee, Import, Receiver};
 use crate::graph::{NodeKind, Reason};
 use crate::lang::Lang;
 
@@ -31,6 +32,13 @@ impl<'a> Resolver<'a> {
         scope: Option<u32>,
         name: &str,
     ) -> Option<(u32, f32)> {
+        // `Self.raw`, `Self.a.slots[]`: what that field (or element of one) of the method's
+        // own value holds.
+        if self.files[fi].lang == Lang::Rust
+            && let Some(fields) = name.strip_prefix("Self.")
+        {
+            return self.path_type(fi, scope, &format!("self.{fields}"), 0);
+        }
         // `Enum::Variant.0`: what the first field of that variant of the enum holds.
         if self.files[fi].lang == Lang::Rust
             && let Some((variant, index)) = name.rsplit_once('.')
@@ -44,6 +52,16 @@ impl<'a> Resolver<'a> {
             return Some((t, c.min(held).min(confidence::ATTRIBUTE_TYPE)));
         }
         let name = name.trim_start_matches("Self::");
+        // A type parameter hides every type of its name: it stands for its one trait bound.
+        if self.files[fi].lang == Lang::Rust
+            && let Some(bound) = self.type_param_bound(fi, scope, name)
+        {
+            return match bound {
+                "" => None,
+                // Written where the item is; read at file level, where no parameter hides it.
+                _ => self.resolve_type(fi, None, bound),
+            };
+        }
         if name == "Self" {
             return self
                 .owner_type(fi, scope)
@@ -61,6 +79,14 @@ impl<'a> Resolver<'a> {
             }
             other => other,
         };
+        // A Rust type alias of the file or of one it imports (`type List = Sharded<T>;`).
+        if target.is_none()
+            && self.files[fi].lang == Lang::Rust
+            && !name.contains("::")
+            && let Some(found) = self.alias_type(fi, name)
+        {
+            return Some(found);
+        }
         match target {
             Some(Target::Node(n)) if self.kind_of(n).is_some_and(NodeKind::is_type) => {
                 Some((n, confidence::IMPORT))
@@ -119,10 +145,13 @@ impl<'a> Resolver<'a> {
             return None;
         }
         let f = &self.files[file];
-        if f.type_aliases.iter().any(|(a, _)| a == name) {
+        if self.alias_members(file, name).is_some() {
             return Some((file, name.to_owned()));
         }
-        for import in f.imports.iter().filter(|i| own || i.reexport) {
+        // A private Rust `use` is seen by the module's descendants, the only ones that can
+        // name it.
+        let visible = |i: &Import| own || i.reexport || f.lang == Lang::Rust;
+        for import in f.imports.iter().filter(|i| visible(i)) {
             if let Some(imported) = import.names.iter().find(|n| n.local() == name) {
                 for source in self
                     .scopes
@@ -159,11 +188,7 @@ impl<'a> Resolver<'a> {
         }
         // Written first, so that an alias reached again while resolving it has no type.
         self.alias_types.borrow_mut().insert(key.clone(), None);
-        let members = &self.files[file]
-            .type_aliases
-            .iter()
-            .find(|(a, _)| a == name)?
-            .1;
+        let members = self.alias_members(file, name)?;
         let mut types = Vec::new();
         let mut conf = confidence::IMPORT;
         for member in members {
@@ -189,6 +214,24 @@ impl<'a> Resolver<'a> {
         };
         self.alias_types.borrow_mut().insert(key, found);
         found
+    }
+
+    /// The members of type alias `name` of file `file`: of Rust `cfg` alternatives, the one
+    /// that is compiled.
+    fn alias_members(&self, file: usize, name: &str) -> Option<&'a Vec<String>> {
+        let f = &self.files[file];
+        let mut named = f
+            .type_aliases
+            .iter()
+            .enumerate()
+            .filter(|(_, (a, _))| a == name);
+        let (_, (_, first)) = named.clone().next()?;
+        let real = named.find(|&(i, _)| {
+            f.type_alias_lines
+                .get(i)
+                .is_some_and(|&line| !f.in_test_code(line))
+        });
+        Some(real.map_or(first, |(_, (_, members))| members))
     }
 
     /// The member types of a union id; `None` for a type node.
@@ -273,7 +316,8 @@ impl<'a> Resolver<'a> {
     }
 
     /// The type of `a.b.c` where `a` is `self`/`this` or a typed variable and each later part is
-    /// an attribute with a known type or a getter (`@property`, `get x()`) with a return type.
+    /// an attribute with a known type or a getter (`@property`, `get x()`) with a return type;
+    /// or where `a.b` is a call (`a.b().c`, Rust): through the type the call returns.
     pub(super) fn path_type(
         &self,
         fi: usize,
@@ -281,22 +325,90 @@ impl<'a> Resolver<'a> {
         path: &str,
         depth: u32,
     ) -> Option<(u32, f32)> {
-        let mut parts = path.split('.');
-        let head = parts.next()?;
-        let mut current = match head {
-            "self" | "this" | "cls" => self
-                .owner_type(fi, scope)
-                .map(|t| (t, confidence::SELF_METHOD))?,
-            _ => match self.variable_type(fi, scope, head, depth) {
-                Some(found) => found,
-                None => return self.module_instance_type(fi, path, depth),
-            },
+        let (mut current, parts) = match path.rsplit_once("().") {
+            Some((call, fields)) => (
+                self.call_result_type(fi, scope, &dotted_callee(call), depth)?,
+                fields.split('.'),
+            ),
+            None => {
+                let mut parts = path.split('.');
+                let head = parts.next()?;
+                let current = match head {
+                    "self" | "this" | "cls" => self
+                        .owner_type(fi, scope)
+                        .map(|t| (t, confidence::SELF_METHOD))?,
+                    _ => match self.variable_type(fi, scope, head, depth) {
+                        Some(found) => found,
+                        None => return self.module_instance_type(fi, path, depth),
+                    },
+                };
+                (current, parts)
+            }
         };
         for part in parts {
-            let (t, conf) = self.member_type(current.0, part, depth)?;
+            let (t, conf) = match part.strip_suffix("[]") {
+                Some(collection) => self.element_field_type(current.0, collection)?,
+                None => self
+                    .member_type(current.0, part, depth)
+                    .or_else(|| self.parameter_field_type(fi, scope, current.0, part))?,
+            };
             current = (t, current.1.min(conf));
         }
         Some(current)
+    }
+
+    /// The elements' type of Rust field `attr` of type `ty`, declared as a collection (`T[]`
+    /// in facts): what `x.attr[i]` gives.
+    fn element_field_type(&self, ty: u32, attr: &str) -> Option<(u32, f32)> {
+        let &(file, def) = self.node_def.get(&ty)?;
+        let (at_file, class, written) = self.attribute_type(file, def, attr)?;
+        let element = written.strip_suffix("[]")?;
+        let (t, conf) = self.resolve_type(at_file, Some(class), element)?;
+        Some((t, conf.min(confidence::ATTRIBUTE_TYPE)))
+    }
+
+    /// The trait bound of Rust type parameter `name` as the scope sees it: declared by the
+    /// innermost enclosing function, `impl` block or type (empty when it has no one bound);
+    /// `None` when no enclosing item declares such a parameter.
+    pub(super) fn type_param_bound(
+        &self,
+        fi: usize,
+        scope: Option<u32>,
+        name: &str,
+    ) -> Option<&'a str> {
+        let params = &self.files[fi].type_params;
+        self.scope_chain(fi, scope).into_iter().find_map(|d| {
+            // In source order of their items, so in order of `d`.
+            let from = params.partition_point(|(at, _, _)| *at < d);
+            params[from..]
+                .iter()
+                .take_while(|(at, _, _)| *at == d)
+                .find(|(_, n, _)| n == name)
+                .map(|(_, _, bound)| bound.as_str())
+        })
+    }
+
+    /// Field `attr` of a Rust type `ty` written as one of the type's parameters (`inner: R`),
+    /// read inside a method of that type: the trait the method or its `impl` block bounds
+    /// that parameter by (`impl<R: AsyncRead> … for Reader<R>`).
+    fn parameter_field_type(
+        &self,
+        fi: usize,
+        scope: Option<u32>,
+        ty: u32,
+        attr: &str,
+    ) -> Option<(u32, f32)> {
+        if self.files[fi].lang != Lang::Rust || self.owner_type(fi, scope) != Some(ty) {
+            return None;
+        }
+        let &(file, def) = self.node_def.get(&ty)?;
+        let (at_file, class, written) = self.attribute_type(file, def, attr)?;
+        self.type_param_bound(at_file, Some(class), written)?;
+        let bound = self
+            .type_param_bound(fi, scope, written)
+            .filter(|b| !b.is_empty())?;
+        let (t, conf) = self.resolve_type(fi, None, bound)?;
+        Some((t, conf.min(confidence::ATTRIBUTE_TYPE)))
     }
 
     /// `signals.request_started` where `signals` is a module and `request_started = Signal()`
@@ -359,7 +471,12 @@ impl<'a> Resolver<'a> {
         var: &str,
         depth: u32,
     ) -> Option<(u32, f32)> {
-        let key = (fi, scope, var.to_owned());
+        let key = (
+            fi,
+            scope,
+            var.to_owned(),
+            self.line_at(fi, scope).unwrap_or(0),
+        );
         if let Some(&known) = self.variable_types.borrow().get(&key) {
             return known;
         }
@@ -395,7 +512,19 @@ impl<'a> Resolver<'a> {
         chain.push(None);
         let result_of = |s: Option<u32>, at: u32| {
             let bound = f.call_bindings.get(at as usize)?;
-            // `x = x.next()` would ask for itself.
+            // Read where the binding is written, just before it holds: `let x = x.next();`
+            // asks for the `x` before it.
+            let written = self
+                .line_at(fi, scope)
+                .and(f.call_binding_spans.get(at as usize))
+                .map(|&(from, _)| from.saturating_sub(1));
+            if let Some(line) = written {
+                let resolving = self.resolving.replace(Some((fi, scope, line)));
+                let found = self.call_result_type(fi, s, &bound.callee, depth);
+                self.resolving.set(resolving);
+                return found;
+            }
+            // Elsewhere `x = x.next()` would ask for itself.
             let own = matches!(&bound.callee, Callee::Member { receiver: Receiver::Name(r), .. } if r == var);
             (!own)
                 .then(|| self.call_result_type(fi, s, &bound.callee, depth))
@@ -405,7 +534,7 @@ impl<'a> Resolver<'a> {
             .iter()
             .copied()
             .find_map(|s| {
-                let calls = &self.vars.get(fi, var, s)?.calls;
+                let (_, calls) = self.in_effect(fi, scope, self.vars.get(fi, var, s)?);
                 let found = result_of(s, *calls.last()?);
                 // Rust binds one name afresh in each arm, `if let` and `let`, and Go in each
                 // block (`x := f()`): when those of a scope that can be typed disagree, the name
@@ -419,7 +548,22 @@ impl<'a> Resolver<'a> {
             })
             .or_else(|| {
                 chain.iter().copied().find_map(|s| {
-                    let last = *self.vars.get(fi, var, s)?.elements.last()?;
+                    let elements = &self.vars.get(fi, var, s)?.elements;
+                    // The innermost loop around the call, else the last one.
+                    let line = self
+                        .line_at(fi, scope)
+                        .filter(|_| f.element_binding_spans.len() == f.element_bindings.len());
+                    let last = match line {
+                        Some(line) => *elements
+                            .iter()
+                            .filter(|&&i| {
+                                f.element_binding_spans
+                                    .get(i as usize)
+                                    .is_some_and(|&(from, to)| from <= line && line <= to)
+                            })
+                            .max_by_key(|&&i| f.element_binding_spans.get(i as usize))?,
+                        None => *elements.last()?,
+                    };
                     let bound = f.element_bindings.get(last as usize)?;
                     self.element_type(fi, s, &bound.of, depth)
                 })
@@ -480,6 +624,17 @@ impl<'a> Resolver<'a> {
                 let &(file, def) = self.node_def.get(&ty)?;
                 let (file, class, written) = self.attribute_type(file, def, attr)?;
                 (file, Some(class), written.to_owned())
+            }
+            // `self.a.items` in Rust: field `items` of the type of `self.a`.
+            Receiver::Path(path) if self.files[fi].lang == Lang::Rust => {
+                // `for x in x.children` would ask for itself again and again.
+                if depth >= MAX_RETURN_DEPTH {
+                    return None;
+                }
+                let (head, attr) = path.rsplit_once('.')?;
+                let (ty, reached) = self.path_type(fi, scope, head, depth + 1)?;
+                let (t, conf) = self.element_field_type(ty, attr)?;
+                return Some((t, reached.min(conf)));
             }
             Receiver::Path(path) => {
                 let attr = path
@@ -598,8 +753,8 @@ impl<'a> Resolver<'a> {
             let Some(bound) = self.vars.get(fi, var, s) else {
                 continue;
             };
-            let mut types = bound
-                .types
+            let (types, _) = self.in_effect(fi, scope, bound);
+            let mut types = types
                 .iter()
                 .filter_map(|&i| f.bindings.get(i as usize))
                 .map(|b| b.type_name.as_str());
@@ -608,6 +763,46 @@ impl<'a> Resolver<'a> {
             }
         }
         None
+    }
+
+    /// The line of the call being resolved, when it is written in `scope` of file `fi`.
+    fn line_at(&self, fi: usize, scope: Option<u32>) -> Option<u32> {
+        self.resolving
+            .get()
+            .filter(|&(file, s, _)| file == fi && s == scope)
+            .map(|(_, _, line)| line)
+    }
+
+    /// Of a name's bindings in one scope (indexes into `bindings`, `call_bindings`), those that
+    /// hold where the call being resolved is written, when it is in the scope asked about
+    /// (`start`): the innermost, the latest to begin. All of them elsewhere.
+    fn in_effect(&self, fi: usize, start: Option<u32>, bound: &Bound) -> (Vec<u32>, Vec<u32>) {
+        let f = &self.files[fi];
+        let spanned = f.binding_spans.len() == f.bindings.len()
+            && f.call_binding_spans.len() == f.call_bindings.len();
+        let Some(line) = self.line_at(fi, start).filter(|_| spanned) else {
+            return (bound.types.clone(), bound.calls.clone());
+        };
+        let holding = |indexes: &[u32], spans: &[(u32, u32)]| -> Vec<(u32, u32)> {
+            indexes
+                .iter()
+                .filter_map(|&i| {
+                    let &(from, to) = spans.get(i as usize)?;
+                    (from <= line && line <= to).then_some((i, from))
+                })
+                .collect()
+        };
+        let types = holding(&bound.types, &f.binding_spans);
+        let calls = holding(&bound.calls, &f.call_binding_spans);
+        let latest = types.iter().chain(&calls).map(|&(_, from)| from).max();
+        let keep = |found: Vec<(u32, u32)>| -> Vec<u32> {
+            found
+                .into_iter()
+                .filter(|&(_, from)| Some(from) == latest)
+                .map(|(i, _)| i)
+                .collect()
+        };
+        (keep(types), keep(calls))
     }
 
     /// An imported name bound at module level in the file it comes from (`engines =
@@ -725,8 +920,10 @@ impl<'a> Resolver<'a> {
     /// `f().unwrap()`, `f().expect(…)`, `f()?` (read as `.unwrap()`) in Rust: the `T` of the
     /// `Option<T>` or `Result<T, E>` that `f` is declared to return (`T?` in facts). And the
     /// standard methods that give back the same value behind another pointer (`x.as_mut()`,
-    /// `x.as_ref()`, `x.clone()`, `x.borrow()`), when the project defines none of that name
-    /// for the receiver: `x`'s type.
+    /// `x.as_ref()`, `x.clone()`, `x.borrow()`, an `Option`'s `x.take()`), and the projections
+    /// pin-projection macros generate (`x.project()`, `x.project_ref()`: the same fields,
+    /// pinned or not), when the project defines none of that name for the receiver: `x`'s
+    /// type. `x.unwrap()` of a variable or field typed by what its `Option` holds: that type.
     pub(super) fn unwrapped_type(
         &self,
         fi: usize,
@@ -742,19 +939,33 @@ impl<'a> Resolver<'a> {
         }
         if matches!(
             name.as_str(),
-            "as_mut" | "as_ref" | "clone" | "borrow" | "borrow_mut"
+            "as_mut"
+                | "as_ref"
+                | "clone"
+                | "borrow"
+                | "borrow_mut"
+                | "project"
+                | "project_ref"
+                | "take"
         ) {
             let (t, c) = self.receiver_type(fi, scope, receiver, depth + 1)?;
             return Some((t, c.min(confidence::RETURN_TYPE)));
         }
-        let (Receiver::Call(inner), "unwrap" | "expect") = (receiver, name.as_str()) else {
+        if !matches!(name.as_str(), "unwrap" | "expect") {
             return None;
-        };
-        let (target, conf, _) = self.sure_target(fi, scope, &dotted_callee(inner), depth)?;
-        let &(file, def) = self.node_def.get(&target)?;
-        let returns = self.files[file].defs.get(def as usize)?.returns.as_str();
-        let held = returns.strip_suffix('?')?;
-        let (t, c) = self.resolve_type(file, Some(def), held)?;
-        Some((t, conf.min(c).min(confidence::RETURN_TYPE)))
+        }
+        if let Receiver::Call(inner) = receiver
+            && let Some((target, conf, _)) =
+                self.sure_target(fi, scope, &dotted_callee(inner), depth)
+        {
+            let &(file, def) = self.node_def.get(&target)?;
+            let returns = self.files[file].defs.get(def as usize)?.returns.as_str();
+            let held = returns.strip_suffix('?')?;
+            let (t, c) = self.resolve_type(file, Some(def), held)?;
+            return Some((t, conf.min(c).min(confidence::RETURN_TYPE)));
+        }
+        // A variable, field or standard call typed by what its `Option` holds.
+        let (t, c) = self.receiver_type(fi, scope, receiver, depth + 1)?;
+        Some((t, c.min(confidence::RETURN_TYPE)))
     }
 }

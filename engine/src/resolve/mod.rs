@@ -11,7 +11,7 @@ mod modules;
 mod scope;
 mod vars;
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
@@ -81,8 +81,9 @@ pub struct ResolveStats {
     pub imports_resolved: usize,
 }
 
-/// A variable as (file, scope, name).
-type VariableKey = (usize, Option<u32>, String);
+/// A variable as (file, scope, name, line of the call being resolved when the variable's
+/// bindings hold on some lines only, else 0).
+type VariableKey = (usize, Option<u32>, String, u32);
 
 /// A type alias as (file, name).
 type AliasKey = (usize, String);
@@ -112,6 +113,9 @@ struct Resolver<'a> {
     imported: Vec<HashSet<usize>>,
     scopes: Scopes,
     vars: VarIndex<'a>,
+    /// The call being resolved: (file, scope, line). Rust bindings that hold on some lines only
+    /// (`match` arms, `if let` bodies, shadowing `let`s) are read at that line.
+    resolving: Cell<Option<(usize, Option<u32>, u32)>>,
     /// Variables' types by (file, scope, name), once found by a full-depth lookup.
     variable_types: RefCell<HashMap<VariableKey, Option<(u32, f32)>>>,
     /// TypeScript type aliases by (file, alias), once resolved: a type node, a union id (see
@@ -148,6 +152,7 @@ pub fn build_graph(project: &str, files: &[FileFacts]) -> (Graph, ResolveStats) 
         imported: Vec::with_capacity(files.len()),
         scopes: Scopes::default(),
         vars: VarIndex::build(files),
+        resolving: Cell::new(None),
         variable_types: RefCell::default(),
         alias_types: RefCell::default(),
         unions: RefCell::default(),

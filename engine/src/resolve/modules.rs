@@ -15,8 +15,6 @@ pub struct ModuleIndex {
     python_canonical: Vec<Option<String>>,
     by_path: HashMap<String, usize>,
     rust: HashMap<String, usize>,
-    /// Per file: its Rust module path, when it is a Rust file.
-    rust_canonical: Vec<Option<String>>,
     go_dirs: HashMap<String, Vec<usize>>,
     /// The package the Go files at the project's top folder declare.
     go_root_package: Option<String>,
@@ -55,7 +53,6 @@ impl ModuleIndex {
     pub fn build(files: &[FileFacts]) -> ModuleIndex {
         let mut index = ModuleIndex {
             python_canonical: vec![None; files.len()],
-            rust_canonical: vec![None; files.len()],
             ..ModuleIndex::default()
         };
         let packages: std::collections::HashSet<&str> = files
@@ -75,8 +72,7 @@ impl ModuleIndex {
                 }
                 Lang::Rust => {
                     if let Some(name) = rust_module(&f.path) {
-                        index.rust.entry(name.clone()).or_insert(i);
-                        index.rust_canonical[i] = Some(name);
+                        index.rust.entry(name).or_insert(i);
                     }
                 }
                 Lang::Go => {
@@ -96,6 +92,31 @@ impl ModuleIndex {
                     }
                 }
                 _ => {}
+            }
+        }
+        // `#[path = "unix/mod.rs"] mod imp;`: `imp` is that file, of `cfg` alternatives the
+        // compiled one.
+        for f in files.iter().filter(|f| f.lang == Lang::Rust) {
+            let Some(own) = rust_module(&f.path) else {
+                continue;
+            };
+            for (name, path, line) in &f.module_paths {
+                if f.in_test_code(*line) {
+                    continue;
+                }
+                let mut parts: Vec<&str> = dir_of(&f.path).split('/').collect();
+                for piece in path.split('/') {
+                    match piece {
+                        "." | "" => {}
+                        ".." => {
+                            parts.pop();
+                        }
+                        other => parts.push(other),
+                    }
+                }
+                if let Some(&file) = index.by_path.get(&parts.join("/")) {
+                    index.rust.entry(format!("{own}::{name}")).or_insert(file);
+                }
             }
         }
         index
@@ -179,6 +200,21 @@ impl ModuleIndex {
 
     /// Resolves a Rust module path seen in `importer` (`crate::a::b`, `super::x`, `self::y`).
     pub fn rust(&self, importer: &str, path: &str) -> Option<usize> {
+        let (mut parts, floor) = self.rust_parts(importer, path)?;
+        while parts.len() >= floor.max(1) {
+            if let Some(&i) = self.rust.get(&parts.join("::")) {
+                return Some(i);
+            }
+            // `crate::a::Item` → the item lives in module `crate::a`.
+            parts.pop();
+        }
+        None
+    }
+
+    /// A Rust path seen in `importer` as absolute segments from `crate`, with the fewest
+    /// segments a module it names can have (a path starting with a plain name never names
+    /// the importer's own module).
+    fn rust_parts(&self, importer: &str, path: &str) -> Option<(Vec<String>, usize)> {
         let current = rust_module(importer)?;
         let mut parts: Vec<String> = Vec::new();
         // A path starting with a plain name starts at that name in the current module: it
@@ -202,22 +238,25 @@ impl ModuleIndex {
                 (_, other) => parts.push(other.to_owned()),
             }
         }
-        while parts.len() >= floor.max(1) {
-            if let Some(&i) = self.rust.get(&parts.join("::")) {
-                return Some(i);
-            }
-            // `crate::a::Item` → the item lives in module `crate::a`.
-            parts.pop();
-        }
-        None
+        Some((parts, floor))
     }
 
     /// The file of exactly the Rust module `path` (no stripping of trailing item names).
     pub fn rust_exact(&self, importer: &str, path: &str) -> Option<usize> {
-        let found = self.rust(importer, path)?;
-        let last = path.rsplit("::").next()?;
-        let module = self.rust_canonical.get(found)?.as_deref()?;
-        (module.rsplit("::").next() == Some(last)).then_some(found)
+        if matches!(path.rsplit("::").next(), Some("self" | "super")) {
+            return None;
+        }
+        let (parts, _) = self.rust_parts(importer, path)?;
+        self.rust.get(&parts.join("::")).copied()
+    }
+
+    /// The file of exactly the Rust module `path` names, paths ending in `self`, `super` or
+    /// `crate` included.
+    pub fn rust_named(&self, importer: &str, path: &str) -> Option<usize> {
+        match path.rsplit("::").next() {
+            Some("self" | "super" | "crate") => self.rust(importer, path),
+            _ => self.rust_exact(importer, path),
+        }
     }
 
     /// Go files of the package imported as `path`: the longest directory that is a suffix of

@@ -75,6 +75,7 @@ impl Scopes {
             source_files(fi, import, files, modules)
                 .into_iter()
                 .find_map(|src| export(src, name, files, modules, top, defs, 1))
+                .or_else(|| wildcard_inline(fi, import, name, files, modules, defs))
         })
     }
 
@@ -94,7 +95,20 @@ impl Scopes {
         if f.lang == Lang::Rust
             && let Some(m) = modules.rust(&f.path, path)
         {
-            return Some(Target::Module(m));
+            if modules.rust_named(&f.path, path) == Some(m) {
+                return Some(Target::Module(m));
+            }
+            // `a::b::Item`: an item of the module file the first segments name, when it is one.
+            let item = (1..parts.len()).rev().find_map(|split| {
+                let file = modules.rust_named(&f.path, &parts[..split].join("::"))?;
+                parts[split..]
+                    .iter()
+                    .try_fold(Target::Module(file), |at, part| match at {
+                        Target::Module(m) => export(m, part, files, modules, top, defs, 1),
+                        _ => None,
+                    })
+            });
+            return Some(item.unwrap_or(Target::Module(m)));
         }
         // The longest bound prefix, then walk the rest through module exports.
         for split in (1..=parts.len()).rev() {
@@ -254,6 +268,9 @@ fn bind(
                 .rust_exact(&f.path, &format!("{}::{}", import.module, name.name))
                 .map(Target::Module);
         }
+        if target.is_none() && f.lang == Lang::Rust {
+            target = inline_item(fi, &import.module, &name.name, files, modules, defs);
+        }
         if target.is_none() && f.lang.is_js_family() && name.name == "default" {
             // A default import: the target's definition named like the local binding, or its only export.
             target = sources.iter().find_map(|&src| {
@@ -272,6 +289,68 @@ fn bind(
             None => {}
         }
     }
+}
+
+/// Item `name` of an inline module a Rust `use` path names (`use self::state::AtomicState;`
+/// where the file holds `mod state { … }`; `use imp::*` of the importer's own `mod imp`): the
+/// path's last segments are inline modules, one inside the other, of the module file its first
+/// segments name (the importer's own file when the path starts at one of them).
+fn inline_item(
+    fi: usize,
+    path: &str,
+    name: &str,
+    files: &[FileFacts],
+    modules: &ModuleIndex,
+    defs: &[Vec<u32>],
+) -> Option<Target> {
+    let importer = &files.get(fi)?.path;
+    let segments: Vec<&str> = path.split("::").collect();
+    (0..segments.len()).rev().find_map(|split| {
+        let prefix = segments[..split].join("::");
+        let file = match split {
+            0 if !matches!(segments[0], "self" | "super" | "crate") => fi,
+            0 => return None,
+            _ => modules.rust_named(importer, &prefix)?,
+        };
+        let f = files.get(file)?;
+        let mut parent: Option<u32> = None;
+        for module in &segments[split..] {
+            let found: Vec<u32> = f
+                .defs
+                .iter()
+                .enumerate()
+                .filter(|(_, d)| {
+                    d.parent == parent && d.kind == NodeKind::Module && d.name == *module
+                })
+                .map(|(i, _)| i as u32)
+                .collect();
+            parent = Some(f.visible_definition(&found)?);
+        }
+        let items: Vec<u32> = f
+            .defs
+            .iter()
+            .enumerate()
+            .filter(|(_, d)| d.parent == parent && d.name == name)
+            .map(|(i, _)| i as u32)
+            .collect();
+        let item = f.visible_definition(&items)?;
+        Some(Target::Node(*defs.get(file)?.get(item as usize)?))
+    })
+}
+
+/// `name` through a Rust glob import of an inline module (`use imp::*;`, `pub use
+/// self::sys::*;` naming `mod sys { … }`).
+fn wildcard_inline(
+    fi: usize,
+    import: &Import,
+    name: &str,
+    files: &[FileFacts],
+    modules: &ModuleIndex,
+    defs: &[Vec<u32>],
+) -> Option<Target> {
+    (files.get(fi)?.lang == Lang::Rust)
+        .then(|| inline_item(fi, &import.module, name, files, modules, defs))
+        .flatten()
 }
 
 fn single_export(file: usize, files: &[FileFacts], defs: &[Vec<u32>]) -> Option<Target> {
@@ -304,7 +383,9 @@ pub fn export(
     }
     let f = files.get(file)?;
     // A stand-in definition (for tests, or a feature turned off) gives way to an import of the
-    // same name: both exist only as alternatives.
+    // same name: both exist only as alternatives. So does a Rust `mod x;` to a `use` of an
+    // item `x` (`mod block_on; pub use block_on::block_on;`): they live in different
+    // namespaces, and the item is what importers call.
     let mut stand_in = None;
     if let Some(d) = top
         .get(file)?
@@ -312,7 +393,11 @@ pub fn export(
         .and_then(|v| f.visible_definition(v))
     {
         let target = Target::Node(defs[file][d as usize]);
-        if !f.is_test_def(d) {
+        let module = f.lang == Lang::Rust
+            && f.defs
+                .get(d as usize)
+                .is_some_and(|x| x.kind == NodeKind::Module);
+        if !f.is_test_def(d) && !module {
             return Some(target);
         }
         stand_in = Some(target);
@@ -329,7 +414,13 @@ pub fn export(
         if let Some(imported) = import.names.iter().find(|n| n.local() == name) {
             let found = source_files(file, import, files, modules)
                 .into_iter()
-                .find_map(|src| export(src, &imported.name, files, modules, top, defs, hops + 1));
+                .find_map(|src| export(src, &imported.name, files, modules, top, defs, hops + 1))
+                .or_else(|| match f.lang {
+                    Lang::Rust => {
+                        inline_item(file, &import.module, &imported.name, files, modules, defs)
+                    }
+                    _ => None,
+                });
             // A real Rust import of the name from outside the project (`std`, a dependency)
             // is what the name means; stand-in alternatives are not.
             let external = f.lang == Lang::Rust && !f.in_test_code(import.line);
@@ -350,6 +441,9 @@ pub fn export(
             {
                 return Some(t);
             }
+        }
+        if let Some(t) = wildcard_inline(file, import, name, files, modules, defs) {
+            return Some(t);
         }
     }
     stand_in

@@ -1956,15 +1956,18 @@ pub fn setup() -> Option<()> {
 }
 
 #[test]
-fn rust_a_name_bound_to_two_types_in_one_function_gets_no_type() {
+fn rust_a_name_bound_twice_in_one_function_has_each_type_where_it_holds() {
     let user = r#"use crate::io::{Registration, Token};
+pub enum Either { A(Registration), B(Token) }
 pub fn setup() {
     if let Some(x) = Registration::find() {
         x.clear();
     }
-    if let Some(x) = Token::next() {
-        x.clear();
-    }
+    let x = Token {};
+    x.clear();
+}
+pub fn same_line(e: Either) {
+    match e { Either::A(v) => v.clear(), Either::B(v) => v.clear() }
 }
 "#;
     let g = graph(&[
@@ -1972,11 +1975,31 @@ pub fn setup() {
         ("src/io.rs", PATTERN_TYPES),
         ("src/user.rs", user),
     ]);
-    let typed: Vec<_> = calls_from(&g, "Function:src/user.rs:setup")
-        .into_iter()
-        .filter(|(_, _, _, reason)| *reason == "receiver-type")
-        .collect();
-    assert_eq!(typed, []);
+    let typed = |from: &str| -> Vec<_> {
+        calls_from(&g, from)
+            .into_iter()
+            .filter(|(_, _, _, reason)| *reason == "receiver-type")
+            .collect()
+    };
+    assert_eq!(
+        typed("Function:src/user.rs:setup"),
+        [
+            (
+                "Method:src/io.rs:Registration.clear".to_owned(),
+                6,
+                0.95,
+                "receiver-type"
+            ),
+            (
+                "Method:src/io.rs:Token.clear".to_owned(),
+                13,
+                0.97,
+                "receiver-type"
+            ),
+        ]
+    );
+    // Two arms on one line: the name has no one type there.
+    assert_eq!(typed("Function:src/user.rs:same_line"), []);
 }
 
 #[test]
@@ -2037,6 +2060,829 @@ impl Either {
             13,
             0.95,
             "receiver-type"
+        )]
+    );
+}
+
+#[test]
+fn rust_uses_inside_inline_modules_are_relative_to_the_inline_module() {
+    let g = graph(&[
+        ("src/lib.rs", "pub mod shim;\npub mod user;\n"),
+        ("src/shim/mod.rs", "mod imp;\npub use self::imp::*;\n"),
+        (
+            "src/shim/imp/mod.rs",
+            "mod cell_impl;\npub mod cell {\n    pub use super::cell_impl::Cell;\n}\n",
+        ),
+        (
+            "src/shim/imp/cell_impl.rs",
+            "pub struct Cell;\nimpl Cell {\n    pub fn new() -> Cell { Cell }\n    pub fn with(&self) {}\n}\n",
+        ),
+        (
+            "src/shim/cell_impl.rs",
+            "pub struct Cell;\nimpl Cell {\n    pub fn new() -> Cell { Cell }\n    pub fn with(&self) {}\n}\n",
+        ),
+        (
+            "src/user.rs",
+            r#"use crate::shim::cell::Cell;
+pub struct Holder { c: Cell }
+impl Holder {
+    pub fn make() -> Holder { Holder { c: Cell::new() } }
+    pub fn go(&self) { self.c.with(); }
+}
+"#,
+        ),
+    ]);
+    assert_eq!(
+        calls_from(&g, "Method:src/user.rs:Holder.make"),
+        [(
+            "Method:src/shim/imp/cell_impl.rs:Cell.new".to_owned(),
+            3,
+            0.97,
+            "class-member"
+        )]
+    );
+    assert_eq!(
+        calls_from(&g, "Method:src/user.rs:Holder.go"),
+        [(
+            "Method:src/shim/imp/cell_impl.rs:Cell.with".to_owned(),
+            4,
+            0.95,
+            "attribute-type"
+        )]
+    );
+}
+
+#[test]
+fn rust_mut_ref_and_reference_patterns_bind_their_name() {
+    let user = r#"use crate::io::{Registration, Token};
+pub enum Slot { Busy(Registration), Idle(Token) }
+pub fn setup(mut given: Token, slot: &mut Slot) {
+    given.clear();
+    let mut made = Registration { };
+    made.close();
+    if let Some(mut found) = Registration::find() {
+        found.poll_ready();
+    }
+    match slot {
+        Slot::Busy(ref mut busy) => busy.shutdown(),
+        Slot::Idle(_) => {}
+    }
+}
+"#;
+    let g = graph(&[
+        ("src/lib.rs", "pub mod io;\npub mod other;\npub mod user;\n"),
+        ("src/io.rs", PATTERN_TYPES),
+        ("src/user.rs", user),
+        (
+            "src/other.rs",
+            "pub struct Other;\nimpl Other {\n    pub fn poll_ready(&self) {}\n    pub fn clear(&self) {}\n    pub fn close(&self) {}\n    pub fn shutdown(&self) {}\n}\n",
+        ),
+    ]);
+    assert_eq!(
+        calls_from(&g, "Function:src/user.rs:setup"),
+        [
+            (
+                "Method:src/io.rs:Registration.close".to_owned(),
+                7,
+                0.97,
+                "receiver-type"
+            ),
+            (
+                "Method:src/io.rs:Registration.find".to_owned(),
+                3,
+                0.97,
+                "class-member"
+            ),
+            (
+                "Method:src/io.rs:Registration.poll_ready".to_owned(),
+                5,
+                0.95,
+                "receiver-type"
+            ),
+            (
+                "Method:src/io.rs:Registration.shutdown".to_owned(),
+                8,
+                0.95,
+                "receiver-type"
+            ),
+            (
+                "Method:src/io.rs:Token.clear".to_owned(),
+                13,
+                0.97,
+                "receiver-type"
+            ),
+        ]
+    );
+}
+
+#[test]
+fn rust_type_parameters_stand_for_their_one_trait_bound_in_parameters_and_fields() {
+    let io = r#"pub trait Read { fn poll_read(&self); }
+pub struct Plain;
+impl Plain { pub fn poll_read(&self) {} }
+pub struct T;
+impl T { pub fn poll_read(&self) {} }
+"#;
+    let user = r#"use crate::io::Read;
+pub struct Reader<R> { inner: R }
+impl<R: Read + Unpin> Reader<R> {
+    pub fn go(&self) { self.inner.poll_read(); }
+    pub fn take(&self, other: R) { other.poll_read(); }
+}
+pub fn free<U>(x: U) where U: Read { x.poll_read(); }
+pub fn none<T>(x: T) { x.poll_read(); }
+pub struct Bound<S: Read> { s: S }
+impl<S: Read> Bound<S> {
+    pub fn go(&self) { self.s.poll_read(); }
+}
+"#;
+    let g = graph(&[
+        ("src/lib.rs", "pub mod io;\npub mod user;\n"),
+        ("src/io.rs", io),
+        ("src/user.rs", user),
+    ]);
+    let read = |conf: f32, reason: &'static str| {
+        vec![(
+            "Method:src/io.rs:Read.poll_read".to_owned(),
+            1,
+            conf,
+            reason,
+        )]
+    };
+    assert_eq!(
+        calls_from(&g, "Method:src/user.rs:Reader.go"),
+        read(0.95, "attribute-type")
+    );
+    assert_eq!(
+        calls_from(&g, "Method:src/user.rs:Reader.take"),
+        read(0.97, "receiver-type")
+    );
+    assert_eq!(
+        calls_from(&g, "Function:src/user.rs:free"),
+        read(0.97, "receiver-type")
+    );
+    assert_eq!(
+        calls_from(&g, "Method:src/user.rs:Bound.go"),
+        read(0.95, "attribute-type")
+    );
+    // An unbounded parameter is no type of its name.
+    assert!(
+        calls_from(&g, "Function:src/user.rs:none")
+            .iter()
+            .all(|(_, _, conf, _)| *conf < 0.5)
+    );
+}
+
+#[test]
+fn rust_fields_of_call_results_and_pin_projections() {
+    let source = r#"pub struct Inner;
+impl Inner { pub fn poll(&self) {} }
+pub struct Other;
+impl Other { pub fn poll(&self) {} }
+pub struct Outer { inner: Inner }
+impl Outer {
+    pub fn go(&self) { self.project().inner.poll(); }
+    pub fn via(&self) { self.me().inner.poll(); }
+    fn me(&self) -> &Outer { self }
+}
+"#;
+    let g = graph(&[("src/lib.rs", source)]);
+    let poll = (
+        "Method:src/lib.rs:Inner.poll".to_owned(),
+        2,
+        0.95,
+        "attribute-type",
+    );
+    assert_eq!(
+        calls_from(&g, "Method:src/lib.rs:Outer.go"),
+        std::slice::from_ref(&poll)
+    );
+    assert_eq!(
+        calls_from(&g, "Method:src/lib.rs:Outer.via"),
+        [
+            poll,
+            (
+                "Method:src/lib.rs:Outer.me".to_owned(),
+                9,
+                0.98,
+                "self-method"
+            )
+        ]
+    );
+}
+
+#[test]
+fn rust_uses_of_items_inside_inline_modules() {
+    let shared = r#"use self::state::AtomicState;
+pub use self::outer::inner::Flag;
+pub struct Shared { state: AtomicState }
+impl Shared {
+    pub fn go(&self) { self.state.load(); }
+}
+mod state {
+    pub struct AtomicState;
+    impl AtomicState { pub fn load(&self) {} }
+}
+pub mod outer {
+    pub mod inner {
+        pub struct Flag;
+        impl Flag { pub fn set(&self) {} }
+    }
+}
+"#;
+    let user = r#"use crate::shared::Flag;
+pub fn run(f: Flag) { f.set(); }
+"#;
+    let g = graph(&[
+        ("src/lib.rs", "pub mod shared;\npub mod user;\n"),
+        ("src/shared.rs", shared),
+        ("src/user.rs", user),
+        (
+            "src/other.rs",
+            "pub struct Other;\nimpl Other {\n    pub fn load(&self) {}\n    pub fn set(&self) {}\n}\n",
+        ),
+    ]);
+    assert_eq!(
+        calls_from(&g, "Method:src/shared.rs:Shared.go"),
+        [(
+            "Method:src/shared.rs:AtomicState.load".to_owned(),
+            9,
+            0.95,
+            "attribute-type"
+        )]
+    );
+    assert_eq!(
+        calls_from(&g, "Function:src/user.rs:run"),
+        [(
+            "Method:src/shared.rs:Flag.set".to_owned(),
+            14,
+            0.97,
+            "receiver-type"
+        )]
+    );
+}
+
+#[test]
+fn rust_globs_of_inline_modules_and_cfg_alternatives_through_module_paths() {
+    let counters = "#[cfg(test)]\nmod imp {\n    pub fn bump() {}\n}\n#[cfg(not(test))]\nmod imp {\n    pub fn bump() {}\n}\npub use imp::*;\n";
+    let block = "#[cfg(test)]\npub fn block() {}\n#[cfg(not(test))]\npub fn block() {}\n";
+    let g = graph(&[
+        (
+            "src/lib.rs",
+            "pub mod counters;\npub mod fut;\npub mod user;\n",
+        ),
+        ("src/counters.rs", counters),
+        ("src/fut/mod.rs", "mod block;\npub use block::block;\n"),
+        ("src/fut/block.rs", block),
+        (
+            "src/user.rs",
+            "pub fn run() {\n    crate::counters::bump();\n    crate::fut::block();\n}\n",
+        ),
+    ]);
+    assert_eq!(
+        calls_from(&g, "Function:src/user.rs:run"),
+        [
+            (
+                "Function:src/counters.rs:imp.bump".to_owned(),
+                7,
+                0.97,
+                "import-resolved"
+            ),
+            (
+                "Function:src/fut/block.rs:block".to_owned(),
+                4,
+                0.97,
+                "import-resolved"
+            ),
+        ]
+    );
+}
+
+#[test]
+fn rust_paths_to_items_of_module_files() {
+    let driver = "pub struct Driver;\nimpl Driver {\n    pub fn new() -> Driver { Driver }\n}\n";
+    let g = graph(&[
+        ("src/lib.rs", "pub mod runtime;\npub mod user;\n"),
+        ("src/runtime/mod.rs", "pub mod signal;\npub mod other;\n"),
+        ("src/runtime/signal/mod.rs", driver),
+        ("src/runtime/other.rs", driver),
+        (
+            "src/user.rs",
+            "use crate::runtime::signal;\npub fn run() {\n    crate::runtime::signal::Driver::new();\n    signal::Driver::new();\n}\n",
+        ),
+    ]);
+    let new = (
+        "Method:src/runtime/signal/mod.rs:Driver.new".to_owned(),
+        3,
+        0.97,
+        "class-member",
+    );
+    assert_eq!(calls_from(&g, "Function:src/user.rs:run"), [new]);
+}
+
+#[test]
+fn rust_a_variable_holding_self_has_the_methods_type() {
+    let source = r#"pub struct Inner;
+impl Inner { pub fn poll(&self) {} }
+pub struct Other;
+impl Other { pub fn poll(&self) {} pub fn tick(&self) {} }
+pub struct Outer { inner: Inner }
+impl Outer {
+    pub fn go(&mut self) {
+        let me = &mut *self;
+        me.inner.poll();
+        me.tick();
+    }
+    fn tick(&self) {}
+}
+"#;
+    let g = graph(&[("src/lib.rs", source)]);
+    assert_eq!(
+        calls_from(&g, "Method:src/lib.rs:Outer.go"),
+        [
+            (
+                "Method:src/lib.rs:Inner.poll".to_owned(),
+                2,
+                0.95,
+                "attribute-type"
+            ),
+            (
+                "Method:src/lib.rs:Outer.tick".to_owned(),
+                12,
+                0.97,
+                "receiver-type"
+            ),
+        ]
+    );
+}
+
+#[test]
+fn rust_a_let_value_still_sees_the_name_it_shadows() {
+    let source = r#"pub struct Guard;
+impl Guard {
+    fn skip(self) -> Inner { Inner }
+    pub fn map(this: Self) {
+        let this = this.skip();
+        this.done();
+    }
+}
+pub struct Inner;
+impl Inner { pub fn done(&self) {} }
+pub struct Other;
+impl Other { pub fn skip(self) {} pub fn done(&self) {} }
+"#;
+    let g = graph(&[("src/lib.rs", source)]);
+    assert_eq!(
+        calls_from(&g, "Method:src/lib.rs:Guard.map"),
+        [
+            (
+                "Method:src/lib.rs:Guard.skip".to_owned(),
+                3,
+                0.97,
+                "receiver-type"
+            ),
+            (
+                "Method:src/lib.rs:Inner.done".to_owned(),
+                10,
+                0.95,
+                "receiver-type"
+            ),
+        ]
+    );
+}
+
+#[test]
+fn rust_a_match_arm_under_a_cfg_that_does_not_hold_calls_nothing() {
+    let source = r#"pub struct A;
+impl A { pub fn stop(&self) {} }
+pub struct B;
+impl B { pub fn stop(&self) {} }
+pub enum Which { A(A), B(B) }
+pub fn stop(w: Which) {
+    match w {
+        Which::A(x) => {
+            x.stop();
+        }
+        #[cfg(test)]
+        Which::B(x) => {
+            x.stop();
+        }
+    }
+}
+"#;
+    let g = graph(&[("src/lib.rs", source)]);
+    assert_eq!(
+        calls_from(&g, "Function:src/lib.rs:stop"),
+        [(
+            "Method:src/lib.rs:A.stop".to_owned(),
+            2,
+            0.95,
+            "receiver-type"
+        )]
+    );
+}
+
+#[test]
+fn rust_options_hold_their_type_through_some_patterns_unwrap_as_ref_and_take() {
+    let source = r#"use std::sync::Arc;
+pub struct Inner;
+impl Inner { pub fn close(&self) {} }
+pub struct Other;
+impl Other { pub fn close(&self) {} }
+pub struct Holder { inner: Option<Arc<Inner>> }
+impl Holder {
+    pub fn a(&self) { if let Some(i) = self.inner.as_ref() { i.close(); } }
+    pub fn b(&mut self) {
+        let i = self.inner.take().unwrap();
+        i.close();
+    }
+    pub fn c(opt: Option<Inner>) { if let Some(i) = opt { i.close(); } }
+}
+"#;
+    let g = graph(&[("src/lib.rs", source)]);
+    for method in ["a", "b", "c"] {
+        assert_eq!(
+            calls_from(&g, &format!("Method:src/lib.rs:Holder.{method}")),
+            [(
+                "Method:src/lib.rs:Inner.close".to_owned(),
+                3,
+                0.95,
+                "receiver-type"
+            )],
+            "{method}"
+        );
+    }
+}
+
+#[test]
+fn rust_elements_of_array_slice_and_vec_fields() {
+    let source = r#"pub struct Slot;
+impl Slot { pub fn a(&self) {} pub fn b(&self) {} pub fn c(&self) {} }
+pub struct Other;
+impl Other { pub fn a(&self) {} pub fn b(&self) {} pub fn c(&self) {} }
+pub struct Remote { unpark: Slot }
+pub struct Wheel { slots: [Slot; 64], boxed: Box<[Slot]>, remotes: Vec<Remote> }
+impl Wheel {
+    pub fn go(&self, i: usize) {
+        self.slots[i].a();
+        self.boxed[i].b();
+        self.remotes[i].unpark.c();
+    }
+}
+"#;
+    let g = graph(&[("src/lib.rs", source)]);
+    let slot = |m: &str| {
+        (
+            format!("Method:src/lib.rs:Slot.{m}"),
+            2,
+            0.95,
+            "attribute-type",
+        )
+    };
+    assert_eq!(
+        calls_from(&g, "Method:src/lib.rs:Wheel.go"),
+        [slot("a"), slot("b"), slot("c")]
+    );
+}
+
+#[test]
+fn rust_for_loops_over_typed_collections_bind_their_elements() {
+    let source = r#"pub struct Slot;
+impl Slot { pub fn a(&self) {} pub fn b(&self) {} pub fn c(&self) {} }
+pub struct Other;
+impl Other { pub fn a(&self) {} pub fn b(&self) {} pub fn c(&self) {} }
+pub struct Inner { slots: Vec<Slot> }
+pub struct Wheel { inner: Inner }
+impl Wheel {
+    pub fn go(&self, given: &[Slot], others: Vec<Other>) {
+        for s in &self.inner.slots {
+            s.a();
+        }
+        for s in given.iter() {
+            s.b();
+        }
+        for s in others {
+            s.c();
+        }
+        for s in s.slots.iter() {
+            s.c();
+        }
+    }
+}
+"#;
+    let g = graph(&[("src/lib.rs", source)]);
+    assert_eq!(
+        calls_from(&g, "Method:src/lib.rs:Wheel.go"),
+        [
+            (
+                "Method:src/lib.rs:Other.c".to_owned(),
+                4,
+                0.95,
+                "receiver-type"
+            ),
+            (
+                "Method:src/lib.rs:Slot.a".to_owned(),
+                2,
+                0.95,
+                "receiver-type"
+            ),
+            (
+                "Method:src/lib.rs:Slot.b".to_owned(),
+                2,
+                0.95,
+                "receiver-type"
+            ),
+            // `for s in s.slots` asks for itself: no type, only a candidate.
+            ("Method:src/lib.rs:Slot.c".to_owned(), 2, 0.48, "ambiguous"),
+        ]
+    );
+}
+
+#[test]
+fn rust_type_aliases_of_the_file_and_imported_ones_the_compiled_alternative() {
+    let lists = r#"pub struct Sharded;
+impl Sharded { pub fn len(&self) {} pub fn new() -> Sharded { Sharded } }
+pub struct Linked;
+impl Linked { pub fn len(&self) {} pub fn new() -> Linked { Linked } }
+#[cfg(test)]
+pub type EntryList = Linked;
+#[cfg(not(test))]
+pub type EntryList = Sharded;
+"#;
+    let user = r#"use crate::lists::EntryList;
+type Local = crate::lists::Linked;
+pub struct Owner { list: EntryList, local: Local }
+impl Owner {
+    pub fn go(&self) {
+        self.list.len();
+        self.local.len();
+        EntryList::new();
+    }
+}
+"#;
+    let g = graph(&[
+        ("src/lib.rs", "pub mod lists;\npub mod user;\n"),
+        ("src/lists.rs", lists),
+        ("src/user.rs", user),
+    ]);
+    assert_eq!(
+        calls_from(&g, "Method:src/user.rs:Owner.go"),
+        [
+            (
+                "Method:src/lists.rs:Linked.len".to_owned(),
+                4,
+                0.95,
+                "attribute-type"
+            ),
+            (
+                "Method:src/lists.rs:Sharded.len".to_owned(),
+                2,
+                0.95,
+                "attribute-type"
+            ),
+            (
+                "Method:src/lists.rs:Sharded.new".to_owned(),
+                2,
+                0.97,
+                "class-member"
+            ),
+        ]
+    );
+}
+
+#[test]
+fn rust_modules_declared_with_a_path_attribute() {
+    let process = r#"#[path = "unix/mod.rs"]
+#[cfg(unix)]
+mod imp;
+#[path = "windows.rs"]
+#[cfg(windows)]
+mod imp;
+pub struct Child { inner: imp::Stdio }
+impl Child {
+    pub fn spawn(&self) {
+        imp::spawn_child();
+        self.inner.flush();
+    }
+}
+"#;
+    let imp =
+        "pub fn spawn_child() {}\npub struct Stdio;\nimpl Stdio {\n    pub fn flush(&self) {}\n}\n";
+    let g = graph(&[
+        ("src/lib.rs", "pub mod process;\n"),
+        ("src/process/mod.rs", process),
+        ("src/process/unix/mod.rs", imp),
+        ("src/process/windows.rs", imp),
+    ]);
+    assert_eq!(
+        calls_from(&g, "Method:src/process/mod.rs:Child.spawn"),
+        [
+            (
+                "Function:src/process/unix/mod.rs:spawn_child".to_owned(),
+                1,
+                0.97,
+                "import-resolved"
+            ),
+            (
+                "Method:src/process/unix/mod.rs:Stdio.flush".to_owned(),
+                4,
+                0.95,
+                "attribute-type"
+            ),
+        ]
+    );
+}
+
+#[test]
+fn rust_options_and_results_of_generic_types_unwrap_to_the_type() {
+    let source = r#"pub struct Entry<'a, T> { v: &'a T }
+impl<'a, T> Entry<'a, T> { pub fn remove(self) {} }
+pub struct Other;
+impl Other { pub fn remove(self) {} }
+pub struct Set;
+impl Set {
+    fn pop(&self) -> Option<Entry<'_, u8>> { None }
+    fn take(&self) -> Result<Entry<'_, u8>, std::io::Error> { todo() }
+    pub fn go(&self) -> Option<()> {
+        let entry = self.pop()?;
+        entry.remove();
+        self.take().unwrap().remove();
+        None
+    }
+}
+"#;
+    let g = graph(&[("src/lib.rs", source)]);
+    let calls: Vec<_> = calls_from(&g, "Method:src/lib.rs:Set.go")
+        .into_iter()
+        .filter(|(to, ..)| to.ends_with("remove"))
+        .collect();
+    assert_eq!(
+        calls,
+        [(
+            "Method:src/lib.rs:Entry.remove".to_owned(),
+            2,
+            0.95,
+            "receiver-type"
+        )]
+    );
+}
+
+#[test]
+fn rust_a_variable_holding_a_field_of_self_has_the_fields_type() {
+    let source = r#"pub struct Raw;
+impl Raw { pub fn poll(&self) {} }
+pub struct Other;
+impl Other { pub fn poll(&self) {} }
+pub struct Task { raw: Raw }
+impl Task {
+    pub fn run(self) {
+        let raw = self.raw;
+        raw.poll();
+    }
+    pub fn peek(&self) {
+        let raw = &self.raw;
+        raw.poll();
+    }
+}
+"#;
+    let g = graph(&[("src/lib.rs", source)]);
+    for method in ["run", "peek"] {
+        assert_eq!(
+            calls_from(&g, &format!("Method:src/lib.rs:Task.{method}")),
+            [(
+                "Method:src/lib.rs:Raw.poll".to_owned(),
+                2,
+                0.95,
+                "receiver-type"
+            )],
+            "{method}"
+        );
+    }
+}
+
+#[test]
+fn rust_impls_for_a_pointer_to_a_type_are_methods_of_the_type() {
+    let source = r#"use std::sync::Arc;
+pub trait Schedule { fn schedule(&self); }
+pub struct Handle;
+impl Schedule for Arc<Handle> { fn schedule(&self) {} }
+pub struct Other;
+impl Other { pub fn schedule(&self) {} }
+pub fn run(h: Arc<Handle>) { h.schedule(); }
+"#;
+    let g = graph(&[("src/lib.rs", source)]);
+    assert_eq!(
+        calls_from(&g, "Function:src/lib.rs:run"),
+        [(
+            "Method:src/lib.rs:Handle.schedule".to_owned(),
+            4,
+            0.97,
+            "receiver-type"
+        )]
+    );
+}
+
+#[test]
+fn rust_type_aliases_through_a_parents_private_use() {
+    let g = graph(&[
+        ("src/lib.rs", "pub mod time;\n"),
+        (
+            "src/time/mod.rs",
+            "mod entry;\nmod wheel;\nuse entry::EntryList;\n",
+        ),
+        (
+            "src/time/entry.rs",
+            "pub struct Linked;\nimpl Linked { pub fn is_empty(&self) {} }\npub type EntryList = Linked;\n",
+        ),
+        (
+            "src/time/wheel.rs",
+            "use super::EntryList;\npub struct Wheel { pending: EntryList }\nimpl Wheel {\n    pub fn idle(&self) { self.pending.is_empty(); }\n}\npub struct Other;\nimpl Other { pub fn is_empty(&self) {} }\n",
+        ),
+    ]);
+    assert_eq!(
+        calls_from(&g, "Method:src/time/wheel.rs:Wheel.idle"),
+        [(
+            "Method:src/time/entry.rs:Linked.is_empty".to_owned(),
+            2,
+            0.95,
+            "attribute-type"
+        )]
+    );
+}
+
+#[test]
+fn rust_an_impl_written_before_its_type_gives_the_type_its_methods() {
+    let source = r#"impl Hooks {
+    pub fn spawn(&self) {}
+}
+pub struct Hooks;
+pub struct Other;
+impl Other { pub fn spawn(&self) {} }
+pub struct Handle { hooks: Hooks }
+impl Handle {
+    pub fn run(&self) { self.hooks.spawn(); }
+}
+"#;
+    let g = graph(&[("src/lib.rs", source)]);
+    assert_eq!(
+        calls_from(&g, "Method:src/lib.rs:Handle.run"),
+        [(
+            "Method:src/lib.rs:Hooks.spawn".to_owned(),
+            2,
+            0.95,
+            "attribute-type"
+        )]
+    );
+}
+
+#[test]
+fn rust_a_variable_holding_a_nested_field_or_element_of_self() {
+    let source = r#"pub struct Unpark;
+impl Unpark { pub fn unpark(&self) {} }
+pub struct Other;
+impl Other { pub fn unpark(&self) {} }
+pub struct Remote { unpark: Unpark }
+pub struct Shared { remotes: Vec<Remote> }
+pub struct Worker { shared: Shared }
+impl Worker {
+    pub fn wake(&self, i: usize) {
+        let remote = &self.shared.remotes[i];
+        remote.unpark.unpark();
+    }
+}
+"#;
+    let g = graph(&[("src/lib.rs", source)]);
+    assert_eq!(
+        calls_from(&g, "Method:src/lib.rs:Worker.wake"),
+        [(
+            "Method:src/lib.rs:Unpark.unpark".to_owned(),
+            2,
+            0.95,
+            "attribute-type"
+        )]
+    );
+}
+
+#[test]
+fn rust_a_module_renamed_by_self_as_in_a_use_list() {
+    let g = graph(&[
+        ("src/lib.rs", "pub mod batch;\npub mod user;\n"),
+        (
+            "src/batch.rs",
+            "pub struct Semaphore;\nimpl Semaphore { pub fn close(&self) {} }\n",
+        ),
+        (
+            "src/user.rs",
+            "use crate::batch::{self as semaphore};\npub struct Semaphore { inner: semaphore::Semaphore }\nimpl Semaphore {\n    pub fn close(&self) { self.inner.close(); }\n}\n",
+        ),
+    ]);
+    assert_eq!(
+        calls_from(&g, "Method:src/user.rs:Semaphore.close"),
+        [(
+            "Method:src/batch.rs:Semaphore.close".to_owned(),
+            2,
+            0.95,
+            "attribute-type"
         )]
     );
 }
