@@ -1381,6 +1381,15 @@ pub fn run() {
 }
 
 /// Every CALLS edge from `from` as (target id, target's first line, confidence, reason).
+/// The calls tools follow (confidence ≥ 0.5) from `from`: (callee, confidence, reason).
+fn sure_calls_from(g: &Graph, from: &str) -> Vec<(String, f32, &'static str)> {
+    calls_from(g, from)
+        .into_iter()
+        .filter(|c| c.2 >= 0.5)
+        .map(|c| (c.0, c.2, c.3))
+        .collect()
+}
+
 fn calls_from(g: &Graph, from: &str) -> Vec<(String, u32, f32, &'static str)> {
     let mut out: Vec<(String, u32, f32, &'static str)> = g
         .edges()
@@ -3242,13 +3251,7 @@ func Visit(v interface{}) {
 "#,
         ),
     ]);
-    let sure = |caller: &str| -> Vec<(String, f32, &str)> {
-        calls_from(&g, caller)
-            .into_iter()
-            .filter(|c| c.2 >= 0.5)
-            .map(|c| (c.0, c.2, c.3))
-            .collect()
-    };
+    let sure = |caller: &str| sure_calls_from(&g, caller);
     assert_eq!(
         sure("Function:ext/ext.go:New"),
         [(
@@ -3349,13 +3352,7 @@ fn go_a_package_variable_of_another_file_is_typed_unless_a_local_hides_it() {
             "package ext\n\nfunc Use() {\n\tTable.Extend()\n\tList.Extend()\n}\n\nfunc Hidden(Table int) {\n\tTable.Extend()\n\tList := t.list\n\tList.Extend()\n}\n",
         ),
     ]);
-    let sure = |caller: &str| -> Vec<(String, f32, &str)> {
-        calls_from(&g, caller)
-            .into_iter()
-            .filter(|c| c.2 >= 0.5)
-            .map(|c| (c.0, c.2, c.3))
-            .collect()
-    };
+    let sure = |caller: &str| sure_calls_from(&g, caller);
     assert_eq!(
         sure("Function:ext/gfm.go:Use"),
         [
@@ -3417,13 +3414,7 @@ func (b *Base) Pick(ok bool) {
 }
 "#,
     )]);
-    let sure = |caller: &str| -> Vec<(String, f32, &str)> {
-        calls_from(&g, caller)
-            .into_iter()
-            .filter(|c| c.2 >= 0.5)
-            .map(|c| (c.0, c.2, c.3))
-            .collect()
-    };
+    let sure = |caller: &str| sure_calls_from(&g, caller);
     assert_eq!(
         sure("Method:ast/ast.go:Base.Walk"),
         [
