@@ -901,7 +901,7 @@ async fn a_folder_is_described_by_the_llm_outside_the_conversation() {
         "no tools are offered: {asked}"
     );
 
-    // A provider that breaks off, and facts that say nothing, are answers too.
+    // A provider that breaks off, and facts that say nothing or too much, are answers too.
     chat.send(ChatClientMessage::Describe {
         node: "File:shop/cart.py".into(),
         facts: "[sim:cut] 1 class".into(),
@@ -912,15 +912,17 @@ async fn a_folder_is_described_by_the_llm_outside_the_conversation() {
         matches!(&broken, ChatServerMessage::NotDescribed { node, message } if node == "File:shop/cart.py" && !message.is_empty()),
         "{broken:?}"
     );
-    chat.send(ChatClientMessage::Describe {
-        node: "Folder:shop".into(),
-        facts: "  ".into(),
-    })
-    .await;
-    assert!(matches!(
-        chat.next().await,
-        ChatServerMessage::NotDescribed { .. }
-    ));
+    for facts in [" ".to_owned(), "x".repeat(17 * 1024)] {
+        chat.send(ChatClientMessage::Describe {
+            node: "Folder:shop".into(),
+            facts,
+        })
+        .await;
+        assert!(matches!(
+            chat.next().await,
+            ChatServerMessage::NotDescribed { .. }
+        ));
+    }
 
     // Nothing of it joined the conversation.
     chat.send(ChatClientMessage::OpenSession {
