@@ -174,13 +174,13 @@ fn run(args: &Args) -> Result<(), String> {
 /// against the confidence itself.
 fn print_calibration(reference: &reference::Reference, edges: &[nexus::NexusEdge]) {
     let judge = score::Judge::new(reference);
-    /// The edges of one confidence value by verdict, and their reasons.
+    /// The edges of one confidence value by verdict, and their reasons (edges, right, wrong).
     #[derive(Default)]
     struct Value<'e> {
         right: usize,
         wrong: usize,
         undecided: usize,
-        reasons: BTreeMap<&'e str, usize>,
+        reasons: BTreeMap<&'e str, (usize, usize, usize)>,
     }
     // Keyed by confidence in hundredths.
     let mut by_value: BTreeMap<u32, Value<'_>> = BTreeMap::new();
@@ -188,19 +188,30 @@ fn print_calibration(reference: &reference::Reference, edges: &[nexus::NexusEdge
         let slot = by_value
             .entry((e.confidence * 100.0).round() as u32)
             .or_default();
+        let reason = slot.reasons.entry(e.reason).or_default();
+        reason.0 += 1;
         match judge.verdict(e) {
-            score::Verdict::Right => slot.right += 1,
-            score::Verdict::Wrong => slot.wrong += 1,
+            score::Verdict::Right => {
+                slot.right += 1;
+                reason.1 += 1;
+            }
+            score::Verdict::Wrong => {
+                slot.wrong += 1;
+                reason.2 += 1;
+            }
             score::Verdict::Undecided => slot.undecided += 1,
         }
-        *slot.reasons.entry(e.reason).or_default() += 1;
     }
     println!(
-        "{:<11} {:>7} {:>7} {:>6} {:>9} {:>9}  reasons",
+        "{:<11} {:>7} {:>7} {:>6} {:>9} {:>9}  reasons: edges (right/wrong)",
         "confidence", "edges", "right", "wrong", "undecided", "precision"
     );
     for (value, v) in by_value.iter().rev() {
-        let reasons: Vec<String> = v.reasons.iter().map(|(r, n)| format!("{r} {n}")).collect();
+        let reasons: Vec<String> = v
+            .reasons
+            .iter()
+            .map(|(r, (n, right, wrong))| format!("{r} {n} ({right}/{wrong})"))
+            .collect();
         println!(
             "{:<11} {:>7} {:>7} {:>6} {:>9} {:>9.4}  {}",
             format!("= {:.2}", f64::from(*value) / 100.0),

@@ -433,12 +433,20 @@ impl<'a> Resolver<'a> {
             return Vec::new();
         }
         let mut found = self.fallback(self.methods.get(name), fi);
-        // A Rust method name is shared by many types (trait methods, `new`, `poll_*`): the
-        // only candidate near the caller is right about three times in four (measured 0.74),
-        // a candidate rather than a call to follow.
+        // A Rust method name is shared by many types (trait methods, `new`, `poll_*`). The only
+        // candidate near the caller is followed (measured 0.93 on tokio) unless it is a method
+        // of the caller's own type: a wrapper calling, on what it wraps, the trait method it
+        // implements itself (`self.inner.poll_flush(cx)`), right 3 times in 7 — a candidate.
         if f.lang == Lang::Rust {
-            for (_, conf, reason) in &mut found {
-                if *reason == Reason::ImportedCandidate {
+            let caller_owner = self.owner_type(fi, scope);
+            for (to, conf, reason) in &mut found {
+                let to_owner = self
+                    .node_def
+                    .get(to)
+                    .and_then(|&(tf, td)| self.owner_type(tf, Some(td)));
+                if *reason == Reason::ImportedCandidate
+                    && (to_owner.is_none() || to_owner == caller_owner)
+                {
                     *conf = confidence::AMBIGUOUS_PAIR;
                 }
             }

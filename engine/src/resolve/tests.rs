@@ -3544,3 +3544,63 @@ func Render(w util.BufWriter, out reflect.Value) {
         )]
     );
 }
+
+#[test]
+fn rust_a_method_candidate_near_the_caller_is_followed_unless_it_is_the_callers_own_type() {
+    let g = graph(&[
+        (
+            "src/lib.rs",
+            "pub mod other;\npub mod user;\npub mod wrap;\npub mod far;\n",
+        ),
+        (
+            "src/other.rs",
+            "pub struct Other;\nimpl Other {\n    pub fn drain(&mut self) {}\n}\n",
+        ),
+        (
+            "src/far.rs",
+            "pub struct Far;\nimpl Far {\n    pub fn drain(&mut self) {}\n}\n",
+        ),
+        (
+            "src/user.rs",
+            r#"use crate::other::Other;
+pub fn run(cx: &mut Context) {
+    let source = cx.source();
+    source.drain();
+}
+"#,
+        ),
+        (
+            "src/wrap.rs",
+            r#"pub struct Wrap;
+impl Wrap {
+    pub fn drain(&mut self) {}
+    pub fn pump(&mut self, cx: &mut Context) {
+        let inner = cx.source();
+        inner.drain();
+    }
+}
+"#,
+        ),
+    ]);
+    // Of three `drain`s, the only one in a file `run`'s file imports is followed.
+    assert_eq!(
+        calls_from(&g, "Function:src/user.rs:run"),
+        [(
+            "Method:src/other.rs:Other.drain".to_owned(),
+            3,
+            0.9,
+            "imported-candidate"
+        )]
+    );
+    // A method calling, on another value, a method its own type has is most often a wrapper
+    // delegating to what it wraps: its own type's `drain` stays a candidate.
+    assert_eq!(
+        calls_from(&g, "Method:src/wrap.rs:Wrap.pump"),
+        [(
+            "Method:src/wrap.rs:Wrap.drain".to_owned(),
+            3,
+            0.48,
+            "imported-candidate"
+        )]
+    );
+}
