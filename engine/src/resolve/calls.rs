@@ -574,9 +574,11 @@ impl<'a> Resolver<'a> {
         if (2..=MAX_NARROWED).contains(&found.len()) {
             let imported = self.imported.get(fi);
             let mut near = found.iter().copied().filter(|n| {
-                self.node_def
-                    .get(n)
-                    .is_some_and(|&(f, _)| f == fi || imported.is_some_and(|i| i.contains(&f)))
+                self.node_def.get(n).is_some_and(|&(f, d)| {
+                    f == fi
+                        || (imported.is_some_and(|i| i.contains(&f))
+                            && self.declaring_type_in_reach(fi, f, d))
+                })
             });
             if let (Some(only), None) = (near.next(), near.next()) {
                 return vec![(
@@ -599,6 +601,28 @@ impl<'a> Resolver<'a> {
                 .collect(),
             _ => Vec::new(),
         }
+    }
+
+    /// A method an interface or trait of file `f` declares (def `d`) is called through that type
+    /// only: it is near file `fi` when `fi` imports the type by name or `f` whole, not when it
+    /// imports other names of `f` (an interface file imported for its other types).
+    fn declaring_type_in_reach(&self, fi: usize, f: usize, d: u32) -> bool {
+        let defs = &self.files[f].defs;
+        let Some(owner) = defs
+            .get(d as usize)
+            .and_then(|x| x.parent)
+            .and_then(|p| defs.get(p as usize))
+        else {
+            return true;
+        };
+        if !matches!(owner.kind, NodeKind::Interface | NodeKind::Trait) {
+            return true;
+        }
+        self.imported_whole.get(fi).is_some_and(|w| w.contains(&f))
+            || self.files[fi]
+                .imports
+                .iter()
+                .any(|i| i.names.iter().any(|n| n.name == owner.name))
     }
 
     pub(super) fn owner_def(&self, fi: usize, scope: Option<u32>) -> Option<u32> {

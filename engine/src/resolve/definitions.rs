@@ -178,6 +178,7 @@ impl<'a> Resolver<'a> {
     pub(super) fn imports(&mut self) {
         for (fi, f) in self.files.iter().enumerate() {
             let mut seen = HashSet::default();
+            let mut whole = HashSet::default();
             for import in &f.imports {
                 self.stats.imports += 1;
                 let targets = self
@@ -187,6 +188,9 @@ impl<'a> Resolver<'a> {
                     self.stats.imports_resolved += 1;
                 }
                 for target in targets {
+                    if import.names.is_empty() || import.wildcard {
+                        whole.insert(target);
+                    }
                     if target != fi && seen.insert(target) {
                         self.b.add_edge(
                             self.file_node[fi],
@@ -199,6 +203,7 @@ impl<'a> Resolver<'a> {
                 }
             }
             self.imported.push(seen);
+            self.imported_whole.push(whole);
         }
     }
 

@@ -111,6 +111,8 @@ struct Resolver<'a> {
     node_def: HashMap<u32, (usize, u32)>,
     /// Per file: the files its imports resolve to.
     imported: Vec<HashSet<usize>>,
+    /// Per file: the files it imports whole (a module import, a wildcard), not name by name.
+    imported_whole: Vec<HashSet<usize>>,
     scopes: Scopes,
     vars: VarIndex<'a>,
     /// The call being resolved: (file, scope, line). Rust bindings that hold on some lines only
@@ -150,6 +152,7 @@ pub fn build_graph(project: &str, files: &[FileFacts]) -> (Graph, ResolveStats) 
         methods: HashMap::default(),
         node_def: HashMap::default(),
         imported: Vec::with_capacity(files.len()),
+        imported_whole: Vec::with_capacity(files.len()),
         scopes: Scopes::default(),
         vars: VarIndex::build(files),
         resolving: Cell::new(None),

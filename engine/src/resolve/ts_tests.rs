@@ -248,3 +248,50 @@ fn an_attribute_holding_a_function_types_what_calling_it_returns() {
         ],
     );
 }
+
+#[test]
+fn an_interface_method_is_near_the_caller_only_where_the_interface_is_imported() {
+    let g = graph(&[
+        (
+            "src/types.ts",
+            "export interface Subscribable { subscribe(): void }\nexport interface OperatorFunction { (x: number): number }\n",
+        ),
+        (
+            "src/observable.ts",
+            "export class Observable { subscribe(): void {} }\n",
+        ),
+        (
+            "src/map.ts",
+            "import { OperatorFunction } from './types'\n\nexport function map(source: any): OperatorFunction { source.subscribe(); return (x) => x }\n",
+        ),
+        (
+            "src/connect.ts",
+            "import { Subscribable } from './types'\n\nexport function connect(source: any) { source.subscribe() }\n",
+        ),
+    ]);
+    expect_calls(
+        &g,
+        &[
+            // `map.ts` imports another type of `types.ts`: both `subscribe`s stay candidates.
+            (
+                "Function:src/map.ts:map",
+                "Method:src/types.ts:Subscribable.subscribe",
+                "ambiguous",
+                confidence::AMBIGUOUS_PAIR,
+            ),
+            (
+                "Function:src/map.ts:map",
+                "Method:src/observable.ts:Observable.subscribe",
+                "ambiguous",
+                confidence::AMBIGUOUS_PAIR,
+            ),
+            // `connect.ts` imports the interface itself.
+            (
+                "Function:src/connect.ts:connect",
+                "Method:src/types.ts:Subscribable.subscribe",
+                "imported-candidate",
+                confidence::IMPORTED_CANDIDATE,
+            ),
+        ],
+    );
+}
