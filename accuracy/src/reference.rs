@@ -350,6 +350,37 @@ fn matching(text: &str, open: u8, close: u8) -> Option<usize> {
     None
 }
 
+/// Whether the text after a name opens a call of it: `(`, or type arguments first
+/// (`new Box<T>(`, `f::<T>(`, `<(x: A) => B>(`).
+fn opens_call(rest: &str) -> bool {
+    let args = match rest.strip_prefix("::") {
+        Some(after) if after.starts_with('<') => after,
+        Some(_) => return false,
+        None => rest,
+    };
+    if !args.starts_with('<') {
+        return args.starts_with('(');
+    }
+    let mut depth = 0usize;
+    let mut previous = 0u8;
+    for (i, b) in args.bytes().enumerate() {
+        match b {
+            b'<' => depth += 1,
+            b'>' if previous != b'=' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return args
+                        .get(i + 1..)
+                        .is_some_and(|after| after.starts_with('('));
+                }
+            }
+            _ => {}
+        }
+        previous = b;
+    }
+    false
+}
+
 /// Whether the text before a name ends with a keyword that declares it (`def`, `function`):
 /// a second `def f(` of the same name in another branch is a definition, not a call, even when
 /// the indexer records it as a reference to the first.
@@ -503,7 +534,7 @@ pub fn derive(index: &Index, texts: &Texts<'_>, fallback: &Extents) -> (Referenc
             let followed_by_paren = end_line == line
                 && byte_column(source_line, end, encoding)
                     .and_then(|i| source_line.get(i..))
-                    .is_some_and(|rest| rest.starts_with('('));
+                    .is_some_and(opens_call);
             let declared = byte_column(source_line, start, encoding)
                 .and_then(|i| source_line.get(..i))
                 .is_some_and(follows_declaration_keyword);
@@ -554,6 +585,20 @@ mod tests {
             occ.enclosing_range = body.to_vec();
         }
         occ
+    }
+
+    #[test]
+    fn a_call_may_pass_type_arguments_before_its_arguments() {
+        assert!(opens_call("(1)"));
+        assert!(opens_call("<T>(value)"));
+        assert!(opens_call("<Map<K, V[]>>()"));
+        assert!(opens_call("<(x: A) => B>(f)"));
+        assert!(opens_call("::<Vec<_>>()"));
+        assert!(!opens_call(" (1)"));
+        assert!(!opens_call("<T>"));
+        assert!(!opens_call("::new()"));
+        assert!(!opens_call(".then(f)"));
+        assert!(!opens_call("<T> = x"));
     }
 
     const RUN: &str = "scip-python python demo 1.0 app/Job#run().";

@@ -40,6 +40,11 @@ pub struct Def {
     /// Defined in a branch of an `if` or `try` at its level: another branch may define the
     /// same name, and which one runs is decided at run time.
     pub conditional: bool,
+    /// Parameters declared as functions (`init: (source: Observable<T>) => void`): (position,
+    /// the type each of that function's parameters is declared as, empty where not a plain
+    /// type). A function written as the argument there gets its parameters typed by them.
+    #[serde(default)]
+    pub callback_params: Vec<(u32, Vec<String>)>,
 }
 
 /// One imported name and the local name it is bound to.
@@ -135,6 +140,18 @@ pub struct ElementBinding {
     pub of: Receiver,
 }
 
+/// `operate((source, subscriber) => …)`, `new Observable((subscriber) => …)`: an untyped
+/// parameter of a function written as argument `arg` of a call holds the type the called
+/// function declares for parameter `param` of its callback (`Def::callback_params`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CallbackBinding {
+    pub scope: Option<DefIdx>,
+    pub var: String,
+    pub callee: Callee,
+    pub arg: u32,
+    pub param: u32,
+}
+
 /// `self.builder = self.create_builder(name)` in a method: the attribute holds what the call
 /// returns, found once the call is resolved in the method's scope.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -168,6 +185,9 @@ pub struct FileFacts {
     pub call_bindings: Vec<CallBinding>,
     /// Variables bound to a collection's elements (`for … of`, callbacks).
     pub element_bindings: Vec<ElementBinding>,
+    /// Parameters of functions written as arguments, bound to what the callee declares for them.
+    #[serde(default)]
+    pub callback_bindings: Vec<CallbackBinding>,
     /// Variables bound to what a chain of attributes holds (Go `x := n.first`): (scope,
     /// variable, the chain as written).
     #[serde(default)]
@@ -246,6 +266,7 @@ impl FileFacts {
             bindings: Vec::new(),
             call_bindings: Vec::new(),
             element_bindings: Vec::new(),
+            callback_bindings: Vec::new(),
             path_bindings: Vec::new(),
             binding_spans: Vec::new(),
             call_binding_spans: Vec::new(),

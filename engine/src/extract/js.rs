@@ -9,7 +9,8 @@ use super::{
     doc_line, field, header_before_body, line, named_children, new_def, strip_generics, text,
 };
 use crate::facts::{
-    Binding, CallBinding, Callee, ElementBinding, FileFacts, Import, ImportedName, Receiver,
+    Binding, CallBinding, CallbackBinding, Callee, ElementBinding, FileFacts, Import, ImportedName,
+    Receiver,
 };
 use crate::graph::NodeKind;
 
@@ -103,8 +104,9 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
             "call_expression" => call(node, scope, src, facts),
             "new_expression" => {
                 if let Some(ctor) = field(node, "constructor") {
-                    let class = text(ctor, src).to_owned();
-                    push_call(facts, scope, Callee::New(class), node);
+                    let callee = Callee::New(text(ctor, src).to_owned());
+                    callback_bindings(&callee, node, scope, src, facts);
+                    push_call(facts, scope, callee, node);
                 }
             }
             "assignment_expression" => this_assignment(node, scope, src, facts),
@@ -141,6 +143,7 @@ fn define(
     def.signature = header_before_body(node, field(node, "body"), src);
     def.doc = doc_before(node, src);
     def.returns = returns(node, src);
+    def.callback_params = callback_params(node, src);
     def.exported = if kind == NodeKind::Method {
         !name.starts_with('#') && !text(node, src).trim_start().starts_with("private")
     } else {
@@ -276,6 +279,7 @@ fn variable<'t>(
         def.signature = header_before_body(node, field(value, "body"), src);
         def.doc = doc_before(node.parent().unwrap_or(node), src);
         def.returns = returns(value, src);
+        def.callback_params = callback_params(value, src);
         def.exported = exported;
         let idx = facts.defs.len() as u32;
         facts.defs.push(def);
@@ -412,6 +416,98 @@ fn returns(function: Node, src: &[u8]) -> String {
     plain_type(inner).unwrap_or_default()
 }
 
+/// The positional parameters of a parameter list: `this: T` declares the receiver, not one.
+fn positional_params<'t>(params: Node<'t>, src: &[u8]) -> Vec<Node<'t>> {
+    named_children(params)
+        .into_iter()
+        .filter(|p| {
+            matches!(
+                p.kind(),
+                "required_parameter" | "optional_parameter" | "identifier"
+            )
+        })
+        .filter(|p| field(*p, "pattern").is_none_or(|pattern| text(pattern, src) != "this"))
+        .collect()
+}
+
+/// A function's parameters declared as functions: (position, the plain type each parameter of
+/// that function type is declared as, empty where it is none).
+fn callback_params(function: Node, src: &[u8]) -> Vec<(u32, Vec<String>)> {
+    let Some(params) = field(function, "parameters") else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (at, param) in positional_params(params, src).into_iter().enumerate() {
+        let Some(callback_params) = field(param, "type")
+            .and_then(function_type_in)
+            .and_then(|callback| field(callback, "parameters"))
+        else {
+            continue;
+        };
+        let declared: Vec<String> = positional_params(callback_params, src)
+            .into_iter()
+            .map(|p| {
+                field(p, "type")
+                    .and_then(|t| annotation(t, src))
+                    .unwrap_or_default()
+            })
+            .collect();
+        if declared.iter().any(|t| !t.is_empty()) {
+            out.push((at as u32, declared));
+        }
+    }
+    out
+}
+
+/// `f(a, (x, y) => …)`, `new C(function (x) { … })`: each untyped parameter of a function
+/// written as an argument is bound to what the callee declares for it.
+fn callback_bindings(
+    callee: &Callee,
+    call: Node,
+    scope: Option<u32>,
+    src: &[u8],
+    facts: &mut FileFacts,
+) {
+    let Some(args) = field(call, "arguments") else {
+        return;
+    };
+    let args = named_children(args)
+        .into_iter()
+        .filter(|a| a.kind() != "comment");
+    for (arg, function) in args.enumerate() {
+        if !matches!(
+            function.kind(),
+            "arrow_function" | "function_expression" | "function"
+        ) {
+            continue;
+        }
+        let params: Vec<Node> = match field(function, "parameter") {
+            Some(one) => vec![one],
+            None => field(function, "parameters")
+                .map(|p| positional_params(p, src))
+                .unwrap_or_default(),
+        };
+        for (param, node) in params.into_iter().enumerate() {
+            let name = match node.kind() {
+                "identifier" => Some(node),
+                "required_parameter" | "optional_parameter" if field(node, "type").is_none() => {
+                    field(node, "pattern").filter(|p| p.kind() == "identifier")
+                }
+                _ => None,
+            };
+            if let Some(name) = name {
+                facts.callback_bindings.push(CallbackBinding {
+                    scope,
+                    var: text(name, src).to_owned(),
+                    callee: callee.clone(),
+                    arg: arg as u32,
+                    param: param as u32,
+                });
+            }
+        }
+    }
+}
+
 fn require_target(call: Node, src: &[u8]) -> Option<String> {
     let function = field(call, "function")?;
     if text(function, src) != "require" {
@@ -436,16 +532,21 @@ fn annotation(node: Node, src: &[u8]) -> Option<String> {
 /// A `: (…) => R` annotation of an attribute, as `=> R` (what calling the attribute returns),
 /// when `R` is a plain type.
 fn function_type_returns(annotation: Node, src: &[u8]) -> Option<String> {
-    // The grammar reads `() => A | undefined` as a union holding the function type.
-    let mut types = named_children(annotation);
-    if let [union] = types.as_slice()
-        && union.kind() == "union_type"
-    {
-        types = named_children(*union);
-    }
-    let function = types.into_iter().find(|t| t.kind() == "function_type")?;
+    let function = function_type_in(annotation)?;
     let returned = plain_type(text(field(function, "return_type")?, src))?;
     Some(format!("=> {returned}"))
+}
+
+/// The function type an annotation declares, also in a union with `undefined` or in
+/// parentheses (the grammar reads `() => A | undefined` as a union holding the function type).
+fn function_type_in(ty: Node) -> Option<Node> {
+    match ty.kind() {
+        "function_type" => Some(ty),
+        "type_annotation" | "union_type" | "parenthesized_type" => {
+            named_children(ty).into_iter().find_map(function_type_in)
+        }
+        _ => None,
+    }
 }
 
 /// Collections whose elements `for … of` and the array callbacks visit.
@@ -593,6 +694,7 @@ fn field_function(
     def.signature = header_before_body(node, field(value, "body"), src);
     def.doc = doc_before(node, src);
     def.returns = returns(value, src);
+    def.callback_params = callback_params(value, src);
     def.exported =
         !text(name, src).starts_with('#') && !text(node, src).trim_start().starts_with("private");
     let idx = facts.defs.len() as u32;
@@ -745,6 +847,7 @@ fn call(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) {
         return;
     };
     element_callback(&callee, node, scope, src, facts);
+    callback_bindings(&callee, node, scope, src, facts);
     push_call(facts, scope, callee, node);
 }
 

@@ -1,5 +1,5 @@
 //! Receiver-type inference: a name's type from a declared or constructed binding, an attribute
-//! chain, a call's return type or a typed collection's element.
+//! chain, a call's return type, a typed collection's element or a callback's declared parameter.
 
 use rustc_hash::FxHashSet as HashSet;
 
@@ -8,7 +8,7 @@ use super::vars::Bound;
 use super::{
     MAX_ALIAS_HOPS, MAX_RETURN_DEPTH, Resolver, UNION_IDS, confidence, dotted_callee, is_getter,
 };
-use crate::facts::{Callee, Import, Receiver};
+use crate::facts::{CallbackBinding, Callee, Import, Receiver};
 use crate::graph::{NodeKind, Reason};
 use crate::lang::Lang;
 
@@ -574,6 +574,41 @@ impl<'a> Resolver<'a> {
                     .copied()
                     .find_map(|s| self.path_binding_type(fi, s, var, depth))
             })
+            .or_else(|| {
+                chain.iter().copied().find_map(|s| {
+                    let at = *self.vars.get(fi, var, s)?.callbacks.last()?;
+                    self.callback_param_type(fi, s, f.callback_bindings.get(at as usize)?, depth)
+                })
+            })
+    }
+
+    /// What the called function declares for a parameter of the function written as its
+    /// argument: `operate((source) => …)` where `operate(init: (source: Observable<T>) => …)`,
+    /// `new Observable((subscriber) => …)` through the class's constructor.
+    fn callback_param_type(
+        &self,
+        fi: usize,
+        scope: Option<u32>,
+        bound: &CallbackBinding,
+        depth: u32,
+    ) -> Option<(u32, f32)> {
+        let (target, conf, reason) = self.sure_target(fi, scope, &bound.callee, depth)?;
+        let function = match reason {
+            Reason::Constructor => self.find_member(target, "constructor")?.0,
+            _ => target,
+        };
+        let &(file, def) = self.node_def.get(&function)?;
+        let (_, declared) = self.files[file]
+            .defs
+            .get(def as usize)?
+            .callback_params
+            .iter()
+            .find(|(at, _)| *at == bound.arg)?;
+        let ty = declared
+            .get(bound.param as usize)
+            .filter(|t| !t.is_empty())?;
+        let (t, c) = self.resolve_type(file, Some(def), ty)?;
+        Some((t, conf.min(c).min(confidence::RETURN_TYPE)))
     }
 
     /// `x := n.first` (Go): what the chain holds, when every such binding of the scope agrees

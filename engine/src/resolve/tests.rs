@@ -945,6 +945,7 @@ fn of_alternative_definitions_the_first_is_meant_and_of_redefinitions_the_last()
         returns: String::new(),
         returns_variable: String::new(),
         conditional,
+        callback_params: Vec::new(),
     };
     facts.defs = vec![
         def("lock", true),

@@ -295,3 +295,69 @@ fn an_interface_method_is_near_the_caller_only_where_the_interface_is_imported()
         ],
     );
 }
+
+#[test]
+fn parameters_of_a_callback_argument_have_the_types_the_callee_declares() {
+    let g = graph(&[
+        (
+            "src/observable.ts",
+            "import { Subscriber } from './subscriber'\n\nexport class Observable {\n  constructor(subscribe?: (this: Observable, subscriber: Subscriber) => void) {}\n  subscribe(): void {}\n}\n",
+        ),
+        (
+            "src/subscriber.ts",
+            "export class Subscriber { next(): void {} }\nexport class Other { next(): void {} subscribe(): void {} }\n",
+        ),
+        (
+            "src/lift.ts",
+            "import { Observable } from './observable'\nimport { Subscriber } from './subscriber'\n\nexport function operate(init: ((source: Observable, subscriber: Subscriber) => void) | undefined): void {}\n",
+        ),
+        (
+            "src/map.ts",
+            "import { operate } from './lift'\nimport { Observable } from './observable'\n\nexport function map() {\n  operate((source, subscriber) => { source.subscribe(); subscriber.next() })\n}\nexport function of() {\n  return new Observable(function (subscriber) { subscriber.next() })\n}\nexport function one() {\n  return new Observable(subscriber => subscriber.next())\n}\n",
+        ),
+    ]);
+    let sure = |from: &str| -> Vec<(String, &'static str)> {
+        g.edges()
+            .iter()
+            .filter(|e| e.kind == EdgeKind::Calls && e.confidence >= 0.5)
+            .filter(|e| g.node(e.from).is_some_and(|n| n.stable_id() == from))
+            .filter_map(|e| Some((g.node(e.to)?.stable_id(), e.reason.as_str())))
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect()
+    };
+    // The callee's parameter is a function type (in a union here): its parameters type the
+    // arrow function's.
+    assert_eq!(
+        sure("Function:src/map.ts:map"),
+        [
+            ("Function:src/lift.ts:operate".to_owned(), "import-resolved"),
+            (
+                "Method:src/observable.ts:Observable.subscribe".to_owned(),
+                "receiver-type"
+            ),
+            (
+                "Method:src/subscriber.ts:Subscriber.next".to_owned(),
+                "receiver-type"
+            ),
+        ]
+    );
+    // Through the constructor, where `this: Observable` is no positional parameter; a function
+    // expression and a lone parameter without parentheses alike.
+    for from in ["Function:src/map.ts:of", "Function:src/map.ts:one"] {
+        assert_eq!(
+            sure(from),
+            [
+                (
+                    "Class:src/observable.ts:Observable".to_owned(),
+                    "constructor"
+                ),
+                (
+                    "Method:src/subscriber.ts:Subscriber.next".to_owned(),
+                    "receiver-type"
+                ),
+            ],
+            "{from}"
+        );
+    }
+}

@@ -5,7 +5,8 @@ use rustc_hash::FxHashMap as HashMap;
 
 use crate::facts::FileFacts;
 
-/// Indexes into one file's `bindings`, `call_bindings` and `element_bindings`, in source order.
+/// Indexes into one file's `bindings`, `call_bindings`, `element_bindings` and the others, in
+/// source order.
 #[derive(Debug, Default)]
 pub struct Bound {
     pub types: Vec<u32>,
@@ -13,6 +14,8 @@ pub struct Bound {
     pub elements: Vec<u32>,
     /// Indexes into `path_bindings`.
     pub paths: Vec<u32>,
+    /// Indexes into `callback_bindings`.
+    pub callbacks: Vec<u32>,
     /// Declared as a variable or parameter of the scope (`FileFacts::locals`).
     pub declared: bool,
 }
@@ -50,6 +53,7 @@ impl<'a> VarIndex<'a> {
                     .chain(f.call_bindings.iter().map(|b| b.var.as_str()))
                     .chain(f.element_bindings.iter().map(|b| b.var.as_str()))
                     .chain(f.path_bindings.iter().map(|(_, var, _)| var.as_str()))
+                    .chain(f.callback_bindings.iter().map(|b| b.var.as_str()))
                     .chain(f.locals.iter().map(|(_, var)| var.as_str()));
                 for var in vars {
                     map.entry(var).or_default();
@@ -72,6 +76,11 @@ impl<'a> VarIndex<'a> {
                 for (i, (scope, var, _)) in f.path_bindings.iter().enumerate() {
                     if let Some(bound) = entry(&mut map, var, *scope) {
                         bound.paths.push(i as u32);
+                    }
+                }
+                for (i, b) in f.callback_bindings.iter().enumerate() {
+                    if let Some(bound) = entry(&mut map, &b.var, b.scope) {
+                        bound.callbacks.push(i as u32);
                     }
                 }
                 for (scope, var) in &f.locals {
