@@ -639,6 +639,16 @@ fn parameter(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) 
     let (Some(pattern), Some(ty)) = (field(node, "pattern"), field(node, "type")) else {
         return;
     };
+    // `function f(this: Annotation)`: what `this` is, even when the project cannot name it.
+    if pattern.kind() == "this" {
+        let written = text(ty, src).trim_start_matches(':').trim();
+        facts.bindings.push(Binding {
+            scope,
+            var: "this".to_owned(),
+            type_name: annotation(ty, src).unwrap_or_else(|| written.to_owned()),
+        });
+        return;
+    }
     if pattern.kind() != "identifier" {
         return;
     }

@@ -325,6 +325,25 @@ impl<'a> Resolver<'a> {
                 {
                     return vec![hit];
                 }
+                // A function declaring what `this` is (`function f(this: Annotation)`): through
+                // that type only, never a guess by name.
+                if f.lang.is_js_family()
+                    && self.owner_type(fi, scope).is_none()
+                    && let Some(declared) = self.binding_type(fi, scope, "this")
+                {
+                    return self
+                        .resolve_type(fi, scope, &declared)
+                        .map(|(t, conf)| {
+                            self.typed_members(
+                                t,
+                                conf,
+                                name,
+                                confidence::RECEIVER_TYPE,
+                                Reason::ReceiverType,
+                            )
+                        })
+                        .unwrap_or_default();
+                }
                 // `self.form_class(…)` where the attribute holds a class: a construction.
                 if let Some(owner_def) = self.owner_def(fi, scope)
                     && let Some((file, class, written)) = self.attribute_type(fi, owner_def, name)

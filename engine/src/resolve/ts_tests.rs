@@ -361,3 +361,34 @@ fn parameters_of_a_callback_argument_have_the_types_the_callee_declares() {
         );
     }
 }
+
+#[test]
+fn a_function_declaring_its_this_calls_through_that_type_only() {
+    let g = graph(&[
+        (
+            "src/annotation.ts",
+            "export type Annotation = { extend_(key: string): boolean }\nexport class Action { run_(): void {} }\n",
+        ),
+        (
+            "src/admin.ts",
+            "export class Admin { extend_(key: string): boolean { return true } }\n",
+        ),
+        (
+            "src/make.ts",
+            "import { Annotation, Action } from './annotation'\n\nexport function make_(this: Annotation, key: string) { return this.extend_(key) }\nexport function act_(this: Action) { this.run_() }\n",
+        ),
+    ]);
+    expect_calls(
+        &g,
+        &[
+            // `Annotation` is an object type the project has no node for: no guess at the one
+            // class method named `extend_`.
+            (
+                "Function:src/make.ts:act_",
+                "Method:src/annotation.ts:Action.run_",
+                "receiver-type",
+                confidence::RECEIVER_TYPE,
+            ),
+        ],
+    );
+}
