@@ -86,8 +86,18 @@ impl<'a> Resolver<'a> {
         {
             // A stand-in definition gives way to an import of the same name; so does a
             // JavaScript or TypeScript one (a module cannot declare an imported name again:
-            // the definition sits in a function the index has no definition for).
-            if (f.is_test_def(d) || f.lang.is_js_family())
+            // the definition sits in a function the index has no definition for), and one in
+            // a branch after an import of the name in an earlier branch (`if WIN: from ._win
+            // import f` / `else: def f(): …`): of alternatives, the first is meant.
+            let imported_before = |def: &crate::facts::Def| {
+                def.conditional
+                    && f.imports.iter().any(|i| {
+                        i.line < def.start_line && i.names.iter().any(|n| n.local() == name)
+                    })
+            };
+            if (f.is_test_def(d)
+                || f.lang.is_js_family()
+                || f.defs.get(d as usize).is_some_and(imported_before))
                 && let Some(t) = self.scopes.binding(fi, name)
             {
                 return Some((t, confidence::IMPORT, Reason::ImportResolved));

@@ -3605,3 +3605,35 @@ impl Wrap {
         )]
     );
 }
+
+#[test]
+fn python_an_import_in_an_earlier_branch_is_the_alternative_meant() {
+    let g = graph(&[
+        (
+            "pkg/_win.py",
+            "def console_stream(f):\n    return f\n\ndef console_width():\n    return 80\n",
+        ),
+        (
+            "pkg/compat.py",
+            "import sys\n\nif sys.platform == 'win32':\n    from ._win import console_stream\nelse:\n    def console_stream(f):\n        return None\n\ntry:\n    def console_width():\n        return 0\nexcept ImportError:\n    from ._win import console_width\n\ndef text_stream(f):\n    return console_stream(f)\n\ndef width():\n    return console_width()\n",
+        ),
+    ]);
+    // The `if` side is an import, the `else` side a definition: the import is meant. The `try`
+    // side is a definition, the `except` side an import: the definition is.
+    assert_eq!(
+        sure_calls_from(&g, "Function:pkg/compat.py:text_stream"),
+        [(
+            "Function:pkg/_win.py:console_stream".to_owned(),
+            0.97,
+            "import-resolved"
+        )]
+    );
+    assert_eq!(
+        sure_calls_from(&g, "Function:pkg/compat.py:width"),
+        [(
+            "Function:pkg/compat.py:console_width".to_owned(),
+            0.97,
+            "same-file"
+        )]
+    );
+}
