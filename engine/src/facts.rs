@@ -135,6 +135,33 @@ pub struct ElementBinding {
     pub of: Receiver,
 }
 
+/// Rust `x.with(|a, b| …)`: `a` and `b` hold what the function called passes its closure
+/// argument, typed by the closure's bound in its signature (`f: impl FnOnce(&mut T) -> R`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClosureBinding {
+    pub scope: Option<DefIdx>,
+    pub var: String,
+    /// The call the closure is an argument of.
+    pub callee: Callee,
+    /// Which argument of the call the closure is (the receiver of `x.f(…)` not counted).
+    pub argument: u32,
+    /// Which of the closure's parameters binds the name.
+    pub parameter: u32,
+}
+
+/// A Rust function's parameter that takes a closure: `f: impl FnOnce(&mut T) -> R`, `f: F`
+/// where `F: Fn(A, B)`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClosureParam {
+    pub def: DefIdx,
+    /// Its place among the parameters, `self` not counted.
+    pub position: u32,
+    /// Whether the function takes `self` (a method call passes it as the receiver).
+    pub takes_self: bool,
+    /// The closure's parameter types as `value_type` reads them, empty when unknown.
+    pub types: Vec<String>,
+}
+
 /// `self.builder = self.create_builder(name)` in a method: the attribute holds what the call
 /// returns, found once the call is resolved in the method's scope.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -183,6 +210,15 @@ pub struct FileFacts {
     /// The same for `element_bindings` (a `for` loop).
     #[serde(default)]
     pub element_binding_spans: Vec<(u32, u32)>,
+    /// Rust closure parameters bound by the function the closure is passed to.
+    #[serde(default)]
+    pub closure_bindings: Vec<ClosureBinding>,
+    /// The lines where each of `closure_bindings` holds (the closure), in the same order.
+    #[serde(default)]
+    pub closure_binding_spans: Vec<(u32, u32)>,
+    /// Rust functions' parameters that take closures.
+    #[serde(default)]
+    pub closure_params: Vec<ClosureParam>,
     /// Names a scope declares as variables or parameters (`const x = …`, `(x) => …`,
     /// `catch (e)`; JavaScript and TypeScript): inside a function they hide the file's names
     /// and imports of the same name; at module level they hold values that no definition
@@ -250,6 +286,9 @@ impl FileFacts {
             binding_spans: Vec::new(),
             call_binding_spans: Vec::new(),
             element_binding_spans: Vec::new(),
+            closure_bindings: Vec::new(),
+            closure_binding_spans: Vec::new(),
+            closure_params: Vec::new(),
             locals: Vec::new(),
             type_aliases: Vec::new(),
             type_alias_lines: Vec::new(),

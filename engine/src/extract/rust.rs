@@ -8,7 +8,8 @@ use super::{
     push_call, push_children, rust_cfg, strip_generics, text,
 };
 use crate::facts::{
-    Binding, CallBinding, Callee, ElementBinding, FileFacts, Import, ImportedName, Receiver,
+    Binding, CallBinding, Callee, ClosureBinding, ClosureParam, ElementBinding, FileFacts, Import,
+    ImportedName, Receiver,
 };
 use crate::graph::NodeKind;
 
@@ -79,6 +80,7 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
                 }
                 if let Some(params) = field(node, "parameters") {
                     parameters(params, &generics, idx, src, facts);
+                    closure_params(node, params, idx, src, facts);
                 }
                 facts
                     .type_params
@@ -486,6 +488,96 @@ fn parameters(
     }
 }
 
+/// The parameters of function `item` that take a closure (`f: impl FnOnce(&mut T) -> R`, `f:
+/// F` or `f: &mut F` where `F: Fn(A, B)` inline or in a `where` clause), with the types the
+/// closure is given.
+fn closure_params(item: Node, params: Node, def: u32, src: &[u8], facts: &mut FileFacts) {
+    // The function's type parameters bounded by an `Fn` trait: name → the `Fn(…)` bound.
+    let mut predicates: Vec<Node> = field(item, "type_parameters")
+        .map(named_children)
+        .unwrap_or_default();
+    for clause in named_children(item)
+        .into_iter()
+        .filter(|c| c.kind() == "where_clause")
+    {
+        predicates.extend(named_children(clause));
+    }
+    let bounded: Vec<(&str, Node)> = predicates
+        .into_iter()
+        .filter_map(|p| {
+            let name = field(p, "left").or_else(|| field(p, "name")).or_else(|| {
+                named_children(p)
+                    .into_iter()
+                    .find(|c| c.kind() == "type_identifier")
+            })?;
+            let bound = fn_bound(named_children(field(p, "bounds")?), src)?;
+            Some((text(name, src), bound))
+        })
+        .collect();
+    let mut takes_self = false;
+    let mut position = 0;
+    for param in named_children(params) {
+        match param.kind() {
+            "self_parameter" => {
+                takes_self = true;
+                continue;
+            }
+            "parameter" => {}
+            _ => continue,
+        }
+        let mut ty = field(param, "type");
+        while let Some(t) = ty.filter(|t| t.kind() == "reference_type") {
+            ty = field(t, "type");
+        }
+        let signature = ty.and_then(|t| match t.kind() {
+            "abstract_type" => fn_bound(field(t, "trait").into_iter().collect(), src),
+            "type_identifier" => bounded
+                .iter()
+                .find(|(name, _)| *name == text(t, src))
+                .map(|(_, bound)| *bound),
+            _ => None,
+        });
+        if let Some(signature) = signature
+            && let Some(args) = field(signature, "parameters")
+        {
+            let types = named_children(args)
+                .into_iter()
+                .filter(|a| a.kind() != "attribute_item")
+                .map(|a| value_type(text(a, src)).unwrap_or_default())
+                .collect();
+            facts.closure_params.push(ClosureParam {
+                def,
+                position,
+                takes_self,
+                types,
+            });
+        }
+        position += 1;
+    }
+}
+
+/// The `Fn(…)`, `FnMut(…)` or `FnOnce(…)` among bounds (`impl FnOnce(A) -> R + Send`).
+fn fn_bound<'t>(bounds: Vec<Node<'t>>, src: &[u8]) -> Option<Node<'t>> {
+    let mut pending = bounds;
+    while let Some(b) = pending.pop() {
+        match b.kind() {
+            "bounded_type" | "trait_bounds" => pending.extend(named_children(b)),
+            "function_type"
+                if field(b, "trait").is_some_and(|t| {
+                    matches!(
+                        text(t, src).rsplit("::").next(),
+                        Some("Fn" | "FnMut" | "FnOnce")
+                    )
+                }) =>
+            {
+                return Some(b);
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
 fn use_tree(node: Node, prefix: &str, reexport: bool, at: u32, src: &[u8], facts: &mut FileFacts) {
     let join = |p: &str, rest: &str| {
         if p.is_empty() {
@@ -617,9 +709,48 @@ const RECEIVERS: ReceiverSyntax = ReceiverSyntax {
 };
 
 fn call(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) {
-    if let Some(callee) = callee_of(node, src) {
-        push_call(facts, scope, callee, node);
+    let Some(callee) = callee_of(node, src) else {
+        return;
+    };
+    // `x.with(|a, b| …)`: the closure's parameters hold what `with` passes it.
+    let arguments = field(node, "arguments").map(named_children);
+    let written = arguments
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|a| a.kind() != "attribute_item");
+    for (argument, closure) in written.enumerate() {
+        if closure.kind() != "closure_expression" {
+            continue;
+        }
+        let Some(params) = field(closure, "parameters") else {
+            continue;
+        };
+        // `_` is no named node: every child but the bars and commas is a parameter.
+        let mut cursor = params.walk();
+        let written: Vec<Node> = params
+            .children(&mut cursor)
+            .filter(|p| !matches!(p.kind(), "|" | "," | "line_comment" | "block_comment"))
+            .collect();
+        for (parameter, param) in written.into_iter().enumerate() {
+            let pattern = match param.kind() {
+                "parameter" => field(param, "pattern"),
+                _ => Some(param),
+            };
+            if let Some(var) = pattern.and_then(bound_name) {
+                facts.closure_bindings.push(ClosureBinding {
+                    scope,
+                    var: text(var, src).to_owned(),
+                    callee: callee.clone(),
+                    argument: argument as u32,
+                    parameter: parameter as u32,
+                });
+                facts
+                    .closure_binding_spans
+                    .push((line(closure), end_line(closure)));
+            }
+        }
     }
+    push_call(facts, scope, callee, node);
 }
 
 /// What a call expression calls: a path (`a::b::f`), a name or a member.

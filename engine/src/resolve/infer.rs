@@ -8,7 +8,7 @@ use super::vars::Bound;
 use super::{
     MAX_ALIAS_HOPS, MAX_RETURN_DEPTH, Resolver, UNION_IDS, confidence, dotted_callee, is_getter,
 };
-use crate::facts::{Callee, Import, Receiver};
+use crate::facts::{Callee, ClosureBinding, Import, Receiver};
 use crate::graph::{NodeKind, Reason};
 use crate::lang::Lang;
 
@@ -495,6 +495,9 @@ impl<'a> Resolver<'a> {
         var: &str,
         depth: u32,
     ) -> Option<(u32, f32)> {
+        if let Some(decided) = self.closure_parameter_type(fi, scope, var, depth) {
+            return decided;
+        }
         if let Some((file, file_scope, ty)) = self
             .binding_type(fi, scope, var)
             .map(|ty| (fi, scope, ty))
@@ -574,6 +577,78 @@ impl<'a> Resolver<'a> {
                     .copied()
                     .find_map(|s| self.path_binding_type(fi, s, var, depth))
             })
+    }
+
+    /// A Rust closure's parameter, where the call being resolved sits in the closure (and no
+    /// `let` in it shadows the name): what the function the closure is passed to gives it, by
+    /// the closure's bound in that function's signature (`f: impl FnOnce(&mut T) -> R`, `F:
+    /// Fn(A, B)`). `None` when no closure binds the name there; `Some(None)` when one does but
+    /// its type is unknown: the names outside are hidden.
+    fn closure_parameter_type(
+        &self,
+        fi: usize,
+        scope: Option<u32>,
+        var: &str,
+        depth: u32,
+    ) -> Option<Option<(u32, f32)>> {
+        let f = &self.files[fi];
+        let line = self.line_at(fi, scope)?;
+        let bound = self.vars.get(fi, var, scope)?;
+        let (at, from) = bound
+            .closures
+            .iter()
+            .filter_map(|&i| {
+                let &(from, to) = f.closure_binding_spans.get(i as usize)?;
+                (from <= line && line <= to).then_some((i, from))
+            })
+            .max_by_key(|&(_, from)| from)?;
+        let binding = f.closure_bindings.get(at as usize)?;
+        // `x.with(|x| …)`: on the closure's first line the call's own `x` is the outer one.
+        if matches!(&binding.callee, Callee::Member { receiver: Receiver::Name(r), .. } if r == var)
+        {
+            return None;
+        }
+        let (types, calls) = self.in_effect(fi, scope, bound);
+        let shadowed = types
+            .iter()
+            .filter_map(|&i| f.binding_spans.get(i as usize))
+            .chain(
+                calls
+                    .iter()
+                    .filter_map(|&i| f.call_binding_spans.get(i as usize)),
+            )
+            .any(|&(start, _)| start > from);
+        if shadowed {
+            return None;
+        }
+        Some(self.closure_argument_type(fi, scope, binding, depth))
+    }
+
+    /// The type a closure's parameter is given by the function the closure is passed to.
+    fn closure_argument_type(
+        &self,
+        fi: usize,
+        scope: Option<u32>,
+        binding: &ClosureBinding,
+        depth: u32,
+    ) -> Option<(u32, f32)> {
+        let (target, conf, _) = self.sure_target(fi, scope, &binding.callee, depth)?;
+        let &(file, def) = self.node_def.get(&target)?;
+        // `T::f(x, |a| …)` passes `self` as its first argument.
+        let method_call = matches!(binding.callee, Callee::Member { .. });
+        let param = self.files[file].closure_params.iter().find(|p| {
+            let position = match p.takes_self && !method_call {
+                true => binding.argument.checked_sub(1),
+                false => Some(binding.argument),
+            };
+            p.def == def && Some(p.position) == position
+        })?;
+        let written = param
+            .types
+            .get(binding.parameter as usize)
+            .filter(|t| !t.is_empty())?;
+        let (t, c) = self.resolve_type(file, Some(def), written)?;
+        Some((t, conf.min(c).min(confidence::RETURN_TYPE)))
     }
 
     /// `x := n.first` (Go): what the chain holds, when every such binding of the scope agrees

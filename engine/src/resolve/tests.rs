@@ -3544,3 +3544,64 @@ func Render(w util.BufWriter, out reflect.Value) {
         )]
     );
 }
+
+#[test]
+fn rust_closure_parameters_hold_what_the_callees_fn_bound_gives_them() {
+    let shared = r#"pub struct Inner;
+impl Inner { pub fn poll(&self) {} }
+pub struct Clock;
+impl Clock { pub fn pause(&self) {} }
+pub struct Other;
+impl Other { pub fn poll(&self) {} pub fn pause(&self) {} }
+pub struct Shared { inner: Inner }
+impl Shared {
+    pub fn with_lock<R>(&self, f: impl FnOnce(&mut Inner) -> R) -> R { todo!() }
+    pub fn with_both<F, R>(&self, n: u32, f: F) -> R
+    where
+        F: FnOnce(u32, Option<&Clock>) -> R,
+    { todo!() }
+}
+pub fn with_clock<F: Fn(&Clock)>(f: &mut F) {}
+"#;
+    let user = r#"use crate::shared::{with_clock, Other, Shared};
+pub fn run(s: &Shared) {
+    s.with_lock(|inner| inner.poll());
+    s.with_both(1, |_, maybe| match maybe {
+        Some(clock) => clock.pause(),
+        None => {}
+    });
+    with_clock(&mut |c| c.pause());
+    Shared::with_lock(s, |inner| {
+        let inner: Other = Other {};
+        inner.poll()
+    });
+}
+"#;
+    let g = graph(&[
+        ("src/lib.rs", "pub mod shared;\npub mod user;\n"),
+        ("src/shared.rs", shared),
+        ("src/user.rs", user),
+    ]);
+    let sure = sure_calls_from(&g, "Function:src/user.rs:run");
+    let called = |id: &str, conf: f32, reason: &'static str| (id.to_owned(), conf, reason);
+    // `with_clock(&mut |c| …)` passes a reference, not a closure: `c` stays unknown.
+    assert_eq!(
+        sure,
+        [
+            called("Function:src/shared.rs:with_clock", 0.97, "import-resolved"),
+            called("Method:src/shared.rs:Clock.pause", 0.95, "receiver-type"),
+            called("Method:src/shared.rs:Inner.poll", 0.95, "receiver-type"),
+            called("Method:src/shared.rs:Other.poll", 0.97, "receiver-type"),
+            called(
+                "Method:src/shared.rs:Shared.with_both",
+                0.97,
+                "receiver-type"
+            ),
+            called(
+                "Method:src/shared.rs:Shared.with_lock",
+                0.97,
+                "receiver-type"
+            ),
+        ]
+    );
+}
