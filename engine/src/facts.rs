@@ -324,6 +324,40 @@ impl FileFacts {
                 def.parent = Some(type_def as DefIdx);
             }
         }
+        self.adopt_by_compiled_alternatives();
+    }
+
+    /// Moves methods of real code adopted by a type in stand-in code (the first of `cfg`
+    /// alternatives of one type) to the alternative of the type that is compiled, when there is
+    /// one at the same level.
+    pub fn adopt_by_compiled_alternatives(&mut self) {
+        if self.test_spans.is_empty() {
+            return;
+        }
+        for d in 0..self.defs.len() {
+            let Some(owner) = self.defs[d].parent.map(|p| p as usize) else {
+                continue;
+            };
+            let Some(o) = self.defs.get(owner) else {
+                continue;
+            };
+            if self.defs[d].kind != NodeKind::Method
+                || !o.kind.is_type()
+                || !self.is_test_def(owner as DefIdx)
+                || self.is_test_def(d as DefIdx)
+            {
+                continue;
+            }
+            let compiled = self.defs.iter().enumerate().position(|(i, t)| {
+                t.name == o.name
+                    && t.kind == o.kind
+                    && t.parent == o.parent
+                    && !self.is_test_def(i as DefIdx)
+            });
+            if let Some(compiled) = compiled {
+                self.defs[d].parent = Some(compiled as DefIdx);
+            }
+        }
     }
 
     /// Whether `line` lies in code compiled for tests only.

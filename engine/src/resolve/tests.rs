@@ -3605,3 +3605,54 @@ pub fn run(s: &Shared) {
         ]
     );
 }
+
+#[test]
+fn rust_methods_of_a_compiled_impl_join_the_compiled_alternative_of_their_type() {
+    let inner = "pub struct Inner;\nimpl Inner { pub fn lock(&self) {} }\npub struct Other;\nimpl Other { pub fn lock(&self) {} }\n";
+    let clock = r#"use crate::inner::Inner;
+cfg_off! {
+    pub struct Clock {}
+    impl Clock { pub fn now(&self) {} }
+}
+cfg_on! {
+    pub struct Clock { inner: Inner }
+    impl Clock { pub fn pause(&self) { self.inner.lock(); } }
+}
+#[cfg(test)]
+pub struct Timer {}
+#[cfg(not(test))]
+pub struct Timer { inner: Inner }
+impl Timer { pub fn tick(&self) { self.inner.lock(); } }
+"#;
+    let g = graph(&[
+        (
+            "src/lib.rs",
+            "#[macro_use]\nmod macros;\npub mod clock;\npub mod inner;\n",
+        ),
+        (
+            "src/macros.rs",
+            r#"macro_rules! cfg_off {
+    ($($item:item)*) => { $( #[cfg(not(feature = "rt"))] $item )* }
+}
+macro_rules! cfg_on {
+    ($($item:item)*) => { $( #[cfg(feature = "rt")] $item )* }
+}
+"#,
+        ),
+        ("src/clock.rs", clock),
+        ("src/inner.rs", inner),
+    ]);
+    let lock = |caller: &str| {
+        assert_eq!(
+            sure_calls_from(&g, caller),
+            [(
+                "Method:src/inner.rs:Inner.lock".to_owned(),
+                0.95,
+                "attribute-type"
+            )],
+            "{caller}"
+        );
+    };
+    lock("Method:src/clock.rs:Clock.pause");
+    lock("Method:src/clock.rs:Timer.tick");
+}
