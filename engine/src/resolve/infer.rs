@@ -390,7 +390,9 @@ impl<'a> Resolver<'a> {
 
     /// Field `attr` of a Rust type `ty` written as one of the type's parameters (`inner: R`),
     /// read inside a method of that type: the trait the method or its `impl` block bounds
-    /// that parameter by (`impl<R: AsyncRead> … for Reader<R>`).
+    /// that parameter by (`impl<R: AsyncRead> … for Reader<R>`). Read inside a method of
+    /// another type (`self.chan.semaphore` where `chan: Chan<T, S>`), the parameter of the same
+    /// name the method's scope bounds: generic code hands its parameters on under their names.
     fn parameter_field_type(
         &self,
         fi: usize,
@@ -398,17 +400,28 @@ impl<'a> Resolver<'a> {
         ty: u32,
         attr: &str,
     ) -> Option<(u32, f32)> {
-        if self.files[fi].lang != Lang::Rust || self.owner_type(fi, scope) != Some(ty) {
+        if self.files[fi].lang != Lang::Rust {
             return None;
         }
         let &(file, def) = self.node_def.get(&ty)?;
         let (at_file, class, written) = self.attribute_type(file, def, attr)?;
         self.type_param_bound(at_file, Some(class), written)?;
-        let bound = self
-            .type_param_bound(fi, scope, written)
-            .filter(|b| !b.is_empty())?;
-        let (t, conf) = self.resolve_type(fi, None, bound)?;
+        let (t, conf) = self.caller_parameter_type(fi, scope, written)?;
         Some((t, conf.min(confidence::ATTRIBUTE_TYPE)))
+    }
+
+    /// The one trait bound of the Rust type parameter `name` of the scope (its function's,
+    /// `impl` block's or type's), as a type.
+    fn caller_parameter_type(
+        &self,
+        fi: usize,
+        scope: Option<u32>,
+        name: &str,
+    ) -> Option<(u32, f32)> {
+        let bound = self
+            .type_param_bound(fi, scope, name)
+            .filter(|b| !b.is_empty())?;
+        self.resolve_type(fi, None, bound)
     }
 
     /// `signals.request_started` where `signals` is a module and `request_started = Signal()`
@@ -647,7 +660,13 @@ impl<'a> Resolver<'a> {
             .types
             .get(binding.parameter as usize)
             .filter(|t| !t.is_empty())?;
-        let (t, c) = self.resolve_type(file, Some(def), written)?;
+        // A parameter the function leaves open (`impl<T> Inner<T>`, `f: impl FnOnce(&mut T)`)
+        // is the caller's of the same name, as with fields.
+        let open = self.type_param_bound(file, Some(def), written) == Some("");
+        let (t, c) = match open {
+            true => self.caller_parameter_type(fi, scope, written)?,
+            false => self.resolve_type(file, Some(def), written)?,
+        };
         Some((t, conf.min(c).min(confidence::RETURN_TYPE)))
     }
 

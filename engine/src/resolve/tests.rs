@@ -3656,3 +3656,69 @@ macro_rules! cfg_on {
     lock("Method:src/clock.rs:Clock.pause");
     lock("Method:src/clock.rs:Timer.tick");
 }
+
+#[test]
+fn rust_a_parameter_a_field_or_callee_leaves_open_is_the_callers_of_the_same_name() {
+    let source = r#"use std::pin::Pin;
+pub trait Semaphore { fn is_closed(&self) -> bool; }
+pub trait Read { fn poll_read(&self); }
+pub struct Plain;
+impl Plain {
+    pub fn is_closed(&self) -> bool { true }
+    pub fn poll_read(&self) {}
+}
+pub struct Chan<T, S> { semaphore: S, value: T }
+pub struct Tx<T, S> { chan: Chan<T, S> }
+impl<T, S: Semaphore> Tx<T, S> {
+    pub fn closed(&self) { self.chan.semaphore.is_closed(); }
+}
+pub struct Inner<T> { stream: T }
+impl<T> Inner<T> {
+    pub fn with_lock<R>(&self, f: impl FnOnce(Pin<&mut T>) -> R) -> R { todo!() }
+}
+pub struct Half<T> { inner: Inner<T> }
+impl<T: Read> Half<T> {
+    pub fn read(&self) { self.inner.with_lock(|stream| stream.poll_read()); }
+}
+pub struct Open<T> { inner: Inner<T>, chan: Chan<T, T> }
+impl<T> Open<T> {
+    pub fn read(&self) {
+        self.inner.with_lock(|stream| stream.poll_read());
+        self.chan.semaphore.is_closed();
+    }
+}
+"#;
+    let g = graph(&[("src/lib.rs", source)]);
+    assert_eq!(
+        sure_calls_from(&g, "Method:src/lib.rs:Tx.closed"),
+        [(
+            "Method:src/lib.rs:Semaphore.is_closed".to_owned(),
+            0.95,
+            "attribute-type"
+        )]
+    );
+    assert_eq!(
+        sure_calls_from(&g, "Method:src/lib.rs:Half.read"),
+        [
+            (
+                "Method:src/lib.rs:Inner.with_lock".to_owned(),
+                0.95,
+                "attribute-type"
+            ),
+            (
+                "Method:src/lib.rs:Read.poll_read".to_owned(),
+                0.95,
+                "receiver-type"
+            ),
+        ]
+    );
+    // Open in the caller too: nothing to stand for.
+    assert_eq!(
+        sure_calls_from(&g, "Method:src/lib.rs:Open.read"),
+        [(
+            "Method:src/lib.rs:Inner.with_lock".to_owned(),
+            0.95,
+            "attribute-type"
+        )]
+    );
+}
