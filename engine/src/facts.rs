@@ -216,6 +216,10 @@ pub struct FileFacts {
     /// The lines where each of `closure_bindings` holds (the closure), in the same order.
     #[serde(default)]
     pub closure_binding_spans: Vec<(u32, u32)>,
+    /// Rust functions returning a tuple: (function, each element's type as `value_type` reads
+    /// it, empty when unknown).
+    #[serde(default)]
+    pub tuple_returns: Vec<(DefIdx, Vec<String>)>,
     /// Rust functions' parameters that take closures.
     #[serde(default)]
     pub closure_params: Vec<ClosureParam>,
@@ -289,6 +293,7 @@ impl FileFacts {
             closure_bindings: Vec::new(),
             closure_binding_spans: Vec::new(),
             closure_params: Vec::new(),
+            tuple_returns: Vec::new(),
             locals: Vec::new(),
             type_aliases: Vec::new(),
             type_alias_lines: Vec::new(),

@@ -70,6 +70,14 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
                     .unwrap_or_default();
                 let idx = facts.defs.len() as u32;
                 facts.defs.push(def);
+                if let Some(tuple) = field(node, "return_type").filter(|t| t.kind() == "tuple_type")
+                {
+                    let types = named_children(tuple)
+                        .into_iter()
+                        .map(|t| value_type(text(t, src)).unwrap_or_default())
+                        .collect();
+                    facts.tuple_returns.push((idx, types));
+                }
                 if let Some((ty, _)) = &impl_of {
                     owners.push((idx, ty.clone()));
                 }
@@ -1225,6 +1233,51 @@ fn unwrapped_binding(
     }
 }
 
+/// `let (a, b) = f(…)`, also in an `unsafe { … }` block: each name holds that element of the
+/// tuple `f` returns, written as the member `0`, `1`, … of the call's result.
+fn tuple_binding(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) {
+    let Some(pattern) = field(node, "pattern").filter(|p| p.kind() == "tuple_pattern") else {
+        return;
+    };
+    let mut value = field(node, "value");
+    while let Some(v) = value {
+        match v.kind() {
+            "unsafe_block" => value = named_children(v).last().copied(),
+            "block" => value = named_children(v).last().copied(),
+            "await_expression" => value = named_children(v).first().copied(),
+            _ => break,
+        }
+    }
+    let Some(chain) = value
+        .filter(|v| v.kind() == "call_expression")
+        .and_then(|v| call_chain(v, src))
+    else {
+        return;
+    };
+    // `_` is no named node: every child but the parentheses and commas is an element.
+    let mut cursor = pattern.walk();
+    let elements: Vec<Node> = pattern
+        .children(&mut cursor)
+        .filter(|p| !matches!(p.kind(), "(" | ")" | "," | "line_comment" | "block_comment"))
+        .collect();
+    for (i, element) in elements.into_iter().enumerate() {
+        if let Some(var) = bound_name(element) {
+            push_call_binding(
+                facts,
+                CallBinding {
+                    scope,
+                    var: text(var, src).to_owned(),
+                    callee: Callee::Member {
+                        receiver: Receiver::Call(chain.clone()),
+                        name: i.to_string(),
+                    },
+                },
+                span_of(node),
+            );
+        }
+    }
+}
+
 /// `for x in &items`, `for x in self.items.iter()`: `x` holds an element of the collection.
 fn for_binding(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) {
     let Some(var) = field(node, "pattern").and_then(bound_name) else {
@@ -1320,6 +1373,7 @@ fn binding(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) {
     if field(node, "alternative").is_some() {
         unwrapped_binding(node, node, scope, src, facts);
     }
+    tuple_binding(node, scope, src, facts);
     let Some(pattern) = field(node, "pattern").and_then(bound_name) else {
         return;
     };

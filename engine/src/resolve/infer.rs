@@ -1045,6 +1045,21 @@ impl<'a> Resolver<'a> {
             let (t, c) = self.receiver_type(fi, scope, receiver, depth + 1)?;
             return Some((t, c.min(confidence::RETURN_TYPE)));
         }
+        // `let (a, b) = f()`: element `0`, `1`, … of the tuple `f` returns.
+        if let Ok(element) = name.parse::<usize>() {
+            let Receiver::Call(inner) = receiver else {
+                return None;
+            };
+            let (target, conf, _) = self.sure_target(fi, scope, &dotted_callee(inner), depth)?;
+            let &(file, def) = self.node_def.get(&target)?;
+            let (_, types) = self.files[file]
+                .tuple_returns
+                .iter()
+                .find(|(d, _)| *d == def)?;
+            let written = types.get(element).filter(|t| !t.is_empty())?;
+            let (t, c) = self.resolve_type(file, Some(def), written)?;
+            return Some((t, conf.min(c).min(confidence::RETURN_TYPE)));
+        }
         if !matches!(name.as_str(), "unwrap" | "expect") {
             return None;
         }

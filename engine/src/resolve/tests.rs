@@ -3722,3 +3722,46 @@ impl<T> Open<T> {
         )]
     );
 }
+
+#[test]
+fn rust_tuple_patterns_hold_the_elements_of_the_tuple_a_call_returns() {
+    let source = r#"pub struct Notify;
+impl Notify { pub fn wake(&self) {} }
+pub struct Waiter;
+impl Waiter { pub fn wake(&self) {} }
+pub struct Fut { notify: Notify, waiter: Waiter }
+impl Fut {
+    fn project(&mut self) -> (&Notify, &mut Waiter, usize) { todo!() }
+    pub fn poll(&mut self) {
+        let (notify, waiter, _) = self.project();
+        notify.wake();
+        waiter.wake();
+    }
+    pub fn unsafe_poll(&mut self) {
+        let (_, waiter, _) = unsafe { self.project() };
+        waiter.wake();
+    }
+}
+"#;
+    let g = graph(&[("src/lib.rs", source)]);
+    let project = (
+        "Method:src/lib.rs:Fut.project".to_owned(),
+        0.98,
+        "self-method",
+    );
+    let wake = |ty: &str| {
+        (
+            format!("Method:src/lib.rs:{ty}.wake"),
+            0.95,
+            "receiver-type",
+        )
+    };
+    assert_eq!(
+        sure_calls_from(&g, "Method:src/lib.rs:Fut.poll"),
+        [project.clone(), wake("Notify"), wake("Waiter")]
+    );
+    assert_eq!(
+        sure_calls_from(&g, "Method:src/lib.rs:Fut.unsafe_poll"),
+        [project, wake("Waiter")]
+    );
+}
