@@ -778,6 +778,71 @@ fn callee_of(node: Node, src: &[u8]) -> Option<Callee> {
     RECEIVERS.callee(function, src, |object| receiver(object, src))
 }
 
+/// Whether `node` is `Pin::new(self)` or `Pin::new_unchecked(self)` (`&mut self`, `&mut *self`
+/// too): the method's own value, pinned.
+fn pins_self(node: Node, src: &[u8]) -> bool {
+    if node.kind() != "call_expression" {
+        return false;
+    }
+    let Some(function) = field(node, "function") else {
+        return false;
+    };
+    let path = path_of(text(function, src));
+    let mut parts = path.rsplit("::");
+    let pins = matches!(
+        (parts.next(), parts.next()),
+        (Some("new" | "new_unchecked"), Some("Pin"))
+    );
+    let Some(arguments) = field(node, "arguments") else {
+        return false;
+    };
+    let [mut arg] = named_children(arguments)[..] else {
+        return false;
+    };
+    while matches!(
+        arg.kind(),
+        "reference_expression" | "unary_expression" | "parenthesized_expression"
+    ) {
+        match named_children(arg).last() {
+            Some(&inner) => arg = inner,
+            None => return false,
+        }
+    }
+    pins && arg.kind() == "self"
+}
+
+/// The methods a `Pin` answers itself, its own and those of the standard traits it implements.
+fn is_pin_method(name: &str) -> bool {
+    matches!(
+        name,
+        "new"
+            | "new_unchecked"
+            | "into_inner"
+            | "into_inner_unchecked"
+            | "into_ref"
+            | "as_ref"
+            | "as_mut"
+            | "as_deref_mut"
+            | "set"
+            | "get_ref"
+            | "get_mut"
+            | "get_unchecked_mut"
+            | "map_unchecked"
+            | "map_unchecked_mut"
+            | "static_ref"
+            | "static_mut"
+            | "clone"
+            | "deref"
+            | "deref_mut"
+            | "fmt"
+            | "eq"
+            | "ne"
+            | "cmp"
+            | "partial_cmp"
+            | "hash"
+    )
+}
+
 /// The shared classification, plus call results: `Builder::new().name(n)` as the chain
 /// `Builder::new().name`, whose type the resolver follows through return types.
 fn receiver(object: Node, src: &[u8]) -> Receiver {
@@ -837,6 +902,20 @@ fn chain(node: Node, src: &[u8]) -> Option<String> {
     let mut at = node;
     loop {
         match at.kind() {
+            // `Pin::new(self).m()` read as `self.m()` where what it gives is bound to a name
+            // (`let (a, b) = Pin::new(self).project()`), unless `Pin` has a method `m` itself.
+            // The call itself stays a call on a `Pin`: `m` may be the type's own or that of a
+            // trait taking `self: Pin<&mut Self>`.
+            "call_expression"
+                if pins_self(at, src)
+                    && parts
+                        .last()
+                        .and_then(|p| p.strip_prefix('.'))
+                        .is_some_and(|m| !is_pin_method(m)) =>
+            {
+                parts.push("self".to_owned());
+                break;
+            }
             "call_expression" => {
                 let mut function = field(at, "function")?;
                 if function.kind() == "generic_function" {

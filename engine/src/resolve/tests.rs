@@ -3765,3 +3765,41 @@ impl Fut {
         [project, wake("Waiter")]
     );
 }
+
+#[test]
+fn rust_a_result_of_pinned_self_bound_to_names_is_the_types_own_methods() {
+    let source = r#"use std::pin::Pin;
+pub struct Notify;
+impl Notify { pub fn wake(&self) {} }
+pub struct Other;
+impl Other { pub fn wake(&self) {} }
+pub struct Fut { notify: Notify }
+impl Fut {
+    fn project(self: Pin<&mut Self>) -> (&Notify, usize) { todo!() }
+    pub fn cancel(&mut self) {
+        let (notify, _) = unsafe { Pin::new_unchecked(self).project() };
+        notify.wake();
+        let pinned = Pin::new(&mut *self).as_mut();
+        pinned.wake();
+    }
+}
+"#;
+    let g = graph(&[("src/lib.rs", source)]);
+    // `as_mut` is `Pin`'s own: `pinned` stays unknown (two `wake`s, no sure edge). The call
+    // of `project` itself is only guessed by its name.
+    assert_eq!(
+        sure_calls_from(&g, "Method:src/lib.rs:Fut.cancel"),
+        [
+            (
+                "Method:src/lib.rs:Fut.project".to_owned(),
+                0.95,
+                "unique-global-name"
+            ),
+            (
+                "Method:src/lib.rs:Notify.wake".to_owned(),
+                0.95,
+                "receiver-type"
+            )
+        ]
+    );
+}
