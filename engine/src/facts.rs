@@ -241,6 +241,10 @@ pub struct FileFacts {
     /// parameter, its one trait bound, or empty when it has none or several).
     #[serde(default)]
     pub type_params: Vec<(DefIdx, String, String)>,
+    /// Rust type parameters bound by several traits (`R: AsyncRead + AsyncWrite`): (def,
+    /// parameter, the traits). Their `type_params` bound is empty.
+    #[serde(default)]
+    pub type_param_traits: Vec<(DefIdx, String, Vec<String>)>,
     /// `self.attr = Type(...)` style bindings: (class def, attribute, type).
     pub attr_bindings: Vec<(DefIdx, String, String)>,
     /// Attributes assigned a call's result in a method.
@@ -298,6 +302,7 @@ impl FileFacts {
             type_aliases: Vec::new(),
             type_alias_lines: Vec::new(),
             type_params: Vec::new(),
+            type_param_traits: Vec::new(),
             attr_bindings: Vec::new(),
             attr_calls: Vec::new(),
             package: None,

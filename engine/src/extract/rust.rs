@@ -18,7 +18,11 @@ type MacroSpan = (String, u32, u32);
 
 /// The `impl` block a method sits in: its type's name and its type parameters (see
 /// `type_parameters`).
-type ImplOf = Option<(String, Vec<(String, String)>)>;
+type ImplOf = Option<(String, Vec<TypeParameter>)>;
+
+/// A type parameter, its one trait bound (empty when it has none or several) and every trait
+/// that bounds it.
+type TypeParameter = (String, String, Vec<String>);
 
 pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
     let mut owners: Vec<(u32, String)> = Vec::new();
@@ -35,7 +39,7 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
                 let ty = field(node, "type").map(|t| {
                     let written = text(t, src);
                     value_type(written)
-                        .filter(|v| !generics.iter().any(|(name, _)| name == v))
+                        .filter(|v| !generics.iter().any(|(name, _, _)| name == v))
                         .unwrap_or_else(|| strip_generics(written))
                 });
                 let tr = field(node, "trait").map(|t| strip_generics(text(t, src)));
@@ -90,9 +94,7 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
                     parameters(params, &generics, idx, src, facts);
                     closure_params(node, params, idx, src, facts);
                 }
-                facts
-                    .type_params
-                    .extend(generics.into_iter().map(|(name, bound)| (idx, name, bound)));
+                push_type_params(facts, idx, generics);
                 if let Some(body) = field(node, "body") {
                     stack.push((body, (Some(idx), None)));
                 }
@@ -120,11 +122,7 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
                 }
                 let idx = facts.defs.len() as u32;
                 facts.defs.push(def);
-                facts.type_params.extend(
-                    type_parameters(node, src)
-                        .into_iter()
-                        .map(|(name, bound)| (idx, name, bound)),
-                );
+                push_type_params(facts, idx, type_parameters(node, src));
                 if let Some(body) = field(node, "body") {
                     match body.kind() {
                         "field_declaration_list" => fields(body, idx, src, facts),
@@ -362,15 +360,15 @@ fn fill(def: &mut crate::facts::Def, node: Node, src: &[u8]) {
 /// trait bound that is not a marker (`R: AsyncRead + ?Sized + Unpin`, also in a `where`
 /// clause), or empty when it has none or several; a name only a `where` clause bounds (a
 /// parameter of an enclosing item) too: parameter → trait.
-fn type_parameters(item: Node, src: &[u8]) -> Vec<(String, String)> {
+fn type_parameters(item: Node, src: &[u8]) -> Vec<TypeParameter> {
     let mut predicates: Vec<Node> = field(item, "type_parameters")
         .map(named_children)
         .unwrap_or_default();
-    let mut found: Vec<(String, Vec<String>)> = predicates
+    let mut found: Vec<(String, Vec<String>, Vec<String>)> = predicates
         .iter()
         .filter(|p| p.kind() == "type_parameter")
         .filter_map(|p| field(*p, "name"))
-        .map(|name| (text(name, src).to_owned(), Vec::new()))
+        .map(|name| (text(name, src).to_owned(), Vec::new(), Vec::new()))
         .collect();
     for clause in named_children(item)
         .into_iter()
@@ -391,21 +389,37 @@ fn type_parameters(item: Node, src: &[u8]) -> Vec<(String, String)> {
         };
         let name = text(name, src);
         let bound = single_trait(bounds, src).unwrap_or_default();
-        match found.iter_mut().find(|(n, _)| n == name) {
-            Some((_, traits)) => traits.push(bound),
-            None => found.push((name.to_owned(), vec![bound])),
+        let named = traits_in(named_children(bounds), src);
+        match found.iter_mut().find(|(n, _, _)| n == name) {
+            Some((_, traits, all)) => {
+                traits.push(bound);
+                all.extend(named);
+            }
+            None => found.push((name.to_owned(), vec![bound], named)),
         }
     }
     found
         .into_iter()
-        .map(|(name, traits)| {
+        .map(|(name, traits, mut all)| {
             let one = match traits.split_first() {
                 Some((first, rest)) if rest.iter().all(|t| t == first) => first.clone(),
                 _ => String::new(),
             };
-            (name, one)
+            all.sort();
+            all.dedup();
+            (name, one, all)
         })
         .collect()
+}
+
+/// Records an item's type parameters: each with its one bound, and those several traits bound.
+fn push_type_params(facts: &mut FileFacts, def: u32, parameters: Vec<TypeParameter>) {
+    for (name, bound, all) in parameters {
+        if all.len() > 1 {
+            facts.type_param_traits.push((def, name.clone(), all));
+        }
+        facts.type_params.push((def, name, bound));
+    }
 }
 
 /// The one trait of a bound list (`AsyncRead + ?Sized + Unpin + 'a` → `AsyncRead`), markers
@@ -429,7 +443,14 @@ fn single_trait_of(ty: Node, src: &[u8]) -> Option<String> {
 }
 
 fn one_trait(candidates: Vec<Node>, src: &[u8]) -> Option<String> {
-    let mut traits = candidates
+    let mut traits = traits_in(candidates, src).into_iter();
+    let first = traits.next()?;
+    traits.next().is_none().then_some(first)
+}
+
+/// The traits among bounds, markers and lifetimes left out.
+fn traits_in(candidates: Vec<Node>, src: &[u8]) -> Vec<String> {
+    candidates
         .into_iter()
         .filter(|b| {
             matches!(
@@ -443,18 +464,11 @@ fn one_trait(candidates: Vec<Node>, src: &[u8]) -> Option<String> {
                 t.rsplit("::").next(),
                 Some("Send" | "Sync" | "Unpin" | "Sized" | "Copy" | "Clone" | "Debug" | "Default")
             )
-        });
-    let first = traits.next()?;
-    traits.next().is_none().then_some(first)
+        })
+        .collect()
 }
 
-fn parameters(
-    params: Node,
-    bounds: &[(String, String)],
-    def: u32,
-    src: &[u8],
-    facts: &mut FileFacts,
-) {
+fn parameters(params: Node, bounds: &[TypeParameter], def: u32, src: &[u8], facts: &mut FileFacts) {
     for param in named_children(params) {
         if param.kind() != "parameter" {
             continue;
@@ -478,8 +492,8 @@ fn parameters(
             // A type parameter stands for its one trait bound.
             let ty = bounds
                 .iter()
-                .find(|(name, _)| *name == ty)
-                .map_or(ty, |(_, bound)| bound.clone());
+                .find(|(name, _, _)| *name == ty)
+                .map_or(ty, |(_, bound, _)| bound.clone());
             if ty.is_empty() {
                 continue;
             }

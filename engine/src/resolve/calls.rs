@@ -417,6 +417,9 @@ impl<'a> Resolver<'a> {
                         return hits;
                     }
                 }
+                if let Some(hit) = self.open_result_member(fi, scope, callee, name, depth) {
+                    return vec![hit];
+                }
             }
             Receiver::SuperOf(base) => {
                 if let Some((start, _)) = self.resolve_type(fi, scope, base) {

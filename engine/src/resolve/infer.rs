@@ -410,6 +410,57 @@ impl<'a> Resolver<'a> {
         Some((t, conf.min(confidence::ATTRIBUTE_TYPE)))
     }
 
+    /// `f().m()` in Rust where `f` returns one of its own type parameters (`fn get_mut(&mut
+    /// self) -> &mut R` in `impl<R: Read> Reader<R>`) whose bound there has no `m`: the
+    /// parameter of the same name in the caller's scope (`impl<R: Read + Write> Write for
+    /// Reader<R>`), by the one of its traits that has `m`.
+    pub(super) fn open_result_member(
+        &self,
+        fi: usize,
+        scope: Option<u32>,
+        callee: &str,
+        name: &str,
+        depth: u32,
+    ) -> Option<(u32, f32, Reason)> {
+        if self.files[fi].lang != Lang::Rust {
+            return None;
+        }
+        let (target, conf, _) = self.sure_target(fi, scope, &dotted_callee(callee), depth)?;
+        let &(file, def) = self.node_def.get(&target)?;
+        let returns = self.files[file].defs.get(def as usize)?.returns.as_str();
+        self.type_param_bound(file, Some(def), returns)?;
+        let traits: Vec<&str> = match self.type_param_bound(fi, scope, returns)? {
+            "" => self.type_param_traits(fi, scope, returns)?,
+            one => vec![one],
+        };
+        let mut hits = traits.into_iter().filter_map(|t| {
+            let (ty, c) = self.resolve_type(fi, None, t)?;
+            self.typed_member(
+                ty,
+                conf.min(c),
+                name,
+                confidence::RETURN_TYPE,
+                Reason::ReturnType,
+            )
+        });
+        let first = hits.next()?;
+        hits.next().is_none().then_some(first)
+    }
+
+    /// The traits of Rust type parameter `name` as the scope sees it, when several bound it.
+    fn type_param_traits(&self, fi: usize, scope: Option<u32>, name: &str) -> Option<Vec<&'a str>> {
+        let f = &self.files[fi];
+        let declared = self
+            .scope_chain(fi, scope)
+            .into_iter()
+            .find(|&d| f.type_params.iter().any(|(at, n, _)| *at == d && n == name))?;
+        let (_, _, traits) = f
+            .type_param_traits
+            .iter()
+            .find(|(at, n, _)| *at == declared && n == name)?;
+        Some(traits.iter().map(String::as_str).collect())
+    }
+
     /// The one trait bound of the Rust type parameter `name` of the scope (its function's,
     /// `impl` block's or type's), as a type.
     fn caller_parameter_type(

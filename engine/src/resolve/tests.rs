@@ -3803,3 +3803,51 @@ impl Fut {
         ]
     );
 }
+
+#[test]
+fn rust_a_type_parameter_a_callee_returns_is_the_callers_by_the_trait_that_has_the_method() {
+    let source = r#"use std::pin::Pin;
+pub trait Read { fn poll_read(&self); }
+pub trait Write { fn poll_write(&self); }
+pub trait Seek { fn poll_write(&self); }
+pub struct Reader<R> { inner: R }
+impl<R: Read> Reader<R> {
+    pub fn get_pin_mut(self: Pin<&mut Self>) -> Pin<&mut R> { todo!() }
+    pub fn get_ref(&self) -> &R { &self.inner }
+}
+impl<R: Read + Write> Write for Reader<R> {
+    fn poll_write(&self) { self.get_ref().poll_write(); }
+}
+impl<R> Reader<R>
+where
+    R: Read + Write + Seek,
+{
+    pub fn both(self: Pin<&mut Self>) { self.get_pin_mut().poll_write(); }
+}
+"#;
+    let g = graph(&[("src/lib.rs", source)]);
+    assert_eq!(
+        sure_calls_from(&g, "Method:src/lib.rs:Reader.poll_write"),
+        [
+            (
+                "Method:src/lib.rs:Reader.get_ref".to_owned(),
+                0.98,
+                "self-method"
+            ),
+            (
+                "Method:src/lib.rs:Write.poll_write".to_owned(),
+                0.95,
+                "return-type"
+            ),
+        ]
+    );
+    // Two of the traits have `poll_write`: no one of them.
+    assert_eq!(
+        sure_calls_from(&g, "Method:src/lib.rs:Reader.both"),
+        [(
+            "Method:src/lib.rs:Reader.get_pin_mut".to_owned(),
+            0.98,
+            "self-method"
+        )]
+    );
+}
