@@ -2377,7 +2377,7 @@ fn rust_paths_to_items_of_module_files() {
         ("src/runtime/other.rs", driver),
         (
             "src/user.rs",
-            "use crate::runtime::signal;\npub fn run() {\n    crate::runtime::signal::Driver::new();\n    signal::Driver::new();\n}\n",
+            "use crate::runtime::signal;\npub fn run() {\n    crate::runtime::signal::Driver::new();\n}\npub fn run_used() {\n    signal::Driver::new();\n}\n",
         ),
     ]);
     let new = (
@@ -2386,7 +2386,13 @@ fn rust_paths_to_items_of_module_files() {
         0.97,
         "class-member",
     );
-    assert_eq!(calls_from(&g, "Function:src/user.rs:run"), [new]);
+    // The whole path names the item `Driver` of the module file, not the module; each form
+    // of the path in a function of its own.
+    assert_eq!(
+        calls_from(&g, "Function:src/user.rs:run"),
+        std::slice::from_ref(&new)
+    );
+    assert_eq!(calls_from(&g, "Function:src/user.rs:run_used"), [new]);
 }
 
 #[test]
