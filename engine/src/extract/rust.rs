@@ -1189,8 +1189,10 @@ fn elements(written: &str) -> Option<String> {
 }
 
 /// The type whose methods a value of written type `written` answers: references, lifetimes and
-/// `mut`/`dyn` dropped, and the pointers method calls see through (`Box`, `Rc`, `Arc`, `Pin`)
-/// unwrapped: `&'a mut Arc<Inner<T>>` → `Inner`; an `Option` as what it holds (what `Some(x)`
+/// `mut`/`dyn` dropped, and the pointers method calls see through (`Box`, `Rc`, `Arc`, `Pin`,
+/// and the lock guards `MutexGuard`, `RwLockReadGuard`, `RwLockWriteGuard`, which dereference
+/// to what they lock) unwrapped: `&'a mut Arc<Inner<T>>` → `Inner`, `MutexGuard<'_, Wheel>` →
+/// `Wheel`; an `Option` as what it holds (what `Some(x)`
 /// patterns, `.unwrap()` and `.as_ref()` reach). `None` for tuples, slices and `impl Trait`.
 fn value_type(written: &str) -> Option<String> {
     let mut t = written.trim();
@@ -1203,7 +1205,16 @@ fn value_type(written: &str) -> Option<String> {
         } else if let Some((base, args)) = t.split_once('<')
             && matches!(
                 base.trim().rsplit("::").next(),
-                Some("Box" | "Rc" | "Arc" | "Pin" | "Option")
+                Some(
+                    "Box"
+                        | "Rc"
+                        | "Arc"
+                        | "Pin"
+                        | "Option"
+                        | "MutexGuard"
+                        | "RwLockReadGuard"
+                        | "RwLockWriteGuard"
+                )
             )
         {
             t = args.trim_end().strip_suffix('>')?.trim();

@@ -3857,3 +3857,46 @@ where
         )]
     );
 }
+
+#[test]
+fn rust_lock_guards_stand_for_what_they_lock() {
+    let source = r#"use std::sync::{Mutex, MutexGuard, RwLockWriteGuard};
+pub struct Wheel;
+impl Wheel { pub fn remove(&self) {} }
+pub struct List;
+impl List { pub fn remove(&self) {} }
+pub struct Sharded { wheels: Vec<Mutex<Wheel>> }
+impl Sharded {
+    pub fn lock_wheel(&self) -> MutexGuard<'_, Wheel> { todo!() }
+}
+pub struct Writer<'a> { list: RwLockWriteGuard<'a, List> }
+impl<'a> Writer<'a> {
+    pub fn clear(&self, sharded: &Sharded) {
+        let lock = sharded.lock_wheel();
+        lock.remove();
+        self.list.remove();
+    }
+}
+"#;
+    let g = graph(&[("src/lib.rs", source)]);
+    assert_eq!(
+        sure_calls_from(&g, "Method:src/lib.rs:Writer.clear"),
+        [
+            (
+                "Method:src/lib.rs:List.remove".to_owned(),
+                0.95,
+                "attribute-type"
+            ),
+            (
+                "Method:src/lib.rs:Sharded.lock_wheel".to_owned(),
+                0.97,
+                "receiver-type"
+            ),
+            (
+                "Method:src/lib.rs:Wheel.remove".to_owned(),
+                0.95,
+                "receiver-type"
+            ),
+        ]
+    );
+}
