@@ -245,6 +245,14 @@ pub struct FileFacts {
     /// parameter, the traits). Their `type_params` bound is empty.
     #[serde(default)]
     pub type_param_traits: Vec<(DefIdx, String, Vec<String>)>,
+    /// Rust fields' type arguments (`waker: Padded<AtomicWaker>`): (type def, field, each
+    /// argument as `value_type` reads it, empty when unknown; lifetimes not counted).
+    #[serde(default)]
+    pub attr_type_args: Vec<(DefIdx, String, Vec<String>)>,
+    /// Rust types implementing `Deref`: (type, the place of the type argument it dereferences
+    /// to, else the type it dereferences to).
+    #[serde(default)]
+    pub deref_targets: Vec<(String, Option<u32>, String)>,
     /// `self.attr = Type(...)` style bindings: (class def, attribute, type).
     pub attr_bindings: Vec<(DefIdx, String, String)>,
     /// Attributes assigned a call's result in a method.
@@ -303,6 +311,8 @@ impl FileFacts {
             type_alias_lines: Vec::new(),
             type_params: Vec::new(),
             type_param_traits: Vec::new(),
+            attr_type_args: Vec::new(),
+            deref_targets: Vec::new(),
             attr_bindings: Vec::new(),
             attr_calls: Vec::new(),
             package: None,

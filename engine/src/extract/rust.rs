@@ -43,6 +43,14 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
                         .unwrap_or_else(|| strip_generics(written))
                 });
                 let tr = field(node, "trait").map(|t| strip_generics(text(t, src)));
+                if let (Some(ty), Some("Deref"), Some(written), Some(body)) = (
+                    &ty,
+                    tr.as_deref().and_then(|t| t.rsplit("::").next()),
+                    field(node, "type"),
+                    field(node, "body"),
+                ) {
+                    deref_target(ty, text(written, src), &generics, body, src, facts);
+                }
                 if let (Some(ty), Some(tr)) = (&ty, tr) {
                     trait_impls.push((ty.clone(), tr));
                 }
@@ -1066,20 +1074,97 @@ fn puts_items_under_stand_in_cfg(definition: &str) -> bool {
     stand_in
 }
 
-/// A struct's named fields as attributes of its instances, typed as `value_type` reads them.
+/// A struct's named fields as attributes of its instances, typed as `value_type` reads them,
+/// with the type arguments of those types.
 fn fields(list: Node, owner: u32, src: &[u8], facts: &mut FileFacts) {
     for decl in named_children(list) {
         if decl.kind() != "field_declaration" {
             continue;
         }
         if let (Some(name), Some(ty)) = (field(decl, "name"), field(decl, "type"))
-            && let Some(ty) = field_type(text(ty, src))
+            && let Some(typed) = field_type(text(ty, src))
         {
-            facts
-                .attr_bindings
-                .push((owner, text(name, src).to_owned(), ty));
+            let name = text(name, src).to_owned();
+            let arguments = type_arguments(text(ty, src));
+            if arguments.iter().any(|a| !a.is_empty()) {
+                facts.attr_type_args.push((owner, name.clone(), arguments));
+            }
+            facts.attr_bindings.push((owner, name, typed));
         }
     }
+}
+
+/// `impl<T> Deref for Padded<T> { type Target = T; }`: what a `Padded` dereferences to, its
+/// type argument at that place (lifetimes not counted), or a type of its own.
+fn deref_target(
+    ty: &str,
+    written: &str,
+    generics: &[TypeParameter],
+    body: Node,
+    src: &[u8],
+    facts: &mut FileFacts,
+) {
+    let Some(target) = named_children(body)
+        .into_iter()
+        .filter(|i| i.kind() == "type_item")
+        .find(|i| field(*i, "name").is_some_and(|n| text(n, src) == "Target"))
+        .and_then(|i| field(i, "type"))
+    else {
+        return;
+    };
+    let target = text(target, src).trim();
+    if generics.iter().any(|(name, _, _)| name == target) {
+        let position = written.split_once('<').and_then(|(_, args)| {
+            top_level_arguments(args.trim_end().strip_suffix('>')?)
+                .into_iter()
+                .filter(|a| !a.starts_with('\''))
+                .position(|a| a == target)
+        });
+        if let Some(position) = position {
+            facts
+                .deref_targets
+                .push((ty.to_owned(), Some(position as u32), String::new()));
+        }
+    } else if let Some(target) = value_type(target) {
+        facts.deref_targets.push((ty.to_owned(), None, target));
+    }
+}
+
+/// The type arguments of the type `value_type` reads (`Padded<Waker>` → `Waker`), lifetimes
+/// left out, each as `value_type` reads it (empty when it reads none).
+fn type_arguments(written: &str) -> Vec<String> {
+    let Some((_, args)) = unwrapped(written).and_then(|t| t.split_once('<')) else {
+        return Vec::new();
+    };
+    let Some(args) = args.trim_end().strip_suffix('>') else {
+        return Vec::new();
+    };
+    top_level_arguments(args)
+        .into_iter()
+        .filter(|a| !a.starts_with('\''))
+        .map(|a| value_type(a).unwrap_or_default())
+        .collect()
+}
+
+/// A list of generic arguments split at its top-level commas, each trimmed.
+fn top_level_arguments(list: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let mut depth = 0usize;
+    let mut start = 0;
+    for (i, c) in list.char_indices() {
+        match c {
+            '<' | '(' | '[' => depth += 1,
+            '>' | ')' | ']' => depth = depth.saturating_sub(1),
+            ',' if depth == 0 => {
+                parts.push(list[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(list[start..].trim());
+    parts.retain(|p| !p.is_empty());
+    parts
 }
 
 /// What a function returns, as `value_type` reads it; an `Option<T>` or a `Result<T, E>`
@@ -1195,6 +1280,18 @@ fn elements(written: &str) -> Option<String> {
 /// `Wheel`; an `Option` as what it holds (what `Some(x)`
 /// patterns, `.unwrap()` and `.as_ref()` reach). `None` for tuples, slices and `impl Trait`.
 fn value_type(written: &str) -> Option<String> {
+    let name = strip_generics(unwrapped(written)?);
+    let valid = !name.is_empty()
+        && !name.starts_with("impl ")
+        && name
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == ':');
+    valid.then_some(name)
+}
+
+/// The written type `value_type` reads the name of: references, lifetimes, `mut`, `dyn` and
+/// the pointers method calls see through taken off (`&'a Arc<Padded<T>>` → `Padded<T>`).
+fn unwrapped(written: &str) -> Option<&str> {
     let mut t = written.trim();
     loop {
         t = t.trim_start_matches('&').trim_start();
@@ -1222,13 +1319,7 @@ fn value_type(written: &str) -> Option<String> {
             break;
         }
     }
-    let name = strip_generics(t);
-    let valid = !name.is_empty()
-        && !name.starts_with("impl ")
-        && name
-            .chars()
-            .all(|c| c.is_alphanumeric() || c == '_' || c == ':');
-    valid.then_some(name)
+    Some(t)
 }
 
 /// `if let Some(x) = f()`, `while let Ok(x) = a.b()`, `let Some(x) = f() else { … }` and a

@@ -394,6 +394,9 @@ impl<'a> Resolver<'a> {
                         return hits;
                     }
                 }
+                if let Some(hit) = self.dereferenced_field_member(fi, scope, path, name, depth) {
+                    return vec![hit];
+                }
             }
             Receiver::Call(callee) => {
                 // `C().m()`: when `C` is a type, the receiver is an instance of it.

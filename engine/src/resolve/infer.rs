@@ -447,6 +447,51 @@ impl<'a> Resolver<'a> {
         hits.next().is_none().then_some(first)
     }
 
+    /// `a.field.m()` in Rust where the field's type has no `m` but dereferences (`impl<T> Deref
+    /// for Padded<T> { type Target = T; }`) to a type that has it: its type argument as the
+    /// field is written (`field: Padded<Waker>`), or the type it names as its target.
+    pub(super) fn dereferenced_field_member(
+        &self,
+        fi: usize,
+        scope: Option<u32>,
+        path: &str,
+        name: &str,
+        depth: u32,
+    ) -> Option<(u32, f32, Reason)> {
+        if self.files[fi].lang != Lang::Rust {
+            return None;
+        }
+        let (head, attr) = path.rsplit_once('.')?;
+        let (owner, reached) = self.path_type(fi, scope, head, depth)?;
+        let &(file, def) = self.node_def.get(&owner)?;
+        let (at_file, class, written) = self.attribute_type(file, def, attr)?;
+        let (wrapper, wrapped) = self.resolve_type(at_file, Some(class), written)?;
+        let &(w_file, w_def) = self.node_def.get(&wrapper)?;
+        let wrapper_name = &self.files[w_file].defs.get(w_def as usize)?.name;
+        let (_, position, target) = self.files[w_file]
+            .deref_targets
+            .iter()
+            .find(|(ty, _, _)| ty == wrapper_name)?;
+        let (t, c) = match position {
+            Some(at) => {
+                let (_, _, arguments) = self.files[at_file]
+                    .attr_type_args
+                    .iter()
+                    .find(|(c, a, _)| *c == class && a == attr)?;
+                let argument = arguments.get(*at as usize).filter(|a| !a.is_empty())?;
+                self.resolve_type(at_file, Some(class), argument)?
+            }
+            None => self.resolve_type(w_file, None, target)?,
+        };
+        self.typed_member(
+            t,
+            reached.min(wrapped).min(c),
+            name,
+            confidence::ATTRIBUTE_TYPE,
+            Reason::AttributeType,
+        )
+    }
+
     /// The traits of Rust type parameter `name` as the scope sees it, when several bound it.
     fn type_param_traits(&self, fi: usize, scope: Option<u32>, name: &str) -> Option<Vec<&'a str>> {
         let f = &self.files[fi];

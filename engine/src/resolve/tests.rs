@@ -3900,3 +3900,54 @@ impl<'a> Writer<'a> {
         ]
     );
 }
+
+#[test]
+fn rust_a_fields_deref_wrapper_stands_for_its_target_when_it_lacks_the_method() {
+    let source = r#"use std::ops::Deref;
+pub struct Waker;
+impl Waker { pub fn wake(&self) {} pub fn get(&self) {} }
+pub struct Table;
+impl Table { pub fn wake(&self) {} pub fn get(&self) {} }
+pub struct Padded<'a, T> { value: &'a T }
+impl<'a, T> Deref for Padded<'a, T> {
+    type Target = T;
+    fn deref(&self) -> &T { self.value }
+}
+impl<'a, T> Padded<'a, T> { pub fn get(&self) {} }
+pub struct Globals;
+impl Deref for Globals {
+    type Target = Table;
+    fn deref(&self) -> &Table { todo!() }
+}
+pub struct Chan<'a> { waker: Padded<'a, Waker>, globals: Globals }
+impl<'a> Chan<'a> {
+    pub fn notify(&self) {
+        self.waker.wake();
+        self.waker.get();
+        self.globals.wake();
+    }
+}
+"#;
+    let g = graph(&[("src/lib.rs", source)]);
+    // `get` is the wrapper's own.
+    assert_eq!(
+        sure_calls_from(&g, "Method:src/lib.rs:Chan.notify"),
+        [
+            (
+                "Method:src/lib.rs:Padded.get".to_owned(),
+                0.95,
+                "attribute-type"
+            ),
+            (
+                "Method:src/lib.rs:Table.wake".to_owned(),
+                0.95,
+                "attribute-type"
+            ),
+            (
+                "Method:src/lib.rs:Waker.wake".to_owned(),
+                0.95,
+                "attribute-type"
+            ),
+        ]
+    );
+}
