@@ -249,6 +249,10 @@ pub struct FileFacts {
     /// argument as `value_type` reads it, empty when unknown; lifetimes not counted).
     #[serde(default)]
     pub attr_type_args: Vec<(DefIdx, String, Vec<String>)>,
+    /// Rust methods of an `impl` block for a generic type: (method, the type's arguments as
+    /// the block writes them: `impl<T, S> Tx<T, S>` → `T`, `S`).
+    #[serde(default)]
+    pub impl_arguments: Vec<(DefIdx, Vec<String>)>,
     /// Rust types implementing `Deref`: (type, the place of the type argument it dereferences
     /// to, else the type it dereferences to).
     #[serde(default)]
@@ -313,6 +317,7 @@ impl FileFacts {
             type_param_traits: Vec::new(),
             attr_type_args: Vec::new(),
             deref_targets: Vec::new(),
+            impl_arguments: Vec::new(),
             attr_bindings: Vec::new(),
             attr_calls: Vec::new(),
             package: None,

@@ -16,9 +16,9 @@ use crate::graph::NodeKind;
 /// A macro invocation whose items were read: (macro name, first line, last line).
 type MacroSpan = (String, u32, u32);
 
-/// The `impl` block a method sits in: its type's name and its type parameters (see
-/// `type_parameters`).
-type ImplOf = Option<(String, Vec<TypeParameter>)>;
+/// The `impl` block a method sits in: its type's name, its type parameters (see
+/// `type_parameters`) and the type's arguments as written (`impl<T, S> Tx<T, S>`: `T`, `S`).
+type ImplOf = Option<(String, Vec<TypeParameter>, Vec<String>)>;
 
 /// A type parameter, its one trait bound (empty when it has none or several) and every trait
 /// that bounds it.
@@ -55,7 +55,19 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
                     trait_impls.push((ty.clone(), tr));
                 }
                 if let Some(body) = field(node, "body") {
-                    let impl_of = ty.map(|t| (t, generics));
+                    let arguments = field(node, "type")
+                        .and_then(|t| unwrapped(text(t, src)))
+                        .and_then(|t| t.split_once('<'))
+                        .and_then(|(_, args)| args.trim_end().strip_suffix('>'))
+                        .map(|args| {
+                            top_level_arguments(args)
+                                .into_iter()
+                                .filter(|a| !a.starts_with('\''))
+                                .map(str::to_owned)
+                                .collect()
+                        })
+                        .unwrap_or_default();
+                    let impl_of = ty.map(|t| (t, generics, arguments));
                     push_children(&mut cursor, body, (scope, impl_of), &mut stack);
                 }
                 continue;
@@ -73,7 +85,7 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
                     NodeKind::Function
                 };
                 let mut def = new_def(facts, kind, name, scope, node);
-                if let Some((ty, _)) = &impl_of {
+                if let Some((ty, _, _)) = &impl_of {
                     def.qualified = format!("{ty}.{name}");
                 }
                 fill(&mut def, node, src);
@@ -90,12 +102,15 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
                         .collect();
                     facts.tuple_returns.push((idx, types));
                 }
-                if let Some((ty, _)) = &impl_of {
+                if let Some((ty, _, arguments)) = &impl_of {
                     owners.push((idx, ty.clone()));
+                    if !arguments.is_empty() {
+                        facts.impl_arguments.push((idx, arguments.clone()));
+                    }
                 }
                 // The function's own type parameters hide its `impl` block's of the same name.
                 let mut generics = type_parameters(node, src);
-                if let Some((_, outer)) = &impl_of {
+                if let Some((_, outer, _)) = &impl_of {
                     generics.extend(outer.iter().cloned());
                 }
                 if let Some(params) = field(node, "parameters") {

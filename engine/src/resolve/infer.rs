@@ -289,6 +289,9 @@ impl<'a> Resolver<'a> {
         {
             return Some((t, conf.min(c).min(confidence::RETURN_TYPE)));
         }
+        if let Some((t, c)) = self.argument_result_type(fi, scope, callee, (file, def), depth) {
+            return Some((t, conf.min(c).min(confidence::RETURN_TYPE)));
+        }
         let (t, c) = self.resolve_type(file, Some(def), returns)?;
         Some((t, conf.min(c).min(confidence::RETURN_TYPE)))
     }
@@ -473,14 +476,7 @@ impl<'a> Resolver<'a> {
             .iter()
             .find(|(ty, _, _)| ty == wrapper_name)?;
         let (t, c) = match position {
-            Some(at) => {
-                let (_, _, arguments) = self.files[at_file]
-                    .attr_type_args
-                    .iter()
-                    .find(|(c, a, _)| *c == class && a == attr)?;
-                let argument = arguments.get(*at as usize).filter(|a| !a.is_empty())?;
-                self.resolve_type(at_file, Some(class), argument)?
-            }
+            Some(at) => self.field_argument_type(at_file, class, attr, *at as usize)?,
             None => self.resolve_type(w_file, None, target)?,
         };
         self.typed_member(
@@ -490,6 +486,56 @@ impl<'a> Resolver<'a> {
             confidence::ATTRIBUTE_TYPE,
             Reason::AttributeType,
         )
+    }
+
+    /// `a.field.f()` in Rust where `f` returns a type parameter of its `impl` block's type
+    /// (`impl<T, S> Tx<T, S> { fn semaphore(&self) -> &S }`, `Mutex<T>::lock` returning a
+    /// `MutexGuard<'_, T>`): the type argument at that place as the field is written (`chan:
+    /// Tx<T, Bounded>`, `waiters: Mutex<Waiters>`).
+    fn argument_result_type(
+        &self,
+        fi: usize,
+        scope: Option<u32>,
+        callee: &Callee,
+        (file, def): (usize, u32),
+        depth: u32,
+    ) -> Option<(u32, f32)> {
+        let Callee::Member {
+            receiver: Receiver::Path(path),
+            ..
+        } = callee
+        else {
+            return None;
+        };
+        let f = &self.files[file];
+        let returns = f.defs.get(def as usize)?.returns.as_str();
+        let (_, arguments) = f.impl_arguments.iter().find(|(d, _)| *d == def)?;
+        let position = arguments.iter().position(|a| a == returns)?;
+        self.type_param_bound(file, Some(def), returns)?;
+        let (head, attr) = path.rsplit_once('.')?;
+        let (owner, reached) = self.path_type(fi, scope, head, depth)?;
+        let &(owner_file, owner_def) = self.node_def.get(&owner)?;
+        let (at_file, class, _) = self.attribute_type(owner_file, owner_def, attr)?;
+        let (t, c) = self.field_argument_type(at_file, class, attr, position)?;
+        Some((t, reached.min(c)))
+    }
+
+    /// The type argument at `position` of field `attr` of type `class` of file `file` as the
+    /// field is written (`chan: Tx<T, Bounded>`, 1 → `Bounded`).
+    fn field_argument_type(
+        &self,
+        file: usize,
+        class: u32,
+        attr: &str,
+        position: usize,
+    ) -> Option<(u32, f32)> {
+        let (_, _, arguments) = self.files[file]
+            .attr_type_args
+            .iter()
+            .find(|(c, a, _)| *c == class && a == attr)?;
+        let argument = arguments.get(position).filter(|a| !a.is_empty())?;
+        let (t, c) = self.resolve_type(file, Some(class), argument)?;
+        Some((t, c.min(confidence::ATTRIBUTE_TYPE)))
     }
 
     /// The traits of Rust type parameter `name` as the scope sees it, when several bound it.

@@ -3951,3 +3951,59 @@ impl<'a> Chan<'a> {
         ]
     );
 }
+
+#[test]
+fn rust_a_method_returning_its_impls_type_parameter_gives_the_fields_type_argument() {
+    let source = r#"use std::sync::MutexGuard;
+pub trait Semaphore { fn is_closed(&self) -> bool; }
+pub struct Bounded;
+impl Bounded { pub fn is_closed(&self) -> bool { true } }
+pub struct Waiters;
+impl Waiters { pub fn remove(&self) {} }
+pub struct Other;
+impl Other { pub fn remove(&self) {} pub fn is_closed(&self) -> bool { true } }
+pub struct Tx<T, S> { value: T, semaphore: S }
+impl<T, S: Semaphore> Tx<T, S> {
+    pub fn semaphore(&self) -> &S { &self.semaphore }
+}
+pub struct Lock<T> { value: T }
+impl<T> Lock<T> {
+    pub fn lock(&self) -> MutexGuard<'_, T> { todo!() }
+}
+pub struct Sender { chan: Tx<u8, Bounded>, waiters: Lock<Waiters> }
+impl Sender {
+    pub fn close(&self) {
+        let semaphore = self.chan.semaphore();
+        semaphore.is_closed();
+        let waiters = self.waiters.lock();
+        waiters.remove();
+    }
+}
+"#;
+    let g = graph(&[("src/lib.rs", source)]);
+    assert_eq!(
+        sure_calls_from(&g, "Method:src/lib.rs:Sender.close"),
+        [
+            (
+                "Method:src/lib.rs:Bounded.is_closed".to_owned(),
+                0.95,
+                "receiver-type"
+            ),
+            (
+                "Method:src/lib.rs:Lock.lock".to_owned(),
+                0.95,
+                "attribute-type"
+            ),
+            (
+                "Method:src/lib.rs:Tx.semaphore".to_owned(),
+                0.95,
+                "attribute-type"
+            ),
+            (
+                "Method:src/lib.rs:Waiters.remove".to_owned(),
+                0.95,
+                "receiver-type"
+            ),
+        ]
+    );
+}
