@@ -538,6 +538,27 @@ impl<'a> Resolver<'a> {
         Some((t, c.min(confidence::ATTRIBUTE_TYPE)))
     }
 
+    /// Whether Rust path `a.b.field` is a field declared as a collection (an array, a slice, a
+    /// `Vec`, a `VecDeque`: `T[]` in facts).
+    pub(super) fn declared_collection(
+        &self,
+        fi: usize,
+        scope: Option<u32>,
+        path: &str,
+        depth: u32,
+    ) -> bool {
+        let Some((head, attr)) = path.rsplit_once('.') else {
+            return false;
+        };
+        let Some((owner, _)) = self.path_type(fi, scope, head, depth) else {
+            return false;
+        };
+        self.node_def
+            .get(&owner)
+            .and_then(|&(file, def)| self.attribute_type(file, def, attr))
+            .is_some_and(|(_, _, written)| written.ends_with("[]"))
+    }
+
     /// The traits of Rust type parameter `name` as the scope sees it, when several bound it.
     fn type_param_traits(&self, fi: usize, scope: Option<u32>, name: &str) -> Option<Vec<&'a str>> {
         let f = &self.files[fi];
@@ -1187,6 +1208,12 @@ impl<'a> Resolver<'a> {
             let (t, c) = self.receiver_type(fi, scope, receiver, depth + 1)?;
             return Some((t, c.min(confidence::RETURN_TYPE)));
         }
+        // `self.queue.pop_front()` of a field declared as a collection (`VecDeque<Task>`): one
+        // of its elements, as the standard collections' accessors give them.
+        if is_element_accessor(name) && matches!(receiver, Receiver::Name(_) | Receiver::Path(_)) {
+            let (t, c) = self.element_type(fi, scope, receiver, depth + 1)?;
+            return Some((t, c.min(confidence::RETURN_TYPE)));
+        }
         // `let (a, b) = f()`: element `0`, `1`, … of the tuple `f` returns.
         if let Ok(element) = name.parse::<usize>() {
             let Receiver::Call(inner) = receiver else {
@@ -1219,4 +1246,26 @@ impl<'a> Resolver<'a> {
         let (t, c) = self.receiver_type(fi, scope, receiver, depth + 1)?;
         Some((t, c.min(confidence::RETURN_TYPE)))
     }
+}
+
+/// The standard collections' methods that give one of their elements (wrapped in an `Option`
+/// but for `swap_remove`): inherent methods, which no trait method of the same name overrides.
+pub(super) fn is_element_accessor(name: &str) -> bool {
+    matches!(
+        name,
+        "pop"
+            | "pop_front"
+            | "pop_back"
+            | "first"
+            | "last"
+            | "front"
+            | "back"
+            | "first_mut"
+            | "last_mut"
+            | "front_mut"
+            | "back_mut"
+            | "get"
+            | "get_mut"
+            | "swap_remove"
+    )
 }

@@ -4007,3 +4007,35 @@ impl Sender {
         ]
     );
 }
+
+#[test]
+fn rust_element_accessors_of_a_collection_field_give_its_elements_not_project_methods() {
+    let source = r#"use std::collections::VecDeque;
+pub struct Task;
+impl Task { pub fn run(&self) {} }
+pub struct Other;
+impl Other { pub fn run(&self) {} }
+pub struct List;
+impl List { pub fn pop_front(&mut self) -> Option<Other> { None } }
+pub struct Shared { queue: VecDeque<Task>, tasks: Vec<Task> }
+impl Shared {
+    pub fn drain(&mut self) {
+        while let Some(task) = self.queue.pop_front() {
+            task.run();
+        }
+        let last = self.tasks.last().unwrap();
+        last.run();
+    }
+}
+"#;
+    let g = graph(&[("src/lib.rs", source)]);
+    // `pop_front` is `VecDeque`'s own, not the project's only `pop_front`.
+    assert_eq!(
+        sure_calls_from(&g, "Method:src/lib.rs:Shared.drain"),
+        [(
+            "Method:src/lib.rs:Task.run".to_owned(),
+            0.95,
+            "receiver-type"
+        )]
+    );
+}
