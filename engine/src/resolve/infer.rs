@@ -1177,7 +1177,8 @@ impl<'a> Resolver<'a> {
     /// `f().unwrap()`, `f().expect(…)`, `f()?` (read as `.unwrap()`) in Rust: the `T` of the
     /// `Option<T>` or `Result<T, E>` that `f` is declared to return (`T?` in facts). And the
     /// standard methods that give back the same value behind another pointer (`x.as_mut()`,
-    /// `x.as_ref()`, `x.clone()`, `x.borrow()`, an `Option`'s `x.take()`), and the projections
+    /// `x.as_ref()`, `x.clone()`, `x.borrow()`, an `Option`'s `x.take()`, a `Pin`'s
+    /// `x.get_mut()`, `x.get_ref()`, `x.get_unchecked_mut()`), and the projections
     /// pin-projection macros generate (`x.project()`, `x.project_ref()`: the same fields,
     /// pinned or not), when the project defines none of that name for the receiver: `x`'s
     /// type. `x.unwrap()` of a variable or field typed by what its `Option` holds: that type.
@@ -1204,6 +1205,9 @@ impl<'a> Resolver<'a> {
                 | "project"
                 | "project_ref"
                 | "take"
+                | "get_mut"
+                | "get_ref"
+                | "get_unchecked_mut"
         ) {
             let (t, c) = self.receiver_type(fi, scope, receiver, depth + 1)?;
             return Some((t, c.min(confidence::RETURN_TYPE)));

@@ -4039,3 +4039,37 @@ impl Shared {
         )]
     );
 }
+
+#[test]
+fn rust_a_pins_get_mut_and_get_ref_give_the_pinned_value() {
+    let source = r#"use std::pin::Pin;
+pub struct Inner;
+impl Inner { pub fn flush(&self) {} }
+pub struct Other;
+impl Other { pub fn flush(&self) {} }
+pub struct File { inner: Inner }
+impl File {
+    pub fn poll_flush(self: Pin<&mut Self>) {
+        let me = self.get_mut();
+        me.inner.flush();
+    }
+    pub fn poll_ref(self: Pin<&Self>) {
+        self.get_ref().inner.flush();
+    }
+}
+"#;
+    let g = graph(&[("src/lib.rs", source)]);
+    let flush = vec![(
+        "Method:src/lib.rs:Inner.flush".to_owned(),
+        0.95,
+        "attribute-type",
+    )];
+    assert_eq!(
+        sure_calls_from(&g, "Method:src/lib.rs:File.poll_flush"),
+        flush
+    );
+    assert_eq!(
+        sure_calls_from(&g, "Method:src/lib.rs:File.poll_ref"),
+        flush
+    );
+}
