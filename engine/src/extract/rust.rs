@@ -381,8 +381,8 @@ fn fill(def: &mut crate::facts::Def, node: Node, src: &[u8]) {
 
 /// An item's type parameters (a function's, an `impl` block's, a type's), each with its one
 /// trait bound that is not a marker (`R: AsyncRead + ?Sized + Unpin`, also in a `where`
-/// clause), or empty when it has none or several; a name only a `where` clause bounds (a
-/// parameter of an enclosing item) too: parameter → trait.
+/// clause), or empty when it has none or several, and every such trait that bounds it; a name
+/// only a `where` clause bounds (a parameter of an enclosing item) too.
 fn type_parameters(item: Node, src: &[u8]) -> Vec<TypeParameter> {
     let mut predicates: Vec<Node> = field(item, "type_parameters")
         .map(named_children)
@@ -435,7 +435,8 @@ fn type_parameters(item: Node, src: &[u8]) -> Vec<TypeParameter> {
         .collect()
 }
 
-/// Records an item's type parameters: each with its one bound, and those several traits bound.
+/// Records an item's type parameters with their one bound, and the traits of those that
+/// several traits bound.
 fn push_type_params(facts: &mut FileFacts, def: u32, parameters: Vec<TypeParameter>) {
     for (name, bound, all) in parameters {
         if all.len() > 1 {
