@@ -40,11 +40,6 @@ pub struct Def {
     /// Defined in a branch of an `if` or `try` at its level: another branch may define the
     /// same name, and which one runs is decided at run time.
     pub conditional: bool,
-    /// Parameters declared as functions (`init: (source: Observable<T>) => void`): (position,
-    /// the type each of that function's parameters is declared as, empty where not a plain
-    /// type). A function written as the argument there gets its parameters typed by them.
-    #[serde(default)]
-    pub callback_params: Vec<(u32, Vec<String>)>,
 }
 
 /// One imported name and the local name it is bound to.
@@ -140,16 +135,33 @@ pub struct ElementBinding {
     pub of: Receiver,
 }
 
-/// `operate((source, subscriber) => …)`, `new Observable((subscriber) => …)`: an untyped
-/// parameter of a function written as argument `arg` of a call holds the type the called
-/// function declares for parameter `param` of its callback (`Def::callback_params`).
+/// Rust `x.with(|a, b| …)`, TypeScript `operate((a, b) => …)`: `a` and `b` hold what the
+/// function called passes its closure argument, typed by the closure's bound or declared type
+/// in its signature (`f: impl FnOnce(&mut T) -> R`, `init: (source: Observable<T>) => void`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct CallbackBinding {
+pub struct ClosureBinding {
     pub scope: Option<DefIdx>,
     pub var: String,
+    /// The call the closure is an argument of.
     pub callee: Callee,
-    pub arg: u32,
-    pub param: u32,
+    /// Which argument of the call the closure is (the receiver of `x.f(…)` not counted).
+    pub argument: u32,
+    /// Which of the closure's parameters binds the name.
+    pub parameter: u32,
+}
+
+/// A function's parameter that takes a closure: `f: impl FnOnce(&mut T) -> R`, `f: F` where
+/// `F: Fn(A, B)` (Rust), `init: (source: Observable<T>) => void` (TypeScript, also a
+/// constructor's).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClosureParam {
+    pub def: DefIdx,
+    /// Its place among the parameters, `self` not counted.
+    pub position: u32,
+    /// Whether the function takes `self` (a method call passes it as the receiver).
+    pub takes_self: bool,
+    /// The closure's parameter types as `value_type` reads them, empty when unknown.
+    pub types: Vec<String>,
 }
 
 /// `self.builder = self.create_builder(name)` in a method: the attribute holds what the call
@@ -185,9 +197,6 @@ pub struct FileFacts {
     pub call_bindings: Vec<CallBinding>,
     /// Variables bound to a collection's elements (`for … of`, callbacks).
     pub element_bindings: Vec<ElementBinding>,
-    /// Parameters of functions written as arguments, bound to what the callee declares for them.
-    #[serde(default)]
-    pub callback_bindings: Vec<CallbackBinding>,
     /// Variables bound to what a chain of attributes holds (Go `x := n.first`): (scope,
     /// variable, the chain as written).
     #[serde(default)]
@@ -203,6 +212,20 @@ pub struct FileFacts {
     /// The same for `element_bindings` (a `for` loop).
     #[serde(default)]
     pub element_binding_spans: Vec<(u32, u32)>,
+    /// Closure parameters bound by the function the closure is passed to.
+    #[serde(default)]
+    pub closure_bindings: Vec<ClosureBinding>,
+    /// Rust: the lines where each of `closure_bindings` holds (the closure), in the same order.
+    /// Empty for other languages: a binding holds in its whole scope.
+    #[serde(default)]
+    pub closure_binding_spans: Vec<(u32, u32)>,
+    /// Rust functions returning a tuple: (function, each element's type as `value_type` reads
+    /// it, empty when unknown).
+    #[serde(default)]
+    pub tuple_returns: Vec<(DefIdx, Vec<String>)>,
+    /// Functions' parameters that take closures.
+    #[serde(default)]
+    pub closure_params: Vec<ClosureParam>,
     /// Names a scope declares as variables or parameters (`const x = …`, `(x) => …`,
     /// `catch (e)`; JavaScript and TypeScript): inside a function they hide the file's names
     /// and imports of the same name; at module level they hold values that no definition
@@ -221,6 +244,22 @@ pub struct FileFacts {
     /// parameter, its one trait bound, or empty when it has none or several).
     #[serde(default)]
     pub type_params: Vec<(DefIdx, String, String)>,
+    /// Rust type parameters bound by several traits (`R: AsyncRead + AsyncWrite`): (def,
+    /// parameter, the traits). Their `type_params` bound is empty.
+    #[serde(default)]
+    pub type_param_traits: Vec<(DefIdx, String, Vec<String>)>,
+    /// Rust fields' type arguments (`waker: Padded<AtomicWaker>`): (type def, field, each
+    /// argument as `value_type` reads it, empty when unknown; lifetimes not counted).
+    #[serde(default)]
+    pub attr_type_args: Vec<(DefIdx, String, Vec<String>)>,
+    /// Rust methods of an `impl` block for a generic type: (method, the type's arguments as
+    /// the block writes them: `impl<T, S> Tx<T, S>` → `T`, `S`).
+    #[serde(default)]
+    pub impl_arguments: Vec<(DefIdx, Vec<String>)>,
+    /// Rust types implementing `Deref`: (type, the place of the type argument it dereferences
+    /// to, else the type it dereferences to).
+    #[serde(default)]
+    pub deref_targets: Vec<(String, Option<u32>, String)>,
     /// `self.attr = Type(...)` style bindings: (class def, attribute, type).
     pub attr_bindings: Vec<(DefIdx, String, String)>,
     /// Attributes assigned a call's result in a method.
@@ -266,15 +305,22 @@ impl FileFacts {
             bindings: Vec::new(),
             call_bindings: Vec::new(),
             element_bindings: Vec::new(),
-            callback_bindings: Vec::new(),
             path_bindings: Vec::new(),
             binding_spans: Vec::new(),
             call_binding_spans: Vec::new(),
             element_binding_spans: Vec::new(),
+            closure_bindings: Vec::new(),
+            closure_binding_spans: Vec::new(),
+            closure_params: Vec::new(),
+            tuple_returns: Vec::new(),
             locals: Vec::new(),
             type_aliases: Vec::new(),
             type_alias_lines: Vec::new(),
             type_params: Vec::new(),
+            type_param_traits: Vec::new(),
+            attr_type_args: Vec::new(),
+            deref_targets: Vec::new(),
+            impl_arguments: Vec::new(),
             attr_bindings: Vec::new(),
             attr_calls: Vec::new(),
             package: None,
@@ -304,6 +350,40 @@ impl FileFacts {
             });
             if let (Some(type_def), Some(def)) = (type_def, self.defs.get_mut(*method as usize)) {
                 def.parent = Some(type_def as DefIdx);
+            }
+        }
+        self.adopt_by_compiled_alternatives();
+    }
+
+    /// Moves methods of real code adopted by a type in stand-in code (the first of `cfg`
+    /// alternatives of one type) to the alternative of the type that is compiled, when there is
+    /// one at the same level.
+    pub fn adopt_by_compiled_alternatives(&mut self) {
+        if self.test_spans.is_empty() {
+            return;
+        }
+        for d in 0..self.defs.len() {
+            let Some(owner) = self.defs[d].parent.map(|p| p as usize) else {
+                continue;
+            };
+            let Some(o) = self.defs.get(owner) else {
+                continue;
+            };
+            if self.defs[d].kind != NodeKind::Method
+                || !o.kind.is_type()
+                || !self.is_test_def(owner as DefIdx)
+                || self.is_test_def(d as DefIdx)
+            {
+                continue;
+            }
+            let compiled = self.defs.iter().enumerate().position(|(i, t)| {
+                t.name == o.name
+                    && t.kind == o.kind
+                    && t.parent == o.parent
+                    && !self.is_test_def(i as DefIdx)
+            });
+            if let Some(compiled) = compiled {
+                self.defs[d].parent = Some(compiled as DefIdx);
             }
         }
     }

@@ -9,8 +9,8 @@ use super::{
     doc_line, field, header_before_body, line, named_children, new_def, strip_generics, text,
 };
 use crate::facts::{
-    Binding, CallBinding, CallbackBinding, Callee, ElementBinding, FileFacts, Import, ImportedName,
-    Receiver,
+    Binding, CallBinding, Callee, ClosureBinding, ClosureParam, ElementBinding, FileFacts, Import,
+    ImportedName, Receiver,
 };
 use crate::graph::NodeKind;
 
@@ -143,7 +143,6 @@ fn define(
     def.signature = header_before_body(node, field(node, "body"), src);
     def.doc = doc_before(node, src);
     def.returns = returns(node, src);
-    def.callback_params = callback_params(node, src);
     def.exported = if kind == NodeKind::Method {
         !name.starts_with('#') && !text(node, src).trim_start().starts_with("private")
     } else {
@@ -162,6 +161,7 @@ fn define(
     }
     let idx = facts.defs.len() as u32;
     facts.defs.push(def);
+    closure_params(idx, node, src, facts);
     idx
 }
 
@@ -279,10 +279,10 @@ fn variable<'t>(
         def.signature = header_before_body(node, field(value, "body"), src);
         def.doc = doc_before(node.parent().unwrap_or(node), src);
         def.returns = returns(value, src);
-        def.callback_params = callback_params(value, src);
         def.exported = exported;
         let idx = facts.defs.len() as u32;
         facts.defs.push(def);
+        closure_params(idx, value, src, facts);
         if let Some(param) = field(value, "parameter") {
             declare(param, Some(idx), src, facts);
         }
@@ -430,13 +430,12 @@ fn positional_params<'t>(params: Node<'t>, src: &[u8]) -> Vec<Node<'t>> {
         .collect()
 }
 
-/// A function's parameters declared as functions: (position, the plain type each parameter of
-/// that function type is declared as, empty where it is none).
-fn callback_params(function: Node, src: &[u8]) -> Vec<(u32, Vec<String>)> {
+/// The parameters of `function` (definition `def`) declared as functions: the plain type each
+/// parameter of that function type is declared as, empty where it is none.
+fn closure_params(def: u32, function: Node, src: &[u8], facts: &mut FileFacts) {
     let Some(params) = field(function, "parameters") else {
-        return Vec::new();
+        return;
     };
-    let mut out = Vec::new();
     for (at, param) in positional_params(params, src).into_iter().enumerate() {
         let Some(callback_params) = field(param, "type")
             .and_then(function_type_in)
@@ -453,10 +452,14 @@ fn callback_params(function: Node, src: &[u8]) -> Vec<(u32, Vec<String>)> {
             })
             .collect();
         if declared.iter().any(|t| !t.is_empty()) {
-            out.push((at as u32, declared));
+            facts.closure_params.push(ClosureParam {
+                def,
+                position: at as u32,
+                takes_self: false,
+                types: declared,
+            });
         }
     }
-    out
 }
 
 /// `f(a, (x, y) => …)`, `new C(function (x) { … })`: each untyped parameter of a function
@@ -496,12 +499,12 @@ fn callback_bindings(
                 _ => None,
             };
             if let Some(name) = name {
-                facts.callback_bindings.push(CallbackBinding {
+                facts.closure_bindings.push(ClosureBinding {
                     scope,
                     var: text(name, src).to_owned(),
                     callee: callee.clone(),
-                    arg: arg as u32,
-                    param: param as u32,
+                    argument: arg as u32,
+                    parameter: param as u32,
                 });
             }
         }
@@ -704,11 +707,11 @@ fn field_function(
     def.signature = header_before_body(node, field(value, "body"), src);
     def.doc = doc_before(node, src);
     def.returns = returns(value, src);
-    def.callback_params = callback_params(value, src);
     def.exported =
         !text(name, src).starts_with('#') && !text(node, src).trim_start().starts_with("private");
     let idx = facts.defs.len() as u32;
     facts.defs.push(def);
+    closure_params(idx, value, src, facts);
     if let Some(param) = field(value, "parameter") {
         declare(param, Some(idx), src, facts);
     }

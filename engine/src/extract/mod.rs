@@ -253,7 +253,6 @@ pub(crate) fn new_def(
         decorators: Vec::new(),
         returns: String::new(),
         returns_variable: String::new(),
-        callback_params: Vec::new(),
         conditional: false,
     }
 }

@@ -8,16 +8,21 @@ use super::{
     push_call, push_children, rust_cfg, strip_generics, text,
 };
 use crate::facts::{
-    Binding, CallBinding, Callee, ElementBinding, FileFacts, Import, ImportedName, Receiver,
+    Binding, CallBinding, Callee, ClosureBinding, ClosureParam, ElementBinding, FileFacts, Import,
+    ImportedName, Receiver,
 };
 use crate::graph::NodeKind;
 
 /// A macro invocation whose items were read: (macro name, first line, last line).
 type MacroSpan = (String, u32, u32);
 
-/// The `impl` block a method sits in: its type's name and its type parameters (see
-/// `type_parameters`).
-type ImplOf = Option<(String, Vec<(String, String)>)>;
+/// The `impl` block a method sits in: its type's name, its type parameters (see
+/// `type_parameters`) and the type's arguments as written (`impl<T, S> Tx<T, S>`: `T`, `S`).
+type ImplOf = Option<(String, Vec<TypeParameter>, Vec<String>)>;
+
+/// A type parameter, its one trait bound (empty when it has none or several) and every trait
+/// that bounds it.
+type TypeParameter = (String, String, Vec<String>);
 
 pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
     let mut owners: Vec<(u32, String)> = Vec::new();
@@ -34,15 +39,35 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
                 let ty = field(node, "type").map(|t| {
                     let written = text(t, src);
                     value_type(written)
-                        .filter(|v| !generics.iter().any(|(name, _)| name == v))
+                        .filter(|v| !generics.iter().any(|(name, _, _)| name == v))
                         .unwrap_or_else(|| strip_generics(written))
                 });
                 let tr = field(node, "trait").map(|t| strip_generics(text(t, src)));
+                if let (Some(ty), Some("Deref"), Some(written), Some(body)) = (
+                    &ty,
+                    tr.as_deref().and_then(|t| t.rsplit("::").next()),
+                    field(node, "type"),
+                    field(node, "body"),
+                ) {
+                    deref_target(ty, text(written, src), &generics, body, src, facts);
+                }
                 if let (Some(ty), Some(tr)) = (&ty, tr) {
                     trait_impls.push((ty.clone(), tr));
                 }
                 if let Some(body) = field(node, "body") {
-                    let impl_of = ty.map(|t| (t, generics));
+                    let arguments = field(node, "type")
+                        .and_then(|t| unwrapped(text(t, src)))
+                        .and_then(|t| t.split_once('<'))
+                        .and_then(|(_, args)| args.trim_end().strip_suffix('>'))
+                        .map(|args| {
+                            top_level_arguments(args)
+                                .into_iter()
+                                .filter(|a| !a.starts_with('\''))
+                                .map(str::to_owned)
+                                .collect()
+                        })
+                        .unwrap_or_default();
+                    let impl_of = ty.map(|t| (t, generics, arguments));
                     push_children(&mut cursor, body, (scope, impl_of), &mut stack);
                 }
                 continue;
@@ -60,7 +85,7 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
                     NodeKind::Function
                 };
                 let mut def = new_def(facts, kind, name, scope, node);
-                if let Some((ty, _)) = &impl_of {
+                if let Some((ty, _, _)) = &impl_of {
                     def.qualified = format!("{ty}.{name}");
                 }
                 fill(&mut def, node, src);
@@ -69,20 +94,30 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
                     .unwrap_or_default();
                 let idx = facts.defs.len() as u32;
                 facts.defs.push(def);
-                if let Some((ty, _)) = &impl_of {
+                if let Some(tuple) = field(node, "return_type").filter(|t| t.kind() == "tuple_type")
+                {
+                    let types = named_children(tuple)
+                        .into_iter()
+                        .map(|t| value_type(text(t, src)).unwrap_or_default())
+                        .collect();
+                    facts.tuple_returns.push((idx, types));
+                }
+                if let Some((ty, _, arguments)) = &impl_of {
                     owners.push((idx, ty.clone()));
+                    if !arguments.is_empty() {
+                        facts.impl_arguments.push((idx, arguments.clone()));
+                    }
                 }
                 // The function's own type parameters hide its `impl` block's of the same name.
                 let mut generics = type_parameters(node, src);
-                if let Some((_, outer)) = &impl_of {
+                if let Some((_, outer, _)) = &impl_of {
                     generics.extend(outer.iter().cloned());
                 }
                 if let Some(params) = field(node, "parameters") {
                     parameters(params, &generics, idx, src, facts);
+                    closure_params(node, params, idx, src, facts);
                 }
-                facts
-                    .type_params
-                    .extend(generics.into_iter().map(|(name, bound)| (idx, name, bound)));
+                push_type_params(facts, idx, generics);
                 if let Some(body) = field(node, "body") {
                     stack.push((body, (Some(idx), None)));
                 }
@@ -110,11 +145,7 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
                 }
                 let idx = facts.defs.len() as u32;
                 facts.defs.push(def);
-                facts.type_params.extend(
-                    type_parameters(node, src)
-                        .into_iter()
-                        .map(|(name, bound)| (idx, name, bound)),
-                );
+                push_type_params(facts, idx, type_parameters(node, src));
                 if let Some(body) = field(node, "body") {
                     match body.kind() {
                         "field_declaration_list" => fields(body, idx, src, facts),
@@ -350,17 +381,17 @@ fn fill(def: &mut crate::facts::Def, node: Node, src: &[u8]) {
 
 /// An item's type parameters (a function's, an `impl` block's, a type's), each with its one
 /// trait bound that is not a marker (`R: AsyncRead + ?Sized + Unpin`, also in a `where`
-/// clause), or empty when it has none or several; a name only a `where` clause bounds (a
-/// parameter of an enclosing item) too: parameter → trait.
-fn type_parameters(item: Node, src: &[u8]) -> Vec<(String, String)> {
+/// clause), or empty when it has none or several, and every such trait that bounds it; a name
+/// only a `where` clause bounds (a parameter of an enclosing item) too.
+fn type_parameters(item: Node, src: &[u8]) -> Vec<TypeParameter> {
     let mut predicates: Vec<Node> = field(item, "type_parameters")
         .map(named_children)
         .unwrap_or_default();
-    let mut found: Vec<(String, Vec<String>)> = predicates
+    let mut found: Vec<(String, Vec<String>, Vec<String>)> = predicates
         .iter()
         .filter(|p| p.kind() == "type_parameter")
         .filter_map(|p| field(*p, "name"))
-        .map(|name| (text(name, src).to_owned(), Vec::new()))
+        .map(|name| (text(name, src).to_owned(), Vec::new(), Vec::new()))
         .collect();
     for clause in named_children(item)
         .into_iter()
@@ -381,21 +412,38 @@ fn type_parameters(item: Node, src: &[u8]) -> Vec<(String, String)> {
         };
         let name = text(name, src);
         let bound = single_trait(bounds, src).unwrap_or_default();
-        match found.iter_mut().find(|(n, _)| n == name) {
-            Some((_, traits)) => traits.push(bound),
-            None => found.push((name.to_owned(), vec![bound])),
+        let named = traits_in(named_children(bounds), src);
+        match found.iter_mut().find(|(n, _, _)| n == name) {
+            Some((_, traits, all)) => {
+                traits.push(bound);
+                all.extend(named);
+            }
+            None => found.push((name.to_owned(), vec![bound], named)),
         }
     }
     found
         .into_iter()
-        .map(|(name, traits)| {
+        .map(|(name, traits, mut all)| {
             let one = match traits.split_first() {
                 Some((first, rest)) if rest.iter().all(|t| t == first) => first.clone(),
                 _ => String::new(),
             };
-            (name, one)
+            all.sort();
+            all.dedup();
+            (name, one, all)
         })
         .collect()
+}
+
+/// Records an item's type parameters with their one bound, and the traits of those that
+/// several traits bound.
+fn push_type_params(facts: &mut FileFacts, def: u32, parameters: Vec<TypeParameter>) {
+    for (name, bound, all) in parameters {
+        if all.len() > 1 {
+            facts.type_param_traits.push((def, name.clone(), all));
+        }
+        facts.type_params.push((def, name, bound));
+    }
 }
 
 /// The one trait of a bound list (`AsyncRead + ?Sized + Unpin + 'a` → `AsyncRead`), markers
@@ -419,7 +467,14 @@ fn single_trait_of(ty: Node, src: &[u8]) -> Option<String> {
 }
 
 fn one_trait(candidates: Vec<Node>, src: &[u8]) -> Option<String> {
-    let mut traits = candidates
+    let mut traits = traits_in(candidates, src).into_iter();
+    let first = traits.next()?;
+    traits.next().is_none().then_some(first)
+}
+
+/// The traits among bounds, markers and lifetimes left out.
+fn traits_in(candidates: Vec<Node>, src: &[u8]) -> Vec<String> {
+    candidates
         .into_iter()
         .filter(|b| {
             matches!(
@@ -433,18 +488,11 @@ fn one_trait(candidates: Vec<Node>, src: &[u8]) -> Option<String> {
                 t.rsplit("::").next(),
                 Some("Send" | "Sync" | "Unpin" | "Sized" | "Copy" | "Clone" | "Debug" | "Default")
             )
-        });
-    let first = traits.next()?;
-    traits.next().is_none().then_some(first)
+        })
+        .collect()
 }
 
-fn parameters(
-    params: Node,
-    bounds: &[(String, String)],
-    def: u32,
-    src: &[u8],
-    facts: &mut FileFacts,
-) {
+fn parameters(params: Node, bounds: &[TypeParameter], def: u32, src: &[u8], facts: &mut FileFacts) {
     for param in named_children(params) {
         if param.kind() != "parameter" {
             continue;
@@ -468,8 +516,8 @@ fn parameters(
             // A type parameter stands for its one trait bound.
             let ty = bounds
                 .iter()
-                .find(|(name, _)| *name == ty)
-                .map_or(ty, |(_, bound)| bound.clone());
+                .find(|(name, _, _)| *name == ty)
+                .map_or(ty, |(_, bound, _)| bound.clone());
             if ty.is_empty() {
                 continue;
             }
@@ -484,6 +532,96 @@ fn parameters(
             );
         }
     }
+}
+
+/// The parameters of function `item` that take a closure (`f: impl FnOnce(&mut T) -> R`, `f:
+/// F` or `f: &mut F` where `F: Fn(A, B)` inline or in a `where` clause), with the types the
+/// closure is given.
+fn closure_params(item: Node, params: Node, def: u32, src: &[u8], facts: &mut FileFacts) {
+    // The function's type parameters bounded by an `Fn` trait: name → the `Fn(…)` bound.
+    let mut predicates: Vec<Node> = field(item, "type_parameters")
+        .map(named_children)
+        .unwrap_or_default();
+    for clause in named_children(item)
+        .into_iter()
+        .filter(|c| c.kind() == "where_clause")
+    {
+        predicates.extend(named_children(clause));
+    }
+    let bounded: Vec<(&str, Node)> = predicates
+        .into_iter()
+        .filter_map(|p| {
+            let name = field(p, "left").or_else(|| field(p, "name")).or_else(|| {
+                named_children(p)
+                    .into_iter()
+                    .find(|c| c.kind() == "type_identifier")
+            })?;
+            let bound = fn_bound(named_children(field(p, "bounds")?), src)?;
+            Some((text(name, src), bound))
+        })
+        .collect();
+    let mut takes_self = false;
+    let mut position = 0;
+    for param in named_children(params) {
+        match param.kind() {
+            "self_parameter" => {
+                takes_self = true;
+                continue;
+            }
+            "parameter" => {}
+            _ => continue,
+        }
+        let mut ty = field(param, "type");
+        while let Some(t) = ty.filter(|t| t.kind() == "reference_type") {
+            ty = field(t, "type");
+        }
+        let signature = ty.and_then(|t| match t.kind() {
+            "abstract_type" => fn_bound(field(t, "trait").into_iter().collect(), src),
+            "type_identifier" => bounded
+                .iter()
+                .find(|(name, _)| *name == text(t, src))
+                .map(|(_, bound)| *bound),
+            _ => None,
+        });
+        if let Some(signature) = signature
+            && let Some(args) = field(signature, "parameters")
+        {
+            let types = named_children(args)
+                .into_iter()
+                .filter(|a| a.kind() != "attribute_item")
+                .map(|a| value_type(text(a, src)).unwrap_or_default())
+                .collect();
+            facts.closure_params.push(ClosureParam {
+                def,
+                position,
+                takes_self,
+                types,
+            });
+        }
+        position += 1;
+    }
+}
+
+/// The `Fn(…)`, `FnMut(…)` or `FnOnce(…)` among bounds (`impl FnOnce(A) -> R + Send`).
+fn fn_bound<'t>(bounds: Vec<Node<'t>>, src: &[u8]) -> Option<Node<'t>> {
+    let mut pending = bounds;
+    while let Some(b) = pending.pop() {
+        match b.kind() {
+            "bounded_type" | "trait_bounds" => pending.extend(named_children(b)),
+            "function_type"
+                if field(b, "trait").is_some_and(|t| {
+                    matches!(
+                        text(t, src).rsplit("::").next(),
+                        Some("Fn" | "FnMut" | "FnOnce")
+                    )
+                }) =>
+            {
+                return Some(b);
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 fn use_tree(node: Node, prefix: &str, reexport: bool, at: u32, src: &[u8], facts: &mut FileFacts) {
@@ -617,9 +755,48 @@ const RECEIVERS: ReceiverSyntax = ReceiverSyntax {
 };
 
 fn call(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) {
-    if let Some(callee) = callee_of(node, src) {
-        push_call(facts, scope, callee, node);
+    let Some(callee) = callee_of(node, src) else {
+        return;
+    };
+    // `x.with(|a, b| …)`: the closure's parameters hold what `with` passes it.
+    let arguments = field(node, "arguments").map(named_children);
+    let written = arguments
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|a| a.kind() != "attribute_item");
+    for (argument, closure) in written.enumerate() {
+        if closure.kind() != "closure_expression" {
+            continue;
+        }
+        let Some(params) = field(closure, "parameters") else {
+            continue;
+        };
+        // `_` is no named node: every child but the bars and commas is a parameter.
+        let mut cursor = params.walk();
+        let written: Vec<Node> = params
+            .children(&mut cursor)
+            .filter(|p| !matches!(p.kind(), "|" | "," | "line_comment" | "block_comment"))
+            .collect();
+        for (parameter, param) in written.into_iter().enumerate() {
+            let pattern = match param.kind() {
+                "parameter" => field(param, "pattern"),
+                _ => Some(param),
+            };
+            if let Some(var) = pattern.and_then(bound_name) {
+                facts.closure_bindings.push(ClosureBinding {
+                    scope,
+                    var: text(var, src).to_owned(),
+                    callee: callee.clone(),
+                    argument: argument as u32,
+                    parameter: parameter as u32,
+                });
+                facts
+                    .closure_binding_spans
+                    .push((line(closure), end_line(closure)));
+            }
+        }
     }
+    push_call(facts, scope, callee, node);
 }
 
 /// What a call expression calls: a path (`a::b::f`), a name or a member.
@@ -637,6 +814,71 @@ fn callee_of(node: Node, src: &[u8]) -> Option<Callee> {
         });
     }
     RECEIVERS.callee(function, src, |object| receiver(object, src))
+}
+
+/// Whether `node` is `Pin::new(self)` or `Pin::new_unchecked(self)` (`&mut self`, `&mut *self`
+/// too): the method's own value, pinned.
+fn pins_self(node: Node, src: &[u8]) -> bool {
+    if node.kind() != "call_expression" {
+        return false;
+    }
+    let Some(function) = field(node, "function") else {
+        return false;
+    };
+    let path = path_of(text(function, src));
+    let mut parts = path.rsplit("::");
+    let pins = matches!(
+        (parts.next(), parts.next()),
+        (Some("new" | "new_unchecked"), Some("Pin"))
+    );
+    let Some(arguments) = field(node, "arguments") else {
+        return false;
+    };
+    let [mut arg] = named_children(arguments)[..] else {
+        return false;
+    };
+    while matches!(
+        arg.kind(),
+        "reference_expression" | "unary_expression" | "parenthesized_expression"
+    ) {
+        match named_children(arg).last() {
+            Some(&inner) => arg = inner,
+            None => return false,
+        }
+    }
+    pins && arg.kind() == "self"
+}
+
+/// The methods a `Pin` answers itself, its own and those of the standard traits it implements.
+fn is_pin_method(name: &str) -> bool {
+    matches!(
+        name,
+        "new"
+            | "new_unchecked"
+            | "into_inner"
+            | "into_inner_unchecked"
+            | "into_ref"
+            | "as_ref"
+            | "as_mut"
+            | "as_deref_mut"
+            | "set"
+            | "get_ref"
+            | "get_mut"
+            | "get_unchecked_mut"
+            | "map_unchecked"
+            | "map_unchecked_mut"
+            | "static_ref"
+            | "static_mut"
+            | "clone"
+            | "deref"
+            | "deref_mut"
+            | "fmt"
+            | "eq"
+            | "ne"
+            | "cmp"
+            | "partial_cmp"
+            | "hash"
+    )
 }
 
 /// The shared classification, plus call results: `Builder::new().name(n)` as the chain
@@ -698,6 +940,20 @@ fn chain(node: Node, src: &[u8]) -> Option<String> {
     let mut at = node;
     loop {
         match at.kind() {
+            // `Pin::new(self).m()` read as `self.m()` where what it gives is bound to a name
+            // (`let (a, b) = Pin::new(self).project()`), unless `Pin` has a method `m` itself.
+            // The call itself stays a call on a `Pin`: `m` may be the type's own or that of a
+            // trait taking `self: Pin<&mut Self>`.
+            "call_expression"
+                if pins_self(at, src)
+                    && parts
+                        .last()
+                        .and_then(|p| p.strip_prefix('.'))
+                        .is_some_and(|m| !is_pin_method(m)) =>
+            {
+                parts.push("self".to_owned());
+                break;
+            }
             "call_expression" => {
                 let mut function = field(at, "function")?;
                 if function.kind() == "generic_function" {
@@ -834,20 +1090,97 @@ fn puts_items_under_stand_in_cfg(definition: &str) -> bool {
     stand_in
 }
 
-/// A struct's named fields as attributes of its instances, typed as `value_type` reads them.
+/// A struct's named fields as attributes of its instances, typed as `value_type` reads them,
+/// with the type arguments of those types.
 fn fields(list: Node, owner: u32, src: &[u8], facts: &mut FileFacts) {
     for decl in named_children(list) {
         if decl.kind() != "field_declaration" {
             continue;
         }
         if let (Some(name), Some(ty)) = (field(decl, "name"), field(decl, "type"))
-            && let Some(ty) = field_type(text(ty, src))
+            && let Some(typed) = field_type(text(ty, src))
         {
-            facts
-                .attr_bindings
-                .push((owner, text(name, src).to_owned(), ty));
+            let name = text(name, src).to_owned();
+            let arguments = type_arguments(text(ty, src));
+            if arguments.iter().any(|a| !a.is_empty()) {
+                facts.attr_type_args.push((owner, name.clone(), arguments));
+            }
+            facts.attr_bindings.push((owner, name, typed));
         }
     }
+}
+
+/// `impl<T> Deref for Padded<T> { type Target = T; }`: what a `Padded` dereferences to, its
+/// type argument at that place (lifetimes not counted), or a type of its own.
+fn deref_target(
+    ty: &str,
+    written: &str,
+    generics: &[TypeParameter],
+    body: Node,
+    src: &[u8],
+    facts: &mut FileFacts,
+) {
+    let Some(target) = named_children(body)
+        .into_iter()
+        .filter(|i| i.kind() == "type_item")
+        .find(|i| field(*i, "name").is_some_and(|n| text(n, src) == "Target"))
+        .and_then(|i| field(i, "type"))
+    else {
+        return;
+    };
+    let target = text(target, src).trim();
+    if generics.iter().any(|(name, _, _)| name == target) {
+        let position = written.split_once('<').and_then(|(_, args)| {
+            top_level_arguments(args.trim_end().strip_suffix('>')?)
+                .into_iter()
+                .filter(|a| !a.starts_with('\''))
+                .position(|a| a == target)
+        });
+        if let Some(position) = position {
+            facts
+                .deref_targets
+                .push((ty.to_owned(), Some(position as u32), String::new()));
+        }
+    } else if let Some(target) = value_type(target) {
+        facts.deref_targets.push((ty.to_owned(), None, target));
+    }
+}
+
+/// The type arguments of the type `value_type` reads (`Padded<Waker>` → `Waker`), lifetimes
+/// left out, each as `value_type` reads it (empty when it reads none).
+fn type_arguments(written: &str) -> Vec<String> {
+    let Some((_, args)) = unwrapped(written).and_then(|t| t.split_once('<')) else {
+        return Vec::new();
+    };
+    let Some(args) = args.trim_end().strip_suffix('>') else {
+        return Vec::new();
+    };
+    top_level_arguments(args)
+        .into_iter()
+        .filter(|a| !a.starts_with('\''))
+        .map(|a| value_type(a).unwrap_or_default())
+        .collect()
+}
+
+/// A list of generic arguments split at its top-level commas, each trimmed.
+fn top_level_arguments(list: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let mut depth = 0usize;
+    let mut start = 0;
+    for (i, c) in list.char_indices() {
+        match c {
+            '<' | '(' | '[' => depth += 1,
+            '>' | ')' | ']' => depth = depth.saturating_sub(1),
+            ',' if depth == 0 => {
+                parts.push(list[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(list[start..].trim());
+    parts.retain(|p| !p.is_empty());
+    parts
 }
 
 /// What a function returns, as `value_type` reads it; an `Option<T>` or a `Result<T, E>`
@@ -957,10 +1290,24 @@ fn elements(written: &str) -> Option<String> {
 }
 
 /// The type whose methods a value of written type `written` answers: references, lifetimes and
-/// `mut`/`dyn` dropped, and the pointers method calls see through (`Box`, `Rc`, `Arc`, `Pin`)
-/// unwrapped: `&'a mut Arc<Inner<T>>` → `Inner`; an `Option` as what it holds (what `Some(x)`
+/// `mut`/`dyn` dropped, and the pointers method calls see through (`Box`, `Rc`, `Arc`, `Pin`,
+/// and the lock guards `MutexGuard`, `RwLockReadGuard`, `RwLockWriteGuard`, which dereference
+/// to what they lock) unwrapped: `&'a mut Arc<Inner<T>>` → `Inner`, `MutexGuard<'_, Wheel>` →
+/// `Wheel`; an `Option` as what it holds (what `Some(x)`
 /// patterns, `.unwrap()` and `.as_ref()` reach). `None` for tuples, slices and `impl Trait`.
 fn value_type(written: &str) -> Option<String> {
+    let name = strip_generics(unwrapped(written)?);
+    let valid = !name.is_empty()
+        && !name.starts_with("impl ")
+        && name
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == ':');
+    valid.then_some(name)
+}
+
+/// The written type `value_type` reads the name of: references, lifetimes, `mut`, `dyn` and
+/// the pointers method calls see through taken off (`&'a Arc<Padded<T>>` → `Padded<T>`).
+fn unwrapped(written: &str) -> Option<&str> {
     let mut t = written.trim();
     loop {
         t = t.trim_start_matches('&').trim_start();
@@ -971,7 +1318,16 @@ fn value_type(written: &str) -> Option<String> {
         } else if let Some((base, args)) = t.split_once('<')
             && matches!(
                 base.trim().rsplit("::").next(),
-                Some("Box" | "Rc" | "Arc" | "Pin" | "Option")
+                Some(
+                    "Box"
+                        | "Rc"
+                        | "Arc"
+                        | "Pin"
+                        | "Option"
+                        | "MutexGuard"
+                        | "RwLockReadGuard"
+                        | "RwLockWriteGuard"
+                )
             )
         {
             t = args.trim_end().strip_suffix('>')?.trim();
@@ -979,13 +1335,7 @@ fn value_type(written: &str) -> Option<String> {
             break;
         }
     }
-    let name = strip_generics(t);
-    let valid = !name.is_empty()
-        && !name.starts_with("impl ")
-        && name
-            .chars()
-            .all(|c| c.is_alphanumeric() || c == '_' || c == ':');
-    valid.then_some(name)
+    Some(t)
 }
 
 /// `if let Some(x) = f()`, `while let Ok(x) = a.b()`, `let Some(x) = f() else { … }` and a
@@ -1094,6 +1444,51 @@ fn unwrapped_binding(
     }
 }
 
+/// `let (a, b) = f(…)`, also in an `unsafe { … }` block: each name holds that element of the
+/// tuple `f` returns, written as the member `0`, `1`, … of the call's result.
+fn tuple_binding(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) {
+    let Some(pattern) = field(node, "pattern").filter(|p| p.kind() == "tuple_pattern") else {
+        return;
+    };
+    let mut value = field(node, "value");
+    while let Some(v) = value {
+        match v.kind() {
+            "unsafe_block" => value = named_children(v).last().copied(),
+            "block" => value = named_children(v).last().copied(),
+            "await_expression" => value = named_children(v).first().copied(),
+            _ => break,
+        }
+    }
+    let Some(chain) = value
+        .filter(|v| v.kind() == "call_expression")
+        .and_then(|v| call_chain(v, src))
+    else {
+        return;
+    };
+    // `_` is no named node: every child but the parentheses and commas is an element.
+    let mut cursor = pattern.walk();
+    let elements: Vec<Node> = pattern
+        .children(&mut cursor)
+        .filter(|p| !matches!(p.kind(), "(" | ")" | "," | "line_comment" | "block_comment"))
+        .collect();
+    for (i, element) in elements.into_iter().enumerate() {
+        if let Some(var) = bound_name(element) {
+            push_call_binding(
+                facts,
+                CallBinding {
+                    scope,
+                    var: text(var, src).to_owned(),
+                    callee: Callee::Member {
+                        receiver: Receiver::Call(chain.clone()),
+                        name: i.to_string(),
+                    },
+                },
+                span_of(node),
+            );
+        }
+    }
+}
+
 /// `for x in &items`, `for x in self.items.iter()`: `x` holds an element of the collection.
 fn for_binding(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) {
     let Some(var) = field(node, "pattern").and_then(bound_name) else {
@@ -1189,6 +1584,7 @@ fn binding(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) {
     if field(node, "alternative").is_some() {
         unwrapped_binding(node, node, scope, src, facts);
     }
+    tuple_binding(node, scope, src, facts);
     let Some(pattern) = field(node, "pattern").and_then(bound_name) else {
         return;
     };

@@ -2,6 +2,7 @@
 //! name project-wide), with a confidence and a reason, as CALLS edges.
 
 use super::builtins::{BUILTIN_METHOD_NAMES, PYTHON_BUILTINS};
+use super::infer;
 use super::scope::{self, Target};
 use super::{MAX_AMBIGUOUS, MAX_NARROWED, MAX_RETURN_DEPTH, Resolver, confidence, dotted_callee};
 use crate::facts::{Callee, Receiver};
@@ -423,6 +424,17 @@ impl<'a> Resolver<'a> {
                         return hits;
                     }
                 }
+                if let Some(hit) = self.dereferenced_field_member(fi, scope, path, name, depth) {
+                    return vec![hit];
+                }
+                // `self.queue.pop_front()` on a field declared as a collection: the standard
+                // collection's own method, none of the project's.
+                if f.lang == Lang::Rust
+                    && infer::is_element_accessor(name)
+                    && self.declared_collection(fi, scope, path, depth)
+                {
+                    return Vec::new();
+                }
             }
             Receiver::Call(callee) => {
                 // `C().m()`: when `C` is a type, the receiver is an instance of it.
@@ -445,6 +457,9 @@ impl<'a> Resolver<'a> {
                     if !hits.is_empty() {
                         return hits;
                     }
+                }
+                if let Some(hit) = self.open_result_member(fi, scope, callee, name, depth) {
+                    return vec![hit];
                 }
             }
             Receiver::SuperOf(base) => {

@@ -8,7 +8,7 @@ use super::vars::Bound;
 use super::{
     MAX_ALIAS_HOPS, MAX_RETURN_DEPTH, Resolver, UNION_IDS, confidence, dotted_callee, is_getter,
 };
-use crate::facts::{CallbackBinding, Callee, Import, Receiver};
+use crate::facts::{Callee, ClosureBinding, Import, Receiver};
 use crate::graph::{NodeKind, Reason};
 use crate::lang::Lang;
 
@@ -289,6 +289,9 @@ impl<'a> Resolver<'a> {
         {
             return Some((t, conf.min(c).min(confidence::RETURN_TYPE)));
         }
+        if let Some((t, c)) = self.argument_result_type(fi, scope, callee, (file, def), depth) {
+            return Some((t, conf.min(c).min(confidence::RETURN_TYPE)));
+        }
         let (t, c) = self.resolve_type(file, Some(def), returns)?;
         Some((t, conf.min(c).min(confidence::RETURN_TYPE)))
     }
@@ -390,7 +393,9 @@ impl<'a> Resolver<'a> {
 
     /// Field `attr` of a Rust type `ty` written as one of the type's parameters (`inner: R`),
     /// read inside a method of that type: the trait the method or its `impl` block bounds
-    /// that parameter by (`impl<R: AsyncRead> … for Reader<R>`).
+    /// that parameter by (`impl<R: AsyncRead> … for Reader<R>`). Read inside a method of
+    /// another type (`self.chan.semaphore` where `chan: Chan<T, S>`), the parameter of the same
+    /// name the method's scope bounds: generic code hands its parameters on under their names.
     fn parameter_field_type(
         &self,
         fi: usize,
@@ -398,17 +403,188 @@ impl<'a> Resolver<'a> {
         ty: u32,
         attr: &str,
     ) -> Option<(u32, f32)> {
-        if self.files[fi].lang != Lang::Rust || self.owner_type(fi, scope) != Some(ty) {
+        if self.files[fi].lang != Lang::Rust {
             return None;
         }
         let &(file, def) = self.node_def.get(&ty)?;
         let (at_file, class, written) = self.attribute_type(file, def, attr)?;
         self.type_param_bound(at_file, Some(class), written)?;
-        let bound = self
-            .type_param_bound(fi, scope, written)
-            .filter(|b| !b.is_empty())?;
-        let (t, conf) = self.resolve_type(fi, None, bound)?;
+        let (t, conf) = self.caller_parameter_type(fi, scope, written)?;
         Some((t, conf.min(confidence::ATTRIBUTE_TYPE)))
+    }
+
+    /// `f().m()` in Rust where `f` returns one of its own type parameters (`fn get_mut(&mut
+    /// self) -> &mut R` in `impl<R: Read> Reader<R>`) whose bound there has no `m`: the
+    /// parameter of the same name in the caller's scope (`impl<R: Read + Write> Write for
+    /// Reader<R>`), by the one of its traits that has `m`.
+    pub(super) fn open_result_member(
+        &self,
+        fi: usize,
+        scope: Option<u32>,
+        callee: &str,
+        name: &str,
+        depth: u32,
+    ) -> Option<(u32, f32, Reason)> {
+        if self.files[fi].lang != Lang::Rust {
+            return None;
+        }
+        let (target, conf, _) = self.sure_target(fi, scope, &dotted_callee(callee), depth)?;
+        let &(file, def) = self.node_def.get(&target)?;
+        let returns = self.files[file].defs.get(def as usize)?.returns.as_str();
+        self.type_param_bound(file, Some(def), returns)?;
+        let traits: Vec<&str> = match self.type_param_bound(fi, scope, returns)? {
+            "" => self.type_param_traits(fi, scope, returns)?,
+            one => vec![one],
+        };
+        let mut hits = traits.into_iter().filter_map(|t| {
+            let (ty, c) = self.resolve_type(fi, None, t)?;
+            self.typed_member(
+                ty,
+                conf.min(c),
+                name,
+                confidence::RETURN_TYPE,
+                Reason::ReturnType,
+            )
+        });
+        let first = hits.next()?;
+        hits.next().is_none().then_some(first)
+    }
+
+    /// `a.field.m()` in Rust where the field's type has no `m` but dereferences (`impl<T> Deref
+    /// for Padded<T> { type Target = T; }`) to a type that has it: its type argument as the
+    /// field is written (`field: Padded<Waker>`), or the type it names as its target.
+    pub(super) fn dereferenced_field_member(
+        &self,
+        fi: usize,
+        scope: Option<u32>,
+        path: &str,
+        name: &str,
+        depth: u32,
+    ) -> Option<(u32, f32, Reason)> {
+        if self.files[fi].lang != Lang::Rust {
+            return None;
+        }
+        let (head, attr) = path.rsplit_once('.')?;
+        let (owner, reached) = self.path_type(fi, scope, head, depth)?;
+        let &(file, def) = self.node_def.get(&owner)?;
+        let (at_file, class, written) = self.attribute_type(file, def, attr)?;
+        let (wrapper, wrapped) = self.resolve_type(at_file, Some(class), written)?;
+        let &(w_file, w_def) = self.node_def.get(&wrapper)?;
+        let wrapper_name = &self.files[w_file].defs.get(w_def as usize)?.name;
+        let (_, position, target) = self.files[w_file]
+            .deref_targets
+            .iter()
+            .find(|(ty, _, _)| ty == wrapper_name)?;
+        let (t, c) = match position {
+            Some(at) => self.field_argument_type(at_file, class, attr, *at as usize)?,
+            None => self.resolve_type(w_file, None, target)?,
+        };
+        self.typed_member(
+            t,
+            reached.min(wrapped).min(c),
+            name,
+            confidence::ATTRIBUTE_TYPE,
+            Reason::AttributeType,
+        )
+    }
+
+    /// `a.field.f()` in Rust where `f` returns a type parameter of its `impl` block's type
+    /// (`impl<T, S> Tx<T, S> { fn semaphore(&self) -> &S }`, `Mutex<T>::lock` returning a
+    /// `MutexGuard<'_, T>`): the type argument at that place as the field is written (`chan:
+    /// Tx<T, Bounded>`, `waiters: Mutex<Waiters>`).
+    fn argument_result_type(
+        &self,
+        fi: usize,
+        scope: Option<u32>,
+        callee: &Callee,
+        (file, def): (usize, u32),
+        depth: u32,
+    ) -> Option<(u32, f32)> {
+        let Callee::Member {
+            receiver: Receiver::Path(path),
+            ..
+        } = callee
+        else {
+            return None;
+        };
+        let f = &self.files[file];
+        let returns = f.defs.get(def as usize)?.returns.as_str();
+        let (_, arguments) = f.impl_arguments.iter().find(|(d, _)| *d == def)?;
+        let position = arguments.iter().position(|a| a == returns)?;
+        self.type_param_bound(file, Some(def), returns)?;
+        let (head, attr) = path.rsplit_once('.')?;
+        let (owner, reached) = self.path_type(fi, scope, head, depth)?;
+        let &(owner_file, owner_def) = self.node_def.get(&owner)?;
+        let (at_file, class, _) = self.attribute_type(owner_file, owner_def, attr)?;
+        let (t, c) = self.field_argument_type(at_file, class, attr, position)?;
+        Some((t, reached.min(c)))
+    }
+
+    /// The type argument at `position` of field `attr` of type `class` of file `file` as the
+    /// field is written (`chan: Tx<T, Bounded>`, 1 → `Bounded`).
+    fn field_argument_type(
+        &self,
+        file: usize,
+        class: u32,
+        attr: &str,
+        position: usize,
+    ) -> Option<(u32, f32)> {
+        let (_, _, arguments) = self.files[file]
+            .attr_type_args
+            .iter()
+            .find(|(c, a, _)| *c == class && a == attr)?;
+        let argument = arguments.get(position).filter(|a| !a.is_empty())?;
+        let (t, c) = self.resolve_type(file, Some(class), argument)?;
+        Some((t, c.min(confidence::ATTRIBUTE_TYPE)))
+    }
+
+    /// Whether Rust path `a.b.field` is a field declared as a collection (an array, a slice, a
+    /// `Vec`, a `VecDeque`: `T[]` in facts).
+    pub(super) fn declared_collection(
+        &self,
+        fi: usize,
+        scope: Option<u32>,
+        path: &str,
+        depth: u32,
+    ) -> bool {
+        let Some((head, attr)) = path.rsplit_once('.') else {
+            return false;
+        };
+        let Some((owner, _)) = self.path_type(fi, scope, head, depth) else {
+            return false;
+        };
+        self.node_def
+            .get(&owner)
+            .and_then(|&(file, def)| self.attribute_type(file, def, attr))
+            .is_some_and(|(_, _, written)| written.ends_with("[]"))
+    }
+
+    /// The traits of Rust type parameter `name` as the scope sees it, when several bound it.
+    fn type_param_traits(&self, fi: usize, scope: Option<u32>, name: &str) -> Option<Vec<&'a str>> {
+        let f = &self.files[fi];
+        let declared = self
+            .scope_chain(fi, scope)
+            .into_iter()
+            .find(|&d| f.type_params.iter().any(|(at, n, _)| *at == d && n == name))?;
+        let (_, _, traits) = f
+            .type_param_traits
+            .iter()
+            .find(|(at, n, _)| *at == declared && n == name)?;
+        Some(traits.iter().map(String::as_str).collect())
+    }
+
+    /// The one trait bound of the Rust type parameter `name` of the scope (its function's,
+    /// `impl` block's or type's), as a type.
+    fn caller_parameter_type(
+        &self,
+        fi: usize,
+        scope: Option<u32>,
+        name: &str,
+    ) -> Option<(u32, f32)> {
+        let bound = self
+            .type_param_bound(fi, scope, name)
+            .filter(|b| !b.is_empty())?;
+        self.resolve_type(fi, None, bound)
     }
 
     /// `signals.request_started` where `signals` is a module and `request_started = Signal()`
@@ -495,6 +671,9 @@ impl<'a> Resolver<'a> {
         var: &str,
         depth: u32,
     ) -> Option<(u32, f32)> {
+        if let Some(decided) = self.closure_parameter_type(fi, scope, var, depth) {
+            return decided;
+        }
         if let Some((file, file_scope, ty)) = self
             .binding_type(fi, scope, var)
             .map(|ty| (fi, scope, ty))
@@ -575,39 +754,97 @@ impl<'a> Resolver<'a> {
                     .find_map(|s| self.path_binding_type(fi, s, var, depth))
             })
             .or_else(|| {
+                // A closure parameter where bindings hold in their whole scope (TypeScript).
+                if !f.closure_binding_spans.is_empty() {
+                    return None;
+                }
                 chain.iter().copied().find_map(|s| {
-                    let at = *self.vars.get(fi, var, s)?.callbacks.last()?;
-                    self.callback_param_type(fi, s, f.callback_bindings.get(at as usize)?, depth)
+                    let at = *self.vars.get(fi, var, s)?.closures.last()?;
+                    self.closure_argument_type(fi, s, f.closure_bindings.get(at as usize)?, depth)
                 })
             })
     }
 
-    /// What the called function declares for a parameter of the function written as its
-    /// argument: `operate((source) => …)` where `operate(init: (source: Observable<T>) => …)`,
-    /// `new Observable((subscriber) => …)` through the class's constructor.
-    fn callback_param_type(
+    /// A Rust closure's parameter, where the call being resolved sits in the closure (and no
+    /// `let` in it shadows the name): what the function the closure is passed to gives it, by
+    /// the closure's bound in that function's signature (`f: impl FnOnce(&mut T) -> R`, `F:
+    /// Fn(A, B)`). `None` when no closure binds the name there; `Some(None)` when one does but
+    /// its type is unknown: the names outside are hidden.
+    fn closure_parameter_type(
         &self,
         fi: usize,
         scope: Option<u32>,
-        bound: &CallbackBinding,
+        var: &str,
+        depth: u32,
+    ) -> Option<Option<(u32, f32)>> {
+        let f = &self.files[fi];
+        let line = self.line_at(fi, scope)?;
+        let bound = self.vars.get(fi, var, scope)?;
+        let (at, from) = bound
+            .closures
+            .iter()
+            .filter_map(|&i| {
+                let &(from, to) = f.closure_binding_spans.get(i as usize)?;
+                (from <= line && line <= to).then_some((i, from))
+            })
+            .max_by_key(|&(_, from)| from)?;
+        let binding = f.closure_bindings.get(at as usize)?;
+        // `x.with(|x| …)`: on the closure's first line the call's own `x` is the outer one.
+        if matches!(&binding.callee, Callee::Member { receiver: Receiver::Name(r), .. } if r == var)
+        {
+            return None;
+        }
+        let (types, calls) = self.in_effect(fi, scope, bound);
+        let shadowed = types
+            .iter()
+            .filter_map(|&i| f.binding_spans.get(i as usize))
+            .chain(
+                calls
+                    .iter()
+                    .filter_map(|&i| f.call_binding_spans.get(i as usize)),
+            )
+            .any(|&(start, _)| start > from);
+        if shadowed {
+            return None;
+        }
+        Some(self.closure_argument_type(fi, scope, binding, depth))
+    }
+
+    /// The type a closure's parameter is given by the function the closure is passed to (a
+    /// class's constructor for `new C((x) => …)`).
+    fn closure_argument_type(
+        &self,
+        fi: usize,
+        scope: Option<u32>,
+        binding: &ClosureBinding,
         depth: u32,
     ) -> Option<(u32, f32)> {
-        let (target, conf, reason) = self.sure_target(fi, scope, &bound.callee, depth)?;
+        let (target, conf, reason) = self.sure_target(fi, scope, &binding.callee, depth)?;
         let function = match reason {
             Reason::Constructor => self.find_member(target, "constructor")?.0,
             _ => target,
         };
         let &(file, def) = self.node_def.get(&function)?;
-        let (_, declared) = self.files[file]
-            .defs
-            .get(def as usize)?
-            .callback_params
-            .iter()
-            .find(|(at, _)| *at == bound.arg)?;
-        let ty = declared
-            .get(bound.param as usize)
+        // `T::f(x, |a| …)` passes `self` as its first argument.
+        let method_call = matches!(binding.callee, Callee::Member { .. });
+        let param = self.files[file].closure_params.iter().find(|p| {
+            let position = match p.takes_self && !method_call {
+                true => binding.argument.checked_sub(1),
+                false => Some(binding.argument),
+            };
+            p.def == def && Some(p.position) == position
+        })?;
+        let written = param
+            .types
+            .get(binding.parameter as usize)
             .filter(|t| !t.is_empty())?;
-        let (t, c) = self.resolve_type(file, Some(def), ty)?;
+        // A parameter the function leaves open (`impl<T> Inner<T>`, `f: impl FnOnce(&mut T)`)
+        // is the caller's of the same name, as with fields.
+        let open = self.type_param_bound(file, Some(def), written) == Some("");
+        let (t, c) = match open {
+            true => self.caller_parameter_type(fi, scope, written)?,
+            false => self.resolve_type(file, Some(def), written)?,
+        };
         Some((t, conf.min(c).min(confidence::RETURN_TYPE)))
     }
 
@@ -955,7 +1192,8 @@ impl<'a> Resolver<'a> {
     /// `f().unwrap()`, `f().expect(…)`, `f()?` (read as `.unwrap()`) in Rust: the `T` of the
     /// `Option<T>` or `Result<T, E>` that `f` is declared to return (`T?` in facts). And the
     /// standard methods that give back the same value behind another pointer (`x.as_mut()`,
-    /// `x.as_ref()`, `x.clone()`, `x.borrow()`, an `Option`'s `x.take()`), and the projections
+    /// `x.as_ref()`, `x.clone()`, `x.borrow()`, an `Option`'s `x.take()`, a `Pin`'s
+    /// `x.get_mut()`, `x.get_ref()`, `x.get_unchecked_mut()`), and the projections
     /// pin-projection macros generate (`x.project()`, `x.project_ref()`: the same fields,
     /// pinned or not), when the project defines none of that name for the receiver: `x`'s
     /// type. `x.unwrap()` of a variable or field typed by what its `Option` holds: that type.
@@ -982,9 +1220,33 @@ impl<'a> Resolver<'a> {
                 | "project"
                 | "project_ref"
                 | "take"
+                | "get_mut"
+                | "get_ref"
+                | "get_unchecked_mut"
         ) {
             let (t, c) = self.receiver_type(fi, scope, receiver, depth + 1)?;
             return Some((t, c.min(confidence::RETURN_TYPE)));
+        }
+        // `self.queue.pop_front()` of a field declared as a collection (`VecDeque<Task>`): one
+        // of its elements, as the standard collections' accessors give them.
+        if is_element_accessor(name) && matches!(receiver, Receiver::Name(_) | Receiver::Path(_)) {
+            let (t, c) = self.element_type(fi, scope, receiver, depth + 1)?;
+            return Some((t, c.min(confidence::RETURN_TYPE)));
+        }
+        // `let (a, b) = f()`: element `0`, `1`, … of the tuple `f` returns.
+        if let Ok(element) = name.parse::<usize>() {
+            let Receiver::Call(inner) = receiver else {
+                return None;
+            };
+            let (target, conf, _) = self.sure_target(fi, scope, &dotted_callee(inner), depth)?;
+            let &(file, def) = self.node_def.get(&target)?;
+            let (_, types) = self.files[file]
+                .tuple_returns
+                .iter()
+                .find(|(d, _)| *d == def)?;
+            let written = types.get(element).filter(|t| !t.is_empty())?;
+            let (t, c) = self.resolve_type(file, Some(def), written)?;
+            return Some((t, conf.min(c).min(confidence::RETURN_TYPE)));
         }
         if !matches!(name.as_str(), "unwrap" | "expect") {
             return None;
@@ -1003,4 +1265,26 @@ impl<'a> Resolver<'a> {
         let (t, c) = self.receiver_type(fi, scope, receiver, depth + 1)?;
         Some((t, c.min(confidence::RETURN_TYPE)))
     }
+}
+
+/// The standard collections' methods that give one of their elements (wrapped in an `Option`
+/// but for `swap_remove`): inherent methods, which no trait method of the same name overrides.
+pub(super) fn is_element_accessor(name: &str) -> bool {
+    matches!(
+        name,
+        "pop"
+            | "pop_front"
+            | "pop_back"
+            | "first"
+            | "last"
+            | "front"
+            | "back"
+            | "first_mut"
+            | "last_mut"
+            | "front_mut"
+            | "back_mut"
+            | "get"
+            | "get_mut"
+            | "swap_remove"
+    )
 }

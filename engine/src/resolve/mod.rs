@@ -191,7 +191,10 @@ pub fn mark_stand_ins(files: &mut [FileFacts]) {
             .filter(|(name, _, _)| macros.contains(name))
             .map(|&(_, start, end)| (start, end))
             .collect();
-        f.test_spans.extend(spans);
+        if !spans.is_empty() {
+            f.test_spans.extend(spans);
+            f.adopt_by_compiled_alternatives();
+        }
     }
 }
 

@@ -945,7 +945,6 @@ fn of_alternative_definitions_the_first_is_meant_and_of_redefinitions_the_last()
         returns: String::new(),
         returns_variable: String::new(),
         conditional,
-        callback_params: Vec::new(),
     };
     facts.defs = vec![
         def("lock", true),
@@ -2378,7 +2377,7 @@ fn rust_paths_to_items_of_module_files() {
         ("src/runtime/other.rs", driver),
         (
             "src/user.rs",
-            "use crate::runtime::signal;\npub fn run() {\n    crate::runtime::signal::Driver::new();\n    signal::Driver::new();\n}\n",
+            "use crate::runtime::signal;\npub fn run() {\n    crate::runtime::signal::Driver::new();\n}\npub fn run_used() {\n    signal::Driver::new();\n}\n",
         ),
     ]);
     let new = (
@@ -2387,7 +2386,13 @@ fn rust_paths_to_items_of_module_files() {
         0.97,
         "class-member",
     );
-    assert_eq!(calls_from(&g, "Function:src/user.rs:run"), [new]);
+    // The whole path names the item `Driver` of the module file, not the module; each form
+    // of the path in a function of its own.
+    assert_eq!(
+        calls_from(&g, "Function:src/user.rs:run"),
+        std::slice::from_ref(&new)
+    );
+    assert_eq!(calls_from(&g, "Function:src/user.rs:run_used"), [new]);
 }
 
 #[test]
@@ -3543,6 +3548,529 @@ func Render(w util.BufWriter, out reflect.Value) {
             0.97,
             "receiver-type"
         )]
+    );
+}
+
+#[test]
+fn rust_closure_parameters_hold_what_the_callees_fn_bound_gives_them() {
+    let shared = r#"pub struct Inner;
+impl Inner { pub fn poll(&self) {} }
+pub struct Clock;
+impl Clock { pub fn pause(&self) {} }
+pub struct Other;
+impl Other { pub fn poll(&self) {} pub fn pause(&self) {} }
+pub struct Shared { inner: Inner }
+impl Shared {
+    pub fn with_lock<R>(&self, f: impl FnOnce(&mut Inner) -> R) -> R { todo!() }
+    pub fn with_both<F, R>(&self, n: u32, f: F) -> R
+    where
+        F: FnOnce(u32, Option<&Clock>) -> R,
+    { todo!() }
+}
+pub fn with_clock<F: Fn(&Clock)>(f: &mut F) {}
+"#;
+    let user = r#"use crate::shared::{with_clock, Other, Shared};
+pub fn run(s: &Shared) {
+    s.with_lock(|inner| inner.poll());
+    s.with_both(1, |_, maybe| match maybe {
+        Some(clock) => clock.pause(),
+        None => {}
+    });
+    with_clock(&mut |c| c.pause());
+    Shared::with_lock(s, |inner| {
+        let inner: Other = Other {};
+        inner.poll()
+    });
+}
+"#;
+    let g = graph(&[
+        ("src/lib.rs", "pub mod shared;\npub mod user;\n"),
+        ("src/shared.rs", shared),
+        ("src/user.rs", user),
+    ]);
+    let sure = sure_calls_from(&g, "Function:src/user.rs:run");
+    let called = |id: &str, conf: f32, reason: &'static str| (id.to_owned(), conf, reason);
+    // `with_clock(&mut |c| …)` passes a reference, not a closure: `c` stays unknown.
+    assert_eq!(
+        sure,
+        [
+            called("Function:src/shared.rs:with_clock", 0.97, "import-resolved"),
+            called("Method:src/shared.rs:Clock.pause", 0.95, "receiver-type"),
+            called("Method:src/shared.rs:Inner.poll", 0.95, "receiver-type"),
+            called("Method:src/shared.rs:Other.poll", 0.97, "receiver-type"),
+            called(
+                "Method:src/shared.rs:Shared.with_both",
+                0.97,
+                "receiver-type"
+            ),
+            called(
+                "Method:src/shared.rs:Shared.with_lock",
+                0.97,
+                "receiver-type"
+            ),
+        ]
+    );
+}
+
+#[test]
+fn rust_methods_of_a_compiled_impl_join_the_compiled_alternative_of_their_type() {
+    let inner = "pub struct Inner;\nimpl Inner { pub fn lock(&self) {} }\npub struct Other;\nimpl Other { pub fn lock(&self) {} }\n";
+    let clock = r#"use crate::inner::Inner;
+cfg_off! {
+    pub struct Clock {}
+    impl Clock { pub fn now(&self) {} }
+}
+cfg_on! {
+    pub struct Clock { inner: Inner }
+    impl Clock { pub fn pause(&self) { self.inner.lock(); } }
+}
+#[cfg(test)]
+pub struct Timer {}
+#[cfg(not(test))]
+pub struct Timer { inner: Inner }
+impl Timer { pub fn tick(&self) { self.inner.lock(); } }
+"#;
+    let g = graph(&[
+        (
+            "src/lib.rs",
+            "#[macro_use]\nmod macros;\npub mod clock;\npub mod inner;\n",
+        ),
+        (
+            "src/macros.rs",
+            r#"macro_rules! cfg_off {
+    ($($item:item)*) => { $( #[cfg(not(feature = "rt"))] $item )* }
+}
+macro_rules! cfg_on {
+    ($($item:item)*) => { $( #[cfg(feature = "rt")] $item )* }
+}
+"#,
+        ),
+        ("src/clock.rs", clock),
+        ("src/inner.rs", inner),
+    ]);
+    let lock = |caller: &str| {
+        assert_eq!(
+            sure_calls_from(&g, caller),
+            [(
+                "Method:src/inner.rs:Inner.lock".to_owned(),
+                0.95,
+                "attribute-type"
+            )],
+            "{caller}"
+        );
+    };
+    lock("Method:src/clock.rs:Clock.pause");
+    lock("Method:src/clock.rs:Timer.tick");
+}
+
+#[test]
+fn rust_a_parameter_a_field_or_callee_leaves_open_is_the_callers_of_the_same_name() {
+    let source = r#"use std::pin::Pin;
+pub trait Semaphore { fn is_closed(&self) -> bool; }
+pub trait Read { fn poll_read(&self); }
+pub struct Plain;
+impl Plain {
+    pub fn is_closed(&self) -> bool { true }
+    pub fn poll_read(&self) {}
+}
+pub struct Chan<T, S> { semaphore: S, value: T }
+pub struct Tx<T, S> { chan: Chan<T, S> }
+impl<T, S: Semaphore> Tx<T, S> {
+    pub fn closed(&self) { self.chan.semaphore.is_closed(); }
+}
+pub struct Inner<T> { stream: T }
+impl<T> Inner<T> {
+    pub fn with_lock<R>(&self, f: impl FnOnce(Pin<&mut T>) -> R) -> R { todo!() }
+}
+pub struct Half<T> { inner: Inner<T> }
+impl<T: Read> Half<T> {
+    pub fn read(&self) { self.inner.with_lock(|stream| stream.poll_read()); }
+}
+pub struct Open<T> { inner: Inner<T>, chan: Chan<T, T> }
+impl<T> Open<T> {
+    pub fn read(&self) {
+        self.inner.with_lock(|stream| stream.poll_read());
+        self.chan.semaphore.is_closed();
+    }
+}
+"#;
+    let g = graph(&[("src/lib.rs", source)]);
+    assert_eq!(
+        sure_calls_from(&g, "Method:src/lib.rs:Tx.closed"),
+        [(
+            "Method:src/lib.rs:Semaphore.is_closed".to_owned(),
+            0.95,
+            "attribute-type"
+        )]
+    );
+    assert_eq!(
+        sure_calls_from(&g, "Method:src/lib.rs:Half.read"),
+        [
+            (
+                "Method:src/lib.rs:Inner.with_lock".to_owned(),
+                0.95,
+                "attribute-type"
+            ),
+            (
+                "Method:src/lib.rs:Read.poll_read".to_owned(),
+                0.95,
+                "receiver-type"
+            ),
+        ]
+    );
+    // Open in the caller too: nothing to stand for.
+    assert_eq!(
+        sure_calls_from(&g, "Method:src/lib.rs:Open.read"),
+        [(
+            "Method:src/lib.rs:Inner.with_lock".to_owned(),
+            0.95,
+            "attribute-type"
+        )]
+    );
+}
+
+#[test]
+fn rust_tuple_patterns_hold_the_elements_of_the_tuple_a_call_returns() {
+    let source = r#"pub struct Notify;
+impl Notify { pub fn wake(&self) {} }
+pub struct Waiter;
+impl Waiter { pub fn wake(&self) {} }
+pub struct Fut { notify: Notify, waiter: Waiter }
+impl Fut {
+    fn project(&mut self) -> (&Notify, &mut Waiter, usize) { todo!() }
+    pub fn poll(&mut self) {
+        let (notify, waiter, _) = self.project();
+        notify.wake();
+        waiter.wake();
+    }
+    pub fn unsafe_poll(&mut self) {
+        let (_, waiter, _) = unsafe { self.project() };
+        waiter.wake();
+    }
+}
+"#;
+    let g = graph(&[("src/lib.rs", source)]);
+    let project = (
+        "Method:src/lib.rs:Fut.project".to_owned(),
+        0.98,
+        "self-method",
+    );
+    let wake = |ty: &str| {
+        (
+            format!("Method:src/lib.rs:{ty}.wake"),
+            0.95,
+            "receiver-type",
+        )
+    };
+    assert_eq!(
+        sure_calls_from(&g, "Method:src/lib.rs:Fut.poll"),
+        [project.clone(), wake("Notify"), wake("Waiter")]
+    );
+    assert_eq!(
+        sure_calls_from(&g, "Method:src/lib.rs:Fut.unsafe_poll"),
+        [project, wake("Waiter")]
+    );
+}
+
+#[test]
+fn rust_a_result_of_pinned_self_bound_to_names_is_the_types_own_methods() {
+    let source = r#"use std::pin::Pin;
+pub struct Notify;
+impl Notify { pub fn wake(&self) {} }
+pub struct Other;
+impl Other { pub fn wake(&self) {} }
+pub struct Fut { notify: Notify }
+impl Fut {
+    fn project(self: Pin<&mut Self>) -> (&Notify, usize) { todo!() }
+    pub fn cancel(&mut self) {
+        let (notify, _) = unsafe { Pin::new_unchecked(self).project() };
+        notify.wake();
+        let pinned = Pin::new(&mut *self).as_mut();
+        pinned.wake();
+    }
+}
+"#;
+    let g = graph(&[("src/lib.rs", source)]);
+    // `as_mut` is `Pin`'s own: `pinned` stays unknown (two `wake`s, no sure edge). The call
+    // of `project` itself is only guessed by its name.
+    assert_eq!(
+        sure_calls_from(&g, "Method:src/lib.rs:Fut.cancel"),
+        [
+            (
+                "Method:src/lib.rs:Fut.project".to_owned(),
+                0.95,
+                "unique-global-name"
+            ),
+            (
+                "Method:src/lib.rs:Notify.wake".to_owned(),
+                0.95,
+                "receiver-type"
+            )
+        ]
+    );
+}
+
+#[test]
+fn rust_a_type_parameter_a_callee_returns_is_the_callers_by_the_trait_that_has_the_method() {
+    let source = r#"use std::pin::Pin;
+pub trait Read { fn poll_read(&self); }
+pub trait Write { fn poll_write(&self); }
+pub trait Seek { fn poll_write(&self); }
+pub struct Reader<R> { inner: R }
+impl<R: Read> Reader<R> {
+    pub fn get_pin_mut(self: Pin<&mut Self>) -> Pin<&mut R> { todo!() }
+    pub fn get_ref(&self) -> &R { &self.inner }
+}
+impl<R: Read + Write> Write for Reader<R> {
+    fn poll_write(&self) { self.get_ref().poll_write(); }
+}
+impl<R> Reader<R>
+where
+    R: Read + Write + Seek,
+{
+    pub fn both(self: Pin<&mut Self>) { self.get_pin_mut().poll_write(); }
+}
+"#;
+    let g = graph(&[("src/lib.rs", source)]);
+    assert_eq!(
+        sure_calls_from(&g, "Method:src/lib.rs:Reader.poll_write"),
+        [
+            (
+                "Method:src/lib.rs:Reader.get_ref".to_owned(),
+                0.98,
+                "self-method"
+            ),
+            (
+                "Method:src/lib.rs:Write.poll_write".to_owned(),
+                0.95,
+                "return-type"
+            ),
+        ]
+    );
+    // Two of the traits have `poll_write`: no one of them.
+    assert_eq!(
+        sure_calls_from(&g, "Method:src/lib.rs:Reader.both"),
+        [(
+            "Method:src/lib.rs:Reader.get_pin_mut".to_owned(),
+            0.98,
+            "self-method"
+        )]
+    );
+}
+
+#[test]
+fn rust_lock_guards_stand_for_what_they_lock() {
+    let source = r#"use std::sync::{Mutex, MutexGuard, RwLockWriteGuard};
+pub struct Wheel;
+impl Wheel { pub fn remove(&self) {} }
+pub struct List;
+impl List { pub fn remove(&self) {} }
+pub struct Sharded { wheels: Vec<Mutex<Wheel>> }
+impl Sharded {
+    pub fn lock_wheel(&self) -> MutexGuard<'_, Wheel> { todo!() }
+}
+pub struct Writer<'a> { list: RwLockWriteGuard<'a, List> }
+impl<'a> Writer<'a> {
+    pub fn clear(&self, sharded: &Sharded) {
+        let lock = sharded.lock_wheel();
+        lock.remove();
+        self.list.remove();
+    }
+}
+"#;
+    let g = graph(&[("src/lib.rs", source)]);
+    assert_eq!(
+        sure_calls_from(&g, "Method:src/lib.rs:Writer.clear"),
+        [
+            (
+                "Method:src/lib.rs:List.remove".to_owned(),
+                0.95,
+                "attribute-type"
+            ),
+            (
+                "Method:src/lib.rs:Sharded.lock_wheel".to_owned(),
+                0.97,
+                "receiver-type"
+            ),
+            (
+                "Method:src/lib.rs:Wheel.remove".to_owned(),
+                0.95,
+                "receiver-type"
+            ),
+        ]
+    );
+}
+
+#[test]
+fn rust_a_fields_deref_wrapper_stands_for_its_target_when_it_lacks_the_method() {
+    let source = r#"use std::ops::Deref;
+pub struct Waker;
+impl Waker { pub fn wake(&self) {} pub fn get(&self) {} }
+pub struct Table;
+impl Table { pub fn wake(&self) {} pub fn get(&self) {} }
+pub struct Padded<'a, T> { value: &'a T }
+impl<'a, T> Deref for Padded<'a, T> {
+    type Target = T;
+    fn deref(&self) -> &T { self.value }
+}
+impl<'a, T> Padded<'a, T> { pub fn get(&self) {} }
+pub struct Globals;
+impl Deref for Globals {
+    type Target = Table;
+    fn deref(&self) -> &Table { todo!() }
+}
+pub struct Chan<'a> { waker: Padded<'a, Waker>, globals: Globals }
+impl<'a> Chan<'a> {
+    pub fn notify(&self) {
+        self.waker.wake();
+        self.waker.get();
+        self.globals.wake();
+    }
+}
+"#;
+    let g = graph(&[("src/lib.rs", source)]);
+    // `get` is the wrapper's own.
+    assert_eq!(
+        sure_calls_from(&g, "Method:src/lib.rs:Chan.notify"),
+        [
+            (
+                "Method:src/lib.rs:Padded.get".to_owned(),
+                0.95,
+                "attribute-type"
+            ),
+            (
+                "Method:src/lib.rs:Table.wake".to_owned(),
+                0.95,
+                "attribute-type"
+            ),
+            (
+                "Method:src/lib.rs:Waker.wake".to_owned(),
+                0.95,
+                "attribute-type"
+            ),
+        ]
+    );
+}
+
+#[test]
+fn rust_a_method_returning_its_impls_type_parameter_gives_the_fields_type_argument() {
+    let source = r#"use std::sync::MutexGuard;
+pub trait Semaphore { fn is_closed(&self) -> bool; }
+pub struct Bounded;
+impl Bounded { pub fn is_closed(&self) -> bool { true } }
+pub struct Waiters;
+impl Waiters { pub fn remove(&self) {} }
+pub struct Other;
+impl Other { pub fn remove(&self) {} pub fn is_closed(&self) -> bool { true } }
+pub struct Tx<T, S> { value: T, semaphore: S }
+impl<T, S: Semaphore> Tx<T, S> {
+    pub fn semaphore(&self) -> &S { &self.semaphore }
+}
+pub struct Lock<T> { value: T }
+impl<T> Lock<T> {
+    pub fn lock(&self) -> MutexGuard<'_, T> { todo!() }
+}
+pub struct Sender { chan: Tx<u8, Bounded>, waiters: Lock<Waiters> }
+impl Sender {
+    pub fn close(&self) {
+        let semaphore = self.chan.semaphore();
+        semaphore.is_closed();
+        let waiters = self.waiters.lock();
+        waiters.remove();
+    }
+}
+"#;
+    let g = graph(&[("src/lib.rs", source)]);
+    assert_eq!(
+        sure_calls_from(&g, "Method:src/lib.rs:Sender.close"),
+        [
+            (
+                "Method:src/lib.rs:Bounded.is_closed".to_owned(),
+                0.95,
+                "receiver-type"
+            ),
+            (
+                "Method:src/lib.rs:Lock.lock".to_owned(),
+                0.95,
+                "attribute-type"
+            ),
+            (
+                "Method:src/lib.rs:Tx.semaphore".to_owned(),
+                0.95,
+                "attribute-type"
+            ),
+            (
+                "Method:src/lib.rs:Waiters.remove".to_owned(),
+                0.95,
+                "receiver-type"
+            ),
+        ]
+    );
+}
+
+#[test]
+fn rust_element_accessors_of_a_collection_field_give_its_elements_not_project_methods() {
+    let source = r#"use std::collections::VecDeque;
+pub struct Task;
+impl Task { pub fn run(&self) {} }
+pub struct Other;
+impl Other { pub fn run(&self) {} }
+pub struct List;
+impl List { pub fn pop_front(&mut self) -> Option<Other> { None } }
+pub struct Shared { queue: VecDeque<Task>, tasks: Vec<Task> }
+impl Shared {
+    pub fn drain(&mut self) {
+        while let Some(task) = self.queue.pop_front() {
+            task.run();
+        }
+        let last = self.tasks.last().unwrap();
+        last.run();
+    }
+}
+"#;
+    let g = graph(&[("src/lib.rs", source)]);
+    // `pop_front` is `VecDeque`'s own, not the project's only `pop_front`.
+    assert_eq!(
+        sure_calls_from(&g, "Method:src/lib.rs:Shared.drain"),
+        [(
+            "Method:src/lib.rs:Task.run".to_owned(),
+            0.95,
+            "receiver-type"
+        )]
+    );
+}
+
+#[test]
+fn rust_a_pins_get_mut_and_get_ref_give_the_pinned_value() {
+    let source = r#"use std::pin::Pin;
+pub struct Inner;
+impl Inner { pub fn flush(&self) {} }
+pub struct Other;
+impl Other { pub fn flush(&self) {} }
+pub struct File { inner: Inner }
+impl File {
+    pub fn poll_flush(self: Pin<&mut Self>) {
+        let me = self.get_mut();
+        me.inner.flush();
+    }
+    pub fn poll_ref(self: Pin<&Self>) {
+        self.get_ref().inner.flush();
+    }
+}
+"#;
+    let g = graph(&[("src/lib.rs", source)]);
+    let flush = vec![(
+        "Method:src/lib.rs:Inner.flush".to_owned(),
+        0.95,
+        "attribute-type",
+    )];
+    assert_eq!(
+        sure_calls_from(&g, "Method:src/lib.rs:File.poll_flush"),
+        flush
+    );
+    assert_eq!(
+        sure_calls_from(&g, "Method:src/lib.rs:File.poll_ref"),
+        flush
     );
 }
 

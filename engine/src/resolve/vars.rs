@@ -14,8 +14,8 @@ pub struct Bound {
     pub elements: Vec<u32>,
     /// Indexes into `path_bindings`.
     pub paths: Vec<u32>,
-    /// Indexes into `callback_bindings`.
-    pub callbacks: Vec<u32>,
+    /// Indexes into `closure_bindings`.
+    pub closures: Vec<u32>,
     /// Declared as a variable or parameter of the scope (`FileFacts::locals`).
     pub declared: bool,
 }
@@ -53,7 +53,7 @@ impl<'a> VarIndex<'a> {
                     .chain(f.call_bindings.iter().map(|b| b.var.as_str()))
                     .chain(f.element_bindings.iter().map(|b| b.var.as_str()))
                     .chain(f.path_bindings.iter().map(|(_, var, _)| var.as_str()))
-                    .chain(f.callback_bindings.iter().map(|b| b.var.as_str()))
+                    .chain(f.closure_bindings.iter().map(|b| b.var.as_str()))
                     .chain(f.locals.iter().map(|(_, var)| var.as_str()));
                 for var in vars {
                     map.entry(var).or_default();
@@ -78,9 +78,9 @@ impl<'a> VarIndex<'a> {
                         bound.paths.push(i as u32);
                     }
                 }
-                for (i, b) in f.callback_bindings.iter().enumerate() {
+                for (i, b) in f.closure_bindings.iter().enumerate() {
                     if let Some(bound) = entry(&mut map, &b.var, b.scope) {
-                        bound.callbacks.push(i as u32);
+                        bound.closures.push(i as u32);
                     }
                 }
                 for (scope, var) in &f.locals {
