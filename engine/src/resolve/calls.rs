@@ -235,6 +235,15 @@ impl<'a> Resolver<'a> {
                 if let Some((ty, conf)) = self.resolve_type(fi, scope, path)
                     && let Some(hit) = self.typed_member(ty, conf, name, 1.0, Reason::ClassMember)
                 {
+                    // `Latch::set(&x)` runs the implementation for `x`'s type: when the project
+                    // implements the trait's method, its declaration is a candidate only (`L::f()`
+                    // through a type parameter bound by the trait stays the declaration).
+                    if self.kind_of(ty) == Some(NodeKind::Trait)
+                        && self.type_param_bound(fi, scope, path).is_none()
+                        && self.implemented(ty, name)
+                    {
+                        return vec![(hit.0, confidence::AMBIGUOUS_PAIR, Reason::Ambiguous)];
+                    }
                     return vec![hit];
                 }
                 if let Some(file) = self.modules.rust(&f.path, path) {
@@ -667,6 +676,20 @@ impl<'a> Resolver<'a> {
                 .imports
                 .iter()
                 .any(|i| i.names.iter().any(|n| n.name == owner.name))
+    }
+
+    /// Whether a type of the project implements method `name` of trait `t`.
+    fn implemented(&self, t: u32, name: &str) -> bool {
+        self.methods.get(name).is_some_and(|methods| {
+            methods.iter().any(|m| {
+                self.node_def
+                    .get(m)
+                    .and_then(|&(f, d)| self.owner_type(f, Some(d)))
+                    .is_some_and(|owner| {
+                        owner != t && self.bases.get(&owner).is_some_and(|b| b.contains(&t))
+                    })
+            })
+        })
     }
 
     pub(super) fn owner_def(&self, fi: usize, scope: Option<u32>) -> Option<u32> {

@@ -4165,3 +4165,49 @@ fn python_an_import_in_an_earlier_branch_is_the_alternative_meant() {
         )]
     );
 }
+
+#[test]
+fn rust_a_trait_method_called_by_the_traits_name_is_a_candidate_when_the_project_implements_it() {
+    let g = graph(&[(
+        "src/lib.rs",
+        r#"pub trait Latch { fn set(this: *const Self); }
+pub trait Probe { fn probe(&self); }
+pub struct LockLatch;
+impl Latch for LockLatch { fn set(this: *const Self) {} }
+pub fn run(latch: &LockLatch, probe: &dyn Probe) {
+    Latch::set(latch);
+    Probe::probe(probe);
+}
+pub fn generic<L: Latch>(latch: &L) {
+    L::set(latch);
+}
+"#,
+    )]);
+    // `Latch::set(latch)` runs `LockLatch`'s `set`; `Probe` has no implementation here.
+    assert_eq!(
+        calls_from(&g, "Function:src/lib.rs:run"),
+        [
+            (
+                "Method:src/lib.rs:Latch.set".to_owned(),
+                1,
+                0.48,
+                "ambiguous"
+            ),
+            (
+                "Method:src/lib.rs:Probe.probe".to_owned(),
+                2,
+                0.97,
+                "class-member"
+            ),
+        ]
+    );
+    // Through a type parameter the trait bounds: the declaration.
+    assert_eq!(
+        sure_calls_from(&g, "Function:src/lib.rs:generic"),
+        [(
+            "Method:src/lib.rs:Latch.set".to_owned(),
+            0.97,
+            "class-member"
+        )]
+    );
+}
