@@ -6,7 +6,8 @@ use tree_sitter::Node;
 use super::{ReceiverSyntax, push_call, push_children};
 
 use super::{
-    doc_line, field, header_before_body, line, named_children, new_def, strip_generics, text,
+    doc_line, field, header_before_body, line, named_children, new_def, split_outside_brackets,
+    strip_generics, text,
 };
 use crate::facts::{
     Binding, CallBinding, Callee, ClosureBinding, ClosureParam, ElementBinding, FileFacts, Import,
@@ -602,7 +603,7 @@ fn element_name(element: &str) -> Option<String> {
 
 /// `Name`, `a.Name`, `Name<T>` or `Name | undefined` as a class name.
 fn single_type(raw: &str) -> Option<String> {
-    let mut kept = union_members(raw)
+    let mut kept = split_outside_brackets(raw, '|')
         .into_iter()
         .filter(|m| !matches!(*m, "undefined" | "null" | "void"));
     let (Some(single), None) = (kept.next(), kept.next()) else {
@@ -614,26 +615,6 @@ fn single_type(raw: &str) -> Option<String> {
             .chars()
             .all(|c| c.is_alphanumeric() || c == '_' || c == '.' || c == '$');
     valid.then_some(name)
-}
-
-/// The members of a union type, split at `|` outside brackets, trimmed.
-fn union_members(raw: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let (mut depth, mut start) = (0i32, 0);
-    for (i, c) in raw.char_indices() {
-        match c {
-            '<' | '(' | '[' | '{' => depth += 1,
-            '>' | ')' | ']' | '}' => depth -= 1,
-            '|' if depth == 0 => {
-                out.push(raw[start..i].trim());
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    out.push(raw[start..].trim());
-    out.retain(|m| !m.is_empty());
-    out
 }
 
 /// A typed parameter binds its name in the function; a constructor's parameter property

@@ -257,6 +257,30 @@ pub(crate) fn new_def(
     }
 }
 
+/// `raw` split at `separator` outside brackets (`<>`, `()`, `[]`, `{}`; the `>` of `=>` and
+/// `->` closes none), each part trimmed, empty parts dropped: generic arguments, `cfg`
+/// predicate lists, the members of a union type.
+pub(crate) fn split_outside_brackets(raw: &str, separator: char) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let (mut depth, mut start, mut previous) = (0usize, 0, ' ');
+    for (i, c) in raw.char_indices() {
+        match c {
+            '<' | '(' | '[' | '{' => depth += 1,
+            '>' if matches!(previous, '=' | '-') => {}
+            '>' | ')' | ']' | '}' => depth = depth.saturating_sub(1),
+            _ if c == separator && depth == 0 => {
+                parts.push(raw[start..i].trim());
+                start = i + c.len_utf8();
+            }
+            _ => {}
+        }
+        previous = c;
+    }
+    parts.push(raw[start..].trim());
+    parts.retain(|p| !p.is_empty());
+    parts
+}
+
 /// Strips generic arguments and call parentheses: `Base[T]` → `Base`, `List<T>` → `List`.
 pub(crate) fn strip_generics(expr: &str) -> String {
     let end = expr.find(['[', '<', '(']).unwrap_or(expr.len());
@@ -266,6 +290,23 @@ pub(crate) fn strip_generics(expr: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lists_split_at_separators_outside_brackets_only() {
+        assert_eq!(
+            split_outside_brackets("HashMap<K, V>, Box<dyn Fn(A, B) -> C>, T", ','),
+            ["HashMap<K, V>", "Box<dyn Fn(A, B) -> C>", "T"]
+        );
+        assert_eq!(
+            split_outside_brackets("unix, not(any(a, b)),", ','),
+            ["unix", "not(any(a, b))"]
+        );
+        assert_eq!(
+            split_outside_brackets("A<B | C> | (() => D | E) | undefined", '|'),
+            ["A<B | C>", "(() => D | E)", "undefined"]
+        );
+        assert!(split_outside_brackets("  ", ',').is_empty());
+    }
 
     #[test]
     fn signatures_collapse_whitespace_and_cap() {

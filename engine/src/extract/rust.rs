@@ -5,7 +5,7 @@ use tree_sitter::Node;
 
 use super::{
     ReceiverSyntax, doc_line, end_line, field, header_before_body, line, named_children, new_def,
-    push_call, push_children, rust_cfg, strip_generics, text,
+    push_call, push_children, rust_cfg, split_outside_brackets, strip_generics, text,
 };
 use crate::facts::{
     Binding, CallBinding, Callee, ClosureBinding, ClosureParam, ElementBinding, FileFacts, Import,
@@ -60,7 +60,7 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
                         .and_then(|t| t.split_once('<'))
                         .and_then(|(_, args)| args.trim_end().strip_suffix('>'))
                         .map(|args| {
-                            top_level_arguments(args)
+                            split_outside_brackets(args, ',')
                                 .into_iter()
                                 .filter(|a| !a.starts_with('\''))
                                 .map(str::to_owned)
@@ -1131,7 +1131,7 @@ fn deref_target(
     let target = text(target, src).trim();
     if generics.iter().any(|(name, _, _)| name == target) {
         let position = written.split_once('<').and_then(|(_, args)| {
-            top_level_arguments(args.trim_end().strip_suffix('>')?)
+            split_outside_brackets(args.trim_end().strip_suffix('>')?, ',')
                 .into_iter()
                 .filter(|a| !a.starts_with('\''))
                 .position(|a| a == target)
@@ -1155,32 +1155,11 @@ fn type_arguments(written: &str) -> Vec<String> {
     let Some(args) = args.trim_end().strip_suffix('>') else {
         return Vec::new();
     };
-    top_level_arguments(args)
+    split_outside_brackets(args, ',')
         .into_iter()
         .filter(|a| !a.starts_with('\''))
         .map(|a| value_type(a).unwrap_or_default())
         .collect()
-}
-
-/// A list of generic arguments split at its top-level commas, each trimmed.
-fn top_level_arguments(list: &str) -> Vec<&str> {
-    let mut parts = Vec::new();
-    let mut depth = 0usize;
-    let mut start = 0;
-    for (i, c) in list.char_indices() {
-        match c {
-            '<' | '(' | '[' => depth += 1,
-            '>' | ')' | ']' => depth = depth.saturating_sub(1),
-            ',' if depth == 0 => {
-                parts.push(list[start..i].trim());
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    parts.push(list[start..].trim());
-    parts.retain(|p| !p.is_empty());
-    parts
 }
 
 /// What a function returns, as `value_type` reads it; an `Option<T>` or a `Result<T, E>`

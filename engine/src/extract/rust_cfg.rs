@@ -1,6 +1,8 @@
 //! Rust `cfg` predicates evaluated as a type checker configures a crate: every feature on, tests
 //! off, a 64-bit Linux host, rust-analyzer's default cfgs on and custom `--cfg` flags off.
 
+use super::split_outside_brackets;
+
 /// Whether `cfg(predicate)` holds: `None` when it names something the configuration leaves
 /// open (an architecture, a vendor, a predicate not understood).
 pub fn holds(predicate: &str) -> Option<bool> {
@@ -11,7 +13,7 @@ pub fn holds(predicate: &str) -> Option<bool> {
     if let Some(inner) = call_of(p, "all") {
         // Three-valued: one false part decides, else any open part leaves it open.
         let mut open = false;
-        for part in top_level_parts(inner) {
+        for part in split_outside_brackets(inner, ',') {
             match holds(part) {
                 Some(false) => return Some(false),
                 None => open = true,
@@ -22,7 +24,7 @@ pub fn holds(predicate: &str) -> Option<bool> {
     }
     if let Some(inner) = call_of(p, "any") {
         let mut open = false;
-        for part in top_level_parts(inner) {
+        for part in split_outside_brackets(inner, ',') {
             match holds(part) {
                 Some(true) => return Some(true),
                 None => open = true,
@@ -68,27 +70,6 @@ fn key_value(key: &str, value: &str) -> Option<bool> {
         "panic" => Some(value == "unwind"),
         _ => None,
     }
-}
-
-/// The comma-separated parts of a predicate list, commas inside parentheses left alone.
-fn top_level_parts(list: &str) -> Vec<&str> {
-    let mut parts = Vec::new();
-    let mut depth = 0usize;
-    let mut start = 0;
-    for (i, c) in list.char_indices() {
-        match c {
-            '(' => depth += 1,
-            ')' => depth = depth.saturating_sub(1),
-            ',' if depth == 0 => {
-                parts.push(list[start..i].trim());
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    parts.push(list[start..].trim());
-    parts.retain(|p| !p.is_empty());
-    parts
 }
 
 #[cfg(test)]
