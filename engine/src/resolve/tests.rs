@@ -3544,3 +3544,183 @@ func Render(w util.BufWriter, out reflect.Value) {
         )]
     );
 }
+
+#[test]
+fn java_a_member_type_of_an_enclosing_class_hides_other_types_of_its_name() {
+    let g = graph(&[
+        (
+            "src/com/shop/Task.java",
+            "package com.shop;\npublic interface Task { void run(); }\n",
+        ),
+        (
+            "src/com/shop/Queue.java",
+            r#"package com.shop;
+public class Queue {
+    interface Task { void run(); }
+    static class Worker {
+        Worker(int n) {}
+        void work() {}
+    }
+    void drain(Task task) {
+        task.run();
+        new Worker(1).work();
+        Queue.Worker other = new Queue.Worker(2);
+        other.work();
+    }
+}
+"#,
+        ),
+    ]);
+    // `Task` in `Queue` is its own member interface, not the package's `Task`; `Worker` and
+    // `Queue.Worker` are the member class, built by its constructor.
+    assert_eq!(
+        sure_calls_from(&g, "Method:src/com/shop/Queue.java:Queue.drain"),
+        [
+            (
+                "Class:src/com/shop/Queue.java:Queue.Worker".to_owned(),
+                0.97,
+                "constructor"
+            ),
+            (
+                "Method:src/com/shop/Queue.java:Queue.Task.run".to_owned(),
+                0.97,
+                "receiver-type"
+            ),
+            (
+                "Method:src/com/shop/Queue.java:Queue.Worker.work".to_owned(),
+                0.97,
+                "receiver-type"
+            ),
+        ]
+    );
+}
+
+#[test]
+fn java_this_and_super_constructor_calls_build_their_class() {
+    let g = graph(&[
+        (
+            "src/com/shop/Base.java",
+            "package com.shop;\npublic class Base { public Base(int n) {} }\n",
+        ),
+        (
+            "src/com/shop/Cart.java",
+            r#"package com.shop;
+public class Cart extends Base {
+    public Cart() { this(1); }
+    public Cart(int n) { super(n); }
+}
+"#,
+        ),
+    ]);
+    assert_eq!(
+        calls_from(&g, "Method:src/com/shop/Cart.java:Cart.Cart"),
+        [
+            (
+                "Class:src/com/shop/Base.java:Base".to_owned(),
+                2,
+                0.97,
+                "constructor"
+            ),
+            (
+                "Class:src/com/shop/Cart.java:Cart".to_owned(),
+                2,
+                0.97,
+                "constructor"
+            ),
+        ]
+    );
+}
+
+#[test]
+fn java_calls_on_a_returned_or_constructed_value_use_its_declared_type() {
+    let g = graph(&[
+        (
+            "src/com/shop/Builder.java",
+            r#"package com.shop;
+public class Builder {
+    public Builder add(int n) { return this; }
+    public Order build() { return new Order(); }
+    public int[] sizes() { return null; }
+}
+"#,
+        ),
+        (
+            "src/com/shop/Order.java",
+            "package com.shop;\npublic class Order { public void send() {} }\n",
+        ),
+        (
+            "src/com/shop/Shop.java",
+            r#"package com.shop;
+public class Shop {
+    Builder builder() { return new Builder(); }
+    void order() {
+        new Builder().add(1)
+            .add(2).build().send();
+        builder().build();
+        this.builder().add(3);
+    }
+}
+"#,
+        ),
+    ]);
+    assert_eq!(
+        sure_calls_from(&g, "Method:src/com/shop/Shop.java:Shop.order"),
+        [
+            (
+                "Class:src/com/shop/Builder.java:Builder".to_owned(),
+                0.97,
+                "constructor"
+            ),
+            (
+                "Method:src/com/shop/Builder.java:Builder.add".to_owned(),
+                0.97,
+                "receiver-type"
+            ),
+            (
+                "Method:src/com/shop/Builder.java:Builder.build".to_owned(),
+                0.95,
+                "return-type"
+            ),
+            (
+                "Method:src/com/shop/Order.java:Order.send".to_owned(),
+                0.95,
+                "return-type"
+            ),
+            (
+                "Method:src/com/shop/Shop.java:Shop.builder".to_owned(),
+                0.98,
+                "self-method"
+            ),
+        ]
+    );
+}
+
+#[test]
+fn java_for_each_and_try_with_resources_variables_have_their_declared_type() {
+    let g = graph(&[
+        (
+            "src/com/shop/Item.java",
+            "package com.shop;\npublic class Item implements AutoCloseable { public void ship() {} public void close() {} }\n",
+        ),
+        (
+            "src/com/shop/Cart.java",
+            r#"package com.shop;
+import java.util.List;
+public class Cart {
+    void ship(List<Item> items) {
+        for (final Item item : items) { item.ship(); }
+        try (Item first = items.get(0)) { first.ship(); }
+    }
+}
+"#,
+        ),
+    ]);
+    assert_eq!(
+        sure_calls_from(&g, "Method:src/com/shop/Cart.java:Cart.ship"),
+        [(
+            "Method:src/com/shop/Item.java:Item.ship".to_owned(),
+            0.97,
+            "receiver-type"
+        )]
+    );
+}
