@@ -218,7 +218,7 @@ fn invocation(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts)
         None => Callee::Name(name),
         Some(object) => Callee::Member {
             receiver: match object.kind() {
-                "method_invocation" | "object_creation_expression" => {
+                "method_invocation" | "object_creation_expression" | "parenthesized_expression" => {
                     chain(object, src).map_or(Receiver::Other, Receiver::Call)
                 }
                 _ => RECEIVERS.receiver(object, src),
@@ -230,8 +230,9 @@ fn invocation(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts)
 }
 
 /// A call whose result is a receiver, as a dotted chain with the calls' arguments left out:
-/// `a.b(…)` → `a.b`, `new T<A>(…)` → `T`, `new T().b(…)` → `T().b`; `None` when a part is
-/// neither a name, `this`, a field access, a call nor an instance creation.
+/// `a.b(…)` → `a.b`, `new T<A>(…)` → `T`, `new T().b(…)` → `T().b`, a cast `((T) x)` → `T`;
+/// `None` when a part is neither a name, `this`, a field access, a call, an instance creation
+/// nor a cast.
 fn chain(node: Node, src: &[u8]) -> Option<String> {
     // Whitespace and generic arguments left out; `None` unless a dotted chain of names.
     let dotted = |n: Node| {
@@ -248,6 +249,13 @@ fn chain(node: Node, src: &[u8]) -> Option<String> {
     };
     match node.kind() {
         "object_creation_expression" => dotted(field(node, "type")?),
+        // `((T) x).m()`: a value of the type it is cast to, as `new T().m()`.
+        "parenthesized_expression" => {
+            let inner = named_children(node).into_iter().next()?;
+            (inner.kind() == "cast_expression")
+                .then(|| dotted(field(inner, "type")?))
+                .flatten()
+        }
         "method_invocation" => {
             let name = text(field(node, "name")?, src);
             match field(node, "object") {

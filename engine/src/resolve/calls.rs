@@ -187,14 +187,9 @@ impl<'a> Resolver<'a> {
                     None => false,
                 };
                 if f.lang == Lang::Java
-                    && let Some(owner) = self.owner_type(fi, scope)
-                    && let Some(hit) = self.typed_member(
-                        owner,
-                        1.0,
-                        name,
-                        confidence::SELF_METHOD,
-                        Reason::SelfMethod,
-                    )
+                    && let Some(hit) = self
+                        .java_implicit_this(fi, scope, name)
+                        .or_else(|| self.java_static_import(fi, name))
                 {
                     return vec![hit];
                 }
@@ -264,6 +259,89 @@ impl<'a> Resolver<'a> {
                 Vec::new()
             }
         }
+    }
+
+    /// Java's implicit `this` for a bare `name(…)`: a method of the innermost class around
+    /// `scope` that has one by that name (its own or inherited), else of a class further out.
+    /// An outer class is only looked at when every class inside it inherits from project types
+    /// alone (a type outside the project may hold that method) and the name is none of
+    /// `Object`'s methods, which every class has.
+    fn java_implicit_this(
+        &self,
+        fi: usize,
+        scope: Option<u32>,
+        name: &str,
+    ) -> Option<(u32, f32, Reason)> {
+        const OBJECT_METHODS: &[&str] = &[
+            "clone",
+            "equals",
+            "finalize",
+            "getClass",
+            "hashCode",
+            "notify",
+            "notifyAll",
+            "toString",
+            "wait",
+        ];
+        let defs = &self.files[fi].defs;
+        for d in self.scope_chain(fi, scope) {
+            if !defs.get(d as usize).is_some_and(|x| x.kind.is_type()) {
+                continue;
+            }
+            let ty = self.def_node[fi][d as usize];
+            let hit = self.typed_member(ty, 1.0, name, confidence::SELF_METHOD, Reason::SelfMethod);
+            if hit.is_some() || OBJECT_METHODS.contains(&name) || !self.java_closed(ty) {
+                return hit;
+            }
+        }
+        None
+    }
+
+    /// Whether every supertype a Java type names, and theirs in turn, is a project type.
+    fn java_closed(&self, ty: u32) -> bool {
+        let mut queue = vec![ty];
+        let mut seen = rustc_hash::FxHashSet::default();
+        while let Some(t) = queue.pop() {
+            if !seen.insert(t) {
+                continue;
+            }
+            let Some(def) = self
+                .node_def
+                .get(&t)
+                .and_then(|&(file, d)| self.files[file].defs.get(d as usize))
+            else {
+                return false;
+            };
+            let bases = self.bases.get(&t).map_or(&[][..], Vec::as_slice);
+            if seen.len() > 64 || bases.len() < def.extends.len() + def.implements.len() {
+                return false;
+            }
+            queue.extend(bases);
+        }
+        true
+    }
+
+    /// A method a Java file imports statically (`import static a.b.C.m;`, `import static
+    /// a.b.C.*;`) from a project class.
+    fn java_static_import(&self, fi: usize, name: &str) -> Option<(u32, f32, Reason)> {
+        self.files[fi]
+            .imports
+            .iter()
+            .filter(|i| i.reexport && (i.wildcard || i.names.iter().any(|n| n.name == name)))
+            .find_map(|i| {
+                let (package, class) = i.module.rsplit_once('.')?;
+                let ty = self.modules.java(package).iter().find_map(|&file| {
+                    let &d = self.top_level[file].get(class)?.first()?;
+                    let node = self.def_node[file][d as usize];
+                    self.kind_of(node)
+                        .is_some_and(NodeKind::is_type)
+                        .then_some(node)
+                })?;
+                let (m, _) = self.find_member(ty, name)?;
+                self.kind_of(m)
+                    .is_some_and(NodeKind::is_callable)
+                    .then_some((m, confidence::IMPORT, Reason::ImportResolved))
+            })
     }
 
     /// A call target: functions as they are; a type means its construction.
@@ -379,6 +457,23 @@ impl<'a> Resolver<'a> {
                 {
                     return vec![hit];
                 }
+            }
+            // Java's `Outer.this.m()`: a method of the enclosing class `Outer`.
+            Receiver::Path(path) if f.lang == Lang::Java && path.ends_with(".this") => {
+                let outer = &path[..path.len() - ".this".len()];
+                return self
+                    .resolve_type(fi, scope, outer)
+                    .and_then(|(t, conf)| {
+                        self.typed_member(
+                            t,
+                            conf,
+                            name,
+                            confidence::SELF_METHOD,
+                            Reason::SelfMethod,
+                        )
+                    })
+                    .into_iter()
+                    .collect();
             }
             Receiver::Path(path) => {
                 let on_self = path.starts_with("self.") || path.starts_with("this.");

@@ -3724,3 +3724,136 @@ public class Cart {
         )]
     );
 }
+
+#[test]
+fn java_outer_this_calls_a_method_of_the_enclosing_class() {
+    let g = graph(&[(
+        "src/com/shop/Cart.java",
+        r#"package com.shop;
+public class Cart {
+    int size() { return 0; }
+    class View {
+        int size() { return Cart.this.size(); }
+    }
+}
+"#,
+    )]);
+    assert_eq!(
+        sure_calls_from(&g, "Method:src/com/shop/Cart.java:Cart.View.size"),
+        [(
+            "Method:src/com/shop/Cart.java:Cart.size".to_owned(),
+            0.97,
+            "self-method"
+        )]
+    );
+}
+
+#[test]
+fn java_a_bare_call_in_a_nested_class_reaches_the_enclosing_class_only_when_nothing_outside_can_hold_it()
+ {
+    let g = graph(&[
+        (
+            "src/com/shop/Base.java",
+            "package com.shop;\npublic class Base { void log() {} }\n",
+        ),
+        (
+            "src/com/shop/Cart.java",
+            r#"package com.shop;
+import java.util.AbstractList;
+public class Cart {
+    void check() {}
+    void clear() {}
+    public String toString() { return ""; }
+    static class Line extends Base {
+        void add() { check(); log(); toString(); }
+    }
+    class Items extends AbstractList<String> {
+        void reset() { clear(); }
+    }
+}
+"#,
+        ),
+    ]);
+    // `check` is the outer class's, `log` the inherited one; `toString` is `Object`'s in every
+    // class. `Items` inherits `clear` from a JDK class: no edge to the outer `clear`.
+    assert_eq!(
+        sure_calls_from(&g, "Method:src/com/shop/Cart.java:Cart.Line.add"),
+        [
+            (
+                "Method:src/com/shop/Base.java:Base.log".to_owned(),
+                0.95,
+                "self-method"
+            ),
+            (
+                "Method:src/com/shop/Cart.java:Cart.check".to_owned(),
+                0.98,
+                "self-method"
+            ),
+        ]
+    );
+    assert_eq!(
+        sure_calls_from(&g, "Method:src/com/shop/Cart.java:Cart.Items.reset"),
+        []
+    );
+}
+
+#[test]
+fn java_a_cast_receiver_has_the_type_it_is_cast_to() {
+    let g = graph(&[
+        (
+            "src/com/shop/Bag.java",
+            "package com.shop;\npublic interface Bag { int count(Object o); }\n",
+        ),
+        (
+            "src/com/shop/Util.java",
+            r#"package com.shop;
+public class Util {
+    static int count(Object items, Object o) { return ((Bag) items).count(o); }
+}
+"#,
+        ),
+    ]);
+    assert_eq!(
+        sure_calls_from(&g, "Method:src/com/shop/Util.java:Util.count"),
+        [(
+            "Method:src/com/shop/Bag.java:Bag.count".to_owned(),
+            0.97,
+            "receiver-type"
+        )]
+    );
+}
+
+#[test]
+fn java_static_imports_name_a_project_classs_methods() {
+    let g = graph(&[
+        (
+            "src/com/shop/util/Checks.java",
+            "package com.shop.util;\npublic class Checks { public static void notNull(Object o) {} public static void positive(int n) {} }\n",
+        ),
+        (
+            "src/com/shop/Cart.java",
+            r#"package com.shop;
+import static com.shop.util.Checks.notNull;
+import static com.shop.util.Checks.*;
+public class Cart {
+    void add(Object item, int n) { notNull(item); positive(n); }
+}
+"#,
+        ),
+    ]);
+    assert_eq!(
+        sure_calls_from(&g, "Method:src/com/shop/Cart.java:Cart.add"),
+        [
+            (
+                "Method:src/com/shop/util/Checks.java:Checks.notNull".to_owned(),
+                0.97,
+                "import-resolved"
+            ),
+            (
+                "Method:src/com/shop/util/Checks.java:Checks.positive".to_owned(),
+                0.97,
+                "import-resolved"
+            ),
+        ]
+    );
+}
