@@ -263,9 +263,9 @@ impl<'a> Resolver<'a> {
 
     /// Java's implicit `this` for a bare `name(…)`: a method of the innermost class around
     /// `scope` that has one by that name (its own or inherited), else of a class further out.
-    /// An outer class is only looked at when every class inside it inherits from project types
-    /// alone (a type outside the project may hold that method) and the name is none of
-    /// `Object`'s methods, which every class has.
+    /// A name of `Object`'s methods, which every class has, never goes further out. Past a
+    /// class that inherits from a type outside the project (which may hold that method), only a
+    /// name no built-in container has is looked for, and a hit is a candidate, not a certainty.
     fn java_implicit_this(
         &self,
         fi: usize,
@@ -284,14 +284,25 @@ impl<'a> Resolver<'a> {
             "wait",
         ];
         let defs = &self.files[fi].defs;
+        let mut cap = confidence::SELF_METHOD;
         for d in self.scope_chain(fi, scope) {
             if !defs.get(d as usize).is_some_and(|x| x.kind.is_type()) {
                 continue;
             }
             let ty = self.def_node[fi][d as usize];
-            let hit = self.typed_member(ty, 1.0, name, confidence::SELF_METHOD, Reason::SelfMethod);
-            if hit.is_some() || OBJECT_METHODS.contains(&name) || !self.java_closed(ty) {
-                return hit;
+            if let Some((m, conf, reason)) =
+                self.typed_member(ty, 1.0, name, confidence::SELF_METHOD, Reason::SelfMethod)
+            {
+                return Some((m, conf.min(cap), reason));
+            }
+            if OBJECT_METHODS.contains(&name) {
+                return None;
+            }
+            if !self.java_closed(ty) {
+                if BUILTIN_METHOD_NAMES.contains(&name) {
+                    return None;
+                }
+                cap = confidence::IMPORTED_CANDIDATE;
             }
         }
         None

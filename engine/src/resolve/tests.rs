@@ -3768,14 +3768,15 @@ public class Cart {
         void add() { check(); log(); toString(); }
     }
     class Items extends AbstractList<String> {
-        void reset() { clear(); }
+        void reset() { clear(); check(); }
     }
 }
 "#,
         ),
     ]);
     // `check` is the outer class's, `log` the inherited one; `toString` is `Object`'s in every
-    // class. `Items` inherits `clear` from a JDK class: no edge to the outer `clear`.
+    // class. `Items` inherits from a JDK class, which has a `clear` (no edge to the outer one)
+    // and may have a `check`: the outer `check` is a candidate.
     assert_eq!(
         sure_calls_from(&g, "Method:src/com/shop/Cart.java:Cart.Line.add"),
         [
@@ -3793,7 +3794,11 @@ public class Cart {
     );
     assert_eq!(
         sure_calls_from(&g, "Method:src/com/shop/Cart.java:Cart.Items.reset"),
-        []
+        [(
+            "Method:src/com/shop/Cart.java:Cart.check".to_owned(),
+            0.9,
+            "self-method"
+        )]
     );
 }
 
