@@ -308,6 +308,57 @@ impl<'a> Resolver<'a> {
         None
     }
 
+    /// Whether a Java receiver is of a type outside the project: a variable or parameter
+    /// declared with a type that is neither a project type nor a type parameter in scope, or
+    /// no variable but a capitalized name of no project type (a class such as `String`; an
+    /// all-capitals constant is a field).
+    fn java_outside(&self, fi: usize, scope: Option<u32>, var: &str) -> bool {
+        let ty = match self.binding_type(fi, scope, var) {
+            Some(ty) => ty,
+            None if var.starts_with(char::is_uppercase) && var.contains(char::is_lowercase) => {
+                var.to_owned()
+            }
+            None => return false,
+        };
+        self.resolve_type(fi, scope, &ty).is_none() && !self.java_type_parameter(fi, scope, &ty)
+    }
+
+    /// Whether `ty` is a type parameter of a method or class around `scope` (`<T>`, `<K, V
+    /// extends Comparable<V>>` written before the parameters or after the class name).
+    fn java_type_parameter(&self, fi: usize, scope: Option<u32>, ty: &str) -> bool {
+        let defs = &self.files[fi].defs;
+        self.scope_chain(fi, scope).into_iter().any(|d| {
+            let Some(def) = defs.get(d as usize) else {
+                return false;
+            };
+            let header = def.signature.split('(').next().unwrap_or("");
+            let Some(open) = header.find('<') else {
+                return false;
+            };
+            let mut depth = 0usize;
+            let mut start = open + 1;
+            let mut names = Vec::new();
+            for (i, c) in header.char_indices().skip_while(|&(i, _)| i <= open) {
+                match c {
+                    '<' => depth += 1,
+                    '>' if depth == 0 => {
+                        names.push(&header[start..i]);
+                        break;
+                    }
+                    '>' => depth -= 1,
+                    ',' if depth == 0 => {
+                        names.push(&header[start..i]);
+                        start = i + 1;
+                    }
+                    _ => {}
+                }
+            }
+            names
+                .iter()
+                .any(|n| n.split_whitespace().next() == Some(ty))
+        })
+    }
+
     /// Whether every supertype a Java type names, and theirs in turn, is a project type.
     fn java_closed(&self, ty: u32) -> bool {
         let mut queue = vec![ty];
@@ -467,6 +518,11 @@ impl<'a> Resolver<'a> {
                     && let Some(hit) = self.field_member(fi, scope, var, name, depth)
                 {
                     return vec![hit];
+                }
+                // A Java receiver of a type outside the project (`String.valueOf(…)`, or
+                // `text.charAt(…)` where `String text`) calls none of the project's methods.
+                if f.lang == Lang::Java && self.java_outside(fi, scope, var) {
+                    return Vec::new();
                 }
             }
             // Java's `Outer.this.m()`: a method of the enclosing class `Outer`.

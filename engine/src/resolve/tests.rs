@@ -3862,3 +3862,38 @@ public class Cart {
         ]
     );
 }
+
+#[test]
+fn java_a_receiver_of_a_type_outside_the_project_calls_no_project_method() {
+    let g = graph(&[
+        (
+            "src/com/shop/Text.java",
+            "package com.shop;\npublic class Text { public static String valueOf(Object o) { return null; } public char charAt(int i) { return 'a'; } }\n",
+        ),
+        (
+            "src/com/shop/Cart.java",
+            r#"package com.shop;
+public class Cart<T extends Text> {
+    <E extends Text> void show(String name, T item, E other, Object any) {
+        String.valueOf(name);
+        name.charAt(0);
+        item.charAt(0);
+        other.charAt(1);
+        any.charAt(2);
+    }
+}
+"#,
+        ),
+    ]);
+    // `String` and `name` are the JDK's; `T` and `E` are type parameters (their bounds are not
+    // followed, the project-wide guess stays); `any` is `Object`, outside the project too.
+    assert_eq!(
+        calls_from(&g, "Method:src/com/shop/Cart.java:Cart.show"),
+        [(
+            "Method:src/com/shop/Text.java:Text.charAt".to_owned(),
+            2,
+            0.95,
+            "unique-global-name"
+        )]
+    );
+}
