@@ -227,6 +227,14 @@ fn invocation(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts)
         },
     };
     push_call(facts, scope, callee, node);
+    if let Some(call) = facts.calls.last_mut() {
+        call.args = field(node, "arguments").map(|list| {
+            named_children(list)
+                .iter()
+                .filter(|a| !a.kind().ends_with("comment"))
+                .count() as u32
+        });
+    }
 }
 
 /// A call whose result is a receiver, as a dotted chain with the calls' arguments left out:

@@ -32,6 +32,10 @@ impl<'a> Resolver<'a> {
                     self.stats.calls_resolved += 1;
                 }
                 for (to, conf, reason) in targets {
+                    let (to, conf) = match call.args {
+                        Some(args) if f.lang == Lang::Java => self.java_overload(to, conf, args),
+                        _ => (to, conf),
+                    };
                     // Recursion is kept when the receiver is certain (a bare name, `self`/`this`
                     // or a known type); a guessed receiver landing on its own caller is dropped.
                     let certain = matches!(call.callee, Callee::Name(_))
@@ -306,6 +310,58 @@ impl<'a> Resolver<'a> {
             }
         }
         None
+    }
+
+    /// Java picks a method among the overloads of its name by the arguments: when no method of
+    /// that name in the target's class takes `args` arguments, the one a base class declares
+    /// with that many (the nearest) is called. Otherwise, or when no base has one, the target
+    /// stays.
+    fn java_overload(&self, target: u32, conf: f32, args: u32) -> (u32, f32) {
+        let Some(&(file, def)) = self.node_def.get(&target) else {
+            return (target, conf);
+        };
+        let defs = &self.files[file].defs;
+        let Some(method) = defs.get(def as usize).filter(|d| d.kind.is_callable()) else {
+            return (target, conf);
+        };
+        let name = method.name.as_str();
+        // Whether the type of node `ty` declares a method `name` taking `args` arguments.
+        let accepts = |ty: u32| -> Option<Option<u32>> {
+            let &(file, class) = self.node_def.get(&ty)?;
+            let defs = &self.files[file].defs;
+            let mut overloads = defs
+                .iter()
+                .enumerate()
+                .filter(|(_, d)| d.parent == Some(class) && d.name == name && d.kind.is_callable());
+            Some(
+                overloads
+                    .find(|(_, d)| {
+                        java_arity(&d.signature, name)
+                            .is_none_or(|(min, max)| min <= args && args <= max)
+                    })
+                    .map(|(i, _)| self.def_node[file][i]),
+            )
+        };
+        let Some(class) = method.parent.map(|p| self.def_node[file][p as usize]) else {
+            return (target, conf);
+        };
+        if accepts(class).flatten().is_some() {
+            return (target, conf);
+        }
+        let mut queue: Vec<u32> = self.bases.get(&class).cloned().unwrap_or_default();
+        let mut seen = rustc_hash::FxHashSet::default();
+        let mut i = 0;
+        while let Some(&ty) = queue.get(i) {
+            i += 1;
+            if !seen.insert(ty) || seen.len() > 64 {
+                continue;
+            }
+            if let Some(found) = accepts(ty).flatten() {
+                return (found, conf.min(confidence::INHERITED));
+            }
+            queue.extend(self.bases.get(&ty).into_iter().flatten());
+        }
+        (target, conf)
     }
 
     /// Whether a Java receiver is of a type outside the project: a variable or parameter
@@ -826,4 +882,41 @@ impl<'a> Resolver<'a> {
             .rust_exact(&f.path, &format!("{}::{written}", import.module))?;
         (self.modules.rust(&f.path, &import.module) != Some(file)).then_some(file)
     }
+}
+
+/// How many arguments a Java method `name`'s declaration (its signature) takes, as (least,
+/// most); `None` when the signature does not show its whole parameter list.
+fn java_arity(signature: &str, name: &str) -> Option<(u32, u32)> {
+    // The parameters' parenthesis follows the name (an annotation before it may have its own).
+    let open = signature.match_indices(name).find_map(|(at, _)| {
+        let before = signature[..at].chars().next_back();
+        let rest = &signature[at + name.len()..];
+        let gap = rest.len() - rest.trim_start().len();
+        (!before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '$')
+            && rest.trim_start().starts_with('('))
+        .then_some(at + name.len() + gap)
+    })?;
+    let mut depth = 0usize;
+    let mut params = 0u32;
+    let mut empty = true;
+    for c in signature[open + 1..].chars() {
+        match c {
+            '(' | '<' => depth += 1,
+            '>' => depth = depth.saturating_sub(1),
+            ')' if depth == 0 => {
+                let count = if empty { 0 } else { params + 1 };
+                let variadic = signature[open..].contains("...");
+                return Some(if variadic {
+                    (count.saturating_sub(1), u32::MAX)
+                } else {
+                    (count, count)
+                });
+            }
+            ')' => depth -= 1,
+            ',' if depth == 0 => params += 1,
+            c if !c.is_whitespace() => empty = false,
+            _ => {}
+        }
+    }
+    None
 }

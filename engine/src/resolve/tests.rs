@@ -3897,3 +3897,61 @@ public class Cart<T extends Text> {
         )]
     );
 }
+
+#[test]
+fn java_an_overload_taking_the_calls_argument_count_is_looked_for_in_base_classes() {
+    let g = graph(&[
+        (
+            "src/com/shop/Bag.java",
+            r#"package com.shop;
+public class Bag {
+    public boolean remove(Object o, int copies) { return true; }
+    public void log(String... parts) {}
+}
+"#,
+        ),
+        (
+            "src/com/shop/CountingBag.java",
+            r#"package com.shop;
+public class CountingBag extends Bag {
+    @SuppressWarnings("unchecked")
+    public boolean remove(Object o) { return remove(o, 1); }
+    public void log(String part) { log(part, "!"); }
+    public void clear(Object o) { remove(o); }
+}
+"#,
+        ),
+    ]);
+    // `remove(o, 1)` takes two arguments: `Bag`'s, not the one-argument override around it;
+    // `log(part, "!")` reaches the variadic `log` of the base; `remove(o)` stays the class's own.
+    assert_eq!(
+        calls_from(
+            &g,
+            "Method:src/com/shop/CountingBag.java:CountingBag.remove"
+        ),
+        [(
+            "Method:src/com/shop/Bag.java:Bag.remove".to_owned(),
+            3,
+            0.95,
+            "self-method"
+        )]
+    );
+    assert_eq!(
+        calls_from(&g, "Method:src/com/shop/CountingBag.java:CountingBag.log"),
+        [(
+            "Method:src/com/shop/Bag.java:Bag.log".to_owned(),
+            4,
+            0.95,
+            "self-method"
+        )]
+    );
+    assert_eq!(
+        calls_from(&g, "Method:src/com/shop/CountingBag.java:CountingBag.clear"),
+        [(
+            "Method:src/com/shop/CountingBag.java:CountingBag.remove".to_owned(),
+            3,
+            0.98,
+            "self-method"
+        )]
+    );
+}
