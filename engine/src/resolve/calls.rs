@@ -575,6 +575,16 @@ impl<'a> Resolver<'a> {
                 {
                     return vec![hit];
                 }
+                // `Inner.m()`: a static method of a Java member type in scope or imported.
+                if f.lang == Lang::Java
+                    && self.binding_type(fi, scope, var).is_none()
+                    && let Some((t, conf)) = self.java_member_type(fi, scope, var)
+                {
+                    return self
+                        .typed_member(t, conf, name, conf, Reason::ClassMember)
+                        .into_iter()
+                        .collect();
+                }
                 // A Java receiver of a type outside the project (`String.valueOf(…)`, or
                 // `text.charAt(…)` where `String text`) calls none of the project's methods.
                 if f.lang == Lang::Java && self.java_outside(fi, scope, var) {

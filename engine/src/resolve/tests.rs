@@ -3955,3 +3955,55 @@ public class CountingBag extends Bag {
         )]
     );
 }
+
+#[test]
+fn java_member_types_are_static_receivers_and_single_type_imports() {
+    let g = graph(&[
+        (
+            "src/com/shop/Streams.java",
+            r#"package com.shop;
+public class Streams {
+    public static class Flow {
+        public Flow(int n) {}
+        public void run() {}
+    }
+}
+"#,
+        ),
+        (
+            "src/com/shop/util/Members.java",
+            r#"package com.shop.util;
+import com.shop.Streams.Flow;
+public class Members {
+    private static class Executable {
+        static Executable of(Object o) { return null; }
+    }
+    void check(Object o) {
+        Executable.of(o);
+        new Flow(1).run();
+    }
+}
+"#,
+        ),
+    ]);
+    assert_eq!(
+        sure_calls_from(&g, "Method:src/com/shop/util/Members.java:Members.check"),
+        [
+            (
+                "Class:src/com/shop/Streams.java:Streams.Flow".to_owned(),
+                0.97,
+                "constructor"
+            ),
+            (
+                "Method:src/com/shop/Streams.java:Streams.Flow.run".to_owned(),
+                0.97,
+                "receiver-type"
+            ),
+            (
+                "Method:src/com/shop/util/Members.java:Members.Executable.of".to_owned(),
+                0.97,
+                "class-member"
+            ),
+        ]
+    );
+}
