@@ -622,6 +622,19 @@ impl<'a> Resolver<'a> {
                         return hits;
                     }
                 }
+                // Java's implicit `this`: `parent.root.get()` where `parent` is a field.
+                let head = path.split('.').next().unwrap_or(path);
+                if f.lang == Lang::Java
+                    && !on_self
+                    && self.binding_type(fi, scope, head).is_none()
+                    && let Some((t, conf)) =
+                        self.path_type(fi, scope, &format!("this.{path}"), depth)
+                {
+                    let hits = self.typed_members(t, conf, name, conf, Reason::AttributeType);
+                    if !hits.is_empty() {
+                        return hits;
+                    }
+                }
             }
             Receiver::Call(callee) => {
                 // `C().m()`: when `C` is a type, the receiver is an instance of it.

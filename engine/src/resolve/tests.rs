@@ -4007,3 +4007,34 @@ public class Members {
         ]
     );
 }
+
+#[test]
+fn java_a_dotted_receiver_may_start_at_a_field_of_the_class() {
+    let g = graph(&[
+        (
+            "src/com/shop/Node.java",
+            "package com.shop;\npublic class Node { public Node next; public int get(int i) { return i; } public int size() { return 0; } }\n",
+        ),
+        (
+            "src/com/shop/Tree.java",
+            r#"package com.shop;
+public class Tree {
+    Node root;
+    class Walker {
+        Tree parent;
+        int step(int i) { return parent.root.get(i) + root.next.size(); }
+    }
+}
+"#,
+        ),
+    ]);
+    // `parent` is a field of `Walker`; `root` one of the enclosing `Tree`, not followed.
+    assert_eq!(
+        sure_calls_from(&g, "Method:src/com/shop/Tree.java:Tree.Walker.step"),
+        [(
+            "Method:src/com/shop/Node.java:Node.get".to_owned(),
+            0.95,
+            "attribute-type"
+        )]
+    );
+}
