@@ -388,7 +388,16 @@ impl<'a> Resolver<'a> {
                 return false;
             };
             let header = def.signature.split('(').next().unwrap_or("");
-            let Some(open) = header.find('<') else {
+            // The parameters' `<` starts a word (a method's `<T> T f(`) or follows the class's
+            // name (`class Box<T>`); other `<`s open a type's arguments (`implements List<E>`).
+            let Some(open) = header.match_indices('<').map(|(i, _)| i).find(|&i| {
+                let before = &header[..i];
+                let word_start = before.is_empty() || before.ends_with(char::is_whitespace);
+                word_start
+                    || before
+                        .strip_suffix(def.name.as_str())
+                        .is_some_and(|rest| rest.is_empty() || rest.ends_with(char::is_whitespace))
+            }) else {
                 return false;
             };
             let mut depth = 0usize;

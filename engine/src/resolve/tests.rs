@@ -3873,9 +3873,10 @@ fn java_a_receiver_of_a_type_outside_the_project_calls_no_project_method() {
         (
             "src/com/shop/Cart.java",
             r#"package com.shop;
-public class Cart<T extends Text> {
+public class Cart<T extends Text> implements Comparable<Character> {
     <E extends Text> void show(String name, T item, E other, Object any) {
         String.valueOf(name);
+        Character.valueOf(name);
         name.charAt(0);
         item.charAt(0);
         other.charAt(1);
@@ -3885,8 +3886,9 @@ public class Cart<T extends Text> {
 "#,
         ),
     ]);
-    // `String` and `name` are the JDK's; `T` and `E` are type parameters (their bounds are not
-    // followed, the project-wide guess stays); `any` is `Object`, outside the project too.
+    // `String`, `Character` (an argument of an implemented type, no type parameter) and `name`
+    // are the JDK's; `T` and `E` are type parameters (their bounds are not followed, the
+    // project-wide guess stays); `any` is `Object`, outside the project too.
     assert_eq!(
         calls_from(&g, "Method:src/com/shop/Cart.java:Cart.show"),
         [(
