@@ -364,19 +364,33 @@ impl<'a> Resolver<'a> {
         (target, conf)
     }
 
-    /// Whether a Java receiver is of a type outside the project: a variable or parameter
+    /// Whether a Java receiver is of a type outside the project: a variable, parameter or field
     /// declared with a type that is neither a project type nor a type parameter in scope, or
-    /// no variable but a capitalized name of no project type (a class such as `String`; an
-    /// all-capitals constant is a field).
+    /// none of those but a capitalized name of no project type (a class such as `String`).
     fn java_outside(&self, fi: usize, scope: Option<u32>, var: &str) -> bool {
-        let ty = match self.binding_type(fi, scope, var) {
-            Some(ty) => ty,
-            None if var.starts_with(char::is_uppercase) && var.contains(char::is_lowercase) => {
-                var.to_owned()
-            }
-            None => return false,
+        let outside = |file: usize, scope: Option<u32>, ty: &str| {
+            self.resolve_type(file, scope, ty).is_none()
+                && !self.java_type_parameter(file, scope, ty)
         };
-        self.resolve_type(fi, scope, &ty).is_none() && !self.java_type_parameter(fi, scope, &ty)
+        if let Some(ty) = self.binding_type(fi, scope, var) {
+            return outside(fi, scope, &ty);
+        }
+        // A field of a class around the call (or of its bases), as declared there.
+        let defs = &self.files[fi].defs;
+        let field = self.scope_chain(fi, scope).into_iter().find_map(|d| {
+            defs.get(d as usize)
+                .is_some_and(|x| x.kind.is_type())
+                .then(|| self.attribute_type(fi, d, var))
+                .flatten()
+        });
+        match field {
+            Some((file, class, written)) => outside(file, Some(class), written),
+            None => {
+                var.starts_with(char::is_uppercase)
+                    && var.contains(char::is_lowercase)
+                    && outside(fi, scope, var)
+            }
+        }
     }
 
     /// Whether `ty` is a type parameter of a method or class around `scope` (`<T>`, `<K, V

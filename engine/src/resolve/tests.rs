@@ -3871,12 +3871,20 @@ fn java_a_receiver_of_a_type_outside_the_project_calls_no_project_method() {
             "package com.shop;\npublic class Text { public static String valueOf(Object o) { return null; } public char charAt(int i) { return 'a'; } }\n",
         ),
         (
+            "src/com/shop/Label.java",
+            "package com.shop;\npublic class Label { public int size() { return 0; } }\n",
+        ),
+        (
             "src/com/shop/Cart.java",
             r#"package com.shop;
 public class Cart<T extends Text> implements Comparable<Character> {
+    private static final String SPACE = " ";
+    private Label label;
     <E extends Text> void show(String name, T item, E other, Object any) {
         String.valueOf(name);
         Character.valueOf(name);
+        SPACE.charAt(0);
+        label.size();
         name.charAt(0);
         item.charAt(0);
         other.charAt(1);
@@ -3886,17 +3894,26 @@ public class Cart<T extends Text> implements Comparable<Character> {
 "#,
         ),
     ]);
-    // `String`, `Character` (an argument of an implemented type, no type parameter) and `name`
-    // are the JDK's; `T` and `E` are type parameters (their bounds are not followed, the
-    // project-wide guess stays); `any` is `Object`, outside the project too.
+    // `String`, `Character` (an argument of an implemented type, no type parameter), `name` and
+    // the field `SPACE` are the JDK's; `T` and `E` are type parameters (their bounds are not
+    // followed, the project-wide guess stays); `any` is `Object`, outside the project too. The
+    // field `label` is of a project type.
     assert_eq!(
         calls_from(&g, "Method:src/com/shop/Cart.java:Cart.show"),
-        [(
-            "Method:src/com/shop/Text.java:Text.charAt".to_owned(),
-            2,
-            0.95,
-            "unique-global-name"
-        )]
+        [
+            (
+                "Method:src/com/shop/Label.java:Label.size".to_owned(),
+                2,
+                0.95,
+                "attribute-type"
+            ),
+            (
+                "Method:src/com/shop/Text.java:Text.charAt".to_owned(),
+                2,
+                0.95,
+                "unique-global-name"
+            ),
+        ]
     );
 }
 
