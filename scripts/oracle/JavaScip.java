@@ -405,6 +405,35 @@ public class JavaScip {
             return positions.getStartPosition(unit, type);
         }
 
+        /** Whether the source text has `name` at offset `at`. */
+        boolean written(String name, long at) {
+            return at >= 0 && text.startsWith(name, (int) at);
+        }
+
+        /** Where a type name starting at `from` ends, with its type arguments (`T<A, B<C>>`). */
+        long typeEnd(long from) {
+            int at = (int) Math.max(from, 0);
+            while (at < text.length() && Character.isJavaIdentifierPart(text.charAt(at))) {
+                at++;
+            }
+            int next = at;
+            while (next < text.length() && Character.isWhitespace(text.charAt(next))) {
+                next++;
+            }
+            if (next >= text.length() || text.charAt(next) != '<') {
+                return at;
+            }
+            for (int depth = 0; next < text.length(); next++) {
+                char c = text.charAt(next);
+                if (c == '<') {
+                    depth++;
+                } else if (c == '>' && --depth == 0) {
+                    return next + 1;
+                }
+            }
+            return at;
+        }
+
         /** References to the corpus's methods and constructors. */
         void refer() {
             new TreePathScanner<Void, Void>() {
@@ -412,12 +441,19 @@ public class JavaScip {
                 public Void visitMethodInvocation(MethodInvocationTree tree, Void unused) {
                     Element element = trees.getElement(getCurrentPath());
                     ExpressionTree select = tree.getMethodSelect();
+                    // javac writes a `super(…)` into the constructors it generates (an
+                    // anonymous class's, a default one) at the class's position: not in the text.
                     if (select instanceof IdentifierTree id) {
                         long from = positions.getStartPosition(unit, id);
-                        refer(element, from, from + id.getName().length());
+                        if (written(id.getName().toString(), from)) {
+                            refer(element, from, from + id.getName().length());
+                        }
                     } else if (select instanceof MemberSelectTree m) {
                         long to = end(m);
-                        refer(element, to - m.getIdentifier().length(), to);
+                        long from = to - m.getIdentifier().length();
+                        if (written(m.getIdentifier().toString(), from)) {
+                            refer(element, from, to);
+                        }
                     }
                     return super.visitMethodInvocation(tree, unused);
                 }
@@ -425,8 +461,8 @@ public class JavaScip {
                 @Override
                 public Void visitNewClass(NewClassTree tree, Void unused) {
                     Element element = target(trees.getElement(getCurrentPath()), tree);
-                    Tree type = tree.getIdentifier();
-                    refer(element, nameStart(type), end(type));
+                    long from = nameStart(tree.getIdentifier());
+                    refer(element, from, typeEnd(from));
                     return super.visitNewClass(tree, unused);
                 }
 
