@@ -15,14 +15,16 @@
 #   lang3     Java: Apache Commons Lang 3.12.0 (static utility classes, builders, overloads)
 #   collections  Java: Apache Commons Collections 4.2 (generic interfaces, decorators, inner
 #             and anonymous classes, abstract bases)
+#   jsoup     Java: jsoup 1.15.3 (HTML parser: state enums with constant bodies, a node tree,
+#             visitors; its optional annotation dependency is missing, javac attributes the rest)
 #   all       every corpus above, one after another
 # Caches the indexers, corpora and indexes in $NEXUS_ACCURACY (default ~/.cache/nexus-accuracy).
 set -euo pipefail
-corpus=${1:?usage: scripts/accuracy.sh django|pydantic|sphinx|ts|effect|tokio|goldmark|yaml|toml|lang3|collections|all [--examples N]}
+corpus=${1:?usage: scripts/accuracy.sh django|pydantic|sphinx|ts|effect|tokio|goldmark|yaml|toml|lang3|collections|jsoup|all [--examples N]}
 shift
 repo=$(cd "$(dirname "$0")/.." && pwd)
 if [ "$corpus" = all ]; then
-  for one in django pydantic sphinx ts effect tokio goldmark yaml toml lang3 collections; do
+  for one in django pydantic sphinx ts effect tokio goldmark yaml toml lang3 collections jsoup; do
     printf '\n===== %s\n' "$one"
     "$0" "$one" "$@"
   done
@@ -31,7 +33,7 @@ fi
 cache=${NEXUS_ACCURACY:-$HOME/.cache/nexus-accuracy}
 tools="$cache/tools"
 mkdir -p "$tools"
-case "$corpus" in goldmark|yaml|toml|lang3|collections) needs_npm=false ;; *) needs_npm=true ;; esac
+case "$corpus" in goldmark|yaml|toml|lang3|collections|jsoup) needs_npm=false ;; *) needs_npm=true ;; esac
 if $needs_npm && { [ ! -x "$tools/node_modules/.bin/scip-python" ] \
   || [ ! -x "$tools/node_modules/.bin/scip-typescript" ]; }; then
   echo "installing the SCIP indexers into $tools" >&2
@@ -181,14 +183,17 @@ JSON
         -root "$root" -importpath "$import" -version "$version" -output "$index" >&2
     fi
     prefix= ;;
-  lang3|collections)  # Java: a library's src/main/java from its Debian source, attributed by javac
-    pool=http://deb.debian.org/debian/pool/main/libc
+  lang3|collections|jsoup)  # Java: a library's src/main/java from its Debian source, attributed by javac
+    pool=http://deb.debian.org/debian/pool/main
     case "$corpus" in
-      lang3) name=libcommons-lang3-java version=3.12.0 top=commons-lang-rel-commons-lang-3.12.0
+      lang3) name=libcommons-lang3-java dir=libc version=3.12.0
+        top=commons-lang-rel-commons-lang-3.12.0
         sha=f7c22574707611b63bae19ff17f59e24cdd32e2b0e61a50ec9b1b525fbc909d1 ;;
-      collections) name=libcommons-collections4-java version=4.2
+      collections) name=libcommons-collections4-java dir=libc version=4.2
         top=commons-collections-commons-collections-4.2
         sha=e6b25f22128d2b5e6181d9736f313103e079366013f853061aba16e8d4feb729 ;;
+      jsoup) name=jsoup dir=j version=1.15.3 top=jsoup-jsoup-1.15.3
+        sha=052511f0be47511f9b2a17d44fc1eccc4b5373e77cc5a3221e34b6af437e1e2e ;;
     esac
     if ! command -v javac >/dev/null; then
       echo "installing default-jdk-headless" >&2
@@ -199,7 +204,7 @@ JSON
     root="$cache/$name-$version"
     if [ ! -d "$root" ]; then
       tarball="$cache/${name}_$version.orig.tar.xz"
-      [ -s "$tarball" ] || curl -sSf -o "$tarball" "$pool/$name/${name}_$version.orig.tar.xz"
+      [ -s "$tarball" ] || curl -sSf -o "$tarball" "$pool/$dir/$name/${name}_$version.orig.tar.xz"
       echo "$sha  $tarball" | sha256sum -c --quiet - >&2
       mkdir -p "$root"
       tar xJf "$tarball" -C "$root" --strip-components=4 "$top/src/main/java"
@@ -210,7 +215,7 @@ JSON
       java "$oracle" -root "$root" -output "$index" >&2
     fi
     prefix= ;;
-  *) echo "unknown corpus: $corpus (django | pydantic | sphinx | ts | effect | tokio | goldmark | yaml | toml | lang3 | collections | all)" >&2; exit 2 ;;
+  *) echo "unknown corpus: $corpus (django | pydantic | sphinx | ts | effect | tokio | goldmark | yaml | toml | lang3 | collections | jsoup | all)" >&2; exit 2 ;;
 esac
 cd "$repo"
 cargo run --quiet --release -p nexus-accuracy -- --scip "$index" --root "$root" --prefix "$prefix" "$@"

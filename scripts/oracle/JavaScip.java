@@ -22,9 +22,13 @@
 //
 // Symbols follow scip-java's shape, `semanticdb maven . . com/foo/Outer#Inner#m(+1).`, except
 // that a constructor is named by its class (`Bar#Bar().`, as the source and Nexus name it, where
-// scip-java writes `<init>`). The range of a `new T<A>(` reference spans `T<A>`, so that it ends
-// right before the `(` the scorer looks for. Members of local and anonymous classes and
-// implicit members (default constructors, an enum's values()) have no symbol and are skipped.
+// scip-java writes `<init>`), and that a method written in an enum constant's body (`A { void
+// m() {…} }`, an anonymous class) is named as a method of its enum (`E#m().`, as Nexus names it;
+// scip-java makes it a local): the bodies of `m` of every constant are one function with `E.m`.
+// The range of a `new T<A>(` reference spans `T<A>`, so that it ends right before the `(` the
+// scorer looks for. Members of other local and anonymous classes and implicit members (default
+// constructors, an enum's values()) have no symbol and are skipped: a call in them counts for
+// the method around them, if any.
 
 import com.sun.source.tree.ClassTree;
 import com.sun.source.tree.CompilationUnitTree;
@@ -37,6 +41,7 @@ import com.sun.source.tree.MethodTree;
 import com.sun.source.tree.NewClassTree;
 import com.sun.source.tree.ParameterizedTypeTree;
 import com.sun.source.tree.Tree;
+import com.sun.source.tree.VariableTree;
 import com.sun.source.tree.AnnotatedTypeTree;
 import com.sun.source.util.JavacTask;
 import com.sun.source.util.SourcePositions;
@@ -333,11 +338,27 @@ public class JavaScip {
                                 define(SCHEME + prefix, at, type.getSimpleName().length(), null);
                             }
                             methods(tree, type, prefix);
+                        } else if (constantBodyOf(getCurrentPath()) instanceof TypeElement owner
+                                && typePrefix(owner) != null) {
+                            methods(tree, owner, typePrefix(owner));
                         }
                     }
                     return super.visitClass(tree, unused);
                 }
             }.scan(unit, null);
+        }
+
+        /** The enum whose constant's body the class at `path` is (`A { … }`), else null. */
+        Element constantBodyOf(TreePath path) {
+            TreePath creation = path.getParentPath();
+            TreePath constant = creation == null ? null : creation.getParentPath();
+            if (constant == null || !(creation.getLeaf() instanceof NewClassTree)
+                    || !(constant.getLeaf() instanceof VariableTree)) {
+                return null;
+            }
+            Element element = trees.getElement(constant);
+            return element != null && element.getKind() == ElementKind.ENUM_CONSTANT
+                    ? element.getEnclosingElement() : null;
         }
 
         /** The methods and constructors written in a named type, overloads numbered in order. */
