@@ -239,8 +239,8 @@ fn invocation(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts)
 
 /// A call whose result is a receiver, as a dotted chain with the calls' arguments left out:
 /// `a.b(…)` → `a.b`, `new T<A>(…)` → `T`, `new T().b(…)` → `T().b`, a cast `((T) x)` → `T`;
-/// `None` when a part is neither a name, `this`, a field access, a call, an instance creation
-/// nor a cast.
+/// `None` when a part is neither a name, `this`, `super`, a field access, a call, an instance
+/// creation nor a cast.
 fn chain(node: Node, src: &[u8]) -> Option<String> {
     // Whitespace and generic arguments left out; `None` unless a dotted chain of names.
     let dotted = |n: Node| {
@@ -273,9 +273,7 @@ fn chain(node: Node, src: &[u8]) -> Option<String> {
                 {
                     Some(format!("{}().{name}", chain(o, src)?))
                 }
-                Some(o) if o.kind() != "super" && RECEIVERS.is_dotted(o) => {
-                    Some(format!("{}.{name}", dotted(o)?))
-                }
+                Some(o) if RECEIVERS.is_dotted(o) => Some(format!("{}.{name}", dotted(o)?)),
                 Some(_) => None,
             }
         }

@@ -4057,3 +4057,40 @@ public class Tree {
         )]
     );
 }
+
+#[test]
+fn java_a_call_on_the_result_of_a_super_call_uses_its_return_type() {
+    let g = graph(&[
+        (
+            "src/com/shop/Entry.java",
+            "package com.shop;\npublic class Entry { public Object getKey() { return null; } }\n",
+        ),
+        (
+            "src/com/shop/Base.java",
+            "package com.shop;\npublic class Base { protected Entry nextEntry() { return null; } }\n",
+        ),
+        (
+            "src/com/shop/Keys.java",
+            r#"package com.shop;
+public class Keys extends Base {
+    public Object next() { return super.nextEntry().getKey(); }
+}
+"#,
+        ),
+    ]);
+    assert_eq!(
+        sure_calls_from(&g, "Method:src/com/shop/Keys.java:Keys.next"),
+        [
+            (
+                "Method:src/com/shop/Base.java:Base.nextEntry".to_owned(),
+                0.95,
+                "super-method"
+            ),
+            (
+                "Method:src/com/shop/Entry.java:Entry.getKey".to_owned(),
+                0.95,
+                "return-type"
+            ),
+        ]
+    );
+}
