@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Call-graph accuracy: indexes a corpus with a type-checker-based SCIP indexer (from npm, rustup, or
-# for Go scripts/oracle/go_scip.go on Go's own type checker) and compares Nexus's CALLS edges with it.
+# for Go scripts/oracle/go_scip.go on Go's own type checker, for Java scripts/oracle/JavaScip.java
+# on javac's attribution) and compares Nexus's CALLS edges with it.
 # Usage: scripts/accuracy.sh CORPUS [--examples N]
 #   django    Python: Django 5.1.4 (framework, class-based views, ORM)
 #   pydantic  Python: pydantic 2.10.6 (fully typed: overloads, TYPE_CHECKING, generics)
@@ -11,14 +12,19 @@
 #   goldmark  Go: goldmark 1.5.4 (Markdown parser: 10 packages, interfaces, embedded structs)
 #   yaml      Go: gopkg.in/yaml.v3 3.0.1 (one package, a C port: structs and plain functions)
 #   toml      Go: BurntSushi/toml 1.2.0 (reflection-based decoder and encoder, a lexer)
+#   lang3     Java: Apache Commons Lang 3.12.0 (static utility classes, builders, overloads)
+#   collections  Java: Apache Commons Collections 4.2 (generic interfaces, decorators, inner
+#             and anonymous classes, abstract bases)
+#   jsoup     Java: jsoup 1.15.3 (HTML parser: state enums with constant bodies, a node tree,
+#             visitors; its optional annotation dependency is missing, javac attributes the rest)
 #   all       every corpus above, one after another
 # Caches the indexers, corpora and indexes in $NEXUS_ACCURACY (default ~/.cache/nexus-accuracy).
 set -euo pipefail
-corpus=${1:?usage: scripts/accuracy.sh django|pydantic|sphinx|ts|effect|tokio|goldmark|yaml|toml|all [--examples N]}
+corpus=${1:?usage: scripts/accuracy.sh django|pydantic|sphinx|ts|effect|tokio|goldmark|yaml|toml|lang3|collections|jsoup|all [--examples N]}
 shift
 repo=$(cd "$(dirname "$0")/.." && pwd)
 if [ "$corpus" = all ]; then
-  for one in django pydantic sphinx ts effect tokio goldmark yaml toml; do
+  for one in django pydantic sphinx ts effect tokio goldmark yaml toml lang3 collections jsoup; do
     printf '\n===== %s\n' "$one"
     "$0" "$one" "$@"
   done
@@ -27,7 +33,7 @@ fi
 cache=${NEXUS_ACCURACY:-$HOME/.cache/nexus-accuracy}
 tools="$cache/tools"
 mkdir -p "$tools"
-case "$corpus" in goldmark|yaml|toml) needs_npm=false ;; *) needs_npm=true ;; esac
+case "$corpus" in goldmark|yaml|toml|lang3|collections|jsoup) needs_npm=false ;; *) needs_npm=true ;; esac
 if $needs_npm && { [ ! -x "$tools/node_modules/.bin/scip-python" ] \
   || [ ! -x "$tools/node_modules/.bin/scip-typescript" ]; }; then
   echo "installing the SCIP indexers into $tools" >&2
@@ -177,7 +183,39 @@ JSON
         -root "$root" -importpath "$import" -version "$version" -output "$index" >&2
     fi
     prefix= ;;
-  *) echo "unknown corpus: $corpus (django | pydantic | sphinx | ts | effect | tokio | goldmark | yaml | toml | all)" >&2; exit 2 ;;
+  lang3|collections|jsoup)  # Java: a library's src/main/java from its Debian source, attributed by javac
+    pool=http://deb.debian.org/debian/pool/main
+    case "$corpus" in
+      lang3) name=libcommons-lang3-java dir=libc version=3.12.0
+        top=commons-lang-rel-commons-lang-3.12.0
+        sha=f7c22574707611b63bae19ff17f59e24cdd32e2b0e61a50ec9b1b525fbc909d1 ;;
+      collections) name=libcommons-collections4-java dir=libc version=4.2
+        top=commons-collections-commons-collections-4.2
+        sha=e6b25f22128d2b5e6181d9736f313103e079366013f853061aba16e8d4feb729 ;;
+      jsoup) name=jsoup dir=j version=1.15.3 top=jsoup-jsoup-1.15.3
+        sha=052511f0be47511f9b2a17d44fc1eccc4b5373e77cc5a3221e34b6af437e1e2e ;;
+    esac
+    if ! command -v javac >/dev/null; then
+      echo "installing default-jdk-headless" >&2
+      apt-get install -y default-jdk-headless >&2 \
+        || { apt-get update >&2 && apt-get install -y default-jdk-headless >&2; }
+    fi
+    # The library alone (src/main/java), not its tests.
+    root="$cache/$name-$version"
+    if [ ! -d "$root" ]; then
+      tarball="$cache/${name}_$version.orig.tar.xz"
+      [ -s "$tarball" ] || curl -sSf -o "$tarball" "$pool/$dir/$name/${name}_$version.orig.tar.xz"
+      echo "$sha  $tarball" | sha256sum -c --quiet - >&2
+      mkdir -p "$root"
+      tar xJf "$tarball" -C "$root" --strip-components=4 "$top/src/main/java"
+    fi
+    index="$cache/$corpus-$version.scip"
+    oracle="$repo/scripts/oracle/JavaScip.java"
+    if [ ! -s "$index" ] || [ "$oracle" -nt "$index" ]; then
+      java "$oracle" -root "$root" -output "$index" >&2
+    fi
+    prefix= ;;
+  *) echo "unknown corpus: $corpus (django | pydantic | sphinx | ts | effect | tokio | goldmark | yaml | toml | lang3 | collections | jsoup | all)" >&2; exit 2 ;;
 esac
 cd "$repo"
 cargo run --quiet --release -p nexus-accuracy -- --scip "$index" --root "$root" --prefix "$prefix" "$@"

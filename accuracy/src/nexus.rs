@@ -56,17 +56,23 @@ pub fn name_line(lines: &[&str], start: u32, end: u32, name: &str) -> u32 {
         .unwrap_or(start)
 }
 
-/// The explicit `constructor` method of a class (JavaScript, TypeScript), which a reference
-/// indexer names as the target of `new C(…)`.
+/// The explicit constructor of a class, which a reference indexer names as the target of
+/// `new C(…)`: its `constructor` method (JavaScript, TypeScript) or a method named as the class
+/// (Java).
 fn constructor_of(graph: &Graph, node: u32) -> Option<u32> {
-    if !graph.node(node)?.kind().is_type() {
+    let class = graph.node(node)?;
+    if !class.kind().is_type() {
         return None;
     }
     graph
         .incoming(node)
         .filter(|e| e.kind == EdgeKind::MemberOf)
         .map(|e| e.from)
-        .find(|&m| graph.node(m).is_some_and(|n| n.name() == "constructor"))
+        .find(|&m| {
+            graph.node(m).is_some_and(|n| {
+                n.kind().is_callable() && (n.name() == "constructor" || n.name() == class.name())
+            })
+        })
 }
 
 fn callee_name(graph: &Graph, node: u32) -> String {

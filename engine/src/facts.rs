@@ -106,6 +106,9 @@ pub struct CallSite {
     pub caller: Option<DefIdx>,
     pub callee: Callee,
     pub line: u32,
+    /// How many arguments the call passes, where the language picks an overload by it (Java).
+    #[serde(default)]
+    pub args: Option<u32>,
 }
 
 /// `var: Type` or `var = Type(...)` inside a scope; `scope = None` at module level.

@@ -7,7 +7,7 @@ use super::{
     ReceiverSyntax, doc_line, field, header_before_body, line, named_children, new_def, push_call,
     push_children, strip_generics, text,
 };
-use crate::facts::{Binding, Callee, Def, FileFacts, Import, ImportedName};
+use crate::facts::{Binding, Callee, Def, FileFacts, Import, ImportedName, Receiver};
 use crate::graph::NodeKind;
 
 pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
@@ -34,9 +34,12 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
                 import(node, src, facts);
                 continue;
             }
-            "local_variable_declaration" => typed(node, scope, src, facts),
+            "local_variable_declaration" | "enhanced_for_statement" | "resource" => {
+                typed(node, scope, src, facts);
+            }
             "field_declaration" => field_declaration(node, scope, src, facts),
             "method_invocation" => invocation(node, scope, src, facts),
+            "explicit_constructor_invocation" => constructor_invocation(node, scope, facts),
             "object_creation_expression" => {
                 if let Some(ty) = field(node, "type") {
                     let class = strip_generics(text(ty, src));
@@ -70,6 +73,16 @@ fn definition(
     let name = field(node, "name").map(|n| text(n, src))?;
     let mut def = new_def(facts, kind, name, scope, node);
     fill(&mut def, node, src);
+    // A method's declared return type (not `void`, a primitive or an array), for calls on its
+    // result.
+    if let Some(ty) = field(node, "type").filter(|t| {
+        matches!(
+            t.kind(),
+            "type_identifier" | "scoped_type_identifier" | "generic_type"
+        )
+    }) {
+        def.returns = strip_generics(text(ty, src));
+    }
     supertypes(&mut def, node, src);
     let idx = facts.defs.len() as u32;
     facts.defs.push(def);
@@ -204,11 +217,87 @@ fn invocation(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts)
     let callee = match field(node, "object") {
         None => Callee::Name(name),
         Some(object) => Callee::Member {
-            receiver: RECEIVERS.receiver(object, src),
+            receiver: match object.kind() {
+                "method_invocation" | "object_creation_expression" | "parenthesized_expression" => {
+                    chain(object, src).map_or(Receiver::Other, Receiver::Call)
+                }
+                _ => RECEIVERS.receiver(object, src),
+            },
             name,
         },
     };
     push_call(facts, scope, callee, node);
+    if let Some(call) = facts.calls.last_mut() {
+        call.args = field(node, "arguments").map(|list| {
+            named_children(list)
+                .iter()
+                .filter(|a| !a.kind().ends_with("comment"))
+                .count() as u32
+        });
+    }
+}
+
+/// A call whose result is a receiver, as a dotted chain with the calls' arguments left out:
+/// `a.b(…)` → `a.b`, `new T<A>(…)` → `T`, `new T().b(…)` → `T().b`, a cast `((T) x)` → `T`;
+/// `None` when a part is neither a name, `this`, `super`, a field access, a call, an instance
+/// creation nor a cast.
+fn chain(node: Node, src: &[u8]) -> Option<String> {
+    // Whitespace and generic arguments left out; `None` unless a dotted chain of names.
+    let dotted = |n: Node| {
+        let written: String = strip_generics(text(n, src)).split_whitespace().collect();
+        written
+            .split('.')
+            .all(|part| {
+                !part.is_empty()
+                    && part
+                        .chars()
+                        .all(|c| c.is_alphanumeric() || c == '_' || c == '$')
+            })
+            .then_some(written)
+    };
+    match node.kind() {
+        "object_creation_expression" => dotted(field(node, "type")?),
+        // `((T) x).m()`: a value of the type it is cast to, as `new T().m()`.
+        "parenthesized_expression" => {
+            let inner = named_children(node).into_iter().next()?;
+            (inner.kind() == "cast_expression")
+                .then(|| dotted(field(inner, "type")?))
+                .flatten()
+        }
+        "method_invocation" => {
+            let name = text(field(node, "name")?, src);
+            match field(node, "object") {
+                None => Some(name.to_owned()),
+                Some(o)
+                    if matches!(o.kind(), "method_invocation" | "object_creation_expression") =>
+                {
+                    Some(format!("{}().{name}", chain(o, src)?))
+                }
+                Some(o) if RECEIVERS.is_dotted(o) => Some(format!("{}.{name}", dotted(o)?)),
+                Some(_) => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// `this(…)` calls a constructor of the class around it, `super(…)` one of its superclass.
+fn constructor_invocation(node: Node, scope: Option<u32>, facts: &mut FileFacts) {
+    let Some(class) = scope
+        .and_then(|s| facts.defs.get(s as usize))
+        .and_then(|ctor| ctor.parent)
+        .and_then(|p| facts.defs.get(p as usize))
+    else {
+        return;
+    };
+    let target = match field(node, "constructor").map(|c| c.kind()) {
+        Some("this") => Some(class.name.clone()),
+        Some("super") if field(node, "object").is_none() => class.extends.first().cloned(),
+        _ => None,
+    };
+    if let Some(target) = target {
+        push_call(facts, scope, Callee::New(target), node);
+    }
 }
 
 /// `Type name [= …]` in a local declaration or a formal parameter.

@@ -160,6 +160,7 @@ pub(crate) fn push_call(facts: &mut FileFacts, scope: Option<u32>, callee: Calle
         caller: scope,
         callee,
         line: line(node),
+        args: None,
     });
 }
 

@@ -33,6 +33,10 @@ impl<'a> Resolver<'a> {
                     self.stats.calls_resolved += 1;
                 }
                 for (to, conf, reason) in targets {
+                    let (to, conf) = match call.args {
+                        Some(args) if f.lang == Lang::Java => self.java_overload(to, conf, args),
+                        _ => (to, conf),
+                    };
                     // Recursion is kept when the receiver is certain (a bare name, `self`/`this`
                     // or a known type); a guessed receiver landing on its own caller is dropped.
                     let certain = matches!(call.callee, Callee::Name(_))
@@ -198,14 +202,9 @@ impl<'a> Resolver<'a> {
                     None => false,
                 };
                 if f.lang == Lang::Java
-                    && let Some(owner) = self.owner_type(fi, scope)
-                    && let Some(hit) = self.typed_member(
-                        owner,
-                        1.0,
-                        name,
-                        confidence::SELF_METHOD,
-                        Reason::SelfMethod,
-                    )
+                    && let Some(hit) = self
+                        .java_implicit_this(fi, scope, name)
+                        .or_else(|| self.java_static_import(fi, name))
                 {
                     return vec![hit];
                 }
@@ -284,6 +283,226 @@ impl<'a> Resolver<'a> {
                 Vec::new()
             }
         }
+    }
+
+    /// Java's implicit `this` for a bare `name(…)`: a method of the innermost class around
+    /// `scope` that has one by that name (its own or inherited), else of a class further out.
+    /// A name of `Object`'s methods, which every class has, never goes further out. Past a
+    /// class that inherits from a type outside the project (which may hold that method), only a
+    /// name no built-in container has is looked for, and a hit is a candidate, not a certainty.
+    fn java_implicit_this(
+        &self,
+        fi: usize,
+        scope: Option<u32>,
+        name: &str,
+    ) -> Option<(u32, f32, Reason)> {
+        const OBJECT_METHODS: &[&str] = &[
+            "clone",
+            "equals",
+            "finalize",
+            "getClass",
+            "hashCode",
+            "notify",
+            "notifyAll",
+            "toString",
+            "wait",
+        ];
+        let defs = &self.files[fi].defs;
+        let mut cap = confidence::SELF_METHOD;
+        for d in self.scope_chain(fi, scope) {
+            if !defs.get(d as usize).is_some_and(|x| x.kind.is_type()) {
+                continue;
+            }
+            let ty = self.def_node[fi][d as usize];
+            if let Some((m, conf, reason)) =
+                self.typed_member(ty, 1.0, name, confidence::SELF_METHOD, Reason::SelfMethod)
+            {
+                return Some((m, conf.min(cap), reason));
+            }
+            if OBJECT_METHODS.contains(&name) {
+                return None;
+            }
+            if !self.java_closed(ty) {
+                if BUILTIN_METHOD_NAMES.contains(&name) {
+                    return None;
+                }
+                cap = confidence::IMPORTED_CANDIDATE;
+            }
+        }
+        None
+    }
+
+    /// Java picks a method among the overloads of its name by the arguments: when no method of
+    /// that name in the target's class takes `args` arguments, the one a base class declares
+    /// with that many (the nearest) is called. Otherwise, or when no base has one, the target
+    /// stays.
+    fn java_overload(&self, target: u32, conf: f32, args: u32) -> (u32, f32) {
+        let Some(&(file, def)) = self.node_def.get(&target) else {
+            return (target, conf);
+        };
+        let defs = &self.files[file].defs;
+        let Some(method) = defs.get(def as usize).filter(|d| d.kind.is_callable()) else {
+            return (target, conf);
+        };
+        let name = method.name.as_str();
+        // Whether the type of node `ty` declares a method `name` taking `args` arguments.
+        let accepts = |ty: u32| -> Option<Option<u32>> {
+            let &(file, class) = self.node_def.get(&ty)?;
+            let defs = &self.files[file].defs;
+            let mut overloads = defs
+                .iter()
+                .enumerate()
+                .filter(|(_, d)| d.parent == Some(class) && d.name == name && d.kind.is_callable());
+            Some(
+                overloads
+                    .find(|(_, d)| {
+                        java_arity(&d.signature, name)
+                            .is_none_or(|(min, max)| min <= args && args <= max)
+                    })
+                    .map(|(i, _)| self.def_node[file][i]),
+            )
+        };
+        let Some(class) = method.parent.map(|p| self.def_node[file][p as usize]) else {
+            return (target, conf);
+        };
+        if accepts(class).flatten().is_some() {
+            return (target, conf);
+        }
+        let mut queue: Vec<u32> = self.bases.get(&class).cloned().unwrap_or_default();
+        let mut seen = rustc_hash::FxHashSet::default();
+        let mut i = 0;
+        while let Some(&ty) = queue.get(i) {
+            i += 1;
+            if !seen.insert(ty) || seen.len() > 64 {
+                continue;
+            }
+            if let Some(found) = accepts(ty).flatten() {
+                return (found, conf.min(confidence::INHERITED));
+            }
+            queue.extend(self.bases.get(&ty).into_iter().flatten());
+        }
+        (target, conf)
+    }
+
+    /// Whether a Java receiver is of a type outside the project: a variable, parameter or field
+    /// declared with a type that is neither a project type nor a type parameter in scope, or
+    /// none of those but a capitalized name of no project type (a class such as `String`).
+    fn java_outside(&self, fi: usize, scope: Option<u32>, var: &str) -> bool {
+        let outside = |file: usize, scope: Option<u32>, ty: &str| {
+            self.resolve_type(file, scope, ty).is_none()
+                && !self.java_type_parameter(file, scope, ty)
+        };
+        if let Some(ty) = self.binding_type(fi, scope, var) {
+            return outside(fi, scope, &ty);
+        }
+        // A field of a class around the call (or of its bases), as declared there.
+        let defs = &self.files[fi].defs;
+        let field = self.scope_chain(fi, scope).into_iter().find_map(|d| {
+            defs.get(d as usize)
+                .is_some_and(|x| x.kind.is_type())
+                .then(|| self.attribute_type(fi, d, var))
+                .flatten()
+        });
+        match field {
+            Some((file, class, written)) => outside(file, Some(class), written),
+            None => {
+                var.starts_with(char::is_uppercase)
+                    && var.contains(char::is_lowercase)
+                    && outside(fi, scope, var)
+            }
+        }
+    }
+
+    /// Whether `ty` is a type parameter of a method or class around `scope` (`<T>`, `<K, V
+    /// extends Comparable<V>>` written before the parameters or after the class name).
+    fn java_type_parameter(&self, fi: usize, scope: Option<u32>, ty: &str) -> bool {
+        let defs = &self.files[fi].defs;
+        self.scope_chain(fi, scope).into_iter().any(|d| {
+            let Some(def) = defs.get(d as usize) else {
+                return false;
+            };
+            let header = def.signature.split('(').next().unwrap_or("");
+            // The parameters' `<` starts a word (a method's `<T> T f(`) or follows the class's
+            // name (`class Box<T>`); other `<`s open a type's arguments (`implements List<E>`).
+            let Some(open) = header.match_indices('<').map(|(i, _)| i).find(|&i| {
+                let before = &header[..i];
+                let word_start = before.is_empty() || before.ends_with(char::is_whitespace);
+                word_start
+                    || before
+                        .strip_suffix(def.name.as_str())
+                        .is_some_and(|rest| rest.is_empty() || rest.ends_with(char::is_whitespace))
+            }) else {
+                return false;
+            };
+            let mut depth = 0usize;
+            let mut start = open + 1;
+            let mut names = Vec::new();
+            for (i, c) in header.char_indices().skip_while(|&(i, _)| i <= open) {
+                match c {
+                    '<' => depth += 1,
+                    '>' if depth == 0 => {
+                        names.push(&header[start..i]);
+                        break;
+                    }
+                    '>' => depth -= 1,
+                    ',' if depth == 0 => {
+                        names.push(&header[start..i]);
+                        start = i + 1;
+                    }
+                    _ => {}
+                }
+            }
+            names
+                .iter()
+                .any(|n| n.split_whitespace().next() == Some(ty))
+        })
+    }
+
+    /// Whether every supertype a Java type names, and theirs in turn, is a project type.
+    fn java_closed(&self, ty: u32) -> bool {
+        let mut queue = vec![ty];
+        let mut seen = rustc_hash::FxHashSet::default();
+        while let Some(t) = queue.pop() {
+            if !seen.insert(t) {
+                continue;
+            }
+            let Some(def) = self
+                .node_def
+                .get(&t)
+                .and_then(|&(file, d)| self.files[file].defs.get(d as usize))
+            else {
+                return false;
+            };
+            let bases = self.bases.get(&t).map_or(&[][..], Vec::as_slice);
+            if seen.len() > 64 || bases.len() < def.extends.len() + def.implements.len() {
+                return false;
+            }
+            queue.extend(bases);
+        }
+        true
+    }
+
+    /// A method a Java file imports statically (`import static a.b.C.m;`, `import static
+    /// a.b.C.*;`) from a project class.
+    fn java_static_import(&self, fi: usize, name: &str) -> Option<(u32, f32, Reason)> {
+        self.files[fi]
+            .imports
+            .iter()
+            .filter(|i| i.reexport && (i.wildcard || i.names.iter().any(|n| n.name == name)))
+            .find_map(|i| {
+                let (package, class) = i.module.rsplit_once('.')?;
+                let ty = self.modules.java(package).iter().find_map(|&file| {
+                    let &d = self.top_level[file].get(class)?.first()?;
+                    let node = self.def_node[file][d as usize];
+                    self.kind_of(node)
+                        .is_some_and(NodeKind::is_type)
+                        .then_some(node)
+                })?;
+                let (m, _) = self.find_member(ty, name)?;
+                self.kind_of(m)
+                    .is_some_and(NodeKind::is_callable)
+                    .then_some((m, confidence::IMPORT, Reason::ImportResolved))
+            })
     }
 
     /// A call target: functions as they are; a type means its construction.
@@ -418,6 +637,38 @@ impl<'a> Resolver<'a> {
                 {
                     return vec![hit];
                 }
+                // `Inner.m()`: a static method of a Java member type in scope or imported.
+                if f.lang == Lang::Java
+                    && self.binding_type(fi, scope, var).is_none()
+                    && let Some((t, conf)) = self.java_member_type(fi, scope, var)
+                {
+                    return self
+                        .typed_member(t, conf, name, conf, Reason::ClassMember)
+                        .into_iter()
+                        .collect();
+                }
+                // A Java receiver of a type outside the project (`String.valueOf(…)`, or
+                // `text.charAt(…)` where `String text`) calls none of the project's methods.
+                if f.lang == Lang::Java && self.java_outside(fi, scope, var) {
+                    return Vec::new();
+                }
+            }
+            // Java's `Outer.this.m()`: a method of the enclosing class `Outer`.
+            Receiver::Path(path) if f.lang == Lang::Java && path.ends_with(".this") => {
+                let outer = &path[..path.len() - ".this".len()];
+                return self
+                    .resolve_type(fi, scope, outer)
+                    .and_then(|(t, conf)| {
+                        self.typed_member(
+                            t,
+                            conf,
+                            name,
+                            confidence::SELF_METHOD,
+                            Reason::SelfMethod,
+                        )
+                    })
+                    .into_iter()
+                    .collect();
             }
             Receiver::Path(path) => {
                 let on_self = path.starts_with("self.") || path.starts_with("this.");
@@ -443,6 +694,19 @@ impl<'a> Resolver<'a> {
                     && self.declared_collection(fi, scope, path, depth)
                 {
                     return Vec::new();
+                }
+                // Java's implicit `this`: `parent.root.get()` where `parent` is a field.
+                let head = path.split('.').next().unwrap_or(path);
+                if f.lang == Lang::Java
+                    && !on_self
+                    && self.binding_type(fi, scope, head).is_none()
+                    && let Some((t, conf)) =
+                        self.path_type(fi, scope, &format!("this.{path}"), depth)
+                {
+                    let hits = self.typed_members(t, conf, name, conf, Reason::AttributeType);
+                    if !hits.is_empty() {
+                        return hits;
+                    }
                 }
             }
             Receiver::Call(callee) => {
@@ -763,4 +1027,41 @@ impl<'a> Resolver<'a> {
             .rust_exact(&f.path, &format!("{}::{written}", import.module))?;
         (self.modules.rust(&f.path, &import.module) != Some(file)).then_some(file)
     }
+}
+
+/// How many arguments a Java method `name`'s declaration (its signature) takes, as (least,
+/// most); `None` when the signature does not show its whole parameter list.
+fn java_arity(signature: &str, name: &str) -> Option<(u32, u32)> {
+    // The parameters' parenthesis follows the name (an annotation before it may have its own).
+    let open = signature.match_indices(name).find_map(|(at, _)| {
+        let before = signature[..at].chars().next_back();
+        let rest = &signature[at + name.len()..];
+        let gap = rest.len() - rest.trim_start().len();
+        (!before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '$')
+            && rest.trim_start().starts_with('('))
+        .then_some(at + name.len() + gap)
+    })?;
+    let mut depth = 0usize;
+    let mut params = 0u32;
+    let mut empty = true;
+    for c in signature[open + 1..].chars() {
+        match c {
+            '(' | '<' => depth += 1,
+            '>' => depth = depth.saturating_sub(1),
+            ')' if depth == 0 => {
+                let count = if empty { 0 } else { params + 1 };
+                let variadic = signature[open..].contains("...");
+                return Some(if variadic {
+                    (count.saturating_sub(1), u32::MAX)
+                } else {
+                    (count, count)
+                });
+            }
+            ')' => depth -= 1,
+            ',' if depth == 0 => params += 1,
+            c if !c.is_whitespace() => empty = false,
+            _ => {}
+        }
+    }
+    None
 }

@@ -67,6 +67,11 @@ impl<'a> Resolver<'a> {
                 .owner_type(fi, scope)
                 .map(|t| (t, confidence::SELF_METHOD));
         }
+        if self.files[fi].lang == Lang::Java
+            && let Some(found) = self.java_member_type(fi, scope, name)
+        {
+            return Some(found);
+        }
         let target = if name.contains('.') || name.contains("::") {
             self.path_target(fi, name)
         } else {
@@ -116,6 +121,57 @@ impl<'a> Resolver<'a> {
                 (candidates.len() == 1).then(|| (candidates[0], confidence::UNIQUE_GLOBAL))
             }
         }
+    }
+
+    /// A Java member type: a simple name declared in (or inherited by) a class around `scope`,
+    /// which hides every other type of that name, else imported from a project class by a
+    /// single-type import; or `Outer.Inner` for a member of `Outer`.
+    pub(super) fn java_member_type(
+        &self,
+        fi: usize,
+        scope: Option<u32>,
+        name: &str,
+    ) -> Option<(u32, f32)> {
+        let member_type = |ty: u32, name: &str| {
+            self.find_member(ty, name)
+                .filter(|&(m, _)| self.kind_of(m).is_some_and(NodeKind::is_type))
+        };
+        let level = |inherited: bool| {
+            if inherited {
+                confidence::INHERITED
+            } else {
+                confidence::SAME_FILE
+            }
+        };
+        if let Some((outer, inner)) = name.rsplit_once('.') {
+            let (ty, conf) = self.resolve_type(fi, scope, outer)?;
+            let (t, inherited) = member_type(ty, inner)?;
+            return Some((t, conf.min(level(inherited))));
+        }
+        let defs = &self.files[fi].defs;
+        let enclosing = self.scope_chain(fi, scope).into_iter().find_map(|d| {
+            if !defs.get(d as usize).is_some_and(|x| x.kind.is_type()) {
+                return None;
+            }
+            let (t, inherited) = member_type(self.def_node[fi][d as usize], name)?;
+            Some((t, level(inherited)))
+        });
+        // `import a.b.Outer.Inner;`: a member type of a project class, imported by its name.
+        enclosing.or_else(|| {
+            self.files[fi]
+                .imports
+                .iter()
+                .filter(|i| !i.reexport && i.names.iter().any(|n| n.name == name))
+                .find_map(|i| {
+                    let (package, outer) = i.module.rsplit_once('.')?;
+                    let ty = self.modules.java(package).iter().find_map(|&file| {
+                        let &d = self.top_level[file].get(outer)?.first()?;
+                        Some(self.def_node[file][d as usize])
+                    })?;
+                    let (t, inherited) = member_type(ty, name)?;
+                    Some((t, confidence::IMPORT.min(level(inherited))))
+                })
+        })
     }
 
     /// A TypeScript type alias named `name` as seen from file `fi` (its own, imported, or

@@ -321,6 +321,8 @@ fn dotted_callee(chain: &str) -> Callee {
         Some((before, name)) => Callee::Member {
             receiver: match before {
                 "self" | "this" | "cls" => Receiver::SelfRef,
+                // Java's `super.f().g()`: `f` of the parent class.
+                "super" => Receiver::Super,
                 _ if before.ends_with("()") => {
                     Receiver::Call(before[..before.len() - 2].to_owned())
                 }

@@ -4211,3 +4211,553 @@ pub fn generic<L: Latch>(latch: &L) {
         )]
     );
 }
+
+#[test]
+fn java_a_member_type_of_an_enclosing_class_hides_other_types_of_its_name() {
+    let g = graph(&[
+        (
+            "src/com/shop/Task.java",
+            "package com.shop;\npublic interface Task { void run(); }\n",
+        ),
+        (
+            "src/com/shop/Queue.java",
+            r#"package com.shop;
+public class Queue {
+    interface Task { void run(); }
+    static class Worker {
+        Worker(int n) {}
+        void work() {}
+    }
+    void drain(Task task) {
+        task.run();
+        new Worker(1).work();
+        Queue.Worker other = new Queue.Worker(2);
+        other.work();
+    }
+}
+"#,
+        ),
+    ]);
+    // `Task` in `Queue` is its own member interface, not the package's `Task`; `Worker` and
+    // `Queue.Worker` are the member class, built by its constructor.
+    assert_eq!(
+        sure_calls_from(&g, "Method:src/com/shop/Queue.java:Queue.drain"),
+        [
+            (
+                "Class:src/com/shop/Queue.java:Queue.Worker".to_owned(),
+                0.97,
+                "constructor"
+            ),
+            (
+                "Method:src/com/shop/Queue.java:Queue.Task.run".to_owned(),
+                0.97,
+                "receiver-type"
+            ),
+            (
+                "Method:src/com/shop/Queue.java:Queue.Worker.work".to_owned(),
+                0.97,
+                "receiver-type"
+            ),
+        ]
+    );
+}
+
+#[test]
+fn java_this_and_super_constructor_calls_build_their_class() {
+    let g = graph(&[
+        (
+            "src/com/shop/Base.java",
+            "package com.shop;\npublic class Base { public Base(int n) {} }\n",
+        ),
+        (
+            "src/com/shop/Cart.java",
+            r#"package com.shop;
+public class Cart extends Base {
+    public Cart() { this(1); }
+    public Cart(int n) { super(n); }
+}
+"#,
+        ),
+    ]);
+    assert_eq!(
+        calls_from(&g, "Method:src/com/shop/Cart.java:Cart.Cart"),
+        [
+            (
+                "Class:src/com/shop/Base.java:Base".to_owned(),
+                2,
+                0.97,
+                "constructor"
+            ),
+            (
+                "Class:src/com/shop/Cart.java:Cart".to_owned(),
+                2,
+                0.97,
+                "constructor"
+            ),
+        ]
+    );
+}
+
+#[test]
+fn java_calls_on_a_returned_or_constructed_value_use_its_declared_type() {
+    let g = graph(&[
+        (
+            "src/com/shop/Builder.java",
+            r#"package com.shop;
+public class Builder {
+    public Builder add(int n) { return this; }
+    public Order build() { return new Order(); }
+    public int[] sizes() { return null; }
+}
+"#,
+        ),
+        (
+            "src/com/shop/Order.java",
+            "package com.shop;\npublic class Order { public void send() {} }\n",
+        ),
+        (
+            "src/com/shop/Shop.java",
+            r#"package com.shop;
+public class Shop {
+    Builder builder() { return new Builder(); }
+    void order() {
+        new Builder().add(1)
+            .add(2).build().send();
+        builder().build();
+        this.builder().add(3);
+    }
+}
+"#,
+        ),
+    ]);
+    assert_eq!(
+        sure_calls_from(&g, "Method:src/com/shop/Shop.java:Shop.order"),
+        [
+            (
+                "Class:src/com/shop/Builder.java:Builder".to_owned(),
+                0.97,
+                "constructor"
+            ),
+            (
+                "Method:src/com/shop/Builder.java:Builder.add".to_owned(),
+                0.97,
+                "receiver-type"
+            ),
+            (
+                "Method:src/com/shop/Builder.java:Builder.build".to_owned(),
+                0.95,
+                "return-type"
+            ),
+            (
+                "Method:src/com/shop/Order.java:Order.send".to_owned(),
+                0.95,
+                "return-type"
+            ),
+            (
+                "Method:src/com/shop/Shop.java:Shop.builder".to_owned(),
+                0.98,
+                "self-method"
+            ),
+        ]
+    );
+}
+
+#[test]
+fn java_for_each_and_try_with_resources_variables_have_their_declared_type() {
+    let g = graph(&[
+        (
+            "src/com/shop/Item.java",
+            "package com.shop;\npublic class Item implements AutoCloseable { public void ship() {} public void close() {} }\n",
+        ),
+        (
+            "src/com/shop/Cart.java",
+            r#"package com.shop;
+import java.util.List;
+public class Cart {
+    void ship(List<Item> items) {
+        for (final Item item : items) { item.ship(); }
+        try (Item first = items.get(0)) { first.ship(); }
+    }
+}
+"#,
+        ),
+    ]);
+    assert_eq!(
+        sure_calls_from(&g, "Method:src/com/shop/Cart.java:Cart.ship"),
+        [(
+            "Method:src/com/shop/Item.java:Item.ship".to_owned(),
+            0.97,
+            "receiver-type"
+        )]
+    );
+}
+
+#[test]
+fn java_outer_this_calls_a_method_of_the_enclosing_class() {
+    let g = graph(&[(
+        "src/com/shop/Cart.java",
+        r#"package com.shop;
+public class Cart {
+    int size() { return 0; }
+    class View {
+        int size() { return Cart.this.size(); }
+    }
+}
+"#,
+    )]);
+    assert_eq!(
+        sure_calls_from(&g, "Method:src/com/shop/Cart.java:Cart.View.size"),
+        [(
+            "Method:src/com/shop/Cart.java:Cart.size".to_owned(),
+            0.97,
+            "self-method"
+        )]
+    );
+}
+
+#[test]
+fn java_a_bare_call_in_a_nested_class_reaches_the_enclosing_class_only_when_nothing_outside_can_hold_it()
+ {
+    let g = graph(&[
+        (
+            "src/com/shop/Base.java",
+            "package com.shop;\npublic class Base { void log() {} }\n",
+        ),
+        (
+            "src/com/shop/Cart.java",
+            r#"package com.shop;
+import java.util.AbstractList;
+public class Cart {
+    void check() {}
+    void clear() {}
+    public String toString() { return ""; }
+    static class Line extends Base {
+        void add() { check(); log(); toString(); }
+    }
+    class Items extends AbstractList<String> {
+        void reset() { clear(); check(); }
+    }
+}
+"#,
+        ),
+    ]);
+    // `check` is the outer class's, `log` the inherited one; `toString` is `Object`'s in every
+    // class. `Items` inherits from a JDK class, which has a `clear` (no edge to the outer one)
+    // and may have a `check`: the outer `check` is a candidate.
+    assert_eq!(
+        sure_calls_from(&g, "Method:src/com/shop/Cart.java:Cart.Line.add"),
+        [
+            (
+                "Method:src/com/shop/Base.java:Base.log".to_owned(),
+                0.95,
+                "self-method"
+            ),
+            (
+                "Method:src/com/shop/Cart.java:Cart.check".to_owned(),
+                0.98,
+                "self-method"
+            ),
+        ]
+    );
+    assert_eq!(
+        sure_calls_from(&g, "Method:src/com/shop/Cart.java:Cart.Items.reset"),
+        [(
+            "Method:src/com/shop/Cart.java:Cart.check".to_owned(),
+            0.9,
+            "self-method"
+        )]
+    );
+}
+
+#[test]
+fn java_a_cast_receiver_has_the_type_it_is_cast_to() {
+    let g = graph(&[
+        (
+            "src/com/shop/Bag.java",
+            "package com.shop;\npublic interface Bag { int count(Object o); }\n",
+        ),
+        (
+            "src/com/shop/Util.java",
+            r#"package com.shop;
+public class Util {
+    static int count(Object items, Object o) { return ((Bag) items).count(o); }
+}
+"#,
+        ),
+    ]);
+    assert_eq!(
+        sure_calls_from(&g, "Method:src/com/shop/Util.java:Util.count"),
+        [(
+            "Method:src/com/shop/Bag.java:Bag.count".to_owned(),
+            0.97,
+            "receiver-type"
+        )]
+    );
+}
+
+#[test]
+fn java_static_imports_name_a_project_classs_methods() {
+    let g = graph(&[
+        (
+            "src/com/shop/util/Checks.java",
+            "package com.shop.util;\npublic class Checks { public static void notNull(Object o) {} public static void positive(int n) {} }\n",
+        ),
+        (
+            "src/com/shop/Cart.java",
+            r#"package com.shop;
+import static com.shop.util.Checks.notNull;
+import static com.shop.util.Checks.*;
+public class Cart {
+    void add(Object item, int n) { notNull(item); positive(n); }
+}
+"#,
+        ),
+    ]);
+    assert_eq!(
+        sure_calls_from(&g, "Method:src/com/shop/Cart.java:Cart.add"),
+        [
+            (
+                "Method:src/com/shop/util/Checks.java:Checks.notNull".to_owned(),
+                0.97,
+                "import-resolved"
+            ),
+            (
+                "Method:src/com/shop/util/Checks.java:Checks.positive".to_owned(),
+                0.97,
+                "import-resolved"
+            ),
+        ]
+    );
+}
+
+#[test]
+fn java_a_receiver_of_a_type_outside_the_project_calls_no_project_method() {
+    let g = graph(&[
+        (
+            "src/com/shop/Text.java",
+            "package com.shop;\npublic class Text { public static String valueOf(Object o) { return null; } public char charAt(int i) { return 'a'; } }\n",
+        ),
+        (
+            "src/com/shop/Label.java",
+            "package com.shop;\npublic class Label { public int size() { return 0; } }\n",
+        ),
+        (
+            "src/com/shop/Cart.java",
+            r#"package com.shop;
+public class Cart<T extends Text> implements Comparable<Character> {
+    private static final String SPACE = " ";
+    private Label label;
+    <E extends Text> void show(String name, T item, E other, Object any) {
+        String.valueOf(name);
+        Character.valueOf(name);
+        SPACE.charAt(0);
+        label.size();
+        name.charAt(0);
+        item.charAt(0);
+        other.charAt(1);
+        any.charAt(2);
+    }
+}
+"#,
+        ),
+    ]);
+    // `String`, `Character` (an argument of an implemented type, no type parameter), `name` and
+    // the field `SPACE` are the JDK's; `T` and `E` are type parameters (their bounds are not
+    // followed, the project-wide guess stays); `any` is `Object`, outside the project too. The
+    // field `label` is of a project type.
+    assert_eq!(
+        calls_from(&g, "Method:src/com/shop/Cart.java:Cart.show"),
+        [
+            (
+                "Method:src/com/shop/Label.java:Label.size".to_owned(),
+                2,
+                0.95,
+                "attribute-type"
+            ),
+            (
+                "Method:src/com/shop/Text.java:Text.charAt".to_owned(),
+                2,
+                0.95,
+                "unique-global-name"
+            ),
+        ]
+    );
+}
+
+#[test]
+fn java_an_overload_taking_the_calls_argument_count_is_looked_for_in_base_classes() {
+    let g = graph(&[
+        (
+            "src/com/shop/Bag.java",
+            r#"package com.shop;
+public class Bag {
+    public boolean remove(Object o, int copies) { return true; }
+    public void log(String... parts) {}
+}
+"#,
+        ),
+        (
+            "src/com/shop/CountingBag.java",
+            r#"package com.shop;
+public class CountingBag extends Bag {
+    @SuppressWarnings("unchecked")
+    public boolean remove(Object o) { return remove(o, 1); }
+    public void log(String part) { log(part, "!"); }
+    public void clear(Object o) { remove(o); }
+}
+"#,
+        ),
+    ]);
+    // `remove(o, 1)` takes two arguments: `Bag`'s, not the one-argument override around it;
+    // `log(part, "!")` reaches the variadic `log` of the base; `remove(o)` stays the class's own.
+    assert_eq!(
+        calls_from(
+            &g,
+            "Method:src/com/shop/CountingBag.java:CountingBag.remove"
+        ),
+        [(
+            "Method:src/com/shop/Bag.java:Bag.remove".to_owned(),
+            3,
+            0.95,
+            "self-method"
+        )]
+    );
+    assert_eq!(
+        calls_from(&g, "Method:src/com/shop/CountingBag.java:CountingBag.log"),
+        [(
+            "Method:src/com/shop/Bag.java:Bag.log".to_owned(),
+            4,
+            0.95,
+            "self-method"
+        )]
+    );
+    assert_eq!(
+        calls_from(&g, "Method:src/com/shop/CountingBag.java:CountingBag.clear"),
+        [(
+            "Method:src/com/shop/CountingBag.java:CountingBag.remove".to_owned(),
+            3,
+            0.98,
+            "self-method"
+        )]
+    );
+}
+
+#[test]
+fn java_member_types_are_static_receivers_and_single_type_imports() {
+    let g = graph(&[
+        (
+            "src/com/shop/Streams.java",
+            r#"package com.shop;
+public class Streams {
+    public static class Flow {
+        public Flow(int n) {}
+        public void run() {}
+    }
+}
+"#,
+        ),
+        (
+            "src/com/shop/util/Members.java",
+            r#"package com.shop.util;
+import com.shop.Streams.Flow;
+public class Members {
+    private static class Executable {
+        static Executable of(Object o) { return null; }
+    }
+    void check(Object o) {
+        Executable.of(o);
+        new Flow(1).run();
+    }
+}
+"#,
+        ),
+    ]);
+    assert_eq!(
+        sure_calls_from(&g, "Method:src/com/shop/util/Members.java:Members.check"),
+        [
+            (
+                "Class:src/com/shop/Streams.java:Streams.Flow".to_owned(),
+                0.97,
+                "constructor"
+            ),
+            (
+                "Method:src/com/shop/Streams.java:Streams.Flow.run".to_owned(),
+                0.97,
+                "receiver-type"
+            ),
+            (
+                "Method:src/com/shop/util/Members.java:Members.Executable.of".to_owned(),
+                0.97,
+                "class-member"
+            ),
+        ]
+    );
+}
+
+#[test]
+fn java_a_dotted_receiver_may_start_at_a_field_of_the_class() {
+    let g = graph(&[
+        (
+            "src/com/shop/Node.java",
+            "package com.shop;\npublic class Node { public Node next; public int get(int i) { return i; } public int size() { return 0; } }\n",
+        ),
+        (
+            "src/com/shop/Tree.java",
+            r#"package com.shop;
+public class Tree {
+    Node root;
+    class Walker {
+        Tree parent;
+        int step(int i) { return parent.root.get(i) + root.next.size(); }
+    }
+}
+"#,
+        ),
+    ]);
+    // `parent` is a field of `Walker`; `root` one of the enclosing `Tree`, not followed.
+    assert_eq!(
+        sure_calls_from(&g, "Method:src/com/shop/Tree.java:Tree.Walker.step"),
+        [(
+            "Method:src/com/shop/Node.java:Node.get".to_owned(),
+            0.95,
+            "attribute-type"
+        )]
+    );
+}
+
+#[test]
+fn java_a_call_on_the_result_of_a_super_call_uses_its_return_type() {
+    let g = graph(&[
+        (
+            "src/com/shop/Entry.java",
+            "package com.shop;\npublic class Entry { public Object getKey() { return null; } }\n",
+        ),
+        (
+            "src/com/shop/Base.java",
+            "package com.shop;\npublic class Base { protected Entry nextEntry() { return null; } }\n",
+        ),
+        (
+            "src/com/shop/Keys.java",
+            r#"package com.shop;
+public class Keys extends Base {
+    public Object next() { return super.nextEntry().getKey(); }
+}
+"#,
+        ),
+    ]);
+    assert_eq!(
+        sure_calls_from(&g, "Method:src/com/shop/Keys.java:Keys.next"),
+        [
+            (
+                "Method:src/com/shop/Base.java:Base.nextEntry".to_owned(),
+                0.95,
+                "super-method"
+            ),
+            (
+                "Method:src/com/shop/Entry.java:Entry.getKey".to_owned(),
+                0.95,
+                "return-type"
+            ),
+        ]
+    );
+}
