@@ -170,14 +170,15 @@ impl<'a> Resolver<'a> {
         {
             return Some(true);
         }
-        let import = f.imports.iter().filter(|i| !i.reexport).find(|i| {
-            i.module_alias.as_deref() == Some(name) || i.names.iter().any(|n| n.local() == name)
-        })?;
-        let known = import.module.starts_with('.')
-            || !self
-                .scopes
-                .import_files(fi, import, self.files, &self.modules)
-                .is_empty();
+        let (at, import) = f
+            .imports
+            .iter()
+            .enumerate()
+            .filter(|(_, i)| !i.reexport)
+            .find(|(_, i)| {
+                i.module_alias.as_deref() == Some(name) || i.names.iter().any(|n| n.local() == name)
+            })?;
+        let known = import.module.starts_with('.') || !self.import_files(fi, at).is_empty();
         Some(known)
     }
 

@@ -179,6 +179,7 @@ impl<'a> Resolver<'a> {
         for (fi, f) in self.files.iter().enumerate() {
             let mut seen = HashSet::default();
             let mut whole = HashSet::default();
+            let mut per_import = Vec::with_capacity(f.imports.len());
             for import in &f.imports {
                 self.stats.imports += 1;
                 let targets = self
@@ -187,7 +188,7 @@ impl<'a> Resolver<'a> {
                 if !targets.is_empty() {
                     self.stats.imports_resolved += 1;
                 }
-                for target in targets {
+                for &target in &targets {
                     if import.names.is_empty() || import.wildcard {
                         whole.insert(target);
                     }
@@ -201,9 +202,11 @@ impl<'a> Resolver<'a> {
                         );
                     }
                 }
+                per_import.push(targets);
             }
             self.imported.push(seen);
             self.imported_whole.push(whole);
+            self.import_targets.push(per_import);
         }
     }
 

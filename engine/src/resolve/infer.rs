@@ -207,12 +207,9 @@ impl<'a> Resolver<'a> {
         // A private Rust `use` is seen by the module's descendants, the only ones that can
         // name it.
         let visible = |i: &Import| own || i.reexport || f.lang == Lang::Rust;
-        for import in f.imports.iter().filter(|i| visible(i)) {
+        for (at, import) in f.imports.iter().enumerate().filter(|(_, i)| visible(i)) {
             if let Some(imported) = import.names.iter().find(|n| n.local() == name) {
-                for source in self
-                    .scopes
-                    .import_files(file, import, self.files, &self.modules)
-                {
+                for &source in self.import_files(file, at).iter() {
                     if let Some(found) = self.alias_source(source, &imported.name, false, hops + 1)
                     {
                         return Some(found);
@@ -220,11 +217,9 @@ impl<'a> Resolver<'a> {
                 }
             }
         }
-        for import in f.imports.iter().filter(|i| i.wildcard && i.reexport) {
-            for source in self
-                .scopes
-                .import_files(file, import, self.files, &self.modules)
-            {
+        let reexported = f.imports.iter().enumerate();
+        for (at, _) in reexported.filter(|(_, i)| i.wildcard && i.reexport) {
+            for &source in self.import_files(file, at).iter() {
                 if source != file
                     && let Some(found) = self.alias_source(source, name, false, hops + 1)
                 {
@@ -1137,16 +1132,13 @@ impl<'a> Resolver<'a> {
     /// EngineHandler()` in one file, `from m import engines` in another): that file and the type.
     pub(super) fn imported_binding(&self, fi: usize, var: &str) -> Option<(usize, String)> {
         let f = &self.files[fi];
-        f.imports.iter().find_map(|import| {
+        f.imports.iter().enumerate().find_map(|(at, import)| {
             let name = import.names.iter().find(|n| n.local() == var)?;
-            self.scopes
-                .import_files(fi, import, self.files, &self.modules)
-                .into_iter()
-                .find_map(|source| {
-                    let last = *self.vars.get(source, &name.name, None)?.types.last()?;
-                    let b = self.files[source].bindings.get(last as usize)?;
-                    Some((source, b.type_name.clone()))
-                })
+            self.import_files(fi, at).iter().find_map(|&source| {
+                let last = *self.vars.get(source, &name.name, None)?.types.last()?;
+                let b = self.files[source].bindings.get(last as usize)?;
+                Some((source, b.type_name.clone()))
+            })
         })
     }
 

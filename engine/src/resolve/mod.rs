@@ -113,6 +113,9 @@ struct Resolver<'a> {
     imported: Vec<HashSet<usize>>,
     /// Per file: the files it imports whole (a module import, a wildcard), not name by name.
     imported_whole: Vec<HashSet<usize>>,
+    /// Per file, per import statement: the files it refers to (`Scopes::import_files`, asked
+    /// once: receiver types ask again for every imported name).
+    import_targets: Vec<Vec<Vec<usize>>>,
     scopes: Scopes,
     vars: VarIndex<'a>,
     /// The call being resolved: (file, scope, line). Rust bindings that hold on some lines only
@@ -153,6 +156,7 @@ pub fn build_graph(project: &str, files: &[FileFacts]) -> (Graph, ResolveStats) 
         node_def: HashMap::default(),
         imported: Vec::with_capacity(files.len()),
         imported_whole: Vec::with_capacity(files.len()),
+        import_targets: Vec::with_capacity(files.len()),
         scopes: Scopes::default(),
         vars: VarIndex::build(files),
         resolving: Cell::new(None),
@@ -232,6 +236,20 @@ impl<'a> Resolver<'a> {
         self.node_def.get(&node).is_some_and(|&(file, def)| {
             self.test_files.contains(&file) || self.files[file].is_test_def(def)
         })
+    }
+
+    /// The files import `at` of file `fi` refers to: as `imports` found them, else asked anew.
+    fn import_files(&self, fi: usize, at: usize) -> std::borrow::Cow<'_, [usize]> {
+        match self.import_targets.get(fi).and_then(|t| t.get(at)) {
+            Some(known) => std::borrow::Cow::Borrowed(known),
+            None => std::borrow::Cow::Owned(
+                self.files[fi]
+                    .imports
+                    .get(at)
+                    .map(|i| self.scopes.import_files(fi, i, self.files, &self.modules))
+                    .unwrap_or_default(),
+            ),
+        }
     }
 
     fn kind_of(&self, node: u32) -> Option<NodeKind> {
