@@ -4443,7 +4443,7 @@ public class Cart {
     ]);
     // `check` is the outer class's, `log` the inherited one; `toString` is `Object`'s in every
     // class. `Items` inherits from a JDK class, which has a `clear` (no edge to the outer one)
-    // and may have a `check`: the outer `check` is a candidate.
+    // and may have a `check`: the outer `check` is less sure.
     assert_eq!(
         sure_calls_from(&g, "Method:src/com/shop/Cart.java:Cart.Line.add"),
         [
@@ -4463,7 +4463,7 @@ public class Cart {
         sure_calls_from(&g, "Method:src/com/shop/Cart.java:Cart.Items.reset"),
         [(
             "Method:src/com/shop/Cart.java:Cart.check".to_owned(),
-            0.9,
+            0.95,
             "self-method"
         )]
     );
