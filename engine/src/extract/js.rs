@@ -576,9 +576,10 @@ const ELEMENT_CALLBACKS: &[&str] = &[
 ];
 
 /// `Name`, `a.Name`, `Name<T>` or `Name | undefined` as a class name, and a collection of such
-/// (`T[]`, `Array<T>`, `Set<T>` …) as `T[]`; `None` for other types.
+/// (`T[]`, `readonly T[]`, `Array<T>`, `Set<T>` …) as `T[]`; `None` for other types.
 fn plain_type(raw: &str) -> Option<String> {
     let raw = raw.trim();
+    let raw = raw.strip_prefix("readonly ").map_or(raw, str::trim_start);
     if let Some(element) = raw.strip_suffix("[]") {
         return element_name(element);
     }

@@ -964,9 +964,21 @@ impl<'a> Resolver<'a> {
                     .strip_prefix("this.")
                     .or_else(|| path.strip_prefix("self."))
                     .filter(|a| !a.contains('.'))?;
-                let (file, class, ty) =
-                    self.attribute_type(fi, self.owner_def(fi, scope)?, attr)?;
-                (file, Some(class), ty.to_owned())
+                let owner = self.owner_def(fi, scope)?;
+                match self.attribute_type(fi, owner, attr) {
+                    Some((file, class, ty)) => (file, Some(class), ty.to_owned()),
+                    // A getter (`get items(): readonly Item[]`) holds what it returns.
+                    None => {
+                        let (member, _) =
+                            self.find_member(self.def_node[fi][owner as usize], attr)?;
+                        let &(file, def) = self.node_def.get(&member)?;
+                        let getter = self.files[file].defs.get(def as usize)?;
+                        if !is_getter(getter) {
+                            return None;
+                        }
+                        (file, Some(def), getter.returns.clone())
+                    }
+                }
             }
             Receiver::Call(chain) => {
                 let (target, _, _) = self.sure_target(fi, scope, &dotted_callee(chain), depth)?;

@@ -392,3 +392,29 @@ fn a_function_declaring_its_this_calls_through_that_type_only() {
         ],
     );
 }
+
+#[test]
+fn readonly_arrays_and_arrays_a_getter_returns_hold_their_elements() {
+    let g = graph(&[(
+        "src/saveable.ts",
+        "export class Saveable { save(): void {} }\nexport class Other { save(): void {} }\nexport class Group {\n  get saveables(): readonly Saveable[] { return [] }\n  saveAll() {\n    this.saveables.map(s => s.save())\n  }\n  saveEach(list: readonly Saveable[]) {\n    for (const x of list) { x.save() }\n  }\n}\n",
+    )]);
+    expect_calls(
+        &g,
+        &[
+            // Through the getter's declared type.
+            (
+                "Method:src/saveable.ts:Group.saveAll",
+                "Method:src/saveable.ts:Saveable.save",
+                "receiver-type",
+                confidence::RETURN_TYPE,
+            ),
+            (
+                "Method:src/saveable.ts:Group.saveEach",
+                "Method:src/saveable.ts:Saveable.save",
+                "receiver-type",
+                confidence::RETURN_TYPE,
+            ),
+        ],
+    );
+}
