@@ -757,15 +757,15 @@ impl<'a> Resolver<'a> {
         // of the caller's own type: a wrapper calling, on what it wraps, the trait method it
         // implements itself (`self.inner.poll_flush(cx)`), right 3 times in 7 — a candidate.
         if f.lang == Lang::Rust {
-            let caller_owner = self.owner_type(fi, scope);
             for (to, conf, reason) in &mut found {
+                if *reason != Reason::ImportedCandidate {
+                    continue;
+                }
                 let to_owner = self
                     .node_def
                     .get(to)
                     .and_then(|&(tf, td)| self.owner_type(tf, Some(td)));
-                if *reason == Reason::ImportedCandidate
-                    && (to_owner.is_none() || to_owner == caller_owner)
-                {
+                if to_owner.is_none() || to_owner == self.owner_type(fi, scope) {
                     *conf = confidence::AMBIGUOUS_PAIR;
                 }
             }
