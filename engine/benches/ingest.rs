@@ -13,7 +13,7 @@ use nexus_engine::SearchIndex;
 use nexus_engine::layout;
 use nexus_engine::snapshot;
 use nexus_engine::{EdgeKind, NodeKind};
-use nexus_engine::{SourceFile, index_with_sources};
+use nexus_engine::{SourceFile, Workspace, index_workspace};
 
 /// The system allocator, counting live heap bytes and their high-water mark.
 struct Counting;
@@ -114,8 +114,7 @@ fn main() {
         let before = LIVE.load(Ordering::Relaxed);
         PEAK.store(before, Ordering::Relaxed);
         let started = Instant::now();
-        let Ok((graph, stats, sources)) =
-            index_with_sources(&name, files, &clock, &mut |_, _, _| true)
+        let Ok((graph, stats, files)) = index_workspace(&name, files, &clock, &mut |_, _, _| true)
         else {
             eprintln!("{name}: cancelled");
             continue;
@@ -197,7 +196,7 @@ fn main() {
             mb(PEAK.load(Ordering::Relaxed) - before),
             mb(LIVE.load(Ordering::Relaxed)),
         );
-        reload_figures(&graph, &sources);
+        reload_figures(&graph, &files);
         picture_figures(&graph);
     }
 }
@@ -218,7 +217,7 @@ fn picture_figures(graph: &nexus_engine::Graph) {
 }
 
 /// Search index build and the snapshot round trip a reload performs instead of indexing.
-fn reload_figures(graph: &nexus_engine::Graph, sources: &nexus_engine::Sources) {
+fn reload_figures(graph: &nexus_engine::Graph, files: &Workspace) {
     let ms = |t: Instant| t.elapsed().as_secs_f64() * 1000.0;
     let t = Instant::now();
     let before = LIVE.load(Ordering::Relaxed);
@@ -232,7 +231,7 @@ fn reload_figures(graph: &nexus_engine::Graph, sources: &nexus_engine::Sources) 
     );
     drop(search);
     let t = Instant::now();
-    let blob = match snapshot::encode(graph, sources, 0.0) {
+    let blob = match snapshot::encode(graph, files, 0.0) {
         Ok(blob) => blob,
         Err(err) => return eprintln!("snapshot: {err}"),
     };
@@ -246,7 +245,7 @@ fn reload_figures(graph: &nexus_engine::Graph, sources: &nexus_engine::Sources) 
     println!(
         "search index build {search_ms:.1} ms; snapshot {:.1} MB (files {:.1} MB), encode {encode_ms:.1} ms, decode {decode_ms:.1} ms; reload = decode + search index ≈ {:.0} ms",
         blob.len() as f64 / 1e6,
-        sources.values().map(String::len).sum::<usize>() as f64 / 1e6,
+        files.sources().values().map(String::len).sum::<usize>() as f64 / 1e6,
         decode_ms + search_ms
     );
 }

@@ -14,7 +14,7 @@ use std::time::Instant;
 
 use nexus_engine::embed::{StaticModel, VectorIndex};
 use nexus_engine::snapshot;
-use nexus_engine::{Mode, SearchIndex, SourceFile, index_with_sources, is_test};
+use nexus_engine::{Mode, SearchIndex, SourceFile, index_with_sources, index_workspace, is_test};
 
 /// Hits looked at.
 const TOP: usize = 10;
@@ -207,7 +207,7 @@ fn run(model: &Arc<StaticModel>, dir: &Path, questions: &[(String, Vec<String>)]
             }
         })
         .collect();
-    let Ok((graph, _, sources)) = index_with_sources(&name, stripped, &|| 0.0, &mut |_, _, _| true)
+    let Ok((graph, _, files)) = index_workspace(&name, stripped, &|| 0.0, &mut |_, _, _| true)
     else {
         return eprintln!("{name}: indexing failed");
     };
@@ -217,10 +217,11 @@ fn run(model: &Arc<StaticModel>, dir: &Path, questions: &[(String, Vec<String>)]
         .count();
     let mut search = SearchIndex::build(&graph);
     let t = Instant::now();
-    let (vectors, stats) = VectorIndex::build(&graph, &sources, model, None, &mut |_, _| true);
+    let (vectors, stats) =
+        VectorIndex::build(&graph, files.sources(), model, None, &mut |_, _| true);
     let embed_s = t.elapsed().as_secs_f64();
     let vector_bytes = postcard::to_allocvec(&vectors).map_or(0, |b| b.len());
-    let snapshot_bytes = snapshot::encoded_len(&graph, &sources, 0.0).unwrap_or(1);
+    let snapshot_bytes = snapshot::encoded_len(&graph, &files, 0.0).unwrap_or(1);
     search.attach_embeddings(model.clone(), vectors);
     println!(
         "{name}: {} symbols and files embedded in {embed_s:.2} s; vectors {:.1} MB = +{:.1} % of the {:.1} MB snapshot; {} queries ({docs_left} docs left after stripping)",

@@ -8,7 +8,8 @@ use super::facts::FileFacts;
 use super::filter::{DEFAULT_MAX_FILE_BYTES, Filter, Skip};
 use super::graph::Graph;
 use super::lang::Lang;
-use super::resolve::{ResolveStats, build_graph, mark_stand_ins};
+use super::resolve::{ResolveStats, build_graph};
+use super::workspace::{Entry, Workspace, content_hash};
 use super::{community, process, summary};
 
 /// One file handed to the engine, path relative to the repository root with `/` separators.
@@ -72,17 +73,29 @@ impl Phase {
 /// What indexing saw and how long each phase took.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct IndexStats {
+    /// Files handed to indexing.
     pub files_seen: usize,
+    /// Source files parsed into the graph.
     pub files_parsed: usize,
+    /// Their bytes.
     pub bytes_parsed: usize,
+    /// Left out: in an excluded folder.
     pub skipped_excluded: usize,
+    /// Left out: named by a `.gitignore`.
     pub skipped_ignored: usize,
+    /// Left out: a secret.
     pub skipped_secret: usize,
+    /// Left out: binary.
     pub skipped_binary: usize,
+    /// Left out: over the size cap.
     pub skipped_large: usize,
+    /// Kept as text only (docs, configs).
     pub skipped_not_source: usize,
+    /// Parsed with syntax errors (used partially).
     pub files_with_syntax_errors: usize,
+    /// Not valid UTF-8 (decoded lossily).
     pub non_utf8_files: usize,
+    /// Resolution's counts.
     pub resolve: ResolveStats,
     /// (phase, milliseconds).
     pub phase_ms: Vec<(Phase, f64)>,
@@ -120,7 +133,7 @@ fn parse_threads(files: usize) -> usize {
 pub type Sources = std::collections::BTreeMap<String, String>;
 
 /// Decodes UTF-8, replacing invalid sequences; says whether the bytes were valid.
-fn decode(bytes: Vec<u8>) -> (String, bool) {
+pub(crate) fn decode(bytes: Vec<u8>) -> (String, bool) {
     match String::from_utf8(bytes) {
         Ok(s) => (s, true),
         Err(err) => (String::from_utf8_lossy(err.as_bytes()).into_owned(), false),
@@ -139,7 +152,7 @@ pub struct Parsed {
     pub utf8: bool,
 }
 
-fn extract_one(extractor: &mut Extractor, lang: Lang, file: SourceFile) -> Parsed {
+pub(crate) fn extract_one(extractor: &mut Extractor, lang: Lang, file: SourceFile) -> Parsed {
     let (text, utf8) = decode(file.bytes);
     let facts = extractor.extract(&file.path, lang, &text);
     Parsed { facts, text, utf8 }
@@ -251,6 +264,10 @@ pub fn index(
 pub struct Filtered {
     pub to_parse: Vec<(Lang, SourceFile)>,
     texts: Sources,
+    /// Every file received but the secrets: its hash and the filter's verdict.
+    entries: std::collections::BTreeMap<String, Entry>,
+    /// The secrets received, by name only.
+    secrets: std::collections::BTreeSet<String>,
     stats: IndexStats,
     filtered_at: f64,
 }
@@ -264,16 +281,26 @@ pub fn filter_files(files: Vec<SourceFile>, clock: Clock) -> Filtered {
     let started = clock();
     let gitignores: Vec<(&str, &[u8])> = files
         .iter()
-        .filter(|f| f.path == ".gitignore" || f.path.ends_with("/.gitignore"))
+        .filter(|f| is_gitignore(&f.path))
         .map(|f| (f.path.as_str(), f.bytes.as_slice()))
         .collect();
     let filter = Filter::new(gitignores.into_iter(), DEFAULT_MAX_FILE_BYTES);
     let mut to_parse: Vec<(Lang, SourceFile)> = Vec::new();
     let mut texts = Sources::new();
+    let mut entries = std::collections::BTreeMap::new();
+    let mut secrets = std::collections::BTreeSet::new();
     for file in files {
         let verdict = filter
             .check(&file.path, &file.bytes)
             .and_then(|_| Lang::of_path(&file.path).ok_or(Skip::NotSource));
+        if verdict == Err(Skip::Secret) {
+            secrets.insert(file.path.clone());
+        } else {
+            entries.insert(
+                file.path.clone(),
+                Entry::new(content_hash(&file.bytes), verdict.err()),
+            );
+        }
         match verdict {
             Ok(lang) => to_parse.push((lang, file)),
             Err(Skip::Excluded) => stats.skipped_excluded += 1,
@@ -284,7 +311,11 @@ pub fn filter_files(files: Vec<SourceFile>, clock: Clock) -> Filtered {
             Err(Skip::NotSource) => {
                 // Text that is not parsed (docs, configs) is still kept for `read` and `grep`.
                 stats.skipped_not_source += 1;
-                texts.insert(file.path, decode(file.bytes).0);
+                let (text, utf8) = decode(file.bytes);
+                if let Some(entry) = entries.get_mut(&file.path) {
+                    entry.set_utf8(utf8);
+                }
+                texts.insert(file.path, text);
             }
         }
     }
@@ -294,9 +325,16 @@ pub fn filter_files(files: Vec<SourceFile>, clock: Clock) -> Filtered {
     Filtered {
         to_parse,
         texts,
+        entries,
+        secrets,
         stats,
         filtered_at,
     }
+}
+
+/// Whether a path names a `.gitignore` file.
+pub(crate) fn is_gitignore(path: &str) -> bool {
+    path == ".gitignore" || path.ends_with("/.gitignore")
 }
 
 /// Indexes a set of files into a graph and keeps the text of the files that passed the filter.
@@ -306,6 +344,17 @@ pub fn index_with_sources(
     clock: Clock,
     progress: Progress,
 ) -> Result<(Graph, IndexStats, Sources), Cancelled> {
+    index_workspace(project, files, clock, progress)
+        .map(|(graph, stats, ws)| (graph, stats, ws.into_sources()))
+}
+
+/// Indexes a set of files into a graph and keeps them in a [`Workspace`] for later changes.
+pub fn index_workspace(
+    project: &str,
+    files: Vec<SourceFile>,
+    clock: Clock,
+    progress: Progress,
+) -> Result<(Graph, IndexStats, Workspace), Cancelled> {
     let mut filtered = filter_files(files, clock);
     let kept = std::mem::take(&mut filtered.to_parse);
     let total = kept.len();
@@ -313,7 +362,7 @@ pub fn index_with_sources(
         return Err(Cancelled);
     }
     let parsed = parse_shared(kept, parse_threads(total), progress).ok_or(Cancelled)?;
-    finish(project, filtered, parsed, clock, progress)
+    finish_workspace(project, filtered, parsed, clock, progress)
 }
 
 /// Everything after parsing: resolution, communities, processes. `parsed` may come in any order
@@ -321,17 +370,31 @@ pub fn index_with_sources(
 pub fn finish(
     project: &str,
     filtered: Filtered,
-    mut parsed: Vec<Parsed>,
+    parsed: Vec<Parsed>,
     clock: Clock,
     progress: Progress,
 ) -> Result<(Graph, IndexStats, Sources), Cancelled> {
+    finish_workspace(project, filtered, parsed, clock, progress)
+        .map(|(graph, stats, ws)| (graph, stats, ws.into_sources()))
+}
+
+/// [`finish`], keeping the files' facts in a [`Workspace`] so that later changes to some files
+/// need only those parsed again.
+pub fn finish_workspace(
+    project: &str,
+    filtered: Filtered,
+    parsed: Vec<Parsed>,
+    clock: Clock,
+    progress: Progress,
+) -> Result<(Graph, IndexStats, Workspace), Cancelled> {
     let Filtered {
         texts: mut sources,
+        mut entries,
+        secrets,
         mut stats,
         filtered_at,
         ..
     } = filtered;
-    parsed.sort_by(|a, b| a.facts.path.cmp(&b.facts.path));
     let mut facts: Vec<FileFacts> = Vec::with_capacity(parsed.len());
     for Parsed {
         facts: file_facts,
@@ -346,6 +409,9 @@ pub fn finish(
         if !utf8 {
             stats.non_utf8_files += 1;
         }
+        if let Some(entry) = entries.get_mut(&file_facts.path) {
+            entry.set_utf8(utf8);
+        }
         sources.insert(file_facts.path.clone(), text);
         facts.push(file_facts);
     }
@@ -355,31 +421,42 @@ pub fn finish(
     if !progress(Phase::Parse, facts.len(), facts.len()) {
         return Err(Cancelled);
     }
-
-    mark_stand_ins(&mut facts);
-    let (graph, resolve) = build_graph(project, &facts);
+    let ws = Workspace::from_index(project, sources, entries, secrets, facts);
+    let (graph, resolve, phase_ms) = build(project, ws.facts(), clock, progress)?;
     stats.resolve = resolve;
-    let decorated = decorated_entries(&graph, &facts);
-    drop(facts);
+    stats.phase_ms.extend(phase_ms);
+    Ok((graph, stats, ws))
+}
+
+/// The graph of a project from its files' facts (in path order, stand-ins marked): resolution,
+/// communities, processes and summaries, timing each phase.
+pub(crate) fn build(
+    project: &str,
+    facts: &[FileFacts],
+    clock: Clock,
+    progress: Progress,
+) -> Result<(Graph, ResolveStats, Vec<(Phase, f64)>), Cancelled> {
+    let started = clock();
+    let mut phase_ms = Vec::new();
+    let (graph, resolve) = build_graph(project, facts);
+    let decorated = decorated_entries(&graph, facts);
     let resolved = clock();
-    stats.phase_ms.push((Phase::Resolve, resolved - parsed));
+    phase_ms.push((Phase::Resolve, resolved - started));
     if !progress(Phase::Resolve, 1, 1) {
         return Err(Cancelled);
     }
     let graph = community::detect(graph);
     let grouped = clock();
-    stats
-        .phase_ms
-        .push((Phase::Communities, grouped - resolved));
+    phase_ms.push((Phase::Communities, grouped - resolved));
     if !progress(Phase::Communities, 1, 1) {
         return Err(Cancelled);
     }
     let graph = summary::summarize(process::detect(graph, &decorated));
-    stats.phase_ms.push((Phase::Processes, clock() - grouped));
+    phase_ms.push((Phase::Processes, clock() - grouped));
     if !progress(Phase::Processes, 1, 1) {
         return Err(Cancelled);
     }
-    Ok((graph, stats, sources))
+    Ok((graph, resolve, phase_ms))
 }
 
 /// Definitions carrying a framework decorator or annotation (routes, commands, tasks).

@@ -29,6 +29,7 @@ pub mod snapshot;
 mod summary;
 pub mod syntax;
 mod walk;
+mod workspace;
 mod zip_source;
 
 pub use cells::Cells;
@@ -37,12 +38,13 @@ pub use facts::FileFacts;
 pub use filter::{DEFAULT_MAX_FILE_BYTES, Filter, is_secret};
 pub use graph::{Edge, EdgeKind, Graph, NodeKind, NodeRef};
 pub use ingest::{
-    Parsed, Phase, SourceFile, Sources, filter_files, finish, index, index_with_sources,
-    parse_files, parsed_from,
+    Cancelled, Clock, IndexStats, Parsed, Phase, Progress, SourceFile, Sources, filter_files,
+    finish, finish_workspace, index, index_with_sources, index_workspace, parse_files, parsed_from,
 };
 pub use lang::Lang;
 pub use process::is_test;
 pub use search::{Hit, Mode, QueryEmbedder, SearchIndex, tokens};
 pub use summary::{MAX_DESCRIPTION_CHARS, describe, summary_tail};
 pub use walk::{Reached, Toward, Walk, Walked};
+pub use workspace::{Applied, FileChange, Workspace, WorkspaceParts, content_hash};
 pub use zip_source::{read_zip, read_zip_from};

@@ -8,18 +8,21 @@ use super::embed::VectorIndex;
 use super::filter::{in_excluded_dir, is_secret};
 use super::graph::{Graph, GraphParts, GraphPartsRef, NodeKind};
 use super::ingest::Sources;
+use super::workspace::{Workspace, WorkspaceParts, WorkspacePartsRef};
 
 /// Leads every snapshot; a blob that does not start with it is refused.
 const MAGIC: &[u8; 8] = b"NXSNAP\0\0";
 /// Bumped whenever the stored layout or meaning changes; older snapshots are then refused and
-/// rebuilt (3: folders, files and communities carry their structural summary as their doc).
-pub const FORMAT_VERSION: u32 = 3;
+/// rebuilt (3: folders, files and communities carry their structural summary as their doc; 4:
+/// each file's facts and content hash, so changes since are applied without indexing again).
+pub const FORMAT_VERSION: u32 = 4;
 
 #[derive(Serialize)]
 struct BodyRef<'a> {
     saved_ms: f64,
     graph: GraphPartsRef<'a>,
     sources: &'a Sources,
+    files: WorkspacePartsRef<'a>,
 }
 
 #[derive(Deserialize)]
@@ -27,6 +30,7 @@ struct Body {
     saved_ms: f64,
     graph: GraphParts,
     sources: Sources,
+    files: WorkspaceParts,
 }
 
 /// A graph read back from a snapshot.
@@ -34,8 +38,8 @@ struct Body {
 pub struct Snapshot {
     /// The restored graph.
     pub graph: Graph,
-    /// The restored file texts.
-    pub sources: Sources,
+    /// The restored files: texts, facts and content hashes.
+    pub workspace: Workspace,
     /// When it was saved, in milliseconds since the Unix epoch.
     pub saved_ms: f64,
 }
@@ -74,20 +78,21 @@ impl std::fmt::Display for SnapshotError {
 impl std::error::Error for SnapshotError {}
 
 /// Encodes a graph and its files.
-pub fn encode(graph: &Graph, sources: &Sources, saved_ms: f64) -> Result<Vec<u8>, String> {
-    let mut out = Vec::with_capacity(encoded_len(graph, sources, saved_ms)?);
-    encode_into(graph, sources, saved_ms, &mut |chunk| {
+pub fn encode(graph: &Graph, files: &Workspace, saved_ms: f64) -> Result<Vec<u8>, String> {
+    let mut out = Vec::with_capacity(encoded_len(graph, files, saved_ms)?);
+    encode_into(graph, files, saved_ms, &mut |chunk| {
         out.extend_from_slice(chunk)
     })?;
     Ok(out)
 }
 
 /// The length of what `encode` writes, found without writing it.
-pub fn encoded_len(graph: &Graph, sources: &Sources, saved_ms: f64) -> Result<usize, String> {
+pub fn encoded_len(graph: &Graph, files: &Workspace, saved_ms: f64) -> Result<usize, String> {
     let body = BodyRef {
         saved_ms,
         graph: graph.parts(),
-        sources,
+        sources: files.sources(),
+        files: files.parts(),
     };
     let size = postcard::serialize_with_flavor(&body, postcard::ser_flavors::Size::default())
         .map_err(|e| format!("cannot encode the snapshot: {e}"))?;
@@ -98,14 +103,15 @@ pub fn encoded_len(graph: &Graph, sources: &Sources, saved_ms: f64) -> Result<us
 /// so that the whole blob never sits in this memory (wasm memory never shrinks).
 pub fn encode_into(
     graph: &Graph,
-    sources: &Sources,
+    files: &Workspace,
     saved_ms: f64,
     sink: &mut dyn FnMut(&[u8]),
 ) -> Result<(), String> {
     let body = BodyRef {
         saved_ms,
         graph: graph.parts(),
-        sources,
+        sources: files.sources(),
+        files: files.parts(),
     };
     write_chunks(MAGIC, FORMAT_VERSION, &body, sink)
         .map_err(|e| format!("cannot encode the snapshot: {e}"))
@@ -203,9 +209,13 @@ pub fn decode(bytes: &[u8]) -> Result<Snapshot, SnapshotError> {
     {
         return Err(SnapshotError::KeptOut(path.to_owned()));
     }
+    let workspace =
+        Workspace::from_parts(&graph.project, body.files, body.sources).ok_or_else(|| {
+            SnapshotError::Damaged("the files' facts do not match their texts".into())
+        })?;
     Ok(Snapshot {
         graph,
-        sources: body.sources,
+        workspace,
         saved_ms: body.saved_ms,
     })
 }
@@ -296,9 +306,9 @@ pub fn decode_vectors(bytes: &[u8], node_count: usize) -> Result<SavedVectors, S
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ingest::{SourceFile, index_with_sources};
+    use crate::ingest::{SourceFile, index_workspace};
 
-    fn indexed() -> (Graph, Sources) {
+    fn indexed() -> (Graph, Workspace) {
         let files = vec![
             SourceFile {
                 path: "shop/cart.py".into(),
@@ -309,9 +319,9 @@ mod tests {
                 bytes: b"def charge(x):\n    return x\n".to_vec(),
             },
         ];
-        let (graph, _, sources) =
-            index_with_sources("shop", files, &|| 0.0, &mut |_, _, _| true).unwrap();
-        (graph, sources)
+        let (graph, _, files) =
+            index_workspace("shop", files, &|| 0.0, &mut |_, _, _| true).unwrap();
+        (graph, files)
     }
 
     #[test]
@@ -321,7 +331,7 @@ mod tests {
         while big.len() < 3 * CHUNK_BYTES {
             big.push_str("# a long comment line that makes this file larger than one chunk\n");
         }
-        sources.insert("big.py".into(), big);
+        sources.insert_text("big.md", &big);
         let mut whole = Vec::new();
         let mut sizes = Vec::new();
         encode_into(&graph, &sources, 7.0, &mut |chunk| {
@@ -337,7 +347,8 @@ mod tests {
         let body = BodyRef {
             saved_ms: 7.0,
             graph: graph.parts(),
-            sources: &sources,
+            sources: sources.sources(),
+            files: sources.parts(),
         };
         let mut reference = MAGIC.to_vec();
         reference.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
@@ -346,7 +357,7 @@ mod tests {
         assert_eq!(encoded_len(&graph, &sources, 7.0).unwrap(), whole.len());
         assert_eq!(encode(&graph, &sources, 7.0).unwrap(), whole);
         let back = decode(&whole).unwrap();
-        assert_eq!(back.sources, sources);
+        assert_eq!(back.workspace.sources(), sources.sources());
     }
 
     #[test]
@@ -355,7 +366,7 @@ mod tests {
         let blob = encode(&graph, &sources, 1234.0).unwrap();
         let back = decode(&blob).unwrap();
         assert_eq!(back.saved_ms, 1234.0);
-        assert_eq!(back.sources, sources);
+        assert_eq!(back.workspace.sources(), sources.sources());
         assert_eq!(back.graph.project, "shop");
         assert_eq!(back.graph.node_count(), graph.node_count());
         assert_eq!(back.graph.edges(), graph.edges());
@@ -386,7 +397,7 @@ mod tests {
             "web/node_modules/x.js",
         ] {
             let mut old = sources.clone();
-            old.insert(kept_out.to_owned(), "token = 1\n".to_owned());
+            old.insert_text(kept_out, "token = 1\n");
             let blob = encode(&graph, &old, 0.0).unwrap();
             assert_eq!(
                 decode(&blob).unwrap_err(),

@@ -171,10 +171,25 @@ pub enum Frame {
         outcome: Outcome,
         ms: u64,
     },
+    /// Hub → browser: files of the served repository changed on disk (`changed` new or
+    /// written, `removed` gone); `rescan` when a rescan, not single events, found them.
+    RepoChanged {
+        seq: u64,
+        changed: Vec<String>,
+        removed: Vec<String>,
+        #[serde(default)]
+        rescan: bool,
+    },
+    /// Browser → hub: batch `seq` is applied to the graph (or could not be: `error`).
+    RepoApplied {
+        seq: u64,
+        #[serde(default)]
+        error: Option<String>,
+    },
 }
 
 /// Every `type` tag the protocol knows, to tell unknown frames from malformed ones.
-pub const FRAME_TYPES: [&str; 17] = [
+pub const FRAME_TYPES: [&str; 19] = [
     "hello",
     "welcome",
     "reject",
@@ -192,6 +207,8 @@ pub const FRAME_TYPES: [&str; 17] = [
     "hosted",
     "hosted_call",
     "hosted_result",
+    "repo_changed",
+    "repo_applied",
 ];
 
 /// Why a text message is not a usable frame.
@@ -246,6 +263,8 @@ impl Frame {
             Frame::Hosted { .. } => "hosted",
             Frame::HostedCall { .. } => "hosted_call",
             Frame::HostedResult { .. } => "hosted_result",
+            Frame::RepoChanged { .. } => "repo_changed",
+            Frame::RepoApplied { .. } => "repo_applied",
         }
     }
 }

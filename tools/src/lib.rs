@@ -63,6 +63,16 @@ pub struct ToolMemory {
 }
 
 impl ToolMemory {
+    /// The memory for `new`, the next version of `old` after files changed on disk: agent
+    /// sessions carry over (nodes found again by stable id); cached answers and the grep filter,
+    /// which the change made stale, do not.
+    pub fn carried_over(self, old: &Graph, new: &Graph) -> ToolMemory {
+        ToolMemory {
+            sessions: RefCell::new(self.sessions.into_inner().renumbered(old, new)),
+            ..ToolMemory::default()
+        }
+    }
+
     /// `grep`'s trigram filter of `sources` (this graph's files), built on first use.
     fn grep_filter(&self, sources: &Sources) -> &grep_filter::TrigramFilter {
         self.grep_filter
@@ -93,6 +103,51 @@ pub struct ToolContext<'a> {
     /// between units of work) check it and stop. Native callers that never cancel pass
     /// `|| false`.
     pub cancelled: fn() -> bool,
+}
+
+/// Most pending files an answer names; the rest are counted.
+const PENDING_NAMED: usize = 10;
+
+/// Says in an answer that files changed on disk and their new contents are not in the graph
+/// yet, so it is never silently stale: a JSON object answer gets `pending_files` (and
+/// `pending_count`), any other answer a closing note naming them. Errors and answers while
+/// nothing is pending are unchanged.
+pub fn with_pending_note(outcome: Outcome, pending: &[String]) -> Outcome {
+    let Outcome::Ok(ToolOutput { text }) = outcome else {
+        return outcome;
+    };
+    if pending.is_empty() {
+        return Outcome::Ok(ToolOutput { text });
+    }
+    let named: Vec<&str> = pending
+        .iter()
+        .take(PENDING_NAMED)
+        .map(String::as_str)
+        .collect();
+    if let Ok(serde_json::Value::Object(mut object)) = serde_json::from_str(&text) {
+        object.insert("pending_files".into(), serde_json::json!(named));
+        object.insert("pending_count".into(), serde_json::json!(pending.len()));
+        if let Ok(text) = serde_json::to_string(&serde_json::Value::Object(object)) {
+            return Outcome::Ok(ToolOutput { text });
+        }
+    }
+    let more = pending.len() - named.len();
+    let more = if more > 0 {
+        format!(" and {more} more")
+    } else {
+        String::new()
+    };
+    let list = named
+        .iter()
+        .map(|p| format!("`{p}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    Outcome::Ok(ToolOutput {
+        text: format!(
+            "{text}\n\n> Pending: {} file(s) changed on disk are still being applied to the graph ({list}{more}); this answer may not show them yet — ask again in a moment.",
+            pending.len()
+        ),
+    })
 }
 
 /// A tool's answer and what the UI must show because of it.
@@ -186,6 +241,27 @@ mod tests {
     use nexus_engine::sample::sample_graph;
     use nexus_engine::{SourceFile, index, index_with_sources};
     use serde_json::json;
+
+    #[test]
+    fn answers_name_the_files_still_pending() {
+        let ok = |t: &str| Outcome::Ok(ToolOutput { text: t.into() });
+        let pending: Vec<String> = (0..12).map(|i| format!("f{i}.py")).collect();
+        assert_eq!(with_pending_note(ok("# x"), &[]), ok("# x"));
+        let Outcome::Ok(ToolOutput { text }) = with_pending_note(ok("# x"), &pending[..2]) else {
+            panic!("an answer stays an answer");
+        };
+        assert!(text.starts_with("# x\n\n> Pending: 2 file(s)"), "{text}");
+        assert!(text.contains("`f0.py`, `f1.py`"), "{text}");
+        let Outcome::Ok(ToolOutput { text }) = with_pending_note(ok("{\"a\":1}"), &pending) else {
+            panic!("an answer stays an answer");
+        };
+        let json: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
+        assert_eq!(json["a"], 1);
+        assert_eq!(json["pending_count"], 12);
+        assert_eq!(json["pending_files"].as_array().map(Vec::len), Some(10));
+        let err = Outcome::Err(ToolError::new(ErrorCode::InvalidParams, "no"));
+        assert_eq!(with_pending_note(err.clone(), &pending), err);
+    }
 
     #[test]
     fn every_catalog_tool_has_a_defined_answer() {

@@ -1,5 +1,6 @@
 //! Sessions: calls that pass the same `session` name share a memory, so symbols already returned
-//! collapse to one line and code near the recent focus ranks first. Emptied with each new graph.
+//! collapse to one line and code near the recent focus ranks first. Emptied with each new graph;
+//! carried over (by stable id) when the same project's graph follows a change on disk.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
@@ -36,6 +37,38 @@ impl Sessions {
         session
             .and_then(|s| self.map.get(s))
             .is_some_and(|s| s.seen.contains(&node))
+    }
+
+    /// The sessions for `new`, the next version of `old` after files changed: each node is
+    /// found again by its stable id; a node that is gone, or whose place or signature changed,
+    /// counts as not returned yet (the agent has not seen this version of it).
+    pub fn renumbered(self, old: &Graph, new: &Graph) -> Sessions {
+        let same = |n: u32| -> Option<u32> {
+            let before = old.node(n)?;
+            let id = new.find_id(&before.stable_id())?;
+            let after = new.node(id)?;
+            let unchanged = (before.start_line(), before.end_line(), before.signature())
+                == (after.start_line(), after.end_line(), after.signature());
+            unchanged.then_some(id)
+        };
+        let found = |n: u32| -> Option<u32> { new.find_id(&old.node(n)?.stable_id()) };
+        let map = self
+            .map
+            .into_iter()
+            .map(|(name, s)| {
+                let session = Session {
+                    seen: s.seen.into_iter().filter_map(same).collect(),
+                    cards: s.cards.into_iter().filter_map(same).collect(),
+                    focus: s.focus.into_iter().filter_map(found).collect(),
+                    last_use: s.last_use,
+                };
+                (name, session)
+            })
+            .collect();
+        Sessions {
+            map,
+            uses: self.uses,
+        }
     }
 
     /// Whether `node`'s full card was returned in `session` before.
@@ -103,6 +136,65 @@ impl Sessions {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sessions_follow_nodes_across_a_change_and_forget_changed_ones() {
+        let old = nexus_engine::index(
+            "p",
+            vec![nexus_engine::SourceFile {
+                path: "b.py".into(),
+                bytes: b"def g():\n    return 1\n\ndef h():\n    return 2\n".to_vec(),
+            }],
+            &|| 0.0,
+            &mut |_, _, _| true,
+        )
+        .map(|(g, _)| g)
+        .unwrap_or_default();
+        let new = nexus_engine::index(
+            "p",
+            vec![
+                nexus_engine::SourceFile {
+                    path: "a.py".into(),
+                    bytes: b"def f():\n    pass\n".to_vec(),
+                },
+                nexus_engine::SourceFile {
+                    path: "b.py".into(),
+                    bytes: b"def g():\n    return 1\n\ndef h(x):\n    return x\n".to_vec(),
+                },
+            ],
+            &|| 0.0,
+            &mut |_, _, _| true,
+        )
+        .map(|(g, _)| g)
+        .unwrap_or_default();
+        let (Some(g_old), Some(h_old), Some(g_new), Some(h_new)) = (
+            old.find_id("Function:b.py:g"),
+            old.find_id("Function:b.py:h"),
+            new.find_id("Function:b.py:g"),
+            new.find_id("Function:b.py:h"),
+        ) else {
+            panic!("fixture symbols missing");
+        };
+        assert_ne!(
+            g_old, g_new,
+            "a new file earlier in path order shifts the dense ids"
+        );
+        let mut s = Sessions::default();
+        s.record(Some("a"), [g_old, h_old], Some(h_old));
+        let s = s.renumbered(&old, &new);
+        assert!(
+            s.seen(Some("a"), g_new),
+            "an unchanged symbol stays seen under its new id"
+        );
+        assert!(
+            !s.seen(Some("a"), h_new),
+            "a changed signature is news to the agent"
+        );
+        assert_eq!(
+            s.map.get("a").and_then(|x| x.focus.front().copied()),
+            Some(h_new)
+        );
+    }
 
     #[test]
     fn sessions_remember_apart_and_the_oldest_goes_first() {

@@ -179,8 +179,9 @@ pub fn build_graph(project: &str, files: &[FileFacts]) -> (Graph, ResolveStats) 
 }
 
 /// Marks the items of invocations of stand-in macros (macros defined anywhere in the project
-/// that put their items under a stand-in `cfg`) as stand-in code of their files.
-pub fn mark_stand_ins(files: &mut [FileFacts]) {
+/// that put their items under a stand-in `cfg`) as stand-in code of their files, handing each
+/// file to `before` just before it is marked (so a caller can keep the facts as extracted).
+pub fn mark_stand_ins(files: &mut [FileFacts], before: &mut dyn FnMut(&FileFacts)) {
     let macros: HashSet<String> = files
         .iter()
         .flat_map(|f| f.stand_in_macros.iter().cloned())
@@ -196,6 +197,7 @@ pub fn mark_stand_ins(files: &mut [FileFacts]) {
             .map(|&(_, start, end)| (start, end))
             .collect();
         if !spans.is_empty() {
+            before(f);
             f.test_spans.extend(spans);
             f.adopt_by_compiled_alternatives();
         }

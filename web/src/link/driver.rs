@@ -51,6 +51,7 @@ struct Inner {
     on_status: Option<Listener<LinkState>>,
     on_activity: Option<Listener<Frame>>,
     on_hosted: Option<Listener<Frame>>,
+    on_repo: Option<Listener<Frame>>,
     page_events: Vec<Closure<dyn FnMut(Event)>>,
 }
 
@@ -73,6 +74,7 @@ impl Link {
             on_status: None,
             on_activity: None,
             on_hosted: None,
+            on_repo: None,
             page_events: Vec::new(),
         })))
     }
@@ -91,6 +93,11 @@ impl Link {
     /// every Welcome on.
     pub fn on_hosted(&self, listener: impl Fn(&Frame) + 'static) {
         self.0.borrow_mut().on_hosted = Some(Rc::new(listener));
+    }
+
+    /// Called with each `RepoChanged` frame: files of the served repository changed on disk.
+    pub fn on_repo(&self, listener: impl Fn(&Frame) + 'static) {
+        self.0.borrow_mut().on_repo = Some(Rc::new(listener));
     }
 
     /// Sends a request frame now, or says why it cannot (the link is not up).
@@ -303,6 +310,12 @@ impl Link {
             }
             Ok(frame @ (Frame::Hosted { .. } | Frame::HostedResult { .. })) => {
                 let listener = self.0.borrow().on_hosted.clone();
+                if let Some(listener) = listener {
+                    listener(&frame);
+                }
+            }
+            Ok(frame @ Frame::RepoChanged { .. }) => {
+                let listener = self.0.borrow().on_repo.clone();
                 if let Some(listener) = listener {
                     listener(&frame);
                 }

@@ -292,8 +292,31 @@ pub async fn fetch_json(url: &str) -> Result<Option<serde_json::Value>, String> 
         .map_err(|e| format!("bad {url} answer: {e}"))
 }
 
+/// Downloads exactly these files of the bridge's repository (a ZIP; a file it no longer serves
+/// is absent from it).
+pub async fn fetch_files(paths: &[String]) -> Result<ArrayBuffer, String> {
+    let body = serde_json::json!({ "paths": paths }).to_string();
+    let response = request("/api/repo/files", Some(&body)).await?;
+    if !response.ok() {
+        return Err(format!(
+            "the bridge answered {} for the changed files",
+            response.status()
+        ));
+    }
+    JsFuture::from(response.array_buffer().map_err(|e| format!("{e:?}"))?)
+        .await
+        .map_err(|e| format!("{e:?}"))?
+        .dyn_into::<ArrayBuffer>()
+        .map_err(|_| "the changed files are not a buffer".to_owned())
+}
+
 /// GET `url` from the hub with the browser's secret.
 async fn fetch(url: &str) -> Result<web_sys::Response, String> {
+    request(url, None).await
+}
+
+/// GET `url` from the hub with the browser's secret, or POST `body` (JSON) to it.
+async fn request(url: &str, body: Option<&str>) -> Result<web_sys::Response, String> {
     let window = web_sys::window().ok_or("no window")?;
     let init = web_sys::RequestInit::new();
     let headers = web_sys::Headers::new().map_err(|e| format!("{e:?}"))?;
@@ -301,6 +324,13 @@ async fn fetch(url: &str) -> Result<web_sys::Response, String> {
         headers
             .set(crate::link::secret::HEADER, &token)
             .map_err(|e| format!("{e:?}"))?;
+    }
+    if let Some(body) = body {
+        init.set_method("POST");
+        headers
+            .set("Content-Type", "application/json")
+            .map_err(|e| format!("{e:?}"))?;
+        init.set_body(&JsValue::from_str(body));
     }
     init.set_headers(&headers);
     let value = JsFuture::from(window.fetch_with_str_and_init(url, &init))

@@ -9,6 +9,7 @@ mod describe;
 mod details;
 mod explorer;
 mod graph_view;
+mod live;
 mod load;
 mod markdown;
 mod query;
@@ -61,6 +62,8 @@ pub fn App() -> impl IntoView {
     // The worker's events update the page and, once a graph is loaded, the hub's context.
     let link_slot: Rc<OnceCell<Link>> = Rc::new(OnceCell::new());
     let app_slot: Rc<OnceCell<AppState>> = Rc::new(OnceCell::new());
+    let engine_slot: Rc<OnceCell<EngineClient>> = Rc::new(OnceCell::new());
+    let restoring = StoredValue::new(false);
     let page = WorkerPage {
         summary,
         load_status,
@@ -71,8 +74,12 @@ pub fn App() -> impl IntoView {
         picture_ms,
         link: link_slot.clone(),
         app: app_slot.clone(),
+        engine: engine_slot.clone(),
+        bridge_repo,
+        restoring,
     };
     let engine = EngineClient::start(move |event| on_worker_event(&page, event));
+    let _ = engine_slot.set(engine.clone());
     let app = AppState {
         picture,
         selected: RwSignal::new(None),
@@ -88,13 +95,71 @@ pub fn App() -> impl IntoView {
     let _ = link_slot.set(link.clone());
     let state = RwSignal::new(link.state());
     let hosted = tools::Hosted::new();
-    link.on_status(move |s| {
-        if !matches!(s, LinkState::Connected) {
-            hosted.link_lost();
-        }
-        state.set(s.clone());
-    });
+    {
+        let engine = engine.clone();
+        let was_connected = StoredValue::new(false);
+        link.on_status(move |s| {
+            let connected = matches!(s, LinkState::Connected);
+            if !connected {
+                hosted.link_lost();
+            }
+            // Back on a hub (a restart, another bridge took over): changes made meanwhile were
+            // seen by no watcher of ours, so the disk is compared again.
+            if connected && !was_connected.get_value() {
+                let project = summary.with_untracked(|s| {
+                    s.as_ref().filter(|s| !s.sample).map(|s| s.project.clone())
+                });
+                let served = bridge_repo.get_untracked();
+                if let (Some(project), Some(served)) = (project, served)
+                    && project == served
+                {
+                    live::compare_with_disk(engine.clone(), project);
+                }
+            }
+            was_connected.set_value(connected);
+            state.set(s.clone());
+        });
+    }
     link.on_hosted(move |frame| hosted.receive(frame));
+    {
+        let (engine, weak_link) = (engine.clone(), link_slot.clone());
+        link.on_repo(move |frame| {
+            let Frame::RepoChanged {
+                seq,
+                changed,
+                removed,
+                ..
+            } = frame
+            else {
+                return;
+            };
+            let Some(project) = summary
+                .with_untracked(|s| s.as_ref().filter(|s| !s.sample).map(|s| s.project.clone()))
+            else {
+                return;
+            };
+            if bridge_repo.with_untracked(|r| r.as_deref() != Some(project.as_str())) {
+                // The tab holds another project: nothing to follow, but the hub must not wait.
+                if let Some(link) = weak_link.get() {
+                    let _ = link.request(&Frame::RepoApplied {
+                        seq: *seq,
+                        error: Some(format!(
+                            "the tab holds `{project}`, not the served repository"
+                        )),
+                    });
+                }
+                return;
+            }
+            live::fetch_and_apply(
+                engine.clone(),
+                weak_link.get().cloned(),
+                project,
+                *seq,
+                changed.clone(),
+                removed.clone(),
+            );
+        });
+    }
     link.on_activity(move |frame| {
         if let Frame::Activity {
             agent,
@@ -161,10 +226,12 @@ pub fn App() -> impl IntoView {
             set_bridge_repo.set(Some(name));
         }
     });
-    // The bridge's repository is indexed at start unless the worker restored that very project
+    // The bridge's repository is indexed at start unless the worker restored that very project:
+    // then the snapshot is compared with the files on disk and only the difference is applied
     // (its button re-indexes on demand).
     {
         let (on_files, on_error) = (on_files.clone(), on_error.clone());
+        let engine = engine.clone();
         let decided = StoredValue::new(false);
         Effect::new(move |_| {
             let (Some(name), Some(restored)) = (bridge_repo.get(), engine_ready.get()) else {
@@ -177,6 +244,9 @@ pub fn App() -> impl IntoView {
             if restored.as_deref() != Some(name.as_str()) {
                 let (on_files, on_error) = (on_files.clone(), on_error.clone());
                 wasm_bindgen_futures::spawn_local(load::load_bridge_repo(name, on_files, on_error));
+            } else {
+                restoring.set_value(true);
+                live::compare_with_disk(engine.clone(), name);
             }
         });
     }
@@ -276,6 +346,23 @@ struct WorkerPage {
     picture_ms: RwSignal<Option<f64>>,
     link: Rc<OnceCell<Link>>,
     app: Rc<OnceCell<AppState>>,
+    engine: Rc<OnceCell<EngineClient>>,
+    /// The repository the bridge serves, once it said.
+    bridge_repo: ReadSignal<Option<String>>,
+    /// The next comparison with the disk follows a restore (its result joins the status line).
+    restoring: StoredValue<bool>,
+}
+
+impl WorkerPage {
+    /// When the graph is the bridge's repository: the worker compares it with the disk.
+    fn compare_with_disk(&self, project: &str) {
+        let serves = self
+            .bridge_repo
+            .with_untracked(|r| r.as_deref() == Some(project));
+        if let (true, Some(engine)) = (serves, self.engine.get()) {
+            live::compare_with_disk(engine.clone(), project.to_owned());
+        }
+    }
 }
 
 /// Applies one worker event to the page: status line, progress, the graph picture, highlights
@@ -310,11 +397,22 @@ fn on_worker_event(page: &WorkerPage, event: &FromWorker) {
         FromWorker::View { ms, bytes } => match postcard::from_bytes::<ViewGraph>(bytes) {
             Ok(view) => {
                 page.picture_ms.set(Some(*ms));
+                // A selection stays on the same node (by stable id) when the graph follows a
+                // change; one that is gone clears.
+                let selected = page.app.get().and_then(|app| {
+                    let index = app.selected.get_untracked()?;
+                    app.picture.with_untracked(|p| {
+                        p.as_ref().and_then(|p| p.node(index)).map(|n| n.id.clone())
+                    })
+                });
                 if let Some(app) = page.app.get() {
                     app.selected.set(None);
                     app.lit.set(Vec::new());
                 }
                 page.picture.set(Some(Rc::new(Picture::new(view))));
+                if let (Some(app), Some(id)) = (page.app.get(), selected) {
+                    app.select_id(&id);
+                }
             }
             Err(err) => page
                 .load_status
@@ -375,6 +473,70 @@ fn on_worker_event(page: &WorkerPage, event: &FromWorker) {
                 phases.join(", "),
                 *memory_bytes as f64 / 1e6
             ));
+            page.summary.set(Some(graph.clone()));
+            if let Some(link) = page.link.get() {
+                link.set_context(context_frame(graph));
+            }
+            // Files saved while it was being indexed.
+            page.compare_with_disk(&graph.project);
+        }
+        FromWorker::Stale {
+            project,
+            changed,
+            removed,
+        } => {
+            if changed.is_empty() && removed.is_empty() {
+                if page.restoring.get_value() {
+                    page.restoring.set_value(false);
+                    page.load_status
+                        .update(|s| s.push_str(" · no file changed on disk since"));
+                }
+            } else if let Some(engine) = page.engine.get() {
+                live::fetch_and_apply(
+                    engine.clone(),
+                    page.link.get().cloned(),
+                    project.clone(),
+                    0,
+                    changed.clone(),
+                    removed.clone(),
+                );
+            }
+        }
+        FromWorker::Applied {
+            seq,
+            parsed,
+            removed,
+            unchanged,
+            ms,
+            graph,
+            error,
+            ..
+        } => {
+            if let (Some(link), true) = (page.link.get(), *seq > 0) {
+                let _ = link.request(&Frame::RepoApplied {
+                    seq: *seq,
+                    error: error.clone(),
+                });
+            }
+            if let Some(error) = error {
+                web_sys::console::warn_1(&format!("nexus: changes not applied: {error}").into());
+                return;
+            }
+            let changed = parsed.len() + removed.len();
+            let what = changes_line(parsed, removed, *unchanged);
+            if page.restoring.get_value() {
+                page.restoring.set_value(false);
+                page.load_status.update(|s| {
+                    s.push_str(&format!(
+                        " · {changed} file(s) changed on disk since, applied in {ms:.0} ms ({what})"
+                    ))
+                });
+            } else {
+                page.load_status.set(format!(
+                    "Updated from disk at {}: {what} in {ms:.0} ms",
+                    local_time(js_sys::Date::now())
+                ));
+            }
             page.summary.set(Some(graph.clone()));
             if let Some(link) = page.link.get() {
                 link.set_context(context_frame(graph));
@@ -512,6 +674,32 @@ fn progress_text(p: &LoadProgress, now: f64) -> String {
     } else {
         format!("{} {} / {} · {elapsed:.1} s", p.phase, p.done, p.total)
     }
+}
+
+/// What a change did, in a few words: files parsed again (named when few), files removed.
+fn changes_line(parsed: &[String], removed: &[String], unchanged: u64) -> String {
+    let name = |list: &[String]| -> String {
+        if list.len() <= 3 {
+            list.join(", ")
+        } else {
+            format!("{} files", list.len())
+        }
+    };
+    let mut parts = Vec::new();
+    if !parsed.is_empty() {
+        parts.push(format!("parsed {}", name(parsed)));
+    }
+    if !removed.is_empty() {
+        parts.push(format!("removed {}", name(removed)));
+    }
+    if parts.is_empty() {
+        parts.push(if unchanged > 0 {
+            "contents unchanged".to_owned()
+        } else {
+            "texts only".to_owned()
+        });
+    }
+    parts.join("; ")
 }
 
 fn stats_line(s: &GraphSummary) -> String {

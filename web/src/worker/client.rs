@@ -184,6 +184,51 @@ impl EngineClient {
         }
     }
 
+    /// Tells the worker that these files of `project` changed on disk and are on their way:
+    /// answers name them until they are applied.
+    pub fn changes_pending(&self, project: &str, paths: Vec<String>) {
+        let message = ToWorker::ChangesPending {
+            project: project.to_owned(),
+            paths,
+        };
+        if let Err(message) = self.send(&message, Vec::new()) {
+            self.emit(&FromWorker::Failed { message });
+        }
+    }
+
+    /// Applies changed files (their new contents in `zip`, which moves there) to the graph of
+    /// `project`; answered by an `Applied` event with `seq`.
+    pub fn apply_changes(
+        &self,
+        seq: u64,
+        project: &str,
+        changed: Vec<String>,
+        removed: Vec<String>,
+        zip: ArrayBuffer,
+    ) {
+        let message = ToWorker::ApplyChanges {
+            seq,
+            project: project.to_owned(),
+            changed,
+            removed,
+        };
+        if let Err(message) = self.send(&message, vec![zip]) {
+            self.emit(&FromWorker::Failed { message });
+        }
+    }
+
+    /// Asks which of the listed files (path, content hash) differ from what the graph of
+    /// `project` holds; answered by a `Stale` event.
+    pub fn compare(&self, project: &str, files: Vec<(String, String)>) {
+        let message = ToWorker::Compare {
+            project: project.to_owned(),
+            files,
+        };
+        if let Err(message) = self.send(&message, Vec::new()) {
+            self.emit(&FromWorker::Failed { message });
+        }
+    }
+
     /// Indexes the built-in sample project.
     pub fn load_sample(&self) {
         if let Err(message) = self.send(&ToWorker::LoadSample, Vec::new()) {

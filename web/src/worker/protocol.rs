@@ -33,6 +33,24 @@ pub enum ToWorker {
         tool: String,
         args: serde_json::Value,
     },
+    /// These files of `project` changed on disk and their contents are on the way: answers
+    /// say so until they are applied.
+    ChangesPending { project: String, paths: Vec<String> },
+    /// Apply changes to `project`'s files: the first buffer is a ZIP holding the new contents of
+    /// `changed` (a path missing from it is gone), and `removed` are gone. Answered by `Applied`
+    /// with the same `seq`.
+    ApplyChanges {
+        seq: u64,
+        project: String,
+        changed: Vec<String>,
+        removed: Vec<String>,
+    },
+    /// Which of these files (path, 16 hex digits of xxh3 of the contents) differ from what the
+    /// graph of `project` was built from: answered by `Stale`.
+    Compare {
+        project: String,
+        files: Vec<(String, String)>,
+    },
 }
 
 /// A file for the code view.
@@ -135,5 +153,31 @@ pub enum FromWorker {
     Result {
         id: u64,
         outcome: Outcome,
+    },
+    /// Changes were applied (`ApplyChanges` with this `seq`): the graph now follows the files.
+    Applied {
+        seq: u64,
+        /// Source files parsed again.
+        parsed: Vec<String>,
+        /// Files taken out.
+        removed: Vec<String>,
+        /// Files written with the contents they had.
+        unchanged: u64,
+        /// Whether the graph was rebuilt (a source file's facts changed).
+        rebuilt: bool,
+        /// From the message's arrival to the new graph answering, in milliseconds.
+        ms: f64,
+        /// (phase, milliseconds).
+        phases: Vec<(String, f64)>,
+        graph: GraphSummary,
+        /// Why nothing was applied (another project, a broken archive).
+        error: Option<String>,
+    },
+    /// The answer to `Compare`: files that differ or are new, and files the graph holds that are
+    /// gone.
+    Stale {
+        project: String,
+        changed: Vec<String>,
+        removed: Vec<String>,
     },
 }

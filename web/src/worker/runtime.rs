@@ -26,7 +26,9 @@ use nexus_engine::read_zip_from;
 use nexus_engine::sample::{SAMPLE_PROJECT, sample_graph, sample_sources};
 use nexus_engine::snapshot::{self, SavedVectors};
 use nexus_engine::syntax::highlight;
-use nexus_engine::{Phase, SourceFile, Sources, filter_files, finish};
+use nexus_engine::{
+    Applied, FileChange, Phase, SourceFile, Sources, Workspace, filter_files, finish_workspace,
+};
 use nexus_shared::{ErrorCode, Outcome, ToolError, ToolOutput};
 use nexus_tools as tools;
 use nexus_tools::ToolMemory;
@@ -34,7 +36,8 @@ use nexus_tools::ToolMemory;
 struct State {
     graph: Graph,
     search: SearchIndex,
-    sources: Sources,
+    /// The files the graph was built from (texts, facts, content hashes).
+    files: Workspace,
     sample: bool,
     /// The project's graph before the last indexing, for `diff`.
     previous: Option<Fingerprint>,
@@ -46,26 +49,37 @@ struct State {
     vectors_source: Option<String>,
     /// Query vectors when the attached vectors are a provider's.
     queries: Option<Arc<ProviderQueries>>,
+    /// Files announced as changed on disk whose new contents are not applied yet.
+    pending: Vec<String>,
+    /// Descriptions the LLM wrote over summaries (node id → text), written again over every
+    /// rebuilt graph.
+    described: Vec<(String, String)>,
 }
 
 impl State {
-    fn new(graph: Graph, sources: Sources, sample: bool, indexed_ms: f64) -> State {
+    fn new(graph: Graph, files: Workspace, sample: bool, indexed_ms: f64) -> State {
         let search = SearchIndex::build(&graph);
         State {
             graph,
             search,
-            sources,
+            files,
             sample,
             previous: None,
             indexed_ms,
             memory: ToolMemory::default(),
             vectors_source: None,
             queries: None,
+            pending: Vec::new(),
+            described: Vec::new(),
         }
     }
 
     fn sample() -> State {
-        State::new(sample_graph(), Sources::new(), true, now())
+        State::new(sample_graph(), Workspace::default(), true, now())
+    }
+
+    fn sources(&self) -> &Sources {
+        self.files.sources()
     }
 }
 
@@ -74,12 +88,14 @@ struct Worker {
     state: RefCell<State>,
     store: Option<SnapshotStore>,
     indexing: Cell<bool>,
+    /// Bumped by every change waiting to be saved; a delayed save runs only if it is the last.
+    save_generation: Cell<u64>,
 }
 
 impl embed::EmbedTarget for Worker {
     fn with_graph<R>(&self, generation: f64, f: impl FnOnce(&Graph, &Sources) -> R) -> Option<R> {
         let state = self.state.borrow();
-        (state.indexed_ms == generation).then(|| f(&state.graph, &state.sources))
+        (state.indexed_ms == generation).then(|| f(&state.graph, state.sources()))
     }
 
     fn attach(
@@ -213,7 +229,7 @@ fn post_view(graph: &Graph) {
 
 /// A file of the current graph with syntax classes, as the JSON text of a [`CodeView`].
 fn code_view(state: &State, path: &str) -> Outcome {
-    let Some(text) = state.sources.get(path) else {
+    let Some(text) = state.sources().get(path) else {
         return Outcome::Err(ToolError::new(
             ErrorCode::InvalidParams,
             format!("`{path}` is not a file of this graph"),
@@ -266,6 +282,7 @@ pub fn run() {
             state: RefCell::new(state),
             store,
             indexing: Cell::new(false),
+            save_generation: Cell::new(0),
         });
         start_embedding(&worker, vectors);
         let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
@@ -313,7 +330,7 @@ async fn restore(
     let bytes = blob.len() as u64;
     // Freed before the search index is built, which can then reuse its room.
     drop(blob);
-    let mut state = State::new(snap.graph, snap.sources, false, snap.saved_ms);
+    let mut state = State::new(snap.graph, snap.workspace, false, snap.saved_ms);
     let restored = Restored {
         ms: now() - started,
         saved_ms: snap.saved_ms,
@@ -345,7 +362,7 @@ async fn restore(
 fn fingerprint_of_blob(blob: &[u8]) -> Option<Fingerprint> {
     snapshot::decode(blob)
         .ok()
-        .map(|snap| Fingerprint::of(&snap.graph, &snap.sources, snap.saved_ms))
+        .map(|snap| Fingerprint::of(&snap.graph, snap.workspace.sources(), snap.saved_ms))
 }
 
 fn handle(worker: &Rc<Worker>, data: JsValue) {
@@ -474,6 +491,41 @@ fn handle(worker: &Rc<Worker>, data: JsValue) {
                 }),
             }
         }
+        ToWorker::ChangesPending { project, paths } => {
+            let mut state = worker.state.borrow_mut();
+            if !state.sample && state.graph.project == project {
+                for path in paths {
+                    if !state.pending.contains(&path) {
+                        state.pending.push(path);
+                    }
+                }
+            }
+        }
+        ToWorker::ApplyChanges {
+            seq,
+            project,
+            changed,
+            removed,
+        } => {
+            let zip = parts
+                .get(1)
+                .dyn_into::<ArrayBuffer>()
+                .unwrap_or_else(|_| ArrayBuffer::new(0));
+            apply_changes(worker, seq, &project, changed, removed, &zip);
+        }
+        ToWorker::Compare { project, files } => {
+            let state = worker.state.borrow();
+            let (changed, removed) = if !state.sample && state.graph.project == project {
+                state.files.stale(&files)
+            } else {
+                (Vec::new(), Vec::new())
+            };
+            post(&FromWorker::Stale {
+                project: state.graph.project.clone(),
+                changed,
+                removed,
+            });
+        }
         ToWorker::LoadFiles { name, paths } => {
             let files = paths
                 .into_iter()
@@ -488,6 +540,168 @@ fn handle(worker: &Rc<Worker>, data: JsValue) {
     }
 }
 
+/// Applies files changed on disk to the graph of `project`: only they are parsed again, the
+/// graph is rebuilt from every file's facts (equal to a full index of the files as they now
+/// are), the keyword index rebuilt, agent sessions carried over by stable id, and the vectors
+/// embedded again in the background reusing every row whose text is unchanged. Answers
+/// `Applied` at once; the picture and the snapshot follow.
+fn apply_changes(
+    worker: &Rc<Worker>,
+    seq: u64,
+    project: &str,
+    changed: Vec<String>,
+    removed: Vec<String>,
+    zip: &ArrayBuffer,
+) {
+    let started = now();
+    let refuse = |error: String| {
+        let state = worker.state.borrow();
+        post(&FromWorker::Applied {
+            seq,
+            parsed: Vec::new(),
+            removed: Vec::new(),
+            unchanged: 0,
+            rebuilt: false,
+            ms: now() - started,
+            phases: Vec::new(),
+            graph: summary(&state.graph, state.sample),
+            error: Some(error),
+        });
+    };
+    {
+        let state = worker.state.borrow();
+        if state.sample || state.graph.project != project {
+            return refuse(format!(
+                "the tab holds `{}`, not `{project}`",
+                state.graph.project
+            ));
+        }
+    }
+    if worker.indexing.get() {
+        return refuse("a repository is being indexed; the changes are compared after it".into());
+    }
+    let written = if zip.byte_length() == 0 {
+        Vec::new()
+    } else {
+        match read_zip_from(JsBufferReader::new(zip)) {
+            Ok((files, _)) => files,
+            Err(err) => return refuse(format!("the changed files did not arrive whole: {err}")),
+        }
+    };
+    let wanted: std::collections::HashSet<&str> = changed.iter().map(String::as_str).collect();
+    let mut arrived = std::collections::HashSet::new();
+    let mut changes: Vec<FileChange> = Vec::with_capacity(changed.len() + removed.len());
+    for file in written {
+        if wanted.contains(file.path.as_str()) {
+            arrived.insert(file.path.clone());
+            changes.push(FileChange::Write(file));
+        }
+    }
+    // A changed file the bridge no longer serves (gone again, now a secret) is gone.
+    changes.extend(
+        changed
+            .iter()
+            .filter(|p| !arrived.contains(*p))
+            .chain(&removed)
+            .map(|p| FileChange::Remove(p.clone())),
+    );
+    let result = worker
+        .state
+        .borrow_mut()
+        .files
+        .apply(changes, &now, &mut |_, _, _| true);
+    let (rebuilt, applied) = match result {
+        Ok(done) => done,
+        Err(_) => return refuse("applying the changes was cancelled".into()),
+    };
+    let rebuilt = rebuilt.map(|(graph, _)| graph);
+    let previous_vectors = {
+        let mut state = worker.state.borrow_mut();
+        let done: std::collections::HashSet<&String> = changed.iter().chain(&removed).collect();
+        state.pending.retain(|p| !done.contains(p));
+        match rebuilt {
+            Some(graph) => Some(swap_graph(&mut state, graph)),
+            None => {
+                if applied.texts > 0 || !applied.removed.is_empty() {
+                    // `read` and `grep` see the new texts; cached answers may not.
+                    let memory = std::mem::take(&mut state.memory);
+                    state.memory = memory.carried_over(&state.graph, &state.graph);
+                }
+                None
+            }
+        }
+    };
+    report_applied(worker, seq, &applied, now() - started);
+    if let Some(previous) = previous_vectors {
+        post_view(&worker.state.borrow().graph);
+        start_embedding(worker, previous);
+    }
+    if applied.rebuilt || applied.texts > 0 || !applied.removed.is_empty() {
+        schedule_save(worker);
+    }
+}
+
+/// Puts a graph rebuilt after a change in place of the current one: descriptions written
+/// again, a new keyword index, sessions carried over; returns the old vectors for reuse.
+fn swap_graph(state: &mut State, mut graph: Graph) -> Option<SavedVectors> {
+    for (node, text) in &state.described {
+        // A described node that is gone keeps no description.
+        let _ = nexus_engine::describe(&mut graph, node, text);
+    }
+    let previous = state
+        .search
+        .embeddings()
+        .zip(state.vectors_source.clone())
+        .map(|(vectors, model)| SavedVectors {
+            model,
+            saved_ms: state.indexed_ms,
+            vectors: vectors.clone(),
+        });
+    state.search = SearchIndex::build(&graph);
+    let memory = std::mem::take(&mut state.memory);
+    state.memory = memory.carried_over(&state.graph, &graph);
+    state.graph = graph;
+    state.indexed_ms = js_sys::Date::now();
+    state.vectors_source = None;
+    state.queries = None;
+    previous
+}
+
+fn report_applied(worker: &Worker, seq: u64, applied: &Applied, ms: f64) {
+    let state = worker.state.borrow();
+    post(&FromWorker::Applied {
+        seq,
+        parsed: applied.parsed.clone(),
+        removed: applied.removed.clone(),
+        unchanged: applied.unchanged as u64,
+        rebuilt: applied.rebuilt,
+        ms,
+        phases: applied
+            .phase_ms
+            .iter()
+            .map(|(phase, ms)| (phase.as_str().to_owned(), *ms))
+            .collect(),
+        graph: summary(&state.graph, state.sample),
+        error: None,
+    });
+}
+
+/// How long after the last change the snapshot is saved: a burst of saves on disk writes it once.
+const SAVE_AFTER_MS: u32 = 1500;
+
+/// Saves the snapshot once changes stop coming for `SAVE_AFTER_MS`.
+fn schedule_save(worker: &Rc<Worker>) {
+    let generation = worker.save_generation.get() + 1;
+    worker.save_generation.set(generation);
+    let worker = worker.clone();
+    wasm_bindgen_futures::spawn_local(async move {
+        gloo_timers::future::TimeoutFuture::new(SAVE_AFTER_MS).await;
+        if worker.save_generation.get() == generation {
+            save(&worker).await;
+        }
+    });
+}
+
 /// Writes a description over a node's summary as a new generation of the graph: the keyword
 /// index is rebuilt and the vectors embedded again from the current ones (only the changed text
 /// is embedded); the caller saves the snapshot.
@@ -495,7 +709,11 @@ fn describe(worker: &Rc<Worker>, node: &str, text: &str) -> Outcome {
     let previous = {
         let mut state = worker.state.borrow_mut();
         let written = match nexus_engine::describe(&mut state.graph, node, text) {
-            Ok(written) => written,
+            Ok(written) => {
+                state.described.retain(|(n, _)| n != node);
+                state.described.push((node.to_owned(), text.to_owned()));
+                written
+            }
             Err(message) => {
                 return Outcome::Err(ToolError::new(ErrorCode::InvalidParams, message));
             }
@@ -525,7 +743,7 @@ fn context(state: &State) -> tools::ToolContext<'_> {
     tools::ToolContext {
         graph: &state.graph,
         search: &state.search,
-        sources: &state.sources,
+        sources: state.sources(),
         previous: state.previous.as_ref(),
         memory: &state.memory,
         now_ms: now(),
@@ -557,7 +775,7 @@ fn answer_call(worker: &Worker, id: u64, tool: &str, args: serde_json::Value) {
     }
     post(&FromWorker::Result {
         id,
-        outcome: answer.outcome,
+        outcome: tools::with_pending_note(answer.outcome, &state.pending),
     });
 }
 
@@ -590,15 +808,15 @@ async fn load(worker: Rc<Worker>, name: String, files: Vec<SourceFile>, unzip_ms
         progress(Phase::Parse, done, total);
     })
     .await;
-    let result = finish(&name, filtered, parsed, &now, &mut progress);
+    let result = finish_workspace(&name, filtered, parsed, &now, &mut progress);
     worker.indexing.set(false);
-    let Ok((graph, stats, sources)) = result else {
+    let Ok((graph, stats, files)) = result else {
         return post(&FromWorker::Failed {
             message: "indexing was cancelled".into(),
         });
     };
     let search_started = now();
-    let mut fresh = State::new(graph, sources, false, js_sys::Date::now());
+    let mut fresh = State::new(graph, files, false, js_sys::Date::now());
     let mut phases: Vec<(String, f64)> = unzip_ms
         .map(|ms| ("unzip".to_owned(), ms))
         .into_iter()
@@ -613,7 +831,7 @@ async fn load(worker: Rc<Worker>, name: String, files: Vec<SourceFile>, unzip_ms
     {
         let old = worker.state.borrow();
         if !old.sample && old.graph.project == fresh.graph.project {
-            fresh.previous = Some(Fingerprint::of(&old.graph, &old.sources, old.indexed_ms));
+            fresh.previous = Some(Fingerprint::of(&old.graph, old.sources(), old.indexed_ms));
         }
     }
     let skipped = stats.skipped_excluded
@@ -666,7 +884,7 @@ async fn save(worker: &Worker) {
     let (project, blob) = {
         let state = worker.state.borrow();
         let blob = staged_blob(&mut |sink| {
-            snapshot::encode_into(&state.graph, &state.sources, state.indexed_ms, sink)
+            snapshot::encode_into(&state.graph, &state.files, state.indexed_ms, sink)
         });
         (state.graph.project.clone(), blob)
     };

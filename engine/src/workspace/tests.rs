@@ -1,0 +1,419 @@
+use proptest::prelude::*;
+
+use super::*;
+use crate::graph::Graph;
+use crate::ingest::{SourceFile, index_with_sources};
+
+/// Every fact of a graph as text, in a fixed order: nodes with all their fields, edges with
+/// confidence and reason, communities and processes by stable ids.
+fn dump(graph: &Graph) -> Vec<String> {
+    let id = |n: u32| {
+        graph
+            .node(n)
+            .map_or_else(|| format!("#{n}"), |n| n.stable_id())
+    };
+    let mut out: Vec<String> = graph
+        .nodes()
+        .map(|n| {
+            format!(
+                "node {} {}-{} exported={} sig={:?} doc={:?}",
+                n.stable_id(),
+                n.start_line(),
+                n.end_line(),
+                n.data.exported,
+                n.signature(),
+                n.doc()
+            )
+        })
+        .collect();
+    out.extend(graph.edges().iter().map(|e| {
+        format!(
+            "edge {} -{}-> {} {:.3} {:?}",
+            id(e.from),
+            e.kind.as_str(),
+            id(e.to),
+            e.confidence,
+            e.reason
+        )
+    }));
+    out.extend(graph.communities.iter().map(|c| {
+        let members: Vec<String> = c.members.iter().map(|&m| id(m)).collect();
+        format!("community {} {:.3} {members:?}", id(c.node), c.cohesion)
+    }));
+    out.extend(graph.processes.iter().map(|p| {
+        let steps: Vec<String> = p.steps.iter().map(|&s| id(s)).collect();
+        format!(
+            "process {} {} {} {} {steps:?}",
+            id(p.node),
+            id(p.entry),
+            id(p.terminal),
+            p.depth
+        )
+    }));
+    out
+}
+
+fn file(path: &str, text: &str) -> SourceFile {
+    SourceFile {
+        path: path.to_owned(),
+        bytes: text.as_bytes().to_vec(),
+    }
+}
+
+fn full(files: &BTreeMap<String, String>) -> (Graph, Sources) {
+    let files = files.iter().map(|(p, t)| file(p, t)).collect();
+    let (graph, _, sources) = index_with_sources("p", files, &|| 0.0, &mut |_, _, _| true)
+        .expect("indexing is never cancelled here");
+    (graph, sources)
+}
+
+fn start(files: &BTreeMap<String, String>) -> (Workspace, Graph) {
+    let filtered = ingest::filter_files(files.iter().map(|(p, t)| file(p, t)).collect(), &|| 0.0);
+    let mut filtered = filtered;
+    let parsed = ingest::parse_files(std::mem::take(&mut filtered.to_parse));
+    let (graph, _, ws) =
+        ingest::finish_workspace("p", filtered, parsed, &|| 0.0, &mut |_, _, _| true)
+            .expect("indexing is never cancelled here");
+    (ws, graph)
+}
+
+fn apply(ws: &mut Workspace, changes: Vec<FileChange>) -> (Option<Graph>, Applied) {
+    let (graph, applied) = ws
+        .apply(changes, &|| 0.0, &mut |_, _, _| true)
+        .expect("never cancelled here");
+    (graph.map(|(g, _)| g), applied)
+}
+
+/// Asserts that the incremental graph and texts equal a full index of `files`.
+fn assert_same(ws: &Workspace, graph: &Graph, files: &BTreeMap<String, String>) {
+    let (expected, sources) = full(files);
+    let (got, want) = (dump(graph), dump(&expected));
+    if got != want {
+        let missing: Vec<&String> = want.iter().filter(|l| !got.contains(l)).collect();
+        let extra: Vec<&String> = got.iter().filter(|l| !want.contains(l)).collect();
+        panic!(
+            "incremental graph differs from a full index\nmissing: {missing:#?}\nextra: {extra:#?}"
+        );
+    }
+    assert_eq!(ws.sources(), &sources);
+    assert_eq!(ws.stats().files_parsed, expected.file_count());
+}
+
+/// Small projects, one per language, each file with a few versions: cross-file imports, calls,
+/// inheritance, and versions that add, rename or drop the names others use.
+fn projects() -> Vec<Vec<(&'static str, Vec<&'static str>)>> {
+    vec![
+        vec![
+            (
+                "shop/cart.py",
+                vec![
+                    "from shop.pricing import total\n\nclass Cart:\n    def checkout(self):\n        return total(self)\n",
+                    "from shop.pricing import total, tax\n\nclass Cart(Base):\n    def checkout(self):\n        return tax(total(self))\n\n    def add(self, x):\n        self.checkout()\n",
+                    "from shop.pricing import *\n\nclass Cart:\n    def checkout(self):\n        return discount(self)\n",
+                ],
+            ),
+            (
+                "shop/pricing.py",
+                vec![
+                    "def total(cart):\n    return 1\n\ndef tax(x):\n    return total(x)\n",
+                    "def total(cart):\n    return 2\n\ndef discount(c):\n    return total(c)\n",
+                    "class Base:\n    def checkout(self):\n        pass\n\ndef total(cart):\n    return tax(cart)\n\ndef tax(x):\n    return x\n",
+                ],
+            ),
+            (
+                "shop/app.py",
+                vec![
+                    "from shop.cart import Cart\n\ndef main():\n    Cart().checkout()\n",
+                    "import shop.cart\n\ndef main():\n    c = shop.cart.Cart()\n    c.add(1)\n",
+                ],
+            ),
+            (".gitignore", vec!["*.log\n", "shop/app.py\n"]),
+            ("README.md", vec!["# shop\n", "# shop v2\n"]),
+        ],
+        vec![
+            (
+                "src/a.ts",
+                vec![
+                    "import { B } from './b';\nexport class A extends B {\n  run(): void { this.go(); }\n}\n",
+                    "import { B, helper } from './b';\nexport class A {\n  run(): void { helper(); new B().go(); }\n}\n",
+                ],
+            ),
+            (
+                "src/b.ts",
+                vec![
+                    "export class B {\n  go(): void {}\n}\nexport function helper(): number { return 1; }\n",
+                    "export class B {\n  go(): void { helper(); }\n  stop(): void {}\n}\nfunction helper(): number { return 2; }\n",
+                ],
+            ),
+            (
+                "src/c.js",
+                vec![
+                    "import { A } from './a';\nfunction start() { new A().run(); }\n",
+                    "const { helper } = require('./b');\nfunction start() { helper(); }\n",
+                ],
+            ),
+        ],
+        vec![
+            (
+                "src/lib.rs",
+                vec![
+                    "mod shapes;\nuse shapes::Circle;\npub fn area() -> f64 { Circle::new().area() }\n",
+                    "mod shapes;\npub fn area() -> f64 { shapes::unit().area() }\n",
+                ],
+            ),
+            (
+                "src/shapes.rs",
+                vec![
+                    "pub struct Circle;\nimpl Circle {\n    pub fn new() -> Circle { Circle }\n    pub fn area(&self) -> f64 { 1.0 }\n}\n",
+                    "pub struct Circle;\nimpl Circle {\n    pub fn area(&self) -> f64 { 2.0 }\n}\npub fn unit() -> Circle { Circle }\n",
+                ],
+            ),
+        ],
+        vec![
+            (
+                "main.go",
+                vec![
+                    "package main\n\nfunc main() {\n\ts := NewServer()\n\ts.Run()\n}\n",
+                    "package main\n\nfunc main() {\n\tRun()\n}\n",
+                ],
+            ),
+            (
+                "server.go",
+                vec![
+                    "package main\n\ntype Server struct{}\n\nfunc NewServer() *Server { return &Server{} }\n\nfunc (s *Server) Run() {}\n",
+                    "package main\n\nfunc Run() {}\n",
+                ],
+            ),
+        ],
+        vec![
+            (
+                "src/main/java/a/App.java",
+                vec![
+                    "package a;\nimport a.util.Helper;\nclass App {\n  void run() { Helper.help(); }\n}\n",
+                    "package a;\nclass App extends Base {\n  void run() { stop(); }\n}\n",
+                ],
+            ),
+            (
+                "src/main/java/a/Base.java",
+                vec!["package a;\nclass Base {\n  void stop() {}\n}\n"],
+            ),
+            (
+                "src/main/java/a/util/Helper.java",
+                vec![
+                    "package a.util;\npublic class Helper {\n  public static void help() {}\n}\n",
+                    "package a.util;\npublic class Helper {\n  public static void help() { other(); }\n  static void other() {}\n}\n",
+                ],
+            ),
+        ],
+    ]
+}
+
+/// One step of an edit sequence.
+#[derive(Debug, Clone)]
+enum Step {
+    /// Write version `v` of file `f` (modulo their counts).
+    Write(usize, usize),
+    Remove(usize),
+    /// Move file `f` to a new name in the same folder.
+    Rename(usize),
+    /// Write the same bytes again.
+    Touch(usize),
+}
+
+fn step() -> impl Strategy<Value = Step> {
+    prop_oneof![
+        4 => (0..8usize, 0..4usize).prop_map(|(f, v)| Step::Write(f, v)),
+        1 => (0..8usize).prop_map(Step::Remove),
+        1 => (0..8usize).prop_map(Step::Rename),
+        1 => (0..8usize).prop_map(Step::Touch),
+    ]
+}
+
+/// Runs `steps` on project `p`, a batch of `batch` steps at a time, checking the incremental
+/// graph against a full index after every batch.
+fn run(p: usize, steps: &[Step], batch: usize) {
+    let project = &projects()[p];
+    let mut files: BTreeMap<String, String> = project
+        .iter()
+        .map(|(path, versions)| ((*path).to_owned(), versions[0].to_owned()))
+        .collect();
+    let (mut ws, first) = start(&files);
+    assert_same(&ws, &first, &files);
+    let mut graph = first;
+    for chunk in steps.chunks(batch.max(1)) {
+        let mut changes = Vec::new();
+        for step in chunk {
+            match *step {
+                Step::Write(f, v) => {
+                    let (path, versions) = &project[f % project.len()];
+                    let text = versions[v % versions.len()];
+                    files.insert((*path).to_owned(), text.to_owned());
+                    changes.push(FileChange::Write(file(path, text)));
+                }
+                Step::Remove(f) => {
+                    let path = project[f % project.len()].0;
+                    files.remove(path);
+                    changes.push(FileChange::Remove(path.to_owned()));
+                }
+                Step::Rename(f) => {
+                    let path = project[f % project.len()].0;
+                    if let Some(text) = files.remove(path) {
+                        let renamed = match path.rsplit_once('.') {
+                            Some((stem, ext)) => format!("{stem}_moved.{ext}"),
+                            None => format!("{path}_moved"),
+                        };
+                        changes.push(FileChange::Remove(path.to_owned()));
+                        changes.push(FileChange::Write(file(&renamed, &text)));
+                        files.insert(renamed, text);
+                    }
+                }
+                Step::Touch(f) => {
+                    let path = project[f % project.len()].0;
+                    if let Some(text) = files.get(path) {
+                        changes.push(FileChange::Write(file(path, text)));
+                    }
+                }
+            }
+        }
+        if let (Some(new), _) = apply(&mut ws, changes) {
+            graph = new;
+        }
+        assert_same(&ws, &graph, &files);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    #[test]
+    fn any_edit_sequence_gives_the_graph_of_a_full_index(
+        p in 0..5usize,
+        steps in prop::collection::vec(step(), 1..12),
+        batch in 1..4usize,
+    ) {
+        run(p, &steps, batch);
+    }
+}
+
+#[test]
+fn every_project_survives_each_file_edited_removed_and_restored() {
+    for p in 0..projects().len() {
+        let n = projects()[p].len();
+        let mut steps = Vec::new();
+        for f in 0..n {
+            steps.extend([
+                Step::Write(f, 1),
+                Step::Remove(f),
+                Step::Write(f, 2),
+                Step::Rename(f),
+            ]);
+        }
+        run(p, &steps, 1);
+        run(p, &steps, 3);
+    }
+}
+
+#[test]
+fn a_save_of_the_same_bytes_rebuilds_nothing() {
+    let files: BTreeMap<String, String> = [("a.py", "def f():\n    return 1\n")]
+        .into_iter()
+        .map(|(p, t)| (p.to_owned(), t.to_owned()))
+        .collect();
+    let (mut ws, _) = start(&files);
+    let (graph, applied) = apply(
+        &mut ws,
+        vec![FileChange::Write(file("a.py", "def f():\n    return 1\n"))],
+    );
+    assert!(graph.is_none());
+    assert_eq!((applied.unchanged, applied.rebuilt), (1, false));
+    let (graph, applied) = apply(&mut ws, vec![FileChange::Write(file("notes.md", "hi"))]);
+    assert!(graph.is_none(), "a text that is not code changes no graph");
+    assert_eq!(applied.texts, 1);
+    assert_eq!(ws.sources().get("notes.md").map(String::as_str), Some("hi"));
+}
+
+#[test]
+fn a_file_that_becomes_a_secret_or_too_large_leaves_the_graph() {
+    let mut files: BTreeMap<String, String> = [
+        ("a.py", "from b import g\n\ndef f():\n    return g()\n"),
+        ("b.py", "def g():\n    return 1\n"),
+    ]
+    .into_iter()
+    .map(|(p, t)| (p.to_owned(), t.to_owned()))
+    .collect();
+    let (mut ws, _) = start(&files);
+    // Renamed to `.env`: the watcher reports the old path gone and the new one written.
+    let text = files.remove("b.py").unwrap_or_default();
+    let (graph, _) = apply(
+        &mut ws,
+        vec![
+            FileChange::Remove("b.py".into()),
+            FileChange::Write(file(".env", &text)),
+        ],
+    );
+    let graph = graph.expect("the graph changed");
+    assert!(graph.find_id("Function:b.py:g").is_none());
+    assert!(!ws.sources().contains_key(".env"), "a secret is never kept");
+    files.insert(".env".into(), text);
+    assert_same(&ws, &graph, &files);
+
+    let huge = format!(
+        "def f():\n    return 1\n{}",
+        "# pad\n".repeat(DEFAULT_MAX_FILE_BYTES / 6 + 1)
+    );
+    let (graph, _) = apply(&mut ws, vec![FileChange::Write(file("a.py", &huge))]);
+    let graph = graph.expect("the graph changed");
+    assert!(graph.find_id("Function:a.py:f").is_none());
+    assert!(!ws.sources().contains_key("a.py"));
+    assert_eq!(ws.stats().skipped_large, 1);
+}
+
+#[test]
+fn snapshot_parts_bring_the_same_workspace_back() {
+    let files: BTreeMap<String, String> = projects()[2]
+        .iter()
+        .map(|(p, v)| ((*p).to_owned(), v[0].to_owned()))
+        .collect();
+    let (ws, graph) = start(&files);
+    let bytes = postcard::to_allocvec(&ws.parts()).expect("encodes");
+    let parts: WorkspaceParts = postcard::from_bytes(&bytes).expect("decodes");
+    let mut back = Workspace::from_parts("p", parts, ws.sources().clone()).expect("agrees");
+    assert_eq!(
+        back.hashes().collect::<Vec<_>>(),
+        ws.hashes().collect::<Vec<_>>()
+    );
+    let (again, _) = apply(&mut back, vec![FileChange::Remove("src/shapes.rs".into())]);
+    let mut files = files;
+    files.remove("src/shapes.rs");
+    assert_same(&back, &again.expect("changed"), &files);
+    assert!(graph.find_id("Struct:src/shapes.rs:Circle").is_some());
+
+    let parts: WorkspaceParts = postcard::from_bytes(&bytes).expect("decodes");
+    assert!(
+        Workspace::from_parts("p", parts, Sources::new()).is_none(),
+        "facts without their texts are refused"
+    );
+}
+
+#[test]
+fn a_listing_of_the_files_now_names_what_changed_since() {
+    let files: BTreeMap<String, String> = [
+        ("a.py", "def f(): pass\n"),
+        ("b.md", "hi"),
+        ("c.py", "x = 1\n"),
+    ]
+    .into_iter()
+    .map(|(p, t)| (p.to_owned(), t.to_owned()))
+    .collect();
+    let (ws, _) = start(&files);
+    let hex = |t: &str| format!("{:016x}", content_hash(t.as_bytes()));
+    let listing = vec![
+        ("a.py".to_owned(), hex("def f(): pass\n")),
+        ("b.md".to_owned(), hex("changed")),
+        ("d.py".to_owned(), hex("new")),
+        ("e.py".to_owned(), "not hex".to_owned()),
+    ];
+    let (changed, removed) = ws.stale(&listing);
+    assert_eq!(changed, ["b.md", "d.py", "e.py"]);
+    assert_eq!(removed, ["c.py"]);
+}
