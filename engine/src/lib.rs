@@ -21,6 +21,7 @@ mod graph;
 mod ingest;
 mod lang;
 pub mod layout;
+mod outline;
 mod process;
 mod resolve;
 pub mod sample;
@@ -41,6 +42,7 @@ pub use ingest::{
     parse_files, parsed_from,
 };
 pub use lang::Lang;
+pub use outline::{Definition, outline};
 pub use process::is_test;
 pub use search::{Hit, Mode, QueryEmbedder, SearchIndex, tokens};
 pub use summary::{MAX_DESCRIPTION_CHARS, describe, summary_tail};
