@@ -4,7 +4,8 @@
 //! The surface: indexing ([`index`], [`index_with_sources`], or the worker's split
 //! [`filter_files`] → [`parse_files`] → [`finish`]), the [`Graph`] it builds, the [`SearchIndex`]
 //! over it, and six sub-APIs kept as modules because their functions read best qualified:
-//! [`cypher`], [`embed`], [`fingerprint`], [`layout`], [`snapshot`], [`syntax`], plus the built-in [`sample`].
+//! [`cypher`], [`embed`], [`fingerprint`], [`layout`], [`snapshot`], [`syntax`], plus the built-in [`sample`]
+//! and a file's definitions from its text alone ([`outline`]), for `diff` against a git commit.
 //! Extraction, resolution, communities and processes are internal phases.
 #![warn(missing_docs)]
 

@@ -8,7 +8,7 @@ use serde::Deserialize;
 use nexus_engine::{Graph, NodeKind, NodeRef, Sources, outline};
 
 /// Old texts longer than this are not outlined (the indexer skips files this large too).
-const MAX_OLD_TEXT_BYTES: usize = nexus_engine::DEFAULT_MAX_FILE_BYTES as usize;
+const MAX_OLD_TEXT_BYTES: usize = nexus_engine::DEFAULT_MAX_FILE_BYTES;
 
 /// The working tree's changes against a commit, as the bridge's `GET /api/repo/git-diff?base=REF`
 /// answers them.
@@ -116,6 +116,8 @@ pub struct ChangedSymbol {
 pub struct FileChange {
     pub path: String,
     pub status: FileStatus,
+    /// Its path at the base, when it was renamed.
+    pub old_path: Option<String>,
     /// Whether the graph has the file (or, deleted, whether its old text had definitions); hunks
     /// of a file outside the graph are not read.
     pub in_graph: bool,
@@ -169,6 +171,7 @@ fn read_file(g: &Graph, sources: &Sources, file: &ChangedFile, out: &mut Changes
     let mut entry = FileChange {
         path: path.to_owned(),
         status: file.status,
+        old_path: (old_path != path).then(|| old_path.to_owned()),
         in_graph,
         outside_symbols: false,
         ignored_hunks: 0,

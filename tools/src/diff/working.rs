@@ -211,7 +211,7 @@ impl View<'_, '_> {
             "processes": self.flows.iter().take(shown).collect::<Vec<_>>(),
             "tests": self.tests.iter().take(shown).collect::<Vec<_>>(),
             "files": found.files.iter().take(shown).map(|f| json!({
-                "path": f.path, "status": f.status.as_str(), "in_graph": f.in_graph,
+                "path": f.path, "status": f.status.as_str(), "old_path": f.old_path, "in_graph": f.in_graph,
                 "outside_symbols": f.outside_symbols, "ignored_hunks": f.ignored_hunks,
             })).collect::<Vec<_>>(),
             "totals": {
@@ -226,7 +226,10 @@ impl View<'_, '_> {
 
 /// `path (status, what the graph says about it)`.
 fn file_line(f: &FileChange) -> String {
-    let mut notes = vec![f.status.as_str().to_owned()];
+    let mut notes = vec![match &f.old_path {
+        Some(old) => format!("{} from {old}", f.status.as_str()),
+        None => f.status.as_str().to_owned(),
+    }];
     if !f.in_graph {
         notes.push("not in the graph".into());
     }
@@ -430,6 +433,40 @@ mod tests {
         assert!(!out.contains("modified Function"), "{out}");
         assert!(
             out.contains("- shop/pay.py (modified, lines outside any symbol changed)"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn a_renamed_file_names_its_old_path_and_what_left_it() {
+        let mut moved = file(
+            "shop/ship.py",
+            FileStatus::Renamed,
+            &[(2, 1)],
+            Some(
+                "def ship():\n    return 1\n\nclass Parcel:\n    pass\n\ndef track():\n    pass\n",
+            ),
+        );
+        moved.old_path = Some("shop/post.py".into());
+        let out = text(diff(Some(&changes(vec![moved])), json!({"base": "HEAD"})));
+        assert!(
+            out.starts_with(
+                "1 files changed vs HEAD (0123456): 1 symbols modified, 0 added, 1 deleted;"
+            ),
+            "{out}"
+        );
+        assert!(
+            out.contains("- modified Function `Function:shop/ship.py:ship` — shop/ship.py:1\n"),
+            "{out}"
+        );
+        assert!(
+            out.contains(
+                "- deleted Function `Function:shop/post.py:track` — shop/post.py:7 (at base)"
+            ),
+            "{out}"
+        );
+        assert!(
+            out.contains("- shop/ship.py (renamed from shop/post.py)\n"),
             "{out}"
         );
     }
