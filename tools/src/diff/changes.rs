@@ -272,9 +272,13 @@ impl<'s> Touched<'s> {
         let inner = spans
             .iter()
             .map(|&(start, end)| {
-                all.iter()
+                let from = all.partition_point(|&(s, _)| s < start);
+                all.get(from..)
+                    .unwrap_or_default()
+                    .iter()
+                    .take_while(|&&(s, _)| s <= end)
                     .copied()
-                    .filter(|&(s, e)| start <= s && e <= end && (s, e) != (start, end))
+                    .filter(|&(s, e)| e <= end && (s, e) != (start, end))
                     .collect()
             })
             .collect();
