@@ -134,11 +134,15 @@ pub struct Changes {
     pub files: Vec<FileChange>,
 }
 
-/// Reads `changes` in the graph `g` (whose files' texts are `sources`).
+/// Reads `changes` in the graph `g` (whose files' texts are `sources`); a path given twice is
+/// read once.
 pub fn read(g: &Graph, sources: &Sources, changes: &WorkingChanges) -> Changes {
     let mut out = Changes::default();
+    let mut seen = HashSet::new();
     for file in &changes.files {
-        read_file(g, sources, file, &mut out);
+        if seen.insert(clean(&file.path)) {
+            read_file(g, sources, file, &mut out);
+        }
     }
     out
 }
@@ -223,7 +227,13 @@ fn read_file(g: &Graph, sources: &Sources, file: &ChangedFile, out: &mut Changes
             }
         }
     }
-    if file.status != FileStatus::Added {
+    // A file outside the graph has no current symbols to compare with: none is called deleted.
+    let compare_old = match file.status {
+        FileStatus::Added => false,
+        FileStatus::Deleted => true,
+        FileStatus::Modified | FileStatus::Renamed => in_graph,
+    };
+    if compare_old {
         let now: HashSet<&str> = current.iter().map(|n| n.qualified()).collect();
         out.symbols.extend(
             old.iter()

@@ -333,12 +333,19 @@ mod tests {
                 &[(1, 1)],
                 Some("# Old\n"),
             ),
+            // Outside the graph (say, a vendored file): listed, its old symbols not "deleted".
+            file(
+                "vendor/lib.py",
+                FileStatus::Modified,
+                &[(1, 1)],
+                Some("def f():\n    pass\n"),
+            ),
         ]);
         let out = text(diff(Some(&working), json!({"base": "HEAD"})));
         let first = out.lines().next().unwrap_or_default();
         assert_eq!(
             first,
-            "2 files changed vs HEAD (0123456): 1 symbols modified, 0 added, 1 deleted; 1 callers; 1 processes; 1 tests",
+            "3 files changed vs HEAD (0123456): 1 symbols modified, 0 added, 1 deleted; 1 callers; 1 processes; 1 tests",
             "{out}"
         );
         assert!(
@@ -362,7 +369,9 @@ mod tests {
         );
         assert!(out.contains("## Processes touched (1)\n- main → "), "{out}");
         assert!(
-            out.contains("- README.md (modified, not in the graph)"),
+            out.contains(
+                "- README.md (modified, not in the graph)\n- vendor/lib.py (modified, not in the graph)\n"
+            ),
             "{out}"
         );
         let deeper = text(diff(Some(&working), json!({"base": "HEAD", "depth": 2})));
