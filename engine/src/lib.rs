@@ -4,7 +4,8 @@
 //! The surface: indexing ([`index`], [`index_with_sources`], or the worker's split
 //! [`filter_files`] → [`parse_files`] → [`finish`]), the [`Graph`] it builds, the [`SearchIndex`]
 //! over it, and six sub-APIs kept as modules because their functions read best qualified:
-//! [`cypher`], [`embed`], [`fingerprint`], [`layout`], [`snapshot`], [`syntax`], plus the built-in [`sample`].
+//! [`cypher`], [`embed`], [`fingerprint`], [`layout`], [`snapshot`], [`syntax`], plus the built-in [`sample`]
+//! and a file's definitions from its text alone ([`outline`]), for `diff` against a git commit.
 //! Extraction, resolution, communities and processes are internal phases.
 #![warn(missing_docs)]
 
@@ -21,6 +22,7 @@ mod graph;
 mod ingest;
 mod lang;
 pub mod layout;
+mod outline;
 mod process;
 mod resolve;
 pub mod sample;
@@ -42,6 +44,7 @@ pub use ingest::{
     finish, finish_workspace, index, index_with_sources, index_workspace, parse_files, parsed_from,
 };
 pub use lang::Lang;
+pub use outline::{Definition, outline};
 pub use process::is_test;
 pub use search::{Hit, Mode, QueryEmbedder, SearchIndex, tokens};
 pub use summary::{MAX_DESCRIPTION_CHARS, describe, summary_tail};

@@ -72,7 +72,7 @@ catalog! {
     Highlight "highlight" HighlightParams =>
         "Highlight node ids in the user's open graph view.";
     Diff "diff" DiffParams =>
-        "Changes since the previous index: added, modified, deleted files and symbols.";
+        "Changes since the previous index, or vs a git commit (base): changed symbols, callers, processes, tests.";
     DeepDive "deep_dive" DeepDiveParams =>
         "One symbol in one call: card, source, callers, callees, impact, cluster, processes.";
     ReviewFile "review_file" ReviewFileParams =>
@@ -265,5 +265,8 @@ mod tests {
         assert_eq!(schema["additionalProperties"], false);
         let grep = Value::Object(ToolName::Grep.input_schema());
         assert_eq!(grep["properties"]["context_lines"]["maximum"], 5);
+        let diff = Value::Object(ToolName::Diff.input_schema());
+        assert_eq!(diff["properties"]["base"]["type"], "string");
+        assert_eq!(diff["properties"]["depth"]["maximum"], 3);
     }
 }

@@ -235,6 +235,11 @@ pub struct HighlightParams {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DiffParams {
+    /// Compare the working tree with this git commit (e.g. HEAD, main, a sha) instead of the previous snapshot
+    pub base: Option<String>,
+    /// Caller depth (with base).
+    #[schemars(range(max = 3))]
+    pub depth: Option<u32>,
     pub limit: Option<u32>,
     pub max_tokens: Option<u32>,
     pub format: Option<Format>,

@@ -52,6 +52,7 @@ fn main() {
         search: &search,
         sources: &sources,
         previous: None,
+        working_changes: None,
         memory: &memory,
         clock: elapsed_ms,
         cancelled: || false,

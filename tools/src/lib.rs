@@ -32,6 +32,7 @@ mod test_impact;
 pub(crate) mod test_support;
 mod trace_flow;
 
+pub use diff::{ChangedFile, FileStatus, Hunk, WorkingChanges};
 pub use highlight::Highlight;
 pub use route::{intents, meaning_queries};
 
@@ -81,8 +82,8 @@ impl ToolMemory {
 }
 
 /// What tools read: the graph, its search index, the indexed files' text, the fingerprint of the
-/// project's previous snapshot (for `diff`), the tools' memory of this graph and the time of the
-/// call.
+/// project's previous snapshot and the working tree's git changes (for `diff`), the tools' memory
+/// of this graph and the time of the call.
 pub struct ToolContext<'a> {
     /// The graph calls are answered from.
     pub graph: &'a Graph,
@@ -92,6 +93,9 @@ pub struct ToolContext<'a> {
     pub sources: &'a Sources,
     /// The fingerprint of the project's previous snapshot, when there is one.
     pub previous: Option<&'a Fingerprint>,
+    /// The working tree's changes against the commit a `diff` call names in `base`, fetched
+    /// from the bridge's repository for that call; `None` without one.
+    pub working_changes: Option<&'a WorkingChanges>,
     /// What the tools remember between calls on this graph.
     pub memory: &'a ToolMemory,
     /// Milliseconds since the Unix epoch, for the cache's time to live.
@@ -1012,6 +1016,7 @@ mod tests {
             search: &search,
             sources: &sources,
             previous: None,
+            working_changes: None,
             memory: &memory,
             now_ms: 0.0,
             clock: test_support::ticking_clock,
@@ -1061,6 +1066,7 @@ mod tests {
             search: &search,
             sources: &sources,
             previous: None,
+            working_changes: None,
             memory: &memory,
             now_ms: 0.0,
             clock: test_support::ticking_clock,

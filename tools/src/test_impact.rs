@@ -11,7 +11,7 @@ use super::ToolContext;
 use super::budget::Budget;
 use super::neighbours::processes;
 use nexus_engine::is_test;
-use nexus_engine::{EdgeKind, Toward, Walk};
+use nexus_engine::{EdgeKind, Graph, NodeRef, Toward, Walk};
 
 /// Edges below this confidence are not followed (and counted, to say the answer is a lower bound).
 const MIN_CONFIDENCE: f32 = nexus_shared::params::FOLLOWED_CONFIDENCE as f32;
@@ -49,43 +49,12 @@ pub fn run(ctx: &ToolContext, p: &TestImpactParams) -> Result<String, ToolError>
             ),
         ));
     }
-    let max_depth = p.max_depth.clamp(1, 6);
-    let walked = g.walk(
-        &start,
-        &Walk {
-            toward: Toward::Upstream,
-            edges: &[
-                EdgeKind::Calls,
-                EdgeKind::Imports,
-                EdgeKind::Extends,
-                EdgeKind::Implements,
-            ],
-            min_confidence: MIN_CONFIDENCE,
-            max_depth,
-            stop: &|_| false,
-            skip: &|_| false,
-            until: None,
-        },
-    );
-    let affected: Vec<(u32, u32)> = walked.reached.iter().map(|r| (r.node, r.depth)).collect();
-    let cut = walked.cut;
-    let tests: BTreeSet<String> = affected
-        .iter()
-        .filter_map(|&(n, _)| g.node(n))
-        .filter(|n| is_test(n))
-        .map(|n| n.file().to_owned())
-        .collect();
-    let symbols: Vec<_> = affected
-        .iter()
-        .filter_map(|&(n, d)| g.node(n).map(|x| (x, d)))
-        .filter(|(x, _)| x.kind().is_symbol() && !is_test(x))
-        .collect();
-    let flows: BTreeSet<String> = start
-        .iter()
-        .chain(affected.iter().map(|(n, _)| n))
-        .flat_map(|&n| processes(g, n))
-        .map(|x| x.name().to_owned())
-        .collect();
+    let Reach {
+        symbols,
+        tests,
+        flows,
+        cut,
+    } = reach(g, &start, p.max_depth.clamp(1, 6));
     let direct = symbols.iter().filter(|(_, d)| *d == 1).count();
     let score = (direct * 3 + symbols.len() + flows.len() * 2) as u32;
     let level = match score {
@@ -145,4 +114,63 @@ pub fn run(ctx: &ToolContext, p: &TestImpactParams) -> Result<String, ToolError>
         ));
     }
     Ok(out.finish())
+}
+
+/// What a change reaches upstream (calls, imports, heritage) from its start nodes.
+pub struct Reach<'g> {
+    /// Production symbols reached, with their depth, breadth-first.
+    pub symbols: Vec<(NodeRef<'g>, u32)>,
+    /// Files of the tests reached, or started from.
+    pub tests: BTreeSet<String>,
+    /// Processes a start or a reached node is a step of.
+    pub flows: BTreeSet<String>,
+    /// Edges below the confidence floor that were not followed.
+    pub cut: usize,
+}
+
+/// Walks upstream from `start` to `max_depth` at the tools' confidence floor: the symbols, tests
+/// and processes a change to the start nodes may affect (`test_impact`, and `diff` with `base`).
+pub fn reach<'g>(g: &'g Graph, start: &[u32], max_depth: u32) -> Reach<'g> {
+    let walked = g.walk(
+        start,
+        &Walk {
+            toward: Toward::Upstream,
+            edges: &[
+                EdgeKind::Calls,
+                EdgeKind::Imports,
+                EdgeKind::Extends,
+                EdgeKind::Implements,
+            ],
+            min_confidence: MIN_CONFIDENCE,
+            max_depth,
+            stop: &|_| false,
+            skip: &|_| false,
+            until: None,
+        },
+    );
+    let tests = start
+        .iter()
+        .chain(walked.reached.iter().map(|r| &r.node))
+        .filter_map(|&n| g.node(n))
+        .filter(|n| is_test(n))
+        .map(|n| n.file().to_owned())
+        .collect();
+    let symbols = walked
+        .reached
+        .iter()
+        .filter_map(|r| g.node(r.node).map(|x| (x, r.depth)))
+        .filter(|(x, _)| x.kind().is_symbol() && !is_test(x))
+        .collect();
+    let flows = start
+        .iter()
+        .chain(walked.reached.iter().map(|r| &r.node))
+        .flat_map(|&n| processes(g, n))
+        .map(|x| x.name().to_owned())
+        .collect();
+    Reach {
+        symbols,
+        tests,
+        flows,
+        cut: walked.cut,
+    }
 }

@@ -36,6 +36,7 @@ pub fn with_sources(graph: Graph, sources: Sources, f: impl FnOnce(&ToolContext)
         search: &search,
         sources: &sources,
         previous: None,
+        working_changes: None,
         memory: &memory,
         now_ms: 0.0,
         clock: ticking_clock,

@@ -51,6 +51,7 @@ impl Fixture {
             search: &self.search,
             sources: &self.sources,
             previous: None,
+            working_changes: None,
             memory,
             now_ms,
             clock: crate::test_support::ticking_clock,

@@ -745,6 +745,7 @@ fn context(state: &State) -> tools::ToolContext<'_> {
         search: &state.search,
         sources: state.sources(),
         previous: state.previous.as_ref(),
+        working_changes: None,
         memory: &state.memory,
         now_ms: now(),
         clock: now,

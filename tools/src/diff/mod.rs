@@ -1,5 +1,10 @@
 //! `diff`: the current graph against the snapshot saved before the last indexing of the same
-//! project — added, modified and deleted files and symbols.
+//! project — added, modified and deleted files and symbols; with `base`, see `working`.
+
+mod changes;
+mod working;
+
+pub use changes::{ChangedFile, FileStatus, Hunk, WorkingChanges};
 
 use nexus_shared::ToolError;
 use nexus_shared::params::{DiffParams, Format};
@@ -13,6 +18,9 @@ use nexus_engine::fingerprint::{ChangedSymbol, Fingerprint, diff};
 const DEFAULT_LIMIT: u32 = 50;
 
 pub fn run(ctx: &ToolContext, p: &DiffParams) -> Result<String, ToolError> {
+    if let Some(base) = p.base.as_deref() {
+        return working::run(ctx, p, base);
+    }
     let g = ctx.graph;
     let Some(previous) = ctx.previous else {
         let text = format!(
