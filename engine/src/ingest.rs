@@ -428,6 +428,9 @@ pub fn finish_workspace(
     Ok((graph, stats, ws))
 }
 
+/// A graph built from facts, with resolution's counts and each phase's milliseconds.
+pub(crate) type Built = (Graph, ResolveStats, Vec<(Phase, f64)>);
+
 /// The graph of a project from its files' facts (in path order, stand-ins marked): resolution,
 /// communities, processes and summaries, timing each phase.
 pub(crate) fn build(
@@ -435,7 +438,7 @@ pub(crate) fn build(
     facts: &[FileFacts],
     clock: Clock,
     progress: Progress,
-) -> Result<(Graph, ResolveStats, Vec<(Phase, f64)>), Cancelled> {
+) -> Result<Built, Cancelled> {
     let started = clock();
     let mut phase_ms = Vec::new();
     let (graph, resolve) = build_graph(project, facts);

@@ -4,6 +4,7 @@
 mod cancel;
 pub mod client;
 mod embed;
+mod git;
 mod js_reader;
 mod parse_pool;
 pub mod protocol;

@@ -40,11 +40,20 @@ async fn token() -> Option<String> {
 
 /// One request to the bridge's embeddings route: its status and JSON body.
 async fn request(body: Option<String>) -> Result<(u16, JsValue), String> {
+    bridge_request(ROUTE, body).await
+}
+
+/// One request to a route of the bridge (GET, or POST of a JSON `body`) with the browser
+/// secret: its status and JSON body (`null` when the body is not JSON).
+pub(super) async fn bridge_request(
+    route: &str,
+    body: Option<String>,
+) -> Result<(u16, JsValue), String> {
     let token = token()
         .await
         .ok_or("no browser secret to ask the bridge with")?;
     let scope = super::runtime::scope().ok_or("not in a worker")?;
-    let failed = |e: JsValue| format!("asking the bridge for embeddings: {e:?}");
+    let failed = |e: JsValue| format!("asking the bridge ({route}): {e:?}");
     let headers = Headers::new().map_err(failed)?;
     headers.set("X-Nexus-Token", &token).map_err(failed)?;
     let init = RequestInit::new();
@@ -56,7 +65,7 @@ async fn request(body: Option<String>) -> Result<(u16, JsValue), String> {
         init.set_body(&JsValue::from_str(&body));
     }
     init.set_headers(&headers);
-    let response: Response = JsFuture::from(scope.fetch_with_str_and_init(ROUTE, &init))
+    let response: Response = JsFuture::from(scope.fetch_with_str_and_init(route, &init))
         .await
         .map_err(failed)?
         .dyn_into()
@@ -67,7 +76,7 @@ async fn request(body: Option<String>) -> Result<(u16, JsValue), String> {
     Ok((response.status(), json))
 }
 
-fn to_json(value: &JsValue) -> serde_json::Value {
+pub(super) fn to_json(value: &JsValue) -> serde_json::Value {
     JSON::stringify(value)
         .ok()
         .and_then(|s| s.as_string())

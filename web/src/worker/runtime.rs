@@ -12,6 +12,7 @@ use web_sys::{Blob, DedicatedWorkerGlobalScope, MessageEvent};
 
 use super::cancel::{self, CancelBoard};
 use super::embed;
+use super::git;
 use super::js_reader::JsBufferReader;
 use super::parse_pool;
 use super::protocol::{CodeView, FromWorker, GraphSummary, Restored, ToWorker};
@@ -392,6 +393,20 @@ fn handle(worker: &Rc<Worker>, data: JsValue) {
             ),
         },
         ToWorker::Bridge { token } => provider::set_token(token),
+        ToWorker::Call { id, tool, args } if git::base_of(&tool, &args).is_some() => {
+            let base = git::base_of(&tool, &args).unwrap_or_default();
+            let worker = worker.clone();
+            wasm_bindgen_futures::spawn_local(async move {
+                match git::working_changes(&base).await {
+                    Ok(changes) => answer_call_with(&worker, id, &tool, args, Some(&changes)),
+                    Err(err) if !cancel::was_cancelled(id) => post(&FromWorker::Result {
+                        id,
+                        outcome: Outcome::Err(err),
+                    }),
+                    Err(_) => {}
+                }
+            });
+        }
         ToWorker::Call { id, tool, args } => {
             // A search by meaning over a provider's vectors needs the query's vector first.
             let fetch = {
@@ -740,12 +755,20 @@ fn describe(worker: &Rc<Worker>, node: &str, text: &str) -> Outcome {
 
 /// The tools' view of the worker's state, now.
 fn context(state: &State) -> tools::ToolContext<'_> {
+    context_with(state, None)
+}
+
+/// The tools' view of the worker's state with the working tree's changes against a commit.
+fn context_with<'a>(
+    state: &'a State,
+    working_changes: Option<&'a tools::WorkingChanges>,
+) -> tools::ToolContext<'a> {
     tools::ToolContext {
         graph: &state.graph,
         search: &state.search,
         sources: state.sources(),
         previous: state.previous.as_ref(),
-        working_changes: None,
+        working_changes,
         memory: &state.memory,
         now_ms: now(),
         clock: now,
@@ -755,12 +778,23 @@ fn context(state: &State) -> tools::ToolContext<'_> {
 
 /// Runs one tool call and posts its answer (none when it was cancelled).
 fn answer_call(worker: &Worker, id: u64, tool: &str, args: serde_json::Value) {
+    answer_call_with(worker, id, tool, args, None);
+}
+
+/// [`answer_call`] with the working tree's changes against a commit (`diff` with `base`).
+fn answer_call_with(
+    worker: &Worker,
+    id: u64,
+    tool: &str,
+    args: serde_json::Value,
+    working_changes: Option<&tools::WorkingChanges>,
+) {
     // The page dropped a cancelled call's reply: it is neither run nor answered.
     if cancel::was_cancelled(id) {
         return;
     }
     let state = worker.state.borrow();
-    let ctx = context(&state);
+    let ctx = context_with(&state, working_changes);
     let answer = {
         let _running = cancel::running(id);
         tools::answer(Some(&ctx), tool, args)
