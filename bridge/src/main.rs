@@ -9,6 +9,7 @@ mod chat;
 mod cli;
 mod election;
 mod embed;
+mod gitdiff;
 mod guard;
 mod health;
 mod heartbeat;
