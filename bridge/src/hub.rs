@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use nexus_shared::limits::{MAX_FRAME_BYTES, MAX_PENDING_CALLS_PER_PEER};
 use nexus_shared::{
-    CallId, ErrorCode, Frame, GraphStats, Outcome, RejectCode, ToolError, ToolName,
+    CallId, ErrorCode, Frame, GraphStats, Outcome, RejectCode, RepoWatch, ToolError, ToolName,
 };
 use tokio::sync::{mpsc, oneshot};
 
@@ -23,6 +23,7 @@ pub struct HubView {
     pub peers: u32,
     pub project: Option<String>,
     pub stats: Option<GraphStats>,
+    pub repo: Option<RepoWatch>,
 }
 
 impl HubView {
@@ -32,6 +33,7 @@ impl HubView {
             peers: self.peers,
             project: self.project.clone(),
             stats: self.stats,
+            repo: self.repo.clone(),
         }
     }
 }
@@ -585,6 +587,7 @@ fn view_of(state: &State) -> HubView {
         peers: state.peers.values().filter(|p| !p.monitor).count() as u32,
         project: state.project.clone(),
         stats: state.stats,
+        repo: None,
     }
 }
 
