@@ -24,6 +24,7 @@ mod secret;
 mod session;
 mod sqlite;
 mod token;
+mod watch;
 mod web;
 
 use std::sync::Arc;

@@ -94,11 +94,6 @@ impl Repo {
         out
     }
 
-    /// The file `relative` with its size and modification time, when it is served now.
-    pub fn stat(&self, relative: &str) -> Option<Stat> {
-        Rules::new(self).stat(relative)
-    }
-
     /// `path` relative to the root, `/`-separated; `None` outside it or for the root itself.
     pub fn relative(&self, path: &Path) -> Option<String> {
         let relative = path.strip_prefix(&self.root).ok()?;
