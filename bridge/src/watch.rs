@@ -121,10 +121,6 @@ impl Touched {
     pub fn lost_events(&mut self) {
         self.rescan = true;
     }
-
-    fn is_empty(&self) -> bool {
-        self.paths.is_empty() && !self.rescan
-    }
 }
 
 /// When to flush: `QUIET` after the last event, at most `MAX_DELAY` after the first.
@@ -545,7 +541,7 @@ mod tests {
         let git = notify::Event::new(EventKind::Any).add_path(f.root.join(".git/index.lock"));
         assert!(!intake(Ok(read), &f.tracker.repo, &mut touched, &handle));
         assert!(!intake(Ok(git), &f.tracker.repo, &mut touched, &handle));
-        assert!(touched.is_empty() && handle.is_settled());
+        assert!(touched.paths.is_empty() && !touched.rescan && handle.is_settled());
         let write = notify::Event::new(EventKind::Any).add_path(f.root.join("a.py"));
         assert!(intake(Ok(write), &f.tracker.repo, &mut touched, &handle));
         assert_eq!(handle.pending().paths, ["a.py"]);

@@ -28,6 +28,7 @@ use crate::repo::{self, HashCache, Repo};
 use crate::secret;
 use crate::session::{self, Origin, SessionConfig};
 use crate::token::{self, HubFile};
+use crate::watch;
 
 #[derive(Clone)]
 struct AppState {
@@ -92,6 +93,9 @@ async fn serve(
         Some(path) => Some(Repo::open(path).map_err(std::io::Error::other)?),
         None => None,
     };
+    if let Some(repo) = &repo {
+        watch_repo(&hub, repo);
+    }
     let state = AppState {
         hub,
         repo,
@@ -162,6 +166,27 @@ async fn serve(
         }
     });
     axum::serve(listener, app.with_state(state)).await
+}
+
+/// Watches the served folder and hands each batch to the hub (for its tab). A watcher that cannot
+/// start is logged and shown in health; the folder is still served.
+fn watch_repo(hub: &Arc<Hub>, repo: &Repo) {
+    match watch::start(repo.clone()) {
+        Ok((handle, mut batches)) => {
+            tracing::info!(root = %repo.root.display(), "watching the repository");
+            hub.serve_repo(repo.name.clone(), Some(handle));
+            let hub = hub.clone();
+            tokio::spawn(async move {
+                while let Some(batch) = batches.recv().await {
+                    hub.send_repo_batch(batch);
+                }
+            });
+        }
+        Err(err) => {
+            tracing::warn!("{err}; the tab will not see the repository's changes live");
+            hub.serve_repo(repo.name.clone(), None);
+        }
+    }
 }
 
 /// Refuses `/api/*` requests from other host names, other sites, or without the secret.
