@@ -1231,4 +1231,142 @@ mod tests {
         assert_eq!(err.code, ErrorCode::TooLarge);
         assert_eq!(s.hub.pending_count(), 0);
     }
+
+    /// A hub serving a folder, its watcher's handle, and a tab.
+    fn repo_setup() -> (Arc<Hub>, WatchHandle, u64, mpsc::UnboundedReceiver<Frame>) {
+        let hub = hub();
+        let watch = WatchHandle::default();
+        hub.serve_repo("shop".into(), Some(watch.clone()));
+        let (tx, rx) = mpsc::unbounded_channel();
+        let tab = hub.attach_tab(tx);
+        (hub, watch, tab, rx)
+    }
+
+    fn repo_batch(seq: u64, changed: &str) -> RepoBatch {
+        RepoBatch {
+            seq,
+            changed: vec![changed.into()],
+            removed: vec![],
+            rescan: false,
+        }
+    }
+
+    /// Hands a flushed batch from the watcher to the hub, as the pump in `web.rs` does.
+    fn flush(hub: &Hub, watch: &WatchHandle, batch: RepoBatch) {
+        watch.flushed(Some(&batch));
+        hub.send_repo_batch(batch);
+    }
+
+    async fn nothing_for(rx: &mut mpsc::UnboundedReceiver<Frame>, ms: u64) -> bool {
+        tokio::time::timeout(Duration::from_millis(ms), next_call_frame(rx))
+            .await
+            .is_err()
+    }
+
+    #[tokio::test]
+    async fn calls_wait_until_the_tab_applied_the_last_batch() {
+        let (hub, watch, tab, mut rx) = repo_setup();
+        flush(&hub, &watch, repo_batch(1, "a.py"));
+        assert_eq!(
+            next_call_frame(&mut rx).await,
+            Some(Frame::RepoChanged {
+                seq: 1,
+                changed: vec!["a.py".into()],
+                removed: vec![],
+                rescan: false
+            })
+        );
+        let health = hub.view().repo.unwrap();
+        assert_eq!(
+            (health.batches_sent, health.pending.clone()),
+            (1, vec!["a.py".to_owned()])
+        );
+        let call = spawn_call(&hub, "context");
+        assert!(
+            nothing_for(&mut rx, 500).await,
+            "the call waits for the tab"
+        );
+        // A failure to apply settles it as well: the tab resynchronises by itself.
+        hub.repo_applied(tab, 1, Some("parse error".into()));
+        let Some(Frame::Call { id, .. }) = next_call_frame(&mut rx).await else {
+            panic!("the call goes once the batch is applied")
+        };
+        hub.deliver(tab, &id, ok("fresh"));
+        assert_eq!(call.await.unwrap(), ok("fresh"));
+        let health = hub.view().repo.unwrap();
+        assert_eq!(health.last_applied_seq, Some(1));
+        assert!(health.pending.is_empty() && health.watching);
+    }
+
+    #[tokio::test]
+    async fn unflushed_changes_hold_calls_at_most_stale_wait() {
+        let (hub, watch, _tab, mut rx) = repo_setup();
+        watch.buffered("b.py".into());
+        assert_eq!(hub.view().repo.unwrap().pending, ["b.py"]);
+        let started = tokio::time::Instant::now();
+        let _call = spawn_call(&hub, "context");
+        assert!(matches!(
+            next_call_frame(&mut rx).await,
+            Some(Frame::Call { .. })
+        ));
+        assert!(started.elapsed() >= STALE_WAIT, "{:?}", started.elapsed());
+        assert!(started.elapsed() < STALE_WAIT + Duration::from_millis(500));
+    }
+
+    #[tokio::test]
+    async fn a_new_tab_resets_the_wait_and_batches_without_a_tab_are_dropped() {
+        let (hub, watch, _old, mut old_rx) = repo_setup();
+        flush(&hub, &watch, repo_batch(1, "a.py"));
+        let call = spawn_call(&hub, "context");
+        assert!(matches!(
+            next_call_frame(&mut old_rx).await,
+            Some(Frame::RepoChanged { .. })
+        ));
+        assert!(nothing_for(&mut old_rx, 200).await);
+        let (tx, mut new_rx) = mpsc::unbounded_channel();
+        let new = hub.attach_tab(tx);
+        let Some(Frame::Call { id, .. }) = next_call_frame(&mut new_rx).await else {
+            panic!("the new tab gets the call at once")
+        };
+        hub.deliver(new, &id, ok("new"));
+        assert_eq!(call.await.unwrap(), ok("new"));
+        // No tab: the batch is dropped and counts as taken; nothing waits on it.
+        hub.detach_tab(new);
+        flush(&hub, &watch, repo_batch(2, "b.py"));
+        assert!(watch.is_settled());
+        assert_eq!(hub.view().repo.unwrap().batches_sent, 1);
+    }
+
+    #[tokio::test]
+    async fn peer_calls_wait_too_and_a_cancel_while_waiting_drops_them() {
+        let (hub, watch, tab, mut rx) = repo_setup();
+        let (peer_tx, mut peer_rx) = mpsc::unbounded_channel();
+        let peer = hub.attach_peer(peer_tx, "agent".into(), false);
+        flush(&hub, &watch, repo_batch(1, "a.py"));
+        assert!(matches!(
+            next_call_frame(&mut rx).await,
+            Some(Frame::RepoChanged { .. })
+        ));
+        hub.call_from_peer(peer, "p-1".into(), "context".into(), json!({}), 1000);
+        hub.call_from_peer(peer, "p-2".into(), "context".into(), json!({}), 1000);
+        hub.cancel_from_peer(peer, "p-1");
+        assert!(nothing_for(&mut rx, 300).await);
+        hub.repo_applied(tab, 1, None);
+        let Some(Frame::Call { id, .. }) = next_call_frame(&mut rx).await else {
+            panic!("the waiting peer call goes")
+        };
+        hub.deliver(tab, &id, ok("p2"));
+        assert_eq!(
+            next_call_frame(&mut peer_rx).await,
+            Some(Frame::Result {
+                id: "p-2".into(),
+                outcome: ok("p2")
+            })
+        );
+        assert!(
+            nothing_for(&mut rx, 300).await,
+            "the cancelled call never went"
+        );
+        assert_eq!(hub.pending_count(), 0);
+    }
 }
