@@ -215,7 +215,7 @@ impl Hub {
     /// the tab resynchronises on its own).
     pub fn repo_applied(&self, tab: u64, seq: u64, error: Option<String>) {
         let mut state = self.state();
-        if !state.tab.as_ref().is_some_and(|t| t.id == tab) {
+        if state.tab.as_ref().is_none_or(|t| t.id != tab) {
             return;
         }
         if let Some(error) = error {

@@ -616,4 +616,75 @@ mod tests {
         headers.insert(header::HOST, "evil.example:54319".parse().unwrap());
         assert!(!loopback_host(&headers));
     }
+
+    #[tokio::test]
+    async fn chosen_files_are_zipped_when_served_and_bad_requests_are_400() {
+        let dir = tempfile::tempdir().unwrap();
+        for (path, text) in [
+            ("a.py", "a"),
+            ("src/b.py", "b"),
+            (".env", "KEY=1"),
+            ("node_modules/x.js", "x"),
+            ("ignored.py", "i"),
+            (".gitignore", "ignored.py\n"),
+        ] {
+            let full = dir.path().join(path);
+            std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+            std::fs::write(full, text).unwrap();
+        }
+        std::os::unix::fs::symlink(dir.path().join("a.py"), dir.path().join("link.py")).unwrap();
+        let repo = Repo::open(dir.path()).unwrap();
+        let busy = Arc::new(Semaphore::new(1));
+        let body = serde_json::json!({ "paths": [
+            "src/b.py", "a.py", "a.py", "../a.py", "/etc/passwd", ".env", "node_modules/x.js",
+            "ignored.py", "missing.py", "link.py", "src/../a.py", "src"
+        ]});
+        let response = files(Some(repo.clone()), busy.clone(), body.to_string().into()).await;
+        assert_eq!(response.status(), StatusCode::OK);
+        let bytes = axum::body::to_bytes(response.into_body(), usize::MAX)
+            .await
+            .unwrap();
+        let archive = zip::ZipArchive::new(std::io::Cursor::new(bytes)).unwrap();
+        let names: Vec<String> = archive
+            .file_names()
+            .map(|name| name.unwrap().into_owned())
+            .collect();
+        assert_eq!(names, ["a.py", "src/b.py"]);
+        for bad in ["not json", r#"{"paths": "a.py"}"#, r#"{"files": []}"#] {
+            let response = files(Some(repo.clone()), busy.clone(), bad.into()).await;
+            assert_eq!(response.status(), StatusCode::BAD_REQUEST, "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_manifest_hashes_files_and_reuses_hashes_of_unchanged_ones() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.py"), "one").unwrap();
+        std::fs::write(dir.path().join(".env"), "KEY=1").unwrap();
+        let repo = Repo::open(dir.path()).unwrap();
+        let cache = HashCache::default();
+        let first = manifest_files(&repo, &cache);
+        assert_eq!(first.len(), 1);
+        assert_eq!(first[0].path, "a.py");
+        assert_eq!(first[0].size, 3);
+        assert_eq!(
+            first[0].hash,
+            format!("{:016x}", xxhash_rust::xxh3::xxh3_64(b"one"))
+        );
+        assert!(first[0].mtime_ms > 1_600_000_000_000);
+        // Same size and mtime: the cached hash stands (the file is not read again).
+        let path = dir.path().join("a.py");
+        let mtime = std::fs::metadata(&path).unwrap().modified().unwrap();
+        std::fs::write(&path, "two").unwrap();
+        let file = std::fs::File::options().write(true).open(&path).unwrap();
+        file.set_modified(mtime).unwrap();
+        assert_eq!(manifest_files(&repo, &cache)[0].hash, first[0].hash);
+        file.set_modified(mtime + std::time::Duration::from_secs(1))
+            .unwrap();
+        let third = manifest_files(&repo, &cache);
+        assert_eq!(
+            third[0].hash,
+            format!("{:016x}", xxhash_rust::xxh3::xxh3_64(b"two"))
+        );
+    }
 }
