@@ -1,5 +1,5 @@
 //! Health of this bridge for the `nexus://health` MCP resource and `nexus-bridge status`:
-//! the mode, the tab and its graph, the peers, and the circuit of every tool.
+//! the mode, the tab and its graph, the peers, the watched `--repo` folder, every tool's circuit.
 
 use std::time::Instant;
 
@@ -47,14 +47,18 @@ fn view_json(port: u16, mode: &str, view: &HubView) -> Value {
         }),
         _ => Value::Null,
     };
-    json!({
+    let mut report = json!({
         "mode": mode,
         "port": port,
         "browser_connected": view.browser,
         "graph_loaded": !graph.is_null(),
         "graph": graph,
         "peers": view.peers,
-    })
+    });
+    if let Some(repo) = &view.repo {
+        report["repo"] = serde_json::to_value(repo).unwrap_or_default();
+    }
+    report
 }
 
 /// `nexus-bridge status`: asks the hub on `port` for its state. `Err` says why there is none.

@@ -5,13 +5,14 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use nexus_shared::limits::{MAX_FRAME_BYTES, MAX_PENDING_CALLS_PER_PEER};
+use nexus_shared::limits::{MAX_FRAME_BYTES, MAX_PENDING_CALLS_PER_PEER, STALE_WAIT};
 use nexus_shared::{
-    CallId, ErrorCode, Frame, GraphStats, Outcome, RejectCode, ToolError, ToolName,
+    CallId, ErrorCode, Frame, GraphStats, Outcome, RejectCode, RepoWatch, ToolError, ToolName,
 };
 use tokio::sync::{mpsc, oneshot};
 
 use crate::call::{CallIds, Progress, ProgressSender, Waiter};
+use crate::watch::{RepoBatch, WatchHandle};
 
 /// Sends frames to one connected socket.
 pub type FrameSender = mpsc::UnboundedSender<Frame>;
@@ -23,6 +24,7 @@ pub struct HubView {
     pub peers: u32,
     pub project: Option<String>,
     pub stats: Option<GraphStats>,
+    pub repo: Option<RepoWatch>,
 }
 
 impl HubView {
@@ -32,6 +34,7 @@ impl HubView {
             peers: self.peers,
             project: self.project.clone(),
             stats: self.stats,
+            repo: self.repo.clone(),
         }
     }
 }
@@ -97,7 +100,50 @@ struct State {
     in_flight: HashMap<Owner, usize>,
     project: Option<String>,
     stats: Option<GraphStats>,
+    /// The served `--repo` folder and its watcher's batches, on the hub that serves one.
+    repo: Option<RepoLink>,
+    /// Peer calls waiting for the tab to catch up with the folder: (peer, the peer's id).
+    waiting_peer_calls: std::collections::HashSet<(u64, CallId)>,
 }
+
+/// The served folder as the hub tracks it: the watcher, and the batches the active tab has not
+/// applied yet (forgotten when the tab goes: a new tab resynchronises from the manifest).
+struct RepoLink {
+    root_name: String,
+    watch: Option<WatchHandle>,
+    batches_sent: u64,
+    last_applied_seq: Option<u64>,
+    unapplied: std::collections::BTreeMap<u64, Vec<String>>,
+}
+
+impl RepoLink {
+    /// The tab is up to date with the folder: nothing buffered, nothing unapplied.
+    fn settled(&self) -> bool {
+        self.unapplied.is_empty() && self.watch.as_ref().is_none_or(WatchHandle::is_settled)
+    }
+
+    fn health(&self) -> RepoWatch {
+        let view = self
+            .watch
+            .as_ref()
+            .map(WatchHandle::pending)
+            .unwrap_or_default();
+        let mut pending: std::collections::BTreeSet<String> = view.paths.into_iter().collect();
+        pending.extend(self.unapplied.values().flatten().cloned());
+        RepoWatch {
+            watching: self.watch.is_some(),
+            root_name: self.root_name.clone(),
+            last_change_ms: view.last_flush_ms,
+            batches_sent: self.batches_sent,
+            last_applied_seq: self.last_applied_seq,
+            pending: pending.into_iter().collect(),
+            rescans: view.rescans,
+        }
+    }
+}
+
+/// How often a call waiting for the tab to catch up looks again (besides being woken).
+const STALE_POLL: Duration = Duration::from_millis(10);
 
 pub struct Hub {
     ids: Arc<CallIds>,
@@ -105,6 +151,8 @@ pub struct Hub {
     state: Mutex<State>,
     /// The hosted MCP servers' registry, once this process hosts them.
     hosted: std::sync::OnceLock<Arc<crate::host::Host>>,
+    /// Woken when the tab applies a batch or the tab changes.
+    repo_settled: tokio::sync::Notify,
 }
 
 impl Hub {
@@ -114,7 +162,102 @@ impl Hub {
             port,
             state: Mutex::new(State::default()),
             hosted: std::sync::OnceLock::new(),
+            repo_settled: tokio::sync::Notify::new(),
         }
+    }
+
+    /// This hub serves the folder `root_name`, watched through `watch` (`None`: the watcher
+    /// could not start).
+    pub fn serve_repo(&self, root_name: String, watch: Option<WatchHandle>) {
+        self.state().repo = Some(RepoLink {
+            root_name,
+            watch,
+            batches_sent: 0,
+            last_applied_seq: None,
+            unapplied: Default::default(),
+        });
+    }
+
+    /// Sends a watcher batch to the active tab; with none connected it is dropped (the next
+    /// tab reads the manifest). Either way the watcher is told the hub took it.
+    pub fn send_repo_batch(&self, batch: RepoBatch) {
+        let mut state = self.state();
+        let tab = state.tab.as_ref().map(|tab| tab.tx.clone());
+        let Some(link) = state.repo.as_mut() else {
+            return;
+        };
+        if let Some(watch) = &link.watch {
+            watch.taken(batch.seq);
+        }
+        let Some(tx) = tab else {
+            tracing::debug!(seq = batch.seq, "no tab; repository batch dropped");
+            return;
+        };
+        let paths = batch
+            .changed
+            .iter()
+            .chain(&batch.removed)
+            .cloned()
+            .collect();
+        let frame = Frame::RepoChanged {
+            seq: batch.seq,
+            changed: batch.changed,
+            removed: batch.removed,
+            rescan: batch.rescan,
+        };
+        if tx.send(frame).is_ok() {
+            link.batches_sent += 1;
+            link.unapplied.insert(batch.seq, paths);
+        }
+    }
+
+    /// The active tab applied batches up to `seq` (or failed at `seq`, which settles it too:
+    /// the tab resynchronises on its own).
+    pub fn repo_applied(&self, tab: u64, seq: u64, error: Option<String>) {
+        let mut state = self.state();
+        if state.tab.as_ref().is_none_or(|t| t.id != tab) {
+            return;
+        }
+        if let Some(error) = error {
+            tracing::warn!(seq, error, "the tab could not apply a repository batch");
+        }
+        if let Some(link) = state.repo.as_mut() {
+            link.unapplied.retain(|&sent, _| sent > seq);
+            link.last_applied_seq = Some(link.last_applied_seq.map_or(seq, |s| s.max(seq)));
+        }
+        drop(state);
+        self.repo_settled.notify_waiters();
+    }
+
+    /// Waits while the tab is behind the folder, at most `STALE_WAIT`.
+    async fn wait_for_fresh_repo(&self) {
+        let deadline = tokio::time::Instant::now() + STALE_WAIT;
+        loop {
+            let woken = self.repo_settled.notified();
+            if self.repo_is_fresh() {
+                return;
+            }
+            let now = tokio::time::Instant::now();
+            if now >= deadline {
+                tracing::debug!("the tab is still behind the repository; relaying anyway");
+                return;
+            }
+            let _ = tokio::time::timeout((deadline - now).min(STALE_POLL), woken).await;
+        }
+    }
+
+    /// No tab (the call fails at once anyway), no repository, or the tab has caught up.
+    fn repo_is_fresh(&self) -> bool {
+        let state = self.state();
+        state.tab.is_none() || state.repo.as_ref().is_none_or(RepoLink::settled)
+    }
+
+    /// Batches sent to a tab that went away count as settled.
+    fn forget_unapplied(&self, state: &mut State) {
+        if let Some(link) = state.repo.as_mut() {
+            link.unapplied.clear();
+        }
+        self.repo_settled.notify_waiters();
     }
 
     pub fn set_hosted(&self, host: Arc<crate::host::Host>) {
@@ -164,6 +307,7 @@ impl Hub {
         }
         state.project = None;
         state.stats = None;
+        self.forget_unapplied(&mut state);
         broadcast_status(&state);
         id
     }
@@ -176,6 +320,7 @@ impl Hub {
             state.tab_expected_since = Some(Instant::now());
             state.project = None;
             state.stats = None;
+            self.forget_unapplied(&mut state);
             broadcast_status(&state);
         }
         fail_pending_of(
@@ -222,6 +367,7 @@ impl Hub {
         let Some(entry) = state.peers.remove(&peer) else {
             return;
         };
+        state.waiting_peer_calls.retain(|(p, _)| *p != peer);
         let ids: Vec<CallId> = state
             .peer_calls
             .iter()
@@ -252,6 +398,7 @@ impl Hub {
         deadline: Duration,
         progress: ProgressSender,
     ) -> Outcome {
+        self.wait_for_fresh_repo().await;
         let (id, rx) = match self.start_local(agent, tool, args, deadline, progress) {
             Ok(started) => started,
             Err(err) => return Outcome::Err(err),
@@ -293,8 +440,43 @@ impl Hub {
         Ok((id, rx))
     }
 
-    /// A peer relays a call under its own id; the answer goes back to it under that id.
+    /// A peer relays a call under its own id; the answer goes back to it under that id. While
+    /// the tab is behind the folder the call waits (as the hub's own do) without holding up the
+    /// peer's socket; a cancel or the peer leaving meanwhile drops it.
     pub fn call_from_peer(
+        self: &Arc<Self>,
+        peer: u64,
+        id: CallId,
+        tool: String,
+        args: serde_json::Value,
+        deadline_ms: u64,
+    ) {
+        if self.repo_is_fresh() {
+            return self.relay_from_peer(peer, id, tool, args, deadline_ms);
+        }
+        let key = (peer, id.clone());
+        {
+            let mut state = self.state();
+            if state.waiting_peer_calls.contains(&key) || state.peer_calls.contains_key(&key) {
+                if let Some(entry) = state.peers.get(&peer) {
+                    let _ = entry.tx.send(error_frame(&format!(
+                        "call id `{id}` is already in flight; every call needs a new id"
+                    )));
+                }
+                return;
+            }
+            state.waiting_peer_calls.insert(key.clone());
+        }
+        let hub = self.clone();
+        tokio::spawn(async move {
+            hub.wait_for_fresh_repo().await;
+            if hub.state().waiting_peer_calls.remove(&key) {
+                hub.relay_from_peer(peer, id, tool, args, deadline_ms);
+            }
+        });
+    }
+
+    fn relay_from_peer(
         &self,
         peer: u64,
         id: CallId,
@@ -354,6 +536,9 @@ impl Hub {
     /// A peer gave up on one of its calls (its client cancelled, or its deadline passed).
     pub fn cancel_from_peer(&self, peer: u64, id: &str) {
         let mut state = self.state();
+        if state.waiting_peer_calls.remove(&(peer, id.to_owned())) {
+            return;
+        }
         let Some(hub_id) = state.peer_calls.get(&(peer, id.to_owned())).cloned() else {
             return;
         };
@@ -585,6 +770,7 @@ fn view_of(state: &State) -> HubView {
         peers: state.peers.values().filter(|p| !p.monitor).count() as u32,
         project: state.project.clone(),
         stats: state.stats,
+        repo: state.repo.as_ref().map(RepoLink::health),
     }
 }
 
@@ -1044,5 +1230,143 @@ mod tests {
         };
         assert_eq!(err.code, ErrorCode::TooLarge);
         assert_eq!(s.hub.pending_count(), 0);
+    }
+
+    /// A hub serving a folder, its watcher's handle, and a tab.
+    fn repo_setup() -> (Arc<Hub>, WatchHandle, u64, mpsc::UnboundedReceiver<Frame>) {
+        let hub = hub();
+        let watch = WatchHandle::default();
+        hub.serve_repo("shop".into(), Some(watch.clone()));
+        let (tx, rx) = mpsc::unbounded_channel();
+        let tab = hub.attach_tab(tx);
+        (hub, watch, tab, rx)
+    }
+
+    fn repo_batch(seq: u64, changed: &str) -> RepoBatch {
+        RepoBatch {
+            seq,
+            changed: vec![changed.into()],
+            removed: vec![],
+            rescan: false,
+        }
+    }
+
+    /// Hands a flushed batch from the watcher to the hub, as the pump in `web.rs` does.
+    fn flush(hub: &Hub, watch: &WatchHandle, batch: RepoBatch) {
+        watch.flushed(Some(&batch));
+        hub.send_repo_batch(batch);
+    }
+
+    async fn nothing_for(rx: &mut mpsc::UnboundedReceiver<Frame>, ms: u64) -> bool {
+        tokio::time::timeout(Duration::from_millis(ms), next_call_frame(rx))
+            .await
+            .is_err()
+    }
+
+    #[tokio::test]
+    async fn calls_wait_until_the_tab_applied_the_last_batch() {
+        let (hub, watch, tab, mut rx) = repo_setup();
+        flush(&hub, &watch, repo_batch(1, "a.py"));
+        assert_eq!(
+            next_call_frame(&mut rx).await,
+            Some(Frame::RepoChanged {
+                seq: 1,
+                changed: vec!["a.py".into()],
+                removed: vec![],
+                rescan: false
+            })
+        );
+        let health = hub.view().repo.unwrap();
+        assert_eq!(
+            (health.batches_sent, health.pending.clone()),
+            (1, vec!["a.py".to_owned()])
+        );
+        let call = spawn_call(&hub, "context");
+        assert!(
+            nothing_for(&mut rx, 500).await,
+            "the call waits for the tab"
+        );
+        // A failure to apply settles it as well: the tab resynchronises by itself.
+        hub.repo_applied(tab, 1, Some("parse error".into()));
+        let Some(Frame::Call { id, .. }) = next_call_frame(&mut rx).await else {
+            panic!("the call goes once the batch is applied")
+        };
+        hub.deliver(tab, &id, ok("fresh"));
+        assert_eq!(call.await.unwrap(), ok("fresh"));
+        let health = hub.view().repo.unwrap();
+        assert_eq!(health.last_applied_seq, Some(1));
+        assert!(health.pending.is_empty() && health.watching);
+    }
+
+    #[tokio::test]
+    async fn unflushed_changes_hold_calls_at_most_stale_wait() {
+        let (hub, watch, _tab, mut rx) = repo_setup();
+        watch.buffered("b.py".into());
+        assert_eq!(hub.view().repo.unwrap().pending, ["b.py"]);
+        let started = tokio::time::Instant::now();
+        let _call = spawn_call(&hub, "context");
+        assert!(matches!(
+            next_call_frame(&mut rx).await,
+            Some(Frame::Call { .. })
+        ));
+        assert!(started.elapsed() >= STALE_WAIT, "{:?}", started.elapsed());
+        assert!(started.elapsed() < STALE_WAIT + Duration::from_millis(500));
+    }
+
+    #[tokio::test]
+    async fn a_new_tab_resets_the_wait_and_batches_without_a_tab_are_dropped() {
+        let (hub, watch, _old, mut old_rx) = repo_setup();
+        flush(&hub, &watch, repo_batch(1, "a.py"));
+        let call = spawn_call(&hub, "context");
+        assert!(matches!(
+            next_call_frame(&mut old_rx).await,
+            Some(Frame::RepoChanged { .. })
+        ));
+        assert!(nothing_for(&mut old_rx, 200).await);
+        let (tx, mut new_rx) = mpsc::unbounded_channel();
+        let new = hub.attach_tab(tx);
+        let Some(Frame::Call { id, .. }) = next_call_frame(&mut new_rx).await else {
+            panic!("the new tab gets the call at once")
+        };
+        hub.deliver(new, &id, ok("new"));
+        assert_eq!(call.await.unwrap(), ok("new"));
+        // No tab: the batch is dropped and counts as taken; nothing waits on it.
+        hub.detach_tab(new);
+        flush(&hub, &watch, repo_batch(2, "b.py"));
+        assert!(watch.is_settled());
+        assert_eq!(hub.view().repo.unwrap().batches_sent, 1);
+    }
+
+    #[tokio::test]
+    async fn peer_calls_wait_too_and_a_cancel_while_waiting_drops_them() {
+        let (hub, watch, tab, mut rx) = repo_setup();
+        let (peer_tx, mut peer_rx) = mpsc::unbounded_channel();
+        let peer = hub.attach_peer(peer_tx, "agent".into(), false);
+        flush(&hub, &watch, repo_batch(1, "a.py"));
+        assert!(matches!(
+            next_call_frame(&mut rx).await,
+            Some(Frame::RepoChanged { .. })
+        ));
+        hub.call_from_peer(peer, "p-1".into(), "context".into(), json!({}), 1000);
+        hub.call_from_peer(peer, "p-2".into(), "context".into(), json!({}), 1000);
+        hub.cancel_from_peer(peer, "p-1");
+        assert!(nothing_for(&mut rx, 300).await);
+        hub.repo_applied(tab, 1, None);
+        let Some(Frame::Call { id, .. }) = next_call_frame(&mut rx).await else {
+            panic!("the waiting peer call goes")
+        };
+        hub.deliver(tab, &id, ok("p2"));
+        assert_eq!(
+            next_call_frame(&mut peer_rx).await,
+            Some(Frame::Result {
+                id: "p-2".into(),
+                outcome: ok("p2")
+            })
+        );
+        assert!(
+            nothing_for(&mut rx, 300).await,
+            "the cancelled call never went"
+        );
+        assert_eq!(hub.pending_count(), 0);
     }
 }

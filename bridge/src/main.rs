@@ -9,6 +9,7 @@ mod chat;
 mod cli;
 mod election;
 mod embed;
+mod gitdiff;
 mod guard;
 mod health;
 mod heartbeat;
@@ -23,6 +24,7 @@ mod secret;
 mod session;
 mod sqlite;
 mod token;
+mod watch;
 mod web;
 
 use std::sync::Arc;

@@ -114,12 +114,14 @@ pub async fn first_status(stream: &mut Stream) -> Result<HubView, JoinError> {
                 peers,
                 project,
                 stats,
+                repo,
             }))) => {
                 return Ok(HubView {
                     browser,
                     peers,
                     project,
                     stats,
+                    repo,
                 });
             }
             Ok(Some(_)) => continue,
@@ -321,6 +323,7 @@ impl PeerLink {
                 peers,
                 project,
                 stats,
+                repo,
             } => {
                 *self
                     .view
@@ -330,6 +333,7 @@ impl PeerLink {
                     peers,
                     project,
                     stats,
+                    repo,
                 };
             }
             Frame::Ping { nonce } => {

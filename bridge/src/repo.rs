@@ -1,18 +1,19 @@
-//! Serves the `--repo` folder to the page, read-only and on loopback only: `GET /api/repo` names
-//! it, `GET /api/repo.zip` streams it as an uncompressed ZIP without excluded folders, ignored
-//! files, secrets, symlinks, special files or files over 1 MB, one archive at a time.
+//! Serves the `--repo` folder to the page, read-only and on loopback only: its name, a streamed ZIP
+//! of it or of chosen files, a manifest with hashes; never excluded folders, ignored files,
+//! secrets, symlinks, special files or files over 1 MB (`Rules` decides, path by path).
 
+use std::collections::{BTreeMap, HashMap};
 use std::io::{Read, Write};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use axum::body::{Body, Bytes};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use nexus_shared::source_rules::{MAX_FILE_BYTES, in_excluded_dir, is_secret};
-use tokio::sync::{Semaphore, mpsc};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 
 /// At most this many files are served from one repository.
 pub const MAX_FILES: usize = 200_000;
@@ -48,51 +49,56 @@ impl Repo {
     /// Relative paths of the files served, in order, without following symlinks. `.gitignore`
     /// files apply below their folder, as in the engine's filter.
     pub fn files(&self) -> Vec<String> {
-        let mut out = Vec::new();
-        let mut stack: Vec<(PathBuf, Vec<Arc<Gitignore>>)> = vec![(self.root.clone(), Vec::new())];
+        self.scan("").into_keys().collect()
+    }
+
+    /// The files served under the folder `dir` (relative, `""` for the root) with their size
+    /// and modification time; empty when that folder itself is not served.
+    pub fn scan(&self, dir: &str) -> BTreeMap<String, Stat> {
+        let mut out = BTreeMap::new();
+        let Some(ignores) = Rules::new(self).inside(dir) else {
+            return out;
+        };
+        let mut stack: Vec<(PathBuf, Vec<Arc<Gitignore>>)> = vec![(self.root.join(dir), ignores)];
+        let mut first = true;
         while let Some((dir, mut ignores)) = stack.pop() {
             let Ok(entries) = std::fs::read_dir(&dir) else {
                 continue;
             };
-            if let Some(ignore) = self.gitignore(&dir) {
+            // The start folder's own rules are in its chain already.
+            if !std::mem::take(&mut first)
+                && let Some(ignore) = self.gitignore(&dir)
+            {
                 ignores.push(Arc::new(ignore));
             }
             for entry in entries.flatten() {
-                let Ok(kind) = entry.file_type() else {
+                let (Ok(kind), Ok(meta)) = (entry.file_type(), entry.metadata()) else {
                     continue;
                 };
                 let path = entry.path();
-                let Ok(relative) = path.strip_prefix(&self.root) else {
+                let Some(relative) = self.relative(&path) else {
                     continue;
                 };
-                let relative = relative.to_string_lossy().replace('\\', "/");
-                if kind.is_symlink() || in_excluded_dir(&relative) {
-                    continue;
-                }
-                if ignores
-                    .iter()
-                    .any(|i| i.matched(&path, kind.is_dir()).is_ignore())
-                {
-                    continue;
-                }
                 if kind.is_dir() {
-                    stack.push((path, ignores.clone()));
-                } else if kind.is_file()
-                    && !is_secret(&relative)
-                    && entry
-                        .metadata()
-                        .is_ok_and(|m| m.len() <= MAX_FILE_BYTES as u64)
-                {
-                    out.push(relative);
-                }
-                if out.len() >= MAX_FILES {
-                    out.sort();
-                    return out;
+                    if !in_excluded_dir(&relative) && !ignored(&ignores, &path, true) {
+                        stack.push((path, ignores.clone()));
+                    }
+                } else if let Some(stat) = served_file(&relative, &path, &meta, &ignores) {
+                    out.insert(relative, stat);
+                    if out.len() >= MAX_FILES {
+                        return out;
+                    }
                 }
             }
         }
-        out.sort();
         out
+    }
+
+    /// `path` relative to the root, `/`-separated; `None` outside it or for the root itself.
+    pub fn relative(&self, path: &Path) -> Option<String> {
+        let relative = path.strip_prefix(&self.root).ok()?;
+        let relative = relative.to_string_lossy().replace('\\', "/");
+        (!relative.is_empty()).then_some(relative)
     }
 
     /// The rules of `dir/.gitignore`, if it has one.
@@ -140,12 +146,22 @@ impl Repo {
     /// Writes the files as an uncompressed ZIP (fast to write and read on loopback) to `out`,
     /// until `MAX_ARCHIVE_BYTES` of contents; stops at the first write error (client gone).
     pub fn zip_to(&self, out: impl Write) -> std::io::Result<()> {
+        self.zip_files(self.files(), out)
+    }
+
+    /// Writes the named files as an uncompressed ZIP to `out`, in the order given, each read
+    /// through [`Repo::read`]; the caller has checked them against the serving rules.
+    pub fn zip_files(
+        &self,
+        paths: impl IntoIterator<Item = String>,
+        out: impl Write,
+    ) -> std::io::Result<()> {
         let mut writer = zip::ZipWriter::new_stream(out);
         let options = zip::write::SimpleFileOptions::default()
             .compression_method(zip::CompressionMethod::Stored)
             .large_file(false);
         let mut total = 0u64;
-        for relative in self.files() {
+        for relative in paths {
             // A file that vanished, changed kind or grew past the cap is skipped.
             let Ok(bytes) = self.read(&self.root.join(&relative)) else {
                 continue;
@@ -165,6 +181,119 @@ impl Repo {
         writer.finish().map_err(std::io::Error::other)?;
         Ok(())
     }
+}
+
+/// A served file's size and modification time (nanoseconds since the epoch).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stat {
+    pub size: u64,
+    pub mtime_ns: u64,
+}
+
+impl Stat {
+    fn of(meta: &std::fs::Metadata) -> Stat {
+        use std::os::unix::fs::MetadataExt;
+        let mtime_ns = (meta.mtime().max(0) as u64)
+            .saturating_mul(1_000_000_000)
+            .saturating_add(meta.mtime_nsec().max(0) as u64);
+        Stat {
+            size: meta.len(),
+            mtime_ns,
+        }
+    }
+}
+
+/// The serving rules for single paths, remembering the `.gitignore` chain of each folder seen.
+pub struct Rules<'a> {
+    repo: &'a Repo,
+    /// Folder (relative, `""` for the root) → the rules applying to its entries; `None` when
+    /// the folder itself is not served.
+    chains: HashMap<String, Option<Vec<Arc<Gitignore>>>>,
+}
+
+impl<'a> Rules<'a> {
+    pub fn new(repo: &'a Repo) -> Self {
+        Rules {
+            repo,
+            chains: HashMap::new(),
+        }
+    }
+
+    /// The file `relative` with its size and modification time, when it is served now: a clean
+    /// relative path, every folder on the way served, a regular file (not a symlink), neither
+    /// excluded, ignored nor a secret, at most `MAX_FILE_BYTES`.
+    pub fn stat(&mut self, relative: &str) -> Option<Stat> {
+        if !clean(relative) {
+            return None;
+        }
+        let parent = relative.rsplit_once('/').map_or("", |(parent, _)| parent);
+        let ignores = self.inside(parent)?;
+        let path = self.repo.root.join(relative);
+        let meta = std::fs::symlink_metadata(&path).ok()?;
+        served_file(relative, &path, &meta, &ignores)
+    }
+
+    /// The `.gitignore` rules that apply to the entries of folder `dir`, or `None` when that
+    /// folder is not served (missing, a symlink, excluded or ignored, or one above it is).
+    fn inside(&mut self, dir: &str) -> Option<Vec<Arc<Gitignore>>> {
+        if let Some(chain) = self.chains.get(dir) {
+            return chain.clone();
+        }
+        let path = self.repo.root.join(dir);
+        let chain = if dir.is_empty() {
+            Some(
+                self.repo
+                    .gitignore(&path)
+                    .map(Arc::new)
+                    .into_iter()
+                    .collect(),
+            )
+        } else if !clean(dir) {
+            None
+        } else {
+            let parent = dir.rsplit_once('/').map_or("", |(parent, _)| parent);
+            self.inside(parent).and_then(|mut ignores| {
+                let meta = std::fs::symlink_metadata(&path).ok()?;
+                if !meta.is_dir() || in_excluded_dir(dir) || ignored(&ignores, &path, true) {
+                    return None;
+                }
+                if let Some(ignore) = self.repo.gitignore(&path) {
+                    ignores.push(Arc::new(ignore));
+                }
+                Some(ignores)
+            })
+        };
+        self.chains.insert(dir.to_owned(), chain.clone());
+        chain
+    }
+}
+
+/// True for a relative `/`-separated path without empty, `.` or `..` parts.
+fn clean(relative: &str) -> bool {
+    !relative.is_empty()
+        && !relative.contains(['\\', '\0'])
+        && relative
+            .split('/')
+            .all(|part| !matches!(part, "" | "." | ".."))
+}
+
+fn ignored(ignores: &[Arc<Gitignore>], path: &Path, is_dir: bool) -> bool {
+    ignores.iter().any(|i| i.matched(path, is_dir).is_ignore())
+}
+
+/// The file's stat when the listing serves it (its folders already checked).
+fn served_file(
+    relative: &str,
+    path: &Path,
+    meta: &std::fs::Metadata,
+    ignores: &[Arc<Gitignore>],
+) -> Option<Stat> {
+    let served = meta.is_file()
+        && meta.len() <= MAX_FILE_BYTES as u64
+        && !in_excluded_dir(relative)
+        && !is_secret(relative)
+        && !ignored(ignores, path, false);
+    served.then(|| Stat::of(meta))
 }
 
 /// A `Write` that hands fixed-size chunks to the response body; fails once the client is gone.
@@ -229,7 +358,7 @@ pub async fn info(repo: Option<Repo>) -> Response {
 /// runs gets 429. The writer thread stops as soon as the client stops reading.
 pub async fn archive(repo: Option<Repo>, busy: Arc<Semaphore>) -> Response {
     let Some(repo) = repo else {
-        return (StatusCode::NOT_FOUND, "this bridge serves no repository").into_response();
+        return no_repo();
     };
     let Ok(permit) = busy.try_acquire_owned() else {
         return (
@@ -238,6 +367,124 @@ pub async fn archive(repo: Option<Repo>, busy: Arc<Semaphore>) -> Response {
         )
             .into_response();
     };
+    stream_zip(permit, move |out| repo.zip_to(out))
+}
+
+/// At most this many paths in one `POST /api/repo/files`.
+pub const MAX_REQUESTED_PATHS: usize = 100_000;
+/// Largest body of `POST /api/repo/files`.
+pub const MAX_REQUEST_BYTES: usize = 8 * 1024 * 1024;
+
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FilesRequest {
+    paths: Vec<String>,
+}
+
+/// `POST /api/repo/files`: the named files that are served now, as a streamed ZIP; the others
+/// (missing, secret, ignored, excluded, symlinked, over the cap, not a clean relative path) are
+/// left out without a word. Requests wait their turn (`busy` holds one permit).
+pub async fn files(repo: Option<Repo>, busy: Arc<Semaphore>, body: Bytes) -> Response {
+    let Some(repo) = repo else {
+        return no_repo();
+    };
+    let request: FilesRequest = match serde_json::from_slice(&body) {
+        Ok(request) => request,
+        Err(err) => {
+            return bad_request(&format!(
+                "the body must be JSON `{{\"paths\": [\"a/b.py\", …]}}`: {err}"
+            ));
+        }
+    };
+    if request.paths.len() > MAX_REQUESTED_PATHS {
+        return bad_request(&format!(
+            "{} paths asked for; at most {MAX_REQUESTED_PATHS} per request",
+            request.paths.len()
+        ));
+    }
+    let Ok(permit) = busy.acquire_owned().await else {
+        return (StatusCode::SERVICE_UNAVAILABLE, "the bridge is stopping").into_response();
+    };
+    let mut paths = request.paths;
+    paths.sort();
+    paths.dedup();
+    stream_zip(permit, move |out| {
+        let mut rules = Rules::new(&repo);
+        let served: Vec<String> = paths
+            .into_iter()
+            .filter(|path| rules.stat(path).is_some())
+            .collect();
+        repo.zip_files(served, out)
+    })
+}
+
+/// File hashes by path, valid while the file's size and modification time stay the same.
+#[derive(Default)]
+pub struct HashCache(Mutex<HashMap<String, (Stat, u64)>>);
+
+#[derive(Debug, serde::Serialize)]
+struct ManifestFile {
+    path: String,
+    size: u64,
+    mtime_ms: u64,
+    hash: String,
+}
+
+/// `GET /api/repo/manifest`: every served file with its size, modification time and xxh3-64
+/// hash, sorted by path. Unchanged files (same size and mtime) are not read again.
+pub async fn manifest(repo: Option<Repo>, cache: Arc<HashCache>) -> Response {
+    let Some(repo) = repo else {
+        return no_repo();
+    };
+    let name = repo.name.clone();
+    let listed = tokio::task::spawn_blocking(move || manifest_files(&repo, &cache)).await;
+    match listed {
+        Ok(files) => {
+            axum::Json(serde_json::json!({ "name": name, "files": files })).into_response()
+        }
+        Err(err) => {
+            tracing::error!(%err, "the manifest task failed");
+            (StatusCode::INTERNAL_SERVER_ERROR, "the manifest failed").into_response()
+        }
+    }
+}
+
+fn manifest_files(repo: &Repo, cache: &HashCache) -> Vec<ManifestFile> {
+    let known = std::mem::take(&mut *lock(&cache.0));
+    let mut fresh = HashMap::new();
+    let mut files = Vec::new();
+    for (path, stat) in repo.scan("") {
+        let hash = match known.get(&path) {
+            Some(&(cached, hash)) if cached == stat => hash,
+            // A file that vanished or changed kind since the listing is left out.
+            _ => match repo.read(&repo.root.join(&path)) {
+                Ok(bytes) => xxhash_rust::xxh3::xxh3_64(&bytes),
+                Err(_) => continue,
+            },
+        };
+        fresh.insert(path.clone(), (stat, hash));
+        files.push(ManifestFile {
+            path,
+            size: stat.size,
+            mtime_ms: stat.mtime_ns / 1_000_000,
+            hash: format!("{hash:016x}"),
+        });
+    }
+    *lock(&cache.0) = fresh;
+    files
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Runs `write` on a blocking thread into a chunked response body, holding `permit` until done.
+fn stream_zip(
+    permit: OwnedSemaphorePermit,
+    write: impl FnOnce(&mut ChunkSender) -> std::io::Result<()> + Send + 'static,
+) -> Response {
     let (tx, rx) = mpsc::channel::<Bytes>(CHUNKS_AHEAD);
     tokio::task::spawn_blocking(move || {
         let _permit = permit;
@@ -245,7 +492,7 @@ pub async fn archive(repo: Option<Repo>, busy: Arc<Semaphore>) -> Response {
             buffer: Vec::with_capacity(CHUNK_BYTES),
             tx,
         };
-        if let Err(err) = repo.zip_to(&mut out).and_then(|()| out.flush()) {
+        if let Err(err) = write(&mut out).and_then(|()| out.flush()) {
             tracing::info!(%err, "repository archive stopped");
         }
     });
@@ -257,6 +504,19 @@ pub async fn archive(repo: Option<Repo>, busy: Arc<Semaphore>) -> Response {
     (
         [(header::CONTENT_TYPE, "application/zip")],
         Body::from_stream(body),
+    )
+        .into_response()
+}
+
+fn no_repo() -> Response {
+    (StatusCode::NOT_FOUND, "this bridge serves no repository").into_response()
+}
+
+/// A 400 answer with `{"error": message}`.
+pub fn bad_request(message: &str) -> Response {
+    (
+        StatusCode::BAD_REQUEST,
+        axum::Json(serde_json::json!({ "error": message })),
     )
         .into_response()
 }
@@ -355,5 +615,76 @@ mod tests {
         assert!(loopback_host(&headers));
         headers.insert(header::HOST, "evil.example:54319".parse().unwrap());
         assert!(!loopback_host(&headers));
+    }
+
+    #[tokio::test]
+    async fn chosen_files_are_zipped_when_served_and_bad_requests_are_400() {
+        let dir = tempfile::tempdir().unwrap();
+        for (path, text) in [
+            ("a.py", "a"),
+            ("src/b.py", "b"),
+            (".env", "KEY=1"),
+            ("node_modules/x.js", "x"),
+            ("ignored.py", "i"),
+            (".gitignore", "ignored.py\n"),
+        ] {
+            let full = dir.path().join(path);
+            std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+            std::fs::write(full, text).unwrap();
+        }
+        std::os::unix::fs::symlink(dir.path().join("a.py"), dir.path().join("link.py")).unwrap();
+        let repo = Repo::open(dir.path()).unwrap();
+        let busy = Arc::new(Semaphore::new(1));
+        let body = serde_json::json!({ "paths": [
+            "src/b.py", "a.py", "a.py", "../a.py", "/etc/passwd", ".env", "node_modules/x.js",
+            "ignored.py", "missing.py", "link.py", "src/../a.py", "src"
+        ]});
+        let response = files(Some(repo.clone()), busy.clone(), body.to_string().into()).await;
+        assert_eq!(response.status(), StatusCode::OK);
+        let bytes = axum::body::to_bytes(response.into_body(), usize::MAX)
+            .await
+            .unwrap();
+        let archive = zip::ZipArchive::new(std::io::Cursor::new(bytes)).unwrap();
+        let names: Vec<String> = archive
+            .file_names()
+            .map(|name| name.unwrap().into_owned())
+            .collect();
+        assert_eq!(names, ["a.py", "src/b.py"]);
+        for bad in ["not json", r#"{"paths": "a.py"}"#, r#"{"files": []}"#] {
+            let response = files(Some(repo.clone()), busy.clone(), bad.into()).await;
+            assert_eq!(response.status(), StatusCode::BAD_REQUEST, "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_manifest_hashes_files_and_reuses_hashes_of_unchanged_ones() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.py"), "one").unwrap();
+        std::fs::write(dir.path().join(".env"), "KEY=1").unwrap();
+        let repo = Repo::open(dir.path()).unwrap();
+        let cache = HashCache::default();
+        let first = manifest_files(&repo, &cache);
+        assert_eq!(first.len(), 1);
+        assert_eq!(first[0].path, "a.py");
+        assert_eq!(first[0].size, 3);
+        assert_eq!(
+            first[0].hash,
+            format!("{:016x}", xxhash_rust::xxh3::xxh3_64(b"one"))
+        );
+        assert!(first[0].mtime_ms > 1_600_000_000_000);
+        // Same size and mtime: the cached hash stands (the file is not read again).
+        let path = dir.path().join("a.py");
+        let mtime = std::fs::metadata(&path).unwrap().modified().unwrap();
+        std::fs::write(&path, "two").unwrap();
+        let file = std::fs::File::options().write(true).open(&path).unwrap();
+        file.set_modified(mtime).unwrap();
+        assert_eq!(manifest_files(&repo, &cache)[0].hash, first[0].hash);
+        file.set_modified(mtime + std::time::Duration::from_secs(1))
+            .unwrap();
+        let third = manifest_files(&repo, &cache);
+        assert_eq!(
+            third[0].hash,
+            format!("{:016x}", xxhash_rust::xxh3::xxh3_64(b"two"))
+        );
     }
 }

@@ -162,7 +162,7 @@ async fn write_loop(mut sink: Sink, mut rx: mpsc::UnboundedReceiver<Frame>) {
 }
 
 async fn read_loop(
-    hub: &Hub,
+    hub: &Arc<Hub>,
     side: Side,
     tx: &mpsc::UnboundedSender<Frame>,
     mut stream: Stream,
@@ -234,9 +234,10 @@ async fn read_loop(
     }
 }
 
-fn handle(hub: &Hub, side: Side, tx: &mpsc::UnboundedSender<Frame>, frame: Frame) {
+fn handle(hub: &Arc<Hub>, side: Side, tx: &mpsc::UnboundedSender<Frame>, frame: Frame) {
     match (side, frame) {
         (Side::Tab(tab), Frame::Result { id, outcome }) => hub.deliver(tab, &id, outcome),
+        (Side::Tab(tab), Frame::RepoApplied { seq, error }) => hub.repo_applied(tab, seq, error),
         (
             Side::Tab(tab),
             Frame::Progress {

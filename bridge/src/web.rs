@@ -5,11 +5,13 @@ use std::sync::Arc;
 
 use axum::Json;
 use axum::Router;
+use axum::body::Bytes;
+use axum::extract::{DefaultBodyLimit, Query};
 use axum::extract::{Request, State, WebSocketUpgrade};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{Html, IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{get, post};
 use axum::serve::ListenerExt;
 use nexus_shared::limits::MAX_FRAME_BYTES;
 use tokio::net::TcpListener;
@@ -19,12 +21,14 @@ use tower_http::services::ServeDir;
 use crate::chat::Chat;
 use crate::cli::Options;
 use crate::embed::{self, EmbedRequest, Embedder};
+use crate::gitdiff::{self, DiffQuery};
 use crate::guard;
 use crate::hub::Hub;
-use crate::repo::{self, Repo};
+use crate::repo::{self, HashCache, Repo};
 use crate::secret;
 use crate::session::{self, Origin, SessionConfig};
 use crate::token::{self, HubFile};
+use crate::watch;
 
 #[derive(Clone)]
 struct AppState {
@@ -34,6 +38,10 @@ struct AppState {
     sessions: Arc<SessionConfig>,
     /// One repository archive at a time.
     archive_busy: Arc<Semaphore>,
+    /// One `POST /api/repo/files` archive at a time; others wait their turn.
+    files_busy: Arc<Semaphore>,
+    /// The manifest's file hashes by (path, size, mtime).
+    hashes: Arc<HashCache>,
     chat: Arc<Chat>,
     /// The embeddings provider, when one is configured.
     embedder: Option<Arc<Embedder>>,
@@ -85,12 +93,17 @@ async fn serve(
         Some(path) => Some(Repo::open(path).map_err(std::io::Error::other)?),
         None => None,
     };
+    if let Some(repo) = &repo {
+        watch_repo(&hub, repo);
+    }
     let state = AppState {
         hub,
         repo,
         allowed_origins: Arc::new(options.allowed_origins.clone()),
         sessions,
         archive_busy: Arc::new(Semaphore::new(1)),
+        files_busy: Arc::new(Semaphore::new(1)),
+        hashes: Arc::new(HashCache::default()),
         chat: Arc::new(Chat::from_env(options.chat_db.as_deref(), &options.ui_dir)),
         embedder: Embedder::from_env().map(Arc::new),
     };
@@ -104,6 +117,21 @@ async fn serve(
         .route(
             "/api/repo.zip",
             get(|State(s): State<AppState>| repo::archive(s.repo, s.archive_busy)),
+        )
+        .route(
+            "/api/repo/manifest",
+            get(|State(s): State<AppState>| repo::manifest(s.repo, s.hashes)),
+        )
+        .route(
+            "/api/repo/files",
+            post(|State(s): State<AppState>, body: Bytes| repo::files(s.repo, s.files_busy, body))
+                .layer(DefaultBodyLimit::max(repo::MAX_REQUEST_BYTES)),
+        )
+        .route(
+            "/api/repo/git-diff",
+            get(|State(s): State<AppState>, Query(q): Query<DiffQuery>| {
+                gitdiff::answer(s.repo, q.base)
+            }),
         )
         .route_layer(middleware::from_fn_with_state(state.clone(), api_guard));
     let app = Router::new()
@@ -138,6 +166,27 @@ async fn serve(
         }
     });
     axum::serve(listener, app.with_state(state)).await
+}
+
+/// Watches the served folder and hands each batch to the hub (for its tab). A watcher that cannot
+/// start is logged and shown in health; the folder is still served.
+fn watch_repo(hub: &Arc<Hub>, repo: &Repo) {
+    match watch::start(repo.clone()) {
+        Ok((handle, mut batches)) => {
+            tracing::info!(root = %repo.root.display(), "watching the repository");
+            hub.serve_repo(repo.name.clone(), Some(handle));
+            let hub = hub.clone();
+            tokio::spawn(async move {
+                while let Some(batch) = batches.recv().await {
+                    hub.send_repo_batch(batch);
+                }
+            });
+        }
+        Err(err) => {
+            tracing::warn!("{err}; the tab will not see the repository's changes live");
+            hub.serve_repo(repo.name.clone(), None);
+        }
+    }
 }
 
 /// Refuses `/api/*` requests from other host names, other sites, or without the secret.

@@ -134,6 +134,9 @@ pub enum Frame {
         /// The tab's graph size, once it sent a `Context`.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         stats: Option<GraphStats>,
+        /// The watched `--repo` folder, when the hub serves one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        repo: Option<RepoWatch>,
     },
     /// One finished call, for the UI's activity feed.
     Activity {
@@ -171,21 +174,37 @@ pub enum Frame {
         outcome: Outcome,
         ms: u64,
     },
-    /// Hub → browser: files of the served repository changed on disk (`changed` new or
-    /// written, `removed` gone); `rescan` when a rescan, not single events, found them.
+    /// Hub → tab: files of the `--repo` folder changed (relative `/` paths, sorted). `seq`
+    /// counts batches from 1; `rescan` says the watcher lost events and compared the whole folder.
     RepoChanged {
         seq: u64,
         changed: Vec<String>,
         removed: Vec<String>,
-        #[serde(default)]
         rescan: bool,
     },
-    /// Browser → hub: batch `seq` is applied to the graph (or could not be: `error`).
+    /// Tab → hub: the tab applied batch `seq` to its graph (or failed to, saying why).
     RepoApplied {
         seq: u64,
         #[serde(default)]
         error: Option<String>,
     },
+}
+
+/// The hub's watch over its `--repo` folder, as health reports show it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RepoWatch {
+    /// False when the watcher could not start: the folder is still served, changes go unseen.
+    pub watching: bool,
+    pub root_name: String,
+    /// When the last batch was flushed, in ms since the epoch.
+    pub last_change_ms: Option<u64>,
+    pub batches_sent: u64,
+    pub last_applied_seq: Option<u64>,
+    /// Paths in the watcher's debounce buffer, or sent to the tab and not yet applied.
+    pub pending: Vec<String>,
+    /// Full rescans after lost events or watcher errors.
+    pub rescans: u64,
 }
 
 /// Every `type` tag the protocol knows, to tell unknown frames from malformed ones.
@@ -359,12 +378,14 @@ mod tests {
                     nodes: 10,
                     edges: 12,
                 }),
+                repo: None,
             },
             Frame::Status {
                 browser: false,
                 peers: 0,
                 project: None,
                 stats: None,
+                repo: None,
             },
             Frame::Activity {
                 agent: "claude".into(),
@@ -392,7 +413,69 @@ mod tests {
                 }),
                 ms: 12,
             },
+            Frame::RepoChanged {
+                seq: 3,
+                changed: vec!["src/a.py".into(), "src/new.py".into()],
+                removed: vec!["old.py".into()],
+                rescan: false,
+            },
+            Frame::RepoApplied {
+                seq: 3,
+                error: None,
+            },
+            Frame::RepoApplied {
+                seq: 4,
+                error: Some("parse failed".into()),
+            },
+            Frame::Status {
+                browser: true,
+                peers: 0,
+                project: None,
+                stats: None,
+                repo: Some(RepoWatch {
+                    watching: true,
+                    root_name: "shop".into(),
+                    last_change_ms: Some(1_700_000_000_000),
+                    batches_sent: 2,
+                    last_applied_seq: Some(2),
+                    pending: vec!["a.py".into()],
+                    rescans: 0,
+                }),
+            },
         ]
+    }
+
+    #[test]
+    fn repo_frames_have_their_wire_shape() {
+        let frame = Frame::RepoChanged {
+            seq: 1,
+            changed: vec!["a.py".into()],
+            removed: vec![],
+            rescan: true,
+        };
+        assert_eq!(
+            frame.encode(),
+            r#"{"type":"repo_changed","seq":1,"changed":["a.py"],"removed":[],"rescan":true}"#
+        );
+        // `error` may be left out; unknown fields and missing lists are malformed.
+        assert_eq!(
+            Frame::decode(r#"{"type":"repo_applied","seq":2}"#),
+            Ok(Frame::RepoApplied {
+                seq: 2,
+                error: None
+            })
+        );
+        for text in [
+            r#"{"type":"repo_applied","seq":2,"extra":1}"#,
+            r#"{"type":"repo_applied","seq":-1}"#,
+            r#"{"type":"repo_changed","seq":1,"changed":[],"rescan":false}"#,
+        ] {
+            let err = Frame::decode(text).expect_err(text);
+            assert!(
+                matches!(&err, FrameError::Malformed { kind, .. } if kind.starts_with("repo_")),
+                "{text}: {err:?}"
+            );
+        }
     }
 
     #[test]
@@ -539,6 +622,7 @@ mod tests {
                     "id", "tool", "args", "deadline_ms", "outcome", "role", "protocol", "token",
                     "agent", "nonce", "done", "total", "message", "code", "reason", "browser",
                     "peers", "project", "stats", "session", "hub_version", "indexed_at", "ok",
+                    "seq", "changed", "removed", "rescan", "error", "repo",
                 ]),
                 json_value(),
                 0..8,
@@ -556,7 +640,7 @@ mod tests {
 
         #[test]
         fn damaged_valid_frames_never_panic(
-            index in 0usize..16,
+            index in 0usize..24,
             cut in any::<prop::sample::Index>(),
             byte in any::<u8>(),
         ) {

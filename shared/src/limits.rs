@@ -34,6 +34,11 @@ pub const DEFAULT_CALL_TIMEOUT_MS: u64 = 30_000;
 /// Default deadline of one relayed call of a heavy tool (graph walks, queries, plans).
 pub const DEFAULT_HEAVY_CALL_TIMEOUT_MS: u64 = 120_000;
 
+/// Longest a call waits before it is relayed while the tab is behind the `--repo` folder: the
+/// watcher holds unflushed changes, or the tab has not applied the last batch sent. After this
+/// the call goes anyway (the tab notes the files still pending).
+pub const STALE_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+
 // Relations between the limits, checked when the crate compiles.
 // A caller may fill its pending window in one burst without meeting the rate limit.
 const _: () = assert!(MAX_PENDING_CALLS_PER_PEER as u64 <= MAX_FRAMES_PER_SECOND as u64);
@@ -51,5 +56,6 @@ mod tests {
         assert_eq!(MAX_FRAMES_PER_SECOND, 10_000);
         assert_eq!(PROTOCOL_VERSION, 1);
         assert_eq!(HEARTBEAT_INTERVAL_MS, 10_000);
+        assert_eq!(STALE_WAIT.as_millis(), 2_000);
     }
 }

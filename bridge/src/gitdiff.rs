@@ -1,0 +1,491 @@
+//! `GET /api/repo/git-diff?base=REF`: the working tree (untracked files included) against a commit
+//! through the `git` binary, as `--unified=0` hunks and each file's text at that commit.
+
+use std::io::{Read, Write};
+use std::process::{Command, Stdio};
+
+use axum::response::{IntoResponse, Response};
+use nexus_shared::source_rules::{MAX_FILE_BYTES, in_excluded_dir, is_secret};
+use serde::{Deserialize, Serialize};
+
+use crate::repo::{self, Repo, Rules};
+
+/// The query of `GET /api/repo/git-diff`.
+#[derive(Debug, Deserialize)]
+pub struct DiffQuery {
+    pub base: Option<String>,
+}
+
+/// The answer: what changed between `commit` (the resolved `base`) and the working tree.
+#[derive(Debug, Serialize)]
+pub struct Diff {
+    pub base: String,
+    pub commit: String,
+    pub files: Vec<FileDiff>,
+}
+
+/// One changed file that the serving rules let out.
+#[derive(Debug, Serialize, PartialEq, Eq)]
+pub struct FileDiff {
+    pub path: String,
+    pub status: Status,
+    /// Always `None`: renames are reported as a deletion and an addition (`--no-renames`).
+    pub old_path: Option<String>,
+    pub hunks: Vec<Hunk>,
+    /// The file's text at the commit; `None` when added, not UTF-8 or over the size cap.
+    pub old_text: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    Modified,
+    Added,
+    Deleted,
+}
+
+/// One `@@ -old_start,old_lines +new_start,new_lines @@` range.
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+pub struct Hunk {
+    pub old_start: u64,
+    pub old_lines: u64,
+    pub new_start: u64,
+    pub new_lines: u64,
+}
+
+/// Answers the route: the diff as JSON, or 400 with `{"error": …}` saying why there is none.
+pub async fn answer(repo: Option<Repo>, base: Option<String>) -> Response {
+    let Some(repo) = repo else {
+        return (
+            axum::http::StatusCode::NOT_FOUND,
+            "this bridge serves no repository",
+        )
+            .into_response();
+    };
+    let base = base.unwrap_or_else(|| "HEAD".to_owned());
+    match tokio::task::spawn_blocking(move || diff(&repo, &base)).await {
+        Ok(Ok(diff)) => axum::Json(diff).into_response(),
+        Ok(Err(error)) => repo::bad_request(&error),
+        Err(err) => repo::bad_request(&format!("the diff task failed: {err}")),
+    }
+}
+
+/// Compares the working tree of `repo` with `base`. `Err` is a sentence for the user.
+pub fn diff(repo: &Repo, base: &str) -> Result<Diff, String> {
+    check_ref(base)?;
+    let prefix = git(repo, &["rev-parse", "--show-prefix"]).map_err(|err| {
+        if err.contains("not a git repository") {
+            format!("{} is not in a git repository", repo.name)
+        } else {
+            err
+        }
+    })?;
+    let prefix = text(&prefix).trim_end_matches('\n').to_owned();
+    let commit = git(
+        repo,
+        &[
+            "rev-parse",
+            "--verify",
+            "--quiet",
+            "--end-of-options",
+            &format!("{base}^{{commit}}"),
+        ],
+    )
+    .map_err(|_| format!("`{base}` names no commit in this repository"))?;
+    let commit = text(&commit).trim().to_owned();
+    let diff_args = |extra: &[&'static str]| -> Vec<String> {
+        let mut args: Vec<String> = ["diff", "--no-ext-diff", "--no-textconv", "--no-color"]
+            .into_iter()
+            .chain(["--no-renames", "--relative"])
+            .chain(extra.iter().copied())
+            .map(str::to_owned)
+            .collect();
+        args.extend([commit.clone(), "--".to_owned()]);
+        args
+    };
+    let names = git(repo, &diff_args(&["--name-status", "-z"]))?;
+    let patch = git(repo, &diff_args(&["--unified=0"]))?;
+    let untracked = git(
+        repo,
+        &["ls-files", "--others", "--exclude-standard", "-z", "--"],
+    )?;
+
+    let mut rules = Rules::new(repo);
+    let mut files = Vec::new();
+    let mut wanted = Vec::new();
+    for ((status, path), hunks) in name_status(&names).into_iter().zip(patch_hunks(&patch)) {
+        let served = match status {
+            Status::Deleted => clean_and_allowed(&path),
+            Status::Added | Status::Modified => rules.stat(&path).is_some(),
+        };
+        if served {
+            if status != Status::Added {
+                wanted.push(path.clone());
+            }
+            files.push(FileDiff {
+                path,
+                status,
+                old_path: None,
+                hunks,
+                old_text: None,
+            });
+        }
+    }
+    for path in text(&untracked).split('\0').filter(|p| !p.is_empty()) {
+        if rules.stat(path).is_none() {
+            continue;
+        }
+        let Ok(bytes) = repo.read(&repo.root.join(path)) else {
+            continue;
+        };
+        files.push(FileDiff {
+            path: path.to_owned(),
+            status: Status::Added,
+            old_path: None,
+            hunks: whole_file(&bytes),
+            old_text: None,
+        });
+    }
+    let old = old_texts(repo, &commit, &prefix, &wanted)?;
+    for (file, blob) in files
+        .iter_mut()
+        .filter(|f| f.status != Status::Added)
+        .zip(old)
+    {
+        file.old_text = blob.and_then(|bytes| String::from_utf8(bytes).ok());
+    }
+    // A deleted file that was over the cap at the commit stays out.
+    files.retain(|f| f.status != Status::Deleted || f.old_text.is_some());
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(Diff {
+        base: base.to_owned(),
+        commit,
+        files,
+    })
+}
+
+/// A revision name git will not read as an option, without whitespace or control characters.
+fn check_ref(base: &str) -> Result<(), String> {
+    if base.is_empty()
+        || base.starts_with('-')
+        || base.chars().any(|c| c.is_whitespace() || c.is_control())
+    {
+        return Err(format!(
+            "`{}` is not a usable revision: it must not be empty, start with `-` or hold spaces or control characters",
+            base.escape_debug()
+        ));
+    }
+    Ok(())
+}
+
+/// A deleted path the rules would have served by its name (its folders and size are gone).
+fn clean_and_allowed(path: &str) -> bool {
+    !path.split('/').any(|p| matches!(p, "" | "." | ".."))
+        && !in_excluded_dir(path)
+        && !is_secret(path)
+}
+
+/// Runs `git -C ROOT args` without pager, locks, fsmonitor hooks or external diff programs;
+/// answers its stdout, or its stderr as the error.
+fn git<S: AsRef<std::ffi::OsStr>>(repo: &Repo, args: &[S]) -> Result<Vec<u8>, String> {
+    let output = command(repo, args)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(spawn_error)?;
+    if output.status.success() {
+        Ok(output.stdout)
+    } else {
+        Err(text(&output.stderr).trim().to_owned())
+    }
+}
+
+fn command<S: AsRef<std::ffi::OsStr>>(repo: &Repo, args: &[S]) -> Command {
+    let mut command = Command::new("git");
+    command
+        .arg("-C")
+        .arg(&repo.root)
+        .args([
+            "--no-pager",
+            "-c",
+            "core.fsmonitor=false",
+            "-c",
+            "core.quotepath=false",
+        ])
+        .args(args)
+        .env("GIT_OPTIONAL_LOCKS", "0")
+        .env("GIT_PAGER", "cat")
+        .env_remove("GIT_EXTERNAL_DIFF")
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_WORK_TREE")
+        .env_remove("GIT_INDEX_FILE")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    command
+}
+
+fn spawn_error(err: std::io::Error) -> String {
+    if err.kind() == std::io::ErrorKind::NotFound {
+        "git is not installed (no `git` on the bridge's PATH)".to_owned()
+    } else {
+        format!("cannot run git: {err}")
+    }
+}
+
+fn text(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+    String::from_utf8_lossy(bytes)
+}
+
+/// `--name-status -z` output: status letter, then the path, each NUL-terminated.
+fn name_status(out: &[u8]) -> Vec<(Status, String)> {
+    let text = text(out);
+    let mut parts = text.split('\0');
+    let mut entries = Vec::new();
+    while let (Some(code), Some(path)) = (parts.next(), parts.next()) {
+        let status = match code.chars().next() {
+            Some('A') => Status::Added,
+            Some('D') => Status::Deleted,
+            _ => Status::Modified,
+        };
+        entries.push((status, path.to_owned()));
+    }
+    entries
+}
+
+/// The hunks of each file of a `--unified=0` patch, in the order of its `diff --git` headers.
+fn patch_hunks(out: &[u8]) -> Vec<Vec<Hunk>> {
+    let mut files: Vec<Vec<Hunk>> = Vec::new();
+    for line in text(out).lines() {
+        if line.starts_with("diff --git ") {
+            files.push(Vec::new());
+        } else if let (Some(hunk), Some(file)) = (parse_hunk(line), files.last_mut()) {
+            file.push(hunk);
+        }
+    }
+    files
+}
+
+/// `@@ -3,2 +3,5 @@ …` → the four numbers (a missing count is 1).
+fn parse_hunk(line: &str) -> Option<Hunk> {
+    let rest = line.strip_prefix("@@ -")?;
+    let (ranges, _) = rest.split_once(" @@")?;
+    let (old, new) = ranges.split_once(" +")?;
+    let range = |r: &str| -> Option<(u64, u64)> {
+        match r.split_once(',') {
+            Some((start, lines)) => Some((start.parse().ok()?, lines.parse().ok()?)),
+            None => Some((r.parse().ok()?, 1)),
+        }
+    };
+    let (old_start, old_lines) = range(old)?;
+    let (new_start, new_lines) = range(new)?;
+    Some(Hunk {
+        old_start,
+        old_lines,
+        new_start,
+        new_lines,
+    })
+}
+
+/// The one hunk of a new file (none when it is empty).
+fn whole_file(bytes: &[u8]) -> Vec<Hunk> {
+    let breaks = bytes.iter().filter(|&&b| b == b'\n').count() as u64;
+    let lines = breaks + u64::from(!bytes.is_empty() && !bytes.ends_with(b"\n"));
+    if lines == 0 {
+        return Vec::new();
+    }
+    vec![Hunk {
+        old_start: 0,
+        old_lines: 0,
+        new_start: 1,
+        new_lines: lines,
+    }]
+}
+
+/// The blobs of `paths` at `commit`, in order, through one `git cat-file --batch`; `None` for a
+/// path git does not have there or one over the size cap.
+fn old_texts(
+    repo: &Repo,
+    commit: &str,
+    prefix: &str,
+    paths: &[String],
+) -> Result<Vec<Option<Vec<u8>>>, String> {
+    if paths.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut child = command(repo, &["cat-file", "--batch"])
+        .stdin(Stdio::piped())
+        .spawn()
+        .map_err(spawn_error)?;
+    let input: String = paths
+        .iter()
+        .map(|path| format!("{commit}:{prefix}{}\n", path.replace('\n', "")))
+        .collect();
+    let mut stdin = child.stdin.take();
+    let writer = std::thread::spawn(move || {
+        if let Some(stdin) = stdin.as_mut() {
+            // A failed write shows as missing blobs below.
+            let _ = stdin.write_all(input.as_bytes());
+        }
+    });
+    let mut out = Vec::new();
+    if let Some(mut stdout) = child.stdout.take() {
+        stdout
+            .read_to_end(&mut out)
+            .map_err(|err| format!("cannot read git's answer: {err}"))?;
+    }
+    let _ = writer.join();
+    let _ = child.wait();
+    Ok(parse_batch(&out, paths.len()))
+}
+
+/// `git cat-file --batch` output: per object `<oid> <type> <size>\n<bytes>\n`, or
+/// `<name> missing\n`.
+fn parse_batch(out: &[u8], count: usize) -> Vec<Option<Vec<u8>>> {
+    let mut blobs = Vec::with_capacity(count);
+    let mut at = 0;
+    while blobs.len() < count && at < out.len() {
+        let Some(end) = out[at..].iter().position(|&b| b == b'\n') else {
+            break;
+        };
+        let header = text(&out[at..at + end]).into_owned();
+        at += end + 1;
+        let mut fields = header.rsplitn(3, ' ');
+        let size = fields.next().and_then(|s| s.parse::<usize>().ok());
+        let kind = fields.next();
+        match (kind, size) {
+            (Some(kind), Some(size)) if at + size <= out.len() => {
+                let blob = &out[at..at + size];
+                at += size + 1;
+                blobs.push((kind == "blob" && size <= MAX_FILE_BYTES).then(|| blob.to_vec()));
+            }
+            _ => blobs.push(None),
+        }
+    }
+    blobs.resize(count, None);
+    blobs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run_git(dir: &std::path::Path, args: &[&str]) {
+        let status = Command::new("git")
+            .arg("-C")
+            .arg(dir)
+            .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+            .args(["-c", "commit.gpgsign=false"])
+            .args(args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .unwrap();
+        assert!(status.success(), "git {args:?}");
+    }
+
+    fn write(dir: &std::path::Path, path: &str, text: &str) {
+        let full = dir.join(path);
+        std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+        std::fs::write(full, text).unwrap();
+    }
+
+    #[test]
+    fn working_tree_against_head_with_untracked_files_and_no_secrets() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        run_git(root, &["init", "-q"]);
+        write(root, "a.py", "one\ntwo\nthree\n");
+        write(root, "b.py", "gone\n");
+        write(root, ".env", "KEY=1\n");
+        write(root, "node_modules/x.js", "x\n");
+        write(root, ".gitignore", "ignored.py\n");
+        run_git(root, &["add", "-A", "-f"]);
+        run_git(root, &["commit", "-q", "-m", "first"]);
+        write(root, "a.py", "one\n2\n2b\nthree\n");
+        std::fs::remove_file(root.join("b.py")).unwrap();
+        write(root, "new/c.py", "c1\nc2\n");
+        write(root, "ignored.py", "no\n");
+        write(root, ".env", "KEY=2\n");
+        std::fs::remove_file(root.join("node_modules/x.js")).unwrap();
+        write(root, "new/.env.local", "KEY=3\n");
+
+        let repo = Repo::open(root).unwrap();
+        let diff = diff(&repo, "HEAD").unwrap();
+        assert_eq!(diff.base, "HEAD");
+        assert_eq!(diff.commit.len(), 40);
+        let summary: Vec<(&str, Status)> = diff
+            .files
+            .iter()
+            .map(|f| (f.path.as_str(), f.status))
+            .collect();
+        assert_eq!(
+            summary,
+            [
+                ("a.py", Status::Modified),
+                ("b.py", Status::Deleted),
+                ("new/c.py", Status::Added)
+            ]
+        );
+        let a = &diff.files[0];
+        assert_eq!(
+            a.hunks,
+            [Hunk {
+                old_start: 2,
+                old_lines: 1,
+                new_start: 2,
+                new_lines: 2
+            }]
+        );
+        assert_eq!(a.old_text.as_deref(), Some("one\ntwo\nthree\n"));
+        assert_eq!(diff.files[1].old_text.as_deref(), Some("gone\n"));
+        let c = &diff.files[2];
+        assert_eq!(c.old_text, None);
+        assert_eq!(
+            c.hunks,
+            [Hunk {
+                old_start: 0,
+                old_lines: 0,
+                new_start: 1,
+                new_lines: 2
+            }]
+        );
+        let json = serde_json::to_string(&diff).unwrap();
+        assert!(!json.contains("KEY="), "{json}");
+        assert!(
+            json.contains(r#""status":"modified","old_path":null"#),
+            "{json}"
+        );
+
+        let err = super::diff(&repo, "no-such-branch").unwrap_err();
+        assert!(err.contains("names no commit"), "{err}");
+        for bad in ["--output=/tmp/x", "HEAD foo", "a\nb", ""] {
+            assert!(super::diff(&repo, bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn a_folder_outside_git_is_a_clear_error() {
+        let dir = tempfile::tempdir().unwrap();
+        write(dir.path(), "a.py", "x\n");
+        let repo = Repo::open(dir.path()).unwrap();
+        let err = diff(&repo, "HEAD").unwrap_err();
+        assert!(err.contains("not in a git repository"), "{err}");
+    }
+
+    #[test]
+    fn hunk_headers_and_batches_parse() {
+        assert_eq!(
+            parse_hunk("@@ -3 +3,0 @@ fn x()"),
+            Some(Hunk {
+                old_start: 3,
+                old_lines: 1,
+                new_start: 3,
+                new_lines: 0
+            })
+        );
+        assert_eq!(parse_hunk("@@ nonsense"), None);
+        let out = b"abc blob 3\nxyz\nHEAD:b missing\n";
+        assert_eq!(parse_batch(out, 3), [Some(b"xyz".to_vec()), None, None]);
+        assert_eq!(whole_file(b"a\nb"), whole_file(b"a\nb\n"));
+        assert!(whole_file(b"").is_empty());
+    }
+}
