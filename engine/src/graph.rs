@@ -638,6 +638,52 @@ impl Graph {
         )
     }
 
+    /// Every node (all its fields), edge (with confidence and reason), community and process as
+    /// one line each, by stable ids, in the graph's order: two graphs are the same graph when
+    /// their dumps are equal (how an incremental update is checked against a full index).
+    pub fn canonical_dump(&self) -> Vec<String> {
+        let id = |n: u32| self.node(n).map_or_else(|| format!("#{n}"), |n| n.stable_id());
+        let mut out: Vec<String> = self
+            .nodes()
+            .map(|n| {
+                format!(
+                    "node {} {}-{} exported={} sig={:?} doc={:?}",
+                    n.stable_id(),
+                    n.start_line(),
+                    n.end_line(),
+                    n.data.exported,
+                    n.signature(),
+                    n.doc()
+                )
+            })
+            .collect();
+        out.extend(self.edges().iter().map(|e| {
+            format!(
+                "edge {} -{}-> {} {:.3} {:?}",
+                id(e.from),
+                e.kind.as_str(),
+                id(e.to),
+                e.confidence,
+                e.reason
+            )
+        }));
+        out.extend(self.communities.iter().map(|c| {
+            let members: Vec<String> = c.members.iter().map(|&m| id(m)).collect();
+            format!("community {} {:.3} {members:?}", id(c.node), c.cohesion)
+        }));
+        out.extend(self.processes.iter().map(|p| {
+            let steps: Vec<String> = p.steps.iter().map(|&s| id(s)).collect();
+            format!(
+                "process {} {} {} {} {steps:?}",
+                id(p.node),
+                id(p.entry),
+                id(p.terminal),
+                p.depth
+            )
+        }));
+        out
+    }
+
     /// Approximate heap bytes held by the graph, for benchmarks.
     pub fn heap_bytes(&self) -> usize {
         self.nodes.capacity() * std::mem::size_of::<NodeData>()

@@ -401,7 +401,8 @@ async fn peers_need_the_hubs_token_and_no_foreign_origin() {
             browser: false,
             peers: 0,
             project: None,
-            stats: None
+            stats: None,
+            repo: None,
         })
     );
     assert!(hub.alive());

@@ -4,55 +4,6 @@ use super::*;
 use crate::graph::Graph;
 use crate::ingest::{SourceFile, index_with_sources};
 
-/// Every fact of a graph as text, in a fixed order: nodes with all their fields, edges with
-/// confidence and reason, communities and processes by stable ids.
-fn dump(graph: &Graph) -> Vec<String> {
-    let id = |n: u32| {
-        graph
-            .node(n)
-            .map_or_else(|| format!("#{n}"), |n| n.stable_id())
-    };
-    let mut out: Vec<String> = graph
-        .nodes()
-        .map(|n| {
-            format!(
-                "node {} {}-{} exported={} sig={:?} doc={:?}",
-                n.stable_id(),
-                n.start_line(),
-                n.end_line(),
-                n.data.exported,
-                n.signature(),
-                n.doc()
-            )
-        })
-        .collect();
-    out.extend(graph.edges().iter().map(|e| {
-        format!(
-            "edge {} -{}-> {} {:.3} {:?}",
-            id(e.from),
-            e.kind.as_str(),
-            id(e.to),
-            e.confidence,
-            e.reason
-        )
-    }));
-    out.extend(graph.communities.iter().map(|c| {
-        let members: Vec<String> = c.members.iter().map(|&m| id(m)).collect();
-        format!("community {} {:.3} {members:?}", id(c.node), c.cohesion)
-    }));
-    out.extend(graph.processes.iter().map(|p| {
-        let steps: Vec<String> = p.steps.iter().map(|&s| id(s)).collect();
-        format!(
-            "process {} {} {} {} {steps:?}",
-            id(p.node),
-            id(p.entry),
-            id(p.terminal),
-            p.depth
-        )
-    }));
-    out
-}
-
 fn file(path: &str, text: &str) -> SourceFile {
     SourceFile {
         path: path.to_owned(),
@@ -87,7 +38,7 @@ fn apply(ws: &mut Workspace, changes: Vec<FileChange>) -> (Option<Graph>, Applie
 /// Asserts that the incremental graph and texts equal a full index of `files`.
 fn assert_same(ws: &Workspace, graph: &Graph, files: &BTreeMap<String, String>) {
     let (expected, sources) = full(files);
-    let (got, want) = (dump(graph), dump(&expected));
+    let (got, want) = (graph.canonical_dump(), expected.canonical_dump());
     if got != want {
         let missing: Vec<&String> = want.iter().filter(|l| !got.contains(l)).collect();
         let extra: Vec<&String> = got.iter().filter(|l| !want.contains(l)).collect();

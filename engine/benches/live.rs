@@ -1,0 +1,353 @@
+//! Live-update benchmark: what following a save on disk costs the engine. Indexes a folder, then
+//! applies single-file edits of different sizes and a batch of many files, timing each phase and
+//! checking the result against a full index; `--replay` applies consecutive versions of a project
+//! (folders of released versions) and checks every step against a full index of that version.
+//!
+//! `cargo bench -p nexus-engine --bench live -- DIR [--edits 50] [--batch 200] [--long 1000]`
+//! `cargo bench -p nexus-engine --bench live -- --replay DIR1 DIR2 …`
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+
+use nexus_engine::{FileChange, Graph, SearchIndex, SourceFile, Workspace, index_workspace};
+
+/// The system allocator, counting live heap bytes.
+struct Counting;
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: forwarded unchanged to the system allocator.
+        let p = unsafe { System.alloc(layout) };
+        if !p.is_null() {
+            LIVE.fetch_add(layout.size(), Ordering::Relaxed);
+        }
+        p
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: forwarded unchanged to the system allocator.
+        unsafe { System.dealloc(ptr, layout) };
+        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+fn ms(t: Instant) -> f64 {
+    t.elapsed().as_secs_f64() * 1000.0
+}
+
+fn percentile(values: &mut [f64], p: f64) -> f64 {
+    values.sort_by(f64::total_cmp);
+    let i = ((values.len() as f64 - 1.0) * p).round() as usize;
+    values.get(i).copied().unwrap_or(0.0)
+}
+
+fn flag(args: &[String], name: &str, default: usize) -> usize {
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(default)
+}
+
+fn index(name: &str, files: Vec<SourceFile>) -> (Graph, Workspace) {
+    let clock_start = Instant::now();
+    let clock = || clock_start.elapsed().as_secs_f64() * 1000.0;
+    match index_workspace(name, files, &clock, &mut |_, _, _| true) {
+        Ok((graph, _, ws)) => (graph, ws),
+        Err(_) => (Graph::default(), Workspace::default()),
+    }
+}
+
+/// A function appended to a file in its own language, calling `callee` when it has one: a
+/// definition and a call edge the graph must gain.
+fn appended(path: &str, text: &str, k: usize) -> String {
+    let ext = path.rsplit('.').next().unwrap_or("");
+    let body = match ext {
+        "py" => format!("\n\ndef nexus_live_edit_{k}():\n    return len([])\n"),
+        "js" | "ts" | "tsx" | "jsx" | "mjs" => {
+            format!("\nexport function nexusLiveEdit{k}() {{ return Math.max(1, 2); }}\n")
+        }
+        "rs" => format!("\npub fn nexus_live_edit_{k}() -> usize {{ std::cmp::max(1, 2) }}\n"),
+        "go" => format!("\nfunc NexusLiveEdit{k}() int {{ return len(\"\") }}\n"),
+        "java" => format!("\n// nexus live edit {k}\n"),
+        _ => format!("\n# nexus live edit {k}\n"),
+    };
+    format!("{text}{body}")
+}
+
+/// One timed application of changes.
+struct Timed {
+    total_ms: f64,
+    phases: Vec<(String, f64)>,
+    search_ms: f64,
+}
+
+fn apply(ws: &mut Workspace, graph: &mut Graph, changes: Vec<FileChange>) -> Timed {
+    let clock_start = Instant::now();
+    let clock = || clock_start.elapsed().as_secs_f64() * 1000.0;
+    let t = Instant::now();
+    let Ok((rebuilt, applied)) = ws.apply(changes, &clock, &mut |_, _, _| true) else {
+        return Timed {
+            total_ms: ms(t),
+            phases: Vec::new(),
+            search_ms: 0.0,
+        };
+    };
+    let phases = applied
+        .phase_ms
+        .iter()
+        .map(|(p, ms)| (p.as_str().to_owned(), *ms))
+        .collect();
+    let s = Instant::now();
+    if let Some((new, _)) = rebuilt {
+        *graph = new;
+        drop(SearchIndex::build(graph));
+    }
+    let search_ms = ms(s);
+    Timed {
+        total_ms: ms(t),
+        phases,
+        search_ms,
+    }
+}
+
+/// Whether the graph equals a full index of the workspace's files as they now are.
+fn equals_full_index(name: &str, graph: &Graph, files: &BTreeMap<String, Vec<u8>>) -> bool {
+    let all = files
+        .iter()
+        .map(|(path, bytes)| SourceFile {
+            path: path.clone(),
+            bytes: bytes.clone(),
+        })
+        .collect();
+    let (full, _) = index(name, all);
+    let (a, b) = (graph.canonical_dump(), full.canonical_dump());
+    if a != b {
+        let missing = b.iter().filter(|l| !a.contains(l)).take(5).collect::<Vec<_>>();
+        let extra = a.iter().filter(|l| !b.contains(l)).take(5).collect::<Vec<_>>();
+        eprintln!("DIFFERS: missing {missing:#?}\nextra {extra:#?}");
+    }
+    a == b
+}
+
+fn edits(dir: &str, args: &[String]) {
+    let name = Path::new(dir)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let read = nexus_engine::read_tree(Path::new(dir));
+    let mut files: BTreeMap<String, Vec<u8>> =
+        read.iter().map(|f| (f.path.clone(), f.bytes.clone())).collect();
+    let t = Instant::now();
+    let (mut graph, mut ws) = index(&name, read);
+    let full_ms = ms(t);
+    let heap_fresh = LIVE.load(Ordering::Relaxed);
+    println!(
+        "== {name}: full index {full_ms:.0} ms, {} nodes, {} edges",
+        graph.node_count(),
+        graph.edge_count()
+    );
+    // Source files of the graph, from the smallest to the largest.
+    let mut sources: Vec<(String, usize)> = graph
+        .nodes()
+        .filter(|n| n.kind() == nexus_engine::NodeKind::File)
+        .map(|n| n.file().to_owned())
+        .filter_map(|p| files.get(&p).map(|b| (p, b.len())))
+        .collect();
+    sources.sort_by_key(|(p, len)| (*len, p.clone()));
+    if sources.is_empty() {
+        return println!("no source files");
+    }
+    let n = flag(args, "--edits", 50);
+    let mut totals = Vec::new();
+    let mut by_phase: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    let mut equal = 0;
+    let mut checked = 0;
+    for k in 0..n {
+        let (path, _) = &sources[k * (sources.len() - 1) / n.saturating_sub(1).max(1)];
+        let text = String::from_utf8_lossy(&files[path]).into_owned();
+        let new = appended(path, &text, k);
+        files.insert(path.clone(), new.clone().into_bytes());
+        let timed = apply(
+            &mut ws,
+            &mut graph,
+            vec![FileChange::Write(SourceFile {
+                path: path.clone(),
+                bytes: new.into_bytes(),
+            })],
+        );
+        totals.push(timed.total_ms);
+        for (phase, ms) in timed.phases {
+            by_phase.entry(phase).or_default().push(ms);
+        }
+        by_phase
+            .entry("search index".into())
+            .or_default()
+            .push(timed.search_ms);
+        if k % 10 == 0 {
+            checked += 1;
+            equal += usize::from(equals_full_index(&name, &graph, &files));
+        }
+    }
+    println!(
+        "{n} single-file edits (smallest to largest file): p50 {:.1} ms, p95 {:.1} ms; equal to a full index {equal}/{checked} times checked",
+        percentile(&mut totals.clone(), 0.5),
+        percentile(&mut totals, 0.95)
+    );
+    for (phase, mut values) in by_phase {
+        println!(
+            "  {phase:<13} p50 {:>7.1} ms  p95 {:>7.1} ms",
+            percentile(&mut values.clone(), 0.5),
+            percentile(&mut values, 0.95)
+        );
+    }
+    let batch = flag(args, "--batch", 200).min(sources.len());
+    let changes: Vec<FileChange> = sources
+        .iter()
+        .step_by((sources.len() / batch.max(1)).max(1))
+        .take(batch)
+        .map(|(path, _)| {
+            let text = String::from_utf8_lossy(&files[path]).into_owned();
+            let new = appended(path, &text, 10_000);
+            files.insert(path.clone(), new.clone().into_bytes());
+            FileChange::Write(SourceFile {
+                path: path.clone(),
+                bytes: new.into_bytes(),
+            })
+        })
+        .collect();
+    let count = changes.len();
+    let timed = apply(&mut ws, &mut graph, changes);
+    println!(
+        "a batch of {count} files: {:.0} ms ({}); equal to a full index: {}",
+        timed.total_ms,
+        timed
+            .phases
+            .iter()
+            .map(|(p, ms)| format!("{p} {ms:.0} ms"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        equals_full_index(&name, &graph, &files)
+    );
+    let long = flag(args, "--long", 0);
+    if long > 0 {
+        for k in 0..long {
+            let (path, _) = &sources[(k * 7919) % sources.len()];
+            let text = String::from_utf8_lossy(&files[path]).into_owned();
+            // Alternate between two versions so the project does not grow without end.
+            let new = if k % 2 == 0 {
+                appended(path, &text, k)
+            } else {
+                text.clone()
+            };
+            files.insert(path.clone(), new.clone().into_bytes());
+            apply(
+                &mut ws,
+                &mut graph,
+                vec![FileChange::Write(SourceFile {
+                    path: path.clone(),
+                    bytes: new.into_bytes(),
+                })],
+            );
+        }
+        let heap_after = LIVE.load(Ordering::Relaxed);
+        drop((graph, ws));
+        let base = LIVE.load(Ordering::Relaxed);
+        let all: Vec<SourceFile> = files
+            .iter()
+            .map(|(p, b)| SourceFile {
+                path: p.clone(),
+                bytes: b.clone(),
+            })
+            .collect();
+        let before_fresh = LIVE.load(Ordering::Relaxed);
+        let (fresh_graph, fresh_ws) = index(&name, all);
+        let fresh = LIVE.load(Ordering::Relaxed) - before_fresh;
+        drop((fresh_graph, fresh_ws));
+        println!(
+            "after {long} more edits: graph and files {:.1} MB on the heap; a fresh index of the same files {:.1} MB ({:+.1} %); at the start {:.1} MB",
+            (heap_after - base) as f64 / 1e6,
+            fresh as f64 / 1e6,
+            100.0 * ((heap_after - base) as f64 - fresh as f64) / fresh.max(1) as f64,
+            (heap_fresh - base.min(heap_fresh)) as f64 / 1e6,
+        );
+    }
+}
+
+/// Applies each version's differences to the previous one's workspace and checks the result
+/// against a full index of that version.
+fn replay(dirs: &[String]) {
+    let load = |dir: &str| -> BTreeMap<String, Vec<u8>> {
+        nexus_engine::read_tree(Path::new(dir))
+            .into_iter()
+            .map(|f| (f.path, f.bytes))
+            .collect()
+    };
+    let Some(first) = dirs.first() else {
+        return eprintln!("--replay needs at least two folders");
+    };
+    let name = "replay";
+    let mut files = load(first);
+    let (mut graph, mut ws) = index(
+        name,
+        files
+            .iter()
+            .map(|(p, b)| SourceFile {
+                path: p.clone(),
+                bytes: b.clone(),
+            })
+            .collect(),
+    );
+    println!("== replay from {first}: {} nodes", graph.node_count());
+    for dir in &dirs[1..] {
+        let next = load(dir);
+        let mut changes = Vec::new();
+        for (path, bytes) in &next {
+            if files.get(path) != Some(bytes) {
+                changes.push(FileChange::Write(SourceFile {
+                    path: path.clone(),
+                    bytes: bytes.clone(),
+                }));
+            }
+        }
+        for path in files.keys().filter(|p| !next.contains_key(*p)) {
+            changes.push(FileChange::Remove(path.clone()));
+        }
+        let count = changes.len();
+        let timed = apply(&mut ws, &mut graph, changes);
+        files = next;
+        let t = Instant::now();
+        let equal = equals_full_index(name, &graph, &files);
+        println!(
+            "→ {dir}: {count} files changed, applied in {:.0} ms (a full index {:.0} ms); equal to a full index: {equal}",
+            timed.total_ms,
+            ms(t)
+        );
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if let Some(i) = args.iter().position(|a| a == "--replay") {
+        let dirs: Vec<String> = args[i + 1..]
+            .iter()
+            .filter(|a| !a.starts_with("--"))
+            .cloned()
+            .collect();
+        return replay(&dirs);
+    }
+    match args.iter().find(|a| !a.starts_with("--") && a.parse::<usize>().is_err()) {
+        Some(dir) => edits(dir, &args),
+        None => eprintln!(
+            "usage: cargo bench -p nexus-engine --bench live -- DIR [--edits N] [--batch N] [--long N] | --replay DIR1 DIR2 …"
+        ),
+    }
+}
