@@ -131,8 +131,16 @@ fn equals_full_index(name: &str, graph: &Graph, files: &BTreeMap<String, Vec<u8>
     let (full, _) = index(name, all);
     let (a, b) = (graph.canonical_dump(), full.canonical_dump());
     if a != b {
-        let missing = b.iter().filter(|l| !a.contains(l)).take(5).collect::<Vec<_>>();
-        let extra = a.iter().filter(|l| !b.contains(l)).take(5).collect::<Vec<_>>();
+        let missing = b
+            .iter()
+            .filter(|l| !a.contains(l))
+            .take(5)
+            .collect::<Vec<_>>();
+        let extra = a
+            .iter()
+            .filter(|l| !b.contains(l))
+            .take(5)
+            .collect::<Vec<_>>();
         eprintln!("DIFFERS: missing {missing:#?}\nextra {extra:#?}");
     }
     a == b
@@ -144,8 +152,10 @@ fn edits(dir: &str, args: &[String]) {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let read = nexus_engine::read_tree(Path::new(dir));
-    let mut files: BTreeMap<String, Vec<u8>> =
-        read.iter().map(|f| (f.path.clone(), f.bytes.clone())).collect();
+    let mut files: BTreeMap<String, Vec<u8>> = read
+        .iter()
+        .map(|f| (f.path.clone(), f.bytes.clone()))
+        .collect();
     let t = Instant::now();
     let (mut graph, mut ws) = index(&name, read);
     let full_ms = ms(t);
@@ -344,7 +354,10 @@ fn main() {
             .collect();
         return replay(&dirs);
     }
-    match args.iter().find(|a| !a.starts_with("--") && a.parse::<usize>().is_err()) {
+    match args
+        .iter()
+        .find(|a| !a.starts_with("--") && a.parse::<usize>().is_err())
+    {
         Some(dir) => edits(dir, &args),
         None => eprintln!(
             "usage: cargo bench -p nexus-engine --bench live -- DIR [--edits N] [--batch N] [--long N] | --replay DIR1 DIR2 …"

@@ -642,7 +642,10 @@ impl Graph {
     /// one line each, by stable ids, in the graph's order: two graphs are the same graph when
     /// their dumps are equal (how an incremental update is checked against a full index).
     pub fn canonical_dump(&self) -> Vec<String> {
-        let id = |n: u32| self.node(n).map_or_else(|| format!("#{n}"), |n| n.stable_id());
+        let id = |n: u32| {
+            self.node(n)
+                .map_or_else(|| format!("#{n}"), |n| n.stable_id())
+        };
         let mut out: Vec<String> = self
             .nodes()
             .map(|n| {

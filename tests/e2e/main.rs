@@ -8,6 +8,7 @@ mod embed;
 mod hosted;
 mod hub_sockets;
 mod inspector;
+mod live;
 mod load;
 mod peers;
 mod relay;

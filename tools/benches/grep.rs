@@ -53,6 +53,7 @@ fn main() {
         sources: &sources,
         previous: None,
         working_changes: None,
+        changed_ms: None,
         memory: &memory,
         clock: elapsed_ms,
         cancelled: || false,

@@ -14,17 +14,34 @@ const HOTSPOTS: usize = 5;
 /// Folders listed in the structure outline.
 const OUTLINE_FOLDERS: usize = 25;
 
-pub fn run(graph: &Graph, params: &ContextParams) -> String {
+/// How long ago something happened, in a few characters.
+fn ago(ms: f64) -> String {
+    let s = (ms / 1000.0).max(0.0);
+    match s {
+        s if s < 90.0 => format!("{s:.0} s ago"),
+        s if s < 5400.0 => format!("{:.0} min ago", s / 60.0),
+        s if s < 172_800.0 => format!("{:.0} h ago", s / 3600.0),
+        s => format!("{:.0} days ago", s / 86_400.0),
+    }
+}
+
+/// `age_ms`: how long ago the graph last changed (indexed or updated from disk), when known.
+pub fn run(graph: &Graph, params: &ContextParams, age_ms: Option<f64>) -> String {
     let show = |focus: ContextFocus| params.focus.is_none_or(|f| f == focus);
     if params.format == Some(Format::Json) {
-        return json_answer(graph, &show).to_string();
+        let mut answer = json_answer(graph, &show);
+        if let Some(age) = age_ms {
+            answer["changed_ms_ago"] = json!(age.max(0.0).round() as u64);
+        }
+        return answer.to_string();
     }
     let mut out = String::new();
     let _ = writeln!(out, "# {}", graph.project);
     if show(ContextFocus::Stats) {
+        let changed = age_ms.map_or_else(String::new, |age| format!(" · updated {}", ago(age)));
         let _ = writeln!(
             out,
-            "{} files · {} nodes · {} edges",
+            "{} files · {} nodes · {} edges{changed}",
             graph.file_count(),
             graph.node_count(),
             graph.edge_count()
@@ -186,8 +203,23 @@ mod tests {
     use nexus_engine::sample::sample_graph;
 
     #[test]
+    fn the_stats_line_says_how_fresh_the_graph_is() {
+        let graph = sample_graph();
+        let params = ContextParams::default();
+        let fresh = run(&graph, &params, Some(12_000.0));
+        assert!(
+            fresh
+                .lines()
+                .nth(1)
+                .is_some_and(|l| l.ends_with(" · updated 12 s ago")),
+            "{fresh}"
+        );
+        assert!(run(&graph, &params, Some(3.0 * 3_600_000.0)).contains("updated 3 h ago"));
+        assert!(!run(&graph, &params, None).contains("updated"));
+    }
+    #[test]
     fn markdown_covers_stats_hotspots_structure_and_schema() {
-        let text = run(&sample_graph(), &ContextParams::default());
+        let text = run(&sample_graph(), &ContextParams::default(), None);
         assert!(
             text.starts_with("# sample-shop\n3 files · 11 nodes · 21 edges"),
             "{text}"
@@ -209,7 +241,7 @@ mod tests {
             focus: Some(ContextFocus::Structure),
             format: None,
         };
-        let text = run(&sample_graph(), &params);
+        let text = run(&sample_graph(), &params, None);
         assert!(text.contains("## Structure"));
         assert!(!text.contains("## Schema") && !text.contains("nodes ·"));
     }
@@ -221,7 +253,7 @@ mod tests {
             format: Some(Format::Json),
         };
         let value: serde_json::Value =
-            serde_json::from_str(&run(&sample_graph(), &params)).unwrap();
+            serde_json::from_str(&run(&sample_graph(), &params, None)).unwrap();
         assert_eq!(value["stats"]["files"], 3);
         assert_eq!(value["stats"]["edge_types"]["CALLS"], 6);
         assert_eq!(value["folders"]["shop"], 3);

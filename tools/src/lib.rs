@@ -96,6 +96,9 @@ pub struct ToolContext<'a> {
     /// The working tree's changes against the commit a `diff` call names in `base`, fetched
     /// from the bridge's repository for that call; `None` without one.
     pub working_changes: Option<&'a WorkingChanges>,
+    /// When the graph last changed (indexed, restored or updated from disk), in milliseconds
+    /// since the Unix epoch; `context` says how fresh it is.
+    pub changed_ms: Option<f64>,
     /// What the tools remember between calls on this graph.
     pub memory: &'a ToolMemory,
     /// Milliseconds since the Unix epoch, for the cache's time to live.
@@ -197,6 +200,7 @@ fn run(
         ToolName::Context => Ok(context::run(
             ctx.graph,
             &params::<ContextParams>(name, args)?,
+            ctx.changed_ms.map(|ms| ctx.now_ms - ms),
         )),
         ToolName::Search => search::run(ctx, &params::<SearchParams>(name, args)?),
         ToolName::Overview => Ok(overview::run(ctx, &params::<OverviewParams>(name, args)?)),
@@ -1017,6 +1021,7 @@ mod tests {
             sources: &sources,
             previous: None,
             working_changes: None,
+            changed_ms: None,
             memory: &memory,
             now_ms: 0.0,
             clock: test_support::ticking_clock,
@@ -1067,6 +1072,7 @@ mod tests {
             sources: &sources,
             previous: None,
             working_changes: None,
+            changed_ms: None,
             memory: &memory,
             now_ms: 0.0,
             clock: test_support::ticking_clock,

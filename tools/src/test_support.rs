@@ -37,6 +37,7 @@ pub fn with_sources(graph: Graph, sources: Sources, f: impl FnOnce(&ToolContext)
         sources: &sources,
         previous: None,
         working_changes: None,
+        changed_ms: None,
         memory: &memory,
         now_ms: 0.0,
         clock: ticking_clock,

@@ -52,6 +52,7 @@ impl Fixture {
             sources: &self.sources,
             previous: None,
             working_changes: None,
+            changed_ms: None,
             memory,
             now_ms,
             clock: crate::test_support::ticking_clock,

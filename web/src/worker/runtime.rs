@@ -55,6 +55,9 @@ struct State {
     /// Descriptions the LLM wrote over summaries (node id → text), written again over every
     /// rebuilt graph.
     described: Vec<(String, String)>,
+    /// Vectors of an earlier version of this graph that a newer change overtook before they
+    /// were reused: the next embedding run reuses their rows.
+    unattached: Option<SavedVectors>,
 }
 
 impl State {
@@ -72,6 +75,7 @@ impl State {
             queries: None,
             pending: Vec::new(),
             described: Vec::new(),
+            unattached: None,
         }
     }
 
@@ -648,8 +652,23 @@ fn apply_changes(
     };
     report_applied(worker, seq, &applied, now() - started);
     if let Some(previous) = previous_vectors {
-        post_view(&worker.state.borrow().graph);
-        start_embedding(worker, previous);
+        // Calls that queued up while the change was applied are answered first: the picture
+        // and the vectors follow on a later turn of the event loop.
+        let generation = worker.state.borrow().indexed_ms;
+        let worker = worker.clone();
+        wasm_bindgen_futures::spawn_local(async move {
+            gloo_timers::future::TimeoutFuture::new(0).await;
+            if worker.state.borrow().indexed_ms != generation {
+                // A newer change came first: its embedding run reuses these rows.
+                let mut state = worker.state.borrow_mut();
+                if state.unattached.is_none() {
+                    state.unattached = previous;
+                }
+                return;
+            }
+            post_view(&worker.state.borrow().graph);
+            start_embedding(&worker, previous);
+        });
     }
     if applied.rebuilt || applied.texts > 0 || !applied.removed.is_empty() {
         schedule_save(worker);
@@ -671,7 +690,8 @@ fn swap_graph(state: &mut State, mut graph: Graph) -> Option<SavedVectors> {
             model,
             saved_ms: state.indexed_ms,
             vectors: vectors.clone(),
-        });
+        })
+        .or_else(|| state.unattached.take());
     state.search = SearchIndex::build(&graph);
     let memory = std::mem::take(&mut state.memory);
     state.memory = memory.carried_over(&state.graph, &graph);
@@ -769,6 +789,7 @@ fn context_with<'a>(
         sources: state.sources(),
         previous: state.previous.as_ref(),
         working_changes,
+        changed_ms: (!state.sample).then_some(state.indexed_ms),
         memory: &state.memory,
         now_ms: now(),
         clock: now,
