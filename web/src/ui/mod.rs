@@ -508,6 +508,7 @@ fn on_worker_event(page: &WorkerPage, event: &FromWorker) {
             removed,
             unchanged,
             ms,
+            phases,
             graph,
             error,
             ..
@@ -522,6 +523,21 @@ fn on_worker_event(page: &WorkerPage, event: &FromWorker) {
                 web_sys::console::warn_1(&format!("nexus: changes not applied: {error}").into());
                 return;
             }
+            let phases_text: Vec<String> = phases
+                .iter()
+                .map(|(phase, ms)| format!("{phase} {ms:.0}"))
+                .collect();
+            expose(
+                "__nexusApplied",
+                &[
+                    ("seq", JsValue::from_f64(*seq as f64)),
+                    ("ms", JsValue::from_f64(*ms)),
+                    ("parsed", JsValue::from_f64(parsed.len() as f64)),
+                    ("removed", JsValue::from_f64(removed.len() as f64)),
+                    ("phases", JsValue::from_str(&phases_text.join(", "))),
+                    ("at", JsValue::from_f64(js_sys::Date::now())),
+                ],
+            );
             let changed = parsed.len() + removed.len();
             let what = changes_line(parsed, removed, *unchanged);
             if page.restoring.get_value() {
@@ -556,7 +572,7 @@ fn on_worker_event(page: &WorkerPage, event: &FromWorker) {
             source,
         } => {
             page.progress.set(None);
-            expose_embedded(&[
+            expose("__nexusEmbedded", &[
                 ("nodes", JsValue::from_f64(*nodes as f64)),
                 ("reused", JsValue::from_f64(*reused as f64)),
                 ("ms", JsValue::from_f64(*ms)),
@@ -570,17 +586,14 @@ fn on_worker_event(page: &WorkerPage, event: &FromWorker) {
     }
 }
 
-/// The last embedding run, for tests and benchmarks: `window.__nexusEmbedded`.
-fn expose_embedded(fields: &[(&str, JsValue)]) {
+/// The last embedding run (`window.__nexusEmbedded`) or change from disk applied
+/// (`window.__nexusApplied`), for tests and benchmarks.
+fn expose(name: &str, fields: &[(&str, JsValue)]) {
     let report = js_sys::Object::new();
     for (key, value) in fields {
         let _ = js_sys::Reflect::set(&report, &JsValue::from_str(key), value);
     }
-    let _ = js_sys::Reflect::set(
-        &js_sys::global(),
-        &JsValue::from_str("__nexusEmbedded"),
-        &report,
-    );
+    let _ = js_sys::Reflect::set(&js_sys::global(), &JsValue::from_str(name), &report);
 }
 
 /// The selected node's stable id lives in the URL hash (`#node=…`), so a reload returns to it.
