@@ -5,6 +5,8 @@
 //!
 //! `cargo bench -p nexus-engine --bench live -- DIR [--edits 50] [--batch 200] [--long 1000]`
 //! `cargo bench -p nexus-engine --bench live -- --replay DIR1 DIR2 …`
+//! `cargo bench -p nexus-engine --bench live -- --git REPO N` (the last N commits of a git
+//! repository, one at a time)
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::collections::BTreeMap;
@@ -55,6 +57,11 @@ fn flag(args: &[String], name: &str, default: usize) -> usize {
         .and_then(|i| args.get(i + 1))
         .and_then(|n| n.parse().ok())
         .unwrap_or(default)
+}
+
+/// A count given right after the `--git REPO` pair (`--git REPO 30`), else 20.
+fn flag_after(args: &[String], at: usize) -> usize {
+    args.get(at).and_then(|n| n.parse().ok()).unwrap_or(20)
 }
 
 fn index(name: &str, files: Vec<SourceFile>) -> (Graph, Workspace) {
@@ -292,20 +299,93 @@ fn edits(dir: &str, args: &[String]) {
     }
 }
 
+/// What `git` prints, or nothing when it fails.
+fn git(repo: &str, args: &[&str]) -> Vec<u8> {
+    std::process::Command::new("git")
+        .arg("-C")
+        .arg(repo)
+        .args(args)
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| o.stdout)
+        .unwrap_or_default()
+}
+
+/// Every file of `commit` in a git repository.
+fn tree_at(repo: &str, commit: &str) -> BTreeMap<String, Vec<u8>> {
+    let list = git(repo, &["ls-tree", "-r", "--name-only", "-z", commit]);
+    list.split(|&b| b == 0)
+        .filter(|p| !p.is_empty())
+        .map(|p| String::from_utf8_lossy(p).into_owned())
+        .map(|path| {
+            let bytes = git(repo, &["show", &format!("{commit}:{path}")]);
+            (path, bytes)
+        })
+        .collect()
+}
+
+/// Replays the last `n` commits of a git repository, one at a time.
+fn replay_git(repo: &str, n: usize) {
+    let log = String::from_utf8_lossy(&git(
+        repo,
+        &[
+            "log",
+            "--first-parent",
+            "--format=%H",
+            &format!("-{}", n + 1),
+        ],
+    ))
+    .into_owned();
+    let commits: Vec<&str> = log.lines().rev().collect();
+    if commits.len() < 2 {
+        return eprintln!("--git {repo}: fewer than two commits");
+    }
+    let versions: Vec<(String, Box<dyn Fn() -> BTreeMap<String, Vec<u8>>>)> = commits
+        .iter()
+        .map(|c| {
+            let (repo, c) = (repo.to_owned(), (*c).to_owned());
+            let label = c[..8.min(c.len())].to_owned();
+            (
+                label,
+                Box::new(move || tree_at(&repo, &c)) as Box<dyn Fn() -> BTreeMap<String, Vec<u8>>>,
+            )
+        })
+        .collect();
+    replay_versions(&versions);
+}
+
 /// Applies each version's differences to the previous one's workspace and checks the result
 /// against a full index of that version.
 fn replay(dirs: &[String]) {
-    let load = |dir: &str| -> BTreeMap<String, Vec<u8>> {
-        nexus_engine::read_tree(Path::new(dir))
-            .into_iter()
-            .map(|f| (f.path, f.bytes))
-            .collect()
-    };
-    let Some(first) = dirs.first() else {
-        return eprintln!("--replay needs at least two folders");
+    let versions: Vec<(String, Box<dyn Fn() -> BTreeMap<String, Vec<u8>>>)> = dirs
+        .iter()
+        .map(|dir| {
+            let dir = dir.clone();
+            (
+                dir.clone(),
+                Box::new(move || {
+                    nexus_engine::read_tree(Path::new(&dir))
+                        .into_iter()
+                        .map(|f| (f.path, f.bytes))
+                        .collect()
+                }) as Box<dyn Fn() -> BTreeMap<String, Vec<u8>>>,
+            )
+        })
+        .collect();
+    replay_versions(&versions);
+}
+
+/// A version's label and how to read its files.
+type Version = (String, Box<dyn Fn() -> BTreeMap<String, Vec<u8>>>);
+
+fn replay_versions(versions: &[Version]) {
+    let Some((first, load_first)) = versions.first() else {
+        return eprintln!("--replay needs at least two versions");
     };
     let name = "replay";
-    let mut files = load(first);
+    let mut files = load_first();
+    let mut equal = 0;
     let (mut graph, mut ws) = index(
         name,
         files
@@ -317,8 +397,8 @@ fn replay(dirs: &[String]) {
             .collect(),
     );
     println!("== replay from {first}: {} nodes", graph.node_count());
-    for dir in &dirs[1..] {
-        let next = load(dir);
+    for (dir, load) in &versions[1..] {
+        let next = load();
         let mut changes = Vec::new();
         for (path, bytes) in &next {
             if files.get(path) != Some(bytes) {
@@ -335,17 +415,26 @@ fn replay(dirs: &[String]) {
         let timed = apply(&mut ws, &mut graph, changes);
         files = next;
         let t = Instant::now();
-        let equal = equals_full_index(name, &graph, &files);
+        let same = equals_full_index(name, &graph, &files);
+        equal += usize::from(same);
         println!(
-            "→ {dir}: {count} files changed, applied in {:.0} ms (a full index {:.0} ms); equal to a full index: {equal}",
+            "→ {dir}: {count} files changed, applied in {:.0} ms (a full index {:.0} ms); equal to a full index: {same}",
             timed.total_ms,
             ms(t)
         );
     }
+    println!(
+        "{equal} of {} steps equal to a full index",
+        versions.len() - 1
+    );
 }
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if let Some(i) = args.iter().position(|a| a == "--git") {
+        let repo = args.get(i + 1).cloned().unwrap_or_else(|| ".".into());
+        return replay_git(&repo, flag_after(&args, i + 2));
+    }
     if let Some(i) = args.iter().position(|a| a == "--replay") {
         let dirs: Vec<String> = args[i + 1..]
             .iter()

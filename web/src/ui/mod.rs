@@ -572,15 +572,18 @@ fn on_worker_event(page: &WorkerPage, event: &FromWorker) {
             source,
         } => {
             page.progress.set(None);
-            expose("__nexusEmbedded", &[
-                ("nodes", JsValue::from_f64(*nodes as f64)),
-                ("reused", JsValue::from_f64(*reused as f64)),
-                ("ms", JsValue::from_f64(*ms)),
-                ("message", JsValue::from_str(message)),
-                ("restored", JsValue::from_bool(*restored)),
-                ("bytes", JsValue::from_f64(*bytes as f64)),
-                ("source", JsValue::from_str(source)),
-            ]);
+            expose(
+                "__nexusEmbedded",
+                &[
+                    ("nodes", JsValue::from_f64(*nodes as f64)),
+                    ("reused", JsValue::from_f64(*reused as f64)),
+                    ("ms", JsValue::from_f64(*ms)),
+                    ("message", JsValue::from_str(message)),
+                    ("restored", JsValue::from_bool(*restored)),
+                    ("bytes", JsValue::from_f64(*bytes as f64)),
+                    ("source", JsValue::from_str(source)),
+                ],
+            );
         }
         FromWorker::Result { .. } => {}
     }
