@@ -341,15 +341,12 @@ fn replay_git(repo: &str, n: usize) {
     if commits.len() < 2 {
         return eprintln!("--git {repo}: fewer than two commits");
     }
-    let versions: Vec<(String, Box<dyn Fn() -> BTreeMap<String, Vec<u8>>>)> = commits
+    let versions: Vec<Version> = commits
         .iter()
         .map(|c| {
             let (repo, c) = (repo.to_owned(), (*c).to_owned());
             let label = c[..8.min(c.len())].to_owned();
-            (
-                label,
-                Box::new(move || tree_at(&repo, &c)) as Box<dyn Fn() -> BTreeMap<String, Vec<u8>>>,
-            )
+            (label, Box::new(move || tree_at(&repo, &c)) as Load)
         })
         .collect();
     replay_versions(&versions);
@@ -358,7 +355,7 @@ fn replay_git(repo: &str, n: usize) {
 /// Applies each version's differences to the previous one's workspace and checks the result
 /// against a full index of that version.
 fn replay(dirs: &[String]) {
-    let versions: Vec<(String, Box<dyn Fn() -> BTreeMap<String, Vec<u8>>>)> = dirs
+    let versions: Vec<Version> = dirs
         .iter()
         .map(|dir| {
             let dir = dir.clone();
@@ -369,15 +366,17 @@ fn replay(dirs: &[String]) {
                         .into_iter()
                         .map(|f| (f.path, f.bytes))
                         .collect()
-                }) as Box<dyn Fn() -> BTreeMap<String, Vec<u8>>>,
+                }) as Load,
             )
         })
         .collect();
     replay_versions(&versions);
 }
 
+/// How to read one version's files.
+type Load = Box<dyn Fn() -> BTreeMap<String, Vec<u8>>>;
 /// A version's label and how to read its files.
-type Version = (String, Box<dyn Fn() -> BTreeMap<String, Vec<u8>>>);
+type Version = (String, Load);
 
 fn replay_versions(versions: &[Version]) {
     let Some((first, load_first)) = versions.first() else {
