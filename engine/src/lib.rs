@@ -50,4 +50,4 @@ pub use search::{Hit, Mode, QueryEmbedder, SearchIndex, tokens};
 pub use summary::{MAX_DESCRIPTION_CHARS, describe, summary_tail};
 pub use walk::{Reached, Toward, Walk, Walked};
 pub use workspace::{Applied, FileChange, Workspace, WorkspaceParts, content_hash};
-pub use zip_source::{read_zip, read_zip_from};
+pub use zip_source::{ZipPaths, read_zip, read_zip_from};

@@ -42,17 +42,29 @@ pub struct ZipReport {
     pub skipped_unreadable: usize,
 }
 
+/// How an archive's entry names become paths.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ZipPaths {
+    /// A single top-level folder shared by every entry is stripped, so `repo-main/src/a.py`
+    /// becomes `src/a.py` (an archive a person made or downloaded).
+    StripCommonRoot,
+    /// Entry names are the paths (the bridge's archives of its repository, whose paths must
+    /// match its listing even when every file lies in one folder).
+    AsWritten,
+}
+
 /// Extracts the files of an archive. A single top-level folder shared by every entry is
 /// stripped, so `repo-main/src/a.py` becomes `src/a.py`. Oversized entries are skipped (the
 /// ingest filter would drop them anyway) without being decompressed.
 pub fn read_zip(bytes: &[u8]) -> Result<(Vec<SourceFile>, ZipReport), ZipError> {
-    read_zip_from(Cursor::new(bytes))
+    read_zip_from(Cursor::new(bytes), ZipPaths::StripCommonRoot)
 }
 
 /// `read_zip` over any seekable reader (the worker reads straight from a JS buffer, so the
-/// archive is never copied whole into wasm memory).
+/// archive is never copied whole into wasm memory), with entry names read as `paths` says.
 pub fn read_zip_from(
     reader: impl std::io::Read + std::io::Seek,
+    paths: ZipPaths,
 ) -> Result<(Vec<SourceFile>, ZipReport), ZipError> {
     let mut archive =
         zip::ZipArchive::new(reader).map_err(|e| ZipError::Unreadable(e.to_string()))?;
@@ -107,7 +119,9 @@ pub fn read_zip_from(
             bytes: content,
         });
     }
-    strip_common_root(&mut files);
+    if paths == ZipPaths::StripCommonRoot {
+        strip_common_root(&mut files);
+    }
     Ok((files, report))
 }
 
@@ -142,6 +156,25 @@ mod tests {
             w.finish().unwrap();
         }
         out.into_inner()
+    }
+
+    #[test]
+    fn archives_of_the_bridge_keep_their_paths() {
+        let mut zip = Vec::new();
+        {
+            let mut w = zip::ZipWriter::new(std::io::Cursor::new(&mut zip));
+            let opts = zip::write::SimpleFileOptions::default();
+            for name in ["app/a.py", "app/b.py"] {
+                w.start_file(name, opts).unwrap();
+                w.write_all(b"x = 1\n").unwrap();
+            }
+            w.finish().unwrap();
+        }
+        let (files, _) = read_zip_from(Cursor::new(&zip), ZipPaths::AsWritten).unwrap();
+        let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(paths, ["app/a.py", "app/b.py"]);
+        let (files, _) = read_zip(&zip).unwrap();
+        assert_eq!(files[0].path, "a.py", "a person's archive loses its one top folder");
     }
 
     #[test]

@@ -117,9 +117,9 @@ try {
   });
 
   await check("diff with base HEAD names what changed since the commit", async () => {
-    const r = await client.callTool({ name: "diff", arguments: { base: "HEAD" } });
+    const r = await client.callTool({ name: "diff", arguments: { base: "HEAD", limit: 200, max_tokens: 20000 } });
     const answer = text(r);
-    if (r.isError || !/added_later/.test(answer) || !/doomed/.test(answer)) fail(`diff: ${answer.slice(0, 800)}`);
+    if (r.isError || !/added_later/.test(answer) || !/deleted Function `Function:app\/old.py:doomed`/.test(answer) || !/vs HEAD \([0-9a-f]{7}\)/.test(answer)) fail(`diff: ${answer.slice(0, 800)}`);
   });
 
   await check("changes made while the tab was closed are applied when it opens again", async () => {

@@ -21,6 +21,8 @@ use nexus_engine::Filter;
 /// (moved to the worker, never copied into the page's wasm memory, which could not shrink after).
 pub enum Source {
     Zip(String, ArrayBuffer),
+    /// The bridge's archive of the repository it serves: paths as written.
+    Served(String, ArrayBuffer),
     /// (path, content) pairs.
     Files(String, Vec<(String, ArrayBuffer)>),
 }
@@ -265,7 +267,7 @@ pub async fn load_bridge_repo(name: String, on_files: FilesHandler, on_error: Er
     }
     .await;
     match result {
-        Ok(bytes) => on_files(Source::Zip(name, bytes)),
+        Ok(bytes) => on_files(Source::Served(name, bytes)),
         Err(err) => on_error(err),
     }
 }

@@ -199,7 +199,8 @@ pub fn App() -> impl IntoView {
                 started_ms: now_ms(),
             }));
             match source {
-                load::Source::Zip(name, bytes) => engine.load_zip(name, bytes),
+                load::Source::Zip(name, bytes) => engine.load_zip(name, bytes, false),
+                load::Source::Served(name, bytes) => engine.load_zip(name, bytes, true),
                 load::Source::Files(name, files) => engine.load_files(name, files),
             }
         })

@@ -169,9 +169,10 @@ impl EngineClient {
         }
     }
 
-    /// Indexes a ZIP archive in the worker; the buffer moves there.
-    pub fn load_zip(&self, name: String, zip: ArrayBuffer) {
-        if let Err(message) = self.send(&ToWorker::LoadZip { name }, vec![zip]) {
+    /// Indexes a ZIP archive in the worker (`served`: the bridge's archive of its repository,
+    /// paths as written); the buffer moves there.
+    pub fn load_zip(&self, name: String, zip: ArrayBuffer, served: bool) {
+        if let Err(message) = self.send(&ToWorker::LoadZip { name, served }, vec![zip]) {
             self.emit(&FromWorker::Failed { message });
         }
     }

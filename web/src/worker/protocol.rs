@@ -8,8 +8,13 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ToWorker {
-    /// Index a ZIP archive (the first buffer).
-    LoadZip { name: String },
+    /// Index a ZIP archive (the first buffer); `served` when it is the bridge's archive of its
+    /// repository, whose entry names are the paths as they are.
+    LoadZip {
+        name: String,
+        #[serde(default)]
+        served: bool,
+    },
     /// Index files: `paths[i]` is the content of buffer `i`.
     LoadFiles { name: String, paths: Vec<String> },
     /// Index the built-in sample project.

@@ -23,7 +23,7 @@ use nexus_engine::SearchIndex;
 use nexus_engine::embed::VectorIndex;
 use nexus_engine::fingerprint::Fingerprint;
 use nexus_engine::layout::layout;
-use nexus_engine::read_zip_from;
+use nexus_engine::{ZipPaths, read_zip_from};
 use nexus_engine::sample::{SAMPLE_PROJECT, sample_graph, sample_sources};
 use nexus_engine::snapshot::{self, SavedVectors};
 use nexus_engine::syntax::highlight;
@@ -494,13 +494,18 @@ fn handle(worker: &Rc<Worker>, data: JsValue) {
                 None,
             ));
         }
-        ToWorker::LoadZip { name } => {
+        ToWorker::LoadZip { name, served } => {
             let started = now();
             let zip = parts
                 .get(1)
                 .dyn_into::<ArrayBuffer>()
                 .unwrap_or_else(|_| ArrayBuffer::new(0));
-            match read_zip_from(JsBufferReader::new(&zip)) {
+            let paths = if served {
+                ZipPaths::AsWritten
+            } else {
+                ZipPaths::StripCommonRoot
+            };
+            match read_zip_from(JsBufferReader::new(&zip), paths) {
                 Ok((files, _)) => {
                     let unzip_ms = Some(now() - started);
                     wasm_bindgen_futures::spawn_local(load(worker.clone(), name, files, unzip_ms));
@@ -602,7 +607,7 @@ fn apply_changes(
     let written = if zip.byte_length() == 0 {
         Vec::new()
     } else {
-        match read_zip_from(JsBufferReader::new(zip)) {
+        match read_zip_from(JsBufferReader::new(zip), ZipPaths::AsWritten) {
             Ok((files, _)) => files,
             Err(err) => return refuse(format!("the changed files did not arrive whole: {err}")),
         }
