@@ -174,7 +174,10 @@ mod tests {
         let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
         assert_eq!(paths, ["app/a.py", "app/b.py"]);
         let (files, _) = read_zip(&zip).unwrap();
-        assert_eq!(files[0].path, "a.py", "a person's archive loses its one top folder");
+        assert_eq!(
+            files[0].path, "a.py",
+            "a person's archive loses its one top folder"
+        );
     }
 
     #[test]

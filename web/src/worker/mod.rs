@@ -6,6 +6,7 @@ pub mod client;
 mod embed;
 mod git;
 mod js_reader;
+mod live;
 mod parse_pool;
 pub mod protocol;
 mod provider;

@@ -14,6 +14,7 @@ use super::cancel::{self, CancelBoard};
 use super::embed;
 use super::git;
 use super::js_reader::JsBufferReader;
+use super::live;
 use super::parse_pool;
 use super::protocol::{CodeView, FromWorker, GraphSummary, Restored, ToWorker};
 use super::provider::{self, ProviderQueries};
@@ -23,13 +24,13 @@ use nexus_engine::SearchIndex;
 use nexus_engine::embed::VectorIndex;
 use nexus_engine::fingerprint::Fingerprint;
 use nexus_engine::layout::layout;
-use nexus_engine::{ZipPaths, read_zip_from};
 use nexus_engine::sample::{SAMPLE_PROJECT, sample_graph, sample_sources};
 use nexus_engine::snapshot::{self, SavedVectors};
 use nexus_engine::syntax::highlight;
 use nexus_engine::{
-    Applied, FileChange, Phase, SourceFile, Sources, Workspace, filter_files, finish_workspace,
+    Applied, Phase, SourceFile, Sources, Workspace, filter_files, finish_workspace,
 };
+use nexus_engine::{ZipPaths, read_zip_from};
 use nexus_shared::{ErrorCode, Outcome, ToolError, ToolOutput};
 use nexus_tools as tools;
 use nexus_tools::ToolMemory;
@@ -604,31 +605,10 @@ fn apply_changes(
     if worker.indexing.get() {
         return refuse("a repository is being indexed; the changes are compared after it".into());
     }
-    let written = if zip.byte_length() == 0 {
-        Vec::new()
-    } else {
-        match read_zip_from(JsBufferReader::new(zip), ZipPaths::AsWritten) {
-            Ok((files, _)) => files,
-            Err(err) => return refuse(format!("the changed files did not arrive whole: {err}")),
-        }
+    let changes = match live::changes_from_zip(zip, &changed, &removed) {
+        Ok(changes) => changes,
+        Err(err) => return refuse(err),
     };
-    let wanted: std::collections::HashSet<&str> = changed.iter().map(String::as_str).collect();
-    let mut arrived = std::collections::HashSet::new();
-    let mut changes: Vec<FileChange> = Vec::with_capacity(changed.len() + removed.len());
-    for file in written {
-        if wanted.contains(file.path.as_str()) {
-            arrived.insert(file.path.clone());
-            changes.push(FileChange::Write(file));
-        }
-    }
-    // A changed file the bridge no longer serves (gone again, now a secret) is gone.
-    changes.extend(
-        changed
-            .iter()
-            .filter(|p| !arrived.contains(*p))
-            .chain(&removed)
-            .map(|p| FileChange::Remove(p.clone())),
-    );
     let result = worker
         .state
         .borrow_mut()
