@@ -268,6 +268,8 @@ pub struct Filtered {
     entries: std::collections::BTreeMap<String, Entry>,
     /// The secrets received, by name only.
     secrets: std::collections::BTreeSet<String>,
+    /// Every `.gitignore` received, by path.
+    gitignores: std::collections::BTreeMap<String, String>,
     stats: IndexStats,
     filtered_at: f64,
 }
@@ -284,7 +286,11 @@ pub fn filter_files(files: Vec<SourceFile>, clock: Clock) -> Filtered {
         .filter(|f| is_gitignore(&f.path))
         .map(|f| (f.path.as_str(), f.bytes.as_slice()))
         .collect();
-    let filter = Filter::new(gitignores.into_iter(), DEFAULT_MAX_FILE_BYTES);
+    let filter = Filter::new(gitignores.iter().copied(), DEFAULT_MAX_FILE_BYTES);
+    let gitignores = gitignores
+        .into_iter()
+        .map(|(p, b)| (p.to_owned(), String::from_utf8_lossy(b).into_owned()))
+        .collect();
     let mut to_parse: Vec<(Lang, SourceFile)> = Vec::new();
     let mut texts = Sources::new();
     let mut entries = std::collections::BTreeMap::new();
@@ -327,6 +333,7 @@ pub fn filter_files(files: Vec<SourceFile>, clock: Clock) -> Filtered {
         texts,
         entries,
         secrets,
+        gitignores,
         stats,
         filtered_at,
     }
@@ -391,6 +398,7 @@ pub fn finish_workspace(
         texts: mut sources,
         mut entries,
         secrets,
+        gitignores,
         mut stats,
         filtered_at,
         ..
@@ -421,7 +429,7 @@ pub fn finish_workspace(
     if !progress(Phase::Parse, facts.len(), facts.len()) {
         return Err(Cancelled);
     }
-    let ws = Workspace::from_index(project, sources, entries, secrets, facts);
+    let ws = Workspace::from_index(project, sources, entries, secrets, gitignores, facts);
     let (graph, resolve, phase_ms) = build(project, ws.facts(), clock, progress)?;
     stats.resolve = resolve;
     stats.phase_ms.extend(phase_ms);

@@ -102,6 +102,8 @@ pub struct Workspace {
     entries: BTreeMap<String, Entry>,
     /// Secret files received: named only, for the stats (no hash of a secret is ever kept).
     secrets: std::collections::BTreeSet<String>,
+    /// Every `.gitignore` received, kept or not (a full index applies them all), by path.
+    gitignores: BTreeMap<String, String>,
 }
 
 /// What a snapshot keeps of a workspace besides the texts (which it keeps anyway).
@@ -109,6 +111,7 @@ pub struct Workspace {
 pub struct WorkspaceParts {
     facts: Vec<FileFacts>,
     entries: BTreeMap<String, Entry>,
+    gitignores: BTreeMap<String, String>,
 }
 
 /// A borrowed [`WorkspaceParts`], for encoding without a copy.
@@ -116,6 +119,7 @@ pub struct WorkspaceParts {
 pub struct WorkspacePartsRef<'a> {
     facts: Vec<&'a FileFacts>,
     entries: &'a BTreeMap<String, Entry>,
+    gitignores: &'a BTreeMap<String, String>,
 }
 
 impl Workspace {
@@ -149,8 +153,7 @@ impl Workspace {
         let changed = listing
             .iter()
             .filter(|(path, hash)| {
-                let hash = u64::from_str_radix(hash, 16).ok();
-                self.entries.get(path).map(|e| e.hash) != hash || hash.is_none()
+                u64::from_str_radix(hash, 16).map_or(true, |hash| !self.holds(path, hash))
             })
             .map(|(path, _)| path.clone())
             .collect();
@@ -174,6 +177,7 @@ impl Workspace {
         sources: Sources,
         verdicts: BTreeMap<String, Entry>,
         secrets: std::collections::BTreeSet<String>,
+        gitignores: BTreeMap<String, String>,
         mut facts: Vec<FileFacts>,
     ) -> Workspace {
         facts.sort_by(|a, b| a.path.cmp(&b.path));
@@ -184,6 +188,7 @@ impl Workspace {
             sources,
             entries: verdicts,
             secrets,
+            gitignores,
         };
         ws.mark();
         ws
@@ -198,6 +203,7 @@ impl Workspace {
                 .map(|f| self.pristine.get(&f.path).unwrap_or(f))
                 .collect(),
             entries: &self.entries,
+            gitignores: &self.gitignores,
         }
     }
 
@@ -223,6 +229,7 @@ impl Workspace {
             sources,
             entries: parts.entries,
             secrets: Default::default(),
+            gitignores: parts.gitignores,
         };
         ws.mark();
         Some(ws)
@@ -283,12 +290,21 @@ impl Workspace {
     /// The filter of the files as they are now (their `.gitignore` files).
     fn filter(&self) -> Filter {
         let gitignores: Vec<(&str, &[u8])> = self
-            .sources
+            .gitignores
             .iter()
-            .filter(|(p, _)| ingest::is_gitignore(p))
             .map(|(p, t)| (p.as_str(), t.as_bytes()))
             .collect();
         Filter::new(gitignores.into_iter(), DEFAULT_MAX_FILE_BYTES)
+    }
+
+    /// Whether the file at `path` with contents `hash` is already held as it would be now: the
+    /// same bytes, judged by what they are (parsed, text, binary, too large) rather than by rules
+    /// that may have changed since (ignored, excluded).
+    fn holds(&self, path: &str, hash: u64) -> bool {
+        self.entries.get(path).is_some_and(|e| {
+            e.hash == hash
+                && !matches!(e.kept, Kept::Out(code) if code == skip_code(Skip::Ignored) || code == skip_code(Skip::Excluded))
+        })
     }
 
     /// Takes a file out of every table; says whether its facts were in the graph.
@@ -311,7 +327,10 @@ impl Workspace {
     /// Applies changes: files whose contents are unchanged are left alone, changed and new
     /// source files are parsed again, removed ones taken out; when any file's facts changed the
     /// graph is rebuilt from every file's facts (the same pipeline as a full index, so the result
-    /// equals a full index of the files as they now are). Returns the new graph, if any.
+    /// equals a full index of the files as they now are). A `.gitignore` change takes out what
+    /// the new rules ignore; what they no longer ignore must be written again (a watcher's rescan
+    /// reports such files as changed; ignored contents are never kept). Returns the new graph, if
+    /// any.
     pub fn apply(
         &mut self,
         changes: Vec<FileChange>,
@@ -329,11 +348,11 @@ impl Workspace {
         let gitignore_changed = latest.iter().any(|(path, change)| {
             ingest::is_gitignore(path)
                 && match change {
-                    FileChange::Remove(_) => self.entries.contains_key(path),
-                    FileChange::Write(file) => self
-                        .entries
-                        .get(path)
-                        .is_none_or(|e| e.hash != content_hash(&file.bytes)),
+                    FileChange::Remove(_) => self.gitignores.contains_key(path),
+                    FileChange::Write(file) => {
+                        self.gitignores.get(path).map(String::as_bytes)
+                            != Some(String::from_utf8_lossy(&file.bytes).as_bytes())
+                    }
                 }
         });
         // `.gitignore` files first, so the filter that judges the others is the new one.
@@ -345,6 +364,9 @@ impl Workspace {
         for change in ignores.into_iter().chain(others) {
             match change {
                 FileChange::Remove(path) => {
+                    if self.gitignores.remove(&path).is_some() {
+                        filter = None;
+                    }
                     if self.entries.contains_key(&path) || self.secrets.contains(&path) {
                         facts_changed |= self.take_out(&path);
                         applied.removed.push(path);
@@ -359,7 +381,12 @@ impl Workspace {
                         continue;
                     }
                     facts_changed |= self.take_out(&file.path);
+                    // A `.gitignore` judges the files after it with its new rules.
                     if ingest::is_gitignore(&file.path) {
+                        self.gitignores.insert(
+                            file.path.clone(),
+                            String::from_utf8_lossy(&file.bytes).into_owned(),
+                        );
                         filter = None;
                     }
                     let verdict = filter
@@ -398,23 +425,6 @@ impl Workspace {
                 }
             }
         }
-        if gitignore_changed {
-            // Files the new rules ignore leave the project.
-            let filter = self.filter();
-            let now_ignored: Vec<String> = self
-                .entries
-                .iter()
-                .filter(|(path, e)| {
-                    e.kept != Kept::Out(skip_code(Skip::Ignored))
-                        && filter.check_path(path) == Err(Skip::Ignored)
-                })
-                .map(|(path, _)| path.clone())
-                .collect();
-            for path in now_ignored {
-                facts_changed |= self.take_out(&path);
-                applied.removed.push(path);
-            }
-        }
         let total = to_parse.len();
         let mut extractor = Extractor::default();
         for (done, (lang, file, hash)) in to_parse.into_iter().enumerate() {
@@ -438,6 +448,28 @@ impl Workspace {
             facts_changed = true;
             if !progress(Phase::Parse, done + 1, total) {
                 return Err(Cancelled);
+            }
+        }
+        if gitignore_changed {
+            // Files the new rules ignore leave the project (those just parsed too).
+            let filter = self.filter();
+            let now_ignored: Vec<String> = self
+                .entries
+                .iter()
+                .filter(|(path, e)| {
+                    e.kept != Kept::Out(skip_code(Skip::Ignored))
+                        && filter.check_path(path) == Err(Skip::Ignored)
+                })
+                .map(|(path, _)| path.clone())
+                .collect();
+            for path in now_ignored {
+                let hash = self.entries.get(&path).map(|e| e.hash);
+                facts_changed |= self.take_out(&path);
+                if let Some(hash) = hash {
+                    self.entries
+                        .insert(path.clone(), Entry::new(hash, Some(Skip::Ignored)));
+                }
+                applied.removed.push(path);
             }
         }
         let parsed_at = clock();

@@ -226,6 +226,10 @@ fn run(p: usize, steps: &[Step], batch: usize) {
                 }
             }
         }
+        // A rules change makes a watcher rescan: files the old rules hid come back as written.
+        if changes.iter().any(|c| ingest::is_gitignore(c.path())) {
+            changes.extend(files.iter().map(|(p, t)| FileChange::Write(file(p, t))));
+        }
         if let (Some(new), _) = apply(&mut ws, changes) {
             graph = new;
         }
