@@ -10,13 +10,13 @@
 //   --closed N  then close the tab, edit N files, open it again: page open → "Restored" with the
 //               changes applied, against a full index of the same folder in a fresh profile
 // Prints figures on stdout; the bridge's logs go to stderr.
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { chromium } from "playwright-core";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { startHub } from "./harness.mjs";
 
 const argv = process.argv.slice(2);
 const opt = (name, fallback) => {
@@ -59,10 +59,7 @@ function pythonFiles() {
   return out.sort((a, b) => a[1] - b[1]);
 }
 
-const hub = spawn(bridge, ["serve", "--port", String(port), "--repo", repo], {
-  env: { ...process.env, NEXUS_UI_DIR: ui, XDG_RUNTIME_DIR: tmp },
-  stdio: ["ignore", "ignore", "inherit"],
-});
+const hub = await startHub({ bridge, ui, port, repo, tmp });
 const browser = await chromium.launch({
   executablePath: chromiumPath,
   args: ["--no-sandbox", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
@@ -81,16 +78,8 @@ async function seen(query, accept, since, bound = 30_000) {
 }
 
 try {
-  let secret = "";
-  for (let i = 0; i < 100 && !secret; i++) {
-    try {
-      secret = fs.readFileSync(path.join(tmp, "nexus", "browser-token"), "utf8").trim();
-      await fetch(`http://127.0.0.1:${port}/api/repo`, { headers: { "X-Nexus-Token": secret } });
-    } catch {
-      secret = "";
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
+  const { secret } = hub;
+  if (!secret) throw new Error("the hub did not start");
   const context = await browser.newContext();
   let page = await context.newPage();
   const url = `http://127.0.0.1:${port}/?token=${secret}`;
@@ -146,11 +135,12 @@ try {
     console.log(`reopened after ${closed} files changed while closed: page open → restored with the changes applied ${reopenMs.toFixed(0)} ms, against a full index ${fullMs.toFixed(0)} ms (${await statusOf(page)})`);
   }
 } catch (err) {
+  console.error(hub.log().split("\n").slice(-20).join("\n"));
   console.error(`live-bench: ${err.message}`);
   process.exitCode = 1;
 } finally {
   if (client) await client.close().catch(() => {});
   await browser.close();
-  hub.kill();
+  hub.process.kill();
   fs.rmSync(tmp, { recursive: true, force: true });
 }

@@ -87,6 +87,18 @@ impl State {
     fn sources(&self) -> &Sources {
         self.files.sources()
     }
+
+    /// The vectors attached to this graph, with what made them, for a new version to reuse.
+    fn current_vectors(&self) -> Option<SavedVectors> {
+        self.search
+            .embeddings()
+            .zip(self.vectors_source.clone())
+            .map(|(vectors, model)| SavedVectors {
+                model,
+                saved_ms: self.indexed_ms,
+                vectors: vectors.clone(),
+            })
+    }
 }
 
 /// The worker's state and its storage (absent when the browser refuses IndexedDB).
@@ -667,16 +679,7 @@ fn swap_graph(state: &mut State, mut graph: Graph) -> Option<SavedVectors> {
         // A described node that is gone keeps no description.
         let _ = nexus_engine::describe(&mut graph, node, text);
     }
-    let previous = state
-        .search
-        .embeddings()
-        .zip(state.vectors_source.clone())
-        .map(|(vectors, model)| SavedVectors {
-            model,
-            saved_ms: state.indexed_ms,
-            vectors: vectors.clone(),
-        })
-        .or_else(|| state.unattached.take());
+    let previous = state.current_vectors().or_else(|| state.unattached.take());
     state.search = SearchIndex::build(&graph);
     let memory = std::mem::take(&mut state.memory);
     state.memory = memory.carried_over(&state.graph, &graph);
@@ -738,15 +741,7 @@ fn describe(worker: &Rc<Worker>, node: &str, text: &str) -> Outcome {
                 return Outcome::Err(ToolError::new(ErrorCode::InvalidParams, message));
             }
         };
-        let previous = state
-            .search
-            .embeddings()
-            .zip(state.vectors_source.clone())
-            .map(|(vectors, model)| SavedVectors {
-                model,
-                saved_ms: state.indexed_ms,
-                vectors: vectors.clone(),
-            });
+        let previous = state.current_vectors();
         state.search = SearchIndex::build(&state.graph);
         state.indexed_ms = js_sys::Date::now();
         state.vectors_source = None;
@@ -890,17 +885,9 @@ async fn load(worker: Rc<Worker>, name: String, files: Vec<SourceFile>, unzip_ms
     });
     let previous = {
         let old = worker.state.borrow();
-        match (
-            old.graph.project == fresh.graph.project,
-            &old.vectors_source,
-        ) {
-            (true, Some(model)) => old.search.embeddings().map(|v| SavedVectors {
-                model: model.clone(),
-                saved_ms: old.indexed_ms,
-                vectors: v.clone(),
-            }),
-            _ => None,
-        }
+        (old.graph.project == fresh.graph.project)
+            .then(|| old.current_vectors())
+            .flatten()
     };
     *worker.state.borrow_mut() = fresh;
     post_view(&worker.state.borrow().graph);
