@@ -133,23 +133,21 @@ pub fn App() -> impl IntoView {
             else {
                 return;
             };
-            let Some(project) = summary
-                .with_untracked(|s| s.as_ref().filter(|s| !s.sample).map(|s| s.project.clone()))
-            else {
-                return;
-            };
-            if bridge_repo.with_untracked(|r| r.as_deref() != Some(project.as_str())) {
-                // The tab holds another project: nothing to follow, but the hub must not wait.
+            let project = summary
+                .with_untracked(|s| s.as_ref().filter(|s| !s.sample).map(|s| s.project.clone()));
+            let served = bridge_repo.get_untracked();
+            let Some(project) = project.filter(|p| served.as_deref() == Some(p.as_str())) else {
+                // Nothing of the served repository to follow yet (the sample, another project,
+                // or its first index still running, which compares with the disk when done):
+                // the hub must not hold calls for it.
                 if let Some(link) = weak_link.get() {
                     let _ = link.request(&Frame::RepoApplied {
                         seq: *seq,
-                        error: Some(format!(
-                            "the tab holds `{project}`, not the served repository"
-                        )),
+                        error: Some("the tab holds no graph of the served repository".into()),
                     });
                 }
                 return;
-            }
+            };
             live::fetch_and_apply(
                 engine.clone(),
                 weak_link.get().cloned(),

@@ -649,12 +649,13 @@ fn apply_changes(
     };
     report_applied(worker, seq, &applied, now() - started);
     if let Some(previous) = previous_vectors {
-        // Calls that queued up while the change was applied are answered first: the picture
-        // and the vectors follow on a later turn of the event loop.
+        // The agent that made the change asks next: its calls are answered first, and the
+        // picture and the vectors (the layout alone takes ~0.6 s on Django) follow once changes
+        // have paused for `SETTLE_MS`.
         let generation = worker.state.borrow().indexed_ms;
         let worker = worker.clone();
         wasm_bindgen_futures::spawn_local(async move {
-            gloo_timers::future::TimeoutFuture::new(0).await;
+            gloo_timers::future::TimeoutFuture::new(SETTLE_MS).await;
             if worker.state.borrow().indexed_ms != generation {
                 // A newer change came first: its embedding run reuses these rows.
                 let mut state = worker.state.borrow_mut();
@@ -708,6 +709,10 @@ fn report_applied(worker: &Worker, seq: u64, applied: &Applied, ms: f64) {
         error: None,
     });
 }
+
+/// How long after a change the picture is laid out again and the vectors embedded, unless
+/// another change comes first.
+const SETTLE_MS: u32 = 250;
 
 /// How long after the last change the snapshot is saved: a burst of saves on disk writes it once.
 const SAVE_AFTER_MS: u32 = 1500;
