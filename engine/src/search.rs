@@ -6,10 +6,10 @@
 //! ([`SearchIndex::rebuilt`]): a node whose kind and texts hash the same keeps its entries (under
 //! its new id), only the others are tokenized again.
 
+mod reuse;
 mod terms;
 mod tokens;
 
-use std::collections::hash_map::Entry;
 use std::sync::Arc;
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
@@ -17,6 +17,7 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use super::embed::{StaticModel, VectorIndex, WordCache};
 use super::graph::{Graph, NodeKind, NodeRef};
 use super::process::is_test;
+use reuse::Reuse;
 use terms::{GONE, Terms};
 pub use tokens::tokens;
 use tokens::{Scratch, each_token};
@@ -189,49 +190,26 @@ impl SearchIndex {
             ..
         } = previous;
         let mut work = Work::default();
-        // The previous nodes by key, the lowest id first, each linked to the next with its key.
-        let mut first: HashMap<u128, u32> = HashMap::default();
-        first.reserve(old_docs.len());
-        let mut next_alike = vec![GONE; old_docs.len()];
-        for (old, doc) in old_docs.iter().enumerate().rev() {
-            if let Some(doc) = doc
-                && let Some(alike) = first.insert(doc.key, old as u32)
-                && let Some(slot) = next_alike.get_mut(old)
-            {
-                *slot = alike;
-            }
-        }
-        // Old id → new id of every node kept.
-        let mut map = vec![GONE; old_docs.len()];
+        let mut reuse = Reuse::new(&old_docs);
         let mut docs = vec![None; graph.node_count()];
         let mut qualified: Vec<Option<Box<str>>> = vec![None; graph.node_count()];
         let mut fresh = Vec::new();
         for node in graph.nodes().filter(|n| indexed(n.kind())) {
             let key = entry_key(&node, &mut work.key);
-            let Entry::Occupied(mut taken) = first.entry(key) else {
+            let Some(old) = reuse.take(key, node.id) else {
                 fresh.push((node, key));
                 continue;
             };
-            let old = *taken.get();
-            match next_alike.get(old as usize) {
-                Some(&alike) if alike != GONE => *taken.get_mut() = alike,
-                _ => drop(taken.remove()),
-            }
-            let id = node.id as usize;
-            if let (Some(slot), Some(doc), Some(new)) = (
-                map.get_mut(old as usize),
-                old_docs.get(old as usize),
-                docs.get_mut(id),
-            ) {
-                *slot = node.id;
+            let (id, old) = (node.id as usize, old as usize);
+            if let (Some(new), Some(doc)) = (docs.get_mut(id), old_docs.get(old)) {
                 *new = *doc;
             }
-            if let (Some(new), Some(name)) =
-                (qualified.get_mut(id), old_qualified.get_mut(old as usize))
-            {
+            if let (Some(new), Some(name)) = (qualified.get_mut(id), old_qualified.get_mut(old)) {
                 *new = name.take();
             }
         }
+        // Old id → new id of every node kept.
+        let map = reuse.into_map();
         terms.remap(&map);
         names.retain(|_, nodes| {
             nodes.retain_mut(|node| match map.get(*node as usize) {

@@ -340,7 +340,7 @@ mod rebuilt {
     }
 
     #[test]
-    fn unchanged_nodes_are_reused_and_others_tokenized() {
+    fn a_described_node_is_found_by_its_new_doc_only() {
         let files = PROJECT.iter().map(|(p, v)| file(p, v[0])).collect();
         let (graph, _, _) =
             index_workspace("p", files, &|| 0.0, &mut |_, _, _| true).expect("never cancelled");
