@@ -15,7 +15,7 @@ use std::sync::Arc;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use super::embed::{StaticModel, VectorIndex, WordCache};
-use super::graph::{Graph, NodeKind, NodeRef};
+use super::graph::{Graph, NodeKind, NodeRef, Sym};
 use super::process::is_test;
 use reuse::Reuse;
 use terms::{GONE, Terms};
@@ -134,26 +134,31 @@ fn indexed(kind: NodeKind) -> bool {
 
 /// The hash a node's entries are reused by: its kind and every text they come from (name, file,
 /// and by kind the qualified name, signature and doc), each with its length. 128 bits: two
-/// different nodes that hash alike are not expected in any project.
-fn entry_key(node: &NodeRef, buf: &mut Vec<u8>) -> u128 {
-    buf.clear();
-    buf.push(node.kind() as u8);
+/// different nodes that hash alike are not expected in any project. A file's path is hashed once
+/// for its nodes in a row (`file`: the last path's symbol and hash).
+fn entry_key(node: &NodeRef, file: &mut (Sym, u128), buf: &mut Vec<u8>) -> u128 {
     let kind = node.kind();
+    if file.0 != node.data.file || file.1 == 0 {
+        *file = (
+            node.data.file,
+            xxhash_rust::xxh3::xxh3_128(node.file().as_bytes()).max(1),
+        );
+    }
     let texts: &[&str] = match kind {
-        NodeKind::File => &[node.name(), node.file()],
-        NodeKind::Folder | NodeKind::Community => {
-            &[node.name(), node.file(), node.qualified(), node.doc()]
-        }
-        _ => &[
-            node.name(),
-            node.file(),
-            node.qualified(),
-            node.signature(),
-            node.doc(),
-        ],
+        NodeKind::File => &[node.name()],
+        NodeKind::Folder | NodeKind::Community => &[node.name(), node.qualified(), node.doc()],
+        _ => &[node.name(), node.qualified(), node.signature(), node.doc()],
     };
+    // Kind, path hash and lengths first, then the texts.
+    let mut head = [0u8; 1 + 16 + 4 * 8];
+    head[0] = kind as u8;
+    head[1..17].copy_from_slice(&file.1.to_le_bytes());
+    for (slot, text) in head[17..].chunks_exact_mut(8).zip(texts) {
+        slot.copy_from_slice(&(text.len() as u64).to_le_bytes());
+    }
+    buf.clear();
+    buf.extend_from_slice(&head);
     for text in texts {
-        buf.extend_from_slice(&(text.len() as u64).to_le_bytes());
         buf.extend_from_slice(text.as_bytes());
     }
     xxhash_rust::xxh3::xxh3_128(buf)
@@ -167,6 +172,10 @@ struct Work {
     entries: Vec<(u32, u16)>,
     lower: String,
     key: Vec<u8>,
+    /// The last file's path symbol and hash (`entry_key`).
+    file: (Sym, u128),
+    /// Some node was added to a name's list before nodes of higher id.
+    names_unsorted: bool,
 }
 
 impl SearchIndex {
@@ -182,48 +191,65 @@ impl SearchIndex {
     /// others (new, edited, or with a new summary) are tokenized. Vectors are not carried over:
     /// attach them again.
     pub fn rebuilt(previous: SearchIndex, graph: &Graph) -> SearchIndex {
+        let mut work = Work::default();
+        let count = graph.nodes().filter(|n| indexed(n.kind())).count();
+        let mut reuse = Reuse::new(&previous.docs, count);
+        // Each indexed node with its key and its counterpart in `previous`.
+        let found: Vec<(NodeRef, u128, Option<u32>)> = graph
+            .nodes()
+            .filter(|n| indexed(n.kind()))
+            .map(|node| {
+                let key = entry_key(&node, &mut work.file, &mut work.key);
+                let old = reuse.take(key, node.id);
+                (node, key, old)
+            })
+            .collect();
+        // Old id → new id of every node kept.
+        let map = reuse.into_map();
+        let kept = found.iter().filter(|(_, _, old)| old.is_some()).count();
+        // When most nodes are new, emptying the previous tables costs more than it saves.
+        let keep = kept * 2 >= found.len();
         let SearchIndex {
             mut terms,
             docs: old_docs,
             mut names,
             qualified: mut old_qualified,
             ..
-        } = previous;
-        let mut work = Work::default();
-        let mut reuse = Reuse::new(&old_docs);
+        } = if keep {
+            previous
+        } else {
+            SearchIndex::default()
+        };
         let mut docs = vec![None; graph.node_count()];
         let mut qualified: Vec<Option<Box<str>>> = vec![None; graph.node_count()];
-        let mut fresh = Vec::new();
-        for node in graph.nodes().filter(|n| indexed(n.kind())) {
-            let key = entry_key(&node, &mut work.key);
-            let Some(old) = reuse.take(key, node.id) else {
-                fresh.push((node, key));
-                continue;
-            };
-            let (id, old) = (node.id as usize, old as usize);
-            if let (Some(new), Some(doc)) = (docs.get_mut(id), old_docs.get(old)) {
-                *new = *doc;
-            }
-            if let (Some(new), Some(name)) = (qualified.get_mut(id), old_qualified.get_mut(old)) {
-                *new = name.take();
-            }
-        }
-        // Old id → new id of every node kept.
-        let map = reuse.into_map();
-        terms.remap(&map);
-        names.retain(|_, nodes| {
-            nodes.retain_mut(|node| match map.get(*node as usize) {
-                Some(&new) if new != GONE => {
-                    *node = new;
-                    true
+        if keep {
+            for &(node, _, old) in &found {
+                let (id, Some(old)) = (node.id as usize, old.map(|o| o as usize)) else {
+                    continue;
+                };
+                if let (Some(new), Some(doc)) = (docs.get_mut(id), old_docs.get(old)) {
+                    *new = *doc;
                 }
-                _ => false,
-            });
-            if !nodes.is_sorted() {
-                nodes.sort_unstable();
+                if let (Some(new), Some(name)) = (qualified.get_mut(id), old_qualified.get_mut(old))
+                {
+                    *new = name.take();
+                }
             }
-            !nodes.is_empty()
-        });
+            terms.remap(&map);
+            names.retain(|_, nodes| {
+                nodes.retain_mut(|node| match map.get(*node as usize) {
+                    Some(&new) if new != GONE => {
+                        *node = new;
+                        true
+                    }
+                    _ => false,
+                });
+                if !nodes.is_sorted() {
+                    nodes.sort_unstable();
+                }
+                !nodes.is_empty()
+            });
+        }
         let mut index = SearchIndex {
             terms,
             docs,
@@ -231,8 +257,16 @@ impl SearchIndex {
             qualified,
             ..SearchIndex::default()
         };
-        for (node, key) in fresh {
-            index.add(&node, key, &mut work);
+        for (node, key, old) in found {
+            if old.is_none() || !keep {
+                index.add(&node, key, &mut work);
+            }
+        }
+        if work.names_unsorted {
+            for nodes in index.names.values_mut() {
+                // Two sorted runs (kept, then added): a stable sort merges them.
+                nodes.sort();
+            }
         }
         index.terms.settle();
         let mut total_len = 0u64;
@@ -305,8 +339,8 @@ impl SearchIndex {
         let lower = &work.lower;
         match self.names.get_mut(lower.as_str()) {
             Some(nodes) => {
-                let at = nodes.partition_point(|&n| n < node.id);
-                nodes.insert(at, node.id);
+                work.names_unsorted |= nodes.last().is_some_and(|&last| last >= node.id);
+                nodes.push(node.id);
             }
             None => {
                 self.names.insert(lower.clone(), vec![node.id]);

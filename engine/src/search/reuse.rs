@@ -23,23 +23,30 @@ pub(super) struct Reuse<'a> {
     /// The old node expected next: one past the last taken.
     next: usize,
     misses: usize,
+    /// Once more than this many nodes are missing, most are new: nothing more is looked for.
+    give_up: usize,
     /// The previous nodes by key (the lowest id), each linked to the next with its key.
     table: Option<(HashMap<u128, u32>, Vec<u32>)>,
 }
 
 impl<'a> Reuse<'a> {
-    pub(super) fn new(old: &'a [Option<Doc>]) -> Reuse<'a> {
+    /// Counterparts among `old` for `new` nodes.
+    pub(super) fn new(old: &'a [Option<Doc>], new: usize) -> Reuse<'a> {
         Reuse {
             old,
             map: vec![GONE; old.len()],
             next: 0,
             misses: 0,
+            give_up: new / 2,
             table: None,
         }
     }
 
     /// The previous node new node `id` (of key `key`) takes its entries from, if any.
     pub(super) fn take(&mut self, key: u128, id: u32) -> Option<u32> {
+        if self.misses > self.give_up {
+            return None;
+        }
         let near = self.next..self.old.len().min(self.next + NEAR);
         let found = near
             .into_iter()
@@ -108,7 +115,7 @@ mod tests {
                 })
             })
             .collect();
-        let mut reuse = Reuse::new(&docs);
+        let mut reuse = Reuse::new(&docs, new.len());
         let taken: Vec<Option<u32>> = new
             .iter()
             .enumerate()
@@ -141,6 +148,13 @@ mod tests {
             [Some(1), Some(2), None],
             "a third node of the same key has no counterpart"
         );
+    }
+
+    #[test]
+    fn nothing_is_looked_for_once_most_nodes_are_new() {
+        let old: Vec<Option<u128>> = (0..8).map(|o| Some(100 + o)).collect();
+        let got = matched(&old, &[1, 2, 3, 4, 5, 100, 101, 102]);
+        assert!(got.iter().all(Option::is_none), "{got:?}");
     }
 
     #[test]

@@ -24,6 +24,8 @@ pub(super) struct Terms {
     added: Vec<u32>,
     /// Ids whose postings `remap` emptied (some may have gained postings since).
     emptied: Vec<u32>,
+    /// Ids whose postings `post` left out of node order.
+    unsorted: Vec<u32>,
 }
 
 impl Terms {
@@ -76,18 +78,16 @@ impl Terms {
         id
     }
 
-    /// Records that `node` has term `id` `count` times (kept in node order).
+    /// Records that `node` has term `id` `count` times. Nodes are posted in increasing order
+    /// (after a `remap`): a list they leave out of order is sorted at the next `settle`.
     pub(super) fn post(&mut self, id: u32, node: u32, count: u16) {
         let Some(list) = self.postings.get_mut(id as usize) else {
             return;
         };
-        match list.last() {
-            Some(&(last, _)) if last >= node => {
-                let at = list.partition_point(|&(n, _)| n < node);
-                list.insert(at, (node, count));
-            }
-            _ => list.push((node, count)),
+        if list.last().is_some_and(|&(last, _)| last >= node) {
+            self.unsorted.push(id);
         }
+        list.push((node, count));
     }
 
     /// Renames every posting's node through `map` (old id → new id), dropping those mapped to
@@ -112,8 +112,15 @@ impl Terms {
         }
     }
 
-    /// Drops the terms no node has any more and puts the new ones in text order.
+    /// Puts postings back in node order, drops the terms no node has any more and puts the new
+    /// ones in text order.
     pub(super) fn settle(&mut self) {
+        for id in std::mem::take(&mut self.unsorted) {
+            if let Some(list) = self.postings.get_mut(id as usize) {
+                // Two sorted runs (kept, then posted): a stable sort merges them.
+                list.sort_by_key(|&(n, _)| n);
+            }
+        }
         let mut dropped = 0;
         for id in std::mem::take(&mut self.emptied) {
             let Some(list) = self.postings.get_mut(id as usize) else {
