@@ -3,6 +3,9 @@
 //! checking the result against a full index; `--replay` applies consecutive versions of a project
 //! (folders of released versions) and checks every step against a full index of that version.
 //!
+//! After each change the search index is made from the previous one; `--fresh-search` builds it
+//! afresh instead, for comparison.
+//!
 //! `cargo bench -p nexus-engine --bench live -- DIR [--edits 50] [--batch 200] [--long 1000]`
 //! `cargo bench -p nexus-engine --bench live -- --replay DIR1 DIR2 …`
 //! `cargo bench -p nexus-engine --bench live -- --git REPO N` (the last N commits of a git
@@ -97,7 +100,23 @@ struct Timed {
     search_ms: f64,
 }
 
-fn apply(ws: &mut Workspace, graph: &mut Graph, changes: Vec<FileChange>) -> Timed {
+/// How the search index follows a new graph.
+#[derive(Clone, Copy)]
+enum Search {
+    /// Made from the previous index (`SearchIndex::rebuilt`).
+    Rebuilt,
+    /// Built afresh (`SearchIndex::build`), for comparison (`--fresh-search`).
+    Fresh,
+}
+
+/// Applies `changes`, then makes the new graph's search index (timed apart, after the old graph
+/// is dropped).
+fn apply(
+    ws: &mut Workspace,
+    graph: &mut Graph,
+    search: (&mut SearchIndex, Search),
+    changes: Vec<FileChange>,
+) -> Timed {
     let clock_start = Instant::now();
     let clock = || clock_start.elapsed().as_secs_f64() * 1000.0;
     let t = Instant::now();
@@ -113,12 +132,17 @@ fn apply(ws: &mut Workspace, graph: &mut Graph, changes: Vec<FileChange>) -> Tim
         .iter()
         .map(|(p, ms)| (p.as_str().to_owned(), *ms))
         .collect();
-    let s = Instant::now();
+    let mut search_ms = 0.0;
     if let Some((new, _)) = rebuilt {
-        *graph = new;
-        drop(SearchIndex::build(graph));
+        drop(std::mem::replace(graph, new));
+        let (index, how) = search;
+        let s = Instant::now();
+        *index = match how {
+            Search::Rebuilt => SearchIndex::rebuilt(std::mem::take(index), graph),
+            Search::Fresh => SearchIndex::build(graph),
+        };
+        search_ms = ms(s);
     }
-    let search_ms = ms(s);
     Timed {
         total_ms: ms(t),
         phases,
@@ -153,7 +177,7 @@ fn equals_full_index(name: &str, graph: &Graph, files: &BTreeMap<String, Vec<u8>
     a == b
 }
 
-fn edits(dir: &str, args: &[String]) {
+fn edits(dir: &str, args: &[String], how: Search) {
     let name = Path::new(dir)
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -167,8 +191,11 @@ fn edits(dir: &str, args: &[String]) {
     let (mut graph, mut ws) = index(&name, read);
     let full_ms = ms(t);
     let heap_fresh = LIVE.load(Ordering::Relaxed);
+    let t = Instant::now();
+    let mut search = SearchIndex::build(&graph);
+    let search_ms = ms(t);
     println!(
-        "== {name}: full index {full_ms:.0} ms, {} nodes, {} edges",
+        "== {name}: full index {full_ms:.0} ms, {} nodes, {} edges; search index built in {search_ms:.0} ms",
         graph.node_count(),
         graph.edge_count()
     );
@@ -196,6 +223,7 @@ fn edits(dir: &str, args: &[String]) {
         let timed = apply(
             &mut ws,
             &mut graph,
+            (&mut search, how),
             vec![FileChange::Write(SourceFile {
                 path: path.clone(),
                 bytes: new.into_bytes(),
@@ -242,9 +270,9 @@ fn edits(dir: &str, args: &[String]) {
         })
         .collect();
     let count = changes.len();
-    let timed = apply(&mut ws, &mut graph, changes);
+    let timed = apply(&mut ws, &mut graph, (&mut search, how), changes);
     println!(
-        "a batch of {count} files: {:.0} ms ({}); equal to a full index: {}",
+        "a batch of {count} files: {:.0} ms ({}, search index {:.0} ms); equal to a full index: {}",
         timed.total_ms,
         timed
             .phases
@@ -252,6 +280,7 @@ fn edits(dir: &str, args: &[String]) {
             .map(|(p, ms)| format!("{p} {ms:.0} ms"))
             .collect::<Vec<_>>()
             .join(", "),
+        timed.search_ms,
         equals_full_index(&name, &graph, &files)
     );
     let long = flag(args, "--long", 0);
@@ -269,12 +298,14 @@ fn edits(dir: &str, args: &[String]) {
             apply(
                 &mut ws,
                 &mut graph,
+                (&mut search, how),
                 vec![FileChange::Write(SourceFile {
                     path: path.clone(),
                     bytes: new.into_bytes(),
                 })],
             );
         }
+        drop(search);
         let heap_after = LIVE.load(Ordering::Relaxed);
         drop((graph, ws));
         let base = LIVE.load(Ordering::Relaxed);
@@ -326,7 +357,7 @@ fn tree_at(repo: &str, commit: &str) -> BTreeMap<String, Vec<u8>> {
 }
 
 /// Replays the last `n` commits of a git repository, one at a time.
-fn replay_git(repo: &str, n: usize) {
+fn replay_git(repo: &str, n: usize, how: Search) {
     let log = String::from_utf8_lossy(&git(
         repo,
         &[
@@ -349,12 +380,12 @@ fn replay_git(repo: &str, n: usize) {
             (label, Box::new(move || tree_at(&repo, &c)) as Load)
         })
         .collect();
-    replay_versions(&versions);
+    replay_versions(&versions, how);
 }
 
 /// Applies each version's differences to the previous one's workspace and checks the result
 /// against a full index of that version.
-fn replay(dirs: &[String]) {
+fn replay(dirs: &[String], how: Search) {
     let versions: Vec<Version> = dirs
         .iter()
         .map(|dir| {
@@ -370,7 +401,7 @@ fn replay(dirs: &[String]) {
             )
         })
         .collect();
-    replay_versions(&versions);
+    replay_versions(&versions, how);
 }
 
 /// How to read one version's files.
@@ -378,7 +409,7 @@ type Load = Box<dyn Fn() -> BTreeMap<String, Vec<u8>>>;
 /// A version's label and how to read its files.
 type Version = (String, Load);
 
-fn replay_versions(versions: &[Version]) {
+fn replay_versions(versions: &[Version], how: Search) {
     let Some((first, load_first)) = versions.first() else {
         return eprintln!("--replay needs at least two versions");
     };
@@ -395,6 +426,7 @@ fn replay_versions(versions: &[Version]) {
             })
             .collect(),
     );
+    let mut search = SearchIndex::build(&graph);
     println!("== replay from {first}: {} nodes", graph.node_count());
     for (dir, load) in &versions[1..] {
         let next = load();
@@ -411,14 +443,15 @@ fn replay_versions(versions: &[Version]) {
             changes.push(FileChange::Remove(path.clone()));
         }
         let count = changes.len();
-        let timed = apply(&mut ws, &mut graph, changes);
+        let timed = apply(&mut ws, &mut graph, (&mut search, how), changes);
         files = next;
         let t = Instant::now();
         let same = equals_full_index(name, &graph, &files);
         equal += usize::from(same);
         println!(
-            "→ {dir}: {count} files changed, applied in {:.0} ms (a full index {:.0} ms); equal to a full index: {same}",
+            "→ {dir}: {count} files changed, applied in {:.0} ms (search index {:.0} ms; a full index {:.0} ms); equal to a full index: {same}",
             timed.total_ms,
+            timed.search_ms,
             ms(t)
         );
     }
@@ -430,9 +463,14 @@ fn replay_versions(versions: &[Version]) {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    let how = if args.iter().any(|a| a == "--fresh-search") {
+        Search::Fresh
+    } else {
+        Search::Rebuilt
+    };
     if let Some(i) = args.iter().position(|a| a == "--git") {
         let repo = args.get(i + 1).cloned().unwrap_or_else(|| ".".into());
-        return replay_git(&repo, flag_after(&args, i + 2));
+        return replay_git(&repo, flag_after(&args, i + 2), how);
     }
     if let Some(i) = args.iter().position(|a| a == "--replay") {
         let dirs: Vec<String> = args[i + 1..]
@@ -440,15 +478,15 @@ fn main() {
             .filter(|a| !a.starts_with("--"))
             .cloned()
             .collect();
-        return replay(&dirs);
+        return replay(&dirs, how);
     }
     match args
         .iter()
         .find(|a| !a.starts_with("--") && a.parse::<usize>().is_err())
     {
-        Some(dir) => edits(dir, &args),
+        Some(dir) => edits(dir, &args, how),
         None => eprintln!(
-            "usage: cargo bench -p nexus-engine --bench live -- DIR [--edits N] [--batch N] [--long N] | --replay DIR1 DIR2 …"
+            "usage: cargo bench -p nexus-engine --bench live -- DIR [--edits N] [--batch N] [--long N] | --replay DIR1 DIR2 … | --git REPO N [--fresh-search]"
         ),
     }
 }

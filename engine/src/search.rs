@@ -1,14 +1,26 @@
 //! Symbol, file, folder and community search: BM25 over code-aware tokens (identifier parts and
 //! whole identifiers, qualified names, signatures, docs and summaries, paths) with prefix and
 //! one-typo fuzzy matching, fused with nearest vectors and a name match once embeddings exist.
+//!
+//! The index of a new version of a graph is made from the previous one's
+//! ([`SearchIndex::rebuilt`]): a node whose kind and texts hash the same keeps its entries (under
+//! its new id), only the others are tokenized again.
+
+mod reuse;
+mod terms;
+mod tokens;
 
 use std::sync::Arc;
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use super::embed::{StaticModel, VectorIndex, WordCache};
-use super::graph::{Graph, NodeKind};
+use super::graph::{Graph, NodeKind, NodeRef, Sym};
 use super::process::is_test;
+use reuse::Reuse;
+use terms::{GONE, Terms};
+pub use tokens::tokens;
+use tokens::{Scratch, each_token};
 
 const K1: f64 = 1.2;
 const B: f64 = 0.75;
@@ -84,114 +96,278 @@ pub struct Hit {
     pub score: f64,
 }
 
-/// Inverted index over the graph's symbols and files.
+/// Inverted index over the graph's symbols, files, folders and communities.
 #[derive(Debug, Default)]
 pub struct SearchIndex {
-    postings: HashMap<String, Vec<(u32, u16)>>,
-    /// All terms, sorted, for prefix and fuzzy expansion.
-    terms: Vec<String>,
-    doc_len: HashMap<u32, u32>,
+    /// Terms and their postings, and the terms in text order for prefix and fuzzy expansion.
+    terms: Terms,
+    /// What is indexed of each node, by id; `None` for nodes not indexed (processes).
+    docs: Vec<Option<Doc>>,
+    /// How many nodes are indexed.
+    indexed: usize,
     avg_len: f64,
-    /// Lowercased whole names → nodes, for exact-name boosts and name lookup.
+    /// Lowercased whole names → nodes in id order, for exact-name boosts and name lookup.
     names: HashMap<String, Vec<u32>>,
-    /// Test code, ranked below production code unless the query is about tests.
-    tests: HashSet<u32>,
+    /// How many indexed nodes are test code (`Doc::test`).
+    tests: usize,
     semantic: Option<Semantic>,
-    /// Qualified names of symbols, for the name match.
-    qualified: HashMap<u32, String>,
+    /// Qualified names of symbols, by id, for the name match.
+    qualified: Vec<Option<Box<str>>>,
 }
 
-/// Splits code text into lowercase tokens: identifier parts (`getUserName` → get, user, name),
-/// whole identifiers (`getusername`), and path pieces.
-pub fn tokens(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    for word in text.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
-        if word.is_empty() {
-            continue;
-        }
-        let whole = word.to_lowercase();
-        let mut parts = Vec::new();
-        let mut current = String::new();
-        let mut prev: Option<char> = None;
-        for c in word.chars() {
-            let boundary = c == '_'
-                || (c.is_uppercase()
-                    && prev.is_some_and(|p| p.is_lowercase() || p.is_ascii_digit()));
-            if boundary && !current.is_empty() {
-                parts.push(std::mem::take(&mut current));
-            }
-            if c != '_' {
-                current.extend(c.to_lowercase());
-            }
-            prev = Some(c);
-        }
-        if !current.is_empty() {
-            parts.push(current);
-        }
-        if parts.len() > 1 || parts.first() != Some(&whole) {
-            out.extend(parts.into_iter().filter(|p| !p.is_empty()));
-        }
-        out.push(whole.trim_matches('_').to_owned());
+/// One indexed node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Doc {
+    /// A hash of its kind and of the texts its entries come from (`entry_key`): nodes with equal
+    /// keys have equal entries.
+    key: u128,
+    /// Its length: the weighted count of its tokens.
+    len: u32,
+    /// Test code, ranked below production code unless the query is about tests.
+    test: bool,
+}
+
+/// Whether nodes of `kind` are indexed: all but processes.
+fn indexed(kind: NodeKind) -> bool {
+    kind != NodeKind::Process
+}
+
+/// The hash a node's entries are reused by: its kind and every text they come from (name, file,
+/// and by kind the qualified name, signature and doc), each with its length. 128 bits: two
+/// different nodes that hash alike are not expected in any project. A file's path is hashed once
+/// for its nodes in a row (`file`: the last path's symbol and hash).
+fn entry_key(node: &NodeRef, file: &mut (Sym, u128), buf: &mut Vec<u8>) -> u128 {
+    let kind = node.kind();
+    if file.0 != node.data.file || file.1 == 0 {
+        *file = (
+            node.data.file,
+            xxhash_rust::xxh3::xxh3_128(node.file().as_bytes()).max(1),
+        );
     }
-    out.retain(|t| !t.is_empty());
-    out
+    let texts: &[&str] = match kind {
+        NodeKind::File => &[node.name()],
+        NodeKind::Folder | NodeKind::Community => &[node.name(), node.qualified(), node.doc()],
+        _ => &[node.name(), node.qualified(), node.signature(), node.doc()],
+    };
+    // Kind, path hash and lengths first, then the texts.
+    let mut head = [0u8; 1 + 16 + 4 * 8];
+    head[0] = kind as u8;
+    head[1..17].copy_from_slice(&file.1.to_le_bytes());
+    for (slot, text) in head[17..].chunks_exact_mut(8).zip(texts) {
+        slot.copy_from_slice(&(text.len() as u64).to_le_bytes());
+    }
+    buf.clear();
+    buf.extend_from_slice(&head);
+    for text in texts {
+        buf.extend_from_slice(text.as_bytes());
+    }
+    xxhash_rust::xxh3::xxh3_128(buf)
+}
+
+/// Buffers reused from one node to the next while indexing.
+#[derive(Debug, Default)]
+struct Work {
+    words: Scratch,
+    /// (term, weight) of each token of a node, then its (term, count) entries.
+    entries: Vec<(u32, u16)>,
+    lower: String,
+    key: Vec<u8>,
+    /// The last file's path symbol and hash (`entry_key`).
+    file: (Sym, u128),
+    /// Some node was added to a name's list before nodes of higher id.
+    names_unsorted: bool,
 }
 
 impl SearchIndex {
-    /// Indexes every symbol and file of `graph` by name, path, signature and doc.
+    /// Indexes every symbol, file, folder and community of `graph` by name, path, signature and
+    /// doc (summary).
     pub fn build(graph: &Graph) -> SearchIndex {
-        let mut index = SearchIndex::default();
-        let mut total_len = 0u64;
-        for node in graph.nodes() {
-            let kind = node.kind();
-            let summarized = matches!(kind, NodeKind::Folder | NodeKind::Community);
-            if !(kind.is_symbol() || kind == NodeKind::File || summarized) {
-                continue;
-            }
-            let mut tf: HashMap<String, u16> = HashMap::default();
-            let mut add = |text: &str, weight: u16| {
-                for t in tokens(text) {
-                    *tf.entry(t).or_insert(0) += weight;
+        SearchIndex::rebuilt(SearchIndex::default(), graph)
+    }
+
+    /// The index of `graph`, equal to [`SearchIndex::build`]`(graph)`, made from `previous`, the
+    /// index of an earlier version of it (or of anything): each node whose kind and texts are
+    /// those of a node of `previous` keeps that node's entries under its new id, and only the
+    /// others (new, edited, or with a new summary) are tokenized. Vectors are not carried over:
+    /// attach them again.
+    pub fn rebuilt(previous: SearchIndex, graph: &Graph) -> SearchIndex {
+        let mut work = Work::default();
+        let count = graph.nodes().filter(|n| indexed(n.kind())).count();
+        let mut reuse = Reuse::new(&previous.docs, count);
+        // Each indexed node with its key and its counterpart in `previous`.
+        let found: Vec<(NodeRef, u128, Option<u32>)> = graph
+            .nodes()
+            .filter(|n| indexed(n.kind()))
+            .map(|node| {
+                let key = entry_key(&node, &mut work.file, &mut work.key);
+                let old = reuse.take(key, node.id);
+                (node, key, old)
+            })
+            .collect();
+        // Old id → new id of every node kept.
+        let map = reuse.into_map();
+        let kept = found.iter().filter(|(_, _, old)| old.is_some()).count();
+        // When most nodes are new, emptying the previous tables costs more than it saves.
+        let keep = kept * 2 >= found.len();
+        let SearchIndex {
+            mut terms,
+            docs: old_docs,
+            mut names,
+            qualified: mut old_qualified,
+            ..
+        } = if keep {
+            previous
+        } else {
+            SearchIndex::default()
+        };
+        let mut docs = vec![None; graph.node_count()];
+        let mut qualified: Vec<Option<Box<str>>> = vec![None; graph.node_count()];
+        if keep {
+            for &(node, _, old) in &found {
+                let (id, Some(old)) = (node.id as usize, old.map(|o| o as usize)) else {
+                    continue;
+                };
+                if let (Some(new), Some(doc)) = (docs.get_mut(id), old_docs.get(old)) {
+                    *new = *doc;
                 }
-            };
-            if kind == NodeKind::File {
-                add(node.file(), 2);
-            } else if summarized {
-                add(node.qualified(), 2);
-                add(node.doc(), 1);
-            } else {
-                add(node.name(), 3);
-                add(node.qualified(), 1);
-                add(node.signature(), 1);
-                add(node.doc(), 1);
-                add(node.file().rsplit('/').next().unwrap_or(""), 1);
+                if let (Some(new), Some(name)) = (qualified.get_mut(id), old_qualified.get_mut(old))
+                {
+                    *new = name.take();
+                }
             }
-            let len: u32 = tf.values().map(|&v| v as u32).sum();
-            total_len += len as u64;
-            index.doc_len.insert(node.id, len);
-            for (term, count) in tf {
-                index
-                    .postings
-                    .entry(term)
-                    .or_default()
-                    .push((node.id, count));
-            }
-            if is_test(&node) {
-                index.tests.insert(node.id);
-            }
-            if kind.is_symbol() {
-                index.qualified.insert(node.id, node.qualified().to_owned());
-            }
-            index
-                .names
-                .entry(node.name().to_lowercase())
-                .or_default()
-                .push(node.id);
+            terms.remap(&map);
+            names.retain(|_, nodes| {
+                nodes.retain_mut(|node| match map.get(*node as usize) {
+                    Some(&new) if new != GONE => {
+                        *node = new;
+                        true
+                    }
+                    _ => false,
+                });
+                if !nodes.is_sorted() {
+                    nodes.sort_unstable();
+                }
+                !nodes.is_empty()
+            });
         }
-        index.avg_len = total_len as f64 / index.doc_len.len().max(1) as f64;
-        index.terms = index.postings.keys().cloned().collect();
-        index.terms.sort_unstable();
+        let mut index = SearchIndex {
+            terms,
+            docs,
+            names,
+            qualified,
+            ..SearchIndex::default()
+        };
+        for (node, key, old) in found {
+            if old.is_none() || !keep {
+                index.add(&node, key, &mut work);
+            }
+        }
+        if work.names_unsorted {
+            for nodes in index.names.values_mut() {
+                // Two sorted runs (kept, then added): a stable sort merges them.
+                nodes.sort();
+            }
+        }
+        index.terms.settle();
+        let mut total_len = 0u64;
+        for doc in index.docs.iter().flatten() {
+            index.indexed += 1;
+            index.tests += usize::from(doc.test);
+            total_len += u64::from(doc.len);
+        }
+        index.avg_len = total_len as f64 / index.indexed.max(1) as f64;
         index
+    }
+
+    /// Tokenizes `node` and adds its entries.
+    fn add(&mut self, node: &NodeRef, key: u128, work: &mut Work) {
+        let kind = node.kind();
+        let summarized = matches!(kind, NodeKind::Folder | NodeKind::Community);
+        work.entries.clear();
+        let mut add = |text: &str, weight: u16| {
+            each_token(text, &mut work.words, &mut |t| {
+                work.entries.push((self.terms.intern(t), weight));
+            });
+        };
+        if kind == NodeKind::File {
+            add(node.file(), 2);
+        } else if summarized {
+            add(node.qualified(), 2);
+            add(node.doc(), 1);
+        } else {
+            add(node.name(), 3);
+            add(node.qualified(), 1);
+            add(node.signature(), 1);
+            add(node.doc(), 1);
+            add(node.file().rsplit('/').next().unwrap_or(""), 1);
+        }
+        // Sum each term's weights into its count.
+        work.entries.sort_unstable_by_key(|&(term, _)| term);
+        work.entries.dedup_by(|next, kept| {
+            let same = next.0 == kept.0;
+            if same {
+                kept.1 = kept.1.saturating_add(next.1);
+            }
+            same
+        });
+        let mut len = 0u32;
+        for &(term, count) in &work.entries {
+            len += u32::from(count);
+            self.terms.post(term, node.id, count);
+        }
+        let id = node.id as usize;
+        if let Some(doc) = self.docs.get_mut(id) {
+            *doc = Some(Doc {
+                key,
+                len,
+                test: is_test(node),
+            });
+        }
+        if kind.is_symbol()
+            && let Some(slot) = self.qualified.get_mut(id)
+        {
+            *slot = Some(node.qualified().into());
+        }
+        let name = node.name();
+        if name.is_ascii() {
+            work.lower.clear();
+            work.lower.push_str(name);
+            work.lower.make_ascii_lowercase();
+        } else {
+            work.lower = name.to_lowercase();
+        }
+        let lower = &work.lower;
+        match self.names.get_mut(lower.as_str()) {
+            Some(nodes) => {
+                work.names_unsorted |= nodes.last().is_some_and(|&last| last >= node.id);
+                nodes.push(node.id);
+            }
+            None => {
+                self.names.insert(lower.clone(), vec![node.id]);
+            }
+        }
+    }
+
+    /// Asserts that two indexes hold the same entries (their term ids may differ), and that each
+    /// one's tables agree.
+    #[cfg(test)]
+    fn assert_same(&self, other: &SearchIndex) {
+        self.terms.check();
+        other.terms.check();
+        assert_eq!(self.terms.by_text(), other.terms.by_text(), "postings");
+        let sorted = |i: &SearchIndex| -> Vec<String> {
+            let t = &i.terms;
+            t.sorted().iter().map(|&id| t.text(id).to_owned()).collect()
+        };
+        assert_eq!(sorted(self), sorted(other), "terms in order");
+        assert_eq!(self.docs, other.docs, "keys, lengths, tests");
+        assert_eq!(
+            (self.indexed, self.tests, self.avg_len.to_bits()),
+            (other.indexed, other.tests, other.avg_len.to_bits())
+        );
+        assert_eq!(self.names, other.names, "names");
+        assert_eq!(self.qualified, other.qualified, "qualified names");
+        assert_eq!(self.semantic.is_some(), other.semantic.is_some());
     }
 
     /// Attaches the embeddings of this graph's nodes and the model that made them.
@@ -252,10 +428,10 @@ impl SearchIndex {
         let about_tests = tokens(query)
             .iter()
             .any(|t| TEST_WORDS.contains(&t.as_str()));
-        if !about_tests && !self.tests.is_empty() {
+        if !about_tests && self.tests > 0 {
             // Production code first, tests after it, each best first (a stable sort); the
             // scores stay what they were.
-            hits.sort_by_key(|hit| self.tests.contains(&hit.node));
+            hits.sort_by_key(|hit| self.is_test(hit.node));
         }
         Some(hits)
     }
@@ -295,7 +471,8 @@ impl SearchIndex {
         for hit in candidates {
             let Some(name) = self
                 .qualified
-                .get(&hit.node)
+                .get(hit.node as usize)
+                .and_then(Option::as_deref)
                 .filter(|_| seen.insert(hit.node))
             else {
                 continue;
@@ -329,15 +506,13 @@ impl SearchIndex {
     /// BM25 hits for a free-text query; `filter` keeps the nodes it accepts.
     pub fn search(&self, query: &str, filter: &dyn Fn(u32) -> bool) -> Vec<Hit> {
         let mut scores: HashMap<u32, f64> = HashMap::default();
-        let n = self.doc_len.len().max(1) as f64;
+        let n = self.indexed.max(1) as f64;
         for term in dedup(tokens(query)) {
             for (matched, factor) in self.expand(&term) {
-                let Some(list) = self.postings.get(matched) else {
-                    continue;
-                };
+                let list = self.terms.postings(matched);
                 let idf = (1.0 + (n - list.len() as f64 + 0.5) / (list.len() as f64 + 0.5)).ln();
                 for &(doc, tf) in list {
-                    let len = self.doc_len.get(&doc).copied().unwrap_or(1) as f64;
+                    let len = self.doc_len(doc) as f64;
                     let tf = tf as f64;
                     let s = idf * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * len / self.avg_len));
                     *scores.entry(doc).or_insert(0.0) += s * factor;
@@ -375,32 +550,55 @@ impl SearchIndex {
             .map(|(name, nodes)| (name.as_str(), nodes.as_slice()))
     }
 
-    /// The term itself, terms it prefixes, or (if neither exists) terms one edit away.
-    fn expand<'a>(&'a self, term: &'a str) -> Vec<(&'a str, f64)> {
+    /// The ids of the term itself, of terms it prefixes, or (if neither exists) of terms one edit
+    /// away, each with its score factor.
+    fn expand(&self, term: &str) -> Vec<(u32, f64)> {
         let mut out = Vec::new();
-        if self.postings.contains_key(term) {
-            out.push((term, 1.0));
+        if let Some(id) = self.terms.id(term) {
+            out.push((id, 1.0));
         }
+        let sorted = self.terms.sorted();
         if term.len() >= 3 {
-            let start = self.terms.partition_point(|t| t.as_str() < term);
-            for t in self.terms[start..]
+            let start = sorted.partition_point(|&t| self.terms.text(t) < term);
+            for &t in sorted
+                .get(start..)
+                .unwrap_or_default()
                 .iter()
-                .take_while(|t| t.starts_with(term))
+                .take_while(|&&t| self.terms.text(t).starts_with(term))
                 .take(64)
             {
-                if t != term {
-                    out.push((t.as_str(), PREFIX_FACTOR));
+                if self.terms.text(t) != term {
+                    out.push((t, PREFIX_FACTOR));
                 }
             }
         }
         if out.is_empty() && term.chars().count() >= 4 {
-            for t in &self.terms {
-                if t.len().abs_diff(term.len()) <= 1 && within_one_edit(t, term) {
-                    out.push((t.as_str(), FUZZY_FACTOR));
+            for &t in sorted {
+                let text = self.terms.text(t);
+                if text.len().abs_diff(term.len()) <= 1 && within_one_edit(text, term) {
+                    out.push((t, FUZZY_FACTOR));
                 }
             }
         }
         out
+    }
+
+    /// A node's length in weighted tokens (1 for a node not indexed).
+    fn doc_len(&self, node: u32) -> u32 {
+        self.docs
+            .get(node as usize)
+            .copied()
+            .flatten()
+            .map_or(1, |d| d.len)
+    }
+
+    /// Whether a node is test code.
+    fn is_test(&self, node: u32) -> bool {
+        self.docs
+            .get(node as usize)
+            .copied()
+            .flatten()
+            .is_some_and(|d| d.test)
     }
 }
 
@@ -456,193 +654,4 @@ pub fn within_one_edit(a: &str, b: &str) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::ingest::{SourceFile, index};
-
-    fn graph() -> Graph {
-        let files = vec![
-            SourceFile {
-                path: "shop/cart.py".into(),
-                bytes: b"class ShoppingCart:\n    \"\"\"Holds items before checkout.\"\"\"\n    def add_item(self, item):\n        pass\n    def checkout(self):\n        pass\n".to_vec(),
-            },
-            SourceFile { path: "shop/payment.py".into(), bytes: b"def charge_card(card):\n    pass\n\ndef refund(card):\n    pass\n".to_vec() },
-            SourceFile { path: "util/checkout_helpers.py".into(), bytes: b"def format_total(x):\n    pass\n".to_vec() },
-        ];
-        index("t", files, &|| 0.0, &mut |_, _, _| true).unwrap().0
-    }
-
-    fn top(g: &Graph, idx: &SearchIndex, q: &str) -> Vec<String> {
-        idx.search(q, &|_| true)
-            .iter()
-            .take(3)
-            .map(|h| g.node(h.node).unwrap().stable_id())
-            .collect()
-    }
-
-    #[test]
-    fn tokens_split_identifiers_and_keep_the_whole() {
-        assert_eq!(
-            tokens("getUserName"),
-            ["get", "user", "name", "getusername"]
-        );
-        assert_eq!(tokens("add_item"), ["add", "item", "add_item"]);
-        assert_eq!(tokens("shop/cart.py"), ["shop", "cart", "py"]);
-        assert_eq!(tokens("HTTPServer"), ["httpserver"]);
-    }
-
-    #[test]
-    fn ranking_prefers_exact_names_then_parts_then_paths() {
-        let g = graph();
-        let idx = SearchIndex::build(&g);
-        assert_eq!(
-            top(&g, &idx, "checkout")[0],
-            "Method:shop/cart.py:ShoppingCart.checkout"
-        );
-        assert_eq!(
-            top(&g, &idx, "charge card")[0],
-            "Function:shop/payment.py:charge_card"
-        );
-        assert_eq!(
-            top(&g, &idx, "ShoppingCart")[0],
-            "Class:shop/cart.py:ShoppingCart"
-        );
-        assert!(top(&g, &idx, "checkout").contains(&"File:util/checkout_helpers.py".to_owned()));
-    }
-
-    #[test]
-    fn prefixes_typos_and_docs_match() {
-        let g = graph();
-        let idx = SearchIndex::build(&g);
-        assert_eq!(top(&g, &idx, "refu")[0], "Function:shop/payment.py:refund");
-        assert_eq!(
-            top(&g, &idx, "refnud")[0],
-            "Function:shop/payment.py:refund"
-        );
-        assert_eq!(
-            top(&g, &idx, "before")[0],
-            "Class:shop/cart.py:ShoppingCart"
-        );
-        assert!(idx.search("zzzz qqqq", &|_| true).is_empty());
-        assert!(idx.search("", &|_| true).is_empty());
-    }
-
-    #[test]
-    fn modes_fuse_keyword_and_vector_ranks_and_tests_rank_below_code() {
-        use crate::embed::{StaticModel, VectorIndex, model_bytes};
-        use crate::ingest::index_with_sources;
-        let files = vec![
-            SourceFile {
-                path: "auth/hashers.py".into(),
-                bytes: b"def make_password(raw):\n    return digest(raw)\n".to_vec(),
-            },
-            SourceFile {
-                path: "auth/tests/test_hashers.py".into(),
-                bytes: b"def test_make_password():\n    make_password('x')\n".to_vec(),
-            },
-            SourceFile {
-                path: "pages.py".into(),
-                bytes: b"def paginate(items):\n    return items\n".to_vec(),
-            },
-        ];
-        let (g, _, sources) = index_with_sources("t", files, &|| 0.0, &mut |_, _, _| true).unwrap();
-        let mut idx = SearchIndex::build(&g);
-        assert!(idx.ranked("hash", Mode::Semantic, &|_| true).is_none());
-        let first = |idx: &SearchIndex, q: &str, mode: Mode| {
-            let hits = idx.ranked(q, mode, &|_| true).unwrap();
-            g.node(hits[0].node).unwrap().stable_id()
-        };
-        let make = "Function:auth/hashers.py:make_password";
-        assert_eq!(first(&idx, "make password", Mode::Hybrid), make);
-        assert_eq!(
-            first(&idx, "test make password", Mode::Keyword),
-            "Function:auth/tests/test_hashers.py:test_make_password"
-        );
-        // Not about tests: every production hit comes before every test hit.
-        let hits = idx
-            .ranked("make password", Mode::Keyword, &|_| true)
-            .unwrap();
-        let tests: Vec<bool> = hits.iter().map(|h| idx.tests.contains(&h.node)).collect();
-        assert!(
-            tests.contains(&true) && tests.windows(2).all(|w| w[0] <= w[1]),
-            "{tests:?}"
-        );
-        let model = StaticModel::from_bytes(&model_bytes(&[
-            ("make", vec![0, 10, 0]),
-            ("password", vec![100, 0, 0]),
-            ("secret", vec![90, 10, 0]),
-            ("digest", vec![80, 0, 10]),
-            ("items", vec![0, 0, 100]),
-        ]))
-        .unwrap();
-        let (vectors, _) = VectorIndex::build(&g, &sources, &model, None, &mut |_, _| true);
-        idx.attach_embeddings(Arc::new(model), vectors);
-        assert!(idx.search("secret", &|_| true).is_empty());
-        for mode in [Mode::Semantic, Mode::Hybrid] {
-            let top = first(&idx, "secret", mode);
-            assert!(top.contains(":auth/hashers.py"), "{mode:?}: {top}");
-        }
-        let hit = |node: u32| Hit { node, score: 1.0 };
-        let (first, second) = ([hit(1), hit(2)], [hit(2), hit(3)]);
-        let fused = fuse(&[(&first, 1.0), (&second, 1.0)]);
-        let order: Vec<u32> = fused.iter().map(|h| h.node).collect();
-        assert_eq!(order, [2, 1, 3]);
-        let k = RRF_K;
-        assert!((fused[0].score - (1.0 / (k + 2.0) + 1.0 / (k + 1.0))).abs() < 1e-12);
-        // A heavier ranking's head beats a lighter one's.
-        let fused = fuse(&[(&first, 1.0), (&second, 3.0)]);
-        let order: Vec<u32> = fused.iter().map(|h| h.node).collect();
-        assert_eq!(order, [2, 3, 1]);
-    }
-
-    #[test]
-    fn the_name_match_ranks_names_whose_tokens_are_near_the_query() {
-        use crate::embed::{StaticModel, VectorIndex, model_bytes};
-        use crate::ingest::index_with_sources;
-        let files = vec![SourceFile {
-            path: "app.py".into(),
-            bytes: b"def make_password(raw):\n    return raw\n\ndef paginate(items):\n    return items\n".to_vec(),
-        }];
-        let (g, _, sources) = index_with_sources("t", files, &|| 0.0, &mut |_, _, _| true).unwrap();
-        let model = StaticModel::from_bytes(&model_bytes(&[
-            ("make", vec![0, 10, 0]),
-            ("password", vec![100, 0, 0]),
-            ("secret", vec![90, 10, 0]),
-            ("paginate", vec![0, 0, 100]),
-        ]))
-        .unwrap();
-        let (vectors, _) = VectorIndex::build(&g, &sources, &model, None, &mut |_, _| true);
-        let mut idx = SearchIndex::build(&g);
-        idx.attach_embeddings(Arc::new(model), vectors);
-        let sem = idx.semantic.as_ref().unwrap();
-        let id = |name: &str| g.nodes_named(name)[0];
-        let candidates = [
-            Hit {
-                node: id("paginate"),
-                score: 2.0,
-            },
-            Hit {
-                node: id("make_password"),
-                score: 1.0,
-            },
-            Hit {
-                node: id("paginate"),
-                score: 0.5,
-            },
-        ];
-        let ranked = idx.name_match(sem, "secret", candidates.iter());
-        assert_eq!(ranked.len(), 2, "each candidate once: {ranked:?}");
-        assert_eq!(ranked[0].node, id("make_password"));
-        assert!(ranked[0].score > 0.9 && ranked[1].score < 0.1, "{ranked:?}");
-        assert!(idx.name_match(sem, "zzz", candidates.iter()).is_empty());
-    }
-
-    #[test]
-    fn one_edit_distance() {
-        assert!(within_one_edit("refund", "refnud"));
-        assert!(within_one_edit("refund", "refunds"));
-        assert!(within_one_edit("refund", "rfund"));
-        assert!(within_one_edit("refund", "refand"));
-        assert!(!within_one_edit("refund", "rexxnd"));
-    }
-}
+mod tests;
