@@ -631,12 +631,18 @@ fn apply_changes(
         Err(_) => return refuse("applying the changes was cancelled".into()),
     };
     let rebuilt = rebuilt.map(|(graph, _)| graph);
+    let mut swap_ms = 0.0;
     let previous_vectors = {
         let mut state = worker.state.borrow_mut();
         let done: std::collections::HashSet<&String> = changed.iter().chain(&removed).collect();
         state.pending.retain(|p| !done.contains(p));
         match rebuilt {
-            Some(graph) => Some(swap_graph(&mut state, graph)),
+            Some(graph) => {
+                let swapping = now();
+                let previous = swap_graph(&mut state, graph);
+                swap_ms = now() - swapping;
+                Some(previous)
+            }
             None => {
                 if applied.texts > 0 || !applied.removed.is_empty() {
                     // `read` and `grep` see the new texts; cached answers may not.
@@ -647,7 +653,7 @@ fn apply_changes(
             }
         }
     };
-    report_applied(worker, seq, &applied, now() - started);
+    report_applied(worker, seq, &applied, swap_ms, now() - started);
     if let Some(previous) = previous_vectors {
         // The agent that made the change asks next: its calls are answered first, and the
         // picture and the vectors (the layout alone takes ~0.6 s on Django) follow once changes
@@ -681,7 +687,8 @@ fn swap_graph(state: &mut State, mut graph: Graph) -> Option<SavedVectors> {
         let _ = nexus_engine::describe(&mut graph, node, text);
     }
     let previous = state.current_vectors().or_else(|| state.unattached.take());
-    state.search = SearchIndex::build(&graph);
+    // Only nodes whose texts changed are tokenized again.
+    state.search = SearchIndex::rebuilt(std::mem::take(&mut state.search), &graph);
     let memory = std::mem::take(&mut state.memory);
     state.memory = memory.carried_over(&state.graph, &graph);
     state.graph = graph;
@@ -691,7 +698,9 @@ fn swap_graph(state: &mut State, mut graph: Graph) -> Option<SavedVectors> {
     previous
 }
 
-fn report_applied(worker: &Worker, seq: u64, applied: &Applied, ms: f64) {
+/// Tells the page a batch is applied: what it did, each phase's time and the swap's (the
+/// keyword index follows the new graph there), and the whole in `ms`.
+fn report_applied(worker: &Worker, seq: u64, applied: &Applied, swap_ms: f64, ms: f64) {
     let state = worker.state.borrow();
     post(&FromWorker::Applied {
         seq,
@@ -704,6 +713,11 @@ fn report_applied(worker: &Worker, seq: u64, applied: &Applied, ms: f64) {
             .phase_ms
             .iter()
             .map(|(phase, ms)| (phase.as_str().to_owned(), *ms))
+            .chain(
+                applied
+                    .rebuilt
+                    .then(|| ("search index".to_owned(), swap_ms)),
+            )
             .collect(),
         graph: summary(&state.graph, state.sample),
         error: None,
@@ -747,7 +761,7 @@ fn describe(worker: &Rc<Worker>, node: &str, text: &str) -> Outcome {
             }
         };
         let previous = state.current_vectors();
-        state.search = SearchIndex::build(&state.graph);
+        state.search = SearchIndex::rebuilt(std::mem::take(&mut state.search), &state.graph);
         state.indexed_ms = js_sys::Date::now();
         state.vectors_source = None;
         state.queries = None;
