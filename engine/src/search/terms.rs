@@ -168,7 +168,7 @@ impl Terms {
     }
 
     /// Every live term with its postings, by text (for comparing indexes whose ids differ).
-    #[cfg(test)]
+    #[cfg(all(test, not(target_arch = "wasm32")))]
     pub(super) fn by_text(&self) -> std::collections::BTreeMap<&str, &[(u32, u16)]> {
         self.ids
             .iter()

@@ -100,7 +100,7 @@ fn unicode_word(word: &str, f: &mut impl FnMut(&str)) {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests {
     use proptest::prelude::*;
 
