@@ -309,6 +309,8 @@ fn edits(dir: &str, args: &[String], how: Search) {
         let heap_after = LIVE.load(Ordering::Relaxed);
         drop((graph, ws));
         let base = LIVE.load(Ordering::Relaxed);
+        // The files handed to the fresh index are consumed by it: what stays is its graph and
+        // workspace, measured from the same base.
         let all: Vec<SourceFile> = files
             .iter()
             .map(|(p, b)| SourceFile {
@@ -316,9 +318,8 @@ fn edits(dir: &str, args: &[String], how: Search) {
                 bytes: b.clone(),
             })
             .collect();
-        let before_fresh = LIVE.load(Ordering::Relaxed);
         let (fresh_graph, fresh_ws) = index(&name, all);
-        let fresh = LIVE.load(Ordering::Relaxed) - before_fresh;
+        let fresh = LIVE.load(Ordering::Relaxed) - base;
         drop((fresh_graph, fresh_ws));
         println!(
             "after {long} more edits: graph and files {:.1} MB on the heap; a fresh index of the same files {:.1} MB ({:+.1} %); at the start {:.1} MB",
