@@ -551,12 +551,17 @@ fn handle(worker: &Rc<Worker>, data: JsValue) {
             apply_changes(worker, seq, &project, changed, removed, &zip);
         }
         ToWorker::Compare { project, files } => {
-            let state = worker.state.borrow();
+            let mut state = worker.state.borrow_mut();
             let (changed, removed) = if !state.sample && state.graph.project == project {
                 state.files.stale(&files)
             } else {
                 (Vec::new(), Vec::new())
             };
+            // The disk is the truth: a file announced earlier (say, whose fetch failed) that no
+            // longer differs is pending no more.
+            let differ: std::collections::HashSet<&String> =
+                changed.iter().chain(&removed).collect();
+            state.pending.retain(|p| differ.contains(p));
             post(&FromWorker::Stale {
                 project: state.graph.project.clone(),
                 changed,
