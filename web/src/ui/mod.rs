@@ -148,6 +148,10 @@ pub fn App() -> impl IntoView {
                 }
                 return;
             };
+            load_status.set(format!(
+                "Applying {} changed file(s) from disk…",
+                changed.len() + removed.len()
+            ));
             live::fetch_and_apply(
                 engine.clone(),
                 weak_link.get().cloned(),
