@@ -97,6 +97,9 @@ pub fn diff(repo: &Repo, base: &str) -> Result<Diff, String> {
         let mut args: Vec<String> = ["diff", "--no-ext-diff", "--no-textconv", "--no-color"]
             .into_iter()
             .chain(["--no-renames", "--relative"])
+            // Submodules print no `diff --git` header of their own (`diff.submodule=log`), which
+            // would pair later files with the wrong hunks: they are left out.
+            .chain(["--submodule=short", "--ignore-submodules=all"])
             .chain(extra.iter().copied())
             .map(str::to_owned)
             .collect();
@@ -201,26 +204,62 @@ fn git<S: AsRef<std::ffi::OsStr>>(repo: &Repo, args: &[S]) -> Result<Vec<u8>, St
 
 fn command<S: AsRef<std::ffi::OsStr>>(repo: &Repo, args: &[S]) -> Command {
     let mut command = Command::new("git");
+    command.arg("-C").arg(&repo.root).args([
+        "--no-pager",
+        "-c",
+        "core.fsmonitor=false",
+        "-c",
+        "core.quotepath=false",
+        // Nothing may reach the network (a partial clone's missing blobs stay missing).
+        "-c",
+        "protocol.allow=never",
+    ]);
+    // The repository's own filter drivers (`.gitattributes` `filter=x` with `filter.x.clean` in
+    // its config) would run a program of its choosing on every changed file: each is emptied.
+    for name in filter_drivers(repo) {
+        for part in ["clean", "smudge", "process"] {
+            command.arg("-c").arg(format!("filter.{name}.{part}="));
+        }
+    }
+    // No inherited `GIT_*` variable may change what runs or what is read (`GIT_DIFF_OPTS`,
+    // `GIT_CONFIG_PARAMETERS`, `GIT_EXTERNAL_DIFF`, `GIT_DIR` …).
+    for (key, _) in std::env::vars_os() {
+        if key.to_string_lossy().starts_with("GIT_") {
+            command.env_remove(key);
+        }
+    }
     command
-        .arg("-C")
-        .arg(&repo.root)
-        .args([
-            "--no-pager",
-            "-c",
-            "core.fsmonitor=false",
-            "-c",
-            "core.quotepath=false",
-        ])
         .args(args)
         .env("GIT_OPTIONAL_LOCKS", "0")
         .env("GIT_PAGER", "cat")
-        .env_remove("GIT_EXTERNAL_DIFF")
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_WORK_TREE")
-        .env_remove("GIT_INDEX_FILE")
+        .env("GIT_NO_LAZY_FETCH", "1")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     command
+}
+
+/// The names of the filter drivers the repository's configuration defines (reading the
+/// configuration runs nothing).
+fn filter_drivers(repo: &Repo) -> Vec<String> {
+    let output = Command::new("git")
+        .arg("-C")
+        .arg(&repo.root)
+        .args(["config", "--name-only", "--get-regexp", r"^filter\."])
+        .env("GIT_OPTIONAL_LOCKS", "0")
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output();
+    let Ok(output) = output else {
+        return Vec::new();
+    };
+    let mut names: Vec<String> = text(&output.stdout)
+        .lines()
+        .filter_map(|key| key.strip_prefix("filter."))
+        .filter_map(|rest| rest.rsplit_once('.').map(|(name, _)| name.to_owned()))
+        .collect();
+    names.sort();
+    names.dedup();
+    names
 }
 
 fn spawn_error(err: std::io::Error) -> String {
@@ -386,6 +425,26 @@ mod tests {
         let full = dir.join(path);
         std::fs::create_dir_all(full.parent().unwrap()).unwrap();
         std::fs::write(full, text).unwrap();
+    }
+
+    #[test]
+    fn a_repository_cannot_make_the_diff_run_its_programs() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let ran = root.join("ran");
+        run_git(root, &["init", "-q"]);
+        write(root, "a.py", "one\n");
+        run_git(root, &["add", "-A"]);
+        run_git(root, &["commit", "-q", "-m", "first"]);
+        // A clean filter on every file, as a hostile repository would configure it.
+        let program = format!("touch {}; cat", ran.display());
+        run_git(root, &["config", "filter.evil.clean", &program]);
+        write(root, ".gitattributes", "* filter=evil\n");
+        write(root, "a.py", "one\ntwo\n");
+        let repo = Repo::open(root).unwrap();
+        let diff = diff(&repo, "HEAD").unwrap();
+        assert!(diff.files.iter().any(|f| f.path == "a.py"));
+        assert!(!ran.exists(), "the repository's filter program ran");
     }
 
     #[test]

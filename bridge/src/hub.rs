@@ -7,7 +7,8 @@ use std::time::{Duration, Instant};
 
 use nexus_shared::limits::{MAX_FRAME_BYTES, MAX_PENDING_CALLS_PER_PEER, STALE_WAIT};
 use nexus_shared::{
-    CallId, ErrorCode, Frame, GraphStats, Outcome, RejectCode, RepoWatch, ToolError, ToolName,
+    CallId, ErrorCode, Frame, GraphStats, Outcome, PENDING_SHOWN, REPO_PATHS_BYTES, RejectCode,
+    RepoWatch, ToolError, ToolName,
 };
 use tokio::sync::{mpsc, oneshot};
 
@@ -130,13 +131,15 @@ impl RepoLink {
             .unwrap_or_default();
         let mut pending: std::collections::BTreeSet<String> = view.paths.into_iter().collect();
         pending.extend(self.unapplied.values().flatten().cloned());
+        let pending_more = pending.len().saturating_sub(PENDING_SHOWN) as u64;
         RepoWatch {
             watching: self.watch.is_some(),
             root_name: self.root_name.clone(),
             last_change_ms: view.last_flush_ms,
             batches_sent: self.batches_sent,
             last_applied_seq: self.last_applied_seq,
-            pending: pending.into_iter().collect(),
+            pending: pending.into_iter().take(PENDING_SHOWN).collect(),
+            pending_more,
             rescans: view.rescans,
         }
     }
@@ -193,17 +196,28 @@ impl Hub {
             tracing::debug!(seq = batch.seq, "no tab; repository batch dropped");
             return;
         };
-        let paths = batch
+        let paths: Vec<String> = batch
             .changed
             .iter()
             .chain(&batch.removed)
             .cloned()
             .collect();
-        let frame = Frame::RepoChanged {
-            seq: batch.seq,
-            changed: batch.changed,
-            removed: batch.removed,
-            rescan: batch.rescan,
+        // A batch too large for one frame (a branch switch in a big repository) goes as a
+        // rescan: the tab compares the whole folder with the manifest.
+        let frame = if paths.iter().map(|p| p.len() + 4).sum::<usize>() > REPO_PATHS_BYTES {
+            Frame::RepoChanged {
+                seq: batch.seq,
+                changed: Vec::new(),
+                removed: Vec::new(),
+                rescan: true,
+            }
+        } else {
+            Frame::RepoChanged {
+                seq: batch.seq,
+                changed: batch.changed,
+                removed: batch.removed,
+                rescan: batch.rescan,
+            }
         };
         if tx.send(frame).is_ok() {
             link.batches_sent += 1;
@@ -1296,6 +1310,36 @@ mod tests {
         let health = hub.view().repo.unwrap();
         assert_eq!(health.last_applied_seq, Some(1));
         assert!(health.pending.is_empty() && health.watching);
+    }
+
+    #[tokio::test]
+    async fn a_batch_too_large_for_a_frame_goes_as_a_rescan_and_health_lists_a_few() {
+        let (hub, watch, _tab, mut rx) = repo_setup();
+        let changed: Vec<String> = (0..20_000)
+            .map(|i| format!("a/rather/long/folder/name/for/the/test/module_{i:05}.py"))
+            .collect();
+        flush(
+            &hub,
+            &watch,
+            RepoBatch {
+                seq: 1,
+                changed: changed.clone(),
+                removed: Vec::new(),
+                rescan: false,
+            },
+        );
+        assert_eq!(
+            next_call_frame(&mut rx).await,
+            Some(Frame::RepoChanged {
+                seq: 1,
+                changed: vec![],
+                removed: vec![],
+                rescan: true
+            })
+        );
+        let health = hub.view().repo.unwrap();
+        assert_eq!(health.pending.len(), PENDING_SHOWN);
+        assert_eq!(health.pending_more as usize, changed.len() - PENDING_SHOWN);
     }
 
     #[tokio::test]

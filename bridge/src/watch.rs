@@ -7,7 +7,7 @@ use std::sync::mpsc::RecvTimeoutError;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use nexus_shared::source_rules::in_excluded_dir;
+use nexus_shared::source_rules::{in_excluded_dir, is_secret};
 use notify::event::{AccessKind, AccessMode};
 use notify::{EventKind, RecursiveMode, Watcher};
 use tokio::sync::mpsc;
@@ -277,7 +277,9 @@ fn diff(
 /// The watch ends when the receiver is dropped.
 pub fn start(repo: Repo) -> Result<(WatchHandle, mpsc::UnboundedReceiver<RepoBatch>), String> {
     let (raw_tx, raw_rx) = std::sync::mpsc::channel();
-    let mut watcher = notify::recommended_watcher(raw_tx)
+    // Symlinks are never followed: a link to `$HOME` or `/` must not put watches out there.
+    let config = notify::Config::default().with_follow_symlinks(false);
+    let mut watcher = notify::RecommendedWatcher::new(raw_tx, config)
         .map_err(|err| format!("cannot start watching {}: {err}", repo.root.display()))?;
     watcher
         .watch(&repo.root, RecursiveMode::Recursive)
@@ -376,7 +378,11 @@ fn intake(event: RawEvent, repo: &Repo, touched: &mut Touched, handle: &WatchHan
         if relative.is_none() && path != repo.root {
             continue;
         }
-        handle.buffered(relative.unwrap_or_default());
+        // A secret is never served: its name is not shown as pending and holds no call (the
+        // tracker still sees the event, for a served file renamed to it).
+        if !relative.as_deref().is_some_and(is_secret) {
+            handle.buffered(relative.unwrap_or_default());
+        }
         touched.path(path);
         any = true;
     }

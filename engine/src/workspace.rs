@@ -374,9 +374,7 @@ impl Workspace {
                 }
                 FileChange::Write(file) => {
                     let hash = content_hash(&file.bytes);
-                    if self.entries.get(&file.path).is_some_and(|e| e.hash == hash)
-                        && !gitignore_changed
-                    {
+                    if self.holds(&file.path, hash) && !gitignore_changed {
                         applied.unchanged += 1;
                         continue;
                     }

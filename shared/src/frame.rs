@@ -201,11 +201,22 @@ pub struct RepoWatch {
     pub last_change_ms: Option<u64>,
     pub batches_sent: u64,
     pub last_applied_seq: Option<u64>,
-    /// Paths in the watcher's debounce buffer, or sent to the tab and not yet applied.
+    /// Paths in the watcher's debounce buffer, or sent to the tab and not yet applied: the
+    /// first `PENDING_SHOWN` of them.
     pub pending: Vec<String>,
+    /// How many more are pending than `pending` lists.
+    #[serde(default)]
+    pub pending_more: u64,
     /// Full rescans after lost events or watcher errors.
     pub rescans: u64,
 }
+
+/// At most this many pending paths are listed in a [`RepoWatch`] (it rides in every `Status`).
+pub const PENDING_SHOWN: usize = 50;
+
+/// A `RepoChanged` whose paths take more bytes than this is sent without them, as a rescan: the
+/// tab compares the whole folder instead, and no frame outgrows `MAX_FRAME_BYTES`.
+pub const REPO_PATHS_BYTES: usize = MAX_FRAME_BYTES / 2;
 
 /// Every `type` tag the protocol knows, to tell unknown frames from malformed ones.
 pub const FRAME_TYPES: [&str; 19] = [
@@ -439,6 +450,7 @@ mod tests {
                     batches_sent: 2,
                     last_applied_seq: Some(2),
                     pending: vec!["a.py".into()],
+                    pending_more: 3,
                     rescans: 0,
                 }),
             },

@@ -14,5 +14,6 @@ pub mod wording;
 pub use catalog::{ToolName, ToolSpec};
 pub use error::{ErrorCode, ToolError};
 pub use frame::{
-    CallId, Frame, FrameError, GraphStats, Outcome, RejectCode, RepoWatch, Role, Token, ToolOutput,
+    CallId, Frame, FrameError, GraphStats, Outcome, PENDING_SHOWN, REPO_PATHS_BYTES, RejectCode,
+    RepoWatch, Role, Token, ToolOutput,
 };

@@ -96,7 +96,7 @@ pub fn App() -> impl IntoView {
     let state = RwSignal::new(link.state());
     let hosted = tools::Hosted::new();
     {
-        let engine = engine.clone();
+        let (engine, weak_link) = (engine.clone(), link_slot.clone());
         let was_connected = StoredValue::new(false);
         link.on_status(move |s| {
             let connected = matches!(s, LinkState::Connected);
@@ -113,7 +113,7 @@ pub fn App() -> impl IntoView {
                 if let (Some(project), Some(served)) = (project, served)
                     && project == served
                 {
-                    live::compare_with_disk(engine.clone(), project);
+                    live::compare_with_disk(engine.clone(), weak_link.get().cloned(), project, 0);
                 }
             }
             was_connected.set_value(connected);
@@ -128,7 +128,7 @@ pub fn App() -> impl IntoView {
                 seq,
                 changed,
                 removed,
-                ..
+                rescan,
             } = frame
             else {
                 return;
@@ -148,6 +148,13 @@ pub fn App() -> impl IntoView {
                 }
                 return;
             };
+            if *rescan && changed.is_empty() && removed.is_empty() {
+                // Too many changes for one frame, or the watcher lost events: the whole folder
+                // is compared, and the hub hears of `seq` once that is applied.
+                load_status.set("Comparing the graph with the files on disk…".into());
+                live::compare_with_disk(engine.clone(), weak_link.get().cloned(), project, *seq);
+                return;
+            }
             load_status.set(format!(
                 "Applying {} changed file(s) from disk…",
                 changed.len() + removed.len()
@@ -249,7 +256,7 @@ pub fn App() -> impl IntoView {
                 wasm_bindgen_futures::spawn_local(load::load_bridge_repo(name, on_files, on_error));
             } else {
                 restoring.set_value(true);
-                live::compare_with_disk(engine.clone(), name);
+                live::compare_with_disk(engine.clone(), link_slot.get().cloned(), name, 0);
             }
         });
     }
@@ -357,13 +364,28 @@ struct WorkerPage {
 }
 
 impl WorkerPage {
+    /// Whether the bridge serves `project` (only its graph is ever compared with the disk).
+    fn serves(&self, project: &str) -> bool {
+        self.bridge_repo
+            .with_untracked(|r| r.as_deref() == Some(project))
+    }
+
+    /// When the graph is the bridge's repository: compared with the disk after a pause.
+    fn compare_later(&self, project: &str) {
+        if let (true, Some(engine)) = (self.serves(project), self.engine.get()) {
+            live::compare_later(engine.clone(), self.link.get().cloned(), project.to_owned());
+        }
+    }
+
     /// When the graph is the bridge's repository: the worker compares it with the disk.
     fn compare_with_disk(&self, project: &str) {
-        let serves = self
-            .bridge_repo
-            .with_untracked(|r| r.as_deref() == Some(project));
-        if let (true, Some(engine)) = (serves, self.engine.get()) {
-            live::compare_with_disk(engine.clone(), project.to_owned());
+        if let (true, Some(engine)) = (self.serves(project), self.engine.get()) {
+            live::compare_with_disk(
+                engine.clone(),
+                self.link.get().cloned(),
+                project.to_owned(),
+                0,
+            );
         }
     }
 }
@@ -487,8 +509,10 @@ fn on_worker_event(page: &WorkerPage, event: &FromWorker) {
             project,
             changed,
             removed,
+            seq,
         } => {
             if changed.is_empty() && removed.is_empty() {
+                live::acknowledge(page.link.get(), *seq, None);
                 if page.restoring.get_value() {
                     page.restoring.set_value(false);
                     page.load_status
@@ -499,7 +523,7 @@ fn on_worker_event(page: &WorkerPage, event: &FromWorker) {
                     engine.clone(),
                     page.link.get().cloned(),
                     project.clone(),
-                    0,
+                    *seq,
                     changed.clone(),
                     removed.clone(),
                 );
@@ -516,14 +540,14 @@ fn on_worker_event(page: &WorkerPage, event: &FromWorker) {
             error,
             ..
         } => {
-            if let (Some(link), true) = (page.link.get(), *seq > 0) {
-                let _ = link.request(&Frame::RepoApplied {
-                    seq: *seq,
-                    error: error.clone(),
-                });
-            }
+            live::acknowledge(page.link.get(), *seq, error.clone());
             if let Some(error) = error {
                 web_sys::console::warn_1(&format!("nexus: changes not applied: {error}").into());
+                // The graph is behind the disk: compared again shortly (a full index that was
+                // running compares by itself when it ends).
+                if page.progress.get_untracked().is_none() {
+                    page.compare_later(&graph.project);
+                }
                 return;
             }
             let phases_text: Vec<String> = phases

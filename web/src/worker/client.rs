@@ -219,11 +219,13 @@ impl EngineClient {
     }
 
     /// Asks which of the listed files (path, content hash) differ from what the graph of
-    /// `project` holds; answered by a `Stale` event.
-    pub fn compare(&self, project: &str, files: Vec<(String, String)>) {
+    /// `project` holds; answered by a `Stale` event carrying `seq` (the hub's batch it stands
+    /// for, 0 for the tab's own).
+    pub fn compare(&self, project: &str, files: Vec<(String, String)>, seq: u64) {
         let message = ToWorker::Compare {
             project: project.to_owned(),
             files,
+            seq,
         };
         if let Err(message) = self.send(&message, Vec::new()) {
             self.emit(&FromWorker::Failed { message });

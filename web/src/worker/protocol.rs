@@ -55,6 +55,9 @@ pub enum ToWorker {
     Compare {
         project: String,
         files: Vec<(String, String)>,
+        /// The hub's batch this comparison stands for (a rescan), 0 for the tab's own.
+        #[serde(default)]
+        seq: u64,
     },
 }
 
@@ -184,5 +187,8 @@ pub enum FromWorker {
         project: String,
         changed: Vec<String>,
         removed: Vec<String>,
+        /// As in the `Compare` it answers.
+        #[serde(default)]
+        seq: u64,
     },
 }

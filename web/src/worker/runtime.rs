@@ -550,7 +550,11 @@ fn handle(worker: &Rc<Worker>, data: JsValue) {
                 .unwrap_or_else(|_| ArrayBuffer::new(0));
             apply_changes(worker, seq, &project, changed, removed, &zip);
         }
-        ToWorker::Compare { project, files } => {
+        ToWorker::Compare {
+            project,
+            files,
+            seq,
+        } => {
             let mut state = worker.state.borrow_mut();
             let (changed, removed) = if !state.sample && state.graph.project == project {
                 state.files.stale(&files)
@@ -566,6 +570,7 @@ fn handle(worker: &Rc<Worker>, data: JsValue) {
                 project: state.graph.project.clone(),
                 changed,
                 removed,
+                seq,
             });
         }
         ToWorker::LoadFiles { name, paths } => {
