@@ -5,7 +5,7 @@ use std::io::{Read, Write};
 use std::process::{Command, Stdio};
 
 use axum::response::{IntoResponse, Response};
-use nexus_shared::source_rules::{MAX_FILE_BYTES, in_excluded_dir, is_secret};
+use nexus_shared::source_rules::MAX_FILE_BYTES;
 use serde::{Deserialize, Serialize};
 
 use crate::repo::{self, Repo, Rules};
@@ -63,6 +63,11 @@ pub async fn answer(repo: Option<Repo>, base: Option<String>) -> Response {
             .into_response();
     };
     let base = base.unwrap_or_else(|| "HEAD".to_owned());
+    // One comparison at a time: each runs several git commands over the whole tree.
+    static BUSY: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(1);
+    let Ok(_turn) = BUSY.acquire().await else {
+        return repo::bad_request("the comparison with git is shut down");
+    };
     match tokio::task::spawn_blocking(move || diff(&repo, &base)).await {
         Ok(Ok(diff)) => axum::Json(diff).into_response(),
         Ok(Err(error)) => repo::bad_request(&error),
@@ -118,7 +123,7 @@ pub fn diff(repo: &Repo, base: &str) -> Result<Diff, String> {
     let mut wanted = Vec::new();
     for ((status, path), hunks) in name_status(&names).into_iter().zip(patch_hunks(&patch)) {
         let served = match status {
-            Status::Deleted => clean_and_allowed(&path),
+            Status::Deleted => rules.would_serve(&path),
             Status::Added | Status::Modified => rules.stat(&path).is_some(),
         };
         if served {
@@ -182,25 +187,79 @@ fn check_ref(base: &str) -> Result<(), String> {
 }
 
 /// A deleted path the rules would have served by its name (its folders and size are gone).
-fn clean_and_allowed(path: &str) -> bool {
-    !path.split('/').any(|p| matches!(p, "" | "." | ".."))
-        && !in_excluded_dir(path)
-        && !is_secret(path)
-}
-
 /// Runs `git -C ROOT args` without pager, locks, fsmonitor hooks or external diff programs;
 /// answers its stdout, or its stderr as the error.
 fn git<S: AsRef<std::ffi::OsStr>>(repo: &Repo, args: &[S]) -> Result<Vec<u8>, String> {
-    let output = command(repo, args)
+    use std::io::Read;
+    let mut child = command(repo, args)
         .stdin(Stdio::null())
-        .output()
+        .spawn()
         .map_err(spawn_error)?;
-    if output.status.success() {
-        Ok(output.stdout)
+    let (Some(stdout), Some(mut stderr)) = (child.stdout.take(), child.stderr.take()) else {
+        return Err("cannot read git's output".to_owned());
+    };
+    // Read on their own threads; this one keeps the deadline and kills git past it.
+    let reader = std::thread::spawn(move || {
+        let mut out = Vec::new();
+        let read = stdout.take(MAX_GIT_OUTPUT + 1).read_to_end(&mut out);
+        read.map(|_| out)
+    });
+    let errors = std::thread::spawn(move || {
+        let mut err = Vec::new();
+        let _ = (&mut stderr).take(64 * 1024).read_to_end(&mut err);
+        err
+    });
+    let started = std::time::Instant::now();
+    let mut output_ended: Option<std::time::Instant> = None;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) => {
+                // The reader stops at the cap: git, blocked on a full pipe, is stopped.
+                let ended = reader
+                    .is_finished()
+                    .then(|| *output_ended.get_or_insert_with(std::time::Instant::now));
+                let stuck = ended.is_some_and(|at| at.elapsed() > OUTPUT_GRACE);
+                if stuck || started.elapsed() > GIT_DEADLINE {
+                    let _ = child.kill();
+                    let status = child.wait();
+                    if stuck {
+                        break status.map_err(|err| format!("cannot wait for git: {err}"))?;
+                    }
+                    return Err(format!(
+                        "git took longer than {} s; compare with a nearer commit",
+                        GIT_DEADLINE.as_secs()
+                    ));
+                }
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+            Err(err) => return Err(format!("cannot wait for git: {err}")),
+        }
+    };
+    let out = reader
+        .join()
+        .map_err(|_| "git's output was lost".to_owned())?
+        .map_err(|err| format!("cannot read git's output: {err}"))?;
+    let err = errors.join().unwrap_or_default();
+    if out.len() as u64 > MAX_GIT_OUTPUT {
+        return Err(format!(
+            "the changes are larger than {} MB; compare with a nearer commit",
+            MAX_GIT_OUTPUT / 1_000_000
+        ));
+    }
+    if status.success() {
+        Ok(out)
     } else {
-        Err(text(&output.stderr).trim().to_owned())
+        Err(text(&err).trim().to_owned())
     }
 }
+
+/// Most bytes one git command may print (a diff of a whole kernel is refused, not buffered).
+const MAX_GIT_OUTPUT: u64 = 64 * 1024 * 1024;
+/// Longest a git command may run.
+const GIT_DEADLINE: std::time::Duration = std::time::Duration::from_secs(30);
+/// How long git may go on once its output ended before it counts as stuck on the cap.
+const OUTPUT_GRACE: std::time::Duration = std::time::Duration::from_secs(1);
 
 fn command<S: AsRef<std::ffi::OsStr>>(repo: &Repo, args: &[S]) -> Command {
     let mut command = Command::new("git");
@@ -425,6 +484,26 @@ mod tests {
         let full = dir.join(path);
         std::fs::create_dir_all(full.parent().unwrap()).unwrap();
         std::fs::write(full, text).unwrap();
+    }
+
+    #[test]
+    fn a_deleted_file_the_rules_now_keep_out_shows_no_old_text() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        run_git(root, &["init", "-q"]);
+        write(root, "build/out.py", "generated\n");
+        write(root, "gone/deep/kept.py", "kept\n");
+        write(root, "src/a.py", "a\n");
+        run_git(root, &["add", "-A", "-f"]);
+        run_git(root, &["commit", "-q", "-m", "first"]);
+        write(root, ".gitignore", "build/\n");
+        std::fs::remove_file(root.join("build/out.py")).unwrap();
+        std::fs::remove_dir_all(root.join("gone")).unwrap();
+        let repo = Repo::open(root).unwrap();
+        let diff = diff(&repo, "HEAD").unwrap();
+        let paths: Vec<&str> = diff.files.iter().map(|f| f.path.as_str()).collect();
+        assert!(!paths.contains(&"build/out.py"), "{paths:?}");
+        assert!(paths.contains(&"gone/deep/kept.py"), "{paths:?}");
     }
 
     #[test]

@@ -233,6 +233,32 @@ impl<'a> Rules<'a> {
         served_file(relative, &path, &meta, &ignores)
     }
 
+    /// Whether `relative` would be served if it existed now (a deleted file: its old text is
+    /// shown only then): clean, neither excluded nor a secret, and not ignored by the rules of
+    /// its nearest existing folder and those above it.
+    pub fn would_serve(&mut self, relative: &str) -> bool {
+        if !clean(relative) || in_excluded_dir(relative) || is_secret(relative) {
+            return false;
+        }
+        let parts: Vec<&str> = relative.split('/').collect();
+        let mut depth = parts.len() - 1;
+        loop {
+            let dir = parts[..depth].join("/");
+            if let Some(ignores) = self.inside(&dir) {
+                return (depth + 1..=parts.len()).all(|k| {
+                    let path = self.repo.root.join(parts[..k].join("/"));
+                    !ignored(&ignores, &path, k < parts.len())
+                });
+            }
+            // A folder that exists but is not served (ignored, excluded, a symlink) serves
+            // nothing below it; a missing one is looked past.
+            if depth == 0 || std::fs::symlink_metadata(self.repo.root.join(&dir)).is_ok() {
+                return false;
+            }
+            depth -= 1;
+        }
+    }
+
     /// The `.gitignore` rules that apply to the entries of folder `dir`, or `None` when that
     /// folder is not served (missing, a symlink, excluded or ignored, or one above it is).
     fn inside(&mut self, dir: &str) -> Option<Vec<Arc<Gitignore>>> {
