@@ -209,6 +209,8 @@ pub struct Rules<'a> {
     /// Folder (relative, `""` for the root) → the rules applying to its entries; `None` when
     /// the folder itself is not served.
     chains: HashMap<String, Option<Vec<Arc<Gitignore>>>>,
+    /// Folder → the names of its entries as the disk spells them.
+    names: HashMap<String, std::collections::HashSet<std::ffi::OsString>>,
 }
 
 impl<'a> Rules<'a> {
@@ -216,7 +218,23 @@ impl<'a> Rules<'a> {
         Rules {
             repo,
             chains: HashMap::new(),
+            names: HashMap::new(),
         }
+    }
+
+    /// Whether folder `dir` holds an entry spelled exactly `name`. On a case-insensitive file
+    /// system `.GIT/config` opens `.git/config`, which the rules (compared as spelled) would not
+    /// recognise as excluded: only names as the disk spells them are served.
+    fn spelled(&mut self, dir: &str, name: &str) -> bool {
+        let root = &self.repo.root;
+        self.names
+            .entry(dir.to_owned())
+            .or_insert_with(|| {
+                std::fs::read_dir(root.join(dir))
+                    .map(|entries| entries.flatten().map(|e| e.file_name()).collect())
+                    .unwrap_or_default()
+            })
+            .contains(std::ffi::OsStr::new(name))
     }
 
     /// The file `relative` with its size and modification time, when it is served now: a clean
@@ -226,8 +244,11 @@ impl<'a> Rules<'a> {
         if !clean(relative) {
             return None;
         }
-        let parent = relative.rsplit_once('/').map_or("", |(parent, _)| parent);
+        let (parent, name) = relative.rsplit_once('/').unwrap_or(("", relative));
         let ignores = self.inside(parent)?;
+        if !self.spelled(parent, name) {
+            return None;
+        }
         let path = self.repo.root.join(relative);
         let meta = std::fs::symlink_metadata(&path).ok()?;
         served_file(relative, &path, &meta, &ignores)
@@ -277,17 +298,20 @@ impl<'a> Rules<'a> {
         } else if !clean(dir) {
             None
         } else {
-            let parent = dir.rsplit_once('/').map_or("", |(parent, _)| parent);
-            self.inside(parent).and_then(|mut ignores| {
-                let meta = std::fs::symlink_metadata(&path).ok()?;
-                if !meta.is_dir() || in_excluded_dir(dir) || ignored(&ignores, &path, true) {
-                    return None;
-                }
-                if let Some(ignore) = self.repo.gitignore(&path) {
-                    ignores.push(Arc::new(ignore));
-                }
-                Some(ignores)
-            })
+            let (parent, name) = dir.rsplit_once('/').unwrap_or(("", dir));
+            let spelled = self.inside(parent).is_some() && self.spelled(parent, name);
+            self.inside(parent)
+                .filter(|_| spelled)
+                .and_then(|mut ignores| {
+                    let meta = std::fs::symlink_metadata(&path).ok()?;
+                    if !meta.is_dir() || in_excluded_dir(dir) || ignored(&ignores, &path, true) {
+                        return None;
+                    }
+                    if let Some(ignore) = self.repo.gitignore(&path) {
+                        ignores.push(Arc::new(ignore));
+                    }
+                    Some(ignores)
+                })
         };
         self.chains.insert(dir.to_owned(), chain.clone());
         chain
@@ -561,6 +585,19 @@ mod tests {
             .collect();
         names.sort();
         names
+    }
+
+    #[test]
+    fn only_names_spelled_as_on_disk_are_served() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("Src")).unwrap();
+        std::fs::write(dir.path().join("Src/Main.py"), "x = 1\n").unwrap();
+        let repo = Repo::open(dir.path()).unwrap();
+        let mut rules = Rules::new(&repo);
+        assert!(rules.stat("Src/Main.py").is_some());
+        // What a case-insensitive file system would open all the same.
+        assert!(!rules.spelled("", "src") && !rules.spelled("Src", "main.py"));
+        assert!(rules.spelled("", "Src") && rules.spelled("Src", "Main.py"));
     }
 
     #[test]
