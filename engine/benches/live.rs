@@ -67,6 +67,25 @@ fn flag_after(args: &[String], at: usize) -> usize {
     args.get(at).and_then(|n| n.parse().ok()).unwrap_or(20)
 }
 
+/// A change writing `bytes` to `path`.
+fn write(path: &str, bytes: Vec<u8>) -> FileChange {
+    FileChange::Write(SourceFile {
+        path: path.to_owned(),
+        bytes,
+    })
+}
+
+/// Every file of a version as the engine takes them.
+fn source_files(files: &BTreeMap<String, Vec<u8>>) -> Vec<SourceFile> {
+    files
+        .iter()
+        .map(|(path, bytes)| SourceFile {
+            path: path.clone(),
+            bytes: bytes.clone(),
+        })
+        .collect()
+}
+
 fn index(name: &str, files: Vec<SourceFile>) -> (Graph, Workspace) {
     let clock_start = Instant::now();
     let clock = || clock_start.elapsed().as_secs_f64() * 1000.0;
@@ -152,14 +171,7 @@ fn apply(
 
 /// Whether the graph equals a full index of the workspace's files as they now are.
 fn equals_full_index(name: &str, graph: &Graph, files: &BTreeMap<String, Vec<u8>>) -> bool {
-    let all = files
-        .iter()
-        .map(|(path, bytes)| SourceFile {
-            path: path.clone(),
-            bytes: bytes.clone(),
-        })
-        .collect();
-    let (full, _) = index(name, all);
+    let (full, _) = index(name, source_files(files));
     let (a, b) = (graph.canonical_dump(), full.canonical_dump());
     if a != b {
         let missing = b
@@ -224,10 +236,7 @@ fn edits(dir: &str, args: &[String], how: Search) {
             &mut ws,
             &mut graph,
             (&mut search, how),
-            vec![FileChange::Write(SourceFile {
-                path: path.clone(),
-                bytes: new.into_bytes(),
-            })],
+            vec![write(path, new.into_bytes())],
         );
         totals.push(timed.total_ms);
         for (phase, ms) in timed.phases {
@@ -263,10 +272,7 @@ fn edits(dir: &str, args: &[String], how: Search) {
             let text = String::from_utf8_lossy(&files[path]).into_owned();
             let new = appended(path, &text, 10_000);
             files.insert(path.clone(), new.clone().into_bytes());
-            FileChange::Write(SourceFile {
-                path: path.clone(),
-                bytes: new.into_bytes(),
-            })
+            write(path, new.into_bytes())
         })
         .collect();
     let count = changes.len();
@@ -299,10 +305,7 @@ fn edits(dir: &str, args: &[String], how: Search) {
                 &mut ws,
                 &mut graph,
                 (&mut search, how),
-                vec![FileChange::Write(SourceFile {
-                    path: path.clone(),
-                    bytes: new.into_bytes(),
-                })],
+                vec![write(path, new.into_bytes())],
             );
         }
         drop(search);
@@ -311,14 +314,7 @@ fn edits(dir: &str, args: &[String], how: Search) {
         let base = LIVE.load(Ordering::Relaxed);
         // The files handed to the fresh index are consumed by it: what stays is its graph and
         // workspace, measured from the same base.
-        let all: Vec<SourceFile> = files
-            .iter()
-            .map(|(p, b)| SourceFile {
-                path: p.clone(),
-                bytes: b.clone(),
-            })
-            .collect();
-        let (fresh_graph, fresh_ws) = index(&name, all);
+        let (fresh_graph, fresh_ws) = index(&name, source_files(&files));
         let fresh = LIVE.load(Ordering::Relaxed) - base;
         drop((fresh_graph, fresh_ws));
         println!(
@@ -417,16 +413,7 @@ fn replay_versions(versions: &[Version], how: Search) {
     let name = "replay";
     let mut files = load_first();
     let mut equal = 0;
-    let (mut graph, mut ws) = index(
-        name,
-        files
-            .iter()
-            .map(|(p, b)| SourceFile {
-                path: p.clone(),
-                bytes: b.clone(),
-            })
-            .collect(),
-    );
+    let (mut graph, mut ws) = index(name, source_files(&files));
     let mut search = SearchIndex::build(&graph);
     println!("== replay from {first}: {} nodes", graph.node_count());
     for (dir, load) in &versions[1..] {
@@ -434,10 +421,7 @@ fn replay_versions(versions: &[Version], how: Search) {
         let mut changes = Vec::new();
         for (path, bytes) in &next {
             if files.get(path) != Some(bytes) {
-                changes.push(FileChange::Write(SourceFile {
-                    path: path.clone(),
-                    bytes: bytes.clone(),
-                }));
+                changes.push(write(path, bytes.clone()));
             }
         }
         for path in files.keys().filter(|p| !next.contains_key(*p)) {
