@@ -486,16 +486,26 @@ mod tests {
         std::fs::write(full, text).unwrap();
     }
 
+    /// A git repository whose first commit holds `files` (ignored ones too).
+    fn committed(files: &[(&str, &str)]) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        run_git(dir.path(), &["init", "-q"]);
+        for (path, text) in files {
+            write(dir.path(), path, text);
+        }
+        run_git(dir.path(), &["add", "-A", "-f"]);
+        run_git(dir.path(), &["commit", "-q", "-m", "first"]);
+        dir
+    }
+
     #[test]
     fn a_deleted_file_the_rules_now_keep_out_shows_no_old_text() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = committed(&[
+            ("build/out.py", "generated\n"),
+            ("gone/deep/kept.py", "kept\n"),
+            ("src/a.py", "a\n"),
+        ]);
         let root = dir.path();
-        run_git(root, &["init", "-q"]);
-        write(root, "build/out.py", "generated\n");
-        write(root, "gone/deep/kept.py", "kept\n");
-        write(root, "src/a.py", "a\n");
-        run_git(root, &["add", "-A", "-f"]);
-        run_git(root, &["commit", "-q", "-m", "first"]);
         write(root, ".gitignore", "build/\n");
         std::fs::remove_file(root.join("build/out.py")).unwrap();
         std::fs::remove_dir_all(root.join("gone")).unwrap();
@@ -508,13 +518,9 @@ mod tests {
 
     #[test]
     fn a_repository_cannot_make_the_diff_run_its_programs() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = committed(&[("a.py", "one\n")]);
         let root = dir.path();
         let ran = root.join("ran");
-        run_git(root, &["init", "-q"]);
-        write(root, "a.py", "one\n");
-        run_git(root, &["add", "-A"]);
-        run_git(root, &["commit", "-q", "-m", "first"]);
         // A clean filter on every file, as a hostile repository would configure it.
         let program = format!("touch {}; cat", ran.display());
         run_git(root, &["config", "filter.evil.clean", &program]);
@@ -528,16 +534,14 @@ mod tests {
 
     #[test]
     fn working_tree_against_head_with_untracked_files_and_no_secrets() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = committed(&[
+            ("a.py", "one\ntwo\nthree\n"),
+            ("b.py", "gone\n"),
+            (".env", "KEY=1\n"),
+            ("node_modules/x.js", "x\n"),
+            (".gitignore", "ignored.py\n"),
+        ]);
         let root = dir.path();
-        run_git(root, &["init", "-q"]);
-        write(root, "a.py", "one\ntwo\nthree\n");
-        write(root, "b.py", "gone\n");
-        write(root, ".env", "KEY=1\n");
-        write(root, "node_modules/x.js", "x\n");
-        write(root, ".gitignore", "ignored.py\n");
-        run_git(root, &["add", "-A", "-f"]);
-        run_git(root, &["commit", "-q", "-m", "first"]);
         write(root, "a.py", "one\n2\n2b\nthree\n");
         std::fs::remove_file(root.join("b.py")).unwrap();
         write(root, "new/c.py", "c1\nc2\n");
