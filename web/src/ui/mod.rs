@@ -278,6 +278,13 @@ pub fn App() -> impl IntoView {
     let empty = move || picture.with(|p| p.as_ref().is_none_or(|p| p.view.nodes.is_empty()));
     let view_graph =
         Signal::derive_local(move || picture.with(|p| p.as_ref().map(|p| p.view.clone())));
+    let folder_groups = move || {
+        picture.with(|p| {
+            p.as_ref().map_or(0, |p| {
+                p.view.groups.iter().filter(|g| g.id.is_empty()).count()
+            })
+        })
+    };
     let color_by = RwSignal::new(ColorBy::Community);
 
     view! {
@@ -304,7 +311,7 @@ pub fn App() -> impl IntoView {
                         <code>"nexus-bridge status"</code>" prints it again, and an agent's \"no tab\" error names it."
                     </p>
                 })}
-                <p class="summary" data-testid="summary">{move || summary.get().map(|s| stats_line(&s)).unwrap_or_else(|| "Starting the engine…".into())}</p>
+                <p class="summary" data-testid="summary">{move || summary.get().map(|s| stats_line(&s, folder_groups())).unwrap_or_else(|| "Starting the engine…".into())}</p>
                 <load::LoadPanel on_files=on_files on_error=on_error bridge_repo=bridge_repo on_sample=on_sample />
                 <div class="progress" data-testid="progress" class:hidden=move || progress.with(Option::is_none)>
                     <span>{move || progress.get().map(|p| progress_text(&p, now_ms())).unwrap_or_default()}</span>
@@ -745,17 +752,34 @@ fn changes_line(parsed: &[String], removed: &[String], unchanged: u64) -> String
     parts.join("; ")
 }
 
-fn stats_line(s: &GraphSummary) -> String {
-    format!(
-        "{}{} · {} files · {} nodes · {} edges · {} communities · {} processes",
+/// The graph's counts in words; `folder_groups` are the picture's discs of files and symbols that
+/// belong to no community (drawn beside the communities, so the line names them too).
+fn stats_line(s: &GraphSummary, folder_groups: usize) -> String {
+    let mut line = format!(
+        "{}{} · {} · {} · {} · {}",
         s.project,
         if s.sample { " (built-in sample)" } else { "" },
-        s.files,
-        s.nodes,
-        s.edges,
-        s.communities,
-        s.processes,
-    )
+        counted(s.files as usize, "file", "files"),
+        counted(s.nodes as usize, "node", "nodes"),
+        counted(s.edges as usize, "edge", "edges"),
+        counted(s.communities as usize, "community", "communities"),
+    );
+    if folder_groups > 0 {
+        line.push_str(&format!(
+            " (+ {} of code outside them)",
+            counted(folder_groups, "folder group", "folder groups")
+        ));
+    }
+    line.push_str(&format!(
+        " · {}",
+        counted(s.processes as usize, "process", "processes")
+    ));
+    line
+}
+
+/// `n` and the noun in the number `n` asks for.
+fn counted(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 fn context_frame(s: &GraphSummary) -> Frame {
@@ -821,4 +845,34 @@ fn hub_url(path: &str) -> String {
         .and_then(|w| w.location().host().ok())
         .unwrap_or_else(|| "127.0.0.1:54319".into());
     format!("ws://{host}{path}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn summary(communities: u32, processes: u32) -> GraphSummary {
+        GraphSummary {
+            project: "shop".into(),
+            sample: false,
+            files: 1,
+            nodes: 26,
+            edges: 70,
+            communities,
+            processes,
+        }
+    }
+
+    #[test]
+    fn the_stats_line_counts_in_words_and_names_the_folder_groups() {
+        assert_eq!(
+            stats_line(&summary(2, 1), 1),
+            "shop · 1 file · 26 nodes · 70 edges · 2 communities \
+             (+ 1 folder group of code outside them) · 1 process"
+        );
+        assert_eq!(
+            stats_line(&summary(1, 3), 0),
+            "shop · 1 file · 26 nodes · 70 edges · 1 community · 3 processes"
+        );
+    }
 }

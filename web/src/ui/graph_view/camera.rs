@@ -37,18 +37,40 @@ impl Default for Camera {
     }
 }
 
+/// Room kept free on each side of the viewport when fitting, CSS px.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Margins {
+    pub left: f32,
+    pub top: f32,
+    pub right: f32,
+    pub bottom: f32,
+}
+
+impl Margins {
+    /// The same room on every side.
+    pub fn even(px: f32) -> Margins {
+        Margins {
+            left: px,
+            top: px,
+            right: px,
+            bottom: px,
+        }
+    }
+}
+
 impl Camera {
-    /// The camera that shows `bounds` (min x, min y, max x, max y) whole, `margin` CSS px inside
-    /// each side of the viewport.
-    pub fn fit(bounds: [f32; 4], viewport: Viewport, margin: f32) -> Camera {
+    /// The camera that shows `bounds` (min x, min y, max x, max y) whole, inside the viewport less
+    /// `margins` CSS px on each side.
+    pub fn fit(bounds: [f32; 4], viewport: Viewport, margins: Margins) -> Camera {
         let [x0, y0, x1, y1] = bounds;
         let (w, h) = ((x1 - x0).max(1e-3), (y1 - y0).max(1e-3));
-        let room_x = (viewport.width - 2.0 * margin).max(1.0);
-        let room_y = (viewport.height - 2.0 * margin).max(1.0);
+        let room_x = (viewport.width - margins.left - margins.right).max(1.0);
+        let room_y = (viewport.height - margins.top - margins.bottom).max(1.0);
+        let zoom = (room_x / w).min(room_y / h).min(MAX_ZOOM);
         Camera {
-            x: (x0 + x1) * 0.5,
-            y: (y0 + y1) * 0.5,
-            zoom: (room_x / w).min(room_y / h).min(MAX_ZOOM),
+            x: (x0 + x1) * 0.5 + (margins.right - margins.left) * 0.5 / zoom,
+            y: (y0 + y1) * 0.5 + (margins.bottom - margins.top) * 0.5 / zoom,
+            zoom,
         }
     }
 
@@ -167,7 +189,7 @@ mod tests {
 
     #[test]
     fn fit_shows_the_whole_bounds_centred() {
-        let cam = Camera::fit([-100.0, -50.0, 300.0, 150.0], VIEW, 20.0);
+        let cam = Camera::fit([-100.0, -50.0, 300.0, 150.0], VIEW, Margins::even(20.0));
         assert!(close(cam.x, 100.0) && close(cam.y, 50.0));
         let (sx0, sy0) = cam.to_screen(VIEW, -100.0, -50.0);
         let (sx1, sy1) = cam.to_screen(VIEW, 300.0, 150.0);
@@ -177,8 +199,25 @@ mod tests {
     }
 
     #[test]
+    fn fit_keeps_each_side_its_own_room() {
+        let margins = Margins {
+            left: 10.0,
+            top: 30.0,
+            right: 150.0,
+            bottom: 50.0,
+        };
+        let cam = Camera::fit([0.0, 0.0, 100.0, 100.0], VIEW, margins);
+        let (sx0, sy0) = cam.to_screen(VIEW, 0.0, 0.0);
+        let (sx1, sy1) = cam.to_screen(VIEW, 100.0, 100.0);
+        assert!(sx0 >= 9.9 && sy0 >= 29.9 && sx1 <= 650.1 && sy1 <= 550.1);
+        // The limiting side (height: 520 px of room) is filled, the other centred in its room.
+        assert!(close(sy0, 30.0) && close(sy1, 550.0));
+        assert!(close((sx0 + sx1) * 0.5, (10.0 + 650.0) * 0.5));
+    }
+
+    #[test]
     fn fit_of_a_single_point_stays_finite() {
-        let cam = Camera::fit([5.0, 5.0, 5.0, 5.0], VIEW, 20.0);
+        let cam = Camera::fit([5.0, 5.0, 5.0, 5.0], VIEW, Margins::even(20.0));
         assert!(cam.zoom.is_finite() && cam.zoom <= MAX_ZOOM);
         assert_eq!((cam.x, cam.y), (5.0, 5.0));
     }

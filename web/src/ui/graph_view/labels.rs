@@ -183,6 +183,7 @@ pub fn pick(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ui::graph_view::camera::Margins;
     use nexus_engine::layout::layout;
     use nexus_engine::sample::sample_graph;
     use std::rc::Rc;
@@ -195,7 +196,7 @@ mod tests {
     #[test]
     fn zoomed_out_shows_community_labels_and_zoomed_in_node_labels() {
         let scene = Scene::new(Rc::new(layout(&sample_graph())));
-        let fit = Camera::fit(scene.view.bounds, VIEW, 20.0);
+        let fit = Camera::fit(scene.view.bounds, VIEW, Margins::even(20.0));
         let far = Camera { zoom: 1.0, ..fit };
         let labels = pick(&scene, &far, VIEW, &[], &[]);
         assert!(labels.iter().all(|l| matches!(l.of, LabelOf::Group(_))));
@@ -209,7 +210,7 @@ mod tests {
     #[test]
     fn pinned_labels_come_first_even_when_zoomed_out() {
         let scene = Scene::new(Rc::new(layout(&sample_graph())));
-        let fit = Camera::fit(scene.view.bounds, VIEW, 20.0);
+        let fit = Camera::fit(scene.view.bounds, VIEW, Margins::even(20.0));
         let far = Camera { zoom: 1.0, ..fit };
         let labels = pick(&scene, &far, VIEW, &[3], &[]);
         assert_eq!(labels.first().map(|l| l.of), Some(LabelOf::Node(3)));

@@ -132,6 +132,7 @@ fn on_pointer_move(state: &Rc<RefCell<State>>, event: Event) {
         match panned {
             Some((dx, dy)) => {
                 s.camera.pan(dx, dy);
+                s.follows_fit = false;
                 s.moved_at = now_ms();
                 s.hovered = None;
                 s.signals.tooltip.set(None);
@@ -200,6 +201,7 @@ fn on_wheel(state: &Rc<RefCell<State>>, event: Event) {
         let at = s.local(e);
         let (viewport, fit_zoom) = (s.viewport, s.fit_zoom);
         s.flight = None;
+        s.follows_fit = false;
         s.camera
             .zoom_at(viewport, at.0, at.1, (-delta * 0.0018).exp(), fit_zoom);
         s.moved_at = now_ms();

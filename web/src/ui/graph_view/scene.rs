@@ -135,6 +135,8 @@ pub struct Scene {
     /// Zoom at which each node is fully shown.
     pub reveal: Vec<f32>,
     pub max_radius: f32,
+    /// What fitting shows whole: every node and every group's disc.
+    pub fit_bounds: [f32; 4],
     /// Node indices, heaviest label first.
     pub label_order: Vec<u32>,
     /// Group indices, largest first.
@@ -216,10 +218,20 @@ impl Scene {
         let group_edges = group_edges(&view);
         let centres: Vec<(f32, f32)> = view.nodes.iter().map(|v| (v.x, v.y)).collect();
         let hit = HitGrid::new(view.bounds, HIT_CELL, &centres);
+        let fit_bounds = view.groups.iter().fold(view.bounds, |[x0, y0, x1, y1], g| {
+            let r = g.radius;
+            [
+                x0.min(g.x - r),
+                y0.min(g.y - r),
+                x1.max(g.x + r),
+                y1.max(g.y + r),
+            ]
+        });
         Scene {
             view,
             reveal,
             max_radius,
+            fit_bounds,
             label_order,
             group_order,
             draw_order,

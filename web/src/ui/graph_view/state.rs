@@ -10,7 +10,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, HtmlDivElement};
 
-use super::camera::{Camera, Flight, Viewport};
+use super::camera::{Camera, Flight, Margins, Viewport};
 use super::frame::request_frame;
 use super::gl::Renderer;
 use super::listeners::{Drag, Watchers, watch};
@@ -43,6 +43,8 @@ pub struct Signals {
 const HIT_PX: f32 = 6.0;
 /// Margin around the graph when fitting it, CSS px.
 const FIT_MARGIN_PX: f32 = 24.0;
+/// Extra room on the right when fitting: labels are drawn to the right of their nodes.
+const LABEL_ROOM_PX: f32 = 120.0;
 const FLIGHT_MS: f64 = 450.0;
 
 pub struct State {
@@ -55,7 +57,9 @@ pub struct State {
     pub(super) scene: Option<Scene>,
     pub(super) camera: Camera,
     pub(super) fit_zoom: f32,
-    pub(super) needs_fit: bool,
+    /// The camera shows the whole graph and follows the viewport's size, until the person pans,
+    /// zooms or the camera flies to a node.
+    pub(super) follows_fit: bool,
     pub(super) viewport: Viewport,
     pub(super) dpr: f32,
     pub(super) theme: Theme,
@@ -110,7 +114,7 @@ impl State {
             scene: None,
             camera: Camera::default(),
             fit_zoom: 1.0,
-            needs_fit: true,
+            follows_fit: true,
             viewport: Viewport {
                 width: 0.0,
                 height: 0.0,
@@ -160,7 +164,7 @@ impl State {
             s.flight = None;
             s.signals.tooltip.set(None);
             s.scene = view.map(Scene::new);
-            s.needs_fit = true;
+            s.follows_fit = true;
             s.upload_all();
             s.refresh_selection();
             if !s.viewport.is_empty() {
@@ -300,6 +304,7 @@ impl State {
         let to = self
             .camera
             .focused(n.x, n.y, lod::focus_zoom(reveal, n.radius));
+        self.follows_fit = false;
         self.flight = Some(Flight {
             from: self.camera,
             to,
@@ -312,9 +317,12 @@ impl State {
         let Some(scene) = self.scene.as_ref() else {
             return;
         };
-        self.camera = Camera::fit(scene.view.bounds, self.viewport, FIT_MARGIN_PX);
+        let margins = Margins {
+            right: FIT_MARGIN_PX + LABEL_ROOM_PX,
+            ..Margins::even(FIT_MARGIN_PX)
+        };
+        self.camera = Camera::fit(scene.fit_bounds, self.viewport, margins);
         self.fit_zoom = self.camera.zoom;
-        self.needs_fit = false;
     }
 
     /// Matches both canvases to the component's size and the device pixel ratio.
@@ -337,7 +345,7 @@ impl State {
         if let Some(r) = &self.renderer {
             r.resize(pw.max(1), ph.max(1));
         }
-        if self.needs_fit && !self.viewport.is_empty() {
+        if self.follows_fit && !self.viewport.is_empty() {
             self.fit();
         }
     }

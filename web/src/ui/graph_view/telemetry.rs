@@ -1,5 +1,5 @@
-//! Test telemetry: the picture's figures on `window.__nexusGraph` (frames, frame time, visible
-//! nodes and labels, lit nodes, selection drawn, `screenPosition`) for the browser tests.
+//! Test telemetry: the picture's figures on `window.__nexusGraph` (frames, nodes and labels shown,
+//! lit, cut by the viewport's edges, selection drawn, `screenPosition`) for the browser tests.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -35,6 +35,9 @@ impl State {
             JsValue::from_f64(self.visible_nodes() as f64),
         );
         set_hook(hooks, "litNodes", JsValue::from_f64(self.lit.len() as f64));
+        let [nodes_cut, groups_cut] = self.cut_by_edges();
+        set_hook(hooks, "nodesCut", JsValue::from_f64(nodes_cut as f64));
+        set_hook(hooks, "groupsCut", JsValue::from_f64(groups_cut as f64));
         let finished = now_ms();
         set_hook(hooks, "frameMs", JsValue::from_f64(finished - started));
         if self.scene.is_some() && !self.pictured {
@@ -69,6 +72,27 @@ impl State {
         out.push(&JsValue::from_f64(rect.left() + f64::from(sx)));
         out.push(&JsValue::from_f64(rect.top() + f64::from(sy)));
         out.into()
+    }
+
+    /// Nodes and group discs not wholly inside the viewport (cut by an edge or off it).
+    fn cut_by_edges(&self) -> [usize; 2] {
+        let Some(scene) = self.scene.as_ref() else {
+            return [0, 0];
+        };
+        let cut = |x: f32, y: f32, r: f32| {
+            let (sx, sy) = self.camera.to_screen(self.viewport, x, y);
+            let rpx = r * self.camera.zoom;
+            sx - rpx < 0.0
+                || sy - rpx < 0.0
+                || sx + rpx > self.viewport.width
+                || sy + rpx > self.viewport.height
+        };
+        let nodes = scene.view.nodes.iter();
+        let groups = scene.view.groups.iter();
+        [
+            nodes.filter(|n| cut(n.x, n.y, n.radius)).count(),
+            groups.filter(|g| cut(g.x, g.y, g.radius)).count(),
+        ]
     }
 
     /// Nodes on screen and shown at this zoom.
