@@ -1,16 +1,66 @@
 //! `deep_dive`: everything about one symbol in one call — its card (kind, location, signature,
-//! doc, owner), callers and callees with confidence, an impact summary, community and processes.
+//! doc, owner), its source, callers and callees with confidence, impact, community and processes.
 
 use nexus_shared::ToolError;
 use nexus_shared::params::{DeepDiveParams, FOLLOWED_CONFIDENCE, Format, ImpactParams, Verbosity};
+use nexus_engine::{Lang, NodeKind};
 use serde_json::json;
 
-use super::budget::Budget;
+use super::budget::{Budget, limit_chars};
 use super::neighbours::{calls, community, edge_line, owner, processes};
 use super::{ToolContext, impact, target};
 
 /// Callers and callees listed in standard verbosity (all in full).
 const LISTED: usize = 15;
+/// Share of the answer's budget the source may take in standard verbosity: the card, impact and
+/// the first callers and callees must still fit beside it.
+const STANDARD_SOURCE_SHARE: usize = 2;
+
+/// A symbol's source lines as the answer shows them.
+struct Source<'a> {
+    /// First line shown, 1-based.
+    start: u32,
+    /// The lines shown.
+    lines: Vec<&'a str>,
+    /// Lines of the body left out.
+    cut: u32,
+}
+
+/// The symbol's lines (`start_line..=end_line` of its file's text), at most `budget_chars`
+/// characters of whole lines; `None` without text (a folder, a file not kept, or no lines).
+fn source<'a>(
+    ctx: &'a ToolContext,
+    node: &nexus_engine::NodeRef,
+    budget_chars: usize,
+) -> Option<Source<'a>> {
+    let text = ctx.sources.get(node.file())?;
+    let (start, end) = (node.start_line().max(1), node.end_line());
+    if end < start {
+        return None;
+    }
+    let body: Vec<&str> = text
+        .lines()
+        .skip(start as usize - 1)
+        .take((end - start + 1) as usize)
+        .collect();
+    if body.is_empty() {
+        return None;
+    }
+    let mut used = 0;
+    let kept = body
+        .iter()
+        .take_while(|line| {
+            used += line.len() + 8;
+            used <= budget_chars
+        })
+        .count()
+        .max(1);
+    Some(Source {
+        start,
+        cut: (body.len() - kept) as u32,
+        lines: body[..kept].to_vec(),
+    })
+}
 
 pub fn run(ctx: &ToolContext, p: &DeepDiveParams) -> Result<String, ToolError> {
     let g = ctx.graph;
@@ -65,6 +115,14 @@ pub fn run(ctx: &ToolContext, p: &DeepDiveParams) -> Result<String, ToolError> {
     let community = community(g, id);
     let processes = processes(g, id);
     let owner = owner(g, id);
+    let source_chars = match verbosity {
+        Verbosity::Summary => 0,
+        Verbosity::Standard => limit_chars(p.max_tokens) / STANDARD_SOURCE_SHARE,
+        Verbosity::Full => limit_chars(p.max_tokens),
+    };
+    let source = (source_chars > 0 && node.kind() != NodeKind::File)
+        .then(|| source(ctx, &node, source_chars))
+        .flatten();
 
     if p.format == Some(Format::Json) {
         let list =
@@ -76,6 +134,7 @@ pub fn run(ctx: &ToolContext, p: &DeepDiveParams) -> Result<String, ToolError> {
             "signature": node.signature(), "doc": node.doc(), "owner": owner.map(|o| o.stable_id()),
             "callers_total": callers.len(), "callers": list(&callers), "callees_total": callees.len(), "callees": list(&callees),
             "impact": impact, "community": community.map(|c| c.name().to_owned()), "processes": processes.iter().map(|x| x.name()).collect::<Vec<_>>(),
+            "source": source.as_ref().map(|s| s.lines.join("\n")), "source_lines_cut": source.as_ref().map_or(0, |s| s.cut),
         }).to_string());
     }
 
@@ -113,6 +172,24 @@ pub fn run(ctx: &ToolContext, p: &DeepDiveParams) -> Result<String, ToolError> {
         let names: Vec<&str> = processes.iter().map(|x| x.name()).collect();
         out.header(&format!("Processes: {}", names.join("; ")));
     }
+    if let Some(src) = &source {
+        let last = src.start + src.lines.len() as u32 - 1;
+        let width = last.to_string().len();
+        let mut block = format!("```{}\n", fence_language(node.file()));
+        for (i, line) in src.lines.iter().enumerate() {
+            block.push_str(&format!("{:>width$} | {line}\n", src.start + i as u32));
+        }
+        block.push_str("```");
+        out.header(&block);
+        if src.cut > 0 {
+            out.header(&format!(
+                "… {} more lines (verbosity=full, or read `{}` from line {})",
+                src.cut,
+                node.file(),
+                last + 1
+            ));
+        }
+    }
     for (title, items) in [("Callers", &callers), ("Callees", &callees)] {
         out.header(&format!("## {title} ({})", items.len()));
         for (n, e) in items.iter().take(listed) {
@@ -126,4 +203,69 @@ pub fn run(ctx: &ToolContext, p: &DeepDiveParams) -> Result<String, ToolError> {
         }
     }
     Ok(out.finish())
+}
+
+/// The Markdown fence's language for a file: its language's name, else none.
+fn fence_language(path: &str) -> &'static str {
+    Lang::of_path(path).map_or("", Lang::as_str)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::dispatch;
+    use crate::test_support::{indexed, text, with_fixture_sources, with_sources};
+    use nexus_engine::SourceFile;
+    use serde_json::json;
+
+    fn dive(args: serde_json::Value) -> String {
+        let mut answer = String::new();
+        with_fixture_sources(|ctx| answer = text(dispatch(Some(ctx), "deep_dive", args)));
+        answer
+    }
+
+    #[test]
+    fn standard_and_full_show_the_source_and_summary_does_not() {
+        let source = "```python\n 7 |     def checkout(self):\n 8 |         \"\"\"Pays for the cart.\"\"\"\n 9 |         charge(self.total())\n10 |         self.log()\n```";
+        for verbosity in ["standard", "full"] {
+            let answer = dive(json!({"name": "Cart.checkout", "verbosity": verbosity}));
+            assert!(answer.contains(source), "{verbosity}: {answer}");
+            assert!(!answer.contains("more lines"), "{answer}");
+        }
+        let summary = dive(json!({"name": "Cart.checkout", "verbosity": "summary"}));
+        assert!(!summary.contains("```"), "{summary}");
+        let json: serde_json::Value =
+            serde_json::from_str(&dive(json!({"name": "charge", "format": "json"}))).unwrap();
+        assert_eq!(json["source"], "def charge(x):\n    return validate(x)");
+        assert_eq!(json["source_lines_cut"], 0);
+    }
+
+    #[test]
+    fn a_long_body_is_cut_to_the_budget_with_a_note() {
+        let body: String = (0..400).map(|i| format!("    x{i} = {i}\n")).collect();
+        let files = vec![SourceFile {
+            path: "long.py".into(),
+            bytes: format!("def long():\n{body}    return x0\n").into_bytes(),
+        }];
+        let (graph, sources) = indexed(files);
+        with_sources(graph, sources, |ctx| {
+            let standard = text(dispatch(
+                Some(ctx),
+                "deep_dive",
+                json!({"name": "long", "max_tokens": 1000}),
+            ));
+            assert!(standard.contains("  1 | def long():"), "{standard}");
+            let note = standard
+                .lines()
+                .find(|l| l.contains("more lines (verbosity=full, or read `long.py` from line"))
+                .unwrap_or_else(|| panic!("no note: {standard}"));
+            assert!(standard.len() <= 1000 * 4 + 400, "{}", standard.len());
+            let full = text(dispatch(
+                Some(ctx),
+                "deep_dive",
+                json!({"name": "long", "verbosity": "full", "max_tokens": 8000}),
+            ));
+            assert!(full.contains("402 |     return x0"), "{full}");
+            assert!(!full.contains("more lines"), "{note}");
+        });
+    }
 }
