@@ -58,6 +58,37 @@ pub enum SearchMode {
     Hybrid,
 }
 
+/// The least severe tier `impact` lists: `will_break` (depth 1), `likely_affected` (up to depth
+/// 2) or `may_need_testing` (every depth).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    WillBreak,
+    LikelyAffected,
+    #[default]
+    MayNeedTesting,
+}
+
+impl Severity {
+    /// The deepest dependents of this tier.
+    pub fn max_depth(self) -> u32 {
+        match self {
+            Severity::WillBreak => 1,
+            Severity::LikelyAffected => 2,
+            Severity::MayNeedTesting => u32::MAX,
+        }
+    }
+}
+
+/// What happened to a file or symbol, for `diff`'s `change_types`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ChangeType {
+    Added,
+    Modified,
+    Deleted,
+}
+
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum RouteMode {
@@ -114,6 +145,7 @@ pub struct SearchParams {
     /// Only hits under this path prefix.
     pub path: Option<String>,
     #[serde(default = "limit_10")]
+    #[schemars(range(max = 100))]
     pub limit: u32,
     #[serde(default)]
     pub offset: u32,
@@ -218,6 +250,7 @@ pub struct ImpactParams {
     pub offset: u32,
     #[serde(default)]
     pub summary_only: bool,
+    pub severity_threshold: Option<Severity>,
     pub max_tokens: Option<u32>,
     pub format: Option<Format>,
     pub session: Option<String>,
@@ -240,6 +273,7 @@ pub struct DiffParams {
     /// Caller depth (with base).
     #[schemars(range(max = 3))]
     pub depth: Option<u32>,
+    pub change_types: Option<Vec<ChangeType>>,
     pub limit: Option<u32>,
     pub max_tokens: Option<u32>,
     pub format: Option<Format>,
@@ -271,6 +305,11 @@ pub struct TraceFlowParams {
     pub to: Option<String>,
     #[serde(default = "steps_10")]
     pub max_steps: u32,
+    #[serde(default = "followed_confidence")]
+    pub min_confidence: f64,
+    /// Edge types to follow; CALLS by default.
+    pub relation_types: Option<Vec<String>>,
+    pub exclude_kinds: Option<Vec<String>>,
     pub max_tokens: Option<u32>,
     pub format: Option<Format>,
 }

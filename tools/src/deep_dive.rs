@@ -1,9 +1,9 @@
 //! `deep_dive`: everything about one symbol in one call — its card (kind, location, signature,
 //! doc, owner), its source, callers and callees with confidence, impact, community and processes.
 
+use nexus_engine::{Lang, NodeKind};
 use nexus_shared::ToolError;
 use nexus_shared::params::{DeepDiveParams, FOLLOWED_CONFIDENCE, Format, ImpactParams, Verbosity};
-use nexus_engine::{Lang, NodeKind};
 use serde_json::json;
 
 use super::budget::{Budget, limit_chars};
@@ -94,6 +94,7 @@ pub fn run(ctx: &ToolContext, p: &DeepDiveParams) -> Result<String, ToolError> {
         limit: None,
         offset: 0,
         summary_only: true,
+        severity_threshold: None,
         max_tokens: None,
         format: Some(Format::Json),
         session: None,

@@ -2,16 +2,17 @@
 //! 1 WILL BREAK, 2 LIKELY AFFECTED, 3+ MAY NEED TESTING — with a risk summary, and an explicit
 //! note when the answer is a lower bound because low-confidence edges were not followed.
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::BTreeSet;
 
+use nexus_shared::ToolError;
 use nexus_shared::params::{Direction, Format, ImpactParams};
-use nexus_shared::{ErrorCode, ToolError};
 use serde_json::json;
 
 use super::budget::Budget;
+use super::filters::{node_kinds, relation_kinds};
 use super::{ToolContext, target};
 use nexus_engine::is_test;
-use nexus_engine::{EdgeKind, NodeKind, NodeRef, Reached, Toward, Walk};
+use nexus_engine::{EdgeKind, NodeRef, Reached, Toward, Walk};
 
 /// Deepest walk allowed whatever is asked.
 const MAX_DEPTH: u32 = 10;
@@ -24,41 +25,18 @@ pub fn run(ctx: &ToolContext, p: &ImpactParams) -> Result<String, ToolError> {
         .sessions
         .borrow_mut()
         .record(p.session.as_deref(), [start], Some(start));
-    let relations: Vec<EdgeKind> = match &p.relation_types {
-        None => vec![
+    let relations = relation_kinds(
+        &p.relation_types,
+        &[
             EdgeKind::Calls,
             EdgeKind::Imports,
             EdgeKind::Extends,
             EdgeKind::Implements,
         ],
-        Some(names) => names
-            .iter()
-            .map(|n| {
-                EdgeKind::parse(n).ok_or_else(|| {
-                    ToolError::new(
-                        ErrorCode::InvalidParams,
-                        format!("unknown relation type `{n}`"),
-                    )
-                    .with_hint(
-                        "use CALLS, IMPORTS, EXTENDS, IMPLEMENTS, CONTAINS, DEFINES, MEMBER_OF",
-                    )
-                })
-            })
-            .collect::<Result<_, _>>()?,
-    };
-    let kinds = |names: &Option<Vec<String>>| -> Result<HashSet<NodeKind>, ToolError> {
-        names
-            .iter()
-            .flatten()
-            .map(|n| {
-                NodeKind::parse(n).ok_or_else(|| {
-                    ToolError::new(ErrorCode::InvalidParams, format!("unknown node kind `{n}`"))
-                })
-            })
-            .collect()
-    };
-    let (stop_at, exclude) = (kinds(&p.stop_at_kinds)?, kinds(&p.exclude_kinds)?);
-    let max_depth = p.max_depth.clamp(1, MAX_DEPTH);
+    )?;
+    let (stop_at, exclude) = (node_kinds(&p.stop_at_kinds)?, node_kinds(&p.exclude_kinds)?);
+    let severity = p.severity_threshold.unwrap_or_default();
+    let max_depth = p.max_depth.clamp(1, MAX_DEPTH).min(severity.max_depth());
     let min_confidence = p.min_confidence.clamp(0.0, 1.0) as f32;
 
     let walked = g.walk(

@@ -13,6 +13,7 @@ mod cypher;
 mod deep_dive;
 mod diff;
 mod explore;
+mod filters;
 mod find_similar;
 mod grep;
 mod grep_filter;
@@ -466,11 +467,53 @@ mod tests {
     }
 
     #[test]
+    fn search_finds_one_and_two_character_names_whole_then_by_prefix() {
+        let files = vec![SourceFile {
+            path: "db/io.py".into(),
+            bytes: b"def io():\n    pass\n\ndef iota():\n    pass\n\ndef idle():\n    pass\n"
+                .to_vec(),
+        }];
+        let graph = index("p", files, &|| 0.0, &mut |_, _, _| true)
+            .map(|(g, _)| g)
+            .unwrap_or_default();
+        with(graph, |ctx| {
+            let answer = text(dispatch(
+                Some(ctx),
+                "search",
+                json!({"query": "io", "group_by_process": false, "mode": "semantic"}),
+            ));
+            let ids: Vec<&str> = answer
+                .lines()
+                .filter(|l| l.starts_with("- "))
+                .filter_map(|l| l.split('`').nth(1))
+                .collect();
+            assert_eq!(
+                ids,
+                [
+                    "Function:db/io.py:io",
+                    "File:db/io.py",
+                    "Function:db/io.py:iota"
+                ],
+                "{answer}"
+            );
+            assert!(answer.contains("· name ·"), "{answer}");
+            let folder = text(dispatch(Some(ctx), "search", json!({"query": "DB"})));
+            assert!(folder.contains("`Folder:db`"), "{folder}");
+            let one = text(dispatch(
+                Some(ctx),
+                "search",
+                json!({"query": "i", "kind": "Function", "limit": 100}),
+            ));
+            assert!(one.starts_with("# search \"i\" — 3 hits"), "{one}");
+        });
+    }
+
+    #[test]
     fn search_modes_need_embeddings_for_meaning_and_report_time() {
         with(fixture(), |ctx| {
             let ctx = Some(ctx);
             assert_eq!(
-                error_code(dispatch(ctx, "search", json!({"query": "ab"}))),
+                error_code(dispatch(ctx, "search", json!({"query": "  "}))),
                 ErrorCode::InvalidParams
             );
             let Outcome::Err(err) = dispatch(
@@ -541,6 +584,19 @@ mod tests {
             let value: serde_json::Value = serde_json::from_str(&shallow).unwrap();
             assert_eq!(value["by_depth"]["1"], 1);
             assert_eq!(value["total"], 1);
+            for (severity, total) in [
+                ("will_break", 1),
+                ("likely_affected", 2),
+                ("may_need_testing", 3),
+            ] {
+                let tier: serde_json::Value = serde_json::from_str(&text(dispatch(
+                    ctx,
+                    "impact",
+                    json!({"target": "validate", "severity_threshold": severity, "format": "json"}),
+                )))
+                .unwrap();
+                assert_eq!(tier["total"], total, "{severity}: {tier}");
+            }
             let strict = text(dispatch(
                 ctx,
                 "impact",
@@ -715,6 +771,49 @@ mod tests {
             assert!(
                 flows.contains("# processes through `Function:shop/pay.py:charge` (1)"),
                 "{flows}"
+            );
+        });
+    }
+
+    #[test]
+    fn trace_flow_prunes_by_confidence_relation_and_kind() {
+        with(fixture(), |ctx| {
+            let ctx = Some(ctx);
+            let around = dispatch(
+                ctx,
+                "trace_flow",
+                json!({"from": "main", "to": "validate", "exclude_kinds": ["Method"]}),
+            );
+            let Outcome::Err(err) = around else {
+                panic!("main reaches validate only through a method");
+            };
+            assert!(
+                err.message.contains("excluded kinds not passed through"),
+                "{}",
+                err.message
+            );
+            let strict = dispatch(
+                ctx,
+                "trace_flow",
+                json!({"from": "main", "to": "validate", "min_confidence": 1.0}),
+            );
+            assert_eq!(error_code(strict), ErrorCode::NotFound);
+            let imports = text(dispatch(
+                ctx,
+                "trace_flow",
+                json!({"from": "File:shop/cart.py", "to": "File:shop/pay.py", "relation_types": ["IMPORTS"]}),
+            ));
+            assert!(
+                imports.starts_with("# 1 hops from `File:shop/cart.py`"),
+                "{imports}"
+            );
+            assert_eq!(
+                error_code(dispatch(
+                    ctx,
+                    "trace_flow",
+                    json!({"from": "main", "to": "validate", "relation_types": ["CALLZ"]}),
+                )),
+                ErrorCode::InvalidParams
             );
         });
     }
@@ -1098,6 +1197,20 @@ mod tests {
         .unwrap();
         assert_eq!(json["totals"]["symbols_added"], 2);
         assert_eq!(json["symbols"]["added"].as_array().map(Vec::len), Some(1));
+        let added = text(dispatch(
+            Some(&ctx),
+            "diff",
+            json!({"change_types": ["added"]}),
+        ));
+        assert!(
+            added.contains("Only added changes (change_types)."),
+            "{added}"
+        );
+        assert!(added.contains("`Function:shop/pay.py:refund`"), "{added}");
+        assert!(
+            !added.contains("charge") && !added.contains("Files modified"),
+            "{added}"
+        );
         assert_eq!(
             error_code(dispatch(Some(&ctx), "diff", json!({"since": "yesterday"}))),
             ErrorCode::InvalidParams

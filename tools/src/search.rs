@@ -11,24 +11,24 @@ use serde_json::json;
 use super::ToolContext;
 use super::budget::Budget;
 use super::session::FOCUS_BOOST;
-use nexus_engine::{EdgeKind, Graph, Mode, NodeKind, NodeRef};
+use nexus_engine::{EdgeKind, Graph, Hit, Mode, NodeKind, NodeRef};
 
 /// Largest page.
-const MAX_LIMIT: u32 = 50;
+const MAX_LIMIT: u32 = 100;
 /// Largest page by meaning alone: past it the nearest vectors are rarely relevant.
 const MAX_SEMANTIC_LIMIT: u32 = 20;
-/// Shortest query.
-const MIN_QUERY_CHARS: usize = 3;
+/// Shorter queries are names (`db`, `io`, `ui`): matched whole or as a prefix of a name, since
+/// words that short carry no ranking signal.
+const MIN_WORDS_CHARS: usize = 3;
 
 pub fn run(ctx: &ToolContext, p: &SearchParams) -> Result<String, ToolError> {
     let started = (ctx.clock)();
-    if p.query.trim().chars().count() < MIN_QUERY_CHARS {
-        return Err(ToolError::new(
-            ErrorCode::InvalidParams,
-            format!("`query` needs at least {MIN_QUERY_CHARS} characters"),
-        )
-        .with_hint("pass words or a symbol name, e.g. {\"query\": \"checkout\"}"));
+    let query = p.query.trim();
+    if query.is_empty() {
+        return Err(ToolError::new(ErrorCode::InvalidParams, "`query` is empty")
+            .with_hint("pass words or a symbol name, e.g. {\"query\": \"checkout\"}"));
     }
+    let by_name = query.chars().count() < MIN_WORDS_CHARS;
     let has_embeddings = ctx.search.embeddings().is_some_and(|e| !e.is_empty());
     let mode = match p.mode {
         Some(SearchMode::Keyword) => Mode::Keyword,
@@ -37,7 +37,7 @@ pub fn run(ctx: &ToolContext, p: &SearchParams) -> Result<String, ToolError> {
         None if has_embeddings => Mode::Hybrid,
         None => Mode::Keyword,
     };
-    if mode == Mode::Semantic && !has_embeddings {
+    if mode == Mode::Semantic && !has_embeddings && !by_name {
         return Err(no_embeddings());
     }
     let kind = match p.kind.as_deref() {
@@ -58,13 +58,17 @@ pub fn run(ctx: &ToolContext, p: &SearchParams) -> Result<String, ToolError> {
         })
     };
     let session = p.session.as_deref();
-    let mut hits = ctx
-        .search
-        .ranked(&p.query, mode, &filter)
-        .ok_or_else(no_embeddings)?;
-    let mode_name = match (mode, has_embeddings) {
-        (Mode::Semantic, _) => "semantic",
-        (Mode::Hybrid, true) => "hybrid",
+    let mut hits = if by_name {
+        name_hits(graph, query, &filter)
+    } else {
+        ctx.search
+            .ranked(&p.query, mode, &filter)
+            .ok_or_else(no_embeddings)?
+    };
+    let mode_name = match (by_name, mode, has_embeddings) {
+        (true, _, _) => "name",
+        (_, Mode::Semantic, _) => "semantic",
+        (_, Mode::Hybrid, true) => "hybrid",
         _ => "keyword",
     };
     let focus_files = ctx.memory.sessions.borrow().focus_files(session, graph);
@@ -80,7 +84,7 @@ pub fn run(ctx: &ToolContext, p: &SearchParams) -> Result<String, ToolError> {
         hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.node.cmp(&b.node)));
     }
     let total = hits.len();
-    let max_limit = if mode == Mode::Semantic {
+    let max_limit = if mode == Mode::Semantic && !by_name {
         MAX_SEMANTIC_LIMIT
     } else {
         MAX_LIMIT
@@ -169,6 +173,41 @@ pub fn run(ctx: &ToolContext, p: &SearchParams) -> Result<String, ToolError> {
         ));
     }
     Ok(out.finish())
+}
+
+/// Symbols, files and folders whose name (or a file's name without its extension) is `query`
+/// (score 2) or starts with it (score 1), ignoring case; shorter names first within a score.
+fn name_hits(graph: &Graph, query: &str, filter: &dyn Fn(u32) -> bool) -> Vec<Hit> {
+    let query = query.to_lowercase();
+    let mut found: Vec<(Hit, usize)> = graph
+        .nodes()
+        .filter(|n| n.kind().is_symbol() || matches!(n.kind(), NodeKind::File | NodeKind::Folder))
+        .filter_map(|n| {
+            let name = n
+                .name()
+                .rsplit('/')
+                .next()
+                .unwrap_or_default()
+                .to_lowercase();
+            let stem = name.split('.').next().unwrap_or_default();
+            let score = if name == query || stem == query {
+                2.0
+            } else if name.starts_with(&query) {
+                1.0
+            } else {
+                return None;
+            };
+            Some((Hit { node: n.id, score }, name.len()))
+        })
+        .filter(|(hit, _)| filter(hit.node))
+        .collect();
+    found.sort_by(|(a, a_len), (b, b_len)| {
+        b.score
+            .total_cmp(&a.score)
+            .then(a_len.cmp(b_len))
+            .then(a.node.cmp(&b.node))
+    });
+    found.into_iter().map(|(hit, _)| hit).collect()
 }
 
 /// Semantic search asked for before embeddings exist.

@@ -1,5 +1,5 @@
-//! `trace_flow`: the shortest CALLS path from one symbol to another (breadth-first, each hop
-//! with its confidence), or — without `to` — the processes that `from` takes part in.
+//! `trace_flow`: the shortest path from one symbol to another along CALLS (or the relation types
+//! asked for) at or above `min_confidence`, around excluded kinds; or without `to` its processes.
 
 use std::collections::HashMap;
 
@@ -8,12 +8,10 @@ use nexus_shared::{ErrorCode, ToolError};
 use serde_json::json;
 
 use super::budget::Budget;
+use super::filters::{node_kinds, relation_kinds};
 use super::neighbours::processes;
 use super::{ToolContext, target};
 use nexus_engine::{Edge, EdgeKind, Toward, Walk};
-
-/// Hops below this confidence are not followed.
-const MIN_CONFIDENCE: f32 = nexus_shared::params::FOLLOWED_CONFIDENCE as f32;
 
 pub fn run(ctx: &ToolContext, p: &TraceFlowParams) -> Result<String, ToolError> {
     let g = ctx.graph;
@@ -43,6 +41,9 @@ pub fn run(ctx: &ToolContext, p: &TraceFlowParams) -> Result<String, ToolError> 
     let to_node = target::resolve(ctx, to_name)?;
     let to = to_node.id;
     let max_steps = p.max_steps.clamp(1, 30);
+    let relations = relation_kinds(&p.relation_types, &[EdgeKind::Calls])?;
+    let exclude = node_kinds(&p.exclude_kinds)?;
+    let min_confidence = p.min_confidence.clamp(0.0, 1.0) as f32;
     let mut parent: HashMap<u32, Edge> = HashMap::new();
     let mut found = from == to;
     if !found {
@@ -50,10 +51,10 @@ pub fn run(ctx: &ToolContext, p: &TraceFlowParams) -> Result<String, ToolError> 
             &[from],
             &Walk {
                 toward: Toward::Downstream,
-                edges: &[EdgeKind::Calls],
-                min_confidence: MIN_CONFIDENCE,
+                edges: &relations,
+                min_confidence,
                 max_depth: max_steps,
-                stop: &|_| false,
+                stop: &|n| exclude.contains(&n.kind()),
                 skip: &|_| false,
                 until: Some(to),
             },
@@ -64,9 +65,9 @@ pub fn run(ctx: &ToolContext, p: &TraceFlowParams) -> Result<String, ToolError> 
     if !found {
         return Err(ToolError::new(
             ErrorCode::NotFound,
-            format!("no call path from `{}` to `{}` within {max_steps} steps (calls below {MIN_CONFIDENCE} confidence not followed)", from_node.stable_id(), to_node.stable_id()),
+            format!("no path from `{}` to `{}` within {max_steps} steps (edges below {min_confidence} confidence not followed{})", from_node.stable_id(), to_node.stable_id(), if exclude.is_empty() { "" } else { ", excluded kinds not passed through" }),
         )
-        .with_hint("raise max_steps, or check `impact` with direction=downstream from the first symbol"));
+        .with_hint("raise max_steps, lower min_confidence, or check `impact` with direction=downstream from the first symbol"));
     }
     let mut hops: Vec<Edge> = Vec::new();
     let mut current = to;

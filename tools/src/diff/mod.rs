@@ -7,7 +7,7 @@ mod working;
 pub use changes::{ChangedFile, FileStatus, Hunk, WorkingChanges};
 
 use nexus_shared::ToolError;
-use nexus_shared::params::{DiffParams, Format};
+use nexus_shared::params::{ChangeType, DiffParams, Format};
 use serde_json::json;
 
 use super::ToolContext;
@@ -34,7 +34,26 @@ pub fn run(ctx: &ToolContext, p: &DiffParams) -> Result<String, ToolError> {
         });
     };
     let current = Fingerprint::of(g, ctx.sources, 0.0);
-    let d = diff(previous, &current);
+    let mut d = diff(previous, &current);
+    let unchanged = d.is_empty();
+    for (change, files, symbols) in [
+        (ChangeType::Added, &mut d.files_added, &mut d.symbols_added),
+        (
+            ChangeType::Modified,
+            &mut d.files_modified,
+            &mut d.symbols_modified,
+        ),
+        (
+            ChangeType::Deleted,
+            &mut d.files_deleted,
+            &mut d.symbols_deleted,
+        ),
+    ] {
+        if !wanted(p, change) {
+            files.clear();
+            symbols.clear();
+        }
+    }
     let limit = p.limit.unwrap_or(DEFAULT_LIMIT).max(1) as usize;
     if p.format == Some(Format::Json) {
         let ids = |list: &[ChangedSymbol]| {
@@ -62,9 +81,12 @@ pub fn run(ctx: &ToolContext, p: &DiffParams) -> Result<String, ToolError> {
         previous.file_count(),
         previous.symbol_count()
     ));
-    if d.is_empty() {
+    if unchanged {
         out.header("No change: every file and symbol is as it was.");
         return Ok(out.finish());
+    }
+    if let Some(note) = kept_note(p) {
+        out.header(&note);
     }
     out.header(&format!(
         "files: +{} ~{} -{} · symbols: +{} ~{} -{}",
@@ -98,6 +120,27 @@ pub fn run(ctx: &ToolContext, p: &DiffParams) -> Result<String, ToolError> {
         }
     }
     Ok(out.finish())
+}
+
+/// Whether `change_types` (all when absent) keeps changes of this type.
+fn wanted(p: &DiffParams, change: ChangeType) -> bool {
+    p.change_types
+        .as_ref()
+        .is_none_or(|types| types.contains(&change))
+}
+
+/// The line saying which change types the answer keeps, when `change_types` names some.
+fn kept_note(p: &DiffParams) -> Option<String> {
+    let types = p.change_types.as_ref()?;
+    let names: Vec<&str> = types
+        .iter()
+        .map(|t| match t {
+            ChangeType::Added => "added",
+            ChangeType::Modified => "modified",
+            ChangeType::Deleted => "deleted",
+        })
+        .collect();
+    Some(format!("Only {} changes (change_types).", names.join(", ")))
 }
 
 fn section(out: &mut Budget, title: &str, total: usize, limit: usize) {

@@ -3,12 +3,12 @@
 
 use std::collections::BTreeSet;
 
-use nexus_shared::params::{DiffParams, Format};
+use nexus_shared::params::{ChangeType, DiffParams, Format};
 use nexus_shared::{ErrorCode, ToolError};
 use serde_json::{Value, json};
 
 use super::changes::{self, Change, Changes, FileChange};
-use super::{DEFAULT_LIMIT, section};
+use super::{DEFAULT_LIMIT, kept_note, section, wanted};
 use crate::ToolContext;
 use crate::budget::{Budget, limit_chars};
 use crate::neighbours::processes;
@@ -36,7 +36,17 @@ pub fn run(ctx: &ToolContext, p: &DiffParams, base: &str) -> Result<String, Tool
         .with_hint("run `nexus-bridge serve --repo DIR` and load that repository in the tab, or call `diff` without `base` to compare with the previous snapshot"));
     };
     let g = ctx.graph;
-    let found = changes::read(g, ctx.sources, working);
+    let mut found = changes::read(g, ctx.sources, working);
+    found.symbols.retain(|s| {
+        wanted(
+            p,
+            match s.change {
+                Change::Added => ChangeType::Added,
+                Change::Modified => ChangeType::Modified,
+                Change::Deleted => ChangeType::Deleted,
+            },
+        )
+    });
     let start: Vec<u32> = found.symbols.iter().filter_map(|s| s.node).collect();
     let depth = p.depth.unwrap_or(1).clamp(1, MAX_DEPTH);
     let walked = g.walk(
@@ -81,7 +91,7 @@ pub fn run(ctx: &ToolContext, p: &DiffParams, base: &str) -> Result<String, Tool
         flows.len(),
         tests.len()
     );
-    let mut notes = Vec::new();
+    let mut notes: Vec<String> = kept_note(p).into_iter().collect();
     if working.base.trim() != base {
         notes.push(format!(
             "note: the changes given were taken against `{}`, not `{base}`",
@@ -368,6 +378,16 @@ mod tests {
             "{out}"
         );
         assert!(out.contains("## Processes touched (1)\n- main → "), "{out}");
+        let deleted = text(diff(
+            Some(&working),
+            json!({"base": "HEAD", "change_types": ["deleted"]}),
+        ));
+        assert!(
+            deleted.starts_with(
+                "3 files changed vs HEAD (0123456): 0 symbols modified, 0 added, 1 deleted; 0 callers; 0 processes; 0 tests\nOnly deleted changes (change_types)."
+            ),
+            "{deleted}"
+        );
         assert!(
             out.contains(
                 "- README.md (modified, not in the graph)\n- vendor/lib.py (modified, not in the graph)\n"

@@ -17,6 +17,7 @@ struct StepRun {
 }
 
 pub fn run(ctx: &ToolContext, plan: &Plan, p: &RouteParams) -> Result<String, ToolError> {
+    let started = (ctx.clock)();
     let format = p.format.unwrap_or_default();
     let steps = plan.steps.len().max(1) as u32;
     let total_tokens = p
@@ -72,10 +73,21 @@ pub fn run(ctx: &ToolContext, plan: &Plan, p: &RouteParams) -> Result<String, To
         err.message = format!("{} (route ran `{}`)", err.message, only.step.call_line());
         return Err(err);
     }
+    let answered = Answered {
+        project: &ctx.graph.project,
+        ms: ((ctx.clock)() - started).max(0.0).round(),
+    };
     Ok(match format {
-        Format::Json => render_json(plan, &runs, total_tokens),
-        Format::Markdown => render_markdown(plan, &runs, total_tokens),
+        Format::Json => render_json(plan, &runs, total_tokens, &answered),
+        Format::Markdown => render_markdown(plan, &runs, total_tokens, &answered),
     })
+}
+
+/// What the answer says about the whole route: the project asked about and the time all its
+/// steps took.
+struct Answered<'a> {
+    project: &'a str,
+    ms: f64,
 }
 
 /// Tools that take the caller's `session`.
@@ -205,15 +217,22 @@ fn all_cached(runs: &[StepRun]) -> bool {
     !runs.is_empty() && runs.iter().all(|r| r.cached)
 }
 
-fn render_markdown(plan: &Plan, runs: &[StepRun], total_tokens: u32) -> String {
+fn render_markdown(
+    plan: &Plan,
+    runs: &[StepRun],
+    total_tokens: u32,
+    answered: &Answered,
+) -> String {
     let mut out = Budget::new(Some(total_tokens));
     let tools: Vec<&str> = runs.iter().map(|r| r.step.tool.as_str()).collect();
     out.header(&format!(
-        "# route \"{}\" — {} step{}: {}",
+        "# route \"{}\" — {} step{}: {} · project `{}` · {} ms",
         plan.query,
         runs.len(),
         if runs.len() == 1 { "" } else { "s" },
-        tools.join(", ")
+        tools.join(", "),
+        answered.project,
+        answered.ms
     ));
     if all_cached(runs) {
         out.header("cached: true (the same calls were answered less than 5 minutes ago)");
@@ -232,7 +251,7 @@ fn render_markdown(plan: &Plan, runs: &[StepRun], total_tokens: u32) -> String {
     out.finish()
 }
 
-fn render_json(plan: &Plan, runs: &[StepRun], total_tokens: u32) -> String {
+fn render_json(plan: &Plan, runs: &[StepRun], total_tokens: u32, answered: &Answered) -> String {
     let limit = budget::limit_chars(Some(total_tokens));
     let mut used = 0;
     let mut shown = Vec::new();
@@ -252,5 +271,5 @@ fn render_json(plan: &Plan, runs: &[StepRun], total_tokens: u32) -> String {
         shown.push(entry);
     }
     let remaining = runs.len() - shown.len();
-    json!({"query": plan.query, "cached": all_cached(runs), "steps": shown, "truncated": remaining > 0, "remaining": remaining}).to_string()
+    json!({"query": plan.query, "project": answered.project, "ms": answered.ms, "cached": all_cached(runs), "steps": shown, "truncated": remaining > 0, "remaining": remaining}).to_string()
 }

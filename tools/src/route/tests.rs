@@ -507,8 +507,8 @@ fn execute_substitutes_the_first_result_of_the_step_depended_on() {
     ));
     assert!(
         answer.starts_with(
-            "# route \"find the payment function and show its callers\" — 2 steps: search, impact"
-        ),
+            "# route \"find the payment function and show its callers\" — 2 steps: search, impact · project `shop` · "
+        ) && answer.lines().next().is_some_and(|l| l.ends_with(" ms")),
         "{answer}"
     );
     assert!(
