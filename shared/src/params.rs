@@ -109,6 +109,9 @@ fn limit_10() -> u32 {
 fn limit_50() -> u32 {
     50
 }
+fn depth_1() -> u32 {
+    1
+}
 fn depth_2() -> u32 {
     2
 }
@@ -138,7 +141,7 @@ pub struct ContextParams {
 #[serde(deny_unknown_fields)]
 pub struct SearchParams {
     pub query: String,
-    /// keyword, semantic or hybrid; hybrid when embeddings exist, else keyword.
+    /// Default: hybrid with embeddings, else keyword.
     pub mode: Option<SearchMode>,
     /// Node kind, e.g. Function, Class, File.
     pub kind: Option<String>,
@@ -196,8 +199,13 @@ pub struct ReadParams {
     pub end_line: Option<u32>,
     #[serde(default)]
     pub include_deps: bool,
+    /// 0: imported paths; 1: with their definitions.
+    #[serde(default = "depth_1")]
+    #[schemars(range(max = 1))]
+    pub max_depth: u32,
     pub max_tokens: Option<u32>,
     pub format: Option<Format>,
+    pub session: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -268,7 +276,7 @@ pub struct HighlightParams {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DiffParams {
-    /// Compare the working tree with this git commit (e.g. HEAD, main, a sha) instead of the previous snapshot
+    /// Git commit to compare the working tree with, e.g. HEAD.
     pub base: Option<String>,
     /// Caller depth (with base).
     #[schemars(range(max = 3))]
@@ -307,7 +315,7 @@ pub struct TraceFlowParams {
     pub max_steps: u32,
     #[serde(default = "followed_confidence")]
     pub min_confidence: f64,
-    /// Edge types to follow; CALLS by default.
+    /// Default CALLS.
     pub relation_types: Option<Vec<String>>,
     pub exclude_kinds: Option<Vec<String>>,
     pub max_tokens: Option<u32>,

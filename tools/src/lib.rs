@@ -827,7 +827,46 @@ mod tests {
                 "read",
                 json!({"path": "shop/pay.py", "include_deps": true}),
             ));
-            assert!(whole.starts_with("# shop/pay.py (python, 5 lines) — lines 1–5\nimports: none\nimported by: shop/cart.py\n1 | def charge(x):"), "{whole}");
+            assert!(whole.starts_with("# shop/pay.py (python, 5 lines, 69 B) — lines 1–5\nimports: none\nimported by: shop/cart.py\n1 | def charge(x):"), "{whole}");
+            let cart = text(dispatch(
+                ctx,
+                "read",
+                json!({"path": "shop/cart.py", "include_deps": true, "end_line": 2}),
+            ));
+            assert!(
+                cart.contains("imports: shop/pay.py\nimported by: none\n## shop/pay.py (python, 5 lines, 69 B)\n    1 | def charge(x)\n    4 | def validate(x)\n## shop/cart.py\n1 | from shop.pay import charge\n2 | \n"),
+                "{cart}"
+            );
+            let paths_only = text(dispatch(
+                ctx,
+                "read",
+                json!({"path": "shop/cart.py", "include_deps": true, "max_depth": 0}),
+            ));
+            assert!(
+                paths_only.contains("imports: shop/pay.py")
+                    && !paths_only.contains("## shop/pay.py"),
+                "{paths_only}"
+            );
+            let json: serde_json::Value = serde_json::from_str(&text(dispatch(
+                ctx,
+                "read",
+                json!({"path": "shop/cart.py", "include_deps": true, "format": "json"}),
+            )))
+            .unwrap();
+            assert_eq!(json["dependencies"][0]["path"], "shop/pay.py");
+            assert_eq!(json["dependencies"][0]["size"], 69);
+            assert_eq!(
+                json["dependencies"][0]["definitions"][1]["id"],
+                "Function:shop/pay.py:validate"
+            );
+            assert_eq!(
+                error_code(dispatch(
+                    ctx,
+                    "read",
+                    json!({"path": "shop/cart.py", "max_depth": 2})
+                )),
+                ErrorCode::InvalidParams
+            );
             let range = text(dispatch(
                 ctx,
                 "read",
@@ -839,7 +878,7 @@ mod tests {
             );
             assert!(
                 text(dispatch(ctx, "read", json!({"path": "README.md"})))
-                    .contains("(text, 2 lines)")
+                    .contains("(text, 2 lines, 29 B)")
             );
             for path in [
                 "/etc/passwd",

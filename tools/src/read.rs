@@ -1,5 +1,5 @@
-//! `read`: a file's numbered lines (optionally a range), its language and line count, and on
-//! request its level-1 dependencies (files it imports and files importing it).
+//! `read`: a file's numbered lines (optionally a range), its language, size and line count, and
+//! on request its level-1 dependencies (imported files with their definitions, and importers).
 
 use nexus_shared::params::{Format, ReadParams};
 use nexus_shared::{ErrorCode, ToolError};
@@ -7,10 +7,19 @@ use serde_json::json;
 
 use super::budget::Budget;
 use super::{ToolContext, paths};
-use nexus_engine::EdgeKind;
 use nexus_engine::Lang;
+use nexus_engine::{EdgeKind, NodeRef};
 
 pub fn run(ctx: &ToolContext, p: &ReadParams) -> Result<String, ToolError> {
+    if p.max_depth > 1 {
+        return Err(ToolError::new(
+            ErrorCode::InvalidParams,
+            format!("`max_depth` is 0 or 1, not {}", p.max_depth),
+        )
+        .with_hint(
+            "0 lists the imported files, 1 adds their definitions; read a dependency to go further",
+        ));
+    }
     let (path, text) = paths::open(ctx, &p.path)?;
     let lines: Vec<&str> = text.lines().collect();
     let count = lines.len() as u32;
@@ -22,12 +31,22 @@ pub fn run(ctx: &ToolContext, p: &ReadParams) -> Result<String, ToolError> {
             format!("line range {start}–{end} is outside 1–{count}"),
         ));
     }
-    let language = Lang::of_path(path).map_or("text", Lang::as_str);
+    let language = language_of(path);
     let (imports, importers) = if p.include_deps {
         deps(ctx, path)
     } else {
         (Vec::new(), Vec::new())
     };
+    let g = ctx.graph;
+    if let Some(file) = g.find_id(&format!("File:{path}")) {
+        let defined = definitions(ctx, path).into_iter().map(|d| d.id);
+        ctx.memory.sessions.borrow_mut().record(
+            p.session.as_deref(),
+            std::iter::once(file).chain(defined),
+            Some(file),
+        );
+    }
+    let with_definitions = p.include_deps && p.max_depth >= 1;
     if p.format == Some(Format::Json) {
         let body: Vec<&str> = lines
             .iter()
@@ -35,14 +54,33 @@ pub fn run(ctx: &ToolContext, p: &ReadParams) -> Result<String, ToolError> {
             .take((end + 1 - start) as usize)
             .copied()
             .collect();
-        return Ok(json!({"path": path, "language": language, "lines": count, "start_line": start, "end_line": end, "content": body.join("\n"), "imports": imports, "imported_by": importers}).to_string());
+        let dependencies: Vec<_> = imports
+            .iter()
+            .map(|dep| {
+                let mut entry = json!({"path": dep, "type": "import", "level": 1, "language": language_of(dep), "size": ctx.sources.get(dep.as_str()).map(String::len), "lines": ctx.sources.get(dep.as_str()).map(|t| t.lines().count())});
+                if with_definitions {
+                    entry["definitions"] = definitions(ctx, dep).iter().map(|d| json!({"id": d.stable_id(), "kind": d.kind().as_str(), "line": d.start_line(), "signature": d.signature()})).collect();
+                }
+                entry
+            })
+            .collect();
+        return Ok(json!({"path": path, "language": language, "size": text.len(), "lines": count, "start_line": start, "end_line": end, "content": body.join("\n"), "dependencies": dependencies, "imported_by": importers}).to_string());
     }
     let mut out = Budget::new(p.max_tokens);
     out.header(&format!(
-        "# {path} ({language}, {count} lines) — lines {start}–{end}"
+        "# {path} ({language}, {count} lines, {}) — lines {start}–{end}",
+        size(text.len())
     ));
     if p.include_deps {
         dep_lines(&mut out, &imports, &importers);
+    }
+    if with_definitions {
+        for dep in &imports {
+            out.item(&dependency(ctx, dep));
+        }
+        if !imports.is_empty() {
+            out.header(&format!("## {path}"));
+        }
     }
     let width = end.to_string().len();
     for (i, line) in lines
@@ -67,6 +105,56 @@ pub fn dep_lines(out: &mut Budget, imports: &[String], importers: &[String]) {
     };
     out.header(&format!("imports: {}", list(imports)));
     out.header(&format!("imported by: {}", list(importers)));
+}
+
+/// A file's language by its extension, `text` when no grammar reads it.
+fn language_of(path: &str) -> &'static str {
+    Lang::of_path(path).map_or("text", Lang::as_str)
+}
+
+/// A size in bytes as a person reads it.
+fn size(bytes: usize) -> String {
+    if bytes < 1024 {
+        format!("{bytes} B")
+    } else {
+        format!("{:.1} KB", bytes as f64 / 1024.0)
+    }
+}
+
+/// The symbols a file defines, in line order.
+fn definitions<'g>(ctx: &'g ToolContext, path: &str) -> Vec<NodeRef<'g>> {
+    let g = ctx.graph;
+    let Some(file) = g.find_id(&format!("File:{path}")) else {
+        return Vec::new();
+    };
+    let mut defined: Vec<NodeRef> = g
+        .outgoing(file)
+        .filter(|e| e.kind == EdgeKind::Defines)
+        .filter_map(|e| g.node(e.to))
+        .collect();
+    defined.sort_by_key(|n| (n.start_line(), n.id));
+    defined
+}
+
+/// One imported file as an item: its path, language, size, and each definition's line and
+/// signature (its name when it has none).
+fn dependency(ctx: &ToolContext, path: &str) -> String {
+    let text = ctx.sources.get(path).map_or("", String::as_str);
+    let mut item = format!(
+        "## {path} ({}, {} lines, {})",
+        language_of(path),
+        text.lines().count(),
+        size(text.len())
+    );
+    for d in definitions(ctx, path) {
+        let shown = if d.signature().is_empty() {
+            d.name()
+        } else {
+            d.signature()
+        };
+        item.push_str(&format!("\n{:>5} | {shown}", d.start_line()));
+    }
+    item
 }
 
 /// Files this file imports, and files importing it.

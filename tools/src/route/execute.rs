@@ -91,7 +91,7 @@ struct Answered<'a> {
 }
 
 /// Tools that take the caller's `session`.
-const SESSION_TOOLS: [&str; 4] = ["search", "impact", "deep_dive", "explore"];
+const SESSION_TOOLS: [&str; 5] = ["search", "impact", "deep_dive", "explore", "read"];
 
 /// The step's arguments plus the output format, token share and session (for tools that take
 /// them).
