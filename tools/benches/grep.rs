@@ -56,6 +56,7 @@ fn main() {
         changed_ms: None,
         memory: &memory,
         clock: elapsed_ms,
+        session: None,
         cancelled: || false,
         now_ms: 0.0,
     };

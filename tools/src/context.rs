@@ -26,17 +26,28 @@ fn ago(ms: f64) -> String {
 }
 
 /// `age_ms`: how long ago the graph last changed (indexed or updated from disk), when known.
-pub fn run(graph: &Graph, params: &ContextParams, age_ms: Option<f64>) -> String {
+pub fn run(
+    graph: &Graph,
+    params: &ContextParams,
+    age_ms: Option<f64>,
+    breadcrumb: Option<String>,
+) -> String {
     let show = |focus: ContextFocus| params.focus.is_none_or(|f| f == focus);
     if params.format == Some(Format::Json) {
         let mut answer = json_answer(graph, &show);
         if let Some(age) = age_ms {
             answer["changed_ms_ago"] = json!(age.max(0.0).round() as u64);
         }
+        if let Some(trail) = breadcrumb {
+            answer["session"] = json!(trail);
+        }
         return answer.to_string();
     }
     let mut out = String::new();
     let _ = writeln!(out, "# {}", graph.project);
+    if let Some(trail) = breadcrumb {
+        let _ = writeln!(out, "{trail}");
+    }
     if show(ContextFocus::Stats) {
         let changed = age_ms.map_or_else(String::new, |age| format!(" · updated {}", ago(age)));
         let _ = writeln!(
@@ -206,7 +217,7 @@ mod tests {
     fn the_stats_line_says_how_fresh_the_graph_is() {
         let graph = sample_graph();
         let params = ContextParams::default();
-        let fresh = run(&graph, &params, Some(12_000.0));
+        let fresh = run(&graph, &params, Some(12_000.0), None);
         assert!(
             fresh
                 .lines()
@@ -214,12 +225,12 @@ mod tests {
                 .is_some_and(|l| l.ends_with(" · updated 12 s ago")),
             "{fresh}"
         );
-        assert!(run(&graph, &params, Some(3.0 * 3_600_000.0)).contains("updated 3 h ago"));
-        assert!(!run(&graph, &params, None).contains("updated"));
+        assert!(run(&graph, &params, Some(3.0 * 3_600_000.0), None).contains("updated 3 h ago"));
+        assert!(!run(&graph, &params, None, None).contains("updated"));
     }
     #[test]
     fn markdown_covers_stats_hotspots_structure_and_schema() {
-        let text = run(&sample_graph(), &ContextParams::default(), None);
+        let text = run(&sample_graph(), &ContextParams::default(), None, None);
         assert!(
             text.starts_with("# sample-shop\n3 files · 11 nodes · 21 edges"),
             "{text}"
@@ -241,7 +252,7 @@ mod tests {
             focus: Some(ContextFocus::Structure),
             format: None,
         };
-        let text = run(&sample_graph(), &params, None);
+        let text = run(&sample_graph(), &params, None, None);
         assert!(text.contains("## Structure"));
         assert!(!text.contains("## Schema") && !text.contains("nodes ·"));
     }
@@ -253,7 +264,7 @@ mod tests {
             format: Some(Format::Json),
         };
         let value: serde_json::Value =
-            serde_json::from_str(&run(&sample_graph(), &params, None)).unwrap();
+            serde_json::from_str(&run(&sample_graph(), &params, None, None)).unwrap();
         assert_eq!(value["stats"]["files"], 3);
         assert_eq!(value["stats"]["edge_types"]["CALLS"], 6);
         assert_eq!(value["folders"]["shop"], 3);

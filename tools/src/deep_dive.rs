@@ -69,7 +69,7 @@ pub fn run(ctx: &ToolContext, p: &DeepDiveParams) -> Result<String, ToolError> {
     let callers = calls(g, id, true);
     let callees = calls(g, id, false);
     let verbosity = p.verbosity.unwrap_or_default();
-    let session = p.session.as_deref();
+    let session = ctx.session;
     if verbosity != Verbosity::Full && ctx.memory.sessions.borrow().card_returned(session, id) {
         return Ok(format!(
             "`{}` — {}: its deep dive was returned earlier in this session (pass verbosity \"full\" to see it again).\n",

@@ -1,14 +1,17 @@
 //! `explore`: a symbol (or a file or folder, with its structural summary) with its connections, a
 //! cluster (community) with its summary and members, or a process with its steps in order.
 
-use nexus_shared::params::{ExploreKind, ExploreParams, Format};
+use nexus_shared::params::{ExploreKind, ExploreParams, Format, Verbosity};
 use nexus_shared::{ErrorCode, ToolError};
 use serde_json::json;
 
 use super::budget::Budget;
-use super::neighbours::{calls, edge_line};
+use super::neighbours::{calls, edge_line, seen_in, seen_line};
 use super::{ToolContext, target};
-use nexus_engine::{NodeKind, summary_tail};
+use nexus_engine::{Edge, NodeKind, NodeRef, summary_tail};
+
+/// Callers and callees listed in summary verbosity unless `limit` says otherwise.
+const SUMMARY_LISTED: u32 = 5;
 
 pub fn run(ctx: &ToolContext, p: &ExploreParams) -> Result<String, ToolError> {
     let g = ctx.graph;
@@ -16,7 +19,12 @@ pub fn run(ctx: &ToolContext, p: &ExploreParams) -> Result<String, ToolError> {
         ToolError::new(ErrorCode::InvalidParams, "pass `name` or `id`")
             .with_hint("e.g. {\"name\": \"checkout\", \"type\": \"symbol\"}")
     })?;
-    let limit = p.limit.unwrap_or(30).clamp(1, 200) as usize;
+    let verbosity = p.verbosity.unwrap_or_default();
+    let limit = match verbosity {
+        Verbosity::Summary => p.limit.unwrap_or(SUMMARY_LISTED).clamp(1, 200),
+        Verbosity::Standard => p.limit.unwrap_or(30).clamp(1, 200),
+        Verbosity::Full => p.limit.unwrap_or(200).clamp(1, 200),
+    } as usize;
     let mut out = Budget::new(p.max_tokens);
     match p.kind {
         ExploreKind::Symbol => {
@@ -46,6 +54,18 @@ pub fn run(ctx: &ToolContext, p: &ExploreParams) -> Result<String, ToolError> {
             if let Some(summary) = summary_of(&node) {
                 out.header(&format!("> {summary}"));
             }
+            if verbosity == Verbosity::Full {
+                if !node.signature().is_empty() {
+                    out.header(&format!("`{}`", node.signature()));
+                }
+                if !node.doc().is_empty() && summary_of(&node).is_none() {
+                    out.header(&format!("> {}", node.doc()));
+                }
+            }
+            let listed = |items: &[(NodeRef, Edge)]| -> Vec<u32> {
+                items.iter().take(limit).map(|(n, _)| n.id).collect()
+            };
+            let seen = seen_in(ctx, listed(&callers).into_iter().chain(listed(&callees)));
             let others: Vec<String> = g
                 .outgoing(id)
                 .chain(g.incoming(id))
@@ -61,12 +81,30 @@ pub fn run(ctx: &ToolContext, p: &ExploreParams) -> Result<String, ToolError> {
             for (title, items) in [("Callers", &callers), ("Callees", &callees)] {
                 out.header(&format!("## {title} ({})", items.len()));
                 for (n, e) in items.iter().take(limit) {
-                    out.item(&edge_line(n, e));
+                    out.item(&if seen.contains(&n.id) {
+                        seen_line(n)
+                    } else if verbosity == Verbosity::Summary {
+                        format!("- `{}`", n.stable_id())
+                    } else {
+                        edge_line(n, e)
+                    });
+                }
+                if items.len() > limit {
+                    out.header(&format!("… {} more (raise limit)", items.len() - limit));
                 }
             }
-            out.header("## Other connections");
-            for line in others {
-                out.item(&line);
+            ctx.memory.sessions.borrow_mut().record(
+                ctx.session,
+                std::iter::once(id)
+                    .chain(listed(&callers))
+                    .chain(listed(&callees)),
+                Some(id),
+            );
+            if verbosity != Verbosity::Summary {
+                out.header("## Other connections");
+                for line in others {
+                    out.item(&line);
+                }
             }
         }
         ExploreKind::Cluster => {

@@ -392,6 +392,7 @@ mod tests {
         );
         with_sources(Graph::default(), sources, |ctx| {
             let cancelled = ToolContext {
+                session: None,
                 cancelled: cancelled_after_the_first_check,
                 ..*ctx
             };
@@ -406,6 +407,7 @@ mod tests {
     fn a_cancelled_call_stops_before_the_next_file() {
         with_sources(Graph::default(), sources(), |ctx| {
             let cancelled = ToolContext {
+                session: None,
                 cancelled: || true,
                 ..*ctx
             };

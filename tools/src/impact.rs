@@ -10,6 +10,7 @@ use serde_json::json;
 
 use super::budget::Budget;
 use super::filters::{node_kinds, relation_kinds};
+use super::neighbours::{seen_in, seen_line};
 use super::{ToolContext, target};
 use nexus_engine::is_test;
 use nexus_engine::{EdgeKind, NodeRef, Reached, Toward, Walk};
@@ -24,7 +25,7 @@ pub fn run(ctx: &ToolContext, p: &ImpactParams) -> Result<String, ToolError> {
     ctx.memory
         .sessions
         .borrow_mut()
-        .record(p.session.as_deref(), [start], Some(start));
+        .record(ctx.session, [start], Some(start));
     let relations = relation_kinds(
         &p.relation_types,
         &[
@@ -138,7 +139,8 @@ pub fn run(ctx: &ToolContext, p: &ImpactParams) -> Result<String, ToolError> {
     }
     if !p.summary_only {
         let mut current = 0;
-        for r in page {
+        let seen = seen_in(ctx, page.iter().map(|r| r.node));
+        for r in &page {
             let Some(n) = g.node(r.node) else { continue };
             let group = r.depth.min(3);
             if group != current {
@@ -150,6 +152,10 @@ pub fn run(ctx: &ToolContext, p: &ImpactParams) -> Result<String, ToolError> {
                     label(group)
                 ));
             }
+            if seen.contains(&n.id) {
+                out.item(&seen_line(&n));
+                continue;
+            }
             out.item(&format!(
                 "- {} `{}` — {} · via {} {:.2} {}",
                 n.kind(),
@@ -160,6 +166,10 @@ pub fn run(ctx: &ToolContext, p: &ImpactParams) -> Result<String, ToolError> {
                 r.via.reason.as_str()
             ));
         }
+        ctx.memory
+            .sessions
+            .borrow_mut()
+            .record(ctx.session, page.iter().map(|r| r.node), None);
         if has_more {
             out.header(&format!(
                 "has_more: true — next page with offset={}",

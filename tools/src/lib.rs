@@ -102,6 +102,9 @@ pub struct ToolContext<'a> {
     pub changed_ms: Option<f64>,
     /// What the tools remember between calls on this graph.
     pub memory: &'a ToolMemory,
+    /// The caller's session when its call names none: the bridge keeps one per MCP connection,
+    /// the chat one per conversation. A call's own `session` argument wins.
+    pub session: Option<&'a str>,
     /// Milliseconds since the Unix epoch, for the cache's time to live.
     pub now_ms: f64,
     /// Milliseconds on a clock that advances while a call runs: a long scan (`grep`) stops at its
@@ -197,11 +200,27 @@ fn run(
         ToolError::new(ErrorCode::NoGraph, "no graph is loaded in the Nexus tab")
             .with_hint("load a repository in the Nexus UI (drop a folder or a ZIP), then retry")
     })?;
+    let named = args
+        .get("session")
+        .and_then(serde_json::Value::as_str)
+        .map(str::to_owned);
+    let ctx = &ToolContext {
+        session: named.as_deref().or(ctx.session),
+        ..*ctx
+    };
+    ctx.memory
+        .sessions
+        .borrow_mut()
+        .begin(ctx.session, ctx.now_ms, call_line(name, &args));
     match name {
         ToolName::Context => Ok(context::run(
             ctx.graph,
             &params::<ContextParams>(name, args)?,
             ctx.changed_ms.map(|ms| ctx.now_ms - ms),
+            ctx.memory
+                .sessions
+                .borrow()
+                .breadcrumb(ctx.session, ctx.graph),
         )),
         ToolName::Search => search::run(ctx, &params::<SearchParams>(name, args)?),
         ToolName::Overview => Ok(overview::run(ctx, &params::<OverviewParams>(name, args)?)),
@@ -223,6 +242,31 @@ fn run(
         }
         ToolName::Route => route::run(ctx, &params::<RouteParams>(name, args)?),
     }
+}
+
+/// Longest call a session's history keeps, in characters.
+const CALL_LINE_CHARS: usize = 80;
+
+/// A call as a session's history shows it: the tool and the arguments that say what was asked
+/// (not the output's shape), cut to [`CALL_LINE_CHARS`].
+fn call_line(tool: ToolName, args: &serde_json::Value) -> String {
+    let mut asked = args.as_object().cloned().unwrap_or_default();
+    for shape in [
+        "session",
+        "format",
+        "max_tokens",
+        "verbosity",
+        "limit",
+        "offset",
+    ] {
+        asked.remove(shape);
+    }
+    let mut line = format!("{} {}", tool.as_str(), serde_json::Value::Object(asked));
+    if let Some((cut, _)) = line.char_indices().nth(CALL_LINE_CHARS) {
+        line.truncate(cut);
+        line.push('…');
+    }
+    line
 }
 
 /// Parses a tool's arguments into its typed parameters; `null` counts as no arguments.
@@ -1163,6 +1207,7 @@ mod tests {
             memory: &memory,
             now_ms: 0.0,
             clock: test_support::ticking_clock,
+            session: None,
             cancelled: || false,
         };
         let json_of = |args| -> serde_json::Value {
@@ -1214,6 +1259,7 @@ mod tests {
             memory: &memory,
             now_ms: 0.0,
             clock: test_support::ticking_clock,
+            session: None,
             cancelled: || false,
         };
         let none = text(dispatch(Some(&ctx), "diff", json!({})));
@@ -1359,6 +1405,115 @@ mod tests {
                 json!({"query": "main charge", "session": "s3", "group_by_process": false}),
             ));
             assert!(first_line(&boosted).contains("shop/pay.py"), "{boosted}");
+        });
+    }
+
+    #[test]
+    fn a_session_collapses_every_list_and_leaves_a_trail() {
+        with(fixture(), |ctx| {
+            let connection = ToolContext {
+                session: Some("agent-1"),
+                ..*ctx
+            };
+            let ctx = Some(&connection);
+            let first = text(dispatch(ctx, "impact", json!({"target": "validate"})));
+            assert!(
+                first.contains("- Function `Function:shop/pay.py:charge` — shop/pay.py:1"),
+                "{first}"
+            );
+            let again = text(dispatch(ctx, "impact", json!({"target": "validate"})));
+            assert!(
+                again.contains("- `Function:shop/pay.py:charge` (seen)")
+                    && again.len() < first.len(),
+                "{again}"
+            );
+            let path = text(dispatch(
+                ctx,
+                "trace_flow",
+                json!({"from": "main", "to": "validate"}),
+            ));
+            assert!(
+                path.contains("2. `Function:shop/pay.py:charge` (seen)"),
+                "{path}"
+            );
+            let explored = text(dispatch(ctx, "explore", json!({"name": "charge"})));
+            assert!(
+                explored.contains("- `Method:shop/cart.py:Cart.checkout` (seen)"),
+                "{explored}"
+            );
+            let trail = text(dispatch(ctx, "context", json!({})));
+            assert!(
+                trail.contains("Session `agent-1`: you have been looking at `Function:shop/pay.py:charge` ← `Function:shop/cart.py:main` ← `Function:shop/pay.py:validate`."),
+                "{trail}"
+            );
+            assert!(
+                trail.contains("Recent calls: explore {\"name\":\"charge\"} · trace_flow"),
+                "{trail}"
+            );
+            let overview = text(dispatch(ctx, "overview", json!({})));
+            assert!(overview.contains("Session `agent-1`:"), "{overview}");
+
+            // A call naming its own session is apart; without any session nothing collapses.
+            let own = text(dispatch(
+                ctx,
+                "impact",
+                json!({"target": "validate", "session": "mine"}),
+            ));
+            assert_eq!(own, first);
+            let none = text(dispatch(
+                Some(&ToolContext {
+                    session: None,
+                    ..connection
+                }),
+                "impact",
+                json!({"target": "validate"}),
+            ));
+            assert_eq!(none, first);
+
+            // Thirty idle minutes later the session starts afresh.
+            let later = ToolContext {
+                now_ms: connection.now_ms + session::SESSION_TTL_MS + 1.0,
+                ..connection
+            };
+            let fresh = text(dispatch(
+                Some(&later),
+                "impact",
+                json!({"target": "validate"}),
+            ));
+            assert_eq!(fresh, first);
+        });
+    }
+
+    #[test]
+    fn explore_honours_verbosity() {
+        with(fixture(), |ctx| {
+            let summary = text(dispatch(
+                Some(ctx),
+                "explore",
+                json!({"name": "Cart.checkout", "verbosity": "summary"}),
+            ));
+            assert!(
+                summary.contains("## Callees (3)\n- `") && !summary.contains("Other connections"),
+                "{summary}"
+            );
+            let standard = text(dispatch(
+                Some(ctx),
+                "explore",
+                json!({"name": "Cart.checkout"}),
+            ));
+            assert!(
+                standard.contains("- Function `Function:shop/pay.py:charge` — shop/pay.py:1 ·"),
+                "{standard}"
+            );
+            let full = text(dispatch(
+                Some(ctx),
+                "explore",
+                json!({"name": "Cart.checkout", "verbosity": "full"}),
+            ));
+            assert!(
+                full.contains("`def checkout(self)`") && full.contains("> Pays for the cart."),
+                "{full}"
+            );
         });
     }
 }

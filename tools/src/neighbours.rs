@@ -1,7 +1,25 @@
 //! Shared views of one node's surroundings: its callers and callees (with confidence and
-//! reason), its community and the processes it takes part in, each rendered as one line.
+//! reason), its community and processes, each one line — or its id alone once the session saw it.
+
+use std::collections::HashSet;
 
 use nexus_engine::{Edge, EdgeKind, Graph, NodeKind, NodeRef};
+
+use super::ToolContext;
+
+/// A symbol the session returned before, collapsed to its id.
+pub fn seen_line(node: &NodeRef) -> String {
+    format!("- `{}` (seen)", node.stable_id())
+}
+
+/// The nodes of `nodes` that `ctx`'s session returned before.
+pub fn seen_in(ctx: &ToolContext, nodes: impl IntoIterator<Item = u32>) -> HashSet<u32> {
+    let sessions = ctx.memory.sessions.borrow();
+    nodes
+        .into_iter()
+        .filter(|&n| sessions.seen(ctx.session, n))
+        .collect()
+}
 
 /// `- Kind `id` — file:line · 0.90 reason`.
 pub fn edge_line(node: &NodeRef, edge: &Edge) -> String {

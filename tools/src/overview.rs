@@ -30,6 +30,7 @@ pub fn run(ctx: &ToolContext, p: &OverviewParams) -> String {
     let name = |n: u32| g.node(n).map(|x| x.name().to_owned()).unwrap_or_default();
     let id = |n: u32| g.node(n).map(|x| x.stable_id()).unwrap_or_default();
     let loc = |n: u32| g.node(n).map(|x| x.location()).unwrap_or_default();
+    let breadcrumb = ctx.memory.sessions.borrow().breadcrumb(ctx.session, g);
 
     if p.format == Some(Format::Json) {
         let communities: Vec<_> = g.communities.iter().take(if p.show_clusters { limit } else { 0 })
@@ -38,7 +39,7 @@ pub fn run(ctx: &ToolContext, p: &OverviewParams) -> String {
         let processes: Vec<_> = g.processes.iter().take(if p.show_processes { limit } else { 0 })
             .map(|x| json!({"id": id(x.node), "name": name(x.node), "entry": id(x.entry), "steps": x.steps.len(), "depth": x.depth}))
             .collect();
-        return json!({"project": g.project, "communities_total": g.communities.len(), "processes_total": g.processes.len(), "communities": communities, "processes": processes}).to_string();
+        return json!({"project": g.project, "communities_total": g.communities.len(), "processes_total": g.processes.len(), "communities": communities, "processes": processes, "session": breadcrumb}).to_string();
     }
 
     let mut out = Budget::new(p.max_tokens);
@@ -49,6 +50,9 @@ pub fn run(ctx: &ToolContext, p: &OverviewParams) -> String {
         g.communities.len(),
         g.processes.len()
     ));
+    if let Some(trail) = &breadcrumb {
+        out.header(trail);
+    }
     if p.show_clusters {
         out.header(&format!(
             "## Communities (largest {} of {})",

@@ -41,7 +41,7 @@ pub fn run(ctx: &ToolContext, p: &ReadParams) -> Result<String, ToolError> {
     if let Some(file) = g.find_id(&format!("File:{path}")) {
         let defined = definitions(ctx, path).into_iter().map(|d| d.id);
         ctx.memory.sessions.borrow_mut().record(
-            p.session.as_deref(),
+            ctx.session,
             std::iter::once(file).chain(defined),
             Some(file),
         );

@@ -57,7 +57,7 @@ pub fn run(ctx: &ToolContext, p: &SearchParams) -> Result<String, ToolError> {
                     .is_none_or(|prefix| node.file().starts_with(prefix))
         })
     };
-    let session = p.session.as_deref();
+    let session = ctx.session;
     let mut hits = if by_name {
         name_hits(graph, query, &filter)
     } else {

@@ -1,6 +1,7 @@
-//! Sessions: calls that pass the same `session` name share a memory, so symbols already returned
-//! collapse to one line and code near the recent focus ranks first. Emptied with each new graph;
-//! carried over (by stable id) when the same project's graph follows a change on disk.
+//! Sessions: calls of one session share a memory (30 minutes idle at most), so symbols already
+//! returned collapse to their id, code near the recent focus ranks first, and `context` and
+//! `overview` recall the trail. Emptied with each new graph; carried over (by stable id) when the
+//! same project's graph follows a change on disk.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
@@ -14,6 +15,12 @@ const MAX_SEEN: usize = 20_000;
 const MAX_FOCUS: usize = 16;
 /// Score factor for hits in a file the session focused on recently.
 pub const FOCUS_BOOST: f64 = 1.25;
+/// A session idle this long (milliseconds) is forgotten: the agent's context has likely moved on.
+pub const SESSION_TTL_MS: f64 = 30.0 * 60.0 * 1000.0;
+/// Calls a session remembers for its breadcrumb.
+const MAX_HISTORY: usize = 6;
+/// Focus symbols a breadcrumb names.
+const TRAIL: usize = 5;
 
 #[derive(Debug, Default)]
 struct Session {
@@ -22,6 +29,10 @@ struct Session {
     cards: HashSet<u32>,
     focus: VecDeque<u32>,
     last_use: u64,
+    /// When it was last used, milliseconds since the Unix epoch.
+    last_ms: f64,
+    /// Its latest calls, newest first, as `tool {arguments}`.
+    history: VecDeque<String>,
 }
 
 /// Every session's memory.
@@ -61,6 +72,8 @@ impl Sessions {
                     cards: s.cards.into_iter().filter_map(same).collect(),
                     focus: s.focus.into_iter().filter_map(found).collect(),
                     last_use: s.last_use,
+                    last_ms: s.last_ms,
+                    history: s.history,
                 };
                 (name, session)
             })
@@ -98,6 +111,45 @@ impl Sessions {
             .unwrap_or_default()
     }
 
+    /// Opens `session` for a call at `now_ms` (a session idle past [`SESSION_TTL_MS`] starts
+    /// afresh) and notes the call in its history.
+    pub fn begin(&mut self, session: Option<&str>, now_ms: f64, call: String) {
+        let Some(name) = session else { return };
+        self.map
+            .retain(|_, s| now_ms - s.last_ms <= SESSION_TTL_MS || s.last_ms > now_ms);
+        let s = self.entry(name);
+        s.last_ms = now_ms;
+        if s.history.front() != Some(&call) {
+            s.history.push_front(call);
+            s.history.truncate(MAX_HISTORY);
+        }
+    }
+
+    /// The session's trail for `context` and `overview`: the symbols it focused on last (most
+    /// recent first) and its latest calls before this one; `None` for a session with neither.
+    pub fn breadcrumb(&self, session: Option<&str>, graph: &Graph) -> Option<String> {
+        let name = session?;
+        let s = self.map.get(name)?;
+        let focus: Vec<String> = s
+            .focus
+            .iter()
+            .take(TRAIL)
+            .filter_map(|&n| graph.node(n).map(|x| format!("`{}`", x.stable_id())))
+            .collect();
+        let calls: Vec<&str> = s.history.iter().skip(1).map(String::as_str).collect();
+        if focus.is_empty() && calls.is_empty() {
+            return None;
+        }
+        let mut line = format!("Session `{name}`:");
+        if !focus.is_empty() {
+            line.push_str(&format!(" you have been looking at {}.", focus.join(" ← ")));
+        }
+        if !calls.is_empty() {
+            line.push_str(&format!(" Recent calls: {}.", calls.join(" · ")));
+        }
+        Some(line)
+    }
+
     /// Remembers what a call of `session` returned and what it was about.
     pub fn record(
         &mut self,
@@ -106,6 +158,23 @@ impl Sessions {
         focus: Option<u32>,
     ) {
         let Some(name) = session else { return };
+        let session = self.entry(name);
+        for node in returned {
+            if session.seen.len() >= MAX_SEEN {
+                break;
+            }
+            session.seen.insert(node);
+        }
+        if let Some(node) = focus {
+            session.focus.retain(|&n| n != node);
+            session.focus.push_front(node);
+            session.focus.truncate(MAX_FOCUS);
+        }
+    }
+
+    /// The session called `name`, made (dropping the least recently used one past
+    /// [`MAX_SESSIONS`]) if new, marked as just used.
+    fn entry(&mut self, name: &str) -> &mut Session {
         self.uses += 1;
         if !self.map.contains_key(name) && self.map.len() >= MAX_SESSIONS {
             let oldest = self
@@ -119,17 +188,7 @@ impl Sessions {
         }
         let session = self.map.entry(name.to_owned()).or_default();
         session.last_use = self.uses;
-        for node in returned {
-            if session.seen.len() >= MAX_SEEN {
-                break;
-            }
-            session.seen.insert(node);
-        }
-        if let Some(node) = focus {
-            session.focus.retain(|&n| n != node);
-            session.focus.push_front(node);
-            session.focus.truncate(MAX_FOCUS);
-        }
+        session
     }
 }
 

@@ -41,6 +41,7 @@ pub fn with_sources(graph: Graph, sources: Sources, f: impl FnOnce(&ToolContext)
         memory: &memory,
         now_ms: 0.0,
         clock: ticking_clock,
+        session: None,
         cancelled: || false,
     });
 }

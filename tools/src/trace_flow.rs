@@ -9,7 +9,7 @@ use serde_json::json;
 
 use super::budget::Budget;
 use super::filters::{node_kinds, relation_kinds};
-use super::neighbours::processes;
+use super::neighbours::{processes, seen_in};
 use super::{ToolContext, target};
 use nexus_engine::{Edge, EdgeKind, Toward, Walk};
 
@@ -93,8 +93,13 @@ pub fn run(ctx: &ToolContext, p: &TraceFlowParams) -> Result<String, ToolError> 
         from_node.stable_id(),
         from_node.location()
     ));
+    let seen = seen_in(ctx, hops.iter().map(|e| e.to));
     for (i, e) in hops.iter().enumerate() {
         if let Some(n) = g.node(e.to) {
+            if seen.contains(&n.id) {
+                out.item(&format!("{}. `{}` (seen)", i + 1, n.stable_id()));
+                continue;
+            }
             out.item(&format!(
                 "{}. `{}` — {} · {:.2} {}",
                 i + 1,
@@ -105,5 +110,10 @@ pub fn run(ctx: &ToolContext, p: &TraceFlowParams) -> Result<String, ToolError> 
             ));
         }
     }
+    ctx.memory.sessions.borrow_mut().record(
+        ctx.session,
+        std::iter::once(from).chain(hops.iter().map(|e| e.to)),
+        Some(from),
+    );
     Ok(out.finish())
 }

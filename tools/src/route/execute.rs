@@ -33,7 +33,7 @@ pub fn run(ctx: &ToolContext, plan: &Plan, p: &RouteParams) -> Result<String, To
         let answer = match substitute(&step.args, &step.depends_on, &items_of) {
             Ok(args) => {
                 step.args = args;
-                call(ctx, &step.tool, with_output(&step, format, step_tokens, p))
+                call(ctx, &step.tool, with_output(&step, format, step_tokens))
             }
             Err(err) => (Err(err), false),
         };
@@ -48,14 +48,14 @@ pub fn run(ctx: &ToolContext, plan: &Plan, p: &RouteParams) -> Result<String, To
                 result_items(text)
             } else {
                 // Read for its items only: the session was already told by the answer above.
-                let unrecorded = RouteParams {
+                let unrecorded = ToolContext {
                     session: None,
-                    ..p.clone()
+                    ..*ctx
                 };
                 let (json_answer, _) = call(
-                    ctx,
+                    &unrecorded,
                     &step.tool,
-                    with_output(&step, Format::Json, step_tokens, &unrecorded),
+                    with_output(&step, Format::Json, step_tokens),
                 );
                 json_answer.map(|t| result_items(&t)).unwrap_or_default()
             };
@@ -90,18 +90,10 @@ struct Answered<'a> {
     ms: f64,
 }
 
-/// Tools that take the caller's `session`.
-const SESSION_TOOLS: [&str; 5] = ["search", "impact", "deep_dive", "explore", "read"];
-
-/// The step's arguments plus the output format, token share and session (for tools that take
-/// them).
-fn with_output(step: &Step, format: Format, tokens: u32, p: &RouteParams) -> Map<String, Value> {
+/// The step's arguments plus the output format and token share. The route's session reaches each
+/// step through the context it runs in.
+fn with_output(step: &Step, format: Format, tokens: u32) -> Map<String, Value> {
     let mut args = step.args.clone();
-    if let Some(session) = &p.session
-        && SESSION_TOOLS.contains(&step.tool.as_str())
-    {
-        args.insert("session".into(), json!(session));
-    }
     if format == Format::Json {
         args.insert("format".into(), json!("json"));
     }
@@ -127,8 +119,8 @@ fn call(
         );
     }
     // Answers within a session depend on what it was told before: never cached.
-    let key =
-        (!args.contains_key("session")).then(|| format!("{tool} {}", Value::Object(args.clone())));
+    let key = (ctx.session.is_none() && !args.contains_key("session"))
+        .then(|| format!("{tool} {}", Value::Object(args.clone())));
     if let Some(answer) = key
         .as_ref()
         .and_then(|key| ctx.memory.route_cache.borrow_mut().get(key, ctx.now_ms))

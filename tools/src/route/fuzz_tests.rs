@@ -76,7 +76,7 @@ proptest! {
         let (graph, sources) = indexed(fixture_files());
         let search = SearchIndex::build(&graph);
         let memory = ToolMemory::default();
-        let ctx = ToolContext { graph: &graph, search: &search, sources: &sources, previous: None, working_changes: None, changed_ms: None, memory: &memory, now_ms: 0.0, clock: crate::test_support::ticking_clock, cancelled: || false };
+        let ctx = ToolContext { graph: &graph, search: &search, sources: &sources, previous: None, working_changes: None, changed_ms: None, memory: &memory, now_ms: 0.0, clock: crate::test_support::ticking_clock, cancelled: || false, session: None };
         let planned = plan(&ctx, &q);
         prop_assert!(!planned.steps.is_empty());
         for step in &planned.steps {

@@ -56,6 +56,7 @@ impl Fixture {
             memory,
             now_ms,
             clock: crate::test_support::ticking_clock,
+            session: None,
             cancelled: || false,
         }
     }

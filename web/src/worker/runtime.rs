@@ -803,6 +803,7 @@ fn context_with<'a>(
         now_ms: now(),
         clock: now,
         cancelled: cancel::running_call_cancelled,
+        session: None,
     }
 }
 
