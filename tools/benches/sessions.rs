@@ -1,0 +1,129 @@
+//! What a session saves: two scripted investigations (ten calls each, written before any was
+//! measured) run on a corpus with and without a session; prints the tokens (characters / 4) of
+//! every answer and the saving. Usage: `cargo bench -p nexus-tools --bench sessions -- DIR`.
+
+use std::path::Path;
+
+use nexus_engine::{SearchIndex, index_with_sources};
+use nexus_shared::Outcome;
+use nexus_tools::{ToolContext, ToolMemory, dispatch};
+use serde_json::{Value, json};
+
+/// A question an agent works through, call by call.
+struct Investigation {
+    name: &'static str,
+    calls: Vec<(&'static str, Value)>,
+}
+
+fn investigations() -> Vec<Investigation> {
+    vec![
+        Investigation {
+            name: "how a queryset is filtered",
+            calls: vec![
+                ("search", json!({"query": "queryset filter"})),
+                ("deep_dive", json!({"name": "QuerySet.filter"})),
+                ("explore", json!({"name": "QuerySet._filter_or_exclude"})),
+                ("impact", json!({"target": "QuerySet._filter_or_exclude"})),
+                (
+                    "trace_flow",
+                    json!({"from": "QuerySet.filter", "to": "Query.add_q"}),
+                ),
+                ("explore", json!({"name": "Query.add_q"})),
+                ("impact", json!({"target": "Query.add_q"})),
+                ("search", json!({"query": "add_q"})),
+                ("deep_dive", json!({"name": "Query._add_q"})),
+                ("context", json!({})),
+            ],
+        },
+        Investigation {
+            name: "how a URL is resolved",
+            calls: vec![
+                ("search", json!({"query": "resolve url path"})),
+                ("deep_dive", json!({"name": "URLResolver.resolve"})),
+                ("explore", json!({"name": "URLPattern.resolve"})),
+                ("impact", json!({"target": "URLResolver.resolve"})),
+                ("trace_flow", json!({"from": "resolve", "to": "URLPattern.resolve"})),
+                ("explore", json!({"name": "URLResolver.resolve"})),
+                ("search", json!({"query": "resolver match"})),
+                ("impact", json!({"target": "ResolverMatch"})),
+                ("deep_dive", json!({"name": "get_resolver"})),
+                ("overview", json!({})),
+            ],
+        },
+    ]
+}
+
+fn tokens(outcome: Outcome) -> usize {
+    match outcome {
+        Outcome::Ok(out) => out.text.len().div_ceil(4),
+        Outcome::Err(err) => err.render().len().div_ceil(4),
+    }
+}
+
+fn main() {
+    let Some(dir) = std::env::args().skip(1).find(|a| !a.starts_with("--")) else {
+        eprintln!("usage: cargo bench -p nexus-tools --bench sessions -- DIR");
+        std::process::exit(2);
+    };
+    let root = Path::new(&dir);
+    let name = root
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let Ok((graph, _, sources)) = index_with_sources(
+        &name,
+        nexus_engine::read_tree(root),
+        &|| 0.0,
+        &mut |_, _, _| true,
+    ) else {
+        eprintln!("{name}: indexing was cancelled");
+        std::process::exit(1);
+    };
+    let search = SearchIndex::build(&graph);
+    println!("== {name}: {} files", sources.len());
+    let (mut all_plain, mut all_session) = (0, 0);
+    for investigation in investigations() {
+        let (plain_memory, session_memory) = (ToolMemory::default(), ToolMemory::default());
+        let context = |memory, session| ToolContext {
+            graph: &graph,
+            search: &search,
+            sources: &sources,
+            previous: None,
+            working_changes: None,
+            changed_ms: None,
+            memory,
+            now_ms: 0.0,
+            clock: || 0.0,
+            cancelled: || false,
+            session,
+        };
+        let plain = context(&plain_memory, None);
+        let with_session = context(&session_memory, Some("bench"));
+        println!("\n{}", investigation.name);
+        println!("{:<4} {:<52} {:>8} {:>8} {:>7}", "step", "call", "plain", "session", "saved");
+        let (mut total_plain, mut total_session) = (0, 0);
+        for (i, (tool, args)) in investigation.calls.iter().enumerate() {
+            let a = tokens(dispatch(Some(&plain), tool, args.clone()));
+            let b = tokens(dispatch(Some(&with_session), tool, args.clone()));
+            total_plain += a;
+            total_session += b;
+            let call: String = format!("{tool} {args}").chars().take(52).collect();
+            println!(
+                "{:<4} {call:<52} {a:>8} {b:>8} {:>6.1}%",
+                i + 1,
+                100.0 * (1.0 - b as f64 / a.max(1) as f64)
+            );
+        }
+        println!(
+            "total{:>61} {total_session:>8} {:>6.1}%",
+            total_plain,
+            100.0 * (1.0 - total_session as f64 / total_plain.max(1) as f64)
+        );
+        all_plain += total_plain;
+        all_session += total_session;
+    }
+    println!(
+        "\nboth: {all_plain} tokens without a session, {all_session} with: {:.1}% fewer",
+        100.0 * (1.0 - all_session as f64 / all_plain.max(1) as f64)
+    );
+}
