@@ -42,7 +42,10 @@ fn investigations() -> Vec<Investigation> {
                 ("deep_dive", json!({"name": "URLResolver.resolve"})),
                 ("explore", json!({"name": "URLPattern.resolve"})),
                 ("impact", json!({"target": "URLResolver.resolve"})),
-                ("trace_flow", json!({"from": "resolve", "to": "URLPattern.resolve"})),
+                (
+                    "trace_flow",
+                    json!({"from": "resolve", "to": "URLPattern.resolve"}),
+                ),
                 ("explore", json!({"name": "URLResolver.resolve"})),
                 ("search", json!({"query": "resolver match"})),
                 ("impact", json!({"target": "ResolverMatch"})),
@@ -100,7 +103,10 @@ fn main() {
         let plain = context(&plain_memory, None);
         let with_session = context(&session_memory, Some("bench"));
         println!("\n{}", investigation.name);
-        println!("{:<4} {:<52} {:>8} {:>8} {:>7}", "step", "call", "plain", "session", "saved");
+        println!(
+            "{:<4} {:<52} {:>8} {:>8} {:>7}",
+            "step", "call", "plain", "session", "saved"
+        );
         let (mut total_plain, mut total_session) = (0, 0);
         for (i, (tool, args)) in investigation.calls.iter().enumerate() {
             let a = tokens(dispatch(Some(&plain), tool, args.clone()));

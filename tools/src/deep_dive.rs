@@ -7,7 +7,7 @@ use nexus_shared::params::{DeepDiveParams, FOLLOWED_CONFIDENCE, Format, ImpactPa
 use serde_json::json;
 
 use super::budget::{Budget, limit_chars};
-use super::neighbours::{calls, community, edge_line, owner, processes};
+use super::neighbours::{SeenTail, calls, community, edge_line, owner, processes, seen_in};
 use super::{ToolContext, impact, target};
 
 /// Callers and callees listed in standard verbosity (all in full).
@@ -101,6 +101,14 @@ pub fn run(ctx: &ToolContext, p: &DeepDiveParams) -> Result<String, ToolError> {
     };
     let impact: serde_json::Value =
         serde_json::from_str(&impact::run(ctx, &impact_params)?).unwrap_or_default();
+    let seen = seen_in(
+        ctx,
+        callers
+            .iter()
+            .chain(&callees)
+            .take(listed)
+            .map(|(n, _)| n.id),
+    );
     ctx.memory.sessions.borrow_mut().record(
         session,
         std::iter::once(id).chain(
@@ -193,8 +201,16 @@ pub fn run(ctx: &ToolContext, p: &DeepDiveParams) -> Result<String, ToolError> {
     }
     for (title, items) in [("Callers", &callers), ("Callees", &callees)] {
         out.header(&format!("## {title} ({})", items.len()));
+        let mut left_out = SeenTail::default();
         for (n, e) in items.iter().take(listed) {
-            out.item(&edge_line(n, e));
+            if seen.contains(&n.id) {
+                left_out.add(n);
+            } else {
+                out.item(&edge_line(n, e));
+            }
+        }
+        if let Some(line) = left_out.line() {
+            out.header(&line);
         }
         if items.len() > listed {
             out.header(&format!(

@@ -1351,7 +1351,7 @@ mod tests {
                 json!({"query": "charge", "session": "s1", "group_by_process": false}),
             ));
             assert!(
-                again.contains("`Function:shop/pay.py:charge` — shop/pay.py:1 (returned earlier in this session)"),
+                again.contains("- `Function:shop/pay.py:charge` (seen)"),
                 "{again}"
             );
             let other = text(dispatch(
@@ -1423,8 +1423,8 @@ mod tests {
             );
             let again = text(dispatch(ctx, "impact", json!({"target": "validate"})));
             assert!(
-                again.contains("- `Function:shop/pay.py:charge` (seen)")
-                    && again.len() < first.len(),
+                again.ends_with("+ 3 seen earlier in this session: charge, Cart.checkout, main\n")
+                    && !again.contains("## depth"),
                 "{again}"
             );
             let path = text(dispatch(
@@ -1438,7 +1438,8 @@ mod tests {
             );
             let explored = text(dispatch(ctx, "explore", json!({"name": "charge"})));
             assert!(
-                explored.contains("- `Method:shop/cart.py:Cart.checkout` (seen)"),
+                explored
+                    .contains("## Callers (1)\n+ 1 seen earlier in this session: Cart.checkout\n"),
                 "{explored}"
             );
             let trail = text(dispatch(ctx, "context", json!({})));

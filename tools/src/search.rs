@@ -130,11 +130,7 @@ pub fn run(ctx: &ToolContext, p: &SearchParams) -> Result<String, ToolError> {
     }
     let line = |n: &NodeRef, score: f64| {
         if seen.contains(&n.id) {
-            format!(
-                "- `{}` — {} (returned earlier in this session)",
-                n.stable_id(),
-                n.location()
-            )
+            format!("- `{}` (seen)", n.stable_id())
         } else {
             hit_line(n, score, verbosity)
         }

@@ -18,9 +18,9 @@ pub const FOCUS_BOOST: f64 = 1.25;
 /// A session idle this long (milliseconds) is forgotten: the agent's context has likely moved on.
 pub const SESSION_TTL_MS: f64 = 30.0 * 60.0 * 1000.0;
 /// Calls a session remembers for its breadcrumb.
-const MAX_HISTORY: usize = 6;
+const MAX_HISTORY: usize = 4;
 /// Focus symbols a breadcrumb names.
-const TRAIL: usize = 5;
+const TRAIL: usize = 4;
 
 #[derive(Debug, Default)]
 struct Session {
