@@ -17,6 +17,8 @@ use tokio::sync::mpsc;
 
 use crate::call::Progress;
 use crate::health::{self, HEALTH_URI};
+use crate::host::consent::{self, Question};
+use crate::host::policy::Action;
 use crate::host::{CallRequest, Host, remote};
 use crate::relay::{Relay, Route};
 
@@ -57,7 +59,12 @@ impl ServerHandler for NexusMcp {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        let mut tools = self.tools.clone();
+        let mut tools: Vec<Tool> = self
+            .tools
+            .iter()
+            .filter(|tool| self.nexus_denied(&tool.name).is_none())
+            .cloned()
+            .collect();
         if self.host.exposed() {
             match self.relay.route() {
                 // A peer runs no servers: it offers the hub's.
@@ -114,9 +121,32 @@ impl ServerHandler for NexusMcp {
             && name.contains("__")
             && let Route::Peer(link) = self.relay.route()
             && let Ok(registry) = link.hosted_registry().await
-            && let Some(qualified) = remote::qualified(&registry, &name)
+            && let Some(gate) = remote::gatekeeping(&registry, &name)
         {
             let args = request.arguments.unwrap_or_default();
+            let qualified = gate.qualified;
+            let (server, tool) = qualified.split_once(':').unwrap_or_default();
+            let allow = self.host.how_to_allow(server, tool);
+            let consented = match gate.action {
+                Action::Allow => Ok(()),
+                Action::Deny => Err(ToolError::new(
+                    ErrorCode::NotAllowed,
+                    format!("NotAllowed: `{qualified}` is denied ({}); it did not run", gate.why),
+                )),
+                Action::Confirm => {
+                    let question = Question {
+                        tool: &qualified,
+                        args: &args,
+                        why: &gate.why,
+                        destructive: gate.destructive,
+                        allow: &allow,
+                    };
+                    consent::ask(&context.peer, question).await
+                }
+            };
+            if let Err(err) = consented {
+                return Ok(error_result(&err).into());
+            }
             return Ok(tokio::select! {
                 outcome = link.hosted_call(&qualified, args) => remote::result(outcome),
                 _ = context.ct.cancelled() => error_result(&ToolError::new(ErrorCode::Cancelled, "the client cancelled the call")),
@@ -136,6 +166,13 @@ impl ServerHandler for NexusMcp {
                 .with_hint("call tools/list for the 16 Nexus tools; `route` takes plain questions");
             return Ok(error_result(&err).into());
         };
+        if let Some(why) = self.nexus_denied(&name) {
+            let err = ToolError::new(
+                ErrorCode::NotAllowed,
+                format!("NotAllowed: `nexus:{name}` is denied ({why}); it did not run"),
+            );
+            return Ok(error_result(&err).into());
+        }
         let agent = context
             .peer
             .peer_info()
@@ -180,7 +217,17 @@ impl ServerHandler for NexusMcp {
 }
 
 impl NexusMcp {
-    /// A hosted tool through the registry; the client's cancellation drops the call, which
+    /// Why mcp.json denies Nexus's own tool `name`, if it does.
+    fn nexus_denied(&self, name: &str) -> Option<String> {
+        self.host
+            .gatekeeping(&format!("{}:{name}", crate::host::config::NEXUS_SERVER))
+            .ok()
+            .filter(|gate| gate.verdict.action == Action::Deny)
+            .map(|gate| gate.why)
+    }
+
+    /// A hosted tool through the registry; one that needs confirmation runs only once the
+    /// client's user said yes (MCP elicitation). The client's cancellation drops the call, which
     /// sends `notifications/cancelled` to the server.
     async fn call_hosted(
         &self,
@@ -193,11 +240,34 @@ impl NexusMcp {
             .peer_info()
             .map(|info| info.client_info.name.clone())
             .unwrap_or_else(|| "agent".into());
+        let args = request.arguments.unwrap_or_default();
+        let mut approved = false;
+        if let Ok(gate) = self.host.gatekeeping(&name)
+            && gate.verdict.action == Action::Confirm
+        {
+            let allow = self.host.how_to_allow(&gate.server, &gate.tool);
+            let question = Question {
+                tool: &name,
+                args: &args,
+                why: &gate.why,
+                destructive: gate.hints.may_destroy(),
+                allow: &allow,
+            };
+            let asked = tokio::select! {
+                asked = consent::ask(&context.peer, question) => asked,
+                _ = context.ct.cancelled() => Err(ToolError::new(ErrorCode::Cancelled, "the client cancelled the call")),
+            };
+            if let Err(err) = asked {
+                return error_result(&err);
+            }
+            approved = true;
+        }
         let call = self.host.execute(CallRequest {
             name,
-            args: request.arguments.unwrap_or_default(),
+            args,
             timeout: None,
             caller,
+            approved,
         });
         tokio::select! {
             reply = call => match reply {
