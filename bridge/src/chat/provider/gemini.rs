@@ -51,7 +51,7 @@ fn schema_for_gemini(schema: &Value) -> Value {
 }
 
 pub fn body(config: &LlmConfig, request: &Request<'_>) -> Value {
-    let contents: Vec<Value> = turns(request.history, config.native_tools)
+    let contents: Vec<Value> = turns(request.history, config.native_tools, request.tool_key)
         .into_iter()
         .map(|turn| {
             let parts: Vec<Value> = turn
@@ -236,6 +236,7 @@ mod tests {
                 system: "sys",
                 history: &history,
                 toolbox: &toolbox,
+                tool_key: None,
             },
         );
         assert_eq!(body["contents"][1]["role"], "model");
