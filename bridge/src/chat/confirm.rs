@@ -99,7 +99,7 @@ mod tests {
     #[tokio::test]
     async fn an_answer_reaches_only_its_own_sessions_waiting_call() {
         let confirmations = Confirmations::default();
-        let waiting = confirmations.ask("s1");
+        let mut waiting = confirmations.ask("s1");
         assert!(
             confirmations
                 .answer("s2", &waiting.id, ConfirmAnswer::Once)
@@ -112,7 +112,7 @@ mod tests {
         );
         let id = waiting.id.clone();
         assert_eq!(confirmations.answer("s1", &id, ConfirmAnswer::Deny), Ok(()));
-        assert_eq!(waiting.answer.await, Ok(ConfirmAnswer::Deny));
+        assert_eq!((&mut waiting.answer).await, Ok(ConfirmAnswer::Deny));
         // Answered once: a second answer finds nothing.
         assert!(confirmations.answer("s1", &id, ConfirmAnswer::Once).is_err());
     }

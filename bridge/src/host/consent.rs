@@ -111,7 +111,7 @@ mod tests {
 
     #[test]
     fn the_question_names_tool_effect_reason_and_arguments() {
-        let Value::Object(args) = json!({"path": "/tmp/x", "content": "y".repeat(3000)}) else {
+        let Value::Object(args) = json!({"path": "/tmp/x", "text": "y".repeat(3000)}) else {
             panic!("object");
         };
         let text = message(&Question {

@@ -246,7 +246,7 @@ mod tests {
         );
         assert_eq!(
             body["contents"][2]["parts"][0]["functionResponse"]["response"]["result"],
-            "main.rs:1"
+            "⟦data from nexus:search⟧\nmain.rs:1\n⟦/data⟧"
         );
         let parameters = &body["tools"][0]["functionDeclarations"][0]["parameters"];
         assert!(parameters.get("additionalProperties").is_none());
