@@ -131,7 +131,10 @@ impl ServerHandler for NexusMcp {
                 Action::Allow => Ok(()),
                 Action::Deny => Err(ToolError::new(
                     ErrorCode::NotAllowed,
-                    format!("NotAllowed: `{qualified}` is denied ({}); it did not run", gate.why),
+                    format!(
+                        "NotAllowed: `{qualified}` is denied ({}); it did not run",
+                        gate.why
+                    ),
                 )),
                 Action::Confirm => {
                     let question = Question {

@@ -415,7 +415,10 @@ mod tests {
             timeout_ms: 1000,
         });
         let text = ask.encode();
-        assert!(text.starts_with(r#"{"type":"confirm","payload":{"id":"k1""#), "{text}");
+        assert!(
+            text.starts_with(r#"{"type":"confirm","payload":{"id":"k1""#),
+            "{text}"
+        );
         assert_eq!(ChatServerMessage::decode(&text), Ok(ask));
         assert_eq!(
             ChatClientMessage::decode(

@@ -49,6 +49,19 @@ fn misbehave(extra: &[&str], env: Value) -> Value {
     json!({"command": "python3", "args": args, "env": env})
 }
 
+/// `config` with every tool allowed to run unasked (top-level `allow: ["*"]`) unless it states a
+/// policy: these tests are about hosting, not confirmation.
+fn allow_all(mut config: Value) -> Value {
+    if let Value::Object(root) = &mut config
+        && !["allow", "confirm", "deny"]
+            .iter()
+            .any(|k| root.contains_key(*k))
+    {
+        root.insert("allow".into(), json!(["*"]));
+    }
+    config
+}
+
 /// A bridge hosting `config`, with its stderr kept in a file for log checks.
 struct Hosting {
     bridge: McpBridge,
@@ -64,7 +77,7 @@ impl Hosting {
     async fn start_on(port: u16, config: Value, extra: &[&str]) -> Hosting {
         let dir = TempDir::new("hosted");
         let path = dir.0.join("mcp.json");
-        std::fs::write(&path, config.to_string()).expect("write config");
+        std::fs::write(&path, allow_all(config).to_string()).expect("write config");
         let stderr = dir.0.join("stderr.log");
         let log = std::fs::File::create(&stderr).expect("stderr file");
         let mut command = bridge_command();

@@ -37,7 +37,9 @@ impl Drop for Waiting<'_> {
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 impl Confirmations {
@@ -114,14 +116,22 @@ mod tests {
         assert_eq!(confirmations.answer("s1", &id, ConfirmAnswer::Deny), Ok(()));
         assert_eq!((&mut waiting.answer).await, Ok(ConfirmAnswer::Deny));
         // Answered once: a second answer finds nothing.
-        assert!(confirmations.answer("s1", &id, ConfirmAnswer::Once).is_err());
+        assert!(
+            confirmations
+                .answer("s1", &id, ConfirmAnswer::Once)
+                .is_err()
+        );
     }
 
     #[test]
     fn a_dropped_wait_is_forgotten_and_always_is_per_session() {
         let confirmations = Confirmations::default();
         let id = confirmations.ask("s1").id.clone();
-        assert!(confirmations.answer("s1", &id, ConfirmAnswer::Once).is_err());
+        assert!(
+            confirmations
+                .answer("s1", &id, ConfirmAnswer::Once)
+                .is_err()
+        );
         confirmations.allow_always("s1", "fs:write_file");
         assert!(confirmations.allowed_always("s1", "fs:write_file"));
         assert!(!confirmations.allowed_always("s2", "fs:write_file"));

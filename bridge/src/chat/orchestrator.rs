@@ -4,8 +4,8 @@
 use std::sync::Arc;
 
 use nexus_shared::chat::{
-    ChatMessage, ChatRole, ChatServerMessage, ConfirmAnswer, ConfirmRequest, TokenUsage,
-    ToolState, ToolStatus, TurnOutcome,
+    ChatMessage, ChatRole, ChatServerMessage, ConfirmAnswer, ConfirmRequest, TokenUsage, ToolState,
+    ToolStatus, TurnOutcome,
 };
 use serde_json::{Map, Value, json};
 use tokio::sync::mpsc::UnboundedSender;
@@ -427,7 +427,10 @@ async fn run_tools(
         let message = if stopped {
             format!("{name} stopped")
         } else if declined {
-            format!("{name} declined: {}", result.lines().next().unwrap_or_default())
+            format!(
+                "{name} declined: {}",
+                result.lines().next().unwrap_or_default()
+            )
         } else if is_error {
             format!(
                 "{name} failed: {}",
@@ -615,10 +618,7 @@ async fn call_tool(
         let qualified = format!("{}:{}", found.server, found.tool);
         let shown = Value::Object(args.clone());
         let destructive = found.hints.may_destroy();
-        if let Err(refusal) = asker
-            .ask(&qualified, &shown, found.why, destructive)
-            .await
-        {
+        if let Err(refusal) = asker.ask(&qualified, &shown, found.why, destructive).await {
             return Answered::declined(refusal);
         }
         approved = true;

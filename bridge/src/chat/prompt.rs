@@ -86,11 +86,11 @@ Markdown.";
 pub fn tool_rule(key: &str) -> String {
     format!(
         "When you need a tool, write ONLY the call, as one JSON object inside a fenced block \
-whose first line is ```tool followed by this turn's key {key}, like this:\n```tool {key}\n\
-{{\"tool\": \"server:tool\", \"arguments\": {{}}}}\n```\nUse a qualified tool name from the list \
-below. Write nothing after the closing ``` and wait: the result comes back in the next message. \
-Several blocks in one answer are run in order. A block without the key is only shown as text \
-(so quoting a block from a file or a tool result runs nothing)."
+like this:\n```tool {key}\n{{\"tool\": \"server:tool\", \"arguments\": {{}}}}\n```\nThe opening \
+line must carry this turn's key, {key}, after `tool`: a block without it is only shown as text \
+(so quoting a block from a file or a tool result runs nothing). Use a qualified tool name from \
+the list below. Write nothing after the closing ``` and wait: the result comes back in the next \
+message. Several blocks in one answer are run in order."
     )
 }
 

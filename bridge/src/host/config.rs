@@ -558,7 +558,10 @@ mod tests {
                 r#"{"servers": {}, "circuit": {"bad": 1}}"#,
                 "unknown field `bad`",
             ),
-            (r#"{"servers": {}, "deny": "all"}"#, "field `deny` must be an array"),
+            (
+                r#"{"servers": {}, "deny": "all"}"#,
+                "field `deny` must be an array",
+            ),
         ] {
             let err = parse(path, text, &env).expect_err(text);
             assert!(err.starts_with("/cfg/mcp.json: "), "{err}");

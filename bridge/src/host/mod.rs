@@ -441,8 +441,13 @@ impl Host {
         let mut added = Vec::new();
         for def in tools {
             let name = def.name.to_string();
-            let verdict =
-                policy::decide(&self.rules, server_rules, id, &name, Hints::of(&def).read_only);
+            let verdict = policy::decide(
+                &self.rules,
+                server_rules,
+                id,
+                &name,
+                Hints::of(&def).read_only,
+            );
             let mut tool = hosted_tool(id, def, verdict);
             match old.remove(&name) {
                 Some(previous) => tool.stats = previous.stats,

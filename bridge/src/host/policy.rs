@@ -161,7 +161,10 @@ impl Verdict {
                 list.as_str()
             ),
             Reason::Top { list, pattern } => {
-                format!("`{pattern}` in the top-level `{}` of mcp.json", list.as_str())
+                format!(
+                    "`{pattern}` in the top-level `{}` of mcp.json",
+                    list.as_str()
+                )
             }
             Reason::Nexus => "Nexus's own tools only read the code graph".into(),
             Reason::ReadOnly => "the server marks it read-only (readOnlyHint)".into(),
@@ -255,7 +258,10 @@ mod tests {
     #[test]
     fn annotations_decide_when_no_list_matches() {
         let none = Rules::default();
-        assert_eq!(action(&none, None, "fs:read_file", Some(true)), Action::Allow);
+        assert_eq!(
+            action(&none, None, "fs:read_file", Some(true)),
+            Action::Allow
+        );
         assert_eq!(
             action(&none, None, "fs:write_file", Some(false)),
             Action::Confirm
@@ -264,10 +270,7 @@ mod tests {
         assert_eq!(action(&none, None, "fs:mystery", None), Action::Confirm);
         // Nexus's own tools only read.
         let nexus = decide(&none, None, "nexus", "search", None);
-        assert_eq!(
-            (nexus.action, nexus.reason),
-            (Action::Allow, Reason::Nexus)
-        );
+        assert_eq!((nexus.action, nexus.reason), (Action::Allow, Reason::Nexus));
     }
 
     #[test]
@@ -342,7 +345,10 @@ mod tests {
         for (value, expected) in [
             (json!({"allow": "x"}), "field `allow` must be an array"),
             (json!({"deny": [1]}), "field `deny[0]` must be a string"),
-            (json!({"confirm": ["a", "[z"]}), "field `confirm[1]`: `[z` is not a glob"),
+            (
+                json!({"confirm": ["a", "[z"]}),
+                "field `confirm[1]`: `[z` is not a glob",
+            ),
         ] {
             let Value::Object(map) = value else {
                 panic!("object")
@@ -357,7 +363,10 @@ mod tests {
         let mut report = json!({"servers": [{"id": "fs", "tool_count": 2, "tools": [
             {"name": "fs:a", "policy": "allow"}, {"name": "fs:b", "policy": "deny"}]}]});
         without_denied(&mut report);
-        assert_eq!(report["servers"][0]["tools"].as_array().map(Vec::len), Some(1));
+        assert_eq!(
+            report["servers"][0]["tools"].as_array().map(Vec::len),
+            Some(1)
+        );
         assert_eq!(report["servers"][0]["tool_count"], 1);
         assert_eq!(
             how_to_allow("fs", "write_file", Some("/c/mcp.json")),

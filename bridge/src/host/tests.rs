@@ -208,9 +208,7 @@ async fn an_offline_server_fails_fast_and_counts_toward_its_circuit() {
 
 #[tokio::test]
 async fn the_policy_gates_calls_hides_denied_tools_and_shows_in_the_report() {
-    let host = host(
-        r#"{"servers": {"a": {"command": "x", "deny": ["wipe"], "allow": ["echo"]}}}"#,
-    );
+    let host = host(r#"{"servers": {"a": {"command": "x", "deny": ["wipe"], "allow": ["echo"]}}}"#);
     let mut read = tool("read");
     read.annotations = Some(rmcp::model::ToolAnnotations::new().read_only(true));
     let mut gentle = tool("touch");
@@ -219,7 +217,10 @@ async fn the_policy_gates_calls_hides_denied_tools_and_shows_in_the_report() {
             .read_only(false)
             .destructive(false),
     );
-    host.install("a", vec![tool("echo"), tool("write"), tool("wipe"), read, gentle]);
+    host.install(
+        "a",
+        vec![tool("echo"), tool("write"), tool("wipe"), read, gentle],
+    );
     let call = |name: &str, approved: bool| CallRequest {
         name: name.into(),
         args: [("message".to_owned(), json!("hi"))].into_iter().collect(),
@@ -228,18 +229,30 @@ async fn the_policy_gates_calls_hides_denied_tools_and_shows_in_the_report() {
         approved,
     };
     // No annotation: it needs confirmation, and nothing reaches the (offline) server unasked.
-    let err = host.execute(call("a:write", false)).await.expect_err("unasked");
+    let err = host
+        .execute(call("a:write", false))
+        .await
+        .expect_err("unasked");
     let HostError::NeedsConfirmation { allow, why, .. } = &err else {
         panic!("{err:?}")
     };
     assert_eq!(allow, "add \"write\" to `allow` of server `a` in /m.json");
     assert!(why.contains("readOnlyHint"), "{why}");
-    assert_eq!(err.to_tool_error().code, nexus_shared::ErrorCode::NotAllowed);
+    assert_eq!(
+        err.to_tool_error().code,
+        nexus_shared::ErrorCode::NotAllowed
+    );
     // Approved, it goes on to the server (offline here).
-    let err = host.execute(call("a:write", true)).await.expect_err("offline");
+    let err = host
+        .execute(call("a:write", true))
+        .await
+        .expect_err("offline");
     assert!(matches!(err, HostError::ToolExecution { .. }), "{err:?}");
     // Denied: never runs, even approved.
-    let err = host.execute(call("a:wipe", true)).await.expect_err("denied");
+    let err = host
+        .execute(call("a:wipe", true))
+        .await
+        .expect_err("denied");
     assert!(
         matches!(&err, HostError::Denied { why, .. } if why.contains("`wipe` in `deny` of server `a`")),
         "{err:?}"
@@ -247,7 +260,10 @@ async fn the_policy_gates_calls_hides_denied_tools_and_shows_in_the_report() {
     // Allowed and read-only tools run unasked (offline here, so they fail at the server).
     for name in ["a:echo", "a:read"] {
         let err = host.execute(call(name, false)).await.expect_err("offline");
-        assert!(matches!(err, HostError::ToolExecution { .. }), "{name}: {err:?}");
+        assert!(
+            matches!(err, HostError::ToolExecution { .. }),
+            "{name}: {err:?}"
+        );
     }
     let exposed: Vec<String> = host
         .exposed_tools()

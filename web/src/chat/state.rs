@@ -760,7 +760,9 @@ mod tests {
         ));
         assert!(matches!(&view.items[2].body, Body::Tool(call) if call.confirm.is_some()));
         view.socket_lost("closed".into());
-        assert!(matches!(&view.items[2].body, Body::Tool(call) if call.confirm.is_none() && call.message.contains("not run")));
+        assert!(
+            matches!(&view.items[2].body, Body::Tool(call) if call.confirm.is_none() && call.message.contains("not run"))
+        );
     }
 
     #[test]

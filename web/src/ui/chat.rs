@@ -207,7 +207,10 @@ fn entry(item: Item, answer: impl Fn(String, String, ConfirmAnswer) + Copy + 'st
 
 /// A tool call: its state and line, arguments and result folded away; a call waiting for
 /// confirmation is open, with its arguments, what it may do and the three buttons.
-fn chip(call: ToolCall, answer: impl Fn(String, String, ConfirmAnswer) + Copy + 'static) -> AnyView {
+fn chip(
+    call: ToolCall,
+    answer: impl Fn(String, String, ConfirmAnswer) + Copy + 'static,
+) -> AnyView {
     let state = match (call.done, call.is_error, call.confirm.is_some()) {
         (false, _, true) => "confirm",
         (false, _, false) => "processing",

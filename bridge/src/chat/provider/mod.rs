@@ -411,9 +411,7 @@ mod tests {
         assert!(native[1].assistant);
         assert!(matches!(&native[1].parts[1], Part::Call { name, .. } if name == "nexus:search"));
         let fenced = "⟦data from nexus:search⟧\nmain.rs:1\n⟦/data⟧";
-        assert!(
-            matches!(&native[2].parts[0], Part::Result { content, .. } if content == fenced)
-        );
+        assert!(matches!(&native[2].parts[0], Part::Result { content, .. } if content == fenced));
         let text = turns(&history(), false, Some("k3y"));
         assert!(
             matches!(&text[1].parts[1], Part::Text(t) if t.starts_with("```tool k3y\n{") && t.contains("\"query\":\"main\""))
