@@ -17,7 +17,7 @@ use tokio::sync::mpsc;
 
 use crate::call::Progress;
 use crate::health::{self, HEALTH_URI};
-use crate::host::consent::{self, Question};
+use crate::host::consent::{self, Asked, Consent, Question};
 use crate::host::policy::Action;
 use crate::host::{CallRequest, Host, remote};
 use crate::relay::{Relay, Route};
@@ -26,6 +26,8 @@ pub struct NexusMcp {
     relay: Arc<Relay>,
     tools: Vec<Tool>,
     host: Arc<Host>,
+    /// Confirmations asked through `input_required` results, awaiting the client's retry.
+    asked: Asked,
 }
 
 impl NexusMcp {
@@ -37,7 +39,12 @@ impl NexusMcp {
                 Tool::new(spec.name, spec.description, spec.input_schema)
             })
             .collect();
-        Self { relay, tools, host }
+        Self {
+            relay,
+            tools,
+            host,
+            asked: Asked::default(),
+        }
     }
 }
 
@@ -123,13 +130,13 @@ impl ServerHandler for NexusMcp {
             && let Ok(registry) = link.hosted_registry().await
             && let Some(gate) = remote::gatekeeping(&registry, &name)
         {
-            let args = request.arguments.unwrap_or_default();
+            let args = request.arguments.clone().unwrap_or_default();
             let qualified = gate.qualified;
             let (server, tool) = qualified.split_once(':').unwrap_or_default();
             let allow = self.host.how_to_allow(server, tool);
             let consented = match gate.action {
-                Action::Allow => Ok(()),
-                Action::Deny => Err(ToolError::new(
+                Action::Allow => Consent::Granted,
+                Action::Deny => Consent::Refused(ToolError::new(
                     ErrorCode::NotAllowed,
                     format!(
                         "NotAllowed: `{qualified}` is denied ({}); it did not run",
@@ -144,11 +151,13 @@ impl ServerHandler for NexusMcp {
                         destructive: gate.destructive,
                         allow: &allow,
                     };
-                    consent::ask(&context.peer, question).await
+                    consent::consent(&context, &request, &self.asked, question).await
                 }
             };
-            if let Err(err) = consented {
-                return Ok(error_result(&err).into());
+            match consented {
+                Consent::Granted => {}
+                Consent::Refused(err) => return Ok(error_result(&err).into()),
+                Consent::Ask(ask) => return Ok(CallToolResponse::InputRequired(ask)),
             }
             return Ok(tokio::select! {
                 outcome = link.hosted_call(&qualified, args) => remote::result(outcome),
@@ -162,7 +171,7 @@ impl ServerHandler for NexusMcp {
             .then(|| self.host.qualified_from_exposed(&name))
             .flatten()
         {
-            return Ok(self.call_hosted(qualified, request, &context).await.into());
+            return Ok(self.call_hosted(qualified, request, &context).await);
         }
         let Some(tool) = ToolName::parse(&name) else {
             let err = ToolError::new(ErrorCode::UnknownTool, format!("no tool named `{name}`"))
@@ -237,13 +246,13 @@ impl NexusMcp {
         name: String,
         request: CallToolRequestParams,
         context: &RequestContext<RoleServer>,
-    ) -> CallToolResult {
+    ) -> CallToolResponse {
         let caller = context
             .peer
             .peer_info()
             .map(|info| info.client_info.name.clone())
             .unwrap_or_else(|| "agent".into());
-        let args = request.arguments.unwrap_or_default();
+        let args = request.arguments.clone().unwrap_or_default();
         let mut approved = false;
         if let Ok(gate) = self.host.gatekeeping(&name)
             && gate.verdict.action == Action::Confirm
@@ -256,14 +265,15 @@ impl NexusMcp {
                 destructive: gate.hints.may_destroy(),
                 allow: &allow,
             };
-            let asked = tokio::select! {
-                asked = consent::ask(&context.peer, question) => asked,
-                _ = context.ct.cancelled() => Err(ToolError::new(ErrorCode::Cancelled, "the client cancelled the call")),
+            let consented = tokio::select! {
+                consented = consent::consent(context, &request, &self.asked, question) => consented,
+                _ = context.ct.cancelled() => Consent::Refused(ToolError::new(ErrorCode::Cancelled, "the client cancelled the call")),
             };
-            if let Err(err) = asked {
-                return error_result(&err);
+            match consented {
+                Consent::Granted => approved = true,
+                Consent::Refused(err) => return error_result(&err).into(),
+                Consent::Ask(ask) => return CallToolResponse::InputRequired(ask),
             }
-            approved = true;
         }
         let call = self.host.execute(CallRequest {
             name,
@@ -279,6 +289,7 @@ impl NexusMcp {
             },
             _ = context.ct.cancelled() => error_result(&ToolError::new(ErrorCode::Cancelled, "the client cancelled the call")),
         }
+        .into()
     }
 }
 
