@@ -1011,6 +1011,33 @@ async fn exposed_tools_follow_the_policy_denied_hidden_confirmed_by_elicitation_
     );
     let hidden = err_text(&host.call("py__huge", json!({"bytes": 10})).await);
     assert!(hidden.contains("`py:huge` is denied"), "{hidden}");
+    // A peer exposes the hub's tools under the same policy.
+    let peer = Hosting::start_on(host.bridge.port, confirming_config(), &[]).await;
+    peer.bridge.wait_mode("peer", Duration::from_secs(10)).await;
+    let started = Instant::now();
+    let names = loop {
+        let listed = peer
+            .bridge
+            .client
+            .list_all_tools()
+            .await
+            .expect("tools/list");
+        let names: Vec<String> = listed.iter().map(|t| t.name.to_string()).collect();
+        if names.iter().any(|n| n == "py__echo") || started.elapsed() > Duration::from_secs(10) {
+            break names;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert!(names.contains(&"py__echo".to_owned()), "{names:?}");
+    assert!(
+        !names.iter().any(|n| n == "py__huge"),
+        "the peer lists a denied tool: {names:?}"
+    );
+    let refused = err_text(&peer.call("py__echo", json!({"message": "hi"})).await);
+    assert!(
+        refused.contains("needs the user's confirmation"),
+        "{refused}"
+    );
 
     // Clients that can ask: yes runs it, no refuses it; both protocol generations (a question in
     // the call's result and the client's retry, and `elicitation/create` during the call).
