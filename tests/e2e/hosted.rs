@@ -946,13 +946,13 @@ struct Elicitor {
 }
 
 impl rmcp::ClientHandler for Elicitor {
-    fn get_info(&self) -> rmcp::model::ClientInfo {
+    fn get_info(&self) -> rmcp::model::ClientConfig {
         let mut capabilities = rmcp::model::ClientCapabilities::default();
         capabilities.elicitation = Some(
             rmcp::model::ElicitationCapability::new()
                 .with_form(rmcp::model::FormElicitationCapability::default()),
         );
-        rmcp::model::ClientInfo::new(
+        rmcp::model::ClientConfig::new(
             capabilities,
             rmcp::model::Implementation::new("elicitor", "1.0.0"),
         )

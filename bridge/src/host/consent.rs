@@ -50,7 +50,10 @@ pub enum Consent {
 /// calls again (once) or `ELICIT_TIMEOUT` passes: the answer counts only for the same tool and
 /// arguments.
 #[derive(Default)]
-pub struct Asked(Mutex<HashMap<String, (String, Map<String, Value>, Instant)>>);
+pub struct Asked(Mutex<HashMap<String, AskedCall>>);
+
+/// The call a question was asked for: `server:tool`, its arguments, when.
+type AskedCall = (String, Map<String, Value>, Instant);
 
 impl Asked {
     fn put(&self, tool: &str, args: &Map<String, Value>) -> String {
