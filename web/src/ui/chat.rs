@@ -219,14 +219,19 @@ fn chip(
     };
     let args = call.args.as_ref().map(shown_value);
     let result = call.result.as_ref().map(result_text);
-    let asking = call.confirm.clone().map(|confirming| {
-        confirm_box(
-            confirming,
-            call.call_id.clone(),
-            args.clone().unwrap_or_default(),
-            answer,
-        )
-    });
+    // A question shows the arguments itself.
+    let (asking, args) = match call.confirm.clone() {
+        Some(confirming) => (
+            Some(confirm_box(
+                confirming,
+                call.call_id.clone(),
+                args.unwrap_or_default(),
+                answer,
+            )),
+            None,
+        ),
+        None => (None, args),
+    };
     view! {
         <details class="chip" data-testid="chat-tool" data-tool=call.tool.clone() data-state=state open=call.confirm.is_some()>
             <summary><span class="chip-state"></span>{call.message}</summary>
