@@ -134,30 +134,15 @@ impl ServerHandler for NexusMcp {
             let qualified = gate.qualified;
             let (server, tool) = qualified.split_once(':').unwrap_or_default();
             let allow = self.host.how_to_allow(server, tool);
-            let consented = match gate.action {
-                Action::Allow => Consent::Granted,
-                Action::Deny => Consent::Refused(ToolError::new(
-                    ErrorCode::NotAllowed,
-                    format!(
-                        "NotAllowed: `{qualified}` is denied ({}); it did not run",
-                        gate.why
-                    ),
-                )),
-                Action::Confirm => {
-                    let question = Question {
-                        tool: &qualified,
-                        args: &args,
-                        why: &gate.why,
-                        destructive: gate.destructive,
-                        allow: &allow,
-                    };
-                    consent::consent(&context, &request, &self.asked, question).await
-                }
+            let question = Question {
+                tool: &qualified,
+                args: &args,
+                why: &gate.why,
+                destructive: gate.destructive,
+                allow: &allow,
             };
-            match consented {
-                Consent::Granted => {}
-                Consent::Refused(err) => return Ok(error_result(&err).into()),
-                Consent::Ask(ask) => return Ok(CallToolResponse::InputRequired(ask)),
+            if let Some(instead) = self.gate(&context, &request, gate.action, question).await {
+                return Ok(instead);
             }
             return Ok(tokio::select! {
                 outcome = link.hosted_call(&qualified, args) => remote::result(outcome),
@@ -178,12 +163,24 @@ impl ServerHandler for NexusMcp {
                 .with_hint("call tools/list for the 16 Nexus tools; `route` takes plain questions");
             return Ok(error_result(&err).into());
         };
-        if let Some(why) = self.nexus_denied(&name) {
-            let err = ToolError::new(
-                ErrorCode::NotAllowed,
-                format!("NotAllowed: `nexus:{name}` is denied ({why}); it did not run"),
-            );
-            return Ok(error_result(&err).into());
+        // Nexus's own tools run unasked unless mcp.json's top level says otherwise.
+        let qualified = format!("{}:{name}", crate::host::config::NEXUS_SERVER);
+        if let Ok(gate) = self.host.gatekeeping(&qualified) {
+            let allow = format!("remove the pattern ({}) that matches it", gate.why);
+            let args = request.arguments.clone().unwrap_or_default();
+            let question = Question {
+                tool: &qualified,
+                args: &args,
+                why: &gate.why,
+                destructive: false,
+                allow: &allow,
+            };
+            if let Some(instead) = self
+                .gate(&context, &request, gate.verdict.action, question)
+                .await
+            {
+                return Ok(instead);
+            }
         }
         let agent = context
             .peer
@@ -229,6 +226,36 @@ impl ServerHandler for NexusMcp {
 }
 
 impl NexusMcp {
+    /// The policy's step before a call: `None` when it may run (allowed, or confirmed by the
+    /// client's user), else what to answer instead (a refusal, or the question for the client).
+    async fn gate(
+        &self,
+        context: &RequestContext<RoleServer>,
+        request: &CallToolRequestParams,
+        action: Action,
+        question: Question<'_>,
+    ) -> Option<CallToolResponse> {
+        let consented = match action {
+            Action::Allow => Consent::Granted,
+            Action::Deny => Consent::Refused(ToolError::new(
+                ErrorCode::NotAllowed,
+                format!(
+                    "NotAllowed: `{}` is denied ({}); it did not run",
+                    question.tool, question.why
+                ),
+            )),
+            Action::Confirm => tokio::select! {
+                consented = consent::consent(context, request, &self.asked, question) => consented,
+                _ = context.ct.cancelled() => Consent::Refused(ToolError::new(ErrorCode::Cancelled, "the client cancelled the call")),
+            },
+        };
+        match consented {
+            Consent::Granted => None,
+            Consent::Refused(err) => Some(error_result(&err).into()),
+            Consent::Ask(ask) => Some(CallToolResponse::InputRequired(ask)),
+        }
+    }
+
     /// Why mcp.json denies Nexus's own tool `name`, if it does.
     fn nexus_denied(&self, name: &str) -> Option<String> {
         self.host
@@ -254,9 +281,7 @@ impl NexusMcp {
             .unwrap_or_else(|| "agent".into());
         let args = request.arguments.clone().unwrap_or_default();
         let mut approved = false;
-        if let Ok(gate) = self.host.gatekeeping(&name)
-            && gate.verdict.action == Action::Confirm
-        {
+        if let Ok(gate) = self.host.gatekeeping(&name) {
             let allow = self.host.how_to_allow(&gate.server, &gate.tool);
             let question = Question {
                 tool: &name,
@@ -265,15 +290,13 @@ impl NexusMcp {
                 destructive: gate.hints.may_destroy(),
                 allow: &allow,
             };
-            let consented = tokio::select! {
-                consented = consent::consent(context, &request, &self.asked, question) => consented,
-                _ = context.ct.cancelled() => Consent::Refused(ToolError::new(ErrorCode::Cancelled, "the client cancelled the call")),
-            };
-            match consented {
-                Consent::Granted => approved = true,
-                Consent::Refused(err) => return error_result(&err).into(),
-                Consent::Ask(ask) => return CallToolResponse::InputRequired(ask),
+            if let Some(instead) = self
+                .gate(context, &request, gate.verdict.action, question)
+                .await
+            {
+                return instead;
             }
+            approved = gate.verdict.action == Action::Confirm;
         }
         let call = self.host.execute(CallRequest {
             name,
