@@ -17,6 +17,8 @@ use tokio::sync::mpsc;
 
 use crate::call::Progress;
 use crate::health::{self, HEALTH_URI};
+use crate::host::consent::{self, Asked, Consent, Question};
+use crate::host::policy::Action;
 use crate::host::{CallRequest, Host, remote};
 use crate::relay::{Relay, Route};
 
@@ -24,6 +26,8 @@ pub struct NexusMcp {
     relay: Arc<Relay>,
     tools: Vec<Tool>,
     host: Arc<Host>,
+    /// Confirmations asked through `input_required` results, awaiting the client's retry.
+    asked: Asked,
 }
 
 impl NexusMcp {
@@ -35,7 +39,12 @@ impl NexusMcp {
                 Tool::new(spec.name, spec.description, spec.input_schema)
             })
             .collect();
-        Self { relay, tools, host }
+        Self {
+            relay,
+            tools,
+            host,
+            asked: Asked::default(),
+        }
     }
 }
 
@@ -57,7 +66,12 @@ impl ServerHandler for NexusMcp {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        let mut tools = self.tools.clone();
+        let mut tools: Vec<Tool> = self
+            .tools
+            .iter()
+            .filter(|tool| self.nexus_denied(&tool.name).is_none())
+            .cloned()
+            .collect();
         if self.host.exposed() {
             match self.relay.route() {
                 // A peer runs no servers: it offers the hub's.
@@ -114,9 +128,22 @@ impl ServerHandler for NexusMcp {
             && name.contains("__")
             && let Route::Peer(link) = self.relay.route()
             && let Ok(registry) = link.hosted_registry().await
-            && let Some(qualified) = remote::qualified(&registry, &name)
+            && let Some(gate) = remote::gatekeeping(&registry, &name)
         {
-            let args = request.arguments.unwrap_or_default();
+            let args = request.arguments.clone().unwrap_or_default();
+            let qualified = gate.qualified;
+            let (server, tool) = qualified.split_once(':').unwrap_or_default();
+            let allow = self.host.how_to_allow(server, tool);
+            let question = Question {
+                tool: &qualified,
+                args: &args,
+                why: &gate.why,
+                destructive: gate.destructive,
+                allow: &allow,
+            };
+            if let Some(instead) = self.gate(&context, &request, gate.action, question).await {
+                return Ok(instead);
+            }
             return Ok(tokio::select! {
                 outcome = link.hosted_call(&qualified, args) => remote::result(outcome),
                 _ = context.ct.cancelled() => error_result(&ToolError::new(ErrorCode::Cancelled, "the client cancelled the call")),
@@ -129,13 +156,32 @@ impl ServerHandler for NexusMcp {
             .then(|| self.host.qualified_from_exposed(&name))
             .flatten()
         {
-            return Ok(self.call_hosted(qualified, request, &context).await.into());
+            return Ok(self.call_hosted(qualified, request, &context).await);
         }
         let Some(tool) = ToolName::parse(&name) else {
             let err = ToolError::new(ErrorCode::UnknownTool, format!("no tool named `{name}`"))
                 .with_hint("call tools/list for the 16 Nexus tools; `route` takes plain questions");
             return Ok(error_result(&err).into());
         };
+        // Nexus's own tools run unasked unless mcp.json's top level says otherwise.
+        let qualified = format!("{}:{name}", crate::host::config::NEXUS_SERVER);
+        if let Ok(gate) = self.host.gatekeeping(&qualified) {
+            let allow = format!("remove the pattern ({}) that matches it", gate.why);
+            let args = request.arguments.clone().unwrap_or_default();
+            let question = Question {
+                tool: &qualified,
+                args: &args,
+                why: &gate.why,
+                destructive: false,
+                allow: &allow,
+            };
+            if let Some(instead) = self
+                .gate(&context, &request, gate.verdict.action, question)
+                .await
+            {
+                return Ok(instead);
+            }
+        }
         let agent = context
             .peer
             .peer_info()
@@ -180,24 +226,84 @@ impl ServerHandler for NexusMcp {
 }
 
 impl NexusMcp {
-    /// A hosted tool through the registry; the client's cancellation drops the call, which
+    /// The policy's step before a call: `None` when it may run (allowed, or confirmed by the
+    /// client's user), else what to answer instead (a refusal, or the question for the client).
+    async fn gate(
+        &self,
+        context: &RequestContext<RoleServer>,
+        request: &CallToolRequestParams,
+        action: Action,
+        question: Question<'_>,
+    ) -> Option<CallToolResponse> {
+        let consented = match action {
+            Action::Allow => Consent::Granted,
+            Action::Deny => Consent::Refused(ToolError::new(
+                ErrorCode::NotAllowed,
+                format!(
+                    "NotAllowed: `{}` is denied ({}); it did not run",
+                    question.tool, question.why
+                ),
+            )),
+            Action::Confirm => tokio::select! {
+                consented = consent::consent(context, request, &self.asked, question) => consented,
+                _ = context.ct.cancelled() => Consent::Refused(ToolError::new(ErrorCode::Cancelled, "the client cancelled the call")),
+            },
+        };
+        match consented {
+            Consent::Granted => None,
+            Consent::Refused(err) => Some(error_result(&err).into()),
+            Consent::Ask(ask) => Some(CallToolResponse::InputRequired(ask)),
+        }
+    }
+
+    /// Why mcp.json denies Nexus's own tool `name`, if it does.
+    fn nexus_denied(&self, name: &str) -> Option<String> {
+        self.host
+            .gatekeeping(&format!("{}:{name}", crate::host::config::NEXUS_SERVER))
+            .ok()
+            .filter(|gate| gate.verdict.action == Action::Deny)
+            .map(|gate| gate.why)
+    }
+
+    /// A hosted tool through the registry; one that needs confirmation runs only once the
+    /// client's user said yes (MCP elicitation). The client's cancellation drops the call, which
     /// sends `notifications/cancelled` to the server.
     async fn call_hosted(
         &self,
         name: String,
         request: CallToolRequestParams,
         context: &RequestContext<RoleServer>,
-    ) -> CallToolResult {
+    ) -> CallToolResponse {
         let caller = context
             .peer
             .peer_info()
             .map(|info| info.client_info.name.clone())
             .unwrap_or_else(|| "agent".into());
+        let args = request.arguments.clone().unwrap_or_default();
+        let mut approved = false;
+        if let Ok(gate) = self.host.gatekeeping(&name) {
+            let allow = self.host.how_to_allow(&gate.server, &gate.tool);
+            let question = Question {
+                tool: &name,
+                args: &args,
+                why: &gate.why,
+                destructive: gate.hints.may_destroy(),
+                allow: &allow,
+            };
+            if let Some(instead) = self
+                .gate(context, &request, gate.verdict.action, question)
+                .await
+            {
+                return instead;
+            }
+            approved = gate.verdict.action == Action::Confirm;
+        }
         let call = self.host.execute(CallRequest {
             name,
-            args: request.arguments.unwrap_or_default(),
+            args,
             timeout: None,
             caller,
+            approved,
         });
         tokio::select! {
             reply = call => match reply {
@@ -206,6 +312,7 @@ impl NexusMcp {
             },
             _ = context.ct.cancelled() => error_result(&ToolError::new(ErrorCode::Cancelled, "the client cancelled the call")),
         }
+        .into()
     }
 }
 

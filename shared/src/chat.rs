@@ -31,6 +31,39 @@ pub enum ChatClientMessage {
     /// Ask the LLM to describe a folder, file or community (stable id `node`) from `facts`, what
     /// the graph says of it; answered by `Described` or `NotDescribed`, outside any session.
     Describe { node: String, facts: String },
+    /// The user's answer to `Confirm` number `id`.
+    Confirmation { id: String, answer: ConfirmAnswer },
+}
+
+/// The user's answer to a tool call that needs confirmation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ConfirmAnswer {
+    /// Run this call.
+    Once,
+    /// Run this call and, for the rest of the session, every call of this tool.
+    Always,
+    /// Do not run it: the model gets a refusal and the turn goes on.
+    Deny,
+}
+
+/// A tool call waiting for the user's confirmation (mcp.json's policy or the tool's
+/// annotations say it needs one). The turn waits until `Confirmation` with the same `id`, Stop,
+/// the socket closing (both: it does not run) or `timeout_ms` (it does not run).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ConfirmRequest {
+    pub id: String,
+    /// The chip (`ToolStatus::call_id`) of the call.
+    pub call_id: String,
+    /// `server:tool`.
+    pub tool: String,
+    pub arguments: Value,
+    /// The server does not say the call leaves data alone (MCP's `destructiveHint`, true unless
+    /// the server marks the tool non-destructive or read-only).
+    pub destructive: bool,
+    /// Why it needs confirmation, in words.
+    pub reason: String,
+    pub timeout_ms: u64,
 }
 
 /// Bridge → page.
@@ -41,6 +74,8 @@ pub enum ChatServerMessage {
     Text { content: String },
     /// A tool call starting (`processing`) or finished (`complete`).
     Status(ToolStatus),
+    /// A tool call that runs only if the user confirms it (answered by `Confirmation`).
+    Confirm(ConfirmRequest),
     /// The socket's session: `connected` (new), `reconnected` (resumed with history),
     /// `reconnecting` or `error` (with the reason in `message`).
     Connection {
@@ -366,6 +401,34 @@ mod tests {
         assert!(text.contains(r#""type":"tools_compiled""#), "{text}");
         assert!(text.contains(r#""tier":"full""#), "{text}");
         assert_eq!(ChatServerMessage::decode(&text).ok(), Some(message));
+    }
+
+    #[test]
+    fn confirmations_round_trip() {
+        let ask = ChatServerMessage::Confirm(ConfirmRequest {
+            id: "k1".into(),
+            call_id: "0:c1".into(),
+            tool: "fs:write_file".into(),
+            arguments: serde_json::json!({"path": "/tmp/x"}),
+            destructive: true,
+            reason: "not read-only".into(),
+            timeout_ms: 1000,
+        });
+        let text = ask.encode();
+        assert!(
+            text.starts_with(r#"{"type":"confirm","payload":{"id":"k1""#),
+            "{text}"
+        );
+        assert_eq!(ChatServerMessage::decode(&text), Ok(ask));
+        assert_eq!(
+            ChatClientMessage::decode(
+                r#"{"type":"confirmation","payload":{"id":"k1","answer":"always"}}"#
+            ),
+            Ok(ChatClientMessage::Confirmation {
+                id: "k1".into(),
+                answer: ConfirmAnswer::Always
+            })
+        );
     }
 
     #[test]

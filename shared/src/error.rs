@@ -41,6 +41,9 @@ pub enum ErrorCode {
     InvalidQuery,
     /// A bug or an unexpected state inside Nexus.
     Internal,
+    /// The tool is denied, or needs the user's confirmation and did not get it (mcp.json's
+    /// `allow` / `confirm` / `deny`).
+    NotAllowed,
 }
 
 /// The error payload of a failed call: a code, a message for people and agents, a hint, and

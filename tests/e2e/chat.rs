@@ -54,7 +54,7 @@ impl Sim {
     }
 
     /// The request bodies the simulator received.
-    async fn log(&self) -> Vec<Value> {
+    pub(crate) async fn log(&self) -> Vec<Value> {
         let mut stream = TcpStream::connect(("127.0.0.1", self.port))
             .await
             .expect("connect llm-sim");
@@ -73,16 +73,19 @@ impl Sim {
 }
 
 /// `nexus-bridge serve` with a chat provider pointed at the simulator; killed on drop.
-struct ChatBridge {
+pub(crate) struct ChatBridge {
     child: Child,
-    port: u16,
+    pub(crate) port: u16,
     db: PathBuf,
     dir: TempDir,
 }
 
+/// The test server `py`, its tools allowed to run unasked (they carry no annotations, so by
+/// default each call would wait for the user's confirmation).
 fn misbehave_config() -> Value {
     let script = nexus_e2e::workspace_root().join("tests/servers/misbehave.py");
-    json!({"servers": {"py": {"command": "python3", "args": [script.display().to_string()]}}})
+    json!({"servers": {"py": {"command": "python3", "args": [script.display().to_string()],
+        "allow": ["*"]}}})
 }
 
 impl ChatBridge {
@@ -99,9 +102,21 @@ impl ChatBridge {
         dir: TempDir,
         db: PathBuf,
     ) -> ChatBridge {
+        Self::start_with_config(provider, sim, env, dir, db, misbehave_config()).await
+    }
+
+    /// A bridge hosting the servers of `mcp_json`.
+    pub(crate) async fn start_with_config(
+        provider: &str,
+        sim: &Sim,
+        env: &[(&str, &str)],
+        dir: TempDir,
+        db: PathBuf,
+        mcp_json: Value,
+    ) -> ChatBridge {
         let port = free_port();
         let config = dir.0.join("mcp.json");
-        std::fs::write(&config, misbehave_config().to_string()).expect("write mcp.json");
+        std::fs::write(&config, mcp_json.to_string()).expect("write mcp.json");
         let base = match provider {
             "openai" => format!("http://127.0.0.1:{}/v1", sim.port),
             _ => format!("http://127.0.0.1:{}", sim.port),
@@ -145,7 +160,7 @@ impl ChatBridge {
     }
 
     /// Waits until the hosted server's tools are in the hub's registry (`nexus-bridge status`).
-    async fn wait_hosted(&self) {
+    pub(crate) async fn wait_hosted(&self) {
         let started = Instant::now();
         loop {
             let output = bridge_command()
@@ -168,13 +183,13 @@ impl ChatBridge {
 
 type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
 
-struct ChatClient {
+pub(crate) struct ChatClient {
     ws: Ws,
 }
 
 impl ChatClient {
     /// Opens `/chat` with the UI's origin and says hello with the browser secret.
-    async fn connect(port: u16, session: Option<String>) -> ChatClient {
+    pub(crate) async fn connect(port: u16, session: Option<String>) -> ChatClient {
         let ws = open(port, &format!("http://127.0.0.1:{port}"), None).await;
         let mut client = ChatClient { ws };
         client
@@ -186,7 +201,7 @@ impl ChatClient {
         client
     }
 
-    async fn send(&mut self, message: ChatClientMessage) {
+    pub(crate) async fn send(&mut self, message: ChatClientMessage) {
         self.ws
             .send(Message::Text(message.encode().into()))
             .await
@@ -194,7 +209,7 @@ impl ChatClient {
     }
 
     /// The next chat message (pings are answered by the client library).
-    async fn next(&mut self) -> ChatServerMessage {
+    pub(crate) async fn next(&mut self) -> ChatServerMessage {
         loop {
             let message = tokio::time::timeout(Duration::from_secs(20), self.ws.next())
                 .await
@@ -208,7 +223,7 @@ impl ChatClient {
     }
 
     /// `connection` then `provider`: the session id.
-    async fn expect_welcome(&mut self) -> String {
+    pub(crate) async fn expect_welcome(&mut self) -> String {
         let ChatServerMessage::Connection {
             state, session_id, ..
         } = self.next().await
@@ -225,13 +240,13 @@ impl ChatClient {
     }
 
     /// Sends a message and collects everything up to its `turn_end`.
-    async fn turn(&mut self, text: &str) -> Turn {
+    pub(crate) async fn turn(&mut self, text: &str) -> Turn {
         self.send(ChatClientMessage::Message { text: text.into() })
             .await;
         self.collect().await
     }
 
-    async fn collect(&mut self) -> Turn {
+    pub(crate) async fn collect(&mut self) -> Turn {
         let mut turn = Turn::default();
         loop {
             match self.next().await {
@@ -256,20 +271,20 @@ impl ChatClient {
 }
 
 #[derive(Default, Debug)]
-struct Turn {
-    text: String,
+pub(crate) struct Turn {
+    pub(crate) text: String,
     /// The tools the model saw (one `tools_compiled` per turn while the compiler is on).
     seen: Vec<Vec<ToolSeen>>,
-    statuses: Vec<nexus_shared::chat::ToolStatus>,
+    pub(crate) statuses: Vec<nexus_shared::chat::ToolStatus>,
     errors: Vec<String>,
-    outcome: Option<TurnOutcome>,
+    pub(crate) outcome: Option<TurnOutcome>,
     tokens: u64,
     session_tokens: u64,
 }
 
 impl Turn {
     /// (state, tool, is_error) of each status.
-    fn chips(&self) -> Vec<(ToolState, String, bool)> {
+    pub(crate) fn chips(&self) -> Vec<(ToolState, String, bool)> {
         self.statuses
             .iter()
             .map(|s| (s.state, s.tool.clone().unwrap_or_default(), s.is_error))
@@ -300,7 +315,7 @@ async fn try_open(
     connect_async(request).await.map(|(ws, _)| ws)
 }
 
-fn calls(list: Value) -> String {
+pub(crate) fn calls(list: Value) -> String {
     format!("\ncalls: {list}")
 }
 
@@ -323,7 +338,21 @@ async fn every_provider_streams_text_tool_blocks_and_native_calls() {
         assert_eq!(plain.outcome, Some(TurnOutcome::Answered));
         assert!(plain.tokens > 0, "{provider}: usage {plain:?}");
 
-        let blocks = chat
+        // Native calling gives the model no key: a block it writes is shown, never run.
+        let shown = chat
+            .turn(&format!("[sim:text-tools] where is main? {provider}"))
+            .await;
+        assert_eq!(shown.outcome, Some(TurnOutcome::Answered), "{shown:?}");
+        assert!(shown.statuses.is_empty(), "{provider}: {shown:?}");
+        assert!(shown.text.contains("```tool\n{"), "{}", shown.text);
+
+        // The text protocol: the block carries the turn's key and runs.
+        let text_bridge =
+            ChatBridge::start(provider, &sim, &[("NEXUS_LLM_NATIVE_TOOLS", "0")]).await;
+        let _text_tab = EchoTab::start(text_bridge.port, TabBehaviour::default());
+        let mut text_chat = ChatClient::connect(text_bridge.port, None).await;
+        text_chat.expect_welcome().await;
+        let blocks = text_chat
             .turn(&format!("[sim:text-tools] where is main? {provider}"))
             .await;
         assert_eq!(

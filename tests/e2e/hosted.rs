@@ -49,6 +49,19 @@ fn misbehave(extra: &[&str], env: Value) -> Value {
     json!({"command": "python3", "args": args, "env": env})
 }
 
+/// `config` with every tool allowed to run unasked (top-level `allow: ["*"]`) unless it states a
+/// policy: these tests are about hosting, not confirmation.
+fn allow_all(mut config: Value) -> Value {
+    if let Value::Object(root) = &mut config
+        && !["allow", "confirm", "deny"]
+            .iter()
+            .any(|k| root.contains_key(*k))
+    {
+        root.insert("allow".into(), json!(["*"]));
+    }
+    config
+}
+
 /// A bridge hosting `config`, with its stderr kept in a file for log checks.
 struct Hosting {
     bridge: McpBridge,
@@ -64,7 +77,7 @@ impl Hosting {
     async fn start_on(port: u16, config: Value, extra: &[&str]) -> Hosting {
         let dir = TempDir::new("hosted");
         let path = dir.0.join("mcp.json");
-        std::fs::write(&path, config.to_string()).expect("write config");
+        std::fs::write(&path, allow_all(config).to_string()).expect("write config");
         let stderr = dir.0.join("stderr.log");
         let log = std::fs::File::create(&stderr).expect("stderr file");
         let mut command = bridge_command();
@@ -922,4 +935,168 @@ async fn exposed_clients_hear_when_hosted_tools_appear() {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     let _ = client.cancel().await;
+}
+
+/// An agent's MCP client whose user answers every elicitation with `run: yes`, or declines.
+#[derive(Clone)]
+struct Elicitor {
+    yes: bool,
+    protocol: rmcp::model::ProtocolVersion,
+    asked: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+impl rmcp::ClientHandler for Elicitor {
+    fn get_info(&self) -> rmcp::model::ClientConfig {
+        let mut capabilities = rmcp::model::ClientCapabilities::default();
+        capabilities.elicitation = Some(
+            rmcp::model::ElicitationCapability::new()
+                .with_form(rmcp::model::FormElicitationCapability::default()),
+        );
+        rmcp::model::ClientConfig::new(
+            capabilities,
+            rmcp::model::Implementation::new("elicitor", "1.0.0"),
+        )
+        .with_protocol_version(self.protocol.clone())
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: rmcp::model::ElicitRequestParams,
+        _context: rmcp::service::RequestContext<rmcp::RoleClient>,
+    ) -> Result<rmcp::model::ElicitResult, rmcp::ErrorData> {
+        if let rmcp::model::ElicitRequestParams::FormElicitationParams { message, .. } = &request {
+            self.asked
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .push(message.clone());
+        }
+        Ok(if self.yes {
+            rmcp::model::ElicitResult::new(rmcp::model::ElicitationAction::Accept)
+                .with_content(json!({"run": true}))
+        } else {
+            rmcp::model::ElicitResult::new(rmcp::model::ElicitationAction::Decline)
+        })
+    }
+}
+
+/// `py` (no annotations: its tools need confirmation) with `huge` denied, exposed to agents.
+fn confirming_config() -> Value {
+    json!({"servers": {"py": misbehave(&[], json!({}))}, "expose": true, "deny": ["py:huge"]})
+}
+
+#[tokio::test]
+async fn exposed_tools_follow_the_policy_denied_hidden_confirmed_by_elicitation_or_refused() {
+    let _area = nexus_e2e::Area::enter(module_path!());
+    // A client that cannot ask its user: the tool is listed but refused, naming the setting.
+    let host = Hosting::start(confirming_config(), &[]).await;
+    host.wait_state(&["py"], "online", Duration::from_secs(20))
+        .await;
+    let listed = host
+        .bridge
+        .client
+        .list_all_tools()
+        .await
+        .expect("tools/list");
+    let names: Vec<String> = listed.iter().map(|t| t.name.to_string()).collect();
+    assert!(names.contains(&"py__echo".to_owned()), "{names:?}");
+    assert!(
+        !names.iter().any(|n| n == "py__huge"),
+        "denied but listed: {names:?}"
+    );
+    let refused = err_text(&host.call("py__echo", json!({"message": "hi"})).await);
+    assert!(
+        refused.contains("needs the user's confirmation")
+            && refused.contains("add \"echo\" to `allow` of server `py` in"),
+        "{refused}"
+    );
+    let hidden = err_text(&host.call("py__huge", json!({"bytes": 10})).await);
+    assert!(hidden.contains("`py:huge` is denied"), "{hidden}");
+    // A peer exposes the hub's tools under the same policy.
+    let peer = Hosting::start_on(host.bridge.port, confirming_config(), &[]).await;
+    peer.bridge.wait_mode("peer", Duration::from_secs(10)).await;
+    let started = Instant::now();
+    let names = loop {
+        let listed = peer
+            .bridge
+            .client
+            .list_all_tools()
+            .await
+            .expect("tools/list");
+        let names: Vec<String> = listed.iter().map(|t| t.name.to_string()).collect();
+        if names.iter().any(|n| n == "py__echo") || started.elapsed() > Duration::from_secs(10) {
+            break names;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert!(names.contains(&"py__echo".to_owned()), "{names:?}");
+    assert!(
+        !names.iter().any(|n| n == "py__huge"),
+        "the peer lists a denied tool: {names:?}"
+    );
+    let refused = err_text(&peer.call("py__echo", json!({"message": "hi"})).await);
+    assert!(
+        refused.contains("needs the user's confirmation"),
+        "{refused}"
+    );
+
+    // Clients that can ask: yes runs it, no refuses it; both protocol generations (a question in
+    // the call's result and the client's retry, and `elicitation/create` during the call).
+    for protocol in [
+        rmcp::model::ProtocolVersion::V_2026_07_28,
+        rmcp::model::ProtocolVersion::V_2025_06_18,
+    ] {
+        for yes in [true, false] {
+            let dir = TempDir::new("hosted-elicit");
+            let path = dir.0.join("mcp.json");
+            std::fs::write(&path, confirming_config().to_string()).expect("write config");
+            let port = free_port();
+            let mut command = bridge_command();
+            command
+                .arg("--port")
+                .arg(port.to_string())
+                .arg("--mcp-config")
+                .arg(&path);
+            let (transport, _) = TokioChildProcess::builder(command)
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("spawn nexus-bridge");
+            let elicitor = Elicitor {
+                yes,
+                protocol: protocol.clone(),
+                asked: Default::default(),
+            };
+            let client = elicitor.clone().serve(transport).await.expect("initialize");
+            let started = Instant::now();
+            let mut params = CallToolRequestParams::new("py__echo");
+            if let Value::Object(args) = json!({"message": "confirmed"}) {
+                params = params.with_arguments(args);
+            }
+            let result = loop {
+                let result = client.call_tool(params.clone()).await.expect("tools/call");
+                // The hosted server may still be starting.
+                if !text_of(&result).contains("no tool")
+                    || started.elapsed() > Duration::from_secs(20)
+                {
+                    break result;
+                }
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            };
+            let asked = elicitor.asked.lock().map(|a| a.clone()).unwrap_or_default();
+            assert_eq!(asked.len(), 1, "{protocol:?} {yes}: {asked:?}");
+            assert!(
+                asked[0].contains("`py:echo`") && asked[0].contains("\"message\": \"confirmed\""),
+                "{}",
+                asked[0]
+            );
+            if yes {
+                assert!(ok_text(&result).contains("confirmed"), "{protocol:?}");
+            } else {
+                assert!(
+                    err_text(&result).contains("the user declined `py:echo`"),
+                    "{protocol:?}"
+                );
+            }
+            let _ = client.cancel().await;
+        }
+    }
 }

@@ -2,6 +2,7 @@
 //! clients and headless Chromium. Areas take turns (`nexus_e2e::Area`); tests of one area run together.
 
 mod chat;
+mod chat_confirm;
 mod chat_ui;
 mod crate_graph;
 mod embed;

@@ -56,6 +56,10 @@ try {
     const line = await page.locator(server).first().textContent();
     if (!/everything · online · [1-9]\d* tools/.test(line || "")) fail(`server line: ${line}`);
     await page.waitForSelector(`${server} ${at("tools-tool")}[data-name="everything:echo"]`);
+    // Each tool says whether the chat and agents must ask first (readOnlyHint decides by default).
+    const policy = (name) => page.locator(`${at("tools-tool")}[data-name="${name}"]`).getAttribute("data-policy");
+    if ((await policy("everything:echo")) !== "allow") fail("echo (read-only) is not allowed unasked");
+    if ((await policy("everything:toggle-simulated-logging")) !== "confirm") fail("a tool that changes state does not ask first");
   });
 
   await check("the echo tool's form is generated from its schema", async () => {

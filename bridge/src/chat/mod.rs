@@ -3,7 +3,9 @@
 
 pub mod analyze;
 pub mod config;
+pub mod confirm;
 pub mod describe;
+pub mod fence;
 pub mod jit;
 pub mod orchestrator;
 pub mod parser;
@@ -39,6 +41,8 @@ pub struct Chat {
     busy: Mutex<HashSet<String>>,
     /// The one description being written at a time.
     describing: Arc<tokio::sync::Semaphore>,
+    /// Tool calls waiting for the user's confirmation, and each session's "always" tools.
+    pub confirmations: confirm::Confirmations,
 }
 
 impl Chat {
@@ -129,6 +133,7 @@ impl Chat {
             client,
             busy: Mutex::new(HashSet::new()),
             describing: Arc::new(tokio::sync::Semaphore::new(1)),
+            confirmations: confirm::Confirmations::default(),
         }
     }
 

@@ -4,7 +4,8 @@
 use std::sync::Arc;
 
 use nexus_shared::chat::{
-    ChatMessage, ChatRole, ChatServerMessage, TokenUsage, ToolState, ToolStatus, TurnOutcome,
+    ChatMessage, ChatRole, ChatServerMessage, ConfirmAnswer, ConfirmRequest, TokenUsage, ToolState,
+    ToolStatus, TurnOutcome,
 };
 use serde_json::{Map, Value, json};
 use tokio::sync::mpsc::UnboundedSender;
@@ -12,12 +13,15 @@ use tokio_util::sync::CancellationToken;
 
 use super::analyze;
 use super::config::{LlmConfig, Setup};
+use super::confirm::CONFIRM_TIMEOUT;
+use super::fence;
 use super::jit::{self, EXPAND_TOOL, ToolJit, TurnTools};
-use super::parser::{Piece, ToolBlockParser};
+use super::parser::{Piece, QUOTED_NOTE, ToolBlockParser};
 use super::prompt::{BASE_PROMPT, Toolbox, compile_system_prompt};
 use super::provider::{self, Event, LlmError, Request};
 use super::prune::{estimate_tokens, message_tokens, prune};
 use super::{Chat, new_id};
+use crate::host::policy::{self, Action};
 use crate::host::{CallRequest, Host};
 
 /// Who the activity feed names for the chat agent's calls.
@@ -41,6 +45,8 @@ struct Reply {
     text: String,
     wanted: Vec<Wanted>,
     usage: TokenUsage,
+    /// It wrote a tool block without the turn's key (shown as text, not run).
+    quoted: bool,
 }
 
 enum ModelEnd {
@@ -70,7 +76,13 @@ pub async fn run_turn(
         }
     };
     let earlier = chat.store.messages(session).unwrap_or_default();
-    let report = host.as_ref().map(|h| (h.report(), h.version()));
+    // Denied tools are never shown to the model (nor to the tool compiler, so `expand` cannot
+    // reach them).
+    let report = host.as_ref().map(|h| {
+        let mut report = h.report();
+        policy::without_denied(&mut report);
+        (report, h.version())
+    });
     let toolbox = report
         .as_ref()
         .map(|(r, _)| Toolbox::from_report(r))
@@ -91,10 +103,12 @@ pub async fn run_turn(
     let section = turn_tools
         .as_ref()
         .map(|(_, turn)| turn.section(config.native_tools));
+    // The text protocol's blocks run only under this turn's key (`parser.rs`).
+    let tool_key = (!config.native_tools).then(fence::new_key);
     let system = compile_system_prompt(
         BASE_PROMPT,
         &toolbox,
-        config.native_tools,
+        tool_key.as_deref(),
         section.as_deref(),
     );
     let gate = turn_tools
@@ -116,9 +130,14 @@ pub async fn run_turn(
             system: &system,
             history: kept,
             toolbox: declared.as_ref().unwrap_or(&toolbox),
+            tool_key: tool_key.as_deref(),
         };
         let mut reply = Reply::default();
         let end = ask_model(chat, &config, &request, round, &mut reply, out, &cancel).await;
+        if reply.quoted && tool_key.is_some() {
+            tracing::info!(session, "a tool block without the turn's key was not run");
+            reply.wanted.push(Wanted::Malformed(QUOTED_NOTE.to_owned()));
+        }
         // A native call of a tool that was not declared comes back in its wire form.
         for want in &mut reply.wanted {
             if let Wanted::Call { name, .. } = want {
@@ -248,7 +267,7 @@ async fn stream_once(
             opened.map_err(|_| late())?.map_err(Some)?
         }
     };
-    let mut parser = ToolBlockParser::new();
+    let mut parser = ToolBlockParser::new(request.tool_key.map(str::to_owned));
     let mut calls = 0usize;
     loop {
         let next = tokio::select! {
@@ -316,6 +335,11 @@ fn take_piece(
             reply.text.push_str(&text);
             let _ = out.send(ChatServerMessage::Text { content: text });
         }
+        Piece::Quoted(text) => {
+            reply.quoted = true;
+            reply.text.push_str(&text);
+            let _ = out.send(ChatServerMessage::Text { content: text });
+        }
         Piece::Call(call) => {
             *calls += 1;
             reply.wanted.push(Wanted::Call {
@@ -370,15 +394,28 @@ async fn run_tools(
             data: Some(arguments.clone()),
             is_error: false,
         }));
-        let (result, is_error, shown, stopped) = tokio::select! {
-            _ = cancel.cancelled() => {
-                ("The user stopped the turn before this call finished.".to_owned(), true, Value::Null, true)
-            }
-            done = call_tool(host, gate, toolbox, &name, arguments) => {
-                let (result, is_error, shown) = done;
-                (result, is_error, shown, false)
-            }
+        let asker = Asker {
+            chat,
+            session,
+            chip: &chip,
+            out,
         };
+        let (answered, stopped) = tokio::select! {
+            _ = cancel.cancelled() => (Answered {
+                text: "The user stopped the turn before this call finished; if it waited for \
+                       confirmation, it did not run.".to_owned(),
+                is_error: true,
+                shown: Value::Null,
+                declined: false,
+            }, true),
+            done = call_tool(host, gate, toolbox, &name, arguments, &asker) => (done, false),
+        };
+        let Answered {
+            text: result,
+            is_error,
+            shown,
+            declined,
+        } = answered;
         let data = json!({"call_id": id, "result": result, "is_error": is_error});
         chat.save(
             session,
@@ -389,6 +426,11 @@ async fn run_tools(
         );
         let message = if stopped {
             format!("{name} stopped")
+        } else if declined {
+            format!(
+                "{name} declined: {}",
+                result.lines().next().unwrap_or_default()
+            )
         } else if is_error {
             format!(
                 "{name} failed: {}",
@@ -423,31 +465,127 @@ struct Gate<'a> {
     session: &'a str,
 }
 
-/// (text for the model, failed, the result as the UI shows it).
+/// What a call gave: the text for the model, whether it failed, the result as the UI shows it,
+/// and whether the user (or the policy) declined it.
+struct Answered {
+    text: String,
+    is_error: bool,
+    shown: Value,
+    declined: bool,
+}
+
+impl Answered {
+    fn text(text: String, is_error: bool) -> Answered {
+        Answered {
+            text,
+            is_error,
+            shown: Value::Null,
+            declined: false,
+        }
+    }
+
+    fn declined(text: String) -> Answered {
+        Answered {
+            declined: true,
+            ..Answered::text(text, true)
+        }
+    }
+}
+
+/// Where a call that needs confirmation asks: the session's socket and the call's chip.
+struct Asker<'a> {
+    chat: &'a Chat,
+    session: &'a str,
+    chip: &'a str,
+    out: &'a UnboundedSender<ChatServerMessage>,
+}
+
+impl Asker<'_> {
+    /// Asks the user about `tool` (a `Confirm` tied to the chip) and waits for the answer, at
+    /// most `CONFIRM_TIMEOUT`; `Err` is the refusal for the model. Dropped (Stop, the socket
+    /// closing), the question is forgotten and the call does not run.
+    async fn ask(
+        &self,
+        tool: &str,
+        arguments: &Value,
+        why: String,
+        destructive: bool,
+    ) -> Result<(), String> {
+        let confirmations = &self.chat.confirmations;
+        if confirmations.allowed_always(self.session, tool) {
+            return Ok(());
+        }
+        let mut waiting = confirmations.ask(self.session);
+        let _ = self.out.send(ChatServerMessage::Confirm(ConfirmRequest {
+            id: waiting.id.clone(),
+            call_id: self.chip.to_owned(),
+            tool: tool.to_owned(),
+            arguments: arguments.clone(),
+            destructive,
+            reason: why,
+            timeout_ms: CONFIRM_TIMEOUT.as_millis() as u64,
+        }));
+        let answer = tokio::time::timeout(CONFIRM_TIMEOUT, &mut waiting.answer).await;
+        let refusal = |because: &str| {
+            format!(
+                "The user {because}, so `{tool}` did not run. Do not call it again unless the user \
+                 asks; go on without it (say what you could not do)."
+            )
+        };
+        let decided = match answer {
+            Ok(Ok(ConfirmAnswer::Once)) => Ok(()),
+            Ok(Ok(ConfirmAnswer::Always)) => {
+                confirmations.allow_always(self.session, tool);
+                Ok(())
+            }
+            Ok(Ok(ConfirmAnswer::Deny)) => Err(refusal("declined this call")),
+            Ok(Err(_)) => Err(refusal("did not answer")),
+            Err(_) => Err(refusal(&format!(
+                "did not confirm this call within {} s",
+                CONFIRM_TIMEOUT.as_secs()
+            ))),
+        };
+        tracing::info!(
+            session = self.session,
+            tool,
+            confirmed = decided.is_ok(),
+            "a tool call that needs confirmation was answered"
+        );
+        if decided.is_ok() {
+            let _ = self.out.send(ChatServerMessage::Status(ToolStatus {
+                state: ToolState::Processing,
+                call_id: self.chip.to_owned(),
+                tool: Some(tool.to_owned()),
+                message: format!("Calling {tool}"),
+                data: Some(arguments.clone()),
+                is_error: false,
+            }));
+        }
+        decided
+    }
+}
+
 async fn call_tool(
     host: Option<&Arc<Host>>,
     gate: Option<&Gate<'_>>,
     toolbox: &Toolbox,
     name: &str,
     arguments: Value,
-) -> (String, bool, Value) {
+    asker: &Asker<'_>,
+) -> Answered {
     if let Some(g) = gate {
         if name == EXPAND_TOOL {
             return match g.jit.expand(g.session, g.turn, &arguments) {
-                Ok(entry) => (entry, false, Value::Null),
-                Err(refusal) => (refusal, true, Value::Null),
+                Ok(entry) => Answered::text(entry, false),
+                Err(refusal) => Answered::text(refusal, true),
             };
         }
         if let Err(refusal) = g.turn.gate(name, &g.jit.expanded_in(g.session)) {
-            return (refusal, true, Value::Null);
+            return Answered::text(refusal, true);
         }
     }
     let Some(host) = host else {
-        return (
-            "No tools are available on this bridge.".into(),
-            true,
-            Value::Null,
-        );
+        return Answered::text("No tools are available on this bridge.".into(), true);
     };
     if !toolbox.has(name) && host.resolve(name).is_err() {
         let similar = toolbox.similar(name);
@@ -456,30 +594,41 @@ async fn call_tool(
         } else {
             format!("Did you mean {}?", similar.join(", "))
         };
-        return (
+        return Answered::text(
             format!(
                 "There is no tool named `{name}`. {hint} Call tools by their qualified `server:tool` name."
             ),
             true,
-            Value::Null,
         );
     }
     let args = match arguments {
         Value::Object(map) => map,
         Value::Null => Map::new(),
         other => {
-            return (
+            return Answered::text(
                 format!("The arguments of `{name}` must be a JSON object, not {other}."),
                 true,
-                Value::Null,
             );
         }
     };
+    let mut approved = false;
+    if let Ok(found) = host.gatekeeping(name)
+        && found.verdict.action == Action::Confirm
+    {
+        let qualified = format!("{}:{}", found.server, found.tool);
+        let shown = Value::Object(args.clone());
+        let destructive = found.hints.may_destroy();
+        if let Err(refusal) = asker.ask(&qualified, &shown, found.why, destructive).await {
+            return Answered::declined(refusal);
+        }
+        approved = true;
+    }
     let request = CallRequest {
         name: name.to_owned(),
         args,
         timeout: None,
         caller: CHAT_CALLER.into(),
+        approved,
     };
     match host.execute(request).await {
         Ok(reply) => {
@@ -500,7 +649,12 @@ async fn call_tool(
                 text.join("\n")
             };
             let shown = serde_json::to_value(&reply.result).unwrap_or(Value::Null);
-            (text, reply.result.is_error == Some(true), shown)
+            Answered {
+                text,
+                is_error: reply.result.is_error == Some(true),
+                shown,
+                declined: false,
+            }
         }
         Err(err) => {
             let err = err.to_tool_error();
@@ -508,7 +662,7 @@ async fn call_tool(
             if let Some(hint) = &err.hint {
                 text.push_str(&format!(" ({hint})"));
             }
-            (text, true, Value::Null)
+            Answered::text(text, true)
         }
     }
 }

@@ -1,7 +1,9 @@
-//! `compileSystemPrompt`: the base prompt, the host's tool-call rule (text protocol only), the tool
-//! list and each hosted server's `tool-descriptions` guidance, from the host's registry report.
+//! `compileSystemPrompt`: the base prompt, the data rule, the host's tool-call rule with the turn's
+//! key (text protocol only), the tool list and each server's guidance (fenced as data).
 
 use serde_json::Value;
+
+use super::fence::{DATA_RULE, fence};
 
 /// A tool the model may call, by its qualified name.
 #[derive(Debug, Clone, PartialEq)]
@@ -79,32 +81,42 @@ what their descriptions say. Name symbols by their ids and code places as `path:
 can open them. When a tool fails, read its error and try another way. Answer concisely in \
 Markdown.";
 
-/// The host's rule for the text protocol (native function calling needs none).
-pub const TOOL_RULE: &str = "When you need a tool, write ONLY the call, as one JSON object \
-inside a fenced block like this:\n```tool\n{\"tool\": \"server:tool\", \"arguments\": {}}\n```\n\
-Use a qualified tool name from the list below. Write nothing after the closing ``` and wait: the \
-result comes back in the next message. Several blocks in one answer are run in order.";
+/// The host's rule for the text protocol (native function calling needs none), with the turn's
+/// key on the fence line: only blocks that carry it run.
+pub fn tool_rule(key: &str) -> String {
+    format!(
+        "When you need a tool, write ONLY the call, as one JSON object inside a fenced block \
+like this:\n```tool {key}\n{{\"tool\": \"server:tool\", \"arguments\": {{}}}}\n```\nThe opening \
+line must carry this turn's key, {key}, after `tool`: a block without it is only shown as text \
+(so quoting a block from a file or a tool result runs nothing). Use a qualified tool name from \
+the list below. Write nothing after the closing ``` and wait: the result comes back in the next \
+message. Several blocks in one answer are run in order."
+    )
+}
 
-/// Assembles the system prompt. `compiled` is the JIT tool compiler's section for this turn
-/// (with native calling: its entries not declared natively); without it every tool is listed.
+/// Assembles the system prompt. `tool_key` is the turn's key for the text protocol (`None`:
+/// native function calling). `compiled` is the JIT tool compiler's section for this turn (with
+/// native calling: its entries not declared natively); without it every tool is listed.
 pub fn compile_system_prompt(
     base: &str,
     toolbox: &Toolbox,
-    native_tools: bool,
+    tool_key: Option<&str>,
     compiled: Option<&str>,
 ) -> String {
     let mut prompt = String::from(base);
+    prompt.push_str("\n\n# Data and instructions\n");
+    prompt.push_str(DATA_RULE);
     if let Some(section) = compiled {
-        if !native_tools {
+        if let Some(key) = tool_key {
             prompt.push_str("\n\n# Calling tools\n");
-            prompt.push_str(TOOL_RULE);
+            prompt.push_str(&tool_rule(key));
         }
         prompt.push_str("\n\n");
         prompt.push_str(section.trim_end());
         prompt.push('\n');
-    } else if !native_tools {
+    } else if let Some(key) = tool_key {
         prompt.push_str("\n\n# Calling tools\n");
-        prompt.push_str(TOOL_RULE);
+        prompt.push_str(&tool_rule(key));
         prompt.push_str("\n\n# Tools\n");
         for tool in &toolbox.tools {
             let description = tool.description.lines().next().unwrap_or("").trim();
@@ -116,7 +128,7 @@ pub fn compile_system_prompt(
     for (server, guidance) in &toolbox.guidance {
         prompt.push_str(&format!(
             "\n# Guidance from server `{server}`\n{}\n",
-            guidance.trim()
+            fence(&format!("server {server}"), guidance.trim())
         ));
     }
     prompt
@@ -140,13 +152,16 @@ mod tests {
     fn the_text_protocol_prompt_has_the_rule_the_tools_and_the_guidance() {
         let toolbox = Toolbox::from_report(&report());
         assert_eq!(toolbox.tools.len(), 2);
-        let prompt = compile_system_prompt(BASE_PROMPT, &toolbox, false, None);
+        let prompt = compile_system_prompt(BASE_PROMPT, &toolbox, Some("k3y"), None);
         assert!(prompt.starts_with(BASE_PROMPT));
-        assert!(prompt.contains("```tool\n{\"tool\": \"server:tool\""));
+        assert!(prompt.contains(DATA_RULE));
+        assert!(prompt.contains("```tool k3y\n{\"tool\": \"server:tool\""));
         assert!(prompt.contains("- nexus:search: Find symbols.\n"));
         assert!(prompt.contains("\"query\""));
-        assert!(prompt.contains("# Guidance from server `time`\nUse time:get_current_time"));
-        let rule = prompt.find(TOOL_RULE).unwrap_or(usize::MAX);
+        assert!(prompt.contains(
+            "# Guidance from server `time`\n⟦data from server time⟧\nUse time:get_current_time"
+        ));
+        let rule = prompt.find(&tool_rule("k3y")).unwrap_or(usize::MAX);
         let list = prompt.find("# Tools").unwrap_or(0);
         assert!(rule < list);
     }
@@ -154,8 +169,9 @@ mod tests {
     #[test]
     fn native_calling_leaves_the_rule_and_list_to_the_provider() {
         let toolbox = Toolbox::from_report(&report());
-        let prompt = compile_system_prompt(BASE_PROMPT, &toolbox, true, None);
+        let prompt = compile_system_prompt(BASE_PROMPT, &toolbox, None, None);
         assert!(!prompt.contains("```tool"));
+        assert!(prompt.contains(DATA_RULE));
         assert!(prompt.contains("Guidance from server `time`"));
         assert_eq!(toolbox.similar("search"), vec!["nexus:search"]);
         assert!(toolbox.has("time:get_current_time"));
@@ -166,10 +182,10 @@ mod tests {
     fn a_compiled_section_replaces_the_full_list() {
         let toolbox = Toolbox::from_report(&report());
         let section = "## Tools\n- time:get_current_time — Current time\n";
-        let text = compile_system_prompt(BASE_PROMPT, &toolbox, false, Some(section));
-        assert!(text.contains(TOOL_RULE) && text.contains(section));
+        let text = compile_system_prompt(BASE_PROMPT, &toolbox, Some("k3y"), Some(section));
+        assert!(text.contains(&tool_rule("k3y")) && text.contains(section));
         assert!(!text.contains("- nexus:search: Find symbols."));
-        let native = compile_system_prompt(BASE_PROMPT, &toolbox, true, Some(section));
+        let native = compile_system_prompt(BASE_PROMPT, &toolbox, None, Some(section));
         assert!(!native.contains("```tool") && native.contains(section));
     }
 }

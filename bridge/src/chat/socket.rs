@@ -245,6 +245,11 @@ fn handle(
             }
         }
         ChatClientMessage::Describe { node, facts } => describe::start(chat, tx, node, facts),
+        ChatClientMessage::Confirmation { id, answer } => {
+            if let Err(message) = chat.confirmations.answer(session, &id, answer) {
+                let _ = tx.send(error(&message));
+            }
+        }
         ChatClientMessage::ListSessions {} => {
             let _ = tx.send(match chat.store.sessions(LISTED_SESSIONS) {
                 Ok(sessions) => ChatServerMessage::Sessions { sessions },

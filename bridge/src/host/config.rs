@@ -7,6 +7,8 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 
+use super::policy::Rules;
+
 /// Per-call deadline of a hosted tool when the server sets no `timeoutMs`.
 pub const DEFAULT_TOOL_TIMEOUT: Duration = Duration::from_secs(60);
 /// How long one server may take to start and answer `initialize`.
@@ -59,6 +61,8 @@ pub struct ServerSpec {
     pub timeout: Duration,
     /// Deadline of start-up and `initialize` (`startTimeoutMs`).
     pub start_timeout: Duration,
+    /// Its `allow` / `confirm` / `deny` lists (patterns over its tool names).
+    pub rules: Rules,
 }
 
 /// Circuit breaker thresholds (top-level `circuit` object; all optional).
@@ -97,6 +101,8 @@ pub struct HostConfig {
     /// Offer hosted tools to the bridge's own MCP clients (`"expose": true`).
     pub expose: bool,
     pub circuit: CircuitPolicy,
+    /// The top-level `allow` / `confirm` / `deny` lists (patterns over `server:tool`).
+    pub rules: Rules,
 }
 
 /// The configuration file to read: `--mcp-config` / `MCP_JSON_PATH` if given, else
@@ -180,10 +186,12 @@ pub fn parse(
         Some(_) => return Err(format!("{file}: `expose` must be true or false")),
     };
     let circuit = circuit_policy(&file, root.get("circuit"))?;
+    let rules = Rules::read(&file, &root)?;
     let mut config = HostConfig {
         path: path.to_path_buf(),
         expose,
         circuit,
+        rules,
         ..HostConfig::default()
     };
     for (id, entry) in entries {
@@ -257,7 +265,7 @@ fn server(
     let Value::Object(map) = entry else {
         return Err(format!("{at}: must be an object"));
     };
-    const KNOWN: [&str; 12] = [
+    const KNOWN: [&str; 15] = [
         "type",
         "transport",
         "command",
@@ -270,6 +278,9 @@ fn server(
         "startTimeoutMs",
         "disabled",
         "description",
+        "allow",
+        "confirm",
+        "deny",
     ];
     if let Some(field) = map.keys().find(|k| !KNOWN.contains(&k.as_str())) {
         return Err(format!(
@@ -341,11 +352,13 @@ fn server(
     let start_timeout = millis(at, map, "startTimeoutMs")?
         .map(Duration::from_millis)
         .unwrap_or(DEFAULT_START_TIMEOUT);
+    let rules = Rules::read(at, map)?;
     Ok(Some(ServerSpec {
         id: id.to_owned(),
         transport,
         timeout,
         start_timeout,
+        rules,
     }))
 }
 
@@ -545,6 +558,10 @@ mod tests {
                 r#"{"servers": {}, "circuit": {"bad": 1}}"#,
                 "unknown field `bad`",
             ),
+            (
+                r#"{"servers": {}, "deny": "all"}"#,
+                "field `deny` must be an array",
+            ),
         ] {
             let err = parse(path, text, &env).expect_err(text);
             assert!(err.starts_with("/cfg/mcp.json: "), "{err}");
@@ -638,6 +655,10 @@ mod tests {
             (r#""b:d": {"command": "x"}"#, "server `b:d`: the id must be"),
             (r#""a__b": {"command": "x"}"#, "no `__`"),
             (r#""nexus": {"command": "x"}"#, "Nexus's own tools"),
+            (
+                r#""bad": {"command": "x", "allow": ["{a"]}"#,
+                "field `allow[0]`: `{a` is not a glob",
+            ),
         ] {
             let message = problem(&format!(r#"{{"mcpServers": {{{entry}}}}}"#));
             assert!(message.starts_with("/cfg/mcp.json: server `"), "{message}");
@@ -656,6 +677,22 @@ mod tests {
         assert_eq!(ids, ["also", "good"]);
         assert_eq!(config.problems.len(), 1);
         assert_eq!(config.problems[0].server, "bad");
+    }
+
+    #[test]
+    fn allow_confirm_and_deny_are_read_per_server_and_at_the_top() {
+        use super::super::policy::{Action, decide};
+        let config = parse_ok(
+            r#"{"servers": {"fs": {"command": "x", "allow": ["read_*"], "deny": ["delete"]}},
+                "confirm": ["*:read_secret"]}"#,
+        );
+        let fs = &config.servers[0];
+        let act = |tool: &str| decide(&config.rules, Some(&fs.rules), "fs", tool, None).action;
+        assert_eq!(act("read_file"), Action::Allow);
+        assert_eq!(act("delete"), Action::Deny);
+        assert_eq!(act("write"), Action::Confirm);
+        let other = decide(&config.rules, None, "web", "read_secret", Some(true));
+        assert_eq!(other.action, Action::Confirm);
     }
 
     #[test]

@@ -1,5 +1,5 @@
-//! Typed failures of hosted calls (ToolNotFound, ToolValidation, CircuitOpen, ToolExecution),
-//! worded so a model can correct itself, and their shared `ToolError` form for the wire.
+//! Typed failures of hosted calls (ToolNotFound, ToolValidation, CircuitOpen, NotAllowed,
+//! ToolExecution), worded so a model can correct itself, and their `ToolError` wire form.
 
 use std::time::Duration;
 
@@ -26,6 +26,15 @@ pub enum HostError {
         last_failure_ms: Option<u64>,
         retry_in: Duration,
     },
+    /// mcp.json denies the tool (`why` names the setting).
+    Denied { tool: String, why: String },
+    /// The tool needs the user's confirmation and the caller has not obtained it; `allow` is the
+    /// setting that would let it run unasked.
+    NeedsConfirmation {
+        tool: String,
+        why: String,
+        allow: String,
+    },
     /// The server failed, dropped, timed out or gave an unusable answer.
     ToolExecution {
         server: String,
@@ -43,6 +52,7 @@ impl HostError {
             HostError::ToolValidation { .. } => "ToolValidation",
             HostError::CircuitOpen { .. } => "CircuitOpen",
             HostError::ToolExecution { .. } => "ToolExecution",
+            HostError::Denied { .. } | HostError::NeedsConfirmation { .. } => "NotAllowed",
         }
     }
 
@@ -91,6 +101,18 @@ impl HostError {
                 "retry in about {} s, or use another tool",
                 retry_in.as_secs().max(1)
             )),
+            HostError::Denied { tool, why } => ToolError::new(
+                ErrorCode::NotAllowed,
+                format!("{kind}: `{tool}` is denied ({why}); it did not run"),
+            )
+            .with_hint("use another tool; only the user can change mcp.json"),
+            HostError::NeedsConfirmation { tool, why, allow } => ToolError::new(
+                ErrorCode::NotAllowed,
+                format!(
+                    "{kind}: `{tool}` needs the user's confirmation ({why}), and this client cannot ask the user (no MCP elicitation); it did not run"
+                ),
+            )
+            .with_hint(format!("to let agents call it unasked, {allow}")),
             HostError::ToolExecution {
                 server,
                 tool,

@@ -3,7 +3,9 @@
 
 pub mod circuit;
 pub mod config;
+pub mod consent;
 pub mod error;
+pub mod policy;
 pub mod remote;
 pub mod server;
 pub mod wire;
@@ -26,6 +28,7 @@ use crate::relay::{Relay, Route};
 use circuit::ToolStats;
 use config::{CircuitPolicy, HostConfig, NEXUS_SERVER, ServerSpec};
 pub use error::HostError;
+use policy::{Action, Rules, Verdict};
 
 /// Largest hosted result passed on (serialized JSON); bigger ones fail with a clear error.
 pub const MAX_RESULT_BYTES: usize = 1024 * 1024;
@@ -66,6 +69,41 @@ struct HostedTool {
     def: Tool,
     validator: Option<Arc<jsonschema::Validator>>,
     stats: ToolStats,
+    /// Whether it runs unasked, needs confirmation or never runs (`policy.rs`).
+    verdict: Verdict,
+}
+
+/// What the server says about a tool's effects (MCP annotations; hints, not guarantees).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Hints {
+    pub read_only: Option<bool>,
+    pub destructive: Option<bool>,
+}
+
+impl Hints {
+    fn of(def: &Tool) -> Hints {
+        let annotations = def.annotations.as_ref();
+        Hints {
+            read_only: annotations.and_then(|a| a.read_only_hint),
+            destructive: annotations.and_then(|a| a.destructive_hint),
+        }
+    }
+
+    /// Whether the call may destroy data: MCP's default for a tool that is not read-only is yes.
+    pub fn may_destroy(&self) -> bool {
+        self.read_only != Some(true) && self.destructive != Some(false)
+    }
+}
+
+/// A resolved tool's policy, as callers that must ask the user see it.
+#[derive(Debug, Clone)]
+pub struct Gatekeeping {
+    pub server: String,
+    pub tool: String,
+    pub verdict: Verdict,
+    pub hints: Hints,
+    /// The verdict in words (`explain`).
+    pub why: String,
 }
 
 struct ServerState {
@@ -106,6 +144,8 @@ pub struct CallRequest {
     pub timeout: Option<Duration>,
     /// Who asked (agent name, `ui`), for the Nexus tab's activity feed.
     pub caller: String,
+    /// The user asked for this call or confirmed it: a tool that needs confirmation may run.
+    pub approved: bool,
 }
 
 /// A finished call: which tool answered, and the server's result (possibly `isError`).
@@ -120,6 +160,8 @@ pub struct CallReply {
 pub struct Host {
     relay: Arc<Relay>,
     policy: CircuitPolicy,
+    /// The top-level `allow` / `confirm` / `deny` lists.
+    rules: Rules,
     expose: bool,
     config_path: Option<String>,
     config_error: Option<String>,
@@ -140,20 +182,14 @@ impl Host {
         expose_flag: bool,
     ) -> Arc<Host> {
         let mut servers = BTreeMap::new();
-        let nexus = ServerState {
-            tools: ToolName::ALL
-                .iter()
-                .map(|tool| {
-                    let spec = tool.spec();
-                    let def = Tool::new(spec.name, spec.description, spec.input_schema);
-                    (spec.name.to_owned(), hosted_tool(NEXUS_SERVER, def))
-                })
-                .collect(),
-            ..ServerState::new(None, "relay", Status::Online)
-        };
-        servers.insert(NEXUS_SERVER.to_owned(), nexus);
-        let (mut specs, mut policy, mut expose, mut path, mut config_error) =
-            (Vec::new(), CircuitPolicy::default(), false, None, None);
+        let (mut specs, mut policy, mut expose, mut path, mut config_error, mut rules) = (
+            Vec::new(),
+            CircuitPolicy::default(),
+            false,
+            None,
+            None,
+            Rules::default(),
+        );
         match config {
             None => {}
             Some(Err(err)) => {
@@ -176,12 +212,30 @@ impl Host {
                 specs = config.servers;
                 policy = config.circuit;
                 expose = config.expose;
+                rules = config.rules;
                 path = Some(config.path.display().to_string());
             }
         }
+        let nexus = ServerState {
+            tools: ToolName::ALL
+                .iter()
+                .map(|tool| {
+                    let spec = tool.spec();
+                    let def = Tool::new(spec.name, spec.description, spec.input_schema);
+                    let verdict = policy::decide(&rules, None, NEXUS_SERVER, spec.name, None);
+                    (
+                        spec.name.to_owned(),
+                        hosted_tool(NEXUS_SERVER, def, verdict),
+                    )
+                })
+                .collect(),
+            ..ServerState::new(None, "relay", Status::Online)
+        };
+        servers.insert(NEXUS_SERVER.to_owned(), nexus);
         Arc::new(Host {
             relay,
             policy,
+            rules,
             expose: expose || expose_flag,
             config_path: path,
             config_error,
@@ -382,11 +436,19 @@ impl Host {
             return;
         };
         let mut old = std::mem::take(&mut state.tools);
+        let server_rules = state.spec.as_ref().map(|spec| &spec.rules);
         // Collisions are logged once, when a tool first appears on this server.
         let mut added = Vec::new();
         for def in tools {
             let name = def.name.to_string();
-            let mut tool = hosted_tool(id, def);
+            let verdict = policy::decide(
+                &self.rules,
+                server_rules,
+                id,
+                &name,
+                Hints::of(&def).read_only,
+            );
+            let mut tool = hosted_tool(id, def, verdict);
             match old.remove(&name) {
                 Some(previous) => tool.stats = previous.stats,
                 None => added.push(name.clone()),
@@ -468,6 +530,9 @@ impl Host {
             Err(HostError::ToolNotFound { name, .. } | HostError::Ambiguous { name, .. }) => {
                 (name.clone(), false)
             }
+            Err(HostError::Denied { tool, .. } | HostError::NeedsConfirmation { tool, .. }) => {
+                (tool.clone(), false)
+            }
         };
         if !tool.starts_with("nexus:") {
             let ms = started.elapsed().as_millis() as u64;
@@ -478,8 +543,48 @@ impl Host {
         reply
     }
 
+    /// A tool's policy: resolved name, verdict, the server's hints and the verdict in words.
+    pub fn gatekeeping(&self, name: &str) -> Result<Gatekeeping, HostError> {
+        let (server, tool) = self.resolve(name)?;
+        let servers = self.servers();
+        let entry = servers
+            .get(&server)
+            .and_then(|s| s.tools.get(&tool))
+            .ok_or_else(|| self.not_found(name))?;
+        Ok(Gatekeeping {
+            why: entry.verdict.explain(&server),
+            verdict: entry.verdict.clone(),
+            hints: Hints::of(&entry.def),
+            server,
+            tool,
+        })
+    }
+
+    /// The setting that lets `server:tool` run unasked, in words.
+    pub fn how_to_allow(&self, server: &str, tool: &str) -> String {
+        policy::how_to_allow(server, tool, self.config_path.as_deref())
+    }
+
     async fn execute_inner(&self, request: CallRequest) -> Result<CallReply, HostError> {
-        let (server, tool) = self.resolve(&request.name)?;
+        let gate = self.gatekeeping(&request.name)?;
+        let (server, tool) = (gate.server, gate.tool);
+        match gate.verdict.action {
+            Action::Allow => {}
+            Action::Deny => {
+                return Err(HostError::Denied {
+                    tool: format!("{server}:{tool}"),
+                    why: gate.why,
+                });
+            }
+            Action::Confirm if request.approved => {}
+            Action::Confirm => {
+                return Err(HostError::NeedsConfirmation {
+                    tool: format!("{server}:{tool}"),
+                    allow: self.how_to_allow(&server, &tool),
+                    why: gate.why,
+                });
+            }
+        }
         let request_id = format!(
             "h{}-{}",
             std::process::id(),
@@ -696,10 +801,15 @@ impl Host {
                     .tools
                     .iter()
                     .map(|(name, tool)| {
+                        let hints = Hints::of(&tool.def);
                         let mut entry = json!({
                             "name": format!("{id}:{name}"),
                             "description": tool.def.description.as_deref().unwrap_or(""),
                             "input_schema": Value::Object((*tool.def.input_schema).clone()),
+                            "policy": tool.verdict.action.as_str(),
+                            "policy_reason": tool.verdict.explain(id),
+                            "read_only": hints.read_only,
+                            "destructive": hints.may_destroy(),
                         });
                         if let (Value::Object(entry), Value::Object(stats)) =
                             (&mut entry, tool.stats.json(&self.policy, now))
@@ -736,12 +846,16 @@ impl Host {
         })
     }
 
-    /// Hosted tools (not Nexus's own) as MCP tools named `server__tool`, for exposure.
+    /// Hosted tools (not Nexus's own) as MCP tools named `server__tool`, for exposure; denied
+    /// tools are left out.
     pub fn exposed_tools(&self) -> Vec<Tool> {
         let servers = self.servers();
         let mut out = Vec::new();
         for (id, state) in servers.iter().filter(|(id, _)| *id != NEXUS_SERVER) {
             for (name, tool) in &state.tools {
+                if tool.verdict.action == Action::Deny {
+                    continue;
+                }
                 let Some(exposed) = exposed_name(id, name) else {
                     tracing::warn!(server = %id, tool = %name, "cannot be named by MCP's tool-name rules; not exposed");
                     continue;
@@ -800,7 +914,7 @@ fn nexus_status(relay: &Relay) -> &'static str {
     }
 }
 
-fn hosted_tool(server: &str, def: Tool) -> HostedTool {
+fn hosted_tool(server: &str, def: Tool, verdict: Verdict) -> HostedTool {
     let schema = Value::Object((*def.input_schema).clone());
     let validator = match jsonschema::validator_for(&schema) {
         Ok(validator) => Some(Arc::new(validator)),
@@ -813,6 +927,7 @@ fn hosted_tool(server: &str, def: Tool) -> HostedTool {
         def,
         validator,
         stats: ToolStats::default(),
+        verdict,
     }
 }
 

@@ -7,9 +7,21 @@ use serde_json::Value;
 
 use super::config::NEXUS_SERVER;
 use super::exposed_name;
+use super::policy::Action;
 
-/// Every hosted tool of the registry, as `(server:tool, MCP tool named server__tool)`.
-fn tools(registry: &Value) -> Vec<(String, Tool)> {
+/// An exposed tool's policy as the hub's registry states it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RemoteGate {
+    /// `server:tool`.
+    pub qualified: String,
+    pub action: Action,
+    pub why: String,
+    pub destructive: bool,
+}
+
+/// Every hosted tool of the registry that is not denied, as (its policy, MCP tool named
+/// `server__tool`).
+fn tools(registry: &Value) -> Vec<(RemoteGate, Tool)> {
     let mut out = Vec::new();
     let servers = registry["servers"].as_array().cloned().unwrap_or_default();
     for server in servers.iter().filter(|s| s["id"] != NEXUS_SERVER) {
@@ -21,6 +33,12 @@ fn tools(registry: &Value) -> Vec<(String, Tool)> {
             let Some(exposed) = exposed_name(id, name) else {
                 continue;
             };
+            // A registry without a policy (an older hub) asks before anything runs.
+            let action = match tool["policy"].as_str() {
+                Some("allow") => Action::Allow,
+                Some("deny") => continue,
+                _ => Action::Confirm,
+            };
             let schema = match &tool["input_schema"] {
                 Value::Object(schema) => schema.clone(),
                 _ => serde_json::Map::new(),
@@ -29,10 +47,16 @@ fn tools(registry: &Value) -> Vec<(String, Tool)> {
             if !online {
                 description = format!("[offline: server `{id}`] {description}");
             }
-            out.push((
-                format!("{id}:{name}"),
-                Tool::new(exposed, description, schema),
-            ));
+            let gate = RemoteGate {
+                qualified: format!("{id}:{name}"),
+                action,
+                why: tool["policy_reason"]
+                    .as_str()
+                    .unwrap_or("the hub states no policy")
+                    .to_owned(),
+                destructive: tool["destructive"].as_bool().unwrap_or(true),
+            };
+            out.push((gate, Tool::new(exposed, description, schema)));
         }
     }
     out
@@ -43,12 +67,13 @@ pub fn exposed_tools(registry: &Value) -> Vec<Tool> {
     tools(registry).into_iter().map(|(_, tool)| tool).collect()
 }
 
-/// `server__tool` back to `server:tool`, when the registry has it.
-pub fn qualified(registry: &Value, exposed: &str) -> Option<String> {
+/// `server__tool` back to `server:tool` and its policy, when the registry has it (and does
+/// not deny it).
+pub fn gatekeeping(registry: &Value, exposed: &str) -> Option<RemoteGate> {
     tools(registry)
         .into_iter()
         .find(|(_, tool)| tool.name == exposed)
-        .map(|(qualified, _)| qualified)
+        .map(|(gate, _)| gate)
 }
 
 /// A `HostedResult` as the MCP result the server gave (errors as `isError` results).
@@ -71,8 +96,10 @@ mod tests {
         let registry = json!({"servers": [
             {"id": "nexus", "state": "online", "tools": [{"name": "nexus:search"}]},
             {"id": "fs", "state": "online", "tools": [
-                {"name": "fs:read", "description": "Reads.", "input_schema": {"type": "object"}},
-                {"name": "fs:bad name", "description": "", "input_schema": {}}
+                {"name": "fs:read", "description": "Reads.", "input_schema": {"type": "object"},
+                 "policy": "allow", "destructive": false},
+                {"name": "fs:bad name", "description": "", "input_schema": {}},
+                {"name": "fs:wipe", "description": "", "policy": "deny"}
             ]},
             {"id": "web", "state": "reconnecting", "tools": [{"name": "web:get", "description": "Gets."}]}
         ]});
@@ -87,8 +114,14 @@ mod tests {
                 .unwrap_or("")
                 .starts_with("[offline")
         );
-        assert_eq!(qualified(&registry, "web__get").as_deref(), Some("web:get"));
-        assert_eq!(qualified(&registry, "nexus__search"), None);
+        let web = gatekeeping(&registry, "web__get").expect("web:get is exposed");
+        assert_eq!(web.qualified, "web:get");
+        // No policy stated: it asks first, and may destroy data.
+        assert_eq!((web.action, web.destructive), (Action::Confirm, true));
+        let read = gatekeeping(&registry, "fs__read").expect("fs:read is exposed");
+        assert_eq!((read.action, read.destructive), (Action::Allow, false));
+        assert_eq!(gatekeeping(&registry, "fs__wipe"), None);
+        assert_eq!(gatekeeping(&registry, "nexus__search"), None);
         assert!(exposed_tools(&json!(null)).is_empty());
     }
 

@@ -1,5 +1,6 @@
 //! Host tests without servers: name resolution, collisions, metrics kept across tool lists, the
-//! report, exposure names, validation before any call, and an offline server tripping its circuit.
+//! report, exposure names, validation before any call, an offline server tripping its circuit,
+//! and the allow / confirm / deny policy over annotations.
 
 use std::path::Path;
 
@@ -155,6 +156,7 @@ async fn bad_arguments_fail_validation_with_paths_before_any_call() {
             args,
             timeout: None,
             caller: "test".into(),
+            approved: true,
         })
         .await
         .expect_err("invalid");
@@ -188,6 +190,7 @@ async fn an_offline_server_fails_fast_and_counts_toward_its_circuit() {
         args: [("message".to_owned(), json!("hi"))].into_iter().collect(),
         timeout: Some(Duration::from_millis(50)),
         caller: "test".into(),
+        approved: true,
     };
     for _ in 0..2 {
         let err = host.execute(call()).await.expect_err("offline");
@@ -201,4 +204,87 @@ async fn an_offline_server_fails_fast_and_counts_toward_its_circuit() {
         matches!(err, HostError::CircuitOpen { failures: 2, .. }),
         "{err:?}"
     );
+}
+
+#[tokio::test]
+async fn the_policy_gates_calls_hides_denied_tools_and_shows_in_the_report() {
+    let host = host(r#"{"servers": {"a": {"command": "x", "deny": ["wipe"], "allow": ["echo"]}}}"#);
+    let mut read = tool("read");
+    read.annotations = Some(rmcp::model::ToolAnnotations::new().read_only(true));
+    let mut gentle = tool("touch");
+    gentle.annotations = Some(
+        rmcp::model::ToolAnnotations::new()
+            .read_only(false)
+            .destructive(false),
+    );
+    host.install(
+        "a",
+        vec![tool("echo"), tool("write"), tool("wipe"), read, gentle],
+    );
+    let call = |name: &str, approved: bool| CallRequest {
+        name: name.into(),
+        args: [("message".to_owned(), json!("hi"))].into_iter().collect(),
+        timeout: Some(Duration::from_millis(50)),
+        caller: "test".into(),
+        approved,
+    };
+    // No annotation: it needs confirmation, and nothing reaches the (offline) server unasked.
+    let err = host
+        .execute(call("a:write", false))
+        .await
+        .expect_err("unasked");
+    let HostError::NeedsConfirmation { allow, why, .. } = &err else {
+        panic!("{err:?}")
+    };
+    assert_eq!(allow, "add \"write\" to `allow` of server `a` in /m.json");
+    assert!(why.contains("readOnlyHint"), "{why}");
+    assert_eq!(
+        err.to_tool_error().code,
+        nexus_shared::ErrorCode::NotAllowed
+    );
+    // Approved, it goes on to the server (offline here).
+    let err = host
+        .execute(call("a:write", true))
+        .await
+        .expect_err("offline");
+    assert!(matches!(err, HostError::ToolExecution { .. }), "{err:?}");
+    // Denied: never runs, even approved.
+    let err = host
+        .execute(call("a:wipe", true))
+        .await
+        .expect_err("denied");
+    assert!(
+        matches!(&err, HostError::Denied { why, .. } if why.contains("`wipe` in `deny` of server `a`")),
+        "{err:?}"
+    );
+    // Allowed and read-only tools run unasked (offline here, so they fail at the server).
+    for name in ["a:echo", "a:read"] {
+        let err = host.execute(call(name, false)).await.expect_err("offline");
+        assert!(
+            matches!(err, HostError::ToolExecution { .. }),
+            "{name}: {err:?}"
+        );
+    }
+    let exposed: Vec<String> = host
+        .exposed_tools()
+        .iter()
+        .map(|t| t.name.to_string())
+        .collect();
+    assert_eq!(exposed, ["a__echo", "a__read", "a__touch", "a__write"]);
+    let report = host.report();
+    let policy = |name: &str| {
+        report["servers"][0]["tools"]
+            .as_array()
+            .and_then(|tools| tools.iter().find(|t| t["name"] == name).cloned())
+            .unwrap_or_default()
+    };
+    assert_eq!(policy("a:wipe")["policy"], "deny");
+    assert_eq!(policy("a:write")["policy"], "confirm");
+    assert_eq!(policy("a:write")["destructive"], true);
+    assert_eq!(policy("a:touch")["destructive"], false);
+    assert_eq!(policy("a:read")["policy"], "allow");
+    assert_eq!(policy("a:read")["read_only"], true);
+    // Nexus's own tools run unasked.
+    let nexus = host.gatekeeping("nexus:search").expect("nexus:search");
+    assert_eq!(nexus.verdict.action, Action::Allow);
 }

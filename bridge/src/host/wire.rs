@@ -42,6 +42,9 @@ pub fn handle(hub: &Hub, tx: &mpsc::UnboundedSender<Frame>, frame: Frame) {
                     args,
                     timeout: timeout_ms.map(Duration::from_millis),
                     caller: UI_CALLER.into(),
+                    // A page's call is the user's own click; a peer's was confirmed by its
+                    // agent's user (`mcp.rs`). Denied tools still never run.
+                    approved: true,
                 };
                 let started = std::time::Instant::now();
                 let reply = host.execute(request).await;

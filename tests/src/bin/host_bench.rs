@@ -32,7 +32,7 @@ fn five_servers(dir: &std::path::Path) -> Value {
                    "env": {"MEMORY_FILE_PATH": dir.join("memory.jsonl").display().to_string()}},
         "time": {"command": workspace_root().join("tests/py/.venv/bin/mcp-server-time").display().to_string()},
         "misbehave": {"command": "python3", "args": [misbehave.display().to_string()]}
-    }, "expose": true})
+    }, "expose": true, "allow": ["*"]})
 }
 
 async fn echo_latencies(

@@ -10,8 +10,11 @@
 //! Each round's script step is the number of tool results / notes the bridge sent after that
 //! message. Scripts:
 //! - `plain` — a short answer in several chunks;
-//! - `text-tools` — each call as a ```` ```tool ```` block streamed three characters at a time
-//!   (fences split across chunks), then an answer quoting the last result;
+//! - `text-tools` — each call as a ```` ```tool KEY ```` block streamed three characters at a time
+//!   (fences split across chunks), then an answer quoting the last result; every script's blocks
+//!   carry the turn's key the system prompt gives (none without one);
+//! - `quote` — the first call, then the first ```` ```tool ```` block of the result quoted as
+//!   written (as a model quoting a file does), then an answer quoting the last result;
 //! - `native` — each call as the provider's native function call, then the answer;
 //! - `malformed` — a block of broken JSON, then (after the bridge's correction) an answer quoting it;
 //! - `unknown` — a block calling `nexus:no_such_tool`, then an answer quoting the correction;
@@ -318,6 +321,10 @@ fn respond(sim: &Sim, wire: Wire, body: String) -> Response {
         ),
     };
     let (round, feedback) = feedback;
+    let fence = match block_key(&system_text(wire, &request)) {
+        Some(key) => format!("```tool {key}"),
+        None => "```tool".to_owned(),
+    };
     let answer = |prefix: &str| {
         // Backticks are left out: a quoted fence would read as a new tool block.
         let quoted: String = feedback.chars().filter(|&c| c != '`').take(300).collect();
@@ -341,7 +348,7 @@ fn respond(sim: &Sim, wire: Wire, body: String) -> Response {
                 ],
                 Some((tool, arguments)) => {
                     let call = json!({"tool": tool, "arguments": arguments});
-                    vec![Step::Text(format!("Let me look.\n```tool\n{call}\n```"))]
+                    vec![Step::Text(format!("Let me look.\n{fence}\n{call}\n```"))]
                 }
                 None => vec![answer("Answer from the tools:")],
             };
@@ -367,7 +374,7 @@ fn respond(sim: &Sim, wire: Wire, body: String) -> Response {
             let steps = match steps.get(round) {
                 Some((tool, arguments)) => {
                     let call = json!({"tool": tool, "arguments": arguments});
-                    vec![Step::Text(format!("```tool\n{call}\n```"))]
+                    vec![Step::Text(format!("{fence}\n{call}\n```"))]
                 }
                 None => vec![answer("Answer from the tools:")],
             };
@@ -378,11 +385,26 @@ fn respond(sim: &Sim, wire: Wire, body: String) -> Response {
                 ending: Ending::Complete,
             }
         }
+        "quote" => {
+            let quoted = feedback.find("```tool").and_then(|start| {
+                let rest = &feedback[start..];
+                let end = rest[3..].find("```")? + 6;
+                Some(rest[..end].to_owned())
+            });
+            let steps = match (round, calls.first(), quoted) {
+                (0, Some((tool, arguments)), _) => {
+                    let call = json!({"tool": tool, "arguments": arguments});
+                    vec![Step::Text(format!("Reading.\n{fence}\n{call}\n```"))]
+                }
+                (_, _, Some(block)) => vec![Step::Text(format!("The file says:\n{block}\n"))],
+                _ => vec![answer("Answer from the tools:")],
+            };
+            Plan { steps, ..plain() }
+        }
         "malformed" if round == 0 => Plan {
-            steps: vec![Step::Text(
-                "Trying.\n```tool\n{\"tool\": \"nexus:search\", \"arguments\": {\"query\": \n```"
-                    .into(),
-            )],
+            steps: vec![Step::Text(format!(
+                "Trying.\n{fence}\n{{\"tool\": \"nexus:search\", \"arguments\": {{\"query\": \n```"
+            ))],
             chunk: 5,
             pause: Duration::ZERO,
             ending: Ending::Complete,
@@ -392,9 +414,9 @@ fn respond(sim: &Sim, wire: Wire, body: String) -> Response {
             ..plain()
         },
         "unknown" if round == 0 => Plan {
-            steps: vec![Step::Text(
-                "```tool\n{\"tool\": \"nexus:no_such_tool\", \"arguments\": {}}\n```".into(),
-            )],
+            steps: vec![Step::Text(format!(
+                "{fence}\n{{\"tool\": \"nexus:no_such_tool\", \"arguments\": {{}}}}\n```"
+            ))],
             ..plain()
         },
         "unknown" => Plan {
@@ -455,6 +477,15 @@ fn planned(text: &str) -> Option<Vec<(String, Value)>> {
             })
             .collect(),
     )
+}
+
+/// The turn's key for tool blocks, as the system prompt's example fence shows it.
+fn block_key(system: &str) -> Option<String> {
+    let after = &system[system.find("```tool ")? + "```tool ".len()..];
+    let key = after.split_whitespace().next()?;
+    key.chars()
+        .all(|c| c.is_ascii_alphanumeric())
+        .then(|| key.to_owned())
 }
 
 /// The request's system prompt, in each wire's place for it.

@@ -2,8 +2,8 @@
 //! the conversation, tool chips, provider, usage and sessions out. Pure: no DOM, no socket.
 
 use nexus_shared::chat::{
-    ChatMessage, ChatRole, ChatServerMessage, ConnectionState, SessionSummary, TokenUsage,
-    ToolSeen, ToolState, ToolStatus, TurnOutcome,
+    ChatMessage, ChatRole, ChatServerMessage, ConfirmAnswer, ConfirmRequest, ConnectionState,
+    SessionSummary, TokenUsage, ToolSeen, ToolState, ToolStatus, TurnOutcome,
 };
 use serde_json::Value;
 
@@ -24,6 +24,17 @@ pub struct ToolCall {
     pub is_error: bool,
     pub args: Option<Value>,
     pub result: Option<Value>,
+    /// The call waits for the user's Allow once · Always · Deny.
+    pub confirm: Option<Confirming>,
+}
+
+/// What a chip waiting for confirmation shows besides the call.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Confirming {
+    /// The `Confirm` id the answer names.
+    pub id: String,
+    pub destructive: bool,
+    pub reason: String,
 }
 
 /// One turn's tool choice: the tools shown (full, condensed, name only) and the rest.
@@ -127,10 +138,77 @@ impl ChatView {
         self.busy = true;
     }
 
-    /// The socket closed: a running turn is over for this page (the bridge aborts it).
+    /// The socket closed: a running turn is over for this page (the bridge aborts it, and a
+    /// call waiting for confirmation does not run).
     pub fn socket_lost(&mut self, words: String) {
         self.busy = false;
         self.connection = Connection::Down(words);
+        self.end_confirmations("not run: the connection closed");
+    }
+
+    /// The user answered the confirmation of chip `call_id`: its buttons go.
+    pub fn confirmed(&mut self, call_id: &str, answer: ConfirmAnswer) {
+        if let Some(i) = self.find_call(call_id, false) {
+            self.change(i, |body| {
+                if let Body::Tool(call) = body {
+                    call.confirm = None;
+                    call.message = match answer {
+                        ConfirmAnswer::Once => format!("{}: allowed once", call.tool),
+                        ConfirmAnswer::Always => {
+                            format!("{}: allowed for this session", call.tool)
+                        }
+                        ConfirmAnswer::Deny => format!("{}: declined", call.tool),
+                    };
+                }
+            });
+        }
+    }
+
+    /// Chips still asking lose their buttons (the bridge no longer waits).
+    fn end_confirmations(&mut self, why: &str) {
+        let asking: Vec<usize> = self
+            .items
+            .iter()
+            .enumerate()
+            .filter(|(_, item)| matches!(&item.body, Body::Tool(call) if call.confirm.is_some()))
+            .map(|(i, _)| i)
+            .collect();
+        for i in asking {
+            self.change(i, |body| {
+                if let Body::Tool(call) = body {
+                    call.confirm = None;
+                    call.message = format!("{} ({why})", call.tool);
+                }
+            });
+        }
+    }
+
+    fn confirm(&mut self, request: ConfirmRequest) {
+        let message = format!("{} waits for your confirmation", request.tool);
+        let confirming = Confirming {
+            id: request.id,
+            destructive: request.destructive,
+            reason: request.reason,
+        };
+        match self.find_call(&request.call_id, false) {
+            Some(i) => self.change(i, |body| {
+                if let Body::Tool(call) = body {
+                    call.confirm = Some(confirming);
+                    call.message = message;
+                    call.args = Some(request.arguments);
+                }
+            }),
+            None => self.push(Body::Tool(ToolCall {
+                call_id: request.call_id,
+                tool: request.tool,
+                message,
+                done: false,
+                is_error: false,
+                args: Some(request.arguments),
+                result: None,
+                confirm: Some(confirming),
+            })),
+        }
     }
 
     /// The socket is trying again, in words.
@@ -143,6 +221,7 @@ impl ChatView {
         match message {
             ChatServerMessage::Text { content } => self.text(&content),
             ChatServerMessage::Status(status) => self.status(status),
+            ChatServerMessage::Confirm(request) => self.confirm(request),
             ChatServerMessage::Connection {
                 state,
                 message,
@@ -170,6 +249,7 @@ impl ChatView {
             } => {
                 self.busy = false;
                 self.session_usage = session_usage;
+                self.end_confirmations("not run: the turn ended");
                 let unfinished: Vec<usize> = self
                     .items
                     .iter()
@@ -291,10 +371,12 @@ impl ChatView {
                 is_error: false,
                 args: status.data,
                 result: None,
+                confirm: None,
             })),
             (ToolState::Processing, Some(i)) => self.change(i, |body| {
                 if let Body::Tool(call) = body {
                     call.message = status.message;
+                    call.confirm = None;
                     if status.data.is_some() {
                         call.args = status.data;
                     }
@@ -306,6 +388,7 @@ impl ChatView {
                     call.is_error = status.is_error;
                     call.message = status.message;
                     call.result = status.data;
+                    call.confirm = None;
                     if call.tool.is_empty() {
                         call.tool = tool;
                     }
@@ -319,6 +402,7 @@ impl ChatView {
                 is_error: status.is_error,
                 args: None,
                 result: status.data,
+                confirm: None,
             })),
         }
     }
@@ -640,6 +724,45 @@ mod tests {
         view.apply(decode(r#"{"type":"error","payload":{"message":"busy"}}"#));
         assert!(view.busy);
         assert!(matches!(view.items.last().map(|i| &i.body), Some(Body::Error(m)) if m == "busy"));
+    }
+
+    #[test]
+    fn a_call_waiting_for_confirmation_shows_buttons_until_answered_or_over() {
+        let mut view = ChatView::default();
+        connected(&mut view, "s1");
+        view.sent("write it");
+        view.apply(decode(
+            r#"{"type":"status","payload":{"state":"processing","call_id":"0:c1","tool":"fs:write_file","message":"Calling fs:write_file","data":{"path":"/tmp/a"}}}"#,
+        ));
+        view.apply(decode(
+            r#"{"type":"confirm","payload":{"id":"k1","call_id":"0:c1","tool":"fs:write_file","arguments":{"path":"/tmp/a"},"destructive":true,"reason":"not read-only","timeout_ms":1000}}"#,
+        ));
+        let chip = |view: &ChatView| match &view.items[1].body {
+            Body::Tool(call) => call.clone(),
+            other => panic!("{other:?}"),
+        };
+        let asking = chip(&view);
+        assert_eq!(
+            asking.confirm,
+            Some(Confirming {
+                id: "k1".into(),
+                destructive: true,
+                reason: "not read-only".into()
+            })
+        );
+        assert_eq!(asking.message, "fs:write_file waits for your confirmation");
+        view.confirmed("0:c1", ConfirmAnswer::Deny);
+        assert_eq!(chip(&view).confirm, None);
+        assert_eq!(chip(&view).message, "fs:write_file: declined");
+        // A second question, then the turn ends before an answer: the buttons go.
+        view.apply(decode(
+            r#"{"type":"confirm","payload":{"id":"k2","call_id":"1:c1","tool":"fs:move_file","arguments":{},"destructive":false,"reason":"r","timeout_ms":1000}}"#,
+        ));
+        assert!(matches!(&view.items[2].body, Body::Tool(call) if call.confirm.is_some()));
+        view.socket_lost("closed".into());
+        assert!(
+            matches!(&view.items[2].body, Body::Tool(call) if call.confirm.is_none() && call.message.contains("not run"))
+        );
     }
 
     #[test]

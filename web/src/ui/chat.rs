@@ -1,5 +1,6 @@
 //! The Chat tab: the conversation with the bridge's LLM agent — streamed Markdown answers, tool
-//! calls as chips, Stop, New chat, the session list, provider, model and token usage.
+//! calls as chips (with Allow once · Always · Deny when a call needs confirmation), Stop, New
+//! chat, the session list, provider, model and token usage.
 
 use std::cell::OnceCell;
 use std::rc::Rc;
@@ -7,7 +8,8 @@ use std::rc::Rc;
 use leptos::prelude::*;
 use nexus_shared::Outcome;
 use nexus_shared::chat::{
-    ChatClientMessage, ChatServerMessage, TokenUsage, ToolState, ToolTier, TurnOutcome,
+    ChatClientMessage, ChatServerMessage, ConfirmAnswer, TokenUsage, ToolState, ToolTier,
+    TurnOutcome,
 };
 use nexus_shared::reconnect::{LinkState, ReconnectPolicy};
 use serde_json::Value;
@@ -17,7 +19,9 @@ use super::markdown::Markdown;
 use super::refs::node_ids;
 use super::state::{AppState, ids_in, use_app};
 use crate::chat::socket::ChatSocket;
-use crate::chat::state::{Body, ChatView, Connection, Item, Provider, ToolCall, ToolsSeen};
+use crate::chat::state::{
+    Body, ChatView, Confirming, Connection, Item, Provider, ToolCall, ToolsSeen,
+};
 use crate::link::status::describe;
 
 /// Colour of the nodes the chat agent's tool calls touched.
@@ -112,6 +116,11 @@ pub fn ChatPanel(url: String) -> impl IntoView {
             }
         });
     });
+    // The user's answer to a call waiting for confirmation: its buttons go at once.
+    let answer = move |id: String, call_id: String, answer: ConfirmAnswer| {
+        view_state.update(|v| v.confirmed(&call_id, answer));
+        send_now(ChatClientMessage::Confirmation { id, answer });
+    };
     let busy = move || view_state.with(|v| v.busy);
     let offline = move || view_state.with(|v| matches!(v.connection, Connection::Down(_)));
 
@@ -135,7 +144,7 @@ pub fn ChatPanel(url: String) -> impl IntoView {
             })}
             <Sessions view_state=view_state open=move |session_id| send_now(ChatClientMessage::OpenSession { session_id }) />
             <div class="chat-messages" node_ref=list data-testid="chat-messages" data-busy=move || busy().to_string()>
-                <For each=items key=|item: &Item| (item.key, item.rev) children=entry />
+                <For each=items key=|item: &Item| (item.key, item.rev) children=move |item| entry(item, answer) />
             </div>
             <textarea data-testid="chat-input" rows="3" placeholder="Ask about this code… (Enter sends, Shift+Enter for a new line)"
                 prop:value=move || input.get()
@@ -176,15 +185,15 @@ fn Sessions(
     }
 }
 
-/// One entry of the conversation.
-fn entry(item: Item) -> AnyView {
+/// One entry of the conversation; `answer` sends a confirmation.
+fn entry(item: Item, answer: impl Fn(String, String, ConfirmAnswer) + Copy + 'static) -> AnyView {
     match item.body {
         Body::User(text) => view! { <div class="msg user" data-role="user">{text}</div> }.into_any(),
         Body::Assistant(text) => view! {
             <div class="msg assistant" data-role="assistant"><Markdown source=text testid="chat-answer" /></div>
         }
         .into_any(),
-        Body::Tool(call) => chip(call),
+        Body::Tool(call) => chip(call, answer),
         Body::ToolsSeen(seen) => tools_seen(seen),
         Body::TurnEnd { outcome, usage } => view! {
             <p class="muted turn-end" data-testid="chat-turn-end" data-outcome=outcome_key(outcome)>
@@ -196,21 +205,71 @@ fn entry(item: Item) -> AnyView {
     }
 }
 
-/// A tool call: its state and line, arguments and result folded away.
-fn chip(call: ToolCall) -> AnyView {
-    let state = match (call.done, call.is_error) {
-        (false, _) => "processing",
-        (true, false) => "complete",
-        (true, true) => "error",
+/// A tool call: its state and line, arguments and result folded away; a call waiting for
+/// confirmation is open, with its arguments, what it may do and the three buttons.
+fn chip(
+    call: ToolCall,
+    answer: impl Fn(String, String, ConfirmAnswer) + Copy + 'static,
+) -> AnyView {
+    let state = match (call.done, call.is_error, call.confirm.is_some()) {
+        (false, _, true) => "confirm",
+        (false, _, false) => "processing",
+        (true, false, _) => "complete",
+        (true, true, _) => "error",
     };
     let args = call.args.as_ref().map(shown_value);
     let result = call.result.as_ref().map(result_text);
+    // A question shows the arguments itself.
+    let (asking, args) = match call.confirm.clone() {
+        Some(confirming) => (
+            Some(confirm_box(
+                confirming,
+                call.call_id.clone(),
+                args.unwrap_or_default(),
+                answer,
+            )),
+            None,
+        ),
+        None => (None, args),
+    };
     view! {
-        <details class="chip" data-testid="chat-tool" data-tool=call.tool.clone() data-state=state>
+        <details class="chip" data-testid="chat-tool" data-tool=call.tool.clone() data-state=state open=call.confirm.is_some()>
             <summary><span class="chip-state"></span>{call.message}</summary>
+            {asking}
             {args.map(|a| view! { <p class="muted">"Arguments"</p><pre data-testid="chat-tool-args">{a}</pre> })}
             {result.map(|r| view! { <p class="muted">"Result"</p><pre data-testid="chat-tool-result">{r}</pre> })}
         </details>
+    }
+    .into_any()
+}
+
+/// The question on a chip: what the call may do, why it asks, its arguments, and the buttons.
+fn confirm_box(
+    confirming: Confirming,
+    call_id: String,
+    args: String,
+    answer: impl Fn(String, String, ConfirmAnswer) + Copy + 'static,
+) -> AnyView {
+    let effect = if confirming.destructive {
+        "It may change or delete data (destructiveHint)."
+    } else {
+        "The server says it does not destroy data (destructiveHint: false)."
+    };
+    let button = move |label: &'static str, testid: &'static str, choice: ConfirmAnswer| {
+        let (id, call_id) = (confirming.id.clone(), call_id.clone());
+        view! {
+            <button data-testid=testid on:click=move |_| answer(id.clone(), call_id.clone(), choice)>{label}</button>
+        }
+    };
+    view! {
+        <div class="confirm" data-testid="chat-confirm" data-destructive=confirming.destructive.to_string()>
+            <p data-testid="chat-confirm-effect">{effect}</p>
+            <p class="muted">{format!("Asked because {}.", confirming.reason)}</p>
+            <pre data-testid="chat-confirm-args">{args}</pre>
+            {button("Allow once", "chat-confirm-once", ConfirmAnswer::Once)}
+            {button("Always for this tool", "chat-confirm-always", ConfirmAnswer::Always)}
+            {button("Deny", "chat-confirm-deny", ConfirmAnswer::Deny)}
+        </div>
     }
     .into_any()
 }

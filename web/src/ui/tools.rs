@@ -413,11 +413,20 @@ fn ServerRow(server: Value, selected: RwSignal<Option<String>>) -> impl IntoView
                     let pick = name.clone();
                     let is_selected = name.clone();
                     let data_name = name.clone();
+                    // What the chat and agents must do before it runs (mcp.json's policy).
+                    let policy = tool["policy"].as_str().unwrap_or("allow").to_owned();
+                    let why = tool["policy_reason"].as_str().unwrap_or_default().to_owned();
+                    let mark = match policy.as_str() {
+                        "confirm" => Some(" · asks first"),
+                        "deny" => Some(" · denied"),
+                        _ => None,
+                    };
                     view! {
                         <li>
                             <a class="tool" class:active=move || selected.with(|s| s.as_deref() == Some(is_selected.as_str()))
-                                data-testid="tools-tool" data-name=data_name title=description
+                                data-testid="tools-tool" data-name=data_name data-policy=policy title=description
                                 on:click=move |_| selected.set(Some(pick.clone()))>{name}</a>
+                            {mark.map(|mark| view! { <span class="muted" title=why>{mark}</span> })}
                         </li>
                     }
                 }).collect_view()}

@@ -10,7 +10,7 @@ use crate::chat::config::LlmConfig;
 use crate::chat::prompt::Toolbox;
 
 pub fn body(config: &LlmConfig, request: &Request<'_>) -> Value {
-    let messages: Vec<Value> = turns(request.history, config.native_tools)
+    let messages: Vec<Value> = turns(request.history, config.native_tools, request.tool_key)
         .into_iter()
         .map(|turn| {
             let content: Vec<Value> = turn
@@ -288,6 +288,7 @@ mod tests {
                 system: "sys",
                 history: &history,
                 toolbox: &toolbox,
+                tool_key: None,
             },
         );
         assert_eq!(body["system"], "sys");

@@ -51,7 +51,7 @@ fn schema_for_gemini(schema: &Value) -> Value {
 }
 
 pub fn body(config: &LlmConfig, request: &Request<'_>) -> Value {
-    let contents: Vec<Value> = turns(request.history, config.native_tools)
+    let contents: Vec<Value> = turns(request.history, config.native_tools, request.tool_key)
         .into_iter()
         .map(|turn| {
             let parts: Vec<Value> = turn
@@ -236,6 +236,7 @@ mod tests {
                 system: "sys",
                 history: &history,
                 toolbox: &toolbox,
+                tool_key: None,
             },
         );
         assert_eq!(body["contents"][1]["role"], "model");
@@ -245,7 +246,7 @@ mod tests {
         );
         assert_eq!(
             body["contents"][2]["parts"][0]["functionResponse"]["response"]["result"],
-            "main.rs:1"
+            "⟦data from nexus:search⟧\nmain.rs:1\n⟦/data⟧"
         );
         let parameters = &body["tools"][0]["functionDeclarations"][0]["parameters"];
         assert!(parameters.get("additionalProperties").is_none());

@@ -13,6 +13,7 @@ use nexus_shared::chat::{ChatMessage, ChatRole};
 use serde_json::{Map, Value};
 
 use super::config::{LlmConfig, ProviderKind};
+use super::fence::fence;
 use super::prompt::Toolbox;
 
 /// What the provider's stream says, in order.
@@ -52,6 +53,8 @@ pub struct Request<'a> {
     pub system: &'a str,
     pub history: &'a [ChatMessage],
     pub toolbox: &'a Toolbox,
+    /// The turn's key for the text protocol's blocks (`None` with native calling).
+    pub tool_key: Option<&'a str>,
 }
 
 /// The neutral form of the history every provider formats from: alternating turns of parts.
@@ -81,9 +84,10 @@ pub(crate) struct Turn {
 /// Largest tool result sent back to the model, in characters.
 const MAX_RESULT_CHARS: usize = 24_000;
 
-/// The history as turns. With `native` off, calls become ```` ```tool ```` blocks and results
-/// become the user's text, as the text protocol has them.
-pub(crate) fn turns(history: &[ChatMessage], native: bool) -> Vec<Turn> {
+/// The history as turns. With `native` off, calls become ```` ```tool KEY ```` blocks (the
+/// model's own calls, under this turn's key) and results become the user's text, as the text
+/// protocol has them. Every result is fenced as data.
+pub(crate) fn turns(history: &[ChatMessage], native: bool, key: Option<&str>) -> Vec<Turn> {
     let mut out: Vec<Turn> = Vec::new();
     for message in history {
         let (assistant, part) = match message.role {
@@ -116,7 +120,11 @@ pub(crate) fn turns(history: &[ChatMessage], native: bool) -> Vec<Turn> {
                         )
                     } else {
                         let call = serde_json::json!({"tool": name, "arguments": arguments});
-                        (true, Part::Text(format!("```tool\n{call}\n```")))
+                        let fence = match key {
+                            Some(key) => format!("```tool {key}"),
+                            None => "```tool".to_owned(),
+                        };
+                        (true, Part::Text(format!("{fence}\n{call}\n```")))
                     }
                 }
                 _ => match message.content.as_deref() {
@@ -137,6 +145,7 @@ pub(crate) fn turns(history: &[ChatMessage], native: bool) -> Vec<Turn> {
                     content = content.chars().take(MAX_RESULT_CHARS).collect();
                     content.push_str("\n[result cut to its first 24000 characters]");
                 }
+                let content = fence(&name, &content);
                 if native {
                     (
                         false,
@@ -260,6 +269,7 @@ pub async fn complete(
         system,
         history: &history,
         toolbox: &toolbox,
+        tool_key: None,
     };
     let mut config = config.clone();
     config.native_tools = false;
@@ -396,19 +406,18 @@ mod tests {
 
     #[test]
     fn history_becomes_alternating_turns_in_both_protocols() {
-        let native = turns(&history(), true);
+        let native = turns(&history(), true, None);
         assert_eq!(native.len(), 3);
         assert!(native[1].assistant);
         assert!(matches!(&native[1].parts[1], Part::Call { name, .. } if name == "nexus:search"));
+        let fenced = "⟦data from nexus:search⟧\nmain.rs:1\n⟦/data⟧";
+        assert!(matches!(&native[2].parts[0], Part::Result { content, .. } if content == fenced));
+        let text = turns(&history(), false, Some("k3y"));
         assert!(
-            matches!(&native[2].parts[0], Part::Result { content, .. } if content == "main.rs:1")
+            matches!(&text[1].parts[1], Part::Text(t) if t.starts_with("```tool k3y\n{") && t.contains("\"query\":\"main\""))
         );
-        let text = turns(&history(), false);
         assert!(
-            matches!(&text[1].parts[1], Part::Text(t) if t.starts_with("```tool\n{") && t.contains("\"query\":\"main\""))
-        );
-        assert!(
-            matches!(&text[2].parts[0], Part::Text(t) if t.starts_with("Tool nexus:search returned:"))
+            matches!(&text[2].parts[0], Part::Text(t) if t == &format!("Tool nexus:search returned:\n{fenced}"))
         );
     }
 

@@ -11,7 +11,7 @@ use crate::chat::prompt::Toolbox;
 
 pub fn body(config: &LlmConfig, request: &Request<'_>) -> Value {
     let mut messages = vec![json!({"role": "system", "content": request.system})];
-    for turn in turns(request.history, config.native_tools) {
+    for turn in turns(request.history, config.native_tools, request.tool_key) {
         if turn.assistant {
             let mut text = String::new();
             let mut calls = Vec::new();
@@ -252,6 +252,7 @@ mod tests {
                 system: "sys",
                 history: &history,
                 toolbox: &toolbox,
+                tool_key: None,
             },
         );
         assert_eq!(body["messages"][0]["role"], "system");
