@@ -4,6 +4,7 @@
 pub mod circuit;
 pub mod config;
 pub mod error;
+pub mod fit;
 pub mod launch;
 pub mod remote;
 pub mod server;

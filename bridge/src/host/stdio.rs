@@ -81,6 +81,8 @@ impl<R: AsyncRead + Unpin> AsyncRead for LineCap<R> {
                         this.max
                     );
                     this.fault.set(why.clone());
+                    // A failed read hands out no bytes.
+                    buf.set_filled(before);
                     return Poll::Ready(Err(io::Error::new(io::ErrorKind::InvalidData, why)));
                 }
             }
@@ -138,7 +140,7 @@ impl Transport<RoleClient> for ChildTransport {
 /// Logs a server's stderr: each line cut at `MAX_STDERR_LINE_BYTES`, at most
 /// `STDERR_LINES_PER_SECOND`; memory stays bounded however long a line is.
 pub async fn log_stderr(server: String, stderr: ChildStderr) {
-    let mut reader = tokio::io::BufReader::new(stderr);
+    let mut reader = tokio::io::BufReader::with_capacity(64 * 1024, stderr);
     let mut line = Vec::with_capacity(256);
     let mut cut = 0usize;
     let mut log = StderrLog::new(server);
