@@ -869,6 +869,34 @@ mod page {
         assert_eq!(err.code, ErrorCode::UnknownTool);
         assert!(err.hint.unwrap_or_default().contains("m:echo"));
 
+        // A result whose frame would pass the cap (quotes double with each escaping) comes cut,
+        // with a note, in a frame the page accepts.
+        let quotes = "\"".repeat(300_000);
+        send(&mut page, &call("ui-5", "m:echo", json!({"message": quotes}))).await;
+        let frame_bytes = loop {
+            let message = tokio::time::timeout(Duration::from_secs(20), page.next())
+                .await
+                .expect("no frame within 20 s")
+                .expect("socket open")
+                .expect("socket ok");
+            let Message::Text(text) = message else {
+                continue;
+            };
+            if let Ok(Frame::HostedResult { id, outcome, .. }) = Frame::decode(text.as_str())
+                && id == "ui-5"
+            {
+                let Outcome::Ok(output) = outcome else {
+                    panic!("{outcome:?}")
+                };
+                assert!(output.text.contains("[cut: the result is 300000 bytes"), "cut without a note");
+                break text.len();
+            }
+        };
+        assert!(
+            frame_bytes <= nexus_shared::limits::MAX_FRAME_BYTES,
+            "{frame_bytes}"
+        );
+
         // Not exposed: the bridge's MCP client sees Nexus's 16 tools only.
         let listed = host
             .bridge
@@ -895,7 +923,7 @@ mod page {
             .unwrap_or_else(|| panic!("{status:#}"));
         assert_eq!(m["state"], "online");
         assert_eq!(m["tool_count"], 6);
-        assert_eq!(tool(&m, "m:echo")["performance"]["calls"], 2, "{m:#}");
+        assert_eq!(tool(&m, "m:echo")["performance"]["calls"], 3, "{m:#}");
         assert_eq!(tool(&m, "m:hang")["performance"]["calls"], 0, "{m:#}");
     }
 }
