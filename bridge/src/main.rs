@@ -18,6 +18,7 @@ mod host;
 mod hub;
 mod mcp;
 mod peer;
+mod provider_http;
 mod ratelimit;
 mod relay;
 mod repo;
