@@ -175,7 +175,11 @@ mod tests {
         for path in [&root, &root.join("hosted"), &root.join("hosted/fs")] {
             std::fs::set_permissions(path, Permissions::from_mode(0o755)).unwrap();
         }
-        for path in [&root.join("chat.sqlite3"), &root.join("chat.sqlite3-shm"), &outside] {
+        for path in [
+            &root.join("chat.sqlite3"),
+            &root.join("chat.sqlite3-shm"),
+            &outside,
+        ] {
             std::fs::set_permissions(path, Permissions::from_mode(0o644)).unwrap();
         }
         assert_eq!(tighten_folder(&root).unwrap(), 5);

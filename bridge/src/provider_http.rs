@@ -75,7 +75,9 @@ pub(crate) mod tests {
 
     /// An HTTP/1.1 server on a free port answering every request with `answer` (whole, raw),
     /// closing after each; returns its URL and what it heard.
-    pub(crate) async fn serve(answer: impl Fn(&str) -> Vec<u8> + Send + Sync + 'static) -> (String, Heard) {
+    pub(crate) async fn serve(
+        answer: impl Fn(&str) -> Vec<u8> + Send + Sync + 'static,
+    ) -> (String, Heard) {
         // As `main` does before any client is built.
         let _ = rustls::crypto::ring::default_provider().install_default();
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -117,7 +119,8 @@ pub(crate) mod tests {
 
     #[tokio::test]
     async fn a_redirect_is_not_followed_and_says_so() {
-        let (target, target_heard) = serve(|_| b"HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n".to_vec()).await;
+        let (target, target_heard) =
+            serve(|_| b"HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n".to_vec()).await;
         let (url, heard) = serve(redirect_to(target)).await;
         let response = client(None)
             .post(format!("{url}/v1/messages"))
@@ -130,13 +133,17 @@ pub(crate) mod tests {
         assert!(text.contains("a redirect to http://127.0.0.1:"), "{text}");
         assert!(text.contains("not followed"), "{text}");
         assert_eq!(heard.lock().unwrap().len(), 1);
-        assert!(target_heard.lock().unwrap().is_empty(), "the redirect was followed");
+        assert!(
+            target_heard.lock().unwrap().is_empty(),
+            "the redirect was followed"
+        );
     }
 
     #[tokio::test]
     async fn an_endless_error_body_is_read_only_up_to_the_cap() {
         let (url, _) = serve(|_| {
-            let mut reply = b"HTTP/1.1 500 Internal Server Error\r\ncontent-length: 10485760\r\n\r\n".to_vec();
+            let mut reply =
+                b"HTTP/1.1 500 Internal Server Error\r\ncontent-length: 10485760\r\n\r\n".to_vec();
             reply.extend(std::iter::repeat_n(b'e', 10 * 1024 * 1024));
             reply
         })

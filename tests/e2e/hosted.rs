@@ -872,7 +872,11 @@ mod page {
         // A result whose frame would pass the cap (quotes double with each escaping) comes cut,
         // with a note, in a frame the page accepts.
         let quotes = "\"".repeat(300_000);
-        send(&mut page, &call("ui-5", "m:echo", json!({"message": quotes}))).await;
+        send(
+            &mut page,
+            &call("ui-5", "m:echo", json!({"message": quotes})),
+        )
+        .await;
         let frame_bytes = loop {
             let message = tokio::time::timeout(Duration::from_secs(20), page.next())
                 .await
@@ -888,7 +892,10 @@ mod page {
                 let Outcome::Ok(output) = outcome else {
                     panic!("{outcome:?}")
                 };
-                assert!(output.text.contains("[cut: the result is 300000 bytes"), "cut without a note");
+                assert!(
+                    output.text.contains("[cut: the result is 300000 bytes"),
+                    "cut without a note"
+                );
                 break text.len();
             }
         };
@@ -995,8 +1002,11 @@ fn read_dump(path: &Path) -> Value {
 async fn hosted_servers_get_a_private_folder_and_no_provider_key() {
     let _area = nexus_e2e::Area::enter(module_path!());
     let project = TempDir::new("hosted-project");
-    std::fs::write(project.0.join("decoy.py"), "raise SystemExit('ran the repository')")
-        .expect("decoy");
+    std::fs::write(
+        project.0.join("decoy.py"),
+        "raise SystemExit('ran the repository')",
+    )
+    .expect("decoy");
     let data = TempDir::new("hosted-data");
     let dumps = TempDir::new("hosted-dumps");
     let plain_dump = dumps.0.join("plain.json");
@@ -1046,15 +1056,26 @@ async fn hosted_servers_get_a_private_folder_and_no_provider_key() {
     let text = plain["env"].to_string();
     for (name, key) in PROVIDER_KEYS {
         assert!(!child_env.contains_key(name), "{name} reached the server");
-        assert!(!text.contains(key), "the value of {name} reached the server");
+        assert!(
+            !text.contains(key),
+            "the value of {name} reached the server"
+        );
     }
     let names: Vec<&str> = child_env.keys().map(String::as_str).collect();
     assert!(
-        names.iter().all(|n| !n.starts_with("NEXUS_") && *n != "XDG_RUNTIME_DIR"),
+        names
+            .iter()
+            .all(|n| !n.starts_with("NEXUS_") && *n != "XDG_RUNTIME_DIR"),
         "{names:?}"
     );
-    assert_eq!(child_env["PASSED"], "configured", "the server's own env is passed");
-    assert!(child_env.contains_key("PATH") && child_env.contains_key("HOME"), "{names:?}");
+    assert_eq!(
+        child_env["PASSED"], "configured",
+        "the server's own env is passed"
+    );
+    assert!(
+        child_env.contains_key("PATH") && child_env.contains_key("HOME"),
+        "{names:?}"
+    );
 
     // A relative command and `cwd` resolve beside the config file, not in the bridge's folder.
     let rel = read_dump(&rel_dump);

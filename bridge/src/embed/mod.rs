@@ -316,10 +316,16 @@ mod tests {
             .embed(&["def f(): pass".to_owned()])
             .await
             .expect_err("a redirect fails");
-        assert!(err.contains("HTTP 307") && err.contains("not followed"), "{err}");
+        assert!(
+            err.contains("HTTP 307") && err.contains("not followed"),
+            "{err}"
+        );
         assert!(!err.contains("sk-embed-redirected"), "{err}");
         assert!(heard.lock().unwrap()[0].contains("sk-embed-redirected"));
-        assert!(target_heard.lock().unwrap().is_empty(), "the redirect was followed");
+        assert!(
+            target_heard.lock().unwrap().is_empty(),
+            "the redirect was followed"
+        );
     }
 
     fn table(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {

@@ -692,7 +692,13 @@ mod tests {
                 "abs": {"command": "/usr/bin/srv"}
             }}"#,
         );
-        let stdio = |id: &str| match &config.servers.iter().find(|s| s.id == id).unwrap().transport {
+        let stdio = |id: &str| match &config
+            .servers
+            .iter()
+            .find(|s| s.id == id)
+            .unwrap()
+            .transport
+        {
             Transport::Stdio { command, cwd, .. } => (command.clone(), cwd.clone()),
             Transport::Http { .. } => panic!("stdio expected"),
         };

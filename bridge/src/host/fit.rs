@@ -13,6 +13,9 @@ const NOTE_ROOM: usize = 4 * 1024;
 const GUIDANCE_CHARS: usize = 2_000;
 const DESCRIPTION_CHARS: usize = 300;
 
+/// One way of making every server's entry smaller.
+type Shorten = fn(&mut Value);
+
 /// `Hosted { registry }`, shortened until it fits one frame; `registry.truncated` says what went.
 pub fn registry_frame(registry: Value) -> Frame {
     let mut frame = Frame::Hosted { registry };
@@ -23,7 +26,7 @@ pub fn registry_frame(registry: Value) -> Frame {
         return frame;
     };
     let mut left_out = Vec::new();
-    let steps: [(&str, fn(&mut Value)); 3] = [
+    let steps: [(&str, Shorten); 3] = [
         ("guidance shortened", shorten_guidance),
         ("input schemas left out", drop_schemas),
         ("descriptions shortened", shorten_descriptions),
@@ -56,7 +59,12 @@ fn drop_tools(registry: &mut Value) {
     let mut excess = (size(registry) + NOTE_ROOM).saturating_sub(MAX_FRAME_BYTES);
     while excess > 0 {
         let longest = servers(registry)
-            .filter_map(|server| server["tools"].as_array().map(Vec::len).map(|n| (n, server)))
+            .filter_map(|server| {
+                server["tools"]
+                    .as_array()
+                    .map(Vec::len)
+                    .map(|n| (n, server))
+            })
             .max_by_key(|(n, _)| *n);
         let Some((_, server)) = longest else {
             return;
@@ -273,7 +281,11 @@ mod tests {
         let cut: CallToolResult = serde_json::from_str(&text_of(&frame)).unwrap();
         assert_eq!(cut.is_error, Some(true));
         let cut = cut.content[0].as_text().expect("text");
-        assert!(cut.text.contains("[cut: the result is 400000 bytes"), "{}", &cut.text[cut.text.len() - 200..]);
+        assert!(
+            cut.text.contains("[cut: the result is 400000 bytes"),
+            "{}",
+            &cut.text[cut.text.len() - 200..]
+        );
         assert!(nasty.starts_with(cut.text.split("\n… [cut").next().unwrap()));
     }
 }

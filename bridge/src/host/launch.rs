@@ -96,9 +96,7 @@ pub fn inherited(vars: impl Iterator<Item = (OsString, OsString)>) -> Vec<(OsStr
             .any(|key| value.windows(key.len()).any(|part| part == *key))
     };
     vars.iter()
-        .filter(|(name, value)| {
-            name.to_str().is_some_and(allowed) && !holds_key(value)
-        })
+        .filter(|(name, value)| name.to_str().is_some_and(allowed) && !holds_key(value))
         .map(|(name, value)| {
             if name == "PATH" {
                 (name.clone(), absolute_entries(value))

@@ -10,8 +10,8 @@ use rmcp::model::{
     ClientCapabilities, ClientConfig, GetPromptRequestParams, Implementation, Role, Tool,
 };
 use rmcp::service::{NotificationContext, Peer, RunningService};
-use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use tokio::sync::mpsc;
 
@@ -74,10 +74,13 @@ pub async fn connect(spec: &ServerSpec, handler: Handler, fault: &Fault) -> Resu
                 }
                 let transport = ChildTransport::new(child, fault.clone())
                     .ok_or_else(|| format!("`{command}` started without piped stdio"))?;
-                handler.serve(transport).await.map_err(|err| match fault.get() {
-                    Some(why) => why,
-                    None => format!("MCP initialize failed: {err}"),
-                })
+                handler
+                    .serve(transport)
+                    .await
+                    .map_err(|err| match fault.get() {
+                        Some(why) => why,
+                        None => format!("MCP initialize failed: {err}"),
+                    })
             }
             Transport::Http { url, headers } => {
                 let mut map = HashMap::new();

@@ -370,7 +370,11 @@ mod tests {
             history: &history,
             toolbox: &toolbox,
         };
-        for kind in [ProviderKind::Anthropic, ProviderKind::OpenAi, ProviderKind::Gemini] {
+        for kind in [
+            ProviderKind::Anthropic,
+            ProviderKind::OpenAi,
+            ProviderKind::Gemini,
+        ] {
             let config = LlmConfig {
                 kind,
                 model: "m".into(),
@@ -382,15 +386,20 @@ mod tests {
             let Err(LlmError::Fatal(message)) = open(&client, &config, &request).await else {
                 panic!("{kind:?}: a redirect must fail");
             };
-            assert!(message.contains("307") && message.contains("not followed"), "{message}");
+            assert!(
+                message.contains("307") && message.contains("not followed"),
+                "{message}"
+            );
             assert!(!message.contains("sk-redirected-key"), "{message}");
         }
         let heard = heard.lock().unwrap();
         assert_eq!(heard.len(), 3);
         assert!(heard.iter().all(|head| head.contains("sk-redirected-key")));
-        assert!(target_heard.lock().unwrap().is_empty(), "a redirect was followed");
+        assert!(
+            target_heard.lock().unwrap().is_empty(),
+            "a redirect was followed"
+        );
     }
-
 
     fn message(
         role: ChatRole,
