@@ -97,6 +97,8 @@ impl Hosting {
             .args(extra)
             .env("NEXUS_TEST_SECRET", "hunter2-secret")
             .env("NEXUS_LOG", "info")
+            // Hosted servers' private folders go to the test's folder, not the user's.
+            .env("XDG_DATA_HOME", dir.0.join("data"))
             .envs(launch.env.iter().copied());
         if let Some(cwd) = launch.cwd {
             command.current_dir(cwd);
@@ -1155,4 +1157,31 @@ async fn endless_lines_and_silent_discovery_fail_the_server_and_memory_stays_bou
         .expect("VmHWM");
     eprintln!("bridge peak RSS (VmHWM): {peak_kb} kB");
     assert!(peak_kb < 200 * 1024, "peak RSS {peak_kb} kB");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_list_change_never_answered_leaves_the_old_list_and_the_server_working() {
+    let _area = nexus_e2e::Area::enter(module_path!());
+    let mut server = misbehave(&["--no-relist"], json!({}));
+    server["startTimeoutMs"] = json!(1000);
+    let host = Hosting::start(json!({"mcpServers": {"m": server}}), &["--expose-hosted"]).await;
+    host.wait_state(&["m"], "online", Duration::from_secs(30))
+        .await;
+    ok_text(&host.call("m__grow", json!({})).await);
+    // The re-list waits beside the session: calls go on meanwhile, and after the deadline the
+    // old list stays.
+    let echo = host.call("m__echo", json!({"message": "meanwhile"})).await;
+    assert_eq!(ok_text(&echo), "meanwhile");
+    let started = Instant::now();
+    while !host.log().contains("got no answer within 1000 ms") {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "{}",
+            host.log()
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let m = host.server("m").await;
+    assert_eq!(m["state"], "online", "{m:#}");
+    assert_eq!(m["tool_count"], 6, "{m:#}");
 }

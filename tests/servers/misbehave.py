@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # A misbehaving MCP stdio server for the MCP host tests: crashes after N calls or on demand,
 # hangs, writes garbage to stdout, returns huge results, changes its tool list, never answers
-# tools/list, streams one endless line to stdout or stderr, and writes down the environment and
+# tools/list (or only the first), streams one endless line to stdout or stderr, and writes down the environment and
 # folder it was started with. Standard library only.
 import json
 import os
@@ -21,6 +21,7 @@ CRASH_AFTER = int(flag("--crash-after", "0"))
 GARBAGE = "--garbage" in args
 SILENT = "--silent" in args
 NO_LIST = "--no-list" in args
+NO_RELIST = "--no-relist" in args
 LONG_STDOUT = int(flag("--long-stdout", "0"))
 LONG_STDERR = int(flag("--long-stderr", "0"))
 DUMP = flag("--dump-env")
@@ -71,6 +72,7 @@ def stream_line(stream, size):
 
 
 log("pid %d" % os.getpid())
+listed = 0
 if DUMP:
     cwd = os.getcwd()
     with open(DUMP, "w") as f:
@@ -99,7 +101,8 @@ for raw in sys.stdin:
             "capabilities": {"tools": {"listChanged": True}, "prompts": {}},
             "serverInfo": {"name": "misbehave", "version": "1.0.0"}}})
     elif method == "tools/list":
-        if NO_LIST:
+        listed += 1
+        if NO_LIST or (NO_RELIST and listed > 1):
             continue
         if LONG_STDOUT:
             stream_line(sys.stdout, LONG_STDOUT)
