@@ -126,14 +126,17 @@ impl Transport<RoleClient> for ChildTransport {
     }
 
     async fn close(&mut self) -> Result<(), Self::Error> {
-        let closed = self.inner.close().await;
-        if tokio::time::timeout(EXIT_GRACE, self.child.wait())
-            .await
-            .is_err()
+        // Closing stdin waits for a write in progress, which a server that stopped reading
+        // never lets finish: the grace covers it too.
+        let closed = tokio::time::timeout(EXIT_GRACE, self.inner.close()).await;
+        if closed.is_err()
+            || tokio::time::timeout(EXIT_GRACE, self.child.wait())
+                .await
+                .is_err()
         {
             self.child.kill().await?;
         }
-        closed
+        closed.unwrap_or(Ok(()))
     }
 }
 
