@@ -7,6 +7,7 @@ mod breaker;
 mod call;
 mod chat;
 mod cli;
+mod data;
 mod election;
 mod embed;
 mod gitdiff;
@@ -17,6 +18,7 @@ mod host;
 mod hub;
 mod mcp;
 mod peer;
+mod provider_http;
 mod ratelimit;
 mod relay;
 mod repo;
@@ -70,6 +72,11 @@ fn main() -> std::process::ExitCode {
 
 async fn run(cli: Cli) -> Result<(), String> {
     let options = cli.options();
+    match data::tighten() {
+        Ok(0) => {}
+        Ok(count) => tracing::info!(count, "made the data folder's files private (0600/0700)"),
+        Err(err) => tracing::warn!("cannot make the data folder private: {err}"),
+    }
     match cli.command {
         Some(Command::Serve { open }) => serve(options, open).await,
         Some(Command::Status) => {

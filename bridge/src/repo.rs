@@ -61,6 +61,7 @@ impl Repo {
         };
         let mut stack: Vec<(PathBuf, Vec<Arc<Gitignore>>)> = vec![(self.root.join(dir), ignores)];
         let mut first = true;
+        let mut unnamed = 0usize;
         while let Some((dir, mut ignores)) = stack.pop() {
             let Ok(entries) = std::fs::read_dir(&dir) else {
                 continue;
@@ -77,6 +78,7 @@ impl Repo {
                 };
                 let path = entry.path();
                 let Some(relative) = self.relative(&path) else {
+                    unnamed += 1;
                     continue;
                 };
                 if kind.is_dir() {
@@ -91,14 +93,20 @@ impl Repo {
                 }
             }
         }
+        if unnamed > 0 {
+            tracing::warn!(
+                "{unnamed} files or folders of the repository are not served: their names hold a backslash (a ZIP reader would take it for `/`) or are not UTF-8"
+            );
+        }
         out
     }
 
-    /// `path` relative to the root, `/`-separated; `None` outside it or for the root itself.
+    /// `path` relative to the root, `/`-separated; `None` outside it, for the root itself, and
+    /// for a name that is not UTF-8 or holds a backslash: a ZIP reader takes `\\` for `/`, so
+    /// `a\\b` would stand for `a/b`, which the rules may keep out (such files are not served).
     pub fn relative(&self, path: &Path) -> Option<String> {
-        let relative = path.strip_prefix(&self.root).ok()?;
-        let relative = relative.to_string_lossy().replace('\\', "/");
-        (!relative.is_empty()).then_some(relative)
+        let relative = path.strip_prefix(&self.root).ok()?.to_str()?;
+        (!relative.is_empty() && !relative.contains('\\')).then(|| relative.to_owned())
     }
 
     /// The rules of `dir/.gitignore`, if it has one.
@@ -628,6 +636,24 @@ mod tests {
         assert_eq!(archive_names(&repo), served);
         let _ = std::fs::remove_dir_all(&dir);
         assert!(Repo::open(&dir).is_err());
+    }
+
+    #[test]
+    fn a_name_with_a_backslash_never_stands_for_an_ignored_path() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("a")).unwrap();
+        std::fs::write(dir.path().join("a/b"), "ignored secret").unwrap();
+        std::fs::write(dir.path().join("a\\b"), "decoy").unwrap();
+        std::fs::create_dir_all(dir.path().join("c\\d")).unwrap();
+        std::fs::write(dir.path().join("c\\d/e.py"), "x").unwrap();
+        std::fs::write(dir.path().join(".gitignore"), "a/\n").unwrap();
+        std::fs::write(dir.path().join("ok.py"), "x").unwrap();
+        let repo = Repo::open(dir.path()).unwrap();
+        assert_eq!(repo.files(), [".gitignore", "ok.py"]);
+        assert_eq!(archive_names(&repo), [".gitignore", "ok.py"]);
+        assert_eq!(repo.relative(&dir.path().join("a\\b")), None);
+        let mut rules = Rules::new(&repo);
+        assert!(!rules.would_serve("a\\b") && !rules.would_serve("a/b"));
     }
 
     #[test]

@@ -149,6 +149,12 @@ impl ChatBridge {
         for (key, value) in env {
             command.env(key, value);
         }
+        // Under the usual umask, whose 0644 files others could read: the bridge must not rely on it.
+        let mut command = nexus_e2e::under_umask(&command, "022");
+        command
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit())
+            .kill_on_drop(true);
         let child = command.spawn().expect("spawn nexus-bridge serve");
         wait_port_open(port, Duration::from_secs(10)).await;
         ChatBridge {
@@ -722,6 +728,68 @@ async fn a_restarted_bridge_resumes_the_conversation() {
     let log = sim.log().await;
     let last = log.last().expect("requests logged");
     assert_eq!(last["messages"].as_array().map(Vec::len), Some(3));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_data_folder_and_every_database_are_private_after_a_turn() {
+    use std::os::unix::fs::PermissionsExt;
+    let _area = Area::enter(module_path!());
+    let sim = Sim::start().await;
+    let dir = TempDir::new("chat-private");
+    let data = dir.0.join("data");
+    let nexus = data.join("nexus");
+    // Left readable by an older bridge: tightened when this one starts.
+    std::fs::create_dir_all(&nexus).expect("data folder");
+    std::fs::write(nexus.join("old.sqlite3"), "").expect("old file");
+    let set = |path: &std::path::Path, mode: u32| {
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).expect("chmod")
+    };
+    set(&nexus, 0o755);
+    set(&nexus.join("old.sqlite3"), 0o644);
+    let data_home = data.display().to_string();
+    let embed_url = format!("http://127.0.0.1:{}/v1", sim.port);
+    let env = [
+        ("XDG_DATA_HOME", data_home.as_str()),
+        ("NEXUS_EMBED_URL", embed_url.as_str()),
+        ("NEXUS_EMBED_MODEL", "sim-embed"),
+    ];
+    let db = nexus.join("chat.sqlite3");
+    let bridge = ChatBridge::start_with_db("anthropic", &sim, &env, dir, db).await;
+    bridge.wait_hosted().await;
+    let mut chat = ChatClient::connect(bridge.port, None).await;
+    chat.expect_welcome().await;
+    let turn = chat.turn("[sim:plain] keep this between us").await;
+    assert_eq!(turn.outcome, Some(TurnOutcome::Answered), "{turn:?}");
+
+    let mode = |path: &std::path::Path| {
+        std::fs::symlink_metadata(path)
+            .unwrap_or_else(|err| panic!("{}: {err}", path.display()))
+            .permissions()
+            .mode()
+            & 0o777
+    };
+    assert_eq!(mode(&nexus), 0o700);
+    for name in [
+        "chat.sqlite3",
+        "chat.sqlite3-wal",
+        "chat.sqlite3-shm",
+        "jit-tools.sqlite3",
+        "embeddings.sqlite3",
+        "old.sqlite3",
+    ] {
+        assert_eq!(mode(&nexus.join(name)), 0o600, "{name}");
+    }
+    assert_eq!(mode(&nexus.join("hosted")), 0o700);
+    assert_eq!(mode(&nexus.join("hosted/py")), 0o700);
+    let mut others = Vec::new();
+    for entry in std::fs::read_dir(&nexus).expect("list") {
+        let entry = entry.expect("entry");
+        let expected = if entry.path().is_dir() { 0o700 } else { 0o600 };
+        if mode(&entry.path()) != expected {
+            others.push(entry.path());
+        }
+    }
+    assert!(others.is_empty(), "not private: {others:?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -66,7 +66,17 @@ fn allow_all(mut config: Value) -> Value {
 struct Hosting {
     bridge: McpBridge,
     stderr: PathBuf,
-    _dir: TempDir,
+    /// Holds `mcp.json` and the log.
+    dir: TempDir,
+}
+
+/// How a test starts the bridge beyond its config: extra variables and the folder it runs in.
+#[derive(Default)]
+struct Launch<'a> {
+    env: &'a [(&'a str, &'a str)],
+    cwd: Option<&'a Path>,
+    /// Programs copied beside `mcp.json` (name, source), executable.
+    beside: &'a [(&'a str, &'a Path)],
 }
 
 impl Hosting {
@@ -75,9 +85,20 @@ impl Hosting {
     }
 
     async fn start_on(port: u16, config: Value, extra: &[&str]) -> Hosting {
+        Self::start_with(port, config, extra, Launch::default()).await
+    }
+
+    async fn start_with(port: u16, config: Value, extra: &[&str], launch: Launch<'_>) -> Hosting {
         let dir = TempDir::new("hosted");
         let path = dir.0.join("mcp.json");
         std::fs::write(&path, allow_all(config).to_string()).expect("write config");
+        for (name, source) in launch.beside {
+            use std::os::unix::fs::PermissionsExt;
+            let copy = dir.0.join(name);
+            std::fs::copy(source, &copy).expect("copy beside the config");
+            std::fs::set_permissions(&copy, std::fs::Permissions::from_mode(0o755))
+                .expect("make it executable");
+        }
         let stderr = dir.0.join("stderr.log");
         let log = std::fs::File::create(&stderr).expect("stderr file");
         let mut command = bridge_command();
@@ -88,7 +109,13 @@ impl Hosting {
             .arg(&path)
             .args(extra)
             .env("NEXUS_TEST_SECRET", "hunter2-secret")
-            .env("NEXUS_LOG", "info");
+            .env("NEXUS_LOG", "info")
+            // Hosted servers' private folders go to the test's folder, not the user's.
+            .env("XDG_DATA_HOME", dir.0.join("data"))
+            .envs(launch.env.iter().copied());
+        if let Some(cwd) = launch.cwd {
+            command.current_dir(cwd);
+        }
         let (transport, _) = TokioChildProcess::builder(command)
             .stderr(Stdio::from(log))
             .spawn()
@@ -109,7 +136,7 @@ impl Hosting {
                 progress,
             },
             stderr,
-            _dir: dir,
+            dir,
         }
     }
 
@@ -857,6 +884,41 @@ mod page {
         assert_eq!(err.code, ErrorCode::UnknownTool);
         assert!(err.hint.unwrap_or_default().contains("m:echo"));
 
+        // A result whose frame would pass the cap (quotes double with each escaping) comes cut,
+        // with a note, in a frame the page accepts.
+        let quotes = "\"".repeat(300_000);
+        send(
+            &mut page,
+            &call("ui-5", "m:echo", json!({"message": quotes})),
+        )
+        .await;
+        let frame_bytes = loop {
+            let message = tokio::time::timeout(Duration::from_secs(20), page.next())
+                .await
+                .expect("no frame within 20 s")
+                .expect("socket open")
+                .expect("socket ok");
+            let Message::Text(text) = message else {
+                continue;
+            };
+            if let Ok(Frame::HostedResult { id, outcome, .. }) = Frame::decode(text.as_str())
+                && id == "ui-5"
+            {
+                let Outcome::Ok(output) = outcome else {
+                    panic!("{outcome:?}")
+                };
+                assert!(
+                    output.text.contains("[cut: the result is 300000 bytes"),
+                    "cut without a note"
+                );
+                break text.len();
+            }
+        };
+        assert!(
+            frame_bytes <= nexus_shared::limits::MAX_FRAME_BYTES,
+            "{frame_bytes}"
+        );
+
         // Not exposed: the bridge's MCP client sees Nexus's 16 tools only.
         let listed = host
             .bridge
@@ -883,7 +945,7 @@ mod page {
             .unwrap_or_else(|| panic!("{status:#}"));
         assert_eq!(m["state"], "online");
         assert_eq!(m["tool_count"], 6);
-        assert_eq!(tool(&m, "m:echo")["performance"]["calls"], 2, "{m:#}");
+        assert_eq!(tool(&m, "m:echo")["performance"]["calls"], 3, "{m:#}");
         assert_eq!(tool(&m, "m:hang")["performance"]["calls"], 0, "{m:#}");
     }
 }
@@ -1099,4 +1161,208 @@ async fn exposed_tools_follow_the_policy_denied_hidden_confirmed_by_elicitation_
             let _ = client.cancel().await;
         }
     }
+}
+
+/// Provider keys the bridge is started with in the least-privilege test; none may reach a server.
+const PROVIDER_KEYS: [(&str, &str); 4] = [
+    ("ANTHROPIC_API_KEY", "sk-ant-e2e-key-0123456789"),
+    ("OPENAI_API_KEY", "sk-openai-e2e-key-0123456789"),
+    ("GEMINI_API_KEY", "gemini-e2e-key-0123456789"),
+    ("NEXUS_EMBED_API_KEY", "embed-e2e-key-0123456789"),
+];
+
+fn read_dump(path: &Path) -> Value {
+    let text = std::fs::read_to_string(path)
+        .unwrap_or_else(|err| panic!("{} not written: {err}", path.display()));
+    serde_json::from_str(&text).expect("dump is JSON")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hosted_servers_get_a_private_folder_and_no_provider_key() {
+    let _area = nexus_e2e::Area::enter(module_path!());
+    let project = TempDir::new("hosted-project");
+    std::fs::write(
+        project.0.join("decoy.py"),
+        "raise SystemExit('ran the repository')",
+    )
+    .expect("decoy");
+    let data = TempDir::new("hosted-data");
+    let dumps = TempDir::new("hosted-dumps");
+    let plain_dump = dumps.0.join("plain.json");
+    let rel_dump = dumps.0.join("rel.json");
+    let data_home = data.0.display().to_string();
+    let mut env: Vec<(&str, &str)> = PROVIDER_KEYS.to_vec();
+    env.extend([
+        ("XDG_DATA_HOME", data_home.as_str()),
+        ("NEXUS_LLM_PROVIDER", "anthropic"),
+        // A key under an inherited name is still not passed on.
+        ("LC_SMUGGLED", PROVIDER_KEYS[0].1),
+    ]);
+    let config = json!({"mcpServers": {
+        "plain": misbehave(
+            &["--dump-env", &plain_dump.display().to_string()],
+            json!({"PASSED": "configured"})
+        ),
+        "rel": {"command": "./misbehave.py", "cwd": ".",
+                "args": ["--dump-env", rel_dump.display().to_string()]}
+    }});
+    let script = root().join("tests/servers/misbehave.py");
+    let launch = Launch {
+        env: &env,
+        cwd: Some(&project.0),
+        beside: &[("misbehave.py", &script)],
+    };
+    let host = Hosting::start_with(free_port(), config, &[], launch).await;
+    host.wait_state(&["plain", "rel"], "online", Duration::from_secs(30))
+        .await;
+
+    let plain = read_dump(&plain_dump);
+    let cwd = PathBuf::from(plain["cwd"].as_str().expect("cwd"));
+    let private = data.0.join("nexus/hosted/plain");
+    assert_eq!(
+        cwd.canonicalize().expect("cwd exists"),
+        private.canonicalize().expect("private folder exists"),
+        "not the bridge's folder {}",
+        project.0.display()
+    );
+    assert_eq!(plain["cwd_entries"], json!([]), "an empty folder");
+    use std::os::unix::fs::PermissionsExt;
+    let mode = |path: &Path| std::fs::metadata(path).expect("mode").permissions().mode() & 0o777;
+    assert_eq!(mode(&private), 0o700);
+    assert_eq!(mode(&data.0.join("nexus")), 0o700);
+
+    let child_env = plain["env"].as_object().expect("env");
+    let text = plain["env"].to_string();
+    for (name, key) in PROVIDER_KEYS {
+        assert!(!child_env.contains_key(name), "{name} reached the server");
+        assert!(
+            !text.contains(key),
+            "the value of {name} reached the server"
+        );
+    }
+    let names: Vec<&str> = child_env.keys().map(String::as_str).collect();
+    assert!(
+        names
+            .iter()
+            .all(|n| !n.starts_with("NEXUS_") && *n != "XDG_RUNTIME_DIR"),
+        "{names:?}"
+    );
+    assert_eq!(
+        child_env["PASSED"], "configured",
+        "the server's own env is passed"
+    );
+    assert!(
+        child_env.contains_key("PATH") && child_env.contains_key("HOME"),
+        "{names:?}"
+    );
+
+    // A relative command and `cwd` resolve beside the config file, not in the bridge's folder.
+    let rel = read_dump(&rel_dump);
+    let rel_cwd = PathBuf::from(rel["cwd"].as_str().expect("cwd"));
+    assert_eq!(
+        rel_cwd.canonicalize().expect("cwd exists"),
+        host.dir.0.canonicalize().expect("config folder")
+    );
+    let log = host.log();
+    for (_, key) in PROVIDER_KEYS {
+        assert!(!log.contains(key), "a key reached the log");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn endless_lines_and_silent_discovery_fail_the_server_and_memory_stays_bounded() {
+    let _area = nexus_e2e::Area::enter(module_path!());
+    const GIB: &str = "1073741824";
+    let mut silent = misbehave(&["--no-list"], json!({}));
+    silent["startTimeoutMs"] = json!(1000);
+    let config = json!({"mcpServers": {
+        "longout": misbehave(&["--long-stdout", GIB], json!({})),
+        "longerr": misbehave(&["--long-stderr", GIB], json!({})),
+        "nolist": silent,
+    }});
+    let started = Instant::now();
+    let host = Hosting::start(config, &["--expose-hosted"]).await;
+    let hosted = host
+        .wait_state(&["nolist"], "failed", Duration::from_secs(10))
+        .await;
+    let nolist = hosted["servers"]
+        .as_array()
+        .and_then(|s| s.iter().find(|s| s["id"] == "nolist"))
+        .cloned()
+        .unwrap_or_default();
+    assert!(
+        nolist["last_error"]
+            .as_str()
+            .unwrap_or("")
+            .contains("not `tools/list` and `prompts/get` within 1000 ms"),
+        "{nolist:#}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(10));
+
+    let hosted = host
+        .wait_state(&["longout"], "failed", Duration::from_secs(30))
+        .await;
+    let longout = hosted["servers"]
+        .as_array()
+        .and_then(|s| s.iter().find(|s| s["id"] == "longout"))
+        .cloned()
+        .unwrap_or_default();
+    assert!(
+        longout["last_error"]
+            .as_str()
+            .unwrap_or("")
+            .contains("stdout line longer than 8388608 bytes"),
+        "{longout:#}"
+    );
+    // A gigabyte on stderr is read and dropped: the server comes up and answers.
+    host.wait_state(&["longerr"], "online", Duration::from_secs(120))
+        .await;
+    let echo = host
+        .call("longerr__echo", json!({"message": "after a long line"}))
+        .await;
+    assert_eq!(ok_text(&echo), "after a long line");
+    let log = host.log();
+    // The whole gigabyte went through: 4 KiB logged, the rest counted.
+    assert!(
+        log.contains("(1073737728 more bytes not logged)"),
+        "stderr line not cut"
+    );
+    assert!(log.len() < 1_000_000, "the log holds {} bytes", log.len());
+
+    let status = std::fs::read_to_string(format!("/proc/{}/status", host.bridge.pid))
+        .expect("bridge status");
+    let peak_kb: u64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .expect("VmHWM");
+    eprintln!("bridge peak RSS (VmHWM): {peak_kb} kB");
+    assert!(peak_kb < 200 * 1024, "peak RSS {peak_kb} kB");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_list_change_never_answered_leaves_the_old_list_and_the_server_working() {
+    let _area = nexus_e2e::Area::enter(module_path!());
+    let mut server = misbehave(&["--no-relist"], json!({}));
+    server["startTimeoutMs"] = json!(1000);
+    let host = Hosting::start(json!({"mcpServers": {"m": server}}), &["--expose-hosted"]).await;
+    host.wait_state(&["m"], "online", Duration::from_secs(30))
+        .await;
+    ok_text(&host.call("m__grow", json!({})).await);
+    // The re-list waits beside the session: calls go on meanwhile, and after the deadline the
+    // old list stays.
+    let echo = host.call("m__echo", json!({"message": "meanwhile"})).await;
+    assert_eq!(ok_text(&echo), "meanwhile");
+    let started = Instant::now();
+    while !host.log().contains("got no answer within 1000 ms") {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "{}",
+            host.log()
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let m = host.server("m").await;
+    assert_eq!(m["state"], "online", "{m:#}");
+    assert_eq!(m["tool_count"], 6, "{m:#}");
 }

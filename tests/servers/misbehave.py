@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 # A misbehaving MCP stdio server for the MCP host tests: crashes after N calls or on demand,
-# hangs, writes garbage to stdout, returns huge results, changes its tool list. Standard library only.
+# hangs, writes garbage to stdout, returns huge results, changes its tool list, never answers
+# tools/list (or only the first), streams one endless line to stdout or stderr, and writes down the environment and
+# folder it was started with. Standard library only.
 import json
 import os
 import sys
@@ -18,6 +20,11 @@ def flag(name, default=None):
 CRASH_AFTER = int(flag("--crash-after", "0"))
 GARBAGE = "--garbage" in args
 SILENT = "--silent" in args
+NO_LIST = "--no-list" in args
+NO_RELIST = "--no-relist" in args
+LONG_STDOUT = int(flag("--long-stdout", "0"))
+LONG_STDERR = int(flag("--long-stderr", "0"))
+DUMP = flag("--dump-env")
 LOG = os.environ.get("MISBEHAVE_LOG")
 CRASH_FILE = os.environ.get("MISBEHAVE_CRASH_FILE")
 
@@ -53,7 +60,25 @@ TOOLS = [
      "inputSchema": schema({"name": {"type": "string"}}, ["name"])},
 ]
 
+def stream_line(stream, size):
+    # One line of `size` bytes, written in pieces so it is never held whole.
+    piece = "x" * (1 << 20)
+    left = size
+    while left > 0:
+        stream.write(piece[:min(left, len(piece))])
+        left -= len(piece)
+    stream.write("\n")
+    stream.flush()
+
+
 log("pid %d" % os.getpid())
+listed = 0
+if DUMP:
+    cwd = os.getcwd()
+    with open(DUMP, "w") as f:
+        json.dump({"cwd": cwd, "cwd_entries": os.listdir(cwd), "env": dict(os.environ)}, f)
+if LONG_STDERR:
+    stream_line(sys.stderr, LONG_STDERR)
 calls = 0
 for raw in sys.stdin:
     try:
@@ -76,6 +101,12 @@ for raw in sys.stdin:
             "capabilities": {"tools": {"listChanged": True}, "prompts": {}},
             "serverInfo": {"name": "misbehave", "version": "1.0.0"}}})
     elif method == "tools/list":
+        listed += 1
+        if NO_LIST or (NO_RELIST and listed > 1):
+            continue
+        if LONG_STDOUT:
+            stream_line(sys.stdout, LONG_STDOUT)
+            continue
         send({"jsonrpc": "2.0", "id": mid, "result": {"tools": TOOLS}})
     elif method == "prompts/get":
         send({"jsonrpc": "2.0", "id": mid, "result": {"messages": [

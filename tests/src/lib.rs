@@ -155,6 +155,28 @@ pub fn bridge_command() -> Command {
     command
 }
 
+/// `command` run through `sh` under `umask MASK` (program, arguments, environment and folder
+/// kept; set stdio and `kill_on_drop` on the result). `exec` keeps the process id.
+pub fn under_umask(command: &Command, mask: &str) -> Command {
+    let std = command.as_std();
+    let mut wrapped = Command::new("sh");
+    wrapped
+        .arg("-c")
+        .arg(format!("umask {mask} && exec \"$0\" \"$@\""))
+        .arg(std.get_program())
+        .args(std.get_args());
+    for (name, value) in std.get_envs() {
+        match value {
+            Some(value) => wrapped.env(name, value),
+            None => wrapped.env_remove(name),
+        };
+    }
+    if let Some(dir) = std.get_current_dir() {
+        wrapped.current_dir(dir);
+    }
+    wrapped
+}
+
 /// A port nobody listens on right now.
 /// Runs one of the `tests/js` scripts against the sample repository, the built UI and the bridge
 /// on a free port, plus `extra` arguments; panics unless it exits 0. Returns its stdout.

@@ -108,7 +108,11 @@ impl ToolJit {
     /// The default compiler with its store at `path` (in memory when it cannot be opened) and the
     /// given embedder (else hashed words).
     pub fn open(path: Option<&Path>, embedder: Option<Box<dyn Embedder>>) -> Self {
-        let store = match path.map(AnalysisStore::open) {
+        let opened = path.map(|path| {
+            crate::sqlite::prepare(path)
+                .and_then(|()| AnalysisStore::open(path).map_err(|err| err.to_string()))
+        });
+        let store = match opened {
             Some(Ok(store)) => Ok(store),
             Some(Err(err)) => {
                 tracing::warn!(%err, "tool analyses are kept in memory only");

@@ -18,7 +18,6 @@ pub mod store;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use nexus_shared::chat::ChatServerMessage;
 
@@ -120,10 +119,7 @@ impl Chat {
 
     /// A chat service without the tool compiler (set `jit` to add one).
     pub fn new(setup: Setup, limits: TurnLimits, store: Store) -> Chat {
-        let client = reqwest::Client::builder()
-            .connect_timeout(Duration::from_secs(10))
-            .build()
-            .unwrap_or_default();
+        let client = crate::provider_http::client(None);
         Chat {
             setup,
             limits,

@@ -18,6 +18,9 @@ pub const MAX_TEXT_CHARS: usize = 8_000;
 /// Widest vectors accepted from a provider.
 pub const MAX_DIMS: usize = 8_192;
 const DEFAULT_BATCH: usize = 64;
+/// Most of a provider's answer read: a full batch (`MAX_TEXTS` vectors of `MAX_DIMS` floats as
+/// JSON text) fits.
+const MAX_ANSWER_BYTES: usize = 64 * 1024 * 1024;
 const DEFAULT_TIMEOUT_MS: u64 = 30_000;
 
 /// How the bridge reaches an embeddings service.
@@ -153,11 +156,7 @@ impl Embedder {
                 tracing::warn!("{err}; provider embeddings are not cached");
                 Cache::none()
             });
-        let client = reqwest::Client::builder()
-            .connect_timeout(Duration::from_secs(10))
-            .timeout(config.timeout)
-            .build()
-            .unwrap_or_default();
+        let client = crate::provider_http::client(Some(config.timeout));
         Embedder {
             config,
             client,
@@ -236,13 +235,17 @@ impl Embedder {
         };
         let response = request.send().await.map_err(failed)?;
         let status = response.status();
-        let body = response.bytes().await.map_err(failed)?;
         if !status.is_success() {
-            let text = String::from_utf8_lossy(&body);
-            let text: String = text.chars().take(200).collect();
+            let text = crate::provider_http::error_text(response, 200).await;
             return Err(format!(
                 "the embeddings provider ({model}) answered HTTP {}: {text}",
                 status.as_u16()
+            ));
+        }
+        let (body, more) = crate::provider_http::read_capped(response, MAX_ANSWER_BYTES).await;
+        if more {
+            return Err(format!(
+                "the embeddings provider ({model}) answered more than {MAX_ANSWER_BYTES} bytes"
             ));
         }
         decode(&body, input.len())
@@ -294,6 +297,36 @@ pub fn decode(body: &[u8], count: usize) -> Result<Vec<Vec<f32>>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn a_redirect_is_an_error_and_the_key_never_reaches_its_target() {
+        use crate::provider_http::tests::{redirect_to, serve};
+        let (target, target_heard) =
+            serve(|_| b"HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n".to_vec()).await;
+        let (url, heard) = serve(redirect_to(target)).await;
+        let embedder = Embedder::new(EmbedConfig {
+            url: format!("{url}/v1/embeddings"),
+            model: "m".into(),
+            api_key: ApiKey::from("sk-embed-redirected".to_owned()),
+            batch: 8,
+            timeout: Duration::from_secs(5),
+            cache: None,
+        });
+        let err = embedder
+            .embed(&["def f(): pass".to_owned()])
+            .await
+            .expect_err("a redirect fails");
+        assert!(
+            err.contains("HTTP 307") && err.contains("not followed"),
+            "{err}"
+        );
+        assert!(!err.contains("sk-embed-redirected"), "{err}");
+        assert!(heard.lock().unwrap()[0].contains("sk-embed-redirected"));
+        assert!(
+            target_heard.lock().unwrap().is_empty(),
+            "the redirect was followed"
+        );
+    }
 
     fn table(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
         move |name| {

@@ -119,6 +119,8 @@ pub fn locate(explicit: Option<&Path>) -> Option<PathBuf> {
 /// the environment.
 pub fn read(options: &crate::cli::Options) -> Option<Result<HostConfig, String>> {
     let path = locate(options.mcp_config.as_deref())?;
+    // Absolute, so relative commands and `cwd`s resolve against the file's folder.
+    let path = std::path::absolute(&path).unwrap_or(path);
     let config = load(&path, &|name| std::env::var(name).ok());
     if let Ok(config) = &config {
         tracing::info!(
@@ -194,9 +196,10 @@ pub fn parse(
         rules,
         ..HostConfig::default()
     };
+    let base = path.parent().unwrap_or(Path::new(""));
     for (id, entry) in entries {
         let at = format!("{file}: server `{id}`");
-        match server(&at, id, entry, lookup) {
+        match server(&at, id, entry, base, lookup) {
             Ok(Some(spec)) => config.servers.push(spec),
             Ok(None) => tracing::info!(server = %id, "disabled in the MCP configuration"),
             Err(message) => config.problems.push(Problem {
@@ -250,6 +253,7 @@ fn server(
     at: &str,
     id: &str,
     entry: &Value,
+    base: &Path,
     lookup: &dyn Fn(&str) -> Option<String>,
 ) -> Result<Option<ServerSpec>, String> {
     if !valid_id(id) {
@@ -321,10 +325,10 @@ fn server(
                 }
             };
             Transport::Stdio {
-                command,
+                command: beside_config(base, command),
                 args,
                 env: secrets(at, map, "env", lookup)?,
-                cwd: string(at, map, "cwd")?.map(PathBuf::from),
+                cwd: string(at, map, "cwd")?.map(|cwd| base.join(cwd)),
             }
         }
         _ => {
@@ -360,6 +364,16 @@ fn server(
         start_timeout,
         rules,
     }))
+}
+
+/// A command with a folder in it (`./server`, `bin/server`) names a file beside the config file;
+/// a bare name (`npx`) is looked up on the server's `PATH`, an absolute path is kept.
+fn beside_config(base: &Path, command: String) -> String {
+    if command.contains('/') && !command.starts_with('/') {
+        base.join(&command).display().to_string()
+    } else {
+        command
+    }
 }
 
 /// `stdio` or `http`, from `transport`, or `type` (spec: local/remote; Claude Desktop: stdio,
@@ -704,6 +718,36 @@ mod tests {
         );
         assert!(expand("${}", &env).is_err());
         assert!(expand("${A-B}", &env).is_err());
+    }
+
+    #[test]
+    fn relative_commands_and_folders_resolve_beside_the_config_file() {
+        let config = parse_ok(
+            r#"{"servers": {
+                "rel": {"command": "./bin/srv", "cwd": "work"},
+                "bare": {"command": "npx", "cwd": "/abs/place"},
+                "abs": {"command": "/usr/bin/srv"}
+            }}"#,
+        );
+        let stdio = |id: &str| match &config
+            .servers
+            .iter()
+            .find(|s| s.id == id)
+            .unwrap()
+            .transport
+        {
+            Transport::Stdio { command, cwd, .. } => (command.clone(), cwd.clone()),
+            Transport::Http { .. } => panic!("stdio expected"),
+        };
+        assert_eq!(
+            stdio("rel"),
+            ("/cfg/./bin/srv".into(), Some(PathBuf::from("/cfg/work")))
+        );
+        assert_eq!(
+            stdio("bare"),
+            ("npx".into(), Some(PathBuf::from("/abs/place")))
+        );
+        assert_eq!(stdio("abs"), ("/usr/bin/srv".into(), None));
     }
 
     #[test]

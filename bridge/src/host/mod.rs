@@ -5,9 +5,12 @@ pub mod circuit;
 pub mod config;
 pub mod consent;
 pub mod error;
+pub mod fit;
+pub mod launch;
 pub mod policy;
 pub mod remote;
 pub mod server;
+pub mod stdio;
 pub mod wire;
 
 use std::collections::BTreeMap;
@@ -16,7 +19,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use nexus_shared::ToolName;
-use nexus_shared::reconnect::{Command, LinkState, Reconnect, ReconnectPolicy};
+use nexus_shared::reconnect::{Command, LinkState, OfflineReason, Reconnect, ReconnectPolicy};
 use nexus_shared::{Outcome, ToolError};
 use rmcp::RoleClient;
 use rmcp::model::{CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Tool};
@@ -48,6 +51,9 @@ pub enum Status {
     },
     /// Gave up reconnecting until the next call asks for it.
     Offline,
+    /// Broke a limit (a stdout line too long, no discovery within the deadline): stopped, and
+    /// not restarted until the next call asks for it; `last_error` says why.
+    Failed,
     /// Its configuration is invalid; never started.
     Invalid,
 }
@@ -60,6 +66,7 @@ impl Status {
             Status::Online => "online",
             Status::Reconnecting { .. } => "reconnecting",
             Status::Offline => "offline",
+            Status::Failed => "failed",
             Status::Invalid => "invalid",
         }
     }
@@ -327,7 +334,16 @@ impl Host {
                     });
                     match self.session(&spec, &mut machine, &mut stop).await {
                         Ok(()) => return,
-                        Err(err) => {
+                        Err(Ended::Failed(err)) => {
+                            tracing::error!(server = %spec.id, "failed: {err}");
+                            self.set(&spec.id, |s| {
+                                s.peer = None;
+                                s.status = Status::Failed;
+                                s.last_error = Some(err);
+                            });
+                            machine.rejected("failed")
+                        }
+                        Err(Ended::Dropped(err)) => {
                             tracing::warn!(server = %spec.id, "{err}");
                             let command = machine.closed(now_ms(), fastrand::f64());
                             let status = match machine.state() {
@@ -358,6 +374,12 @@ impl Host {
                         at_ms: *retry_at_ms,
                     },
                     LinkState::Connecting { .. } => Command::Connect,
+                    LinkState::Offline(OfflineReason::Rejected(_)) => {
+                        tokio::select! {
+                            _ = wake.notified() => machine.connect(),
+                            _ = stop.changed() => return,
+                        }
+                    }
                     _ => {
                         tracing::error!(server = %spec.id, "gave up reconnecting until the next call");
                         tokio::select! {
@@ -371,21 +393,32 @@ impl Host {
     }
 
     /// One session: connect, discover, serve until it drops (`Err` says why) or the host stops.
+    /// Discovery has the start deadline again; a list change is fetched beside the session loop
+    /// (a newer one supersedes it), so stop and exit never wait for a server's answer.
     async fn session(
-        &self,
+        self: &Arc<Self>,
         spec: &ServerSpec,
         machine: &mut Reconnect,
         stop: &mut watch::Receiver<bool>,
-    ) -> Result<(), String> {
+    ) -> Result<(), Ended> {
         let started = Instant::now();
+        let fault = stdio::Fault::default();
         let (changed_tx, mut changed_rx) = mpsc::unbounded_channel();
-        let client = server::connect(spec, server::Handler::new(changed_tx)).await?;
+        let client = server::connect(spec, server::Handler::new(changed_tx), &fault)
+            .await
+            .map_err(|err| Ended::from(&fault, err))?;
         let peer = client.peer().clone();
-        let found = match server::discover(&peer, &spec.id).await {
-            Ok(found) => found,
-            Err(err) => {
+        let discovery = server::discover(&peer, &spec.id);
+        let found = match tokio::time::timeout(spec.start_timeout, discovery).await {
+            Ok(Ok(found)) => found,
+            Ok(Err(err)) => {
                 let _ = client.cancel().await;
-                return Err(err);
+                return Err(Ended::from(&fault, err));
+            }
+            Err(_) => {
+                let _ = client.cancel().await;
+                let overdue = server::discovery_overdue(spec.start_timeout);
+                return Err(Ended::Failed(fault.get().unwrap_or(overdue)));
             }
         };
         machine.opened();
@@ -405,27 +438,52 @@ impl Host {
         let cancel = client.cancellation_token();
         let waiting = client.waiting();
         tokio::pin!(waiting);
-        loop {
+        let mut listing: Option<tokio::task::JoinHandle<()>> = None;
+        let ended = loop {
             tokio::select! {
                 quit = &mut waiting => {
-                    return Err(match quit {
+                    let err = match quit {
                         Ok(reason) => format!("the session ended ({reason:?})"),
                         Err(err) => format!("the session task failed: {err}"),
-                    });
+                    };
+                    break Err(Ended::from(&fault, err));
                 }
-                Some(()) = changed_rx.recv() => match peer.list_all_tools().await {
-                    Ok(tools) => {
-                        tracing::info!(server = %spec.id, tools = tools.len(), "tool list changed");
-                        self.install(&spec.id, tools);
+                Some(()) = changed_rx.recv() => {
+                    if let Some(previous) = listing.take() {
+                        previous.abort();
                     }
-                    Err(err) => tracing::warn!(server = %spec.id, "tools/list after list_changed failed: {err}"),
-                },
+                    listing = Some(tokio::spawn(self.clone().relist(spec.clone(), peer.clone())));
+                }
                 _ = stop.changed() => {
                     cancel.cancel();
-                    let _ = waiting.await;
-                    return Ok(());
+                    break Ok(());
                 }
             }
+        };
+        if let Some(listing) = listing {
+            listing.abort();
+        }
+        if ended.is_ok() {
+            let _ = waiting.await;
+        }
+        ended
+    }
+
+    /// `tools/list` after `list_changed`, within the start deadline.
+    async fn relist(self: Arc<Self>, spec: ServerSpec, peer: Peer<RoleClient>) {
+        match tokio::time::timeout(spec.start_timeout, peer.list_all_tools()).await {
+            Ok(Ok(tools)) => {
+                tracing::info!(server = %spec.id, tools = tools.len(), "tool list changed");
+                self.install(&spec.id, tools);
+            }
+            Ok(Err(err)) => {
+                tracing::warn!(server = %spec.id, "tools/list after list_changed failed: {err}")
+            }
+            Err(_) => tracing::warn!(
+                server = %spec.id,
+                "tools/list after list_changed got no answer within {} ms; the old list stays",
+                spec.start_timeout.as_millis()
+            ),
         }
     }
 
@@ -893,6 +951,23 @@ impl Host {
                     .contains_key(tool)
                     .then(|| format!("{server}:{tool}"))
             })
+    }
+}
+
+/// How a session ended: `Dropped` reconnects with backoff, `Failed` (a broken limit) waits for a
+/// call to ask for the server again.
+enum Ended {
+    Dropped(String),
+    Failed(String),
+}
+
+impl Ended {
+    /// `Failed` with the stream's fault when there is one, else `Dropped` with `err`.
+    fn from(fault: &stdio::Fault, err: String) -> Ended {
+        match fault.get() {
+            Some(why) => Ended::Failed(why),
+            None => Ended::Dropped(err),
+        }
     }
 }
 

@@ -1,20 +1,23 @@
-//! One hosted server's connection on rmcp: a child process on stdio or streamable HTTP, started
-//! under a deadline, then discovery (`tools/list`, the `tool-descriptions` prompt or a fallback).
+//! One hosted server's connection on rmcp: a child process on stdio (set up by `launch.rs`, its
+//! streams bounded by `stdio.rs`) or streamable HTTP, started under a deadline, then discovery
+//! (`tools/list`, the `tool-descriptions` prompt or a fallback) under the same deadline.
 
 use std::collections::HashMap;
 use std::process::Stdio;
+use std::time::Duration;
 
 use rmcp::model::{
     ClientCapabilities, ClientConfig, GetPromptRequestParams, Implementation, Role, Tool,
 };
 use rmcp::service::{NotificationContext, Peer, RunningService};
+use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
-use tokio::io::AsyncBufReadExt;
 use tokio::sync::mpsc;
 
 use super::config::{ServerSpec, Transport};
+use super::launch;
+use super::stdio::{self, ChildTransport, Fault};
 
 /// The name of the prompt a server may offer to describe how its tools are best used.
 pub const GUIDANCE_PROMPT: &str = "tool-descriptions";
@@ -46,8 +49,9 @@ impl ClientHandler for Handler {
     }
 }
 
-/// Starts the server and completes `initialize` within its start timeout.
-pub async fn connect(spec: &ServerSpec, handler: Handler) -> Result<Client, String> {
+/// Starts the server and completes `initialize` within its start timeout. A stdio server whose
+/// stream breaks a limit has the reason in `fault`.
+pub async fn connect(spec: &ServerSpec, handler: Handler, fault: &Fault) -> Result<Client, String> {
     let start = async {
         match &spec.transport {
             Transport::Stdio {
@@ -56,31 +60,27 @@ pub async fn connect(spec: &ServerSpec, handler: Handler) -> Result<Client, Stri
                 env,
                 cwd,
             } => {
-                let mut cmd = tokio::process::Command::new(command);
-                cmd.args(args);
-                for (key, value) in env {
-                    cmd.env(key, &value.0);
-                }
-                if let Some(cwd) = cwd {
-                    cmd.current_dir(cwd);
-                }
-                let (transport, stderr) = TokioChildProcess::builder(cmd)
+                let folder = launch::working_folder(&spec.id, cwd.as_deref())?;
+                let mut child = launch::command(command, args, env, &folder)
+                    .stdin(Stdio::piped())
+                    .stdout(Stdio::piped())
                     .stderr(Stdio::piped())
                     .spawn()
-                    .map_err(|err| format!("cannot start `{command}`: {err}"))?;
-                if let Some(stderr) = stderr {
-                    let id = spec.id.clone();
-                    tokio::spawn(async move {
-                        let mut lines = tokio::io::BufReader::new(stderr).lines();
-                        while let Ok(Some(line)) = lines.next_line().await {
-                            tracing::info!(server = %id, "stderr: {line}");
-                        }
-                    });
+                    .map_err(|err| {
+                        format!("cannot start `{command}` in {}: {err}", folder.display())
+                    })?;
+                if let Some(stderr) = child.stderr.take() {
+                    tokio::spawn(stdio::log_stderr(spec.id.clone(), stderr));
                 }
+                let transport = ChildTransport::new(child, fault.clone())
+                    .ok_or_else(|| format!("`{command}` started without piped stdio"))?;
                 handler
                     .serve(transport)
                     .await
-                    .map_err(|err| format!("MCP initialize failed: {err}"))
+                    .map_err(|err| match fault.get() {
+                        Some(why) => why,
+                        None => format!("MCP initialize failed: {err}"),
+                    })
             }
             Transport::Http { url, headers } => {
                 let mut map = HashMap::new();
@@ -118,6 +118,14 @@ pub struct Discovery {
     pub guidance: String,
     /// True when `guidance` was generated because the prompt was missing or invalid.
     pub generated: bool,
+}
+
+/// Why discovery failed when it did not finish within `deadline`.
+pub fn discovery_overdue(deadline: Duration) -> String {
+    format!(
+        "answered `initialize` but not `tools/list` and `prompts/get` within {} ms (startTimeoutMs)",
+        deadline.as_millis()
+    )
 }
 
 /// `tools/list` (every page), then the `tool-descriptions` prompt or a generated fallback.

@@ -4,10 +4,10 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use nexus_shared::{ErrorCode, Frame, Outcome, ToolError, ToolOutput};
+use nexus_shared::{Frame, Outcome};
 use tokio::sync::mpsc;
 
-use super::{CallRequest, Host};
+use super::{CallRequest, Host, fit};
 use crate::hub::Hub;
 
 /// Who the activity feed names for calls made from the page.
@@ -22,9 +22,7 @@ pub fn handle(hub: &Hub, tx: &mpsc::UnboundedSender<Frame>, frame: Frame) {
     };
     match frame {
         Frame::HostedList { watch } => {
-            let _ = tx.send(Frame::Hosted {
-                registry: host.report(),
-            });
+            let _ = tx.send(fit::registry_frame(host.report()));
             if watch {
                 tokio::spawn(push_changes(host, tx.clone()));
             }
@@ -49,17 +47,15 @@ pub fn handle(hub: &Hub, tx: &mpsc::UnboundedSender<Frame>, frame: Frame) {
                 let started = std::time::Instant::now();
                 let reply = host.execute(request).await;
                 let ms = started.elapsed().as_millis() as u64;
-                let outcome = match reply {
-                    Ok(reply) => match serde_json::to_string_pretty(&reply.result) {
-                        Ok(text) => Outcome::Ok(ToolOutput { text }),
-                        Err(err) => Outcome::Err(ToolError::new(
-                            ErrorCode::Internal,
-                            format!("cannot encode the result: {err}"),
-                        )),
+                let frame = match reply {
+                    Ok(reply) => fit::result_frame(id, &reply.result, ms),
+                    Err(err) => Frame::HostedResult {
+                        id,
+                        outcome: Outcome::Err(err.to_tool_error()),
+                        ms,
                     },
-                    Err(err) => Outcome::Err(err.to_tool_error()),
                 };
-                let _ = tx.send(Frame::HostedResult { id, outcome, ms });
+                let _ = tx.send(frame);
             });
         }
         other => {
@@ -81,12 +77,7 @@ async fn push_changes(host: Arc<Host>, tx: mpsc::UnboundedSender<Frame>) {
         }
         tokio::time::sleep(Duration::from_millis(250)).await;
         changes.mark_unchanged();
-        if tx
-            .send(Frame::Hosted {
-                registry: host.report(),
-            })
-            .is_err()
-        {
+        if tx.send(fit::registry_frame(host.report())).is_err() {
             return;
         }
     }

@@ -331,8 +331,7 @@ pub async fn open(
     })?;
     let status = response.status();
     if !status.is_success() {
-        let text = response.text().await.unwrap_or_default();
-        let snippet: String = text.chars().take(300).collect();
+        let snippet = crate::provider_http::error_text(response, 300).await;
         let message = format!("{} answered {status}: {snippet}", config.kind.name());
         let transient = status.as_u16() == 429
             || status.as_u16() == 408
@@ -366,6 +365,52 @@ pub(crate) fn local_call_id(n: usize) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[tokio::test]
+    async fn a_redirect_is_an_error_and_the_key_never_reaches_its_target() {
+        use crate::provider_http::tests::{redirect_to, serve};
+        let (target, target_heard) =
+            serve(|_| b"HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n".to_vec()).await;
+        let (base_url, heard) = serve(redirect_to(target)).await;
+        let client = crate::provider_http::client(None);
+        let toolbox = Toolbox::default();
+        let history = history();
+        let request = Request {
+            system: "sys",
+            history: &history,
+            toolbox: &toolbox,
+            tool_key: None,
+        };
+        for kind in [
+            ProviderKind::Anthropic,
+            ProviderKind::OpenAi,
+            ProviderKind::Gemini,
+        ] {
+            let config = LlmConfig {
+                kind,
+                model: "m".into(),
+                base_url: base_url.clone(),
+                key: crate::chat::config::ApiKey::from("sk-redirected-key".to_owned()),
+                native_tools: true,
+                max_output_tokens: 100,
+            };
+            let Err(LlmError::Fatal(message)) = open(&client, &config, &request).await else {
+                panic!("{kind:?}: a redirect must fail");
+            };
+            assert!(
+                message.contains("307") && message.contains("not followed"),
+                "{message}"
+            );
+            assert!(!message.contains("sk-redirected-key"), "{message}");
+        }
+        let heard = heard.lock().unwrap();
+        assert_eq!(heard.len(), 3);
+        assert!(heard.iter().all(|head| head.contains("sk-redirected-key")));
+        assert!(
+            target_heard.lock().unwrap().is_empty(),
+            "a redirect was followed"
+        );
+    }
 
     fn message(
         role: ChatRole,
