@@ -18,16 +18,24 @@ pub enum ChatClientMessage {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         session_id: Option<String>,
     },
-    /// The user's message (the spec's only inbound type): starts a turn.
-    Message { text: String },
+    /// The user's message (the spec's only inbound type): starts a turn. `project` is the
+    /// project the tab holds; a conversation belongs to the project of its first message.
+    Message {
+        text: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        project: Option<String>,
+    },
     /// Stop the running turn: the provider stream and tool calls in flight are abandoned.
     Stop {},
     /// Start a new, empty session on this socket.
     NewSession {},
     /// Switch this socket to another stored session; answered by `History`.
     OpenSession { session_id: String },
-    /// Ask for the stored sessions; answered by `Sessions`.
-    ListSessions {},
+    /// Ask for the stored sessions (only `project`'s when given); answered by `Sessions`.
+    ListSessions {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        project: Option<String>,
+    },
     /// Ask the LLM to describe a folder, file or community (stable id `node`) from `facts`, what
     /// the graph says of it; answered by `Described` or `NotDescribed`, outside any session.
     Describe { node: String, facts: String },
@@ -259,6 +267,9 @@ pub struct SessionSummary {
     pub session_id: String,
     /// The first user message, shortened.
     pub title: String,
+    /// The project of its first message; empty for one stored before projects were kept.
+    #[serde(default)]
+    pub project: String,
     pub updated_at: u64,
     pub messages: u32,
     pub usage: TokenUsage,
@@ -349,7 +360,10 @@ mod tests {
         let inbound = ChatClientMessage::decode(r#"{"type":"message","payload":{"text":"hi"}}"#);
         assert_eq!(
             inbound,
-            Ok(ChatClientMessage::Message { text: "hi".into() })
+            Ok(ChatClientMessage::Message {
+                text: "hi".into(),
+                project: None
+            })
         );
         let text = ChatServerMessage::Text {
             content: "I'll search".into(),

@@ -247,8 +247,11 @@ impl ChatClient {
 
     /// Sends a message and collects everything up to its `turn_end`.
     pub(crate) async fn turn(&mut self, text: &str) -> Turn {
-        self.send(ChatClientMessage::Message { text: text.into() })
-            .await;
+        self.send(ChatClientMessage::Message {
+            text: text.into(),
+            project: None,
+        })
+        .await;
         self.collect().await
     }
 
@@ -628,6 +631,7 @@ async fn stop_ends_a_streaming_turn_and_one_turn_runs_at_a_time() {
     chat.expect_welcome().await;
     chat.send(ChatClientMessage::Message {
         text: "[sim:slow] tell me a long story".into(),
+        project: None,
     })
     .await;
     let compiled = chat.next().await;
@@ -639,6 +643,7 @@ async fn stop_ends_a_streaming_turn_and_one_turn_runs_at_a_time() {
     assert!(matches!(first, ChatServerMessage::Text { .. }), "{first:?}");
     chat.send(ChatClientMessage::Message {
         text: "[sim:plain] and another".into(),
+        project: None,
     })
     .await;
     chat.send(ChatClientMessage::Stop {}).await;
@@ -662,7 +667,8 @@ async fn stop_ends_a_streaming_turn_and_one_turn_runs_at_a_time() {
     // A flood is cut to the per-connection rate; each dropped message is answered by an error.
     tokio::time::sleep(Duration::from_millis(1100)).await;
     for _ in 0..25 {
-        chat.send(ChatClientMessage::ListSessions {}).await;
+        chat.send(ChatClientMessage::ListSessions { project: None })
+            .await;
     }
     let (mut listed, mut limited) = (0, 0);
     while listed + limited < 25 {
@@ -716,7 +722,8 @@ async fn a_restarted_bridge_resumes_the_conversation() {
         chat.next().await,
         ChatServerMessage::Provider { .. }
     ));
-    chat.send(ChatClientMessage::ListSessions {}).await;
+    chat.send(ChatClientMessage::ListSessions { project: None })
+        .await;
     let ChatServerMessage::Sessions { sessions } = chat.next().await else {
         panic!("expected sessions")
     };
@@ -819,7 +826,10 @@ async fn foreign_origins_wrong_secrets_and_other_first_messages_are_refused() {
         ),
         (
             own.clone(),
-            ChatClientMessage::Message { text: "hi".into() },
+            ChatClientMessage::Message {
+                text: "hi".into(),
+                project: None,
+            },
         ),
     ] {
         let mut ws = open(port, &origin, None).await;
@@ -869,6 +879,7 @@ async fn the_page_learns_provider_and_model_never_the_key() {
         .expect("hello");
     let turn = ChatClientMessage::Message {
         text: "[sim:plain] hi".into(),
+        project: None,
     };
     ws.send(Message::Text(turn.encode().into()))
         .await

@@ -28,8 +28,11 @@ fn native_call(tool: &str, arguments: Value) -> String {
 
 /// Sends `text` and reads up to the `confirm` request (after the call's `processing` chip).
 async fn until_confirm(chat: &mut ChatClient, text: &str) -> ConfirmRequest {
-    chat.send(ChatClientMessage::Message { text: text.into() })
-        .await;
+    chat.send(ChatClientMessage::Message {
+        text: text.into(),
+        project: None,
+    })
+    .await;
     loop {
         match chat.next().await {
             ChatServerMessage::Confirm(request) => return request,

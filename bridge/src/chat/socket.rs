@@ -203,7 +203,7 @@ fn handle(
         ChatClientMessage::Hello { .. } => {
             let _ = tx.send(error("this socket already said hello"));
         }
-        ChatClientMessage::Message { text } => {
+        ChatClientMessage::Message { text, project } => {
             if text.trim().is_empty() {
                 let _ = tx.send(error("the message is empty"));
             } else if text.len() > MAX_MESSAGE_BYTES {
@@ -215,6 +215,11 @@ fn handle(
                     "a turn is already running in this conversation: wait for it or press Stop",
                 ));
             } else {
+                if let Some(project) = project.filter(|p| !p.trim().is_empty())
+                    && let Err(err) = chat.store.set_project(session, &project)
+                {
+                    tracing::warn!(%err, "cannot file the conversation under its project");
+                }
                 *running = Some(start_turn(chat, hub, tx, session.clone(), text));
             }
         }
@@ -250,11 +255,13 @@ fn handle(
                 let _ = tx.send(error(&message));
             }
         }
-        ChatClientMessage::ListSessions {} => {
-            let _ = tx.send(match chat.store.sessions(LISTED_SESSIONS) {
-                Ok(sessions) => ChatServerMessage::Sessions { sessions },
-                Err(err) => error(&format!("cannot list conversations: {err}")),
-            });
+        ChatClientMessage::ListSessions { project } => {
+            let _ = tx.send(
+                match chat.store.sessions(LISTED_SESSIONS, project.as_deref()) {
+                    Ok(sessions) => ChatServerMessage::Sessions { sessions },
+                    Err(err) => error(&format!("cannot list conversations: {err}")),
+                },
+            );
         }
     }
 }

@@ -61,7 +61,25 @@ impl Store {
             );
             CREATE INDEX IF NOT EXISTS messages_by_session ON messages(session_id, seq);",
         )?;
+        // Databases from before conversations kept their project gain the column (empty).
+        let has_project = db
+            .prepare("SELECT 1 FROM pragma_table_info('sessions') WHERE name = 'project'")?
+            .exists([])?;
+        if !has_project {
+            db.execute_batch("ALTER TABLE sessions ADD COLUMN project TEXT NOT NULL DEFAULT ''")?;
+        }
         Ok(Store { db: Mutex::new(db) })
+    }
+
+    /// Files the conversation under `project` unless it already has one.
+    pub fn set_project(&self, session: &str, project: &str) -> Result<(), String> {
+        self.db()
+            .execute(
+                "UPDATE sessions SET project = ?2 WHERE id = ?1 AND project = ''",
+                params![session, project],
+            )
+            .map(|_| ())
+            .map_err(|err| err.to_string())
     }
 
     fn db(&self) -> MutexGuard<'_, Connection> {
@@ -186,21 +204,28 @@ impl Store {
             .unwrap_or_default()
     }
 
-    /// Stored sessions, newest first, at most `limit`.
-    pub fn sessions(&self, limit: usize) -> Result<Vec<SessionSummary>, String> {
+    /// Stored sessions, newest first, at most `limit`; only `project`'s when it is given.
+    pub fn sessions(
+        &self,
+        limit: usize,
+        project: Option<&str>,
+    ) -> Result<Vec<SessionSummary>, String> {
         let db = self.db();
         let mut statement = db
             .prepare_cached(
                 "SELECT s.id, s.title, s.updated_at, s.prompt_tokens, s.completion_tokens,
-                        s.total_tokens, (SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id)
-                 FROM sessions s ORDER BY s.updated_at DESC, s.rowid DESC LIMIT ?1",
+                        s.total_tokens, (SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id),
+                        s.project
+                 FROM sessions s WHERE ?2 IS NULL OR s.project = ?2
+                 ORDER BY s.updated_at DESC, s.rowid DESC LIMIT ?1",
             )
             .map_err(|err| err.to_string())?;
         let rows = statement
-            .query_map(params![limit as i64], |row| {
+            .query_map(params![limit as i64, project], |row| {
                 Ok(SessionSummary {
                     session_id: row.get(0)?,
                     title: row.get(1)?,
+                    project: row.get(7)?,
                     updated_at: row.get::<_, i64>(2)?.max(0) as u64,
                     usage: TokenUsage {
                         prompt_tokens: row.get::<_, i64>(3)?.max(0) as u64,
@@ -282,6 +307,8 @@ mod tests {
                 )
                 .unwrap();
             store.create("s2", 5).unwrap();
+            store.set_project("s1", "shop").unwrap();
+            store.set_project("s1", "other").unwrap();
         }
         let store = Store::open(&path).unwrap();
         assert!(store.exists("s1"));
@@ -294,11 +321,51 @@ mod tests {
             "main"
         );
         assert_eq!(store.usage("s1").total_tokens, 15);
-        let sessions = store.sessions(10).unwrap();
+        let sessions = store.sessions(10, None).unwrap();
         assert_eq!(sessions.len(), 2);
         assert_eq!(sessions[0].session_id, "s2");
         assert_eq!(sessions[1].title, "where is main?");
         assert_eq!(sessions[1].messages, 3);
+        assert_eq!(
+            sessions[1].project, "shop",
+            "a conversation keeps the project of its first message"
+        );
+        let shop = store.sessions(10, Some("shop")).unwrap();
+        assert_eq!(shop.len(), 1);
+        assert_eq!(shop[0].session_id, "s1");
+        assert!(store.sessions(10, Some("other")).unwrap().is_empty());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_database_from_before_projects_gains_the_column() {
+        let dir = std::env::temp_dir().join(format!("nexus-store-old-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("chat.sqlite3");
+        {
+            let db = Connection::open(&path).unwrap();
+            db.execute_batch(
+                "CREATE TABLE sessions (id TEXT PRIMARY KEY, title TEXT NOT NULL DEFAULT '',
+                    created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL,
+                    prompt_tokens INTEGER NOT NULL DEFAULT 0,
+                    completion_tokens INTEGER NOT NULL DEFAULT 0,
+                    total_tokens INTEGER NOT NULL DEFAULT 0);
+                 INSERT INTO sessions (id, created_at, updated_at) VALUES ('old', 1, 1);",
+            )
+            .unwrap();
+        }
+        let store = Store::open(&path).unwrap();
+        let sessions = store.sessions(10, None).unwrap();
+        assert_eq!(
+            (
+                sessions[0].session_id.as_str(),
+                sessions[0].project.as_str()
+            ),
+            ("old", "")
+        );
+        store.set_project("old", "shop").unwrap();
+        assert_eq!(store.sessions(10, Some("shop")).unwrap().len(), 1);
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -144,9 +144,12 @@ async fn next(ws: &mut Ws) -> ChatServerMessage {
 async fn turn(ws: &mut Ws, text: &str) -> (Instant, Vec<Instant>, Instant, u64) {
     let sent = Instant::now();
     ws.send(Message::Text(
-        ChatClientMessage::Message { text: text.into() }
-            .encode()
-            .into(),
+        ChatClientMessage::Message {
+            text: text.into(),
+            project: None,
+        }
+        .encode()
+        .into(),
     ))
     .await
     .expect("send");
@@ -516,6 +519,7 @@ async fn jit() {
             ws.send(Message::Text(
                 ChatClientMessage::Message {
                     text: message.clone(),
+                    project: None,
                 }
                 .encode()
                 .into(),

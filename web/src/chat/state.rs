@@ -682,6 +682,7 @@ mod tests {
             sessions: vec![SessionSummary {
                 session_id: "s2".into(),
                 title: "t".into(),
+                project: "shop".into(),
                 updated_at: 0,
                 messages: 0,
                 usage: usage(9),

@@ -33,6 +33,20 @@ const SHOWN_CHARS: usize = 20_000;
 pub fn ChatPanel(url: String) -> impl IntoView {
     let app = use_app();
     let view_state = RwSignal::new(ChatView::default());
+    // The conversations listed: the open project's, or every project's.
+    let all_projects = RwSignal::new(false);
+    let project = move || {
+        app.picture
+            .with_untracked(|p| p.as_ref().map(|p| p.view.project.clone()))
+            .filter(|name| !name.is_empty())
+    };
+    let listed = move || ChatClientMessage::ListSessions {
+        project: if all_projects.get_untracked() {
+            None
+        } else {
+            project()
+        },
+    };
     let slot: Rc<OnceCell<ChatSocket>> = Rc::new(OnceCell::new());
     let on_message = {
         let slot = slot.clone();
@@ -47,7 +61,7 @@ pub fn ChatPanel(url: String) -> impl IntoView {
             );
             view_state.update(|v| v.apply(message));
             if ask_sessions && let Some(socket) = slot.get() {
-                let _ = socket.send(&ChatClientMessage::ListSessions {});
+                let _ = socket.send(&listed());
             }
         }
     };
@@ -97,7 +111,11 @@ pub fn ChatPanel(url: String) -> impl IntoView {
         if text.trim().is_empty() || !view_state.with_untracked(ChatView::can_send) {
             return;
         }
-        match socket.with_value(|s| s.send(&ChatClientMessage::Message { text: text.clone() })) {
+        let message = ChatClientMessage::Message {
+            text: text.clone(),
+            project: project(),
+        };
+        match socket.with_value(|s| s.send(&message)) {
             Ok(()) => {
                 view_state.update(|v| v.sent(&text));
                 input.set(String::new());
@@ -142,7 +160,9 @@ pub fn ChatPanel(url: String) -> impl IntoView {
                 Provider::Missing(text) => Some(view! { <p class="error" data-testid="chat-unconfigured">{text.clone()}</p> }),
                 _ => None,
             })}
-            <Sessions view_state=view_state open=move |session_id| send_now(ChatClientMessage::OpenSession { session_id }) />
+            <Sessions view_state=view_state all_projects=all_projects
+                open=move |session_id| send_now(ChatClientMessage::OpenSession { session_id })
+                relist=move || send_now(listed()) />
             <div class="chat-messages" node_ref=list data-testid="chat-messages" data-busy=move || busy().to_string()>
                 <For each=items key=|item: &Item| (item.key, item.rev) children=move |item| entry(item, answer) />
             </div>
@@ -162,12 +182,19 @@ pub fn ChatPanel(url: String) -> impl IntoView {
 #[component]
 fn Sessions(
     view_state: RwSignal<ChatView>,
+    all_projects: RwSignal<bool>,
     open: impl Fn(String) + Copy + Send + Sync + 'static,
+    relist: impl Fn() + Copy + Send + Sync + 'static,
 ) -> impl IntoView {
     let sessions = move || view_state.with(|v| v.sessions.clone());
     view! {
         <details class="chat-sessions" data-testid="chat-sessions">
-            <summary>{move || format!("Sessions ({})", view_state.with(|v| v.sessions.len()))}</summary>
+            <summary>{move || format!("{} ({})", if all_projects.get() { "Conversations, all projects" } else { "Conversations on this project" }, view_state.with(|v| v.sessions.len()))}</summary>
+            <label class="muted">
+                <input type="checkbox" data-testid="chat-all-projects" prop:checked=move || all_projects.get()
+                    on:change=move |e| { all_projects.set(event_target_checked(&e)); relist(); } />
+                " all projects"
+            </label>
             <ul>
                 {move || sessions().into_iter().map(|s| {
                     let current = view_state.with_untracked(|v| v.session_id.as_deref() == Some(s.session_id.as_str()));
@@ -176,7 +203,13 @@ fn Sessions(
                     view! {
                         <li class:current=current>
                             <a data-testid="chat-session" data-session=s.session_id.clone() on:click=move |_| open(id.clone())>{title}</a>
-                            <span class="muted">{format!(" · {} messages · {}", s.messages, usage_text(&s.usage))}</span>
+                            <span class="muted" data-testid="chat-session-project" data-project=s.project.clone()>{format!(
+                                " · {} · {} · {} messages · {}",
+                                if s.project.is_empty() { "no project" } else { s.project.as_str() },
+                                super::local_time(s.updated_at as f64),
+                                s.messages,
+                                usage_text(&s.usage)
+                            )}</span>
                         </li>
                     }
                 }).collect_view()}

@@ -711,7 +711,7 @@ fn apply_theme(theme: &str) {
 }
 
 /// A Unix time in milliseconds as the browser's local date and time.
-fn local_time(ms: f64) -> String {
+pub(crate) fn local_time(ms: f64) -> String {
     js_sys::Date::new(&JsValue::from_f64(ms))
         .to_locale_string("default", &JsValue::UNDEFINED)
         .into()
