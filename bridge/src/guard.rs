@@ -1,5 +1,5 @@
-//! Who may use the hub's HTTP side: framing, content-security and isolation headers on every
-//! response, `Sec-Fetch-Site` checks, and the browser secret on `/api/*` (`X-Nexus-Token`).
+//! Who may use the hub's HTTP side: the `Host` on every route, framing, content-security and
+//! isolation headers on every response, `Sec-Fetch-Site` checks, the api token on `/api/*`.
 
 use axum::extract::Request;
 use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header};
@@ -11,7 +11,7 @@ use sha2::{Digest, Sha256};
 
 use crate::token;
 
-/// The header the page sends its secret in on `/api/*`.
+/// The header the page sends this hub run's api token in on `/api/*`.
 pub const TOKEN_HEADER: &str = "x-nexus-token";
 
 /// The Content-Security-Policy of every response: scripts only from the hub (the inline boot
@@ -77,6 +77,31 @@ pub async fn headers(csp: HeaderValue, request: Request, next: Next) -> Response
     response
 }
 
+/// Answers a request only when its `Host` is `127.0.0.1:PORT` or `localhost:PORT` (a page on
+/// another name that resolves to 127.0.0.1 — DNS rebinding — gets 403 on every route).
+pub async fn host_only(port: u16, request: Request, next: Next) -> Response {
+    if host_allowed(request.headers(), port) {
+        next.run(request).await
+    } else {
+        (
+            StatusCode::FORBIDDEN,
+            "only 127.0.0.1:PORT and localhost:PORT are answered",
+        )
+            .into_response()
+    }
+}
+
+/// True for `Host: 127.0.0.1:PORT` or `localhost:PORT` (case-insensitive name).
+pub fn host_allowed(headers: &HeaderMap, port: u16) -> bool {
+    let Some(host) = headers.get(header::HOST).and_then(|h| h.to_str().ok()) else {
+        return false;
+    };
+    let Some((name, given)) = host.rsplit_once(':') else {
+        return false;
+    };
+    given == port.to_string() && (name == "127.0.0.1" || name.eq_ignore_ascii_case("localhost"))
+}
+
 /// False for requests a browser marks as sent by another site. Requests without the header
 /// (not a browser, or an old one) and those the user typed (`none`) pass; `same-site` passes only
 /// from an allowed origin (`--allow-origin`, e.g. `trunk serve` on another port).
@@ -94,7 +119,7 @@ pub fn same_origin(headers: &HeaderMap, allowed_origins: &[String]) -> bool {
     }
 }
 
-/// True when the request carries the browser secret in [`TOKEN_HEADER`].
+/// True when the request carries `secret` (the hub run's api token) in [`TOKEN_HEADER`].
 pub fn has_secret(headers: &HeaderMap, secret: &Token) -> bool {
     let given = headers
         .get(TOKEN_HEADER)
@@ -103,7 +128,7 @@ pub fn has_secret(headers: &HeaderMap, secret: &Token) -> bool {
     token::matches(secret, given.as_ref())
 }
 
-/// The checks of every `/api/*` request: loopback host name, same origin, the secret.
+/// The checks of every `/api/*` request: loopback host name, same origin, the api token.
 pub fn api_refusal(
     headers: &HeaderMap,
     secret: &Token,
@@ -125,7 +150,7 @@ pub fn api_refusal(
         return Some(
             (
                 StatusCode::UNAUTHORIZED,
-                "missing or wrong secret: open the link `nexus-bridge status` prints",
+                "missing or wrong api token: the page gets one from its hub once both proved the secret",
             )
                 .into_response(),
         );
@@ -145,6 +170,25 @@ mod tests {
         assert_eq!(policy.matches("'sha256-").count(), 1);
         assert!(policy.contains("frame-ancestors 'none'"));
         assert!(policy.contains("connect-src 'self' ws://127.0.0.1:54319"));
+    }
+
+    #[test]
+    fn only_the_hubs_own_host_and_port_are_answered() {
+        let mut headers = HeaderMap::new();
+        assert!(!host_allowed(&headers, 54319));
+        for (host, ok) in [
+            ("127.0.0.1:54319", true),
+            ("localhost:54319", true),
+            ("LocalHost:54319", true),
+            ("127.0.0.1:54320", false),
+            ("127.0.0.1", false),
+            ("evil.example:54319", false),
+            ("127.0.0.1.evil.example:54319", false),
+            ("[::1]:54319", false),
+        ] {
+            headers.insert(header::HOST, HeaderValue::from_static(host));
+            assert_eq!(host_allowed(&headers, 54319), ok, "{host}");
+        }
     }
 
     #[test]

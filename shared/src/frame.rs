@@ -554,7 +554,15 @@ mod tests {
     fn result_carries_ok_or_err_key() {
         let text = samples()
             .iter()
-            .find(|f| matches!(f, Frame::Result { outcome: Outcome::Ok(_), .. }))
+            .find(|f| {
+                matches!(
+                    f,
+                    Frame::Result {
+                        outcome: Outcome::Ok(_),
+                        ..
+                    }
+                )
+            })
             .map(Frame::encode)
             .unwrap_or_default();
         assert!(
@@ -626,7 +634,10 @@ mod tests {
         assert!(matches!(hello, Ok(Frame::Hello { protocol: 2, .. })));
         // A protocol-1 Hello carried the secret itself: it no longer decodes.
         let old = r#"{"type":"hello","role":"browser","protocol":1,"agent":"a","token":"t"}"#;
-        assert!(matches!(Frame::decode(old), Err(FrameError::Malformed { .. })));
+        assert!(matches!(
+            Frame::decode(old),
+            Err(FrameError::Malformed { .. })
+        ));
         let challenge = Frame::decode(r#"{"type":"challenge","nonce":"aa","proof":"bb"}"#);
         assert_eq!(
             challenge,
@@ -639,7 +650,13 @@ mod tests {
         assert_eq!(prove, Ok(Frame::Prove { proof: "cc".into() }));
         assert!(Frame::decode(r#"{"type":"prove"}"#).is_err());
         let welcome = Frame::decode(r#"{"type":"welcome","session":"s","hub_version":"1"}"#);
-        assert!(matches!(welcome, Ok(Frame::Welcome { api_token: None, .. })));
+        assert!(matches!(
+            welcome,
+            Ok(Frame::Welcome {
+                api_token: None,
+                ..
+            })
+        ));
     }
 
     #[test]

@@ -275,10 +275,7 @@ mod tests {
         );
         // The client's proof replayed to a new hub session (new hub nonce): refused.
         let (again, _) = HubProof::new(KEY, Purpose::Tab, 9, first.nonce(), [8; 32]).unwrap();
-        assert_eq!(
-            again.check(KEY, &client_proof),
-            Err(ProofError::WrongProof)
-        );
+        assert_eq!(again.check(KEY, &client_proof), Err(ProofError::WrongProof));
     }
 
     #[test]
@@ -322,10 +319,7 @@ mod tests {
     fn bad_nonces_are_refused() {
         let client = ClientProof::new(Purpose::Tab, 1, [13; 32]);
         for nonce in ["", "abc", &"g".repeat(64), &"a".repeat(66)] {
-            assert_eq!(
-                client.answer(&[KEY], nonce, ""),
-                Err(ProofError::BadNonce)
-            );
+            assert_eq!(client.answer(&[KEY], nonce, ""), Err(ProofError::BadNonce));
             assert_eq!(
                 HubProof::new(KEY, Purpose::Tab, 1, nonce, [0; 32]).err(),
                 Some(ProofError::BadNonce)
