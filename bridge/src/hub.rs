@@ -876,7 +876,10 @@ mod tests {
         };
         assert_eq!(err.code, ErrorCode::NoBrowser);
         assert!(err.retryable);
-        assert!(err.hint.unwrap().contains("http://127.0.0.1:54319/"));
+        // The hint names the command that prints the link, never the link with its secret.
+        let hint = err.hint.unwrap();
+        assert!(hint.contains("`nexus-bridge status --link`"), "{hint}");
+        assert!(!hint.contains("token="), "{hint}");
         assert!(started.elapsed() < Duration::from_millis(50));
     }
 
@@ -1164,7 +1167,7 @@ mod tests {
             })
         );
 
-        let (tx, mut progress) = crate::outbox::channel();
+        let (tx, mut progress) = mpsc::unbounded_channel();
         let call = {
             let hub = s.hub.clone();
             tokio::spawn(

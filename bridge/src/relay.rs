@@ -205,7 +205,6 @@ mod tests {
     use super::*;
     use crate::call::CallIds;
     use nexus_shared::Frame;
-    use tokio::sync::mpsc;
 
     fn relay(quick_ms: u64) -> Arc<Relay> {
         let hub = Arc::new(Hub::new(Arc::new(CallIds::new()), 54319));
