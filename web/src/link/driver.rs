@@ -256,6 +256,7 @@ impl Link {
             (inner.config.agent.clone(), port_of(&inner.config.url))
         };
         let proof = ClientProof::new(Purpose::Tab, port, random);
+        super::secret::clear_api_token();
         let hello = Frame::Hello {
             role: Role::Browser,
             protocol: PROTOCOL_VERSION,
@@ -480,7 +481,7 @@ impl Link {
 
 /// The port of a `ws://host:port/path` address (80 when it names none): part of every proof,
 /// so a proof made for another port never holds here.
-fn port_of(url: &str) -> u16 {
+pub fn port_of(url: &str) -> u16 {
     let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
     let host = rest.split('/').next().unwrap_or_default();
     host.rsplit_once(':')

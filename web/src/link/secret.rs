@@ -135,6 +135,14 @@ pub fn api_token() -> Option<String> {
     session()?.get_item(API_KEY).ok().flatten()
 }
 
+/// Forgets the api token: a new socket may reach another hub run, whose token comes with its
+/// Welcome.
+pub fn clear_api_token() {
+    if let Some(storage) = session() {
+        let _ = storage.remove_item(API_KEY);
+    }
+}
+
 /// Keeps the api token a proven hub handed over (per tab: sessionStorage).
 pub fn set_api_token(token: &str) {
     if let Some(storage) = session() {
