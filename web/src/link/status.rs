@@ -38,7 +38,9 @@ pub fn describe(state: &LinkState, max_attempts: u32, now_ms: u64) -> String {
 
 /// What the indicator says while the program on `port` could not prove it is the user's hub.
 pub fn impostor_words(port: u16) -> String {
-    format!("another program holds port {port}: it could not prove it is your Nexus hub, so nothing was sent to it")
+    format!(
+        "another program holds port {port}: it could not prove it is your Nexus hub, so nothing was sent to it"
+    )
 }
 
 #[cfg(test)]

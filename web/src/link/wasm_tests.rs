@@ -84,7 +84,11 @@ async fn a_server_that_cannot_prove_the_secret_gets_nothing() {
     let port = super::port_of(&flap_url());
     let mut waited = 0;
     while link.impostor().is_none() {
-        assert!(waited < 15_000, "the impostor was never named: {:?}", states.borrow());
+        assert!(
+            waited < 15_000,
+            "the impostor was never named: {:?}",
+            states.borrow()
+        );
         TimeoutFuture::new(25).await;
         waited += 25;
     }

@@ -60,13 +60,7 @@ pub fn ChatPanel(url: String) -> impl IntoView {
         }
     };
     let port = crate::link::port_of(&url);
-    let socket = ChatSocket::new(
-        url,
-        port,
-        crate::link::secret::keys(),
-        on_message,
-        on_state,
-    );
+    let socket = ChatSocket::new(url, port, crate::link::secret::keys(), on_message, on_state);
     let _ = slot.set(socket.clone());
     socket.start();
     let socket = StoredValue::new_local(socket);

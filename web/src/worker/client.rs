@@ -114,9 +114,8 @@ impl EngineClient {
         }
         // The api token of the hub run the link proved, if it did already; each Welcome sends
         // the current one again (`set_api_token`), and a respawned worker gets it here.
-        let bridge = crate::link::secret::api_token().map(|token| ToWorker::Bridge {
-            token: Some(token),
-        });
+        let bridge =
+            crate::link::secret::api_token().map(|token| ToWorker::Bridge { token: Some(token) });
         if let Some(Ok(text)) = bridge.as_ref().map(serde_json::to_string) {
             let at = inner.queue.len().min(1);
             inner
