@@ -44,6 +44,13 @@ impl FrameSender {
         }
     }
 
+    /// True while a quarter of the queue is free. A session reads its socket's next frame only
+    /// then, so a client's own answers slow its sending down instead of filling the queue; what
+    /// others send to a socket that stops reading still fills it, and it is dropped.
+    pub fn has_room(&self) -> bool {
+        self.tx.capacity() >= MAX_QUEUED_FRAMES / 4
+    }
+
     /// Resolves once the socket's writer is gone.
     pub async fn closed(&self) {
         self.tx.closed().await
@@ -62,11 +69,13 @@ mod tests {
     #[test]
     fn a_reader_that_falls_behind_is_dropped_not_buffered() {
         let (tx, mut rx) = channel();
+        assert!(tx.has_room());
         let ping = |nonce| Frame::Ping { nonce };
         for nonce in 0..MAX_QUEUED_FRAMES as u64 {
             assert_eq!(tx.send(ping(nonce)), Ok(()));
         }
         assert!(!tx.dropped().is_cancelled());
+        assert!(!tx.has_room(), "a full queue stops the socket's own reading");
         assert_eq!(tx.send(ping(0)), Err(NotQueued));
         assert!(tx.dropped().is_cancelled(), "the session is told to end");
         assert_eq!(rx.try_recv().ok(), Some(ping(0)));

@@ -13,7 +13,7 @@ use nexus_shared::limits::{
 use nexus_shared::proof::{HubProof, Purpose};
 use nexus_shared::{ErrorCode, Frame, Outcome, RejectCode, Role, Token, ToolError};
 use tokio::sync::{OwnedSemaphorePermit, mpsc};
-use tokio::time::{Instant, interval_at, sleep_until, timeout, timeout_at};
+use tokio::time::{Instant, interval_at, sleep, sleep_until, timeout, timeout_at};
 
 use crate::call::Progress;
 use crate::heartbeat::{Beat, Heartbeat};
@@ -273,7 +273,9 @@ async fn read_loop(
                 tracing::warn!(?side, "the socket fell too far behind its frames; closing");
                 break;
             }
-            message = stream.next() => {
+            // Full queue: this socket's own answers wait to be read before it may send more.
+            _ = sleep(Duration::from_millis(2)), if !tx.has_room() => continue,
+            message = stream.next(), if tx.has_room() => {
                 let message = match message {
                     Some(Ok(message)) => message,
                     Some(Err(err)) => {
