@@ -39,7 +39,7 @@ try {
 
   await check("the tab proves the secret to its hub and is welcomed", async () => {
     await page.goto(`${hubOrigin}/?token=${secret}`);
-    await page.waitForSelector(`${at("link")}[data-state="ok"]`, { timeout: 60_000 });
+    await page.locator(`${at("link")}[data-state="ok"]`).first().waitFor({ timeout: 60_000 });
     hubToken = JSON.parse(fs.readFileSync(hubFile, "utf8")).token;
     if (!hubToken) fail("no hub token");
   });
@@ -52,8 +52,8 @@ try {
 
   await check("the tab meets the squatter, says another program holds the port, and answers nothing", async () => {
     squat = spawn(args.squat, [String(port), squatLog], { stdio: ["ignore", "ignore", "inherit"] });
-    await page.waitForSelector(`${at("link")}[data-impostor="${port}"]`, { timeout: 60_000 });
-    const words = await page.locator(at("link-text")).textContent();
+    await page.locator(`${at("link")}[data-impostor="${port}"]`).first().waitFor({ timeout: 60_000 });
+    const words = await page.locator(at("link-text")).first().textContent();
     if (!words.includes(`another program holds port ${port}`)) fail(`indicator: ${words}`);
     // Let the tab and its chat socket retry a few times against the squatter.
     await page.waitForTimeout(3_000);
@@ -100,8 +100,8 @@ try {
     fs.rmSync(hubFile, { force: true });
     hub = await startHub({ bridge: args.bridge, ui: args.ui, port, repo: args.repo, tmp });
     // No navigation: the open tab reconnects by itself (or at once when it comes into view).
-    await page.waitForSelector(`${at("link")}[data-state="ok"]:not([data-impostor])`, { timeout: 90_000 });
-    const words = await page.locator(at("link-text")).textContent();
+    await page.locator(`${at("link")}[data-state="ok"]:not([data-impostor])`).first().waitFor({ timeout: 90_000 });
+    const words = await page.locator(at("link-text")).first().textContent();
     if (words.includes("another program")) fail(`indicator: ${words}`);
   });
 
