@@ -75,7 +75,10 @@ mod tests {
             assert_eq!(tx.send(ping(nonce)), Ok(()));
         }
         assert!(!tx.dropped().is_cancelled());
-        assert!(!tx.has_room(), "a full queue stops the socket's own reading");
+        assert!(
+            !tx.has_room(),
+            "a full queue stops the socket's own reading"
+        );
         assert_eq!(tx.send(ping(0)), Err(NotQueued));
         assert!(tx.dropped().is_cancelled(), "the session is told to end");
         assert_eq!(rx.try_recv().ok(), Some(ping(0)));
