@@ -77,29 +77,41 @@ pub async fn headers(csp: HeaderValue, request: Request, next: Next) -> Response
     response
 }
 
-/// Answers a request only when its `Host` is `127.0.0.1:PORT` or `localhost:PORT` (a page on
-/// another name that resolves to 127.0.0.1 — DNS rebinding — gets 403 on every route).
-pub async fn host_only(port: u16, request: Request, next: Next) -> Response {
-    if host_allowed(request.headers(), port) {
+/// Answers a request only when its `Host` is `127.0.0.1:PORT` or `localhost:PORT` (the hub's
+/// own origins) or the host of an origin allowed with `--allow-origin`: a page on another name
+/// that resolves to 127.0.0.1 (DNS rebinding) gets 403 on every route.
+pub async fn host_only(allowed_origins: &[String], request: Request, next: Next) -> Response {
+    if host_allowed(request.headers(), allowed_origins) {
         next.run(request).await
     } else {
         (
             StatusCode::FORBIDDEN,
-            "only 127.0.0.1:PORT and localhost:PORT are answered",
+            "only the hub's own host and port (127.0.0.1:PORT, localhost:PORT) are answered",
         )
             .into_response()
     }
 }
 
-/// True for `Host: 127.0.0.1:PORT` or `localhost:PORT` (case-insensitive name).
-pub fn host_allowed(headers: &HeaderMap, port: u16) -> bool {
+/// True when `Host` names one of `allowed_origins` (`http://HOST:PORT`; the hub's own two and
+/// any `--allow-origin`), the name compared without case.
+pub fn host_allowed(headers: &HeaderMap, allowed_origins: &[String]) -> bool {
     let Some(host) = headers.get(header::HOST).and_then(|h| h.to_str().ok()) else {
         return false;
     };
-    let Some((name, given)) = host.rsplit_once(':') else {
-        return false;
-    };
-    given == port.to_string() && (name == "127.0.0.1" || name.eq_ignore_ascii_case("localhost"))
+    allowed_origins.iter().any(|origin| {
+        origin
+            .split_once("://")
+            .is_some_and(|(_, authority)| authority.eq_ignore_ascii_case(host))
+    })
+}
+
+/// The port a browser origin (`http://HOST:PORT`) names; 80 when it names none.
+pub fn origin_port(origin: &str) -> Option<u16> {
+    let (_, authority) = origin.split_once("://")?;
+    match authority.rsplit_once(':') {
+        Some((_, port)) => port.parse().ok(),
+        None => Some(80),
+    }
 }
 
 /// False for requests a browser marks as sent by another site. Requests without the header
@@ -174,8 +186,12 @@ mod tests {
 
     #[test]
     fn only_the_hubs_own_host_and_port_are_answered() {
+        let allowed = [
+            "http://127.0.0.1:54319".to_owned(),
+            "http://localhost:54319".to_owned(),
+        ];
         let mut headers = HeaderMap::new();
-        assert!(!host_allowed(&headers, 54319));
+        assert!(!host_allowed(&headers, &allowed));
         for (host, ok) in [
             ("127.0.0.1:54319", true),
             ("localhost:54319", true),
@@ -187,8 +203,11 @@ mod tests {
             ("[::1]:54319", false),
         ] {
             headers.insert(header::HOST, HeaderValue::from_static(host));
-            assert_eq!(host_allowed(&headers, 54319), ok, "{host}");
+            assert_eq!(host_allowed(&headers, &allowed), ok, "{host}");
         }
+        assert_eq!(origin_port("http://127.0.0.1:8080"), Some(8080));
+        assert_eq!(origin_port("http://example"), Some(80));
+        assert_eq!(origin_port("nonsense"), None);
     }
 
     #[test]

@@ -31,7 +31,7 @@ pub struct SessionConfig {
     pub browser_secret: Token,
     /// This hub run's credential for `/api/*`, handed to a tab inside its Welcome.
     pub api_token: Token,
-    /// The port the hub listens on; part of every proof's transcript.
+    /// The port the hub listens on: a peer's proof names it (a tab's names its page's).
     pub port: u16,
 }
 
@@ -56,17 +56,19 @@ enum Side {
 type Sink = SplitSink<WebSocket, Message>;
 type Stream = SplitStream<WebSocket>;
 
-/// Runs a socket from upgrade to close. `unproven` is the socket's place among those that have
-/// not proved the secret yet; it is given back once they have.
+/// Runs a socket from upgrade to close. `port` is the one the client dialled (its proof names
+/// it); `unproven` is the socket's place among those that have not proved the secret yet, given
+/// back once it has.
 pub async fn run(
     socket: WebSocket,
     hub: Arc<Hub>,
     origin: Origin,
+    port: u16,
     config: Arc<SessionConfig>,
     unproven: OwnedSemaphorePermit,
 ) {
     let (mut sink, mut stream) = socket.split();
-    let Some((role, agent)) = handshake(&mut sink, &mut stream, origin, &config).await else {
+    let Some((role, agent)) = handshake(&mut sink, &mut stream, origin, port, &config).await else {
         return;
     };
     drop(unproven);
@@ -108,6 +110,7 @@ async fn handshake(
     sink: &mut Sink,
     stream: &mut Stream,
     origin: Origin,
+    port: u16,
     config: &SessionConfig,
 ) -> Option<(Role, String)> {
     let deadline = Instant::now() + Duration::from_millis(HELLO_TIMEOUT_MS);
@@ -169,7 +172,7 @@ async fn handshake(
             return None;
         }
     };
-    let (proof, hub_proof) = match HubProof::new(&key.0, purpose, config.port, &nonce, random) {
+    let (proof, hub_proof) = match HubProof::new(&key.0, purpose, port, &nonce, random) {
         Ok(answer) => answer,
         Err(err) => {
             refuse(sink, RejectCode::BadHello, &err.to_string()).await;

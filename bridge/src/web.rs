@@ -184,10 +184,11 @@ async fn serve(
         }
     };
     let csp = HeaderValue::from_str(&csp).map_err(std::io::Error::other)?;
-    let port = options.port;
+    let hosts = Arc::new(options.allowed_origins.clone());
     let app = app
         .layer(middleware::from_fn(move |request: Request, next: Next| {
-            guard::host_only(port, request, next)
+            let hosts = hosts.clone();
+            async move { guard::host_only(&hosts, request, next).await }
         }))
         .layer(middleware::from_fn(move |request: Request, next: Next| {
             guard::headers(csp.clone(), request, next)
@@ -251,8 +252,20 @@ async fn upgrade(
     let Some(unproven) = unproven_place(&state) else {
         return too_many_unproven();
     };
+    let port = proof_port(origin.as_deref(), check, state.sessions.port);
     ws.max_message_size(MAX_FRAME_BYTES + 1024)
-        .on_upgrade(move |socket| session::run(socket, state.hub, check, state.sessions, unproven))
+        .on_upgrade(move |socket| {
+            session::run(socket, state.hub, check, port, state.sessions, unproven)
+        })
+}
+
+/// The port a proof names: the one the page dialled, i.e. its allowed origin's (the hub's own,
+/// or a dev server's that relays to it with `--allow-origin`); else the hub's.
+fn proof_port(origin: Option<&str>, check: Origin, hub_port: u16) -> u16 {
+    match (origin, check) {
+        (Some(origin), Origin::Allowed) => guard::origin_port(origin).unwrap_or(hub_port),
+        _ => hub_port,
+    }
 }
 
 /// A place among the sockets still proving themselves, if one is free.
@@ -298,10 +311,11 @@ async fn chat_upgrade(
     if !guard::same_origin(&headers, &state.allowed_origins) {
         return (StatusCode::FORBIDDEN, "cross-site sockets are refused").into_response();
     }
-    let (_, check) = origin_check(&headers, &state.allowed_origins);
+    let (origin, check) = origin_check(&headers, &state.allowed_origins);
     let Some(unproven) = unproven_place(&state) else {
         return too_many_unproven();
     };
+    let port = proof_port(origin.as_deref(), check, state.sessions.port);
     let sessions = state.sessions.clone();
     ws.max_message_size(MAX_FRAME_BYTES + 1024)
         .on_upgrade(move |socket| {
@@ -310,6 +324,7 @@ async fn chat_upgrade(
                 state.chat,
                 state.hub,
                 check == Origin::Allowed,
+                port,
                 sessions,
                 unproven,
             )

@@ -42,18 +42,21 @@ struct Running {
     task: JoinHandle<()>,
 }
 
-/// Runs a chat socket from upgrade to close. `origin_allowed` is the upgrade's Origin check;
+/// Runs a chat socket from upgrade to close. `origin_allowed` is the upgrade's Origin check,
+/// `port` the one the page dialled (its proof names it);
 /// `unproven` is the socket's place among those that have not proved the secret yet.
 pub async fn run(
     socket: WebSocket,
     chat: Arc<Chat>,
     hub: Arc<Hub>,
     origin_allowed: bool,
+    port: u16,
     sessions: Arc<SessionConfig>,
     unproven: OwnedSemaphorePermit,
 ) {
     let (mut sink, mut stream) = socket.split();
-    let Some(wanted) = handshake(&mut sink, &mut stream, origin_allowed, &sessions).await else {
+    let Some(wanted) = handshake(&mut sink, &mut stream, origin_allowed, port, &sessions).await
+    else {
         return;
     };
     drop(unproven);
@@ -138,6 +141,7 @@ async fn handshake(
     sink: &mut Sink,
     stream: &mut Stream,
     origin_allowed: bool,
+    port: u16,
     sessions: &SessionConfig,
 ) -> Option<Option<String>> {
     let deadline = Instant::now() + Duration::from_millis(HELLO_TIMEOUT_MS);
@@ -154,8 +158,7 @@ async fn handshake(
     }
     let key = &sessions.browser_secret.0;
     let answer = token::random_bytes().and_then(|random| {
-        HubProof::new(key, Purpose::Chat, sessions.port, &nonce, random)
-            .map_err(|err| err.to_string())
+        HubProof::new(key, Purpose::Chat, port, &nonce, random).map_err(|err| err.to_string())
     });
     let (proof, hub_proof) = match answer {
         Ok(answer) => answer,
