@@ -71,6 +71,10 @@ fn record(log: &Log, what: &str, text: &str) {
 async fn serve(mut stream: TcpStream, log: Log) {
     let mut head = vec![0u8; 16 * 1024];
     let seen = stream.peek(&mut head).await.unwrap_or(0);
+    if seen == 0 {
+        // Connected and closed without a word (a check that the port is open).
+        return;
+    }
     let request = String::from_utf8_lossy(&head[..seen]).into_owned();
     record(&log, "request", &request);
     if !request.to_ascii_lowercase().contains("upgrade: websocket") {

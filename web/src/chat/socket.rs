@@ -194,6 +194,14 @@ impl ChatSocket {
             let mut inner = self.0.borrow_mut();
             (inner.proof.take(), inner.secrets.clone())
         };
+        if secrets.is_empty() {
+            // A tab without its link: retrying cannot help until the link is opened.
+            let reason =
+                "this tab has no secret yet: open the link `nexus-bridge status --link` prints";
+            let command = self.0.borrow_mut().machine.rejected(reason.to_owned());
+            self.apply(command);
+            return;
+        }
         let keys: Vec<&str> = secrets.iter().map(String::as_str).collect();
         match proof.map(|proof| proof.answer(&keys, nonce, hub_proof)) {
             Some(Ok((_, answer))) => {

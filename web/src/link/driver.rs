@@ -272,6 +272,16 @@ impl Link {
     fn receive_before_welcome(&self, frame: Frame) {
         let handshake = self.0.borrow().handshake.clone();
         match (handshake, frame) {
+            (Some(Handshake::Challenged(_)), Frame::Challenge { .. })
+                if self.0.borrow().config.secrets.is_empty() =>
+            {
+                // Nothing to check the hub's proof with: not an impostor, a tab without its link.
+                let reason =
+                    "this tab has no secret yet: open the link `nexus-bridge status --link` prints"
+                        .to_owned();
+                let command = self.0.borrow_mut().machine.rejected(reason);
+                self.apply(command);
+            }
             (Some(Handshake::Challenged(proof)), Frame::Challenge { nonce, proof: hub }) => {
                 let secrets = self.0.borrow().config.secrets.clone();
                 let keys: Vec<&str> = secrets.iter().map(String::as_str).collect();
