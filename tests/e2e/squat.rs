@@ -14,11 +14,13 @@ fn a_program_on_the_hubs_port_learns_nothing_and_the_hub_is_trusted_again() {
     assert!(stdout.contains("squat test passed"), "{stdout}");
     for check in [
         "the tab proves the secret to its hub and is welcomed",
+        "a link with another token does not replace the kept secret",
         "SIGTERM stops the hub and removes its hub file",
         "the tab meets the squatter, says another program holds the port, and answers nothing",
         "a peer bridge and `status` refuse the squatter: no token, no proof",
         "the squatter received no secret, no token, no proof and no answer",
         "the real hub back on the port is trusted again without a new link",
+        "a new secret replaces the kept one once its hub proves it",
     ] {
         assert!(
             stdout.contains(&format!("ok  {check}")),

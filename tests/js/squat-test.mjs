@@ -44,6 +44,16 @@ try {
     if (!hubToken) fail("no hub token");
   });
 
+  await check("a link with another token does not replace the kept secret", async () => {
+    const other = "f".repeat(64);
+    await page.goto(`${hubOrigin}/?token=${other}`);
+    await page.locator(`${at("link")}[data-state="ok"]`).first().waitFor({ timeout: 60_000 });
+    const kept = await page.evaluate(() => [localStorage.getItem("nexus-token"), sessionStorage.getItem("nexus-token-candidate"), location.search]);
+    if (kept[0] !== secret) fail(`the kept secret was replaced: ${kept[0]}`);
+    if (kept[1] !== null) fail(`a candidate no hub proved is still kept: ${kept[1]}`);
+    if (kept[2] !== "") fail(`the address still holds a token: ${kept[2]}`);
+  });
+
   await check("SIGTERM stops the hub and removes its hub file", async () => {
     hub.process.kill("SIGTERM");
     await exited(hub.process);
@@ -103,6 +113,18 @@ try {
     await page.locator(`${at("link")}[data-state="ok"]:not([data-impostor])`).first().waitFor({ timeout: 90_000 });
     const words = await page.locator(at("link-text")).first().textContent();
     if (words.includes("another program")) fail(`indicator: ${words}`);
+  });
+
+  await check("a new secret replaces the kept one once its hub proves it", async () => {
+    hub.process.kill("SIGTERM");
+    await exited(hub.process);
+    fs.rmSync(path.join(tmp, "nexus", "browser-token"));
+    hub = await startHub({ bridge: args.bridge, ui: args.ui, port, repo: args.repo, tmp });
+    if (!hub.secret || hub.secret === secret) fail("the hub did not make a new secret");
+    await page.goto(`${hubOrigin}/?token=${hub.secret}`);
+    await page.locator(`${at("link")}[data-state="ok"]`).first().waitFor({ timeout: 60_000 });
+    const kept = await page.evaluate(() => localStorage.getItem("nexus-token"));
+    if (kept !== hub.secret) fail("the proved new secret was not kept");
   });
 
   console.log("squat test passed");

@@ -56,16 +56,16 @@ pub fn keys() -> Vec<String> {
     secrets.candidate.into_iter().chain(secrets.kept).collect()
 }
 
-/// A hub proved it knows `secret`: it becomes the kept one (a proved candidate replaces the old).
+/// A hub proved it knows `secret`: it becomes the kept one (a proved candidate replaces the old;
+/// a candidate the hub did not prove is dropped).
 pub fn proved(secret: &str) {
     LOADED.with(|cell| {
         let mut cell = cell.borrow_mut();
         let secrets = cell.get_or_insert_with(load);
-        if secrets.candidate.as_deref() == Some(secret) {
-            secrets.candidate = None;
-            if let Some(storage) = session() {
-                let _ = storage.remove_item(CANDIDATE_KEY);
-            }
+        if secrets.candidate.take().is_some()
+            && let Some(storage) = session()
+        {
+            let _ = storage.remove_item(CANDIDATE_KEY);
         }
         if secrets.kept.as_deref() != Some(secret) {
             secrets.kept = Some(secret.to_owned());
