@@ -69,6 +69,7 @@ try {
     await page.waitForTimeout(3_000);
     const log = squatted();
     if (!/"agent\\":\\"nexus-web\\"/.test(log)) fail(`the tab never reached the squatter: ${log.slice(0, 400)}`);
+    if (!/"what":"chat"/.test(log)) fail(`the chat socket never reached the squatter: ${log.slice(0, 400)}`);
   });
 
   await check("a peer bridge and `status` refuse the squatter: no token, no proof", async () => {
