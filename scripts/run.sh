@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Sets up what is missing, builds the web UI and the bridge (release), and runs the hub + UI with
 # the sample repository (or REPO=path) loaded. Open the link it prints last (it carries the tab's
-# secret; `nexus-bridge status` prints it again); agents launch the same binary.
+# secret; `nexus-bridge status --link` prints it again); agents launch the same binary.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh

@@ -17,9 +17,11 @@ use crate::relay::Deadlines;
 /// Cursor, Claude Code) launch it. The first one hosts the hub on 127.0.0.1:PORT that the Nexus
 /// browser tab connects to; later ones join it as peers (with the token the hub writes to
 /// $XDG_RUNTIME_DIR/nexus/hub-PORT.json, else ~/.cache/nexus/), and one of them takes over
-/// when the hub exits. Open the link the hub prints (http://127.0.0.1:PORT/?token=…; `nexus-bridge
-/// status` prints it again): the token is the browser's secret, kept in browser-token beside the
-/// hub file, and the tab refuses to work without it. Load a repository, then ask.
+/// when the hub exits. Open the link `nexus-bridge serve` prints (http://127.0.0.1:PORT/?token=…;
+/// `nexus-bridge status --link` prints it again): the token is the browser's secret, kept in
+/// browser-token beside the hub file. The tab and the hub prove to each other that they know it
+/// before anything moves, so a program that takes the port after the hub exits learns nothing.
+/// Load a repository, then ask.
 /// The web UI is not embedded: it is the built dist/ folder found relative to this executable
 /// (beside it, else two folders up, as in target/release/), or --ui-dir; never the working directory.
 /// Logs go to stderr (set NEXUS_LOG=debug for more); stdout carries only MCP messages.
@@ -88,16 +90,23 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Run the hub and serve the UI for people, without MCP on stdio. Stops on Ctrl-C.
-    /// Fails if another process holds the port. Prints the link with the browser's secret.
+    /// Run the hub and serve the UI for people, without MCP on stdio. Stops on Ctrl-C, SIGTERM
+    /// or SIGHUP. Fails if another process holds the port. Prints the link with the browser's
+    /// secret once, at start.
     Serve {
-        /// Open the link in the default browser.
+        /// Open the link in the default browser (through a private redirect file, so the secret
+        /// is never on a command line).
         #[arg(long)]
         open: bool,
     },
-    /// Print the hub's health as JSON (browser, graph, peers) and the link with the browser's
-    /// secret on stderr; exit 1 if no hub runs.
-    Status,
+    /// Print the hub's health as JSON (browser, graph, peers); exit 1 if no hub runs, or if
+    /// the program on the port cannot prove it is this user's hub.
+    Status {
+        /// Print only the link that opens the UI (with the browser's secret), once the hub
+        /// proved itself.
+        #[arg(long)]
+        link: bool,
+    },
 }
 
 /// Settings resolved from the command line and the environment.

@@ -142,7 +142,7 @@ async fn host(
     tracing::info!(
         port = options.port,
         takeover,
-        "hub listening; UI at http://127.0.0.1:{}/",
+        "hub listening on port {}",
         options.port
     );
     if takeover {
@@ -151,7 +151,7 @@ async fn host(
     relay.set_route(Route::Hub);
     // Only the hub runs the hosted MCP servers; a peer that takes over starts them now.
     hosted.start();
-    if let Err(err) = web::host(listener, relay.hub().clone(), options).await {
+    if let Err(err) = web::host(listener, relay.hub().clone(), options, web::Link::Withhold).await {
         tracing::error!("{err}");
         relay.set_route(Route::Unreachable(err));
     }

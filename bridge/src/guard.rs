@@ -1,5 +1,5 @@
-//! Who may use the hub's HTTP side: framing, content-security and isolation headers on every
-//! response, `Sec-Fetch-Site` checks, and the browser secret on `/api/*` (`X-Nexus-Token`).
+//! Who may use the hub's HTTP side: the `Host` on every route, framing, content-security and
+//! isolation headers on every response, `Sec-Fetch-Site` checks, the api token on `/api/*`.
 
 use axum::extract::Request;
 use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header};
@@ -11,7 +11,7 @@ use sha2::{Digest, Sha256};
 
 use crate::token;
 
-/// The header the page sends its secret in on `/api/*`.
+/// The header the page sends this hub run's api token in on `/api/*`.
 pub const TOKEN_HEADER: &str = "x-nexus-token";
 
 /// The Content-Security-Policy of every response: scripts only from the hub (the inline boot
@@ -77,6 +77,43 @@ pub async fn headers(csp: HeaderValue, request: Request, next: Next) -> Response
     response
 }
 
+/// Answers a request only when its `Host` is `127.0.0.1:PORT` or `localhost:PORT` (the hub's
+/// own origins) or the host of an origin allowed with `--allow-origin`: a page on another name
+/// that resolves to 127.0.0.1 (DNS rebinding) gets 403 on every route.
+pub async fn host_only(allowed_origins: &[String], request: Request, next: Next) -> Response {
+    if host_allowed(request.headers(), allowed_origins) {
+        next.run(request).await
+    } else {
+        (
+            StatusCode::FORBIDDEN,
+            "only the hub's own host and port (127.0.0.1:PORT, localhost:PORT) are answered",
+        )
+            .into_response()
+    }
+}
+
+/// True when `Host` names one of `allowed_origins` (`http://HOST:PORT`; the hub's own two and
+/// any `--allow-origin`), the name compared without case.
+pub fn host_allowed(headers: &HeaderMap, allowed_origins: &[String]) -> bool {
+    let Some(host) = headers.get(header::HOST).and_then(|h| h.to_str().ok()) else {
+        return false;
+    };
+    allowed_origins.iter().any(|origin| {
+        origin
+            .split_once("://")
+            .is_some_and(|(_, authority)| authority.eq_ignore_ascii_case(host))
+    })
+}
+
+/// The port a browser origin (`http://HOST:PORT`) names; 80 when it names none.
+pub fn origin_port(origin: &str) -> Option<u16> {
+    let (_, authority) = origin.split_once("://")?;
+    match authority.rsplit_once(':') {
+        Some((_, port)) => port.parse().ok(),
+        None => Some(80),
+    }
+}
+
 /// False for requests a browser marks as sent by another site. Requests without the header
 /// (not a browser, or an old one) and those the user typed (`none`) pass; `same-site` passes only
 /// from an allowed origin (`--allow-origin`, e.g. `trunk serve` on another port).
@@ -94,7 +131,7 @@ pub fn same_origin(headers: &HeaderMap, allowed_origins: &[String]) -> bool {
     }
 }
 
-/// True when the request carries the browser secret in [`TOKEN_HEADER`].
+/// True when the request carries `secret` (the hub run's api token) in [`TOKEN_HEADER`].
 pub fn has_secret(headers: &HeaderMap, secret: &Token) -> bool {
     let given = headers
         .get(TOKEN_HEADER)
@@ -103,7 +140,7 @@ pub fn has_secret(headers: &HeaderMap, secret: &Token) -> bool {
     token::matches(secret, given.as_ref())
 }
 
-/// The checks of every `/api/*` request: loopback host name, same origin, the secret.
+/// The checks of every `/api/*` request: loopback host name, same origin, the api token.
 pub fn api_refusal(
     headers: &HeaderMap,
     secret: &Token,
@@ -125,7 +162,7 @@ pub fn api_refusal(
         return Some(
             (
                 StatusCode::UNAUTHORIZED,
-                "missing or wrong secret: open the link `nexus-bridge status` prints",
+                "missing or wrong api token: the page gets one from its hub once both proved the secret",
             )
                 .into_response(),
         );
@@ -145,6 +182,32 @@ mod tests {
         assert_eq!(policy.matches("'sha256-").count(), 1);
         assert!(policy.contains("frame-ancestors 'none'"));
         assert!(policy.contains("connect-src 'self' ws://127.0.0.1:54319"));
+    }
+
+    #[test]
+    fn only_the_hubs_own_host_and_port_are_answered() {
+        let allowed = [
+            "http://127.0.0.1:54319".to_owned(),
+            "http://localhost:54319".to_owned(),
+        ];
+        let mut headers = HeaderMap::new();
+        assert!(!host_allowed(&headers, &allowed));
+        for (host, ok) in [
+            ("127.0.0.1:54319", true),
+            ("localhost:54319", true),
+            ("LocalHost:54319", true),
+            ("127.0.0.1:54320", false),
+            ("127.0.0.1", false),
+            ("evil.example:54319", false),
+            ("127.0.0.1.evil.example:54319", false),
+            ("[::1]:54319", false),
+        ] {
+            headers.insert(header::HOST, HeaderValue::from_static(host));
+            assert_eq!(host_allowed(&headers, &allowed), ok, "{host}");
+        }
+        assert_eq!(origin_port("http://127.0.0.1:8080"), Some(8080));
+        assert_eq!(origin_port("http://example"), Some(80));
+        assert_eq!(origin_port("nonsense"), None);
     }
 
     #[test]

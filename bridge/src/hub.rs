@@ -10,13 +10,12 @@ use nexus_shared::{
     CallId, ErrorCode, Frame, GraphStats, Outcome, PENDING_SHOWN, REPO_PATHS_BYTES, RejectCode,
     RepoWatch, ToolError, ToolName,
 };
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
 
 use crate::call::{CallIds, Progress, ProgressSender, Waiter};
 use crate::watch::{RepoBatch, WatchHandle};
 
-/// Sends frames to one connected socket.
-pub type FrameSender = mpsc::UnboundedSender<Frame>;
+pub use crate::outbox::FrameSender;
 
 /// What the hub knows, as health reports and `Status` frames show it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -623,8 +622,8 @@ impl Hub {
                     ),
                 )
                 .with_hint(format!(
-                    "retry in a second or two; if no Nexus tab is open, open {}",
-                    crate::secret::url_or_plain(self.port)
+                    "retry in a second or two; if no Nexus tab is open, open the link `{}` prints",
+                    crate::secret::link_command(self.port)
                 )),
                 _ => self.no_browser("no Nexus browser tab is connected"),
             });
@@ -664,8 +663,8 @@ impl Hub {
 
     fn no_browser(&self, reason: &str) -> ToolError {
         ToolError::new(ErrorCode::NoBrowser, reason).with_hint(format!(
-            "open {} in a browser and load a repository, then retry",
-            crate::secret::url_or_plain(self.port)
+            "open the link `{}` prints in a browser and load a repository, then retry",
+            crate::secret::link_command(self.port)
         ))
     }
 
@@ -840,6 +839,7 @@ mod tests {
     use super::*;
     use nexus_shared::ToolOutput;
     use serde_json::json;
+    use tokio::sync::mpsc;
 
     const DEADLINE: Duration = Duration::from_secs(5);
 
@@ -858,7 +858,7 @@ mod tests {
     }
 
     /// The next frame that is not an `Activity` or `Status` report.
-    async fn next_call_frame(rx: &mut mpsc::UnboundedReceiver<Frame>) -> Option<Frame> {
+    async fn next_call_frame(rx: &mut mpsc::Receiver<Frame>) -> Option<Frame> {
         loop {
             match rx.recv().await? {
                 Frame::Activity { .. } | Frame::Status { .. } => continue,
@@ -876,14 +876,17 @@ mod tests {
         };
         assert_eq!(err.code, ErrorCode::NoBrowser);
         assert!(err.retryable);
-        assert!(err.hint.unwrap().contains("http://127.0.0.1:54319/"));
+        // The hint names the command that prints the link, never the link with its secret.
+        let hint = err.hint.unwrap();
+        assert!(hint.contains("`nexus-bridge status --link`"), "{hint}");
+        assert!(!hint.contains("token="), "{hint}");
         assert!(started.elapsed() < Duration::from_millis(50));
     }
 
     #[tokio::test]
     async fn after_losing_its_tab_the_hub_says_it_is_reconnecting() {
         let hub = hub();
-        let (tx, _rx) = mpsc::unbounded_channel();
+        let (tx, _rx) = crate::outbox::channel();
         let tab = hub.attach_tab(tx);
         hub.detach_tab(tab);
         let Outcome::Err(err) = hub.call("a", "context", json!({}), DEADLINE, None).await else {
@@ -897,7 +900,7 @@ mod tests {
     #[tokio::test]
     async fn answers_reach_the_caller_that_asked() {
         let hub = hub();
-        let (tx, mut rx) = mpsc::unbounded_channel();
+        let (tx, mut rx) = crate::outbox::channel();
         let tab = hub.attach_tab(tx);
         let relay = {
             let hub = hub.clone();
@@ -925,7 +928,7 @@ mod tests {
     #[tokio::test]
     async fn dropped_link_fails_calls_in_flight_with_link_lost() {
         let hub = hub();
-        let (tx, _rx) = mpsc::unbounded_channel();
+        let (tx, _rx) = crate::outbox::channel();
         let tab = hub.attach_tab(tx);
         let call = spawn_call(&hub, "search");
         tokio::time::sleep(Duration::from_millis(20)).await;
@@ -941,7 +944,7 @@ mod tests {
     #[tokio::test]
     async fn dropping_the_call_future_sends_cancel() {
         let hub = hub();
-        let (tx, mut rx) = mpsc::unbounded_channel();
+        let (tx, mut rx) = crate::outbox::channel();
         hub.attach_tab(tx);
         let call = hub.call("a", "grep", json!({}), DEADLINE, None);
         let _ = tokio::time::timeout(Duration::from_millis(20), call).await;
@@ -955,13 +958,13 @@ mod tests {
     #[tokio::test]
     async fn newer_tab_replaces_older_and_late_answers_are_dropped() {
         let hub = hub();
-        let (old_tx, mut old_rx) = mpsc::unbounded_channel();
+        let (old_tx, mut old_rx) = crate::outbox::channel();
         let old = hub.attach_tab(old_tx);
         let call = spawn_call(&hub, "context");
         let Some(Frame::Call { id, .. }) = next_call_frame(&mut old_rx).await else {
             panic!("expected the call")
         };
-        let (new_tx, _new_rx) = mpsc::unbounded_channel();
+        let (new_tx, _new_rx) = crate::outbox::channel();
         let new = hub.attach_tab(new_tx);
         assert_ne!(old, new);
         assert!(matches!(
@@ -985,7 +988,7 @@ mod tests {
     #[tokio::test]
     async fn answer_from_the_wrong_tab_is_not_delivered() {
         let hub = hub();
-        let (tx, mut rx) = mpsc::unbounded_channel();
+        let (tx, mut rx) = crate::outbox::channel();
         let tab = hub.attach_tab(tx);
         let call = spawn_call(&hub, "context");
         let Some(Frame::Call { id, .. }) = next_call_frame(&mut rx).await else {
@@ -1000,17 +1003,17 @@ mod tests {
     struct Setup {
         hub: Arc<Hub>,
         tab: u64,
-        tab_rx: mpsc::UnboundedReceiver<Frame>,
-        peers: Vec<(u64, mpsc::UnboundedReceiver<Frame>)>,
+        tab_rx: mpsc::Receiver<Frame>,
+        peers: Vec<(u64, mpsc::Receiver<Frame>)>,
     }
 
     fn setup() -> Setup {
         let hub = hub();
-        let (tx, tab_rx) = mpsc::unbounded_channel();
+        let (tx, tab_rx) = crate::outbox::channel();
         let tab = hub.attach_tab(tx);
         let peers = (0..2)
             .map(|i| {
-                let (tx, rx) = mpsc::unbounded_channel();
+                let (tx, rx) = crate::outbox::channel();
                 (hub.attach_peer(tx, format!("agent{i}"), false), rx)
             })
             .collect();
@@ -1191,7 +1194,7 @@ mod tests {
     #[tokio::test]
     async fn status_reaches_peers_and_monitors_are_not_counted() {
         let mut s = setup();
-        let (tx, mut monitor) = mpsc::unbounded_channel();
+        let (tx, mut monitor) = crate::outbox::channel();
         s.hub.attach_peer(tx, "status".into(), true);
         let Some(Frame::Status { browser, peers, .. }) = monitor.recv().await else {
             panic!("the monitor gets the status at once")
@@ -1222,7 +1225,7 @@ mod tests {
         };
         assert_eq!(last, Some(expected.to_frame()));
         // A monitor may not call.
-        let (tx, mut monitor) = mpsc::unbounded_channel();
+        let (tx, mut monitor) = crate::outbox::channel();
         let id = s.hub.attach_peer(tx, "status".into(), true);
         s.hub
             .call_from_peer(id, "m-1".into(), "context".into(), json!({}), 1000);
@@ -1247,11 +1250,11 @@ mod tests {
     }
 
     /// A hub serving a folder, its watcher's handle, and a tab.
-    fn repo_setup() -> (Arc<Hub>, WatchHandle, u64, mpsc::UnboundedReceiver<Frame>) {
+    fn repo_setup() -> (Arc<Hub>, WatchHandle, u64, mpsc::Receiver<Frame>) {
         let hub = hub();
         let watch = WatchHandle::default();
         hub.serve_repo("shop".into(), Some(watch.clone()));
-        let (tx, rx) = mpsc::unbounded_channel();
+        let (tx, rx) = crate::outbox::channel();
         let tab = hub.attach_tab(tx);
         (hub, watch, tab, rx)
     }
@@ -1271,7 +1274,7 @@ mod tests {
         hub.send_repo_batch(batch);
     }
 
-    async fn nothing_for(rx: &mut mpsc::UnboundedReceiver<Frame>, ms: u64) -> bool {
+    async fn nothing_for(rx: &mut mpsc::Receiver<Frame>, ms: u64) -> bool {
         tokio::time::timeout(Duration::from_millis(ms), next_call_frame(rx))
             .await
             .is_err()
@@ -1367,7 +1370,7 @@ mod tests {
             Some(Frame::RepoChanged { .. })
         ));
         assert!(nothing_for(&mut old_rx, 200).await);
-        let (tx, mut new_rx) = mpsc::unbounded_channel();
+        let (tx, mut new_rx) = crate::outbox::channel();
         let new = hub.attach_tab(tx);
         let Some(Frame::Call { id, .. }) = next_call_frame(&mut new_rx).await else {
             panic!("the new tab gets the call at once")
@@ -1384,7 +1387,7 @@ mod tests {
     #[tokio::test]
     async fn peer_calls_wait_too_and_a_cancel_while_waiting_drops_them() {
         let (hub, watch, tab, mut rx) = repo_setup();
-        let (peer_tx, mut peer_rx) = mpsc::unbounded_channel();
+        let (peer_tx, mut peer_rx) = crate::outbox::channel();
         let peer = hub.attach_peer(peer_tx, "agent".into(), false);
         flush(&hub, &watch, repo_batch(1, "a.py"));
         assert!(matches!(

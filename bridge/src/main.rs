@@ -16,7 +16,9 @@ mod health;
 mod heartbeat;
 mod host;
 mod hub;
+mod listener;
 mod mcp;
+mod outbox;
 mod peer;
 mod provider_http;
 mod ratelimit;
@@ -79,26 +81,33 @@ async fn run(cli: Cli) -> Result<(), String> {
     }
     match cli.command {
         Some(Command::Serve { open }) => serve(options, open).await,
-        Some(Command::Status) => {
+        Some(Command::Status { link }) => {
+            // The program on the port proves it is this user's hub before anything is printed.
             let report = health::status(options.port).await?;
-            eprintln!("Nexus: open {}", secret::url_or_plain(options.port));
-            print_report(&report);
+            if link {
+                let secret = secret::path().and_then(|path| secret::read(&path))?;
+                print_output(&secret::url(options.port, &secret));
+            } else {
+                print_output(&serde_json::to_string_pretty(&report).unwrap_or_default());
+                eprintln!(
+                    "Nexus: `{}` prints the link that opens the UI",
+                    secret::link_command(options.port)
+                );
+            }
             Ok(())
         }
         None => serve_mcp(options).await,
     }
 }
 
-/// Prints `status`'s report: the one output on stdout that is not MCP (`status` serves no MCP).
+/// Prints `status`'s report or link: the one output on stdout that is not MCP (`status` serves
+/// no MCP).
 #[allow(
     clippy::print_stdout,
     reason = "`status` serves no MCP: its report is its output"
 )]
-fn print_report(report: &serde_json::Value) {
-    println!(
-        "{}",
-        serde_json::to_string_pretty(report).unwrap_or_default()
-    );
+fn print_output(text: &str) {
+    println!("{text}");
 }
 
 /// `serve`: always the hub; a taken port is an error. `open` opens the link in a browser.
@@ -123,8 +132,11 @@ async fn serve(options: Options, open: bool) -> Result<(), String> {
     let host = host::Host::new(relay, host::config::read(&options), options.expose_hosted);
     host.start();
     let result = tokio::select! {
-        result = web::host(listener, hub, &options) => result,
-        _ = tokio::signal::ctrl_c() => Ok(()),
+        result = web::host(listener, hub, &options, web::Link::Print) => result,
+        signal = stop_signal() => {
+            tracing::info!(signal, "stopping the hub");
+            Ok(())
+        }
     };
     host.shutdown();
     remove_token_file(options.port);
@@ -159,11 +171,15 @@ async fn serve_mcp(options: Options) -> Result<(), String> {
         ids,
         host.clone(),
     ));
-    let result = service
-        .waiting()
-        .await
-        .map(|_| ())
-        .map_err(|err| format!("MCP service stopped: {err}"));
+    let result = tokio::select! {
+        result = service.waiting() => result
+            .map(|_| ())
+            .map_err(|err| format!("MCP service stopped: {err}")),
+        signal = stop_signal() => {
+            tracing::info!(signal, "stopping");
+            Ok(())
+        }
+    };
     // Still holding the port here, so the token file cannot be a newer hub's yet.
     if matches!(relay.route(), Route::Hub) {
         remove_token_file(options.port);
@@ -174,10 +190,14 @@ async fn serve_mcp(options: Options) -> Result<(), String> {
 }
 
 /// Opens the link with the browser's secret in the user's default browser (creating the secret
-/// first if this is the first run); failure is only reported.
+/// first if this is the first run) through a private redirect file, as Jupyter does: the opener's
+/// command line (readable by every user in /proc) names only the file. Failure is only reported.
 fn open_in_browser(port: u16) {
-    let url = match secret::path().and_then(|path| secret::load_or_create(&path)) {
-        Ok(token) => secret::url(port, &token),
+    let file = secret::path()
+        .and_then(|path| secret::load_or_create(&path))
+        .and_then(|token| secret::redirect_file(port, &secret::url(port, &token)));
+    let file = match file {
+        Ok(file) => file,
         Err(err) => {
             eprintln!("nexus-bridge: cannot open the browser: {err}");
             return;
@@ -189,13 +209,33 @@ fn open_in_browser(port: u16) {
         "xdg-open"
     };
     let spawned = std::process::Command::new(opener)
-        .arg(url)
+        .arg(&file)
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn();
     if let Err(err) = spawned {
         eprintln!("nexus-bridge: cannot run {opener} to open the browser: {err}");
+    }
+}
+
+/// Waits for Ctrl-C, SIGTERM or SIGHUP (what `kill`, a closing terminal and service managers
+/// send), so the hub removes its file before it exits; names the signal.
+async fn stop_signal() -> &'static str {
+    use tokio::signal::unix::{SignalKind, signal};
+    match (
+        signal(SignalKind::terminate()),
+        signal(SignalKind::hangup()),
+    ) {
+        (Ok(mut term), Ok(mut hup)) => tokio::select! {
+            _ = tokio::signal::ctrl_c() => "SIGINT",
+            _ = term.recv() => "SIGTERM",
+            _ = hup.recv() => "SIGHUP",
+        },
+        _ => {
+            let _ = tokio::signal::ctrl_c().await;
+            "SIGINT"
+        }
     }
 }
 

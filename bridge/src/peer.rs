@@ -1,4 +1,4 @@
-//! A peer's link to the hub: Hello with the token, this process's calls relayed as `Call` frames
+//! A peer's link to the hub: the mutual proof of the token, this process's calls relayed as `Call` frames
 //! under its own ids, answers and progress routed back to their waiters, heartbeats both ways.
 
 use std::collections::HashMap;
@@ -8,6 +8,7 @@ use std::time::Duration;
 use futures_util::stream::{SplitSink, SplitStream};
 use futures_util::{SinkExt, StreamExt};
 use nexus_shared::limits::{HELLO_TIMEOUT_MS, MAX_FRAME_BYTES, PROTOCOL_VERSION};
+use nexus_shared::proof::{ClientProof, Purpose};
 use nexus_shared::{CallId, ErrorCode, Frame, Outcome, RejectCode, Role, Token, ToolError};
 use tokio::net::TcpStream;
 use tokio::sync::{mpsc, oneshot};
@@ -45,13 +46,16 @@ impl std::fmt::Display for JoinError {
     }
 }
 
-/// Opens `/ws` on the hub and says Hello as `role`; returns the socket once welcomed.
+/// Opens `/ws` on the hub and proves the token as `role` (the hub proves it first; `proof.rs`);
+/// returns the socket once welcomed. A port another user holds (Linux), or a program there
+/// that cannot prove the token, learns nothing: the token itself never moves.
 pub async fn handshake(
     port: u16,
     role: Role,
     token: Token,
     agent: &str,
 ) -> Result<(Sink, Stream), JoinError> {
+    crate::listener::check_owner(port).map_err(JoinError::Unreachable)?;
     let limit = Duration::from_millis(HELLO_TIMEOUT_MS);
     let config = WebSocketConfig::default().max_message_size(Some(MAX_FRAME_BYTES + 1024));
     let url = format!("ws://127.0.0.1:{port}/ws");
@@ -64,30 +68,71 @@ pub async fn handshake(
             JoinError::Unreachable(format!("cannot open a socket on port {port}: {err}"))
         })?;
     let (mut sink, mut stream) = socket.split();
+    let purpose = match role {
+        Role::Monitor => Purpose::Monitor,
+        Role::Peer | Role::Browser => Purpose::Peer,
+    };
+    let proof = ClientProof::new(
+        purpose,
+        port,
+        crate::token::random_bytes().map_err(JoinError::Unreachable)?,
+    );
     let hello = Frame::Hello {
         role,
         protocol: PROTOCOL_VERSION,
-        token: Some(token),
         agent: agent.to_owned(),
+        nonce: proof.nonce().to_owned(),
     };
+    let closed = |err| JoinError::Unreachable(format!("the hub closed the socket: {err}"));
     sink.send(Message::Text(hello.encode().into()))
         .await
-        .map_err(|err| JoinError::Unreachable(format!("the hub closed the socket: {err}")))?;
-    match timeout(limit, next_frame(&mut stream)).await {
-        Ok(Some(Ok(Frame::Welcome { .. }))) => Ok((sink, stream)),
+        .map_err(closed)?;
+    let (nonce, hub_proof) = match reply(&mut stream, port, limit).await? {
+        Frame::Challenge { nonce, proof } => (nonce, proof),
+        other => return Err(unexpected(port, "challenge", &other)),
+    };
+    let answer = proof.answer(&[&token.0], &nonce, &hub_proof);
+    let Ok((_, client_proof)) = answer else {
+        let _ = sink.close().await;
+        return Err(JoinError::Unreachable(format!(
+            "the program on port {port} did not prove it knows this user's hub token; it is not your Nexus hub"
+        )));
+    };
+    sink.send(Message::Text(
+        Frame::Prove {
+            proof: client_proof,
+        }
+        .encode()
+        .into(),
+    ))
+    .await
+    .map_err(closed)?;
+    match reply(&mut stream, port, limit).await? {
+        Frame::Welcome { .. } => Ok((sink, stream)),
+        other => Err(unexpected(port, "welcome", &other)),
+    }
+}
+
+/// The hub's next frame in the handshake; a `Reject` or a silent hub is an error.
+async fn reply(stream: &mut Stream, port: u16, limit: Duration) -> Result<Frame, JoinError> {
+    match timeout(limit, next_frame(stream)).await {
         Ok(Some(Ok(Frame::Reject { code, reason }))) => Err(JoinError::Rejected(code, reason)),
-        Ok(Some(Ok(other))) => Err(JoinError::Unreachable(format!(
-            "expected a welcome from the hub, got {}",
-            other.kind()
-        ))),
+        Ok(Some(Ok(frame))) => Ok(frame),
         Ok(Some(Err(err))) => Err(JoinError::Unreachable(format!(
             "the program on port {port} is not a Nexus hub: {err}"
         ))),
         Ok(None) => Err(JoinError::Unreachable("the hub closed the socket".into())),
         Err(_) => Err(JoinError::Unreachable(format!(
-            "no welcome from the hub within {limit:?}"
+            "no answer from the hub within {limit:?}"
         ))),
     }
+}
+
+fn unexpected(port: u16, wanted: &str, got: &Frame) -> JoinError {
+    JoinError::Unreachable(format!(
+        "expected a {wanted} from the hub on port {port}, got {}",
+        got.kind()
+    ))
 }
 
 /// The next decoded frame; `None` when the socket ended.
@@ -173,7 +218,7 @@ pub async fn join(
 ) -> Result<(Arc<PeerLink>, JoinHandle<()>), JoinError> {
     let (sink, mut stream) = handshake(port, Role::Peer, token, agent).await?;
     let view = first_status(&mut stream).await?;
-    let (tx, rx) = mpsc::unbounded_channel();
+    let (tx, rx) = crate::outbox::channel();
     let link = Arc::new(PeerLink {
         tx,
         ids,
@@ -381,9 +426,10 @@ async fn run(
     link: Arc<PeerLink>,
     mut sink: Sink,
     mut stream: Stream,
-    mut rx: mpsc::UnboundedReceiver<Frame>,
+    mut rx: mpsc::Receiver<Frame>,
     heartbeat: Duration,
 ) {
+    let dropped = link.tx.dropped();
     let writer = tokio::spawn(async move {
         while let Some(frame) = rx.recv().await {
             if sink
@@ -401,6 +447,10 @@ async fn run(
     let mut ticker = interval_at(started + heartbeat, heartbeat);
     loop {
         tokio::select! {
+            _ = dropped.cancelled() => {
+                tracing::warn!("the hub stopped reading this peer's frames; leaving it");
+                break;
+            }
             frame = next_frame(&mut stream) => match frame {
                 None => break,
                 Some(Ok(Frame::Pong { nonce })) => beat.pong(nonce),

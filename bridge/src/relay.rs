@@ -205,7 +205,6 @@ mod tests {
     use super::*;
     use crate::call::CallIds;
     use nexus_shared::Frame;
-    use tokio::sync::mpsc;
 
     fn relay(quick_ms: u64) -> Arc<Relay> {
         let hub = Arc::new(Hub::new(Arc::new(CallIds::new()), 54319));
@@ -248,7 +247,7 @@ mod tests {
     async fn quick_and_heavy_tools_time_out_at_their_own_deadline() {
         let relay = relay(50);
         relay.set_route(Route::Hub);
-        let (tx, mut rx) = mpsc::unbounded_channel();
+        let (tx, mut rx) = crate::outbox::channel();
         relay.hub().attach_tab(tx);
         let started = Instant::now();
         let Outcome::Err(err) = relay
@@ -281,7 +280,7 @@ mod tests {
     async fn repeated_timeouts_open_the_circuit_of_that_tool_only() {
         let relay = relay(10);
         relay.set_route(Route::Hub);
-        let (tx, _rx) = mpsc::unbounded_channel();
+        let (tx, _rx) = crate::outbox::channel();
         relay.hub().attach_tab(tx);
         for _ in 0..5 {
             let outcome = relay

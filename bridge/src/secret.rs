@@ -1,5 +1,6 @@
 //! The browser's secret: 64 hex digits in a 0600 file beside the hub's token file, created once
 //! and kept, so the link with it (`/?token=…`) keeps working across hub restarts and takeovers.
+//! Only `serve` (once) and `status --link` print the link; hints name the command instead.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -63,12 +64,31 @@ pub fn url(port: u16, token: &Token) -> String {
     format!("http://127.0.0.1:{port}/?token={}", token.0)
 }
 
-/// The secret URL of the hub on `port` when this user's secret file exists, else the bare address.
-pub fn url_or_plain(port: u16) -> String {
-    match path().and_then(|p| read(&p)) {
-        Ok(token) => url(port, &token),
-        Err(_) => format!("http://127.0.0.1:{port}/"),
+/// The command that prints the link to the hub on `port`: what hints and logs name instead of
+/// the link itself, which would carry the secret into agents' transcripts.
+pub fn link_command(port: u16) -> String {
+    if port == nexus_shared::limits::DEFAULT_PORT {
+        "nexus-bridge status --link".into()
+    } else {
+        format!("nexus-bridge status --link --port {port}")
     }
+}
+
+/// Writes a page that sends the browser on to `url`, readable by this user only, beside the
+/// secret (`open-PORT.html`): `serve --open` opens this file, so the secret is never on a
+/// command line (which every user can read in /proc). Returns its path.
+pub fn redirect_file(port: u16, url: &str) -> Result<PathBuf, String> {
+    let path = path()?.with_file_name(format!("open-{port}.html"));
+    let page = format!(
+        "<!doctype html><meta charset=\"utf-8\"><meta name=\"referrer\" content=\"no-referrer\">\
+         <meta http-equiv=\"refresh\" content=\"0;url={url}\"><title>Nexus</title>\
+         <p><a href=\"{url}\">Open Nexus</a></p>\n"
+    );
+    let temp = token::write_private_temp(&path, page.as_bytes())
+        .map_err(|err| format!("cannot write {}: {err}", path.display()))?;
+    std::fs::rename(&temp, &path)
+        .map_err(|err| format!("cannot write {}: {err}", path.display()))?;
+    Ok(path)
 }
 
 #[cfg(test)]
@@ -95,5 +115,11 @@ mod tests {
         assert!(read(&path).is_err());
         assert!(url(54319, &second).ends_with(&second.0));
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn the_link_command_names_the_port_unless_it_is_the_default() {
+        assert_eq!(link_command(54319), "nexus-bridge status --link");
+        assert_eq!(link_command(4000), "nexus-bridge status --link --port 4000");
     }
 }

@@ -42,10 +42,15 @@ pub fn path(port: u16) -> Result<PathBuf, String> {
 
 /// 32 bytes from the operating system's random source, as 64 hex digits.
 pub fn generate() -> Result<Token, String> {
+    random_bytes().map(|bytes| Token(nexus_shared::proof::hex(&bytes)))
+}
+
+/// 32 bytes from the operating system's random source (tokens and proof nonces).
+pub fn random_bytes() -> Result<[u8; 32], String> {
     let mut bytes = [0u8; 32];
     getrandom::fill(&mut bytes)
         .map_err(|err| format!("the operating system gave no random bytes: {err}"))?;
-    Ok(Token(bytes.iter().map(|b| format!("{b:02x}")).collect()))
+    Ok(bytes)
 }
 
 /// Writes the file readable by this user only (directory 0700, file 0600), atomically: readers
@@ -79,7 +84,8 @@ pub fn write_private_temp(path: &Path, bytes: &[u8]) -> std::io::Result<PathBuf>
     Ok(temp)
 }
 
-/// Reads the file; refuses one that other users could read or that names another port.
+/// Reads the file; refuses one that other users could read, that names another port, or whose
+/// process is gone (a hub killed before it could remove its file).
 pub fn read(path: &Path, port: u16) -> Result<HubFile, String> {
     let shown = path.display();
     let meta = std::fs::metadata(path).map_err(|err| format!("cannot read {shown}: {err}"))?;
@@ -95,7 +101,27 @@ pub fn read(path: &Path, port: u16) -> Result<HubFile, String> {
     if file.port != port {
         return Err(format!("{shown} is for port {}, not {port}", file.port));
     }
+    if !process_exists(file.pid) {
+        return Err(format!(
+            "{shown} names process {}, which is gone; the file is ignored",
+            file.pid
+        ));
+    }
     Ok(file)
+}
+
+/// True while a process with this id exists (signal 0 checks without signalling; `EPERM` means
+/// it exists under another user).
+fn process_exists(pid: u32) -> bool {
+    let Ok(pid) = libc::pid_t::try_from(pid) else {
+        return false;
+    };
+    if pid <= 0 {
+        return false;
+    }
+    // SAFETY: kill with signal 0 sends nothing; it only checks that the process exists.
+    let alive = unsafe { libc::kill(pid, 0) } == 0;
+    alive || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
 }
 
 /// Removes the file if this process wrote it. Call it while still holding the port, so that a
@@ -205,6 +231,30 @@ mod tests {
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
         assert!(read(&path, 4000).unwrap_err().contains("not a hub file"));
         assert!(read(&dir.join("missing.json"), 4000).is_err());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_file_whose_process_is_gone_is_ignored() {
+        let dir = temp_dir("gone");
+        let path = dir.join("nexus/hub-4000.json");
+        // A process that ran and ended: its id is free (until reused, which takes a while).
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let pid = child.id();
+        child.wait().unwrap();
+        let file = HubFile {
+            port: 4000,
+            token: generate().unwrap(),
+            pid,
+        };
+        write(&path, &file).unwrap();
+        assert!(read(&path, 4000).unwrap_err().contains("is gone"));
+        let ours = HubFile {
+            pid: std::process::id(),
+            ..file
+        };
+        write(&path, &ours).unwrap();
+        assert_eq!(read(&path, 4000).unwrap(), ours);
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -1,5 +1,6 @@
 //! The hub's HTTP side on 127.0.0.1: the built UI on `/` and the WebSocket on `/ws`.
-//! Hosting writes the token file peers join with; the listener binds to loopback only.
+//! Hosting writes the token file peers join with; the listener binds to loopback only; every
+//! route answers only `Host: 127.0.0.1:PORT` or `localhost:PORT`.
 
 use std::sync::Arc;
 
@@ -13,9 +14,9 @@ use axum::middleware::{self, Next};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::serve::ListenerExt;
-use nexus_shared::limits::MAX_FRAME_BYTES;
+use nexus_shared::limits::{MAX_FRAME_BYTES, MAX_UNAUTHENTICATED_SOCKETS};
 use tokio::net::TcpListener;
-use tokio::sync::Semaphore;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tower_http::services::ServeDir;
 
 use crate::chat::Chat;
@@ -45,14 +46,31 @@ struct AppState {
     chat: Arc<Chat>,
     /// The embeddings provider, when one is configured.
     embedder: Option<Arc<Embedder>>,
+    /// Places for sockets (`/ws`, `/chat`) that have not proved the secret yet.
+    unproven: Arc<Semaphore>,
 }
 
 pub async fn bind(port: u16) -> std::io::Result<TcpListener> {
     TcpListener::bind(("127.0.0.1", port)).await
 }
 
+/// Whether a hub prints the link with the browser secret when it starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Link {
+    /// `serve`: printed once, at start, for the user who ran it.
+    Print,
+    /// A hub an agent started (its stderr goes into the agent's logs): only the bare address
+    /// and the command that prints the link.
+    Withhold,
+}
+
 /// Runs the hub on a bound listener: writes the token file, then serves until the server fails.
-pub async fn host(listener: TcpListener, hub: Arc<Hub>, options: &Options) -> Result<(), String> {
+pub async fn host(
+    listener: TcpListener,
+    hub: Arc<Hub>,
+    options: &Options,
+    link: Link,
+) -> Result<(), String> {
     let token = token::generate()?;
     match token::path(options.port) {
         Ok(path) => {
@@ -72,11 +90,20 @@ pub async fn host(listener: TcpListener, hub: Arc<Hub>, options: &Options) -> Re
         Err(err) => tracing::warn!("{err}; other agents cannot join this hub"),
     }
     let browser_secret = secret::path().and_then(|path| secret::load_or_create(&path))?;
-    eprintln!("Nexus: open {}", secret::url(options.port, &browser_secret));
+    match link {
+        Link::Print => eprintln!("Nexus: open {}", secret::url(options.port, &browser_secret)),
+        Link::Withhold => eprintln!(
+            "Nexus: the UI is at http://127.0.0.1:{}/ (`{}` prints the link that opens it)",
+            options.port,
+            secret::link_command(options.port)
+        ),
+    }
     let sessions = Arc::new(SessionConfig {
         heartbeat: options.heartbeat,
         token,
         browser_secret,
+        api_token: token::generate()?,
+        port: options.port,
     });
     serve(listener, hub, options, sessions)
         .await
@@ -106,6 +133,7 @@ async fn serve(
         hashes: Arc::new(HashCache::default()),
         chat: Arc::new(Chat::from_env(options.chat_db.as_deref(), &options.ui_dir)),
         embedder: Embedder::from_env().map(Arc::new),
+        unproven: Arc::new(Semaphore::new(MAX_UNAUTHENTICATED_SOCKETS)),
     };
     let api = Router::new()
         .route(
@@ -156,9 +184,15 @@ async fn serve(
         }
     };
     let csp = HeaderValue::from_str(&csp).map_err(std::io::Error::other)?;
-    let app = app.layer(middleware::from_fn(move |request: Request, next: Next| {
-        guard::headers(csp.clone(), request, next)
-    }));
+    let hosts = Arc::new(options.allowed_origins.clone());
+    let app = app
+        .layer(middleware::from_fn(move |request: Request, next: Next| {
+            let hosts = hosts.clone();
+            async move { guard::host_only(&hosts, request, next).await }
+        }))
+        .layer(middleware::from_fn(move |request: Request, next: Next| {
+            guard::headers(csp.clone(), request, next)
+        }));
     // Frames are small and latency matters: no Nagle delay on accepted sockets.
     let listener = listener.tap_io(|tcp| {
         if let Err(err) = tcp.set_nodelay(true) {
@@ -189,11 +223,12 @@ fn watch_repo(hub: &Arc<Hub>, repo: &Repo) {
     }
 }
 
-/// Refuses `/api/*` requests from other host names, other sites, or without the secret.
+/// Refuses `/api/*` requests from other host names, other sites, or without this hub run's
+/// api token (which a tab gets only inside a proven session).
 async fn api_guard(State(state): State<AppState>, request: Request, next: Next) -> Response {
     let refusal = guard::api_refusal(
         request.headers(),
-        &state.sessions.browser_secret,
+        &state.sessions.api_token,
         &state.allowed_origins,
     );
     match refusal {
@@ -214,8 +249,40 @@ async fn upgrade(
     if check == Origin::Foreign {
         tracing::debug!(?origin, "socket from a foreign origin");
     }
+    let Some(unproven) = unproven_place(&state) else {
+        return too_many_unproven();
+    };
+    let port = proof_port(origin.as_deref(), check, state.sessions.port);
     ws.max_message_size(MAX_FRAME_BYTES + 1024)
-        .on_upgrade(move |socket| session::run(socket, state.hub, check, state.sessions))
+        .on_upgrade(move |socket| {
+            session::run(socket, state.hub, check, port, state.sessions, unproven)
+        })
+}
+
+/// The port a proof names: the one the page dialled, i.e. its allowed origin's (the hub's own,
+/// or a dev server's that relays to it with `--allow-origin`); else the hub's.
+fn proof_port(origin: Option<&str>, check: Origin, hub_port: u16) -> u16 {
+    match (origin, check) {
+        (Some(origin), Origin::Allowed) => guard::origin_port(origin).unwrap_or(hub_port),
+        _ => hub_port,
+    }
+}
+
+/// A place among the sockets still proving themselves, if one is free.
+fn unproven_place(state: &AppState) -> Option<OwnedSemaphorePermit> {
+    state.unproven.clone().try_acquire_owned().ok()
+}
+
+fn too_many_unproven() -> Response {
+    tracing::warn!(
+        limit = MAX_UNAUTHENTICATED_SOCKETS,
+        "too many sockets have not proved the secret yet; refusing one"
+    );
+    (
+        StatusCode::SERVICE_UNAVAILABLE,
+        "too many sockets are still proving themselves; retry shortly",
+    )
+        .into_response()
 }
 
 /// The page's `Origin` and how it compares with the allowed ones.
@@ -235,7 +302,7 @@ fn origin_check(headers: &HeaderMap, allowed_origins: &[String]) -> (Option<Stri
 }
 
 /// `/chat`: the chat agent's socket, for the hub's own page only (the browser role's checks:
-/// `Sec-Fetch-Site`, an allowed `Origin`, then the secret in `hello`).
+/// `Sec-Fetch-Site`, an allowed `Origin`, then the mutual proof of the secret).
 async fn chat_upgrade(
     ws: WebSocketUpgrade,
     headers: HeaderMap,
@@ -244,9 +311,12 @@ async fn chat_upgrade(
     if !guard::same_origin(&headers, &state.allowed_origins) {
         return (StatusCode::FORBIDDEN, "cross-site sockets are refused").into_response();
     }
-    let (_, check) = origin_check(&headers, &state.allowed_origins);
-    let secret = state.sessions.browser_secret.clone();
-    let heartbeat = state.sessions.heartbeat;
+    let (origin, check) = origin_check(&headers, &state.allowed_origins);
+    let Some(unproven) = unproven_place(&state) else {
+        return too_many_unproven();
+    };
+    let port = proof_port(origin.as_deref(), check, state.sessions.port);
+    let sessions = state.sessions.clone();
     ws.max_message_size(MAX_FRAME_BYTES + 1024)
         .on_upgrade(move |socket| {
             crate::chat::socket::run(
@@ -254,8 +324,9 @@ async fn chat_upgrade(
                 state.chat,
                 state.hub,
                 check == Origin::Allowed,
-                secret,
-                heartbeat,
+                port,
+                sessions,
+                unproven,
             )
         })
 }

@@ -6,15 +6,17 @@ use serde_json::Value;
 
 use crate::limits::MAX_FRAME_BYTES;
 
-/// Page → bridge. The first message on a socket must be `Hello`; anything else before it closes
-/// the socket.
+/// Page → bridge. The first messages on a socket must be `Hello`, then `Prove` (after the hub's
+/// `Challenge`); anything else before them closes the socket.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", content = "payload", rename_all = "snake_case")]
 pub enum ChatClientMessage {
-    /// Proves the page holds the browser secret; resumes `session_id` when it exists, otherwise
-    /// starts a new session.
-    Hello {
-        token: String,
+    /// First: the page's fresh nonce (`proof.rs`); the hub answers with `Challenge`.
+    Hello { nonce: String },
+    /// Once the hub proved itself: the page's proof; resumes `session_id` when it exists,
+    /// otherwise starts a new session.
+    Prove {
+        proof: String,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         session_id: Option<String>,
     },
@@ -78,6 +80,8 @@ pub struct ConfirmRequest {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", content = "payload", rename_all = "snake_case")]
 pub enum ChatServerMessage {
+    /// The hub's answer to `Hello`: its fresh nonce and its proof that it knows the secret.
+    Challenge { nonce: String, proof: String },
     /// A piece of the assistant's answer, in order (text outside tool blocks only).
     Text { content: String },
     /// A tool call starting (`processing`) or finished (`complete`).

@@ -76,16 +76,30 @@ pub enum Outcome {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Frame {
+    /// Client → hub, first: who it is and its fresh nonce (`proof.rs`). No secret moves.
     Hello {
         role: Role,
         protocol: u32,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        token: Option<Token>,
         agent: String,
+        nonce: String,
     },
+    /// Hub → client, answering `Hello`: the hub's fresh nonce and its proof that it knows the
+    /// shared secret. A client that cannot verify it sends nothing more.
+    Challenge {
+        nonce: String,
+        proof: String,
+    },
+    /// Client → hub, once the hub proved itself: the client's proof over both nonces.
+    Prove {
+        proof: String,
+    },
+    /// Hub → client, once both proved themselves. A tab gets `api_token`, the credential of
+    /// this hub run for `/api/*` (a new run makes a new one).
     Welcome {
         session: String,
         hub_version: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        api_token: Option<Token>,
     },
     Reject {
         code: RejectCode,
@@ -219,8 +233,10 @@ pub const PENDING_SHOWN: usize = 50;
 pub const REPO_PATHS_BYTES: usize = MAX_FRAME_BYTES / 2;
 
 /// Every `type` tag the protocol knows, to tell unknown frames from malformed ones.
-pub const FRAME_TYPES: [&str; 19] = [
+pub const FRAME_TYPES: [&str; 21] = [
     "hello",
+    "challenge",
+    "prove",
     "welcome",
     "reject",
     "context",
@@ -277,6 +293,8 @@ impl Frame {
     pub fn kind(&self) -> &'static str {
         match self {
             Frame::Hello { .. } => "hello",
+            Frame::Challenge { .. } => "challenge",
+            Frame::Prove { .. } => "prove",
             Frame::Welcome { .. } => "welcome",
             Frame::Reject { .. } => "reject",
             Frame::Context { .. } => "context",
@@ -326,19 +344,26 @@ mod tests {
         vec![
             Frame::Hello {
                 role: Role::Browser,
-                protocol: 1,
-                token: None,
+                protocol: 2,
                 agent: "nexus-web".into(),
+                nonce: "ab".repeat(32),
             },
-            Frame::Hello {
-                role: Role::Peer,
-                protocol: 1,
-                token: Some(Token("t0k".into())),
-                agent: "claude".into(),
+            Frame::Challenge {
+                nonce: "cd".repeat(32),
+                proof: "ef".repeat(32),
+            },
+            Frame::Prove {
+                proof: "01".repeat(32),
             },
             Frame::Welcome {
                 session: "s1".into(),
                 hub_version: "0.1.0".into(),
+                api_token: None,
+            },
+            Frame::Welcome {
+                session: "tab-1".into(),
+                hub_version: "0.1.0".into(),
+                api_token: Some(Token("t0k".into())),
             },
             Frame::Reject {
                 code: RejectCode::Replaced,
@@ -527,7 +552,19 @@ mod tests {
 
     #[test]
     fn result_carries_ok_or_err_key() {
-        let text = samples()[6].encode();
+        let text = samples()
+            .iter()
+            .find(|f| {
+                matches!(
+                    f,
+                    Frame::Result {
+                        outcome: Outcome::Ok(_),
+                        ..
+                    }
+                )
+            })
+            .map(Frame::encode)
+            .unwrap_or_default();
         assert!(
             text.contains(r##""outcome":{"ok":{"text":"# sample"}}"##),
             "{text}"
@@ -579,15 +616,47 @@ mod tests {
 
     #[test]
     fn tokens_never_show_in_debug_output() {
-        let hello = Frame::Hello {
-            role: Role::Peer,
-            protocol: 1,
-            token: Some(Token("s3cr3t-value".into())),
-            agent: "claude".into(),
+        let welcome = Frame::Welcome {
+            session: "tab-1".into(),
+            hub_version: "0.1.0".into(),
+            api_token: Some(Token("s3cr3t-value".into())),
         };
-        let shown = format!("{hello:?}");
+        let shown = format!("{welcome:?}");
         assert!(!shown.contains("s3cr3t-value"), "{shown}");
-        assert!(hello.encode().contains(r#""token":"s3cr3t-value""#));
+        assert!(welcome.encode().contains(r#""api_token":"s3cr3t-value""#));
+    }
+
+    #[test]
+    fn the_handshake_frames_decode_and_a_hello_carries_no_secret() {
+        let hello = Frame::decode(
+            r#"{"type":"hello","role":"browser","protocol":2,"agent":"nexus-web","nonce":"00"}"#,
+        );
+        assert!(matches!(hello, Ok(Frame::Hello { protocol: 2, .. })));
+        // A protocol-1 Hello carried the secret itself: it no longer decodes.
+        let old = r#"{"type":"hello","role":"browser","protocol":1,"agent":"a","token":"t"}"#;
+        assert!(matches!(
+            Frame::decode(old),
+            Err(FrameError::Malformed { .. })
+        ));
+        let challenge = Frame::decode(r#"{"type":"challenge","nonce":"aa","proof":"bb"}"#);
+        assert_eq!(
+            challenge,
+            Ok(Frame::Challenge {
+                nonce: "aa".into(),
+                proof: "bb".into()
+            })
+        );
+        let prove = Frame::decode(r#"{"type":"prove","proof":"cc"}"#);
+        assert_eq!(prove, Ok(Frame::Prove { proof: "cc".into() }));
+        assert!(Frame::decode(r#"{"type":"prove"}"#).is_err());
+        let welcome = Frame::decode(r#"{"type":"welcome","session":"s","hub_version":"1"}"#);
+        assert!(matches!(
+            welcome,
+            Ok(Frame::Welcome {
+                api_token: None,
+                ..
+            })
+        ));
     }
 
     #[test]
@@ -633,7 +702,8 @@ mod tests {
                 prop::sample::select(vec![
                     "id", "tool", "args", "deadline_ms", "outcome", "role", "protocol", "token",
                     "agent", "nonce", "done", "total", "message", "code", "reason", "browser",
-                    "peers", "project", "stats", "session", "hub_version", "indexed_at", "ok",
+                    "peers", "project", "stats", "session", "hub_version", "indexed_at", "ok", "proof",
+                    "api_token",
                     "seq", "changed", "removed", "rescan", "error", "repo",
                 ]),
                 json_value(),

@@ -1,5 +1,5 @@
 //! Types and pure state machines shared by the Nexus bridge and the web app.
-//! No I/O lives here: frames, the chat socket's messages, the tool catalog, typed tool parameters, error codes, the reconnect machine.
+//! No I/O lives here: frames, the chat socket's messages, the tool catalog, typed tool parameters, error codes, the reconnect machine, the mutual proof of the secret.
 
 pub mod catalog;
 pub mod chat;
@@ -7,6 +7,7 @@ pub mod error;
 pub mod frame;
 pub mod limits;
 pub mod params;
+pub mod proof;
 pub mod reconnect;
 pub mod source_rules;
 pub mod wording;

@@ -196,15 +196,11 @@ pub(crate) struct ChatClient {
 impl ChatClient {
     /// Opens `/chat` with the UI's origin and says hello with the browser secret.
     pub(crate) async fn connect(port: u16, session: Option<String>) -> ChatClient {
-        let ws = open(port, &format!("http://127.0.0.1:{port}"), None).await;
-        let mut client = ChatClient { ws };
-        client
-            .send(ChatClientMessage::Hello {
-                token: browser_secret(),
-                session_id: session,
-            })
-            .await;
-        client
+        let mut ws = open(port, &format!("http://127.0.0.1:{port}"), None).await;
+        nexus_e2e::proof::chat_handshake(&mut ws, port, &browser_secret(), session)
+            .await
+            .expect("the hub proves the browser secret");
+        ChatClient { ws }
     }
 
     pub(crate) async fn send(&mut self, message: ChatClientMessage) {
@@ -809,28 +805,26 @@ async fn foreign_origins_wrong_secrets_and_other_first_messages_are_refused() {
     let cross = try_open(port, &own, Some("cross-site")).await;
     assert!(cross.is_err(), "a cross-site upgrade is refused");
 
-    for (origin, first) in [
-        (
-            "http://evil.example".to_owned(),
-            ChatClientMessage::Hello {
-                token: browser_secret(),
-                session_id: None,
-            },
-        ),
-        (
-            own.clone(),
-            ChatClientMessage::Hello {
-                token: "0".repeat(64),
-                session_id: None,
-            },
-        ),
+    let hello = || ChatClientMessage::Hello {
+        nonce: "ab".repeat(32),
+    };
+    // (origin, first message, what follows the hub's challenge when it sends one)
+    let forged = ChatClientMessage::Prove {
+        proof: "00".repeat(32),
+        session_id: None,
+    };
+    for (origin, first, then) in [
+        ("http://evil.example".to_owned(), hello(), None),
+        (own.clone(), hello(), Some(forged.clone())),
         (
             own.clone(),
             ChatClientMessage::Message {
                 text: "hi".into(),
                 project: None,
             },
+            None,
         ),
+        (own.clone(), forged.clone(), None),
     ] {
         let mut ws = open(port, &origin, None).await;
         ws.send(Message::Text(first.encode().into()))
@@ -844,6 +838,14 @@ async fn foreign_origins_wrong_secrets_and_other_first_messages_are_refused() {
             match message {
                 Message::Text(text) => {
                     let message = ChatServerMessage::decode(text.as_str());
+                    if let (Ok(ChatServerMessage::Challenge { .. }), Some(then)) = (&message, &then)
+                    {
+                        // A client without the secret cannot check the proof; it forges its own.
+                        ws.send(Message::Text(then.encode().into()))
+                            .await
+                            .expect("send");
+                        continue;
+                    }
                     assert!(
                         matches!(message, Ok(ChatServerMessage::Error { .. })),
                         "{message:?}"
@@ -870,13 +872,9 @@ async fn the_page_learns_provider_and_model_never_the_key() {
         None,
     )
     .await;
-    let hello = ChatClientMessage::Hello {
-        token: browser_secret(),
-        session_id: None,
-    };
-    ws.send(Message::Text(hello.encode().into()))
+    nexus_e2e::proof::chat_handshake(&mut ws, bridge.port, &browser_secret(), None)
         .await
-        .expect("hello");
+        .expect("the hub proves the browser secret");
     let turn = ChatClientMessage::Message {
         text: "[sim:plain] hi".into(),
         project: None,
@@ -939,13 +937,9 @@ async fn a_socket_that_stops_answering_pings_is_closed() {
         None,
     )
     .await;
-    let hello = ChatClientMessage::Hello {
-        token: browser_secret(),
-        session_id: None,
-    };
-    ws.send(Message::Text(hello.encode().into()))
+    nexus_e2e::proof::chat_handshake(&mut ws, bridge.port, &browser_secret(), None)
         .await
-        .expect("hello");
+        .expect("the hub proves the browser secret");
     // Not reading means not answering pings (the client answers them as it reads).
     tokio::time::sleep(Duration::from_millis(1200)).await;
     let started = Instant::now();

@@ -53,14 +53,19 @@ impl EmbedBridge {
         self
     }
 
-    /// POSTs `texts` to `/api/embed` (with the secret unless `secret` is false).
+    /// This hub run's api token (a tab's handshake gets it).
+    async fn api_token(&self) -> String {
+        nexus_e2e::proof::api_token(self.port).await
+    }
+
+    /// POSTs `texts` to `/api/embed` (with the api token unless `secret` is false).
     async fn embed(&self, texts: &[&str], secret: bool) -> (u16, Value) {
         let mut request = http_client()
             .post(format!("http://127.0.0.1:{}/api/embed", self.port))
             .header("Content-Type", "application/json")
             .body(json!({ "texts": texts }).to_string());
         if secret {
-            request = request.header("X-Nexus-Token", browser_secret());
+            request = request.header("X-Nexus-Token", self.api_token().await);
         }
         let response = request.send().await.expect("POST /api/embed");
         let status = response.status().as_u16();
@@ -100,16 +105,22 @@ async fn provider_vectors_are_relayed_cached_and_guarded() {
     let _area = Area::enter(module_path!());
     let sim = Sim::start().await;
     let bridge = EmbedBridge::start(&sim, "sim-embed", "5000").ready().await;
-    let info = http_client()
-        .get(format!("http://127.0.0.1:{}/api/embed", bridge.port))
-        .header("X-Nexus-Token", browser_secret())
-        .send()
+    let get_info = |token: String| {
+        http_client()
+            .get(format!("http://127.0.0.1:{}/api/embed", bridge.port))
+            .header("X-Nexus-Token", token)
+            .send()
+    };
+    let info = get_info(bridge.api_token().await)
         .await
         .expect("GET /api/embed")
         .text()
         .await
         .unwrap_or_default();
     assert_eq!(info, r#"{"model":"sim-embed"}"#);
+    // The browser secret itself opens no `/api/*` route: only this hub run's api token does.
+    let with_secret = get_info(browser_secret()).await.expect("GET /api/embed");
+    assert_eq!(with_secret.status().as_u16(), 401);
 
     let texts = [
         "def hash_password(raw)",

@@ -737,7 +737,6 @@ mod page {
     //! The page's side of the wire: a raw browser socket asking the hub for the registry.
     use super::*;
     use futures_util::{SinkExt, StreamExt};
-    use nexus_shared::limits::PROTOCOL_VERSION;
     use nexus_shared::{ErrorCode, Frame, Outcome, Role};
     use tokio_tungstenite::connect_async;
     use tokio_tungstenite::tungstenite::Message;
@@ -779,13 +778,12 @@ mod page {
             format!("http://127.0.0.1:{port}").parse().expect("origin"),
         );
         let mut socket = connect_async(request).await.expect("connect").0;
-        let hello = Frame::Hello {
-            role: Role::Browser,
-            protocol: PROTOCOL_VERSION,
-            token: Some(nexus_shared::Token(nexus_e2e::browser_secret())),
-            agent: "test-page".into(),
-        };
+        let (hello, proof) = nexus_e2e::proof::hello(Role::Browser, port, "test-page");
         send(&mut socket, &hello).await;
+        let challenge = next(&mut socket).await;
+        let prove = nexus_e2e::proof::prove(&proof, &challenge, &nexus_e2e::browser_secret())
+            .expect("the hub proves the browser secret");
+        send(&mut socket, &prove).await;
         assert!(matches!(next(&mut socket).await, Frame::Welcome { .. }));
         socket
     }

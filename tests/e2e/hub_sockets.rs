@@ -1,5 +1,6 @@
 //! The hub against raw WebSocket clients speaking the browser's and the peers' protocol: bad
-//! input, origins, tokens, limits, heartbeats, two tabs, and calls answered out of order.
+//! input, origins, the proof of the secret, limits before and after it, the `Host` on every
+//! route, heartbeats, two tabs, and calls answered out of order.
 
 use std::time::{Duration, Instant};
 
@@ -8,9 +9,10 @@ use nexus_e2e::{
     McpBridge, ServeProcess, bridge_command, browser_secret, free_port, hub_token, text_of,
 };
 use nexus_shared::limits::{
-    MAX_FRAME_BYTES, MAX_FRAMES_PER_SECOND, MAX_PENDING_CALLS_PER_PEER, PROTOCOL_VERSION,
+    MAX_FRAME_BYTES, MAX_FRAMES_PER_SECOND, MAX_HANDSHAKE_BYTES, MAX_PENDING_CALLS_PER_PEER,
+    MAX_UNAUTHENTICATED_SOCKETS, PROTOCOL_VERSION,
 };
-use nexus_shared::{ErrorCode, Frame, Outcome, RejectCode, Role, Token, ToolOutput};
+use nexus_shared::{ErrorCode, Frame, Outcome, RejectCode, Role, ToolOutput};
 use serde_json::json;
 use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
@@ -57,25 +59,40 @@ async fn next_frame(socket: &mut Socket) -> Option<Frame> {
     }
 }
 
-/// A Hello; a browser's carries the browser secret, as the page sends it.
-fn hello(role: Role) -> Frame {
-    let token = (role == Role::Browser).then(|| Token(browser_secret()));
-    Frame::Hello {
-        role,
-        protocol: PROTOCOL_VERSION,
-        token,
-        agent: "test".into(),
+/// Hello as `role` (a fresh nonce, no secret); then, when the hub answers with its Challenge, a
+/// Prove made with `key` when the hub's proof holds with it, else a forged one (as a client
+/// without the secret would send). Returns the hub's reply to the Hello, or to the Prove.
+async fn handshake(socket: &mut Socket, port: u16, role: Role, key: Option<&str>) -> Option<Frame> {
+    let (hello, proof) = nexus_e2e::proof::hello(role, port, "test");
+    send(socket, &hello).await;
+    let challenge = next_frame(socket).await?;
+    if !matches!(challenge, Frame::Challenge { .. }) {
+        return Some(challenge);
     }
+    let prove = key
+        .and_then(|key| nexus_e2e::proof::prove(&proof, &challenge, key).ok())
+        .unwrap_or(Frame::Prove {
+            proof: "00".repeat(32),
+        });
+    send(socket, &prove).await;
+    next_frame(socket).await
 }
 
-/// A raw tab with the UI's own origin, welcomed by the hub.
+/// A raw tab with the UI's own origin, welcomed by the hub after both proved the secret.
 async fn tab(port: u16) -> Socket {
     let mut socket = open(port, Some(&format!("http://127.0.0.1:{port}"))).await;
-    send(&mut socket, &hello(Role::Browser)).await;
-    assert!(matches!(
-        next_frame(&mut socket).await,
-        Some(Frame::Welcome { .. })
-    ));
+    let secret = browser_secret();
+    let reply = handshake(&mut socket, port, Role::Browser, Some(&secret)).await;
+    assert!(
+        matches!(
+            reply,
+            Some(Frame::Welcome {
+                api_token: Some(_),
+                ..
+            })
+        ),
+        "{reply:?}"
+    );
     socket
 }
 
@@ -149,7 +166,11 @@ async fn foreign_origins_and_wrong_protocols_are_rejected() {
     let port = hub.port;
     for origin in [Some("http://evil.example"), None] {
         let mut socket = open(port, origin).await;
-        send(&mut socket, &hello(Role::Browser)).await;
+        send(
+            &mut socket,
+            &nexus_e2e::proof::hello(Role::Browser, port, "test").0,
+        )
+        .await;
         assert!(
             matches!(
                 next_frame(&mut socket).await,
@@ -167,8 +188,8 @@ async fn foreign_origins_and_wrong_protocols_are_rejected() {
         &Frame::Hello {
             role: Role::Browser,
             protocol: PROTOCOL_VERSION + 1,
-            token: None,
             agent: "future".into(),
+            nonce: "ab".repeat(32),
         },
     )
     .await;
@@ -179,6 +200,15 @@ async fn foreign_origins_and_wrong_protocols_are_rejected() {
             ..
         })
     ));
+    // A protocol-1 Hello (it carried the secret itself) is told the version, not just "bad".
+    let mut socket = open(port, Some(&format!("http://localhost:{port}"))).await;
+    let old = r#"{"type":"hello","role":"browser","protocol":1,"token":"x","agent":"old"}"#;
+    socket.send(Message::Text(old.into())).await.unwrap();
+    let Some(Frame::Reject { code, reason }) = next_frame(&mut socket).await else {
+        panic!("a protocol-1 hello was not refused")
+    };
+    assert_eq!(code, RejectCode::Protocol);
+    assert!(reason.contains("protocol 1"), "{reason}");
     assert!(hub.alive());
 }
 
@@ -188,24 +218,15 @@ async fn a_forged_origin_without_the_secret_is_not_a_tab() {
     let port = hub.port;
     let own = format!("http://127.0.0.1:{port}");
     // Any local program can send the hub's own Origin; without the secret it is refused.
-    for token in [
-        None,
-        Some(Token("0".repeat(64))),
-        Some(Token(hub_token(port))),
-    ] {
+    let hub_token = hub_token(port);
+    for key in [None, Some("0".repeat(64)), Some(hub_token)] {
         let mut socket = open(port, Some(&own)).await;
-        let hello = Frame::Hello {
-            role: Role::Browser,
-            protocol: PROTOCOL_VERSION,
-            token: token.clone(),
-            agent: "forger".into(),
-        };
-        send(&mut socket, &hello).await;
-        let Some(Frame::Reject { code, reason }) = next_frame(&mut socket).await else {
-            panic!("a tab without the secret ({token:?}) was not refused")
+        let reply = handshake(&mut socket, port, Role::Browser, key.as_deref()).await;
+        let Some(Frame::Reject { code, reason }) = reply else {
+            panic!("a tab without the secret ({key:?}) was not refused: {reply:?}")
         };
         assert_eq!(code, RejectCode::Token);
-        assert!(reason.contains("nexus-bridge status"), "{reason}");
+        assert!(reason.contains("nexus-bridge status --link"), "{reason}");
     }
     // A socket a browser marks as opened by another site is refused before any Hello.
     let mut request = format!("ws://127.0.0.1:{port}/ws")
@@ -315,22 +336,16 @@ async fn concurrent_calls_answered_out_of_order_reach_their_callers() {
     assert_eq!(answers.len(), CALLS);
 }
 
-fn peer_hello(role: Role, token: Option<String>) -> Frame {
-    Frame::Hello {
-        role,
-        protocol: PROTOCOL_VERSION,
-        token: token.map(Token),
-        agent: "raw-peer".into(),
-    }
-}
-
 /// A raw peer with the hub's token, welcomed; its first `Status` frame is consumed.
 async fn peer(port: u16) -> Socket {
     let mut socket = open(port, None).await;
-    send(&mut socket, &peer_hello(Role::Peer, Some(hub_token(port)))).await;
+    let token = hub_token(port);
     assert!(matches!(
-        next_frame(&mut socket).await,
-        Some(Frame::Welcome { .. })
+        handshake(&mut socket, port, Role::Peer, Some(&token)).await,
+        Some(Frame::Welcome {
+            api_token: None,
+            ..
+        })
     ));
     assert!(matches!(
         next_frame(&mut socket).await,
@@ -379,8 +394,8 @@ async fn peers_need_the_hubs_token_and_no_foreign_origin() {
     for (origin, presented, expected) in cases {
         for role in [Role::Peer, Role::Monitor] {
             let mut socket = open(port, origin).await;
-            send(&mut socket, &peer_hello(role, presented.clone())).await;
-            let Some(Frame::Reject { code, reason }) = next_frame(&mut socket).await else {
+            let reply = handshake(&mut socket, port, role, presented.as_deref()).await;
+            let Some(Frame::Reject { code, reason }) = reply else {
                 panic!("{role:?} with {presented:?} from {origin:?} was not rejected")
             };
             assert_eq!(code, expected, "{reason}");
@@ -390,9 +405,8 @@ async fn peers_need_the_hubs_token_and_no_foreign_origin() {
     }
     // The right token is welcomed, and a monitor gets the hub's status.
     let mut socket = open(port, None).await;
-    send(&mut socket, &peer_hello(Role::Monitor, Some(token))).await;
     assert!(matches!(
-        next_frame(&mut socket).await,
+        handshake(&mut socket, port, Role::Monitor, Some(&token)).await,
         Some(Frame::Welcome { .. })
     ));
     assert_eq!(
@@ -413,25 +427,36 @@ async fn a_flood_of_calls_is_rate_limited_and_the_hub_survives() {
     let _area = nexus_e2e::Area::enter(module_path!());
     let mut hub = ServeProcess::start(free_port()).await;
     let port = hub.port;
-    let mut flood = peer(port).await;
+    let flood = peer(port).await;
     let total = 3 * MAX_FRAMES_PER_SECOND as usize;
-    let started = Instant::now();
-    for i in 0..total {
-        flood
-            .feed(Message::Text(call(format!("f-{i}")).encode().into()))
-            .await
-            .unwrap();
-    }
-    flood.flush().await.unwrap();
-    let sent_in = started.elapsed();
+    // The flooder reads its answers as it sends, as a peer bridge does: a socket that stops
+    // reading is dropped once `MAX_QUEUED_FRAMES` wait for it (`outbox.rs` tests).
+    let (mut sink, mut stream) = flood.split();
+    let sender = tokio::spawn(async move {
+        let started = Instant::now();
+        for i in 0..total {
+            sink.feed(Message::Text(call(format!("f-{i}")).encode().into()))
+                .await
+                .unwrap();
+        }
+        sink.flush().await.unwrap();
+        (sink, started.elapsed())
+    });
     let (mut no_browser, mut limited) = (0, 0);
     while no_browser + limited < total {
-        let Some(Frame::Result {
-            outcome: Outcome::Err(err),
-            ..
-        }) = next_reply(&mut flood).await
-        else {
-            panic!("expected an error result")
+        let message = tokio::time::timeout(Duration::from_secs(10), stream.next())
+            .await
+            .expect("an answer within 10 s");
+        let Some(Ok(Message::Text(text))) = message else {
+            panic!("the flooder's socket ended: {message:?}")
+        };
+        let err = match Frame::decode(text.as_str()).expect("a frame") {
+            Frame::Result {
+                outcome: Outcome::Err(err),
+                ..
+            } => err,
+            Frame::Ping { .. } | Frame::Activity { .. } | Frame::Status { .. } => continue,
+            other => panic!("expected an error result, got {other:?}"),
         };
         match err.code {
             ErrorCode::NoBrowser => no_browser += 1,
@@ -442,6 +467,8 @@ async fn a_flood_of_calls_is_rate_limited_and_the_hub_survives() {
             other => panic!("unexpected {other:?}"),
         }
     }
+    let (sink, sent_in) = sender.await.unwrap();
+    let mut flood = sink.reunite(stream).expect("one socket");
     eprintln!("{total} calls sent in {sent_in:?}: {no_browser} relayed, {limited} rate limited");
     // The burst of one second's worth passes; what came faster than the rate was refused.
     assert!(no_browser >= MAX_FRAMES_PER_SECOND as usize, "{no_browser}");
@@ -602,5 +629,82 @@ async fn a_tab_that_stops_reading_is_dropped_by_the_heartbeat() {
     tokio::time::sleep(Duration::from_millis(HEARTBEAT_MS * 5)).await;
     assert!(browser_connected(port).await, "a live tab was dropped");
     keep.abort();
+    assert!(hub.alive());
+}
+
+/// The status line of a raw `GET path` with `host` as its `Host` header.
+async fn status_for_host(port: u16, path: &str, host: &str) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
+    let request = format!("GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n");
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut answer = Vec::new();
+    let _ = stream.read_to_end(&mut answer).await;
+    let answer = String::from_utf8_lossy(&answer);
+    answer.lines().next().unwrap_or_default().to_owned()
+}
+
+#[tokio::test]
+async fn before_the_proof_sockets_are_few_and_small_and_every_route_checks_the_host() {
+    let _area = nexus_e2e::Area::enter(module_path!());
+    let mut hub = ServeProcess::start(free_port()).await;
+    let port = hub.port;
+    let own = format!("http://127.0.0.1:{port}");
+
+    // A handshake message over the small limit ends the socket at once.
+    let mut socket = open(port, Some(&own)).await;
+    let big = format!(
+        r#"{{"type":"hello","role":"browser","protocol":{PROTOCOL_VERSION},"agent":"{}","nonce":"00"}}"#,
+        "a".repeat(MAX_HANDSHAKE_BYTES)
+    );
+    socket.send(Message::Text(big.into())).await.unwrap();
+    let Some(Frame::Reject { code, reason }) = next_frame(&mut socket).await else {
+        panic!("an oversized hello was not refused")
+    };
+    assert_eq!(code, RejectCode::BadHello);
+    assert!(reason.contains("4096-byte limit"), "{reason}");
+
+    // Sockets that have not proved the secret take the places; one more is refused before the
+    // upgrade, and the places come back once they close.
+    let mut silent = Vec::new();
+    for _ in 0..MAX_UNAUTHENTICATED_SOCKETS {
+        silent.push(open(port, Some(&own)).await);
+    }
+    let request = format!("ws://127.0.0.1:{port}/chat")
+        .into_client_request()
+        .unwrap();
+    let refused = connect_async(request).await;
+    assert!(
+        refused.is_err(),
+        "socket {} was accepted",
+        MAX_UNAUTHENTICATED_SOCKETS + 1
+    );
+    drop(silent);
+    let started = Instant::now();
+    let _tab = loop {
+        let mut socket = open(port, Some(&own)).await;
+        let secret = browser_secret();
+        match handshake(&mut socket, port, Role::Browser, Some(&secret)).await {
+            Some(Frame::Welcome { .. }) => break socket,
+            other if started.elapsed() > Duration::from_secs(8) => {
+                panic!("the places did not come back: {other:?}")
+            }
+            _ => tokio::time::sleep(Duration::from_millis(100)).await,
+        }
+    };
+
+    // Every route, not only /api/*, answers only the hub's own host and port.
+    for path in ["/", "/index.html", "/ws", "/chat", "/api/repo"] {
+        for host in [
+            "evil.example:1",
+            &format!("evil.example:{port}"),
+            "127.0.0.1:1",
+        ] {
+            let status = status_for_host(port, path, host).await;
+            assert!(status.contains(" 403 "), "{path} for {host}: {status}");
+        }
+    }
+    let status = status_for_host(port, "/", &format!("localhost:{port}")).await;
+    assert!(status.contains(" 200 "), "{status}");
     assert!(hub.alive());
 }

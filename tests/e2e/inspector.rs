@@ -57,8 +57,11 @@ fn inspector_lists_sixteen_tools_and_calls_one() {
     );
     assert_eq!(called["isError"], true);
     let text = called["content"][0]["text"].as_str().unwrap_or_default();
+    // The hint names the command that prints the link, never the link with its secret.
     assert!(
-        text.contains("NO_BROWSER") && text.contains(&format!("127.0.0.1:{port}")),
+        text.contains("NO_BROWSER")
+            && text.contains(&format!("nexus-bridge status --link --port {port}"))
+            && !text.contains("token="),
         "{text}"
     );
 }

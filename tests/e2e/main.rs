@@ -16,6 +16,7 @@ mod relay;
 mod reload;
 mod repo;
 mod security;
+mod squat;
 mod tab;
 mod tools_ui;
 mod ui;

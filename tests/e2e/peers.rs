@@ -183,15 +183,33 @@ async fn status_reports_the_hub_and_fails_without_one() {
             .to_string()
             .contains(value["token"].as_str().unwrap())
     );
-    // The link with the browser's secret goes to the person, on stderr, never into the report.
+    // The link with the browser's secret is printed only when asked for (`--link`), never
+    // with the report: an agent that runs `status` for health does not copy the secret.
     let output = bridge_command()
         .args(["status", "--port", &port.to_string()])
         .output()
         .await
         .unwrap();
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains(&nexus_e2e::ui_url(port)), "{stderr}");
-    assert!(!String::from_utf8_lossy(&output.stdout).contains(&nexus_e2e::browser_secret()));
+    let printed = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(!printed.contains(&nexus_e2e::browser_secret()), "{printed}");
+    assert!(
+        printed.contains(&format!("`nexus-bridge status --link --port {port}`")),
+        "{printed}"
+    );
+    let output = bridge_command()
+        .args(["status", "--link", "--port", &port.to_string()])
+        .output()
+        .await
+        .unwrap();
+    assert!(output.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout).trim(),
+        nexus_e2e::ui_url(port)
+    );
 }
 
 #[tokio::test]

@@ -39,8 +39,11 @@ async fn calls_are_answered_by_the_tab_and_survive_browser_loss_and_hub_handover
     assert!(started.elapsed() < Duration::from_secs(1));
     assert_eq!(result.is_error, Some(true));
     let text = text_of(&result);
+    // It names the command that prints the link, never the link with its secret.
     assert!(
-        text.contains("NO_BROWSER") && text.contains(&ui_url(port)),
+        text.contains("NO_BROWSER")
+            && text.contains(&format!("`nexus-bridge status --link --port {port}`"))
+            && !text.contains(&nexus_e2e::browser_secret()),
         "{text}"
     );
 

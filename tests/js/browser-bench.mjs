@@ -132,8 +132,9 @@ function secret() {
 async function waitForPort(deadline) {
   while (Date.now() < deadline) {
     try {
-      const r = await fetch(`http://127.0.0.1:${port}/api/repo`, { headers: { "X-Nexus-Token": secret() } });
-      if (r.ok) return;
+      // `/api/*` needs the api token a tab gets once it proved the secret: 401 says the hub is up.
+      const r = await fetch(`http://127.0.0.1:${port}/api/repo`);
+      if (r.status === 401 && secret()) return;
     } catch {
       // Not listening yet.
     }

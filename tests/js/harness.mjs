@@ -22,7 +22,9 @@ export async function check(name, fn) {
 }
 
 /// Starts `nexus-bridge serve` on `port` for `repo` with its token files in `tmp`, and waits until
-/// `/api/repo` answers with the browser secret. `log()` is what the hub wrote to stderr so far.
+/// it answers and its browser secret is written. `log()` is what the hub wrote to stderr so far.
+/// (`/api/*` takes the api token a tab gets after the proof, not the secret: a page reads it from
+/// `sessionStorage["nexus-api-token"]`.)
 export async function startHub({ bridge, ui, port, repo, tmp, env = {} }) {
   const hub = spawn(bridge, ["serve", "--port", String(port), "--repo", repo], {
     env: { ...process.env, NEXUS_UI_DIR: ui, XDG_RUNTIME_DIR: tmp, ...env },
@@ -34,7 +36,7 @@ export async function startHub({ bridge, ui, port, repo, tmp, env = {} }) {
   for (let i = 0; i < 100 && !secret; i++) {
     try {
       secret = fs.readFileSync(path.join(tmp, "nexus", "browser-token"), "utf8").trim();
-      await fetch(`http://127.0.0.1:${port}/api/repo`, { headers: { "X-Nexus-Token": secret } });
+      await fetch(`http://127.0.0.1:${port}/api/repo`);
     } catch {
       secret = "";
       await new Promise((r) => setTimeout(r, 100));

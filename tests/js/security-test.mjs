@@ -68,6 +68,7 @@ try {
   if (!secret) fail("the hub did not start");
   if (!hub.log().includes(`${hubOrigin}/?token=${secret}`)) fail("serve did not print the link with the token");
   const withSecret = { headers: { "X-Nexus-Token": secret } };
+  const withApi = { headers: {} };
 
   await check("every route sends X-Frame-Options: DENY and a CSP with frame-ancestors 'none'", async () => {
     const assets = fs.readdirSync(args.ui).filter((f) => fs.statSync(path.join(args.ui, f)).isFile());
@@ -88,10 +89,13 @@ try {
     console.log(`    ${routes.length} routes × with and without the secret`);
   });
 
-  await check("/api/* refuses requests without the secret and cross-site ones", async () => {
+  await check("/api/* refuses requests without the api token and cross-site ones", async () => {
     for (const route of ["/api/repo", "/api/bridge", "/api/repo.zip"]) {
       const r = await fetch(`${hubOrigin}${route}`);
-      if (r.status !== 401) fail(`${route} without the secret: ${r.status}`);
+      if (r.status !== 401) fail(`${route} without the api token: ${r.status}`);
+      // The browser secret itself opens nothing: only the api token of this hub run does.
+      const bySecret = await fetch(`${hubOrigin}${route}`, withSecret);
+      if (bySecret.status !== 401) fail(`${route} with the browser secret: ${bySecret.status}`);
       const cross = await fetch(`${hubOrigin}${route}`, { headers: { ...withSecret.headers, "Sec-Fetch-Site": "cross-site" } });
       if (cross.status !== 403) fail(`${route} cross-site: ${cross.status}`);
     }
@@ -116,6 +120,8 @@ try {
     await page.goto(`${hubOrigin}/?token=${secret}&hub=${fakeHost}&ws=ws://${fakeHost}/ws#hub=${fakeHost}`);
     await page.evaluate((h) => window.postMessage({ hub: h, url: `ws://${h}/ws` }, "*"), fakeHost);
     await page.waitForFunction(() => /^Indexed \d+ files/.test(document.querySelector('[data-testid="load-status"]')?.textContent || ""), null, { timeout: 120_000 });
+    // The api token the page got inside its proven session (this hub run's only).
+    withApi.headers["X-Nexus-Token"] = await page.evaluate(() => sessionStorage.getItem("nexus-api-token"));
     client = new Client({ name: "security-test-agent", version: "1.0.0" });
     await client.connect(new StdioClientTransport({ command: args.bridge, args: ["--port", String(port)], env: { ...process.env, XDG_RUNTIME_DIR: tmp }, stderr: "ignore" }));
     const answer = await client.callTool({ name: "context", arguments: {} });
@@ -160,7 +166,7 @@ try {
       const read = await text("read", { path: s });
       if (!read.error || read.text.includes(MARKER)) fail(`read ${s}: ${read.text}`);
     }
-    const zip = Buffer.from(await (await fetch(`${hubOrigin}/api/repo.zip`, withSecret)).arrayBuffer());
+    const zip = Buffer.from(await (await fetch(`${hubOrigin}/api/repo.zip`, withApi)).arrayBuffer());
     const names = [];
     for (let i = 0; i + 46 < zip.length; i++) {
       if (zip.readUInt32LE(i) === 0x02014b50) names.push(zip.toString("utf8", i + 46, i + 46 + zip.readUInt16LE(i + 28)));
@@ -178,7 +184,7 @@ try {
         const controller = new AbortController();
         controllers.push(controller);
         try {
-          const r = await fetch(`${hubOrigin}/api/repo.zip`, { ...withSecret, signal: controller.signal });
+          const r = await fetch(`${hubOrigin}/api/repo.zip`, { ...withApi, signal: controller.signal });
           if (i % 2) controller.abort();
           else await r.arrayBuffer();
           return r.status;
@@ -191,7 +197,7 @@ try {
     const counts = statuses.reduce((m, s) => ({ ...m, [s]: (m[s] || 0) + 1 }), {});
     if (Object.keys(counts).some((s) => !["200", "429", "aborted"].includes(s)) || !counts[200]) fail(`statuses: ${JSON.stringify(counts)}`);
     if (after - before > 64) fail(`the bridge grew by ${(after - before).toFixed(0)} MB`);
-    const r = await fetch(`${hubOrigin}/api/repo`, withSecret);
+    const r = await fetch(`${hubOrigin}/api/repo`, withApi);
     if (!r.ok) fail(`the hub stopped serving: ${r.status}`);
     console.log(`    ${JSON.stringify(counts)}; bridge RSS ${before.toFixed(0)} → ${after.toFixed(0)} MB`);
   });

@@ -217,7 +217,7 @@ try {
   // the entries API of a real drag, which scripts cannot build; folders are covered by picking.
   const drop = (name, bytes) =>
     page.evaluate(async ([name, bytes]) => {
-      const body = bytes === null ? await (await fetch("/api/repo.zip", { headers: { "X-Nexus-Token": localStorage.getItem("nexus-token") } })).blob() : new Blob([bytes]);
+      const body = bytes === null ? await (await fetch("/api/repo.zip", { headers: { "X-Nexus-Token": sessionStorage.getItem("nexus-api-token") } })).blob() : new Blob([bytes]);
       const transfer = new DataTransfer();
       transfer.items.add(new File([body], name));
       document.querySelector(".app").dispatchEvent(new DragEvent("drop", { dataTransfer: transfer, bubbles: true, cancelable: true }));

@@ -1,6 +1,7 @@
 //! Harness for the end-to-end tests: finds the built binaries and UI, picks free ports, starts
 //! the real bridge under a real MCP client, and opens the UI in real headless Chromium.
 
+pub mod proof;
 pub mod scenarios;
 pub mod tab;
 

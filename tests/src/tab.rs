@@ -7,9 +7,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use futures_util::{SinkExt, StreamExt};
-use nexus_shared::limits::PROTOCOL_VERSION;
 use nexus_shared::reconnect::{Command, Reconnect, ReconnectPolicy};
-use nexus_shared::{Frame, GraphStats, Outcome, Role, Token, ToolOutput};
+use nexus_shared::{Frame, GraphStats, Outcome, Role, ToolOutput};
 use tokio::task::JoinHandle;
 use tokio_tungstenite::connect_async_with_config;
 use tokio_tungstenite::tungstenite::Message;
@@ -143,12 +142,7 @@ async fn serve_once(
         return false;
     };
     let (mut sink, mut stream) = socket.split();
-    let hello = Frame::Hello {
-        role: Role::Browser,
-        protocol: PROTOCOL_VERSION,
-        token: Some(Token(crate::browser_secret())),
-        agent: "echo-tab".into(),
-    };
+    let (hello, proof) = crate::proof::hello(Role::Browser, port, "echo-tab");
     if sink
         .send(Message::Text(hello.encode().into()))
         .await
@@ -166,6 +160,14 @@ async fn serve_once(
         };
         let mut replies = Vec::new();
         match frame {
+            Frame::Challenge { .. } => {
+                // Like the real tab: nothing more to a hub that cannot prove the secret.
+                let Ok(prove) = crate::proof::prove(&proof, &frame, &crate::browser_secret())
+                else {
+                    return false;
+                };
+                replies.push(prove);
+            }
             Frame::Welcome { .. } => {
                 welcomed = true;
                 machine.opened();

@@ -1,5 +1,5 @@
-//! One `/chat` socket (§2.1): `hello` with the browser secret first, then messages under a rate
-//! limit, one turn at a time per session, WebSocket pings as heartbeat; closing stops the turn.
+//! One `/chat` socket (§2.1): the mutual proof of the browser secret first (`hello`, `challenge`,
+//! `prove`), then messages under a rate limit, one turn at a time per session; closing stops the turn.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -7,18 +7,19 @@ use std::time::Duration;
 use axum::extract::ws::{CloseFrame, Message, WebSocket, close_code};
 use futures_util::stream::{SplitSink, SplitStream};
 use futures_util::{SinkExt, StreamExt};
-use nexus_shared::Token;
 use nexus_shared::chat::{ChatClientMessage, ChatServerMessage, ConnectionState};
-use nexus_shared::limits::HELLO_TIMEOUT_MS;
-use tokio::sync::mpsc;
+use nexus_shared::limits::{HELLO_TIMEOUT_MS, MAX_HANDSHAKE_BYTES};
+use nexus_shared::proof::{HubProof, Purpose};
+use tokio::sync::{OwnedSemaphorePermit, mpsc};
 use tokio::task::JoinHandle;
-use tokio::time::{Instant, interval_at, timeout};
+use tokio::time::{Instant, interval_at, timeout, timeout_at};
 use tokio_util::sync::CancellationToken;
 
 use super::{Chat, describe, new_id, orchestrator};
 use crate::heartbeat::{Beat, Heartbeat};
 use crate::hub::Hub;
 use crate::ratelimit::RateLimiter;
+use crate::session::SessionConfig;
 use crate::token;
 
 /// Messages one chat socket may send per second (a burst of as many, then that rate).
@@ -41,40 +42,25 @@ struct Running {
     task: JoinHandle<()>,
 }
 
-/// Runs a chat socket from upgrade to close. `origin_allowed` is the upgrade's Origin check.
+/// Runs a chat socket from upgrade to close. `origin_allowed` is the upgrade's Origin check,
+/// `port` the one the page dialled (its proof names it);
+/// `unproven` is the socket's place among those that have not proved the secret yet.
 pub async fn run(
     socket: WebSocket,
     chat: Arc<Chat>,
     hub: Arc<Hub>,
     origin_allowed: bool,
-    secret: Token,
-    heartbeat: Duration,
+    port: u16,
+    sessions: Arc<SessionConfig>,
+    unproven: OwnedSemaphorePermit,
 ) {
     let (mut sink, mut stream) = socket.split();
-    let hello = timeout(
-        Duration::from_millis(HELLO_TIMEOUT_MS),
-        next_text(&mut stream),
-    )
-    .await;
-    let (token, wanted) = match hello {
-        Ok(Some(text)) => match ChatClientMessage::decode(&text) {
-            Ok(ChatClientMessage::Hello { token, session_id }) => (token, session_id),
-            Ok(_) => return refuse(&mut sink, "the first message must be hello").await,
-            Err(err) => return refuse(&mut sink, &err.to_string()).await,
-        },
-        Ok(None) => return,
-        Err(_) => return refuse(&mut sink, "no hello within 5 s").await,
+    let Some(wanted) = handshake(&mut sink, &mut stream, origin_allowed, port, &sessions).await
+    else {
+        return;
     };
-    if !origin_allowed {
-        return refuse(&mut sink, "this page's origin may not use the Nexus chat").await;
-    }
-    if !token::matches(&secret, Some(&Token(token))) {
-        return refuse(
-            &mut sink,
-            "missing or wrong secret: open the link `nexus-bridge status` prints",
-        )
-        .await;
-    }
+    drop(unproven);
+    let heartbeat = sessions.heartbeat;
 
     let (tx, rx) = mpsc::unbounded_channel::<ChatServerMessage>();
     let (control, control_rx) = mpsc::unbounded_channel::<Control>();
@@ -148,6 +134,98 @@ pub async fn run(
     tracing::info!(session, "chat socket closed");
 }
 
+/// `hello` with the page's nonce, the hub's `challenge` (its proof), the page's `prove`, all
+/// within `HELLO_TIMEOUT_MS` and `MAX_HANDSHAKE_BYTES` each: the session the page asks to resume
+/// once it proved the browser secret, else `None` after an `error` and a close.
+async fn handshake(
+    sink: &mut Sink,
+    stream: &mut Stream,
+    origin_allowed: bool,
+    port: u16,
+    sessions: &SessionConfig,
+) -> Option<Option<String>> {
+    let deadline = Instant::now() + Duration::from_millis(HELLO_TIMEOUT_MS);
+    let nonce = match handshake_message(sink, stream, deadline).await? {
+        ChatClientMessage::Hello { nonce } => nonce,
+        _ => {
+            refuse(sink, "the first message must be hello").await;
+            return None;
+        }
+    };
+    if !origin_allowed {
+        refuse(sink, "this page's origin may not use the Nexus chat").await;
+        return None;
+    }
+    let key = &sessions.browser_secret.0;
+    let answer = token::random_bytes().and_then(|random| {
+        HubProof::new(key, Purpose::Chat, port, &nonce, random).map_err(|err| err.to_string())
+    });
+    let (proof, hub_proof) = match answer {
+        Ok(answer) => answer,
+        Err(err) => {
+            refuse(sink, &err).await;
+            return None;
+        }
+    };
+    let challenge = ChatServerMessage::Challenge {
+        nonce: proof.nonce().to_owned(),
+        proof: hub_proof,
+    };
+    sink.send(Message::Text(challenge.encode().into()))
+        .await
+        .ok()?;
+    match handshake_message(sink, stream, deadline).await? {
+        ChatClientMessage::Prove {
+            proof: client_proof,
+            session_id,
+        } if proof.check(key, &client_proof).is_ok() => Some(session_id),
+        ChatClientMessage::Prove { .. } => {
+            let reason = format!(
+                "wrong secret: open the link `{}` prints",
+                crate::secret::link_command(sessions.port)
+            );
+            refuse(sink, &reason).await;
+            None
+        }
+        _ => {
+            refuse(sink, "the second message must be prove").await;
+            None
+        }
+    }
+}
+
+/// The next handshake message before `deadline`, at most `MAX_HANDSHAKE_BYTES`; `None` after a
+/// refusal or when the socket closed.
+async fn handshake_message(
+    sink: &mut Sink,
+    stream: &mut Stream,
+    deadline: Instant,
+) -> Option<ChatClientMessage> {
+    let text = match timeout_at(deadline, next_text(stream)).await {
+        Ok(Some(text)) => text,
+        Ok(None) => return None,
+        Err(_) => {
+            refuse(sink, "no handshake within 5 s").await;
+            return None;
+        }
+    };
+    if text.len() > MAX_HANDSHAKE_BYTES {
+        let reason = format!(
+            "a handshake message of {} bytes is over the {MAX_HANDSHAKE_BYTES}-byte limit",
+            text.len()
+        );
+        refuse(sink, &reason).await;
+        return None;
+    }
+    match ChatClientMessage::decode(&text) {
+        Ok(message) => Some(message),
+        Err(err) => {
+            refuse(sink, &err.to_string()).await;
+            None
+        }
+    }
+}
+
 /// The socket's first session: the one asked for when it is stored, else a new one.
 fn open_first(
     chat: &Chat,
@@ -200,8 +278,8 @@ fn handle(
     // task only finishes after it.
     let busy_here = chat.is_busy(session);
     match message {
-        ChatClientMessage::Hello { .. } => {
-            let _ = tx.send(error("this socket already said hello"));
+        ChatClientMessage::Hello { .. } | ChatClientMessage::Prove { .. } => {
+            let _ = tx.send(error("this socket already proved the secret"));
         }
         ChatClientMessage::Message { text, project } => {
             if text.trim().is_empty() {

@@ -5,15 +5,15 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use nexus_shared::{Frame, Outcome};
-use tokio::sync::mpsc;
 
 use super::{CallRequest, Host, fit};
 use crate::hub::Hub;
+use crate::outbox::FrameSender;
 
 /// Who the activity feed names for calls made from the page.
 pub const UI_CALLER: &str = "ui";
 
-pub fn handle(hub: &Hub, tx: &mpsc::UnboundedSender<Frame>, frame: Frame) {
+pub fn handle(hub: &Hub, tx: &FrameSender, frame: Frame) {
     let Some(host) = hub.hosted().cloned() else {
         let _ = tx.send(Frame::Error {
             message: "this hub hosts no MCP servers yet".into(),
@@ -67,7 +67,7 @@ pub fn handle(hub: &Hub, tx: &mpsc::UnboundedSender<Frame>, frame: Frame) {
 }
 
 /// Sends the registry again after each change (at most every 250 ms) until the socket closes.
-async fn push_changes(host: Arc<Host>, tx: mpsc::UnboundedSender<Frame>) {
+async fn push_changes(host: Arc<Host>, tx: FrameSender) {
     let mut changes = host.subscribe();
     changes.mark_unchanged();
     loop {

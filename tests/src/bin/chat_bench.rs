@@ -117,13 +117,9 @@ async fn connect(port: u16) -> Ws {
         format!("http://127.0.0.1:{port}").parse().expect("origin"),
     );
     let (mut ws, _) = connect_async(request).await.expect("open /chat");
-    let hello = ChatClientMessage::Hello {
-        token: browser_secret(),
-        session_id: None,
-    };
-    ws.send(Message::Text(hello.encode().into()))
+    nexus_e2e::proof::chat_handshake(&mut ws, port, &browser_secret(), None)
         .await
-        .expect("hello");
+        .expect("the hub proves the browser secret");
     ws
 }
 

@@ -1,11 +1,13 @@
-//! The chat's own WebSocket to the hub's `/chat`: Hello with the browser secret and the session
-//! kept in sessionStorage (a reload resumes it), reconnects on the shared backoff machine.
+//! The chat's own WebSocket to the hub's `/chat`: the mutual proof of the browser secret (the hub
+//! first; nothing sent to a hub that proved nothing), the session kept in sessionStorage (a reload
+//! resumes it), reconnects on the shared backoff machine.
 
 use std::cell::RefCell;
 use std::rc::{Rc, Weak};
 
 use gloo_timers::callback::Timeout;
 use nexus_shared::chat::{ChatClientMessage, ChatServerMessage, ConnectionState};
+use nexus_shared::proof::{ClientProof, NONCE_BYTES, Purpose};
 use nexus_shared::reconnect::{Command, LinkState, Reconnect, ReconnectPolicy};
 
 use crate::socket::{OpenSocket, SocketEvent};
@@ -22,7 +24,13 @@ pub struct ChatSocket(Rc<RefCell<Inner>>);
 struct Inner {
     /// `ws://<the page's own host>/chat`.
     url: String,
-    token: Option<String>,
+    /// The port in `url`, part of every proof.
+    port: u16,
+    /// The secrets the hub may prove it knows; none is ever sent.
+    secrets: Vec<String>,
+    /// Set from Hello until the hub's proof arrived; `proven` once it held.
+    proof: Option<ClientProof>,
+    proven: bool,
     machine: Reconnect,
     socket: Option<OpenSocket>,
     generation: u64,
@@ -55,13 +63,17 @@ impl ChatSocket {
     /// message and every state change; call [`ChatSocket::start`] to connect.
     pub fn new(
         url: String,
-        token: Option<String>,
+        port: u16,
+        secrets: Vec<String>,
         on_message: impl Fn(ChatServerMessage) + 'static,
         on_state: impl Fn(LinkState) + 'static,
     ) -> ChatSocket {
         ChatSocket(Rc::new(RefCell::new(Inner {
             url,
-            token,
+            port,
+            secrets,
+            proof: None,
+            proven: false,
             machine: Reconnect::new(ReconnectPolicy::default()),
             socket: None,
             generation: 0,
@@ -141,13 +153,7 @@ impl ChatSocket {
                 return;
             }
             match event {
-                SocketEvent::Open => {
-                    let token = socket.0.borrow().token.clone().unwrap_or_default();
-                    socket.write(&ChatClientMessage::Hello {
-                        token,
-                        session_id: stored_session(),
-                    });
-                }
+                SocketEvent::Open => socket.say_hello(),
                 SocketEvent::Text(text) => socket.receive(&text),
                 SocketEvent::Closed => socket.closed(generation),
             }
@@ -161,6 +167,65 @@ impl ChatSocket {
         }
     }
 
+    /// Hello with a fresh nonce: nothing the holder of the port could use.
+    fn say_hello(&self) {
+        let mut random = [0u8; NONCE_BYTES];
+        if getrandom::fill(&mut random).is_err() {
+            let generation = self.0.borrow().generation;
+            self.closed(generation);
+            return;
+        }
+        let proof = ClientProof::new(Purpose::Chat, self.0.borrow().port, random);
+        let hello = ChatClientMessage::Hello {
+            nonce: proof.nonce().to_owned(),
+        };
+        {
+            let mut inner = self.0.borrow_mut();
+            inner.proof = Some(proof);
+            inner.proven = false;
+        }
+        self.write(&hello);
+    }
+
+    /// The hub's proof: when it holds, the page proves itself and asks for its session; when
+    /// not, the socket is dropped without a word and retried later (the hub may come back).
+    fn challenged(&self, nonce: &str, hub_proof: &str) {
+        let (proof, secrets) = {
+            let mut inner = self.0.borrow_mut();
+            (inner.proof.take(), inner.secrets.clone())
+        };
+        if secrets.is_empty() {
+            // A tab without its link: retrying cannot help until the link is opened.
+            let reason =
+                "this tab has no secret yet: open the link `nexus-bridge status --link` prints";
+            let command = self.0.borrow_mut().machine.rejected(reason.to_owned());
+            self.apply(command);
+            return;
+        }
+        let keys: Vec<&str> = secrets.iter().map(String::as_str).collect();
+        match proof.map(|proof| proof.answer(&keys, nonce, hub_proof)) {
+            Some(Ok((_, answer))) => {
+                self.0.borrow_mut().proven = true;
+                self.write(&ChatClientMessage::Prove {
+                    proof: answer,
+                    session_id: stored_session(),
+                });
+            }
+            _ => {
+                let generation = {
+                    let mut inner = self.0.borrow_mut();
+                    inner.socket = None;
+                    inner.generation
+                };
+                web_sys::console::warn_1(
+                    &"nexus chat: the program on the port did not prove it is your hub; nothing was sent"
+                        .into(),
+                );
+                self.closed(generation);
+            }
+        }
+    }
+
     fn closed(&self, generation: u64) {
         let command = {
             let mut inner = self.0.borrow_mut();
@@ -168,6 +233,8 @@ impl ChatSocket {
                 return;
             }
             inner.socket = None;
+            inner.proof = None;
+            inner.proven = false;
             inner.machine.closed(now_ms(), js_sys::Math::random())
         };
         self.apply(command);
@@ -181,6 +248,23 @@ impl ChatSocket {
                 return;
             }
         };
+        if let ChatServerMessage::Challenge { nonce, proof } = &message {
+            self.challenged(nonce, proof);
+            return;
+        }
+        let proven = self.0.borrow().proven;
+        let refusal = matches!(
+            message,
+            ChatServerMessage::Error { .. }
+                | ChatServerMessage::Connection {
+                    state: ConnectionState::Error,
+                    ..
+                }
+        );
+        if !proven && !refusal {
+            // Nothing from a program that has not proved itself reaches the chat.
+            return;
+        }
         let command = match &message {
             ChatServerMessage::Connection {
                 state: ConnectionState::Connected | ConnectionState::Reconnected,

@@ -231,8 +231,10 @@ impl ChatView {
                 session_id,
                 messages,
             } => self.history(session_id, &messages),
-            // Descriptions belong to the details pane, not the conversation.
-            ChatServerMessage::Described { .. } | ChatServerMessage::NotDescribed { .. } => {}
+            // Descriptions belong to the details pane, the handshake to the socket.
+            ChatServerMessage::Described { .. }
+            | ChatServerMessage::NotDescribed { .. }
+            | ChatServerMessage::Challenge { .. } => {}
             ChatServerMessage::Sessions { sessions } => {
                 if let Some(current) = sessions
                     .iter()

@@ -1,6 +1,6 @@
-//! Owns the tab's WebSocket: says Hello, re-sends the Context after every reconnect, answers
-//! `Call` frames through the tool dispatch (and stops them on `Cancel`), watches the hub's hosted
-//! MCP registry, and follows the reconnect machine's commands.
+//! Owns the tab's WebSocket: the mutual proof first (Hello with a nonce; the hub's proof checked
+//! before the tab proves anything; no frame answered before Welcome), then re-sends the Context,
+//! answers `Call` frames (stopped on `Cancel`), watches the hosted registry, follows the machine.
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
@@ -8,8 +8,9 @@ use std::rc::{Rc, Weak};
 
 use gloo_timers::callback::Timeout;
 use nexus_shared::limits::PROTOCOL_VERSION;
+use nexus_shared::proof::{ClientProof, NONCE_BYTES, Purpose};
 use nexus_shared::reconnect::{Command, LinkState, Reconnect, ReconnectPolicy};
-use nexus_shared::{Frame, Outcome, Role, Token};
+use nexus_shared::{Frame, Outcome, Role};
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::Closure;
 use web_sys::Event;
@@ -29,9 +30,20 @@ pub struct LinkConfig {
     pub url: String,
     /// Name announced in `Hello`.
     pub agent: String,
-    /// The browser's secret, sent in `Hello`.
-    pub token: Option<String>,
+    /// The secrets the hub may prove it knows (`secret::keys`); none is ever sent.
+    pub secrets: Vec<String>,
     pub policy: ReconnectPolicy,
+}
+
+/// Where the current socket is in the handshake.
+#[derive(Debug, Clone)]
+enum Handshake {
+    /// Hello sent; waiting for the hub's proof.
+    Challenged(ClientProof),
+    /// The hub proved a secret (this one); the tab's proof is sent; waiting for Welcome.
+    Proving(String),
+    /// Welcomed: frames are answered.
+    Welcomed,
 }
 
 /// A handle on the link; clones share one socket.
@@ -43,6 +55,9 @@ struct Inner {
     machine: Reconnect,
     socket: Option<OpenSocket>,
     generation: u64,
+    handshake: Option<Handshake>,
+    /// Set when the program on the port could not prove it is the hub; cleared on Welcome.
+    impostor: Option<u16>,
     timer: Option<Timeout>,
     context: Option<Frame>,
     answer: Answer,
@@ -67,6 +82,8 @@ impl Link {
             machine,
             socket: None,
             generation: 0,
+            handshake: None,
+            impostor: None,
             timer: None,
             context: None,
             answer,
@@ -111,6 +128,11 @@ impl Link {
 
     pub fn state(&self) -> LinkState {
         self.0.borrow().machine.state().clone()
+    }
+
+    /// The port whose holder failed to prove it is the hub, while that is the last word.
+    pub fn impostor(&self) -> Option<u16> {
+        self.0.borrow().impostor
     }
 
     pub fn max_attempts(&self) -> u32 {
@@ -205,18 +227,7 @@ impl Link {
                 return;
             }
             match event {
-                SocketEvent::Open => {
-                    let (agent, token) = {
-                        let inner = link.0.borrow();
-                        (inner.config.agent.clone(), inner.config.token.clone())
-                    };
-                    link.send(&Frame::Hello {
-                        role: Role::Browser,
-                        protocol: PROTOCOL_VERSION,
-                        token: token.map(Token),
-                        agent,
-                    });
-                }
+                SocketEvent::Open => link.say_hello(),
                 SocketEvent::Text(text) => link.receive(&text),
                 SocketEvent::Closed => link.socket_closed(generation),
             }
@@ -230,6 +241,107 @@ impl Link {
         }
     }
 
+    /// Hello with a fresh nonce: no secret, nothing the holder of the port could use.
+    fn say_hello(&self) {
+        let mut random = [0u8; NONCE_BYTES];
+        if let Err(err) = getrandom::fill(&mut random) {
+            web_sys::console::warn_1(&format!("nexus link: no random bytes: {err}").into());
+            let generation = self.0.borrow().generation;
+            self.0.borrow_mut().socket = None;
+            self.socket_closed(generation);
+            return;
+        }
+        let (agent, port) = {
+            let inner = self.0.borrow();
+            (inner.config.agent.clone(), port_of(&inner.config.url))
+        };
+        let proof = ClientProof::new(Purpose::Tab, port, random);
+        super::secret::clear_api_token();
+        let hello = Frame::Hello {
+            role: Role::Browser,
+            protocol: PROTOCOL_VERSION,
+            agent,
+            nonce: proof.nonce().to_owned(),
+        };
+        self.0.borrow_mut().handshake = Some(Handshake::Challenged(proof));
+        self.send(&hello);
+    }
+
+    /// A frame before Welcome: only the hub's proof, then Welcome, count; a `Reject` ends the
+    /// attempt; anything else (a `Call` from a program that proved nothing) is ignored.
+    fn receive_before_welcome(&self, frame: Frame) {
+        let handshake = self.0.borrow().handshake.clone();
+        match (handshake, frame) {
+            (Some(Handshake::Challenged(_)), Frame::Challenge { .. })
+                if self.0.borrow().config.secrets.is_empty() =>
+            {
+                // Nothing to check the hub's proof with: not an impostor, a tab without its link.
+                let reason =
+                    "this tab has no secret yet: open the link `nexus-bridge status --link` prints"
+                        .to_owned();
+                let command = self.0.borrow_mut().machine.rejected(reason);
+                self.apply(command);
+            }
+            (Some(Handshake::Challenged(proof)), Frame::Challenge { nonce, proof: hub }) => {
+                let secrets = self.0.borrow().config.secrets.clone();
+                let keys: Vec<&str> = secrets.iter().map(String::as_str).collect();
+                match proof.answer(&keys, &nonce, &hub) {
+                    Ok((at, answer)) => {
+                        self.0.borrow_mut().handshake =
+                            Some(Handshake::Proving(secrets[at].clone()));
+                        self.send(&Frame::Prove { proof: answer });
+                    }
+                    Err(err) => self.impostor_found(&err.to_string()),
+                }
+            }
+            (Some(Handshake::Proving(secret)), Frame::Welcome { api_token, .. }) => {
+                super::secret::proved(&secret);
+                if let Some(token) = api_token {
+                    super::secret::set_api_token(&token.0);
+                }
+                self.welcomed();
+            }
+            (Some(Handshake::Proving(_)), Frame::Reject { reason, .. }) => {
+                let command = self.0.borrow_mut().machine.rejected(reason);
+                self.apply(command);
+            }
+            (Some(Handshake::Challenged(_)), Frame::Reject { reason, .. }) => {
+                let port = port_of(&self.0.borrow().config.url);
+                let reason = format!(
+                    "{reason} (said by the program on port {port} before it proved it is your hub)"
+                );
+                let command = self.0.borrow_mut().machine.rejected(reason);
+                self.apply(command);
+            }
+            (_, other) => {
+                web_sys::console::warn_1(
+                    &format!(
+                        "nexus link: ignored a {} frame before the hub proved itself",
+                        other.kind()
+                    )
+                    .into(),
+                );
+            }
+        }
+    }
+
+    /// The program on the port could not prove it knows the secret: say so, drop the socket
+    /// without a word, and keep retrying (the real hub may come back on the port).
+    fn impostor_found(&self, why: &str) {
+        let (generation, port) = {
+            let mut inner = self.0.borrow_mut();
+            let port = port_of(&inner.config.url);
+            inner.impostor = Some(port);
+            inner.socket = None;
+            (inner.generation, port)
+        };
+        web_sys::console::warn_1(
+            &format!("nexus link: another program holds port {port} ({why}); nothing was sent")
+                .into(),
+        );
+        self.socket_closed(generation);
+    }
+
     fn socket_closed(&self, generation: u64) {
         let (command, running) = {
             let mut inner = self.0.borrow_mut();
@@ -237,6 +349,7 @@ impl Link {
                 return;
             }
             inner.socket = None;
+            inner.handshake = None;
             let running = std::mem::take(&mut inner.running);
             (
                 inner.machine.closed(now_ms(), js_sys::Math::random()),
@@ -250,22 +363,33 @@ impl Link {
         self.apply(command);
     }
 
+    fn welcomed(&self) {
+        let (command, context, watch) = {
+            let mut inner = self.0.borrow_mut();
+            inner.handshake = Some(Handshake::Welcomed);
+            inner.impostor = None;
+            let watch = inner.on_hosted.is_some();
+            (inner.machine.opened(), inner.context.clone(), watch)
+        };
+        if let Some(context) = context {
+            self.send(&context);
+        }
+        if watch {
+            self.send(&Frame::HostedList { watch: true });
+        }
+        self.apply(command);
+    }
+
     fn receive(&self, text: &str) {
-        match Frame::decode(text) {
-            Ok(Frame::Welcome { .. }) => {
-                let (command, context, watch) = {
-                    let mut inner = self.0.borrow_mut();
-                    let watch = inner.on_hosted.is_some();
-                    (inner.machine.opened(), inner.context.clone(), watch)
-                };
-                if let Some(context) = context {
-                    self.send(&context);
-                }
-                if watch {
-                    self.send(&Frame::HostedList { watch: true });
-                }
-                self.apply(command);
+        let welcomed = matches!(self.0.borrow().handshake, Some(Handshake::Welcomed));
+        if !welcomed {
+            // Before Welcome nothing is answered, not even a bad frame.
+            if let Ok(frame) = Frame::decode(text) {
+                self.receive_before_welcome(frame);
             }
+            return;
+        }
+        match Frame::decode(text) {
             Ok(Frame::Reject { reason, .. }) => {
                 let command = self.0.borrow_mut().machine.rejected(reason);
                 self.apply(command);
@@ -362,5 +486,27 @@ impl Link {
             let _ = window.add_event_listener_with_callback(event, retry.as_ref().unchecked_ref());
             self.0.borrow_mut().page_events.push(retry);
         }
+    }
+}
+
+/// The port of a `ws://host:port/path` address (80 when it names none): part of every proof,
+/// so a proof made for another port never holds here.
+pub fn port_of(url: &str) -> u16 {
+    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let host = rest.split('/').next().unwrap_or_default();
+    host.rsplit_once(':')
+        .and_then(|(_, port)| port.parse().ok())
+        .unwrap_or(80)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::port_of;
+
+    #[test]
+    fn the_port_comes_from_the_socket_address() {
+        assert_eq!(port_of("ws://127.0.0.1:54319/ws"), 54319);
+        assert_eq!(port_of("ws://localhost:8080/chat"), 8080);
+        assert_eq!(port_of("ws://example/ws"), 80);
     }
 }

@@ -36,9 +36,21 @@ pub fn describe(state: &LinkState, max_attempts: u32, now_ms: u64) -> String {
     }
 }
 
+/// What the indicator says while the program on `port` could not prove it is the user's hub.
+pub fn impostor_words(port: u16) -> String {
+    format!(
+        "another program holds port {port}: it could not prove it is your Nexus hub, so nothing was sent to it"
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_impostor_is_named_by_its_port() {
+        assert!(impostor_words(54319).starts_with("another program holds port 54319"));
+    }
 
     #[test]
     fn waiting_counts_down_in_whole_seconds() {

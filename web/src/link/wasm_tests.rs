@@ -13,6 +13,9 @@ use super::{Link, LinkConfig};
 
 wasm_bindgen_test_configure!(run_in_browser);
 
+/// The secret `flap-server` proves (`tests/src/bin/flap_server.rs`).
+const FLAP_SECRET: &str = "f1a9f1a9f1a9f1a9f1a9f1a9f1a9f1a9f1a9f1a9f1a9f1a9f1a9f1a9f1a9f1a9";
+
 fn flap_url() -> String {
     option_env!("NEXUS_FLAP_URL")
         .unwrap_or("ws://127.0.0.1:54398/ws")
@@ -48,16 +51,19 @@ async fn wait_for(
     }
 }
 
-#[wasm_bindgen_test]
-async fn link_reconnects_when_the_server_goes_away_and_comes_back() {
+/// A link to the flap server proving with `secrets`, counting the calls it answers.
+fn flap_link(secrets: Vec<String>) -> (Link, Rc<RefCell<u32>>) {
+    let answered = Rc::new(RefCell::new(0));
+    let count = answered.clone();
     let link = Link::new(
         LinkConfig {
             url: flap_url(),
             agent: "wasm-test".into(),
-            token: None,
+            secrets,
             policy: ReconnectPolicy::default(),
         },
-        Rc::new(|_, _, reply| {
+        Rc::new(move |_, _, reply| {
+            *count.borrow_mut() += 1;
             reply(Outcome::Err(ToolError::new(
                 ErrorCode::NotImplemented,
                 "test",
@@ -65,6 +71,42 @@ async fn link_reconnects_when_the_server_goes_away_and_comes_back() {
             Box::new(|| {})
         }),
     );
+    (link, answered)
+}
+
+#[wasm_bindgen_test]
+async fn a_server_that_cannot_prove_the_secret_gets_nothing() {
+    let (link, answered) = flap_link(vec!["0".repeat(64)]);
+    let states = Rc::new(RefCell::new(Vec::new()));
+    let sink = states.clone();
+    link.on_status(move |s| sink.borrow_mut().push(s.clone()));
+    link.start();
+    let port = super::port_of(&flap_url());
+    let mut waited = 0;
+    while link.impostor().is_none() {
+        assert!(
+            waited < 15_000,
+            "the impostor was never named: {:?}",
+            states.borrow()
+        );
+        TimeoutFuture::new(25).await;
+        waited += 25;
+    }
+    assert_eq!(link.impostor(), Some(port));
+    assert!(
+        !states.borrow().contains(&LinkState::Connected),
+        "{:?}",
+        states.borrow()
+    );
+    // The server sent a `Call` right after its failed proof: it was not answered.
+    assert_eq!(*answered.borrow(), 0);
+    link.disconnect();
+}
+
+#[wasm_bindgen_test]
+async fn link_reconnects_when_the_server_goes_away_and_comes_back() {
+    // The right secret second: the hub's proof is checked against each kept secret.
+    let (link, answered) = flap_link(vec!["0".repeat(64), FLAP_SECRET.to_owned()]);
     let states = Rc::new(RefCell::new(Vec::new()));
     let sink = states.clone();
     link.on_status(move |s| sink.borrow_mut().push(s.clone()));
@@ -95,6 +137,9 @@ async fn link_reconnects_when_the_server_goes_away_and_comes_back() {
         "attempts count up: {waits:?}"
     );
 
+    // Each cycle's `Call` came before its Welcome: never answered.
+    assert_eq!(*answered.borrow(), 0);
+    assert_eq!(link.impostor(), None);
     link.disconnect();
     assert_eq!(
         link.state(),

@@ -77,7 +77,8 @@ pub fn ChatPanel(url: String) -> impl IntoView {
             view_state.update(|v| v.socket_lost(words));
         }
     };
-    let socket = ChatSocket::new(url, crate::link::secret::get(), on_message, on_state);
+    let port = crate::link::port_of(&url);
+    let socket = ChatSocket::new(url, port, crate::link::secret::keys(), on_message, on_state);
     let _ = slot.set(socket.clone());
     socket.start();
     let socket = StoredValue::new_local(socket);

@@ -6,11 +6,13 @@ use leptos::prelude::*;
 use nexus_shared::reconnect::LinkState;
 
 use crate::link::Link;
-use crate::link::status::{describe, tone};
+use crate::link::status::{describe, impostor_words, tone};
 
 #[component]
 pub fn Indicator(
     state: RwSignal<LinkState>,
+    /// The port whose holder could not prove it is the hub, while that is the last word.
+    impostor: RwSignal<Option<u16>>,
     link: StoredValue<Link, LocalStorage>,
     max_attempts: u32,
 ) -> impl IntoView {
@@ -19,7 +21,13 @@ pub fn Indicator(
         now.set(js_sys::Date::now() as u64)
     })));
     on_cleanup(move || ticker.update_value(|t| drop(t.take())));
-    let text = move || state.with(|s| describe(s, max_attempts, now.get()));
+    let text = move || {
+        let words = state.with(|s| describe(s, max_attempts, now.get()));
+        match impostor.get() {
+            Some(port) => format!("{}; {words}", impostor_words(port)),
+            None => words,
+        }
+    };
     let online = move || state.with(|s| matches!(s, LinkState::Connected));
     let toggle = move |_| {
         if online() {
@@ -29,7 +37,7 @@ pub fn Indicator(
         }
     };
     view! {
-        <div class="link" data-testid="link" data-state=move || state.with(tone)>
+        <div class="link" data-testid="link" data-state=move || if impostor.get().is_some() { "off" } else { state.with(tone) } data-impostor=move || impostor.get().map(|p| p.to_string())>
             <span class="dot"></span>
             <span class="link-text" data-testid="link-text">{text}</span>
             <button
@@ -64,6 +72,7 @@ async fn bridge_command() -> Result<String, String> {
 #[component]
 pub fn ConnectionPanel(
     state: RwSignal<LinkState>,
+    impostor: RwSignal<Option<u16>>,
     link: StoredValue<Link, LocalStorage>,
     max_attempts: u32,
 ) -> impl IntoView {
@@ -80,7 +89,7 @@ pub fn ConnectionPanel(
     };
     view! {
         <div class="connection" data-testid="connection">
-            <Indicator state=state link=link max_attempts=max_attempts />
+            <Indicator state=state impostor=impostor link=link max_attempts=max_attempts />
             <p class="muted">"Agents reach this tab through the bridge: add it to your MCP client's configuration (Claude Desktop: claude_desktop_config.json)."</p>
             {move || match snippet.get() {
                 None => view! { <p class="muted">"…"</p> }.into_any(),

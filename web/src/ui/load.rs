@@ -312,21 +312,34 @@ pub async fn fetch_files(paths: &[String]) -> Result<ArrayBuffer, String> {
         .map_err(|_| "the changed files are not a buffer".to_owned())
 }
 
-/// GET `url` from the hub with the browser's secret.
+/// Longest a request waits for the api token (it comes with the link's Welcome).
+const API_TOKEN_WAIT_MS: u32 = 20_000;
+const API_TOKEN_POLL_MS: u32 = 50;
+
+/// GET `url` from the hub with this hub run's api token.
 async fn fetch(url: &str) -> Result<web_sys::Response, String> {
     request(url, None).await
 }
 
-/// GET `url` from the hub with the browser's secret, or POST `body` (JSON) to it.
+/// The api token of the hub run the link proved, waiting for the link's Welcome if needed.
+async fn api_token() -> Result<String, String> {
+    for _ in 0..API_TOKEN_WAIT_MS / API_TOKEN_POLL_MS {
+        if let Some(token) = crate::link::secret::api_token() {
+            return Ok(token);
+        }
+        gloo_timers::future::TimeoutFuture::new(API_TOKEN_POLL_MS).await;
+    }
+    Err("the link to the bridge is not up, so the page has no api token for it".into())
+}
+
+/// GET `url` from the hub with this hub run's api token, or POST `body` (JSON) to it.
 async fn request(url: &str, body: Option<&str>) -> Result<web_sys::Response, String> {
     let window = web_sys::window().ok_or("no window")?;
     let init = web_sys::RequestInit::new();
     let headers = web_sys::Headers::new().map_err(|e| format!("{e:?}"))?;
-    if let Some(token) = crate::link::secret::get() {
-        headers
-            .set(crate::link::secret::HEADER, &token)
-            .map_err(|e| format!("{e:?}"))?;
-    }
+    headers
+        .set(crate::link::secret::HEADER, &api_token().await?)
+        .map_err(|e| format!("{e:?}"))?;
     if let Some(body) = body {
         init.set_method("POST");
         headers

@@ -94,6 +94,7 @@ pub fn App() -> impl IntoView {
     let link = start_link(engine.clone(), app, rows);
     let _ = link_slot.set(link.clone());
     let state = RwSignal::new(link.state());
+    let impostor = RwSignal::new(None::<u16>);
     let hosted = tools::Hosted::new();
     {
         let (engine, weak_link) = (engine.clone(), link_slot.clone());
@@ -105,7 +106,12 @@ pub fn App() -> impl IntoView {
             }
             // Back on a hub (a restart, another bridge took over): changes made meanwhile were
             // seen by no watcher of ours, so the disk is compared again.
+            impostor.set(weak_link.get().and_then(Link::impostor));
             if connected && !was_connected.get_value() {
+                // This hub run's api token, for the worker's requests to the bridge.
+                if let Some(token) = crate::link::secret::api_token() {
+                    engine.set_api_token(token);
+                }
                 let project = summary.with_untracked(|s| {
                     s.as_ref().filter(|s| !s.sample).map(|s| s.project.clone())
                 });
@@ -300,15 +306,15 @@ pub fn App() -> impl IntoView {
             <button class="theme" data-testid="theme" title="Dark or light theme" on:click=move |_| theme.update(|t| *t = if t == "light" { "dark".into() } else { "light".into() })>
                 {move || if theme.get() == "light" { "Dark theme" } else { "Light theme" }}
             </button>
-            <connection::Indicator state=state link=link max_attempts=max_attempts />
+            <connection::Indicator state=state impostor=impostor link=link max_attempts=max_attempts />
         </header>
         <aside class="left">
             <section class="panel" data-testid="graph-summary">
-                {crate::link::secret::get().is_none().then(|| view! {
+                {(!crate::link::secret::present()).then(|| view! {
                     <p class="needs-link" data-testid="needs-link">
                         "This tab has no link to your Nexus bridge yet. Open the address the bridge printed (it ends in ?token=…): "
                         <code>"scripts/run.sh"</code>" and "<code>"nexus-bridge serve"</code>" print it when they start, "
-                        <code>"nexus-bridge status"</code>" prints it again, and an agent's \"no tab\" error names it."
+                        <code>"nexus-bridge status --link"</code>" prints it again."
                     </p>
                 })}
                 <p class="summary" data-testid="summary">{move || summary.get().map(|s| stats_line(&s, folder_groups())).unwrap_or_else(|| "Starting the engine…".into())}</p>
@@ -345,7 +351,7 @@ pub fn App() -> impl IntoView {
             <div class="pane" class:hidden=move || app.tab.get() != Tab::Chat><chat::ChatPanel url=hub_url("/chat") /></div>
             <div class="pane" class:hidden=move || app.tab.get() != Tab::Activity><activity::Activity rows=rows highlights=highlights /></div>
             <div class="pane" class:hidden=move || app.tab.get() != Tab::Tools><tools::ToolsPanel hosted=hosted link=link /></div>
-            <div class="pane" class:hidden=move || app.tab.get() != Tab::Connection><connection::ConnectionPanel state=state link=link max_attempts=max_attempts /></div>
+            <div class="pane" class:hidden=move || app.tab.get() != Tab::Connection><connection::ConnectionPanel state=state impostor=impostor link=link max_attempts=max_attempts /></div>
         </aside>
         </div>
     }
@@ -801,7 +807,7 @@ fn start_link(engine: EngineClient, app: AppState, rows: RwSignal<Vec<ActivityRo
         LinkConfig {
             url: hub_url("/ws"),
             agent: "nexus-web".into(),
-            token: crate::link::secret::get(),
+            secrets: crate::link::secret::keys(),
             policy: ReconnectPolicy::default(),
         },
         Rc::new(move |tool, args, reply| {

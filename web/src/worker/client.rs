@@ -112,10 +112,11 @@ impl EngineClient {
             let parts = Array::of2(&JsValue::from_str(&text), &board.memory());
             inner.queue.insert(0, (parts, Array::new()));
         }
-        let bridge = ToWorker::Bridge {
-            token: crate::link::secret::get(),
-        };
-        if let Ok(text) = serde_json::to_string(&bridge) {
+        // The api token of the hub run the link proved, if it did already; each Welcome sends
+        // the current one again (`set_api_token`), and a respawned worker gets it here.
+        let bridge =
+            crate::link::secret::api_token().map(|token| ToWorker::Bridge { token: Some(token) });
+        if let Some(Ok(text)) = bridge.as_ref().map(serde_json::to_string) {
             let at = inner.queue.len().min(1);
             inner
                 .queue
@@ -166,6 +167,14 @@ impl EngineClient {
                     );
                 }
             }
+        }
+    }
+
+    /// Hands the worker the api token of the hub run the link just proved, for its requests to
+    /// the bridge (embeddings, git diffs).
+    pub fn set_api_token(&self, token: String) {
+        if let Err(message) = self.send(&ToWorker::Bridge { token: Some(token) }, Vec::new()) {
+            web_sys::console::warn_1(&format!("nexus: {message}").into());
         }
     }
 

@@ -25,8 +25,8 @@ pub enum ToWorker {
     /// The shared cancel flags (the message's second item, a `SharedArrayBuffer`); sent first
     /// to every worker of a cross-origin isolated page.
     CancelBoard,
-    /// The browser secret (if the page has one), for the worker's requests to the bridge's
-    /// embeddings route; sent right after the board.
+    /// The api token of the hub run the page's link proved, for the worker's requests to the
+    /// bridge's `/api/*`; sent after each Welcome (and right after the board to a new worker).
     Bridge { token: Option<String> },
     /// Put the LLM's `text` before the structural summary of folder, file or community `node`
     /// (answered as a `Result` whose text is the new summary); the node is embedded again and

@@ -1,5 +1,5 @@
-//! Provider embeddings in the worker: the bridge's `/api/embed` (same origin, the browser secret
-//! from the page) embeds the graph's texts and search queries; any failure keeps the built-in model.
+//! Provider embeddings in the worker: the bridge's `/api/embed` (same origin, the hub run's api
+//! token from the page) embeds the graph's texts and search queries; any failure keeps the built-in model.
 
 use std::cell::RefCell;
 use std::sync::Mutex;
@@ -14,16 +14,16 @@ use nexus_engine::QueryEmbedder;
 use nexus_engine::embed::{VectorIndex, unit};
 
 const ROUTE: &str = "/api/embed";
-/// How long a run waits for the page to pass the secret (it is sent as soon as the worker is ready).
-const TOKEN_WAIT_MS: u32 = 2_000;
+/// How long a run waits for the page to pass the api token (it comes once the link is welcomed).
+const TOKEN_WAIT_MS: u32 = 10_000;
 const TOKEN_POLL_MS: u32 = 20;
 
 thread_local! {
-    /// `None` until the page said; then the secret, if the page has one.
+    /// `None` until the page said; then the api token.
     static TOKEN: RefCell<Option<Option<String>>> = const { RefCell::new(None) };
 }
 
-/// The browser secret, as the page passed it.
+/// The api token, as the page passed it.
 pub fn set_token(token: Option<String>) {
     TOKEN.with(|t| *t.borrow_mut() = Some(token));
 }
@@ -43,15 +43,15 @@ async fn request(body: Option<String>) -> Result<(u16, JsValue), String> {
     bridge_request(ROUTE, body).await
 }
 
-/// One request to a route of the bridge (GET, or POST of a JSON `body`) with the browser
-/// secret: its status and JSON body (`null` when the body is not JSON).
+/// One request to a route of the bridge (GET, or POST of a JSON `body`) with the api token: its
+/// status and JSON body (`null` when the body is not JSON).
 pub(super) async fn bridge_request(
     route: &str,
     body: Option<String>,
 ) -> Result<(u16, JsValue), String> {
     let token = token()
         .await
-        .ok_or("no browser secret to ask the bridge with")?;
+        .ok_or("no api token to ask the bridge with (the link to the hub is not up)")?;
     let scope = super::runtime::scope().ok_or("not in a worker")?;
     let failed = |e: JsValue| format!("asking the bridge ({route}): {e:?}");
     let headers = Headers::new().map_err(failed)?;
