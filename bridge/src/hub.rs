@@ -408,11 +408,12 @@ impl Hub {
         agent: &str,
         tool: &str,
         args: serde_json::Value,
+        session: Option<String>,
         deadline: Duration,
         progress: ProgressSender,
     ) -> Outcome {
         self.wait_for_fresh_repo().await;
-        let (id, rx) = match self.start_local(agent, tool, args, deadline, progress) {
+        let (id, rx) = match self.start_local(agent, tool, args, session, deadline, progress) {
             Ok(started) => started,
             Err(err) => return Outcome::Err(err),
         };
@@ -431,13 +432,14 @@ impl Hub {
         agent: &str,
         tool: &str,
         args: serde_json::Value,
+        session: Option<String>,
         deadline: Duration,
         progress: ProgressSender,
     ) -> Result<(CallId, oneshot::Receiver<Outcome>), ToolError> {
         let mut state = self.state();
         let tab = self.admit(&state, Owner::Local)?;
         let id = self.ids.next();
-        self.send_call(&tab, &id, tool, args, deadline.as_millis() as u64)?;
+        self.send_call(&tab, &id, tool, args, session, deadline.as_millis() as u64)?;
         let (waiter, rx) = Waiter::new(progress);
         insert_pending(
             &mut state,
@@ -462,10 +464,11 @@ impl Hub {
         id: CallId,
         tool: String,
         args: serde_json::Value,
+        session: Option<String>,
         deadline_ms: u64,
     ) {
         if self.repo_is_fresh() {
-            return self.relay_from_peer(peer, id, tool, args, deadline_ms);
+            return self.relay_from_peer(peer, id, tool, args, session, deadline_ms);
         }
         let key = (peer, id.clone());
         {
@@ -484,7 +487,7 @@ impl Hub {
         tokio::spawn(async move {
             hub.wait_for_fresh_repo().await;
             if hub.state().waiting_peer_calls.remove(&key) {
-                hub.relay_from_peer(peer, id, tool, args, deadline_ms);
+                hub.relay_from_peer(peer, id, tool, args, session, deadline_ms);
             }
         });
     }
@@ -495,6 +498,7 @@ impl Hub {
         id: CallId,
         tool: String,
         args: serde_json::Value,
+        session: Option<String>,
         deadline_ms: u64,
     ) {
         let mut state = self.state();
@@ -529,7 +533,7 @@ impl Hub {
             Err(err) => return refuse(err),
         };
         let hub_id = self.ids.next();
-        if let Err(err) = self.send_call(&tab, &hub_id, &tool, args, deadline_ms) {
+        if let Err(err) = self.send_call(&tab, &hub_id, &tool, args, session, deadline_ms) {
             return refuse(err);
         }
         state.peer_calls.insert((peer, id.clone()), hub_id.clone());
@@ -647,6 +651,7 @@ impl Hub {
         id: &str,
         tool: &str,
         args: serde_json::Value,
+        session: Option<String>,
         deadline_ms: u64,
     ) -> Result<(), ToolError> {
         let frame = Frame::Call {
@@ -654,6 +659,7 @@ impl Hub {
             tool: tool.to_owned(),
             args,
             deadline_ms,
+            session,
         };
         check_size(&frame)?;
         tab.tx
@@ -854,7 +860,7 @@ mod tests {
     fn spawn_call(hub: &Arc<Hub>, tool: &str) -> tokio::task::JoinHandle<Outcome> {
         let hub = hub.clone();
         let tool = tool.to_owned();
-        tokio::spawn(async move { hub.call("a", &tool, json!({}), DEADLINE, None).await })
+        tokio::spawn(async move { hub.call("a", &tool, json!({}), None, DEADLINE, None).await })
     }
 
     /// The next frame that is not an `Activity` or `Status` report.
@@ -871,7 +877,10 @@ mod tests {
     async fn no_tab_answers_at_once_with_no_browser() {
         let hub = hub();
         let started = Instant::now();
-        let Outcome::Err(err) = hub.call("a", "context", json!({}), DEADLINE, None).await else {
+        let Outcome::Err(err) = hub
+            .call("a", "context", json!({}), None, DEADLINE, None)
+            .await
+        else {
             panic!("expected an error");
         };
         assert_eq!(err.code, ErrorCode::NoBrowser);
@@ -889,7 +898,10 @@ mod tests {
         let (tx, _rx) = crate::outbox::channel();
         let tab = hub.attach_tab(tx);
         hub.detach_tab(tab);
-        let Outcome::Err(err) = hub.call("a", "context", json!({}), DEADLINE, None).await else {
+        let Outcome::Err(err) = hub
+            .call("a", "context", json!({}), None, DEADLINE, None)
+            .await
+        else {
             panic!("expected an error");
         };
         assert_eq!(err.code, ErrorCode::NoBrowser);
@@ -946,7 +958,7 @@ mod tests {
         let hub = hub();
         let (tx, mut rx) = crate::outbox::channel();
         hub.attach_tab(tx);
-        let call = hub.call("a", "grep", json!({}), DEADLINE, None);
+        let call = hub.call("a", "grep", json!({}), None, DEADLINE, None);
         let _ = tokio::time::timeout(Duration::from_millis(20), call).await;
         let Some(Frame::Call { id, .. }) = next_call_frame(&mut rx).await else {
             panic!("expected the call")
@@ -1030,10 +1042,22 @@ mod tests {
         let mut s = setup();
         let (p0, p1) = (s.peers[0].0, s.peers[1].0);
         // Both peers use the same id: the hub keeps them apart.
-        s.hub
-            .call_from_peer(p0, "x-1".into(), "context".into(), json!({"n": 0}), 1000);
-        s.hub
-            .call_from_peer(p1, "x-1".into(), "context".into(), json!({"n": 1}), 1000);
+        s.hub.call_from_peer(
+            p0,
+            "x-1".into(),
+            "context".into(),
+            json!({"n": 0}),
+            None,
+            1000,
+        );
+        s.hub.call_from_peer(
+            p1,
+            "x-1".into(),
+            "context".into(),
+            json!({"n": 1}),
+            None,
+            1000,
+        );
         let mut hub_ids = Vec::new();
         for _ in 0..2 {
             let Some(Frame::Call { id, args, .. }) = next_call_frame(&mut s.tab_rx).await else {
@@ -1062,9 +1086,9 @@ mod tests {
         let mut s = setup();
         let p0 = s.peers[0].0;
         s.hub
-            .call_from_peer(p0, "c-1".into(), "impact".into(), json!({}), 1000);
+            .call_from_peer(p0, "c-1".into(), "impact".into(), json!({}), None, 1000);
         s.hub
-            .call_from_peer(p0, "c-2".into(), "impact".into(), json!({}), 1000);
+            .call_from_peer(p0, "c-2".into(), "impact".into(), json!({}), None, 1000);
         let Some(Frame::Call { id: first, .. }) = next_call_frame(&mut s.tab_rx).await else {
             panic!()
         };
@@ -1092,7 +1116,7 @@ mod tests {
         let mut s = setup();
         let p0 = s.peers[0].0;
         s.hub
-            .call_from_peer(p0, "l-1".into(), "search".into(), json!({}), 1000);
+            .call_from_peer(p0, "l-1".into(), "search".into(), json!({}), None, 1000);
         s.hub.detach_tab(s.tab);
         let (_, rx) = &mut s.peers[0];
         let Some(Frame::Result {
@@ -1113,7 +1137,7 @@ mod tests {
         let (p0, p1) = (s.peers[0].0, s.peers[1].0);
         for i in 0..=MAX_PENDING_CALLS_PER_PEER {
             s.hub
-                .call_from_peer(p0, format!("r-{i}"), "search".into(), json!({}), 1000);
+                .call_from_peer(p0, format!("r-{i}"), "search".into(), json!({}), None, 1000);
         }
         let (_, rx) = &mut s.peers[0];
         let Some(Frame::Result {
@@ -1128,7 +1152,7 @@ mod tests {
         assert!(err.retryable);
         // Another caller still has its own budget.
         s.hub
-            .call_from_peer(p1, "other".into(), "search".into(), json!({}), 1000);
+            .call_from_peer(p1, "other".into(), "search".into(), json!({}), None, 1000);
         assert_eq!(s.hub.pending_count(), MAX_PENDING_CALLS_PER_PEER + 1);
         // An answer frees a slot.
         let Some(Frame::Call { id, .. }) = next_call_frame(&mut s.tab_rx).await else {
@@ -1136,7 +1160,7 @@ mod tests {
         };
         s.hub.deliver(s.tab, &id, ok("done"));
         s.hub
-            .call_from_peer(p0, "again".into(), "search".into(), json!({}), 1000);
+            .call_from_peer(p0, "again".into(), "search".into(), json!({}), None, 1000);
         assert_eq!(s.hub.pending_count(), MAX_PENDING_CALLS_PER_PEER + 1);
     }
 
@@ -1145,7 +1169,7 @@ mod tests {
         let mut s = setup();
         let p1 = s.peers[1].0;
         s.hub
-            .call_from_peer(p1, "g-1".into(), "impact".into(), json!({}), 1000);
+            .call_from_peer(p1, "g-1".into(), "impact".into(), json!({}), None, 1000);
         let Some(Frame::Call { id, .. }) = next_call_frame(&mut s.tab_rx).await else {
             panic!()
         };
@@ -1170,9 +1194,10 @@ mod tests {
         let (tx, mut progress) = mpsc::unbounded_channel();
         let call = {
             let hub = s.hub.clone();
-            tokio::spawn(
-                async move { hub.call("a", "impact", json!({}), DEADLINE, Some(tx)).await },
-            )
+            tokio::spawn(async move {
+                hub.call("a", "impact", json!({}), None, DEADLINE, Some(tx))
+                    .await
+            })
         };
         let Some(Frame::Call { id, .. }) = next_call_frame(&mut s.tab_rx).await else {
             panic!()
@@ -1228,7 +1253,7 @@ mod tests {
         let (tx, mut monitor) = crate::outbox::channel();
         let id = s.hub.attach_peer(tx, "status".into(), true);
         s.hub
-            .call_from_peer(id, "m-1".into(), "context".into(), json!({}), 1000);
+            .call_from_peer(id, "m-1".into(), "context".into(), json!({}), None, 1000);
         assert!(matches!(monitor.recv().await, Some(Frame::Status { .. })));
         assert!(matches!(monitor.recv().await, Some(Frame::Error { .. })));
         assert_eq!(s.hub.pending_count(), 0);
@@ -1240,7 +1265,7 @@ mod tests {
         let big = "x".repeat(MAX_FRAME_BYTES);
         let Outcome::Err(err) = s
             .hub
-            .call("a", "grep", json!({ "pattern": big }), DEADLINE, None)
+            .call("a", "grep", json!({ "pattern": big }), None, DEADLINE, None)
             .await
         else {
             panic!("expected too large")
@@ -1394,8 +1419,8 @@ mod tests {
             next_call_frame(&mut rx).await,
             Some(Frame::RepoChanged { .. })
         ));
-        hub.call_from_peer(peer, "p-1".into(), "context".into(), json!({}), 1000);
-        hub.call_from_peer(peer, "p-2".into(), "context".into(), json!({}), 1000);
+        hub.call_from_peer(peer, "p-1".into(), "context".into(), json!({}), None, 1000);
+        hub.call_from_peer(peer, "p-2".into(), "context".into(), json!({}), None, 1000);
         hub.cancel_from_peer(peer, "p-1");
         assert!(nothing_for(&mut rx, 300).await);
         hub.repo_applied(tab, 1, None);

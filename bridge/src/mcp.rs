@@ -26,6 +26,9 @@ pub struct NexusMcp {
     relay: Arc<Relay>,
     tools: Vec<Tool>,
     host: Arc<Host>,
+    /// This client's tools session: Nexus's tools remember what they told it (collapsing what
+    /// it saw, recalling its trail) unless a call names a session of its own.
+    session: String,
     /// Confirmations asked through `input_required` results, awaiting the client's retry.
     asked: Asked,
 }
@@ -43,6 +46,7 @@ impl NexusMcp {
             relay,
             tools,
             host,
+            session: format!("agent-{:08x}", fastrand::u32(..)),
             asked: Asked::default(),
         }
     }
@@ -196,7 +200,9 @@ impl ServerHandler for NexusMcp {
             }
             None => (None, None),
         };
-        let call = self.relay.call(&agent, tool, args, progress_tx);
+        let call = self
+            .relay
+            .call(&agent, tool, args, Some(self.session.clone()), progress_tx);
         tokio::pin!(call);
         let outcome = loop {
             tokio::select! {
@@ -304,6 +310,7 @@ impl NexusMcp {
             timeout: None,
             caller,
             approved,
+            session: None,
         });
         tokio::select! {
             reply = call => match reply {

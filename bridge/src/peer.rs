@@ -302,6 +302,7 @@ impl PeerLink {
         &self,
         tool: &str,
         args: serde_json::Value,
+        session: Option<String>,
         deadline: Duration,
         progress: ProgressSender,
     ) -> Outcome {
@@ -311,6 +312,7 @@ impl PeerLink {
             tool: tool.to_owned(),
             args,
             deadline_ms: deadline.as_millis() as u64,
+            session,
         };
         if let Err(err) = check_size(&frame) {
             return Outcome::Err(err);

@@ -125,6 +125,7 @@ impl Relay {
         agent: &str,
         tool: ToolName,
         args: serde_json::Value,
+        session: Option<String>,
         progress: ProgressSender,
     ) -> Outcome {
         let admission = match self.breakers.admit(tool, Instant::now()) {
@@ -132,7 +133,7 @@ impl Relay {
             Err(err) => return Outcome::Err(err),
         };
         let deadline = self.deadlines.of(tool);
-        let routed = self.route_call(agent, tool, args, deadline, progress);
+        let routed = self.route_call(agent, tool, args, session, deadline, progress);
         let outcome = match timeout(deadline, routed).await {
             Ok(outcome) => outcome,
             Err(_) => Outcome::Err(
@@ -156,16 +157,20 @@ impl Relay {
         agent: &str,
         tool: ToolName,
         args: serde_json::Value,
+        session: Option<String>,
         deadline: Duration,
         progress: ProgressSender,
     ) -> Outcome {
         match self.ready_route().await {
             Route::Hub => {
                 self.hub
-                    .call(agent, tool.as_str(), args, deadline, progress)
+                    .call(agent, tool.as_str(), args, session, deadline, progress)
                     .await
             }
-            Route::Peer(link) => link.call(tool.as_str(), args, deadline, progress).await,
+            Route::Peer(link) => {
+                link.call(tool.as_str(), args, session, deadline, progress)
+                    .await
+            }
             Route::Joining(problem) => {
                 let mut reason = format!(
                     "this bridge is still looking for the Nexus hub on port {}",
@@ -251,7 +256,7 @@ mod tests {
         relay.hub().attach_tab(tx);
         let started = Instant::now();
         let Outcome::Err(err) = relay
-            .call("a", ToolName::Context, serde_json::json!({}), None)
+            .call("a", ToolName::Context, serde_json::json!({}), None, None)
             .await
         else {
             panic!("expected a timeout")
@@ -267,7 +272,7 @@ mod tests {
 
         let started = Instant::now();
         let Outcome::Err(err) = relay
-            .call("a", ToolName::Impact, serde_json::json!({}), None)
+            .call("a", ToolName::Impact, serde_json::json!({}), None, None)
             .await
         else {
             panic!("expected a timeout")
@@ -284,13 +289,13 @@ mod tests {
         relay.hub().attach_tab(tx);
         for _ in 0..5 {
             let outcome = relay
-                .call("a", ToolName::Search, serde_json::json!({}), None)
+                .call("a", ToolName::Search, serde_json::json!({}), None, None)
                 .await;
             assert!(matches!(outcome, Outcome::Err(ref e) if e.code == ErrorCode::Timeout));
         }
         let started = Instant::now();
         let Outcome::Err(err) = relay
-            .call("a", ToolName::Search, serde_json::json!({}), None)
+            .call("a", ToolName::Search, serde_json::json!({}), None, None)
             .await
         else {
             panic!("expected the circuit to be open")
@@ -298,7 +303,7 @@ mod tests {
         assert_eq!(err.code, ErrorCode::CircuitOpen);
         assert!(started.elapsed() < Duration::from_millis(5));
         let Outcome::Err(err) = relay
-            .call("a", ToolName::Context, serde_json::json!({}), None)
+            .call("a", ToolName::Context, serde_json::json!({}), None, None)
             .await
         else {
             panic!("expected a timeout")
@@ -320,7 +325,7 @@ mod tests {
         let started = Instant::now();
         // The route becomes the hub (no tab yet): NO_BROWSER once joined, not before.
         let Outcome::Err(err) = relay
-            .call("a", ToolName::Context, serde_json::json!({}), None)
+            .call("a", ToolName::Context, serde_json::json!({}), None, None)
             .await
         else {
             panic!("expected no browser")
@@ -337,7 +342,7 @@ mod tests {
         relay.set_route(Route::Joining(Some("no token file".into())));
         let started = Instant::now();
         let Outcome::Err(err) = relay
-            .call("a", ToolName::Context, serde_json::json!({}), None)
+            .call("a", ToolName::Context, serde_json::json!({}), None, None)
             .await
         else {
             panic!("expected no hub")

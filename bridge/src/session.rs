@@ -375,8 +375,9 @@ fn handle(hub: &Arc<Hub>, side: Side, tx: &FrameSender, frame: Frame) {
                 tool,
                 args,
                 deadline_ms,
+                session,
             },
-        ) => hub.call_from_peer(peer, id, tool, args, deadline_ms),
+        ) => hub.call_from_peer(peer, id, tool, args, session, deadline_ms),
         (Side::Peer(peer), Frame::Cancel { id }) => hub.cancel_from_peer(peer, &id),
         (_, frame @ (Frame::HostedList { .. } | Frame::HostedCall { .. })) => {
             crate::host::wire::handle(hub, tx, frame)

@@ -112,11 +112,15 @@ pub enum Frame {
         stats: GraphStats,
         indexed_at: u64,
     },
+    /// A tool call. `session` is the caller's tools session (one per MCP connection or chat
+    /// conversation), used when the arguments name none.
     Call {
         id: CallId,
         tool: String,
         args: serde_json::Value,
         deadline_ms: u64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        session: Option<String>,
     },
     Result {
         id: CallId,
@@ -383,6 +387,7 @@ mod tests {
                 tool: "context".into(),
                 args: serde_json::json!({"focus": "stats"}),
                 deadline_ms: 30_000,
+                session: Some("agent-1".into()),
             },
             Frame::Result {
                 id: "h1-7".into(),
@@ -757,6 +762,7 @@ mod tests {
                 tool: s.clone(),
                 args: serde_json::json!({ "n": n, "s": s }),
                 deadline_ms: n,
+                session: None,
             };
             prop_assert_eq!(Frame::decode(&frame.encode()).unwrap(), frame);
         }

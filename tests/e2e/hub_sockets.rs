@@ -370,6 +370,7 @@ fn call(id: String) -> Frame {
         tool: "search".into(),
         args: json!({"query": "x"}),
         deadline_ms: 30_000,
+        session: None,
     }
 }
 

@@ -7,7 +7,7 @@ use nexus_shared::params::{DeepDiveParams, FOLLOWED_CONFIDENCE, Format, ImpactPa
 use serde_json::json;
 
 use super::budget::{Budget, limit_chars};
-use super::neighbours::{SeenTail, calls, community, edge_line, owner, processes, seen_in};
+use super::neighbours::{calls, community, edge_line, owner, processes, seen_in, seen_line};
 use super::{ToolContext, impact, target};
 
 /// Callers and callees listed in standard verbosity (all in full).
@@ -201,16 +201,12 @@ pub fn run(ctx: &ToolContext, p: &DeepDiveParams) -> Result<String, ToolError> {
     }
     for (title, items) in [("Callers", &callers), ("Callees", &callees)] {
         out.header(&format!("## {title} ({})", items.len()));
-        let mut left_out = SeenTail::default();
         for (n, e) in items.iter().take(listed) {
-            if seen.contains(&n.id) {
-                left_out.add(n);
+            out.item(&if seen.contains(&n.id) {
+                seen_line(n)
             } else {
-                out.item(&edge_line(n, e));
-            }
-        }
-        if let Some(line) = left_out.line() {
-            out.header(&line);
+                edge_line(n, e)
+            });
         }
         if items.len() > listed {
             out.header(&format!(

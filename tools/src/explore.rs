@@ -6,7 +6,7 @@ use nexus_shared::{ErrorCode, ToolError};
 use serde_json::json;
 
 use super::budget::Budget;
-use super::neighbours::{SeenTail, calls, edge_line, seen_in};
+use super::neighbours::{calls, edge_line, seen_in, seen_line};
 use super::{ToolContext, target};
 use nexus_engine::{Edge, NodeKind, NodeRef, summary_tail};
 
@@ -80,18 +80,14 @@ pub fn run(ctx: &ToolContext, p: &ExploreParams) -> Result<String, ToolError> {
                 .collect();
             for (title, items) in [("Callers", &callers), ("Callees", &callees)] {
                 out.header(&format!("## {title} ({})", items.len()));
-                let mut left_out = SeenTail::default();
                 for (n, e) in items.iter().take(limit) {
                     if seen.contains(&n.id) {
-                        left_out.add(n);
+                        out.item(&seen_line(n));
                     } else if verbosity == Verbosity::Summary {
                         out.item(&format!("- `{}`", n.stable_id()));
                     } else {
                         out.item(&edge_line(n, e));
                     }
-                }
-                if let Some(line) = left_out.line() {
-                    out.header(&line);
                 }
                 if items.len() > limit {
                     out.header(&format!("… {} more (raise limit)", items.len() - limit));

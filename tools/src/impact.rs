@@ -10,7 +10,7 @@ use serde_json::json;
 
 use super::budget::Budget;
 use super::filters::{node_kinds, relation_kinds};
-use super::neighbours::{SeenTail, seen_in};
+use super::neighbours::{seen_in, seen_line};
 use super::{ToolContext, target};
 use nexus_engine::is_test;
 use nexus_engine::{EdgeKind, NodeRef, Reached, Toward, Walk};
@@ -140,13 +140,8 @@ pub fn run(ctx: &ToolContext, p: &ImpactParams) -> Result<String, ToolError> {
     if !p.summary_only {
         let mut current = 0;
         let seen = seen_in(ctx, page.iter().map(|r| r.node));
-        let mut left_out = SeenTail::default();
         for r in &page {
             let Some(n) = g.node(r.node) else { continue };
-            if seen.contains(&n.id) {
-                left_out.add(&n);
-                continue;
-            }
             let group = r.depth.min(3);
             if group != current {
                 current = group;
@@ -157,6 +152,10 @@ pub fn run(ctx: &ToolContext, p: &ImpactParams) -> Result<String, ToolError> {
                     label(group)
                 ));
             }
+            if seen.contains(&n.id) {
+                out.item(&seen_line(&n));
+                continue;
+            }
             out.item(&format!(
                 "- {} `{}` — {} · via {} {:.2} {}",
                 n.kind(),
@@ -166,9 +165,6 @@ pub fn run(ctx: &ToolContext, p: &ImpactParams) -> Result<String, ToolError> {
                 r.via.confidence,
                 r.via.reason.as_str()
             ));
-        }
-        if let Some(line) = left_out.line() {
-            out.header(&line);
         }
         ctx.memory
             .sessions

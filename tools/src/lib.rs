@@ -1423,8 +1423,8 @@ mod tests {
             );
             let again = text(dispatch(ctx, "impact", json!({"target": "validate"})));
             assert!(
-                again.ends_with("+ 3 seen earlier in this session: charge, Cart.checkout, main\n")
-                    && !again.contains("## depth"),
+                again.contains("## depth 1 — WILL BREAK\n- `Function:shop/pay.py:charge` (seen)\n")
+                    && again.len() < first.len(),
                 "{again}"
             );
             let path = text(dispatch(
@@ -1438,8 +1438,7 @@ mod tests {
             );
             let explored = text(dispatch(ctx, "explore", json!({"name": "charge"})));
             assert!(
-                explored
-                    .contains("## Callers (1)\n+ 1 seen earlier in this session: Cart.checkout\n"),
+                explored.contains("## Callers (1)\n- `Method:shop/cart.py:Cart.checkout` (seen)\n"),
                 "{explored}"
             );
             let trail = text(dispatch(ctx, "context", json!({})));

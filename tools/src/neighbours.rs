@@ -7,44 +7,9 @@ use nexus_engine::{Edge, EdgeKind, Graph, NodeKind, NodeRef};
 
 use super::ToolContext;
 
-/// Names a [`SeenTail`] spells out; the rest are counted.
-const SEEN_NAMED: usize = 8;
-
-/// The symbols of one list that the session returned before: left out of the list and named
-/// once at its end, by qualified name (the agent has their ids from the earlier answer).
-#[derive(Debug, Default)]
-pub struct SeenTail {
-    names: Vec<String>,
-    count: usize,
-}
-
-impl SeenTail {
-    pub fn add(&mut self, node: &NodeRef) {
-        self.count += 1;
-        if self.names.len() < SEEN_NAMED {
-            let id = node.stable_id();
-            let name = id.rsplit(':').next().unwrap_or_default().to_owned();
-            self.names.push(name);
-        }
-    }
-
-    /// `+ 3 seen earlier in this session: a, b, c`, or nothing when none was left out.
-    pub fn line(&self) -> Option<String> {
-        if self.count == 0 {
-            return None;
-        }
-        let more = self.count - self.names.len();
-        Some(format!(
-            "+ {} seen earlier in this session: {}{}",
-            self.count,
-            self.names.join(", "),
-            if more > 0 {
-                format!(" and {more} more")
-            } else {
-                String::new()
-            }
-        ))
-    }
+/// A symbol the session returned before, as a one-line reference in its place in a list.
+pub fn seen_line(node: &NodeRef) -> String {
+    format!("- `{}` (seen)", node.stable_id())
 }
 
 /// The nodes of `nodes` that `ctx`'s session returned before.

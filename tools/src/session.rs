@@ -1,5 +1,5 @@
 //! Sessions: calls of one session share a memory (30 minutes idle at most), so symbols already
-//! returned collapse to their id, code near the recent focus ranks first, and `context` and
+//! returned shrink to a one-line reference, code near the recent focus ranks first, `context` and
 //! `overview` recall the trail. Emptied with each new graph; carried over (by stable id) when the
 //! same project's graph follows a change on disk.
 

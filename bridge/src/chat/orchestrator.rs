@@ -629,6 +629,7 @@ async fn call_tool(
         timeout: None,
         caller: CHAT_CALLER.into(),
         approved,
+        session: Some(format!("chat-{}", asker.session)),
     };
     match host.execute(request).await {
         Ok(reply) => {

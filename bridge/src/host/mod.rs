@@ -153,6 +153,9 @@ pub struct CallRequest {
     pub caller: String,
     /// The user asked for this call or confirmed it: a tool that needs confirmation may run.
     pub approved: bool,
+    /// The tools session of Nexus's own tools (a chat conversation's), used when the arguments
+    /// name none.
+    pub session: Option<String>,
 }
 
 /// A finished call: which tool answered, and the server's result (possibly `isError`).
@@ -771,7 +774,13 @@ impl Host {
         let started = Instant::now();
         let outcome = self
             .relay
-            .call(&request.caller, name, Value::Object(request.args), None)
+            .call(
+                &request.caller,
+                name,
+                Value::Object(request.args),
+                request.session,
+                None,
+            )
             .await;
         let elapsed = started.elapsed();
         let result = match &outcome {

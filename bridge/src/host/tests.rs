@@ -157,6 +157,7 @@ async fn bad_arguments_fail_validation_with_paths_before_any_call() {
             timeout: None,
             caller: "test".into(),
             approved: true,
+            session: None,
         })
         .await
         .expect_err("invalid");
@@ -191,6 +192,7 @@ async fn an_offline_server_fails_fast_and_counts_toward_its_circuit() {
         timeout: Some(Duration::from_millis(50)),
         caller: "test".into(),
         approved: true,
+        session: None,
     };
     for _ in 0..2 {
         let err = host.execute(call()).await.expect_err("offline");
@@ -227,6 +229,7 @@ async fn the_policy_gates_calls_hides_denied_tools_and_shows_in_the_report() {
         timeout: Some(Duration::from_millis(50)),
         caller: "test".into(),
         approved,
+        session: None,
     };
     // No annotation: it needs confirmation, and nothing reaches the (offline) server unasked.
     let err = host

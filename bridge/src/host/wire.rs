@@ -43,6 +43,7 @@ pub fn handle(hub: &Hub, tx: &FrameSender, frame: Frame) {
                     // A page's call is the user's own click; a peer's was confirmed by its
                     // agent's user (`mcp.rs`). Denied tools still never run.
                     approved: true,
+                    session: None,
                 };
                 let started = std::time::Instant::now();
                 let reply = host.execute(request).await;

@@ -84,6 +84,7 @@ async fn serve(ws: &mut Socket, port: u16, cycle: u32) {
             tool: "context".into(),
             args: serde_json::json!({}),
             deadline_ms: 1_000,
+            session: None,
         },
     )
     .await;

@@ -119,6 +119,7 @@ fn hub_replies(text: &str) -> Vec<String> {
         tool: "read".into(),
         args: serde_json::json!({ "path": "README.md" }),
         deadline_ms: 5_000,
+        session: None,
     };
     vec![challenge.encode(), call.encode()]
 }

@@ -19,7 +19,9 @@ use crate::socket::{OpenSocket, SocketEvent};
 
 /// Answers one call: `(tool, args, reply)`; `reply` may be called later (the engine worker answers).
 /// Returns how to stop the call: after a stop, `reply` must never be called.
-pub type Answer = Rc<dyn Fn(&str, serde_json::Value, Box<dyn FnOnce(Outcome)>) -> Stop>;
+/// Answers a tool call: tool, arguments, the caller's tools session, and where the outcome goes.
+pub type Answer =
+    Rc<dyn Fn(&str, serde_json::Value, Option<String>, Box<dyn FnOnce(Outcome)>) -> Stop>;
 /// Stops one call that is being answered.
 pub type Stop = Box<dyn FnOnce()>;
 type Listener<T> = Rc<dyn Fn(&T)>;
@@ -394,7 +396,13 @@ impl Link {
                 let command = self.0.borrow_mut().machine.rejected(reason);
                 self.apply(command);
             }
-            Ok(Frame::Call { id, tool, args, .. }) => {
+            Ok(Frame::Call {
+                id,
+                tool,
+                args,
+                session,
+                ..
+            }) => {
                 let answer = self.0.borrow().answer.clone();
                 let weak = self.weak();
                 let answered = Rc::new(Cell::new(false));
@@ -403,6 +411,7 @@ impl Link {
                 let stop = answer(
                     &tool,
                     args,
+                    session,
                     Box::new(move |outcome| {
                         reply_answered.set(true);
                         if let Some(inner) = weak.upgrade() {

@@ -62,7 +62,7 @@ fn flap_link(secrets: Vec<String>) -> (Link, Rc<RefCell<u32>>) {
             secrets,
             policy: ReconnectPolicy::default(),
         },
-        Rc::new(move |_, _, reply| {
+        Rc::new(move |_, _, _, reply| {
             *count.borrow_mut() += 1;
             reply(Outcome::Err(ToolError::new(
                 ErrorCode::NotImplemented,

@@ -810,14 +810,15 @@ fn start_link(engine: EngineClient, app: AppState, rows: RwSignal<Vec<ActivityRo
             secrets: crate::link::secret::keys(),
             policy: ReconnectPolicy::default(),
         },
-        Rc::new(move |tool, args, reply| {
+        Rc::new(move |tool, args, session, reply| {
             light_touched(&app, &args, TOUCHED_COLOR);
             let started = now_ms();
             let seq = rows.with_untracked(|r| r.first().map_or(0, |r| r.seq + 1));
             let (name, shown) = (tool.to_owned(), activity::short_args(&args));
-            let id = engine.call(
+            let id = engine.call_in_session(
                 tool,
                 args,
+                session,
                 Box::new(move |outcome: Outcome| {
                     rows.update(|rows| {
                         push_row(

@@ -251,11 +251,23 @@ impl EngineClient {
     /// Sends one tool call; `reply` gets the worker's answer unless the call is cancelled first.
     /// Returns the call's id, for [`EngineClient::cancel_call`].
     pub fn call(&self, tool: &str, args: serde_json::Value, reply: Reply) -> u64 {
+        self.call_in_session(tool, args, None, reply)
+    }
+
+    /// [`EngineClient::call`] for a caller with a tools session (an agent's connection).
+    pub fn call_in_session(
+        &self,
+        tool: &str,
+        args: serde_json::Value,
+        session: Option<String>,
+        reply: Reply,
+    ) -> u64 {
         let id = self.next_id();
         let message = ToWorker::Call {
             id,
             tool: tool.to_owned(),
             args,
+            session,
         };
         self.request(id, message, reply);
         id

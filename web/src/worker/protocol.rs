@@ -32,11 +32,13 @@ pub enum ToWorker {
     /// (answered as a `Result` whose text is the new summary); the node is embedded again and
     /// the snapshot saved.
     Describe { id: u64, node: String, text: String },
-    /// Answer one tool call.
+    /// Answer one tool call; `session` is the caller's tools session, if it has one.
     Call {
         id: u64,
         tool: String,
         args: serde_json::Value,
+        #[serde(default)]
+        session: Option<String>,
     },
     /// These files of `project` changed on disk and their contents are on the way: answers
     /// say so until they are applied.

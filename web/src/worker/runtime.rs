@@ -410,12 +410,19 @@ fn handle(worker: &Rc<Worker>, data: JsValue) {
             ),
         },
         ToWorker::Bridge { token } => provider::set_token(token),
-        ToWorker::Call { id, tool, args } if git::base_of(&tool, &args).is_some() => {
+        ToWorker::Call {
+            id,
+            tool,
+            args,
+            session,
+        } if git::base_of(&tool, &args).is_some() => {
             let base = git::base_of(&tool, &args).unwrap_or_default();
             let worker = worker.clone();
             wasm_bindgen_futures::spawn_local(async move {
                 match git::working_changes(&base).await {
-                    Ok(changes) => answer_call_with(&worker, id, &tool, args, Some(&changes)),
+                    Ok(changes) => {
+                        answer_call_with(&worker, id, &tool, args, session, Some(&changes))
+                    }
                     Err(err) if !cancel::was_cancelled(id) => post(&FromWorker::Result {
                         id,
                         outcome: Outcome::Err(err),
@@ -424,7 +431,12 @@ fn handle(worker: &Rc<Worker>, data: JsValue) {
                 }
             });
         }
-        ToWorker::Call { id, tool, args } => {
+        ToWorker::Call {
+            id,
+            tool,
+            args,
+            session,
+        } => {
             // A search by meaning over a provider's vectors needs the query's vector first.
             let fetch = {
                 let state = worker.state.borrow();
@@ -470,13 +482,13 @@ fn handle(worker: &Rc<Worker>, data: JsValue) {
                                     &format!("nexus worker: the query was not embedded: {err}")
                                         .into(),
                                 );
-                                answer_call(&worker, id, &tool, args);
+                                answer_call(&worker, id, &tool, args, session);
                             }
-                            Ok(()) => answer_call(&worker, id, &tool, args),
+                            Ok(()) => answer_call(&worker, id, &tool, args, session),
                         }
                     });
                 }
-                None => answer_call(worker, id, &tool, args),
+                None => answer_call(worker, id, &tool, args, session),
             }
         }
         ToWorker::Describe { id, node, text } => {
@@ -784,13 +796,14 @@ fn describe(worker: &Rc<Worker>, node: &str, text: &str) -> Outcome {
 
 /// The tools' view of the worker's state, now.
 fn context(state: &State) -> tools::ToolContext<'_> {
-    context_with(state, None)
+    context_with(state, None, None)
 }
 
 /// The tools' view of the worker's state with the working tree's changes against a commit.
 fn context_with<'a>(
     state: &'a State,
     working_changes: Option<&'a tools::WorkingChanges>,
+    session: Option<&'a str>,
 ) -> tools::ToolContext<'a> {
     tools::ToolContext {
         graph: &state.graph,
@@ -803,13 +816,19 @@ fn context_with<'a>(
         now_ms: now(),
         clock: now,
         cancelled: cancel::running_call_cancelled,
-        session: None,
+        session,
     }
 }
 
 /// Runs one tool call and posts its answer (none when it was cancelled).
-fn answer_call(worker: &Worker, id: u64, tool: &str, args: serde_json::Value) {
-    answer_call_with(worker, id, tool, args, None);
+fn answer_call(
+    worker: &Worker,
+    id: u64,
+    tool: &str,
+    args: serde_json::Value,
+    session: Option<String>,
+) {
+    answer_call_with(worker, id, tool, args, session, None);
 }
 
 /// [`answer_call`] with the working tree's changes against a commit (`diff` with `base`).
@@ -818,6 +837,7 @@ fn answer_call_with(
     id: u64,
     tool: &str,
     args: serde_json::Value,
+    session: Option<String>,
     working_changes: Option<&tools::WorkingChanges>,
 ) {
     // The page dropped a cancelled call's reply: it is neither run nor answered.
@@ -825,7 +845,7 @@ fn answer_call_with(
         return;
     }
     let state = worker.state.borrow();
-    let ctx = context_with(&state, working_changes);
+    let ctx = context_with(&state, working_changes, session.as_deref());
     let answer = {
         let _running = cancel::running(id);
         tools::answer(Some(&ctx), tool, args)
