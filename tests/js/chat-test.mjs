@@ -182,6 +182,22 @@ try {
     await page.waitForFunction(() => /Answer from the tools:/.test(document.querySelector('[data-testid="chat-messages"]')?.textContent || ""));
   });
 
+  await check("the conversation list is this project's, each with its project and date, all projects on request", async () => {
+    const rows = () => page.locator(at("chat-session-project")).evaluateAll((spans) => spans.map((s) => [s.dataset.project, s.textContent]));
+    const listed = await rows();
+    const filed = listed.filter(([project]) => project === "sample-shop");
+    if (filed.length === 0) fail(`no conversation filed under sample-shop: ${JSON.stringify(listed)}`);
+    for (const [project, text] of listed) {
+      if (project !== "sample-shop" && project !== "") fail(`another project's conversation listed: ${project}`);
+      if (!/ · (sample-shop|no project) · \d/.test(text)) fail(`no project and date: ${text}`);
+    }
+    const summary = await page.locator(`${at("chat-sessions")} summary`).textContent();
+    if (!summary.startsWith("Conversations on this project")) fail(`summary: ${summary}`);
+    await page.click(at("chat-all-projects"));
+    await page.waitForFunction(() => document.querySelector('[data-testid="chat-sessions"] summary')?.textContent.startsWith("Conversations, all projects"));
+    await page.click(at("chat-all-projects"));
+  });
+
   await check("a file described by the LLM shows the description, which a reload keeps", async () => {
     const FILE = "File:shop/cart.py";
     const secret = fs.readFileSync(path.join(tmp, "nexus", "browser-token"), "utf8").trim();

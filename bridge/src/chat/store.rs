@@ -204,7 +204,8 @@ impl Store {
             .unwrap_or_default()
     }
 
-    /// Stored sessions, newest first, at most `limit`; only `project`'s when it is given.
+    /// Stored sessions, newest first, at most `limit`; with `project`, that project's and the
+    /// unfiled ones (no message yet, or stored before conversations kept their project).
     pub fn sessions(
         &self,
         limit: usize,
@@ -216,7 +217,7 @@ impl Store {
                 "SELECT s.id, s.title, s.updated_at, s.prompt_tokens, s.completion_tokens,
                         s.total_tokens, (SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id),
                         s.project
-                 FROM sessions s WHERE ?2 IS NULL OR s.project = ?2
+                 FROM sessions s WHERE ?2 IS NULL OR s.project = ?2 OR s.project = ''
                  ORDER BY s.updated_at DESC, s.rowid DESC LIMIT ?1",
             )
             .map_err(|err| err.to_string())?;
@@ -331,9 +332,15 @@ mod tests {
             "a conversation keeps the project of its first message"
         );
         let shop = store.sessions(10, Some("shop")).unwrap();
-        assert_eq!(shop.len(), 1);
-        assert_eq!(shop[0].session_id, "s1");
-        assert!(store.sessions(10, Some("other")).unwrap().is_empty());
+        let ids: Vec<&str> = shop.iter().map(|s| s.session_id.as_str()).collect();
+        assert_eq!(
+            ids,
+            ["s2", "s1"],
+            "the unfiled s2 is listed under every project"
+        );
+        let other = store.sessions(10, Some("other")).unwrap();
+        assert_eq!(other.len(), 1);
+        assert_eq!(other[0].session_id, "s2");
         let _ = std::fs::remove_dir_all(&dir);
     }
 
@@ -366,6 +373,7 @@ mod tests {
         );
         store.set_project("old", "shop").unwrap();
         assert_eq!(store.sessions(10, Some("shop")).unwrap().len(), 1);
+        assert!(store.sessions(10, Some("other")).unwrap().is_empty());
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -82,6 +82,16 @@ pub fn ChatPanel(url: String) -> impl IntoView {
     let _ = slot.set(socket.clone());
     socket.start();
     let socket = StoredValue::new_local(socket);
+    // The list follows the project the tab holds.
+    Effect::new(move |previous: Option<Option<String>>| {
+        let now = app
+            .picture
+            .with(|p| p.as_ref().map(|p| p.view.project.clone()));
+        if previous.is_some_and(|before| before != now) {
+            let _ = socket.with_value(|s| s.send(&listed()));
+        }
+        now
+    });
     let send_now = move |message: ChatClientMessage| {
         if let Err(message) = socket.with_value(|s| s.send(&message)) {
             view_state.update(|v| v.apply(ChatServerMessage::Error { message }));
