@@ -1,5 +1,6 @@
 //! A project's indexed files kept between indexings, so that a change to some files re-parses
-//! only those and rebuilds the graph from every file's facts, equal to a full index of the tree.
+//! only those and rebuilds the edges from every file's facts, equal to a full index of the tree;
+//! the layers computed from the edges (communities, processes) can follow later.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -10,7 +11,7 @@ use super::facts::FileFacts;
 use super::filter::{DEFAULT_MAX_FILE_BYTES, Filter, Skip};
 use super::graph::Graph;
 use super::ingest::{
-    self, Cancelled, Clock, IndexStats, Parsed, Phase, Progress, SourceFile, Sources,
+    self, Cancelled, Clock, IndexStats, Layers, Parsed, Phase, Progress, SourceFile, Sources,
 };
 use super::lang::Lang;
 
@@ -337,6 +338,25 @@ impl Workspace {
         clock: Clock,
         progress: Progress,
     ) -> Result<(Option<(Graph, IndexStats)>, Applied), Cancelled> {
+        let (edges, mut applied) = self.apply_edges(changes, clock, progress)?;
+        let Some((graph, mut stats, layers)) = edges else {
+            return Ok((None, applied));
+        };
+        let (graph, layer_ms) = layers.add_to(graph, clock, progress)?;
+        applied.phase_ms.extend(layer_ms);
+        stats.phase_ms = applied.phase_ms.clone();
+        Ok((Some((graph, stats)), applied))
+    }
+
+    /// [`Workspace::apply`] up to the edges: the new graph has every folder, file, symbol and
+    /// edge of a full index but no communities, processes or summaries yet; [`Layers::add_to`]
+    /// adds them (a live update answers tools in between).
+    pub fn apply_edges(
+        &mut self,
+        changes: Vec<FileChange>,
+        clock: Clock,
+        progress: Progress,
+    ) -> Result<(Option<(Graph, IndexStats, Layers)>, Applied), Cancelled> {
         let started = clock();
         let mut applied = Applied::default();
         let mut facts_changed = false;
@@ -476,14 +496,16 @@ impl Workspace {
             return Ok((None, applied));
         }
         self.mark();
-        let (graph, resolve, phase_ms) =
-            ingest::build(&self.project, &self.facts, clock, progress)?;
+        let (graph, resolve, layers) = ingest::resolve_edges(&self.project, &self.facts);
+        applied.phase_ms.push((Phase::Resolve, clock() - parsed_at));
+        if !progress(Phase::Resolve, 1, 1) {
+            return Err(Cancelled);
+        }
         applied.rebuilt = true;
-        applied.phase_ms.extend(phase_ms);
         let mut stats = self.stats();
         stats.resolve = resolve;
         stats.phase_ms = applied.phase_ms.clone();
-        Ok((Some((graph, stats)), applied))
+        Ok((Some((graph, stats, layers)), applied))
     }
 }
 
