@@ -179,16 +179,13 @@ fn apply(
     let search_ms = follow(index, graph, how);
     let total_ms = ms(t);
     let b = Instant::now();
-    if let Ok((layered, layer_ms)) =
-        layers.add_to(std::mem::take(graph), &clock, &mut |_, _, _| true)
-    {
-        *graph = layered;
-        phases.extend(
-            layer_ms
-                .iter()
-                .map(|(p, ms)| (format!("({})", p.as_str()), *ms)),
-        );
-    }
+    let (layered, layer_ms) = layers.add_to(std::mem::take(graph), &clock);
+    *graph = layered;
+    phases.extend(
+        layer_ms
+            .iter()
+            .map(|(p, ms)| (format!("({})", p.as_str()), *ms)),
+    );
     let again = follow(index, graph, how);
     phases.push(("(search again)".into(), again));
     Timed {

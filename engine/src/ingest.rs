@@ -454,7 +454,12 @@ pub(crate) fn build(
         return Err(Cancelled);
     }
     let mut phase_ms = vec![(Phase::Resolve, resolved - started)];
-    let (graph, layer_ms) = layers.add_to(graph, clock, progress)?;
+    let (graph, layer_ms) = layers.add_to(graph, clock);
+    for &(phase, _) in &layer_ms {
+        if !progress(phase, 1, 1) {
+            return Err(Cancelled);
+        }
+    }
     phase_ms.extend(layer_ms);
     Ok((graph, resolve, phase_ms))
 }
@@ -478,31 +483,20 @@ pub struct Layers {
 
 impl Layers {
     /// Adds communities, then processes and summaries, to the graph of edges they were made
-    /// with, timing each; `Cancelled` when `progress` says stop.
-    pub fn add_to(
-        self,
-        graph: Graph,
-        clock: Clock,
-        progress: Progress,
-    ) -> Result<(Graph, Vec<(Phase, f64)>), Cancelled> {
+    /// with, timing each. Nodes are only added: every node of `graph` keeps its id.
+    pub fn add_to(self, graph: Graph, clock: Clock) -> (Graph, Vec<(Phase, f64)>) {
         let started = clock();
         let graph = community::detect(graph);
         let grouped = clock();
-        if !progress(Phase::Communities, 1, 1) {
-            return Err(Cancelled);
-        }
         let graph = summary::summarize(process::detect(graph, &self.decorated));
         let done = clock();
-        if !progress(Phase::Processes, 1, 1) {
-            return Err(Cancelled);
-        }
-        Ok((
+        (
             graph,
             vec![
                 (Phase::Communities, grouped - started),
                 (Phase::Processes, done - grouped),
             ],
-        ))
+        )
     }
 }
 

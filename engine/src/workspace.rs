@@ -342,7 +342,12 @@ impl Workspace {
         let Some((graph, mut stats, layers)) = edges else {
             return Ok((None, applied));
         };
-        let (graph, layer_ms) = layers.add_to(graph, clock, progress)?;
+        let (graph, layer_ms) = layers.add_to(graph, clock);
+        for &(phase, _) in &layer_ms {
+            if !progress(phase, 1, 1) {
+                return Err(Cancelled);
+            }
+        }
         applied.phase_ms.extend(layer_ms);
         stats.phase_ms = applied.phase_ms.clone();
         Ok((Some((graph, stats)), applied))

@@ -28,7 +28,7 @@ use nexus_engine::sample::{SAMPLE_PROJECT, sample_graph, sample_sources};
 use nexus_engine::snapshot::{self, SavedVectors};
 use nexus_engine::syntax::highlight;
 use nexus_engine::{
-    Applied, Phase, SourceFile, Sources, Workspace, filter_files, finish_workspace,
+    Applied, Layers, Phase, SourceFile, Sources, Workspace, filter_files, finish_workspace,
 };
 use nexus_engine::{ZipPaths, read_zip_from};
 use nexus_shared::{ErrorCode, Outcome, ToolError, ToolOutput};
@@ -588,10 +588,12 @@ fn handle(worker: &Rc<Worker>, data: JsValue) {
 }
 
 /// Applies files changed on disk to the graph of `project`: only they are parsed again, the
-/// graph is rebuilt from every file's facts (equal to a full index of the files as they now
-/// are), the keyword index rebuilt, agent sessions carried over by stable id, and the vectors
-/// embedded again in the background reusing every row whose text is unchanged. Answers
-/// `Applied` at once; the picture and the snapshot follow.
+/// edges are rebuilt from every file's facts (equal to a full index of the files as they now
+/// are), the keyword index rebuilt, agent sessions carried over by stable id; `Applied` is
+/// answered then, and tool calls waiting in the queue are answered from that graph. Its
+/// communities, processes and summaries follow as the next task (see `add_layers`), then the
+/// vectors are embedded again in the background reusing every row whose text is unchanged, and
+/// the picture and the snapshot follow.
 fn apply_changes(
     worker: &Rc<Worker>,
     seq: u64,
@@ -635,12 +637,15 @@ fn apply_changes(
         .state
         .borrow_mut()
         .files
-        .apply(changes, &now, &mut |_, _, _| true);
+        .apply_edges(changes, &now, &mut |_, _, _| true);
     let (rebuilt, applied) = match result {
         Ok(done) => done,
         Err(_) => return refuse("applying the changes was cancelled".into()),
     };
-    let rebuilt = rebuilt.map(|(graph, _)| graph);
+    let (rebuilt, layers) = match rebuilt {
+        Some((graph, _, layers)) => (Some(graph), Some(layers)),
+        None => (None, None),
+    };
     let mut swap_ms = 0.0;
     let previous_vectors = {
         let mut state = worker.state.borrow_mut();
@@ -664,13 +669,17 @@ fn apply_changes(
         }
     };
     report_applied(worker, seq, &applied, swap_ms, now() - started);
-    if let Some(previous) = previous_vectors {
-        // The agent that made the change asks next: its calls are answered first, and the
-        // picture and the vectors (the layout alone takes ~0.6 s on Django) follow once changes
-        // have paused for `SETTLE_MS`.
+    if let (Some(previous), Some(layers)) = (previous_vectors, layers) {
+        // The agent that made the change asks next: its calls are answered first, from the
+        // edges; the layers follow as the next task, and the picture and the vectors (the layout
+        // alone takes ~0.6 s on Django) once changes have paused for `SETTLE_MS`.
         let generation = worker.state.borrow().indexed_ms;
         let worker = worker.clone();
         wasm_bindgen_futures::spawn_local(async move {
+            gloo_timers::future::TimeoutFuture::new(0).await;
+            if worker.state.borrow().indexed_ms == generation {
+                add_layers(&mut worker.state.borrow_mut(), layers);
+            }
             gloo_timers::future::TimeoutFuture::new(SETTLE_MS).await;
             if worker.state.borrow().indexed_ms != generation {
                 // A newer change came first: its embedding run reuses these rows.
@@ -687,6 +696,23 @@ fn apply_changes(
     if applied.rebuilt || applied.texts > 0 || !applied.removed.is_empty() {
         schedule_save(worker);
     }
+}
+
+/// Adds communities, processes and summaries to the graph of edges a change left (the same
+/// generation: `indexed_ms` and the pending vectors stay), with the keyword index and the tools'
+/// memory following. Until then tools see every symbol and edge of the change but no
+/// communities, processes or folder and file summaries.
+fn add_layers(state: &mut State, layers: Layers) {
+    // The layers only add nodes: every node keeps its id.
+    let (mut graph, _) = layers.add_to(std::mem::take(&mut state.graph), &now);
+    for (node, text) in &state.described {
+        let _ = nexus_engine::describe(&mut graph, node, text);
+    }
+    state.search = SearchIndex::rebuilt(std::mem::take(&mut state.search), &graph);
+    // Sessions keep their ids; cached answers made without the layers are dropped.
+    let memory = std::mem::take(&mut state.memory);
+    state.memory = memory.carried_over(&graph, &graph);
+    state.graph = graph;
 }
 
 /// Puts a graph rebuilt after a change in place of the current one: descriptions written
