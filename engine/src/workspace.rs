@@ -105,6 +105,21 @@ pub struct Workspace {
     secrets: std::collections::BTreeSet<String>,
     /// Every `.gitignore` received, kept or not (a full index applies them all), by path.
     gitignores: BTreeMap<String, String>,
+    /// Paths changed since the last full snapshot ([`Workspace::mark_saved`]): what a log of
+    /// changes after it holds.
+    changed_since_saved: std::collections::BTreeSet<String>,
+}
+
+/// Everything a workspace holds of one path, for a log of changes since a snapshot: `None`s and
+/// `false` for a path it no longer holds.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct FileRecord {
+    entry: Option<Entry>,
+    text: Option<String>,
+    /// Facts as extracted (before project-wide marking).
+    facts: Option<FileFacts>,
+    secret: bool,
+    gitignore: Option<String>,
 }
 
 /// What a snapshot keeps of a workspace besides the texts (which it keeps anyway).
@@ -190,6 +205,7 @@ impl Workspace {
             entries: verdicts,
             secrets,
             gitignores,
+            changed_since_saved: Default::default(),
         };
         ws.mark();
         ws
@@ -231,9 +247,100 @@ impl Workspace {
             entries: parts.entries,
             secrets: Default::default(),
             gitignores: parts.gitignores,
+            changed_since_saved: Default::default(),
         };
         ws.mark();
         Some(ws)
+    }
+
+    /// The paths changed since the last full snapshot, each as this workspace now holds it.
+    pub(crate) fn records_since_saved(&self) -> Vec<(&str, FileRecord)> {
+        self.changed_since_saved
+            .iter()
+            .map(|path| (path.as_str(), self.record(path)))
+            .collect()
+    }
+
+    /// The graph of the files as they are now (resolution, then the layers), as a full index of
+    /// them gives.
+    pub(crate) fn graph(&self) -> Graph {
+        let (graph, _, layers) = ingest::resolve_edges(&self.project, &self.facts);
+        layers.add_to(graph, &|| 0.0).0
+    }
+
+    /// How many paths changed since the last full snapshot.
+    pub fn changed_since_saved(&self) -> usize {
+        self.changed_since_saved.len()
+    }
+
+    /// Notes that a full snapshot of this workspace was saved: a log after it starts empty.
+    pub fn mark_saved(&mut self) {
+        self.changed_since_saved.clear();
+    }
+
+    fn record(&self, path: &str) -> FileRecord {
+        let facts = self
+            .pristine
+            .get(path)
+            .or_else(|| {
+                self.facts
+                    .binary_search_by(|f| f.path.as_str().cmp(path))
+                    .ok()
+                    .and_then(|i| self.facts.get(i))
+            })
+            .filter(|_| {
+                self.entries
+                    .get(path)
+                    .is_some_and(|e| e.kept == Kept::Parsed)
+            });
+        FileRecord {
+            entry: self.entries.get(path).copied(),
+            text: self.sources.get(path).cloned(),
+            facts: facts.cloned(),
+            secret: self.secrets.contains(path),
+            gitignore: self.gitignores.get(path).cloned(),
+        }
+    }
+
+    /// Puts back paths as a log of changes recorded them (then marks stand-ins project-wide);
+    /// the paths count as changed since the snapshot. `false` when a record is inconsistent (a
+    /// parsed file without its text or facts, facts of another path): the workspace is then
+    /// not to be used.
+    pub(crate) fn restore_records(&mut self, records: Vec<(String, FileRecord)>) -> bool {
+        for (path, record) in records {
+            self.take_out(&path);
+            self.gitignores.remove(&path);
+            let parsed = record.entry.is_some_and(|e| e.kept == Kept::Parsed);
+            let consistent = match &record.facts {
+                Some(facts) => parsed && facts.path == path && record.text.is_some(),
+                None => !parsed,
+            };
+            if !consistent {
+                return false;
+            }
+            if record.secret {
+                self.secrets.insert(path.clone());
+            }
+            if let Some(entry) = record.entry {
+                self.entries.insert(path.clone(), entry);
+            }
+            if let Some(text) = record.text {
+                self.sources.insert(path.clone(), text);
+            }
+            if let Some(gitignore) = record.gitignore {
+                self.gitignores.insert(path.clone(), gitignore);
+            }
+            if let Some(facts) = record.facts {
+                let at = self
+                    .facts
+                    .binary_search_by(|f| f.path.cmp(&path))
+                    .unwrap_or_else(|i| i);
+                self.facts.insert(at, facts);
+            }
+            self.changed_since_saved.insert(path);
+        }
+        self.mark();
+        true
     }
 
     /// Marks stand-in macro items project-wide, keeping each changed file's facts as they were.
@@ -370,6 +477,7 @@ impl Workspace {
         for change in changes {
             latest.insert(change.path().to_owned(), change);
         }
+        self.changed_since_saved.extend(latest.keys().cloned());
         let gitignore_changed = latest.iter().any(|(path, change)| {
             ingest::is_gitignore(path)
                 && match change {
@@ -486,6 +594,7 @@ impl Workspace {
                 .map(|(path, _)| path.clone())
                 .collect();
             for path in now_ignored {
+                self.changed_since_saved.insert(path.clone());
                 let hash = self.entries.get(&path).map(|e| e.hash);
                 facts_changed |= self.take_out(&path);
                 if let Some(hash) = hash {
@@ -511,6 +620,13 @@ impl Workspace {
         stats.resolve = resolve;
         stats.phase_ms = applied.phase_ms.clone();
         Ok((Some((graph, stats, layers)), applied))
+    }
+}
+
+impl FileRecord {
+    /// Whether the path's text is kept (parsed, or text for `read` and `grep`).
+    pub(crate) fn holds_text(&self) -> bool {
+        self.text.is_some()
     }
 }
 
