@@ -59,6 +59,9 @@ struct State {
     /// Vectors of an earlier version of this graph that a newer change overtook before they
     /// were reused: the next embedding run reuses their rows.
     unattached: Option<SavedVectors>,
+    /// The full snapshot of this project in storage, as (its `saved_ms`, its bytes): a save
+    /// writes only the log of files changed since it while that log stays small beside it.
+    stored_base: Option<(f64, u64)>,
 }
 
 impl State {
@@ -77,6 +80,7 @@ impl State {
             pending: Vec::new(),
             described: Vec::new(),
             unattached: None,
+            stored_base: None,
         }
     }
 
@@ -337,18 +341,37 @@ async fn restore(
         Ok(None) => return (State::sample(), Ok(None), None),
         Err(err) => return ignored(err),
     };
-    let snap = match snapshot::decode(&blob) {
+    let log = store.load(Slot::Log, &project).await.ok().flatten();
+    let snap = match snapshot::decode_with_log(&blob, log.as_deref()) {
         Ok(snap) => snap,
+        // The disk comparison after a restore brings back what a damaged log held.
+        Err(err) if log.is_some() => {
+            web_sys::console::warn_1(
+                &format!("nexus worker: the log of changes of `{project}` is ignored: {err}")
+                    .into(),
+            );
+            match snapshot::decode(&blob) {
+                Ok(snap) => snap,
+                Err(err) => {
+                    return ignored(format!(
+                        "the saved graph of `{project}` was not restored: {err}"
+                    ));
+                }
+            }
+        }
         Err(err) => {
             return ignored(format!(
                 "the saved graph of `{project}` was not restored: {err}"
             ));
         }
     };
-    let bytes = blob.len() as u64;
+    let base_bytes = blob.len() as u64;
+    let bytes = base_bytes + log.as_ref().map_or(0, |l| l.len() as u64);
     // Freed before the search index is built, which can then reuse its room.
-    drop(blob);
+    drop((blob, log));
     let mut state = State::new(snap.graph, snap.workspace, false, snap.saved_ms);
+    state.stored_base = Some((snap.base_ms, base_bytes));
+    state.described = snap.described;
     let restored = Restored {
         ms: now() - started,
         saved_ms: snap.saved_ms,
@@ -780,6 +803,20 @@ fn schedule_save(worker: &Rc<Worker>) {
     });
 }
 
+/// The log of files changed since the stored full snapshot of the state's project, when there is
+/// one and the log stays under `1 / LOG_SHARE` of it (else a full snapshot is due).
+fn small_log(state: &State) -> Option<(String, Vec<u8>)> {
+    let (base_ms, base_bytes) = state.stored_base.filter(|_| !state.sample)?;
+    let log =
+        snapshot::encode_log(&state.files, base_ms, state.indexed_ms, &state.described).ok()?;
+    ((log.len() as u64).saturating_mul(LOG_SHARE) <= base_bytes)
+        .then(|| (state.graph.project.clone(), log))
+}
+
+/// A log of changes is saved instead of a full snapshot while it is at most this fraction of
+/// the snapshot (restoring applies it and builds the graph again from the files' facts).
+const LOG_SHARE: u64 = 8;
+
 /// Writes a description over a node's summary as a new generation of the graph: the keyword
 /// index is rebuilt and the vectors embedded again from the current ones (only the changed text
 /// is embedded); the caller saves the snapshot.
@@ -964,12 +1001,28 @@ async fn save(worker: &Worker) {
                     .into(),
         });
     };
-    let (project, blob) = {
-        let state = worker.state.borrow();
+    if let Some((project, log)) = small_log(&worker.state.borrow()) {
+        let result = store.save_log(&project, &log).await;
+        if result.is_err() {
+            // The next save writes everything.
+            worker.state.borrow_mut().stored_base = None;
+        }
+        return post(&FromWorker::Saved {
+            saved: result.is_ok(),
+            bytes: log.len() as u64,
+            ms: now() - started,
+            message: result.err().unwrap_or_default(),
+        });
+    }
+    let (project, blob, base_ms) = {
+        let mut state = worker.state.borrow_mut();
         let blob = staged_blob(&mut |sink| {
             snapshot::encode_into(&state.graph, &state.files, state.indexed_ms, sink)
         });
-        (state.graph.project.clone(), blob)
+        // Changes applied while the blob is stored go to the log after it.
+        state.files.mark_saved();
+        state.stored_base = None;
+        (state.graph.project.clone(), blob, state.indexed_ms)
     };
     let result = match blob {
         Ok(blob) => store
@@ -978,6 +1031,12 @@ async fn save(worker: &Worker) {
             .map(|old| (blob.size() as usize, old)),
         Err(err) => Err(err),
     };
+    if let Ok((bytes, _)) = &result {
+        let mut state = worker.state.borrow_mut();
+        if state.graph.project == project {
+            state.stored_base = Some((base_ms, *bytes as u64));
+        }
+    }
     match result {
         Ok((bytes, replaced)) => {
             let wants_baseline = {
