@@ -112,6 +112,8 @@ struct Worker {
     indexing: Cell<bool>,
     /// Bumped by every change waiting to be saved; a delayed save runs only if it is the last.
     save_generation: Cell<u64>,
+    /// When the last tool call was answered (`now()`): a change's layers wait for a pause.
+    last_call_ms: Cell<f64>,
 }
 
 impl embed::EmbedTarget for Worker {
@@ -305,6 +307,7 @@ pub fn run() {
             store,
             indexing: Cell::new(false),
             save_generation: Cell::new(0),
+            last_call_ms: Cell::new(0.0),
         });
         start_embedding(&worker, vectors);
         let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
@@ -694,12 +697,20 @@ fn apply_changes(
     report_applied(worker, seq, &applied, swap_ms, now() - started);
     if let (Some(previous), Some(layers)) = (previous_vectors, layers) {
         // The agent that made the change asks next: its calls are answered first, from the
-        // edges; the layers follow as the next task, and the picture and the vectors (the layout
-        // alone takes ~0.6 s on Django) once changes have paused for `SETTLE_MS`.
+        // edges; the layers follow once calls pause (see `LAYERS_QUIET_MS`), and the picture and
+        // the vectors (the layout alone takes ~0.6 s on Django) once changes have paused for
+        // `SETTLE_MS`.
         let generation = worker.state.borrow().indexed_ms;
         let worker = worker.clone();
         wasm_bindgen_futures::spawn_local(async move {
-            gloo_timers::future::TimeoutFuture::new(0).await;
+            let applied = now();
+            loop {
+                gloo_timers::future::TimeoutFuture::new(LAYERS_QUIET_MS).await;
+                let quiet = now() - worker.last_call_ms.get() >= f64::from(LAYERS_QUIET_MS);
+                if quiet || now() - applied >= f64::from(LAYERS_WAIT_MAX_MS) {
+                    break;
+                }
+            }
             if worker.state.borrow().indexed_ms == generation {
                 add_layers(&mut worker.state.borrow_mut(), layers);
             }
@@ -782,6 +793,16 @@ fn report_applied(worker: &Worker, seq: u64, applied: &Applied, swap_ms: f64, ms
         error: None,
     });
 }
+
+/// A change's layers (communities, processes, summaries: ~0.15 s on Django) are computed once no
+/// tool call came for this long, so that the calls that follow a change (the agent checking its
+/// edit) are answered from the edges without waiting behind them; a call that comes while they
+/// are computed waits for them (less than the edges took).
+const LAYERS_QUIET_MS: u32 = 60;
+
+/// Calls that never pause hold the layers back this long at most (less than `SAVE_AFTER_MS`, so a
+/// full snapshot is of a graph with its layers).
+const LAYERS_WAIT_MAX_MS: u32 = 1000;
 
 /// How long after a change the picture is laid out again and the vectors embedded, unless
 /// another change comes first.
@@ -892,6 +913,7 @@ fn answer_call_with(
         let _running = cancel::running(id);
         tools::answer(Some(&ctx), tool, args)
     };
+    worker.last_call_ms.set(now());
     if cancel::was_cancelled(id) {
         return;
     }
