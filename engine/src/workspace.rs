@@ -52,6 +52,9 @@ pub struct Applied {
     pub phase_ms: Vec<(Phase, f64)>,
 }
 
+/// A graph of edges after a change, its statistics, and its layers still to add.
+pub type Edges = (Graph, IndexStats, Layers);
+
 /// Why a received file is not in the graph: kept out by the rules, or a text that is not code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) enum Kept {
@@ -468,7 +471,7 @@ impl Workspace {
         changes: Vec<FileChange>,
         clock: Clock,
         progress: Progress,
-    ) -> Result<(Option<(Graph, IndexStats, Layers)>, Applied), Cancelled> {
+    ) -> Result<(Option<Edges>, Applied), Cancelled> {
         let started = clock();
         let mut applied = Applied::default();
         let mut facts_changed = false;

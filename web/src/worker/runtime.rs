@@ -1023,7 +1023,8 @@ async fn save(worker: &Worker) {
                     .into(),
         });
     };
-    if let Some((project, log)) = small_log(&worker.state.borrow()) {
+    let log = small_log(&worker.state.borrow());
+    if let Some((project, log)) = log {
         let result = store.save_log(&project, &log).await;
         if result.is_err() {
             // The next save writes everything.
