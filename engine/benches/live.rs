@@ -175,6 +175,9 @@ fn apply(
             background_ms: 0.0,
         };
     };
+    let mut new = new;
+    // As the worker does: folders and files keep their summaries until the layers are added.
+    nexus_engine::carry_summaries(graph, &mut new);
     drop(std::mem::replace(graph, new));
     let search_ms = follow(index, graph, how);
     let total_ms = ms(t);

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use super::extract::Extractor;
 use super::facts::FileFacts;
 use super::filter::{DEFAULT_MAX_FILE_BYTES, Filter, Skip};
-use super::graph::Graph;
+use super::graph::{Graph, NodeKind};
 use super::lang::Lang;
 use super::resolve::{ResolveStats, build_graph};
 use super::workspace::{Entry, Workspace, content_hash};
@@ -483,9 +483,19 @@ pub struct Layers {
 
 impl Layers {
     /// Adds communities, then processes and summaries, to the graph of edges they were made
-    /// with, timing each. Nodes are only added: every node of `graph` keeps its id.
-    pub fn add_to(self, graph: Graph, clock: Clock) -> (Graph, Vec<(Phase, f64)>) {
+    /// with, timing each. Nodes are only added: every node of `graph` keeps its id. Summaries
+    /// carried from an earlier graph ([`summary::carry_summaries`]) are written afresh.
+    pub fn add_to(self, mut graph: Graph, clock: Clock) -> (Graph, Vec<(Phase, f64)>) {
         let started = clock();
+        let carried: Vec<u32> = graph
+            .nodes()
+            .filter(|n| matches!(n.kind(), NodeKind::File | NodeKind::Folder))
+            .filter(|n| !n.doc().is_empty())
+            .map(|n| n.id)
+            .collect();
+        for node in carried {
+            graph.set_doc(node, "");
+        }
         let graph = community::detect(graph);
         let grouped = clock();
         let graph = summary::summarize(process::detect(graph, &self.decorated));

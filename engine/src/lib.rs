@@ -48,7 +48,7 @@ pub use lang::Lang;
 pub use outline::{Definition, outline};
 pub use process::is_test;
 pub use search::{Hit, Mode, QueryEmbedder, SearchIndex, tokens};
-pub use summary::{MAX_DESCRIPTION_CHARS, describe, summary_tail};
+pub use summary::{MAX_DESCRIPTION_CHARS, carry_summaries, describe, summary_tail};
 pub use walk::{Reached, Toward, Walk, Walked};
 pub use workspace::{Applied, FileChange, Workspace, WorkspaceParts, content_hash};
 pub use zip_source::{ZipPaths, read_zip, read_zip_from};

@@ -678,8 +678,11 @@ fn apply_changes(
         let done: std::collections::HashSet<&String> = changed.iter().chain(&removed).collect();
         state.pending.retain(|p| !done.contains(p));
         match rebuilt {
-            Some(graph) => {
+            Some(mut graph) => {
                 let swapping = now();
+                // Until the layers are added, folders and files show their summaries from before
+                // the change, and the keyword index keeps their entries.
+                nexus_engine::carry_summaries(&state.graph, &mut graph);
                 let previous = swap_graph(&mut state, graph);
                 swap_ms = now() - swapping;
                 Some(previous)
@@ -735,7 +738,7 @@ fn apply_changes(
 /// Adds communities, processes and summaries to the graph of edges a change left (the same
 /// generation: `indexed_ms` and the pending vectors stay), with the keyword index and the tools'
 /// memory following. Until then tools see every symbol and edge of the change but no
-/// communities, processes or folder and file summaries.
+/// communities or processes, and folder and file summaries from before the change.
 fn add_layers(state: &mut State, layers: Layers) {
     // The layers only add nodes: every node keeps its id.
     let (mut graph, _) = layers.add_to(std::mem::take(&mut state.graph), &now);
