@@ -62,6 +62,8 @@ struct State {
     /// The full snapshot of this project in storage, as (its `saved_ms`, its bytes): a save
     /// writes only the log of files changed since it while that log stays small beside it.
     stored_base: Option<(f64, u64)>,
+    /// The layers (communities, processes, summaries) the graph still lacks after a change.
+    pending_layers: Option<Layers>,
 }
 
 impl State {
@@ -81,6 +83,7 @@ impl State {
             described: Vec::new(),
             unattached: None,
             stored_base: None,
+            pending_layers: None,
         }
     }
 
@@ -616,10 +619,10 @@ fn handle(worker: &Rc<Worker>, data: JsValue) {
 /// Applies files changed on disk to the graph of `project`: only they are parsed again, the
 /// edges are rebuilt from every file's facts (equal to a full index of the files as they now
 /// are), the keyword index rebuilt, agent sessions carried over by stable id; `Applied` is
-/// answered then, and tool calls waiting in the queue are answered from that graph. Its
-/// communities, processes and summaries follow as the next task (see `add_layers`), then the
-/// vectors are embedded again in the background reusing every row whose text is unchanged, and
-/// the picture and the snapshot follow.
+/// answered then, and tool calls are answered from that graph. Its communities, processes and
+/// summaries follow once calls pause (`add_pending_layers`), then the vectors are embedded again in the
+/// background reusing every row whose text is unchanged, and the picture and the snapshot
+/// follow.
 fn apply_changes(
     worker: &Rc<Worker>,
     seq: u64,
@@ -672,6 +675,7 @@ fn apply_changes(
         Some((graph, _, layers)) => (Some(graph), Some(layers)),
         None => (None, None),
     };
+    let layered = layers.is_some();
     let mut swap_ms = 0.0;
     let previous_vectors = {
         let mut state = worker.state.borrow_mut();
@@ -683,6 +687,8 @@ fn apply_changes(
                 // Until the layers are added, folders and files show their summaries from before
                 // the change, and the keyword index keeps their entries.
                 nexus_engine::carry_summaries(&state.graph, &mut graph);
+                // Those of an earlier change were for the graph this one replaces.
+                state.pending_layers = layers;
                 let previous = swap_graph(&mut state, graph);
                 swap_ms = now() - swapping;
                 Some(previous)
@@ -698,7 +704,7 @@ fn apply_changes(
         }
     };
     report_applied(worker, seq, &applied, swap_ms, now() - started);
-    if let (Some(previous), Some(layers)) = (previous_vectors, layers) {
+    if let (Some(previous), true) = (previous_vectors, layered) {
         // The agent that made the change asks next: its calls are answered first, from the
         // edges; the layers follow once calls pause (see `LAYERS_QUIET_MS`), and the picture and
         // the vectors (the layout alone takes ~0.6 s on Django) once changes have paused for
@@ -714,9 +720,7 @@ fn apply_changes(
                     break;
                 }
             }
-            if worker.state.borrow().indexed_ms == generation {
-                add_layers(&mut worker.state.borrow_mut(), layers);
-            }
+            add_pending_layers(&mut worker.state.borrow_mut());
             gloo_timers::future::TimeoutFuture::new(SETTLE_MS).await;
             if worker.state.borrow().indexed_ms != generation {
                 // A newer change came first: its embedding run reuses these rows.
@@ -735,11 +739,15 @@ fn apply_changes(
     }
 }
 
-/// Adds communities, processes and summaries to the graph of edges a change left (the same
-/// generation: `indexed_ms` and the pending vectors stay), with the keyword index and the tools'
-/// memory following. Until then tools see every symbol and edge of the change but no
-/// communities or processes, and folder and file summaries from before the change.
-fn add_layers(state: &mut State, layers: Layers) {
+/// Adds communities, processes and summaries to the graph of edges the last change left, if it
+/// still lacks them (the same generation: `indexed_ms` and the pending vectors stay), with the
+/// keyword index and the tools' memory following. Until then tools see every symbol and edge of
+/// the change but no communities or processes, and folder and file summaries from before the
+/// change.
+fn add_pending_layers(state: &mut State) {
+    let Some(layers) = state.pending_layers.take() else {
+        return;
+    };
     // The layers only add nodes: every node keeps its id.
     let (mut graph, _) = layers.add_to(std::mem::take(&mut state.graph), &now);
     for (node, text) in &state.described {
@@ -803,8 +811,7 @@ fn report_applied(worker: &Worker, seq: u64, applied: &Applied, swap_ms: f64, ms
 /// are computed waits for them (less than the edges took).
 const LAYERS_QUIET_MS: u32 = 60;
 
-/// Calls that never pause hold the layers back this long at most (less than `SAVE_AFTER_MS`, so a
-/// full snapshot is of a graph with its layers).
+/// Calls that never pause hold the layers back this long at most.
 const LAYERS_WAIT_MAX_MS: u32 = 1000;
 
 /// How long after a change the picture is laid out again and the vectors embedded, unless
@@ -1042,6 +1049,8 @@ async fn save(worker: &Worker) {
     }
     let (project, blob, base_ms) = {
         let mut state = worker.state.borrow_mut();
+        // A full snapshot holds the graph with its layers.
+        add_pending_layers(&mut state);
         let blob = staged_blob(&mut |sink| {
             snapshot::encode_into(&state.graph, &state.files, state.indexed_ms, sink)
         });
