@@ -376,7 +376,8 @@ async fn restore(
     // Freed before the search index is built, which can then reuse its room.
     drop((blob, log));
     let mut state = State::new(snap.graph, snap.workspace, false, snap.saved_ms);
-    state.stored_base = Some((snap.base_ms, base_bytes));
+    // A log costs a rebuild at every restore: the first save after one writes a full snapshot.
+    state.stored_base = (snap.logged_files == 0).then_some((snap.base_ms, base_bytes));
     state.described = snap.described;
     let restored = Restored {
         ms: now() - started,
