@@ -846,11 +846,6 @@ impl GraphBuilder {
         self.graph.processes = processes;
     }
 
-    /// Replaces a node's doc (structural summaries of folders, files and communities).
-    pub fn set_doc(&mut self, id: u32, doc: &str) {
-        self.graph.set_doc(id, doc);
-    }
-
     pub fn add_node(&mut self, node: NewNode) -> u32 {
         let s = &mut self.graph.strings;
         let data = NodeData {

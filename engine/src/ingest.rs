@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use super::extract::Extractor;
 use super::facts::FileFacts;
 use super::filter::{DEFAULT_MAX_FILE_BYTES, Filter, Skip};
-use super::graph::Graph;
+use super::graph::{Graph, NodeKind};
 use super::lang::Lang;
 use super::resolve::{ResolveStats, build_graph};
 use super::workspace::{Entry, Workspace, content_hash};
@@ -448,26 +448,66 @@ pub(crate) fn build(
     progress: Progress,
 ) -> Result<Built, Cancelled> {
     let started = clock();
-    let mut phase_ms = Vec::new();
-    let (graph, resolve) = build_graph(project, facts);
-    let decorated = decorated_entries(&graph, facts);
+    let (graph, resolve, layers) = resolve_edges(project, facts);
     let resolved = clock();
-    phase_ms.push((Phase::Resolve, resolved - started));
     if !progress(Phase::Resolve, 1, 1) {
         return Err(Cancelled);
     }
-    let graph = community::detect(graph);
-    let grouped = clock();
-    phase_ms.push((Phase::Communities, grouped - resolved));
-    if !progress(Phase::Communities, 1, 1) {
-        return Err(Cancelled);
+    let mut phase_ms = vec![(Phase::Resolve, resolved - started)];
+    let (graph, layer_ms) = layers.add_to(graph, clock);
+    for &(phase, _) in &layer_ms {
+        if !progress(phase, 1, 1) {
+            return Err(Cancelled);
+        }
     }
-    let graph = summary::summarize(process::detect(graph, &decorated));
-    phase_ms.push((Phase::Processes, clock() - grouped));
-    if !progress(Phase::Processes, 1, 1) {
-        return Err(Cancelled);
-    }
+    phase_ms.extend(layer_ms);
     Ok((graph, resolve, phase_ms))
+}
+
+/// Resolution alone: the graph's folders, files, symbols and edges, without the layers computed
+/// from them (communities, processes, summaries), which [`Layers::add_to`] adds.
+pub(crate) fn resolve_edges(project: &str, facts: &[FileFacts]) -> (Graph, ResolveStats, Layers) {
+    let (graph, resolve) = build_graph(project, facts);
+    let decorated = decorated_entries(&graph, facts);
+    (graph, resolve, Layers { decorated })
+}
+
+/// What is left to compute on a graph of edges (see [`resolve_edges`]): its communities, its
+/// processes and the structural summaries. A live update answers tools from the edges first and
+/// adds these afterwards; the result equals a full index of the same files.
+#[derive(Debug, Clone, Default)]
+pub struct Layers {
+    /// Definitions carrying a framework decorator (process entry points), by node id.
+    decorated: std::collections::HashSet<u32>,
+}
+
+impl Layers {
+    /// Adds communities, then processes and summaries, to the graph of edges they were made
+    /// with, timing each. Nodes are only added: every node of `graph` keeps its id. Summaries
+    /// carried from an earlier graph ([`summary::carry_summaries`]) are written afresh.
+    pub fn add_to(self, mut graph: Graph, clock: Clock) -> (Graph, Vec<(Phase, f64)>) {
+        let started = clock();
+        let carried: Vec<u32> = graph
+            .nodes()
+            .filter(|n| matches!(n.kind(), NodeKind::File | NodeKind::Folder))
+            .filter(|n| !n.doc().is_empty())
+            .map(|n| n.id)
+            .collect();
+        for node in carried {
+            graph.set_doc(node, "");
+        }
+        let graph = community::detect(graph);
+        let grouped = clock();
+        let graph = summary::summarize(process::detect(graph, &self.decorated));
+        let done = clock();
+        (
+            graph,
+            vec![
+                (Phase::Communities, grouped - started),
+                (Phase::Processes, done - grouped),
+            ],
+        )
+    }
 }
 
 /// Definitions carrying a framework decorator or annotation (routes, commands, tasks).

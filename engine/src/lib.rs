@@ -40,14 +40,15 @@ pub use facts::FileFacts;
 pub use filter::{DEFAULT_MAX_FILE_BYTES, Filter, is_secret};
 pub use graph::{Edge, EdgeKind, Graph, NodeKind, NodeRef};
 pub use ingest::{
-    Cancelled, Clock, IndexStats, Parsed, Phase, Progress, SourceFile, Sources, filter_files,
-    finish, finish_workspace, index, index_with_sources, index_workspace, parse_files, parsed_from,
+    Cancelled, Clock, IndexStats, Layers, Parsed, Phase, Progress, SourceFile, Sources,
+    filter_files, finish, finish_workspace, index, index_with_sources, index_workspace,
+    parse_files, parsed_from,
 };
 pub use lang::Lang;
 pub use outline::{Definition, outline};
 pub use process::is_test;
 pub use search::{Hit, Mode, QueryEmbedder, SearchIndex, tokens};
-pub use summary::{MAX_DESCRIPTION_CHARS, describe, summary_tail};
+pub use summary::{MAX_DESCRIPTION_CHARS, carry_summaries, describe, summary_tail};
 pub use walk::{Reached, Toward, Walk, Walked};
 pub use workspace::{Applied, FileChange, Workspace, WorkspaceParts, content_hash};
 pub use zip_source::{ZipPaths, read_zip, read_zip_from};

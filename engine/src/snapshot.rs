@@ -1,6 +1,8 @@
 //! Snapshots: a graph and its indexed files as one binary blob (a versioned header, then postcard),
-//! saved by the worker to IndexedDB and read back on reload instead of indexing again; beside
-//! it, the graph's vectors (which model made them, for which snapshot), so a reload embeds nothing.
+//! saved by the worker to IndexedDB and read back on reload instead of indexing again; after it,
+//! a log of the files changed since (so a save after a small change writes only that); beside
+//! them, the graph's vectors (which model made them, for which snapshot), so a reload embeds
+//! nothing.
 
 use serde::{Deserialize, Serialize};
 
@@ -8,7 +10,7 @@ use super::embed::VectorIndex;
 use super::filter::{in_excluded_dir, is_secret};
 use super::graph::{Graph, GraphParts, GraphPartsRef, NodeKind};
 use super::ingest::Sources;
-use super::workspace::{Workspace, WorkspaceParts, WorkspacePartsRef};
+use super::workspace::{FileRecord, Workspace, WorkspaceParts, WorkspacePartsRef};
 
 /// Leads every snapshot; a blob that does not start with it is refused.
 const MAGIC: &[u8; 8] = b"NXSNAP\0\0";
@@ -40,8 +42,14 @@ pub struct Snapshot {
     pub graph: Graph,
     /// The restored files: texts, facts and content hashes.
     pub workspace: Workspace,
-    /// When it was saved, in milliseconds since the Unix epoch.
+    /// When it was saved (its log, when one was applied), in milliseconds since the Unix epoch.
     pub saved_ms: f64,
+    /// When the full snapshot was saved (a log after it names this time).
+    pub base_ms: f64,
+    /// Descriptions written over summaries, from the log applied (node id, text).
+    pub described: Vec<(String, String)>,
+    /// Files the applied log changed since the full snapshot (0 without a log).
+    pub logged_files: usize,
 }
 
 /// Why a blob could not be read back.
@@ -217,6 +225,104 @@ pub fn decode(bytes: &[u8]) -> Result<Snapshot, SnapshotError> {
         graph,
         workspace,
         saved_ms: body.saved_ms,
+        base_ms: body.saved_ms,
+        described: Vec::new(),
+        logged_files: 0,
+    })
+}
+
+/// Leads every log of changes since a snapshot.
+const LOG_MAGIC: &[u8; 8] = b"NXLOG\0\0\0";
+
+#[derive(Serialize)]
+struct LogRef<'a> {
+    base_ms: f64,
+    saved_ms: f64,
+    files: Vec<(&'a str, FileRecord)>,
+    described: &'a [(String, String)],
+}
+
+#[derive(Deserialize)]
+struct Log {
+    base_ms: f64,
+    saved_ms: f64,
+    files: Vec<(String, FileRecord)>,
+    described: Vec<(String, String)>,
+}
+
+/// Encodes the log of what changed in `files` since its full snapshot (saved at `base_ms`): each
+/// changed path as it now is, and the descriptions written over summaries. It is written whole
+/// at each save (its size grows with the files changed, not with the project); a full snapshot
+/// replaces it when it grows (the worker's choice).
+pub fn encode_log(
+    files: &Workspace,
+    base_ms: f64,
+    saved_ms: f64,
+    described: &[(String, String)],
+) -> Result<Vec<u8>, String> {
+    let body = LogRef {
+        base_ms,
+        saved_ms,
+        files: files.records_since_saved(),
+        described,
+    };
+    let mut out = Vec::new();
+    write_chunks(LOG_MAGIC, FORMAT_VERSION, &body, &mut |chunk| {
+        out.extend_from_slice(chunk)
+    })
+    .map_err(|e| format!("cannot encode the log of changes: {e}"))?;
+    Ok(out)
+}
+
+/// Decodes a snapshot and, when given, the log saved after it: the log's files are put back
+/// into the workspace (no file is parsed) and the graph is built again from every file's facts,
+/// equal to the graph the log was saved from. A log written after another snapshot (its
+/// `base_ms` differs) is ignored; a damaged log is an error.
+pub fn decode_with_log(bytes: &[u8], log: Option<&[u8]>) -> Result<Snapshot, SnapshotError> {
+    let snap = decode(bytes)?;
+    let Some(log) = log else {
+        return Ok(snap);
+    };
+    let rest = log
+        .strip_prefix(LOG_MAGIC.as_slice())
+        .ok_or(SnapshotError::NotASnapshot)?;
+    let (version, body) = rest
+        .split_first_chunk::<4>()
+        .ok_or_else(|| SnapshotError::Damaged("the log ends before its format version".into()))?;
+    let version = u32::from_le_bytes(*version);
+    if version != FORMAT_VERSION {
+        return Err(SnapshotError::OtherVersion(version));
+    }
+    let log: Log = postcard::from_bytes(body).map_err(|e| SnapshotError::Damaged(e.to_string()))?;
+    if log.base_ms != snap.base_ms {
+        return Ok(snap);
+    }
+    if let Some((path, _)) = log
+        .files
+        .iter()
+        .find(|(path, record)| record.holds_text() && (is_secret(path) || in_excluded_dir(path)))
+    {
+        return Err(SnapshotError::KeptOut(path.clone()));
+    }
+    let Snapshot { mut workspace, .. } = snap;
+    let logged_files = log.files.len();
+    if !workspace.restore_records(log.files) {
+        return Err(SnapshotError::Damaged(
+            "the log's facts do not match its texts".into(),
+        ));
+    }
+    let mut graph = workspace.graph();
+    for (node, text) in &log.described {
+        // A described node that is gone keeps no description (as in the live graph).
+        let _ = super::summary::describe(&mut graph, node, text);
+    }
+    Ok(Snapshot {
+        graph,
+        workspace,
+        saved_ms: log.saved_ms,
+        base_ms: log.base_ms,
+        described: log.described,
+        logged_files,
     })
 }
 
@@ -517,6 +623,21 @@ mod tests {
             }
 
             #[test]
+            fn flipped_log_bytes_never_panic(flips in proptest::collection::vec((any::<usize>(), any::<u8>()), 1..8)) {
+                let (graph, mut ws) = indexed();
+                let base = encode(&graph, &ws, 1.0).unwrap();
+                ws.mark_saved();
+                changed(&mut ws, vec![write("shop/pay.py", "def charge(y):\n    return y\n")]);
+                let mut log = encode_log(&ws, 1.0, 2.0, &[]).unwrap();
+                let head = LOG_MAGIC.len() + 4;
+                for (at, value) in flips {
+                    let len = log.len();
+                    log[head + at % (len - head)] = value;
+                }
+                let _ = decode_with_log(&base, Some(&log));
+            }
+
+            #[test]
             fn damaged_vectors_are_refused_or_whole(
                 flips in proptest::collection::vec((any::<usize>(), any::<u8>()), 1..8),
                 node_count in 0usize..12,
@@ -554,5 +675,93 @@ mod tests {
                 let _ = decode(&blob);
             }
         }
+    }
+
+    fn write(path: &str, text: &str) -> crate::FileChange {
+        crate::FileChange::Write(SourceFile {
+            path: path.into(),
+            bytes: text.as_bytes().to_vec(),
+        })
+    }
+
+    /// Applies changes as a live update does, returning the new graph.
+    fn changed(ws: &mut Workspace, changes: Vec<crate::FileChange>) -> Graph {
+        let (graph, _) = ws.apply(changes, &|| 0.0, &mut |_, _, _| true).unwrap();
+        graph.expect("the facts changed").0
+    }
+
+    #[test]
+    fn a_log_after_a_snapshot_brings_back_the_graph_it_was_saved_from() {
+        let (graph, mut ws) = indexed();
+        let base = encode(&graph, &ws, 5.0).unwrap();
+        ws.mark_saved();
+        let graph = changed(
+            &mut ws,
+            vec![
+                write(
+                    "shop/pay.py",
+                    "def charge(x):\n    return refund(x)\n\ndef refund(x):\n    return x\n",
+                ),
+                write(
+                    "shop/new.py",
+                    "from shop.pay import refund\n\ndef undo():\n    refund(2)\n",
+                ),
+                write("NOTES.md", "# notes"),
+                write(".env", "KEY=1"),
+            ],
+        );
+        let described = vec![(
+            "File:shop/pay.py".to_owned(),
+            "Takes and gives back money.".to_owned(),
+        )];
+        let mut live = graph;
+        crate::summary::describe(&mut live, &described[0].0, &described[0].1).unwrap();
+        let log = encode_log(&ws, 5.0, 9.0, &described).unwrap();
+        let back = decode_with_log(&base, Some(&log)).unwrap();
+        assert_eq!(back.graph.canonical_dump(), live.canonical_dump());
+        assert_eq!(back.workspace.sources(), ws.sources());
+        assert_eq!(back.workspace.stats(), ws.stats());
+        assert_eq!(
+            (back.saved_ms, back.base_ms, back.logged_files),
+            (9.0, 5.0, 4)
+        );
+        assert_eq!(back.described, described);
+        // The restored workspace still counts the logged files as changed: a later log holds
+        // them as well as what changes next.
+        let mut ws = back.workspace;
+        let live = changed(
+            &mut ws,
+            vec![crate::FileChange::Remove("shop/cart.py".into())],
+        );
+        let log = encode_log(&ws, 5.0, 11.0, &[]).unwrap();
+        let again = decode_with_log(&base, Some(&log)).unwrap();
+        assert_eq!(again.graph.canonical_dump(), live.canonical_dump());
+        assert_eq!(again.logged_files, 5);
+    }
+
+    #[test]
+    fn a_log_of_another_snapshot_is_ignored_and_a_damaged_one_refused() {
+        let (graph, mut ws) = indexed();
+        let base = encode(&graph, &ws, 5.0).unwrap();
+        ws.mark_saved();
+        changed(
+            &mut ws,
+            vec![write("shop/pay.py", "def charge(y):\n    pass\n")],
+        );
+        let other = encode_log(&ws, 4.0, 9.0, &[]).unwrap();
+        let back = decode_with_log(&base, Some(&other)).unwrap();
+        assert_eq!(back.graph.canonical_dump(), graph.canonical_dump());
+        assert_eq!((back.saved_ms, back.logged_files), (5.0, 0));
+        let log = encode_log(&ws, 5.0, 9.0, &[]).unwrap();
+        for cut in [0, 8, 12, log.len() / 2, log.len() - 1] {
+            assert!(
+                decode_with_log(&base, Some(&log[..cut])).is_err(),
+                "cut at {cut}"
+            );
+        }
+        let mut garbage = log.clone();
+        garbage.truncate(12);
+        garbage.extend(std::iter::repeat_n(0xff, 64));
+        assert!(decode_with_log(&base, Some(&garbage)).is_err());
     }
 }

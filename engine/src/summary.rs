@@ -3,7 +3,7 @@
 
 use rustc_hash::FxHashMap as HashMap;
 
-use super::graph::{EdgeKind, Graph, GraphBuilder, NodeKind};
+use super::graph::{EdgeKind, Graph, NodeKind};
 
 /// Central symbols and neighbours named in a summary.
 pub const SUMMARY_ITEMS: usize = 3;
@@ -17,18 +17,36 @@ struct Links {
     called_by: HashMap<String, usize>,
 }
 
-/// Writes each folder's, file's and community's summary as its `doc`.
-pub fn summarize(graph: Graph) -> Graph {
+/// Writes each folder's, file's and community's summary as its `doc` (docs index nothing: the
+/// graph stays built).
+pub fn summarize(mut graph: Graph) -> Graph {
     let callers = caller_counts(&graph);
     let summaries: Vec<(u32, String)> = [file_summaries, folder_summaries, community_summaries]
         .into_iter()
         .flat_map(|f| f(&graph, &callers))
         .collect();
-    let mut b = GraphBuilder::extend(graph);
     for (node, text) in &summaries {
-        b.set_doc(*node, text);
+        graph.set_doc(*node, text);
     }
-    b.build()
+    graph
+}
+
+/// Gives the folders and files of `to` (a graph of edges, whose summaries are not written yet)
+/// the summaries their namesakes have in `from` (the graph before a change), so that texts the
+/// change did not touch stay as search indexed them; `Layers::add_to` writes them afresh.
+pub fn carry_summaries(from: &Graph, to: &mut Graph) {
+    let carried: Vec<(u32, String)> = to
+        .nodes()
+        .filter(|n| matches!(n.kind(), NodeKind::File | NodeKind::Folder) && n.doc().is_empty())
+        .filter_map(|n| {
+            let old = from.find_id(&n.stable_id())?;
+            let doc = from.node(old)?.doc();
+            (!doc.is_empty()).then(|| (n.id, doc.to_owned()))
+        })
+        .collect();
+    for (node, doc) in &carried {
+        to.set_doc(*node, doc);
+    }
 }
 
 /// Calls into each node from other symbols, at or above [`MIN_CONFIDENCE`].

@@ -1,5 +1,6 @@
 //! A project's indexed files kept between indexings, so that a change to some files re-parses
-//! only those and rebuilds the graph from every file's facts, equal to a full index of the tree.
+//! only those and rebuilds the edges from every file's facts, equal to a full index of the tree;
+//! the layers computed from the edges (communities, processes) can follow later.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -10,7 +11,7 @@ use super::facts::FileFacts;
 use super::filter::{DEFAULT_MAX_FILE_BYTES, Filter, Skip};
 use super::graph::Graph;
 use super::ingest::{
-    self, Cancelled, Clock, IndexStats, Parsed, Phase, Progress, SourceFile, Sources,
+    self, Cancelled, Clock, IndexStats, Layers, Parsed, Phase, Progress, SourceFile, Sources,
 };
 use super::lang::Lang;
 
@@ -50,6 +51,9 @@ pub struct Applied {
     /// (phase, milliseconds) of the work done.
     pub phase_ms: Vec<(Phase, f64)>,
 }
+
+/// A graph of edges after a change, its statistics, and its layers still to add.
+pub type Edges = (Graph, IndexStats, Layers);
 
 /// Why a received file is not in the graph: kept out by the rules, or a text that is not code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -104,6 +108,21 @@ pub struct Workspace {
     secrets: std::collections::BTreeSet<String>,
     /// Every `.gitignore` received, kept or not (a full index applies them all), by path.
     gitignores: BTreeMap<String, String>,
+    /// Paths changed since the last full snapshot ([`Workspace::mark_saved`]): what a log of
+    /// changes after it holds.
+    changed_since_saved: std::collections::BTreeSet<String>,
+}
+
+/// Everything a workspace holds of one path, for a log of changes since a snapshot: `None`s and
+/// `false` for a path it no longer holds.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct FileRecord {
+    entry: Option<Entry>,
+    text: Option<String>,
+    /// Facts as extracted (before project-wide marking).
+    facts: Option<FileFacts>,
+    secret: bool,
+    gitignore: Option<String>,
 }
 
 /// What a snapshot keeps of a workspace besides the texts (which it keeps anyway).
@@ -189,6 +208,7 @@ impl Workspace {
             entries: verdicts,
             secrets,
             gitignores,
+            changed_since_saved: Default::default(),
         };
         ws.mark();
         ws
@@ -230,9 +250,100 @@ impl Workspace {
             entries: parts.entries,
             secrets: Default::default(),
             gitignores: parts.gitignores,
+            changed_since_saved: Default::default(),
         };
         ws.mark();
         Some(ws)
+    }
+
+    /// The paths changed since the last full snapshot, each as this workspace now holds it.
+    pub(crate) fn records_since_saved(&self) -> Vec<(&str, FileRecord)> {
+        self.changed_since_saved
+            .iter()
+            .map(|path| (path.as_str(), self.record(path)))
+            .collect()
+    }
+
+    /// The graph of the files as they are now (resolution, then the layers), as a full index of
+    /// them gives.
+    pub(crate) fn graph(&self) -> Graph {
+        let (graph, _, layers) = ingest::resolve_edges(&self.project, &self.facts);
+        layers.add_to(graph, &|| 0.0).0
+    }
+
+    /// How many paths changed since the last full snapshot.
+    pub fn changed_since_saved(&self) -> usize {
+        self.changed_since_saved.len()
+    }
+
+    /// Notes that a full snapshot of this workspace was saved: a log after it starts empty.
+    pub fn mark_saved(&mut self) {
+        self.changed_since_saved.clear();
+    }
+
+    fn record(&self, path: &str) -> FileRecord {
+        let facts = self
+            .pristine
+            .get(path)
+            .or_else(|| {
+                self.facts
+                    .binary_search_by(|f| f.path.as_str().cmp(path))
+                    .ok()
+                    .and_then(|i| self.facts.get(i))
+            })
+            .filter(|_| {
+                self.entries
+                    .get(path)
+                    .is_some_and(|e| e.kept == Kept::Parsed)
+            });
+        FileRecord {
+            entry: self.entries.get(path).copied(),
+            text: self.sources.get(path).cloned(),
+            facts: facts.cloned(),
+            secret: self.secrets.contains(path),
+            gitignore: self.gitignores.get(path).cloned(),
+        }
+    }
+
+    /// Puts back paths as a log of changes recorded them (then marks stand-ins project-wide);
+    /// the paths count as changed since the snapshot. `false` when a record is inconsistent (a
+    /// parsed file without its text or facts, facts of another path): the workspace is then
+    /// not to be used.
+    pub(crate) fn restore_records(&mut self, records: Vec<(String, FileRecord)>) -> bool {
+        for (path, record) in records {
+            self.take_out(&path);
+            self.gitignores.remove(&path);
+            let parsed = record.entry.is_some_and(|e| e.kept == Kept::Parsed);
+            let consistent = match &record.facts {
+                Some(facts) => parsed && facts.path == path && record.text.is_some(),
+                None => !parsed,
+            };
+            if !consistent {
+                return false;
+            }
+            if record.secret {
+                self.secrets.insert(path.clone());
+            }
+            if let Some(entry) = record.entry {
+                self.entries.insert(path.clone(), entry);
+            }
+            if let Some(text) = record.text {
+                self.sources.insert(path.clone(), text);
+            }
+            if let Some(gitignore) = record.gitignore {
+                self.gitignores.insert(path.clone(), gitignore);
+            }
+            if let Some(facts) = record.facts {
+                let at = self
+                    .facts
+                    .binary_search_by(|f| f.path.cmp(&path))
+                    .unwrap_or_else(|i| i);
+                self.facts.insert(at, facts);
+            }
+            self.changed_since_saved.insert(path);
+        }
+        self.mark();
+        true
     }
 
     /// Marks stand-in macro items project-wide, keeping each changed file's facts as they were.
@@ -337,6 +448,30 @@ impl Workspace {
         clock: Clock,
         progress: Progress,
     ) -> Result<(Option<(Graph, IndexStats)>, Applied), Cancelled> {
+        let (edges, mut applied) = self.apply_edges(changes, clock, progress)?;
+        let Some((graph, mut stats, layers)) = edges else {
+            return Ok((None, applied));
+        };
+        let (graph, layer_ms) = layers.add_to(graph, clock);
+        for &(phase, _) in &layer_ms {
+            if !progress(phase, 1, 1) {
+                return Err(Cancelled);
+            }
+        }
+        applied.phase_ms.extend(layer_ms);
+        stats.phase_ms = applied.phase_ms.clone();
+        Ok((Some((graph, stats)), applied))
+    }
+
+    /// [`Workspace::apply`] up to the edges: the new graph has every folder, file, symbol and
+    /// edge of a full index but no communities, processes or summaries yet; [`Layers::add_to`]
+    /// adds them (a live update answers tools in between).
+    pub fn apply_edges(
+        &mut self,
+        changes: Vec<FileChange>,
+        clock: Clock,
+        progress: Progress,
+    ) -> Result<(Option<Edges>, Applied), Cancelled> {
         let started = clock();
         let mut applied = Applied::default();
         let mut facts_changed = false;
@@ -345,6 +480,7 @@ impl Workspace {
         for change in changes {
             latest.insert(change.path().to_owned(), change);
         }
+        self.changed_since_saved.extend(latest.keys().cloned());
         let gitignore_changed = latest.iter().any(|(path, change)| {
             ingest::is_gitignore(path)
                 && match change {
@@ -461,6 +597,7 @@ impl Workspace {
                 .map(|(path, _)| path.clone())
                 .collect();
             for path in now_ignored {
+                self.changed_since_saved.insert(path.clone());
                 let hash = self.entries.get(&path).map(|e| e.hash);
                 facts_changed |= self.take_out(&path);
                 if let Some(hash) = hash {
@@ -476,14 +613,23 @@ impl Workspace {
             return Ok((None, applied));
         }
         self.mark();
-        let (graph, resolve, phase_ms) =
-            ingest::build(&self.project, &self.facts, clock, progress)?;
+        let (graph, resolve, layers) = ingest::resolve_edges(&self.project, &self.facts);
+        applied.phase_ms.push((Phase::Resolve, clock() - parsed_at));
+        if !progress(Phase::Resolve, 1, 1) {
+            return Err(Cancelled);
+        }
         applied.rebuilt = true;
-        applied.phase_ms.extend(phase_ms);
         let mut stats = self.stats();
         stats.resolve = resolve;
         stats.phase_ms = applied.phase_ms.clone();
-        Ok((Some((graph, stats)), applied))
+        Ok((Some((graph, stats, layers)), applied))
+    }
+}
+
+impl FileRecord {
+    /// Whether the path's text is kept (parsed, or text for `read` and `grep`).
+    pub(crate) fn holds_text(&self) -> bool {
+        self.text.is_some()
     }
 }
 

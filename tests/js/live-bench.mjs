@@ -6,6 +6,7 @@
 //        [--edits 50] [--batch 200] [--closed 20]
 //   --edits N   N single-file edits (a function appended to files from the smallest to the
 //               largest): save → first answer showing it, p50/p95, and the tab's own update time
+//               (then the bytes the save after them wrote)
 //   --batch N   then N files edited at once: save → all shown
 //   --closed N  then close the tab, edit N files, open it again: page open → "Restored" with the
 //               changes applied, against a full index of the same folder in a fresh profile
@@ -109,6 +110,11 @@ try {
   }
   console.log(`${edits} single-file edits: save → first answer showing it p50 ${pct(latencies, 0.5).toFixed(0)} ms, p95 ${pct(latencies, 0.95).toFixed(0)} ms; the tab's update p50 ${pct(tabMs, 0.5).toFixed(0)} ms, p95 ${pct(tabMs, 0.95).toFixed(0)} ms`);
   console.log(`  last update's phases: ${await page.evaluate(() => window.__nexusApplied.phases)}`);
+  // The save after the last edit (a burst of edits saves once, after a pause).
+  const editsEnd = await page.evaluate(() => Date.now());
+  await page.waitForFunction((t) => (window.__nexusSaved?.at ?? 0) > t, editsEnd, { timeout: 30_000 }).catch(() => {});
+  const save = await page.evaluate(() => window.__nexusSaved ?? null);
+  console.log(`  the save after them: ${save ? `${save.saved ? "" : "FAILED, "}${save.bytes} bytes written in ${save.ms.toFixed(0)} ms` : "none seen"}`);
 
   if (batch > 0) {
     const chosen = files.filter((_, i) => i % Math.max(1, Math.floor(files.length / batch)) === 0).slice(0, batch);

@@ -28,11 +28,38 @@ fn start(files: &BTreeMap<String, String>) -> (Workspace, Graph) {
     (ws, graph)
 }
 
+/// Applies changes as a live update does: up to the edges, then the layers. The graph of edges
+/// has no communities or processes yet, and adding them keeps every node's id.
 fn apply(ws: &mut Workspace, changes: Vec<FileChange>) -> (Option<Graph>, Applied) {
-    let (graph, applied) = ws
-        .apply(changes, &|| 0.0, &mut |_, _, _| true)
+    apply_after(ws, changes, None)
+}
+
+/// [`apply`], the graph of edges carrying the summaries of `before` (as the worker does) until
+/// the layers write them afresh.
+fn apply_after(
+    ws: &mut Workspace,
+    changes: Vec<FileChange>,
+    before: Option<&Graph>,
+) -> (Option<Graph>, Applied) {
+    let (edges, applied) = ws
+        .apply_edges(changes, &|| 0.0, &mut |_, _, _| true)
         .expect("never cancelled here");
-    (graph.map(|(g, _)| g), applied)
+    let graph = edges.map(|(mut edges, _, layers)| {
+        assert!(edges.communities.is_empty() && edges.processes.is_empty());
+        if let Some(before) = before {
+            crate::summary::carry_summaries(before, &mut edges);
+        }
+        let ids: Vec<String> = edges.nodes().map(|n| n.stable_id()).collect();
+        let (graph, _) = layers.add_to(edges, &|| 0.0);
+        let kept: Vec<String> = graph
+            .nodes()
+            .take(ids.len())
+            .map(|n| n.stable_id())
+            .collect();
+        assert_eq!(kept, ids, "the layers renumbered a node");
+        graph
+    });
+    (graph, applied)
 }
 
 /// Asserts that the incremental graph and texts equal a full index of `files`.
@@ -230,7 +257,7 @@ fn run(p: usize, steps: &[Step], batch: usize) {
         if changes.iter().any(|c| ingest::is_gitignore(c.path())) {
             changes.extend(files.iter().map(|(p, t)| FileChange::Write(file(p, t))));
         }
-        if let (Some(new), _) = apply(&mut ws, changes) {
+        if let (Some(new), _) = apply_after(&mut ws, changes, Some(&graph)) {
             graph = new;
         }
         assert_same(&ws, &graph, &files);

@@ -462,6 +462,15 @@ fn on_worker_event(page: &WorkerPage, event: &FromWorker) {
             ms,
             message,
         } => page.load_status.update(|status| {
+            expose(
+                "__nexusSaved",
+                &[
+                    ("saved", JsValue::from_bool(*saved)),
+                    ("bytes", JsValue::from_f64(*bytes as f64)),
+                    ("ms", JsValue::from_f64(*ms)),
+                    ("at", JsValue::from_f64(js_sys::Date::now())),
+                ],
+            );
             if *saved {
                 status.push_str(&format!(
                     " · saved to browser storage ({:.1} MB, {ms:.0} ms)",
@@ -629,8 +638,8 @@ fn on_worker_event(page: &WorkerPage, event: &FromWorker) {
     }
 }
 
-/// The last embedding run (`window.__nexusEmbedded`) or change from disk applied
-/// (`window.__nexusApplied`), for tests and benchmarks.
+/// The last embedding run (`window.__nexusEmbedded`), change from disk applied
+/// (`window.__nexusApplied`) or save (`window.__nexusSaved`), for tests and benchmarks.
 fn expose(name: &str, fields: &[(&str, JsValue)]) {
     let report = js_sys::Object::new();
     for (key, value) in fields {

@@ -28,7 +28,7 @@ use nexus_engine::sample::{SAMPLE_PROJECT, sample_graph, sample_sources};
 use nexus_engine::snapshot::{self, SavedVectors};
 use nexus_engine::syntax::highlight;
 use nexus_engine::{
-    Applied, Phase, SourceFile, Sources, Workspace, filter_files, finish_workspace,
+    Applied, Layers, Phase, SourceFile, Sources, Workspace, filter_files, finish_workspace,
 };
 use nexus_engine::{ZipPaths, read_zip_from};
 use nexus_shared::{ErrorCode, Outcome, ToolError, ToolOutput};
@@ -59,6 +59,11 @@ struct State {
     /// Vectors of an earlier version of this graph that a newer change overtook before they
     /// were reused: the next embedding run reuses their rows.
     unattached: Option<SavedVectors>,
+    /// The full snapshot of this project in storage, as (its `saved_ms`, its bytes): a save
+    /// writes only the log of files changed since it while that log stays small beside it.
+    stored_base: Option<(f64, u64)>,
+    /// The layers (communities, processes, summaries) the graph still lacks after a change.
+    pending_layers: Option<Layers>,
 }
 
 impl State {
@@ -77,6 +82,8 @@ impl State {
             pending: Vec::new(),
             described: Vec::new(),
             unattached: None,
+            stored_base: None,
+            pending_layers: None,
         }
     }
 
@@ -108,6 +115,8 @@ struct Worker {
     indexing: Cell<bool>,
     /// Bumped by every change waiting to be saved; a delayed save runs only if it is the last.
     save_generation: Cell<u64>,
+    /// When the last tool call was answered (`now()`): a change's layers wait for a pause.
+    last_call_ms: Cell<f64>,
 }
 
 impl embed::EmbedTarget for Worker {
@@ -301,6 +310,7 @@ pub fn run() {
             store,
             indexing: Cell::new(false),
             save_generation: Cell::new(0),
+            last_call_ms: Cell::new(0.0),
         });
         start_embedding(&worker, vectors);
         let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
@@ -337,18 +347,38 @@ async fn restore(
         Ok(None) => return (State::sample(), Ok(None), None),
         Err(err) => return ignored(err),
     };
-    let snap = match snapshot::decode(&blob) {
+    let log = store.load(Slot::Log, &project).await.ok().flatten();
+    let snap = match snapshot::decode_with_log(&blob, log.as_deref()) {
         Ok(snap) => snap,
+        // The disk comparison after a restore brings back what a damaged log held.
+        Err(err) if log.is_some() => {
+            web_sys::console::warn_1(
+                &format!("nexus worker: the log of changes of `{project}` is ignored: {err}")
+                    .into(),
+            );
+            match snapshot::decode(&blob) {
+                Ok(snap) => snap,
+                Err(err) => {
+                    return ignored(format!(
+                        "the saved graph of `{project}` was not restored: {err}"
+                    ));
+                }
+            }
+        }
         Err(err) => {
             return ignored(format!(
                 "the saved graph of `{project}` was not restored: {err}"
             ));
         }
     };
-    let bytes = blob.len() as u64;
+    let base_bytes = blob.len() as u64;
+    let bytes = base_bytes + log.as_ref().map_or(0, |l| l.len() as u64);
     // Freed before the search index is built, which can then reuse its room.
-    drop(blob);
+    drop((blob, log));
     let mut state = State::new(snap.graph, snap.workspace, false, snap.saved_ms);
+    // A log costs a rebuild at every restore: the first save after one writes a full snapshot.
+    state.stored_base = (snap.logged_files == 0).then_some((snap.base_ms, base_bytes));
+    state.described = snap.described;
     let restored = Restored {
         ms: now() - started,
         saved_ms: snap.saved_ms,
@@ -600,10 +630,12 @@ fn handle(worker: &Rc<Worker>, data: JsValue) {
 }
 
 /// Applies files changed on disk to the graph of `project`: only they are parsed again, the
-/// graph is rebuilt from every file's facts (equal to a full index of the files as they now
-/// are), the keyword index rebuilt, agent sessions carried over by stable id, and the vectors
-/// embedded again in the background reusing every row whose text is unchanged. Answers
-/// `Applied` at once; the picture and the snapshot follow.
+/// edges are rebuilt from every file's facts (equal to a full index of the files as they now
+/// are), the keyword index rebuilt, agent sessions carried over by stable id; `Applied` is
+/// answered then, and tool calls are answered from that graph. Its communities, processes and
+/// summaries follow once calls pause (`add_pending_layers`), then the vectors are embedded again in the
+/// background reusing every row whose text is unchanged, and the picture and the snapshot
+/// follow.
 fn apply_changes(
     worker: &Rc<Worker>,
     seq: u64,
@@ -647,20 +679,29 @@ fn apply_changes(
         .state
         .borrow_mut()
         .files
-        .apply(changes, &now, &mut |_, _, _| true);
+        .apply_edges(changes, &now, &mut |_, _, _| true);
     let (rebuilt, applied) = match result {
         Ok(done) => done,
         Err(_) => return refuse("applying the changes was cancelled".into()),
     };
-    let rebuilt = rebuilt.map(|(graph, _)| graph);
+    let (rebuilt, layers) = match rebuilt {
+        Some((graph, _, layers)) => (Some(graph), Some(layers)),
+        None => (None, None),
+    };
+    let layered = layers.is_some();
     let mut swap_ms = 0.0;
     let previous_vectors = {
         let mut state = worker.state.borrow_mut();
         let done: std::collections::HashSet<&String> = changed.iter().chain(&removed).collect();
         state.pending.retain(|p| !done.contains(p));
         match rebuilt {
-            Some(graph) => {
+            Some(mut graph) => {
                 let swapping = now();
+                // Until the layers are added, folders and files show their summaries from before
+                // the change, and the keyword index keeps their entries.
+                nexus_engine::carry_summaries(&state.graph, &mut graph);
+                // Those of an earlier change were for the graph this one replaces.
+                state.pending_layers = layers;
                 let previous = swap_graph(&mut state, graph);
                 swap_ms = now() - swapping;
                 Some(previous)
@@ -676,13 +717,23 @@ fn apply_changes(
         }
     };
     report_applied(worker, seq, &applied, swap_ms, now() - started);
-    if let Some(previous) = previous_vectors {
-        // The agent that made the change asks next: its calls are answered first, and the
-        // picture and the vectors (the layout alone takes ~0.6 s on Django) follow once changes
-        // have paused for `SETTLE_MS`.
+    if let (Some(previous), true) = (previous_vectors, layered) {
+        // The agent that made the change asks next: its calls are answered first, from the
+        // edges; the layers follow once calls pause (see `LAYERS_QUIET_MS`), and the picture and
+        // the vectors (the layout alone takes ~0.6 s on Django) once changes have paused for
+        // `SETTLE_MS`.
         let generation = worker.state.borrow().indexed_ms;
         let worker = worker.clone();
         wasm_bindgen_futures::spawn_local(async move {
+            let applied = now();
+            loop {
+                gloo_timers::future::TimeoutFuture::new(LAYERS_QUIET_MS).await;
+                let quiet = now() - worker.last_call_ms.get() >= f64::from(LAYERS_QUIET_MS);
+                if quiet || now() - applied >= f64::from(LAYERS_WAIT_MAX_MS) {
+                    break;
+                }
+            }
+            add_pending_layers(&mut worker.state.borrow_mut());
             gloo_timers::future::TimeoutFuture::new(SETTLE_MS).await;
             if worker.state.borrow().indexed_ms != generation {
                 // A newer change came first: its embedding run reuses these rows.
@@ -699,6 +750,27 @@ fn apply_changes(
     if applied.rebuilt || applied.texts > 0 || !applied.removed.is_empty() {
         schedule_save(worker);
     }
+}
+
+/// Adds communities, processes and summaries to the graph of edges the last change left, if it
+/// still lacks them (the same generation: `indexed_ms` and the pending vectors stay), with the
+/// keyword index and the tools' memory following. Until then tools see every symbol and edge of
+/// the change but no communities or processes, and folder and file summaries from before the
+/// change.
+fn add_pending_layers(state: &mut State) {
+    let Some(layers) = state.pending_layers.take() else {
+        return;
+    };
+    // The layers only add nodes: every node keeps its id.
+    let (mut graph, _) = layers.add_to(std::mem::take(&mut state.graph), &now);
+    for (node, text) in &state.described {
+        let _ = nexus_engine::describe(&mut graph, node, text);
+    }
+    state.search = SearchIndex::rebuilt(std::mem::take(&mut state.search), &graph);
+    // Sessions keep their ids; cached answers made without the layers are dropped.
+    let memory = std::mem::take(&mut state.memory);
+    state.memory = memory.carried_over(&graph, &graph);
+    state.graph = graph;
 }
 
 /// Puts a graph rebuilt after a change in place of the current one: descriptions written
@@ -746,6 +818,15 @@ fn report_applied(worker: &Worker, seq: u64, applied: &Applied, swap_ms: f64, ms
     });
 }
 
+/// A change's layers (communities, processes, summaries: ~0.15 s on Django) are computed once no
+/// tool call came for this long, so that the calls that follow a change (the agent checking its
+/// edit) are answered from the edges without waiting behind them; a call that comes while they
+/// are computed waits for them (less than the edges took).
+const LAYERS_QUIET_MS: u32 = 60;
+
+/// Calls that never pause hold the layers back this long at most.
+const LAYERS_WAIT_MAX_MS: u32 = 1000;
+
 /// How long after a change the picture is laid out again and the vectors embedded, unless
 /// another change comes first.
 const SETTLE_MS: u32 = 250;
@@ -765,6 +846,20 @@ fn schedule_save(worker: &Rc<Worker>) {
         }
     });
 }
+
+/// The log of files changed since the stored full snapshot of the state's project, when there is
+/// one and the log stays under `1 / LOG_SHARE` of it (else a full snapshot is due).
+fn small_log(state: &State) -> Option<(String, Vec<u8>)> {
+    let (base_ms, base_bytes) = state.stored_base.filter(|_| !state.sample)?;
+    let log =
+        snapshot::encode_log(&state.files, base_ms, state.indexed_ms, &state.described).ok()?;
+    ((log.len() as u64).saturating_mul(LOG_SHARE) <= base_bytes)
+        .then(|| (state.graph.project.clone(), log))
+}
+
+/// A log of changes is saved instead of a full snapshot while it is at most this fraction of
+/// the snapshot (restoring applies it and builds the graph again from the files' facts).
+const LOG_SHARE: u64 = 8;
 
 /// Writes a description over a node's summary as a new generation of the graph: the keyword
 /// index is rebuilt and the vectors embedded again from the current ones (only the changed text
@@ -850,6 +945,7 @@ fn answer_call_with(
         let _running = cancel::running(id);
         tools::answer(Some(&ctx), tool, args)
     };
+    worker.last_call_ms.set(now());
     if cancel::was_cancelled(id) {
         return;
     }
@@ -959,12 +1055,31 @@ async fn save(worker: &Worker) {
                     .into(),
         });
     };
-    let (project, blob) = {
-        let state = worker.state.borrow();
+    let log = small_log(&worker.state.borrow());
+    if let Some((project, log)) = log {
+        let result = store.save_log(&project, &log).await;
+        if result.is_err() {
+            // The next save writes everything.
+            worker.state.borrow_mut().stored_base = None;
+        }
+        return post(&FromWorker::Saved {
+            saved: result.is_ok(),
+            bytes: log.len() as u64,
+            ms: now() - started,
+            message: result.err().unwrap_or_default(),
+        });
+    }
+    let (project, blob, base_ms) = {
+        let mut state = worker.state.borrow_mut();
+        // A full snapshot holds the graph with its layers.
+        add_pending_layers(&mut state);
         let blob = staged_blob(&mut |sink| {
             snapshot::encode_into(&state.graph, &state.files, state.indexed_ms, sink)
         });
-        (state.graph.project.clone(), blob)
+        // Changes applied while the blob is stored go to the log after it.
+        state.files.mark_saved();
+        state.stored_base = None;
+        (state.graph.project.clone(), blob, state.indexed_ms)
     };
     let result = match blob {
         Ok(blob) => store
@@ -973,6 +1088,12 @@ async fn save(worker: &Worker) {
             .map(|old| (blob.size() as usize, old)),
         Err(err) => Err(err),
     };
+    if let Ok((bytes, _)) = &result {
+        let mut state = worker.state.borrow_mut();
+        if state.graph.project == project {
+            state.stored_base = Some((base_ms, *bytes as u64));
+        }
+    }
     match result {
         Ok((bytes, replaced)) => {
             let wants_baseline = {

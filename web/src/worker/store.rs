@@ -1,6 +1,6 @@
-//! The worker's IndexedDB store of snapshots: per project the current blob, the one before it
-//! and that one's fingerprint (what `diff` needs), the vectors of its graph, plus which project
-//! was open last.
+//! The worker's IndexedDB store of snapshots: per project the current blob, the log of files
+//! changed since it, the one before it and that one's fingerprint (what `diff` needs), the
+//! vectors of its graph, plus which project was open last.
 
 use js_sys::{ArrayBuffer, Uint8Array};
 use rexie::{ObjectStore, Rexie, TransactionMode};
@@ -21,6 +21,9 @@ pub enum Slot {
     PreviousPrint,
     /// The vectors of the project's graph (tagged with the snapshot they were made for).
     Vectors,
+    /// The files changed since `Current` (`snapshot::encode_log`), rewritten at each save until
+    /// a full snapshot replaces both.
+    Log,
 }
 
 fn key(slot: Slot, project: &str) -> JsValue {
@@ -29,6 +32,7 @@ fn key(slot: Slot, project: &str) -> JsValue {
         Slot::Previous => "previous",
         Slot::PreviousPrint => "previous-print",
         Slot::Vectors => "vectors",
+        Slot::Log => "log",
     };
     JsValue::from_str(&format!("{prefix}/{project}"))
 }
@@ -101,6 +105,11 @@ impl SnapshotStore {
             .put(blob, Some(&key(Slot::Current, project)))
             .await
             .map_err(|e| failed("save the snapshot", e))?;
+        // A log belongs to the snapshot it followed.
+        store
+            .delete(key(Slot::Log, project))
+            .await
+            .map_err(|e| failed("drop the log of changes", e))?;
         store
             .put(
                 &JsValue::from_str(project),
@@ -116,6 +125,11 @@ impl SnapshotStore {
     pub async fn save_previous_print(&self, project: &str, print: &[u8]) -> Result<(), String> {
         self.put(Slot::PreviousPrint, project, &Uint8Array::from(print))
             .await
+    }
+
+    /// Saves the log of files changed since the project's current snapshot.
+    pub async fn save_log(&self, project: &str, log: &[u8]) -> Result<(), String> {
+        self.put(Slot::Log, project, &Uint8Array::from(log)).await
     }
 
     /// Saves the vectors of the project's graph (a Blob written by `snapshot::encode_vectors_into`).
