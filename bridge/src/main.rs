@@ -44,11 +44,17 @@ use crate::relay::{Relay, Route};
 
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
+    // `serve` is run by a person in a terminal: its start-up is quiet, so the link it prints is
+    // the last line they see; agents' bridges keep `info` in their logs. NEXUS_LOG overrides.
+    let default_level = match cli.command {
+        Some(Command::Serve { .. }) => "warn",
+        _ => "info",
+    };
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_ansi(false)
         .with_env_filter(
-            EnvFilter::try_from_env("NEXUS_LOG").unwrap_or_else(|_| EnvFilter::new("info")),
+            EnvFilter::try_from_env("NEXUS_LOG").unwrap_or_else(|_| EnvFilter::new(default_level)),
         )
         .init();
     // Hosted servers on https:// need a TLS provider before the first HTTP client is built.

@@ -90,14 +90,14 @@ pub async fn host(
         Err(err) => tracing::warn!("{err}; other agents cannot join this hub"),
     }
     let browser_secret = secret::path().and_then(|path| secret::load_or_create(&path))?;
-    match link {
-        Link::Print => eprintln!("Nexus: open {}", secret::url(options.port, &browser_secret)),
-        Link::Withhold => eprintln!(
+    let announce = match link {
+        Link::Print => format!("Nexus: open {}", secret::url(options.port, &browser_secret)),
+        Link::Withhold => format!(
             "Nexus: the UI is at http://127.0.0.1:{}/ (`{}` prints the link that opens it)",
             options.port,
             secret::link_command(options.port)
         ),
-    }
+    };
     let sessions = Arc::new(SessionConfig {
         heartbeat: options.heartbeat,
         token,
@@ -105,7 +105,7 @@ pub async fn host(
         api_token: token::generate()?,
         port: options.port,
     });
-    serve(listener, hub, options, sessions)
+    serve(listener, hub, options, sessions, &announce)
         .await
         .map_err(|err| format!("the hub stopped: {err}"))
 }
@@ -115,6 +115,7 @@ async fn serve(
     hub: Arc<Hub>,
     options: &Options,
     sessions: Arc<SessionConfig>,
+    announce: &str,
 ) -> std::io::Result<()> {
     let repo = match &options.repo {
         Some(path) => Some(Repo::open(path).map_err(std::io::Error::other)?),
@@ -199,6 +200,9 @@ async fn serve(
             tracing::debug!(%err, "cannot set TCP_NODELAY");
         }
     });
+    // Announced once everything above has started (and logged), so it is the last line of the
+    // start-up.
+    eprintln!("{announce}");
     axum::serve(listener, app.with_state(state)).await
 }
 

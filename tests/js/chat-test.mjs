@@ -44,6 +44,8 @@ const bridge = spawn(
   {
     env: {
       ...process.env,
+      // Every line the bridge logs is searched for the key below.
+      NEXUS_LOG: "debug",
       NEXUS_UI_DIR: args.ui,
       XDG_RUNTIME_DIR: tmp,
       NEXUS_LLM_PROVIDER: "openai",

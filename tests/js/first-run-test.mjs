@@ -1,8 +1,8 @@
 // First-run test: what a new user sees in the first minute. The real bridge serves the sample and
 // the built UI; headless Chromium opens the link at 1280×800 and 1600×1000 and checks that the
-// first picture shows every node of the sample inside the window, that the summary line's counts
-// agree with the picture, and saves screenshots. Usage: node first-run-test.mjs --bridge BIN --ui
-// DIST --repo DIR --port N --shots DIR
+// first picture shows every node of the sample inside the window (no node or group disc cut by an
+// edge), saves screenshots, and that the last line `serve` printed is the link.
+// Usage: node first-run-test.mjs --bridge BIN --ui DIST --repo DIR --port N --shots DIR
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -35,6 +35,11 @@ try {
     });
     await page.close();
   }
+  await check("the last line serve printed is the link to open", async () => {
+    const lines = hub.log().split("\n").filter((line) => line.trim() !== "");
+    const last = lines[lines.length - 1] || "";
+    if (!last.startsWith(`Nexus: open http://127.0.0.1:${port}/?token=`)) fail(`serve's last line: ${last}\n${lines.slice(-5).join("\n")}`);
+  });
   console.log("first-run test passed");
 } finally {
   await browser.close();
