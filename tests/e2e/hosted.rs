@@ -145,11 +145,7 @@ impl Hosting {
     }
 
     async fn server(&self, id: &str) -> Value {
-        let hosted = self.hosted().await;
-        hosted["servers"]
-            .as_array()
-            .and_then(|s| s.iter().find(|s| s["id"] == id).cloned())
-            .unwrap_or(Value::Null)
+        server_in(&self.hosted().await, id)
     }
 
     /// Waits until every named server is in `state`; returns the last health's hosted part.
@@ -543,10 +539,7 @@ async fn a_server_that_exits_is_restarted_and_its_tools_stay_listed() {
     let hosted = host
         .wait_state(&["short"], "reconnecting", Duration::from_secs(5))
         .await;
-    let short = hosted["servers"]
-        .as_array()
-        .and_then(|s| s.iter().find(|s| s["id"] == "short"))
-        .expect("short");
+    let short = &server_in(&hosted, "short");
     assert_eq!(short["tool_count"], 6, "tools stay listed: {short:#}");
     let listed = host
         .bridge
@@ -936,11 +929,7 @@ mod page {
             .expect("run status");
         assert!(output.status.success(), "{output:?}");
         let status: Value = serde_json::from_slice(&output.stdout).expect("status JSON");
-        let m = status["hosted"]["servers"]
-            .as_array()
-            .and_then(|s| s.iter().find(|s| s["id"] == "m"))
-            .cloned()
-            .unwrap_or_else(|| panic!("{status:#}"));
+        let m = server_in(&status["hosted"], "m");
         assert_eq!(m["state"], "online");
         assert_eq!(m["tool_count"], 6);
         assert_eq!(tool(&m, "m:echo")["performance"]["calls"], 3, "{m:#}");
@@ -1283,11 +1272,7 @@ async fn endless_lines_and_silent_discovery_fail_the_server_and_memory_stays_bou
     let hosted = host
         .wait_state(&["nolist"], "failed", Duration::from_secs(10))
         .await;
-    let nolist = hosted["servers"]
-        .as_array()
-        .and_then(|s| s.iter().find(|s| s["id"] == "nolist"))
-        .cloned()
-        .unwrap_or_default();
+    let nolist = server_in(&hosted, "nolist");
     assert!(
         nolist["last_error"]
             .as_str()
@@ -1300,11 +1285,7 @@ async fn endless_lines_and_silent_discovery_fail_the_server_and_memory_stays_bou
     let hosted = host
         .wait_state(&["longout"], "failed", Duration::from_secs(30))
         .await;
-    let longout = hosted["servers"]
-        .as_array()
-        .and_then(|s| s.iter().find(|s| s["id"] == "longout"))
-        .cloned()
-        .unwrap_or_default();
+    let longout = server_in(&hosted, "longout");
     assert!(
         longout["last_error"]
             .as_str()
@@ -1363,4 +1344,12 @@ async fn a_list_change_never_answered_leaves_the_old_list_and_the_server_working
     let m = host.server("m").await;
     assert_eq!(m["state"], "online", "{m:#}");
     assert_eq!(m["tool_count"], 6, "{m:#}");
+}
+
+/// Server `id`'s entry in a health report's hosted part, or null.
+fn server_in(hosted: &Value, id: &str) -> Value {
+    hosted["servers"]
+        .as_array()
+        .and_then(|s| s.iter().find(|s| s["id"] == id).cloned())
+        .unwrap_or(Value::Null)
 }
