@@ -152,6 +152,17 @@ impl<'a> Resolver<'a> {
         stand_in
     }
 
+    /// Whether a C name called in `scope` is no function of the project: a parameter or a
+    /// local variable (a function pointer), or a function-like macro the file defines (expanded,
+    /// not called).
+    fn c_hidden(&self, fi: usize, scope: Option<u32>, name: &str) -> bool {
+        let declared = |s: Option<u32>| self.vars.get(fi, name, s).is_some_and(|b| b.declared);
+        self.scope_chain(fi, scope)
+            .into_iter()
+            .any(|d| declared(Some(d)))
+            || declared(None)
+    }
+
     /// What is known of a bare name no definition explains (JavaScript, TypeScript): a
     /// variable or parameter in scope, or a name imported from a project file or a relative
     /// path, is a value no project-wide guess applies to (`Some(true)`); a name imported from a
@@ -194,6 +205,9 @@ impl<'a> Resolver<'a> {
         let f = &self.files[fi];
         match callee {
             Callee::Name(name) => {
+                if f.lang == Lang::C && self.c_hidden(fi, scope, name) {
+                    return Vec::new();
+                }
                 if let Some((target, conf, reason)) = self.lookup_name(fi, scope, name) {
                     return self.callable(target, conf, reason);
                 }

@@ -96,7 +96,9 @@ impl<'a> Resolver<'a> {
                     None if d.kind == NodeKind::Method && f.lang.is_js_family() => {}
                     None => {
                         top.entry(d.name.as_str()).or_default().push(i as u32);
-                        if d.kind.is_callable() || d.kind.is_type() {
+                        // A `static` C function is seen by its own file only.
+                        let file_local = f.lang == Lang::C && !d.exported;
+                        if (d.kind.is_callable() || d.kind.is_type()) && !file_local {
                             self.globals.entry(d.name.as_str()).or_default().push(id);
                         }
                     }
