@@ -517,6 +517,8 @@ pub fn derive(index: &Index, texts: &Texts<'_>, fallback: &Extents) -> (Referenc
             .position_encoding
             .enum_value()
             .unwrap_or(PositionEncoding::UnspecifiedPositionEncoding);
+        // C code often writes a space between a function's name and its arguments (`f (x)`).
+        let spaced = doc.language.eq_ignore_ascii_case("c");
         for occ in &doc.occurrences {
             if occ.symbol_roles & SymbolRole::Definition as i32 != 0 {
                 continue;
@@ -534,7 +536,7 @@ pub fn derive(index: &Index, texts: &Texts<'_>, fallback: &Extents) -> (Referenc
             let followed_by_paren = end_line == line
                 && byte_column(source_line, end, encoding)
                     .and_then(|i| source_line.get(i..))
-                    .is_some_and(opens_call);
+                    .is_some_and(|rest| opens_call(rest) || (spaced && opens_call(rest.trim_start())));
             let declared = byte_column(source_line, start, encoding)
                 .and_then(|i| source_line.get(..i))
                 .is_some_and(follows_declaration_keyword);

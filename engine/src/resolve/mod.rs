@@ -358,3 +358,5 @@ fn dotted_callee(chain: &str) -> Callee {
 mod tests;
 #[cfg(test)]
 mod ts_tests;
+#[cfg(test)]
+mod c_tests;

@@ -20,7 +20,8 @@ const CLAUSE_JOINS: &[&str] = &[
 ];
 /// File extensions that make a word a path.
 const EXTENSIONS: &[&str] = &[
-    "py", "pyi", "js", "jsx", "mjs", "cjs", "ts", "tsx", "rs", "go", "java", "md", "json", "toml",
+    "py", "pyi", "js", "jsx", "mjs", "cjs", "ts", "tsx", "rs", "go", "java", "c", "h", "md", "json",
+    "toml",
     "yaml", "yml", "txt", "cfg", "ini", "html", "css", "sh",
 ];
 
