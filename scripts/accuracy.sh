@@ -230,7 +230,7 @@ JSON
     case "$corpus" in
       brotli) package=brotli version=1.1.0 top=Brotli-1.1.0 ;;
       cmark) package=cmarkgfm version=2025.10.22 top=cmarkgfm-2025.10.22 ;;
-      lua) package=lupa version=2.6 top=lupa-2.6 ;;
+      lua) package=lupa version=2.8 top=lupa-2.8 ;;
     esac
     root="$cache/$corpus-$version"
     if [ ! -d "$root" ]; then

@@ -536,7 +536,9 @@ pub fn derive(index: &Index, texts: &Texts<'_>, fallback: &Extents) -> (Referenc
             let followed_by_paren = end_line == line
                 && byte_column(source_line, end, encoding)
                     .and_then(|i| source_line.get(i..))
-                    .is_some_and(|rest| opens_call(rest) || (spaced && opens_call(rest.trim_start())));
+                    .is_some_and(|rest| {
+                        opens_call(rest) || (spaced && opens_call(rest.trim_start()))
+                    });
             let declared = byte_column(source_line, start, encoding)
                 .and_then(|i| source_line.get(..i))
                 .is_some_and(follows_declaration_keyword);

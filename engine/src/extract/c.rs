@@ -100,7 +100,14 @@ fn include(node: Node, src: &[u8], facts: &mut FileFacts) {
 fn function(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) -> Option<u32> {
     let declarator = field(node, "declarator")?;
     let function = function_declarator(declarator)?;
-    let name = field(function, "declarator").filter(|n| n.kind() == "identifier")?;
+    // A macro before the return type (`EXPORT size_t length (…)`) reads as the type, the type
+    // as the name and the name as an error: the name is the last identifier before `(`.
+    let shifted = named_children(function)
+        .into_iter()
+        .filter(|c| c.kind() == "ERROR")
+        .filter_map(|e| named_children(e).into_iter().last())
+        .rfind(|n| n.kind() == "identifier");
+    let name = shifted.or(field(function, "declarator").filter(|n| n.kind() == "identifier"))?;
     let mut def = new_def(facts, NodeKind::Function, text(name, src), scope, node);
     fill(&mut def, node, src);
     def.signature = header_before_body(node, field(node, "body"), src);
@@ -266,7 +273,7 @@ mod tests {
     #[test]
     fn functions_are_definitions_and_prototypes_are_not() {
         let f = facts(
-            "int area(int w, int h);\n/* Sums two numbers. */\nint add(int a, int b) { return a + b; }\nstatic char *name(void) { return 0; }\nint (*pick(int k))(int) { return 0; }\n",
+            "int area(int w, int h);\n/* Sums two numbers. */\nint add(int a, int b) { return a + b; }\nstatic char *name(void) { return 0; }\nint (*pick(int k))(int) { return 0; }\nEXPORT size_type length (struct s *p) { return 0; }\n",
         );
         let defs: Vec<(&str, NodeKind, bool)> = f
             .defs
@@ -279,6 +286,7 @@ mod tests {
                 ("add", NodeKind::Function, true),
                 ("name", NodeKind::Function, false),
                 ("pick", NodeKind::Function, true),
+                ("length", NodeKind::Function, true),
             ]
         );
         assert_eq!(f.defs[0].doc, "Sums two numbers.");

@@ -22,7 +22,9 @@ fn edges(g: &Graph, kind: EdgeKind) -> BTreeSet<(String, String, String, &'stati
         .collect()
 }
 
-fn owned(expected: &[(&str, &str, &str, &'static str)]) -> BTreeSet<(String, String, String, &'static str)> {
+fn owned(
+    expected: &[(&str, &str, &str, &'static str)],
+) -> BTreeSet<(String, String, String, &'static str)> {
     expected
         .iter()
         .map(|(a, b, c, r)| (a.to_string(), b.to_string(), c.to_string(), *r))
@@ -69,8 +71,18 @@ fn c_includes_prototypes_statics_macros_and_function_pointers() {
     assert_eq!(
         edges(&g, EdgeKind::Imports),
         owned(&[
-            ("File:src/lib/util.c", "File:src/lib/util.h", "1.00", "import-resolved"),
-            ("File:src/main.c", "File:src/lib/util.h", "1.00", "import-resolved"),
+            (
+                "File:src/lib/util.c",
+                "File:src/lib/util.h",
+                "1.00",
+                "import-resolved"
+            ),
+            (
+                "File:src/main.c",
+                "File:src/lib/util.h",
+                "1.00",
+                "import-resolved"
+            ),
         ])
     );
     assert_eq!(
@@ -101,7 +113,7 @@ fn c_includes_prototypes_statics_macros_and_function_pointers() {
                 "Function:src/main.c:main",
                 "Function:src/lib/util.c:add",
                 "0.95",
-                "unique-global"
+                "unique-global-name"
             ),
             (
                 "Function:src/main.c:main",
@@ -118,7 +130,10 @@ fn c_includes_prototypes_statics_macros_and_function_pointers() {
 #[test]
 fn c_static_functions_are_never_called_from_another_file() {
     let g = graph(&[
-        ("a.c", "static void tick(void) {}\nvoid run(void) { tick(); }\n"),
+        (
+            "a.c",
+            "static void tick(void) {}\nvoid run(void) { tick(); }\n",
+        ),
         ("b.c", "void go(void) { tick(); }\n"),
     ]);
     assert_eq!(
