@@ -23,14 +23,16 @@
 #             registered through structs of function pointers)
 #   lua       C, held out (not looked at while writing the rules): Lua 5.4's interpreter from
 #             lupa's sdist (macro-heavy: API macros, a VM dispatch)
+#   crypto    C, held out: pycryptodome 4.4.0's src/ (many small extension modules built
+#             separately, each with the same entry points; post-quantum reference code)
 #   all       every corpus above, one after another
 # Caches the indexers, corpora and indexes in $NEXUS_ACCURACY (default ~/.cache/nexus-accuracy).
 set -euo pipefail
-corpus=${1:?usage: scripts/accuracy.sh django|pydantic|sphinx|ts|effect|tokio|goldmark|yaml|toml|lang3|collections|jsoup|brotli|cmark|lua|all [--examples N]}
+corpus=${1:?usage: scripts/accuracy.sh django|pydantic|sphinx|ts|effect|tokio|goldmark|yaml|toml|lang3|collections|jsoup|brotli|cmark|lua|crypto|all [--examples N]}
 shift
 repo=$(cd "$(dirname "$0")/.." && pwd)
 if [ "$corpus" = all ]; then
-  for one in django pydantic sphinx ts effect tokio goldmark yaml toml lang3 collections jsoup brotli cmark lua; do
+  for one in django pydantic sphinx ts effect tokio goldmark yaml toml lang3 collections jsoup brotli cmark lua crypto; do
     printf '\n===== %s\n' "$one"
     "$0" "$one" "$@"
   done
@@ -39,7 +41,7 @@ fi
 cache=${NEXUS_ACCURACY:-$HOME/.cache/nexus-accuracy}
 tools="$cache/tools"
 mkdir -p "$tools"
-case "$corpus" in goldmark|yaml|toml|lang3|collections|jsoup|brotli|cmark|lua) needs_npm=false ;; *) needs_npm=true ;; esac
+case "$corpus" in goldmark|yaml|toml|lang3|collections|jsoup|brotli|cmark|lua|crypto) needs_npm=false ;; *) needs_npm=true ;; esac
 if $needs_npm && { [ ! -x "$tools/node_modules/.bin/scip-python" ] \
   || [ ! -x "$tools/node_modules/.bin/scip-typescript" ]; }; then
   echo "installing the SCIP indexers into $tools" >&2
@@ -221,7 +223,7 @@ JSON
       java "$oracle" -root "$root" -output "$index" >&2
     fi
     prefix= ;;
-  brotli|cmark|lua)  # C: a library's C sources from a PyPI sdist, attributed by clang (libclang)
+  brotli|cmark|lua|crypto)  # C: a library's C sources from a PyPI sdist, attributed by clang (libclang)
     if ! /usr/bin/python3 -c 'import clang.cindex; clang.cindex.Index.create()' 2>/dev/null; then
       echo "installing python3-clang-14" >&2
       apt-get install -y python3-clang-14 >&2 \
@@ -231,6 +233,7 @@ JSON
       brotli) package=brotli version=1.1.0 top=Brotli-1.1.0 ;;
       cmark) package=cmarkgfm version=2025.10.22 top=cmarkgfm-2025.10.22 ;;
       lua) package=lupa version=2.8 top=lupa-2.8 ;;
+      crypto) package=pycryptodome version=4.4.0 top=pycryptodome-4.4.0 ;;
     esac
     root="$cache/$corpus-$version"
     if [ ! -d "$root" ]; then
@@ -250,6 +253,7 @@ JSON
         lua) src=$(find "$unpacked/$top/third-party" -maxdepth 1 -type d -name 'lua54' | head -n 1)
           [ -n "$src" ] || { echo "lua54 not found in $top" >&2; exit 1; }
           cp -r "$src/." "$root/" ;;
+        crypto) cp -r "$unpacked/$top/src/." "$root/" ;;
       esac
       rm -rf "$unpacked"
       find "$root" -type f ! -name '*.c' ! -name '*.h' -delete
@@ -260,7 +264,7 @@ JSON
       /usr/bin/python3 "$oracle" -root "$root" -output "$index" >&2
     fi
     prefix= ;;
-  *) echo "unknown corpus: $corpus (django | pydantic | sphinx | ts | effect | tokio | goldmark | yaml | toml | lang3 | collections | jsoup | brotli | cmark | lua | all)" >&2; exit 2 ;;
+  *) echo "unknown corpus: $corpus (django | pydantic | sphinx | ts | effect | tokio | goldmark | yaml | toml | lang3 | collections | jsoup | brotli | cmark | lua | crypto | all)" >&2; exit 2 ;;
 esac
 cd "$repo"
 cargo run --quiet --release -p nexus-accuracy -- --scip "$index" --root "$root" --prefix "$prefix" "$@"

@@ -17,8 +17,9 @@ The index has, per C file or header (paths relative to DIR, byte columns):
     macro invocation is no reference, as no function's name is written there.
 A function is its name within the file that defines it: the symbol is
 "scip-c . corpus 0 `FILE`/NAME()." with FILE the defining file, so a `static` function of one
-file is never another's, and a prototype in a header is the function its definition defines
-(clang's USR ties them across translation units).
+file is never another's, and a prototype in a header is the function its definition defines:
+the definition in the same translation unit, else the one project-wide of the same USR (the
+first one seen when separate programs each define it).
 """
 
 import argparse
@@ -117,6 +118,7 @@ def main():
                     extent = cursor.extent
                     definitions.setdefault(rel, set()).add(
                         (
+                            name,
                             loc.line - 1,
                             loc.column - 1,
                             loc.column - 1 + len(name.encode()),
@@ -124,7 +126,6 @@ def main():
                             extent.start.column - 1,
                             extent.end.line - 1,
                             extent.end.column - 1,
-                            cursor.get_usr(),
                         )
                     )
             elif kind == cindex.CursorKind.DECL_REF_EXPR:
@@ -133,24 +134,29 @@ def main():
                     name = target.spelling
                     # Written here: the name itself, not a macro expanding to it.
                     if line_text(rel, loc.line)[loc.column - 1 :].startswith(name.encode()):
+                        # The definition this translation unit links to, else the project's one.
+                        here = target.get_definition()
+                        where = relative(here.location.file.name) if here and here.location.file else None
+                        key = (where, name) if where else target.get_usr()
                         references.setdefault(rel, set()).add(
-                            (loc.line - 1, loc.column - 1, len(name.encode()), target.get_usr())
+                            (loc.line - 1, loc.column - 1, len(name.encode()), key)
                         )
             stack.extend(cursor.get_children())
     documents = []
     occurrences = 0
     for rel in sorted(set(definitions) | set(references)):
         doc = field_str(1, rel)
-        for line, col, end, sl, sc, el, ec, usr in sorted(definitions.get(rel, ())):
-            path, name = defined[usr]
-            occ = field_packed(1, [line, col, end]) + field_str(2, symbol_of(path, name))
+        for name, line, col, end, sl, sc, el, ec in sorted(definitions.get(rel, ())):
+            occ = field_packed(1, [line, col, end]) + field_str(2, symbol_of(rel, name))
             occ += field_int(3, 1) + field_packed(7, [sl, sc, el, ec])
             doc += field_bytes(2, occ)
             occurrences += 1
-        for line, col, length, usr in sorted(references.get(rel, ())):
-            if usr not in defined:
-                continue
-            path, name = defined[usr]
+        for line, col, length, key in sorted(references.get(rel, ()), key=str):
+            if isinstance(key, str):
+                if key not in defined:
+                    continue
+                key = defined[key]
+            path, name = key
             occ = field_packed(1, [line, col, col + length]) + field_str(2, symbol_of(path, name))
             doc += field_bytes(2, occ)
             occurrences += 1
