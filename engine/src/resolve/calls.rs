@@ -116,6 +116,19 @@ impl<'a> Resolver<'a> {
         if let Some(t) = self.scopes.binding(fi, name) {
             return Some((t, confidence::IMPORT, Reason::ImportResolved));
         }
+        if f.lang == Lang::C {
+            // A definition in a header the file's includes reach (a `static inline` function).
+            return self.c_included[fi].iter().find_map(|&file| {
+                let d = self.top_level[file]
+                    .get(name)
+                    .and_then(|v| self.files[file].visible_definition(v))?;
+                Some((
+                    Target::Node(self.def_node[file][d as usize]),
+                    confidence::IMPORT,
+                    Reason::ImportResolved,
+                ))
+            });
+        }
         if let Some(t) = self.scopes.wildcard_lookup(
             fi,
             name,

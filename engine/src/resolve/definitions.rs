@@ -212,6 +212,40 @@ impl<'a> Resolver<'a> {
         }
     }
 
+    /// Per C file, the files its includes reach (breadth first, nearest first), from the
+    /// include targets `imports` found: one walk per file instead of one per looked-up name.
+    pub(super) fn c_include_closures(&self) -> Vec<Vec<usize>> {
+        self.files
+            .iter()
+            .enumerate()
+            .map(|(fi, f)| {
+                if f.lang != Lang::C {
+                    return Vec::new();
+                }
+                let mut seen: HashSet<usize> = HashSet::default();
+                seen.insert(fi);
+                let mut order = Vec::new();
+                let mut i = 0;
+                let mut current = fi;
+                loop {
+                    for targets in self.import_targets.get(current).into_iter().flatten() {
+                        for &t in targets {
+                            if seen.insert(t) {
+                                order.push(t);
+                            }
+                        }
+                    }
+                    match order.get(i) {
+                        Some(&next) => current = next,
+                        None => break,
+                    }
+                    i += 1;
+                }
+                order
+            })
+            .collect()
+    }
+
     pub(super) fn heritage(&mut self) {
         for (fi, f) in self.files.iter().enumerate() {
             for (di, d) in f.defs.iter().enumerate() {
