@@ -141,3 +141,30 @@ fn c_static_functions_are_never_called_from_another_file() {
         owned(&[("Function:a.c:run", "Function:a.c:tick", "0.97", "same-file")])
     );
 }
+
+#[test]
+fn c_headers_reach_through_other_headers_and_include_cycles_end() {
+    let g = graph(&[
+        (
+            "inc/api.h",
+            "#include \"impl/inline.h\"\n#include \"api.h\"\n",
+        ),
+        (
+            "inc/impl/inline.h",
+            "#include \"../api.h\"\nstatic inline int twice(int x) { return x * 2; }\n",
+        ),
+        (
+            "src/use.c",
+            "#include <api.h>\nint go(void) { return twice(2); }\n",
+        ),
+    ]);
+    assert_eq!(
+        edges(&g, EdgeKind::Calls),
+        owned(&[(
+            "Function:src/use.c:go",
+            "Function:inc/impl/inline.h:twice",
+            "0.97",
+            "import-resolved"
+        )])
+    );
+}
