@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Call-graph accuracy: indexes a corpus with a type-checker-based SCIP indexer (from npm, rustup, or
 # for Go scripts/oracle/go_scip.go on Go's own type checker, for Java scripts/oracle/JavaScip.java
-# on javac's attribution) and compares Nexus's CALLS edges with it.
+# on javac's attribution, for C scripts/oracle/c_scip.py on clang's) and compares Nexus's CALLS edges with it.
 # Usage: scripts/accuracy.sh CORPUS [--examples N]
 #   django    Python: Django 5.1.4 (framework, class-based views, ORM)
 #   pydantic  Python: pydantic 2.10.6 (fully typed: overloads, TYPE_CHECKING, generics)
@@ -17,14 +17,22 @@
 #             and anonymous classes, abstract bases)
 #   jsoup     Java: jsoup 1.15.3 (HTML parser: state enums with constant bodies, a node tree,
 #             visitors; its optional annotation dependency is missing, javac attributes the rest)
+#   brotli    C: Brotli 1.1.0's c/ folder (a compression library: static inline helpers in
+#             headers, header/implementation pairs, tables of function pointers)
+#   cmark     C: cmark-gfm from cmarkgfm 2025.10.22 (a Markdown parser: a node tree, extensions
+#             registered through structs of function pointers)
+#   lua       C, held out (not looked at while writing the rules): Lua 5.4's interpreter from
+#             lupa's sdist (macro-heavy: API macros, a VM dispatch)
+#   crypto    C, held out: pycryptodome 4.4.0's src/ (many small extension modules built
+#             separately, each with the same entry points; post-quantum reference code)
 #   all       every corpus above, one after another
 # Caches the indexers, corpora and indexes in $NEXUS_ACCURACY (default ~/.cache/nexus-accuracy).
 set -euo pipefail
-corpus=${1:?usage: scripts/accuracy.sh django|pydantic|sphinx|ts|effect|tokio|goldmark|yaml|toml|lang3|collections|jsoup|all [--examples N]}
+corpus=${1:?usage: scripts/accuracy.sh django|pydantic|sphinx|ts|effect|tokio|goldmark|yaml|toml|lang3|collections|jsoup|brotli|cmark|lua|crypto|all [--examples N]}
 shift
 repo=$(cd "$(dirname "$0")/.." && pwd)
 if [ "$corpus" = all ]; then
-  for one in django pydantic sphinx ts effect tokio goldmark yaml toml lang3 collections jsoup; do
+  for one in django pydantic sphinx ts effect tokio goldmark yaml toml lang3 collections jsoup brotli cmark lua crypto; do
     printf '\n===== %s\n' "$one"
     "$0" "$one" "$@"
   done
@@ -33,7 +41,7 @@ fi
 cache=${NEXUS_ACCURACY:-$HOME/.cache/nexus-accuracy}
 tools="$cache/tools"
 mkdir -p "$tools"
-case "$corpus" in goldmark|yaml|toml|lang3|collections|jsoup) needs_npm=false ;; *) needs_npm=true ;; esac
+case "$corpus" in goldmark|yaml|toml|lang3|collections|jsoup|brotli|cmark|lua|crypto) needs_npm=false ;; *) needs_npm=true ;; esac
 if $needs_npm && { [ ! -x "$tools/node_modules/.bin/scip-python" ] \
   || [ ! -x "$tools/node_modules/.bin/scip-typescript" ]; }; then
   echo "installing the SCIP indexers into $tools" >&2
@@ -215,7 +223,48 @@ JSON
       java "$oracle" -root "$root" -output "$index" >&2
     fi
     prefix= ;;
-  *) echo "unknown corpus: $corpus (django | pydantic | sphinx | ts | effect | tokio | goldmark | yaml | toml | lang3 | collections | jsoup | all)" >&2; exit 2 ;;
+  brotli|cmark|lua|crypto)  # C: a library's C sources from a PyPI sdist, attributed by clang (libclang)
+    if ! /usr/bin/python3 -c 'import clang.cindex; clang.cindex.Index.create()' 2>/dev/null; then
+      echo "installing python3-clang-14" >&2
+      apt-get install -y python3-clang-14 >&2 \
+        || { apt-get update >&2 && apt-get install -y python3-clang-14 >&2; }
+    fi
+    case "$corpus" in
+      brotli) package=brotli version=1.1.0 top=Brotli-1.1.0 ;;
+      cmark) package=cmarkgfm version=2025.10.22 top=cmarkgfm-2025.10.22 ;;
+      lua) package=lupa version=2.8 top=lupa-2.8 ;;
+      crypto) package=pycryptodome version=4.4.0 top=pycryptodome-4.4.0 ;;
+    esac
+    root="$cache/$corpus-$version"
+    if [ ! -d "$root" ]; then
+      sdists="$cache/sdists"
+      mkdir -p "$sdists"
+      [ -s "$sdists/$top.tar.gz" ] || pip download --quiet --no-deps --no-binary :all: \
+        "$package==$version" -d "$sdists" >&2
+      unpacked=$(mktemp -d)
+      tar xzf "$sdists/$top.tar.gz" -C "$unpacked"
+      mkdir -p "$root"
+      case "$corpus" in
+        brotli) cp -r "$unpacked/$top/c/." "$root/" ;;
+        # The library and its extensions, with the headers its build generates on Unix.
+        cmark) cp -r "$unpacked/$top/third_party/cmark/src" "$unpacked/$top/third_party/cmark/extensions" "$root/"
+          cp "$unpacked/$top/generated/unix/"*.h "$root/src/" ;;
+        # Lua 5.4's sources (lupa bundles several Lua versions and LuaJIT; one is the corpus).
+        lua) src=$(find "$unpacked/$top/third-party" -maxdepth 1 -type d -name 'lua54' | head -n 1)
+          [ -n "$src" ] || { echo "lua54 not found in $top" >&2; exit 1; }
+          cp -r "$src/." "$root/" ;;
+        crypto) cp -r "$unpacked/$top/src/." "$root/" ;;
+      esac
+      rm -rf "$unpacked"
+      find "$root" -type f ! -name '*.c' ! -name '*.h' -delete
+    fi
+    index="$cache/$corpus-$version.scip"
+    oracle="$repo/scripts/oracle/c_scip.py"
+    if [ ! -s "$index" ] || [ "$oracle" -nt "$index" ]; then
+      /usr/bin/python3 "$oracle" -root "$root" -output "$index" >&2
+    fi
+    prefix= ;;
+  *) echo "unknown corpus: $corpus (django | pydantic | sphinx | ts | effect | tokio | goldmark | yaml | toml | lang3 | collections | jsoup | brotli | cmark | lua | crypto | all)" >&2; exit 2 ;;
 esac
 cd "$repo"
 cargo run --quiet --release -p nexus-accuracy -- --scip "$index" --root "$root" --prefix "$prefix" "$@"

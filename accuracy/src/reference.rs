@@ -517,6 +517,8 @@ pub fn derive(index: &Index, texts: &Texts<'_>, fallback: &Extents) -> (Referenc
             .position_encoding
             .enum_value()
             .unwrap_or(PositionEncoding::UnspecifiedPositionEncoding);
+        // C code often writes a space between a function's name and its arguments (`f (x)`).
+        let spaced = doc.language.eq_ignore_ascii_case("c");
         for occ in &doc.occurrences {
             if occ.symbol_roles & SymbolRole::Definition as i32 != 0 {
                 continue;
@@ -534,7 +536,9 @@ pub fn derive(index: &Index, texts: &Texts<'_>, fallback: &Extents) -> (Referenc
             let followed_by_paren = end_line == line
                 && byte_column(source_line, end, encoding)
                     .and_then(|i| source_line.get(i..))
-                    .is_some_and(opens_call);
+                    .is_some_and(|rest| {
+                        opens_call(rest) || (spaced && opens_call(rest.trim_start()))
+                    });
             let declared = byte_column(source_line, start, encoding)
                 .and_then(|i| source_line.get(..i))
                 .is_some_and(follows_declaration_keyword);
@@ -841,5 +845,31 @@ mod tests {
             edges(&reference),
             vec![("m.ts:6".to_owned(), "m.ts:3".to_owned())]
         );
+    }
+
+    #[test]
+    fn a_c_call_may_put_a_space_before_its_arguments() {
+        const F: &str = "scip-c . corpus 0 `m.c`/f().";
+        const G: &str = "scip-c . corpus 0 `m.c`/g().";
+        let source = "int f(int a) { return a; }\nint g(void) {\n  return f (1);\n}\n";
+        let index_of = |language: &str| {
+            let mut doc = Document::new();
+            doc.relative_path = "m.c".into();
+            doc.language = language.into();
+            doc.occurrences = vec![
+                occurrence(F, [0, 4, 5], true, Some([0, 0, 0, 26])),
+                occurrence(G, [1, 4, 5], true, Some([1, 0, 3, 1])),
+                occurrence(F, [2, 9, 10], false, None),
+            ];
+            let mut index = Index::new();
+            index.documents = vec![doc];
+            index
+        };
+        let texts = |_: &str| Some(source);
+        let (c, _) = derive(&index_of("c"), &texts, &Extents::default());
+        assert_eq!(edges(&c), vec![("m.c:2".to_owned(), "m.c:1".to_owned())]);
+        // In other languages a name and a `(` apart stay no call.
+        let (other, _) = derive(&index_of("python"), &texts, &Extents::default());
+        assert!(edges(&other).is_empty());
     }
 }

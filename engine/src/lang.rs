@@ -20,11 +20,13 @@ pub enum Lang {
     Go,
     /// Java.
     Java,
+    /// C (headers `.h` included).
+    C,
 }
 
 impl Lang {
     /// Every language, in display order.
-    pub const ALL: [Lang; 7] = [
+    pub const ALL: [Lang; 8] = [
         Lang::Python,
         Lang::JavaScript,
         Lang::TypeScript,
@@ -32,6 +34,7 @@ impl Lang {
         Lang::Rust,
         Lang::Go,
         Lang::Java,
+        Lang::C,
     ];
 
     /// The language of a path, from its extension; `None` for files Nexus does not parse.
@@ -45,6 +48,7 @@ impl Lang {
             "rs" => Lang::Rust,
             "go" => Lang::Go,
             "java" => Lang::Java,
+            "c" | "h" => Lang::C,
             _ => return None,
         })
     }
@@ -59,6 +63,7 @@ impl Lang {
             Lang::Rust => "rust",
             Lang::Go => "go",
             Lang::Java => "java",
+            Lang::C => "c",
         }
     }
 
@@ -72,6 +77,7 @@ impl Lang {
             Lang::Rust => tree_sitter_rust::LANGUAGE.into(),
             Lang::Go => tree_sitter_go::LANGUAGE.into(),
             Lang::Java => tree_sitter_java::LANGUAGE.into(),
+            Lang::C => tree_sitter_c::LANGUAGE.into(),
         }
     }
 
@@ -90,6 +96,8 @@ mod tests {
         assert_eq!(Lang::of_path("a/b.py"), Some(Lang::Python));
         assert_eq!(Lang::of_path("x.test.tsx"), Some(Lang::Tsx));
         assert_eq!(Lang::of_path("lib.rs"), Some(Lang::Rust));
+        assert_eq!(Lang::of_path("src/util.h"), Some(Lang::C));
+        assert_eq!(Lang::of_path("src/util.c"), Some(Lang::C));
         assert_eq!(Lang::of_path("README"), None);
         assert_eq!(Lang::of_path("a.tar.gz"), None);
     }

@@ -117,6 +117,8 @@ fn leaf_class(node: Node) -> Option<Class> {
             } else if ((parent.kind().contains("function") || parent.kind().contains("method"))
                 && named_by("name"))
                 || (parent.kind().contains("call") && named_by("function"))
+                // C names a function in its declarator (`int add(int a)`).
+                || (parent.kind() == "function_declarator" && named_by("declarator"))
             {
                 Some(Class::Function)
             } else {
@@ -222,6 +224,21 @@ mod tests {
         let ts = highlight("a.ts", "const n: number = f(`t`);\n");
         assert_eq!(class_of(&ts, "const"), Some(Class::Keyword));
         assert_eq!(class_of(&ts, "f"), Some(Class::Function));
+    }
+
+    #[test]
+    fn c_is_coloured_too() {
+        let c = highlight(
+            "a.c",
+            "#include <stdio.h>\n/* note */\nint add(int a) { return helper(a, \"x\", 1); }\n",
+        );
+        assert_eq!(class_of(&c, "add"), Some(Class::Function));
+        assert_eq!(class_of(&c, "helper"), Some(Class::Function));
+        assert_eq!(class_of(&c, "int"), Some(Class::Type));
+        assert_eq!(class_of(&c, "return"), Some(Class::Keyword));
+        assert_eq!(class_of(&c, "\"x\""), Some(Class::String));
+        assert_eq!(class_of(&c, "/* note */"), Some(Class::Comment));
+        assert_eq!(class_of(&c, "1"), Some(Class::Number));
     }
 
     #[test]

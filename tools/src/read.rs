@@ -176,3 +176,42 @@ pub fn deps(ctx: &ToolContext, path: &str) -> (Vec<String>, Vec<String>) {
         .collect();
     (imports, importers)
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::dispatch;
+    use crate::test_support::{indexed, text, with_sources};
+    use nexus_engine::SourceFile;
+    use serde_json::json;
+
+    #[test]
+    fn c_files_and_headers_read_as_c_with_their_includes() {
+        let file = |path: &str, code: &str| SourceFile {
+            path: path.into(),
+            bytes: code.as_bytes().to_vec(),
+        };
+        let (graph, sources) = indexed(vec![
+            file("lib/util.h", "int add(int a, int b);\n"),
+            file(
+                "lib/util.c",
+                "#include \"util.h\"\nint add(int a, int b) { return a + b; }\n",
+            ),
+        ]);
+        with_sources(graph, sources, |ctx| {
+            let source = text(dispatch(
+                Some(ctx),
+                "read",
+                json!({"path": "lib/util.c", "include_deps": true, "max_depth": 0}),
+            ));
+            assert!(source.starts_with("# lib/util.c (c, 2 lines"), "{source}");
+            assert!(source.contains("imports: lib/util.h"), "{source}");
+            let header = text(dispatch(
+                Some(ctx),
+                "read",
+                json!({"path": "lib/util.h", "include_deps": true, "max_depth": 0}),
+            ));
+            assert!(header.starts_with("# lib/util.h (c, "), "{header}");
+            assert!(header.contains("imported by: lib/util.c"), "{header}");
+        });
+    }
+}

@@ -1,6 +1,7 @@
 //! Extractors: one tree-sitter walk per file turns source into `FileFacts`.
 //! Walks are iterative (an explicit stack), so deeply nested code cannot overflow the wasm stack.
 
+mod c;
 mod comment_runs;
 mod go;
 mod go_build;
@@ -76,6 +77,7 @@ impl Extractor {
             Lang::Rust => rust::extract(root, src, &mut facts),
             Lang::Go => go::extract(root, src, &mut facts),
             Lang::Java => java::extract(root, src, &mut facts),
+            Lang::C => c::extract(root, src, &mut facts),
         }
         if root.has_error() {
             facts.syntax_errors = count_errors(root);

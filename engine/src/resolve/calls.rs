@@ -116,6 +116,19 @@ impl<'a> Resolver<'a> {
         if let Some(t) = self.scopes.binding(fi, name) {
             return Some((t, confidence::IMPORT, Reason::ImportResolved));
         }
+        if f.lang == Lang::C {
+            // A definition in a header the file's includes reach (a `static inline` function).
+            return self.c_included[fi].iter().find_map(|&file| {
+                let d = self.top_level[file]
+                    .get(name)
+                    .and_then(|v| self.files[file].visible_definition(v))?;
+                Some((
+                    Target::Node(self.def_node[file][d as usize]),
+                    confidence::IMPORT,
+                    Reason::ImportResolved,
+                ))
+            });
+        }
         if let Some(t) = self.scopes.wildcard_lookup(
             fi,
             name,
@@ -150,6 +163,17 @@ impl<'a> Resolver<'a> {
             }
         }
         stand_in
+    }
+
+    /// Whether a C name called in `scope` is no function of the project: a parameter or a
+    /// local variable (a function pointer), or a function-like macro the file defines (expanded,
+    /// not called).
+    fn c_hidden(&self, fi: usize, scope: Option<u32>, name: &str) -> bool {
+        let declared = |s: Option<u32>| self.vars.get(fi, name, s).is_some_and(|b| b.declared);
+        self.scope_chain(fi, scope)
+            .into_iter()
+            .any(|d| declared(Some(d)))
+            || declared(None)
     }
 
     /// What is known of a bare name no definition explains (JavaScript, TypeScript): a
@@ -194,6 +218,9 @@ impl<'a> Resolver<'a> {
         let f = &self.files[fi];
         match callee {
             Callee::Name(name) => {
+                if f.lang == Lang::C && self.c_hidden(fi, scope, name) {
+                    return Vec::new();
+                }
                 if let Some((target, conf, reason)) = self.lookup_name(fi, scope, name) {
                     return self.callable(target, conf, reason);
                 }

@@ -96,7 +96,9 @@ impl<'a> Resolver<'a> {
                     None if d.kind == NodeKind::Method && f.lang.is_js_family() => {}
                     None => {
                         top.entry(d.name.as_str()).or_default().push(i as u32);
-                        if d.kind.is_callable() || d.kind.is_type() {
+                        // A `static` C function is seen by its own file only.
+                        let file_local = f.lang == Lang::C && !d.exported;
+                        if (d.kind.is_callable() || d.kind.is_type()) && !file_local {
                             self.globals.entry(d.name.as_str()).or_default().push(id);
                         }
                     }
@@ -208,6 +210,40 @@ impl<'a> Resolver<'a> {
             self.imported_whole.push(whole);
             self.import_targets.push(per_import);
         }
+    }
+
+    /// Per C file, the files its includes reach (breadth first, nearest first), from the
+    /// include targets `imports` found: one walk per file instead of one per looked-up name.
+    pub(super) fn c_include_closures(&self) -> Vec<Vec<usize>> {
+        self.files
+            .iter()
+            .enumerate()
+            .map(|(fi, f)| {
+                if f.lang != Lang::C {
+                    return Vec::new();
+                }
+                let mut seen: HashSet<usize> = HashSet::default();
+                seen.insert(fi);
+                let mut order = Vec::new();
+                let mut i = 0;
+                let mut current = fi;
+                loop {
+                    for targets in self.import_targets.get(current).into_iter().flatten() {
+                        for &t in targets {
+                            if seen.insert(t) {
+                                order.push(t);
+                            }
+                        }
+                    }
+                    match order.get(i) {
+                        Some(&next) => current = next,
+                        None => break,
+                    }
+                    i += 1;
+                }
+                order
+            })
+            .collect()
     }
 
     pub(super) fn heritage(&mut self) {

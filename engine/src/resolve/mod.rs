@@ -113,6 +113,9 @@ struct Resolver<'a> {
     imported: Vec<HashSet<usize>>,
     /// Per file: the files it imports whole (a module import, a wildcard), not name by name.
     imported_whole: Vec<HashSet<usize>>,
+    /// Per C file: the files its `#include`s reach, directly or through other headers, nearest
+    /// first (what the preprocessor pastes in; empty for other languages).
+    c_included: Vec<Vec<usize>>,
     /// Per file, per import statement: the files it refers to (`Scopes::import_files`, asked
     /// once: receiver types ask again for every imported name).
     import_targets: Vec<Vec<Vec<usize>>>,
@@ -157,6 +160,7 @@ pub fn build_graph(project: &str, files: &[FileFacts]) -> (Graph, ResolveStats) 
         imported: Vec::with_capacity(files.len()),
         imported_whole: Vec::with_capacity(files.len()),
         import_targets: Vec::with_capacity(files.len()),
+        c_included: Vec::new(),
         scopes: Scopes::default(),
         vars: VarIndex::build(files),
         resolving: Cell::new(None),
@@ -172,6 +176,7 @@ pub fn build_graph(project: &str, files: &[FileFacts]) -> (Graph, ResolveStats) 
     r.scopes = Scopes::build(files, &r.modules, &r.top_level, &r.def_node);
     r.adopt_foreign_methods();
     r.imports();
+    r.c_included = r.c_include_closures();
     r.heritage();
     r.calls();
     let stats = r.stats;
@@ -354,6 +359,8 @@ fn dotted_callee(chain: &str) -> Callee {
     }
 }
 
+#[cfg(test)]
+mod c_tests;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]

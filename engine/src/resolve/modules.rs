@@ -1,6 +1,6 @@
 //! Maps import specifiers to files, per language: Python dotted modules (package chains and
 //! relative imports), JS/TS relative paths with extension probing, Rust crate paths, Go package
-//! directories and Java packages.
+//! directories, Java packages and C `#include`s.
 
 use rustc_hash::FxHashMap as HashMap;
 
@@ -19,6 +19,8 @@ pub struct ModuleIndex {
     /// The package the Go files at the project's top folder declare.
     go_root_package: Option<String>,
     java_packages: HashMap<String, Vec<usize>>,
+    /// C files (path, index) by file name (`str.h`), for `#include`s.
+    c_names: HashMap<String, Vec<(String, usize)>>,
 }
 
 fn dir_of(path: &str) -> &str {
@@ -90,6 +92,14 @@ impl ModuleIndex {
                             .or_default()
                             .push(i);
                     }
+                }
+                Lang::C => {
+                    let name = f.path.rsplit('/').next().unwrap_or(&f.path);
+                    index
+                        .c_names
+                        .entry(name.to_owned())
+                        .or_default()
+                        .push((f.path.clone(), i));
                 }
                 _ => {}
             }
@@ -299,6 +309,56 @@ impl ModuleIndex {
         self.java_packages.get(package).map_or(&[], Vec::as_slice)
     }
 
+    /// The project file `#include` `spec` seen in `importer` names (`a/b.h` quoted, `<a/b.h>`
+    /// angled): for a quoted one the path from the including file's folder, else (and for an
+    /// angled one) a file whose path ends with the spec — every folder some include resolves
+    /// against is an include root — the one nearest the including file when several do.
+    pub fn c_include(&self, importer: &str, spec: &str) -> Option<usize> {
+        let (spec, quoted) = match spec.strip_prefix('<') {
+            Some(angled) => (angled.strip_suffix('>').unwrap_or(angled), false),
+            None => (spec, true),
+        };
+        let mut parts: Vec<&str> = dir_of(importer)
+            .split('/')
+            .filter(|p| !p.is_empty())
+            .collect();
+        let mut escaped = false;
+        for piece in spec.split('/') {
+            match piece {
+                "." | "" => {}
+                ".." => escaped |= parts.pop().is_none(),
+                other => parts.push(other),
+            }
+        }
+        if quoted
+            && !escaped
+            && let Some(&file) = self.by_path.get(&parts.join("/"))
+        {
+            return Some(file);
+        }
+        let name = spec.rsplit('/').next().unwrap_or(spec);
+        let tail: Vec<&str> = spec
+            .split('/')
+            .filter(|p| !p.is_empty() && *p != "." && *p != "..")
+            .collect();
+        let tail = tail.join("/");
+        let importer_dir = dir_of(importer);
+        let suffix = format!("/{tail}");
+        self.c_names
+            .get(name)?
+            .iter()
+            .filter(|(path, _)| *path == tail || path.ends_with(&suffix))
+            .max_by_key(|(path, _)| {
+                let shared = path
+                    .split('/')
+                    .zip(importer_dir.split('/'))
+                    .take_while(|(a, b)| a == b)
+                    .count();
+                (shared, std::cmp::Reverse(path.len()))
+            })
+            .map(|&(_, i)| i)
+    }
+
     pub fn same_dir_go(&self, path: &str) -> &[usize] {
         self.go_dirs.get(dir_of(path)).map_or(&[], Vec::as_slice)
     }
@@ -406,6 +466,27 @@ mod tests {
         assert_eq!(index.js("src/a/x.ts", "../b.js"), Some(2));
         assert_eq!(index.js("src/a/x.ts", "react"), None);
         assert_eq!(index.js("x.ts", "../../../escape"), None);
+    }
+
+    #[test]
+    fn c_includes_resolve_beside_the_includer_then_against_any_include_root() {
+        let files = facts(&[
+            "lib/src/str.c",
+            "lib/src/str.h",
+            "lib/include/lib/api.h",
+            "lib/src/util/str.h",
+            "other/include/lib/api.h",
+        ]);
+        let index = ModuleIndex::build(&files);
+        assert_eq!(index.c_include("lib/src/str.c", "str.h"), Some(1));
+        assert_eq!(index.c_include("lib/src/util/x.c", "../str.h"), Some(1));
+        // Not beside the includer: a file whose path ends with the spec, the nearest one.
+        assert_eq!(index.c_include("lib/src/str.c", "lib/api.h"), Some(2));
+        assert_eq!(index.c_include("lib/src/str.c", "<lib/api.h>"), Some(2));
+        assert_eq!(index.c_include("other/x.c", "<lib/api.h>"), Some(4));
+        assert_eq!(index.c_include("lib/src/str.c", "util/str.h"), Some(3));
+        assert_eq!(index.c_include("lib/src/str.c", "<stdio.h>"), None);
+        assert_eq!(index.c_include("x.c", "../../str.h"), Some(1));
     }
 
     #[test]
