@@ -11,6 +11,7 @@ use crate::analysis::{ToolAnalysis, keywords};
 use crate::config::ToolSelection;
 use crate::render::{self, HEADER, estimate_tokens};
 use crate::rules::{Database, Program, RuleError, Value};
+use crate::search::{LexicalIndex, blend};
 use crate::store::AnalysisStore;
 use crate::text::terms;
 use crate::tool::{ServerStatus, ToolInfo};
@@ -18,6 +19,10 @@ use crate::vector::{Embedder, HashedWords, cosine};
 
 /// Largest share of the catalog's tools a keyword may appear in and still count.
 const KEYWORD_SHARE: f32 = 0.1;
+/// The pseudo-tool that searches the registry by words (see [`Compiler::find_tools`]).
+pub const FIND_TOOLS: &str = "find_tools";
+/// What the tool search says of itself in the decisions.
+const FIND_TOOLS_WHY: &str = "the tool search: the model can look up any tool by words";
 
 /// A tool with its analysis (stored, or heuristic until one lands).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -164,6 +169,18 @@ struct Prepared {
 pub struct Catalog {
     tools: Vec<Prepared>,
     base: Database,
+    lexical: LexicalIndex,
+}
+
+/// A tool the search found: its id, its retrieval score (0–1) and its full entry.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Found {
+    /// `server:name`.
+    pub tool: String,
+    /// Half the BM25 of the query's words (scaled by the best tool's), half the similarity.
+    pub score: f32,
+    /// The full entry (description, schema, example).
+    pub entry: String,
 }
 
 impl Catalog {
@@ -344,8 +361,51 @@ impl Compiler {
                     tool,
                 }
             })
+            .collect::<Vec<Prepared>>();
+        let lexical = LexicalIndex::new(tools.iter().map(|p| &p.tool.info));
+        Catalog {
+            tools,
+            base,
+            lexical,
+        }
+    }
+
+    /// Vector scores (0–100) of every tool of `catalog` against `text`.
+    fn vector_scores(&self, text: &str, catalog: &Catalog) -> Vec<f32> {
+        let turn_vector = self.embedder.embed(text);
+        let floor = self.embedder.floor();
+        let span = (self.embedder.full_scale() - floor).max(f32::EPSILON);
+        catalog
+            .tools
+            .iter()
+            .map(|p| ((cosine(&turn_vector, &p.vector) - floor).max(0.0) / span * 100.0).min(100.0))
+            .collect()
+    }
+
+    /// The tool search: the `limit` tools of `catalog` that best match `query` (BM25 of its words
+    /// blended with similarity), best first, each with its full entry; none when nothing matches.
+    pub fn find_tools(&self, catalog: &Catalog, query: &str, limit: usize) -> Vec<Found> {
+        let retrieval = blend(
+            &catalog.lexical.scores(query),
+            &self.vector_scores(query, catalog),
+        );
+        let mut order: Vec<usize> = (0..catalog.tools.len())
+            .filter(|&i| retrieval[i] > 0.0)
             .collect();
-        Catalog { tools, base }
+        order.sort_by(|&a, &b| {
+            retrieval[b]
+                .total_cmp(&retrieval[a])
+                .then(catalog.tools[a].id.cmp(&catalog.tools[b].id))
+        });
+        order
+            .into_iter()
+            .take(limit)
+            .map(|i| Found {
+                tool: catalog.tools[i].id.clone(),
+                score: retrieval[i],
+                entry: catalog.tools[i].full.clone(),
+            })
+            .collect()
     }
 
     /// Chooses and renders the tools for one turn.
@@ -363,25 +423,35 @@ impl Compiler {
                 _ => None,
             })
             .collect();
-        let turn_vector = self
-            .embedder
-            .embed(&format!("{} {}", turn.question, turn.recent_context));
+        let vectors = self.vector_scores(
+            &format!("{} {}", turn.question, turn.recent_context),
+            catalog,
+        );
         let c = &self.config;
-        let floor = self.embedder.floor();
-        let span = (self.embedder.full_scale() - floor).max(f32::EPSILON);
+        // The retrieval floor: the best matches of the question's words and meaning are shown
+        // at least condensed, whatever the rules say.
+        let retrieval = blend(&catalog.lexical.scores(&turn.question), &vectors);
+        let mut by_retrieval: Vec<usize> = (0..catalog.tools.len())
+            .filter(|&i| retrieval[i] > 0.0)
+            .collect();
+        by_retrieval.sort_by(|&a, &b| retrieval[b].total_cmp(&retrieval[a]));
+        let floored: BTreeSet<usize> = by_retrieval
+            .into_iter()
+            .take(c.retrieval_condensed)
+            .collect();
 
         let mut decisions: Vec<Decision> = catalog
             .tools
             .iter()
-            .map(|p| {
+            .enumerate()
+            .map(|(i, p)| {
                 let rule_hits = hits(&db, &p.id);
                 let logic = rule_hits
                     .iter()
                     .map(|h| h.points)
                     .sum::<i64>()
                     .clamp(0, 100) as f32;
-                let vector =
-                    ((cosine(&turn_vector, &p.vector) - floor).max(0.0) / span * 100.0).min(100.0);
+                let vector = vectors[i];
                 let score = (logic * c.logic_weight + vector * c.vector_weight).clamp(0.0, 100.0);
                 let is_skeleton = skeleton.contains(p.id.as_str());
                 let tier = if is_skeleton || score >= f32::from(c.full_threshold) {
@@ -393,6 +463,16 @@ impl Compiler {
                 } else {
                     Tier::Excluded
                 };
+                let mut notes = Vec::new();
+                let tier = if tier > Tier::Condensed && floored.contains(&i) {
+                    notes.push(format!(
+                        "condensed: among the {} best matches of the question's words and meaning",
+                        c.retrieval_condensed
+                    ));
+                    Tier::Condensed
+                } else {
+                    tier
+                };
                 Decision {
                     tool: p.id.clone(),
                     tier,
@@ -403,7 +483,7 @@ impl Compiler {
                     rule_hits,
                     offline: p.tool.info.status == ServerStatus::Offline,
                     tokens: 0,
-                    notes: Vec::new(),
+                    notes,
                 }
             })
             .collect();
@@ -430,8 +510,31 @@ impl Compiler {
             }
         }
 
+        let search_entry = render::search_entry();
+        if c.tool_search {
+            decisions.insert(
+                0,
+                Decision {
+                    tool: FIND_TOOLS.to_string(),
+                    tier: Tier::Full,
+                    skeleton: true,
+                    score: 100.0,
+                    logic: 0.0,
+                    vector: 0.0,
+                    rule_hits: Vec::new(),
+                    offline: false,
+                    tokens: 0,
+                    notes: vec![FIND_TOOLS_WHY.to_string()],
+                },
+            );
+        }
+        let index: std::collections::HashMap<&str, &Prepared> =
+            catalog.tools.iter().map(|p| (p.id.as_str(), p)).collect();
         let entry = |d: &Decision| -> &str {
-            let Some(p) = catalog.tools.iter().find(|p| p.id == d.tool) else {
+            if d.skeleton && d.tool == FIND_TOOLS {
+                return &search_entry;
+            }
+            let Some(p) = index.get(d.tool.as_str()) else {
                 return "";
             };
             match d.tier {
@@ -445,7 +548,14 @@ impl Compiler {
             d.tokens = estimate_tokens(entry(d));
         }
         let mut total = estimate_tokens(HEADER) + decisions.iter().map(|d| d.tokens).sum::<usize>();
-        // Over budget: drop flesh from the lowest score up (the list is sorted best first).
+        // Over budget: drop flesh from the lowest tier and score up.
+        decisions.sort_by(|a, b| {
+            b.skeleton
+                .cmp(&a.skeleton)
+                .then(a.tier.cmp(&b.tier))
+                .then(b.score.total_cmp(&a.score))
+                .then(a.tool.cmp(&b.tool))
+        });
         for d in decisions.iter_mut().rev() {
             if total <= c.token_budget {
                 break;
