@@ -272,13 +272,58 @@ def capture(kind, package, args, scratch, timeout, uv):
         shutil.rmtree(folder, ignore_errors=True)
 
 
+def write(servers, failures):
+    servers.sort(key=lambda s: (s["package"], s["registry"]))
+    failures.sort(key=lambda s: (s["package"], s["registry"]))
+    with open(REGISTRY / "servers.json", "w") as f:
+        json.dump(servers, f, indent=0, sort_keys=True, ensure_ascii=False)
+        f.write("\n")
+    with open(REGISTRY / "failures.json", "w") as f:
+        json.dump(failures, f, indent=1, sort_keys=True, ensure_ascii=False)
+        f.write("\n")
+    print("%d servers captured (%d tools), %d failed" % (
+        len(servers), sum(len(s["tools"]) for s in servers), len(failures)))
+
+
+def assemble(progress_files):
+    """The fixtures from the progress of one or more runs: a capture wins over a failure."""
+    wanted = set()
+    for line in (REGISTRY / "candidates.txt").read_text().splitlines():
+        line = line.split("#", 1)[0].split()
+        if len(line) >= 2:
+            wanted.add((line[0], line[1]))
+    ok, failed = {}, {}
+    for path in progress_files:
+        for line in pathlib.Path(path).read_text().splitlines():
+            record = json.loads(line)
+            key = (record["registry"], record["package"])
+            if key not in wanted:
+                continue
+            (ok if "tools" in record else failed)[key] = record
+    for key in ok:
+        failed.pop(key, None)
+    missing = wanted - set(ok) - set(failed)
+    for registry, package in sorted(missing):
+        failed[(registry, package)] = {"package": package, "registry": registry,
+                                       "split": split_of(package), "stage": "not run",
+                                       "reason": "the capture run ended before this candidate"}
+    write(list(ok.values()), list(failed.values()))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--scratch", default="/tmp/nexus-capture")
     parser.add_argument("--jobs", type=int, default=4)
     parser.add_argument("--timeout", type=float, default=40.0)
     parser.add_argument("--only", action="append", default=[])
+    parser.add_argument("--reverse", action="store_true",
+                        help="take the candidates from the last (a second run sharing the work)")
+    parser.add_argument("--assemble", nargs="+", metavar="PROGRESS",
+                        help="write servers.json and failures.json from runs' progress.jsonl")
     opts = parser.parse_args()
+    if opts.assemble:
+        assemble(opts.assemble)
+        return
     scratch = pathlib.Path(opts.scratch).resolve()
     if ROOT in scratch.parents or scratch == ROOT:
         sys.exit("the scratch folder must be outside the repository")
@@ -293,6 +338,8 @@ def main():
     servers_path, failures_path = REGISTRY / "servers.json", REGISTRY / "failures.json"
     servers = json.loads(servers_path.read_text()) if opts.only and servers_path.exists() else []
     failures = json.loads(failures_path.read_text()) if opts.only and failures_path.exists() else []
+    if opts.reverse:
+        candidates.reverse()
     redo = {c[1] for c in candidates}
     servers = [s for s in servers if s["package"] not in redo]
     failures = [f for f in failures if f["package"] not in redo]
@@ -310,16 +357,7 @@ def main():
                 failures.append(failed)
                 print("failed %-50s %s: %s" % (failed["package"], failed["stage"],
                                                failed["reason"][:120]), flush=True)
-    servers.sort(key=lambda s: s["package"])
-    failures.sort(key=lambda s: s["package"])
-    with open(servers_path, "w") as f:
-        json.dump(servers, f, indent=0, sort_keys=True, ensure_ascii=False)
-        f.write("\n")
-    with open(failures_path, "w") as f:
-        json.dump(failures, f, indent=1, sort_keys=True, ensure_ascii=False)
-        f.write("\n")
-    print("%d servers captured (%d tools), %d failed" % (
-        len(servers), sum(len(s["tools"]) for s in servers), len(failures)))
+    write(servers, failures)
 
 
 main()

@@ -11,7 +11,7 @@ use crate::analysis::{ToolAnalysis, keywords};
 use crate::config::ToolSelection;
 use crate::render::{self, HEADER, estimate_tokens};
 use crate::rules::{Database, Program, RuleError, Value};
-use crate::search::{LexicalIndex, blend};
+use crate::search::{LexicalIndex, MIN_MATCH, blend};
 use crate::store::AnalysisStore;
 use crate::text::terms;
 use crate::tool::{ServerStatus, ToolInfo};
@@ -165,11 +165,27 @@ struct Prepared {
 
 /// The registry's tools, prepared for one compiler (its rules and embedder). Rebuild it when
 /// the registry or an analysis changes.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct Catalog {
     tools: Vec<Prepared>,
-    base: Database,
+    /// The tools' facts; a turn adds its own and derives, then rolls back to `base_mark` (a
+    /// copy per turn cost more than the whole evaluation at 500 tools).
+    facts: std::sync::Mutex<Database>,
+    base_mark: Vec<usize>,
     lexical: LexicalIndex,
+}
+
+impl Clone for Catalog {
+    fn clone(&self) -> Catalog {
+        let mut facts = self.facts();
+        facts.rollback(&self.base_mark);
+        Catalog {
+            tools: self.tools.clone(),
+            facts: std::sync::Mutex::new(facts.clone()),
+            base_mark: self.base_mark.clone(),
+            lexical: self.lexical.clone(),
+        }
+    }
 }
 
 /// A tool the search found: its id, its retrieval score (0–1) and its full entry.
@@ -184,6 +200,14 @@ pub struct Found {
 }
 
 impl Catalog {
+    /// The tools' facts, as the last turn left them (roll back before use).
+    fn facts(&self) -> std::sync::MutexGuard<'_, Database> {
+        // A turn that panicked left its facts; every user rolls back to the base first.
+        self.facts
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
     /// The number of tools.
     pub fn len(&self) -> usize {
         self.tools.len()
@@ -365,7 +389,8 @@ impl Compiler {
         let lexical = LexicalIndex::new(tools.iter().map(|p| &p.tool.info));
         Catalog {
             tools,
-            base,
+            base_mark: base.mark(),
+            facts: std::sync::Mutex::new(base),
             lexical,
         }
     }
@@ -390,7 +415,7 @@ impl Compiler {
             &self.vector_scores(query, catalog),
         );
         let mut order: Vec<usize> = (0..catalog.tools.len())
-            .filter(|&i| retrieval[i] > 0.0)
+            .filter(|&i| retrieval[i] >= MIN_MATCH)
             .collect();
         order.sort_by(|&a, &b| {
             retrieval[b]
@@ -411,18 +436,23 @@ impl Compiler {
     /// Chooses and renders the tools for one turn.
     pub fn compile(&self, turn: &TurnFacts, catalog: &Catalog) -> CompiledTools {
         let started = Instant::now();
-        let mut db = catalog.base.clone();
-        add_turn_facts(&mut db, turn);
-        self.program.evaluate(&mut db);
-
-        let skeleton: BTreeSet<&str> = db
-            .rows("skeleton")
-            .iter()
-            .filter_map(|row| match row.first() {
-                Some(Value::Str(t)) => Some(&**t),
-                _ => None,
-            })
-            .collect();
+        let (skeleton, mut boosts) = {
+            let mut db = catalog.facts();
+            db.rollback(&catalog.base_mark);
+            add_turn_facts(&mut db, turn);
+            self.program.evaluate(&mut db);
+            let skeleton: BTreeSet<String> = db
+                .rows("skeleton")
+                .iter()
+                .filter_map(|row| match row.first() {
+                    Some(Value::Str(t)) => Some(t.to_string()),
+                    _ => None,
+                })
+                .collect();
+            let boosts = hits(&db);
+            db.rollback(&catalog.base_mark);
+            (skeleton, boosts)
+        };
         let vectors = self.vector_scores(
             &format!("{} {}", turn.question, turn.recent_context),
             catalog,
@@ -432,7 +462,7 @@ impl Compiler {
         // at least condensed, whatever the rules say.
         let retrieval = blend(&catalog.lexical.scores(&turn.question), &vectors);
         let mut by_retrieval: Vec<usize> = (0..catalog.tools.len())
-            .filter(|&i| retrieval[i] > 0.0)
+            .filter(|&i| retrieval[i] >= MIN_MATCH)
             .collect();
         by_retrieval.sort_by(|&a, &b| retrieval[b].total_cmp(&retrieval[a]));
         let floored: BTreeSet<usize> = by_retrieval
@@ -445,7 +475,7 @@ impl Compiler {
             .iter()
             .enumerate()
             .map(|(i, p)| {
-                let rule_hits = hits(&db, &p.id);
+                let rule_hits = boosts.remove(&p.id).unwrap_or_default();
                 let logic = rule_hits
                     .iter()
                     .map(|h| h.points)
@@ -654,18 +684,18 @@ fn add_turn_facts(db: &mut Database, turn: &TurnFacts) {
     }
 }
 
-/// The distinct boosts the rules derived for `id`.
-fn hits(db: &Database, id: &str) -> Vec<RuleHit> {
-    db.rows("boost")
-        .iter()
-        .filter_map(|row| match row.as_slice() {
-            [Value::Str(t), Value::Int(points), Value::Str(why)] if &**t == id => Some(RuleHit {
+/// The distinct boosts the rules derived, by tool.
+fn hits(db: &Database) -> std::collections::HashMap<String, Vec<RuleHit>> {
+    let mut out: std::collections::HashMap<String, Vec<RuleHit>> = Default::default();
+    for row in db.rows("boost") {
+        if let [Value::Str(t), Value::Int(points), Value::Str(why)] = row.as_slice() {
+            out.entry(t.to_string()).or_default().push(RuleHit {
                 points: *points,
                 why: why.to_string(),
-            }),
-            _ => None,
-        })
-        .collect()
+            });
+        }
+    }
+    out
 }
 
 #[cfg(test)]

@@ -105,6 +105,9 @@ impl LexicalIndex {
     }
 }
 
+/// The least blended score that counts as a match (similarity 20 alone, or some shared words).
+pub(crate) const MIN_MATCH: f32 = 0.1;
+
 /// Blends BM25 (scaled by the best score of the query) and vector similarity (0–100) into one
 /// 0–1 retrieval score per tool: each channel counts half.
 pub(crate) fn blend(lexical: &[f32], vector: &[f32]) -> Vec<f32> {

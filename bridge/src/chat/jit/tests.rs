@@ -138,24 +138,36 @@ fn expand_returns_the_full_entry_and_makes_the_tool_callable_for_the_session() {
 #[test]
 fn find_tools_returns_the_best_few_in_full_and_makes_them_callable() {
     let jit = jit();
-    let turn = compile(&jit, "s", "hello there");
-    let storm = turn.compiled.decision("weather:alerts");
-    assert!(
-        storm.is_some_and(|d| matches!(d.tier, Tier::Minimal | Tier::Excluded)),
-        "{storm:?}"
-    );
-    assert!(turn.gate("weather:alerts", &jit.expanded_in("s")).is_err());
-    let found = jit.find_tools("s", &turn, &json!({"query": "severe weather alerts for a state"}));
+    let turn = compile(&jit, "s", "who calls checkout?");
+    // A tool the turn hides, found again by the words of its description.
+    let (tool, description) = [
+        ("weather:alerts", "severe weather alerts for a state"),
+        ("weather:forecast", "weather forecast for a city"),
+        ("kv:put", "store a value under a key"),
+        ("kv:get", "fetch the value stored under a key"),
+    ]
+    .into_iter()
+    .find(|(t, _)| {
+        turn.compiled
+            .decision(t)
+            .is_some_and(|d| matches!(d.tier, Tier::Minimal | Tier::Excluded))
+    })
+    .unwrap_or_else(|| panic!("no hidden tool: {:?}", turn.compiled.decisions));
+    assert!(turn.gate(tool, &jit.expanded_in("s")).is_err());
+    let found = jit.find_tools("s", &turn, &json!({"query": description}));
     let Ok(found) = found else {
         panic!("{found:?}");
     };
-    assert!(found.contains("### weather:alerts\n") && found.contains("Arguments:"), "{found}");
+    assert!(
+        found.contains(&format!("### {tool}\n")) && found.contains("Arguments:"),
+        "{found}"
+    );
     assert!(found.matches("### ").count() <= FIND_LIMIT);
     let callable = jit.expanded_in("s");
-    assert_eq!(turn.gate("weather:alerts", &callable), Ok(()));
+    assert_eq!(turn.gate(tool, &callable), Ok(()));
     let toolbox = Toolbox::from_report(&report());
     let declared = turn.declared(&toolbox, &callable);
-    assert!(declared.has("weather:alerts") && declared.has(FIND_TOOLS));
+    assert!(declared.has(tool) && declared.has(FIND_TOOLS));
     assert!(jit.expanded_in("other").is_empty());
 
     let empty = jit.find_tools("s", &turn, &json!({"query": "  "}));
