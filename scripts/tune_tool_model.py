@@ -11,7 +11,8 @@ W is baked into the rows: the output is a model file of the same format and voca
 (rows x W), with a JSON beside it giving the cosine that counts as no match (floor) and as a
 perfect one (full_scale), measured on the learning pairs.
 
-Usage: tune_tool_model.py MODEL_IN OUT_FILE  (numpy only; about a minute on one core)
+Usage: tune_tool_model.py MODEL_IN OUT_FILE  (numpy only; about a minute on one core). The
+calibration goes to OUT_FILE's name with .json (a trailing .tmp dropped first).
 """
 
 import json
@@ -244,7 +245,8 @@ def main():
     write_model(out, tokens, tuned)
     calibration = {"floor": round(floor, 3), "full_scale": round(max(positive, floor + 0.1), 3),
                    "learning_servers": len(learning), "pairs": int(keep.sum())}
-    pathlib.Path(out).with_suffix(".json").write_text(json.dumps(calibration) + "\n")
+    side = pathlib.Path(out[:-4] if out.endswith(".tmp") else out).with_suffix(".json")
+    side.write_text(json.dumps(calibration) + "\n")
     print("wrote %s: %s" % (out, calibration), file=sys.stderr)
 
 

@@ -7,7 +7,8 @@
 //! learning servers, the only ones parameters were chosen on) and `heldout-servers`
 //! (bench/heldout-servers.json: turns over the held-out servers). Registries: the 54 tools, and
 //! the 54 with every captured server (fixtures/registry/servers.json).
-//! `--misses` lists each miss; `--set NAME` runs one set.
+//! `--misses` lists each miss; `--set NAME` runs one set; `--config JSON` a `tool_selection`
+//! section other than the defaults.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -100,7 +101,10 @@ fn registry_54() -> Result<Vec<ToolInfo>, String> {
     let hosted: serde_json::Map<String, Value> =
         serde_json::from_str(HOSTED).map_err(|e| format!("hosted-tools.json: {e}"))?;
     for (server, list) in hosted {
-        tools.extend(tools_of(&server, list.as_array().map_or(&[], Vec::as_slice))?);
+        tools.extend(tools_of(
+            &server,
+            list.as_array().map_or(&[], Vec::as_slice),
+        )?);
     }
     Ok(tools)
 }
@@ -219,7 +223,8 @@ fn measure(compiler: &Compiler, catalog: &Catalog, tasks: &[Task], rounds: usize
                         )
                     })
                     .collect();
-                f.misses.push(format!("  {:?}: {}", task.question, seen.join("; ")));
+                f.misses
+                    .push(format!("  {:?}: {}", task.question, seen.join("; ")));
             }
             if met || need.iter().any(|t| found.contains(t)) {
                 f.reachable += 1;
@@ -239,7 +244,10 @@ fn report(set: &str, registry: &str, f: &Figures, all_full: usize, misses: bool)
     let turns = f.turns.max(1) as f64;
     let mean_tokens = f.tokens.iter().sum::<usize>() as f64 / turns;
     let max_tokens = f.tokens.iter().copied().max().unwrap_or(0);
-    println!("== {set} on {registry}: {} turns, {} needs", f.turns, f.needs);
+    println!(
+        "== {set} on {registry}: {} turns, {} needs",
+        f.turns, f.needs
+    );
     println!(
         "   recall full+condensed {}/{} = {:.1} %; reachable with find_tools {}/{} = {:.1} %",
         f.met,
@@ -321,11 +329,13 @@ fn run() -> Result<(), String> {
         None => format!("embedder: {} ({})", embedder.id(), model.display()),
         Some(why) => format!("embedder: {} (no model: {why})", embedder.id()),
     };
-    let compiler = Compiler::new(
-        ToolSelection::default(),
-        nexus_jit::rules::Program::default_rules(),
-        embedder,
-    );
+    let config: ToolSelection = match args.iter().position(|a| a == "--config") {
+        Some(i) => serde_json::from_str(args.get(i + 1).map_or("", String::as_str))
+            .map_err(|e| format!("--config: {e}"))?,
+        None => ToolSelection::default(),
+    };
+    let config_line = serde_json::to_string(&config).unwrap_or_default();
+    let compiler = Compiler::new(config, nexus_jit::rules::Program::default_rules(), embedder);
     let store = AnalysisStore::in_memory().map_err(|e| e.to_string())?;
     let prepare = |tools: Vec<ToolInfo>| -> (Catalog, f64) {
         let analysed = store.analysed(tools);
@@ -336,9 +346,8 @@ fn run() -> Result<(), String> {
     let (catalog_54, prepare_54) = prepare(small);
     let (catalog_middle, prepare_middle) = prepare(middle);
     let (catalog_large, prepare_large) = prepare(large);
-    println!(
-        "nexus-jit benchmark, default tool_selection; analysis heuristic (no stored LLM analysis)"
-    );
+    println!("nexus-jit benchmark; analysis heuristic (no stored LLM analysis)");
+    println!("tool_selection: {config_line}");
     println!("{embedder_line}");
     println!(
         "registries: 54 tools (prepared in {prepare_54:.1} ms); {} tools = the 54 + the captured servers the turns name (prepared in {prepare_middle:.1} ms); {} tools = the 54 + all {} captured servers, {} of them held out (prepared in {prepare_large:.1} ms)",
@@ -401,7 +410,11 @@ mod tests {
             for task in &table {
                 assert!(!task.needs.is_empty(), "{}", task.question);
                 for tool in task.needs.iter().flatten().chain(&task.used) {
-                    assert!(ids.contains(tool), "{file}: {:?} names unknown tool {tool}", task.question);
+                    assert!(
+                        ids.contains(tool),
+                        "{file}: {:?} names unknown tool {tool}",
+                        task.question
+                    );
                     let server = tool.split(':').next().unwrap_or_default();
                     // Turns over the learning servers never need a held-out one.
                     assert!(

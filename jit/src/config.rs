@@ -48,7 +48,7 @@ impl Default for ToolSelection {
                 .map(String::from)
                 .to_vec(),
             rules_file: None,
-            retrieval_condensed: 6,
+            retrieval_condensed: 20,
             tool_search: true,
         }
     }

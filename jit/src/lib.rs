@@ -29,11 +29,7 @@ pub use compile::{
     RuleHit, Tier, TurnFacts, load_rules,
 };
 pub use config::ToolSelection;
-pub use render::{
-    HEADER as SECTION_HEADER, SEARCH_DESCRIPTION, estimate_tokens, search_schema,
-};
+pub use render::{HEADER as SECTION_HEADER, SEARCH_DESCRIPTION, estimate_tokens, search_schema};
 pub use store::{Analysed, AnalysisStore, StoreError};
 pub use tool::{ServerStatus, ToolInfo, ToolKey, schema_hash};
-pub use vector::{
-    Embedder, HashedWords, StaticWords, TOOL_MODEL_FILE, best_embedder, cosine,
-};
+pub use vector::{Embedder, HashedWords, StaticWords, TOOL_MODEL_FILE, best_embedder, cosine};

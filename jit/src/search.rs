@@ -148,6 +148,9 @@ mod tests {
         assert!(s[0] > s[1] && s[1] == s[2], "{s:?}");
         assert!(index.scores("").iter().all(|x| *x == 0.0));
         let b = blend(&s, &[0.0, 50.0, 0.0]);
-        assert!((b[0] - 0.5).abs() < 1e-6 && (b[1] - 0.25).abs() < 1e-6, "{b:?}");
+        assert!(
+            (b[0] - 0.5).abs() < 1e-6 && (b[1] - 0.25).abs() < 1e-6,
+            "{b:?}"
+        );
     }
 }

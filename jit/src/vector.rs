@@ -249,7 +249,10 @@ mod tests {
         std::fs::write(&base, &bytes)?;
         let (plain, why) = best_embedder(Some(&base));
         assert!(why.is_none());
-        assert_eq!((plain.id(), plain.floor()), ("static-2x2", StaticWords::FLOOR));
+        assert_eq!(
+            (plain.id(), plain.floor()),
+            ("static-2x2", StaticWords::FLOOR)
+        );
         std::fs::write(dir.path().join(TOOL_MODEL_FILE), &bytes)?;
         std::fs::write(
             dir.path().join("jit-tools.json"),
