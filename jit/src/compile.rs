@@ -19,6 +19,8 @@ use crate::vector::{Embedder, HashedWords, cosine};
 
 /// Largest share of the catalog's tools a keyword may appear in and still count.
 const KEYWORD_SHARE: f32 = 0.1;
+/// The retrieval floor never lifts more than one tool in this many of the catalog.
+const FLOOR_SHARE: usize = 4;
 /// The pseudo-tool that searches the registry by words (see [`Compiler::find_tools`]).
 pub const FIND_TOOLS: &str = "find_tools";
 /// What the tool search says of itself in the decisions.
@@ -467,7 +469,7 @@ impl Compiler {
         by_retrieval.sort_by(|&a, &b| retrieval[b].total_cmp(&retrieval[a]));
         let floored: BTreeSet<usize> = by_retrieval
             .into_iter()
-            .take(c.retrieval_condensed)
+            .take(c.retrieval_condensed.min(catalog.tools.len() / FLOOR_SHARE))
             .collect();
 
         let mut decisions: Vec<Decision> = catalog

@@ -28,7 +28,7 @@ pub struct ToolSelection {
     /// A rules file that replaces the shipped `default.rules`.
     pub rules_file: Option<PathBuf>,
     /// The best matches of the question by words and meaning (BM25 and similarity) shown at
-    /// least condensed, whatever the rules say.
+    /// least condensed, whatever the rules say (at most a quarter of the registry).
     pub retrieval_condensed: usize,
     /// Offer the model the `find_tools` search (its entry counts in the budget).
     pub tool_search: bool,
