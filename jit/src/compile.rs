@@ -580,28 +580,41 @@ impl Compiler {
             d.tokens = estimate_tokens(entry(d));
         }
         let mut total = estimate_tokens(HEADER) + decisions.iter().map(|d| d.tokens).sum::<usize>();
-        // Over budget: drop flesh from the lowest tier and score up.
+        // Over budget, from the lowest score up: drop name-only tools, then shorten full flesh
+        // tools to condensed (they stay visible at a fraction of the tokens), then drop
+        // condensed ones.
         decisions.sort_by(|a, b| {
             b.skeleton
                 .cmp(&a.skeleton)
-                .then(a.tier.cmp(&b.tier))
                 .then(b.score.total_cmp(&a.score))
                 .then(a.tool.cmp(&b.tool))
         });
-        for d in decisions.iter_mut().rev() {
-            if total <= c.token_budget {
-                break;
+        for step in [Tier::Minimal, Tier::Full, Tier::Condensed] {
+            for d in decisions.iter_mut().rev() {
+                if total <= c.token_budget {
+                    break;
+                }
+                if d.skeleton || d.tier != step {
+                    continue;
+                }
+                total -= d.tokens;
+                if step == Tier::Full {
+                    d.tier = Tier::Condensed;
+                    d.tokens = estimate_tokens(entry(d));
+                    total += d.tokens;
+                    d.notes.push(format!(
+                        "condensed: over the token budget ({})",
+                        c.token_budget
+                    ));
+                } else {
+                    d.tokens = 0;
+                    d.tier = Tier::Excluded;
+                    d.notes.push(format!(
+                        "excluded: over the token budget ({})",
+                        c.token_budget
+                    ));
+                }
             }
-            if d.skeleton || d.tier == Tier::Excluded {
-                continue;
-            }
-            total -= d.tokens;
-            d.tokens = 0;
-            d.tier = Tier::Excluded;
-            d.notes.push(format!(
-                "excluded: over the token budget ({})",
-                c.token_budget
-            ));
         }
         decisions.sort_by(|a, b| {
             a.tier

@@ -104,6 +104,52 @@ fn the_full_tier_is_capped() {
 }
 
 #[test]
+fn over_budget_full_tools_are_condensed_before_any_condensed_one_goes() {
+    let question = turn("who calls main and what breaks", &["calls", "impact"]);
+    let loose = ToolSelection {
+        full_threshold: 10,
+        token_budget: usize::MAX,
+        ..Default::default()
+    };
+    let catalog = compiler(loose.clone()).prepare(registry());
+    let all = compiler(loose.clone()).compile(&question, &catalog);
+    let skeleton: usize = all
+        .decisions
+        .iter()
+        .filter(|d| d.skeleton)
+        .map(|d| d.tokens)
+        .sum();
+    let budget = estimate_tokens(HEADER) + skeleton + 400;
+    let c = compiler(ToolSelection {
+        token_budget: budget,
+        ..loose
+    });
+    let out = c.compile(&question, &catalog);
+    assert!(out.tokens <= budget, "{} > {budget}", out.tokens);
+    let shortened = out
+        .decisions
+        .iter()
+        .filter(|d| {
+            d.tier == Tier::Condensed
+                && d.notes
+                    .iter()
+                    .any(|n| n.starts_with("condensed: over the token budget"))
+        })
+        .count();
+    assert!(shortened > 0, "{out:#?}");
+    // A condensed tool is dropped only once no flesh tool is left in full.
+    let dropped = out.decisions.iter().any(|d| {
+        d.notes
+            .iter()
+            .any(|n| n.starts_with("condensed: over the token budget"))
+            && d.tier == Tier::Excluded
+    });
+    if dropped {
+        assert!(out.in_tiers(&[Tier::Full]).all(|d| d.skeleton), "{out:#?}");
+    }
+}
+
+#[test]
 fn stored_vectors_are_used_and_missing_ones_stored() -> Result<(), crate::StoreError> {
     let c = compiler(ToolSelection::default());
     let store = crate::AnalysisStore::in_memory()?;
