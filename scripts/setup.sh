@@ -105,4 +105,13 @@ PY
   mv "$MODEL_FILE.tmp" "$MODEL_FILE"
   rm -rf model/tuning
 fi
+# 3. The tool compiler's own table (issue 29): the model above tuned with numpy on requests and
+#    tools of the learning servers only (jit/fixtures/registry/README.md); about a minute.
+TOOL_MODEL=model/jit-tools.nxse
+if [ ! -s "$TOOL_MODEL" ] || [ "$MODEL_FILE" -nt "$TOOL_MODEL" ] || [ scripts/tune_tool_model.py -nt "$TOOL_MODEL" ] \
+  || [ jit/fixtures/registry/servers.json -nt "$TOOL_MODEL" ] || [ jit/bench/learning-servers.json -nt "$TOOL_MODEL" ]; then
+  log "numpy: tuning the tool compiler's table into $TOOL_MODEL"
+  model/.venv/bin/python scripts/tune_tool_model.py "$MODEL_FILE" "$TOOL_MODEL.tmp" >&2
+  mv "$TOOL_MODEL.tmp" "$TOOL_MODEL"
+fi
 log "ready"

@@ -1,20 +1,39 @@
-//! The JIT tool compiler's benchmark: a table of chat turns over Nexus's and the hosted test
-//! servers' real tools; prints recall of needed tools, tokens per turn and compile times.
+//! The JIT tool compiler's benchmark: tables of chat turns over Nexus's, the hosted test servers'
+//! and 100+ captured real servers' tools; prints recall, reachability with the tool search,
+//! tokens per turn and compile times per turn set and registry size.
+//!
+//! Turn sets: `own` (bench/tasks.json, the project's turns), `heldout-54` (bench/heldout-54.json,
+//! written later over the same 54 tools), `learning` (bench/learning-servers.json: turns over the
+//! learning servers, the only ones parameters were chosen on) and `heldout-servers`
+//! (bench/heldout-servers.json: turns over the held-out servers). Registries: the 54 tools, and
+//! the 54 with every captured server (fixtures/registry/servers.json).
+//! `--misses` lists each miss; `--set NAME` runs one set; `--config JSON` a `tool_selection`
+//! section other than the defaults.
 
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use nexus_jit::{
-    AnalysisStore, CompiledTools, Compiler, Tier, ToolInfo, ToolSelection, TurnFacts, best_embedder,
+    AnalysisStore, Catalog, CompiledTools, Compiler, Tier, ToolInfo, ToolSelection, TurnFacts,
+    best_embedder,
 };
 use serde::Deserialize;
 use serde_json::Value;
 
-/// The turns, with the tools a correct answer needs.
-const TASKS: &str = include_str!("../bench/tasks.json");
 /// The hosted servers' real `tools/list`, captured by `fixtures/capture.py`.
 const HOSTED: &str = include_str!("../fixtures/hosted-tools.json");
 /// Compilations of each task for the timing figures.
-const ROUNDS: usize = 30;
+const ROUNDS: usize = 10;
+/// Tools the search returns (`find_tools`), as the chat side asks.
+const SEARCH_LIMIT: usize = 5;
+/// Captured packages that are the hosted test servers already in the 54 (not added twice).
+const HOSTED_PACKAGES: &[&str] = &[
+    "@modelcontextprotocol/server-everything",
+    "@modelcontextprotocol/server-filesystem",
+    "@modelcontextprotocol/server-memory",
+    "mcp-server-time",
+];
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -37,34 +56,87 @@ struct Table {
     tasks: Vec<Task>,
 }
 
-fn registry() -> Result<Vec<ToolInfo>, String> {
+/// One captured server of `fixtures/registry/servers.json`.
+#[derive(Debug, Deserialize)]
+struct Captured {
+    package: String,
+    registry: String,
+    split: String,
+    tools: Vec<Value>,
+}
+
+fn bench_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf()
+}
+
+/// The server id of a captured package: `@scope/name` → `scope-name`; a PyPI package whose id an
+/// npm one already has gets `-py`.
+fn server_id(package: &str, registry: &str, taken: &BTreeSet<String>) -> String {
+    let id = package.trim_start_matches('@').replace('/', "-");
+    if registry == "pypi" && taken.contains(&id) {
+        format!("{id}-py")
+    } else {
+        id
+    }
+}
+
+fn tools_of(server: &str, list: &[Value]) -> Result<Vec<ToolInfo>, String> {
+    serde_json::from_value(Value::Array(
+        list.iter()
+            .cloned()
+            .map(|mut t| {
+                if let Some(o) = t.as_object_mut() {
+                    o.insert("server".into(), Value::String(server.to_string()));
+                }
+                t
+            })
+            .collect(),
+    ))
+    .map_err(|e| format!("server {server}: {e}"))
+}
+
+/// Nexus's 16 tools and the hosted test servers' 38.
+fn registry_54() -> Result<Vec<ToolInfo>, String> {
     let mut tools = ToolInfo::nexus_catalog();
     let hosted: serde_json::Map<String, Value> =
         serde_json::from_str(HOSTED).map_err(|e| format!("hosted-tools.json: {e}"))?;
     for (server, list) in hosted {
-        let list: Vec<ToolInfo> = serde_json::from_value(Value::Array(
-            list.as_array()
-                .cloned()
-                .unwrap_or_default()
-                .into_iter()
-                .map(|mut t| {
-                    if let Some(o) = t.as_object_mut() {
-                        o.insert("server".into(), Value::String(server.clone()));
-                    }
-                    t
-                })
-                .collect(),
-        ))
-        .map_err(|e| format!("hosted-tools.json, server {server}: {e}"))?;
-        tools.extend(list);
+        tools.extend(tools_of(
+            &server,
+            list.as_array().map_or(&[], Vec::as_slice),
+        )?);
     }
     Ok(tools)
 }
 
-fn tasks() -> Result<Vec<Task>, String> {
-    serde_json::from_str::<Table>(TASKS)
+/// The captured servers (id, split, tools), without the hosted ones.
+fn captured() -> Result<Vec<(String, String, Vec<ToolInfo>)>, String> {
+    let path = bench_dir().join("fixtures/registry/servers.json");
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let servers: Vec<Captured> =
+        serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut taken = BTreeSet::new();
+    let mut out = Vec::new();
+    let mut ordered: Vec<&Captured> = servers.iter().filter(|s| s.registry == "npm").collect();
+    ordered.extend(servers.iter().filter(|s| s.registry != "npm"));
+    for s in ordered {
+        if HOSTED_PACKAGES.contains(&s.package.as_str()) {
+            continue;
+        }
+        let id = server_id(&s.package, &s.registry, &taken);
+        taken.insert(id.clone());
+        let tools = tools_of(&id, &s.tools)?;
+        out.push((id, s.split.clone(), tools));
+    }
+    Ok(out)
+}
+
+fn tasks(file: &str) -> Result<Vec<Task>, String> {
+    let path = bench_dir().join("bench").join(file);
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    serde_json::from_str::<Table>(&text)
         .map(|t| t.tasks)
-        .map_err(|e| format!("tasks.json: {e}"))
+        .map_err(|e| format!("{file}: {e}"))
 }
 
 fn turn(task: &Task) -> TurnFacts {
@@ -95,56 +167,51 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
     sorted[at.min(sorted.len() - 1)]
 }
 
-fn run() -> Result<(), String> {
-    let tools = registry()?;
-    let tasks = tasks()?;
-    let store = AnalysisStore::in_memory().map_err(|e| e.to_string())?;
-    let analysed = store.analysed(tools);
-    // The built-in model when setup has written it (`NEXUS_JIT_MODEL_FILE` names another file).
-    let model = std::env::var_os("NEXUS_JIT_MODEL_FILE")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| {
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../model/static-minilm.nxse")
-        });
-    let (embedder, fallback) = best_embedder(Some(&model));
-    let embedder_line = match fallback {
-        None => format!("embedder: {} ({})", embedder.id(), model.display()),
-        Some(why) => format!("embedder: {} (no model: {why})", embedder.id()),
-    };
-    let compiler = Compiler::new(
-        ToolSelection::default(),
-        nexus_jit::rules::Program::default_rules(),
-        embedder,
-    );
-    let prepare_started = Instant::now();
-    let catalog = compiler.prepare(analysed.tools.clone());
-    let prepare_ms = prepare_started.elapsed().as_secs_f64() * 1e3;
-    let all_full = catalog.all_full_tokens();
+/// One turn set on one registry.
+#[derive(Debug, Default)]
+struct Figures {
+    turns: usize,
+    needs: usize,
+    met: usize,
+    reachable: usize,
+    tokens: Vec<usize>,
+    tiers: [usize; 3],
+    times_ms: Vec<f64>,
+    misses: Vec<String>,
+    unreachable: Vec<String>,
+}
 
-    let (mut needs, mut met) = (0usize, 0usize);
-    let mut tokens = Vec::new();
-    let mut tiers = [0usize; 3];
-    let mut misses = Vec::new();
-    let mut times_ms = Vec::new();
-    for task in &tasks {
+fn measure(compiler: &Compiler, catalog: &Catalog, tasks: &[Task], rounds: usize) -> Figures {
+    let mut f = Figures {
+        turns: tasks.len(),
+        ..Default::default()
+    };
+    for task in tasks {
         let facts = turn(task);
-        let mut out = compiler.compile(&facts, &catalog);
-        for _ in 1..ROUNDS {
+        let mut out = compiler.compile(&facts, catalog);
+        for _ in 1..rounds {
             let started = Instant::now();
-            out = compiler.compile(&facts, &catalog);
-            times_ms.push(started.elapsed().as_secs_f64() * 1e3);
+            out = compiler.compile(&facts, catalog);
+            f.times_ms.push(started.elapsed().as_secs_f64() * 1e3);
         }
-        tokens.push(out.tokens);
+        f.tokens.push(out.tokens);
         for (i, tier) in [Tier::Full, Tier::Condensed, Tier::Minimal]
             .iter()
             .enumerate()
         {
-            tiers[i] += out.in_tiers(&[*tier]).count();
+            f.tiers[i] += out.in_tiers(&[*tier]).count();
         }
+        // The model's search: the request's own words, as a model would pass them on.
+        let found: Vec<String> = compiler
+            .find_tools(catalog, &task.question, SEARCH_LIMIT)
+            .into_iter()
+            .map(|found| found.tool)
+            .collect();
         for need in &task.needs {
-            needs += 1;
-            if need.iter().any(|t| shown(&out, t)) {
-                met += 1;
+            f.needs += 1;
+            let met = need.iter().any(|t| shown(&out, t));
+            if met {
+                f.met += 1;
             } else {
                 let seen: Vec<String> = need
                     .iter()
@@ -156,62 +223,151 @@ fn run() -> Result<(), String> {
                         )
                     })
                     .collect();
-                misses.push(format!(
-                    "  {:?} intents {:?}: {}",
-                    task.question,
-                    facts.intents,
-                    seen.join("; ")
+                f.misses
+                    .push(format!("  {:?}: {}", task.question, seen.join("; ")));
+            }
+            if met || need.iter().any(|t| found.contains(t)) {
+                f.reachable += 1;
+            } else {
+                f.unreachable.push(format!(
+                    "  {:?}: needs {:?}, search gave {:?}",
+                    task.question, need, found
                 ));
             }
         }
     }
-    times_ms.sort_by(f64::total_cmp);
-    let turns = tasks.len().max(1) as f64;
-    let mean_tokens = tokens.iter().sum::<usize>() as f64 / turns;
-    let max_tokens = tokens.iter().copied().max().unwrap_or(0);
+    f.times_ms.sort_by(f64::total_cmp);
+    f
+}
 
-    let servers: std::collections::BTreeSet<&str> = analysed
-        .tools
-        .iter()
-        .map(|t| t.info.server.as_str())
-        .collect();
+fn report(set: &str, registry: &str, f: &Figures, all_full: usize, misses: bool) {
+    let turns = f.turns.max(1) as f64;
+    let mean_tokens = f.tokens.iter().sum::<usize>() as f64 / turns;
+    let max_tokens = f.tokens.iter().copied().max().unwrap_or(0);
     println!(
-        "nexus-jit benchmark: {} tasks, {} tools ({} servers), default tool_selection",
-        tasks.len(),
-        analysed.tools.len(),
-        servers.len()
-    );
-    println!("{embedder_line}");
-    println!(
-        "analysis: heuristic for all {} tools (no stored LLM analysis)",
-        analysed.pending.len()
+        "== {set} on {registry}: {} turns, {} needs",
+        f.turns, f.needs
     );
     println!(
-        "recall of needed tools in full+condensed: {met}/{needs} = {:.1} %",
-        100.0 * met as f64 / needs.max(1) as f64
+        "   recall full+condensed {}/{} = {:.1} %; reachable with find_tools {}/{} = {:.1} %",
+        f.met,
+        f.needs,
+        100.0 * f.met as f64 / f.needs.max(1) as f64,
+        f.reachable,
+        f.needs,
+        100.0 * f.reachable as f64 / f.needs.max(1) as f64
     );
     println!(
-        "tools per turn: full {:.1}, condensed {:.1}, minimal {:.1} (skeleton of 3 included in full)",
-        tiers[0] as f64 / turns,
-        tiers[1] as f64 / turns,
-        tiers[2] as f64 / turns
+        "   tools per turn: full {:.1}, condensed {:.1}, minimal {:.1}",
+        f.tiers[0] as f64 / turns,
+        f.tiers[1] as f64 / turns,
+        f.tiers[2] as f64 / turns
     );
     println!(
-        "tokens per turn: mean {mean_tokens:.0}, max {max_tokens}; all tools in full form: {all_full}; ratio {:.3}",
+        "   tokens per turn: mean {mean_tokens:.0}, max {max_tokens}; all in full {all_full}; ratio {:.3}",
         mean_tokens / all_full.max(1) as f64
     );
     println!(
-        "compile per turn ({} runs): p50 {:.3} ms, p95 {:.3} ms, max {:.3} ms",
-        times_ms.len(),
-        percentile(&times_ms, 0.5),
-        percentile(&times_ms, 0.95),
-        times_ms.last().copied().unwrap_or(0.0)
+        "   compile: p50 {:.3} ms, p95 {:.3} ms, max {:.3} ms ({} runs)",
+        percentile(&f.times_ms, 0.5),
+        percentile(&f.times_ms, 0.95),
+        f.times_ms.last().copied().unwrap_or(0.0),
+        f.times_ms.len()
     );
-    println!("catalog preparation (once per registry change): {prepare_ms:.2} ms");
-    if !misses.is_empty() {
-        println!("misses:");
-        for m in misses {
-            println!("{m}");
+    if misses {
+        for m in &f.misses {
+            println!("   miss{m}");
+        }
+        for m in &f.unreachable {
+            println!("   unreachable{m}");
+        }
+    }
+}
+
+fn run() -> Result<(), String> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let misses = args.iter().any(|a| a == "--misses");
+    let only: Option<&str> = args
+        .iter()
+        .position(|a| a == "--set")
+        .and_then(|i| args.get(i + 1))
+        .map(String::as_str);
+    let small = registry_54()?;
+    let servers = captured()?;
+    let sets: [(&str, &str, bool); 4] = [
+        ("own", "tasks.json", true),
+        ("heldout-54", "heldout-54.json", true),
+        ("learning", "learning-servers.json", false),
+        ("heldout-servers", "heldout-servers.json", false),
+    ];
+    let tables = sets
+        .iter()
+        .map(|(_, file, _)| tasks(file))
+        .collect::<Result<Vec<_>, _>>()?;
+    // The middle registry: the 54 and every captured server some turn needs a tool of.
+    let named: BTreeSet<&str> = tables
+        .iter()
+        .flatten()
+        .flat_map(|t| t.needs.iter().flatten())
+        .filter_map(|t| t.split(':').next())
+        .collect();
+    let mut middle = small.clone();
+    let mut large = small.clone();
+    for (id, _, tools) in &servers {
+        if named.contains(id.as_str()) {
+            middle.extend(tools.iter().cloned());
+        }
+        large.extend(tools.iter().cloned());
+    }
+    let held_out = servers.iter().filter(|s| s.1 == "held-out").count();
+    // The built-in model when setup has written it (`NEXUS_JIT_MODEL_FILE` names another file).
+    let model = std::env::var_os("NEXUS_JIT_MODEL_FILE")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| bench_dir().join("../model/static-minilm.nxse"));
+    let (embedder, fallback) = best_embedder(Some(&model));
+    let embedder_line = match fallback {
+        None => format!("embedder: {} ({})", embedder.id(), model.display()),
+        Some(why) => format!("embedder: {} (no model: {why})", embedder.id()),
+    };
+    let config: ToolSelection = match args.iter().position(|a| a == "--config") {
+        Some(i) => serde_json::from_str(args.get(i + 1).map_or("", String::as_str))
+            .map_err(|e| format!("--config: {e}"))?,
+        None => ToolSelection::default(),
+    };
+    let config_line = serde_json::to_string(&config).unwrap_or_default();
+    let compiler = Compiler::new(config, nexus_jit::rules::Program::default_rules(), embedder);
+    let store = AnalysisStore::in_memory().map_err(|e| e.to_string())?;
+    let prepare = |tools: Vec<ToolInfo>| -> (Catalog, f64) {
+        let analysed = store.analysed(tools);
+        let started = Instant::now();
+        let catalog = compiler.prepare(analysed.tools);
+        (catalog, started.elapsed().as_secs_f64() * 1e3)
+    };
+    let (catalog_54, prepare_54) = prepare(small);
+    let (catalog_middle, prepare_middle) = prepare(middle);
+    let (catalog_large, prepare_large) = prepare(large);
+    println!("nexus-jit benchmark; analysis heuristic (no stored LLM analysis)");
+    println!("tool_selection: {config_line}");
+    println!("{embedder_line}");
+    println!(
+        "registries: 54 tools (prepared in {prepare_54:.1} ms); {} tools = the 54 + the captured servers the turns name (prepared in {prepare_middle:.1} ms); {} tools = the 54 + all {} captured servers, {} of them held out (prepared in {prepare_large:.1} ms)",
+        catalog_middle.len(),
+        catalog_large.len(),
+        servers.len(),
+        held_out
+    );
+    for ((set, _, on_54), table) in sets.iter().zip(&tables) {
+        if only.is_some_and(|o| o != *set) {
+            continue;
+        }
+        let mut registries = vec![&catalog_middle, &catalog_large];
+        if *on_54 {
+            registries.insert(0, &catalog_54);
+        }
+        for catalog in registries {
+            let f = measure(&compiler, catalog, table, ROUNDS);
+            let name = format!("{} tools", catalog.len());
+            report(set, &name, &f, catalog.all_full_tokens(), misses);
         }
     }
     Ok(())
@@ -229,20 +385,43 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_table_is_large_enough_and_names_real_tools() -> Result<(), String> {
-        let tools = registry()?;
-        let tasks = tasks()?;
-        assert!(tools.len() >= 40, "{} tools", tools.len());
-        assert!(tasks.len() >= 60, "{} tasks", tasks.len());
-        let ids: Vec<String> = tools.iter().map(ToolInfo::id).collect();
-        for task in &tasks {
-            assert!(!task.needs.is_empty(), "{}", task.question);
-            for tool in task.needs.iter().flatten().chain(&task.used) {
-                assert!(
-                    ids.contains(tool),
-                    "{:?} names unknown tool {tool}",
-                    task.question
-                );
+    fn the_tables_are_large_enough_and_name_real_tools() -> Result<(), String> {
+        let small = registry_54()?;
+        let servers = captured()?;
+        assert!(servers.len() >= 100, "{} captured servers", servers.len());
+        let mut ids: BTreeSet<String> = small.iter().map(ToolInfo::id).collect();
+        let held_out: BTreeSet<&str> = servers
+            .iter()
+            .filter(|s| s.1 == "held-out")
+            .map(|s| s.0.as_str())
+            .collect();
+        for (_, _, tools) in &servers {
+            ids.extend(tools.iter().map(ToolInfo::id));
+        }
+        assert!(ids.len() >= 500, "{} tools", ids.len());
+        for (file, least) in [
+            ("tasks.json", 60),
+            ("heldout-54.json", 50),
+            ("learning-servers.json", 40),
+            ("heldout-servers.json", 60),
+        ] {
+            let table = tasks(file)?;
+            assert!(table.len() >= least, "{file}: {} tasks", table.len());
+            for task in &table {
+                assert!(!task.needs.is_empty(), "{}", task.question);
+                for tool in task.needs.iter().flatten().chain(&task.used) {
+                    assert!(
+                        ids.contains(tool),
+                        "{file}: {:?} names unknown tool {tool}",
+                        task.question
+                    );
+                    let server = tool.split(':').next().unwrap_or_default();
+                    // Turns over the learning servers never need a held-out one.
+                    assert!(
+                        file != "learning-servers.json" || !held_out.contains(server),
+                        "{file}: {tool} is on a held-out server"
+                    );
+                }
             }
         }
         Ok(())

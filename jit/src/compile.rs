@@ -11,6 +11,7 @@ use crate::analysis::{ToolAnalysis, keywords};
 use crate::config::ToolSelection;
 use crate::render::{self, HEADER, estimate_tokens};
 use crate::rules::{Database, Program, RuleError, Value};
+use crate::search::{LexicalIndex, MIN_MATCH, blend};
 use crate::store::AnalysisStore;
 use crate::text::terms;
 use crate::tool::{ServerStatus, ToolInfo};
@@ -18,6 +19,12 @@ use crate::vector::{Embedder, HashedWords, cosine};
 
 /// Largest share of the catalog's tools a keyword may appear in and still count.
 const KEYWORD_SHARE: f32 = 0.1;
+/// The retrieval floor never lifts more than one tool in this many of the catalog.
+const FLOOR_SHARE: usize = 4;
+/// The pseudo-tool that searches the registry by words (see [`Compiler::find_tools`]).
+pub const FIND_TOOLS: &str = "find_tools";
+/// What the tool search says of itself in the decisions.
+const FIND_TOOLS_WHY: &str = "the tool search: the model can look up any tool by words";
 
 /// A tool with its analysis (stored, or heuristic until one lands).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -160,13 +167,49 @@ struct Prepared {
 
 /// The registry's tools, prepared for one compiler (its rules and embedder). Rebuild it when
 /// the registry or an analysis changes.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct Catalog {
     tools: Vec<Prepared>,
-    base: Database,
+    /// The tools' facts; a turn adds its own and derives, then rolls back to `base_mark` (a
+    /// copy per turn cost more than the whole evaluation at 500 tools).
+    facts: std::sync::Mutex<Database>,
+    base_mark: Vec<usize>,
+    lexical: LexicalIndex,
+}
+
+impl Clone for Catalog {
+    fn clone(&self) -> Catalog {
+        let mut facts = self.facts();
+        facts.rollback(&self.base_mark);
+        Catalog {
+            tools: self.tools.clone(),
+            facts: std::sync::Mutex::new(facts.clone()),
+            base_mark: self.base_mark.clone(),
+            lexical: self.lexical.clone(),
+        }
+    }
+}
+
+/// A tool the search found: its id, its retrieval score (0–1) and its full entry.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Found {
+    /// `server:name`.
+    pub tool: String,
+    /// Half the BM25 of the query's words (scaled by the best tool's), half the similarity.
+    pub score: f32,
+    /// The full entry (description, schema, example).
+    pub entry: String,
 }
 
 impl Catalog {
+    /// The tools' facts, as the last turn left them (roll back before use).
+    fn facts(&self) -> std::sync::MutexGuard<'_, Database> {
+        // A turn that panicked left its facts; every user rolls back to the base first.
+        self.facts
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
     /// The number of tools.
     pub fn len(&self) -> usize {
         self.tools.len()
@@ -344,44 +387,103 @@ impl Compiler {
                     tool,
                 }
             })
+            .collect::<Vec<Prepared>>();
+        let lexical = LexicalIndex::new(tools.iter().map(|p| &p.tool.info));
+        Catalog {
+            tools,
+            base_mark: base.mark(),
+            facts: std::sync::Mutex::new(base),
+            lexical,
+        }
+    }
+
+    /// Vector scores (0–100) of every tool of `catalog` against `text`.
+    fn vector_scores(&self, text: &str, catalog: &Catalog) -> Vec<f32> {
+        let turn_vector = self.embedder.embed(text);
+        let floor = self.embedder.floor();
+        let span = (self.embedder.full_scale() - floor).max(f32::EPSILON);
+        catalog
+            .tools
+            .iter()
+            .map(|p| ((cosine(&turn_vector, &p.vector) - floor).max(0.0) / span * 100.0).min(100.0))
+            .collect()
+    }
+
+    /// The tool search: the `limit` tools of `catalog` that best match `query` (BM25 of its words
+    /// blended with similarity), best first, each with its full entry; none when nothing matches.
+    pub fn find_tools(&self, catalog: &Catalog, query: &str, limit: usize) -> Vec<Found> {
+        let retrieval = blend(
+            &catalog.lexical.scores(query),
+            &self.vector_scores(query, catalog),
+        );
+        let mut order: Vec<usize> = (0..catalog.tools.len())
+            .filter(|&i| retrieval[i] >= MIN_MATCH)
             .collect();
-        Catalog { tools, base }
+        order.sort_by(|&a, &b| {
+            retrieval[b]
+                .total_cmp(&retrieval[a])
+                .then(catalog.tools[a].id.cmp(&catalog.tools[b].id))
+        });
+        order
+            .into_iter()
+            .take(limit)
+            .map(|i| Found {
+                tool: catalog.tools[i].id.clone(),
+                score: retrieval[i],
+                entry: catalog.tools[i].full.clone(),
+            })
+            .collect()
     }
 
     /// Chooses and renders the tools for one turn.
     pub fn compile(&self, turn: &TurnFacts, catalog: &Catalog) -> CompiledTools {
         let started = Instant::now();
-        let mut db = catalog.base.clone();
-        add_turn_facts(&mut db, turn);
-        self.program.evaluate(&mut db);
-
-        let skeleton: BTreeSet<&str> = db
-            .rows("skeleton")
-            .iter()
-            .filter_map(|row| match row.first() {
-                Some(Value::Str(t)) => Some(&**t),
-                _ => None,
-            })
-            .collect();
-        let turn_vector = self
-            .embedder
-            .embed(&format!("{} {}", turn.question, turn.recent_context));
+        let (skeleton, mut boosts) = {
+            let mut db = catalog.facts();
+            db.rollback(&catalog.base_mark);
+            add_turn_facts(&mut db, turn);
+            self.program.evaluate(&mut db);
+            let skeleton: BTreeSet<String> = db
+                .rows("skeleton")
+                .iter()
+                .filter_map(|row| match row.first() {
+                    Some(Value::Str(t)) => Some(t.to_string()),
+                    _ => None,
+                })
+                .collect();
+            let boosts = hits(&db);
+            db.rollback(&catalog.base_mark);
+            (skeleton, boosts)
+        };
+        let vectors = self.vector_scores(
+            &format!("{} {}", turn.question, turn.recent_context),
+            catalog,
+        );
         let c = &self.config;
-        let floor = self.embedder.floor();
-        let span = (self.embedder.full_scale() - floor).max(f32::EPSILON);
+        // The retrieval floor: the best matches of the question's words and meaning are shown
+        // at least condensed, whatever the rules say.
+        let retrieval = blend(&catalog.lexical.scores(&turn.question), &vectors);
+        let mut by_retrieval: Vec<usize> = (0..catalog.tools.len())
+            .filter(|&i| retrieval[i] >= MIN_MATCH)
+            .collect();
+        by_retrieval.sort_by(|&a, &b| retrieval[b].total_cmp(&retrieval[a]));
+        let floored: BTreeSet<usize> = by_retrieval
+            .into_iter()
+            .take(c.retrieval_condensed.min(catalog.tools.len() / FLOOR_SHARE))
+            .collect();
 
         let mut decisions: Vec<Decision> = catalog
             .tools
             .iter()
-            .map(|p| {
-                let rule_hits = hits(&db, &p.id);
+            .enumerate()
+            .map(|(i, p)| {
+                let rule_hits = boosts.remove(&p.id).unwrap_or_default();
                 let logic = rule_hits
                     .iter()
                     .map(|h| h.points)
                     .sum::<i64>()
                     .clamp(0, 100) as f32;
-                let vector =
-                    ((cosine(&turn_vector, &p.vector) - floor).max(0.0) / span * 100.0).min(100.0);
+                let vector = vectors[i];
                 let score = (logic * c.logic_weight + vector * c.vector_weight).clamp(0.0, 100.0);
                 let is_skeleton = skeleton.contains(p.id.as_str());
                 let tier = if is_skeleton || score >= f32::from(c.full_threshold) {
@@ -393,6 +495,16 @@ impl Compiler {
                 } else {
                     Tier::Excluded
                 };
+                let mut notes = Vec::new();
+                let tier = if tier > Tier::Condensed && floored.contains(&i) {
+                    notes.push(format!(
+                        "condensed: among the {} best matches of the question's words and meaning",
+                        c.retrieval_condensed
+                    ));
+                    Tier::Condensed
+                } else {
+                    tier
+                };
                 Decision {
                     tool: p.id.clone(),
                     tier,
@@ -403,7 +515,7 @@ impl Compiler {
                     rule_hits,
                     offline: p.tool.info.status == ServerStatus::Offline,
                     tokens: 0,
-                    notes: Vec::new(),
+                    notes,
                 }
             })
             .collect();
@@ -430,8 +542,31 @@ impl Compiler {
             }
         }
 
+        let search_entry = render::search_entry();
+        if c.tool_search {
+            decisions.insert(
+                0,
+                Decision {
+                    tool: FIND_TOOLS.to_string(),
+                    tier: Tier::Full,
+                    skeleton: true,
+                    score: 100.0,
+                    logic: 0.0,
+                    vector: 0.0,
+                    rule_hits: Vec::new(),
+                    offline: false,
+                    tokens: 0,
+                    notes: vec![FIND_TOOLS_WHY.to_string()],
+                },
+            );
+        }
+        let index: std::collections::HashMap<&str, &Prepared> =
+            catalog.tools.iter().map(|p| (p.id.as_str(), p)).collect();
         let entry = |d: &Decision| -> &str {
-            let Some(p) = catalog.tools.iter().find(|p| p.id == d.tool) else {
+            if d.skeleton && d.tool == FIND_TOOLS {
+                return &search_entry;
+            }
+            let Some(p) = index.get(d.tool.as_str()) else {
                 return "";
             };
             match d.tier {
@@ -445,21 +580,41 @@ impl Compiler {
             d.tokens = estimate_tokens(entry(d));
         }
         let mut total = estimate_tokens(HEADER) + decisions.iter().map(|d| d.tokens).sum::<usize>();
-        // Over budget: drop flesh from the lowest score up (the list is sorted best first).
-        for d in decisions.iter_mut().rev() {
-            if total <= c.token_budget {
-                break;
+        // Over budget, from the lowest score up: drop name-only tools, then shorten full flesh
+        // tools to condensed (they stay visible at a fraction of the tokens), then drop
+        // condensed ones.
+        decisions.sort_by(|a, b| {
+            b.skeleton
+                .cmp(&a.skeleton)
+                .then(b.score.total_cmp(&a.score))
+                .then(a.tool.cmp(&b.tool))
+        });
+        for step in [Tier::Minimal, Tier::Full, Tier::Condensed] {
+            for d in decisions.iter_mut().rev() {
+                if total <= c.token_budget {
+                    break;
+                }
+                if d.skeleton || d.tier != step {
+                    continue;
+                }
+                total -= d.tokens;
+                if step == Tier::Full {
+                    d.tier = Tier::Condensed;
+                    d.tokens = estimate_tokens(entry(d));
+                    total += d.tokens;
+                    d.notes.push(format!(
+                        "condensed: over the token budget ({})",
+                        c.token_budget
+                    ));
+                } else {
+                    d.tokens = 0;
+                    d.tier = Tier::Excluded;
+                    d.notes.push(format!(
+                        "excluded: over the token budget ({})",
+                        c.token_budget
+                    ));
+                }
             }
-            if d.skeleton || d.tier == Tier::Excluded {
-                continue;
-            }
-            total -= d.tokens;
-            d.tokens = 0;
-            d.tier = Tier::Excluded;
-            d.notes.push(format!(
-                "excluded: over the token budget ({})",
-                c.token_budget
-            ));
         }
         decisions.sort_by(|a, b| {
             a.tier
@@ -544,18 +699,18 @@ fn add_turn_facts(db: &mut Database, turn: &TurnFacts) {
     }
 }
 
-/// The distinct boosts the rules derived for `id`.
-fn hits(db: &Database, id: &str) -> Vec<RuleHit> {
-    db.rows("boost")
-        .iter()
-        .filter_map(|row| match row.as_slice() {
-            [Value::Str(t), Value::Int(points), Value::Str(why)] if &**t == id => Some(RuleHit {
+/// The distinct boosts the rules derived, by tool.
+fn hits(db: &Database) -> std::collections::HashMap<String, Vec<RuleHit>> {
+    let mut out: std::collections::HashMap<String, Vec<RuleHit>> = Default::default();
+    for row in db.rows("boost") {
+        if let [Value::Str(t), Value::Int(points), Value::Str(why)] = row.as_slice() {
+            out.entry(t.to_string()).or_default().push(RuleHit {
                 points: *points,
                 why: why.to_string(),
-            }),
-            _ => None,
-        })
-        .collect()
+            });
+        }
+    }
+    out
 }
 
 #[cfg(test)]

@@ -27,6 +27,11 @@ pub struct ToolSelection {
     pub skeleton_tools: Vec<String>,
     /// A rules file that replaces the shipped `default.rules`.
     pub rules_file: Option<PathBuf>,
+    /// The best matches of the question by words and meaning (BM25 and similarity) shown at
+    /// least condensed, whatever the rules say (at most a quarter of the registry).
+    pub retrieval_condensed: usize,
+    /// Offer the model the `find_tools` search (its entry counts in the budget).
+    pub tool_search: bool,
 }
 
 impl Default for ToolSelection {
@@ -43,6 +48,8 @@ impl Default for ToolSelection {
                 .map(String::from)
                 .to_vec(),
             rules_file: None,
+            retrieval_condensed: 20,
+            tool_search: true,
         }
     }
 }

@@ -14,6 +14,7 @@ mod compile;
 mod config;
 mod render;
 pub mod rules;
+mod search;
 mod store;
 mod text;
 mod tool;
@@ -24,11 +25,11 @@ pub use analysis::{
     keywords,
 };
 pub use compile::{
-    AnalysedTool, Catalog, CompiledTools, Compiler, ConfigError, Decision, RuleHit, Tier,
-    TurnFacts, load_rules,
+    AnalysedTool, Catalog, CompiledTools, Compiler, ConfigError, Decision, FIND_TOOLS, Found,
+    RuleHit, Tier, TurnFacts, load_rules,
 };
 pub use config::ToolSelection;
-pub use render::{HEADER as SECTION_HEADER, estimate_tokens};
+pub use render::{HEADER as SECTION_HEADER, SEARCH_DESCRIPTION, estimate_tokens, search_schema};
 pub use store::{Analysed, AnalysisStore, StoreError};
 pub use tool::{ServerStatus, ToolInfo, ToolKey, schema_hash};
-pub use vector::{Embedder, HashedWords, StaticWords, best_embedder, cosine};
+pub use vector::{Embedder, HashedWords, StaticWords, TOOL_MODEL_FILE, best_embedder, cosine};

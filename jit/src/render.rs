@@ -8,6 +8,24 @@ use crate::tool::{ServerStatus, ToolInfo};
 /// The section's first lines, before any tool.
 pub const HEADER: &str = "## Tools\nFull entries show their arguments. Before using a condensed or name-only tool, expand it: call the tool `expand` with {\"tool\": \"server:name\"} and you get its full entry.\n";
 
+/// What the tool search says of itself to the model.
+pub const SEARCH_DESCRIPTION: &str = "Find tools by what they do, when none shown fits the request: returns the best few in full, and they become callable.";
+
+/// The tool search's entry: always in full, after the header.
+pub fn search_entry() -> String {
+    format!(
+        "### {}\n{SEARCH_DESCRIPTION}\nArguments: {}\nExample: {{\"query\": \"send an email to a contact\"}}\n",
+        crate::compile::FIND_TOOLS,
+        search_schema()
+    )
+}
+
+/// The tool search's arguments.
+pub fn search_schema() -> Value {
+    serde_json::json!({"type": "object", "required": ["query"], "properties": {
+        "query": {"type": "string", "description": "what the tool should do, in a few words"}}})
+}
+
 /// Estimated tokens of `text`: one per four bytes, rounded up (the tools' own budget rule).
 pub fn estimate_tokens(text: &str) -> usize {
     text.len().div_ceil(4)

@@ -34,6 +34,19 @@ pub trait Embedder: Send + Sync {
 pub struct StaticWords {
     model: StaticModel,
     id: String,
+    floor: f32,
+    full_scale: f32,
+}
+
+/// The file name of the compiler's own table (`scripts/tune_tool_model.py`): the built-in model
+/// tuned on requests and tools of the learning servers. Preferred beside the built-in model.
+pub const TOOL_MODEL_FILE: &str = "jit-tools.nxse";
+
+/// A tuned table's calibration, the JSON beside it.
+#[derive(Debug, serde::Deserialize)]
+struct Calibration {
+    floor: f32,
+    full_scale: f32,
 }
 
 impl std::fmt::Debug for StaticWords {
@@ -54,13 +67,33 @@ impl StaticWords {
     pub fn from_bytes(bytes: &[u8]) -> Result<StaticWords, String> {
         let model = StaticModel::from_bytes(bytes)?;
         let id = format!("static-{}x{}", model.tokens(), model.dims());
-        Ok(StaticWords { model, id })
+        Ok(StaticWords {
+            model,
+            id,
+            floor: Self::FLOOR,
+            full_scale: Self::FULL_SCALE,
+        })
     }
 
-    /// Reads the model file at `path`.
+    /// Reads the model file at `path`; a calibration beside it (`NAME.json` with `floor` and
+    /// `full_scale`, as the tuner writes) replaces the defaults and names the embedder apart.
     pub fn load(path: &Path) -> Result<StaticWords, String> {
         let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        StaticWords::from_bytes(&bytes).map_err(|e| format!("{}: {e}", path.display()))
+        let mut model =
+            StaticWords::from_bytes(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+        let side = path.with_extension("json");
+        if let Ok(text) = std::fs::read_to_string(&side) {
+            let c: Calibration =
+                serde_json::from_str(&text).map_err(|e| format!("{}: {e}", side.display()))?;
+            if !(c.floor.is_finite() && c.full_scale.is_finite() && c.full_scale > c.floor) {
+                return Err(format!("{}: full_scale must exceed floor", side.display()));
+            }
+            model.floor = c.floor;
+            model.full_scale = c.full_scale;
+            let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("tuned");
+            model.id = format!("{}-{stem}", model.id);
+        }
+        Ok(model)
     }
 }
 
@@ -70,11 +103,11 @@ impl Embedder for StaticWords {
     }
 
     fn full_scale(&self) -> f32 {
-        Self::FULL_SCALE
+        self.full_scale
     }
 
     fn floor(&self) -> f32 {
-        Self::FLOOR
+        self.floor
     }
 
     /// The model's pooled vector; zeros when no word of `text` is in its vocabulary.
@@ -85,8 +118,17 @@ impl Embedder for StaticWords {
     }
 }
 
-/// The built-in model at `path` when it reads, else hashed words (and why, for the log).
+/// The compiler's own table ([`TOOL_MODEL_FILE`]) when it lies beside the model at `path`, else
+/// the built-in model at `path` when it reads, else hashed words (and why, for the log).
 pub fn best_embedder(path: Option<&Path>) -> (Box<dyn Embedder>, Option<String>) {
+    let tuned = path
+        .and_then(Path::parent)
+        .map(|dir| dir.join(TOOL_MODEL_FILE))
+        .filter(|p| p.is_file() && Some(p.as_path()) != path)
+        .and_then(|p| StaticWords::load(&p).ok());
+    if let Some(model) = tuned {
+        return (Box::new(model), None);
+    }
     match path.map(StaticWords::load) {
         Some(Ok(model)) => (Box::new(model), None),
         Some(Err(why)) => (Box::new(HashedWords), Some(why)),
@@ -196,6 +238,38 @@ mod tests {
         assert_eq!(fallback.id(), HashedWords.id());
         assert!(why.is_some_and(|w| w.contains("/nonexistent/model.nxse")));
         assert!(StaticWords::from_bytes(b"NXSE").is_err());
+    }
+
+    #[test]
+    fn the_tuned_table_beside_the_model_wins_with_its_calibration()
+    -> Result<(), Box<dyn std::error::Error>> {
+        let dir = tempfile::tempdir()?;
+        let bytes = nexus_embed::model_bytes(&[("call", vec![10, 0]), ("time", vec![0, 10])]);
+        let base = dir.path().join("static-minilm.nxse");
+        std::fs::write(&base, &bytes)?;
+        let (plain, why) = best_embedder(Some(&base));
+        assert!(why.is_none());
+        assert_eq!(
+            (plain.id(), plain.floor()),
+            ("static-2x2", StaticWords::FLOOR)
+        );
+        std::fs::write(dir.path().join(TOOL_MODEL_FILE), &bytes)?;
+        std::fs::write(
+            dir.path().join("jit-tools.json"),
+            r#"{"floor": 0.3, "full_scale": 0.8}"#,
+        )?;
+        let (tuned, why) = best_embedder(Some(&base));
+        assert!(why.is_none());
+        assert_eq!(tuned.id(), "static-2x2-jit-tools");
+        assert_eq!((tuned.floor(), tuned.full_scale()), (0.3, 0.8));
+        std::fs::write(
+            dir.path().join("jit-tools.json"),
+            r#"{"floor": 0.9, "full_scale": 0.8}"#,
+        )?;
+        assert!(StaticWords::load(&dir.path().join(TOOL_MODEL_FILE)).is_err());
+        // A damaged tuned table leaves the built-in model.
+        assert_eq!(best_embedder(Some(&base)).0.id(), "static-2x2");
+        Ok(())
     }
 
     #[test]

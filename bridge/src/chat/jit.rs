@@ -1,5 +1,6 @@
 //! The JIT tool compiler in the chat: per turn, which of the host's tools the model sees (full,
-//! condensed, name only) and why; the `expand` pseudo-tool, refusals, and compile-time figures.
+//! condensed, name only) and why; the `expand` and `find_tools` pseudo-tools, refusals, and
+//! compile-time figures.
 
 use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 use std::path::Path;
@@ -17,6 +18,10 @@ use super::prompt::{ToolDef, Toolbox};
 
 /// The pseudo-tool that returns a tool's full entry and makes it callable for the session.
 pub const EXPAND_TOOL: &str = "expand";
+/// The pseudo-tool that searches the registry by words and makes the best few callable.
+pub const FIND_TOOLS: &str = nexus_jit::FIND_TOOLS;
+/// Tools one `find_tools` call returns.
+pub const FIND_LIMIT: usize = 5;
 /// Messages of the conversation before the question that count as its context.
 pub const RECENT_MESSAGES: usize = 3;
 /// Nexus's own tools, answered by the tab through the relay.
@@ -282,6 +287,45 @@ impl ToolJit {
     }
 }
 
+impl ToolJit {
+    /// The `find_tools` call: the full entries of the best few tools for the words in
+    /// `arguments` (each then callable and declared for the session, as if expanded), or a
+    /// corrective message.
+    pub fn find_tools(
+        &self,
+        session: &str,
+        turn: &TurnTools,
+        arguments: &Value,
+    ) -> Result<String, String> {
+        let query = arguments
+            .get("query")
+            .and_then(Value::as_str)
+            .map(str::trim)
+            .unwrap_or_default();
+        if query.is_empty() {
+            return Err(format!(
+                "`{FIND_TOOLS}` needs words saying what the tool should do: {{\"query\": \"send an email\"}}."
+            ));
+        }
+        let found = self.compiler.find_tools(&turn.catalog, query, FIND_LIMIT);
+        if found.is_empty() {
+            return Err(format!(
+                "No tool matches {query:?}. Try other words, or answer without a tool."
+            ));
+        }
+        let mut expanded = self.expanded();
+        let callable = expanded.entry(session.to_owned()).or_default();
+        let mut text = format!("The {} best tools for {query:?}:\n", found.len());
+        for f in &found {
+            callable.insert(f.tool.clone());
+            text.push_str(f.entry.trim_end());
+            text.push('\n');
+        }
+        text.push_str("You may now call any of them with arguments matching its schema.");
+        Ok(text)
+    }
+}
+
 impl TurnTools {
     /// Whether the model may call `name` now; else the corrective message. Full and condensed
     /// tools are callable (the host validates arguments), name-only and excluded ones only once
@@ -313,7 +357,8 @@ impl TurnTools {
         }
     }
 
-    /// The tools to declare natively: full ones and those expanded, plus `expand`.
+    /// The tools to declare natively: full ones and those expanded, plus `expand` and, when the
+    /// compiler offered it, `find_tools`.
     pub fn declared(&self, toolbox: &Toolbox, expanded: &BTreeSet<String>) -> Toolbox {
         let shown = |name: &str| {
             expanded.contains(name)
@@ -329,6 +374,9 @@ impl TurnTools {
             .cloned()
             .collect();
         tools.push(expand_def());
+        if self.compiled.decision(FIND_TOOLS).is_some() {
+            tools.push(find_tools_def());
+        }
         Toolbox {
             tools,
             guidance: toolbox.guidance.clone(),
@@ -370,6 +418,15 @@ pub fn expand_def() -> ToolDef {
         description: "Get the full entry (description, arguments, example) of a condensed or name-only tool; it becomes callable.".into(),
         schema: json!({"type": "object", "required": ["tool"], "properties": {
             "tool": {"type": "string", "description": "qualified tool name, server:name"}}}),
+    }
+}
+
+/// The `find_tools` pseudo-tool as a native tool definition.
+pub fn find_tools_def() -> ToolDef {
+    ToolDef {
+        name: FIND_TOOLS.into(),
+        description: nexus_jit::SEARCH_DESCRIPTION.into(),
+        schema: nexus_jit::search_schema(),
     }
 }
 
@@ -480,6 +537,7 @@ pub fn turn_facts(question: &str, earlier: &[ChatMessage]) -> TurnFacts {
     for m in earlier.iter().filter(|m| m.role == ChatRole::Tool) {
         if let Some(tool) = &m.tool_name
             && tool != EXPAND_TOOL
+            && tool != FIND_TOOLS
             && !used.contains(tool)
         {
             used.push(tool.clone());

@@ -15,7 +15,7 @@ use super::analyze;
 use super::config::{LlmConfig, Setup};
 use super::confirm::CONFIRM_TIMEOUT;
 use super::fence;
-use super::jit::{self, EXPAND_TOOL, ToolJit, TurnTools};
+use super::jit::{self, EXPAND_TOOL, FIND_TOOLS, ToolJit, TurnTools};
 use super::parser::{Piece, QUOTED_NOTE, ToolBlockParser};
 use super::prompt::{BASE_PROMPT, Toolbox, compile_system_prompt};
 use super::provider::{self, Event, LlmError, Request};
@@ -577,6 +577,12 @@ async fn call_tool(
         if name == EXPAND_TOOL {
             return match g.jit.expand(g.session, g.turn, &arguments) {
                 Ok(entry) => Answered::text(entry, false),
+                Err(refusal) => Answered::text(refusal, true),
+            };
+        }
+        if name == FIND_TOOLS {
+            return match g.jit.find_tools(g.session, g.turn, &arguments) {
+                Ok(found) => Answered::text(found, false),
                 Err(refusal) => Answered::text(refusal, true),
             };
         }

@@ -104,6 +104,52 @@ fn the_full_tier_is_capped() {
 }
 
 #[test]
+fn over_budget_full_tools_are_condensed_before_any_condensed_one_goes() {
+    let question = turn("who calls main and what breaks", &["calls", "impact"]);
+    let loose = ToolSelection {
+        full_threshold: 10,
+        token_budget: usize::MAX,
+        ..Default::default()
+    };
+    let catalog = compiler(loose.clone()).prepare(registry());
+    let all = compiler(loose.clone()).compile(&question, &catalog);
+    let skeleton: usize = all
+        .decisions
+        .iter()
+        .filter(|d| d.skeleton)
+        .map(|d| d.tokens)
+        .sum();
+    let budget = estimate_tokens(HEADER) + skeleton + 400;
+    let c = compiler(ToolSelection {
+        token_budget: budget,
+        ..loose
+    });
+    let out = c.compile(&question, &catalog);
+    assert!(out.tokens <= budget, "{} > {budget}", out.tokens);
+    let shortened = out
+        .decisions
+        .iter()
+        .filter(|d| {
+            d.tier == Tier::Condensed
+                && d.notes
+                    .iter()
+                    .any(|n| n.starts_with("condensed: over the token budget"))
+        })
+        .count();
+    assert!(shortened > 0, "{out:#?}");
+    // A condensed tool is dropped only once no flesh tool is left in full.
+    let dropped = out.decisions.iter().any(|d| {
+        d.notes
+            .iter()
+            .any(|n| n.starts_with("condensed: over the token budget"))
+            && d.tier == Tier::Excluded
+    });
+    if dropped {
+        assert!(out.in_tiers(&[Tier::Full]).all(|d| d.skeleton), "{out:#?}");
+    }
+}
+
+#[test]
 fn stored_vectors_are_used_and_missing_ones_stored() -> Result<(), crate::StoreError> {
     let c = compiler(ToolSelection::default());
     let store = crate::AnalysisStore::in_memory()?;
@@ -140,6 +186,57 @@ fn expand_gives_the_full_entry() {
 }
 
 #[test]
+fn the_tool_search_is_offered_counted_and_finds_by_words() {
+    let c = compiler(ToolSelection::default());
+    let catalog = c.prepare(registry());
+    let out = c.compile(&turn("hello", &[]), &catalog);
+    let search = out.decision(FIND_TOOLS);
+    assert!(
+        search.is_some_and(|d| d.skeleton && d.tier == Tier::Full && d.tokens > 20),
+        "{search:?}"
+    );
+    assert!(out.prompt.contains("### find_tools\n"));
+    let found = c.find_tools(&catalog, "what time is it in some timezone", 3);
+    assert_eq!(
+        found.first().map(|f| f.tool.as_str()),
+        Some("time:get_current_time"),
+        "{found:?}"
+    );
+    assert!(found.len() <= 3 && found.iter().all(|f| f.entry.starts_with("### ")));
+    assert!(c.find_tools(&catalog, "", 3).is_empty());
+
+    let off = compiler(ToolSelection {
+        tool_search: false,
+        ..Default::default()
+    });
+    let out = off.compile(&turn("hello", &[]), &catalog);
+    assert!(out.decision(FIND_TOOLS).is_none() && !out.prompt.contains("find_tools"));
+}
+
+#[test]
+fn the_best_matches_by_words_are_shown_at_least_condensed() {
+    // No rules at all: similarity alone (30 points at most) would leave every tool name-only.
+    let Ok(no_rules) = Program::parse("") else {
+        panic!("an empty rules file parses");
+    };
+    let config = ToolSelection {
+        retrieval_condensed: 1,
+        ..Default::default()
+    };
+    let c = Compiler::new(config, no_rules, Box::new(HashedWords));
+    let catalog = c.prepare(registry());
+    let out = c.compile(&turn("specific timezones", &[]), &catalog);
+    let time = out.decision("time:get_current_time");
+    assert!(
+        time.is_some_and(|d| d.tier == Tier::Condensed
+            && d.score < 40.0
+            && d.notes.iter().any(|n| n.contains("best matches"))),
+        "{time:?}"
+    );
+    assert_eq!(out.in_tiers(&[Tier::Condensed]).count(), 1);
+}
+
+#[test]
 fn a_rules_file_replaces_the_defaults_and_its_errors_name_the_place()
 -> Result<(), Box<dyn std::error::Error>> {
     let dir = tempfile::tempdir()?;
@@ -154,6 +251,7 @@ fn a_rules_file_replaces_the_defaults_and_its_errors_name_the_place()
     assert!(
         out.decisions
             .iter()
+            .filter(|d| d.tool != FIND_TOOLS)
             .all(|d| d.logic == 100.0 && !d.skeleton)
     );
 
@@ -185,8 +283,9 @@ proptest::proptest! {
         let skeleton_tokens: usize = out.decisions.iter().filter(|d| d.skeleton).map(|d| d.tokens).sum();
         let floor = estimate_tokens(HEADER) + skeleton_tokens;
         proptest::prop_assert!(out.tokens <= budget.max(floor), "{} > {}", out.tokens, budget);
-        proptest::prop_assert_eq!(out.decisions.iter().filter(|d| d.skeleton && d.tier == Tier::Full).count(), 3);
+        // The three configured tools and the tool search.
+        proptest::prop_assert_eq!(out.decisions.iter().filter(|d| d.skeleton && d.tier == Tier::Full).count(), 4);
         proptest::prop_assert!(out.in_tiers(&[Tier::Full]).filter(|d| !d.skeleton).count() <= max_full);
-        proptest::prop_assert_eq!(out.decisions.len(), catalog.len());
+        proptest::prop_assert_eq!(out.decisions.len(), catalog.len() + 1);
     }
 }

@@ -1,4 +1,4 @@
-//! Bottom-up evaluation: the facts of each predicate (indexed by first argument) and the naive
+//! Bottom-up evaluation: the facts of each predicate (indexed by each argument) and the naive
 //! fixpoint of one stratum's rules, joining body atoms left to right.
 
 use std::collections::{HashMap, HashSet};
@@ -9,7 +9,8 @@ use super::{Atom, Literal, Program, Rule, Term, Value};
 struct Relation {
     rows: Vec<Vec<Value>>,
     seen: HashSet<Vec<Value>>,
-    by_first: HashMap<Value, Vec<usize>>,
+    /// Per argument position, the rows holding each value there.
+    by_arg: Vec<HashMap<Value, Vec<usize>>>,
 }
 
 impl Relation {
@@ -17,9 +18,12 @@ impl Relation {
         if self.seen.contains(&row) {
             return false;
         }
-        if let Some(first) = row.first() {
-            self.by_first
-                .entry(first.clone())
+        if self.by_arg.len() < row.len() {
+            self.by_arg.resize_with(row.len(), HashMap::new);
+        }
+        for (index, value) in self.by_arg.iter_mut().zip(&row) {
+            index
+                .entry(value.clone())
                 .or_default()
                 .push(self.rows.len());
         }
@@ -27,6 +31,53 @@ impl Relation {
         self.rows.push(row);
         true
     }
+
+    /// Drops the rows added after the first `len` (and their index entries).
+    fn truncate(&mut self, len: usize) {
+        while self.rows.len() > len {
+            let Some(row) = self.rows.pop() else {
+                break;
+            };
+            let at = self.rows.len();
+            for (index, value) in self.by_arg.iter_mut().zip(&row) {
+                if let Some(list) = index.get_mut(value) {
+                    if list.last() == Some(&at) {
+                        list.pop();
+                    }
+                    if list.is_empty() {
+                        index.remove(value);
+                    }
+                }
+            }
+            self.seen.remove(&row);
+        }
+    }
+
+    /// The rows that can match `terms` under `bindings`: those of the bound argument with the
+    /// fewest, else all.
+    fn candidates<'a>(&'a self, terms: &[Term], bindings: &[Option<Value>]) -> Candidates<'a> {
+        let mut best: Option<&'a Vec<usize>> = None;
+        for (term, index) in terms.iter().zip(&self.by_arg) {
+            if let Some(value) = value_of(term, bindings) {
+                let Some(rows) = index.get(value) else {
+                    return Candidates::Some(&[]);
+                };
+                if best.is_none_or(|b| rows.len() < b.len()) {
+                    best = Some(rows);
+                }
+            }
+        }
+        match best {
+            Some(rows) => Candidates::Some(rows),
+            None => Candidates::All,
+        }
+    }
+}
+
+/// Which rows of a relation a join step visits.
+enum Candidates<'a> {
+    All,
+    Some(&'a [usize]),
 }
 
 /// The facts of one evaluation, per predicate of a [`Program`].
@@ -52,6 +103,18 @@ impl Database {
         match self.by_name.get(predicate) {
             Some(&id) if self.arities[id] == row.len() => self.relations[id].insert(row),
             _ => false,
+        }
+    }
+
+    /// How many facts each predicate has now: a point to [`Database::rollback`] to.
+    pub(crate) fn mark(&self) -> Vec<usize> {
+        self.relations.iter().map(|r| r.rows.len()).collect()
+    }
+
+    /// Forgets every fact added or derived since `mark` was taken.
+    pub(crate) fn rollback(&mut self, mark: &[usize]) {
+        for (relation, &len) in self.relations.iter_mut().zip(mark) {
+            relation.truncate(len);
         }
     }
 
@@ -157,22 +220,13 @@ fn solve(
     match first {
         Literal::Pos(atom) => {
             let relation = &db.relations[atom.predicate];
-            let key = atom
-                .terms
-                .first()
-                .and_then(|t| value_of(t, bindings))
-                .cloned();
-            let candidates: Box<dyn Iterator<Item = &Vec<Value>>> = match key {
-                Some(k) => Box::new(
-                    relation
-                        .by_first
-                        .get(&k)
-                        .into_iter()
-                        .flatten()
-                        .filter_map(|&i| relation.rows.get(i)),
-                ),
-                None => Box::new(relation.rows.iter()),
-            };
+            let candidates: Box<dyn Iterator<Item = &Vec<Value>>> =
+                match relation.candidates(&atom.terms, bindings) {
+                    Candidates::Some(rows) => {
+                        Box::new(rows.iter().filter_map(|&i| relation.rows.get(i)))
+                    }
+                    Candidates::All => Box::new(relation.rows.iter()),
+                };
             for row in candidates {
                 if let Some(newly) = unify(&atom.terms, row, bindings) {
                     solve(rest, bindings, db, head, out);

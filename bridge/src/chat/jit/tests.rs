@@ -72,7 +72,10 @@ fn each_turn_gets_the_skeleton_in_full_and_a_message_saying_why() {
     else {
         panic!("not tools_compiled");
     };
-    assert_eq!(tools.len() + excluded as usize, 24);
+    // The 24 tools and the tool search, which is always offered and counted.
+    assert_eq!(tools.len() + excluded as usize, 25);
+    let search = tools.iter().find(|t| t.name == FIND_TOOLS);
+    assert!(search.is_some_and(|t| t.skeleton && t.tier == ToolTier::Full));
     assert!(tokens < all_full_tokens, "{tokens} vs {all_full_tokens}");
     let route = tools.iter().find(|t| t.name == "nexus:route");
     assert!(route.is_some_and(|t| t.skeleton && t.tier == ToolTier::Full));
@@ -130,6 +133,47 @@ fn expand_returns_the_full_entry_and_makes_the_tool_callable_for_the_session() {
             .decision(&hidden)
             .is_some_and(|d| d.tier != Tier::Excluded)
     );
+}
+
+#[test]
+fn find_tools_returns_the_best_few_in_full_and_makes_them_callable() {
+    let jit = jit();
+    let turn = compile(&jit, "s", "who calls checkout?");
+    // A tool the turn hides, found again by the words of its description.
+    let (tool, description) = [
+        ("weather:alerts", "severe weather alerts for a state"),
+        ("weather:forecast", "weather forecast for a city"),
+        ("kv:put", "store a value under a key"),
+        ("kv:get", "fetch the value stored under a key"),
+    ]
+    .into_iter()
+    .find(|(t, _)| {
+        turn.compiled
+            .decision(t)
+            .is_some_and(|d| matches!(d.tier, Tier::Minimal | Tier::Excluded))
+    })
+    .unwrap_or_else(|| panic!("no hidden tool: {:?}", turn.compiled.decisions));
+    assert!(turn.gate(tool, &jit.expanded_in("s")).is_err());
+    let found = jit.find_tools("s", &turn, &json!({"query": description}));
+    let Ok(found) = found else {
+        panic!("{found:?}");
+    };
+    assert!(
+        found.contains(&format!("### {tool}\n")) && found.contains("Arguments:"),
+        "{found}"
+    );
+    assert!(found.matches("### ").count() <= FIND_LIMIT);
+    let callable = jit.expanded_in("s");
+    assert_eq!(turn.gate(tool, &callable), Ok(()));
+    let toolbox = Toolbox::from_report(&report());
+    let declared = turn.declared(&toolbox, &callable);
+    assert!(declared.has(tool) && declared.has(FIND_TOOLS));
+    assert!(jit.expanded_in("other").is_empty());
+
+    let empty = jit.find_tools("s", &turn, &json!({"query": "  "}));
+    assert!(empty.is_err_and(|e| e.contains("needs words")));
+    let nothing = jit.find_tools("s", &turn, &json!({"query": "zzqx"}));
+    assert!(nothing.is_err_and(|e| e.contains("No tool matches")));
 }
 
 #[test]
@@ -244,6 +288,7 @@ fn facts_carry_intents_recent_messages_and_tools_used_before() {
         message(ChatRole::User, Some("two"), None),
         message(ChatRole::Tool, None, Some("time:get_current_time")),
         message(ChatRole::Tool, None, Some(EXPAND_TOOL)),
+        message(ChatRole::Tool, None, Some(FIND_TOOLS)),
         message(ChatRole::Assistant, Some("three"), None),
         message(ChatRole::User, Some("four"), None),
     ];
