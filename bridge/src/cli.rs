@@ -9,7 +9,7 @@ use nexus_shared::limits::{
     DEFAULT_CALL_TIMEOUT_MS, DEFAULT_HEAVY_CALL_TIMEOUT_MS, DEFAULT_PORT, HEARTBEAT_INTERVAL_MS,
 };
 
-use crate::relay::Deadlines;
+use crate::deadline::Deadlines;
 
 /// Nexus bridge: relays MCP tool calls from AI agents to the Nexus code graph in your browser.
 ///

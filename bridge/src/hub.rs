@@ -147,12 +147,21 @@ impl RepoLink {
 /// How often a call waiting for the tab to catch up looks again (besides being woken).
 const STALE_POLL: Duration = Duration::from_millis(10);
 
+/// The MCP servers this hub hosts, as its sockets and the chat reach them. The hub holds them
+/// without knowing the host (`host::Host` implements this), so `hub` never depends on `host`.
+pub trait HostedServers: Send + Sync {
+    /// Answers a page's, peer's or monitor's `HostedList` or `HostedCall` on `tx`.
+    fn answer(self: Arc<Self>, tx: &FrameSender, frame: Frame);
+    /// Itself, for a caller that knows the host's type (the chat).
+    fn into_any(self: Arc<Self>) -> Arc<dyn std::any::Any + Send + Sync>;
+}
+
 pub struct Hub {
     ids: Arc<CallIds>,
     port: u16,
     state: Mutex<State>,
-    /// The hosted MCP servers' registry, once this process hosts them.
-    hosted: std::sync::OnceLock<Arc<crate::host::Host>>,
+    /// The hosted MCP servers, once this process hosts them.
+    hosted: std::sync::OnceLock<Arc<dyn HostedServers>>,
     /// Woken when the tab applies a batch or the tab changes.
     repo_settled: tokio::sync::Notify,
 }
@@ -273,12 +282,25 @@ impl Hub {
         self.repo_settled.notify_waiters();
     }
 
-    pub fn set_hosted(&self, host: Arc<crate::host::Host>) {
+    pub fn set_hosted(&self, host: Arc<dyn HostedServers>) {
         let _ = self.hosted.set(host);
     }
 
-    pub fn hosted(&self) -> Option<&Arc<crate::host::Host>> {
-        self.hosted.get()
+    pub fn hosted(&self) -> Option<Arc<dyn HostedServers>> {
+        self.hosted.get().cloned()
+    }
+
+    /// Answers a `HostedList` or `HostedCall` from a socket: through the hosted servers, or an
+    /// error when this hub hosts none yet.
+    pub fn answer_hosted(&self, tx: &FrameSender, frame: Frame) {
+        match self.hosted() {
+            Some(hosted) => hosted.answer(tx, frame),
+            None => {
+                let _ = tx.send(Frame::Error {
+                    message: "this hub hosts no MCP servers yet".into(),
+                });
+            }
+        }
     }
 
     /// Tells the tab's activity feed about a call that did not pass through it (hosted tools).

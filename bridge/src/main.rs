@@ -8,6 +8,7 @@ mod call;
 mod chat;
 mod cli;
 mod data;
+mod deadline;
 mod election;
 mod embed;
 mod gitdiff;
@@ -16,6 +17,7 @@ mod health;
 mod heartbeat;
 mod host;
 mod hub;
+mod layering;
 mod listener;
 mod mcp;
 mod outbox;
@@ -135,7 +137,11 @@ async fn serve(options: Options, open: bool) -> Result<(), String> {
         options.port,
     ));
     relay.set_route(Route::Hub);
-    let host = host::Host::new(relay, host::config::read(&options), options.expose_hosted);
+    let host = host::Host::new(
+        relay,
+        host::config::read(options.mcp_config.as_deref()),
+        options.expose_hosted,
+    );
     host.start();
     let result = tokio::select! {
         result = web::host(listener, hub, &options, web::Link::Print) => result,
@@ -161,7 +167,7 @@ async fn serve_mcp(options: Options) -> Result<(), String> {
     ));
     let host = host::Host::new(
         relay.clone(),
-        host::config::read(&options),
+        host::config::read(options.mcp_config.as_deref()),
         options.expose_hosted,
     );
     let service = mcp::start(relay.clone(), host.clone()).await?;

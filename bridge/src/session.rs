@@ -380,7 +380,7 @@ fn handle(hub: &Arc<Hub>, side: Side, tx: &FrameSender, frame: Frame) {
         ) => hub.call_from_peer(peer, id, tool, args, session, deadline_ms),
         (Side::Peer(peer), Frame::Cancel { id }) => hub.cancel_from_peer(peer, &id),
         (_, frame @ (Frame::HostedList { .. } | Frame::HostedCall { .. })) => {
-            crate::host::wire::handle(hub, tx, frame)
+            hub.answer_hosted(tx, frame)
         }
         (_, Frame::Error { message }) => {
             tracing::warn!(?side, message, "the other end reported an error")

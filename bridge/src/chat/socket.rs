@@ -17,6 +17,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::{Chat, describe, new_id, orchestrator};
 use crate::heartbeat::{Beat, Heartbeat};
+use crate::host::Host;
 use crate::hub::Hub;
 use crate::ratelimit::RateLimiter;
 use crate::session::SessionConfig;
@@ -354,7 +355,9 @@ fn start_turn(
     let cancel = CancellationToken::new();
     let task = {
         let chat = chat.clone();
-        let host = hub.hosted().cloned();
+        let host = hub
+            .hosted()
+            .and_then(|hosted| hosted.into_any().downcast::<Host>().ok());
         let tx = tx.clone();
         let cancel = cancel.clone();
         tokio::spawn(async move {

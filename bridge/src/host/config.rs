@@ -117,8 +117,8 @@ pub fn locate(explicit: Option<&Path>) -> Option<PathBuf> {
 
 /// The configuration this process uses, if there is one (see [`locate`]); variables come from
 /// the environment.
-pub fn read(options: &crate::cli::Options) -> Option<Result<HostConfig, String>> {
-    let path = locate(options.mcp_config.as_deref())?;
+pub fn read(mcp_config: Option<&Path>) -> Option<Result<HostConfig, String>> {
+    let path = locate(mcp_config)?;
     // Absolute, so relative commands and `cwd`s resolve against the file's folder.
     let path = std::path::absolute(&path).unwrap_or(path);
     let config = load(&path, &|name| std::env::var(name).ok());

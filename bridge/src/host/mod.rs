@@ -20,7 +20,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use nexus_shared::ToolName;
 use nexus_shared::reconnect::{Command, LinkState, OfflineReason, Reconnect, ReconnectPolicy};
-use nexus_shared::{Outcome, ToolError};
+use nexus_shared::{Frame, Outcome, ToolError};
 use rmcp::RoleClient;
 use rmcp::model::{CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Tool};
 use rmcp::service::{Peer, ServiceError};
@@ -182,6 +182,16 @@ pub struct Host {
     /// Bumped on every registry change (servers, tools, states).
     version: watch::Sender<u64>,
     stop: watch::Sender<bool>,
+}
+
+impl crate::hub::HostedServers for Host {
+    fn answer(self: Arc<Self>, tx: &crate::outbox::FrameSender, frame: Frame) {
+        wire::handle(self, tx, frame)
+    }
+
+    fn into_any(self: Arc<Self>) -> Arc<dyn std::any::Any + Send + Sync> {
+        self
+    }
 }
 
 impl Host {

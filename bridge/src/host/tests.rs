@@ -7,8 +7,8 @@ use std::path::Path;
 use super::*;
 use crate::breaker::Breakers;
 use crate::call::CallIds;
+use crate::deadline::Deadlines;
 use crate::hub::Hub;
-use crate::relay::Deadlines;
 
 fn host(config: &str) -> Arc<Host> {
     let hub = Arc::new(Hub::new(Arc::new(CallIds::new()), 54319));

@@ -7,19 +7,12 @@ use std::time::Duration;
 use nexus_shared::{Frame, Outcome};
 
 use super::{CallRequest, Host, fit};
-use crate::hub::Hub;
 use crate::outbox::FrameSender;
 
 /// Who the activity feed names for calls made from the page.
 pub const UI_CALLER: &str = "ui";
 
-pub fn handle(hub: &Hub, tx: &FrameSender, frame: Frame) {
-    let Some(host) = hub.hosted().cloned() else {
-        let _ = tx.send(Frame::Error {
-            message: "this hub hosts no MCP servers yet".into(),
-        });
-        return;
-    };
+pub fn handle(host: Arc<Host>, tx: &FrameSender, frame: Frame) {
     match frame {
         Frame::HostedList { watch } => {
             let _ = tx.send(fit::registry_frame(host.report()));
