@@ -1,5 +1,5 @@
-//! A socket's outgoing queue on the hub, bounded at `MAX_QUEUED_FRAMES`: a socket that falls that
-//! far behind is marked dropped and its session ends, so a slow reader cannot grow memory.
+//! A socket's outgoing queue on the hub (frames to tabs and peers, messages to chat pages), bounded
+//! at `MAX_QUEUED_FRAMES`: a socket that falls that far behind is dropped, its memory bounded.
 
 use nexus_shared::Frame;
 use nexus_shared::limits::MAX_QUEUED_FRAMES;
@@ -7,11 +7,31 @@ use tokio::sync::mpsc;
 use tokio::sync::mpsc::error::TrySendError;
 use tokio_util::sync::CancellationToken;
 
-/// Sends frames to one connected socket; clones share the queue.
-#[derive(Clone, Debug)]
-pub struct FrameSender {
-    tx: mpsc::Sender<Frame>,
+/// Sends messages to one connected socket; clones share the queue.
+pub struct Outbox<T> {
+    tx: mpsc::Sender<T>,
     dropped: CancellationToken,
+}
+
+/// A tab's or peer's queue of frames.
+pub type FrameSender = Outbox<Frame>;
+
+impl<T> Clone for Outbox<T> {
+    fn clone(&self) -> Self {
+        Outbox {
+            tx: self.tx.clone(),
+            dropped: self.dropped.clone(),
+        }
+    }
+}
+
+impl<T> std::fmt::Debug for Outbox<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Outbox")
+            .field("room", &self.tx.capacity())
+            .field("dropped", &self.dropped.is_cancelled())
+            .finish()
+    }
 }
 
 /// The frame was not queued: the socket is closing, or it fell too far behind and is dropped.
@@ -19,15 +39,15 @@ pub struct FrameSender {
 pub struct NotQueued;
 
 /// A socket's queue: the sender the hub keeps, the receiver its writer drains.
-pub fn channel() -> (FrameSender, mpsc::Receiver<Frame>) {
+pub fn channel<T>() -> (Outbox<T>, mpsc::Receiver<T>) {
     let (tx, rx) = mpsc::channel(MAX_QUEUED_FRAMES);
     let dropped = CancellationToken::new();
-    (FrameSender { tx, dropped }, rx)
+    (Outbox { tx, dropped }, rx)
 }
 
-impl FrameSender {
+impl<T> Outbox<T> {
     /// Queues `frame` without waiting. A full queue marks the socket dropped.
-    pub fn send(&self, frame: Frame) -> Result<(), NotQueued> {
+    pub fn send(&self, frame: T) -> Result<(), NotQueued> {
         match self.tx.try_send(frame) {
             Ok(()) => Ok(()),
             Err(TrySendError::Full(_)) => {

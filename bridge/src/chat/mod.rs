@@ -15,6 +15,9 @@ pub mod prune;
 pub mod socket;
 pub mod store;
 
+/// A chat page's queue of messages (bounded: a page that stops reading is dropped).
+pub type ChatSender = crate::outbox::Outbox<nexus_shared::chat::ChatServerMessage>;
+
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};

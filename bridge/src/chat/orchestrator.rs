@@ -3,12 +3,12 @@
 
 use std::sync::Arc;
 
+use crate::chat::ChatSender;
 use nexus_shared::chat::{
     ChatMessage, ChatRole, ChatServerMessage, ConfirmAnswer, ConfirmRequest, TokenUsage, ToolState,
     ToolStatus, TurnOutcome,
 };
 use serde_json::{Map, Value, json};
-use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 
 use super::analyze;
@@ -63,7 +63,7 @@ pub async fn run_turn(
     host: Option<Arc<Host>>,
     session: &str,
     text: String,
-    out: &UnboundedSender<ChatServerMessage>,
+    out: &ChatSender,
     cancel: CancellationToken,
 ) -> (TurnOutcome, TokenUsage) {
     let config = match &chat.setup {
@@ -216,7 +216,7 @@ async fn ask_model(
     request: &Request<'_>,
     round: u32,
     reply: &mut Reply,
-    out: &UnboundedSender<ChatServerMessage>,
+    out: &ChatSender,
     cancel: &CancellationToken,
 ) -> ModelEnd {
     let mut attempt = 0u32;
@@ -251,7 +251,7 @@ async fn stream_once(
     request: &Request<'_>,
     round: u32,
     reply: &mut Reply,
-    out: &UnboundedSender<ChatServerMessage>,
+    out: &ChatSender,
     cancel: &CancellationToken,
 ) -> Result<(), Option<LlmError>> {
     let timeout = chat.limits.request_timeout;
@@ -314,7 +314,7 @@ async fn stream_once(
 fn flush(
     parser: &mut ToolBlockParser,
     reply: &mut Reply,
-    out: &UnboundedSender<ChatServerMessage>,
+    out: &ChatSender,
     round: u32,
     calls: &mut usize,
 ) {
@@ -323,13 +323,7 @@ fn flush(
     }
 }
 
-fn take_piece(
-    piece: Piece,
-    reply: &mut Reply,
-    out: &UnboundedSender<ChatServerMessage>,
-    round: u32,
-    calls: &mut usize,
-) {
+fn take_piece(piece: Piece, reply: &mut Reply, out: &ChatSender, round: u32, calls: &mut usize) {
     match piece {
         Piece::Text(text) => {
             reply.text.push_str(&text);
@@ -361,7 +355,7 @@ async fn run_tools(
     toolbox: &Toolbox,
     session: &str,
     (round, wanted): (u32, Vec<Wanted>),
-    out: &UnboundedSender<ChatServerMessage>,
+    out: &ChatSender,
     cancel: &CancellationToken,
 ) -> bool {
     for want in wanted {
@@ -497,7 +491,7 @@ struct Asker<'a> {
     chat: &'a Chat,
     session: &'a str,
     chip: &'a str,
-    out: &'a UnboundedSender<ChatServerMessage>,
+    out: &'a ChatSender,
 }
 
 impl Asker<'_> {

@@ -16,6 +16,7 @@ use tokio::time::{Instant, interval_at, timeout, timeout_at};
 use tokio_util::sync::CancellationToken;
 
 use super::{Chat, describe, new_id, orchestrator};
+use crate::chat::ChatSender;
 use crate::heartbeat::{Beat, Heartbeat};
 use crate::host::Host;
 use crate::hub::Hub;
@@ -63,7 +64,8 @@ pub async fn run(
     drop(unproven);
     let heartbeat = sessions.heartbeat;
 
-    let (tx, rx) = mpsc::unbounded_channel::<ChatServerMessage>();
+    let (tx, rx) = crate::outbox::channel::<ChatServerMessage>();
+    let dropped = tx.dropped();
     let (control, control_rx) = mpsc::unbounded_channel::<Control>();
     let mut session = open_first(&chat, wanted, &tx);
     let _ = tx.send(chat.provider_message());
@@ -107,6 +109,7 @@ pub async fn run(
                     Err(err) => { let _ = tx.send(error(&err.to_string())); }
                 }
             }
+            _ = dropped.cancelled() => break,
             _ = ticker.tick() => match beat.tick(Instant::now().into_std()) {
                 Beat::Dead => {
                     tracing::info!(session, "chat socket answered no pings for two heartbeats; closing");
@@ -228,11 +231,7 @@ async fn handshake_message(
 }
 
 /// The socket's first session: the one asked for when it is stored, else a new one.
-fn open_first(
-    chat: &Chat,
-    wanted: Option<String>,
-    tx: &mpsc::UnboundedSender<ChatServerMessage>,
-) -> String {
+fn open_first(chat: &Chat, wanted: Option<String>, tx: &ChatSender) -> String {
     match wanted.filter(|id| chat.store.exists(id)) {
         Some(id) => {
             send_resumed(chat, &id, tx);
@@ -242,7 +241,7 @@ fn open_first(
     }
 }
 
-fn new_session(chat: &Chat, tx: &mpsc::UnboundedSender<ChatServerMessage>) -> String {
+fn new_session(chat: &Chat, tx: &ChatSender) -> String {
     let id = new_id();
     if let Err(err) = chat.store.create(&id, crate::host::unix_ms()) {
         tracing::warn!(%err, "cannot store a new chat session");
@@ -255,7 +254,7 @@ fn new_session(chat: &Chat, tx: &mpsc::UnboundedSender<ChatServerMessage>) -> St
     id
 }
 
-fn send_resumed(chat: &Chat, id: &str, tx: &mpsc::UnboundedSender<ChatServerMessage>) {
+fn send_resumed(chat: &Chat, id: &str, tx: &ChatSender) {
     let _ = tx.send(ChatServerMessage::Connection {
         state: ConnectionState::Reconnected,
         message: "conversation resumed".into(),
@@ -270,7 +269,7 @@ fn send_resumed(chat: &Chat, id: &str, tx: &mpsc::UnboundedSender<ChatServerMess
 fn handle(
     chat: &Arc<Chat>,
     hub: &Arc<Hub>,
-    tx: &mpsc::UnboundedSender<ChatServerMessage>,
+    tx: &ChatSender,
     session: &mut String,
     running: &mut Option<Running>,
     message: ChatClientMessage,
@@ -348,7 +347,7 @@ fn handle(
 fn start_turn(
     chat: &Arc<Chat>,
     hub: &Arc<Hub>,
-    tx: &mpsc::UnboundedSender<ChatServerMessage>,
+    tx: &ChatSender,
     session: String,
     text: String,
 ) -> Running {
@@ -383,7 +382,7 @@ fn start_turn(
 
 async fn write_loop(
     mut sink: Sink,
-    mut rx: mpsc::UnboundedReceiver<ChatServerMessage>,
+    mut rx: mpsc::Receiver<ChatServerMessage>,
     mut control: mpsc::UnboundedReceiver<Control>,
 ) {
     loop {
