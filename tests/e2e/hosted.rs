@@ -148,6 +148,15 @@ impl Hosting {
         server_in(&self.hosted().await, id)
     }
 
+    /// Waits until server `id` is `failed`, and checks its last error says `why`.
+    async fn failed_with(&self, id: &str, within: Duration, why: &str) {
+        let server = server_in(&self.wait_state(&[id], "failed", within).await, id);
+        assert!(
+            server["last_error"].as_str().unwrap_or("").contains(why),
+            "{server:#}"
+        );
+    }
+
     /// Waits until every named server is in `state`; returns the last health's hosted part.
     async fn wait_state(&self, ids: &[&str], state: &str, within: Duration) -> Value {
         let started = Instant::now();
@@ -1269,30 +1278,19 @@ async fn endless_lines_and_silent_discovery_fail_the_server_and_memory_stays_bou
     }});
     let started = Instant::now();
     let host = Hosting::start(config, &["--expose-hosted"]).await;
-    let hosted = host
-        .wait_state(&["nolist"], "failed", Duration::from_secs(10))
-        .await;
-    let nolist = server_in(&hosted, "nolist");
-    assert!(
-        nolist["last_error"]
-            .as_str()
-            .unwrap_or("")
-            .contains("not `tools/list` and `prompts/get` within 1000 ms"),
-        "{nolist:#}"
-    );
+    host.failed_with(
+        "nolist",
+        Duration::from_secs(10),
+        "not `tools/list` and `prompts/get` within 1000 ms",
+    )
+    .await;
     assert!(started.elapsed() < Duration::from_secs(10));
-
-    let hosted = host
-        .wait_state(&["longout"], "failed", Duration::from_secs(30))
-        .await;
-    let longout = server_in(&hosted, "longout");
-    assert!(
-        longout["last_error"]
-            .as_str()
-            .unwrap_or("")
-            .contains("stdout line longer than 8388608 bytes"),
-        "{longout:#}"
-    );
+    host.failed_with(
+        "longout",
+        Duration::from_secs(30),
+        "stdout line longer than 8388608 bytes",
+    )
+    .await;
     // A gigabyte on stderr is read and dropped: the server comes up and answers.
     host.wait_state(&["longerr"], "online", Duration::from_secs(120))
         .await;
