@@ -56,9 +56,9 @@ async fn the_page_indexes_the_bridge_repository_and_answers_from_it() {
         )
         .await;
     // The bridge keeps one tools session per MCP connection: `charge`, returned by the search
-    // above, is named in its place without repeating what the agent was told.
+    // above, is named by its short name without repeating what the agent was told.
     assert!(
-        impact.contains("## depth 1 — WILL BREAK\n- `Function:shop/payment.py:charge` (seen)"),
+        impact.contains("## depth 1 — WILL BREAK\n- seen before: `charge`"),
         "{impact}"
     );
     assert!(

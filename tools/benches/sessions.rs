@@ -1,6 +1,6 @@
 //! What a session saves: two scripted investigations (ten calls each, written before any was
 //! measured) run on a corpus with and without a session; prints the tokens (characters / 4) of
-//! every answer and the saving. Usage: `cargo bench -p nexus-tools --bench sessions -- DIR`.
+//! every answer and the saving. Usage: `cargo bench -p nexus-tools --bench sessions -- DIR [--show]` (`--show`: every answer to stderr).
 
 use std::path::Path;
 
@@ -56,11 +56,15 @@ fn investigations() -> Vec<Investigation> {
     ]
 }
 
-fn tokens(outcome: Outcome) -> usize {
+fn text(outcome: &Outcome) -> String {
     match outcome {
-        Outcome::Ok(out) => out.text.len().div_ceil(4),
-        Outcome::Err(err) => err.render().len().div_ceil(4),
+        Outcome::Ok(out) => out.text.clone(),
+        Outcome::Err(err) => err.render(),
     }
+}
+
+fn tokens(outcome: &Outcome) -> usize {
+    text(outcome).len().div_ceil(4)
 }
 
 fn main() {
@@ -68,6 +72,7 @@ fn main() {
         eprintln!("usage: cargo bench -p nexus-tools --bench sessions -- DIR");
         std::process::exit(2);
     };
+    let show = std::env::args().any(|a| a == "--show");
     let root = Path::new(&dir);
     let name = root
         .file_name()
@@ -109,8 +114,16 @@ fn main() {
         );
         let (mut total_plain, mut total_session) = (0, 0);
         for (i, (tool, args)) in investigation.calls.iter().enumerate() {
-            let a = tokens(dispatch(Some(&plain), tool, args.clone()));
-            let b = tokens(dispatch(Some(&with_session), tool, args.clone()));
+            let a = dispatch(Some(&plain), tool, args.clone());
+            let b = dispatch(Some(&with_session), tool, args.clone());
+            if show {
+                eprintln!(
+                    "===== {tool} {args}\n--- plain\n{}\n--- session\n{}",
+                    text(&a),
+                    text(&b)
+                );
+            }
+            let (a, b) = (tokens(&a), tokens(&b));
             total_plain += a;
             total_session += b;
             let call: String = format!("{tool} {args}").chars().take(52).collect();

@@ -7,11 +7,16 @@ use nexus_shared::params::{DeepDiveParams, FOLLOWED_CONFIDENCE, Format, ImpactPa
 use serde_json::json;
 
 use super::budget::{Budget, limit_chars};
-use super::neighbours::{calls, community, edge_line, owner, processes, seen_in, seen_line};
+use super::impact::advised;
+use super::neighbours::{
+    SeenRefs, calls, community, edge_line, heading_ref, hint_once, owner, processes, seen_in,
+};
 use super::{ToolContext, impact, target};
 
 /// Callers and callees listed in standard verbosity (all in full).
 const LISTED: usize = 15;
+/// The advice under a cut list of callers or callees.
+const LIST_ALL: &str = "verbosity=full lists all";
 /// Share of the answer's budget the source may take in standard verbosity: the card, impact and
 /// the first callers and callees must still fit beside it.
 const STANDARD_SOURCE_SHARE: usize = 2;
@@ -109,6 +114,8 @@ pub fn run(ctx: &ToolContext, p: &DeepDiveParams) -> Result<String, ToolError> {
             .take(listed)
             .map(|(n, _)| n.id),
     );
+    let title_ref = heading_ref(ctx, &node);
+    let owner_ref = owner(g, id).map(|o| heading_ref(ctx, &o));
     ctx.memory.sessions.borrow_mut().record(
         session,
         std::iter::once(id).chain(
@@ -124,6 +131,15 @@ pub fn run(ctx: &ToolContext, p: &DeepDiveParams) -> Result<String, ToolError> {
     let community = community(g, id);
     let processes = processes(g, id);
     let owner = owner(g, id);
+    let community_seen = community
+        .as_ref()
+        .is_some_and(|c| !seen_in(ctx, [c.id]).is_empty());
+    let processes_seen = seen_in(ctx, processes.iter().map(|x| x.id));
+    ctx.memory.sessions.borrow_mut().record(
+        session,
+        community.iter().chain(&processes).map(|c| c.id),
+        None,
+    );
     let source_chars = match verbosity {
         Verbosity::Summary => 0,
         Verbosity::Standard => limit_chars(p.max_tokens) / STANDARD_SOURCE_SHARE,
@@ -148,13 +164,13 @@ pub fn run(ctx: &ToolContext, p: &DeepDiveParams) -> Result<String, ToolError> {
     }
 
     let mut out = Budget::new(p.max_tokens);
-    out.header(&format!("# {} `{}`", node.kind(), node.stable_id()));
+    out.header(&format!("# {} `{title_ref}`", node.kind()));
     out.header(&format!(
         "{} – line {}{}",
         node.location(),
         node.end_line(),
-        owner
-            .map(|o| format!(" · member of `{}`", o.stable_id()))
+        owner_ref
+            .map(|o| format!(" · member of `{o}`"))
             .unwrap_or_default()
     ));
     if !node.signature().is_empty() {
@@ -171,15 +187,28 @@ pub fn run(ctx: &ToolContext, p: &DeepDiveParams) -> Result<String, ToolError> {
         impact["by_depth"]["3+"],
         impact["lower_bound"]
             .as_str()
-            .map(|n| format!(" · {n}"))
+            .map(|n| format!(" · {}", advised(ctx, n)))
             .unwrap_or_default()
     ));
     if let Some(c) = community {
-        out.header(&format!("Community: {} (`{}`)", c.name(), c.stable_id()));
+        out.header(&if community_seen {
+            format!("Community: {}", c.name())
+        } else {
+            format!("Community: {} (`{}`)", c.name(), c.stable_id())
+        });
     }
     if !processes.is_empty() {
-        let names: Vec<&str> = processes.iter().map(|x| x.name()).collect();
-        out.header(&format!("Processes: {}", names.join("; ")));
+        let names: Vec<&str> = processes
+            .iter()
+            .filter(|x| !processes_seen.contains(&x.id))
+            .map(|x| x.name())
+            .collect();
+        let known = processes.len() - names.len();
+        out.header(&match (names.is_empty(), known) {
+            (_, 0) => format!("Processes: {}", names.join("; ")),
+            (true, _) => format!("Processes: {known} seen before"),
+            (false, _) => format!("Processes: {} · {known} seen before", names.join("; ")),
+        });
     }
     if let Some(src) = &source {
         let last = src.start + src.lines.len() as u32 - 1;
@@ -201,18 +230,22 @@ pub fn run(ctx: &ToolContext, p: &DeepDiveParams) -> Result<String, ToolError> {
     }
     for (title, items) in [("Callers", &callers), ("Callees", &callees)] {
         out.header(&format!("## {title} ({})", items.len()));
+        let mut seen_refs = SeenRefs::default();
         for (n, e) in items.iter().take(listed) {
-            out.item(&if seen.contains(&n.id) {
-                seen_line(n)
+            if seen.contains(&n.id) {
+                seen_refs.push(ctx, n);
             } else {
-                edge_line(n, e)
-            });
+                out.item(&edge_line(n, e));
+            }
         }
+        seen_refs.flush(&mut out);
         if items.len() > listed {
-            out.header(&format!(
-                "… {} more (verbosity=full lists all)",
-                items.len() - listed
-            ));
+            let more = items.len() - listed;
+            out.header(&if hint_once(ctx, LIST_ALL) {
+                format!("… {more} more ({LIST_ALL})")
+            } else {
+                format!("… {more} more")
+            });
         }
     }
     Ok(out.finish())

@@ -6,9 +6,12 @@ use nexus_shared::{ErrorCode, ToolError};
 use serde_json::json;
 
 use super::budget::Budget;
-use super::neighbours::{calls, edge_line, seen_in, seen_line};
+use super::neighbours::{SeenRefs, calls, edge_line, heading_ref, hint_once, seen_in, tally};
 use super::{ToolContext, target};
 use nexus_engine::{Edge, NodeKind, NodeRef, summary_tail};
+
+/// The advice under a list cut by `limit`.
+const RAISE_LIMIT: &str = "raise limit";
 
 /// Callers and callees listed in summary verbosity unless `limit` says otherwise.
 const SUMMARY_LISTED: u32 = 5;
@@ -48,7 +51,7 @@ pub fn run(ctx: &ToolContext, p: &ExploreParams) -> Result<String, ToolError> {
             out.header(&format!(
                 "# {} `{}` — {}",
                 node.kind(),
-                node.stable_id(),
+                heading_ref(ctx, &node),
                 node.location()
             ));
             if let Some(summary) = summary_of(&node) {
@@ -66,44 +69,66 @@ pub fn run(ctx: &ToolContext, p: &ExploreParams) -> Result<String, ToolError> {
                 items.iter().take(limit).map(|(n, _)| n.id).collect()
             };
             let seen = seen_in(ctx, listed(&callers).into_iter().chain(listed(&callees)));
-            let others: Vec<String> = g
+            let connections: Vec<(NodeRef, String)> = g
                 .outgoing(id)
                 .chain(g.incoming(id))
                 .filter(|e| !matches!(e.kind, nexus_engine::EdgeKind::Calls))
                 .filter_map(|e| {
                     let other = if e.from == id { e.to } else { e.from };
                     let dir = if e.from == id { "→" } else { "←" };
-                    g.node(other)
-                        .map(|n| format!("- {dir} {} `{}`", e.kind, n.stable_id()))
+                    g.node(other).map(|n| (n, format!("{dir} {}", e.kind)))
                 })
                 .take(limit)
                 .collect();
+            let connections_seen = seen_in(ctx, connections.iter().map(|(n, _)| n.id));
+            let mut seen_refs = SeenRefs::default();
             for (title, items) in [("Callers", &callers), ("Callees", &callees)] {
                 out.header(&format!("## {title} ({})", items.len()));
                 for (n, e) in items.iter().take(limit) {
                     if seen.contains(&n.id) {
-                        out.item(&seen_line(n));
+                        seen_refs.push(ctx, n);
                     } else if verbosity == Verbosity::Summary {
                         out.item(&format!("- `{}`", n.stable_id()));
                     } else {
                         out.item(&edge_line(n, e));
                     }
                 }
+                seen_refs.flush(&mut out);
                 if items.len() > limit {
-                    out.header(&format!("… {} more (raise limit)", items.len() - limit));
+                    let more = items.len() - limit;
+                    out.header(&if hint_once(ctx, RAISE_LIMIT) {
+                        format!("… {more} more ({RAISE_LIMIT})")
+                    } else {
+                        format!("… {more} more")
+                    });
                 }
             }
+            let shown_connections = verbosity != Verbosity::Summary;
             ctx.memory.sessions.borrow_mut().record(
                 ctx.session,
                 std::iter::once(id)
                     .chain(listed(&callers))
-                    .chain(listed(&callees)),
+                    .chain(listed(&callees))
+                    .chain(
+                        connections
+                            .iter()
+                            .filter(|_| shown_connections)
+                            .map(|(n, _)| n.id),
+                    ),
                 Some(id),
             );
-            if verbosity != Verbosity::Summary {
+            if shown_connections {
                 out.header("## Other connections");
-                for line in others {
-                    out.item(&line);
+                let mut known: Vec<&str> = Vec::new();
+                for (n, relation) in &connections {
+                    if connections_seen.contains(&n.id) {
+                        known.push(relation);
+                    } else {
+                        out.item(&format!("- {relation} `{}`", n.stable_id()));
+                    }
+                }
+                if !known.is_empty() {
+                    out.item(&format!("- seen before: {}", tally(&known)));
                 }
             }
         }

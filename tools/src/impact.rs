@@ -10,7 +10,7 @@ use serde_json::json;
 
 use super::budget::Budget;
 use super::filters::{node_kinds, relation_kinds};
-use super::neighbours::{seen_in, seen_line};
+use super::neighbours::{SeenRefs, heading_ref, hint_once, seen_in};
 use super::{ToolContext, target};
 use nexus_engine::is_test;
 use nexus_engine::{EdgeKind, NodeRef, Reached, Toward, Walk};
@@ -18,10 +18,22 @@ use nexus_engine::{EdgeKind, NodeRef, Reached, Toward, Walk};
 /// Deepest walk allowed whatever is asked.
 const MAX_DEPTH: u32 = 10;
 
+/// The advice that ends a lower-bound note, given once per session.
+pub const LOWER_IT: &str = "; lower it to see guessed dependents.";
+
+/// `note` as this answer gives it: with its advice the first time, as a plain fact after.
+pub fn advised(ctx: &ToolContext, note: &str) -> String {
+    match note.strip_suffix(LOWER_IT) {
+        Some(fact) if !hint_once(ctx, LOWER_IT) => format!("{fact}."),
+        _ => note.to_owned(),
+    }
+}
+
 pub fn run(ctx: &ToolContext, p: &ImpactParams) -> Result<String, ToolError> {
     let g = ctx.graph;
     let start_node = target::resolve(ctx, &p.target)?;
     let start = start_node.id;
+    let start_ref = heading_ref(ctx, &start_node);
     ctx.memory
         .sessions
         .borrow_mut()
@@ -88,7 +100,7 @@ pub fn run(ctx: &ToolContext, p: &ImpactParams) -> Result<String, ToolError> {
         _ => "LOW",
     };
     let lower_bound = (cut_edges > 0).then(|| {
-        format!("Lower bound: {cut_edges} edges below min_confidence {min_confidence:.2} were not followed; lower it to see guessed dependents.")
+        format!("Lower bound: {cut_edges} edges below min_confidence {min_confidence:.2} were not followed{LOWER_IT}")
     });
     let label = |d: u32| match d {
         1 => "WILL BREAK",
@@ -123,7 +135,7 @@ pub fn run(ctx: &ToolContext, p: &ImpactParams) -> Result<String, ToolError> {
     };
     out.header(&format!(
         "# impact of `{}` ({}) — risk {risk}",
-        start_node.stable_id(),
+        start_ref,
         start_node.location()
     ));
     out.header(&format!(
@@ -135,15 +147,17 @@ pub fn run(ctx: &ToolContext, p: &ImpactParams) -> Result<String, ToolError> {
         if processes.is_empty() { String::new() } else { format!(" ({})", processes.iter().take(5).cloned().collect::<Vec<_>>().join("; ")) }
     ));
     if let Some(note) = &lower_bound {
-        out.header(note);
+        out.header(&advised(ctx, note));
     }
     if !p.summary_only {
         let mut current = 0;
         let seen = seen_in(ctx, page.iter().map(|r| r.node));
+        let mut seen_refs = SeenRefs::default();
         for r in &page {
             let Some(n) = g.node(r.node) else { continue };
             let group = r.depth.min(3);
             if group != current {
+                seen_refs.flush(&mut out);
                 current = group;
                 out.header(&format!(
                     "## depth {}{} — {}",
@@ -153,7 +167,7 @@ pub fn run(ctx: &ToolContext, p: &ImpactParams) -> Result<String, ToolError> {
                 ));
             }
             if seen.contains(&n.id) {
-                out.item(&seen_line(&n));
+                seen_refs.push(ctx, &n);
                 continue;
             }
             out.item(&format!(
@@ -166,6 +180,7 @@ pub fn run(ctx: &ToolContext, p: &ImpactParams) -> Result<String, ToolError> {
                 r.via.reason.as_str()
             ));
         }
+        seen_refs.flush(&mut out);
         ctx.memory
             .sessions
             .borrow_mut()

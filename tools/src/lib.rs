@@ -217,10 +217,9 @@ fn run(
             ctx.graph,
             &params::<ContextParams>(name, args)?,
             ctx.changed_ms.map(|ms| ctx.now_ms - ms),
-            ctx.memory
-                .sessions
-                .borrow()
-                .breadcrumb(ctx.session, ctx.graph),
+            ctx.memory.sessions.borrow().breadcrumb(ctx.session, |n| {
+                ctx.graph.node(n).map(|x| target::short_ref(ctx, &x))
+            }),
         )),
         ToolName::Search => search::run(ctx, &params::<SearchParams>(name, args)?),
         ToolName::Overview => Ok(overview::run(ctx, &params::<OverviewParams>(name, args)?)),
@@ -1350,10 +1349,7 @@ mod tests {
                 "search",
                 json!({"query": "charge", "session": "s1", "group_by_process": false}),
             ));
-            assert!(
-                again.contains("- `Function:shop/pay.py:charge` (seen)"),
-                "{again}"
-            );
+            assert!(again.contains("- `charge` (seen)"), "{again}");
             let other = text(dispatch(
                 Some(ctx),
                 "search",
@@ -1404,7 +1400,7 @@ mod tests {
                 "search",
                 json!({"query": "main charge", "session": "s3", "group_by_process": false}),
             ));
-            assert!(first_line(&boosted).contains("shop/pay.py"), "{boosted}");
+            assert!(first_line(&boosted).contains("`charge`"), "{boosted}");
         });
     }
 
@@ -1423,7 +1419,7 @@ mod tests {
             );
             let again = text(dispatch(ctx, "impact", json!({"target": "validate"})));
             assert!(
-                again.contains("## depth 1 — WILL BREAK\n- `Function:shop/pay.py:charge` (seen)\n")
+                again.contains("## depth 1 — WILL BREAK\n- seen before: `charge`\n")
                     && again.len() < first.len(),
                 "{again}"
             );
@@ -1432,18 +1428,17 @@ mod tests {
                 "trace_flow",
                 json!({"from": "main", "to": "validate"}),
             ));
-            assert!(
-                path.contains("2. `Function:shop/pay.py:charge` (seen)"),
-                "{path}"
-            );
+            assert!(path.contains("2. `charge` (seen)"), "{path}");
             let explored = text(dispatch(ctx, "explore", json!({"name": "charge"})));
             assert!(
-                explored.contains("## Callers (1)\n- `Method:shop/cart.py:Cart.checkout` (seen)\n"),
+                explored.contains("## Callers (1)\n- seen before: `Cart.checkout`\n"),
                 "{explored}"
             );
             let trail = text(dispatch(ctx, "context", json!({})));
             assert!(
-                trail.contains("Session `agent-1`: you have been looking at `Function:shop/pay.py:charge` ← `Function:shop/cart.py:main` ← `Function:shop/pay.py:validate`."),
+                trail.contains(
+                    "Session `agent-1`: you have been looking at `charge` ← `main` ← `validate`."
+                ),
                 "{trail}"
             );
             assert!(
@@ -1481,6 +1476,79 @@ mod tests {
                 json!({"target": "validate"}),
             ));
             assert_eq!(fresh, first);
+        });
+    }
+
+    #[test]
+    fn a_session_gives_advice_once_and_tallies_known_connections() {
+        with(fixture(), |ctx| {
+            let session = ToolContext {
+                session: Some("agent-2"),
+                ..*ctx
+            };
+            let ask = || {
+                text(dispatch(
+                    Some(&session),
+                    "explore",
+                    json!({"name": "Cart.checkout", "limit": 1}),
+                ))
+            };
+            let first = ask();
+            assert!(first.contains("… 2 more (raise limit)"), "{first}");
+            assert!(
+                first.contains("- → MEMBER_OF `Class:shop/cart.py:Cart`"),
+                "{first}"
+            );
+            let again = ask();
+            assert!(
+                again.contains("… 2 more\n") && !again.contains("raise limit"),
+                "{again}"
+            );
+            assert!(
+                again.contains("## Other connections\n- seen before: ")
+                    && !again.contains("`Class:shop/cart.py:Cart`"),
+                "{again}"
+            );
+            assert!(again.len() < first.len(), "{again}");
+            let plain = text(dispatch(
+                Some(ctx),
+                "explore",
+                json!({"name": "Cart.checkout", "limit": 1}),
+            ));
+            assert!(
+                plain.contains("(raise limit)"),
+                "without a session the advice stays: {plain}"
+            );
+        });
+    }
+
+    #[test]
+    fn a_seen_symbol_keeps_its_id_where_its_name_is_not_unique() {
+        let files = vec![
+            SourceFile {
+                path: "a.py".into(),
+                bytes: b"def log():\n    return 1\n\ndef run():\n    log()\n".to_vec(),
+            },
+            SourceFile {
+                path: "b.py".into(),
+                bytes: b"def log():\n    return 2\n".to_vec(),
+            },
+        ];
+        let graph = index("two", files, &|| 0.0, &mut |_, _, _| true)
+            .map(|(g, _)| g)
+            .unwrap_or_default();
+        with(graph, |ctx| {
+            let session = ToolContext {
+                session: Some("agent-3"),
+                ..*ctx
+            };
+            dispatch(Some(&session), "explore", json!({"name": "run"}));
+            let again = text(dispatch(Some(&session), "explore", json!({"name": "run"})));
+            assert!(
+                again.contains("- seen before: `Function:a.py:log`"),
+                "an ambiguous name is not a reference: {again}"
+            );
+            assert!(again.contains("# Function `run`"), "{again}");
         });
     }
 

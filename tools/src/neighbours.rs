@@ -6,10 +6,12 @@ use std::collections::HashSet;
 use nexus_engine::{Edge, EdgeKind, Graph, NodeKind, NodeRef};
 
 use super::ToolContext;
+use super::budget::Budget;
+use super::target::short_ref;
 
 /// A symbol the session returned before, as a one-line reference in its place in a list.
-pub fn seen_line(node: &NodeRef) -> String {
-    format!("- `{}` (seen)", node.stable_id())
+pub fn seen_line(ctx: &ToolContext, node: &NodeRef) -> String {
+    format!("- `{}` (seen)", short_ref(ctx, node))
 }
 
 /// The nodes of `nodes` that `ctx`'s session returned before.
@@ -19,6 +21,60 @@ pub fn seen_in(ctx: &ToolContext, nodes: impl IntoIterator<Item = u32>) -> HashS
         .into_iter()
         .filter(|&n| sessions.seen(ctx.session, n))
         .collect()
+}
+
+/// The symbols of one list that the session returned before, gathered into a single line at
+/// the list's end so that a list the agent mostly knows costs one line, not one per symbol.
+#[derive(Default)]
+pub struct SeenRefs(Vec<String>);
+
+impl SeenRefs {
+    /// Notes `node` as seen in the list being written.
+    pub fn push(&mut self, ctx: &ToolContext, node: &NodeRef) {
+        self.0.push(format!("`{}`", short_ref(ctx, node)));
+    }
+
+    /// Ends the list: `- seen before: `a`, `b`` when it held seen symbols.
+    pub fn flush(&mut self, out: &mut Budget) {
+        if !self.0.is_empty() {
+            out.item(&format!("- seen before: {}", self.0.join(", ")));
+            self.0.clear();
+        }
+    }
+}
+
+/// Whether to give the advice `hint` in this answer (see `Sessions::hint_once`).
+pub fn hint_once(ctx: &ToolContext, hint: &'static str) -> bool {
+    ctx.memory
+        .sessions
+        .borrow_mut()
+        .hint_once(ctx.session, hint)
+}
+
+/// How a node is named in a heading: its short reference once the session has seen it, else
+/// its stable id.
+pub fn heading_ref(ctx: &ToolContext, node: &NodeRef) -> String {
+    if ctx.memory.sessions.borrow().seen(ctx.session, node.id) {
+        short_ref(ctx, node)
+    } else {
+        node.stable_id()
+    }
+}
+
+/// `→ MEMBER_OF ×1, → STEP_IN_PROCESS ×6`: how many of each relation, in first-seen order.
+pub fn tally(relations: &[&str]) -> String {
+    let mut counts: Vec<(&str, usize)> = Vec::new();
+    for r in relations {
+        match counts.iter_mut().find(|(x, _)| x == r) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((r, 1)),
+        }
+    }
+    counts
+        .iter()
+        .map(|(r, n)| format!("{r} ×{n}"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// `- Kind `id` — file:line · 0.90 reason`.

@@ -9,6 +9,7 @@ use serde_json::json;
 
 use super::ToolContext;
 use super::budget::Budget;
+use super::target::short_ref;
 use nexus_engine::summary_tail;
 
 pub fn run(ctx: &ToolContext, p: &OverviewParams) -> String {
@@ -30,7 +31,11 @@ pub fn run(ctx: &ToolContext, p: &OverviewParams) -> String {
     let name = |n: u32| g.node(n).map(|x| x.name().to_owned()).unwrap_or_default();
     let id = |n: u32| g.node(n).map(|x| x.stable_id()).unwrap_or_default();
     let loc = |n: u32| g.node(n).map(|x| x.location()).unwrap_or_default();
-    let breadcrumb = ctx.memory.sessions.borrow().breadcrumb(ctx.session, g);
+    let breadcrumb = ctx
+        .memory
+        .sessions
+        .borrow()
+        .breadcrumb(ctx.session, |n| g.node(n).map(|x| short_ref(ctx, &x)));
 
     if p.format == Some(Format::Json) {
         let communities: Vec<_> = g.communities.iter().take(if p.show_clusters { limit } else { 0 })

@@ -10,6 +10,7 @@ use serde_json::json;
 
 use super::ToolContext;
 use super::budget::Budget;
+use super::neighbours::seen_line;
 use super::session::FOCUS_BOOST;
 use nexus_engine::{EdgeKind, Graph, Hit, Mode, NodeKind, NodeRef};
 
@@ -130,7 +131,7 @@ pub fn run(ctx: &ToolContext, p: &SearchParams) -> Result<String, ToolError> {
     }
     let line = |n: &NodeRef, score: f64| {
         if seen.contains(&n.id) {
-            format!("- `{}` (seen)", n.stable_id())
+            seen_line(ctx, n)
         } else {
             hit_line(n, score, verbosity)
         }

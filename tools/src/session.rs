@@ -33,6 +33,8 @@ struct Session {
     last_ms: f64,
     /// Its latest calls, newest first, as `tool {arguments}`.
     history: VecDeque<String>,
+    /// Advice already given (how to widen a list, lower a threshold): said once per session.
+    hints: HashSet<&'static str>,
 }
 
 /// Every session's memory.
@@ -74,6 +76,7 @@ impl Sessions {
                     last_use: s.last_use,
                     last_ms: s.last_ms,
                     history: s.history,
+                    hints: s.hints,
                 };
                 (name, session)
             })
@@ -127,14 +130,19 @@ impl Sessions {
 
     /// The session's trail for `context` and `overview`: the symbols it focused on last (most
     /// recent first) and its latest calls before this one; `None` for a session with neither.
-    pub fn breadcrumb(&self, session: Option<&str>, graph: &Graph) -> Option<String> {
+    /// `label` names a node as the answer refers to it.
+    pub fn breadcrumb(
+        &self,
+        session: Option<&str>,
+        label: impl Fn(u32) -> Option<String>,
+    ) -> Option<String> {
         let name = session?;
         let s = self.map.get(name)?;
         let focus: Vec<String> = s
             .focus
             .iter()
             .take(TRAIL)
-            .filter_map(|&n| graph.node(n).map(|x| format!("`{}`", x.stable_id())))
+            .filter_map(|&n| label(n).map(|x| format!("`{x}`")))
             .collect();
         let calls: Vec<&str> = s.history.iter().skip(1).map(String::as_str).collect();
         if focus.is_empty() && calls.is_empty() {
@@ -148,6 +156,15 @@ impl Sessions {
             line.push_str(&format!(" Recent calls: {}.", calls.join(" · ")));
         }
         Some(line)
+    }
+
+    /// Whether to give `hint` in this answer: always without a session, the first time within
+    /// one — an agent told once how to widen a list need not read it again.
+    pub fn hint_once(&mut self, session: Option<&str>, hint: &'static str) -> bool {
+        match session {
+            None => true,
+            Some(name) => self.entry(name).hints.insert(hint),
+        }
     }
 
     /// Remembers what a call of `session` returned and what it was about.

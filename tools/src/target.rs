@@ -20,11 +20,8 @@ pub fn resolve<'g>(ctx: &ToolContext<'g>, target: &str) -> Result<NodeRef<'g>, T
     })
 }
 
-fn resolve_id(ctx: &ToolContext, target: &str) -> Result<u32, ToolError> {
-    let target = target.trim();
-    if let Some(id) = ctx.graph.find_id(target) {
-        return Ok(id);
-    }
+/// The symbols a name finds: its qualified name, its plain name, or a dotted tail of it.
+fn named(ctx: &ToolContext, target: &str) -> Vec<u32> {
     let name = target.rsplit(['.', ':']).next().unwrap_or(target);
     let mut exact: Vec<u32> = ctx
         .search
@@ -41,7 +38,26 @@ fn resolve_id(ctx: &ToolContext, target: &str) -> Result<u32, ToolError> {
         })
         .collect();
     exact.sort_unstable();
-    match exact.as_slice() {
+    exact
+}
+
+/// The shortest way to name `node` that every tool resolves back to it: its qualified name
+/// when that finds this symbol alone, else its stable id.
+pub fn short_ref(ctx: &ToolContext, node: &NodeRef) -> String {
+    let qualified = node.qualified();
+    if !qualified.is_empty() && named(ctx, qualified) == [node.id] {
+        qualified.to_owned()
+    } else {
+        node.stable_id()
+    }
+}
+
+fn resolve_id(ctx: &ToolContext, target: &str) -> Result<u32, ToolError> {
+    let target = target.trim();
+    if let Some(id) = ctx.graph.find_id(target) {
+        return Ok(id);
+    }
+    match named(ctx, target).as_slice() {
         [one] => Ok(*one),
         [] => {
             let suggestions: Vec<String> = ctx

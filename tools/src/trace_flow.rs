@@ -9,7 +9,8 @@ use serde_json::json;
 
 use super::budget::Budget;
 use super::filters::{node_kinds, relation_kinds};
-use super::neighbours::{processes, seen_in};
+use super::neighbours::{heading_ref, processes, seen_in};
+use super::target::short_ref;
 use super::{ToolContext, target};
 use nexus_engine::{Edge, EdgeKind, Toward, Walk};
 
@@ -82,22 +83,18 @@ pub fn run(ctx: &ToolContext, p: &TraceFlowParams) -> Result<String, ToolError> 
         let steps: Vec<_> = hops.iter().filter_map(|e| g.node(e.to).map(|n| json!({"id": n.stable_id(), "location": n.location(), "confidence": e.confidence, "reason": e.reason.as_str()}))).collect();
         return Ok(json!({"from": from_node.stable_id(), "to": to_node.stable_id(), "hops": hops.len(), "weakest_confidence": weakest, "steps": steps}).to_string());
     }
+    let from_ref = heading_ref(ctx, &from_node);
     out.header(&format!(
-        "# {} hops from `{}` to `{}` (weakest link {weakest:.2})",
+        "# {} hops from `{from_ref}` to `{}` (weakest link {weakest:.2})",
         hops.len(),
-        from_node.stable_id(),
-        to_node.stable_id()
+        heading_ref(ctx, &to_node)
     ));
-    out.item(&format!(
-        "0. `{}` — {}",
-        from_node.stable_id(),
-        from_node.location()
-    ));
+    out.item(&format!("0. `{from_ref}` — {}", from_node.location()));
     let seen = seen_in(ctx, hops.iter().map(|e| e.to));
     for (i, e) in hops.iter().enumerate() {
         if let Some(n) = g.node(e.to) {
             if seen.contains(&n.id) {
-                out.item(&format!("{}. `{}` (seen)", i + 1, n.stable_id()));
+                out.item(&format!("{}. `{}` (seen)", i + 1, short_ref(ctx, &n)));
                 continue;
             }
             out.item(&format!(
