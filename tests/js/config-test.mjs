@@ -91,6 +91,8 @@ try {
   });
 
   await check("a provider saved into the file is picked up without reloading the page or restarting the bridge", async () => {
+    // The folder did not exist when the bridge started.
+    fs.mkdirSync(path.dirname(config), { recursive: true });
     fs.writeFileSync(path.join(tmp, "conf", "sim.key"), `${KEY}\n`, { mode: 0o600 });
     fs.writeFileSync(
       config,

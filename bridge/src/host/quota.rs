@@ -80,10 +80,6 @@ impl Quotas {
         Ok(Quotas { rules })
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.rules.is_empty()
-    }
-
     /// The limit of `tool` (`server:tool`) and the key that set it.
     pub fn limit(&self, tool: &str) -> Option<(&str, u32)> {
         if let Some(exact) = self

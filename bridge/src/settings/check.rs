@@ -68,7 +68,13 @@ pub fn report(
     }
     let mut doc = Table::new();
     doc.insert("llm".into(), Value::Table(llm_table(&live, loaded)));
-    if let Ok(Value::Table(selection)) = Value::try_from(&loaded.file.tool_selection) {
+    if let Ok(Value::Table(mut selection)) = Value::try_from(&loaded.file.tool_selection) {
+        // The weights are f32: shown as written (0.7), not as their f64 widening.
+        for (_, value) in selection.iter_mut() {
+            if let Value::Float(f) = value {
+                *f = (*f * 1e6).round() / 1e6;
+            }
+        }
         doc.insert("tool_selection".into(), Value::Table(selection));
     }
     let mut chat = Table::new();

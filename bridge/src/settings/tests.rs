@@ -29,7 +29,7 @@ fn the_shipped_example_is_valid_and_holds_the_defaults() {
     let loaded = parse(Path::new("/c/nexus.toml"), EXAMPLE).unwrap();
     assert_eq!(loaded.file.tool_selection, ToolSelection::default());
     assert_eq!(loaded.file.llm.provider, Some(ProviderKind::OpenAi));
-    assert!(loaded.quotas.is_empty());
+    assert_eq!(loaded.quotas.entries().count(), 0);
     let live = Live::read(&loaded, &table(&[("OPENAI_API_KEY", "sk-secret")]));
     assert_eq!(live.limits, crate::chat::config::TurnLimits::default());
     // Every commented-out key is a real key: uncommented, the file still reads.
@@ -208,6 +208,7 @@ fn the_check_report_shows_effective_settings_and_never_a_key() {
     assert!(report.contains("NEXUS_LLM_MODEL (llm.model)"), "{report}");
     assert!(report.contains("\"fs:write\" = 5"), "{report}");
     assert!(report.contains("[tool_selection]"), "{report}");
+    assert!(report.contains("logic_weight = 0.7\n"), "{report}");
     // The report is TOML itself.
     let body: String = report
         .lines()
