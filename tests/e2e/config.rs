@@ -158,6 +158,7 @@ fn the_chat_tab_points_to_the_file_and_picks_up_a_provider_saved_there() {
     );
     for step in [
         "ok  without a model the Chat tab names the configuration file and the section to add",
+        "ok  a file with a mistake is named on the page with its line and column",
         "ok  a provider saved into the file is picked up without reloading the page or restarting the bridge",
         "ok  the picked-up provider answers, with the file's temperature and prompt addition, and its key stays on the bridge",
         "config test passed",

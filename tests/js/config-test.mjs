@@ -90,9 +90,15 @@ try {
     console.log(`    screenshot ${file}`);
   });
 
-  await check("a provider saved into the file is picked up without reloading the page or restarting the bridge", async () => {
+  await check("a file with a mistake is named on the page with its line and column", async () => {
     // The folder did not exist when the bridge started.
     fs.mkdirSync(path.dirname(config), { recursive: true });
+    fs.writeFileSync(config, '[llm]\nprovidr = "openai"\n');
+    await page.waitForFunction(() => /line 2, column 1: unknown field `providr`/.test(document.querySelector('[data-testid="chat-unconfigured"]')?.textContent || ""), null, { timeout: 10_000 });
+    if ((await page.locator(at("chat-config-snippet")).count()) !== 1) fail("the snippet is gone");
+  });
+
+  await check("a provider saved into the file is picked up without reloading the page or restarting the bridge", async () => {
     fs.writeFileSync(path.join(tmp, "conf", "sim.key"), `${KEY}\n`, { mode: 0o600 });
     fs.writeFileSync(
       config,

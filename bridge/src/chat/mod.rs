@@ -307,3 +307,66 @@ pub fn new_id() -> String {
     }
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const DAY_MS: u64 = 86_400_000;
+
+    fn live(retention: &[(&str, &str)], file: &str) -> Live {
+        // As `main` does before any client is built (a `Chat` holds one).
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let loaded =
+            crate::settings::parse(Path::new("/c/nexus.toml"), file).expect("a valid file");
+        let env: Vec<(String, String)> = retention
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        Live::read(&loaded, &|name| {
+            env.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone())
+        })
+    }
+
+    #[test]
+    fn conversations_past_the_retention_go_and_none_go_without_one() {
+        let store = Store::in_memory().unwrap();
+        store.create("old", DAY_MS).unwrap();
+        store.create("new", 40 * DAY_MS).unwrap();
+        let chat = Chat::new(live(&[], ""), store);
+        assert_eq!(chat.expire(41 * DAY_MS), 0, "kept forever by default");
+        assert!(chat.set_live(live(&[], "[chat]\nretention_days = 30\n")));
+        assert!(
+            !chat.set_live(live(&[], "[chat]\nretention_days = 30\n")),
+            "no change"
+        );
+        assert_eq!(chat.expire(41 * DAY_MS), 1);
+        assert!(!chat.store.exists("old") && chat.store.exists("new"));
+        // The environment wins over the file.
+        chat.set_live(live(
+            &[(RETENTION_ENV, "0")],
+            "[chat]\nretention_days = 1\n",
+        ));
+        assert_eq!(chat.live().retention_days, None);
+        assert_eq!(chat.expire(100 * DAY_MS), 0);
+    }
+
+    #[test]
+    fn without_a_provider_the_page_gets_the_file_and_the_section_to_add() {
+        let chat = Chat::new(live(&[], ""), Store::in_memory().unwrap());
+        let ChatServerMessage::Provider {
+            configured,
+            config_path,
+            snippet,
+            ..
+        } = chat.provider_message()
+        else {
+            panic!("a provider message")
+        };
+        assert!(!configured);
+        assert_eq!(config_path, "/c/nexus.toml");
+        assert!(snippet.starts_with("[llm]"));
+        // The snippet itself is a valid file.
+        assert!(crate::settings::parse(Path::new("/c/nexus.toml"), &snippet).is_ok());
+    }
+}
