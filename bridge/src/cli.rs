@@ -2,6 +2,7 @@
 //! Everything a user can set is here, and `--help` explains it.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use clap::{Parser, Subcommand};
@@ -10,6 +11,7 @@ use nexus_shared::limits::{
 };
 
 use crate::deadline::Deadlines;
+use crate::settings::{self, ConfigError, Loaded};
 
 /// Nexus bridge: relays MCP tool calls from AI agents to the Nexus code graph in your browser.
 ///
@@ -80,12 +82,17 @@ pub struct Cli {
     pub expose_hosted: bool,
 
     /// SQLite file of the chat agent's conversations; default: nexus/chat.sqlite3 in your data
-    /// folder (~/.local/share on Linux). The chat's LLM is set by NEXUS_LLM_PROVIDER
-    /// (anthropic|openai|gemini), NEXUS_LLM_MODEL, NEXUS_LLM_BASE_URL (any OpenAI-compatible
-    /// server: Ollama, llama.cpp, vLLM, OpenRouter), the key in ANTHROPIC_API_KEY, OPENAI_API_KEY
-    /// or GEMINI_API_KEY, and NEXUS_LLM_NATIVE_TOOLS=0 for the text tool-call protocol.
+    /// folder (~/.local/share on Linux).
     #[arg(long = "chat-db", env = "NEXUS_CHAT_DB", global = true)]
     pub chat_db: Option<PathBuf>,
+
+    /// The configuration file (TOML: the chat's LLM, tool_selection, chat retention,
+    /// rate_limits; docs/nexus.example.toml explains every key); default: nexus/nexus.toml in
+    /// your config folder (~/.config on Linux). Environment variables (NEXUS_LLM_PROVIDER,
+    /// NEXUS_LLM_MODEL, NEXUS_LLM_BASE_URL, ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, …)
+    /// win over it; the hub reads it again when it changes.
+    #[arg(long = "config", env = "NEXUS_CONFIG", global = true)]
+    pub config: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -99,6 +106,12 @@ pub enum Command {
         #[arg(long)]
         open: bool,
     },
+    /// The configuration file: `config check` validates it and prints the effective settings
+    /// (keys redacted), `config path` prints where it is.
+    Config {
+        #[command(subcommand)]
+        action: ConfigAction,
+    },
     /// Print the hub's health as JSON (browser, graph, peers); exit 1 if no hub runs, or if
     /// the program on the port cannot prove it is this user's hub.
     Status {
@@ -107,6 +120,15 @@ pub enum Command {
         #[arg(long)]
         link: bool,
     },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ConfigAction {
+    /// Check the file: print the effective settings (file, then environment over it; keys
+    /// redacted); exit 1 naming the line and column of the first error.
+    Check,
+    /// Print the configuration file's path (whether or not it exists).
+    Path,
 }
 
 /// Settings resolved from the command line and the environment.
@@ -121,9 +143,16 @@ pub struct Options {
     pub mcp_config: Option<PathBuf>,
     pub expose_hosted: bool,
     pub chat_db: Option<PathBuf>,
+    /// The configuration file as read at start (or why it could not be).
+    pub settings: Arc<Result<Loaded, ConfigError>>,
 }
 
 impl Cli {
+    /// The configuration file's path: `--config` / `NEXUS_CONFIG`, else the default place.
+    pub fn config_path(&self) -> PathBuf {
+        settings::resolve_path(self.config.as_deref())
+    }
+
     pub fn options(&self) -> Options {
         let ui_dir = self.ui_dir.clone().unwrap_or_else(default_ui_dir);
         let mut allowed_origins = vec![
@@ -149,6 +178,7 @@ impl Cli {
             mcp_config: self.mcp_config.clone(),
             expose_hosted: self.expose_hosted,
             chat_db: self.chat_db.clone(),
+            settings: Arc::new(settings::load(&self.config_path())),
         }
     }
 }

@@ -28,6 +28,7 @@ mod relay;
 mod repo;
 mod secret;
 mod session;
+mod settings;
 mod sqlite;
 mod token;
 mod watch;
@@ -40,7 +41,7 @@ use tracing_subscriber::EnvFilter;
 
 use crate::breaker::Breakers;
 use crate::call::CallIds;
-use crate::cli::{Cli, Command, Options};
+use crate::cli::{Cli, Command, ConfigAction, Options};
 use crate::hub::Hub;
 use crate::relay::{Relay, Route};
 
@@ -81,7 +82,15 @@ fn main() -> std::process::ExitCode {
 }
 
 async fn run(cli: Cli) -> Result<(), String> {
+    if let Some(Command::Config { action }) = &cli.command {
+        return config_command(&cli, action);
+    }
     let options = cli.options();
+    if let Err(err) = options.settings.as_ref() {
+        tracing::warn!(
+            "{err}; using the environment and the defaults (`nexus-bridge config check` checks the file)"
+        );
+    }
     match data::tighten() {
         Ok(0) => {}
         Ok(count) => tracing::info!(count, "made the data folder's files private (0600/0700)"),
@@ -104,15 +113,43 @@ async fn run(cli: Cli) -> Result<(), String> {
             }
             Ok(())
         }
+        Some(Command::Config { .. }) => Ok(()),
         None => serve_mcp(options).await,
     }
 }
 
-/// Prints `status`'s report or link: the one output on stdout that is not MCP (`status` serves
-/// no MCP).
+/// `config path` and `config check`: no hub, no data folder touched.
+fn config_command(cli: &Cli, action: &ConfigAction) -> Result<(), String> {
+    let path = cli.config_path();
+    match action {
+        ConfigAction::Path => {
+            print_output(&path.display().to_string());
+            Ok(())
+        }
+        ConfigAction::Check => {
+            if cli.config.is_some() && !path.exists() {
+                return Err(format!("{}: no such file", path.display()));
+            }
+            let loaded = settings::load(&path);
+            let report = settings::check::report(&loaded, &|name| std::env::var(name).ok())?;
+            print_output(report.trim_end());
+            Ok(())
+        }
+    }
+}
+
+/// The configuration file's per-tool call limits, as read at start (the hub's watch replaces them).
+fn set_rate_limits(host: &host::Host, options: &Options) {
+    if let Ok(loaded) = options.settings.as_ref() {
+        host.set_rate_limits(loaded.quotas.clone());
+    }
+}
+
+/// Prints `status`'s report or link, or `config`'s answer: the only output on stdout that is not
+/// MCP (neither serves MCP).
 #[allow(
     clippy::print_stdout,
-    reason = "`status` serves no MCP: its report is its output"
+    reason = "`status` and `config` serve no MCP: their report is their output"
 )]
 fn print_output(text: &str) {
     println!("{text}");
@@ -142,6 +179,7 @@ async fn serve(options: Options, open: bool) -> Result<(), String> {
         host::config::read(options.mcp_config.as_deref()),
         options.expose_hosted,
     );
+    set_rate_limits(&host, &options);
     host.start();
     let result = tokio::select! {
         result = web::host(listener, hub, &options, web::Link::Print) => result,
@@ -170,6 +208,7 @@ async fn serve_mcp(options: Options) -> Result<(), String> {
         host::config::read(options.mcp_config.as_deref()),
         options.expose_hosted,
     );
+    set_rate_limits(&host, &options);
     let service = mcp::start(relay.clone(), host.clone()).await?;
     let agent = service
         .peer()

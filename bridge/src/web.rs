@@ -24,10 +24,12 @@ use crate::cli::Options;
 use crate::embed::{self, EmbedRequest, Embedder};
 use crate::gitdiff::{self, DiffQuery};
 use crate::guard;
+use crate::host::Host;
 use crate::hub::Hub;
 use crate::repo::{self, HashCache, Repo};
 use crate::secret;
 use crate::session::{self, Origin, SessionConfig};
+use crate::settings;
 use crate::token::{self, HubFile};
 use crate::watch;
 
@@ -132,7 +134,11 @@ async fn serve(
         archive_busy: Arc::new(Semaphore::new(1)),
         files_busy: Arc::new(Semaphore::new(1)),
         hashes: Arc::new(HashCache::default()),
-        chat: Arc::new(Chat::from_env(options.chat_db.as_deref(), &options.ui_dir)),
+        chat: Arc::new(Chat::from_settings(
+            &options.settings,
+            options.chat_db.as_deref(),
+            &options.ui_dir,
+        )),
         embedder: Embedder::from_env().map(Arc::new),
         unproven: Arc::new(Semaphore::new(MAX_UNAUTHENTICATED_SOCKETS)),
     };
@@ -203,7 +209,33 @@ async fn serve(
     // Announced once everything above has started (and logged), so it is the last line of the
     // start-up.
     eprintln!("{announce}");
-    axum::serve(listener, app.with_state(state)).await
+    let settings = watch_settings(&state.hub, &state.chat, options);
+    let served = axum::serve(listener, app.with_state(state)).await;
+    settings.abort();
+    served
+}
+
+/// Reads the configuration file again whenever it changes, for the chat and the hosted tools'
+/// call limits, and deletes expired conversations (`settings::watch`).
+fn watch_settings(
+    hub: &Arc<Hub>,
+    chat: &Arc<Chat>,
+    options: &Options,
+) -> tokio::task::JoinHandle<()> {
+    let (path, first) = match options.settings.as_ref() {
+        Ok(loaded) => (loaded.path.clone(), Some(loaded.clone())),
+        Err(err) => (err.path.clone(), None),
+    };
+    let hub = hub.clone();
+    let set_limits = move |quotas| {
+        if let Some(host) = hub
+            .hosted()
+            .and_then(|hosted| hosted.into_any().downcast::<Host>().ok())
+        {
+            host.set_rate_limits(quotas);
+        }
+    };
+    tokio::spawn(settings::watch::run(path, first, chat.clone(), set_limits))
 }
 
 /// Watches the served folder and hands each batch to the hub (for its tab). A watcher that cannot

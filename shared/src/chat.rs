@@ -108,13 +108,18 @@ pub enum ChatServerMessage {
         usage: TokenUsage,
         session_usage: TokenUsage,
     },
-    /// Which LLM answers. `configured: false` means none is set up; `message` then names the
-    /// variables to set. Never carries a key.
+    /// Which LLM answers. `configured: false` means none is set up; `message` then says what is
+    /// missing, `config_path` names the configuration file and `snippet` the section to add
+    /// there (the hub sends this message again when the file changes). Never carries a key.
     Provider {
         configured: bool,
         provider: String,
         model: String,
         message: String,
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        config_path: String,
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        snippet: String,
     },
     /// A problem with the socket or a message (rate limit, bad message, busy): nothing else
     /// changes.

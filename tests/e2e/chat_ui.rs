@@ -11,7 +11,7 @@ use serde_json::json;
 use crate::hosted::node_bin;
 
 /// The simulator, stopped when dropped.
-struct Sim(Child);
+pub(crate) struct Sim(Child);
 
 impl Drop for Sim {
     fn drop(&mut self) {
@@ -21,7 +21,7 @@ impl Drop for Sim {
 }
 
 /// Starts `llm-sim` on a free port; its OpenAI-compatible base URL.
-fn start_sim() -> (Sim, String) {
+pub(crate) fn start_sim() -> (Sim, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_llm-sim"))
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())

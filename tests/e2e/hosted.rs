@@ -377,6 +377,51 @@ async fn bad_arguments_come_back_with_their_paths() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tool_over_its_rate_limit_fails_clearly_and_a_saved_file_changes_the_limit() {
+    let _area = nexus_e2e::Area::enter(module_path!());
+    let settings = TempDir::new("rate-limits");
+    let file = settings.0.join("nexus.toml");
+    std::fs::write(&file, "[rate_limits]\n\"everything:echo\" = 2\n").expect("write nexus.toml");
+    let config = json!({"servers": {"everything": {"transport": "stdio",
+        "command": node_bin("mcp-server-everything"), "args": ["stdio"]}}});
+    let path = file.to_str().expect("a UTF-8 path");
+    let host = Hosting::start(config, &["--expose-hosted", "--config", path]).await;
+    host.wait_state(&["everything"], "online", Duration::from_secs(30))
+        .await;
+    let echo = || host.call("everything__echo", json!({"message": "hi"}));
+    ok_text(&echo().await);
+    ok_text(&echo().await);
+    let text = err_text(&echo().await);
+    assert!(text.contains("RateLimited"), "{text}");
+    assert!(
+        text.contains("`everything:echo` may run at most 2 times a minute"),
+        "{text}"
+    );
+    assert!(text.contains("retry in about"), "{text}");
+    // Other tools keep their own count (none here).
+    ok_text(
+        &host
+            .call("everything__get-sum", json!({"a": 2, "b": 3}))
+            .await,
+    );
+    // A saved file changes the limit while the bridge runs.
+    std::fs::write(&file, "[rate_limits]\n\"everything:*\" = 5\n").expect("rewrite nexus.toml");
+    let started = Instant::now();
+    loop {
+        let result = echo().await;
+        if result.is_error != Some(true) {
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "the new limit was not picked up: {}",
+            text_of(&result)
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn timeouts_and_cancellation_reach_the_server() {
     let _area = nexus_e2e::Area::enter(module_path!());
     let dir = TempDir::new("hosted-cancel");

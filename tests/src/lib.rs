@@ -152,6 +152,8 @@ pub fn bridge_command() -> Command {
     command
         .env("NEXUS_UI_DIR", ui_dir())
         .env("XDG_RUNTIME_DIR", runtime_dir())
+        // The user's own nexus.toml (a provider, rate limits) never changes what a test sees.
+        .env("NEXUS_CONFIG", runtime_dir().join("no-nexus.toml"))
         .env("NEXUS_LOG", "info");
     command
 }
@@ -193,6 +195,8 @@ pub fn run_js_on_sample_with_env(
 ) -> String {
     let root = workspace_root();
     let output = std::process::Command::new("node")
+        // The bridges the script starts never read the user's own nexus.toml.
+        .env("NEXUS_CONFIG", runtime_dir().join("no-nexus.toml"))
         .envs(env.iter().copied())
         .arg(root.join("tests/js").join(script))
         .arg("--repo")

@@ -1,7 +1,10 @@
-//! The chat agent's LLM settings, read on the bridge only: provider, model, base URL, key, native
-//! tool calling and the turn's limits. The key is never logged nor sent to the page (`Debug` hides it).
+//! The chat agent's LLM settings, read on the bridge only: the file's `[llm]` section under the
+//! environment. The key is never logged nor sent to the page (`Debug` hides it).
 
+use std::path::Path;
 use std::time::Duration;
+
+use crate::settings::LlmSection;
 
 /// Which wire format the provider speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -20,7 +23,7 @@ impl ProviderKind {
         }
     }
 
-    fn parse(text: &str) -> Option<Self> {
+    pub fn parse(text: &str) -> Option<Self> {
         match text.trim().to_ascii_lowercase().as_str() {
             "anthropic" | "claude" => Some(ProviderKind::Anthropic),
             "openai" | "openai-compatible" | "ollama" | "llamacpp" | "llama.cpp" | "vllm"
@@ -92,13 +95,19 @@ pub struct LlmConfig {
     pub model: String,
     pub base_url: String,
     pub key: ApiKey,
+    /// Where the key came from (a variable's or a file's name), for `config check`; never the key.
+    pub key_source: String,
     /// Use the provider's own function calling; off: the ```` ```tool ```` text protocol.
     pub native_tools: bool,
     pub max_output_tokens: u32,
+    /// Sampling temperature; `None`: the provider's default.
+    pub temperature: Option<f64>,
+    /// The user's text appended to the built-in system prompt.
+    pub prompt_addition: Option<String>,
 }
 
 /// The turn's limits (the orchestrator's configuration).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct TurnLimits {
     /// Longest wait for the provider's response or its next chunk.
     pub request_timeout: Duration,
@@ -124,21 +133,33 @@ impl Default for TurnLimits {
     }
 }
 
-/// What the page is told: provider and model, or which variables to set.
+/// What the page is told: provider and model, or what is missing.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Setup {
     Ready(LlmConfig),
     Missing(String),
 }
 
-/// How to configure a provider, for the page.
-pub const HOW_TO: &str = "No LLM is configured. Start the bridge with NEXUS_LLM_PROVIDER \
-    (anthropic, openai or gemini) and the key in ANTHROPIC_API_KEY, OPENAI_API_KEY or \
-    GEMINI_API_KEY; NEXUS_LLM_MODEL picks the model and NEXUS_LLM_BASE_URL an OpenAI-compatible \
-    server (Ollama, llama.cpp, vLLM, OpenRouter), where no key is needed.";
+/// Without a provider, for the page and the log (the page also gets the file's path and
+/// [`SNIPPET`]).
+pub const HOW_TO: &str = "No LLM is configured. Add an [llm] section to the configuration file \
+    (below); the bridge picks it up as soon as the file is saved, no restart needed. \
+    (NEXUS_LLM_PROVIDER, NEXUS_LLM_MODEL, NEXUS_LLM_BASE_URL and ANTHROPIC_API_KEY, \
+    OPENAI_API_KEY or GEMINI_API_KEY still work and win over the file, but need a restart.)";
 
-/// Reads the settings through `lookup` (the environment in the bridge, a table in tests).
-pub fn read(lookup: &dyn Fn(&str) -> Option<String>) -> Setup {
+/// The `[llm]` section a user adds to the configuration file: a hosted provider with its key in
+/// a private file, or a local OpenAI-compatible server that needs none.
+pub const SNIPPET: &str = r#"[llm]
+provider = "openai"        # anthropic, openai (any compatible server) or gemini
+model = "gpt-4o-mini"
+api_key_file = "openai.key" # a file only you can read (chmod 600), beside this one
+# or a local server (Ollama, llama.cpp, vLLM), no key needed:
+# base_url = "http://127.0.0.1:11434/v1"
+"#;
+
+/// Reads the settings from the file's `[llm]` section with the environment (`lookup`: the
+/// process environment in the bridge, a table in tests) winning key by key.
+pub fn read(file: &LlmSection, lookup: &dyn Fn(&str) -> Option<String>) -> Setup {
     let get = |name: &str| {
         lookup(name)
             .map(|v| v.trim().to_owned())
@@ -153,9 +174,10 @@ pub fn read(lookup: &dyn Fn(&str) -> Option<String>) -> Setup {
                 ));
             }
         },
-        None => {
+        None => match file.provider {
+            Some(kind) => kind,
             // No provider named: the first key present decides.
-            match [
+            None => match [
                 ProviderKind::Anthropic,
                 ProviderKind::OpenAi,
                 ProviderKind::Gemini,
@@ -165,55 +187,112 @@ pub fn read(lookup: &dyn Fn(&str) -> Option<String>) -> Setup {
             {
                 Some(kind) => kind,
                 None => return Setup::Missing(HOW_TO.into()),
-            }
-        }
+            },
+        },
     };
-    let base_url = get("NEXUS_LLM_BASE_URL");
-    let key = ApiKey(get(kind.key_variable()).unwrap_or_default());
+    let base_url = get("NEXUS_LLM_BASE_URL").or_else(|| clean(&file.base_url));
+    let variable = clean(&file.api_key_env).unwrap_or_else(|| kind.key_variable().to_owned());
+    let (key, key_source) = match (get(&variable), &file.api_key_file) {
+        (Some(key), _) => (ApiKey(key), variable.clone()),
+        (None, Some(path)) => match read_key_file(path.get_ref()) {
+            Ok(key) => (key, path.get_ref().display().to_string()),
+            Err(why) => return Setup::Missing(why),
+        },
+        (None, None) => (ApiKey::default(), String::new()),
+    };
     // A public provider needs its key; a base URL of one's own (a local server) may not.
     if key.is_empty() && base_url.is_none() {
         return Setup::Missing(format!(
-            "NEXUS_LLM_PROVIDER is {} but {} is not set.",
+            "The provider is {} but {variable} is not set and no api_key_file is configured.",
             kind.name(),
-            kind.key_variable()
         ));
     }
-    let native_tools = !matches!(
-        get("NEXUS_LLM_NATIVE_TOOLS").as_deref(),
-        Some("0" | "false" | "no" | "off")
-    );
+    let native_tools = match get("NEXUS_LLM_NATIVE_TOOLS").as_deref() {
+        Some("0" | "false" | "no" | "off") => false,
+        Some(_) => true,
+        None => file.native_tools.unwrap_or(true),
+    };
+    let temperature = get("NEXUS_LLM_TEMPERATURE")
+        .and_then(|v| v.parse::<f64>().ok())
+        .filter(|t| t.is_finite() && (0.0..=2.0).contains(t))
+        .or(file.temperature);
     Setup::Ready(LlmConfig {
         kind,
-        model: get("NEXUS_LLM_MODEL").unwrap_or_else(|| kind.default_model().to_owned()),
+        model: get("NEXUS_LLM_MODEL")
+            .or_else(|| clean(&file.model))
+            .unwrap_or_else(|| kind.default_model().to_owned()),
         base_url: base_url
             .unwrap_or_else(|| kind.default_base_url().to_owned())
             .trim_end_matches('/')
             .to_owned(),
         key,
+        key_source: if key_source.is_empty() {
+            "none (a server of one's own)".into()
+        } else {
+            key_source
+        },
         native_tools,
         max_output_tokens: get("NEXUS_LLM_MAX_OUTPUT_TOKENS")
             .and_then(|v| v.parse().ok())
+            .or(file.max_output_tokens)
             .unwrap_or(2048),
+        temperature,
+        prompt_addition: clean(&file.system_prompt_addition),
     })
 }
 
-/// The turn's limits, with `NEXUS_LLM_TIMEOUT_MS`, `NEXUS_LLM_RETRY_MS`, `NEXUS_LLM_MAX_ROUNDS`
-/// and `NEXUS_LLM_CONTEXT_TOKENS` overriding the defaults.
-pub fn limits(lookup: &dyn Fn(&str) -> Option<String>) -> TurnLimits {
+fn clean(value: &Option<String>) -> Option<String> {
+    value
+        .as_deref()
+        .map(str::trim)
+        .filter(|v| !v.is_empty())
+        .map(str::to_owned)
+}
+
+/// A key file: a regular file that only its owner may read, holding the key on its first line.
+fn read_key_file(path: &Path) -> Result<ApiKey, String> {
+    use std::os::unix::fs::PermissionsExt;
+    let shown = path.display();
+    let meta = std::fs::metadata(path).map_err(|err| format!("api_key_file {shown}: {err}"))?;
+    if !meta.is_file() {
+        return Err(format!("api_key_file {shown} is not a file"));
+    }
+    if meta.permissions().mode() & 0o077 != 0 {
+        return Err(format!(
+            "api_key_file {shown} may be read by others: run chmod 600 on it"
+        ));
+    }
+    let text =
+        std::fs::read_to_string(path).map_err(|err| format!("api_key_file {shown}: {err}"))?;
+    let key = text.lines().next().unwrap_or("").trim().to_owned();
+    if key.is_empty() {
+        return Err(format!("api_key_file {shown} is empty"));
+    }
+    Ok(ApiKey(key))
+}
+
+/// The turn's limits: `NEXUS_LLM_TIMEOUT_MS`, `NEXUS_LLM_RETRY_MS`, `NEXUS_LLM_MAX_ROUNDS` and
+/// `NEXUS_LLM_CONTEXT_TOKENS` over the file's `timeout_ms`, `retry_delay_ms`, `max_rounds` and
+/// `context_tokens`, over the defaults.
+pub fn limits(file: &LlmSection, lookup: &dyn Fn(&str) -> Option<String>) -> TurnLimits {
     let number = |name: &str| lookup(name).and_then(|v| v.trim().parse::<u64>().ok());
     let defaults = TurnLimits::default();
     TurnLimits {
         request_timeout: number("NEXUS_LLM_TIMEOUT_MS")
+            .or(file.timeout_ms)
             .map(|ms| Duration::from_millis(ms.max(1)))
             .unwrap_or(defaults.request_timeout),
         retries: defaults.retries,
         retry_delay: number("NEXUS_LLM_RETRY_MS")
+            .or(file.retry_delay_ms)
             .map(Duration::from_millis)
             .unwrap_or(defaults.retry_delay),
         max_rounds: number("NEXUS_LLM_MAX_ROUNDS")
+            .or(file.max_rounds.map(u64::from))
             .map(|n| n.clamp(1, 50) as u32)
             .unwrap_or(defaults.max_rounds),
         context_tokens: number("NEXUS_LLM_CONTEXT_TOKENS")
+            .or(file.context_tokens)
             .map(|n| n.max(256) as usize)
             .unwrap_or(defaults.context_tokens),
     }
@@ -238,7 +317,7 @@ mod tests {
 
     #[test]
     fn nothing_set_names_the_variables() {
-        let Setup::Missing(message) = read(&table(&[])) else {
+        let Setup::Missing(message) = read(&LlmSection::default(), &table(&[])) else {
             panic!()
         };
         for name in [
@@ -249,19 +328,28 @@ mod tests {
         ] {
             assert!(message.contains(name), "{message}");
         }
-        let Setup::Missing(message) = read(&table(&[("NEXUS_LLM_PROVIDER", "gemini")])) else {
+        let Setup::Missing(message) = read(
+            &LlmSection::default(),
+            &table(&[("NEXUS_LLM_PROVIDER", "gemini")]),
+        ) else {
             panic!()
         };
         assert!(message.contains("GEMINI_API_KEY"));
         assert!(matches!(
-            read(&table(&[("NEXUS_LLM_PROVIDER", "bard")])),
+            read(
+                &LlmSection::default(),
+                &table(&[("NEXUS_LLM_PROVIDER", "bard")])
+            ),
             Setup::Missing(_)
         ));
     }
 
     #[test]
     fn a_key_or_a_local_base_url_configures_a_provider() {
-        let Setup::Ready(config) = read(&table(&[("OPENAI_API_KEY", "sk-very-secret")])) else {
+        let Setup::Ready(config) = read(
+            &LlmSection::default(),
+            &table(&[("OPENAI_API_KEY", "sk-very-secret")]),
+        ) else {
             panic!()
         };
         assert_eq!(config.kind, ProviderKind::OpenAi);
@@ -269,12 +357,15 @@ mod tests {
         assert!(config.native_tools);
         let shown = format!("{config:?}");
         assert!(!shown.contains("very-secret"), "{shown}");
-        let Setup::Ready(local) = read(&table(&[
-            ("NEXUS_LLM_PROVIDER", "openai"),
-            ("NEXUS_LLM_BASE_URL", "http://127.0.0.1:8080/v1/"),
-            ("NEXUS_LLM_MODEL", "smollm2"),
-            ("NEXUS_LLM_NATIVE_TOOLS", "0"),
-        ])) else {
+        let Setup::Ready(local) = read(
+            &LlmSection::default(),
+            &table(&[
+                ("NEXUS_LLM_PROVIDER", "openai"),
+                ("NEXUS_LLM_BASE_URL", "http://127.0.0.1:8080/v1/"),
+                ("NEXUS_LLM_MODEL", "smollm2"),
+                ("NEXUS_LLM_NATIVE_TOOLS", "0"),
+            ]),
+        ) else {
             panic!()
         };
         assert_eq!(local.base_url, "http://127.0.0.1:8080/v1");
@@ -285,10 +376,13 @@ mod tests {
 
     #[test]
     fn limits_read_their_overrides() {
-        let limits = limits(&table(&[
-            ("NEXUS_LLM_TIMEOUT_MS", "300"),
-            ("NEXUS_LLM_MAX_ROUNDS", "0"),
-        ]));
+        let limits = limits(
+            &LlmSection::default(),
+            &table(&[
+                ("NEXUS_LLM_TIMEOUT_MS", "300"),
+                ("NEXUS_LLM_MAX_ROUNDS", "0"),
+            ]),
+        );
         assert_eq!(limits.request_timeout, Duration::from_millis(300));
         assert_eq!(limits.max_rounds, 1);
         assert_eq!(limits.retries, 3);

@@ -35,7 +35,7 @@ pub fn start(chat: &Arc<Chat>, tx: &ChatSender, node: String, facts: String) {
             message,
         });
     };
-    let config = match &chat.setup {
+    let config = match &chat.live().setup {
         Setup::Ready(config) => config.clone(),
         Setup::Missing(how) => return refuse(how.clone()),
     };

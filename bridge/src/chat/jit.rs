@@ -97,9 +97,17 @@ pub struct ToolJit {
 }
 
 impl ToolJit {
-    /// A compiler with `config`, `embedder` and its analyses in `store`.
+    /// A compiler with `config` (its `rules_file`, else the shipped rules), `embedder` and its
+    /// analyses in `store`. A rules file that fails (the configuration check read it) leaves the
+    /// shipped rules, and says why.
     pub fn new(config: ToolSelection, embedder: Box<dyn Embedder>, store: AnalysisStore) -> Self {
-        let program = nexus_jit::rules::Program::default_rules();
+        let program = match &config.rules_file {
+            Some(path) => nexus_jit::load_rules(path).unwrap_or_else(|err| {
+                tracing::warn!(%err, "the tool compiler uses its shipped rules");
+                nexus_jit::rules::Program::default_rules()
+            }),
+            None => nexus_jit::rules::Program::default_rules(),
+        };
         ToolJit {
             compiler: Compiler::new(config, program, embedder),
             store: Mutex::new(store),
@@ -110,9 +118,13 @@ impl ToolJit {
         }
     }
 
-    /// The default compiler with its store at `path` (in memory when it cannot be opened) and the
-    /// given embedder (else hashed words).
-    pub fn open(path: Option<&Path>, embedder: Option<Box<dyn Embedder>>) -> Self {
+    /// The compiler configured by `selection`, with its store at `path` (in memory when it cannot
+    /// be opened) and the given embedder (else hashed words).
+    pub fn open(
+        path: Option<&Path>,
+        embedder: Option<Box<dyn Embedder>>,
+        selection: ToolSelection,
+    ) -> Self {
         let opened = path.map(|path| {
             crate::sqlite::prepare(path)
                 .and_then(|()| AnalysisStore::open(path).map_err(|err| err.to_string()))
@@ -134,7 +146,7 @@ impl ToolJit {
             }
         };
         let embedder = embedder.unwrap_or_else(|| Box::new(HashedWords));
-        ToolJit::new(ToolSelection::default(), embedder, store)
+        ToolJit::new(selection, embedder, store)
     }
 
     fn store(&self) -> MutexGuard<'_, AnalysisStore> {

@@ -17,7 +17,7 @@ use super::confirm::CONFIRM_TIMEOUT;
 use super::fence;
 use super::jit::{self, EXPAND_TOOL, FIND_TOOLS, ToolJit, TurnTools};
 use super::parser::{Piece, QUOTED_NOTE, ToolBlockParser};
-use super::prompt::{BASE_PROMPT, Toolbox, compile_system_prompt};
+use super::prompt::{Toolbox, base_prompt, compile_system_prompt};
 use super::provider::{self, Event, LlmError, Request};
 use super::prune::{estimate_tokens, message_tokens, prune};
 use super::{Chat, new_id};
@@ -66,7 +66,8 @@ pub async fn run_turn(
     out: &ChatSender,
     cancel: CancellationToken,
 ) -> (TurnOutcome, TokenUsage) {
-    let config = match &chat.setup {
+    let live = chat.live();
+    let config = match &live.setup {
         Setup::Ready(config) => config.clone(),
         Setup::Missing(message) => {
             let _ = out.send(ChatServerMessage::Error {
@@ -106,7 +107,7 @@ pub async fn run_turn(
     // The text protocol's blocks run only under this turn's key (`parser.rs`).
     let tool_key = (!config.native_tools).then(fence::new_key);
     let system = compile_system_prompt(
-        BASE_PROMPT,
+        &base_prompt(config.prompt_addition.as_deref()),
         &toolbox,
         tool_key.as_deref(),
         section.as_deref(),
@@ -116,9 +117,9 @@ pub async fn run_turn(
         .map(|(jit, turn)| Gate { jit, turn, session });
     let mut usage = TokenUsage::default();
     let mut outcome = TurnOutcome::RoundLimit;
-    for round in 0..chat.limits.max_rounds {
+    for round in 0..live.limits.max_rounds {
         let history = chat.store.messages(session).unwrap_or_default();
-        let budget = chat
+        let budget = live
             .limits
             .context_tokens
             .saturating_sub(estimate_tokens(&system));
@@ -227,12 +228,12 @@ async fn ask_model(
             Ok(()) => return ModelEnd::Done,
             Err(None) => return ModelEnd::Stopped,
             Err(Some(LlmError::Transient(reason)))
-                if attempt < chat.limits.retries
+                if attempt < chat.live().limits.retries
                     && reply.text.len() == streamed_before
                     && reply.wanted.is_empty() =>
             {
                 attempt += 1;
-                let delay = chat.limits.retry_delay * 2u32.saturating_pow(attempt - 1);
+                let delay = chat.live().limits.retry_delay * 2u32.saturating_pow(attempt - 1);
                 tracing::info!(attempt, ?delay, reason, "the model failed; retrying");
                 tokio::select! {
                     _ = cancel.cancelled() => return ModelEnd::Stopped,
@@ -254,7 +255,7 @@ async fn stream_once(
     out: &ChatSender,
     cancel: &CancellationToken,
 ) -> Result<(), Option<LlmError>> {
-    let timeout = chat.limits.request_timeout;
+    let timeout = chat.live().limits.request_timeout;
     let late = || {
         Some(LlmError::Transient(format!(
             "no answer within {} ms",

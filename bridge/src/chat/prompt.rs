@@ -81,6 +81,17 @@ what their descriptions say. Name symbols by their ids and code places as `path:
 can open them. When a tool fails, read its error and try another way. Answer concisely in \
 Markdown.";
 
+/// The built-in prompt with the configuration file's `system_prompt_addition` after it (the
+/// user's own words: instructions, not fenced data).
+pub fn base_prompt(addition: Option<&str>) -> String {
+    match addition.map(str::trim).filter(|a| !a.is_empty()) {
+        Some(addition) => {
+            format!("{BASE_PROMPT}\n\n# The user's standing instructions\n{addition}")
+        }
+        None => BASE_PROMPT.to_owned(),
+    }
+}
+
 /// The host's rule for the text protocol (native function calling needs none), with the turn's
 /// key on the fence line: only blocks that carry it run.
 pub fn tool_rule(key: &str) -> String {
@@ -138,6 +149,21 @@ pub fn compile_system_prompt(
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn the_users_addition_follows_the_built_in_prompt() {
+        assert_eq!(base_prompt(None), BASE_PROMPT);
+        assert_eq!(base_prompt(Some("  ")), BASE_PROMPT);
+        let prompt = compile_system_prompt(
+            &base_prompt(Some("Answer in French.")),
+            &Toolbox::default(),
+            None,
+            None,
+        );
+        assert!(prompt.starts_with(BASE_PROMPT));
+        let addition = prompt.find("Answer in French.").unwrap();
+        assert!(addition < prompt.find("# Data and instructions").unwrap());
+    }
 
     fn report() -> Value {
         json!({"servers": [

@@ -68,6 +68,9 @@ pub async fn run(
     let dropped = tx.dropped();
     let (control, control_rx) = mpsc::unbounded_channel::<Control>();
     let mut session = open_first(&chat, wanted, &tx);
+    // The configuration file changed (a provider set, or taken away): the page hears at once.
+    let mut live = chat.watch_live();
+    live.borrow_and_update();
     let _ = tx.send(chat.provider_message());
     let writer = tokio::spawn(write_loop(sink, rx, control_rx));
     tracing::info!(session, "chat socket welcomed");
@@ -79,6 +82,10 @@ pub async fn run(
     let mut running: Option<Running> = None;
     loop {
         tokio::select! {
+            Ok(()) = live.changed() => {
+                live.borrow_and_update();
+                let _ = tx.send(chat.provider_message());
+            }
             message = stream.next() => {
                 let text = match message {
                     Some(Ok(Message::Text(text))) => text.as_str().to_owned(),

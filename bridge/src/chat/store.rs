@@ -204,6 +204,27 @@ impl Store {
             .unwrap_or_default()
     }
 
+    /// Deletes every conversation (and its messages) last touched before `cutoff_ms`, in one
+    /// transaction; how many.
+    pub fn delete_untouched_since(&self, cutoff_ms: u64) -> Result<usize, String> {
+        let mut db = self.db();
+        let tx = db.transaction().map_err(|err| err.to_string())?;
+        let cutoff = i64::try_from(cutoff_ms).unwrap_or(i64::MAX);
+        tx.execute(
+            "DELETE FROM messages WHERE session_id IN (SELECT id FROM sessions WHERE updated_at < ?1)",
+            params![cutoff],
+        )
+        .map_err(|err| err.to_string())?;
+        let deleted = tx
+            .execute(
+                "DELETE FROM sessions WHERE updated_at < ?1",
+                params![cutoff],
+            )
+            .map_err(|err| err.to_string())?;
+        tx.commit().map_err(|err| err.to_string())?;
+        Ok(deleted)
+    }
+
     /// Stored sessions, newest first, at most `limit`; with `project`, that project's and the
     /// unfiled ones (no message yet, or stored before conversations kept their project).
     pub fn sessions(
@@ -274,6 +295,33 @@ mod tests {
             created_at: at,
             tool_name: None,
         }
+    }
+
+    #[test]
+    fn conversations_untouched_since_the_cutoff_are_deleted_with_their_messages() {
+        let store = Store::in_memory().unwrap();
+        store.create("old", 1_000).unwrap();
+        store
+            .append("old", &message("m1", ChatRole::User, "hi", 1_000))
+            .unwrap();
+        store.create("recent", 1_000).unwrap();
+        store
+            .append("recent", &message("m2", ChatRole::User, "hi", 5_000))
+            .unwrap();
+        assert_eq!(store.delete_untouched_since(2_000).unwrap(), 1);
+        assert!(!store.exists("old"));
+        assert!(store.exists("recent"));
+        assert_eq!(store.messages("recent").unwrap().len(), 1);
+        let orphans: i64 = store
+            .db()
+            .query_row(
+                "SELECT COUNT(*) FROM messages WHERE session_id = 'old'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(orphans, 0);
+        assert_eq!(store.delete_untouched_since(2_000).unwrap(), 0);
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! Typed failures of hosted calls (ToolNotFound, ToolValidation, CircuitOpen, NotAllowed,
+//! Typed failures of hosted calls (ToolNotFound, ToolValidation, CircuitOpen, RateLimited, NotAllowed,
 //! ToolExecution), worded so a model can correct itself, and their `ToolError` wire form.
 
 use std::time::Duration;
@@ -35,6 +35,13 @@ pub enum HostError {
         why: String,
         allow: String,
     },
+    /// The tool ran its configured number of calls this minute (`rate_limits` in nexus.toml).
+    RateLimited {
+        tool: String,
+        pattern: String,
+        per_minute: u32,
+        retry_in: Duration,
+    },
     /// The server failed, dropped, timed out or gave an unusable answer.
     ToolExecution {
         server: String,
@@ -51,6 +58,7 @@ impl HostError {
             HostError::ToolNotFound { .. } | HostError::Ambiguous { .. } => "ToolNotFound",
             HostError::ToolValidation { .. } => "ToolValidation",
             HostError::CircuitOpen { .. } => "CircuitOpen",
+            HostError::RateLimited { .. } => "RateLimited",
             HostError::ToolExecution { .. } => "ToolExecution",
             HostError::Denied { .. } | HostError::NeedsConfirmation { .. } => "NotAllowed",
         }
@@ -101,6 +109,22 @@ impl HostError {
                 "retry in about {} s, or use another tool",
                 retry_in.as_secs().max(1)
             )),
+            HostError::RateLimited {
+                tool,
+                pattern,
+                per_minute,
+                retry_in,
+            } => ToolError::new(
+                ErrorCode::RateLimited,
+                format!(
+                    "{kind}: `{tool}` may run at most {per_minute} times a minute (rate_limits `{pattern}` in nexus.toml); it did not run"
+                ),
+            )
+            .with_hint(format!(
+                "retry in about {} s, or use another tool",
+                retry_in.as_secs().max(1)
+            ))
+            .retryable(true),
             HostError::Denied { tool, why } => ToolError::new(
                 ErrorCode::NotAllowed,
                 format!("{kind}: `{tool}` is denied ({why}); it did not run"),
@@ -169,5 +193,20 @@ mod tests {
         };
         assert!(ambiguous.to_string().contains("a:echo, b:echo"));
         assert_eq!(ambiguous.kind(), "ToolNotFound");
+        let limited = HostError::RateLimited {
+            tool: "fs:write".into(),
+            pattern: "fs:*".into(),
+            per_minute: 3,
+            retry_in: Duration::from_secs(12),
+        }
+        .to_tool_error();
+        assert_eq!(limited.code, ErrorCode::RateLimited);
+        assert!(limited.retryable);
+        assert!(
+            limited.message.contains("at most 3 times a minute"),
+            "{}",
+            limited.message
+        );
+        assert!(limited.hint.as_deref().is_some_and(|h| h.contains("12 s")));
     }
 }

@@ -8,6 +8,7 @@ pub mod error;
 pub mod fit;
 pub mod launch;
 pub mod policy;
+pub mod quota;
 pub mod remote;
 pub mod server;
 pub mod stdio;
@@ -181,6 +182,8 @@ pub struct Host {
     next_id: AtomicU64,
     /// Bumped on every registry change (servers, tools, states).
     version: watch::Sender<u64>,
+    /// The configuration file's per-tool call limits.
+    limiter: quota::Limiter,
     stop: watch::Sender<bool>,
 }
 
@@ -264,8 +267,14 @@ impl Host {
             started: AtomicBool::new(false),
             next_id: AtomicU64::new(1),
             version: watch::Sender::new(0),
+            limiter: quota::Limiter::default(),
             stop: watch::Sender::new(false),
         })
+    }
+
+    /// Sets the per-tool call limits (at start and whenever the configuration file changes).
+    pub fn set_rate_limits(&self, quotas: quota::Quotas) {
+        self.limiter.set(quotas);
     }
 
     /// Whether the bridge's own MCP clients see hosted tools.
@@ -601,9 +610,11 @@ impl Host {
             Err(HostError::ToolNotFound { name, .. } | HostError::Ambiguous { name, .. }) => {
                 (name.clone(), false)
             }
-            Err(HostError::Denied { tool, .. } | HostError::NeedsConfirmation { tool, .. }) => {
-                (tool.clone(), false)
-            }
+            Err(
+                HostError::Denied { tool, .. }
+                | HostError::NeedsConfirmation { tool, .. }
+                | HostError::RateLimited { tool, .. },
+            ) => (tool.clone(), false),
         };
         if !tool.starts_with("nexus:") {
             let ms = started.elapsed().as_millis() as u64;
@@ -663,6 +674,15 @@ impl Host {
         );
         if server == NEXUS_SERVER {
             return self.execute_nexus(&tool, request).await;
+        }
+        let qualified = format!("{server}:{tool}");
+        if let Err(limit) = self.limiter.admit(&qualified, Instant::now()) {
+            return Err(HostError::RateLimited {
+                tool: qualified,
+                pattern: limit.pattern,
+                per_minute: limit.per_minute,
+                retry_in: limit.retry_in,
+            });
         }
         let (validator, timeout, wake) = {
             let mut servers = self.servers();

@@ -8,10 +8,9 @@ use nexus_shared::chat::{
 use serde_json::Value;
 
 /// Shown when the bridge has no LLM and says nothing more precise.
-pub const UNCONFIGURED: &str = "No LLM is configured on the bridge. Set NEXUS_LLM_PROVIDER \
-(anthropic, openai or gemini), NEXUS_LLM_MODEL and the provider's key (ANTHROPIC_API_KEY, \
-OPENAI_API_KEY or GEMINI_API_KEY; NEXUS_LLM_BASE_URL for an OpenAI-compatible server), then \
-restart the bridge.";
+pub const UNCONFIGURED: &str = "No LLM is configured on the bridge. Add an [llm] section \
+(provider, model, and a key file or a base URL of your own) to its configuration file: \
+`nexus-bridge config path` prints where it is, and the bridge picks it up when it is saved.";
 
 /// One tool call as a chip.
 #[derive(Debug, Clone, PartialEq)]
@@ -96,11 +95,22 @@ pub enum Provider {
     Missing(String),
 }
 
+/// Where the bridge's configuration file is and what to add to it, while no provider is set.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ConfigHelp {
+    pub path: String,
+    pub snippet: String,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct ChatView {
     pub session_id: Option<String>,
     pub connection: Connection,
     pub provider: Provider,
+    /// The configuration file and the section to add (empty when the bridge did not say).
+    pub config_help: ConfigHelp,
+    /// A provider was picked up while the page was open (the file was saved): "provider · model".
+    pub picked_up: Option<String>,
     pub items: Vec<Item>,
     /// A turn is running: Stop is offered, Send is not.
     pub busy: bool,
@@ -115,6 +125,8 @@ impl Default for ChatView {
             session_id: None,
             connection: Connection::Connecting,
             provider: Provider::Unknown,
+            config_help: ConfigHelp::default(),
+            picked_up: None,
             items: Vec::new(),
             busy: false,
             session_usage: TokenUsage::default(),
@@ -275,7 +287,15 @@ impl ChatView {
                 provider,
                 model,
                 message,
+                config_path,
+                snippet,
             } => {
+                self.config_help = ConfigHelp {
+                    path: config_path,
+                    snippet,
+                };
+                self.picked_up = (configured && matches!(self.provider, Provider::Missing(_)))
+                    .then(|| format!("{provider} · {model}"));
                 self.provider = if configured {
                     Provider::Configured { provider, model }
                 } else if message.trim().is_empty() {
@@ -703,14 +723,47 @@ mod tests {
             provider: String::new(),
             model: String::new(),
             message: String::new(),
+            config_path: String::new(),
+            snippet: String::new(),
         });
         let Provider::Missing(text) = &view.provider else {
             panic!("{:?}", view.provider)
         };
-        for variable in ["NEXUS_LLM_PROVIDER", "NEXUS_LLM_MODEL", "OPENAI_API_KEY"] {
-            assert!(text.contains(variable), "{text}");
+        for words in ["configuration file", "[llm]", "nexus-bridge config path"] {
+            assert!(text.contains(words), "{text}");
         }
         assert!(!view.can_send());
+        assert_eq!(view.picked_up, None);
+    }
+
+    #[test]
+    fn a_provider_set_while_the_page_is_open_is_announced_once() {
+        let mut view = ChatView::default();
+        connected(&mut view, "s1");
+        view.apply(ChatServerMessage::Provider {
+            configured: false,
+            provider: String::new(),
+            model: String::new(),
+            message: "No LLM".into(),
+            config_path: "/home/u/.config/nexus/nexus.toml".into(),
+            snippet: "[llm]\nprovider = \"openai\"\n".into(),
+        });
+        assert_eq!(view.config_help.path, "/home/u/.config/nexus/nexus.toml");
+        assert!(view.config_help.snippet.starts_with("[llm]"));
+        let configured = || ChatServerMessage::Provider {
+            configured: true,
+            provider: "openai".into(),
+            model: "m".into(),
+            message: String::new(),
+            config_path: "/home/u/.config/nexus/nexus.toml".into(),
+            snippet: String::new(),
+        };
+        view.apply(configured());
+        assert_eq!(view.picked_up.as_deref(), Some("openai · m"));
+        assert!(view.can_send());
+        // The same provider again (a reconnect) is no news.
+        view.apply(configured());
+        assert_eq!(view.picked_up, None);
     }
 
     #[test]

@@ -20,9 +20,26 @@ use super::refs::node_ids;
 use super::state::{AppState, ids_in, use_app};
 use crate::chat::socket::ChatSocket;
 use crate::chat::state::{
-    Body, ChatView, Confirming, Connection, Item, Provider, ToolCall, ToolsSeen,
+    Body, ChatView, ConfigHelp, Confirming, Connection, Item, Provider, ToolCall, ToolsSeen,
 };
 use crate::link::status::describe;
+
+/// No provider: what is missing, the configuration file's path and the section to add there
+/// (the bridge reads the file again when it is saved, and this gives way to `chat-picked-up`).
+fn unconfigured(text: String, help: ConfigHelp) -> impl IntoView {
+    let file = (!help.path.is_empty()).then(|| {
+        view! {
+            <p>"Configuration file: "<code data-testid="chat-config-path">{help.path}</code></p>
+            <pre class="chat-config-snippet" data-testid="chat-config-snippet">{help.snippet}</pre>
+        }
+    });
+    view! {
+        <div class="chat-setup" data-testid="chat-unconfigured">
+            <p class="error">{text}</p>
+            {file}
+        </div>
+    }
+}
 
 /// Colour of the nodes the chat agent's tool calls touched.
 pub const CHAT_COLOR: &str = "#f59e0b";
@@ -168,8 +185,13 @@ pub fn ChatPanel(url: String) -> impl IntoView {
                 <button data-testid="chat-new" on:click=move |_| send_now(ChatClientMessage::NewSession {})>"New chat"</button>
             </div>
             {move || view_state.with(|v| match &v.provider {
-                Provider::Missing(text) => Some(view! { <p class="error" data-testid="chat-unconfigured">{text.clone()}</p> }),
-                _ => None,
+                Provider::Missing(text) => Some(unconfigured(text.clone(), v.config_help.clone()).into_any()),
+                Provider::Configured { .. } => v.picked_up.clone().map(|name| view! {
+                    <p class="chat-picked-up" data-testid="chat-picked-up">
+                        {format!("Picked up {name} from the configuration file: ask away, no restart needed.")}
+                    </p>
+                }.into_any()),
+                Provider::Unknown => None,
             })}
             <Sessions view_state=view_state all_projects=all_projects
                 open=move |session_id| send_now(ChatClientMessage::OpenSession { session_id })

@@ -35,7 +35,7 @@ fn report() -> Value {
 }
 
 fn jit() -> ToolJit {
-    ToolJit::open(None, None)
+    ToolJit::open(None, None, ToolSelection::default())
 }
 
 fn compile(jit: &ToolJit, session: &str, question: &str) -> TurnTools {

@@ -47,6 +47,9 @@ pub fn body(config: &LlmConfig, request: &Request<'_>) -> Value {
         "max_tokens": config.max_output_tokens,
         "stream": true,
     });
+    if let Some(t) = config.temperature {
+        body["temperature"] = json!(t);
+    }
     if config.native_tools && !request.toolbox.tools.is_empty() {
         body["tools"] = request
             .toolbox
@@ -279,6 +282,9 @@ mod tests {
             key: ApiKey::default(),
             native_tools: true,
             max_output_tokens: 100,
+            key_source: String::new(),
+            temperature: None,
+            prompt_addition: None,
         };
         let history = super::super::tests::history();
         let toolbox = toolbox();

@@ -76,6 +76,9 @@ pub fn body(config: &LlmConfig, request: &Request<'_>) -> Value {
         "systemInstruction": {"parts": [{"text": request.system}]},
         "generationConfig": {"maxOutputTokens": config.max_output_tokens},
     });
+    if let Some(t) = config.temperature {
+        body["generationConfig"]["temperature"] = json!(t);
+    }
     if config.native_tools && !request.toolbox.tools.is_empty() {
         let declarations: Vec<Value> = request
             .toolbox
@@ -227,6 +230,9 @@ mod tests {
             key: ApiKey::default(),
             native_tools: true,
             max_output_tokens: 100,
+            key_source: String::new(),
+            temperature: None,
+            prompt_addition: None,
         };
         let history = super::super::tests::history();
         let toolbox = toolbox();

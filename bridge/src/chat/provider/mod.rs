@@ -393,6 +393,9 @@ mod tests {
                 key: crate::chat::config::ApiKey::from("sk-redirected-key".to_owned()),
                 native_tools: true,
                 max_output_tokens: 100,
+                key_source: String::new(),
+                temperature: None,
+                prompt_addition: None,
             };
             let Err(LlmError::Fatal(message)) = open(&client, &config, &request).await else {
                 panic!("{kind:?}: a redirect must fail");

@@ -62,6 +62,9 @@ pub fn body(config: &LlmConfig, request: &Request<'_>) -> Value {
         "stream_options": {"include_usage": true},
         "max_tokens": config.max_output_tokens,
     });
+    if let Some(t) = config.temperature {
+        body["temperature"] = json!(t);
+    }
     if config.native_tools && !request.toolbox.tools.is_empty() {
         body["tools"] = request
             .toolbox
@@ -243,6 +246,9 @@ mod tests {
             key: ApiKey::default(),
             native_tools: true,
             max_output_tokens: 100,
+            key_source: String::new(),
+            temperature: Some(0.25),
+            prompt_addition: None,
         };
         let history = super::super::tests::history();
         let toolbox = toolbox();
@@ -256,6 +262,10 @@ mod tests {
             },
         );
         assert_eq!(body["messages"][0]["role"], "system");
+        assert_eq!(
+            body["temperature"], 0.25,
+            "the configured temperature is sent"
+        );
         assert_eq!(
             body["messages"][2]["tool_calls"][0]["function"]["name"],
             "nexus__search"
