@@ -1,7 +1,8 @@
 """Tunes the built-in static model for requests <-> tools: the JIT tool compiler's own table.
 
-A linear map W (dims x dims, starting at the identity) is learned with a contrastive loss
-(InfoNCE, in-batch negatives, pulled toward the identity) so that a request and the tool that
+A linear map W (dims x dims, starting at the identity) and a correction per token row (starting
+at zero, pulled back toward it; only rows a batch uses move) are learned with a contrastive loss
+(InfoNCE, in-batch negatives, W pulled toward the identity) so that a request and the tool that
 answers it pool to nearby vectors. Pairs come from the LEARNING servers of
 jit/fixtures/registry/servers.json only (split by package hash; held-out servers are never
 read): each tool's description sentences and its name, parameter names and parameter
@@ -10,12 +11,14 @@ descriptions against the rest of the tool's text, and requests made from each to
 endings people type and a value for a parameter: "can you create a new issue in a repository
 titled Weekly sync") against the tool's text. The person-written requests of
 jit/bench/learning-servers.json are not trained on: they are the validation printed at the end
-(rank of the needed tool among all learning tools, by similarity alone) and the calibration. Pooling is linear before normalising, so
-W is baked into the rows: the output is a model file of the same format and vocabulary
-(rows x W), with a JSON beside it giving the cosine that counts as no match (floor) and as a
-perfect one (full_scale), measured on the learning pairs.
+(rank of the needed tool among all learning tools, by similarity alone) and the calibration.
+Pooling is linear before normalising, so both are baked into the rows: the output is a model
+file of the same format and vocabulary ((rows + correction) x W), with a JSON beside it giving
+the cosine that counts as no match (floor) and as a perfect one (full_scale), measured on the
+learning requests.
 
-Usage: tune_tool_model.py MODEL_IN OUT_FILE  (numpy only; about a minute on one core). The
+Usage: tune_tool_model.py MODEL_IN OUT_FILE  (numpy only; a few minutes on one core; EPOCHS,
+ROW_LR and TO_ZERO in the environment override the defaults below). The
 calibration goes to OUT_FILE's name with .json (a trailing .tmp dropped first).
 """
 
@@ -31,7 +34,7 @@ import numpy as np  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SEED = 29
-EPOCHS = int(os.environ.get("EPOCHS", "40"))
+EPOCHS = int(os.environ.get("EPOCHS", "10"))  # the count measured (more not tried to the end)
 BATCH = 256
 TEMPERATURE = 0.05
 LEARNING_RATE = 2e-3
