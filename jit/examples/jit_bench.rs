@@ -7,7 +7,7 @@
 //! learning servers, the only ones parameters were chosen on) and `heldout-servers`
 //! (bench/heldout-servers.json: turns over the held-out servers). Registries: the 54 tools, and
 //! the 54 with every captured server (fixtures/registry/servers.json).
-//! `--misses` lists each miss; `--set NAME` runs one set; `--config JSON` a `tool_selection`
+//! `--misses` lists each miss; `--set NAME` runs one set; `--rounds N` times N compilations; `--config JSON` a `tool_selection`
 //! section other than the defaults.
 
 use std::collections::BTreeSet;
@@ -23,7 +23,7 @@ use serde_json::Value;
 
 /// The hosted servers' real `tools/list`, captured by `fixtures/capture.py`.
 const HOSTED: &str = include_str!("../fixtures/hosted-tools.json");
-/// Compilations of each task for the timing figures.
+/// Compilations of each task for the timing figures (`--rounds N` for another count).
 const ROUNDS: usize = 10;
 /// Tools the search returns (`find_tools`), as the chat side asks.
 const SEARCH_LIMIT: usize = 5;
@@ -287,6 +287,14 @@ fn report(set: &str, registry: &str, f: &Figures, all_full: usize, misses: bool)
 fn run() -> Result<(), String> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let misses = args.iter().any(|a| a == "--misses");
+    let rounds: usize = match args.iter().position(|a| a == "--rounds") {
+        Some(i) => args
+            .get(i + 1)
+            .and_then(|n| n.parse().ok())
+            .filter(|&n| n > 0)
+            .ok_or("--rounds: a count of at least 1")?,
+        None => ROUNDS,
+    };
     let only: Option<&str> = args
         .iter()
         .position(|a| a == "--set")
@@ -365,7 +373,7 @@ fn run() -> Result<(), String> {
             registries.insert(0, &catalog_54);
         }
         for catalog in registries {
-            let f = measure(&compiler, catalog, table, ROUNDS);
+            let f = measure(&compiler, catalog, table, rounds);
             let name = format!("{} tools", catalog.len());
             report(set, &name, &f, catalog.all_full_tokens(), misses);
         }

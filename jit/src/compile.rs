@@ -467,9 +467,23 @@ impl Compiler {
             .filter(|&i| retrieval[i] >= MIN_MATCH)
             .collect();
         by_retrieval.sort_by(|&a, &b| retrieval[b].total_cmp(&retrieval[a]));
+        // At most `retrieval_per_server` of one server, so that one server's many look-alike
+        // tools do not fill the floor.
+        let mut per_server: std::collections::HashMap<&str, usize> = Default::default();
         let floored: BTreeSet<usize> = by_retrieval
             .into_iter()
+            .filter(|&i| {
+                let n = per_server
+                    .entry(catalog.tools[i].tool.info.server.as_str())
+                    .or_default();
+                *n += 1;
+                *n <= c.retrieval_per_server.max(1)
+            })
             .take(c.retrieval_condensed.min(catalog.tools.len() / FLOOR_SHARE))
+            .collect();
+        let floor_rank: std::collections::HashMap<&str, f32> = floored
+            .iter()
+            .map(|&i| (catalog.tools[i].id.as_str(), retrieval[i]))
             .collect();
 
         let mut decisions: Vec<Decision> = catalog
@@ -582,11 +596,22 @@ impl Compiler {
         let mut total = estimate_tokens(HEADER) + decisions.iter().map(|d| d.tokens).sum::<usize>();
         // Over budget, from the lowest score up: drop name-only tools, then shorten full flesh
         // tools to condensed (they stay visible at a fraction of the tokens), then drop
-        // condensed ones.
+        // condensed ones. A tool of the retrieval floor keeps at least the place its match
+        // earns between the condensed and the full thresholds (its score says little when no
+        // rule knew it).
+        let keep = |d: &Decision| {
+            floor_rank.get(d.tool.as_str()).map_or(d.score, |r| {
+                let (low, high) = (
+                    f32::from(c.condensed_threshold),
+                    f32::from(c.full_threshold),
+                );
+                d.score.max(low + r.clamp(0.0, 1.0) * (high - low))
+            })
+        };
         decisions.sort_by(|a, b| {
             b.skeleton
                 .cmp(&a.skeleton)
-                .then(b.score.total_cmp(&a.score))
+                .then(keep(b).total_cmp(&keep(a)))
                 .then(a.tool.cmp(&b.tool))
         });
         for step in [Tier::Minimal, Tier::Full, Tier::Condensed] {

@@ -30,6 +30,8 @@ pub struct ToolSelection {
     /// The best matches of the question by words and meaning (BM25 and similarity) shown at
     /// least condensed, whatever the rules say (at most a quarter of the registry).
     pub retrieval_condensed: usize,
+    /// Most tools of one server among those best matches.
+    pub retrieval_per_server: usize,
     /// Offer the model the `find_tools` search (its entry counts in the budget).
     pub tool_search: bool,
 }
@@ -48,7 +50,8 @@ impl Default for ToolSelection {
                 .map(String::from)
                 .to_vec(),
             rules_file: None,
-            retrieval_condensed: 20,
+            retrieval_condensed: 60,
+            retrieval_per_server: 3,
             tool_search: true,
         }
     }

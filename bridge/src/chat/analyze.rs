@@ -13,9 +13,45 @@ use super::config::LlmConfig;
 use super::jit::ToolJit;
 use super::provider;
 
-/// `NEXUS_JIT_LLM_ANALYSIS=1` turns the model-based analysis on (off by default: a local model
-/// serves one request at a time, and the chat's turns come first).
+/// `NEXUS_JIT_LLM_ANALYSIS=1` turns the model-based analysis on, `0` off; unset, see
+/// [`analysis_on`].
 pub const ANALYSIS_ENV: &str = "NEXUS_JIT_LLM_ANALYSIS";
+
+/// Whether the model-based analysis runs: as [`ANALYSIS_ENV`] says when it is `1` or `0`, else
+/// on for a provider on another machine (a hosted API answers requests side by side) and off
+/// for one on this machine or the local network (such a server answers one request at a time,
+/// and the chat's turns come first).
+pub fn analysis_on(setting: Option<&str>, config: &LlmConfig) -> bool {
+    match setting.map(str::trim) {
+        Some("1") => true,
+        Some("0") => false,
+        _ => !local_provider(&config.base_url),
+    }
+}
+
+/// A base URL on this machine or the local network (an unreadable one counts as local: the
+/// analysis stays off unless asked for).
+fn local_provider(base_url: &str) -> bool {
+    let Some(host) = reqwest::Url::parse(base_url).ok().and_then(|url| {
+        url.host_str()
+            .map(|h| h.trim_matches(['[', ']']).to_ascii_lowercase())
+    }) else {
+        return true;
+    };
+    match host.parse::<std::net::IpAddr>() {
+        Ok(std::net::IpAddr::V4(ip)) => {
+            ip.is_loopback() || ip.is_private() || ip.is_link_local() || ip.is_unspecified()
+        }
+        Ok(std::net::IpAddr::V6(ip)) => {
+            let first = ip.segments()[0];
+            ip.is_loopback()
+                || ip.is_unspecified()
+                || first & 0xfe00 == 0xfc00
+                || first & 0xffc0 == 0xfe80
+        }
+        Err(_) => host == "localhost" || host.ends_with(".localhost") || host.ends_with(".local"),
+    }
+}
 /// Longest wait for one tool's analysis.
 const ANALYSIS_TIMEOUT: Duration = Duration::from_secs(120);
 
@@ -173,6 +209,38 @@ pub fn refresh_in_background(jit: &Arc<ToolJit>, analyzer: &Arc<ModelAnalyzer>, 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_analysis_runs_by_default_only_for_a_provider_on_another_machine() {
+        let config = |base_url: &str| LlmConfig {
+            kind: crate::chat::config::ProviderKind::OpenAi,
+            model: "m".into(),
+            base_url: base_url.into(),
+            key: String::new().into(),
+            native_tools: true,
+            max_output_tokens: 100,
+        };
+        for remote in [
+            "https://api.anthropic.com",
+            "https://openrouter.ai/api/v1",
+            "http://8.8.8.8:8000/v1",
+        ] {
+            assert!(analysis_on(None, &config(remote)), "{remote}");
+            assert!(!analysis_on(Some("0"), &config(remote)), "{remote}");
+        }
+        for local in [
+            "http://localhost:11434/v1",
+            "http://127.0.0.1:8080",
+            "http://[::1]:8000/v1",
+            "http://192.168.1.20:11434",
+            "http://gpu-box.local:8000",
+            "not a url",
+        ] {
+            assert!(!analysis_on(None, &config(local)), "{local}");
+            assert!(!analysis_on(Some(" "), &config(local)), "{local}");
+            assert!(analysis_on(Some("1"), &config(local)), "{local}");
+        }
+    }
 
     fn tool() -> ToolInfo {
         ToolInfo {

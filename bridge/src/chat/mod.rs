@@ -82,7 +82,7 @@ pub struct Chat {
     pub store: Store,
     /// The JIT tool compiler; `None` when `NEXUS_JIT=off` (every tool in every prompt).
     pub jit: Option<Arc<ToolJit>>,
-    /// The model-based tool analyzer (`NEXUS_JIT_LLM_ANALYSIS=1` and an LLM configured at start).
+    /// The model-based tool analyzer (an LLM configured at start and `analyze::analysis_on`).
     pub analyzer: Option<Arc<ModelAnalyzer>>,
     client: reqwest::Client,
     /// Sessions with a turn running (one turn at a time per session, across sockets).
@@ -146,11 +146,14 @@ impl Chat {
             Err(err) => Live::unreadable(err, &lookup),
         };
         log_setup(&live.setup);
-        let analysis_on = lookup(analyze::ANALYSIS_ENV).is_some_and(|v| v.trim() == "1");
+        let analysis_setting = lookup(analyze::ANALYSIS_ENV);
         let config = match &live.setup {
             Setup::Ready(config) => Some(config.clone()),
             Setup::Missing(_) => None,
         };
+        let analysis_on = config
+            .as_ref()
+            .is_some_and(|c| analyze::analysis_on(analysis_setting.as_deref(), c));
         let mut chat = Chat::new(live, store);
         if let (true, Some(config), Some(_), Ok(runtime)) = (
             analysis_on,

@@ -236,6 +236,84 @@ fn the_best_matches_by_words_are_shown_at_least_condensed() {
     assert_eq!(out.in_tiers(&[Tier::Condensed]).count(), 1);
 }
 
+fn plain(server: &str, name: &str, description: &str) -> AnalysedTool {
+    let info = ToolInfo {
+        server: server.into(),
+        name: name.into(),
+        description: description.into(),
+        input_schema: Default::default(),
+        status: ServerStatus::Online,
+    };
+    AnalysedTool {
+        analysis: heuristic(&info),
+        info,
+    }
+}
+
+#[test]
+fn one_server_fills_at_most_its_share_of_the_best_matches() {
+    let Ok(no_rules) = Program::parse("") else {
+        panic!("an empty rules file parses");
+    };
+    let config = ToolSelection {
+        retrieval_condensed: 3,
+        retrieval_per_server: 2,
+        skeleton_tools: Vec::new(),
+        ..Default::default()
+    };
+    let c = Compiler::new(config, no_rules, Box::new(HashedWords));
+    let mut tools: Vec<AnalysedTool> = ["create_issue", "close_issue", "label_issue", "issue_list"]
+        .iter()
+        .map(|n| plain("hub", n, "An issue of the tracker: issue work"))
+        .collect();
+    tools.push(plain("desk", "open_ticket", "Open a support issue"));
+    tools.extend((0..8).map(|i| plain("misc", &format!("tool{i}"), "Weather and maps")));
+    let catalog = c.prepare(tools);
+    let out = c.compile(&turn("issue", &[]), &catalog);
+    let shown: Vec<&str> = out
+        .in_tiers(&[Tier::Condensed])
+        .map(|d| d.tool.as_str())
+        .collect();
+    assert_eq!(shown.len(), 3, "{shown:?}");
+    assert!(shown.contains(&"desk:open_ticket"), "{shown:?}");
+    assert_eq!(shown.iter().filter(|t| t.starts_with("hub:")).count(), 2);
+}
+
+#[test]
+fn over_the_budget_a_close_match_outlasts_a_tool_only_a_weak_rule_lifted() {
+    let Ok(program) = Program::parse("boost(T, 60, \"noise\") :- name(T, \"noise\").\n") else {
+        panic!("the rule parses");
+    };
+    let tools = vec![
+        plain("a", "noise", "Makes sounds"),
+        plain("b", "forecast_weather", "Weather forecast for a city"),
+        plain("c", "unrelated", "Something else entirely"),
+        plain("d", "other", "Yet another thing"),
+    ];
+    let config = |token_budget| ToolSelection {
+        retrieval_condensed: 1,
+        skeleton_tools: Vec::new(),
+        tool_search: false,
+        token_budget,
+        ..Default::default()
+    };
+    let roomy = Compiler::new(config(4000), program.clone(), Box::new(HashedWords));
+    let catalog = roomy.prepare(tools.clone());
+    let question = turn("weather forecast for the city", &[]);
+    let both = roomy.compile(&question, &catalog);
+    let tier = |out: &CompiledTools, t: &str| out.decision(t).map(|d| d.tier);
+    assert_eq!(tier(&both, "a:noise"), Some(Tier::Condensed), "{both:#?}");
+    assert_eq!(tier(&both, "b:forecast_weather"), Some(Tier::Condensed));
+    let tight = Compiler::new(config(both.tokens - 1), program, Box::new(HashedWords));
+    let out = tight.compile(&question, &tight.prepare(tools));
+    assert_eq!(
+        tier(&out, "b:forecast_weather"),
+        Some(Tier::Condensed),
+        "{out:#?}"
+    );
+    assert_eq!(tier(&out, "a:noise"), Some(Tier::Excluded));
+}
+
 #[test]
 fn a_rules_file_replaces_the_defaults_and_its_errors_name_the_place()
 -> Result<(), Box<dyn std::error::Error>> {
