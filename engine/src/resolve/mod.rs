@@ -367,3 +367,5 @@ mod c_tests;
 mod tests;
 #[cfg(test)]
 mod ts_tests;
+#[cfg(test)]
+mod ref_tests;
