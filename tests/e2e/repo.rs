@@ -138,6 +138,11 @@ async fn the_page_indexes_the_bridge_repository_and_answers_from_it() {
             "tests/test_cart.py",
         ),
         (
+            "find_usages",
+            json!({"target": "PaymentGateway"}),
+            "import in `File:shop/cart.py`",
+        ),
+        (
             "route",
             json!({"query": "who calls validate_card"}),
             "charge",

@@ -2,7 +2,8 @@
 //! methods and types as TSV, and a SCIP index's references that are not calls, in the same terms.
 //!
 //! Usage: `nexus-usages --root DIR --out FILE [--scip INDEX --prefix P --reference FILE]`.
-//! Both files hold `target_path target_line usage_path usage_line kind confidence` rows; a target
+//! Both files hold `target_path target_line usage_path usage_line kind confidence` rows (the
+//! reference also `#target path line` and `#files path…` lines: what it covers); a target
 //! is the (file, line of its name) of its definition, a usage the (file, line) it is written at.
 //! A SCIP occurrence counts as a call, and is left out, when `(` follows its name.
 
@@ -103,7 +104,18 @@ fn scip_usages(index: &PathBuf, prefix: &str, root: &PathBuf) -> Result<String, 
             }
         }
     }
+    // Every target and file the index covers, so that a usage of a target it never references, or
+    // in a file where it finds none, still counts against the engine.
     let mut out = String::new();
+    for (path, line) in defined.values() {
+        let _ = writeln!(out, "#target\t{path}\t{line}");
+    }
+    let files: Vec<String> = index
+        .documents
+        .iter()
+        .map(|d| format!("{prefix}{}", d.relative_path))
+        .collect();
+    let _ = writeln!(out, "#files\t{}", files.join("\t"));
     for doc in &index.documents {
         let path = format!("{prefix}{}", doc.relative_path);
         let text = std::fs::read_to_string(root.join(&doc.relative_path)).unwrap_or_default();

@@ -229,6 +229,7 @@ const C: RefSyntax = RefSyntax {
         "string_literal",
         "system_lib_string",
         "field_identifier",
+        "preproc_defined",
     ],
     skipped_fields: &[],
     type_contexts: &[],
