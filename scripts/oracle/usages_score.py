@@ -44,7 +44,7 @@ def main():
     oracle, files, targets = read(args.oracle)
     reference = {key for key, _, _ in oracle}
     targets |= {(tp, tl) for tp, tl, _, _ in reference}
-    files |= {up for _, _, up, _ in reference} | {tp for tp, _, _, _ in reference}
+    files |= {up for _, _, up, _ in reference}
     in_scope = [
         (key, kind, conf)
         for key, kind, conf in nexus

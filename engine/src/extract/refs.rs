@@ -29,11 +29,13 @@ struct RefSyntax {
     type_chains: &'static [&'static str],
     /// Calls: (kind, the field holding what is called).
     calls: &'static [(&'static str, &'static str)],
-    /// Subtrees never read: imports (their names are references of their own), literals,
-    /// comments.
+    /// Subtrees never read: literals, comments, preprocessor conditions.
     skipped: &'static [&'static str],
-    /// Fields never read: heritage lists (references of their own, from the definitions).
-    skipped_fields: &'static [(&'static str, &'static str)],
+    /// Import statements: each name in them is an import reference.
+    imports: &'static [&'static str],
+    /// Heritage lists, as nodes or (kind, field): names in them are bases.
+    heritage: &'static [&'static str],
+    heritage_fields: &'static [(&'static str, &'static str)],
     /// Nodes whose names are types.
     type_contexts: &'static [&'static str],
     /// Nodes whose names are bound (parameters, patterns): locals, not references.
@@ -58,15 +60,15 @@ const PYTHON: RefSyntax = RefSyntax {
     type_chains: &[],
     calls: &[("call", "function")],
     skipped: &[
-        "import_statement",
-        "import_from_statement",
         "future_import_statement",
         "string",
         "comment",
         "global_statement",
         "nonlocal_statement",
     ],
-    skipped_fields: &[("class_definition", "superclasses")],
+    imports: &["import_statement", "import_from_statement"],
+    heritage: &[],
+    heritage_fields: &[("class_definition", "superclasses")],
     type_contexts: &["type"],
     bindings: &["parameters", "lambda_parameters"],
     binding_fields: &[
@@ -89,16 +91,10 @@ const JS: RefSyntax = RefSyntax {
     ],
     type_chains: &["nested_type_identifier"],
     calls: &[("call_expression", "function"), ("new_expression", "constructor")],
-    skipped: &[
-        "import_statement",
-        "string",
-        "template_string",
-        "comment",
-        "regex",
-        "class_heritage",
-        "extends_type_clause",
-    ],
-    skipped_fields: &[],
+    skipped: &["string", "template_string", "comment", "regex"],
+    imports: &["import_statement"],
+    heritage: &["class_heritage", "extends_type_clause"],
+    heritage_fields: &[],
     type_contexts: &["type_annotation", "type_arguments"],
     bindings: &["formal_parameters"],
     binding_fields: &[
@@ -125,7 +121,6 @@ const RUST: RefSyntax = RefSyntax {
     type_chains: &["scoped_type_identifier"],
     calls: &[("call_expression", "function"), ("macro_invocation", "macro")],
     skipped: &[
-        "use_declaration",
         "line_comment",
         "block_comment",
         "string_literal",
@@ -136,7 +131,9 @@ const RUST: RefSyntax = RefSyntax {
         "field_identifier",
         "extern_crate_declaration",
     ],
-    skipped_fields: &[("impl_item", "trait")],
+    imports: &["use_declaration"],
+    heritage: &[],
+    heritage_fields: &[("impl_item", "trait")],
     type_contexts: &[],
     bindings: &["parameters", "closure_parameters", "match_pattern"],
     binding_fields: &[
@@ -169,7 +166,9 @@ const GO: RefSyntax = RefSyntax {
         "interpreted_string_literal",
         "raw_string_literal",
     ],
-    skipped_fields: &[],
+    imports: &[],
+    heritage: &[],
+    heritage_fields: &[],
     type_contexts: &[],
     bindings: &["parameter_list"],
     binding_fields: &[
@@ -196,18 +195,16 @@ const JAVA: RefSyntax = RefSyntax {
         ("object_creation_expression", "type"),
     ],
     skipped: &[
-        "import_declaration",
         "package_declaration",
         "line_comment",
         "block_comment",
         "string_literal",
-        "superclass",
-        "super_interfaces",
-        "extends_interfaces",
         "marker_annotation",
         "annotation",
     ],
-    skipped_fields: &[],
+    imports: &["import_declaration"],
+    heritage: &["superclass", "super_interfaces", "extends_interfaces"],
+    heritage_fields: &[],
     type_contexts: &[],
     bindings: &["formal_parameters", "catch_formal_parameter"],
     binding_fields: &[("variable_declarator", "name")],
@@ -231,7 +228,9 @@ const C: RefSyntax = RefSyntax {
         "field_identifier",
         "preproc_defined",
     ],
-    skipped_fields: &[],
+    imports: &[],
+    heritage: &[],
+    heritage_fields: &[],
     type_contexts: &[],
     bindings: &["parameter_list"],
     binding_fields: &[],
@@ -279,6 +278,10 @@ pub(crate) fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
             continue;
         }
         let line = node.start_position().row as u32 + 1;
+        if syntax.imports.contains(&kind) {
+            imported_names(node, src, syntax, &mut found);
+            continue;
+        }
         if syntax.names.contains(&kind) {
             let defines = field == Some("name")
                 && node.parent().is_some_and(|p| {
@@ -291,7 +294,7 @@ pub(crate) fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
                 continue;
             }
             let name = text(node, src);
-            let as_type = syntax.type_names.contains(&kind);
+            let as_type = syntax.type_names.contains(&kind) && place != Place::Use(RefKind::Inherit);
             match place {
                 _ if as_type => found.push((name.to_owned(), line, RefKind::Type)),
                 Place::Use(use_kind) => found.push((name.to_owned(), line, use_kind)),
@@ -305,7 +308,18 @@ pub(crate) fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
             let pure = written
                 .chars()
                 .all(|c| c.is_alphanumeric() || matches!(c, '_' | '.' | ':' | '$'));
-            let as_type = syntax.type_chains.contains(&kind);
+            let as_type = syntax.type_chains.contains(&kind) && place != Place::Use(RefKind::Inherit);
+            if pure && matches!(place, Place::Use(_)) {
+                // What the chain is read through is read too: `Cart` and `Cart.Meta` in
+                // `Cart.Meta.ordering`.
+                let mut end = 0;
+                while let Some(at) = written[end..].find(['.', ':']).map(|i| i + end) {
+                    if at > 0 && !written[..at].ends_with(':') {
+                        found.push((written[..at].to_owned(), line, RefKind::Read));
+                    }
+                    end = at + 1;
+                }
+            }
             match place {
                 _ if pure && as_type => found.push((written, line, RefKind::Type)),
                 Place::Use(use_kind) if pure => found.push((written, line, use_kind)),
@@ -341,11 +355,13 @@ pub(crate) fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
             }
             continue;
         }
-        let inner = if syntax.type_contexts.contains(&kind) {
+        let inner = if syntax.heritage.contains(&kind) {
+            Place::Use(RefKind::Inherit)
+        } else if syntax.type_contexts.contains(&kind) {
             Place::Use(RefKind::Type)
         } else if syntax.bindings.contains(&kind) {
             Place::Bound
-        } else if syntax.arguments.contains(&kind) {
+        } else if syntax.arguments.contains(&kind) && place != Place::Use(RefKind::Inherit) {
             Place::Use(RefKind::Value)
         } else {
             place
@@ -355,8 +371,8 @@ pub(crate) fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
             let Some(f) = child_field else {
                 return Some(inner);
             };
-            if syntax.skipped_fields.contains(&(kind, f)) {
-                None
+            if syntax.heritage_fields.contains(&(kind, f)) {
+                Some(Place::Use(RefKind::Inherit))
             } else if syntax.binding_fields.contains(&(kind, f)) {
                 Some(Place::Bound)
             } else if syntax.written_fields.contains(&(kind, f)) {
@@ -380,6 +396,19 @@ pub(crate) fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
         );
     }
     store(facts, found, bound);
+}
+
+/// Every name in an import statement, as an import reference at its own line (the resolver
+/// keeps those the file's imports bind).
+fn imported_names(node: Node, src: &[u8], syntax: &RefSyntax, found: &mut Vec<(String, u32, RefKind)>) {
+    let mut stack = vec![node];
+    while let Some(n) = stack.pop() {
+        if syntax.names.contains(&n.kind()) {
+            found.push((text(n, src).to_owned(), n.start_position().row as u32 + 1, RefKind::Import));
+        }
+        let mut cursor = n.walk();
+        stack.extend(n.named_children(&mut cursor));
+    }
 }
 
 /// Pushes `node`'s named children with the place `place_of` gives each (none: skipped), first
@@ -553,6 +582,9 @@ class Order(models.Model):
         return Cart.create(n)
 ";
         let found = refs(Lang::Python, "shop/order.py", source);
+        assert!(has(&found, "Cart", 1, RefKind::Import), "{found:?}");
+        assert!(has(&found, "models.Model", 4, RefKind::Inherit), "{found:?}");
+        assert!(has(&found, "models", 4, RefKind::Read), "{found:?}");
         assert!(has(&found, "Cart", 5, RefKind::Type), "{found:?}");
         assert!(has(&found, "LIMIT", 5, RefKind::Read), "{found:?}");
         assert!(has(&found, "total", 9, RefKind::Value), "{found:?}");
@@ -560,16 +592,12 @@ class Order(models.Model):
         assert!(has(&found, "Cart.registry", 12, RefKind::Write), "{found:?}");
         assert!(has(&found, "self.add", 13, RefKind::Read), "{found:?}");
         assert!(has(&found, "Cart", 14, RefKind::Read), "{found:?}");
-        // Calls, parameters, locals, loop variables, definitions, imports and bases are not
-        // references here (bases and imports come from their own facts).
+        // Calls, parameters, locals, loop variables and definitions are not references.
+        let body: Vec<_> = found.iter().filter(|(_, _, l, _)| *l >= 5).collect();
         for absent in ["cart", "item", "line", "n", "add", "Order", "print", "sorted"] {
-            assert!(
-                !found.iter().any(|(n, ..)| n == absent),
-                "{absent}: {found:?}"
-            );
+            assert!(!body.iter().any(|(n, ..)| n == absent), "{absent}: {found:?}");
         }
-        assert!(!found.iter().any(|(_, _, l, _)| *l <= 4), "{found:?}");
-        assert!(found.iter().all(|(_, scope, ..)| scope == "Order.add"));
+        assert!(body.iter().all(|(_, scope, ..)| scope == "Order.add"));
     }
 
     #[test]
@@ -614,7 +642,7 @@ class Order(models.Model):
         assert!(has(&java, "Item", 2, RefKind::Type), "{java:?}");
         assert!(has(&java, "Util", 3, RefKind::Read), "{java:?}");
         assert!(has(&java, "Order.MAX", 3, RefKind::Value), "{java:?}");
-        assert!(!java.iter().any(|(n, ..)| n == "B"), "{java:?}");
+        assert!(has(&java, "B", 1, RefKind::Inherit), "{java:?}");
 
         let c = refs(
             Lang::C,

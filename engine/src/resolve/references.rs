@@ -1,5 +1,5 @@
-//! Reference resolution: every name a file uses without calling it (`FileFacts::refs`), every
-//! name it imports, to the symbols they mean, with the call resolver's confidences and reasons.
+//! Reference resolution: every name a file uses without calling it or imports
+//! (`FileFacts::refs`) to the symbols it means, with the call resolver's confidences and reasons.
 
 use rustc_hash::FxHashMap as HashMap;
 
@@ -9,7 +9,7 @@ use crate::graph::{RefKind, Reason, Reference};
 use crate::lang::Lang;
 
 impl<'a> Resolver<'a> {
-    /// References of every file: names used, and names imported.
+    /// References of every file: names used, and names imported (to what the import binds).
     pub(super) fn references(&mut self) {
         for (fi, f) in self.files.iter().enumerate() {
             let mut known: HashMap<(Option<u32>, u32), Vec<(u32, f32, Reason)>> =
@@ -26,9 +26,21 @@ impl<'a> Resolver<'a> {
                 let Some(name) = f.ref_names.get(r.name as usize) else {
                     continue;
                 };
-                let targets = known
-                    .entry((r.scope, r.name))
-                    .or_insert_with(|| self.reference_targets(fi, r.scope, name));
+                // A name in an import statement: what the import binds it to.
+                let imported;
+                let targets = if r.kind == RefKind::Import {
+                    imported = match self.scopes.binding(fi, name) {
+                        Some(Target::Node(to)) => {
+                            vec![(to, confidence::IMPORT, Reason::ImportResolved)]
+                        }
+                        _ => Vec::new(),
+                    };
+                    &imported
+                } else {
+                    known
+                        .entry((r.scope, r.name))
+                        .or_insert_with(|| self.reference_targets(fi, r.scope, name))
+                };
                 let from = match r.scope {
                     Some(d) => self.def_node[fi][d as usize],
                     None => self.file_node[fi],
@@ -42,20 +54,6 @@ impl<'a> Resolver<'a> {
                             kind: r.kind,
                             confidence: conf,
                             reason,
-                        });
-                    }
-                }
-            }
-            for import in &f.imports {
-                for imported in &import.names {
-                    if let Some(Target::Node(to)) = self.scopes.binding(fi, imported.local()) {
-                        found.push(Reference {
-                            from: self.file_node[fi],
-                            to,
-                            line: import.line,
-                            kind: RefKind::Import,
-                            confidence: confidence::IMPORT,
-                            reason: Reason::ImportResolved,
                         });
                     }
                 }
