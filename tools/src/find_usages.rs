@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use nexus_shared::params::{Format, FindUsagesParams};
+use nexus_shared::params::{FindUsagesParams, Format};
 use nexus_shared::{ErrorCode, ToolError};
 use serde_json::json;
 
@@ -66,10 +66,16 @@ pub fn run(ctx: &ToolContext, p: &FindUsagesParams) -> Result<String, ToolError>
         .incoming(node.id)
         .filter(|e| e.kind == EdgeKind::Calls)
         .map(|e| (e.from, e.from, 0, "call", e.confidence, e.reason.as_str()));
-    let references = g
-        .references_to(node.id)
-        .iter()
-        .map(|r| (r.from, r.from, r.line, r.kind.as_str(), r.confidence, r.reason.as_str()));
+    let references = g.references_to(node.id).iter().map(|r| {
+        (
+            r.from,
+            r.from,
+            r.line,
+            r.kind.as_str(),
+            r.confidence,
+            r.reason.as_str(),
+        )
+    });
     for (from, _, line, kind, confidence, reason) in calls.chain(references) {
         if !kinds.contains(&kind) {
             continue;
@@ -200,7 +206,10 @@ mod tests {
 
     fn shop() -> nexus_engine::Graph {
         let files = [
-            ("shop/cart.py", "class Cart:\n    pass\n\ndef total(items):\n    return 0\n"),
+            (
+                "shop/cart.py",
+                "class Cart:\n    pass\n\ndef total(items):\n    return 0\n",
+            ),
             (
                 "shop/order.py",
                 "from shop.cart import Cart, total\n\nclass Order(Cart):\n    def add(self, cart: Cart):\n        sorted([], key=total)\n        return Cart()\n",
@@ -219,8 +228,15 @@ mod tests {
     #[test]
     fn usages_are_grouped_by_file_with_their_kind_and_filtered_by_kind() {
         with(shop(), |ctx| {
-            let out = text(dispatch(Some(ctx), "find_usages", json!({"target": "Cart"})));
-            assert!(out.contains("# usages of `Class:shop/cart.py:Cart`"), "{out}");
+            let out = text(dispatch(
+                Some(ctx),
+                "find_usages",
+                json!({"target": "Cart"}),
+            ));
+            assert!(
+                out.contains("# usages of `Class:shop/cart.py:Cart`"),
+                "{out}"
+            );
             assert!(
                 out.contains("4 usages in 1 files: 1 call, 1 import, 1 inherit, 1 type"),
                 "{out}"
@@ -230,9 +246,18 @@ mod tests {
                 out.contains("- L1 import in `File:shop/order.py` · 0.97 import-resolved"),
                 "{out}"
             );
-            assert!(out.contains("- L4 type in `Method:shop/order.py:Order.add`"), "{out}");
-            assert!(out.contains("- L3 inherit in `Class:shop/order.py:Order`"), "{out}");
-            assert!(out.contains("call from `Method:shop/order.py:Order.add`"), "{out}");
+            assert!(
+                out.contains("- L4 type in `Method:shop/order.py:Order.add`"),
+                "{out}"
+            );
+            assert!(
+                out.contains("- L3 inherit in `Class:shop/order.py:Order`"),
+                "{out}"
+            );
+            assert!(
+                out.contains("call from `Method:shop/order.py:Order.add`"),
+                "{out}"
+            );
 
             let values = text(dispatch(
                 Some(ctx),
@@ -266,7 +291,10 @@ mod tests {
                 ))
             };
             let first = ask();
-            assert!(first.contains("has_more: true — next page with offset=2"), "{first}");
+            assert!(
+                first.contains("has_more: true — next page with offset=2"),
+                "{first}"
+            );
             let again = ask();
             assert!(again.contains("(seen)"), "{again}");
             assert!(!again.contains("· 0.97"), "{again}");

@@ -41,9 +41,9 @@ pub use route::{intents, meaning_queries};
 use std::cell::RefCell;
 
 use nexus_shared::params::{
-    ContextParams, CypherParams, DeepDiveParams, DiffParams, ExploreParams, FindSimilarParams, FindUsagesParams,
-    GrepParams, HighlightParams, ImpactParams, OverviewParams, ReadParams, ReviewFileParams,
-    RouteParams, SearchParams, TestImpactParams, TraceFlowParams,
+    ContextParams, CypherParams, DeepDiveParams, DiffParams, ExploreParams, FindSimilarParams,
+    FindUsagesParams, GrepParams, HighlightParams, ImpactParams, OverviewParams, ReadParams,
+    ReviewFileParams, RouteParams, SearchParams, TestImpactParams, TraceFlowParams,
 };
 use nexus_shared::{ErrorCode, Outcome, ToolError, ToolName, ToolOutput};
 use serde::de::DeserializeOwned;

@@ -23,7 +23,8 @@ struct Args {
 }
 
 fn parse_args() -> Result<Args, String> {
-    let (mut root, mut out, mut scip, mut prefix, mut reference) = (None, None, None, String::new(), None);
+    let (mut root, mut out, mut scip, mut prefix, mut reference) =
+        (None, None, None, String::new(), None);
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
         let value = args.next().ok_or(format!("{flag} needs a value"))?;
@@ -74,7 +75,9 @@ fn engine_usages(root: &PathBuf) -> Result<String, String> {
         if !(node.kind().is_callable() || node.kind().is_type()) {
             continue;
         }
-        let lines: Vec<&str> = sources.get(node.file()).map_or_else(Vec::new, |t| t.lines().collect());
+        let lines: Vec<&str> = sources
+            .get(node.file())
+            .map_or_else(Vec::new, |t| t.lines().collect());
         let line = name_line(&lines, node.start_line(), node.end_line(), node.name());
         site.insert(node.id, (node.file().to_owned(), line));
     }
@@ -83,13 +86,21 @@ fn engine_usages(root: &PathBuf) -> Result<String, String> {
         let (Some((tp, tl)), Some(from)) = (site.get(&r.to), graph.node(r.from)) else {
             continue;
         };
-        let _ = writeln!(out, "{tp}\t{tl}\t{}\t{}\t{}\t{:.3}", from.file(), r.line, r.kind.as_str(), r.confidence);
+        let _ = writeln!(
+            out,
+            "{tp}\t{tl}\t{}\t{}\t{}\t{:.3}",
+            from.file(),
+            r.line,
+            r.kind.as_str(),
+            r.confidence
+        );
     }
     Ok(out)
 }
 
 fn scip_usages(index: &PathBuf, prefix: &str, root: &PathBuf) -> Result<String, String> {
-    let bytes = std::fs::read(index).map_err(|e| format!("cannot read {}: {e}", index.display()))?;
+    let bytes =
+        std::fs::read(index).map_err(|e| format!("cannot read {}: {e}", index.display()))?;
     let index = Index::parse_from_bytes(&bytes).map_err(|e| format!("not a SCIP index: {e}"))?;
     let definition = SymbolRole::Definition as i32;
     // A function, method or type: SCIP's method `().` and type `#` descriptors.
@@ -97,7 +108,10 @@ fn scip_usages(index: &PathBuf, prefix: &str, root: &PathBuf) -> Result<String, 
     let mut defined: HashMap<&str, (String, u32)> = HashMap::new();
     for doc in &index.documents {
         for occ in &doc.occurrences {
-            if occ.symbol_roles & definition != 0 && wanted(&occ.symbol) && let Some(&line) = occ.range.first() {
+            if occ.symbol_roles & definition != 0
+                && wanted(&occ.symbol)
+                && let Some(&line) = occ.range.first()
+            {
                 defined
                     .entry(occ.symbol.as_str())
                     .or_insert((format!("{prefix}{}", doc.relative_path), line as u32 + 1));
@@ -124,7 +138,9 @@ fn scip_usages(index: &PathBuf, prefix: &str, root: &PathBuf) -> Result<String, 
             if occ.symbol_roles & definition != 0 {
                 continue;
             }
-            let Some(target) = defined.get(occ.symbol.as_str()) else { continue };
+            let Some(target) = defined.get(occ.symbol.as_str()) else {
+                continue;
+            };
             let (line, end_col) = match occ.range.as_slice() {
                 [l, _, e] => (*l as usize, *e as usize),
                 [l, _, _, e] => (*l as usize, *e as usize),
@@ -134,7 +150,13 @@ fn scip_usages(index: &PathBuf, prefix: &str, root: &PathBuf) -> Result<String, 
             if after.trim_start().starts_with('(') {
                 continue;
             }
-            let _ = writeln!(out, "{}\t{}\t{path}\t{}\treference\t1", target.0, target.1, line + 1);
+            let _ = writeln!(
+                out,
+                "{}\t{}\t{path}\t{}\treference\t1",
+                target.0,
+                target.1,
+                line + 1
+            );
         }
     }
     Ok(out)
@@ -156,7 +178,9 @@ fn main() -> ExitCode {
     match run() {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
-            eprintln!("{message}\nusage: nexus-usages --root DIR --out FILE [--scip INDEX --prefix P --reference FILE]");
+            eprintln!(
+                "{message}\nusage: nexus-usages --root DIR --out FILE [--scip INDEX --prefix P --reference FILE]"
+            );
             ExitCode::FAILURE
         }
     }

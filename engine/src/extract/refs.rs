@@ -11,8 +11,21 @@ use crate::lang::Lang;
 
 /// Names that never stand for a project symbol.
 const NEVER_SYMBOLS: &[&str] = &[
-    "self", "Self", "this", "cls", "super", "None", "True", "False", "null", "undefined", "nil",
-    "true", "false", "_", "NULL",
+    "self",
+    "Self",
+    "this",
+    "cls",
+    "super",
+    "None",
+    "True",
+    "False",
+    "null",
+    "undefined",
+    "nil",
+    "true",
+    "false",
+    "_",
+    "NULL",
 ];
 
 /// A language's syntax as far as references go: which nodes name things, which are chains of
@@ -90,7 +103,10 @@ const JS: RefSyntax = RefSyntax {
         ("nested_type_identifier", "module", "name"),
     ],
     type_chains: &["nested_type_identifier"],
-    calls: &[("call_expression", "function"), ("new_expression", "constructor")],
+    calls: &[
+        ("call_expression", "function"),
+        ("new_expression", "constructor"),
+    ],
     skipped: &["string", "template_string", "comment", "regex"],
     imports: &["import_statement"],
     heritage: &["class_heritage", "extends_type_clause"],
@@ -108,7 +124,11 @@ const JS: RefSyntax = RefSyntax {
     ],
     arguments: &["arguments"],
     read_fields: &["value", "type"],
-    name_uses: &["jsx_opening_element", "jsx_self_closing_element", "jsx_closing_element"],
+    name_uses: &[
+        "jsx_opening_element",
+        "jsx_self_closing_element",
+        "jsx_closing_element",
+    ],
 };
 
 const RUST: RefSyntax = RefSyntax {
@@ -119,7 +139,10 @@ const RUST: RefSyntax = RefSyntax {
         ("scoped_type_identifier", "path", "name"),
     ],
     type_chains: &["scoped_type_identifier"],
-    calls: &[("call_expression", "function"), ("macro_invocation", "macro")],
+    calls: &[
+        ("call_expression", "function"),
+        ("macro_invocation", "macro"),
+    ],
     skipped: &[
         "line_comment",
         "block_comment",
@@ -270,8 +293,7 @@ pub(crate) fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
     let mut found: Vec<(String, u32, RefKind)> = Vec::new();
     let mut bound: Vec<(String, u32)> = Vec::new();
     let mut cursor = root.walk();
-    let mut stack: Vec<(Node, Place, Option<&str>)> =
-        vec![(root, Place::Use(RefKind::Read), None)];
+    let mut stack: Vec<(Node, Place, Option<&str>)> = vec![(root, Place::Use(RefKind::Read), None)];
     while let Some((node, place, field)) = stack.pop() {
         let kind = node.kind();
         if syntax.skipped.contains(&kind) {
@@ -294,7 +316,8 @@ pub(crate) fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
                 continue;
             }
             let name = text(node, src);
-            let as_type = syntax.type_names.contains(&kind) && place != Place::Use(RefKind::Inherit);
+            let as_type =
+                syntax.type_names.contains(&kind) && place != Place::Use(RefKind::Inherit);
             match place {
                 _ if as_type => found.push((name.to_owned(), line, RefKind::Type)),
                 Place::Use(use_kind) => found.push((name.to_owned(), line, use_kind)),
@@ -308,7 +331,8 @@ pub(crate) fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
             let pure = written
                 .chars()
                 .all(|c| c.is_alphanumeric() || matches!(c, '_' | '.' | ':' | '$'));
-            let as_type = syntax.type_chains.contains(&kind) && place != Place::Use(RefKind::Inherit);
+            let as_type =
+                syntax.type_chains.contains(&kind) && place != Place::Use(RefKind::Inherit);
             if pure && matches!(place, Place::Use(_)) {
                 // What the chain is read through is read too: `Cart` and `Cart.Meta` in
                 // `Cart.Meta.ordering`.
@@ -379,7 +403,9 @@ pub(crate) fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
                 Some(Place::Use(RefKind::Write))
             } else if c_declarations && f == "declarator" {
                 Some(Place::Declared)
-            } else if syntax.read_fields.contains(&f) && matches!(inner, Place::Bound | Place::Declared) {
+            } else if syntax.read_fields.contains(&f)
+                && matches!(inner, Place::Bound | Place::Declared)
+            {
                 Some(Place::Use(RefKind::Read))
             } else {
                 Some(inner)
@@ -400,11 +426,20 @@ pub(crate) fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
 
 /// Every name in an import statement, as an import reference at its own line (the resolver
 /// keeps those the file's imports bind).
-fn imported_names(node: Node, src: &[u8], syntax: &RefSyntax, found: &mut Vec<(String, u32, RefKind)>) {
+fn imported_names(
+    node: Node,
+    src: &[u8],
+    syntax: &RefSyntax,
+    found: &mut Vec<(String, u32, RefKind)>,
+) {
     let mut stack = vec![node];
     while let Some(n) = stack.pop() {
         if syntax.names.contains(&n.kind()) {
-            found.push((text(n, src).to_owned(), n.start_position().row as u32 + 1, RefKind::Import));
+            found.push((
+                text(n, src).to_owned(),
+                n.start_position().row as u32 + 1,
+                RefKind::Import,
+            ));
         }
         let mut cursor = n.walk();
         stack.extend(n.named_children(&mut cursor));
@@ -453,7 +488,10 @@ fn store(facts: &mut FileFacts, mut found: Vec<(String, u32, RefKind)>, bound: V
     let mut locals: HashSet<(DefIdx, &str)> = HashSet::default();
     for ((name, _), scope) in bound_sorted.iter().zip(&bound_scopes) {
         if let Some(def) = *scope
-            && facts.defs.get(def as usize).is_some_and(|d| d.kind.is_callable())
+            && facts
+                .defs
+                .get(def as usize)
+                .is_some_and(|d| d.kind.is_callable())
         {
             locals.insert((def, name.as_str()));
         }
@@ -583,19 +621,30 @@ class Order(models.Model):
 ";
         let found = refs(Lang::Python, "shop/order.py", source);
         assert!(has(&found, "Cart", 1, RefKind::Import), "{found:?}");
-        assert!(has(&found, "models.Model", 4, RefKind::Inherit), "{found:?}");
+        assert!(
+            has(&found, "models.Model", 4, RefKind::Inherit),
+            "{found:?}"
+        );
         assert!(has(&found, "models", 4, RefKind::Read), "{found:?}");
         assert!(has(&found, "Cart", 5, RefKind::Type), "{found:?}");
         assert!(has(&found, "LIMIT", 5, RefKind::Read), "{found:?}");
         assert!(has(&found, "total", 9, RefKind::Value), "{found:?}");
         assert!(has(&found, "models.Item", 10, RefKind::Value), "{found:?}");
-        assert!(has(&found, "Cart.registry", 12, RefKind::Write), "{found:?}");
+        assert!(
+            has(&found, "Cart.registry", 12, RefKind::Write),
+            "{found:?}"
+        );
         assert!(has(&found, "self.add", 13, RefKind::Read), "{found:?}");
         assert!(has(&found, "Cart", 14, RefKind::Read), "{found:?}");
         // Calls, parameters, locals, loop variables and definitions are not references.
         let body: Vec<_> = found.iter().filter(|(_, _, l, _)| *l >= 5).collect();
-        for absent in ["cart", "item", "line", "n", "add", "Order", "print", "sorted"] {
-            assert!(!body.iter().any(|(n, ..)| n == absent), "{absent}: {found:?}");
+        for absent in [
+            "cart", "item", "line", "n", "add", "Order", "print", "sorted",
+        ] {
+            assert!(
+                !body.iter().any(|(n, ..)| n == absent),
+                "{absent}: {found:?}"
+            );
         }
         assert!(body.iter().all(|(_, scope, ..)| scope == "Order.add"));
     }
@@ -611,7 +660,10 @@ class Order(models.Model):
         assert!(has(&ts, "ns.Order", 2, RefKind::Type), "{ts:?}");
         assert!(has(&ts, "MAX", 2, RefKind::Read), "{ts:?}");
         assert!(has(&ts, "handler", 3, RefKind::Value), "{ts:?}");
-        assert!(!ts.iter().any(|(n, ..)| n == "c" || n == "g" || n == "h"), "{ts:?}");
+        assert!(
+            !ts.iter().any(|(n, ..)| n == "c" || n == "g" || n == "h"),
+            "{ts:?}"
+        );
 
         let rust = refs(
             Lang::Rust,
@@ -622,7 +674,12 @@ class Order(models.Model):
         assert!(has(&rust, "cart::Item", 2, RefKind::Type), "{rust:?}");
         assert!(has(&rust, "handler", 3, RefKind::Value), "{rust:?}");
         assert!(has(&rust, "MAX", 4, RefKind::Read), "{rust:?}");
-        assert!(!rust.iter().any(|(n, ..)| n == "x" || n == "c" || n == "run"), "{rust:?}");
+        assert!(
+            !rust
+                .iter()
+                .any(|(n, ..)| n == "x" || n == "c" || n == "run"),
+            "{rust:?}"
+        );
 
         let go = refs(
             Lang::Go,
@@ -653,6 +710,9 @@ class Order(models.Model):
         assert!(has(&c, "item_t", 1, RefKind::Type), "{c:?}");
         assert!(has(&c, "handler", 3, RefKind::Value), "{c:?}");
         assert!(has(&c, "order_t", 4, RefKind::Type), "{c:?}");
-        assert!(!c.iter().any(|(n, ..)| n == "f" || n == "register_cb"), "{c:?}");
+        assert!(
+            !c.iter().any(|(n, ..)| n == "f" || n == "register_cb"),
+            "{c:?}"
+        );
     }
 }

@@ -364,8 +364,8 @@ fn dotted_callee(chain: &str) -> Callee {
 #[cfg(test)]
 mod c_tests;
 #[cfg(test)]
+mod ref_tests;
+#[cfg(test)]
 mod tests;
 #[cfg(test)]
 mod ts_tests;
-#[cfg(test)]
-mod ref_tests;

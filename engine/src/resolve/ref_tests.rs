@@ -76,7 +76,10 @@ def other(total):
 #[test]
 fn typescript_rust_go_java_and_c_references() {
     let ts = graph(&[
-        ("src/cart.ts", "export class Cart {}\nexport function rank(a: number) { return a; }\n"),
+        (
+            "src/cart.ts",
+            "export class Cart {}\nexport function rank(a: number) { return a; }\n",
+        ),
         (
             "src/use.ts",
             "import { Cart, rank } from './cart';\nexport function f(c: Cart): number[] {\n  return [1].map(rank);\n}\n",
@@ -93,8 +96,14 @@ fn typescript_rust_go_java_and_c_references() {
     );
 
     let c = graph(&[
-        ("lib/cart.h", "typedef struct cart { int n; } cart_t;\nint handler(int x);\n"),
-        ("lib/cart.c", "#include \"cart.h\"\nint handler(int x) { return x; }\n"),
+        (
+            "lib/cart.h",
+            "typedef struct cart { int n; } cart_t;\nint handler(int x);\n",
+        ),
+        (
+            "lib/cart.c",
+            "#include \"cart.h\"\nint handler(int x) { return x; }\n",
+        ),
         (
             "lib/use.c",
             "#include \"cart.h\"\nstatic int run(cart_t *c) {\n  int handler = 0;\n  return handler;\n}\nint go(void) { return register_cb(handler); }\n",
@@ -102,16 +111,23 @@ fn typescript_rust_go_java_and_c_references() {
     ]);
     let found = references(&c);
     assert!(
-        found.contains("Function:lib/use.c:run -type:2-> Struct:lib/cart.h:cart_t (import-resolved)"),
+        found.contains(
+            "Function:lib/use.c:run -type:2-> Struct:lib/cart.h:cart_t (import-resolved)"
+        ),
         "{found:#?}"
     );
     assert!(
-        found.contains("Function:lib/use.c:go -value:6-> Function:lib/cart.c:handler (unique-global-name)")
-            || found.contains("Function:lib/use.c:go -value:6-> Function:lib/cart.c:handler (import-resolved)"),
+        found.contains(
+            "Function:lib/use.c:go -value:6-> Function:lib/cart.c:handler (unique-global-name)"
+        ) || found.contains(
+            "Function:lib/use.c:go -value:6-> Function:lib/cart.c:handler (import-resolved)"
+        ),
         "{found:#?}"
     );
     assert!(
-        !found.iter().any(|r| r.starts_with("Function:lib/use.c:run -read:4")),
+        !found
+            .iter()
+            .any(|r| r.starts_with("Function:lib/use.c:run -read:4")),
         "a local named like a function is no reference: {found:#?}"
     );
 }

@@ -5,7 +5,7 @@ use rustc_hash::FxHashMap as HashMap;
 
 use super::scope::Target;
 use super::{Resolver, confidence, dotted_callee};
-use crate::graph::{RefKind, Reason, Reference};
+use crate::graph::{Reason, RefKind, Reference};
 use crate::lang::Lang;
 
 impl<'a> Resolver<'a> {
@@ -58,9 +58,7 @@ impl<'a> Resolver<'a> {
                     }
                 }
             }
-            found
-                .into_iter()
-                .for_each(|r| self.b.add_reference(r));
+            found.into_iter().for_each(|r| self.b.add_reference(r));
         }
     }
 
@@ -70,7 +68,12 @@ impl<'a> Resolver<'a> {
     /// C where an unseen include may hold it: its one definition project-wide. A chain
     /// (`models.Model`, `self.handle`, `a::b::C`) resolves as a dotted callee does, without
     /// the guesses by member name alone.
-    fn reference_targets(&self, fi: usize, scope: Option<u32>, name: &str) -> Vec<(u32, f32, Reason)> {
+    fn reference_targets(
+        &self,
+        fi: usize,
+        scope: Option<u32>,
+        name: &str,
+    ) -> Vec<(u32, f32, Reason)> {
         let f = &self.files[fi];
         if !name.contains(['.', ':']) {
             if f.lang == Lang::C && self.c_hidden(fi, scope, name) {

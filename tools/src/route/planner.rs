@@ -193,10 +193,8 @@ fn symbol_step(
         Intent::Similar => Step::new("find_similar", json!({"name": target}), why("find_similar")),
         Intent::Calls
             if uses_not_calls(words)
-                && call_direction(
-                    words,
-                    symbols.first().map_or(words.len(), |m| m.first_word),
-                ) == Direction::Upstream =>
+                && call_direction(words, symbols.first().map_or(words.len(), |m| m.first_word))
+                    == Direction::Upstream =>
         {
             Step::new(
                 "find_usages",
@@ -282,12 +280,13 @@ fn is_call_word(lower: &str) -> bool {
 /// Whether a clause asks where something is used or referenced, not who calls it.
 fn uses_not_calls(words: &[Word]) -> bool {
     let usage = |w: &str| {
-        matches!(w, "use" | "uses" | "used" | "referenced" | "reference" | "references")
-            || w.starts_with("usage")
+        matches!(
+            w,
+            "use" | "uses" | "used" | "referenced" | "reference" | "references"
+        ) || w.starts_with("usage")
     };
-    let calling = |w: &str| {
-        w.starts_with("call") || w.starts_with("invok") || w.starts_with("depend")
-    };
+    let calling =
+        |w: &str| w.starts_with("call") || w.starts_with("invok") || w.starts_with("depend");
     words.iter().any(|w| usage(&w.lower)) && !words.iter().any(|w| calling(&w.lower))
 }
 

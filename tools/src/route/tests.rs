@@ -100,7 +100,10 @@ fn table() -> Vec<(&'static str, Vec<Expected>)> {
             "who depends on UserService",
             one("impact", up("UserService")),
         ),
-        ("usages of pay_order", one("find_usages", json!({"target": "pay_order"}))),
+        (
+            "usages of pay_order",
+            one("find_usages", json!({"target": "pay_order"})),
+        ),
         ("who calls charge and validate", one("impact", up("charge"))),
         // Callees.
         ("what does checkout call", one("impact", down("checkout"))),
