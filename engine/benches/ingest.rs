@@ -197,7 +197,7 @@ fn main() {
             "references (not calls): {} ({}); {followed} at ≥0.5; {:.1} MB in the graph",
             references.len(),
             by_kind.join(", "),
-            mb(references.len() * std::mem::size_of::<nexus_engine::Reference>()),
+            mb(std::mem::size_of_val(references)),
         );
         let bytes = graph.heap_bytes();
         println!(

@@ -9,7 +9,7 @@
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use nexus_engine::index_with_sources;
@@ -66,7 +66,7 @@ fn name_line(lines: &[&str], start: u32, end: u32, name: &str) -> u32 {
         .unwrap_or(start)
 }
 
-fn engine_usages(root: &PathBuf) -> Result<String, String> {
+fn engine_usages(root: &Path) -> Result<String, String> {
     let files = nexus_engine::read_tree(root);
     let (graph, _, sources) = index_with_sources("corpus", files, &|| 0.0, &mut |_, _, _| true)
         .map_err(|_| "indexing was cancelled".to_owned())?;
@@ -98,7 +98,7 @@ fn engine_usages(root: &PathBuf) -> Result<String, String> {
     Ok(out)
 }
 
-fn scip_usages(index: &PathBuf, prefix: &str, root: &PathBuf) -> Result<String, String> {
+fn scip_usages(index: &Path, prefix: &str, root: &Path) -> Result<String, String> {
     let bytes =
         std::fs::read(index).map_err(|e| format!("cannot read {}: {e}", index.display()))?;
     let index = Index::parse_from_bytes(&bytes).map_err(|e| format!("not a SCIP index: {e}"))?;

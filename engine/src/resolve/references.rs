@@ -8,12 +8,14 @@ use super::{Resolver, confidence, dotted_callee};
 use crate::graph::{Reason, RefKind, Reference};
 use crate::lang::Lang;
 
+/// What a name means, as (target, confidence, reason) each.
+type Targets = Vec<(u32, f32, Reason)>;
+
 impl<'a> Resolver<'a> {
     /// References of every file: names used, and names imported (to what the import binds).
     pub(super) fn references(&mut self) {
         for (fi, f) in self.files.iter().enumerate() {
-            let mut known: HashMap<(Option<u32>, u32), Vec<(u32, f32, Reason)>> =
-                HashMap::default();
+            let mut known: HashMap<(Option<u32>, u32), Targets> = HashMap::default();
             let mut found = Vec::new();
             for r in &f.refs {
                 // As for calls: a Rust block whose `cfg` does not hold, inside real code.
