@@ -281,6 +281,25 @@ mod tests {
     }
 
     #[test]
+    fn route_answers_what_uses_a_symbol_with_its_usages() {
+        with(shop(), |ctx| {
+            let out = text(dispatch(
+                Some(ctx),
+                "route",
+                json!({"query": "what uses Cart?"}),
+            ));
+            assert!(
+                out.contains("# usages of `Class:shop/cart.py:Cart`"),
+                "{out}"
+            );
+            assert!(
+                out.contains("L3 inherit in `Class:shop/order.py:Order`"),
+                "{out}"
+            );
+        });
+    }
+
+    #[test]
     fn a_session_sees_users_it_was_shown_as_ids_and_limits_page() {
         with(shop(), |ctx| {
             let ask = || {
