@@ -164,7 +164,7 @@ impl ServerHandler for NexusMcp {
         }
         let Some(tool) = ToolName::parse(&name) else {
             let err = ToolError::new(ErrorCode::UnknownTool, format!("no tool named `{name}`"))
-                .with_hint("call tools/list for the 16 Nexus tools; `route` takes plain questions");
+                .with_hint("call tools/list for the 17 Nexus tools; `route` takes plain questions");
             return Ok(error_result(&err).into());
         };
         // Nexus's own tools run unasked unless mcp.json's top level says otherwise.

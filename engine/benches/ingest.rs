@@ -12,7 +12,7 @@ use std::time::Instant;
 use nexus_engine::SearchIndex;
 use nexus_engine::layout;
 use nexus_engine::snapshot;
-use nexus_engine::{EdgeKind, NodeKind};
+use nexus_engine::{EdgeKind, NodeKind, RefKind};
 use nexus_engine::{SourceFile, Workspace, index_workspace};
 
 /// The system allocator, counting live heap bytes and their high-water mark.
@@ -183,6 +183,21 @@ fn main() {
             100.0 * stats.resolve.calls_resolved as f64 / stats.resolve.call_sites.max(1) as f64,
             stats.resolve.imports,
             stats.resolve.imports_resolved,
+        );
+        let references = graph.references();
+        let by_kind: Vec<String> = RefKind::ALL
+            .iter()
+            .map(|k| {
+                let n = references.iter().filter(|r| r.kind == *k).count();
+                format!("{} {n}", k.as_str())
+            })
+            .collect();
+        let followed = references.iter().filter(|r| r.confidence >= 0.5).count();
+        println!(
+            "references (not calls): {} ({}); {followed} at ≥0.5; {:.1} MB in the graph",
+            references.len(),
+            by_kind.join(", "),
+            mb(std::mem::size_of_val(references)),
         );
         let bytes = graph.heap_bytes();
         println!(

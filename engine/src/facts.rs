@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::graph::NodeKind;
+use super::graph::{NodeKind, RefKind};
 use super::lang::Lang;
 
 /// Index of a definition inside its file's `defs`.
@@ -179,6 +179,18 @@ pub struct AttrCall {
     pub callee: Callee,
 }
 
+/// A name written where it is not called nor defined (`x: Cart`, `callback=handler`,
+/// `isinstance(v, Model)`, `limit = MAX`): resolved like a bare call's name or a dotted callee.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct NameRef {
+    /// Index into the file's `ref_names`: the name or chain as written (`Cart`, `models.Model`).
+    pub name: u32,
+    /// The innermost definition around it; `None` at the file's top level.
+    pub scope: Option<DefIdx>,
+    pub line: u32,
+    pub kind: RefKind,
+}
+
 /// What one file defines, imports and calls, before any cross-file resolution.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FileFacts {
@@ -293,6 +305,12 @@ pub struct FileFacts {
     /// first line, last line).
     #[serde(default)]
     pub item_macros: Vec<(String, u32, u32)>,
+    /// The distinct names and chains `refs` point into.
+    #[serde(default)]
+    pub ref_names: Vec<String>,
+    /// Names used without being called or defined, in source order (`extract/refs.rs`).
+    #[serde(default)]
+    pub refs: Vec<NameRef>,
 }
 
 impl FileFacts {
@@ -333,6 +351,8 @@ impl FileFacts {
             test_modules: Vec::new(),
             stand_in_macros: Vec::new(),
             item_macros: Vec::new(),
+            ref_names: Vec::new(),
+            refs: Vec::new(),
         }
     }
 

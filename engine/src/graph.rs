@@ -172,6 +172,73 @@ impl fmt::Display for EdgeKind {
     }
 }
 
+/// How a reference uses what it names (calls are CALLS edges, not references).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum RefKind {
+    /// Named by an import.
+    Import,
+    /// Named as a type: an annotation, a parameter, field or return type, a type argument.
+    Type,
+    /// Named as a base class, an implemented interface or trait.
+    Inherit,
+    /// Passed as a value: an argument (`sorted(xs, key=rank)`, `map(f, xs)`).
+    Value,
+    /// Read (`isinstance(v, Model)`, `x = Cart`, `Cart.objects`, `fn_ptr = f`).
+    Read,
+    /// Assigned to (`Cart.registry = …`).
+    Write,
+}
+
+impl RefKind {
+    /// Every kind, in display order.
+    pub const ALL: [RefKind; 6] = [
+        RefKind::Import,
+        RefKind::Type,
+        RefKind::Inherit,
+        RefKind::Value,
+        RefKind::Read,
+        RefKind::Write,
+    ];
+
+    /// The kind's name, as agents write it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RefKind::Import => "import",
+            RefKind::Type => "type",
+            RefKind::Inherit => "inherit",
+            RefKind::Value => "value",
+            RefKind::Read => "read",
+            RefKind::Write => "write",
+        }
+    }
+
+    /// The kind named `name` (case-insensitive), if any.
+    pub fn parse(name: &str) -> Option<RefKind> {
+        RefKind::ALL
+            .into_iter()
+            .find(|k| k.as_str().eq_ignore_ascii_case(name))
+    }
+}
+
+/// One use of a symbol that is not a call, at a line. Kept in one table sorted by target, not
+/// as edges: walks, communities and processes never follow them, and a use costs 20 bytes
+/// with no adjacency (the graph's edges cost 24 with theirs).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Reference {
+    /// The symbol (or file, at top level) whose code holds the reference.
+    pub from: u32,
+    /// The symbol referred to.
+    pub to: u32,
+    /// The line of the reference in `from`'s file.
+    pub line: u32,
+    /// How the reference uses the symbol.
+    pub kind: RefKind,
+    /// How sure the resolver is, in 0..=1 (the same bands as calls).
+    pub confidence: f32,
+    /// Why the resolver took the name for this symbol.
+    pub reason: Reason,
+}
+
 /// Why an edge exists. Call reasons order from most to least certain.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Reason {
@@ -353,6 +420,8 @@ pub struct Graph {
     pub strings: Strings,
     nodes: Vec<NodeData>,
     edges: Vec<Edge>,
+    /// References that are not calls, sorted by (target, source, line, kind).
+    references: Vec<Reference>,
     outgoing: Csr,
     incoming: Csr,
     by_location: HashMap<(Sym, Sym), u32>,
@@ -549,6 +618,18 @@ impl Graph {
         &self.edges
     }
 
+    /// Every reference that is not a call, sorted by target.
+    pub fn references(&self) -> &[Reference] {
+        &self.references
+    }
+
+    /// References to `node` (not its calls), by source then line.
+    pub fn references_to(&self, node: u32) -> &[Reference] {
+        let start = self.references.partition_point(|r| r.to < node);
+        let end = self.references.partition_point(|r| r.to <= node);
+        self.references.get(start..end).unwrap_or_default()
+    }
+
     /// Edges leaving `node`.
     pub fn outgoing(&self, node: u32) -> impl Iterator<Item = &Edge> {
         self.outgoing
@@ -670,6 +751,17 @@ impl Graph {
                 e.reason
             )
         }));
+        out.extend(self.references.iter().map(|r| {
+            format!(
+                "ref {} -{}:{}-> {} {:.3} {:?}",
+                id(r.from),
+                r.kind.as_str(),
+                r.line,
+                id(r.to),
+                r.confidence,
+                r.reason
+            )
+        }));
         out.extend(self.communities.iter().map(|c| {
             let members: Vec<String> = c.members.iter().map(|&m| id(m)).collect();
             format!("community {} {:.3} {members:?}", id(c.node), c.cohesion)
@@ -691,6 +783,7 @@ impl Graph {
     pub fn heap_bytes(&self) -> usize {
         self.nodes.capacity() * std::mem::size_of::<NodeData>()
             + self.edges.capacity() * std::mem::size_of::<Edge>()
+            + self.references.capacity() * std::mem::size_of::<Reference>()
             + (self.outgoing.edges.capacity() + self.outgoing.offsets.capacity()) * 4
             + (self.incoming.edges.capacity() + self.incoming.offsets.capacity()) * 4
             + self.by_location.capacity() * 16
@@ -706,6 +799,7 @@ pub struct GraphPartsRef<'g> {
     strings: &'g [Box<str>],
     nodes: &'g [NodeData],
     edges: &'g [Edge],
+    references: &'g [Reference],
     communities: &'g [CommunityInfo],
     processes: &'g [ProcessInfo],
 }
@@ -717,6 +811,7 @@ pub struct GraphParts {
     strings: Vec<Box<str>>,
     nodes: Vec<NodeData>,
     edges: Vec<Edge>,
+    references: Vec<Reference>,
     communities: Vec<CommunityInfo>,
     processes: Vec<ProcessInfo>,
 }
@@ -729,6 +824,7 @@ impl Graph {
             strings: &self.strings.all,
             nodes: &self.nodes,
             edges: &self.edges,
+            references: &self.references,
             communities: &self.communities,
             processes: &self.processes,
         }
@@ -742,6 +838,7 @@ impl Graph {
             strings,
             nodes,
             edges,
+            references,
             communities,
             processes,
         } = parts;
@@ -760,6 +857,15 @@ impl Graph {
             .position(|e| e.from >= node_count || e.to >= node_count || !e.confidence.is_finite())
         {
             return Err(format!("edge {bad} joins nodes that are not stored"));
+        }
+        if let Some(bad) = references
+            .iter()
+            .position(|r| r.from >= node_count || r.to >= node_count || !r.confidence.is_finite())
+        {
+            return Err(format!("reference {bad} joins nodes that are not stored"));
+        }
+        if !references.is_sorted_by_key(|r| r.to) {
+            return Err("references are not sorted by target".to_owned());
         }
         let ids_ok = |ids: &[u32]| ids.iter().all(|&n| n < node_count);
         if !communities
@@ -793,6 +899,7 @@ impl Graph {
             },
             nodes,
             edges,
+            references,
             outgoing,
             incoming,
             by_location,
@@ -893,9 +1000,28 @@ impl GraphBuilder {
         self.graph.strings.get(sym)
     }
 
-    /// Builds the adjacency. Duplicate edges (same ends and kind) keep the most certain one.
+    /// Records a use of `to` that is not a call, written at `line` in `from`'s code.
+    pub fn add_reference(&mut self, reference: Reference) {
+        self.graph.references.push(Reference {
+            confidence: reference.confidence.clamp(0.0, 1.0),
+            ..reference
+        });
+    }
+
+    /// Builds the adjacency. Duplicate edges (same ends and kind) keep the most certain one;
+    /// duplicate references (same ends, line and kind) too.
     pub fn build(mut self) -> Graph {
         let g = &mut self.graph;
+        g.references.sort_by(|a, b| {
+            (a.to, a.from, a.line, a.kind)
+                .cmp(&(b.to, b.from, b.line, b.kind))
+                .then(b.confidence.total_cmp(&a.confidence))
+        });
+        g.references.dedup_by(|later, kept| {
+            (later.to, later.from, later.line, later.kind)
+                == (kept.to, kept.from, kept.line, kept.kind)
+        });
+        g.references.shrink_to_fit();
         g.edges.sort_by(|a, b| {
             (a.from, a.to, a.kind)
                 .cmp(&(b.from, b.to, b.kind))

@@ -38,7 +38,7 @@ pub use cells::Cells;
 pub use disk::read_tree;
 pub use facts::FileFacts;
 pub use filter::{DEFAULT_MAX_FILE_BYTES, Filter, is_secret};
-pub use graph::{Edge, EdgeKind, Graph, NodeKind, NodeRef};
+pub use graph::{Edge, EdgeKind, Graph, NodeKind, NodeRef, RefKind, Reference};
 pub use ingest::{
     Cancelled, Clock, IndexStats, Layers, Parsed, Phase, Progress, SourceFile, Sources,
     filter_files, finish, finish_workspace, index, index_with_sources, index_workspace,

@@ -16,8 +16,9 @@ use super::workspace::{FileRecord, Workspace, WorkspaceParts, WorkspacePartsRef}
 const MAGIC: &[u8; 8] = b"NXSNAP\0\0";
 /// Bumped whenever the stored layout or meaning changes; older snapshots are then refused and
 /// rebuilt (3: folders, files and communities carry their structural summary as their doc; 4:
-/// each file's facts and content hash, so changes since are applied without indexing again).
-pub const FORMAT_VERSION: u32 = 4;
+/// each file's facts and content hash, so changes since are applied without indexing again;
+/// 5: references that are not calls, in the graph and in each file's facts).
+pub const FORMAT_VERSION: u32 = 5;
 
 #[derive(Serialize)]
 struct BodyRef<'a> {

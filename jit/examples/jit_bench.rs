@@ -95,7 +95,7 @@ fn tools_of(server: &str, list: &[Value]) -> Result<Vec<ToolInfo>, String> {
     .map_err(|e| format!("server {server}: {e}"))
 }
 
-/// Nexus's 16 tools and the hosted test servers' 38.
+/// Nexus's 17 tools and the hosted test servers' 38.
 fn registry_54() -> Result<Vec<ToolInfo>, String> {
     let mut tools = ToolInfo::nexus_catalog();
     let hosted: serde_json::Map<String, Value> =

@@ -49,7 +49,7 @@ impl ToolInfo {
         }
     }
 
-    /// Nexus's 16 tools from the shared catalog, under server `nexus`, online.
+    /// Nexus's 17 tools from the shared catalog, under server `nexus`, online.
     pub fn nexus_catalog() -> Vec<ToolInfo> {
         nexus_shared::ToolName::ALL
             .iter()
@@ -112,9 +112,9 @@ mod tests {
     }
 
     #[test]
-    fn nexus_catalog_has_the_sixteen() {
+    fn nexus_catalog_has_the_seventeen() {
         let tools = ToolInfo::nexus_catalog();
-        assert_eq!(tools.len(), 16);
+        assert_eq!(tools.len(), 17);
         assert!(tools.iter().any(|t| t.id() == "nexus:route"));
     }
 }

@@ -143,7 +143,7 @@ pub struct SearchParams {
     pub query: String,
     /// Default: hybrid with embeddings, else keyword.
     pub mode: Option<SearchMode>,
-    /// Node kind, e.g. Function, Class, File.
+    /// e.g. Function, Class, File.
     pub kind: Option<String>,
     /// Only hits under this path prefix.
     pub path: Option<String>,
@@ -199,7 +199,7 @@ pub struct ReadParams {
     pub end_line: Option<u32>,
     #[serde(default)]
     pub include_deps: bool,
-    /// 0: imported paths; 1: with their definitions.
+    /// 0: paths; 1: with definitions.
     #[serde(default = "depth_1")]
     #[schemars(range(max = 1))]
     pub max_depth: u32,
@@ -240,12 +240,12 @@ pub struct OverviewParams {
 pub struct ImpactParams {
     /// Symbol name or id.
     pub target: String,
-    /// upstream: callers and importers (what breaks); downstream: dependencies.
+    /// upstream: what breaks (callers, importers); downstream: dependencies.
     #[serde(default)]
     pub direction: Direction,
     #[serde(default = "depth_3")]
     pub max_depth: u32,
-    /// Edge types to follow, e.g. CALLS, IMPORTS.
+    /// e.g. CALLS, IMPORTS.
     pub relation_types: Option<Vec<String>>,
     #[serde(default = "followed_confidence")]
     pub min_confidence: f64,
@@ -266,6 +266,22 @@ pub struct ImpactParams {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+pub struct FindUsagesParams {
+    pub target: String,
+    /// Any of call import type inherit value read write.
+    pub kinds: Option<Vec<String>>,
+    #[serde(default = "followed_confidence")]
+    pub min_confidence: f64,
+    pub limit: Option<u32>,
+    #[serde(default)]
+    pub offset: u32,
+    pub max_tokens: Option<u32>,
+    pub format: Option<Format>,
+    pub session: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct HighlightParams {
     pub ids: Vec<String>,
     /// CSS colour.
@@ -276,7 +292,7 @@ pub struct HighlightParams {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DiffParams {
-    /// Git commit to compare the working tree with, e.g. HEAD.
+    /// Git commit, e.g. HEAD.
     pub base: Option<String>,
     /// Caller depth (with base).
     #[schemars(range(max = 3))]

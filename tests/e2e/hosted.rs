@@ -254,10 +254,10 @@ async fn every_kind_of_server_lists_qualified_tools_and_answers() {
         .wait_state(&ids, "online", Duration::from_secs(60))
         .await;
 
-    // One registry: qualified names, Nexus's own 16 as the server `nexus`, metrics per tool.
+    // One registry: qualified names, Nexus's own 17 as the server `nexus`, metrics per tool.
     let servers = hosted["servers"].as_array().expect("servers");
     let nexus = servers.iter().find(|s| s["id"] == "nexus").expect("nexus");
-    assert_eq!(nexus["tool_count"], 16);
+    assert_eq!(nexus["tool_count"], 17);
     let everything = servers.iter().find(|s| s["id"] == "everything").expect("e");
     assert_eq!(everything["transport"], "stdio");
     let echo = tool(everything, "everything:echo");
@@ -735,7 +735,7 @@ async fn invalid_configs_are_reported_precisely_and_the_rest_start() {
         .list_all_tools()
         .await
         .expect("tools/list");
-    assert_eq!(listed.len(), 16);
+    assert_eq!(listed.len(), 17);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -964,14 +964,14 @@ mod page {
             "{frame_bytes}"
         );
 
-        // Not exposed: the bridge's MCP client sees Nexus's 16 tools only.
+        // Not exposed: the bridge's MCP client sees Nexus's 17 tools only.
         let listed = host
             .bridge
             .client
             .list_all_tools()
             .await
             .expect("tools/list");
-        assert_eq!(listed.len(), 16);
+        assert_eq!(listed.len(), 17);
 
         // `nexus-bridge status` lists the servers and per-tool metrics.
         let output = bridge_command()

@@ -34,11 +34,11 @@ fn inspector(port: u16, method_args: &[&str]) -> serde_json::Value {
 }
 
 #[test]
-fn inspector_lists_sixteen_tools_and_calls_one() {
+fn inspector_lists_seventeen_tools_and_calls_one() {
     let _area = nexus_e2e::Area::enter(module_path!());
     let listed = inspector(free_port(), &["--method", "tools/list"]);
     let tools = listed["tools"].as_array().expect("tools array");
-    assert_eq!(tools.len(), 16);
+    assert_eq!(tools.len(), 17);
     assert!(tools.iter().all(|t| t["inputSchema"]["type"] == "object"));
     let size = listed.to_string().len();
     assert!(size <= 8 * 1024, "tools/list is {size} bytes");

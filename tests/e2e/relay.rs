@@ -15,7 +15,7 @@ async fn calls_are_answered_by_the_tab_and_survive_browser_loss_and_hub_handover
 
     // The catalog is listed without any browser.
     let tools = bridge.client.list_all_tools().await.expect("tools/list");
-    assert_eq!(tools.len(), 16);
+    assert_eq!(tools.len(), 17);
     let description_chars: usize = tools
         .iter()
         .map(|t| t.description.as_deref().unwrap_or_default().len())

@@ -81,7 +81,7 @@ async fn the_page_indexes_the_bridge_repository_and_answers_from_it() {
     assert_eq!(refused.is_error, Some(true));
 
     // Every tool, through the real bridge, answered by the tab from the indexed repository.
-    let expectations: [(&str, serde_json::Value, &str); 16] = [
+    let expectations: [(&str, serde_json::Value, &str); 17] = [
         ("context", json!({}), "# sample-shop"),
         (
             "search",
@@ -136,6 +136,11 @@ async fn the_page_indexes_the_bridge_repository_and_answers_from_it() {
             "test_impact",
             json!({"changed_files": ["shop/payment.py"]}),
             "tests/test_cart.py",
+        ),
+        (
+            "find_usages",
+            json!({"target": "PaymentGateway"}),
+            "import in `File:shop/cart.py`",
         ),
         (
             "route",

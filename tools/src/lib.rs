@@ -15,6 +15,7 @@ mod diff;
 mod explore;
 mod filters;
 mod find_similar;
+mod find_usages;
 mod grep;
 mod grep_filter;
 mod highlight;
@@ -41,8 +42,8 @@ use std::cell::RefCell;
 
 use nexus_shared::params::{
     ContextParams, CypherParams, DeepDiveParams, DiffParams, ExploreParams, FindSimilarParams,
-    GrepParams, HighlightParams, ImpactParams, OverviewParams, ReadParams, ReviewFileParams,
-    RouteParams, SearchParams, TestImpactParams, TraceFlowParams,
+    FindUsagesParams, GrepParams, HighlightParams, ImpactParams, OverviewParams, ReadParams,
+    ReviewFileParams, RouteParams, SearchParams, TestImpactParams, TraceFlowParams,
 };
 use nexus_shared::{ErrorCode, Outcome, ToolError, ToolName, ToolOutput};
 use serde::de::DeserializeOwned;
@@ -193,7 +194,7 @@ fn run(
     let Some(name) = ToolName::parse(tool) else {
         return Err(
             ToolError::new(ErrorCode::UnknownTool, format!("no tool named `{tool}`"))
-                .with_hint("tools/list names the 16 Nexus tools"),
+                .with_hint("tools/list names the 17 Nexus tools"),
         );
     };
     let ctx = ctx.ok_or_else(|| {
@@ -239,6 +240,7 @@ fn run(
             *highlighted = Some(marked);
             Ok(text)
         }
+        ToolName::FindUsages => find_usages::run(ctx, &params::<FindUsagesParams>(name, args)?),
         ToolName::Route => route::run(ctx, &params::<RouteParams>(name, args)?),
     }
 }

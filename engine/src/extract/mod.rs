@@ -9,6 +9,7 @@ mod java;
 mod js;
 mod python;
 mod receiver;
+mod refs;
 mod rust;
 mod rust_cfg;
 mod ts_repair;
@@ -79,6 +80,7 @@ impl Extractor {
             Lang::Java => java::extract(root, src, &mut facts),
             Lang::C => c::extract(root, src, &mut facts),
         }
+        refs::extract(root, src, &mut facts);
         if root.has_error() {
             facts.syntax_errors = count_errors(root);
         }

@@ -168,7 +168,7 @@ impl<'a> Resolver<'a> {
     /// Whether a C name called in `scope` is no function of the project: a parameter or a
     /// local variable (a function pointer), or a function-like macro the file defines (expanded,
     /// not called).
-    fn c_hidden(&self, fi: usize, scope: Option<u32>, name: &str) -> bool {
+    pub(super) fn c_hidden(&self, fi: usize, scope: Option<u32>, name: &str) -> bool {
         let declared = |s: Option<u32>| self.vars.get(fi, name, s).is_some_and(|b| b.declared);
         self.scope_chain(fi, scope)
             .into_iter()

@@ -4,7 +4,7 @@
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use super::{Resolver, confidence};
-use crate::graph::{EdgeKind, NewNode, NodeKind, Reason};
+use crate::graph::{EdgeKind, NewNode, NodeKind, Reason, RefKind, Reference};
 use crate::lang::Lang;
 
 impl<'a> Resolver<'a> {
@@ -260,6 +260,14 @@ impl<'a> Resolver<'a> {
                             && self.union_members(base).is_none()
                         {
                             self.b.add_edge(node, base, kind, conf, Reason::Heritage);
+                            self.b.add_reference(Reference {
+                                from: node,
+                                to: base,
+                                line: d.start_line,
+                                kind: RefKind::Inherit,
+                                confidence: conf,
+                                reason: Reason::Heritage,
+                            });
                             self.bases.entry(node).or_default().push(base);
                         }
                     }

@@ -8,6 +8,7 @@ mod calls;
 mod definitions;
 mod infer;
 mod modules;
+mod references;
 mod scope;
 mod vars;
 
@@ -179,6 +180,7 @@ pub fn build_graph(project: &str, files: &[FileFacts]) -> (Graph, ResolveStats) 
     r.c_included = r.c_include_closures();
     r.heritage();
     r.calls();
+    r.references();
     let stats = r.stats;
     (r.b.build(), stats)
 }
@@ -361,6 +363,8 @@ fn dotted_callee(chain: &str) -> Callee {
 
 #[cfg(test)]
 mod c_tests;
+#[cfg(test)]
+mod ref_tests;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]

@@ -191,6 +191,17 @@ fn symbol_step(
         }
         Intent::Trace => trace(&target, None),
         Intent::Similar => Step::new("find_similar", json!({"name": target}), why("find_similar")),
+        Intent::Calls
+            if uses_not_calls(words)
+                && call_direction(words, symbols.first().map_or(words.len(), |m| m.first_word))
+                    == Direction::Upstream =>
+        {
+            Step::new(
+                "find_usages",
+                json!({"target": target}),
+                why("find_usages: calls, imports, types, values, reads"),
+            )
+        }
         Intent::Calls => {
             let at = symbols.first().map_or(words.len(), |m| m.first_word);
             let (direction, detail) = match call_direction(words, at) {
@@ -264,6 +275,19 @@ fn is_call_word(lower: &str) -> bool {
             | "depend"
             | "depends"
     )
+}
+
+/// Whether a clause asks where something is used or referenced, not who calls it.
+fn uses_not_calls(words: &[Word]) -> bool {
+    let usage = |w: &str| {
+        matches!(
+            w,
+            "use" | "uses" | "used" | "referenced" | "reference" | "references"
+        ) || w.starts_with("usage")
+    };
+    let calling =
+        |w: &str| w.starts_with("call") || w.starts_with("invok") || w.starts_with("depend");
+    words.iter().any(|w| usage(&w.lower)) && !words.iter().any(|w| calling(&w.lower))
 }
 
 /// Callers (upstream) or callees (downstream), from the wording around the symbol at `at`.

@@ -76,7 +76,7 @@ fn table() -> Vec<(&'static str, Vec<Expected>)> {
         ("callers of validate", one("impact", up("validate"))),
         (
             "what uses process_payment?",
-            one("impact", up("process_payment")),
+            one("find_usages", json!({"target": "process_payment"})),
         ),
         (
             "where is Cart.checkout called",
@@ -90,13 +90,20 @@ fn table() -> Vec<(&'static str, Vec<Expected>)> {
         ("Who invokes validte", one("impact", up("validate"))),
         (
             "is get_user_name used anywhere",
-            one("impact", up("get_user_name")),
+            one("find_usages", json!({"target": "get_user_name"})),
+        ),
+        (
+            "where is Cart referenced",
+            one("find_usages", json!({"target": "Cart"})),
         ),
         (
             "who depends on UserService",
             one("impact", up("UserService")),
         ),
-        ("usages of pay_order", one("impact", up("pay_order"))),
+        (
+            "usages of pay_order",
+            one("find_usages", json!({"target": "pay_order"})),
+        ),
         ("who calls charge and validate", one("impact", up("charge"))),
         // Callees.
         ("what does checkout call", one("impact", down("checkout"))),

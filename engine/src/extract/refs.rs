@@ -1,0 +1,718 @@
+//! Names used without being called or defined — types, values passed, reads, writes — as
+//! `FileFacts::refs`, one walk per file driven by each language's `RefSyntax` table.
+
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use tree_sitter::{Node, TreeCursor};
+
+use super::text;
+use crate::facts::{DefIdx, FileFacts, NameRef};
+use crate::graph::RefKind;
+use crate::lang::Lang;
+
+/// Names that never stand for a project symbol.
+const NEVER_SYMBOLS: &[&str] = &[
+    "self",
+    "Self",
+    "this",
+    "cls",
+    "super",
+    "None",
+    "True",
+    "False",
+    "null",
+    "undefined",
+    "nil",
+    "true",
+    "false",
+    "_",
+    "NULL",
+];
+
+/// A language's syntax as far as references go: which nodes name things, which are chains of
+/// names (`a.b.C`), calls (their function is left to call extraction), and which places make
+/// a name a type, a binding, a write or an argument.
+struct RefSyntax {
+    /// Leaves naming something.
+    names: &'static [&'static str],
+    /// Leaves that always name a type.
+    type_names: &'static [&'static str],
+    /// Chains: (kind, object field, member field).
+    chains: &'static [(&'static str, &'static str, &'static str)],
+    /// Chains that always name a type.
+    type_chains: &'static [&'static str],
+    /// Calls: (kind, the field holding what is called).
+    calls: &'static [(&'static str, &'static str)],
+    /// Subtrees never read: literals, comments, preprocessor conditions.
+    skipped: &'static [&'static str],
+    /// Import statements: each name in them is an import reference.
+    imports: &'static [&'static str],
+    /// Heritage lists, as nodes or (kind, field): names in them are bases.
+    heritage: &'static [&'static str],
+    heritage_fields: &'static [(&'static str, &'static str)],
+    /// Nodes whose names are types.
+    type_contexts: &'static [&'static str],
+    /// Nodes whose names are bound (parameters, patterns): locals, not references.
+    bindings: &'static [&'static str],
+    /// Fields that bind names: (kind, field).
+    binding_fields: &'static [(&'static str, &'static str)],
+    /// Fields written to: (kind, field).
+    written_fields: &'static [(&'static str, &'static str)],
+    /// Argument lists: names in them are passed as values.
+    arguments: &'static [&'static str],
+    /// Fields read even inside a binding (a parameter's default value).
+    read_fields: &'static [&'static str],
+    /// Parents whose `name` field is a use, not a definition (JSX elements, C `struct s` with
+    /// no body).
+    name_uses: &'static [&'static str],
+}
+
+const PYTHON: RefSyntax = RefSyntax {
+    names: &["identifier"],
+    type_names: &[],
+    chains: &[("attribute", "object", "attribute")],
+    type_chains: &[],
+    calls: &[("call", "function")],
+    skipped: &[
+        "future_import_statement",
+        "string",
+        "comment",
+        "global_statement",
+        "nonlocal_statement",
+    ],
+    imports: &["import_statement", "import_from_statement"],
+    heritage: &[],
+    heritage_fields: &[("class_definition", "superclasses")],
+    type_contexts: &["type"],
+    bindings: &["parameters", "lambda_parameters"],
+    binding_fields: &[
+        ("for_statement", "left"),
+        ("for_in_clause", "left"),
+        ("as_pattern", "alias"),
+    ],
+    written_fields: &[("assignment", "left"), ("augmented_assignment", "left")],
+    arguments: &["argument_list"],
+    read_fields: &["value", "type"],
+    name_uses: &[],
+};
+
+const JS: RefSyntax = RefSyntax {
+    names: &["identifier", "type_identifier"],
+    type_names: &["type_identifier"],
+    chains: &[
+        ("member_expression", "object", "property"),
+        ("nested_type_identifier", "module", "name"),
+    ],
+    type_chains: &["nested_type_identifier"],
+    calls: &[
+        ("call_expression", "function"),
+        ("new_expression", "constructor"),
+    ],
+    skipped: &["string", "template_string", "comment", "regex"],
+    imports: &["import_statement"],
+    heritage: &["class_heritage", "extends_type_clause"],
+    heritage_fields: &[],
+    type_contexts: &["type_annotation", "type_arguments"],
+    bindings: &["formal_parameters"],
+    binding_fields: &[
+        ("variable_declarator", "name"),
+        ("for_in_statement", "left"),
+        ("catch_clause", "parameter"),
+    ],
+    written_fields: &[
+        ("assignment_expression", "left"),
+        ("augmented_assignment_expression", "left"),
+    ],
+    arguments: &["arguments"],
+    read_fields: &["value", "type"],
+    name_uses: &[
+        "jsx_opening_element",
+        "jsx_self_closing_element",
+        "jsx_closing_element",
+    ],
+};
+
+const RUST: RefSyntax = RefSyntax {
+    names: &["identifier", "type_identifier"],
+    type_names: &["type_identifier"],
+    chains: &[
+        ("scoped_identifier", "path", "name"),
+        ("scoped_type_identifier", "path", "name"),
+    ],
+    type_chains: &["scoped_type_identifier"],
+    calls: &[
+        ("call_expression", "function"),
+        ("macro_invocation", "macro"),
+    ],
+    skipped: &[
+        "line_comment",
+        "block_comment",
+        "string_literal",
+        "raw_string_literal",
+        "attribute_item",
+        "inner_attribute_item",
+        "lifetime",
+        "field_identifier",
+        "extern_crate_declaration",
+    ],
+    imports: &["use_declaration"],
+    heritage: &[],
+    heritage_fields: &[("impl_item", "trait")],
+    type_contexts: &[],
+    bindings: &["parameters", "closure_parameters", "match_pattern"],
+    binding_fields: &[
+        ("let_declaration", "pattern"),
+        ("for_expression", "pattern"),
+        ("let_condition", "pattern"),
+    ],
+    written_fields: &[
+        ("assignment_expression", "left"),
+        ("compound_assignment_expr", "left"),
+    ],
+    arguments: &["arguments"],
+    read_fields: &["type", "value"],
+    name_uses: &[],
+};
+
+const GO: RefSyntax = RefSyntax {
+    names: &["identifier", "type_identifier"],
+    type_names: &["type_identifier"],
+    chains: &[
+        ("selector_expression", "operand", "field"),
+        ("qualified_type", "package", "name"),
+    ],
+    type_chains: &["qualified_type"],
+    calls: &[("call_expression", "function")],
+    skipped: &[
+        "import_declaration",
+        "package_clause",
+        "comment",
+        "interpreted_string_literal",
+        "raw_string_literal",
+    ],
+    imports: &[],
+    heritage: &[],
+    heritage_fields: &[],
+    type_contexts: &[],
+    bindings: &["parameter_list"],
+    binding_fields: &[
+        ("short_var_declaration", "left"),
+        ("range_clause", "left"),
+        ("var_spec", "name"),
+    ],
+    written_fields: &[("assignment_statement", "left")],
+    arguments: &["argument_list"],
+    read_fields: &["type"],
+    name_uses: &[],
+};
+
+const JAVA: RefSyntax = RefSyntax {
+    names: &["identifier", "type_identifier"],
+    type_names: &["type_identifier"],
+    chains: &[
+        ("field_access", "object", "field"),
+        ("scoped_type_identifier", "scope", "name"),
+    ],
+    type_chains: &["scoped_type_identifier"],
+    calls: &[
+        ("method_invocation", "name"),
+        ("object_creation_expression", "type"),
+    ],
+    skipped: &[
+        "package_declaration",
+        "line_comment",
+        "block_comment",
+        "string_literal",
+        "marker_annotation",
+        "annotation",
+    ],
+    imports: &["import_declaration"],
+    heritage: &["superclass", "super_interfaces", "extends_interfaces"],
+    heritage_fields: &[],
+    type_contexts: &[],
+    bindings: &["formal_parameters", "catch_formal_parameter"],
+    binding_fields: &[("variable_declarator", "name")],
+    written_fields: &[("assignment_expression", "left")],
+    arguments: &["argument_list"],
+    read_fields: &["type", "value"],
+    name_uses: &[],
+};
+
+const C: RefSyntax = RefSyntax {
+    names: &["identifier", "type_identifier"],
+    type_names: &["type_identifier"],
+    chains: &[],
+    type_chains: &[],
+    calls: &[("call_expression", "function")],
+    skipped: &[
+        "preproc_include",
+        "comment",
+        "string_literal",
+        "system_lib_string",
+        "field_identifier",
+        "preproc_defined",
+    ],
+    imports: &[],
+    heritage: &[],
+    heritage_fields: &[],
+    type_contexts: &[],
+    bindings: &["parameter_list"],
+    binding_fields: &[],
+    written_fields: &[("assignment_expression", "left")],
+    arguments: &["argument_list"],
+    read_fields: &["type", "value", "size"],
+    name_uses: &["struct_specifier", "union_specifier", "enum_specifier"],
+};
+
+fn syntax(lang: Lang) -> &'static RefSyntax {
+    match lang {
+        Lang::Python => &PYTHON,
+        Lang::JavaScript | Lang::TypeScript | Lang::Tsx => &JS,
+        Lang::Rust => &RUST,
+        Lang::Go => &GO,
+        Lang::Java => &JAVA,
+        Lang::C => &C,
+    }
+}
+
+/// What the place a name stands in makes of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Place {
+    Use(RefKind),
+    /// Bound there (a parameter, a pattern, a loop variable): a local of its scope.
+    Bound,
+    /// Declared there (a C declarator): neither a use nor a local worth hiding names with.
+    Declared,
+}
+
+/// Collects the file's references into `facts.ref_names` and `facts.refs`, after its
+/// definitions were extracted (a reference's scope is the innermost definition around its
+/// line). A bare name bound in a function around it (parameter, local) is that local, not a
+/// reference.
+pub(crate) fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
+    let syntax = syntax(facts.lang);
+    let mut found: Vec<(String, u32, RefKind)> = Vec::new();
+    let mut bound: Vec<(String, u32)> = Vec::new();
+    let mut cursor = root.walk();
+    let mut stack: Vec<(Node, Place, Option<&str>)> = vec![(root, Place::Use(RefKind::Read), None)];
+    while let Some((node, place, field)) = stack.pop() {
+        let kind = node.kind();
+        if syntax.skipped.contains(&kind) {
+            continue;
+        }
+        let line = node.start_position().row as u32 + 1;
+        if syntax.imports.contains(&kind) {
+            imported_names(node, src, syntax, &mut found);
+            continue;
+        }
+        if syntax.names.contains(&kind) {
+            let defines = field == Some("name")
+                && node.parent().is_some_and(|p| {
+                    !syntax.name_uses.contains(&p.kind()) || p.child_by_field_name("body").is_some()
+                });
+            if defines {
+                if place == Place::Bound {
+                    bound.push((text(node, src).to_owned(), line));
+                }
+                continue;
+            }
+            let name = text(node, src);
+            let as_type =
+                syntax.type_names.contains(&kind) && place != Place::Use(RefKind::Inherit);
+            match place {
+                _ if as_type => found.push((name.to_owned(), line, RefKind::Type)),
+                Place::Use(use_kind) => found.push((name.to_owned(), line, use_kind)),
+                Place::Bound => bound.push((name.to_owned(), line)),
+                Place::Declared => {}
+            }
+            continue;
+        }
+        if let Some(&(_, object, _)) = syntax.chains.iter().find(|(k, _, _)| *k == kind) {
+            let written: String = text(node, src).split_whitespace().collect();
+            let pure = written
+                .chars()
+                .all(|c| c.is_alphanumeric() || matches!(c, '_' | '.' | ':' | '$'));
+            let as_type =
+                syntax.type_chains.contains(&kind) && place != Place::Use(RefKind::Inherit);
+            if pure && matches!(place, Place::Use(_)) {
+                // What the chain is read through is read too: `Cart` and `Cart.Meta` in
+                // `Cart.Meta.ordering`.
+                let mut end = 0;
+                while let Some(at) = written[end..].find(['.', ':']).map(|i| i + end) {
+                    if at > 0 && !written[..at].ends_with(':') {
+                        found.push((written[..at].to_owned(), line, RefKind::Read));
+                    }
+                    end = at + 1;
+                }
+            }
+            match place {
+                _ if pure && as_type => found.push((written, line, RefKind::Type)),
+                Place::Use(use_kind) if pure => found.push((written, line, use_kind)),
+                _ if pure => {}
+                _ => {
+                    if let Some(child) = node.child_by_field_name(object) {
+                        stack.push((child, place, Some(object)));
+                    }
+                }
+            }
+            continue;
+        }
+        if let Some(&(_, callee)) = syntax.calls.iter().find(|(k, _)| *k == kind) {
+            push_fields(&mut cursor, node, &mut stack, |child, child_field| {
+                if child_field != Some(callee) {
+                    return Some(Place::Use(RefKind::Read));
+                }
+                // What is called is call extraction's; what it is called on is read
+                // (`Cart.create()` reads `Cart`).
+                let chain = syntax.chains.iter().any(|(k, _, _)| *k == child.kind());
+                if chain || syntax.names.contains(&child.kind()) {
+                    None
+                } else {
+                    Some(Place::Use(RefKind::Read))
+                }
+            });
+            if let Some(function) = node.child_by_field_name(callee)
+                && let Some(&(_, object, _)) =
+                    syntax.chains.iter().find(|(k, _, _)| *k == function.kind())
+                && let Some(receiver) = function.child_by_field_name(object)
+            {
+                stack.push((receiver, Place::Use(RefKind::Read), Some(object)));
+            }
+            continue;
+        }
+        let inner = if syntax.heritage.contains(&kind) {
+            Place::Use(RefKind::Inherit)
+        } else if syntax.type_contexts.contains(&kind) {
+            Place::Use(RefKind::Type)
+        } else if syntax.bindings.contains(&kind) {
+            Place::Bound
+        } else if syntax.arguments.contains(&kind) && place != Place::Use(RefKind::Inherit) {
+            Place::Use(RefKind::Value)
+        } else {
+            place
+        };
+        let c_declarations = facts.lang == Lang::C;
+        push_fields(&mut cursor, node, &mut stack, |_, child_field| {
+            let Some(f) = child_field else {
+                return Some(inner);
+            };
+            if syntax.heritage_fields.contains(&(kind, f)) {
+                Some(Place::Use(RefKind::Inherit))
+            } else if syntax.binding_fields.contains(&(kind, f)) {
+                Some(Place::Bound)
+            } else if syntax.written_fields.contains(&(kind, f)) {
+                Some(Place::Use(RefKind::Write))
+            } else if c_declarations && f == "declarator" {
+                Some(Place::Declared)
+            } else if syntax.read_fields.contains(&f)
+                && matches!(inner, Place::Bound | Place::Declared)
+            {
+                Some(Place::Use(RefKind::Read))
+            } else {
+                Some(inner)
+            }
+        });
+    }
+    if facts.lang == Lang::Python {
+        // Python: a name assigned in a function is that function's local.
+        bound.extend(
+            found
+                .iter()
+                .filter(|(name, _, kind)| *kind == RefKind::Write && !name.contains('.'))
+                .map(|(name, line, _)| (name.clone(), *line)),
+        );
+    }
+    store(facts, found, bound);
+}
+
+/// Every name in an import statement, as an import reference at its own line (the resolver
+/// keeps those the file's imports bind).
+fn imported_names(
+    node: Node,
+    src: &[u8],
+    syntax: &RefSyntax,
+    found: &mut Vec<(String, u32, RefKind)>,
+) {
+    let mut stack = vec![node];
+    while let Some(n) = stack.pop() {
+        if syntax.names.contains(&n.kind()) {
+            found.push((
+                text(n, src).to_owned(),
+                n.start_position().row as u32 + 1,
+                RefKind::Import,
+            ));
+        }
+        let mut cursor = n.walk();
+        stack.extend(n.named_children(&mut cursor));
+    }
+}
+
+/// Pushes `node`'s named children with the place `place_of` gives each (none: skipped), first
+/// child on top.
+fn push_fields<'t>(
+    cursor: &mut TreeCursor<'t>,
+    node: Node<'t>,
+    stack: &mut Vec<(Node<'t>, Place, Option<&'t str>)>,
+    mut place_of: impl FnMut(Node<'t>, Option<&'t str>) -> Option<Place>,
+) {
+    let start = stack.len();
+    cursor.reset(node);
+    if cursor.goto_first_child() {
+        loop {
+            let child = cursor.node();
+            let child_field = cursor.field_name();
+            if child.is_named()
+                && let Some(place) = place_of(child, child_field)
+            {
+                stack.push((child, place, child_field));
+            }
+            if !cursor.goto_next_sibling() {
+                break;
+            }
+        }
+    }
+    stack[start..].reverse();
+}
+
+/// Places each reference in its innermost definition, drops bare names bound in a function
+/// around them, and stores the rest once each (names interned per file).
+fn store(facts: &mut FileFacts, mut found: Vec<(String, u32, RefKind)>, bound: Vec<(String, u32)>) {
+    found.sort_by_key(|&(_, line, _)| line);
+    let scopes = scopes_at(facts, found.iter().map(|&(_, line, _)| line));
+    let bound_scopes = scopes_at(facts, {
+        let mut lines: Vec<u32> = bound.iter().map(|&(_, line)| line).collect();
+        lines.sort_unstable();
+        lines.into_iter()
+    });
+    let mut bound_sorted = bound;
+    bound_sorted.sort_by_key(|&(_, line)| line);
+    let mut locals: HashSet<(DefIdx, &str)> = HashSet::default();
+    for ((name, _), scope) in bound_sorted.iter().zip(&bound_scopes) {
+        if let Some(def) = *scope
+            && facts
+                .defs
+                .get(def as usize)
+                .is_some_and(|d| d.kind.is_callable())
+        {
+            locals.insert((def, name.as_str()));
+        }
+    }
+    let mut names: HashMap<String, u32> = HashMap::default();
+    let mut seen: HashSet<NameRef> = HashSet::default();
+    for ((name, line, kind), scope) in found.into_iter().zip(scopes) {
+        if NEVER_SYMBOLS.contains(&name.as_str()) || name.is_empty() {
+            continue;
+        }
+        let head = name.split(['.', ':']).next().unwrap_or(&name);
+        if NEVER_SYMBOLS.contains(&head) && head != "self" && head != "this" && head != "cls" {
+            continue;
+        }
+        // A bare name bound in a function around it is that function's local.
+        let mut around = scope;
+        let mut local = false;
+        while let Some(def) = around {
+            if locals.contains(&(def, head)) && !name.contains(['.', ':']) {
+                local = true;
+                break;
+            }
+            around = facts.defs.get(def as usize).and_then(|d| d.parent);
+        }
+        if local {
+            continue;
+        }
+        let next = names.len() as u32;
+        let index = *names.entry(name).or_insert(next);
+        let reference = NameRef {
+            name: index,
+            scope,
+            line,
+            kind,
+        };
+        if seen.insert(reference) {
+            facts.refs.push(reference);
+        }
+    }
+    let mut ref_names = vec![String::new(); names.len()];
+    for (name, index) in names {
+        if let Some(slot) = ref_names.get_mut(index as usize) {
+            *slot = name;
+        }
+    }
+    facts.ref_names = ref_names;
+}
+
+/// The innermost definition around each of `lines` (ascending): definitions are in source
+/// order, a nested one after its parent.
+fn scopes_at(facts: &FileFacts, lines: impl Iterator<Item = u32>) -> Vec<Option<DefIdx>> {
+    let defs = &facts.defs;
+    let mut order: Vec<usize> = (0..defs.len()).collect();
+    order.sort_by_key(|&i| (defs[i].start_line, std::cmp::Reverse(defs[i].end_line)));
+    let mut open: Vec<usize> = Vec::new();
+    let mut next = 0;
+    let mut out = Vec::new();
+    for line in lines {
+        while let Some(&i) = order.get(next)
+            && defs[i].start_line <= line
+        {
+            while open
+                .last()
+                .is_some_and(|&o| defs[o].end_line < defs[i].start_line)
+            {
+                open.pop();
+            }
+            open.push(i);
+            next += 1;
+        }
+        while open.last().is_some_and(|&o| defs[o].end_line < line) {
+            open.pop();
+        }
+        out.push(open.last().map(|&i| i as DefIdx));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::Extractor;
+    use crate::graph::RefKind;
+    use crate::lang::Lang;
+
+    /// (name, scope's qualified name or "", line, kind) of each reference.
+    fn refs(lang: Lang, path: &str, source: &str) -> Vec<(String, String, u32, RefKind)> {
+        let facts = Extractor::default().extract(path, lang, source);
+        facts
+            .refs
+            .iter()
+            .map(|r| {
+                (
+                    facts.ref_names[r.name as usize].clone(),
+                    r.scope
+                        .map(|d| facts.defs[d as usize].qualified.clone())
+                        .unwrap_or_default(),
+                    r.line,
+                    r.kind,
+                )
+            })
+            .collect()
+    }
+
+    fn has(found: &[(String, String, u32, RefKind)], name: &str, line: u32, kind: RefKind) -> bool {
+        found
+            .iter()
+            .any(|(n, _, l, k)| n == name && *l == line && *k == kind)
+    }
+
+    #[test]
+    fn python_types_values_reads_and_writes_but_not_calls_locals_or_definitions() {
+        let source = "\
+from shop.cart import Cart, total
+import shop.models as models
+
+class Order(models.Model):
+    def add(self, cart: Cart, n: int = LIMIT) -> Cart:
+        item = Cart()
+        for line in cart.lines:
+            print(line)
+        sorted(cart.lines, key=total)
+        if isinstance(item, models.Item):
+            return item
+        Cart.registry = item
+        handler = self.add
+        return Cart.create(n)
+";
+        let found = refs(Lang::Python, "shop/order.py", source);
+        assert!(has(&found, "Cart", 1, RefKind::Import), "{found:?}");
+        assert!(
+            has(&found, "models.Model", 4, RefKind::Inherit),
+            "{found:?}"
+        );
+        assert!(has(&found, "models", 4, RefKind::Read), "{found:?}");
+        assert!(has(&found, "Cart", 5, RefKind::Type), "{found:?}");
+        assert!(has(&found, "LIMIT", 5, RefKind::Read), "{found:?}");
+        assert!(has(&found, "total", 9, RefKind::Value), "{found:?}");
+        assert!(has(&found, "models.Item", 10, RefKind::Value), "{found:?}");
+        assert!(
+            has(&found, "Cart.registry", 12, RefKind::Write),
+            "{found:?}"
+        );
+        assert!(has(&found, "self.add", 13, RefKind::Read), "{found:?}");
+        assert!(has(&found, "Cart", 14, RefKind::Read), "{found:?}");
+        // Calls, parameters, locals, loop variables and definitions are not references.
+        let body: Vec<_> = found.iter().filter(|(_, _, l, _)| *l >= 5).collect();
+        for absent in [
+            "cart", "item", "line", "n", "add", "Order", "print", "sorted",
+        ] {
+            assert!(
+                !body.iter().any(|(n, ..)| n == absent),
+                "{absent}: {found:?}"
+            );
+        }
+        assert!(body.iter().all(|(_, scope, ..)| scope == "Order.add"));
+    }
+
+    #[test]
+    fn typescript_rust_go_java_and_c_types_and_values() {
+        let ts = refs(
+            Lang::TypeScript,
+            "a.ts",
+            "import { Cart } from './cart';\nexport function f(c: Cart, n = MAX): ns.Order {\n  const h = g(handler);\n  return c;\n}\n",
+        );
+        assert!(has(&ts, "Cart", 2, RefKind::Type), "{ts:?}");
+        assert!(has(&ts, "ns.Order", 2, RefKind::Type), "{ts:?}");
+        assert!(has(&ts, "MAX", 2, RefKind::Read), "{ts:?}");
+        assert!(has(&ts, "handler", 3, RefKind::Value), "{ts:?}");
+        assert!(
+            !ts.iter().any(|(n, ..)| n == "c" || n == "g" || n == "h"),
+            "{ts:?}"
+        );
+
+        let rust = refs(
+            Lang::Rust,
+            "src/a.rs",
+            "use crate::cart::Cart;\nfn f(c: &Cart, v: Vec<cart::Item>) -> Cart {\n    let x = run(handler);\n    MAX + x\n}\n",
+        );
+        assert!(has(&rust, "Cart", 2, RefKind::Type), "{rust:?}");
+        assert!(has(&rust, "cart::Item", 2, RefKind::Type), "{rust:?}");
+        assert!(has(&rust, "handler", 3, RefKind::Value), "{rust:?}");
+        assert!(has(&rust, "MAX", 4, RefKind::Read), "{rust:?}");
+        assert!(
+            !rust
+                .iter()
+                .any(|(n, ..)| n == "x" || n == "c" || n == "run"),
+            "{rust:?}"
+        );
+
+        let go = refs(
+            Lang::Go,
+            "a/a.go",
+            "package a\nfunc F(c *Cart, o pkg.Order) {\n\tx := c\n\tRun(Handler, x)\n}\n",
+        );
+        assert!(has(&go, "Cart", 2, RefKind::Type), "{go:?}");
+        assert!(has(&go, "pkg.Order", 2, RefKind::Type), "{go:?}");
+        assert!(has(&go, "Handler", 4, RefKind::Value), "{go:?}");
+
+        let java = refs(
+            Lang::Java,
+            "A.java",
+            "class A extends B {\n  Cart f(Item i) {\n    return Util.make(i, Order.MAX);\n  }\n}\n",
+        );
+        assert!(has(&java, "Cart", 2, RefKind::Type), "{java:?}");
+        assert!(has(&java, "Item", 2, RefKind::Type), "{java:?}");
+        assert!(has(&java, "Util", 3, RefKind::Read), "{java:?}");
+        assert!(has(&java, "Order.MAX", 3, RefKind::Value), "{java:?}");
+        assert!(has(&java, "B", 1, RefKind::Inherit), "{java:?}");
+
+        let c = refs(
+            Lang::C,
+            "a.c",
+            "static int f(struct cart *c, item_t n) {\n  int local = 0;\n  register_cb(handler);\n  order_t *o = 0;\n  return local;\n}\n",
+        );
+        assert!(has(&c, "cart", 1, RefKind::Type), "{c:?}");
+        assert!(has(&c, "item_t", 1, RefKind::Type), "{c:?}");
+        assert!(has(&c, "handler", 3, RefKind::Value), "{c:?}");
+        assert!(has(&c, "order_t", 4, RefKind::Type), "{c:?}");
+        assert!(
+            !c.iter().any(|(n, ..)| n == "f" || n == "register_cb"),
+            "{c:?}"
+        );
+    }
+}
