@@ -81,9 +81,10 @@ pub struct ResolveStats {
     pub imports_resolved: usize,
 }
 
-/// A variable as (file, scope, name, line of the call being resolved when the variable's
-/// bindings hold on some lines only, else 0).
-type VariableKey = (usize, Option<u32>, String, u32);
+/// The variables of one scope as (file, scope, line of the call being resolved when the
+/// variable's bindings hold on some lines only, else 0); their names are the inner keys, so a
+/// lookup allocates nothing.
+type VariableKey = (usize, Option<u32>, u32);
 
 /// A type alias as (file, name).
 type AliasKey = (usize, String);
@@ -125,7 +126,7 @@ struct Resolver<'a> {
     /// (`match` arms, `if let` bodies, shadowing `let`s) are read at that line.
     resolving: Cell<Option<(usize, Option<u32>, u32)>>,
     /// Variables' types by (file, scope, name), once found by a full-depth lookup.
-    variable_types: RefCell<HashMap<VariableKey, Option<(u32, f32)>>>,
+    variable_types: RefCell<HashMap<VariableKey, HashMap<Box<str>, Option<(u32, f32)>>>>,
     /// TypeScript type aliases by (file, alias), once resolved: a type node, a union id (see
     /// `UNION_IDS`) with its confidence, or `None` when a member is unknown.
     alias_types: RefCell<HashMap<AliasKey, Option<(u32, f32)>>>,
@@ -144,10 +145,14 @@ struct Resolver<'a> {
 pub fn build_graph(project: &str, files: &[FileFacts]) -> (Graph, ResolveStats) {
     let modules = ModuleIndex::build(files);
     let test_files = test_files(files, &modules);
+    let defs: usize = files.iter().map(|f| f.defs.len()).sum();
+    let calls: usize = files.iter().map(|f| f.calls.len()).sum();
+    // Folders are fewer than files; each definition has a DEFINES edge and maybe a MEMBER_OF.
+    let nodes = 2 * files.len() + defs;
     let mut r = Resolver {
         files,
         modules,
-        b: GraphBuilder::new(project),
+        b: GraphBuilder::with_capacity(project, nodes, nodes + defs + calls),
         file_node: Vec::with_capacity(files.len()),
         def_node: Vec::with_capacity(files.len()),
         top_level: Vec::with_capacity(files.len()),
@@ -156,7 +161,7 @@ pub fn build_graph(project: &str, files: &[FileFacts]) -> (Graph, ResolveStats) 
         companions: HashMap::default(),
         globals: HashMap::default(),
         methods: HashMap::default(),
-        node_def: HashMap::default(),
+        node_def: HashMap::with_capacity_and_hasher(defs, Default::default()),
         imported: Vec::with_capacity(files.len()),
         imported_whole: Vec::with_capacity(files.len()),
         import_targets: Vec::with_capacity(files.len()),
@@ -291,6 +296,13 @@ impl<'a> Resolver<'a> {
 
     /// Finds a member by name on a type or its bases (breadth first).
     fn find_member(&self, ty: u32, name: &str) -> Option<(u32, bool)> {
+        // Most lookups end at the type itself: no queue for them.
+        if let Some(&m) = self.members.get(&ty).and_then(|m| m.get(name)) {
+            return Some((m, false));
+        }
+        if !self.bases.contains_key(&ty) && !self.companions.contains_key(&ty) {
+            return None;
+        }
         let mut queue = vec![(ty, false)];
         let mut seen = HashSet::default();
         let mut i = 0;
