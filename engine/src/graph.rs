@@ -833,20 +833,6 @@ impl GraphBuilder {
         GraphBuilder { graph }
     }
 
-    /// A builder with room for about `nodes` nodes and `edges` edges, so that building a large
-    /// graph does not grow (and copy) its tables again and again.
-    pub fn with_capacity(project: &str, nodes: usize, edges: usize) -> Self {
-        let mut b = GraphBuilder::new(project);
-        let g = &mut b.graph;
-        g.nodes.reserve(nodes);
-        g.edges.reserve(edges);
-        g.by_location.reserve(nodes);
-        // About two distinct strings per node: its qualified name and its signature.
-        g.strings.all.reserve(2 * nodes);
-        g.strings.index.reserve(2 * nodes);
-        b
-    }
-
     /// Reopens a built graph to add nodes and edges; `build` recomputes the adjacency.
     pub fn extend(graph: Graph) -> Self {
         GraphBuilder { graph }

@@ -133,9 +133,14 @@ fn parse_threads(files: usize) -> usize {
 pub type Sources = std::collections::BTreeMap<String, String>;
 
 /// Decodes UTF-8, replacing invalid sequences; says whether the bytes were valid.
+/// The text is kept as long as the project is open: a buffer read with room to spare (a file
+/// read whole, a string built up) gives the room back.
 pub(crate) fn decode(bytes: Vec<u8>) -> (String, bool) {
     match String::from_utf8(bytes) {
-        Ok(s) => (s, true),
+        Ok(mut s) => {
+            s.shrink_to_fit();
+            (s, true)
+        }
         Err(err) => (String::from_utf8_lossy(err.as_bytes()).into_owned(), false),
     }
 }

@@ -146,13 +146,10 @@ pub fn build_graph(project: &str, files: &[FileFacts]) -> (Graph, ResolveStats) 
     let modules = ModuleIndex::build(files);
     let test_files = test_files(files, &modules);
     let defs: usize = files.iter().map(|f| f.defs.len()).sum();
-    let calls: usize = files.iter().map(|f| f.calls.len()).sum();
-    // Folders are fewer than files; each definition has a DEFINES edge and maybe a MEMBER_OF.
-    let nodes = 2 * files.len() + defs;
     let mut r = Resolver {
         files,
         modules,
-        b: GraphBuilder::with_capacity(project, nodes, nodes + defs + calls),
+        b: GraphBuilder::new(project),
         file_node: Vec::with_capacity(files.len()),
         def_node: Vec::with_capacity(files.len()),
         top_level: Vec::with_capacity(files.len()),
