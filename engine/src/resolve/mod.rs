@@ -86,6 +86,9 @@ pub struct ResolveStats {
 /// lookup allocates nothing.
 type VariableKey = (usize, Option<u32>, u32);
 
+/// A type found with its confidence, or `None` when it is unknown.
+type FoundType = Option<(u32, f32)>;
+
 /// A type alias as (file, name).
 type AliasKey = (usize, String);
 
@@ -125,8 +128,8 @@ struct Resolver<'a> {
     /// The call being resolved: (file, scope, line). Rust bindings that hold on some lines only
     /// (`match` arms, `if let` bodies, shadowing `let`s) are read at that line.
     resolving: Cell<Option<(usize, Option<u32>, u32)>>,
-    /// Variables' types by (file, scope, name), once found by a full-depth lookup.
-    variable_types: RefCell<HashMap<VariableKey, HashMap<Box<str>, Option<(u32, f32)>>>>,
+    /// Variables' types by (file, scope, line) and name, once found by a full-depth lookup.
+    variable_types: RefCell<HashMap<VariableKey, HashMap<Box<str>, FoundType>>>,
     /// TypeScript type aliases by (file, alias), once resolved: a type node, a union id (see
     /// `UNION_IDS`) with its confidence, or `None` when a member is unknown.
     alias_types: RefCell<HashMap<AliasKey, Option<(u32, f32)>>>,
