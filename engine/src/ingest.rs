@@ -549,6 +549,16 @@ mod tests {
     }
 
     #[test]
+    fn a_kept_text_holds_no_spare_room() {
+        let mut bytes = Vec::with_capacity(4096);
+        bytes.extend_from_slice(b"def f():\n    return 1\n");
+        let (text, utf8) = decode(bytes);
+        assert!(utf8);
+        assert_eq!(text, "def f():\n    return 1\n");
+        assert!(text.capacity() < 64, "{} bytes of room kept", text.capacity());
+    }
+
+    #[test]
     fn skips_are_counted_by_reason() {
         let (graph, stats) = run(vec![
             file(".gitignore", "gen/\n"),
