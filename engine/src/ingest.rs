@@ -555,7 +555,11 @@ mod tests {
         let (text, utf8) = decode(bytes);
         assert!(utf8);
         assert_eq!(text, "def f():\n    return 1\n");
-        assert!(text.capacity() < 64, "{} bytes of room kept", text.capacity());
+        assert!(
+            text.capacity() < 64,
+            "{} bytes of room kept",
+            text.capacity()
+        );
     }
 
     #[test]
