@@ -146,6 +146,18 @@ struct Resolver<'a> {
 
 /// Builds the graph of a project from its files' facts.
 pub fn build_graph(project: &str, files: &[FileFacts]) -> (Graph, ResolveStats) {
+    let order: Vec<usize> = (0..files.len()).collect();
+    build_graph_calls_in(project, files, &order)
+}
+
+/// [`build_graph`], resolving the calls of the files in `order` (indexes into `files`; a file
+/// left out has no CALLS edges). Resolving one file's calls must not depend on which files came
+/// before it (what re-resolving only some files needs): a test resolves them shuffled.
+pub(crate) fn build_graph_calls_in(
+    project: &str,
+    files: &[FileFacts],
+    order: &[usize],
+) -> (Graph, ResolveStats) {
     let modules = ModuleIndex::build(files);
     let test_files = test_files(files, &modules);
     let defs: usize = files.iter().map(|f| f.defs.len()).sum();
@@ -183,7 +195,7 @@ pub fn build_graph(project: &str, files: &[FileFacts]) -> (Graph, ResolveStats) 
     r.imports();
     r.c_included = r.c_include_closures();
     r.heritage();
-    r.calls();
+    r.calls(order);
     let stats = r.stats;
     (r.b.build(), stats)
 }
