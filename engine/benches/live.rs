@@ -348,19 +348,30 @@ fn edits(dir: &str, args: &[String], how: Search) {
         }
         drop(search);
         let heap_after = LIVE.load(Ordering::Relaxed);
-        drop((graph, ws));
+        drop(graph);
+        let without_graph = LIVE.load(Ordering::Relaxed);
+        drop(ws);
         let base = LIVE.load(Ordering::Relaxed);
         // The files handed to the fresh index are consumed by it: what stays is its graph and
         // workspace, measured from the same base.
         let (fresh_graph, fresh_ws) = index(&name, source_files(&files));
         let fresh = LIVE.load(Ordering::Relaxed) - base;
-        drop((fresh_graph, fresh_ws));
+        drop(fresh_graph);
+        let fresh_files = LIVE.load(Ordering::Relaxed) - base;
+        drop(fresh_ws);
         println!(
             "after {long} more edits: graph and files {:.1} MB on the heap; a fresh index of the same files {:.1} MB ({:+.1} %); at the start {:.1} MB",
             (heap_after - base) as f64 / 1e6,
             fresh as f64 / 1e6,
             100.0 * ((heap_after - base) as f64 - fresh as f64) / fresh.max(1) as f64,
             (heap_fresh - base.min(heap_fresh)) as f64 / 1e6,
+        );
+        println!(
+            "  the graph {:.1} MB (fresh {:.1} MB), the files {:.1} MB (fresh {:.1} MB)",
+            (heap_after - without_graph) as f64 / 1e6,
+            (fresh - fresh_files) as f64 / 1e6,
+            (without_graph - base) as f64 / 1e6,
+            fresh_files as f64 / 1e6,
         );
     }
 }

@@ -133,9 +133,14 @@ fn parse_threads(files: usize) -> usize {
 pub type Sources = std::collections::BTreeMap<String, String>;
 
 /// Decodes UTF-8, replacing invalid sequences; says whether the bytes were valid.
+/// The text is kept as long as the project is open: a buffer read with room to spare (a file
+/// read whole, a string built up) gives the room back.
 pub(crate) fn decode(bytes: Vec<u8>) -> (String, bool) {
     match String::from_utf8(bytes) {
-        Ok(s) => (s, true),
+        Ok(mut s) => {
+            s.shrink_to_fit();
+            (s, true)
+        }
         Err(err) => (String::from_utf8_lossy(err.as_bytes()).into_owned(), false),
     }
 }
@@ -541,6 +546,20 @@ mod tests {
 
     fn run(files: Vec<SourceFile>) -> (Graph, IndexStats) {
         index("t", files, &|| 0.0, &mut |_, _, _| true).unwrap()
+    }
+
+    #[test]
+    fn a_kept_text_holds_no_spare_room() {
+        let mut bytes = Vec::with_capacity(4096);
+        bytes.extend_from_slice(b"def f():\n    return 1\n");
+        let (text, utf8) = decode(bytes);
+        assert!(utf8);
+        assert_eq!(text, "def f():\n    return 1\n");
+        assert!(
+            text.capacity() < 64,
+            "{} bytes of room kept",
+            text.capacity()
+        );
     }
 
     #[test]

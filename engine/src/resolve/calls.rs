@@ -10,8 +10,13 @@ use crate::graph::{EdgeKind, NodeKind, Reason};
 use crate::lang::Lang;
 
 impl<'a> Resolver<'a> {
-    pub(super) fn calls(&mut self) {
-        for (fi, f) in self.files.iter().enumerate() {
+    /// The calls of the files in `order` (indexes into `files`).
+    pub(super) fn calls(&mut self, order: &[usize]) {
+        let files = self.files;
+        for &fi in order {
+            let Some(f) = files.get(fi) else {
+                continue;
+            };
             for call in &f.calls {
                 self.stats.call_sites += 1;
                 // A call in a Rust block whose `cfg` does not hold, inside real code, is not

@@ -698,19 +698,23 @@ impl<'a> Resolver<'a> {
         var: &str,
         depth: u32,
     ) -> Option<(u32, f32)> {
-        let key = (
-            fi,
-            scope,
-            var.to_owned(),
-            self.line_at(fi, scope).unwrap_or(0),
-        );
-        if let Some(&known) = self.variable_types.borrow().get(&key) {
+        let key = (fi, scope, self.line_at(fi, scope).unwrap_or(0));
+        let known = self
+            .variable_types
+            .borrow()
+            .get(&key)
+            .and_then(|names| names.get(var).copied());
+        if let Some(known) = known {
             return known;
         }
         let found = self.find_variable_type(fi, scope, var, depth);
         // A deeper lookup may stop short at the depth limit; only a full one is kept.
         if depth == 0 {
-            self.variable_types.borrow_mut().insert(key, found);
+            self.variable_types
+                .borrow_mut()
+                .entry(key)
+                .or_default()
+                .insert(var.into(), found);
         }
         found
     }

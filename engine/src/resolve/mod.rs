@@ -82,9 +82,13 @@ pub struct ResolveStats {
     pub imports_resolved: usize,
 }
 
-/// A variable as (file, scope, name, line of the call being resolved when the variable's
-/// bindings hold on some lines only, else 0).
-type VariableKey = (usize, Option<u32>, String, u32);
+/// The variables of one scope as (file, scope, line of the call being resolved when the
+/// variable's bindings hold on some lines only, else 0); their names are the inner keys, so a
+/// lookup allocates nothing.
+type VariableKey = (usize, Option<u32>, u32);
+
+/// A type found with its confidence, or `None` when it is unknown.
+type FoundType = Option<(u32, f32)>;
 
 /// A type alias as (file, name).
 type AliasKey = (usize, String);
@@ -125,8 +129,8 @@ struct Resolver<'a> {
     /// The call being resolved: (file, scope, line). Rust bindings that hold on some lines only
     /// (`match` arms, `if let` bodies, shadowing `let`s) are read at that line.
     resolving: Cell<Option<(usize, Option<u32>, u32)>>,
-    /// Variables' types by (file, scope, name), once found by a full-depth lookup.
-    variable_types: RefCell<HashMap<VariableKey, Option<(u32, f32)>>>,
+    /// Variables' types by (file, scope, line) and name, once found by a full-depth lookup.
+    variable_types: RefCell<HashMap<VariableKey, HashMap<Box<str>, FoundType>>>,
     /// TypeScript type aliases by (file, alias), once resolved: a type node, a union id (see
     /// `UNION_IDS`) with its confidence, or `None` when a member is unknown.
     alias_types: RefCell<HashMap<AliasKey, Option<(u32, f32)>>>,
@@ -143,8 +147,21 @@ struct Resolver<'a> {
 
 /// Builds the graph of a project from its files' facts.
 pub fn build_graph(project: &str, files: &[FileFacts]) -> (Graph, ResolveStats) {
+    let order: Vec<usize> = (0..files.len()).collect();
+    build_graph_calls_in(project, files, &order)
+}
+
+/// [`build_graph`], resolving the calls of the files in `order` (indexes into `files`; a file
+/// left out has no CALLS edges). Resolving one file's calls must not depend on which files came
+/// before it (what re-resolving only some files needs): a test resolves them shuffled.
+pub(crate) fn build_graph_calls_in(
+    project: &str,
+    files: &[FileFacts],
+    order: &[usize],
+) -> (Graph, ResolveStats) {
     let modules = ModuleIndex::build(files);
     let test_files = test_files(files, &modules);
+    let defs: usize = files.iter().map(|f| f.defs.len()).sum();
     let mut r = Resolver {
         files,
         modules,
@@ -157,7 +174,7 @@ pub fn build_graph(project: &str, files: &[FileFacts]) -> (Graph, ResolveStats) 
         companions: HashMap::default(),
         globals: HashMap::default(),
         methods: HashMap::default(),
-        node_def: HashMap::default(),
+        node_def: HashMap::with_capacity_and_hasher(defs, Default::default()),
         imported: Vec::with_capacity(files.len()),
         imported_whole: Vec::with_capacity(files.len()),
         import_targets: Vec::with_capacity(files.len()),
@@ -179,7 +196,7 @@ pub fn build_graph(project: &str, files: &[FileFacts]) -> (Graph, ResolveStats) 
     r.imports();
     r.c_included = r.c_include_closures();
     r.heritage();
-    r.calls();
+    r.calls(order);
     r.references();
     let stats = r.stats;
     (r.b.build(), stats)
@@ -293,6 +310,13 @@ impl<'a> Resolver<'a> {
 
     /// Finds a member by name on a type or its bases (breadth first).
     fn find_member(&self, ty: u32, name: &str) -> Option<(u32, bool)> {
+        // Most lookups end at the type itself: no queue for them.
+        if let Some(&m) = self.members.get(&ty).and_then(|m| m.get(name)) {
+            return Some((m, false));
+        }
+        if !self.bases.contains_key(&ty) && !self.companions.contains_key(&ty) {
+            return None;
+        }
         let mut queue = vec![(ty, false)];
         let mut seen = HashSet::default();
         let mut i = 0;

@@ -277,6 +277,39 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    /// Each file's calls resolve alike whichever files were resolved before it: what
+    /// re-resolving only some files after a change needs.
+    #[test]
+    fn calls_resolve_alike_in_any_file_order(
+        p in 0..5usize,
+        versions in prop::collection::vec(0..4usize, 8),
+        keys in prop::collection::vec(any::<u32>(), 8),
+    ) {
+        let project = &projects()[p];
+        let files: BTreeMap<String, String> = project
+            .iter()
+            .zip(&versions)
+            .map(|((path, texts), &v)| ((*path).to_owned(), texts[v % texts.len()].to_owned()))
+            .collect();
+        let (ws, _) = start(&files);
+        let facts = ws.facts();
+        let dump = |order: &[usize]| {
+            let mut lines = crate::resolve::build_graph_calls_in("p", facts, order)
+                .0
+                .canonical_dump();
+            lines.sort();
+            lines
+        };
+        let forward: Vec<usize> = (0..facts.len()).collect();
+        let mut shuffled = forward.clone();
+        shuffled.sort_by_key(|&i| keys.get(i).copied().unwrap_or(0));
+        prop_assert_eq!(dump(&forward), dump(&shuffled));
+    }
+}
+
 #[test]
 fn every_project_survives_each_file_edited_removed_and_restored() {
     for p in 0..projects().len() {
