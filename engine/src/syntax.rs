@@ -38,7 +38,7 @@ const MAX_HIGHLIGHT_BYTES: usize = 512 * 1024;
 pub fn highlight(path: &str, text: &str) -> Vec<Line> {
     let mut spans = Vec::new();
     if text.len() <= MAX_HIGHLIGHT_BYTES
-        && let Some(lang) = Lang::of_path(path)
+        && let Some(lang) = Lang::of_source(path, text)
     {
         let mut parser = Parser::new();
         if parser.set_language(&lang.grammar()).is_ok()

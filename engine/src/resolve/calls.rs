@@ -116,7 +116,7 @@ impl<'a> Resolver<'a> {
         if let Some(t) = self.scopes.binding(fi, name) {
             return Some((t, confidence::IMPORT, Reason::ImportResolved));
         }
-        if f.lang == Lang::C {
+        if f.lang.is_c_family() {
             // A definition in a header the file's includes reach (a `static inline` function).
             return self.c_included[fi].iter().find_map(|&file| {
                 let d = self.top_level[file]
@@ -218,8 +218,14 @@ impl<'a> Resolver<'a> {
         let f = &self.files[fi];
         match callee {
             Callee::Name(name) => {
-                if f.lang == Lang::C && self.c_hidden(fi, scope, name) {
+                if f.lang.is_c_family() && self.c_hidden(fi, scope, name) {
                     return Vec::new();
+                }
+                // In a C++ method a member of its class (or of a base) hides every other name.
+                if f.lang == Lang::Cpp
+                    && let Some(hit) = self.java_implicit_this(fi, scope, name)
+                {
+                    return vec![hit];
                 }
                 if let Some((target, conf, reason)) = self.lookup_name(fi, scope, name) {
                     return self.callable(target, conf, reason);
@@ -257,6 +263,9 @@ impl<'a> Resolver<'a> {
             },
             Callee::Member { receiver, name } => {
                 self.resolve_member(fi, scope, receiver, name, depth)
+            }
+            Callee::Scoped { path, name } if f.lang == Lang::Cpp => {
+                self.cpp_scoped(fi, scope, path, name)
             }
             Callee::Scoped { path, name } => {
                 if let Some((ty, conf)) = self.resolve_type(fi, scope, path)
@@ -311,6 +320,48 @@ impl<'a> Resolver<'a> {
                 Vec::new()
             }
         }
+    }
+
+    /// C++ `A::f()` or `ns::f()`: a member of the type `A` names (its own or inherited), else,
+    /// when the path names no project type, the function `f` of a namespace, found as a plain
+    /// name is.
+    fn cpp_scoped(
+        &self,
+        fi: usize,
+        scope: Option<u32>,
+        path: &str,
+        name: &str,
+    ) -> Vec<(u32, f32, Reason)> {
+        let last = path.rsplit("::").next().unwrap_or(path);
+        if let Some((ty, conf)) = self.resolve_type(fi, scope, last) {
+            return self
+                .typed_member(ty, conf, name, conf, Reason::ClassMember)
+                .into_iter()
+                .collect();
+        }
+        if self.c_hidden(fi, scope, name) {
+            return Vec::new();
+        }
+        if let Some((target, conf, reason)) = self.lookup_name(fi, scope, name) {
+            return self.callable(target, conf, reason);
+        }
+        self.fallback(self.globals.get(name), fi)
+    }
+
+    /// Whether a C++ receiver is declared (as a local, a parameter or a field of the method's
+    /// class) with a type that is no project type.
+    fn cpp_outside(&self, fi: usize, scope: Option<u32>, var: &str) -> bool {
+        if let Some(ty) = self.binding_type(fi, scope, var) {
+            return self.resolve_type(fi, scope, &ty).is_none();
+        }
+        let Some(&(file, def)) = self
+            .owner_type(fi, scope)
+            .and_then(|owner| self.node_def.get(&owner))
+        else {
+            return false;
+        };
+        self.attribute_type(file, def, var)
+            .is_some_and(|(file, class, ty)| self.resolve_type(file, Some(class), ty).is_none())
     }
 
     /// Java's implicit `this` for a bare `name(…)`: a method of the innermost class around
@@ -661,10 +712,15 @@ impl<'a> Resolver<'a> {
                 {
                     return vec![hit];
                 }
-                if f.lang == Lang::Java
+                if matches!(f.lang, Lang::Java | Lang::Cpp)
                     && let Some(hit) = self.field_member(fi, scope, var, name, depth)
                 {
                     return vec![hit];
+                }
+                // A C++ variable, parameter or field of a type outside the project (`std::string
+                // s`, `const Slice& key` where no `Slice` is defined) calls none of its methods.
+                if f.lang == Lang::Cpp && self.cpp_outside(fi, scope, var) {
+                    return Vec::new();
                 }
                 // `Inner.m()`: a static method of a Java member type in scope or imported.
                 if f.lang == Lang::Java
@@ -726,7 +782,7 @@ impl<'a> Resolver<'a> {
                 }
                 // Java's implicit `this`: `parent.root.get()` where `parent` is a field.
                 let head = path.split('.').next().unwrap_or(path);
-                if f.lang == Lang::Java
+                if matches!(f.lang, Lang::Java | Lang::Cpp)
                     && !on_self
                     && self.binding_type(fi, scope, head).is_none()
                     && let Some((t, conf)) =
@@ -893,8 +949,11 @@ impl<'a> Resolver<'a> {
         let lang = self.files[fi].lang;
         let same_lang = |n: &u32| {
             let file = self.b.node(*n).map(|d| d.file);
-            self.file_lang(file)
-                .is_some_and(|l| l == lang || (l.is_js_family() && lang.is_js_family()))
+            self.file_lang(file).is_some_and(|l| {
+                l == lang
+                    || (l.is_js_family() && lang.is_js_family())
+                    || (l.is_c_family() && lang.is_c_family())
+            })
         };
         // Stop counting as soon as there are too many: common names must not cost a full scan.
         let found: Vec<u32> = candidates

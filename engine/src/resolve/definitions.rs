@@ -82,7 +82,8 @@ impl<'a> Resolver<'a> {
                 // are known (`adopt_foreign_methods`).
                 let foreign = match f.lang {
                     Lang::Rust => matches!(parent_kind, None | Some(NodeKind::Module)),
-                    Lang::Go => parent_kind.is_none(),
+                    // A C++ method defined outside its class (`void A::f() {…}`).
+                    Lang::Go | Lang::Cpp => parent_kind.is_none(),
                     _ => false,
                 } && d.kind == NodeKind::Method;
                 if foreign {
@@ -97,7 +98,7 @@ impl<'a> Resolver<'a> {
                     None => {
                         top.entry(d.name.as_str()).or_default().push(i as u32);
                         // A `static` C function is seen by its own file only.
-                        let file_local = f.lang == Lang::C && !d.exported;
+                        let file_local = f.lang.is_c_family() && !d.exported;
                         if (d.kind.is_callable() || d.kind.is_type()) && !file_local {
                             self.globals.entry(d.name.as_str()).or_default().push(id);
                         }
@@ -219,7 +220,7 @@ impl<'a> Resolver<'a> {
             .iter()
             .enumerate()
             .map(|(fi, f)| {
-                if f.lang != Lang::C {
+                if !f.lang.is_c_family() {
                     return Vec::new();
                 }
                 let mut seen: HashSet<usize> = HashSet::default();
@@ -300,6 +301,17 @@ impl<'a> Resolver<'a> {
                 // name: a candidate for calls on receivers of unknown type.
                 if f.lang == Lang::Go {
                     self.methods.entry(def.name.as_str()).or_default().push(id);
+                }
+                // A C++ `ns::f` of no project type is a function of a namespace: a name of the
+                // file like any other function.
+                if f.lang == Lang::Cpp {
+                    self.top_level[fi]
+                        .entry(def.name.as_str())
+                        .or_default()
+                        .push(di);
+                    if def.exported {
+                        self.globals.entry(def.name.as_str()).or_default().push(id);
+                    }
                 }
                 continue;
             };

@@ -1,0 +1,496 @@
+//! C++: `#include`s, namespaces, classes, structs, unions and enums with their bases, functions
+//! and methods (in-class and out-of-line `A::f`), typed locals, parameters and fields, and calls.
+
+use tree_sitter::Node;
+
+use super::c::{self, function_declarator, include, variable_name};
+use super::{
+    field, header_before_body, line, named_children, new_def, push_call, push_children, text,
+};
+use crate::facts::{Binding, Callee, Def, FileFacts, Receiver};
+use crate::graph::NodeKind;
+
+/// Class templates of the standard library that hold or point at one object of their first
+/// argument's type: a call through them is a call on that object (`p->f()`, `p.get()->f()`).
+const HOLDERS: &[&str] = &[
+    "unique_ptr",
+    "shared_ptr",
+    "weak_ptr",
+    "optional",
+    "reference_wrapper",
+    "atomic",
+];
+
+pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
+    let mut cursor = root.walk();
+    let mut stack: Vec<(Node, Option<u32>)> = vec![(root, None)];
+    let mut anonymous: Vec<(u32, u32)> = Vec::new();
+    while let Some((node, scope)) = stack.pop() {
+        match node.kind() {
+            "preproc_include" => {
+                include(node, src, facts);
+                continue;
+            }
+            "preproc_function_def" => {
+                if let Some(name) = field(node, "name") {
+                    facts.locals.push((None, text(name, src).to_owned()));
+                }
+                continue;
+            }
+            "preproc_def" => continue,
+            // A namespace is a node of the graph; what it holds stays at file level, where a
+            // name is looked up (the resolver does not model namespace scopes).
+            "namespace_definition" => {
+                // What an anonymous namespace holds is seen by its own file only.
+                if field(node, "name").is_none() {
+                    anonymous.push((line(node), super::end_line(node)));
+                }
+                if let Some(name) = field(node, "name") {
+                    let mut def = new_def(facts, NodeKind::Module, text(name, src), None, node);
+                    def.signature = header_before_body(node, field(node, "body"), src);
+                    facts.defs.push(def);
+                }
+                if let Some(body) = field(node, "body") {
+                    stack.push((body, scope));
+                }
+                continue;
+            }
+            "function_definition" => {
+                let idx = function(node, scope, src, facts);
+                if let Some(body) = field(node, "body") {
+                    stack.push((body, idx.or(scope)));
+                }
+                // Constructor initializers (`: base_(make())`) run in the constructor.
+                for child in named_children(node) {
+                    if child.kind() == "field_initializer_list" {
+                        stack.push((child, idx.or(scope)));
+                    }
+                }
+                continue;
+            }
+            "class_specifier" | "struct_specifier" | "union_specifier" | "enum_specifier" => {
+                if let Some(idx) = class(node, scope, src, facts) {
+                    if let Some(body) = field(node, "body") {
+                        stack.push((body, Some(idx)));
+                    }
+                    continue;
+                }
+            }
+            "type_definition" => c::type_definition(node, scope, src, facts),
+            "field_declaration" if is_type(facts, scope) => {
+                field_declaration(node, scope, src, facts)
+            }
+            "declaration" | "condition_declaration" | "for_range_loop" if scope.is_some() => {
+                declaration(node, scope, src, facts);
+            }
+            "call_expression" => call(node, scope, src, facts),
+            "new_expression" => {
+                if let Some(ty) = field(node, "type").and_then(|t| type_name(t, src)) {
+                    push_call(facts, scope, Callee::New(ty), node);
+                }
+            }
+            _ => {}
+        }
+        push_children(&mut cursor, node, scope, &mut stack);
+    }
+    for def in facts.defs.iter_mut().filter(|d| d.parent.is_none()) {
+        if anonymous
+            .iter()
+            .any(|&(from, to)| from <= def.start_line && def.end_line <= to)
+        {
+            def.exported = false;
+        }
+    }
+}
+
+/// Whether definition `scope` is a class, struct or union.
+fn is_type(facts: &FileFacts, scope: Option<u32>) -> bool {
+    scope
+        .and_then(|s| facts.defs.get(s as usize))
+        .is_some_and(|d| d.kind.is_type())
+}
+
+/// A class, struct, union or enum with a body, its bases as `extends`.
+fn class(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) -> Option<u32> {
+    let body = field(node, "body")?;
+    let name = last_segment(text(field(node, "name")?, src));
+    let kind = match node.kind() {
+        "class_specifier" => NodeKind::Class,
+        "enum_specifier" => NodeKind::Enum,
+        _ => NodeKind::Struct,
+    };
+    let mut def = new_def(facts, kind, &name, scope, node);
+    doc(&mut def, node, src);
+    def.signature = header_before_body(node, Some(body), src);
+    for clause in named_children(node) {
+        if clause.kind() != "base_class_clause" {
+            continue;
+        }
+        def.extends.extend(
+            named_children(clause)
+                .into_iter()
+                .filter(|b| !matches!(b.kind(), "access_specifier" | "virtual" | "comment"))
+                .filter_map(|b| type_name(b, src)),
+        );
+    }
+    let idx = facts.defs.len() as u32;
+    facts.defs.push(def);
+    Some(idx)
+}
+
+/// A function or method definition; `None` when its name is not a name (a conversion operator
+/// written through a macro, an error). `A::f` outside `A` is a method whose qualified name is
+/// `A.f` and that has no parent: it joins its class once the resolver knows the class.
+fn function(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) -> Option<u32> {
+    let declarator = function_declarator(field(node, "declarator")?)?;
+    let named = field(declarator, "declarator")?;
+    let in_type = is_type(facts, scope);
+    let (owner, name) = match named.kind() {
+        "identifier" | "field_identifier" | "destructor_name" | "operator_name" => {
+            (None, text(named, src).to_owned())
+        }
+        "template_function" => (None, text(field(named, "name")?, src).to_owned()),
+        "qualified_identifier" => {
+            let (path, name) = qualified(named, src)?;
+            (Some(last_segment(&path)), name)
+        }
+        _ => return None,
+    };
+    let kind = if in_type || owner.is_some() {
+        NodeKind::Method
+    } else {
+        NodeKind::Function
+    };
+    let mut def = new_def(facts, kind, &name, scope, node);
+    if let Some(owner) = &owner
+        && !in_type
+    {
+        def.qualified = format!("{owner}.{name}");
+    }
+    doc(&mut def, node, src);
+    def.signature = header_before_body(node, field(node, "body"), src);
+    def.exported = !named_children(node)
+        .iter()
+        .any(|c| c.kind() == "storage_class_specifier" && text(*c, src) == "static")
+        || in_type;
+    if let Some(ty) = field(node, "type").and_then(|t| type_name(t, src))
+        && !returns_pointer_to_function(declarator)
+    {
+        def.returns = ty;
+    }
+    let idx = facts.defs.len() as u32;
+    facts.defs.push(def);
+    if let Some(params) = field(declarator, "parameters") {
+        for param in named_children(params) {
+            typed(param, Some(idx), src, facts);
+        }
+    }
+    Some(idx)
+}
+
+/// Whether the function's declarator returns a pointer or reference only in its parameters'
+/// wrapper (`int (*f(int))(char)`): then its written type is not what it returns.
+fn returns_pointer_to_function(declarator: Node) -> bool {
+    declarator
+        .parent()
+        .is_some_and(|p| p.kind() == "parenthesized_declarator")
+}
+
+/// A field of a class: its declared type for `field_.f()` and `this->field_->f()`.
+fn field_declaration(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) {
+    let Some(class) = scope else {
+        return;
+    };
+    let Some(ty) = field(node, "type").and_then(|t| type_name(t, src)) else {
+        return;
+    };
+    let mut cursor = node.walk();
+    for declarator in node.children_by_field_name("declarator", &mut cursor) {
+        if declarator.kind() == "function_declarator" {
+            continue;
+        }
+        if let Some(name) = declared_name(declarator, src) {
+            facts
+                .attr_bindings
+                .push((class, name.to_owned(), ty.clone()));
+        }
+    }
+}
+
+/// Locals: a variable declared with a type (`A a;`, `A* p = …;`, `auto x = new A;`) is bound to
+/// it; every declared name hides functions of its name.
+fn declaration(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) {
+    let written = field(node, "type");
+    let ty = written.and_then(|t| type_name(t, src));
+    let auto = written.is_some_and(|t| t.kind() == "placeholder_type_specifier");
+    let mut declarators: Vec<Node> = {
+        let mut cursor = node.walk();
+        node.children_by_field_name("declarator", &mut cursor)
+            .collect()
+    };
+    if node.kind() == "for_range_loop" {
+        declarators.clear();
+        declarators.extend(field(node, "declarator"));
+    }
+    for declarator in declarators {
+        let Some(name) = declared_name(declarator, src) else {
+            continue;
+        };
+        facts.locals.push((scope, name.to_owned()));
+        let held = if auto {
+            field(declarator, "value").and_then(|v| constructed(v, src))
+        } else {
+            ty.clone()
+        };
+        if let Some(type_name) = held {
+            facts.bindings.push(Binding {
+                scope,
+                var: name.to_owned(),
+                type_name,
+            });
+        }
+    }
+}
+
+/// `new A(…)`, `A(…)` or `std::make_unique<A>(…)`: the type a value is made of.
+fn constructed(value: Node, src: &[u8]) -> Option<String> {
+    match value.kind() {
+        "new_expression" => type_name(field(value, "type")?, src),
+        "call_expression" => {
+            let function = field(value, "function")?;
+            let name = text(function, src);
+            if name.contains("make_unique") || name.contains("make_shared") {
+                let args = named_children(function)
+                    .into_iter()
+                    .find(|c| c.kind() == "template_argument_list")
+                    .or_else(|| {
+                        field(function, "name")
+                            .and_then(|n| field(n, "arguments"))
+                            .filter(|a| a.kind() == "template_argument_list")
+                    })?;
+                return named_children(args)
+                    .into_iter()
+                    .next()
+                    .and_then(|t| type_name(t, src));
+            }
+            None
+        }
+        _ => None,
+    }
+}
+
+/// A parameter: its name hides functions of that name and is bound to its type.
+fn typed(param: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) {
+    if !matches!(
+        param.kind(),
+        "parameter_declaration" | "optional_parameter_declaration"
+    ) {
+        return;
+    }
+    let Some(name) = field(param, "declarator").and_then(|d| declared_name(d, src)) else {
+        return;
+    };
+    facts.locals.push((scope, name.to_owned()));
+    if let Some(type_name) = field(param, "type").and_then(|t| type_name(t, src)) {
+        facts.bindings.push(Binding {
+            scope,
+            var: name.to_owned(),
+            type_name,
+        });
+    }
+}
+
+/// The name a declarator declares as a variable or field (`*p`, `&r`, `a[3]`, `x = 1`).
+fn declared_name<'s>(declarator: Node, src: &'s [u8]) -> Option<&'s str> {
+    let mut current = declarator;
+    for _ in 0..16 {
+        match current.kind() {
+            "identifier" | "field_identifier" => return Some(text(current, src)),
+            "function_declarator" => return variable_name(current, src),
+            _ => {
+                current = field(current, "declarator").or_else(|| {
+                    named_children(current).into_iter().find(|c| {
+                        c.kind().ends_with("declarator") || c.kind().ends_with("identifier")
+                    })
+                })?;
+            }
+        }
+    }
+    None
+}
+
+/// The class a written type names, as its last segment: `const ns::A&` → `A`,
+/// `std::unique_ptr<A>` → `A`; `None` for a primitive, `auto` or a type of no name.
+fn type_name(node: Node, src: &[u8]) -> Option<String> {
+    match node.kind() {
+        "type_identifier" => Some(text(node, src).to_owned()),
+        "qualified_identifier" => {
+            let inner = field(node, "name")?;
+            if inner.kind() == "template_type" {
+                return type_name(inner, src);
+            }
+            let (path, name) = qualified(node, src)?;
+            (path != "std").then_some(name)
+        }
+        "template_type" => {
+            let name = text(field(node, "name")?, src);
+            if HOLDERS.contains(&name) {
+                let args = field(node, "arguments")?;
+                let first = named_children(args).into_iter().next()?;
+                let ty = field(first, "type").unwrap_or(first);
+                return type_name(ty, src);
+            }
+            Some(name.to_owned())
+        }
+        "class_specifier" | "struct_specifier" | "union_specifier" | "enum_specifier" => {
+            field(node, "name").and_then(|n| type_name(n, src))
+        }
+        "type_descriptor" => type_name(field(node, "type")?, src),
+        "dependent_type" => None,
+        _ => None,
+    }
+}
+
+/// `a::b::f` as (`a::b`, `f`), template arguments of the name left out; `None` when the name is
+/// not a plain one (an operator, a destructor).
+fn qualified(node: Node, src: &[u8]) -> Option<(String, String)> {
+    let mut path: Vec<String> = Vec::new();
+    let mut current = node;
+    for _ in 0..16 {
+        if current.kind() != "qualified_identifier" {
+            break;
+        }
+        if let Some(scope) = field(current, "scope") {
+            let segment = match scope.kind() {
+                "template_type" => text(field(scope, "name")?, src),
+                _ => text(scope, src),
+            };
+            path.push(segment.to_owned());
+        }
+        current = field(current, "name")?;
+    }
+    let name = match current.kind() {
+        "identifier" | "field_identifier" | "type_identifier" | "destructor_name"
+        | "operator_name" => text(current, src),
+        "template_function" | "template_method" | "template_type" => {
+            text(field(current, "name")?, src)
+        }
+        _ => return None,
+    };
+    Some((path.join("::"), name.to_owned()))
+}
+
+/// `a::b::C` → `C`, `C<T>` → `C`.
+fn last_segment(written: &str) -> String {
+    let plain = written.split('<').next().unwrap_or(written);
+    plain.rsplit("::").next().unwrap_or(plain).trim().to_owned()
+}
+
+/// A call: `f()`, `f<T>()`, `A::f()` / `ns::f()`, `obj.f()`, `p->f()`, `this->f()`. A call of
+/// the standard library's (`std::…`) or of a value (`v[0]()`, `(*fp)()`) names no project
+/// function.
+fn call(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) {
+    let Some(function) = field(node, "function") else {
+        return;
+    };
+    let callee = match function.kind() {
+        "identifier" => Callee::Name(text(function, src).to_owned()),
+        "template_function" => match field(function, "name") {
+            Some(name) => Callee::Name(text(name, src).to_owned()),
+            None => return,
+        },
+        "qualified_identifier" => {
+            let Some((path, name)) = qualified(function, src) else {
+                return;
+            };
+            match path.as_str() {
+                // `::f()`: the global one.
+                "" => Callee::Name(name),
+                "std" => return,
+                _ if path.starts_with("std::") => return,
+                _ => Callee::Scoped { path, name },
+            }
+        }
+        "field_expression" => {
+            let Some(member) = field(function, "field") else {
+                return;
+            };
+            let name = match member.kind() {
+                "field_identifier" => text(member, src).to_owned(),
+                "template_method" => match field(member, "name") {
+                    Some(name) => text(name, src).to_owned(),
+                    None => return,
+                },
+                // `obj.Base::f()`: that class's method, not an override.
+                "qualified_identifier" => match qualified(member, src) {
+                    Some((path, name)) => {
+                        push_call(facts, scope, Callee::Scoped { path, name }, node);
+                        return;
+                    }
+                    None => return,
+                },
+                _ => return,
+            };
+            let receiver =
+                field(function, "argument").map_or(Receiver::Other, |r| receiver(r, src));
+            Callee::Member { receiver, name }
+        }
+        _ => return,
+    };
+    push_call(facts, scope, callee, node);
+}
+
+/// What stands before `.` or `->`: `this`, a name, a chain of fields (`a.b`, `this->b`), a call
+/// of a named function (`make().f()`), or anything else.
+fn receiver(node: Node, src: &[u8]) -> Receiver {
+    match node.kind() {
+        "this" => Receiver::SelfRef,
+        "identifier" => Receiver::Name(text(node, src).to_owned()),
+        "parenthesized_expression" => match named_children(node).as_slice() {
+            [inner] => receiver(*inner, src),
+            _ => Receiver::Other,
+        },
+        // `(*p).f()`, `(*this).f()`.
+        "pointer_expression" if text(node, src).starts_with('*') => {
+            field(node, "argument").map_or(Receiver::Other, |a| receiver(a, src))
+        }
+        "field_expression" => match chain(node, src) {
+            Some(path) => Receiver::Path(path),
+            None => Receiver::Other,
+        },
+        "call_expression" => match field(node, "function") {
+            Some(f) if f.kind() == "identifier" => Receiver::Call(text(f, src).to_owned()),
+            _ => Receiver::Other,
+        },
+        _ => Receiver::Other,
+    }
+}
+
+/// `a.b->c` as `a.b.c`, `this->x` as `this.x`; `None` unless a chain of names down to a name or
+/// `this`.
+fn chain(node: Node, src: &[u8]) -> Option<String> {
+    match node.kind() {
+        "this" => Some("this".to_owned()),
+        "identifier" => Some(text(node, src).to_owned()),
+        "field_expression" => {
+            let member = field(node, "field").filter(|m| m.kind() == "field_identifier")?;
+            let object = chain(field(node, "argument")?, src)?;
+            Some(format!("{object}.{}", text(member, src)))
+        }
+        _ => None,
+    }
+}
+
+/// The doc comment right above a definition (or above its `template <…>` line).
+fn doc(def: &mut Def, node: Node, src: &[u8]) {
+    let anchor = match node.parent() {
+        Some(p) if p.kind() == "template_declaration" => p,
+        _ => node,
+    };
+    if let Some(prev) = anchor.prev_named_sibling()
+        && prev.kind() == "comment"
+        && prev.end_position().row + 1 >= anchor.start_position().row
+    {
+        def.doc = super::doc_line(text(prev, src));
+    }
+}
