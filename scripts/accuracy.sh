@@ -280,7 +280,10 @@ JSON
     index="$cache/$corpus-$version.scip"
     oracle="$repo/scripts/oracle/c_scip.py"
     if [ ! -s "$index" ] || [ "$oracle" -nt "$index" ]; then
-      /usr/bin/python3 "$oracle" -root "$root" -output "$index" -lang "$lang" >&2
+      # LevelDB picks its platform layer by a macro its build defines.
+      defines=()
+      [ "$corpus" = leveldb ] && defines=(-define LEVELDB_PLATFORM_POSIX)
+      /usr/bin/python3 "$oracle" -root "$root" -output "$index" -lang "$lang" "${defines[@]}" >&2
     fi
     prefix= ;;
   *) echo "unknown corpus: $corpus (django | pydantic | sphinx | ts | effect | tokio | goldmark | yaml | toml | lang3 | collections | jsoup | brotli | cmark | lua | crypto | leveldb | marisa | clipper | kiwi | all)" >&2; exit 2 ;;

@@ -32,6 +32,7 @@ of a function and are no references.
 """
 
 import argparse
+import ctypes
 import os
 import sys
 
@@ -90,6 +91,26 @@ CPP_FUNCTION_KINDS = FUNCTION_KINDS | {
 }
 
 
+class Spot:
+    def __init__(self, line, column):
+        self.line, self.column = line, column
+
+
+def spelled_at(loc):
+    """The (line, column) where the token at `loc` is spelled, when that is in the same file and
+    on the same line as where it is expanded (a macro's argument); (None, None) otherwise."""
+    spelled_file = cindex.c_object_p()
+    line, column, offset = ctypes.c_uint(), ctypes.c_uint(), ctypes.c_uint()
+    cindex.conf.lib.clang_getSpellingLocation(
+        loc, ctypes.byref(spelled_file), ctypes.byref(line), ctypes.byref(column), ctypes.byref(offset)
+    )
+    if not spelled_file or not loc.file or line.value != loc.line:
+        return None, None
+    if cindex.File(spelled_file).name != loc.file.name:
+        return None, None
+    return line.value, column.value
+
+
 def owners_of(cursor):
     """The classes around a function, outermost first; None inside an unnamed one."""
     owners = []
@@ -124,6 +145,12 @@ def main():
             elif name.endswith(header_ends):
                 include_dirs.add(folder)
     if cpp:
+        # C++ projects include from a folder above the header's (`#include "db/db_impl.h"`):
+        # every folder between the root and a header's folder is on the include path too.
+        for folder in list(include_dirs):
+            while folder.startswith(root + os.sep):
+                folder = os.path.dirname(folder)
+                include_dirs.add(folder)
         flags = ["-x", "c++", "-std=c++17", "-ferror-limit=0"]
     else:
         flags = ["-x", "c", "-std=gnu11", "-ferror-limit=0"]
@@ -189,6 +216,12 @@ def main():
                 target = cursor.referenced
                 if target is not None and target.kind in function_kinds:
                     name = target.spelling
+                    # In C++, a name written in a macro's argument (`assert(Valid())`) is where
+                    # it is spelled, on the invocation's line.
+                    if cpp:
+                        line, column = spelled_at(loc)
+                        if line is not None:
+                            loc = Spot(line, column)
                     # Written here: the name itself, not a macro expanding to it.
                     if line_text(rel, loc.line)[loc.column - 1 :].startswith(name.encode()):
                         # The definition this translation unit links to, else the project's one.

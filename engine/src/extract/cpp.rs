@@ -450,6 +450,10 @@ fn receiver(node: Node, src: &[u8]) -> Receiver {
             [inner] => receiver(*inner, src),
             _ => Receiver::Other,
         },
+        // `items[i].f()`: an element of a pointer or array is of its declared type.
+        "subscript_expression" => {
+            field(node, "argument").map_or(Receiver::Other, |a| receiver(a, src))
+        }
         // `(*p).f()`, `(*this).f()`.
         "pointer_expression" if text(node, src).starts_with('*') => {
             field(node, "argument").map_or(Receiver::Other, |a| receiver(a, src))

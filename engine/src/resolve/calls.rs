@@ -37,6 +37,13 @@ impl<'a> Resolver<'a> {
                         Some(args) if f.lang == Lang::Java => self.java_overload(to, conf, args),
                         _ => (to, conf),
                     };
+                    // A C++ overload set split across definitions: which one is called depends
+                    // on argument types the resolver does not weigh.
+                    let (conf, reason) = if self.cpp_overloads.contains(&to) {
+                        (conf.min(confidence::AMBIGUOUS_PAIR), Reason::Ambiguous)
+                    } else {
+                        (conf, reason)
+                    };
                     // Recursion is kept when the receiver is certain (a bare name, `self`/`this`
                     // or a known type); a guessed receiver landing on its own caller is dropped.
                     let certain = matches!(call.callee, Callee::Name(_))
@@ -118,16 +125,21 @@ impl<'a> Resolver<'a> {
         }
         if f.lang.is_c_family() {
             // A definition in a header the file's includes reach (a `static inline` function).
-            return self.c_included[fi].iter().find_map(|&file| {
-                let d = self.top_level[file]
-                    .get(name)
-                    .and_then(|v| self.files[file].visible_definition(v))?;
-                Some((
-                    Target::Node(self.def_node[file][d as usize]),
-                    confidence::IMPORT,
-                    Reason::ImportResolved,
-                ))
-            });
+            return self
+                .c_included
+                .get(fi)
+                .into_iter()
+                .flatten()
+                .find_map(|&file| {
+                    let d = self.top_level[file]
+                        .get(name)
+                        .and_then(|v| self.files[file].visible_definition(v))?;
+                    Some((
+                        Target::Node(self.def_node[file][d as usize]),
+                        confidence::IMPORT,
+                        Reason::ImportResolved,
+                    ))
+                });
         }
         if let Some(t) = self.scopes.wildcard_lookup(
             fi,
@@ -221,9 +233,17 @@ impl<'a> Resolver<'a> {
                 if f.lang.is_c_family() && self.c_hidden(fi, scope, name) {
                     return Vec::new();
                 }
-                // In a C++ method a member of its class (or of a base) hides every other name.
+                // In a C++ method (in its class or out of line) a member of its class or of a
+                // base hides every other name.
                 if f.lang == Lang::Cpp
-                    && let Some(hit) = self.java_implicit_this(fi, scope, name)
+                    && let Some(owner) = self.owner_type(fi, scope)
+                    && let Some(hit) = self.typed_member(
+                        owner,
+                        1.0,
+                        name,
+                        confidence::SELF_METHOD,
+                        Reason::SelfMethod,
+                    )
                 {
                     return vec![hit];
                 }
@@ -835,6 +855,15 @@ impl<'a> Resolver<'a> {
             return Vec::new();
         }
         let mut found = self.fallback(self.methods.get(name), fi);
+        // A C++ method name on a receiver of unknown type is shared by unrelated classes
+        // (`ok`, `Compare`, `NewIterator`): the one near the caller is a candidate only.
+        if f.lang == Lang::Cpp {
+            for (_, conf, reason) in &mut found {
+                if *reason == Reason::ImportedCandidate {
+                    *conf = conf.min(confidence::AMBIGUOUS_PAIR);
+                }
+            }
+        }
         // A Rust method name is shared by many types (trait methods, `new`, `poll_*`). The only
         // candidate near the caller is followed (measured 0.93 on tokio) unless it is a method
         // of the caller's own type: a wrapper calling, on what it wraps, the trait method it

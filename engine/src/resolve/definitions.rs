@@ -162,6 +162,16 @@ impl<'a> Resolver<'a> {
     fn add_member(&mut self, f: &'a crate::facts::FileFacts, i: usize, id: u32, p: u32) {
         self.b
             .add_edge(id, p, EdgeKind::MemberOf, 1.0, Reason::Member);
+        // Two C++ definitions of one name in a class are overloads.
+        if f.lang == Lang::Cpp
+            && f.defs[i].kind.is_callable()
+            && let Some(&other) = self
+                .members
+                .get(&p)
+                .and_then(|m| m.get(f.defs[i].name.as_str()))
+        {
+            self.cpp_overloads.extend([other, id]);
+        }
         let slot = self
             .members
             .entry(p)
@@ -277,6 +287,11 @@ impl<'a> Resolver<'a> {
     pub(super) fn adopt_foreign_methods(&mut self) {
         for (fi, di) in std::mem::take(&mut self.foreign_methods) {
             let f = &self.files[fi];
+            // A C++ class is found through the file's includes: once they are known.
+            if f.lang == Lang::Cpp && self.c_included.is_empty() {
+                self.foreign_methods.push((fi, di));
+                continue;
+            }
             let Some(def) = f.defs.get(di as usize) else {
                 continue;
             };
@@ -324,6 +339,11 @@ impl<'a> Resolver<'a> {
                 .get(&owner)
                 .and_then(|m| m.get(def.name.as_str()))
                 .copied();
+            if f.lang == Lang::Cpp
+                && let Some(other) = slot
+            {
+                self.cpp_overloads.extend([other, id]);
+            }
             if slot.is_none_or(|s| self.is_test_node(s) && !self.is_test_node(id)) {
                 self.members
                     .entry(owner)

@@ -137,6 +137,8 @@ struct Resolver<'a> {
     foreign_methods: Vec<(usize, u32)>,
     /// Such a method's node → the node of the type it was adopted by.
     adopted: HashMap<u32, u32>,
+    /// C++ methods with another definition of their name in their class (overloads).
+    cpp_overloads: HashSet<u32>,
     stats: ResolveStats,
 }
 
@@ -170,6 +172,7 @@ pub fn build_graph(project: &str, files: &[FileFacts]) -> (Graph, ResolveStats) 
         test_files,
         foreign_methods: Vec::new(),
         adopted: HashMap::default(),
+        cpp_overloads: HashSet::default(),
         stats: ResolveStats::default(),
     };
     r.structure();
@@ -177,6 +180,8 @@ pub fn build_graph(project: &str, files: &[FileFacts]) -> (Graph, ResolveStats) 
     r.adopt_foreign_methods();
     r.imports();
     r.c_included = r.c_include_closures();
+    // C++ methods defined out of line find their class through the includes.
+    r.adopt_foreign_methods();
     r.heritage();
     r.calls();
     let stats = r.stats;
