@@ -280,9 +280,13 @@ JSON
     index="$cache/$corpus-$version.scip"
     oracle="$repo/scripts/oracle/c_scip.py"
     if [ ! -s "$index" ] || [ "$oracle" -nt "$index" ]; then
-      # LevelDB picks its platform layer by a macro its build defines.
+      # LevelDB picks its platform layer by a macro its build defines; marisa compiles its
+      # argument checks (`MARISA_DEBUG_IF(…)`) only in a debug build, as Nexus reads them.
       defines=()
-      [ "$corpus" = leveldb ] && defines=(-define LEVELDB_PLATFORM_POSIX)
+      case "$corpus" in
+        leveldb) defines=(-define LEVELDB_PLATFORM_POSIX) ;;
+        marisa) defines=(-define _DEBUG) ;;
+      esac
       /usr/bin/python3 "$oracle" -root "$root" -output "$index" -lang "$lang" "${defines[@]}" >&2
     fi
     prefix= ;;

@@ -154,7 +154,13 @@ def main():
         flags = ["-x", "c++", "-std=c++17", "-ferror-limit=0"]
     else:
         flags = ["-x", "c", "-std=gnu11", "-ferror-limit=0"]
-    flags += ["-I" + d for d in sorted(include_dirs)]
+    if cpp:
+        # After the system's folders: a project header named like a standard one
+        # (`marisa/stdio.h`) must not stand in for it when the standard library includes it.
+        flags += ["-iquote" + d for d in sorted(include_dirs)]
+        flags += ["-idirafter" + d for d in sorted(include_dirs)]
+    else:
+        flags += ["-I" + d for d in sorted(include_dirs)]
     flags += ["-D" + d for d in args.define]
     index = cindex.Index.create()
     texts = {}

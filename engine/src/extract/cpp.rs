@@ -11,7 +11,9 @@ use crate::facts::{Binding, Callee, Def, FileFacts, Receiver};
 use crate::graph::NodeKind;
 
 /// Class templates of the standard library that hold or point at one object of their first
-/// argument's type: a call through them is a call on that object (`p->f()`, `p.get()->f()`).
+/// argument's type: `p->f()` through them is a call on that object, `p.reset()` one of theirs.
+/// A template whose name ends in `ptr`/`Ptr` (a project's own smart pointer) is read the same
+/// way. Such a variable `p` is bound to the template and `p->` to the object's type.
 const HOLDERS: &[&str] = &[
     "unique_ptr",
     "shared_ptr",
@@ -201,18 +203,27 @@ fn field_declaration(node: Node, scope: Option<u32>, src: &[u8], facts: &mut Fil
     let Some(class) = scope else {
         return;
     };
-    let Some(ty) = field(node, "type").and_then(|t| type_name(t, src)) else {
+    let Some(written) = field(node, "type") else {
         return;
     };
+    let ty = type_name(written, src);
+    let pointed = pointee(written, src);
     let mut cursor = node.walk();
     for declarator in node.children_by_field_name("declarator", &mut cursor) {
         if declarator.kind() == "function_declarator" {
             continue;
         }
         if let Some(name) = declared_name(declarator, src) {
-            facts
-                .attr_bindings
-                .push((class, name.to_owned(), ty.clone()));
+            if let Some(ty) = &ty {
+                facts
+                    .attr_bindings
+                    .push((class, name.to_owned(), ty.clone()));
+            }
+            if let Some(pointed) = &pointed {
+                facts
+                    .attr_bindings
+                    .push((class, format!("{name}->"), pointed.clone()));
+            }
         }
     }
 }
@@ -221,7 +232,6 @@ fn field_declaration(node: Node, scope: Option<u32>, src: &[u8], facts: &mut Fil
 /// it; every declared name hides functions of its name.
 fn declaration(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) {
     let written = field(node, "type");
-    let ty = written.and_then(|t| type_name(t, src));
     let auto = written.is_some_and(|t| t.kind() == "placeholder_type_specifier");
     let mut declarators: Vec<Node> = {
         let mut cursor = node.walk();
@@ -237,17 +247,20 @@ fn declaration(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts
             continue;
         };
         facts.locals.push((scope, name.to_owned()));
-        let held = if auto {
-            field(declarator, "value").and_then(|v| constructed(v, src))
-        } else {
-            ty.clone()
-        };
-        if let Some(type_name) = held {
-            facts.bindings.push(Binding {
-                scope,
-                var: name.to_owned(),
-                type_name,
-            });
+        match written {
+            Some(_) if auto => {
+                if let Some(type_name) =
+                    field(declarator, "value").and_then(|v| constructed(v, src))
+                {
+                    facts.bindings.push(Binding {
+                        scope,
+                        var: name.to_owned(),
+                        type_name,
+                    });
+                }
+            }
+            Some(written) => bind(scope, name, written, src, facts),
+            None => {}
         }
     }
 }
@@ -291,12 +304,8 @@ fn typed(param: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) {
         return;
     };
     facts.locals.push((scope, name.to_owned()));
-    if let Some(type_name) = field(param, "type").and_then(|t| type_name(t, src)) {
-        facts.bindings.push(Binding {
-            scope,
-            var: name.to_owned(),
-            type_name,
-        });
+    if let Some(written) = field(param, "type") {
+        bind(scope, name, written, src, facts);
     }
 }
 
@@ -332,22 +341,49 @@ fn type_name(node: Node, src: &[u8]) -> Option<String> {
             let (path, name) = qualified(node, src)?;
             (path != "std").then_some(name)
         }
-        "template_type" => {
-            let name = text(field(node, "name")?, src);
-            if HOLDERS.contains(&name) {
-                let args = field(node, "arguments")?;
-                let first = named_children(args).into_iter().next()?;
-                let ty = field(first, "type").unwrap_or(first);
-                return type_name(ty, src);
-            }
-            Some(name.to_owned())
-        }
+        "template_type" => Some(text(field(node, "name")?, src).to_owned()),
         "class_specifier" | "struct_specifier" | "union_specifier" | "enum_specifier" => {
             field(node, "name").and_then(|n| type_name(n, src))
         }
         "type_descriptor" => type_name(field(node, "type")?, src),
         "dependent_type" => None,
         _ => None,
+    }
+}
+
+/// The type of the object a smart pointer or holder type points at (`std::unique_ptr<A>` → `A`);
+/// `None` for any other type.
+fn pointee(node: Node, src: &[u8]) -> Option<String> {
+    let template = match node.kind() {
+        "qualified_identifier" => field(node, "name").filter(|n| n.kind() == "template_type")?,
+        "template_type" => node,
+        _ => return None,
+    };
+    let name = text(field(template, "name")?, src);
+    if !(HOLDERS.contains(&name) || name.ends_with("ptr") || name.ends_with("Ptr")) {
+        return None;
+    }
+    let first = named_children(field(template, "arguments")?)
+        .into_iter()
+        .next()?;
+    type_name(field(first, "type").unwrap_or(first), src)
+}
+
+/// Binds `var` to its written type and, for a smart pointer, `var->` to what it points at.
+fn bind(scope: Option<u32>, var: &str, written: Node, src: &[u8], facts: &mut FileFacts) {
+    if let Some(type_name) = type_name(written, src) {
+        facts.bindings.push(Binding {
+            scope,
+            var: var.to_owned(),
+            type_name,
+        });
+    }
+    if let Some(type_name) = pointee(written, src) {
+        facts.bindings.push(Binding {
+            scope,
+            var: format!("{var}->"),
+            type_name,
+        });
     }
 }
 
@@ -431,8 +467,16 @@ fn call(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) {
                 },
                 _ => return,
             };
-            let receiver =
-                field(function, "argument").map_or(Receiver::Other, |r| receiver(r, src));
+            // `p->f()` on a name: `p->`, which a smart pointer binds to what it points at (the
+            // resolver reads `p` when nothing binds `p->`).
+            let arrow = field(function, "operator").is_some_and(|o| text(o, src) == "->");
+            let receiver = match field(function, "argument") {
+                Some(r) if arrow && r.kind() == "identifier" => {
+                    Receiver::Name(format!("{}->", text(r, src)))
+                }
+                Some(r) => receiver(r, src),
+                None => Receiver::Other,
+            };
             Callee::Member { receiver, name }
         }
         _ => return,

@@ -371,17 +371,26 @@ impl<'a> Resolver<'a> {
     /// Whether a C++ receiver is declared (as a local, a parameter or a field of the method's
     /// class) with a type that is no project type.
     fn cpp_outside(&self, fi: usize, scope: Option<u32>, var: &str) -> bool {
+        self.cpp_declared(fi, scope, var)
+            .is_some_and(|(file, at, ty)| self.resolve_type(file, at, &ty).is_none())
+    }
+
+    /// The type a C++ name is declared with, as a local or parameter, else as a field of the
+    /// method's class: (the file and scope it is written in, the type).
+    fn cpp_declared(
+        &self,
+        fi: usize,
+        scope: Option<u32>,
+        var: &str,
+    ) -> Option<(usize, Option<u32>, String)> {
         if let Some(ty) = self.binding_type(fi, scope, var) {
-            return self.resolve_type(fi, scope, &ty).is_none();
+            return Some((fi, scope, ty));
         }
-        let Some(&(file, def)) = self
+        let &(file, def) = self
             .owner_type(fi, scope)
-            .and_then(|owner| self.node_def.get(&owner))
-        else {
-            return false;
-        };
+            .and_then(|owner| self.node_def.get(&owner))?;
         self.attribute_type(file, def, var)
-            .is_some_and(|(file, class, ty)| self.resolve_type(file, Some(class), ty).is_none())
+            .map(|(file, class, ty)| (file, Some(class), ty.to_owned()))
     }
 
     /// Java's implicit `this` for a bare `name(…)`: a method of the innermost class around
@@ -651,6 +660,14 @@ impl<'a> Resolver<'a> {
         depth: u32,
     ) -> Vec<(u32, f32, Reason)> {
         let f = &self.files[fi];
+        // C++ `p->f()`: through what `p->` is bound to (a smart pointer's object), else `p`.
+        if f.lang == Lang::Cpp
+            && let Receiver::Name(var) = receiver
+            && let Some(base) = var.strip_suffix("->")
+            && self.cpp_declared(fi, scope, var).is_none()
+        {
+            return self.resolve_member(fi, scope, &Receiver::Name(base.to_owned()), name, depth);
+        }
         match receiver {
             Receiver::SelfRef => {
                 if let Some(owner) = self.owner_type(fi, scope)
