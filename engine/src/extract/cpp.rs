@@ -78,7 +78,10 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
                     continue;
                 }
             }
-            "type_definition" => c::type_definition(node, scope, src, facts),
+            // `typedef ns::A A;` brings a class into another namespace: no new type.
+            "type_definition" if !renames_nothing(node, src) => {
+                c::type_definition(node, scope, src, facts);
+            }
             "field_declaration" if is_type(facts, scope) => {
                 field_declaration(node, scope, src, facts)
             }
@@ -103,6 +106,27 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
             def.exported = false;
         }
     }
+}
+
+/// Whether a typedef gives a class its own name again (`typedef vector::BitVector BitVector;`).
+fn renames_nothing(node: Node, src: &[u8]) -> bool {
+    let Some(ty) = field(node, "type").filter(|t| {
+        matches!(
+            t.kind(),
+            "type_identifier" | "qualified_identifier" | "template_type"
+        )
+    }) else {
+        return false;
+    };
+    let written = last_segment(text(ty, src));
+    let mut cursor = node.walk();
+    let declarators: Vec<Node> = node
+        .children_by_field_name("declarator", &mut cursor)
+        .collect();
+    !declarators.is_empty()
+        && declarators
+            .iter()
+            .all(|d| d.kind() == "type_identifier" && text(*d, src) == written)
 }
 
 /// Whether definition `scope` is a class, struct or union.
@@ -506,8 +530,12 @@ fn receiver(node: Node, src: &[u8]) -> Receiver {
             Some(path) => Receiver::Path(path),
             None => Receiver::Other,
         },
+        // `make().f()`, `a.b().f()`: what the call returns (as `a.b`).
         "call_expression" => match field(node, "function") {
             Some(f) if f.kind() == "identifier" => Receiver::Call(text(f, src).to_owned()),
+            Some(f) if f.kind() == "field_expression" => chain(f, src)
+                .filter(|c| !c.starts_with("this."))
+                .map_or(Receiver::Other, Receiver::Call),
             _ => Receiver::Other,
         },
         _ => Receiver::Other,

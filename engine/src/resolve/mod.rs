@@ -367,6 +367,8 @@ fn dotted_callee(chain: &str) -> Callee {
 #[cfg(test)]
 mod c_tests;
 #[cfg(test)]
+mod cpp_tests;
+#[cfg(test)]
 mod tests;
 #[cfg(test)]
 mod ts_tests;
