@@ -162,16 +162,6 @@ impl<'a> Resolver<'a> {
     fn add_member(&mut self, f: &'a crate::facts::FileFacts, i: usize, id: u32, p: u32) {
         self.b
             .add_edge(id, p, EdgeKind::MemberOf, 1.0, Reason::Member);
-        // Two C++ definitions of one name in a class are overloads.
-        if f.lang == Lang::Cpp
-            && f.defs[i].kind.is_callable()
-            && let Some(&other) = self
-                .members
-                .get(&p)
-                .and_then(|m| m.get(f.defs[i].name.as_str()))
-        {
-            self.cpp_overloads.extend([other, id]);
-        }
         let slot = self
             .members
             .entry(p)
@@ -339,8 +329,11 @@ impl<'a> Resolver<'a> {
                 .get(&owner)
                 .and_then(|m| m.get(def.name.as_str()))
                 .copied();
+            // Two C++ definitions of one name in a class, in different files, are overloads that
+            // are different symbols (in one file they are one: `Method:FILE:A.f`).
             if f.lang == Lang::Cpp
                 && let Some(other) = slot
+                && self.node_def.get(&other).is_some_and(|&(file, _)| file != fi)
             {
                 self.cpp_overloads.extend([other, id]);
             }
