@@ -570,3 +570,167 @@ fn doc(def: &mut Def, node: Node, src: &[u8]) {
         def.doc = super::doc_line(text(prev, src));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::extract::Extractor;
+    use crate::facts::{Callee, FileFacts, Receiver};
+    use crate::graph::NodeKind;
+    use crate::lang::Lang;
+
+    fn facts(source: &str) -> FileFacts {
+        Extractor::default().extract("src/a.cc", Lang::Cpp, source)
+    }
+
+    fn calls(f: &FileFacts) -> Vec<(Option<String>, Callee)> {
+        f.calls
+            .iter()
+            .map(|c| {
+                let caller = c.caller.map(|d| f.defs[d as usize].qualified.clone());
+                (caller, c.callee.clone())
+            })
+            .collect()
+    }
+
+    fn member(receiver: Receiver, name: &str) -> Callee {
+        Callee::Member {
+            receiver,
+            name: name.into(),
+        }
+    }
+
+    #[test]
+    fn namespaces_classes_methods_in_class_and_out_of_line() {
+        let f = facts(
+            "namespace db {\n/// A table.\nclass Table : public Base, private virtual ns::Mixin<int> {\n public:\n  Table(int n) : n_(n) {}\n  ~Table() {}\n  int size() const { return n_; }\n  void put(int k);\n private:\n  int n_;\n};\nstruct Point { int x; };\nunion Value { int i; };\nenum class Color { Red };\nvoid Table::put(int k) {}\ntemplate <typename T>\nT max(T a, T b) { return a; }\nstatic int helper() { return 0; }\nnamespace {\nint hidden() { return 1; }\n}\n}\n",
+        );
+        let defs: Vec<(&str, &str, NodeKind, bool)> = f
+            .defs
+            .iter()
+            .map(|d| (d.name.as_str(), d.qualified.as_str(), d.kind, d.exported))
+            .collect();
+        assert_eq!(
+            defs,
+            [
+                ("db", "db", NodeKind::Module, true),
+                ("Table", "Table", NodeKind::Class, true),
+                ("Table", "Table.Table", NodeKind::Method, true),
+                ("~Table", "Table.~Table", NodeKind::Method, true),
+                ("size", "Table.size", NodeKind::Method, true),
+                ("Point", "Point", NodeKind::Struct, true),
+                ("Value", "Value", NodeKind::Struct, true),
+                ("Color", "Color", NodeKind::Enum, true),
+                ("put", "Table.put", NodeKind::Method, true),
+                ("max", "max", NodeKind::Function, true),
+                ("helper", "helper", NodeKind::Function, false),
+                ("hidden", "hidden", NodeKind::Function, false),
+            ]
+        );
+        // The out-of-line method has no parent in its file: the resolver gives it its class.
+        assert_eq!(f.defs[8].parent, None);
+        assert_eq!(f.defs[1].extends, ["Base", "Mixin"]);
+        assert_eq!(f.defs[1].doc, "A table.");
+        // A prototype in the class (`void put(int k);`) is no definition, the field a binding.
+        assert_eq!(f.attr_bindings, []);
+    }
+
+    #[test]
+    fn calls_keep_their_receivers() {
+        let f = facts(
+            "void Shop::run(Cart& cart, Cart* p, std::unique_ptr<Cart> owned) {\n  total();\n  this->total();\n  cart.add(1);\n  p->add(2);\n  owned->add(3);\n  owned.reset();\n  Cart::make();\n  billing::charge();\n  ::exit(0);\n  std::sort(a, b);\n  items_[0].check();\n  cart.line().price();\n  this->cart_.add(4);\n  convert<int>(x);\n  (*p).add(5);\n}\n",
+        );
+        let name = |n: &str| Receiver::Name(n.into());
+        let run = Some("Shop.run".to_owned());
+        assert_eq!(
+            calls(&f),
+            [
+                (run.clone(), Callee::Name("total".into())),
+                (run.clone(), member(Receiver::SelfRef, "total")),
+                (run.clone(), member(name("cart"), "add")),
+                (run.clone(), member(name("p->"), "add")),
+                (run.clone(), member(name("owned->"), "add")),
+                (run.clone(), member(name("owned"), "reset")),
+                (
+                    run.clone(),
+                    Callee::Scoped {
+                        path: "Cart".into(),
+                        name: "make".into()
+                    }
+                ),
+                (
+                    run.clone(),
+                    Callee::Scoped {
+                        path: "billing".into(),
+                        name: "charge".into()
+                    }
+                ),
+                (run.clone(), Callee::Name("exit".into())),
+                (run.clone(), member(name("items_"), "check")),
+                (
+                    run.clone(),
+                    member(Receiver::Call("cart.line".into()), "price")
+                ),
+                (run.clone(), member(name("cart"), "line")),
+                (
+                    run.clone(),
+                    member(Receiver::Path("this.cart_".into()), "add")
+                ),
+                (run.clone(), Callee::Name("convert".into())),
+                (run, member(name("p"), "add")),
+            ]
+        );
+    }
+
+    #[test]
+    fn parameters_locals_and_smart_pointers_are_typed() {
+        let f = facts(
+            "void run(const Cart& cart, std::shared_ptr<Order> order, int n) {\n  Cart copy;\n  auto made = new Order();\n  auto unique = std::make_unique<Cart>();\n  std::string s;\n  for (const Item& item : items) {}\n}\nclass Shop {\n  Cart* cart_;\n  scoped_ptr<Order> order_;\n  std::vector<Item> items_;\n};\n",
+        );
+        let bindings: Vec<(&str, &str)> = f
+            .bindings
+            .iter()
+            .map(|b| (b.var.as_str(), b.type_name.as_str()))
+            .collect();
+        assert_eq!(
+            bindings,
+            [
+                ("cart", "Cart"),
+                ("order", "shared_ptr"),
+                ("order->", "Order"),
+                ("copy", "Cart"),
+                ("made", "Order"),
+                ("unique", "Cart"),
+                ("item", "Item"),
+            ]
+        );
+        let fields: Vec<(&str, &str)> = f
+            .attr_bindings
+            .iter()
+            .map(|(_, a, t)| (a.as_str(), t.as_str()))
+            .collect();
+        assert_eq!(
+            fields,
+            [
+                ("cart_", "Cart"),
+                ("order_", "scoped_ptr"),
+                ("order_->", "Order"),
+                ("items_", "vector"),
+            ]
+        );
+        // Every declared name hides functions of its name.
+        assert!(f.locals.iter().any(|(_, n)| n == "n"));
+        assert!(f.locals.iter().any(|(_, n)| n == "s"));
+    }
+
+    #[test]
+    fn includes_and_typedefs() {
+        let f = facts(
+            "#include \"db/table.h\"\n#include <vector>\ntypedef vector::BitVector BitVector;\ntypedef Table Alias;\n",
+        );
+        let includes: Vec<&str> = f.imports.iter().map(|i| i.module.as_str()).collect();
+        assert_eq!(includes, ["db/table.h", "<vector>"]);
+        // A typedef giving a class its own name again is no type; a new name is one.
+        let defs: Vec<&str> = f.defs.iter().map(|d| d.name.as_str()).collect();
+        assert_eq!(defs, ["Alias"]);
+    }
+}

@@ -104,8 +104,169 @@ fn cpp_classes_in_headers_methods_out_of_line_and_receivers() {
         ("src/store/trie.h", TRIE_H),
         ("src/store/trie.cc", TRIE_CC),
     ]);
-    let calls = edges(&g, EdgeKind::Calls);
-    for e in &calls {
-        eprintln!("{e:?}");
-    }
+    assert_eq!(
+        edges(&g, EdgeKind::Calls),
+        owned(&[
+            // An out-of-line method calls an inline one of its class without `this`.
+            (
+                "Method:src/store/bits.cc:Bits.rank",
+                "Method:src/store/bits.h:Bits.size",
+                "0.98",
+                "self-method"
+            ),
+            (
+                "Method:src/store/trie.cc:Trie.lookup",
+                "Class:src/store/trie.cc:Leaf",
+                "0.97",
+                "constructor"
+            ),
+            // A function of an anonymous namespace, in its own file.
+            (
+                "Method:src/store/trie.cc:Trie.lookup",
+                "Function:src/store/trie.cc:clamp",
+                "0.97",
+                "same-file"
+            ),
+            // `local.rank(…)` and the field's `bits_.rank(…)`: the definition out of line.
+            (
+                "Method:src/store/trie.cc:Trie.lookup",
+                "Method:src/store/bits.cc:Bits.rank",
+                "0.97",
+                "receiver-type"
+            ),
+            // `leaf->find(…)` through `Leaf*`: the override.
+            (
+                "Method:src/store/trie.cc:Trie.lookup",
+                "Method:src/store/trie.cc:Leaf.find",
+                "0.97",
+                "receiver-type"
+            ),
+            // `root_->find(…)` through `std::unique_ptr<Node>`; `root_.reset()` is the
+            // standard library's, as `name.size()` on a `std::string` is: no edge.
+            (
+                "Method:src/store/trie.cc:Trie.lookup",
+                "Method:src/store/trie.cc:Node.find",
+                "0.95",
+                "attribute-type"
+            ),
+            (
+                "Method:src/store/trie.cc:Trie.lookup",
+                "Method:src/store/trie.cc:Trie.size",
+                "0.98",
+                "self-method"
+            ),
+            (
+                "Method:src/store/trie.cc:Trie.size",
+                "Method:src/store/bits.h:Bits.size",
+                "0.95",
+                "attribute-type"
+            ),
+        ])
+    );
+    // An out-of-line method is a member of its class, declared in another file.
+    assert!(edges(&g, EdgeKind::MemberOf).contains(&(
+        "Method:src/store/bits.cc:Bits.rank".to_owned(),
+        "Class:src/store/bits.h:Bits".to_owned(),
+        "1.00".to_owned(),
+        "member"
+    )));
+}
+
+const SHAPES_H: &str = r#"#pragma once
+namespace geo {
+int twice(int x);
+class Base {
+ public:
+  virtual int area() const { return 0; }
+  int describe() const { return area(); }
+};
+class Square : public Base {
+ public:
+  int area() const override { return 4; }
+};
+class Codec {
+ public:
+  int encode(int x) const { return x; }
+  int encode(const char* s) const;
+};
+}  // namespace geo
+"#;
+
+const SHAPES_CC: &str = r#"#include "shapes.h"
+int geo::twice(int x) { return x * 2; }
+namespace geo {
+int Codec::encode(const char* s) const { return twice(1); }
+}
+"#;
+
+const MAIN_CC: &str = r#"#include "shapes.h"
+using namespace geo;
+int main() {
+  Square sq;
+  sq.describe();
+  geo::twice(2);
+  Codec c;
+  return c.encode(3);
+}
+"#;
+
+#[test]
+fn cpp_namespaces_inheritance_and_overloads_in_two_files() {
+    let g = graph(&[
+        ("shapes.h", SHAPES_H),
+        ("shapes.cc", SHAPES_CC),
+        ("main.cc", MAIN_CC),
+    ]);
+    assert_eq!(
+        edges(&g, EdgeKind::Calls),
+        owned(&[
+            // The call a base class's method makes names the base's method (clang's static
+            // target), never a guess at an override.
+            (
+                "Method:shapes.h:Base.describe",
+                "Method:shapes.h:Base.area",
+                "0.98",
+                "self-method"
+            ),
+            // `geo::twice` defined out of line is a function of the namespace, found by name.
+            (
+                "Method:shapes.cc:Codec.encode",
+                "Method:shapes.cc:geo.twice",
+                "0.95",
+                "unique-global-name"
+            ),
+            (
+                "Function:main.cc:main",
+                "Method:shapes.cc:geo.twice",
+                "0.95",
+                "unique-global-name"
+            ),
+            // Inherited from the base class.
+            (
+                "Function:main.cc:main",
+                "Method:shapes.h:Base.describe",
+                "0.95",
+                "receiver-type"
+            ),
+            // Overloads defined in two files: which one is called is not weighed.
+            (
+                "Function:main.cc:main",
+                "Method:shapes.h:Codec.encode",
+                "0.48",
+                "ambiguous"
+            ),
+            (
+                "Function:main.cc:main",
+                "Class:main.cc:Square",
+                "0.97",
+                "constructor"
+            ),
+        ])
+    );
+    assert!(edges(&g, EdgeKind::Extends).contains(&(
+        "Class:shapes.h:Square".to_owned(),
+        "Class:shapes.h:Base".to_owned(),
+        "1.00".to_owned(),
+        "extends"
+    )));
 }

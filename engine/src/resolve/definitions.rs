@@ -333,7 +333,10 @@ impl<'a> Resolver<'a> {
             // are different symbols (in one file they are one: `Method:FILE:A.f`).
             if f.lang == Lang::Cpp
                 && let Some(other) = slot
-                && self.node_def.get(&other).is_some_and(|&(file, _)| file != fi)
+                && self
+                    .node_def
+                    .get(&other)
+                    .is_some_and(|&(file, _)| file != fi)
             {
                 self.cpp_overloads.extend([other, id]);
             }
