@@ -25,14 +25,22 @@
 #             lupa's sdist (macro-heavy: API macros, a VM dispatch)
 #   crypto    C, held out: pycryptodome 4.4.0's src/ (many small extension modules built
 #             separately, each with the same entry points; post-quantum reference code)
+#   leveldb   C++: LevelDB from leveldb 0.201's sdist, with its bundled Snappy (a key-value
+#             store: abstract interfaces with virtual methods, out-of-line methods, iterators)
+#   marisa    C++: marisa-trie's C++ library from marisa-trie 1.2.1's sdist (a trie: class
+#             templates, pimpl, namespaces nested two deep, many small classes)
+#   clipper   C++, held out: Clipper from pyclipper 1.3.0.post6's sdist (polygon clipping: one
+#             large file, a class hierarchy with virtual bases, free helpers)
+#   kiwi      C++, held out: kiwisolver 1.4.7's sdist, its header-only solver and the Python
+#             binding that calls it (templates and shared-data handles in headers)
 #   all       every corpus above, one after another
 # Caches the indexers, corpora and indexes in $NEXUS_ACCURACY (default ~/.cache/nexus-accuracy).
 set -euo pipefail
-corpus=${1:?usage: scripts/accuracy.sh django|pydantic|sphinx|ts|effect|tokio|goldmark|yaml|toml|lang3|collections|jsoup|brotli|cmark|lua|crypto|all [--examples N]}
+corpus=${1:?usage: scripts/accuracy.sh django|pydantic|sphinx|ts|effect|tokio|goldmark|yaml|toml|lang3|collections|jsoup|brotli|cmark|lua|crypto|leveldb|marisa|clipper|kiwi|all [--examples N]}
 shift
 repo=$(cd "$(dirname "$0")/.." && pwd)
 if [ "$corpus" = all ]; then
-  for one in django pydantic sphinx ts effect tokio goldmark yaml toml lang3 collections jsoup brotli cmark lua crypto; do
+  for one in django pydantic sphinx ts effect tokio goldmark yaml toml lang3 collections jsoup brotli cmark lua crypto leveldb marisa clipper kiwi; do
     printf '\n===== %s\n' "$one"
     "$0" "$one" "$@"
   done
@@ -41,7 +49,7 @@ fi
 cache=${NEXUS_ACCURACY:-$HOME/.cache/nexus-accuracy}
 tools="$cache/tools"
 mkdir -p "$tools"
-case "$corpus" in goldmark|yaml|toml|lang3|collections|jsoup|brotli|cmark|lua|crypto) needs_npm=false ;; *) needs_npm=true ;; esac
+case "$corpus" in goldmark|yaml|toml|lang3|collections|jsoup|brotli|cmark|lua|crypto|leveldb|marisa|clipper|kiwi) needs_npm=false ;; *) needs_npm=true ;; esac
 if $needs_npm && { [ ! -x "$tools/node_modules/.bin/scip-python" ] \
   || [ ! -x "$tools/node_modules/.bin/scip-typescript" ]; }; then
   echo "installing the SCIP indexers into $tools" >&2
@@ -223,7 +231,7 @@ JSON
       java "$oracle" -root "$root" -output "$index" >&2
     fi
     prefix= ;;
-  brotli|cmark|lua|crypto)  # C: a library's C sources from a PyPI sdist, attributed by clang (libclang)
+  brotli|cmark|lua|crypto|leveldb|marisa|clipper|kiwi)  # C and C++: a library's sources from a PyPI sdist, attributed by clang (libclang)
     if ! /usr/bin/python3 -c 'import clang.cindex; clang.cindex.Index.create()' 2>/dev/null; then
       echo "installing python3-clang-14" >&2
       apt-get install -y python3-clang-14 >&2 \
@@ -234,7 +242,12 @@ JSON
       cmark) package=cmarkgfm version=2025.10.22 top=cmarkgfm-2025.10.22 ;;
       lua) package=lupa version=2.8 top=lupa-2.8 ;;
       crypto) package=pycryptodome version=4.4.0 top=pycryptodome-4.4.0 ;;
+      leveldb) package=leveldb version=0.201 top=leveldb-0.201 ;;
+      marisa) package=marisa-trie version=1.2.1 top=marisa_trie-1.2.1 ;;
+      clipper) package=pyclipper version=1.3.0.post6 top=pyclipper-1.3.0.post6 ;;
+      kiwi) package=kiwisolver version=1.4.7 top=kiwisolver-1.4.7 ;;
     esac
+    case "$corpus" in leveldb|marisa|clipper|kiwi) lang=c++ ;; *) lang=c ;; esac
     root="$cache/$corpus-$version"
     if [ ! -d "$root" ]; then
       sdists="$cache/sdists"
@@ -254,17 +267,30 @@ JSON
           [ -n "$src" ] || { echo "lua54 not found in $top" >&2; exit 1; }
           cp -r "$src/." "$root/" ;;
         crypto) cp -r "$unpacked/$top/src/." "$root/" ;;
+        # The library and the compression library it bundles, without their tests and benches.
+        leveldb) cp -r "$unpacked/$top/leveldb" "$unpacked/$top/snappy" "$root/"
+          find "$root" \( -name '*_test.cc' -o -name '*_unittest.cc' -o -name '*_bench*.cc' -o -name 'testutil.*' -o -name 'testharness.*' \) -delete ;;
+        marisa) cp -r "$unpacked/$top/marisa-trie/lib" "$unpacked/$top/marisa-trie/include" "$root/" ;;
+        clipper) cp "$unpacked/$top/src/clipper.cpp" "$unpacked/$top/src/clipper.hpp" "$root/" ;;
+        kiwi) cp -r "$unpacked/$top/kiwi" "$unpacked/$top/py" "$root/" ;;
       esac
       rm -rf "$unpacked"
-      find "$root" -type f ! -name '*.c' ! -name '*.h' -delete
+      find "$root" -type f ! -name '*.c' ! -name '*.h' ! -name '*.cc' ! -name '*.cpp' ! -name '*.hpp' -delete
     fi
     index="$cache/$corpus-$version.scip"
     oracle="$repo/scripts/oracle/c_scip.py"
     if [ ! -s "$index" ] || [ "$oracle" -nt "$index" ]; then
-      /usr/bin/python3 "$oracle" -root "$root" -output "$index" >&2
+      # LevelDB picks its platform layer by a macro its build defines; marisa compiles its
+      # argument checks (`MARISA_DEBUG_IF(…)`) only in a debug build, as Nexus reads them.
+      defines=()
+      case "$corpus" in
+        leveldb) defines=(-define LEVELDB_PLATFORM_POSIX) ;;
+        marisa) defines=(-define _DEBUG) ;;
+      esac
+      /usr/bin/python3 "$oracle" -root "$root" -output "$index" -lang "$lang" "${defines[@]}" >&2
     fi
     prefix= ;;
-  *) echo "unknown corpus: $corpus (django | pydantic | sphinx | ts | effect | tokio | goldmark | yaml | toml | lang3 | collections | jsoup | brotli | cmark | lua | crypto | all)" >&2; exit 2 ;;
+  *) echo "unknown corpus: $corpus (django | pydantic | sphinx | ts | effect | tokio | goldmark | yaml | toml | lang3 | collections | jsoup | brotli | cmark | lua | crypto | leveldb | marisa | clipper | kiwi | all)" >&2; exit 2 ;;
 esac
 cd "$repo"
 cargo run --quiet --release -p nexus-accuracy -- --scip "$index" --root "$root" --prefix "$prefix" "$@"

@@ -7,4 +7,9 @@ if [ -z "$include" ]; then
   echo "wasm-cc: tree-sitter-language's wasm/include not found in the cargo registry; run 'cargo fetch' first" >&2
   exit 1
 fi
+# tree-sitter-cpp's scanner uses `wchar_t` with `<wctype.h>` only, which those headers leave to
+# `<wchar.h>`: it gets `<wchar.h>` first.
+case "$*" in
+  *tree-sitter-cpp*) exec clang -isystem "$include" -include wchar.h "$@" ;;
+esac
 exec clang -isystem "$include" "$@"

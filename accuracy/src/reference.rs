@@ -517,8 +517,9 @@ pub fn derive(index: &Index, texts: &Texts<'_>, fallback: &Extents) -> (Referenc
             .position_encoding
             .enum_value()
             .unwrap_or(PositionEncoding::UnspecifiedPositionEncoding);
-        // C code often writes a space between a function's name and its arguments (`f (x)`).
-        let spaced = doc.language.eq_ignore_ascii_case("c");
+        // C and C++ code often writes a space between a function's name and its arguments (`f (x)`).
+        let spaced =
+            doc.language.eq_ignore_ascii_case("c") || doc.language.eq_ignore_ascii_case("cpp");
         for occ in &doc.occurrences {
             if occ.symbol_roles & SymbolRole::Definition as i32 != 0 {
                 continue;

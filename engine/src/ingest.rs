@@ -301,9 +301,10 @@ pub fn filter_files(files: Vec<SourceFile>, clock: Clock) -> Filtered {
     let mut entries = std::collections::BTreeMap::new();
     let mut secrets = std::collections::BTreeSet::new();
     for file in files {
-        let verdict = filter
-            .check(&file.path, &file.bytes)
-            .and_then(|_| Lang::of_path(&file.path).ok_or(Skip::NotSource));
+        let verdict = filter.check(&file.path, &file.bytes).and_then(|_| {
+            Lang::of_source(&file.path, &String::from_utf8_lossy(&file.bytes))
+                .ok_or(Skip::NotSource)
+        });
         if verdict == Err(Skip::Secret) {
             secrets.insert(file.path.clone());
         } else {

@@ -22,11 +22,13 @@ pub enum Lang {
     Java,
     /// C (headers `.h` included).
     C,
+    /// C++ (`.h` headers whose text is C++: `Lang::of_source`).
+    Cpp,
 }
 
 impl Lang {
     /// Every language, in display order.
-    pub const ALL: [Lang; 8] = [
+    pub const ALL: [Lang; 9] = [
         Lang::Python,
         Lang::JavaScript,
         Lang::TypeScript,
@@ -35,6 +37,7 @@ impl Lang {
         Lang::Go,
         Lang::Java,
         Lang::C,
+        Lang::Cpp,
     ];
 
     /// The language of a path, from its extension; `None` for files Nexus does not parse.
@@ -49,8 +52,23 @@ impl Lang {
             "go" => Lang::Go,
             "java" => Lang::Java,
             "c" | "h" => Lang::C,
+            "cc" | "cpp" | "cxx" | "c++" | "hpp" | "hh" | "hxx" | "h++" | "ipp" | "tpp" => {
+                Lang::Cpp
+            }
             _ => return None,
         })
+    }
+
+    /// The language of a file from its path and text: as `of_path`, except that a `.h` header
+    /// written in C++ (a line opening a class, namespace, template, access section or `using`,
+    /// or including a standard C++ header such as `<string>`) is C++. A header of plain C
+    /// declarations stays C even in a C++ project: both parse it alike, and C and C++ files
+    /// resolve against each other's headers.
+    pub fn of_source(path: &str, text: &str) -> Option<Lang> {
+        match Lang::of_path(path)? {
+            Lang::C if path.ends_with(".h") && reads_as_cpp(text) => Some(Lang::Cpp),
+            lang => Some(lang),
+        }
     }
 
     /// The language's name.
@@ -64,6 +82,7 @@ impl Lang {
             Lang::Go => "go",
             Lang::Java => "java",
             Lang::C => "c",
+            Lang::Cpp => "cpp",
         }
     }
 
@@ -78,6 +97,7 @@ impl Lang {
             Lang::Go => tree_sitter_go::LANGUAGE.into(),
             Lang::Java => tree_sitter_java::LANGUAGE.into(),
             Lang::C => tree_sitter_c::LANGUAGE.into(),
+            Lang::Cpp => tree_sitter_cpp::LANGUAGE.into(),
         }
     }
 
@@ -85,6 +105,39 @@ impl Lang {
     pub fn is_js_family(self) -> bool {
         matches!(self, Lang::JavaScript | Lang::TypeScript | Lang::Tsx)
     }
+
+    /// C and C++ share `#include` resolution and see each other's headers.
+    pub fn is_c_family(self) -> bool {
+        matches!(self, Lang::C | Lang::Cpp)
+    }
+}
+
+/// Whether a header's text is C++: a line (outside comments, as the first word) opening a class,
+/// namespace, template, access section or `using`, or an `#include` of a standard C++ header
+/// (a name without extension: `<string>`, `<vector>`).
+fn reads_as_cpp(text: &str) -> bool {
+    const OPENERS: &[&str] = &[
+        "class ",
+        "namespace ",
+        "template<",
+        "template <",
+        "public:",
+        "private:",
+        "protected:",
+        "using ",
+        "extern \"C++\"",
+    ];
+    text.lines().take(4000).any(|line| {
+        let line = line.trim_start();
+        if OPENERS.iter().any(|o| line.starts_with(o)) {
+            return true;
+        }
+        line.strip_prefix("#include")
+            .map(str::trim_start)
+            .and_then(|l| l.strip_prefix('<'))
+            .and_then(|l| l.split_once('>'))
+            .is_some_and(|(name, _)| !name.contains('.') && !name.is_empty())
+    })
 }
 
 #[cfg(test)]
@@ -98,8 +151,27 @@ mod tests {
         assert_eq!(Lang::of_path("lib.rs"), Some(Lang::Rust));
         assert_eq!(Lang::of_path("src/util.h"), Some(Lang::C));
         assert_eq!(Lang::of_path("src/util.c"), Some(Lang::C));
+        assert_eq!(Lang::of_path("src/db.cc"), Some(Lang::Cpp));
+        assert_eq!(Lang::of_path("include/a.hpp"), Some(Lang::Cpp));
         assert_eq!(Lang::of_path("README"), None);
         assert_eq!(Lang::of_path("a.tar.gz"), None);
+    }
+
+    #[test]
+    fn a_header_is_cpp_when_its_text_is() {
+        let c = "#include <stdio.h>\n#ifdef __cplusplus\nextern \"C\" {\n#endif\nint add(int a);\n";
+        assert_eq!(Lang::of_source("a.h", c), Some(Lang::C));
+        for cpp in [
+            "#pragma once\nnamespace db {\nint f();\n}\n",
+            "/* A class. */\nclass Arena {\n public:\n  char* Allocate(size_t n);\n};\n",
+            "template <typename T>\nT max(T a, T b);\n",
+            "#include <string>\nint f();\n",
+        ] {
+            assert_eq!(Lang::of_source("a.h", cpp), Some(Lang::Cpp), "{cpp}");
+        }
+        // Only `.h` is decided by its text.
+        assert_eq!(Lang::of_source("a.c", "class A {};"), Some(Lang::C));
+        assert_eq!(Lang::of_source("a.cc", "int f();"), Some(Lang::Cpp));
     }
 
     #[test]

@@ -21,7 +21,7 @@ pub struct Definition {
 /// The definitions of `text` read as the file `path` (its extension picks the language), in
 /// source order; none for a language Nexus does not parse. Never panics on any text.
 pub fn outline(path: &str, text: &str) -> Vec<Definition> {
-    let Some(lang) = Lang::of_path(path) else {
+    let Some(lang) = Lang::of_source(path, text) else {
         return Vec::new();
     };
     Extractor::default()

@@ -38,7 +38,7 @@ const MAX_HIGHLIGHT_BYTES: usize = 512 * 1024;
 pub fn highlight(path: &str, text: &str) -> Vec<Line> {
     let mut spans = Vec::new();
     if text.len() <= MAX_HIGHLIGHT_BYTES
-        && let Some(lang) = Lang::of_path(path)
+        && let Some(lang) = Lang::of_source(path, text)
     {
         let mut parser = Parser::new();
         if parser.set_language(&lang.grammar()).is_ok()
@@ -107,6 +107,18 @@ fn leaf_class(node: Node) -> Option<Class> {
         "type_identifier" | "primitive_type" | "predefined_type" => Some(Class::Type),
         "identifier" | "property_identifier" | "field_identifier" => {
             let parent = node.parent()?;
+            let is_field = |parent: Node, field: &str| {
+                parent
+                    .child_by_field_name(field)
+                    .is_some_and(|n| n.id() == node.id())
+            };
+            // C++ names a function through a scope or an object (`A::f`, `obj.f()`): what the
+            // whole name stands in decides.
+            let (node, parent) = match parent.kind() {
+                "qualified_identifier" if is_field(parent, "name") => (parent, parent.parent()?),
+                "field_expression" if is_field(parent, "field") => (parent, parent.parent()?),
+                _ => (node, parent),
+            };
             let named_by = |field: &str| {
                 parent
                     .child_by_field_name(field)
@@ -239,6 +251,23 @@ mod tests {
         assert_eq!(class_of(&c, "\"x\""), Some(Class::String));
         assert_eq!(class_of(&c, "/* note */"), Some(Class::Comment));
         assert_eq!(class_of(&c, "1"), Some(Class::Number));
+    }
+
+    #[test]
+    fn cpp_is_coloured_too() {
+        let cpp = highlight(
+            "a.cc",
+            "namespace db {\nclass Table {\n  int size() const;\n};\nint Table::size() const { return rows.count() + Util::clamp(1); }\n}\n",
+        );
+        assert_eq!(class_of(&cpp, "Table"), Some(Class::Type));
+        assert_eq!(class_of(&cpp, "size"), Some(Class::Function));
+        assert_eq!(class_of(&cpp, "count"), Some(Class::Function));
+        assert_eq!(class_of(&cpp, "clamp"), Some(Class::Function));
+        assert_eq!(class_of(&cpp, "namespace"), Some(Class::Keyword));
+        assert_eq!(class_of(&cpp, "rows"), None);
+        // A `.h` header written in C++ is coloured as C++.
+        let header = highlight("a.h", "class Table {\n public:\n  int size() const;\n};\n");
+        assert_eq!(class_of(&header, "public"), Some(Class::Keyword));
     }
 
     #[test]

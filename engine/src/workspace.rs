@@ -526,7 +526,10 @@ impl Workspace {
                     let verdict = filter
                         .get_or_insert_with(|| self.filter())
                         .check(&file.path, &file.bytes)
-                        .and_then(|_| Lang::of_path(&file.path).ok_or(Skip::NotSource));
+                        .and_then(|_| {
+                            Lang::of_source(&file.path, &String::from_utf8_lossy(&file.bytes))
+                                .ok_or(Skip::NotSource)
+                        });
                     match verdict {
                         Ok(lang) => to_parse.push((lang, file, hash)),
                         Err(Skip::NotSource) => {

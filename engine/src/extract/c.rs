@@ -16,6 +16,8 @@ const WRAPPERS: &[&str] = &[
     "init_declarator",
     "attributed_declarator",
     "parenthesized_declarator",
+    // C++ only: `A& a`, `A&& a`.
+    "reference_declarator",
 ];
 
 pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
@@ -73,7 +75,7 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
 }
 
 /// `#include "a/b.h"` as `a/b.h`, `#include <a/b.h>` as `<a/b.h>`.
-fn include(node: Node, src: &[u8], facts: &mut FileFacts) {
+pub(super) fn include(node: Node, src: &[u8], facts: &mut FileFacts) {
     let Some(path) = field(node, "path") else {
         return;
     };
@@ -127,7 +129,7 @@ fn function(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) -
 }
 
 /// The `function_declarator` a definition's declarator holds (`*f(void)`, `(f)(int)`).
-fn function_declarator(declarator: Node) -> Option<Node> {
+pub(super) fn function_declarator(declarator: Node) -> Option<Node> {
     let mut current = declarator;
     for _ in 0..16 {
         if current.kind() == "function_declarator" {
@@ -156,7 +158,7 @@ fn inner(node: Node) -> Option<Node> {
 
 /// The name a declarator declares as a variable (`*p`, `a[3]`, `(*cb)(int)`, `x = 1`); `None`
 /// for a function's prototype (`int f(void);`).
-fn variable_name<'s>(declarator: Node, src: &'s [u8]) -> Option<&'s str> {
+pub(super) fn variable_name<'s>(declarator: Node, src: &'s [u8]) -> Option<&'s str> {
     let mut current = declarator;
     for _ in 0..16 {
         match current.kind() {
@@ -201,7 +203,7 @@ fn type_specifier(
 
 /// `typedef T name;`: each name a type (a struct or union a struct, an enum an enum, any other
 /// type a struct), unless the tagged struct it defines has that name already.
-fn type_definition(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) {
+pub(super) fn type_definition(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) {
     let ty = field(node, "type");
     let tag = ty
         .and_then(|t| field(t, "name"))

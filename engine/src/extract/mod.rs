@@ -3,6 +3,7 @@
 
 mod c;
 mod comment_runs;
+mod cpp;
 mod go;
 mod go_build;
 mod java;
@@ -79,6 +80,7 @@ impl Extractor {
             Lang::Go => go::extract(root, src, &mut facts),
             Lang::Java => java::extract(root, src, &mut facts),
             Lang::C => c::extract(root, src, &mut facts),
+            Lang::Cpp => cpp::extract(root, src, &mut facts),
         }
         refs::extract(root, src, &mut facts);
         if root.has_error() {

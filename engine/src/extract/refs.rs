@@ -263,6 +263,42 @@ const C: RefSyntax = RefSyntax {
     name_uses: &["struct_specifier", "union_specifier", "enum_specifier"],
 };
 
+/// C's table with C++'s classes: base-class lists are inheritance, `new T` is the call
+/// extractor's, and namespace names are no references (a namespace holds no code to reach).
+const CPP: RefSyntax = RefSyntax {
+    names: &["identifier", "type_identifier"],
+    type_names: &["type_identifier"],
+    chains: &[],
+    type_chains: &[],
+    calls: &[("call_expression", "function"), ("new_expression", "type")],
+    skipped: &[
+        "preproc_include",
+        "comment",
+        "string_literal",
+        "raw_string_literal",
+        "system_lib_string",
+        "field_identifier",
+        "preproc_defined",
+        "namespace_identifier",
+        "using_declaration",
+    ],
+    imports: &[],
+    heritage: &["base_class_clause"],
+    heritage_fields: &[],
+    type_contexts: &[],
+    bindings: &["parameter_list"],
+    binding_fields: &[],
+    written_fields: &[("assignment_expression", "left")],
+    arguments: &["argument_list"],
+    read_fields: &["type", "value", "size"],
+    name_uses: &[
+        "struct_specifier",
+        "union_specifier",
+        "enum_specifier",
+        "class_specifier",
+    ],
+};
+
 fn syntax(lang: Lang) -> &'static RefSyntax {
     match lang {
         Lang::Python => &PYTHON,
@@ -271,6 +307,7 @@ fn syntax(lang: Lang) -> &'static RefSyntax {
         Lang::Go => &GO,
         Lang::Java => &JAVA,
         Lang::C => &C,
+        Lang::Cpp => &CPP,
     }
 }
 
@@ -390,7 +427,7 @@ pub(crate) fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
         } else {
             place
         };
-        let c_declarations = facts.lang == Lang::C;
+        let c_declarations = facts.lang.is_c_family();
         push_fields(&mut cursor, node, &mut stack, |_, child_field| {
             let Some(f) = child_field else {
                 return Some(inner);
@@ -713,6 +750,21 @@ class Order(models.Model):
         assert!(
             !c.iter().any(|(n, ..)| n == "f" || n == "register_cb"),
             "{c:?}"
+        );
+
+        let cpp = refs(
+            Lang::Cpp,
+            "a.cpp",
+            "namespace shop {\nclass Order : public Base {\n  Cart *f(Item i) {\n    Cart *c = new Cart();\n    register_cb(handler);\n    return c;\n  }\n};\n}\n",
+        );
+        assert!(has(&cpp, "Base", 2, RefKind::Inherit), "{cpp:?}");
+        assert!(has(&cpp, "Item", 3, RefKind::Type), "{cpp:?}");
+        assert!(has(&cpp, "Cart", 4, RefKind::Type), "{cpp:?}");
+        assert!(has(&cpp, "handler", 5, RefKind::Value), "{cpp:?}");
+        assert!(
+            !cpp.iter()
+                .any(|(n, ..)| n == "shop" || n == "register_cb" || n == "Order"),
+            "{cpp:?}"
         );
     }
 }

@@ -42,6 +42,13 @@ impl<'a> Resolver<'a> {
                         Some(args) if f.lang == Lang::Java => self.java_overload(to, conf, args),
                         _ => (to, conf),
                     };
+                    // A C++ overload set split across definitions: which one is called depends
+                    // on argument types the resolver does not weigh.
+                    let (conf, reason) = if self.cpp_overloads.contains(&to) {
+                        (conf.min(confidence::AMBIGUOUS_PAIR), Reason::Ambiguous)
+                    } else {
+                        (conf, reason)
+                    };
                     // Recursion is kept when the receiver is certain (a bare name, `self`/`this`
                     // or a known type); a guessed receiver landing on its own caller is dropped.
                     let certain = matches!(call.callee, Callee::Name(_))
@@ -121,18 +128,23 @@ impl<'a> Resolver<'a> {
         if let Some(t) = self.scopes.binding(fi, name) {
             return Some((t, confidence::IMPORT, Reason::ImportResolved));
         }
-        if f.lang == Lang::C {
+        if f.lang.is_c_family() {
             // A definition in a header the file's includes reach (a `static inline` function).
-            return self.c_included[fi].iter().find_map(|&file| {
-                let d = self.top_level[file]
-                    .get(name)
-                    .and_then(|v| self.files[file].visible_definition(v))?;
-                Some((
-                    Target::Node(self.def_node[file][d as usize]),
-                    confidence::IMPORT,
-                    Reason::ImportResolved,
-                ))
-            });
+            return self
+                .c_included
+                .get(fi)
+                .into_iter()
+                .flatten()
+                .find_map(|&file| {
+                    let d = self.top_level[file]
+                        .get(name)
+                        .and_then(|v| self.files[file].visible_definition(v))?;
+                    Some((
+                        Target::Node(self.def_node[file][d as usize]),
+                        confidence::IMPORT,
+                        Reason::ImportResolved,
+                    ))
+                });
         }
         if let Some(t) = self.scopes.wildcard_lookup(
             fi,
@@ -223,8 +235,22 @@ impl<'a> Resolver<'a> {
         let f = &self.files[fi];
         match callee {
             Callee::Name(name) => {
-                if f.lang == Lang::C && self.c_hidden(fi, scope, name) {
+                if f.lang.is_c_family() && self.c_hidden(fi, scope, name) {
                     return Vec::new();
+                }
+                // In a C++ method (in its class or out of line) a member of its class or of a
+                // base hides every other name.
+                if f.lang == Lang::Cpp
+                    && let Some(owner) = self.owner_type(fi, scope)
+                    && let Some(hit) = self.typed_member(
+                        owner,
+                        1.0,
+                        name,
+                        confidence::SELF_METHOD,
+                        Reason::SelfMethod,
+                    )
+                {
+                    return vec![hit];
                 }
                 if let Some((target, conf, reason)) = self.lookup_name(fi, scope, name) {
                     return self.callable(target, conf, reason);
@@ -262,6 +288,9 @@ impl<'a> Resolver<'a> {
             },
             Callee::Member { receiver, name } => {
                 self.resolve_member(fi, scope, receiver, name, depth)
+            }
+            Callee::Scoped { path, name } if f.lang == Lang::Cpp => {
+                self.cpp_scoped(fi, scope, path, name)
             }
             Callee::Scoped { path, name } => {
                 if let Some((ty, conf)) = self.resolve_type(fi, scope, path)
@@ -316,6 +345,57 @@ impl<'a> Resolver<'a> {
                 Vec::new()
             }
         }
+    }
+
+    /// C++ `A::f()` or `ns::f()`: a member of the type `A` names (its own or inherited), else,
+    /// when the path names no project type, the function `f` of a namespace, found as a plain
+    /// name is.
+    fn cpp_scoped(
+        &self,
+        fi: usize,
+        scope: Option<u32>,
+        path: &str,
+        name: &str,
+    ) -> Vec<(u32, f32, Reason)> {
+        let last = path.rsplit("::").next().unwrap_or(path);
+        if let Some((ty, conf)) = self.resolve_type(fi, scope, last) {
+            return self
+                .typed_member(ty, conf, name, conf, Reason::ClassMember)
+                .into_iter()
+                .collect();
+        }
+        if self.c_hidden(fi, scope, name) {
+            return Vec::new();
+        }
+        if let Some((target, conf, reason)) = self.lookup_name(fi, scope, name) {
+            return self.callable(target, conf, reason);
+        }
+        self.fallback(self.globals.get(name), fi)
+    }
+
+    /// Whether a C++ receiver is declared (as a local, a parameter or a field of the method's
+    /// class) with a type that is no project type.
+    fn cpp_outside(&self, fi: usize, scope: Option<u32>, var: &str) -> bool {
+        self.cpp_declared(fi, scope, var)
+            .is_some_and(|(file, at, ty)| self.resolve_type(file, at, &ty).is_none())
+    }
+
+    /// The type a C++ name is declared with, as a local or parameter, else as a field of the
+    /// method's class: (the file and scope it is written in, the type).
+    fn cpp_declared(
+        &self,
+        fi: usize,
+        scope: Option<u32>,
+        var: &str,
+    ) -> Option<(usize, Option<u32>, String)> {
+        if let Some(ty) = self.binding_type(fi, scope, var) {
+            return Some((fi, scope, ty));
+        }
+        let &(file, def) = self
+            .owner_type(fi, scope)
+            .and_then(|owner| self.node_def.get(&owner))?;
+        self.attribute_type(file, def, var)
+            .map(|(file, class, ty)| (file, Some(class), ty.to_owned()))
     }
 
     /// Java's implicit `this` for a bare `name(…)`: a method of the innermost class around
@@ -585,6 +665,14 @@ impl<'a> Resolver<'a> {
         depth: u32,
     ) -> Vec<(u32, f32, Reason)> {
         let f = &self.files[fi];
+        // C++ `p->f()`: through what `p->` is bound to (a smart pointer's object), else `p`.
+        if f.lang == Lang::Cpp
+            && let Receiver::Name(var) = receiver
+            && let Some(base) = var.strip_suffix("->")
+            && self.cpp_declared(fi, scope, var).is_none()
+        {
+            return self.resolve_member(fi, scope, &Receiver::Name(base.to_owned()), name, depth);
+        }
         match receiver {
             Receiver::SelfRef => {
                 if let Some(owner) = self.owner_type(fi, scope)
@@ -666,10 +754,15 @@ impl<'a> Resolver<'a> {
                 {
                     return vec![hit];
                 }
-                if f.lang == Lang::Java
+                if matches!(f.lang, Lang::Java | Lang::Cpp)
                     && let Some(hit) = self.field_member(fi, scope, var, name, depth)
                 {
                     return vec![hit];
+                }
+                // A C++ variable, parameter or field of a type outside the project (`std::string
+                // s`, `const Slice& key` where no `Slice` is defined) calls none of its methods.
+                if f.lang == Lang::Cpp && self.cpp_outside(fi, scope, var) {
+                    return Vec::new();
                 }
                 // `Inner.m()`: a static method of a Java member type in scope or imported.
                 if f.lang == Lang::Java
@@ -731,7 +824,7 @@ impl<'a> Resolver<'a> {
                 }
                 // Java's implicit `this`: `parent.root.get()` where `parent` is a field.
                 let head = path.split('.').next().unwrap_or(path);
-                if f.lang == Lang::Java
+                if matches!(f.lang, Lang::Java | Lang::Cpp)
                     && !on_self
                     && self.binding_type(fi, scope, head).is_none()
                     && let Some((t, conf)) =
@@ -784,6 +877,15 @@ impl<'a> Resolver<'a> {
             return Vec::new();
         }
         let mut found = self.fallback(self.methods.get(name), fi);
+        // A C++ method name on a receiver of unknown type is shared by unrelated classes
+        // (`ok`, `Compare`, `NewIterator`): the one near the caller is a candidate only.
+        if f.lang == Lang::Cpp {
+            for (_, conf, reason) in &mut found {
+                if *reason == Reason::ImportedCandidate {
+                    *conf = conf.min(confidence::AMBIGUOUS_PAIR);
+                }
+            }
+        }
         // A Rust method name is shared by many types (trait methods, `new`, `poll_*`). The only
         // candidate near the caller is followed (measured 0.93 on tokio) unless it is a method
         // of the caller's own type: a wrapper calling, on what it wraps, the trait method it
@@ -898,8 +1000,11 @@ impl<'a> Resolver<'a> {
         let lang = self.files[fi].lang;
         let same_lang = |n: &u32| {
             let file = self.b.node(*n).map(|d| d.file);
-            self.file_lang(file)
-                .is_some_and(|l| l == lang || (l.is_js_family() && lang.is_js_family()))
+            self.file_lang(file).is_some_and(|l| {
+                l == lang
+                    || (l.is_js_family() && lang.is_js_family())
+                    || (l.is_c_family() && lang.is_c_family())
+            })
         };
         // Stop counting as soon as there are too many: common names must not cost a full scan.
         let found: Vec<u32> = candidates

@@ -82,7 +82,8 @@ impl<'a> Resolver<'a> {
                 // are known (`adopt_foreign_methods`).
                 let foreign = match f.lang {
                     Lang::Rust => matches!(parent_kind, None | Some(NodeKind::Module)),
-                    Lang::Go => parent_kind.is_none(),
+                    // A C++ method defined outside its class (`void A::f() {…}`).
+                    Lang::Go | Lang::Cpp => parent_kind.is_none(),
                     _ => false,
                 } && d.kind == NodeKind::Method;
                 if foreign {
@@ -97,7 +98,7 @@ impl<'a> Resolver<'a> {
                     None => {
                         top.entry(d.name.as_str()).or_default().push(i as u32);
                         // A `static` C function is seen by its own file only.
-                        let file_local = f.lang == Lang::C && !d.exported;
+                        let file_local = f.lang.is_c_family() && !d.exported;
                         if (d.kind.is_callable() || d.kind.is_type()) && !file_local {
                             self.globals.entry(d.name.as_str()).or_default().push(id);
                         }
@@ -219,7 +220,7 @@ impl<'a> Resolver<'a> {
             .iter()
             .enumerate()
             .map(|(fi, f)| {
-                if f.lang != Lang::C {
+                if !f.lang.is_c_family() {
                     return Vec::new();
                 }
                 let mut seen: HashSet<usize> = HashSet::default();
@@ -284,6 +285,11 @@ impl<'a> Resolver<'a> {
     pub(super) fn adopt_foreign_methods(&mut self) {
         for (fi, di) in std::mem::take(&mut self.foreign_methods) {
             let f = &self.files[fi];
+            // A C++ class is found through the file's includes: once they are known.
+            if f.lang == Lang::Cpp && self.c_included.is_empty() {
+                self.foreign_methods.push((fi, di));
+                continue;
+            }
             let Some(def) = f.defs.get(di as usize) else {
                 continue;
             };
@@ -309,6 +315,17 @@ impl<'a> Resolver<'a> {
                 if f.lang == Lang::Go {
                     self.methods.entry(def.name.as_str()).or_default().push(id);
                 }
+                // A C++ `ns::f` of no project type is a function of a namespace: a name of the
+                // file like any other function.
+                if f.lang == Lang::Cpp {
+                    self.top_level[fi]
+                        .entry(def.name.as_str())
+                        .or_default()
+                        .push(di);
+                    if def.exported {
+                        self.globals.entry(def.name.as_str()).or_default().push(id);
+                    }
+                }
                 continue;
             };
             self.b
@@ -320,6 +337,17 @@ impl<'a> Resolver<'a> {
                 .get(&owner)
                 .and_then(|m| m.get(def.name.as_str()))
                 .copied();
+            // Two C++ definitions of one name in a class, in different files, are overloads that
+            // are different symbols (in one file they are one: `Method:FILE:A.f`).
+            if f.lang == Lang::Cpp
+                && let Some(other) = slot
+                && self
+                    .node_def
+                    .get(&other)
+                    .is_some_and(|&(file, _)| file != fi)
+            {
+                self.cpp_overloads.extend([other, id]);
+            }
             if slot.is_none_or(|s| self.is_test_node(s) && !self.is_test_node(id)) {
                 self.members
                     .entry(owner)

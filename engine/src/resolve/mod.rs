@@ -142,6 +142,8 @@ struct Resolver<'a> {
     foreign_methods: Vec<(usize, u32)>,
     /// Such a method's node → the node of the type it was adopted by.
     adopted: HashMap<u32, u32>,
+    /// C++ methods with another definition of their name in their class (overloads).
+    cpp_overloads: HashSet<u32>,
     stats: ResolveStats,
 }
 
@@ -188,6 +190,7 @@ pub(crate) fn build_graph_calls_in(
         test_files,
         foreign_methods: Vec::new(),
         adopted: HashMap::default(),
+        cpp_overloads: HashSet::default(),
         stats: ResolveStats::default(),
     };
     r.structure();
@@ -195,6 +198,8 @@ pub(crate) fn build_graph_calls_in(
     r.adopt_foreign_methods();
     r.imports();
     r.c_included = r.c_include_closures();
+    // C++ methods defined out of line find their class through the includes.
+    r.adopt_foreign_methods();
     r.heritage();
     r.calls(order);
     r.references();
@@ -387,6 +392,8 @@ fn dotted_callee(chain: &str) -> Callee {
 
 #[cfg(test)]
 mod c_tests;
+#[cfg(test)]
+mod cpp_tests;
 #[cfg(test)]
 mod ref_tests;
 #[cfg(test)]

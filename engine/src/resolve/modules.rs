@@ -93,7 +93,7 @@ impl ModuleIndex {
                             .push(i);
                     }
                 }
-                Lang::C => {
+                Lang::C | Lang::Cpp => {
                     let name = f.path.rsplit('/').next().unwrap_or(&f.path);
                     index
                         .c_names

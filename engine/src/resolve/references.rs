@@ -78,13 +78,13 @@ impl<'a> Resolver<'a> {
     ) -> Vec<(u32, f32, Reason)> {
         let f = &self.files[fi];
         if !name.contains(['.', ':']) {
-            if f.lang == Lang::C && self.c_hidden(fi, scope, name) {
+            if f.lang.is_c_family() && self.c_hidden(fi, scope, name) {
                 return Vec::new();
             }
             if let Some((Target::Node(n), conf, reason)) = self.lookup_name(fi, scope, name) {
                 return vec![(n, conf, reason)];
             }
-            if f.lang == Lang::C {
+            if f.lang.is_c_family() {
                 return self
                     .fallback(self.globals.get(name), fi)
                     .into_iter()

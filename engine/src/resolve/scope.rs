@@ -210,7 +210,7 @@ fn source_files(
         }
         Lang::Go => modules.go(&import.module).to_vec(),
         Lang::Java => modules.java(&import.module).to_vec(),
-        Lang::C => modules
+        Lang::C | Lang::Cpp => modules
             .c_include(&f.path, &import.module)
             .into_iter()
             .collect(),

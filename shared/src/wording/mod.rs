@@ -20,8 +20,9 @@ const CLAUSE_JOINS: &[&str] = &[
 ];
 /// File extensions that make a word a path.
 const EXTENSIONS: &[&str] = &[
-    "py", "pyi", "js", "jsx", "mjs", "cjs", "ts", "tsx", "rs", "go", "java", "c", "h", "md",
-    "json", "toml", "yaml", "yml", "txt", "cfg", "ini", "html", "css", "sh",
+    "py", "pyi", "js", "jsx", "mjs", "cjs", "ts", "tsx", "rs", "go", "java", "c", "h", "cc", "cpp",
+    "cxx", "hpp", "hh", "hxx", "md", "json", "toml", "yaml", "yml", "txt", "cfg", "ini", "html",
+    "css", "sh",
 ];
 
 /// `MATCH … RETURN …` (any case) is run as Cypher.
