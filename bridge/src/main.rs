@@ -20,6 +20,7 @@ mod hub;
 mod layering;
 mod listener;
 mod mcp;
+mod mcp_http;
 mod outbox;
 mod peer;
 mod provider_http;
@@ -138,13 +139,17 @@ async fn serve(options: Options, open: bool) -> Result<(), String> {
     ));
     relay.set_route(Route::Hub);
     let host = host::Host::new(
-        relay,
+        relay.clone(),
         host::config::read(options.mcp_config.as_deref()),
         options.expose_hosted,
     );
     host.start();
+    let mcp = web::McpParts {
+        relay,
+        host: host.clone(),
+    };
     let result = tokio::select! {
-        result = web::host(listener, hub, &options, web::Link::Print) => result,
+        result = web::host(listener, mcp, &options, web::Link::Print) => result,
         signal = stop_signal() => {
             tracing::info!(signal, "stopping the hub");
             Ok(())

@@ -1,5 +1,6 @@
-//! The stdio MCP server: lists the catalog's tools and the health resource without any browser,
-//! relays `tools/call` with progress and cancellation. Tool failures are `isError` results.
+//! The MCP server (stdio, and `/mcp` through `mcp_http.rs`): lists the catalog's tools and the
+//! health resource without any browser, relays `tools/call` with progress and cancellation.
+//! Tool failures are `isError` results.
 
 use std::sync::Arc;
 
@@ -26,15 +27,37 @@ pub struct NexusMcp {
     relay: Arc<Relay>,
     tools: Vec<Tool>,
     host: Arc<Host>,
+    shared: Shared,
+}
+
+/// What outlives one handler: over HTTP every request gets its own handler, so the tools
+/// session and the pending confirmations live here, one per transport.
+#[derive(Clone)]
+pub struct Shared {
     /// This client's tools session: Nexus's tools remember what they told it (collapsing what
     /// it saw, recalling its trail) unless a call names a session of its own.
-    session: String,
+    session: Arc<str>,
     /// Confirmations asked through `input_required` results, awaiting the client's retry.
-    asked: Asked,
+    asked: Arc<Asked>,
+}
+
+impl Shared {
+    /// A fresh session named `{label}-{8 hex digits}`.
+    pub fn new(label: &str) -> Self {
+        Self {
+            session: format!("{label}-{:08x}", fastrand::u32(..)).into(),
+            asked: Arc::default(),
+        }
+    }
 }
 
 impl NexusMcp {
     pub fn new(relay: Arc<Relay>, host: Arc<Host>) -> Self {
+        Self::with_shared(relay, host, Shared::new("agent"))
+    }
+
+    /// A handler over state other handlers of the same transport share.
+    pub fn with_shared(relay: Arc<Relay>, host: Arc<Host>, shared: Shared) -> Self {
         let tools = ToolName::ALL
             .iter()
             .map(|tool| {
@@ -46,8 +69,7 @@ impl NexusMcp {
             relay,
             tools,
             host,
-            session: format!("agent-{:08x}", fastrand::u32(..)),
-            asked: Asked::default(),
+            shared,
         }
     }
 }
@@ -202,7 +224,7 @@ impl ServerHandler for NexusMcp {
         };
         let call = self
             .relay
-            .call(&agent, tool, args, Some(self.session.clone()), progress_tx);
+            .call(&agent, tool, args, Some(self.shared.session.to_string()), progress_tx);
         tokio::pin!(call);
         let outcome = loop {
             tokio::select! {
@@ -251,7 +273,7 @@ impl NexusMcp {
                 ),
             )),
             Action::Confirm => tokio::select! {
-                consented = consent::consent(context, request, &self.asked, question) => consented,
+                consented = consent::consent(context, request, &self.shared.asked, question) => consented,
                 _ = context.ct.cancelled() => Consent::Refused(ToolError::new(ErrorCode::Cancelled, "the client cancelled the call")),
             },
         };

@@ -11,6 +11,7 @@ mod hub_sockets;
 mod inspector;
 mod live;
 mod load;
+mod mcp_http;
 mod peers;
 mod relay;
 mod reload;

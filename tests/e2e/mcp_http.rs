@@ -1,0 +1,149 @@
+//! `/mcp` on the hub's port with rmcp's Streamable HTTP client against the real bridge: the same
+//! tools as stdio, calls through the tab, 2026-07-28 and 2025-06-18 clients, token and origin.
+
+use std::time::{Duration, Instant};
+
+use nexus_e2e::tab::{EchoTab, TabBehaviour, echo_text};
+use nexus_e2e::{McpBridge, TempDir, free_port, text_of};
+use rmcp::model::{CallToolRequestParams, ClientInfo, ProtocolVersion, Tool};
+use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RunningService};
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::{RoleClient, ServiceExt};
+use serde_json::json;
+
+/// The user's MCP token, as the hub created it in the data folder.
+fn mcp_token(data_home: &std::path::Path) -> String {
+    let path = data_home.join("nexus/mcp-token");
+    let started = Instant::now();
+    loop {
+        match std::fs::read_to_string(&path) {
+            Ok(text) if text.trim().len() == 64 => {
+                let mode = std::os::unix::fs::PermissionsExt::mode(
+                    &std::fs::metadata(&path).expect("token file metadata").permissions(),
+                );
+                assert_eq!(mode & 0o777, 0o600, "{} is not private", path.display());
+                return text.trim().to_owned();
+            }
+            _ if started.elapsed() < Duration::from_secs(10) => {
+                std::thread::sleep(Duration::from_millis(20))
+            }
+            other => panic!("no MCP token in {}: {other:?}", path.display()),
+        }
+    }
+}
+
+fn transport(port: u16, token: &str) -> StreamableHttpClientTransport<reqwest::Client> {
+    let config = StreamableHttpClientTransportConfig::with_uri(format!("http://127.0.0.1:{port}/mcp"))
+        .auth_header(token.to_owned());
+    StreamableHttpClientTransport::from_config(config)
+}
+
+/// A client at 2026-07-28: `server/discover`, no `initialize`.
+async fn current_client(port: u16, token: &str) -> RunningService<RoleClient, ClientInfo> {
+    ClientInfo::default()
+        .serve_with_lifecycle(
+            transport(port, token),
+            ClientLifecycleMode::Discover {
+                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            },
+        )
+        .await
+        .expect("server/discover over HTTP")
+}
+
+/// A client as Claude Desktop is today: `initialize` at 2025-06-18.
+async fn older_client(port: u16, token: &str) -> RunningService<RoleClient, ClientInfo> {
+    ClientInfo::default()
+        .with_protocol_version(ProtocolVersion::V_2025_06_18)
+        .serve(transport(port, token))
+        .await
+        .expect("initialize at 2025-06-18 over HTTP")
+}
+
+fn names_and_schemas(tools: &[Tool]) -> Vec<(String, serde_json::Value)> {
+    tools
+        .iter()
+        .map(|tool| (tool.name.to_string(), json!(tool.input_schema)))
+        .collect()
+}
+
+async fn call(client: &RunningService<RoleClient, ClientInfo>, tool: &str, args: serde_json::Value) -> rmcp::model::CallToolResult {
+    let mut params = CallToolRequestParams::new(tool.to_owned());
+    if let serde_json::Value::Object(map) = args {
+        params = params.with_arguments(map);
+    }
+    client.call_tool(params).await.expect("tools/call over HTTP")
+}
+
+/// The status of a bare POST to `/mcp` with these headers.
+async fn post_status(port: u16, headers: &[(&str, &str)]) -> u16 {
+    let mut request = reqwest::Client::new()
+        .post(format!("http://127.0.0.1:{port}/mcp"))
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#);
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    request.send().await.expect("POST /mcp").status().as_u16()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_serves_the_stdio_tools_through_the_tab_for_old_and_new_clients() {
+    let _area = nexus_e2e::Area::enter(module_path!());
+    let data = TempDir::new("mcp-http-data");
+    let data_home = data.0.display().to_string();
+    let port = free_port();
+    let bridge = McpBridge::start_with_env(port, &[], &[("XDG_DATA_HOME", &data_home)]).await;
+    let token = mcp_token(&data.0);
+
+    // Refusals: no token, a wrong one, the browser's secret; a foreign origin even with the token.
+    let bearer = format!("Bearer {token}");
+    assert_eq!(post_status(port, &[]).await, 401);
+    let wrong = format!("Bearer {}", "0".repeat(64));
+    assert_eq!(post_status(port, &[("authorization", &wrong)]).await, 401);
+    let browser = format!("Bearer {}", nexus_e2e::browser_secret());
+    assert_eq!(post_status(port, &[("authorization", &browser)]).await, 401);
+    let foreign = [("authorization", bearer.as_str()), ("origin", "https://evil.example")];
+    assert_eq!(post_status(port, &foreign).await, 403);
+    let rebound = [("authorization", bearer.as_str()), ("host", "evil.example")];
+    assert_eq!(post_status(port, &rebound).await, 403);
+
+    // The same tools, in the same order, as stdio.
+    let over_stdio = bridge.client.list_all_tools().await.expect("tools/list on stdio");
+    let current = current_client(port, &token).await;
+    assert_eq!(current.protocol_version(), Some(ProtocolVersion::V_2026_07_28));
+    let over_http = current.list_all_tools().await.expect("tools/list over HTTP");
+    assert_eq!(over_http.len(), 16);
+    assert_eq!(names_and_schemas(&over_http), names_and_schemas(&over_stdio));
+    let again = current.list_all_tools().await.expect("tools/list again");
+    assert_eq!(names_and_schemas(&again), names_and_schemas(&over_http));
+
+    // No tab yet: an isError result, not a protocol error.
+    let result = call(&current, "context", json!({})).await;
+    assert_eq!(result.is_error, Some(true), "{}", text_of(&result));
+    assert!(text_of(&result).contains("NO_BROWSER"), "{}", text_of(&result));
+
+    // Through the tab.
+    let tab = EchoTab::start(port, TabBehaviour::default());
+    tab.log.wait_welcomes(1, Duration::from_secs(10)).await;
+    let args = json!({"focus": "stats"});
+    let result = call(&current, "context", args.clone()).await;
+    assert_ne!(result.is_error, Some(true), "{}", text_of(&result));
+    assert_eq!(text_of(&result), echo_text("context", &args));
+    let unknown = call(&current, "no_such_tool", json!({})).await;
+    assert_eq!(unknown.is_error, Some(true));
+
+    // A 2025-06-18 client (initialize handshake) sees and calls the same.
+    let older = older_client(port, &token).await;
+    assert_eq!(older.protocol_version(), Some(ProtocolVersion::V_2025_06_18));
+    let listed = older.list_all_tools().await.expect("tools/list at 2025-06-18");
+    assert_eq!(names_and_schemas(&listed), names_and_schemas(&over_stdio));
+    let result = call(&older, "context", args.clone()).await;
+    assert_eq!(text_of(&result), echo_text("context", &args));
+
+    let _ = current.cancel().await;
+    let _ = older.cancel().await;
+    bridge.stop().await;
+}
