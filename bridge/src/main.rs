@@ -48,10 +48,12 @@ use crate::relay::{Relay, Route};
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     // `serve` is run by a person in a terminal: its start-up is quiet, so the link it prints is
-    // the last line they see; agents' bridges keep `info` in their logs. NEXUS_LOG overrides.
+    // the last line they see; agents' bridges keep `info` in their logs. rmcp logs each session's
+    // start and end at `info`, which over `/mcp` is every request: only its warnings are kept.
+    // NEXUS_LOG overrides.
     let default_level = match cli.command {
         Some(Command::Serve { .. }) => "warn",
-        _ => "info",
+        _ => "info,rmcp=warn",
     };
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)

@@ -8,11 +8,12 @@ use nexus_shared::catalog::SERVER_INSTRUCTIONS;
 use nexus_shared::{ErrorCode, Outcome, ToolError, ToolName};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam,
-    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
-    ResourceContents, ServerCapabilities, ServerConfig, Tool,
+    ListPromptsRequestMethod, ListPromptsResult, ListResourcesResult, ListToolsResult,
+    PaginatedRequestParams, ProgressNotificationParam, ReadResourceRequestParams,
+    ReadResourceResponse, ReadResourceResult, Resource, ResourceContents, ServerCapabilities,
+    ServerConfig, SubscriptionFilter, Tool,
 };
-use rmcp::service::{Peer, RequestContext, RunningService};
+use rmcp::service::{Peer, RequestContext, RunningService, SubscriptionContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
 use tokio::sync::mpsc;
 
@@ -112,6 +113,54 @@ impl ServerHandler for NexusMcp {
         Ok(ListToolsResult::with_all_items(tools))
     }
 
+    /// Nexus declares no prompts, so it answers none (2026-07-28: an undeclared method is not
+    /// found, not an empty list).
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, McpError> {
+        Err(McpError::method_not_found::<ListPromptsRequestMethod>())
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        Some(requested.supported_by(&self.get_info().capabilities))
+    }
+
+    /// A 2026-07-28 `subscriptions/listen` stream: `tools/list_changed` whenever the exposed
+    /// hosted tools change, until the client cancels it.
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), McpError> {
+        if context.accepted().tools_list_changed != Some(true) {
+            context.cancelled().await;
+            return Ok(());
+        }
+        let mut changes = self.host.subscribe();
+        let mut last = exposed_signature(&self.host);
+        loop {
+            tokio::select! {
+                _ = context.cancelled() => return Ok(()),
+                changed = changes.changed() => {
+                    if changed.is_err() {
+                        context.cancelled().await;
+                        return Ok(());
+                    }
+                    tokio::time::sleep(LIST_CHANGES_SETTLE).await;
+                    changes.mark_unchanged();
+                    let now = exposed_signature(&self.host);
+                    if now != last {
+                        last = now;
+                        if context.sink().notify_tool_list_changed().await.is_err() {
+                            return Ok(());
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     async fn list_resources(
         &self,
         _request: Option<PaginatedRequestParams>,
@@ -131,7 +180,7 @@ impl ServerHandler for NexusMcp {
         if request.uri != HEALTH_URI {
             return Err(McpError::resource_not_found(
                 format!("no resource `{}`; Nexus offers {HEALTH_URI}", request.uri),
-                None,
+                Some(serde_json::json!({ "uri": request.uri })),
             ));
         }
         let mut report = health::report(&self.relay);
@@ -222,9 +271,13 @@ impl ServerHandler for NexusMcp {
             }
             None => (None, None),
         };
-        let call = self
-            .relay
-            .call(&agent, tool, args, Some(self.shared.session.to_string()), progress_tx);
+        let call = self.relay.call(
+            &agent,
+            tool,
+            args,
+            Some(self.shared.session.to_string()),
+            progress_tx,
+        );
         tokio::pin!(call);
         let outcome = loop {
             tokio::select! {
@@ -345,6 +398,22 @@ impl NexusMcp {
     }
 }
 
+/// How long a burst of changes (servers starting together) settles into one notification.
+const LIST_CHANGES_SETTLE: std::time::Duration = std::time::Duration::from_millis(200);
+
+/// What a client's copy of the exposed hosted tools depends on.
+fn exposed_signature(host: &Host) -> Vec<(String, Option<String>)> {
+    host.exposed_tools()
+        .into_iter()
+        .map(|tool| {
+            (
+                tool.name.into_owned(),
+                tool.description.map(|d| d.into_owned()),
+            )
+        })
+        .collect()
+}
+
 async fn next_progress(rx: &mut Option<mpsc::UnboundedReceiver<Progress>>) -> Option<Progress> {
     match rx {
         Some(rx) => rx.recv().await,
@@ -374,19 +443,12 @@ pub async fn start(
 /// Sends `notifications/tools/list_changed` when the exposed hosted tools change (servers coming
 /// online after the client listed the tools, going offline, changing their lists).
 async fn announce_tool_changes(host: Arc<Host>, peer: Peer<RoleServer>) {
-    let signature = |host: &Host| {
-        host.exposed_tools()
-            .into_iter()
-            .map(|tool| (tool.name, tool.description))
-            .collect::<Vec<_>>()
-    };
     let mut changes = host.subscribe();
-    let mut last = signature(&host);
+    let mut last = exposed_signature(&host);
     while changes.changed().await.is_ok() {
-        // Let a burst of changes (servers starting together) settle into one notification.
-        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        tokio::time::sleep(LIST_CHANGES_SETTLE).await;
         changes.mark_unchanged();
-        let now = signature(&host);
+        let now = exposed_signature(&host);
         if now != last {
             last = now;
             if peer.notify_tool_list_changed().await.is_err() {

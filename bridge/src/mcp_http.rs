@@ -52,7 +52,13 @@ pub fn service(
         .disable_allowed_hosts()
         .disable_allowed_origins();
     StreamableHttpService::new(
-        move || Ok(NexusMcp::with_shared(relay.clone(), host.clone(), shared.clone())),
+        move || {
+            Ok(NexusMcp::with_shared(
+                relay.clone(),
+                host.clone(),
+                shared.clone(),
+            ))
+        },
         Default::default(),
         config,
     )
@@ -60,7 +66,11 @@ pub fn service(
 
 /// Why a request to `/mcp` is refused, if it is: 403 for another site or a foreign `Origin`
 /// (checked first, so a web page learns nothing about the token), 401 without the bearer token.
-pub fn refusal(headers: &HeaderMap, expected: &Token, allowed_origins: &[String]) -> Option<Response> {
+pub fn refusal(
+    headers: &HeaderMap,
+    expected: &Token,
+    allowed_origins: &[String],
+) -> Option<Response> {
     let origin = headers.get(header::ORIGIN).map(|value| {
         value
             .to_str()
@@ -70,7 +80,9 @@ pub fn refusal(headers: &HeaderMap, expected: &Token, allowed_origins: &[String]
     });
     let foreign = origin.is_some_and(|origin| !allowed_origins.iter().any(|a| *a == origin));
     if foreign || !guard::same_origin(headers, allowed_origins) {
-        return Some((StatusCode::FORBIDDEN, "cross-site MCP requests are refused").into_response());
+        return Some(
+            (StatusCode::FORBIDDEN, "cross-site MCP requests are refused").into_response(),
+        );
     }
     let given = headers
         .get(header::AUTHORIZATION)
@@ -122,12 +134,18 @@ mod tests {
         let good = format!("Bearer {}", "a".repeat(64));
         assert_eq!(status(&[("authorization", &good)]), None);
         assert_eq!(
-            status(&[("authorization", &good), ("origin", "http://127.0.0.1:54319")]),
+            status(&[
+                ("authorization", &good),
+                ("origin", "http://127.0.0.1:54319")
+            ]),
             None
         );
         assert_eq!(status(&[]), Some(StatusCode::UNAUTHORIZED));
         let wrong = format!("Bearer {}", "b".repeat(64));
-        assert_eq!(status(&[("authorization", &wrong)]), Some(StatusCode::UNAUTHORIZED));
+        assert_eq!(
+            status(&[("authorization", &wrong)]),
+            Some(StatusCode::UNAUTHORIZED)
+        );
         assert_eq!(
             status(&[("authorization", &"a".repeat(64))]),
             Some(StatusCode::UNAUTHORIZED)

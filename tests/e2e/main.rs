@@ -4,6 +4,7 @@
 mod chat;
 mod chat_confirm;
 mod chat_ui;
+mod conformance;
 mod crate_graph;
 mod embed;
 mod hosted;

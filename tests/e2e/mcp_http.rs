@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use nexus_e2e::tab::{EchoTab, TabBehaviour, echo_text};
 use nexus_e2e::{McpBridge, TempDir, free_port, text_of};
-use rmcp::model::{CallToolRequestParams, ClientInfo, ProtocolVersion, Tool};
+use rmcp::model::{CallToolRequestParams, ClientConfig, ProtocolVersion, Tool};
 use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
@@ -20,7 +20,9 @@ fn mcp_token(data_home: &std::path::Path) -> String {
         match std::fs::read_to_string(&path) {
             Ok(text) if text.trim().len() == 64 => {
                 let mode = std::os::unix::fs::PermissionsExt::mode(
-                    &std::fs::metadata(&path).expect("token file metadata").permissions(),
+                    &std::fs::metadata(&path)
+                        .expect("token file metadata")
+                        .permissions(),
                 );
                 assert_eq!(mode & 0o777, 0o600, "{} is not private", path.display());
                 return text.trim().to_owned();
@@ -34,14 +36,15 @@ fn mcp_token(data_home: &std::path::Path) -> String {
 }
 
 fn transport(port: u16, token: &str) -> StreamableHttpClientTransport<reqwest::Client> {
-    let config = StreamableHttpClientTransportConfig::with_uri(format!("http://127.0.0.1:{port}/mcp"))
-        .auth_header(token.to_owned());
+    let config =
+        StreamableHttpClientTransportConfig::with_uri(format!("http://127.0.0.1:{port}/mcp"))
+            .auth_header(token.to_owned());
     StreamableHttpClientTransport::from_config(config)
 }
 
 /// A client at 2026-07-28: `server/discover`, no `initialize`.
-async fn current_client(port: u16, token: &str) -> RunningService<RoleClient, ClientInfo> {
-    ClientInfo::default()
+async fn current_client(port: u16, token: &str) -> RunningService<RoleClient, ClientConfig> {
+    ClientConfig::default()
         .serve_with_lifecycle(
             transport(port, token),
             ClientLifecycleMode::Discover {
@@ -53,12 +56,17 @@ async fn current_client(port: u16, token: &str) -> RunningService<RoleClient, Cl
 }
 
 /// A client as Claude Desktop is today: `initialize` at 2025-06-18.
-async fn older_client(port: u16, token: &str) -> RunningService<RoleClient, ClientInfo> {
-    ClientInfo::default()
+async fn older_client(port: u16, token: &str) -> RunningService<RoleClient, ClientConfig> {
+    ClientConfig::default()
         .with_protocol_version(ProtocolVersion::V_2025_06_18)
         .serve(transport(port, token))
         .await
         .expect("initialize at 2025-06-18 over HTTP")
+}
+
+/// The protocol version the client and the bridge agreed on.
+fn negotiated(client: &RunningService<RoleClient, ClientConfig>) -> Option<ProtocolVersion> {
+    client.peer_info().map(|info| info.protocol_version.clone())
 }
 
 fn names_and_schemas(tools: &[Tool]) -> Vec<(String, serde_json::Value)> {
@@ -68,12 +76,19 @@ fn names_and_schemas(tools: &[Tool]) -> Vec<(String, serde_json::Value)> {
         .collect()
 }
 
-async fn call(client: &RunningService<RoleClient, ClientInfo>, tool: &str, args: serde_json::Value) -> rmcp::model::CallToolResult {
+async fn call(
+    client: &RunningService<RoleClient, ClientConfig>,
+    tool: &str,
+    args: serde_json::Value,
+) -> rmcp::model::CallToolResult {
     let mut params = CallToolRequestParams::new(tool.to_owned());
     if let serde_json::Value::Object(map) = args {
         params = params.with_arguments(map);
     }
-    client.call_tool(params).await.expect("tools/call over HTTP")
+    client
+        .call_tool(params)
+        .await
+        .expect("tools/call over HTTP")
 }
 
 /// The status of a bare POST to `/mcp` with these headers.
@@ -105,25 +120,42 @@ async fn http_serves_the_stdio_tools_through_the_tab_for_old_and_new_clients() {
     assert_eq!(post_status(port, &[("authorization", &wrong)]).await, 401);
     let browser = format!("Bearer {}", nexus_e2e::browser_secret());
     assert_eq!(post_status(port, &[("authorization", &browser)]).await, 401);
-    let foreign = [("authorization", bearer.as_str()), ("origin", "https://evil.example")];
+    let foreign = [
+        ("authorization", bearer.as_str()),
+        ("origin", "https://evil.example"),
+    ];
     assert_eq!(post_status(port, &foreign).await, 403);
     let rebound = [("authorization", bearer.as_str()), ("host", "evil.example")];
     assert_eq!(post_status(port, &rebound).await, 403);
 
     // The same tools, in the same order, as stdio.
-    let over_stdio = bridge.client.list_all_tools().await.expect("tools/list on stdio");
+    let over_stdio = bridge
+        .client
+        .list_all_tools()
+        .await
+        .expect("tools/list on stdio");
     let current = current_client(port, &token).await;
-    assert_eq!(current.protocol_version(), Some(ProtocolVersion::V_2026_07_28));
-    let over_http = current.list_all_tools().await.expect("tools/list over HTTP");
+    assert_eq!(negotiated(&current), Some(ProtocolVersion::V_2026_07_28));
+    let over_http = current
+        .list_all_tools()
+        .await
+        .expect("tools/list over HTTP");
     assert_eq!(over_http.len(), 16);
-    assert_eq!(names_and_schemas(&over_http), names_and_schemas(&over_stdio));
+    assert_eq!(
+        names_and_schemas(&over_http),
+        names_and_schemas(&over_stdio)
+    );
     let again = current.list_all_tools().await.expect("tools/list again");
     assert_eq!(names_and_schemas(&again), names_and_schemas(&over_http));
 
     // No tab yet: an isError result, not a protocol error.
     let result = call(&current, "context", json!({})).await;
     assert_eq!(result.is_error, Some(true), "{}", text_of(&result));
-    assert!(text_of(&result).contains("NO_BROWSER"), "{}", text_of(&result));
+    assert!(
+        text_of(&result).contains("NO_BROWSER"),
+        "{}",
+        text_of(&result)
+    );
 
     // Through the tab.
     let tab = EchoTab::start(port, TabBehaviour::default());
@@ -137,8 +169,11 @@ async fn http_serves_the_stdio_tools_through_the_tab_for_old_and_new_clients() {
 
     // A 2025-06-18 client (initialize handshake) sees and calls the same.
     let older = older_client(port, &token).await;
-    assert_eq!(older.protocol_version(), Some(ProtocolVersion::V_2025_06_18));
-    let listed = older.list_all_tools().await.expect("tools/list at 2025-06-18");
+    assert_eq!(negotiated(&older), Some(ProtocolVersion::V_2025_06_18));
+    let listed = older
+        .list_all_tools()
+        .await
+        .expect("tools/list at 2025-06-18");
     assert_eq!(names_and_schemas(&listed), names_and_schemas(&over_stdio));
     let result = call(&older, "context", args.clone()).await;
     assert_eq!(text_of(&result), echo_text("context", &args));

@@ -63,15 +63,18 @@ child.stdout.on('data', (chunk) => {
 const code = await new Promise((resolve) => child.on('close', resolve));
 proxy.close();
 
-// One line per scenario from the suite's result files: `scenario PASS|FAIL passed/total [failed checks]`.
-const scenarios = existsSync(outputDir) ? readdirSync(outputDir, { recursive: true }).filter((f) => String(f).endsWith('checks.json')) : [];
-for (const file of scenarios.sort()) {
-  const checks = JSON.parse(readFileSync(join(outputDir, String(file)), 'utf8'));
-  const scenario = String(file).split('/').slice(-2, -1)[0] ?? String(file);
+// One line per scenario from the suite's result folders (`<scenario>-<timestamp>/checks.json`):
+// `scenario NAME PASS|FAIL` with the count of checks per status and the failed checks' messages.
+const folders = existsSync(outputDir) ? readdirSync(outputDir).filter((f) => existsSync(join(outputDir, f, 'checks.json'))) : [];
+for (const folder of folders.sort()) {
+  const checks = JSON.parse(readFileSync(join(outputDir, folder, 'checks.json'), 'utf8'));
+  const scenario = folder.replace(/^server-/, '').replace(/-\d{4}-\d{2}-\d{2}T[\d-]+Z$/, '');
+  const counts = {};
+  for (const check of checks) counts[check.status] = (counts[check.status] ?? 0) + 1;
   const failed = checks.filter((c) => c.status === 'FAILURE');
-  const passed = checks.filter((c) => c.status === 'SUCCESS').length;
-  const detail = failed.map((c) => `${c.id}: ${(c.errorMessage ?? '').slice(0, 160)}`).join(' | ');
-  console.log(`scenario ${scenario} ${failed.length === 0 ? 'PASS' : 'FAIL'} ${passed}/${checks.length}${detail ? ' ' + detail : ''}`);
+  const tally = Object.entries(counts).map(([status, n]) => `${status.toLowerCase()}=${n}`).join(',');
+  const detail = failed.map((c) => `${c.id}: ${(c.errorMessage ?? '').replace(/\s+/g, ' ').slice(0, 200)}`).join(' | ');
+  console.log(`scenario ${scenario} ${failed.length === 0 ? 'PASS' : 'FAIL'} ${tally}${detail ? ' — ' + detail : ''}`);
 }
 console.log(`suite exit ${code}`);
 if (process.env.CONFORMANCE_VERBOSE) console.log(printed);

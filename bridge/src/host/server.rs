@@ -103,7 +103,11 @@ pub async fn connect(spec: &ServerSpec, handler: Handler, fault: &Fault) -> Resu
                     preferred_versions: vec![ProtocolVersion::V_2026_07_28],
                 };
                 let transport = StreamableHttpClientTransport::from_config(config.clone());
-                match handler.clone().serve_with_lifecycle(transport, current).await {
+                match handler
+                    .clone()
+                    .serve_with_lifecycle(transport, current)
+                    .await
+                {
                     Ok(client) => Ok(client),
                     Err(modern) => {
                         tracing::debug!(server = %spec.id, %modern, "server/discover refused; initialize instead");

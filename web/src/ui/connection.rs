@@ -119,7 +119,13 @@ pub fn ConnectionPanel(
             copied.set(Some(which));
         }
     };
-    let label = move |which: &'static str| if copied.get() == Some(which) { "Copied" } else { "Copy" };
+    let label = move |which: &'static str| {
+        if copied.get() == Some(which) {
+            "Copied"
+        } else {
+            "Copy"
+        }
+    };
     view! {
         <div class="connection" data-testid="connection">
             <Indicator state=state impostor=impostor link=link max_attempts=max_attempts />
@@ -157,7 +163,10 @@ mod tests {
 
     #[test]
     fn the_http_snippet_names_the_address_and_the_token_file_not_a_token() {
-        let text = http_snippet("http://127.0.0.1:54319/mcp", "/home/u/.local/share/nexus/mcp-token");
+        let text = http_snippet(
+            "http://127.0.0.1:54319/mcp",
+            "/home/u/.local/share/nexus/mcp-token",
+        );
         let value: serde_json::Value = serde_json::from_str(&text).unwrap();
         let nexus = &value["mcpServers"]["nexus"];
         assert_eq!(nexus["type"], "http");
