@@ -8,10 +8,9 @@ use nexus_shared::catalog::SERVER_INSTRUCTIONS;
 use nexus_shared::{ErrorCode, Outcome, ToolError, ToolName};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListPromptsRequestMethod, ListPromptsResult, ListResourcesResult, ListToolsResult,
-    PaginatedRequestParams, ProgressNotificationParam, ReadResourceRequestParams,
-    ReadResourceResponse, ReadResourceResult, Resource, ResourceContents, ServerCapabilities,
-    ServerConfig, SubscriptionFilter, Tool,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
+    ResourceContents, ServerCapabilities, ServerConfig, SubscriptionFilter, Tool,
 };
 use rmcp::service::{Peer, RequestContext, RunningService, SubscriptionContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
@@ -82,6 +81,9 @@ impl ServerHandler for NexusMcp {
                 .enable_tools()
                 .enable_tool_list_changed()
                 .enable_resources()
+                // No prompts, declared: a 2026-07-28 server answers only what it declares,
+                // and clients may ask (rmcp answers an empty list).
+                .enable_prompts()
                 .build(),
         )
         .with_server_info(Implementation::new("nexus", env!("CARGO_PKG_VERSION")))
@@ -111,16 +113,6 @@ impl ServerHandler for NexusMcp {
             }
         }
         Ok(ListToolsResult::with_all_items(tools))
-    }
-
-    /// Nexus declares no prompts, so it answers none (2026-07-28: an undeclared method is not
-    /// found, not an empty list).
-    async fn list_prompts(
-        &self,
-        _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<ListPromptsResult, McpError> {
-        Err(McpError::method_not_found::<ListPromptsRequestMethod>())
     }
 
     fn accepted_subscription_filter(
