@@ -182,3 +182,89 @@ async fn http_serves_the_stdio_tools_through_the_tab_for_old_and_new_clients() {
     let _ = older.cancel().await;
     bridge.stop().await;
 }
+
+/// The health report's entry for hosted server `id`, once it is online.
+async fn online_server(bridge: &McpBridge, id: &str) -> serde_json::Value {
+    let started = Instant::now();
+    loop {
+        let health = bridge.health().await;
+        let servers = health["hosted"]["servers"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        if let Some(server) = servers.into_iter().find(|s| s["id"] == id) {
+            if server["state"] == "online" {
+                return server;
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(30),
+                "{id} not online: {server:#}"
+            );
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bridge_hosts_another_bridges_mcp_at_2026_07_28_with_a_bearer_from_the_environment() {
+    let _area = nexus_e2e::Area::enter(module_path!());
+    let served_data = TempDir::new("mcp-http-served");
+    let served_home = served_data.0.display().to_string();
+    let served_port = free_port();
+    let served =
+        McpBridge::start_with_env(served_port, &[], &[("XDG_DATA_HOME", &served_home)]).await;
+    let token = mcp_token(&served_data.0);
+    let tab = EchoTab::start(served_port, TabBehaviour::default());
+    tab.log.wait_welcomes(1, Duration::from_secs(10)).await;
+
+    let dir = TempDir::new("mcp-http-hosting");
+    let url = format!("http://127.0.0.1:{served_port}/mcp");
+    let config = json!({"mcpServers": {
+        "nx": {"url": url, "headers": {"Authorization": "Bearer ${NEXUS_TEST_MCP_TOKEN}"}, "allow": ["*"]},
+        "locked": {"url": url, "headers": {"Authorization": "Bearer not-the-token"}}
+    }});
+    let config_path = dir.0.join("mcp.json");
+    std::fs::write(&config_path, config.to_string()).expect("write mcp.json");
+    let hosting_home = dir.0.join("data").display().to_string();
+    let hosting = McpBridge::start_with_env(
+        free_port(),
+        &[
+            "--mcp-config",
+            &config_path.display().to_string(),
+            "--expose-hosted",
+        ],
+        &[
+            ("XDG_DATA_HOME", &hosting_home),
+            ("NEXUS_TEST_MCP_TOKEN", &token),
+        ],
+    )
+    .await;
+
+    let nx = online_server(&hosting, "nx").await;
+    assert_eq!(nx["transport"], "http");
+    assert_eq!(nx["protocol"], "2026-07-28", "{nx:#}");
+    assert_eq!(nx["tool_count"], 16);
+    let args = json!({"focus": "stats"});
+    let result = hosting.call("nx__context", args.clone()).await;
+    assert_ne!(result.is_error, Some(true), "{}", text_of(&result));
+    assert_eq!(text_of(&result), echo_text("context", &args));
+
+    // The wrong token never gets the server online, and the log never shows the right one.
+    let health = hosting.health().await;
+    let servers = health["hosted"]["servers"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let locked = servers
+        .iter()
+        .find(|s| s["id"] == "locked")
+        .expect("locked");
+    assert_ne!(locked["state"], "online", "{locked:#}");
+    assert!(
+        !health.to_string().contains(&token),
+        "the token is in health"
+    );
+
+    hosting.stop().await;
+    served.stop().await;
+}
