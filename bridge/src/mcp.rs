@@ -25,15 +25,16 @@ use crate::relay::{Relay, Route};
 
 pub struct NexusMcp {
     relay: Arc<Relay>,
-    tools: Vec<Tool>,
     host: Arc<Host>,
     shared: Shared,
 }
 
-/// What outlives one handler: over HTTP every request gets its own handler, so the tools
-/// session and the pending confirmations live here, one per transport.
+/// What outlives one handler: over HTTP every request gets its own handler, so the catalog, the
+/// tools session and the pending confirmations live here, one per transport.
 #[derive(Clone)]
 pub struct Shared {
+    /// Nexus's own tools as MCP lists them, in the catalog's order (built once).
+    tools: Arc<[Tool]>,
     /// This client's tools session: Nexus's tools remember what they told it (collapsing what
     /// it saw, recalling its trail) unless a call names a session of its own.
     session: Arc<str>,
@@ -42,9 +43,17 @@ pub struct Shared {
 }
 
 impl Shared {
-    /// A fresh session named `{label}-{8 hex digits}`.
+    /// The catalog and a fresh session named `{label}-{8 hex digits}`.
     pub fn new(label: &str) -> Self {
+        let tools = ToolName::ALL
+            .iter()
+            .map(|tool| {
+                let spec = tool.spec();
+                Tool::new(spec.name, spec.description, spec.input_schema)
+            })
+            .collect();
         Self {
+            tools,
             session: format!("{label}-{:08x}", fastrand::u32(..)).into(),
             asked: Arc::default(),
         }
@@ -58,16 +67,8 @@ impl NexusMcp {
 
     /// A handler over state other handlers of the same transport share.
     pub fn with_shared(relay: Arc<Relay>, host: Arc<Host>, shared: Shared) -> Self {
-        let tools = ToolName::ALL
-            .iter()
-            .map(|tool| {
-                let spec = tool.spec();
-                Tool::new(spec.name, spec.description, spec.input_schema)
-            })
-            .collect();
         Self {
             relay,
-            tools,
             host,
             shared,
         }
@@ -96,6 +97,7 @@ impl ServerHandler for NexusMcp {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
         let mut tools: Vec<Tool> = self
+            .shared
             .tools
             .iter()
             .filter(|tool| self.nexus_denied(&tool.name).is_none())
