@@ -78,7 +78,7 @@ pub fn refusal(
             .trim_end_matches('/')
             .to_owned()
     });
-    let foreign = origin.is_some_and(|origin| !allowed_origins.iter().any(|a| *a == origin));
+    let foreign = origin.is_some_and(|origin| !allowed_origins.contains(&origin));
     if foreign || !guard::same_origin(headers, allowed_origins) {
         return Some(
             (StatusCode::FORBIDDEN, "cross-site MCP requests are refused").into_response(),
