@@ -4,9 +4,9 @@
 use std::time::{Duration, Instant};
 
 use nexus_e2e::tab::{EchoTab, TabBehaviour, echo_text};
-use nexus_e2e::{McpBridge, TempDir, free_port, text_of};
+use nexus_e2e::{McpBridge, ProgressLog, TempDir, free_port, text_of};
 use rmcp::model::{CallToolRequestParams, ClientConfig, ProtocolVersion, Tool};
-use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RunningService};
+use rmcp::service::{ClientLifecycleMode, ClientServiceExt, Peer, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::{RoleClient, ServiceExt};
@@ -42,9 +42,9 @@ fn transport(port: u16, token: &str) -> StreamableHttpClientTransport<reqwest::C
     StreamableHttpClientTransport::from_config(config)
 }
 
-/// A client at 2026-07-28: `server/discover`, no `initialize`.
-async fn current_client(port: u16, token: &str) -> RunningService<RoleClient, ClientConfig> {
-    ClientConfig::default()
+/// A client at 2026-07-28 (`server/discover`, no `initialize`) that keeps progress reports.
+async fn current_client(port: u16, token: &str) -> RunningService<RoleClient, ProgressLog> {
+    ProgressLog::default()
         .serve_with_lifecycle(
             transport(port, token),
             ClientLifecycleMode::Discover {
@@ -65,7 +65,7 @@ async fn older_client(port: u16, token: &str) -> RunningService<RoleClient, Clie
 }
 
 /// The protocol version the client and the bridge agreed on.
-fn negotiated(client: &RunningService<RoleClient, ClientConfig>) -> Option<ProtocolVersion> {
+fn negotiated(client: &Peer<RoleClient>) -> Option<ProtocolVersion> {
     client.peer_info().map(|info| info.protocol_version.clone())
 }
 
@@ -77,7 +77,7 @@ fn names_and_schemas(tools: &[Tool]) -> Vec<(String, serde_json::Value)> {
 }
 
 async fn call(
-    client: &RunningService<RoleClient, ClientConfig>,
+    client: &Peer<RoleClient>,
     tool: &str,
     args: serde_json::Value,
 ) -> rmcp::model::CallToolResult {
@@ -158,7 +158,12 @@ async fn http_serves_the_stdio_tools_through_the_tab_for_old_and_new_clients() {
     );
 
     // Through the tab.
-    let tab = EchoTab::start(port, TabBehaviour::default());
+    let behaviour = TabBehaviour {
+        with_progress: ["deep_dive".to_owned()].into(),
+        silent: ["explore".to_owned()].into(),
+        ..TabBehaviour::default()
+    };
+    let tab = EchoTab::start(port, behaviour);
     tab.log.wait_welcomes(1, Duration::from_secs(10)).await;
     let args = json!({"focus": "stats"});
     let result = call(&current, "context", args.clone()).await;
@@ -166,6 +171,44 @@ async fn http_serves_the_stdio_tools_through_the_tab_for_old_and_new_clients() {
     assert_eq!(text_of(&result), echo_text("context", &args));
     let unknown = call(&current, "no_such_tool", json!({})).await;
     assert_eq!(unknown.is_error, Some(true));
+
+    // Progress the tab reports reaches the HTTP client, before the answer.
+    let args = json!({"symbol": "cart"});
+    let result = call(&current, "deep_dive", args.clone()).await;
+    assert_eq!(text_of(&result), echo_text("deep_dive", &args));
+    let started = Instant::now();
+    let mut received = Vec::new();
+    while received.len() < 2 && started.elapsed() < Duration::from_secs(5) {
+        received.extend(current.service().take());
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let mut steps: Vec<f64> = received.iter().map(|p| p.progress).collect();
+    steps.sort_by(f64::total_cmp);
+    assert_eq!(steps, [1.0, 2.0], "{received:?}");
+
+    // A client that gives up on a call: the tab is told to stop that very call.
+    let dropped = tokio::time::timeout(
+        Duration::from_millis(300),
+        call(&current, "explore", json!({"target": "x"})),
+    )
+    .await;
+    assert!(dropped.is_err(), "the silent tab answered");
+    let (asked, _) = tab
+        .log
+        .calls()
+        .into_iter()
+        .rev()
+        .find(|(_, tool)| tool == "explore")
+        .expect("the tab got the call");
+    let started = Instant::now();
+    while !tab.log.cancels().contains(&asked) {
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "no Cancel for {asked}: {:?}",
+            tab.log.cancels()
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
 
     // A 2025-06-18 client (initialize handshake) sees and calls the same.
     let older = older_client(port, &token).await;
