@@ -35,7 +35,14 @@ fn mcp_token(data_home: &std::path::Path) -> String {
     }
 }
 
+/// reqwest builds no client before a TLS provider is installed when the workspace's features
+/// are unified (the bridge's `rustls-no-provider`), as in `cargo test --workspace`.
+fn install_tls_provider() {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+}
+
 fn transport(port: u16, token: &str) -> StreamableHttpClientTransport<reqwest::Client> {
+    install_tls_provider();
     let config =
         StreamableHttpClientTransportConfig::with_uri(format!("http://127.0.0.1:{port}/mcp"))
             .auth_header(token.to_owned());
@@ -93,6 +100,7 @@ async fn call(
 
 /// The status of a bare POST to `/mcp` with these headers.
 async fn post_status(port: u16, headers: &[(&str, &str)]) -> u16 {
+    install_tls_provider();
     let mut request = reqwest::Client::new()
         .post(format!("http://127.0.0.1:{port}/mcp"))
         .header("content-type", "application/json")

@@ -22,6 +22,8 @@ async fn main() {
         .and_then(|a| a.parse().ok())
         .unwrap_or(1_000)
         .max(1);
+    // reqwest needs a TLS provider when built with the bridge's features (one workspace build).
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let data = TempDir::new("mcp-http-bench");
     let data_home = data.0.display().to_string();
     let port = free_port();
