@@ -24,6 +24,11 @@ use crate::settings::{self, ConfigError, Loaded};
 /// browser-token beside the hub file. The tab and the hub prove to each other that they know it
 /// before anything moves, so a program that takes the port after the hub exits learns nothing.
 /// Load a repository, then ask.
+/// MCP clients that speak Streamable HTTP (IDEs, remote agents) connect to the hub instead:
+/// URL http://127.0.0.1:PORT/mcp, header `Authorization: Bearer <token>`, the token being the
+/// contents of nexus/mcp-token in your data folder (~/.local/share on Linux; created 0600 by
+/// the first hub). E.g. {"mcpServers": {"nexus": {"type": "http",
+/// "url": "http://127.0.0.1:54319/mcp", "headers": {"Authorization": "Bearer <token>"}}}}.
 /// The web UI is not embedded: it is the built dist/ folder found relative to this executable
 /// (beside it, else two folders up, as in target/release/), or --ui-dir; never the working directory.
 /// Logs go to stderr (set NEXUS_LOG=debug for more); stdout carries only MCP messages.

@@ -133,7 +133,7 @@ async fn join(
 
 /// This process is the hub from now on.
 async fn host(
-    relay: &Relay,
+    relay: &Arc<Relay>,
     listener: TcpListener,
     options: &Options,
     takeover: bool,
@@ -151,7 +151,11 @@ async fn host(
     relay.set_route(Route::Hub);
     // Only the hub runs the hosted MCP servers; a peer that takes over starts them now.
     hosted.start();
-    if let Err(err) = web::host(listener, relay.hub().clone(), options, web::Link::Withhold).await {
+    let mcp = web::McpParts {
+        relay: relay.clone(),
+        host: hosted.clone(),
+    };
+    if let Err(err) = web::host(listener, mcp, options, web::Link::Withhold).await {
         tracing::error!("{err}");
         relay.set_route(Route::Unreachable(err));
     }

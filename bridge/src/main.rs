@@ -20,6 +20,7 @@ mod hub;
 mod layering;
 mod listener;
 mod mcp;
+mod mcp_http;
 mod outbox;
 mod peer;
 mod provider_http;
@@ -48,10 +49,12 @@ use crate::relay::{Relay, Route};
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     // `serve` is run by a person in a terminal: its start-up is quiet, so the link it prints is
-    // the last line they see; agents' bridges keep `info` in their logs. NEXUS_LOG overrides.
+    // the last line they see; agents' bridges keep `info` in their logs. rmcp logs each session's
+    // start and end at `info`, which over `/mcp` is every request: only its warnings are kept.
+    // NEXUS_LOG overrides.
     let default_level = match cli.command {
         Some(Command::Serve { .. }) => "warn",
-        _ => "info",
+        _ => "info,rmcp=warn",
     };
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
@@ -175,14 +178,18 @@ async fn serve(options: Options, open: bool) -> Result<(), String> {
     ));
     relay.set_route(Route::Hub);
     let host = host::Host::new(
-        relay,
+        relay.clone(),
         host::config::read(options.mcp_config.as_deref()),
         options.expose_hosted,
     );
     set_rate_limits(&host, &options);
     host.start();
+    let mcp = web::McpParts {
+        relay,
+        host: host.clone(),
+    };
     let result = tokio::select! {
-        result = web::host(listener, hub, &options, web::Link::Print) => result,
+        result = web::host(listener, mcp, &options, web::Link::Print) => result,
         signal = stop_signal() => {
             tracing::info!(signal, "stopping the hub");
             Ok(())

@@ -1,5 +1,6 @@
-//! The stdio MCP server: lists the catalog's tools and the health resource without any browser,
-//! relays `tools/call` with progress and cancellation. Tool failures are `isError` results.
+//! The MCP server (stdio, and `/mcp` through `mcp_http.rs`): lists the catalog's tools and the
+//! health resource without any browser, relays `tools/call` with progress and cancellation.
+//! Tool failures are `isError` results.
 
 use std::sync::Arc;
 
@@ -9,9 +10,9 @@ use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
     ListResourcesResult, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam,
     ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
-    ResourceContents, ServerCapabilities, ServerConfig, Tool,
+    ResourceContents, ServerCapabilities, ServerConfig, SubscriptionFilter, Tool,
 };
-use rmcp::service::{Peer, RequestContext, RunningService};
+use rmcp::service::{Peer, RequestContext, RunningService, SubscriptionContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
 use tokio::sync::mpsc;
 
@@ -24,17 +25,26 @@ use crate::relay::{Relay, Route};
 
 pub struct NexusMcp {
     relay: Arc<Relay>,
-    tools: Vec<Tool>,
     host: Arc<Host>,
-    /// This client's tools session: Nexus's tools remember what they told it (collapsing what
-    /// it saw, recalling its trail) unless a call names a session of its own.
-    session: String,
-    /// Confirmations asked through `input_required` results, awaiting the client's retry.
-    asked: Asked,
+    shared: Shared,
 }
 
-impl NexusMcp {
-    pub fn new(relay: Arc<Relay>, host: Arc<Host>) -> Self {
+/// What outlives one handler: over HTTP every request gets its own handler, so the catalog, the
+/// tools session and the pending confirmations live here, one per transport.
+#[derive(Clone)]
+pub struct Shared {
+    /// Nexus's own tools as MCP lists them, in the catalog's order (built once).
+    tools: Arc<[Tool]>,
+    /// This client's tools session: Nexus's tools remember what they told it (collapsing what
+    /// it saw, recalling its trail) unless a call names a session of its own.
+    session: Arc<str>,
+    /// Confirmations asked through `input_required` results, awaiting the client's retry.
+    asked: Arc<Asked>,
+}
+
+impl Shared {
+    /// The catalog and a fresh session named `{label}-{8 hex digits}`.
+    pub fn new(label: &str) -> Self {
         let tools = ToolName::ALL
             .iter()
             .map(|tool| {
@@ -43,11 +53,24 @@ impl NexusMcp {
             })
             .collect();
         Self {
-            relay,
             tools,
+            session: format!("{label}-{:08x}", fastrand::u32(..)).into(),
+            asked: Arc::default(),
+        }
+    }
+}
+
+impl NexusMcp {
+    pub fn new(relay: Arc<Relay>, host: Arc<Host>) -> Self {
+        Self::with_shared(relay, host, Shared::new("agent"))
+    }
+
+    /// A handler over state other handlers of the same transport share.
+    pub fn with_shared(relay: Arc<Relay>, host: Arc<Host>, shared: Shared) -> Self {
+        Self {
+            relay,
             host,
-            session: format!("agent-{:08x}", fastrand::u32(..)),
-            asked: Asked::default(),
+            shared,
         }
     }
 }
@@ -59,6 +82,9 @@ impl ServerHandler for NexusMcp {
                 .enable_tools()
                 .enable_tool_list_changed()
                 .enable_resources()
+                // No prompts, declared: a 2026-07-28 server answers only what it declares,
+                // and clients may ask (rmcp answers an empty list).
+                .enable_prompts()
                 .build(),
         )
         .with_server_info(Implementation::new("nexus", env!("CARGO_PKG_VERSION")))
@@ -71,6 +97,7 @@ impl ServerHandler for NexusMcp {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
         let mut tools: Vec<Tool> = self
+            .shared
             .tools
             .iter()
             .filter(|tool| self.nexus_denied(&tool.name).is_none())
@@ -88,6 +115,44 @@ impl ServerHandler for NexusMcp {
             }
         }
         Ok(ListToolsResult::with_all_items(tools))
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        Some(requested.supported_by(&self.get_info().capabilities))
+    }
+
+    /// A 2026-07-28 `subscriptions/listen` stream: `tools/list_changed` whenever the exposed
+    /// hosted tools change, until the client cancels it.
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), McpError> {
+        if context.accepted().tools_list_changed != Some(true) {
+            context.cancelled().await;
+            return Ok(());
+        }
+        let mut changes = self.host.subscribe();
+        let mut last = exposed_signature(&self.host);
+        loop {
+            tokio::select! {
+                _ = context.cancelled() => return Ok(()),
+                changed = changes.changed() => {
+                    if changed.is_err() {
+                        context.cancelled().await;
+                        return Ok(());
+                    }
+                    tokio::time::sleep(LIST_CHANGES_SETTLE).await;
+                    changes.mark_unchanged();
+                    let now = exposed_signature(&self.host);
+                    if now != last {
+                        last = now;
+                        if context.sink().notify_tool_list_changed().await.is_err() {
+                            return Ok(());
+                        }
+                    }
+                }
+            }
+        }
     }
 
     async fn list_resources(
@@ -109,7 +174,7 @@ impl ServerHandler for NexusMcp {
         if request.uri != HEALTH_URI {
             return Err(McpError::resource_not_found(
                 format!("no resource `{}`; Nexus offers {HEALTH_URI}", request.uri),
-                None,
+                Some(serde_json::json!({ "uri": request.uri })),
             ));
         }
         let mut report = health::report(&self.relay);
@@ -200,9 +265,13 @@ impl ServerHandler for NexusMcp {
             }
             None => (None, None),
         };
-        let call = self
-            .relay
-            .call(&agent, tool, args, Some(self.session.clone()), progress_tx);
+        let call = self.relay.call(
+            &agent,
+            tool,
+            args,
+            Some(self.shared.session.to_string()),
+            progress_tx,
+        );
         tokio::pin!(call);
         let outcome = loop {
             tokio::select! {
@@ -251,7 +320,7 @@ impl NexusMcp {
                 ),
             )),
             Action::Confirm => tokio::select! {
-                consented = consent::consent(context, request, &self.asked, question) => consented,
+                consented = consent::consent(context, request, &self.shared.asked, question) => consented,
                 _ = context.ct.cancelled() => Consent::Refused(ToolError::new(ErrorCode::Cancelled, "the client cancelled the call")),
             },
         };
@@ -323,6 +392,22 @@ impl NexusMcp {
     }
 }
 
+/// How long a burst of changes (servers starting together) settles into one notification.
+const LIST_CHANGES_SETTLE: std::time::Duration = std::time::Duration::from_millis(200);
+
+/// What a client's copy of the exposed hosted tools depends on.
+fn exposed_signature(host: &Host) -> Vec<(String, Option<String>)> {
+    host.exposed_tools()
+        .into_iter()
+        .map(|tool| {
+            (
+                tool.name.into_owned(),
+                tool.description.map(|d| d.into_owned()),
+            )
+        })
+        .collect()
+}
+
 async fn next_progress(rx: &mut Option<mpsc::UnboundedReceiver<Progress>>) -> Option<Progress> {
     match rx {
         Some(rx) => rx.recv().await,
@@ -352,19 +437,12 @@ pub async fn start(
 /// Sends `notifications/tools/list_changed` when the exposed hosted tools change (servers coming
 /// online after the client listed the tools, going offline, changing their lists).
 async fn announce_tool_changes(host: Arc<Host>, peer: Peer<RoleServer>) {
-    let signature = |host: &Host| {
-        host.exposed_tools()
-            .into_iter()
-            .map(|tool| (tool.name, tool.description))
-            .collect::<Vec<_>>()
-    };
     let mut changes = host.subscribe();
-    let mut last = signature(&host);
+    let mut last = exposed_signature(&host);
     while changes.changed().await.is_ok() {
-        // Let a burst of changes (servers starting together) settle into one notification.
-        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        tokio::time::sleep(LIST_CHANGES_SETTLE).await;
         changes.mark_unchanged();
-        let now = signature(&host);
+        let now = exposed_signature(&host);
         if now != last {
             last = now;
             if peer.notify_tool_list_changed().await.is_err() {

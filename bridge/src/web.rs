@@ -26,6 +26,8 @@ use crate::gitdiff::{self, DiffQuery};
 use crate::guard;
 use crate::host::Host;
 use crate::hub::Hub;
+use crate::mcp_http;
+use crate::relay::Relay;
 use crate::repo::{self, HashCache, Repo};
 use crate::secret;
 use crate::session::{self, Origin, SessionConfig};
@@ -66,13 +68,20 @@ pub enum Link {
     Withhold,
 }
 
+/// The MCP server `/mcp` runs: the same relay and host as the process's stdio server.
+pub struct McpParts {
+    pub relay: Arc<Relay>,
+    pub host: Arc<Host>,
+}
+
 /// Runs the hub on a bound listener: writes the token file, then serves until the server fails.
 pub async fn host(
     listener: TcpListener,
-    hub: Arc<Hub>,
+    mcp: McpParts,
     options: &Options,
     link: Link,
 ) -> Result<(), String> {
+    let hub = mcp.relay.hub().clone();
     let token = token::generate()?;
     match token::path(options.port) {
         Ok(path) => {
@@ -107,7 +116,7 @@ pub async fn host(
         api_token: token::generate()?,
         port: options.port,
     });
-    serve(listener, hub, options, sessions, &announce)
+    serve(listener, hub, mcp, options, sessions, &announce)
         .await
         .map_err(|err| format!("the hub stopped: {err}"))
 }
@@ -115,6 +124,7 @@ pub async fn host(
 async fn serve(
     listener: TcpListener,
     hub: Arc<Hub>,
+    mcp: McpParts,
     options: &Options,
     sessions: Arc<SessionConfig>,
     announce: &str,
@@ -172,7 +182,8 @@ async fn serve(
     let app = Router::new()
         .route("/ws", get(upgrade))
         .route("/chat", get(chat_upgrade))
-        .merge(api);
+        .merge(api)
+        .merge(mcp_route(mcp, &options.allowed_origins));
     let index = options.ui_dir.join("index.html");
     let (app, csp) = match std::fs::read_to_string(&index) {
         Ok(html) => {
@@ -236,6 +247,34 @@ fn watch_settings(
         }
     };
     tokio::spawn(settings::watch::run(path, first, chat.clone(), set_limits))
+}
+
+/// `/mcp` behind its guard (origin, then the bearer token); without a token file, a route that
+/// says why.
+fn mcp_route(mcp: McpParts, allowed_origins: &[String]) -> Router<AppState> {
+    let token = match mcp_http::load_token() {
+        Ok(token) => token,
+        Err(err) => {
+            tracing::warn!("{err}; MCP over HTTP is off");
+            let why = format!("MCP over HTTP is off: {err}");
+            return Router::new().route(
+                mcp_http::PATH,
+                axum::routing::any(move || async move { (StatusCode::SERVICE_UNAVAILABLE, why) }),
+            );
+        }
+    };
+    let origins = Arc::new(allowed_origins.to_vec());
+    Router::new()
+        .route_service(mcp_http::PATH, mcp_http::service(mcp.relay, mcp.host))
+        .route_layer(middleware::from_fn(move |request: Request, next: Next| {
+            let refusal = mcp_http::refusal(request.headers(), &token, &origins);
+            async move {
+                match refusal {
+                    Some(refusal) => refusal,
+                    None => next.run(request).await,
+                }
+            }
+        }))
 }
 
 /// Watches the served folder and hands each batch to the hub (for its tab). A watcher that cannot
@@ -409,14 +448,20 @@ fn no_embedder() -> Response {
         .into_response()
 }
 
-/// The bridge's own binary and version, for the page's MCP client configuration snippet.
-async fn bridge_info() -> Response {
+/// The bridge's own binary and version, `/mcp`'s address and where its token is (never the
+/// token), for the page's MCP client configuration snippets.
+async fn bridge_info(State(state): State<AppState>) -> Response {
     let command = std::env::current_exe()
+        .map(|path| path.display().to_string())
+        .unwrap_or_default();
+    let token_file = mcp_http::token_path()
         .map(|path| path.display().to_string())
         .unwrap_or_default();
     axum::Json(serde_json::json!({
         "command": command,
         "version": env!("CARGO_PKG_VERSION"),
+        "mcp_url": mcp_http::url(state.sessions.port),
+        "mcp_token_file": token_file,
     }))
     .into_response()
 }

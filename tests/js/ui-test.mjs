@@ -203,6 +203,10 @@ try {
     await page.waitForSelector('[data-testid="mcp-snippet"]');
     const snippet = JSON.parse(await text(page, "mcp-snippet"));
     if (!path.isAbsolute(snippet.mcpServers.nexus.command)) fail(`snippet: ${JSON.stringify(snippet)}`);
+    const http = JSON.parse(await text(page, "mcp-http-snippet")).mcpServers.nexus;
+    const port = new URL(page.url()).port;
+    if (http.url !== `http://127.0.0.1:${port}/mcp`) fail(`http snippet url: ${JSON.stringify(http)}`);
+    if (!/^Bearer <the contents of \/.+\/mcp-token>$/.test(http.headers.Authorization)) fail(`http snippet token: ${JSON.stringify(http)}`);
     if (!/connected/.test(await text(page, "link-text"))) fail(`link: ${await text(page, "link-text")}`);
   });
   await screenshot(page, "6-light-connection");

@@ -292,8 +292,14 @@ impl McpBridge {
 
     /// Starts a bridge with extra arguments (e.g. `--heartbeat-ms 200`).
     pub async fn start_with(port: u16, args: &[&str]) -> McpBridge {
+        Self::start_with_env(port, args, &[]).await
+    }
+
+    /// Starts a bridge with extra arguments and environment variables (e.g. its data folder).
+    pub async fn start_with_env(port: u16, args: &[&str], env: &[(&str, &str)]) -> McpBridge {
         let mut command = bridge_command();
         command.arg("--port").arg(port.to_string()).args(args);
+        command.envs(env.iter().copied());
         let (transport, _stderr) = TokioChildProcess::builder(command)
             .stderr(Stdio::inherit())
             .spawn()

@@ -925,6 +925,9 @@ impl Host {
                     "last_error": state.last_error,
                     "tools": tools,
                 });
+                if let Some(info) = state.peer.as_ref().and_then(|peer| peer.peer_info()) {
+                    server["protocol"] = info.protocol_version.to_string().into();
+                }
                 if let Status::Reconnecting { attempt } = state.status {
                     server["attempt"] = attempt.into();
                 }

@@ -7,9 +7,12 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use rmcp::model::{
-    ClientCapabilities, ClientConfig, GetPromptRequestParams, Implementation, Role, Tool,
+    ClientCapabilities, ClientConfig, GetPromptRequestParams, Implementation, ProtocolVersion,
+    Role, Tool,
 };
-use rmcp::service::{NotificationContext, Peer, RunningService};
+use rmcp::service::{
+    ClientLifecycleMode, ClientServiceExt, NotificationContext, Peer, RunningService,
+};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
@@ -26,6 +29,7 @@ pub const GUIDANCE_PROMPT: &str = "tool-descriptions";
 pub type Client = RunningService<RoleClient, Handler>;
 
 /// The client side of one session: passes `notifications/tools/list_changed` on.
+#[derive(Clone)]
 pub struct Handler {
     changed: mpsc::UnboundedSender<()>,
 }
@@ -93,10 +97,28 @@ pub async fn connect(spec: &ServerSpec, handler: Handler, fault: &Fault) -> Resu
                 }
                 let config =
                     StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(map);
-                handler
-                    .serve(StreamableHttpClientTransport::from_config(config))
+                // 2026-07-28 first (`server/discover`, no handshake); a server that refuses it
+                // in any way gets a fresh connection and the `initialize` handshake.
+                let current = ClientLifecycleMode::Discover {
+                    preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+                };
+                let transport = StreamableHttpClientTransport::from_config(config.clone());
+                match handler
+                    .clone()
+                    .serve_with_lifecycle(transport, current)
                     .await
-                    .map_err(|err| format!("MCP initialize with {url} failed: {err}"))
+                {
+                    Ok(client) => Ok(client),
+                    Err(modern) => {
+                        tracing::debug!(server = %spec.id, %modern, "server/discover refused; initialize instead");
+                        handler
+                            .serve(StreamableHttpClientTransport::from_config(config))
+                            .await
+                            .map_err(|err| {
+                                format!("MCP initialize with {url} failed: {err} (server/discover: {modern})")
+                            })
+                    }
+                }
             }
         }
     };
