@@ -217,8 +217,11 @@ mod tests {
             model: "m".into(),
             base_url: base_url.into(),
             key: String::new().into(),
+            key_source: String::new(),
             native_tools: true,
             max_output_tokens: 100,
+            temperature: None,
+            prompt_addition: None,
         };
         for remote in [
             "https://api.anthropic.com",
