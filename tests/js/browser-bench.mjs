@@ -18,6 +18,9 @@
 //   --stream-threshold N  the bridge's: above N files the repository streams in batches
 //   --timeout-s N  how long indexing may take before the run fails (default 600)
 //   --no-embed     do not wait for the tab's embeddings (a huge graph embeds for minutes)
+//   --oversized    with --synthetic, add app/huge.py over the 1 MB cap; with --check, the page
+//                  must name it as left out
+//   --expect-batches  with --check, the repository must have streamed in batches
 // Prints figures on stdout; the bridge's logs go to stderr.
 import { spawn, execFileSync } from "node:child_process";
 import fs from "node:fs";
@@ -70,6 +73,7 @@ function synthetic(n) {
       `from .m${next} import entry_${next}\n\nclass Service${i}:\n    def run(self, x):\n        return self.step(x) + helper_${i}(x)\n\n    def step(self, x):\n        return entry_${next}(x)\n\ndef helper_${i}(x):\n    return x * 2\n\ndef entry_${mod}(x):\n    return Service${i}().run(x)\n`,
     );
   }
+  if (flag("oversized")) fs.writeFileSync(path.join(dir, "app", "huge.py"), "x = 1\n".repeat(200_000));
   return dir;
 }
 
@@ -308,6 +312,7 @@ async function semanticCheck(query) {
 
 /// Milliseconds from `started` until an agent's `search` for the symbol is answered from the
 /// indexed repository (not the sample shown first): the old graph answers meanwhile.
+let indexedAtMs = 0;
 async function waitForAnswers(started) {
   const agent = await connectAgent();
   try {
@@ -315,7 +320,7 @@ async function waitForAnswers(started) {
       const result = await agent.callTool({ name: "search", arguments: { query: symbol, format: "json" } });
       const text = result.content.map((c) => c.text).join("");
       if (!result.isError && text.includes(symbol)) return Date.now() - started;
-      if (Date.now() - started > indexTimeoutMs) return NaN;
+      if (Date.now() - started > indexTimeoutMs || (indexedAtMs && Date.now() - indexedAtMs > 10_000)) return NaN;
       await new Promise((r) => setTimeout(r, 250));
     }
   } catch (err) {
@@ -432,9 +437,10 @@ try {
   }, 500);
   const started = Date.now();
   await page.goto(`http://127.0.0.1:${port}/?token=${secret()}`);
-  const answering = waitForAnswers(started);
+  const answering = opt("symbol") ? waitForAnswers(started) : Promise.resolve(NaN);
   const indexed = await waitForStatus(page, /^Indexed .* saved to browser storage|not saved/, indexTimeoutMs);
   const wallMs = Date.now() - started;
+  indexedAtMs = Date.now();
   const answeredMs = await answering;
   const gap = await page.evaluate(() => window.__nexusLongestFrameGap);
   const summary = await page.locator('[data-testid="summary"]').innerText();
@@ -443,7 +449,7 @@ try {
   console.log(`== ${path.basename(repo)} in headless Chromium`);
   console.log(`graph: ${summary}`);
   console.log(`worker: ${indexed}`);
-  console.log(`page open → the new graph answers an agent's search: ${answeredMs} ms`);
+  if (opt("symbol")) console.log(`page open → the new graph answers an agent's search for ${symbol}: ${answeredMs} ms`);
   console.log(`page open → indexed and saved: ${wallMs} ms (wasm start, download, unzip, pipeline, save)`);
   const leftOut = await page.evaluate(() => window.__nexusLeftOut ?? []);
   const reasons = {};
@@ -452,6 +458,9 @@ try {
     `files left out: ${leftOut.length}` +
       Object.entries(reasons).map(([why, paths]) => `; ${paths.length} ${why} (${paths.slice(0, 3).join(", ")}${paths.length > 3 ? ", …" : ""})`).join(""),
   );
+  if (check && flag("oversized") && !leftOut.some((f) => f.path === "app/huge.py" && /larger than/.test(f.why))) fail(`app/huge.py not named as left out: ${JSON.stringify(leftOut)}`);
+  if (check && flag("oversized") && !/left out \(1 larger than the 1 MB file size cap: app\/huge\.py\)/.test(indexed)) fail(`the status does not name app/huge.py: ${indexed}`);
+  if (check && flag("expect-batches") && !/transfer and parse of \d+ batches/.test(indexed)) fail(`not streamed in batches: ${indexed}`);
   console.log(`longest main-thread frame gap while indexing: ${gap.toFixed(0)} ms`);
   console.log(
     `memory (PSS): tab renderer peak ${pssPeak(settled, settledRss, peak).toFixed(0)} MB, after indexing ${settled.tab.toFixed(0)} MB (peak = PSS after + how far RSS, sampled every 0.5 s, rose above its value after)`,
