@@ -319,7 +319,13 @@ async function waitForAnswers(started) {
     for (;;) {
       const result = await agent.callTool({ name: "search", arguments: { query: symbol, format: "json" } });
       const text = result.content.map((c) => c.text).join("");
-      if (!result.isError && text.includes(symbol)) return Date.now() - started;
+      let hits = [];
+      try {
+        hits = JSON.parse(text).hits ?? [];
+      } catch {
+        // Not an answer from a graph yet.
+      }
+      if (!result.isError && hits.some((h) => String(h.id).endsWith(`:${symbol}`))) return Date.now() - started;
       if (Date.now() - started > indexTimeoutMs || (indexedAtMs && Date.now() - indexedAtMs > 10_000)) return NaN;
       await new Promise((r) => setTimeout(r, 250));
     }
