@@ -71,5 +71,5 @@ if [ "$only" != synthetic ]; then
   fi
 fi
 if [ "$only" != kernel ]; then
-  "${bench[@]}" --synthetic 200000 --symbol entry_1 --query "service run step" || true
+  "${bench[@]}" --synthetic 200000 --symbol helper_4242 --query "service run step" || true
 fi

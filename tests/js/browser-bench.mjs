@@ -515,5 +515,5 @@ try {
 } finally {
   if (context) await context.close();
   hub.kill();
-  fs.rmSync(tmp, { recursive: true, force: true });
+  fs.rmSync(tmp, { recursive: true, force: true, maxRetries: 5 });
 }
