@@ -8,8 +8,10 @@ if [ -z "$include" ]; then
   exit 1
 fi
 # tree-sitter-cpp's scanner uses `wchar_t` with `<wctype.h>` only, which those headers leave to
-# `<wchar.h>`: it gets `<wchar.h>` first.
+# `<wchar.h>`: it gets `<wchar.h>` first. It also writes C23's `static_assert`, which those
+# headers' `<assert.h>` does not define: left alone it compiles to a call of an undefined
+# function, a wasm import from "env" that no page can load; it is C11's `_Static_assert`.
 case "$*" in
-  *tree-sitter-cpp*) exec clang -isystem "$include" -include wchar.h "$@" ;;
+  *tree-sitter-cpp*) exec clang -isystem "$include" -include wchar.h -Dstatic_assert=_Static_assert "$@" ;;
 esac
 exec clang -isystem "$include" "$@"

@@ -47,6 +47,11 @@ pub struct Cli {
     #[arg(long, env = "NEXUS_REPO", global = true)]
     pub repo: Option<PathBuf>,
 
+    /// A repository with more files than this (or more bytes than one archive may hold) is sent
+    /// to the page in batches, parsed as they arrive, rather than as one archive.
+    #[arg(long, env = "NEXUS_STREAM_THRESHOLD", default_value_t = crate::repo::STREAM_THRESHOLD, global = true)]
+    pub stream_threshold: usize,
+
     /// Folder holding the built web UI (index.html and the wasm bundle); by default dist/ beside
     /// this executable, else two folders up from it (the source tree of target/release/).
     #[arg(long, env = "NEXUS_UI_DIR", global = true)]
@@ -141,6 +146,7 @@ pub enum ConfigAction {
 pub struct Options {
     pub port: u16,
     pub repo: Option<PathBuf>,
+    pub stream_threshold: usize,
     pub ui_dir: PathBuf,
     pub deadlines: Deadlines,
     pub heartbeat: Duration,
@@ -173,6 +179,7 @@ impl Cli {
         Options {
             port: self.port,
             repo: self.repo.clone(),
+            stream_threshold: self.stream_threshold,
             ui_dir,
             deadlines: Deadlines {
                 quick: Duration::from_millis(self.call_timeout_ms.max(1)),

@@ -15,8 +15,11 @@ use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use nexus_shared::source_rules::{MAX_FILE_BYTES, in_excluded_dir, is_secret};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 
-/// At most this many files are served from one repository.
-pub const MAX_FILES: usize = 200_000;
+/// At most this many files are served from one repository; the rest are left out, each named.
+pub const MAX_FILES: usize = 1_000_000;
+/// Repositories with more files than this are sent to the tab in batches
+/// (`POST /api/repo/files`) rather than as one archive; `--stream-threshold` changes it.
+pub const STREAM_THRESHOLD: usize = 20_000;
 /// At most this many bytes of file contents go into one archive; the rest is left out.
 pub const MAX_ARCHIVE_BYTES: u64 = 256 * 1024 * 1024;
 /// The archive is sent in chunks of this size, at most `CHUNKS_AHEAD` ahead of the client.
@@ -28,6 +31,17 @@ const CHUNKS_AHEAD: usize = 4;
 pub struct Repo {
     pub root: PathBuf,
     pub name: String,
+    /// Above this many files the page streams the repository in batches.
+    pub stream_threshold: usize,
+}
+
+/// A file the listing found but does not serve although no rule keeps it out (too large, a name
+/// a ZIP cannot carry, past `MAX_FILES`): named in the manifest so the page can say so.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct LeftOut {
+    pub path: String,
+    pub size: u64,
+    pub why: &'static str,
 }
 
 impl Repo {
@@ -43,7 +57,11 @@ impl Repo {
             || "repository".to_owned(),
             |n| n.to_string_lossy().into_owned(),
         );
-        Ok(Repo { root, name })
+        Ok(Repo {
+            root,
+            name,
+            stream_threshold: STREAM_THRESHOLD,
+        })
     }
 
     /// Relative paths of the files served, in order, without following symlinks. `.gitignore`
@@ -55,6 +73,13 @@ impl Repo {
     /// The files served under the folder `dir` (relative, `""` for the root) with their size
     /// and modification time; empty when that folder itself is not served.
     pub fn scan(&self, dir: &str) -> BTreeMap<String, Stat> {
+        self.scan_reporting(dir, &mut Vec::new())
+    }
+
+    /// [`Repo::scan`], also naming in `left_out` the files no rule keeps out that are still not
+    /// served: over `MAX_FILE_BYTES`, a name that is not UTF-8 or holds a backslash, or past
+    /// `MAX_FILES`.
+    pub fn scan_reporting(&self, dir: &str, left_out: &mut Vec<LeftOut>) -> BTreeMap<String, Stat> {
         let mut out = BTreeMap::new();
         let Some(ignores) = Rules::new(self).inside(dir) else {
             return out;
@@ -79,6 +104,17 @@ impl Repo {
                 let path = entry.path();
                 let Some(relative) = self.relative(&path) else {
                     unnamed += 1;
+                    if kind.is_file() {
+                        left_out.push(LeftOut {
+                            path: path
+                                .strip_prefix(&self.root)
+                                .unwrap_or(&path)
+                                .to_string_lossy()
+                                .into_owned(),
+                            size: meta.len(),
+                            why: "its name is not UTF-8 or holds a backslash",
+                        });
+                    }
                     continue;
                 };
                 if kind.is_dir() {
@@ -86,10 +122,26 @@ impl Repo {
                         stack.push((path, ignores.clone()));
                     }
                 } else if let Some(stat) = served_file(&relative, &path, &meta, &ignores) {
-                    out.insert(relative, stat);
                     if out.len() >= MAX_FILES {
-                        return out;
+                        left_out.push(LeftOut {
+                            path: relative,
+                            size: stat.size,
+                            why: "past the bridge's file count cap",
+                        });
+                    } else {
+                        out.insert(relative, stat);
                     }
+                } else if meta.is_file()
+                    && meta.len() > MAX_FILE_BYTES as u64
+                    && !in_excluded_dir(&relative)
+                    && !is_secret(&relative)
+                    && !ignored(&ignores, &path, false)
+                {
+                    left_out.push(LeftOut {
+                        path: relative,
+                        size: meta.len(),
+                        why: "larger than the 1 MB file size cap",
+                    });
                 }
             }
         }
@@ -401,14 +453,35 @@ pub fn loopback_host(headers: &HeaderMap) -> bool {
     matches!(name, "127.0.0.1" | "localhost" | "[::1]")
 }
 
+/// `GET /api/repo`: the repository's name, how many files of how many bytes it serves, and the
+/// page's choice of transfer: one archive, or batches when it has more than `stream_threshold`
+/// files or more than `archive_cap` bytes.
 pub async fn info(repo: Option<Repo>) -> Response {
-    match repo {
-        Some(repo) => axum::Json(serde_json::json!({ "name": repo.name })).into_response(),
-        None => (
+    let Some(repo) = repo else {
+        return (
             StatusCode::NOT_FOUND,
             "this bridge serves no repository (start it with --repo PATH)",
         )
-            .into_response(),
+            .into_response();
+    };
+    let listed = tokio::task::spawn_blocking(move || {
+        let files = repo.scan("");
+        let bytes: u64 = files.values().map(|stat| stat.size).sum();
+        serde_json::json!({
+            "name": repo.name,
+            "files": files.len(),
+            "bytes": bytes,
+            "stream_threshold": repo.stream_threshold,
+            "archive_cap": MAX_ARCHIVE_BYTES,
+        })
+    })
+    .await;
+    match listed {
+        Ok(info) => axum::Json(info).into_response(),
+        Err(err) => {
+            tracing::error!(%err, "the repository listing failed");
+            (StatusCode::INTERNAL_SERVER_ERROR, "the listing failed").into_response()
+        }
     }
 }
 
@@ -497,9 +570,12 @@ pub async fn manifest(repo: Option<Repo>, cache: Arc<HashCache>) -> Response {
     let name = repo.name.clone();
     let listed = tokio::task::spawn_blocking(move || manifest_files(&repo, &cache)).await;
     match listed {
-        Ok(files) => {
-            axum::Json(serde_json::json!({ "name": name, "files": files })).into_response()
-        }
+        Ok((files, left_out)) => axum::Json(serde_json::json!({
+            "name": name,
+            "files": files,
+            "left_out": left_out,
+        }))
+        .into_response(),
         Err(err) => {
             tracing::error!(%err, "the manifest task failed");
             (StatusCode::INTERNAL_SERVER_ERROR, "the manifest failed").into_response()
@@ -507,17 +583,26 @@ pub async fn manifest(repo: Option<Repo>, cache: Arc<HashCache>) -> Response {
     }
 }
 
-fn manifest_files(repo: &Repo, cache: &HashCache) -> Vec<ManifestFile> {
+/// The served files with their hashes, and the files left out (`LeftOut`).
+fn manifest_files(repo: &Repo, cache: &HashCache) -> (Vec<ManifestFile>, Vec<LeftOut>) {
     let known = std::mem::take(&mut *lock(&cache.0));
     let mut fresh = HashMap::new();
     let mut files = Vec::new();
-    for (path, stat) in repo.scan("") {
+    let mut left_out = Vec::new();
+    for (path, stat) in repo.scan_reporting("", &mut left_out) {
         let hash = match known.get(&path) {
             Some(&(cached, hash)) if cached == stat => hash,
             // A file that vanished or changed kind since the listing is left out.
             _ => match repo.read(&repo.root.join(&path)) {
                 Ok(bytes) => xxhash_rust::xxh3::xxh3_64(&bytes),
-                Err(_) => continue,
+                Err(_) => {
+                    left_out.push(LeftOut {
+                        path,
+                        size: stat.size,
+                        why: "unreadable, or changed while listed",
+                    });
+                    continue;
+                }
             },
         };
         fresh.insert(path.clone(), (stat, hash));
@@ -529,7 +614,8 @@ fn manifest_files(repo: &Repo, cache: &HashCache) -> Vec<ManifestFile> {
         });
     }
     *lock(&cache.0) = fresh;
-    files
+    left_out.sort_by(|a, b| a.path.cmp(&b.path));
+    (files, left_out)
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -752,7 +838,8 @@ mod tests {
         std::fs::write(dir.path().join(".env"), "KEY=1").unwrap();
         let repo = Repo::open(dir.path()).unwrap();
         let cache = HashCache::default();
-        let first = manifest_files(&repo, &cache);
+        let (first, left_out) = manifest_files(&repo, &cache);
+        assert!(left_out.is_empty(), "{left_out:?}");
         assert_eq!(first.len(), 1);
         assert_eq!(first[0].path, "a.py");
         assert_eq!(first[0].size, 3);
@@ -767,13 +854,43 @@ mod tests {
         std::fs::write(&path, "two").unwrap();
         let file = std::fs::File::options().write(true).open(&path).unwrap();
         file.set_modified(mtime).unwrap();
-        assert_eq!(manifest_files(&repo, &cache)[0].hash, first[0].hash);
+        assert_eq!(manifest_files(&repo, &cache).0[0].hash, first[0].hash);
         file.set_modified(mtime + std::time::Duration::from_secs(1))
             .unwrap();
-        let third = manifest_files(&repo, &cache);
+        let (third, _) = manifest_files(&repo, &cache);
         assert_eq!(
             third[0].hash,
             format!("{:016x}", xxhash_rust::xxh3::xxh3_64(b"two"))
         );
+    }
+
+    #[test]
+    fn the_manifest_names_files_left_out_but_never_secrets_or_ignored_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let big = vec![b'a'; MAX_FILE_BYTES + 1];
+        std::fs::write(dir.path().join("a.py"), "ok").unwrap();
+        std::fs::write(dir.path().join("huge.h"), &big).unwrap();
+        std::fs::write(dir.path().join("ignored.h"), &big).unwrap();
+        std::fs::write(dir.path().join(".gitignore"), "ignored.h\n").unwrap();
+        std::fs::write(dir.path().join("id_rsa"), &big).unwrap();
+        std::fs::create_dir(dir.path().join("node_modules")).unwrap();
+        std::fs::write(dir.path().join("node_modules/x.js"), &big).unwrap();
+        std::fs::write(dir.path().join("back\\slash.py"), "x").unwrap();
+        let repo = Repo::open(dir.path()).unwrap();
+        let (files, left_out) = manifest_files(&repo, &HashCache::default());
+        let served: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(served, [".gitignore", "a.py"]);
+        let named: Vec<(&str, &str)> = left_out.iter().map(|l| (l.path.as_str(), l.why)).collect();
+        assert_eq!(
+            named,
+            [
+                (
+                    "back\\slash.py",
+                    "its name is not UTF-8 or holds a backslash"
+                ),
+                ("huge.h", "larger than the 1 MB file size cap"),
+            ]
+        );
+        assert_eq!(left_out[1].size, big.len() as u64);
     }
 }

@@ -130,7 +130,10 @@ async fn serve(
     announce: &str,
 ) -> std::io::Result<()> {
     let repo = match &options.repo {
-        Some(path) => Some(Repo::open(path).map_err(std::io::Error::other)?),
+        Some(path) => Some(Repo {
+            stream_threshold: options.stream_threshold,
+            ..Repo::open(path).map_err(std::io::Error::other)?
+        }),
         None => None,
     };
     if let Some(repo) = &repo {

@@ -267,6 +267,7 @@ pub fn index(
 /// The files that passed the filter: those to parse (sorted by path) and the other texts, kept
 /// for `read` and `grep`; with the counts so far.
 pub struct Filtered {
+    /// The files to parse (those [`filter_files`] kept; empty while streaming).
     pub to_parse: Vec<(Lang, SourceFile)>,
     texts: Sources,
     /// Every file received but the secrets: its hash and the filter's verdict.
@@ -275,46 +276,102 @@ pub struct Filtered {
     secrets: std::collections::BTreeSet<String>,
     /// Every `.gitignore` received, by path.
     gitignores: std::collections::BTreeMap<String, String>,
+    /// The rules of those `.gitignore` files.
+    filter: Filter,
     stats: IndexStats,
     filtered_at: f64,
 }
 
 /// The filter phase: `.gitignore` files, default excludes, secrets, binaries, size cap.
 pub fn filter_files(files: Vec<SourceFile>, clock: Clock) -> Filtered {
-    let mut stats = IndexStats {
-        files_seen: files.len(),
-        ..IndexStats::default()
-    };
     let started = clock();
     let gitignores: Vec<(&str, &[u8])> = files
         .iter()
         .filter(|f| is_gitignore(&f.path))
         .map(|f| (f.path.as_str(), f.bytes.as_slice()))
         .collect();
-    let filter = Filter::new(gitignores.iter().copied(), DEFAULT_MAX_FILE_BYTES);
-    let gitignores = gitignores
+    let mut filtered = Filtered::streaming();
+    filtered.filter = Filter::new(gitignores.iter().copied(), DEFAULT_MAX_FILE_BYTES);
+    filtered.gitignores = gitignores
         .into_iter()
         .map(|(p, b)| (p.to_owned(), String::from_utf8_lossy(b).into_owned()))
         .collect();
-    let mut to_parse: Vec<(Lang, SourceFile)> = Vec::new();
-    let mut texts = Sources::new();
-    let mut entries = std::collections::BTreeMap::new();
-    let mut secrets = std::collections::BTreeSet::new();
+    filtered.stats.files_seen = files.len();
     for file in files {
-        let verdict = filter.check(&file.path, &file.bytes).and_then(|_| {
+        if let Some(kept) = filtered.take(file) {
+            filtered.to_parse.push(kept);
+        }
+    }
+    filtered.to_parse.sort_by(|a, b| a.1.path.cmp(&b.1.path));
+    let filtered_at = clock();
+    filtered.close(filtered_at - started, filtered_at);
+    filtered
+}
+
+impl Filtered {
+    /// Nothing filtered yet: feed it batches of files as they arrive ([`Filtered::add`]), then
+    /// [`Filtered::close`] it.
+    pub fn streaming() -> Filtered {
+        Filtered {
+            to_parse: Vec::new(),
+            texts: Sources::new(),
+            entries: std::collections::BTreeMap::new(),
+            secrets: std::collections::BTreeSet::new(),
+            gitignores: std::collections::BTreeMap::new(),
+            filter: Filter::new(std::iter::empty(), DEFAULT_MAX_FILE_BYTES),
+            stats: IndexStats::default(),
+            filtered_at: 0.0,
+        }
+    }
+
+    /// Filters one batch of files and returns those to parse (in path order). The `.gitignore`
+    /// files of a batch apply to it and to every later batch, so a source sends them first.
+    pub fn add(&mut self, files: Vec<SourceFile>) -> Vec<(Lang, SourceFile)> {
+        self.stats.files_seen += files.len();
+        for file in files.iter().filter(|f| is_gitignore(&f.path)) {
+            self.filter.add_gitignore(&file.path, &file.bytes);
+            self.gitignores.insert(
+                file.path.clone(),
+                String::from_utf8_lossy(&file.bytes).into_owned(),
+            );
+        }
+        let mut kept: Vec<(Lang, SourceFile)> = files
+            .into_iter()
+            .filter_map(|file| self.take(file))
+            .collect();
+        kept.sort_by(|a, b| a.1.path.cmp(&b.1.path));
+        kept
+    }
+
+    /// Ends the filter phase, which took `filter_ms` in all and ended at `at` (the clock's time).
+    pub fn close(&mut self, filter_ms: f64, at: f64) {
+        self.stats.phase_ms.push((Phase::Filter, filter_ms));
+        self.filtered_at = at;
+    }
+
+    /// Files received so far.
+    pub fn files_seen(&self) -> usize {
+        self.stats.files_seen
+    }
+
+    /// One file's verdict, counted: returned when it is to be parsed; a text that is not code
+    /// is kept for `read` and `grep`, a secret only by name.
+    fn take(&mut self, file: SourceFile) -> Option<(Lang, SourceFile)> {
+        let stats = &mut self.stats;
+        let verdict = self.filter.check(&file.path, &file.bytes).and_then(|_| {
             Lang::of_source(&file.path, &String::from_utf8_lossy(&file.bytes))
                 .ok_or(Skip::NotSource)
         });
         if verdict == Err(Skip::Secret) {
-            secrets.insert(file.path.clone());
+            self.secrets.insert(file.path.clone());
         } else {
-            entries.insert(
+            self.entries.insert(
                 file.path.clone(),
                 Entry::new(content_hash(&file.bytes), verdict.err()),
             );
         }
         match verdict {
-            Ok(lang) => to_parse.push((lang, file)),
+            Ok(lang) => return Some((lang, file)),
             Err(Skip::Excluded) => stats.skipped_excluded += 1,
             Err(Skip::Ignored) => stats.skipped_ignored += 1,
             Err(Skip::Secret) => stats.skipped_secret += 1,
@@ -324,24 +381,13 @@ pub fn filter_files(files: Vec<SourceFile>, clock: Clock) -> Filtered {
                 // Text that is not parsed (docs, configs) is still kept for `read` and `grep`.
                 stats.skipped_not_source += 1;
                 let (text, utf8) = decode(file.bytes);
-                if let Some(entry) = entries.get_mut(&file.path) {
+                if let Some(entry) = self.entries.get_mut(&file.path) {
                     entry.set_utf8(utf8);
                 }
-                texts.insert(file.path, text);
+                self.texts.insert(file.path, text);
             }
         }
-    }
-    to_parse.sort_by(|a, b| a.1.path.cmp(&b.1.path));
-    let filtered_at = clock();
-    stats.phase_ms.push((Phase::Filter, filtered_at - started));
-    Filtered {
-        to_parse,
-        texts,
-        entries,
-        secrets,
-        gitignores,
-        stats,
-        filtered_at,
+        None
     }
 }
 
@@ -595,6 +641,54 @@ mod tests {
         assert_eq!(stats.non_utf8_files, 1);
         assert_eq!(graph.file_count(), 3);
         assert!(graph.find_id("Function:ok.py:ok").is_some());
+    }
+
+    #[test]
+    fn batches_filtered_as_they_arrive_give_the_graph_and_counts_of_one_pass() {
+        let files = vec![
+            file(".gitignore", "gen/\n"),
+            file("sub/.gitignore", "*.tmp.py\n"),
+            file("a.py", "from b import g\n\ndef f():\n    return g()\n"),
+            file("b.py", "def g():\n    return 1\n"),
+            file("gen/x.py", "def x(): pass"),
+            file("sub/y.tmp.py", "def y(): pass"),
+            file("sub/z.py", "from a import f\n\ndef z():\n    return f()\n"),
+            file(".env", "SECRET=1"),
+            file("README.md", "# hi"),
+        ];
+        let (whole, whole_stats, whole_ws) =
+            index_workspace("t", files.clone(), &|| 0.0, &mut |_, _, _| true).unwrap();
+        let mut streamed = Filtered::streaming();
+        let mut parsed = Vec::new();
+        // Rules first, then the rest in batches of two, out of path order.
+        let mut rest: Vec<SourceFile> = files[2..].to_vec();
+        rest.reverse();
+        let mut batches = vec![files[..2].to_vec()];
+        batches.extend(rest.chunks(2).map(<[SourceFile]>::to_vec));
+        for batch in batches {
+            parsed.extend(parse_files(streamed.add(batch)));
+        }
+        assert_eq!(streamed.files_seen(), 9);
+        streamed.close(0.0, 0.0);
+        let (graph, stats, ws) =
+            finish_workspace("t", streamed, parsed, &|| 0.0, &mut |_, _, _| true).unwrap();
+        assert_eq!(graph.canonical_dump(), whole.canonical_dump());
+        assert_eq!(
+            (
+                stats.files_seen,
+                stats.files_parsed,
+                stats.skipped_ignored,
+                stats.skipped_secret
+            ),
+            (
+                whole_stats.files_seen,
+                whole_stats.files_parsed,
+                whole_stats.skipped_ignored,
+                whole_stats.skipped_secret
+            )
+        );
+        assert_eq!((stats.files_parsed, stats.skipped_ignored), (3, 2));
+        assert_eq!(ws.sources().len(), whole_ws.sources().len());
     }
 
     #[test]

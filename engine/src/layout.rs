@@ -87,9 +87,17 @@ const RELAX_ROUNDS: usize = 24;
 /// The farthest two nodes push each other: 1.2 × the sum of the largest radii (0.9 each).
 const REPEL_REACH: f32 = 2.2;
 
-/// Lays out `graph`: deterministic for a given graph.
+/// Files and symbols drawn at most: above it every file is drawn and the most connected symbols
+/// fill the rest, so a kernel-sized graph's picture stays as large as a big project's.
+pub const MAX_DRAWN_NODES: usize = 120_000;
+
+/// Lays out `graph`: deterministic for a given graph, at most [`MAX_DRAWN_NODES`] nodes drawn.
 pub fn layout(graph: &Graph) -> ViewGraph {
-    let (mut nodes, drawn_of) = drawn_nodes(graph);
+    layout_within(graph, MAX_DRAWN_NODES)
+}
+
+fn layout_within(graph: &Graph, max_drawn: usize) -> ViewGraph {
+    let (mut nodes, drawn_of) = drawn_nodes(graph, max_drawn);
     let edges = drawn_edges(graph, &drawn_of);
     let groups = assign_groups(graph, &mut nodes, &drawn_of);
     let mut groups = place(&mut nodes, groups);
@@ -121,13 +129,56 @@ pub fn layout(graph: &Graph) -> ViewGraph {
     }
 }
 
-/// Files and symbols; `drawn_of[graph node]` is its drawn index or [`NO_INDEX`].
-fn drawn_nodes(graph: &Graph) -> (Vec<ViewNode>, Vec<u32>) {
-    let mut drawn_of = vec![NO_INDEX; graph.node_count()];
-    let mut nodes = Vec::new();
+/// How many calls and imports each graph node takes part in.
+fn connections(graph: &Graph) -> Vec<u32> {
+    let mut degree = vec![0u32; graph.node_count()];
+    for edge in graph.edges() {
+        if matches!(edge.kind, EdgeKind::Calls | EdgeKind::Imports) {
+            for end in [edge.from, edge.to] {
+                if let Some(d) = degree.get_mut(end as usize) {
+                    *d += 1;
+                }
+            }
+        }
+    }
+    degree
+}
+
+/// Whether each graph node is drawn: every file, and every symbol while files and symbols are at
+/// most `max_drawn`; above it the most connected symbols (ties by id) up to `max_drawn` in all.
+fn chosen(graph: &Graph, max_drawn: usize) -> Vec<bool> {
+    let mut drawn = vec![false; graph.node_count()];
+    let mut symbols = Vec::new();
+    let mut files = 0usize;
     for node in graph.nodes() {
         let kind = node.kind();
-        if kind != NodeKind::File && !kind.is_symbol() {
+        if kind == NodeKind::File {
+            drawn[node.id as usize] = true;
+            files += 1;
+        } else if kind.is_symbol() {
+            symbols.push(node.id);
+        }
+    }
+    let room = max_drawn.saturating_sub(files);
+    if symbols.len() > room {
+        let degree = connections(graph);
+        symbols.sort_by_key(|id| (std::cmp::Reverse(degree[*id as usize]), *id));
+        symbols.truncate(room);
+    }
+    for id in symbols {
+        drawn[id as usize] = true;
+    }
+    drawn
+}
+
+/// Files and symbols (see [`chosen`]); `drawn_of[graph node]` is its drawn index or [`NO_INDEX`].
+fn drawn_nodes(graph: &Graph, max_drawn: usize) -> (Vec<ViewNode>, Vec<u32>) {
+    let mut drawn_of = vec![NO_INDEX; graph.node_count()];
+    let mut nodes = Vec::new();
+    let chosen = chosen(graph, max_drawn);
+    for node in graph.nodes() {
+        let kind = node.kind();
+        if !chosen[node.id as usize] {
             continue;
         }
         drawn_of[node.id as usize] = nodes.len() as u32;
@@ -576,6 +627,43 @@ impl Grid {
 mod tests {
     use super::*;
     use crate::sample::sample_graph;
+
+    #[test]
+    fn a_graph_over_the_cap_draws_every_file_and_its_most_connected_symbols() {
+        let graph = sample_graph();
+        let files = graph.nodes_of_kind(NodeKind::File).len();
+        let view = layout_within(&graph, files + 5);
+        assert_eq!(view.nodes.len(), files + 5);
+        let drawn_files = view
+            .nodes
+            .iter()
+            .filter(|n| n.kind == NodeKind::File)
+            .count();
+        assert_eq!(drawn_files, files);
+        let degree = connections(&graph);
+        let of = |id: &str| degree[graph.find_id(id).unwrap() as usize];
+        let least_drawn = view
+            .nodes
+            .iter()
+            .filter(|n| n.kind != NodeKind::File)
+            .map(|n| of(&n.id))
+            .min()
+            .unwrap();
+        let most_left = graph
+            .nodes()
+            .filter(|n| n.kind().is_symbol())
+            .filter(|n| !view.nodes.iter().any(|v| v.id == n.stable_id()))
+            .map(|n| degree[n.id as usize])
+            .max()
+            .unwrap();
+        assert!(least_drawn >= most_left, "{least_drawn} < {most_left}");
+        for edge in &view.edges {
+            assert!(
+                (edge.from as usize) < view.nodes.len() && (edge.to as usize) < view.nodes.len()
+            );
+        }
+        assert_eq!(layout_within(&graph, 0).nodes.len(), files);
+    }
 
     #[test]
     fn draws_every_file_and_symbol_once_with_its_file() {

@@ -40,7 +40,7 @@ pub use facts::FileFacts;
 pub use filter::{DEFAULT_MAX_FILE_BYTES, Filter, is_secret};
 pub use graph::{Edge, EdgeKind, Graph, NodeKind, NodeRef, RefKind, Reference};
 pub use ingest::{
-    Cancelled, Clock, IndexStats, Layers, Parsed, Phase, Progress, SourceFile, Sources,
+    Cancelled, Clock, Filtered, IndexStats, Layers, Parsed, Phase, Progress, SourceFile, Sources,
     filter_files, finish, finish_workspace, index, index_with_sources, index_workspace,
     parse_files, parsed_from,
 };

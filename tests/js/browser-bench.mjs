@@ -13,6 +13,14 @@
 //   --check        exit non-zero unless indexing, saving and restoring on reload all worked
 //   --semantic Q   after indexing, wait for the tab's embeddings (semantic `search` is an error
 //                  until they exist) and search by meaning for Q; with --check, Q must find code
+//   --symbol NAME  the symbol the chain's impact, explore and grep calls and the picture's search
+//                  name (default get_object_or_404, a Django function); --query Q the search
+//   --stream-threshold N  the bridge's: above N files the repository streams in batches
+//   --timeout-s N  how long indexing may take before the run fails (default 600)
+//   --no-embed     do not wait for the tab's embeddings (a huge graph embeds for minutes)
+//   --oversized    with --synthetic, add app/huge.py over the 1 MB cap; with --check, the page
+//                  must name it as left out
+//   --expect-batches  with --check, the repository must have streamed in batches
 // Prints figures on stdout; the bridge's logs go to stderr.
 import { spawn, execFileSync } from "node:child_process";
 import fs from "node:fs";
@@ -37,6 +45,11 @@ const check = flag("check");
 const chainCalls = Number(opt("chain", "0"));
 const picture = flag("picture");
 const semanticQuery = opt("semantic", "");
+const symbol = opt("symbol", "get_object_or_404");
+const searchQuery = opt("query", "queryset filter");
+const streamThreshold = opt("stream-threshold", "");
+const indexTimeoutMs = Number(opt("timeout-s", "600")) * 1000;
+const waitForEmbeddings = !flag("no-embed");
 const chromiumPath = process.env.CHROMIUM || "/usr/bin/chromium";
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "nexus-browser-bench-"));
 
@@ -60,6 +73,7 @@ function synthetic(n) {
       `from .m${next} import entry_${next}\n\nclass Service${i}:\n    def run(self, x):\n        return self.step(x) + helper_${i}(x)\n\n    def step(self, x):\n        return entry_${next}(x)\n\ndef helper_${i}(x):\n    return x * 2\n\ndef entry_${mod}(x):\n    return Service${i}().run(x)\n`,
     );
   }
+  if (flag("oversized")) fs.writeFileSync(path.join(dir, "app", "huge.py"), "x = 1\n".repeat(200_000));
   return dir;
 }
 
@@ -214,7 +228,7 @@ async function pictureBench(page) {
   }
   // The camera flies to a searched symbol; after Esc clears the selection, a click selects it.
   await page.keyboard.press("/");
-  await page.keyboard.type("get_queryset");
+  await page.keyboard.type(symbol);
   await page.waitForSelector('[data-testid="search-hits"] li a', { timeout: 10_000 });
   await page.keyboard.press("Enter");
   await page.waitForFunction(() => window.__nexusGraph.selectedId, null, { timeout: 10_000 });
@@ -296,16 +310,44 @@ async function semanticCheck(query) {
   if (check && names.length === 0) fail(`semantic search for "${query}" found nothing`);
 }
 
+/// Milliseconds from `started` until an agent's `search` for the symbol is answered from the
+/// indexed repository (not the sample shown first): the old graph answers meanwhile.
+let indexedAtMs = 0;
+async function waitForAnswers(started) {
+  const agent = await connectAgent();
+  try {
+    for (;;) {
+      const result = await agent.callTool({ name: "search", arguments: { query: symbol, format: "json" } });
+      const text = result.content.map((c) => c.text).join("");
+      let hits = [];
+      try {
+        hits = JSON.parse(text).hits ?? [];
+      } catch {
+        // Not an answer from a graph yet.
+      }
+      if (!result.isError && hits.some((h) => String(h.id).endsWith(`:${symbol}`))) return Date.now() - started;
+      if (Date.now() - started > indexTimeoutMs || (indexedAtMs && Date.now() - indexedAtMs > 10_000)) return NaN;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  } catch (err) {
+    console.error(`browser-bench: waiting for answers: ${err.message}`);
+    return NaN;
+  } finally {
+    await agent.close();
+  }
+}
+
 /// p50 and p99 of each tool's latency through the whole chain, with an agent's own bridge.
 async function chainBench(n) {
   const client = await connectAgent();
   const calls = {
-    search: { query: "queryset filter" },
+    search: { query: searchQuery },
     context: {},
-    cypher: { query: "MATCH (a)-[:CALLS]->(b {name: 'get_object_or_404'}) RETURN a.name LIMIT 20" },
-    impact: { target: "get_object_or_404", max_depth: 3 },
+    explore: { name: symbol },
+    cypher: { query: `MATCH (a)-[:CALLS]->(b {name: '${symbol}'}) RETURN a.name LIMIT 20` },
+    impact: { target: symbol, max_depth: 3 },
     grep: { pattern: "TODO" },
-    "grep ident": { pattern: "get_object_or_404", limit: 20 },
+    "grep ident": { pattern: symbol, limit: 20 },
     "grep regex": { pattern: "def \\w+_view\\(", limit: 20 },
   };
   console.log(`chain: MCP SDK client → nexus-bridge (peer, stdio) → hub → WebSocket → wasm → back; ${n} calls each`);
@@ -349,7 +391,9 @@ for (const [what, p] of [["UI folder", path.join(ui, "index.html")], ["bridge", 
   }
 }
 
-const hub = spawn(bridge, ["serve", "--port", String(port), "--repo", repo], {
+const hubArgs = ["serve", "--port", String(port), "--repo", repo];
+if (streamThreshold) hubArgs.push("--stream-threshold", streamThreshold);
+const hub = spawn(bridge, hubArgs, {
   env: { ...process.env, NEXUS_UI_DIR: ui, XDG_RUNTIME_DIR: tmp },
   stdio: ["ignore", "ignore", "inherit"],
 });
@@ -399,8 +443,11 @@ try {
   }, 500);
   const started = Date.now();
   await page.goto(`http://127.0.0.1:${port}/?token=${secret()}`);
-  const indexed = await waitForStatus(page, /^Indexed .* saved to browser storage|not saved/, 600_000);
+  const answering = opt("symbol") ? waitForAnswers(started) : Promise.resolve(NaN);
+  const indexed = await waitForStatus(page, /^Indexed .* saved to browser storage|not saved/, indexTimeoutMs);
   const wallMs = Date.now() - started;
+  indexedAtMs = Date.now();
+  const answeredMs = await answering;
   const gap = await page.evaluate(() => window.__nexusLongestFrameGap);
   const summary = await page.locator('[data-testid="summary"]').innerText();
   const settled = chromiumMemoryMb(profile, "pss");
@@ -408,7 +455,18 @@ try {
   console.log(`== ${path.basename(repo)} in headless Chromium`);
   console.log(`graph: ${summary}`);
   console.log(`worker: ${indexed}`);
-  console.log(`page open → indexed and saved: ${wallMs} ms (wasm start, ZIP download, unzip, pipeline, save)`);
+  if (opt("symbol")) console.log(`page open → the new graph answers an agent's search for ${symbol}: ${answeredMs} ms`);
+  console.log(`page open → indexed and saved: ${wallMs} ms (wasm start, download, unzip, pipeline, save)`);
+  const leftOut = await page.evaluate(() => window.__nexusLeftOut ?? []);
+  const reasons = {};
+  for (const f of leftOut) (reasons[f.why] ??= []).push(f.path);
+  console.log(
+    `files left out: ${leftOut.length}` +
+      Object.entries(reasons).map(([why, paths]) => `; ${paths.length} ${why} (${paths.slice(0, 3).join(", ")}${paths.length > 3 ? ", …" : ""})`).join(""),
+  );
+  if (check && flag("oversized") && !leftOut.some((f) => f.path === "app/huge.py" && /larger than/.test(f.why))) fail(`app/huge.py not named as left out: ${JSON.stringify(leftOut)}`);
+  if (check && flag("oversized") && !/left out \(1 larger than the 1 MB file size cap: app\/huge\.py\)/.test(indexed)) fail(`the status does not name app/huge.py: ${indexed}`);
+  if (check && flag("expect-batches") && !/transfer and parse of \d+ batches/.test(indexed)) fail(`not streamed in batches: ${indexed}`);
   console.log(`longest main-thread frame gap while indexing: ${gap.toFixed(0)} ms`);
   console.log(
     `memory (PSS): tab renderer peak ${pssPeak(settled, settledRss, peak).toFixed(0)} MB, after indexing ${settled.tab.toFixed(0)} MB (peak = PSS after + how far RSS, sampled every 0.5 s, rose above its value after)`,
@@ -419,7 +477,7 @@ try {
 
   if (semanticQuery) await semanticCheck(semanticQuery);
   const savedBytes = Number((indexed.match(/saved to browser storage \((\d+(?:\.\d+)?) MB/) ?? [])[1] ?? 0);
-  const embedded = await embeddedReport(page, true);
+  const embedded = waitForEmbeddings ? await embeddedReport(page, true) : { nodes: 0, bytes: 0, ms: 0, source: "(not waited for)" };
   console.log(
     `vectors: ${embedded.nodes} embedded by ${embedded.source} in ${embedded.ms.toFixed(0)} ms, saved beside the snapshot: ${(embedded.bytes / 1e6).toFixed(2)} MB` +
       (savedBytes ? ` (+${((100 * embedded.bytes) / 1e6 / savedBytes).toFixed(0)} % on the ${savedBytes} MB snapshot)` : ""),
@@ -435,6 +493,7 @@ try {
     const workerMs = Number(restored.match(/in (\d+) ms/)[1]);
     restoreTimes.push(workerMs);
     console.log(`reload ${i + 1}: restored in ${workerMs} ms in the worker; page reload → restored ${reloadWall} ms`);
+    if (!waitForEmbeddings) continue;
     const vectors = await embeddedReport(page);
     console.log(`reload ${i + 1}: vectors by ${vectors.source} ${vectors.restored ? "restored with the snapshot" : "embedded again"} (${vectors.nodes} nodes, ${vectors.reused} reused) in ${vectors.ms.toFixed(0)} ms`);
     if (check && embedded.nodes > 0 && !(vectors.restored && vectors.nodes === embedded.nodes)) fail(`vectors not restored on reload: ${JSON.stringify(vectors)}`);
@@ -456,5 +515,5 @@ try {
 } finally {
   if (context) await context.close();
   hub.kill();
-  fs.rmSync(tmp, { recursive: true, force: true });
+  fs.rmSync(tmp, { recursive: true, force: true, maxRetries: 5 });
 }

@@ -25,6 +25,9 @@ pub enum Source {
     Served(String, ArrayBuffer),
     /// (path, content) pairs.
     Files(String, Vec<(String, ArrayBuffer)>),
+    /// The bridge's repository, too large for one archive: the worker fetches it in batches of
+    /// this many files.
+    Batches(String, usize),
 }
 
 /// Receives a source to index.
@@ -249,8 +252,36 @@ pub async fn bridge_repo_name() -> Result<Option<String>, String> {
         .map(str::to_owned))
 }
 
-/// Downloads the repository the bridge serves (as a ZIP); the worker unpacks it.
+/// Files per batch when a repository streams: a tenth of the threshold (2,000 by default), so a
+/// test that lowers the threshold gets several batches too.
+fn batch_files(threshold: u64) -> usize {
+    (threshold / 10).clamp(1, 2_000) as usize
+}
+
+/// Whether the bridge's repository goes in batches: more files than its threshold or more bytes
+/// than one archive may carry; and the batch size.
+async fn streamed_batches() -> Result<Option<usize>, String> {
+    let Some(info) = fetch_json("/api/repo").await? else {
+        return Ok(None);
+    };
+    let number = |key: &str| info.get(key).and_then(serde_json::Value::as_u64);
+    let (Some(files), Some(threshold)) = (number("files"), number("stream_threshold")) else {
+        return Ok(None);
+    };
+    let too_big = number("bytes")
+        .zip(number("archive_cap"))
+        .is_some_and(|(bytes, cap)| bytes > cap);
+    Ok((files > threshold || too_big).then(|| batch_files(threshold)))
+}
+
+/// Loads the repository the bridge serves: as one ZIP the worker unpacks, or, when it is large,
+/// in batches the worker fetches and parses as they arrive.
 pub async fn load_bridge_repo(name: String, on_files: FilesHandler, on_error: ErrorHandler) {
+    match streamed_batches().await {
+        Ok(Some(batch)) => return on_files(Source::Batches(name, batch)),
+        Ok(None) => {}
+        Err(err) => return on_error(err),
+    }
     let result = async {
         let response = fetch("/api/repo.zip").await?;
         if !response.ok() {

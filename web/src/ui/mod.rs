@@ -31,7 +31,7 @@ use self::graph_view::ColorBy;
 use self::state::{AppState, Picture, Tab, now_ms};
 use crate::link::{Link, LinkConfig};
 use crate::worker::client::EngineClient;
-use crate::worker::protocol::{FromWorker, GraphSummary};
+use crate::worker::protocol::{FromWorker, GraphSummary, LeftOut};
 use nexus_engine::layout::ViewGraph;
 
 const HIGHLIGHT_ROWS: usize = 200;
@@ -43,6 +43,8 @@ struct LoadProgress {
     done: u64,
     total: u64,
     started_ms: f64,
+    /// When this phase began (the estimate's rate is this phase's alone).
+    phase_started_ms: f64,
 }
 
 #[component]
@@ -212,11 +214,13 @@ pub fn App() -> impl IntoView {
                 done: 0,
                 total: 0,
                 started_ms: now_ms(),
+                phase_started_ms: now_ms(),
             }));
             match source {
                 load::Source::Zip(name, bytes) => engine.load_zip(name, bytes, false),
                 load::Source::Served(name, bytes) => engine.load_zip(name, bytes, true),
                 load::Source::Files(name, files) => engine.load_files(name, files),
+                load::Source::Batches(name, batch) => engine.load_served_batches(name, batch),
             }
         })
     };
@@ -233,6 +237,7 @@ pub fn App() -> impl IntoView {
                 done: 0,
                 total: 0,
                 started_ms: now_ms(),
+                phase_started_ms: now_ms(),
             }));
             engine.load_sample();
         })
@@ -494,11 +499,16 @@ fn on_worker_event(page: &WorkerPage, event: &FromWorker) {
         }
         FromWorker::Progress { phase, done, total } => page.progress.update(|p| {
             let started_ms = p.as_ref().map_or_else(now_ms, |p| p.started_ms);
+            let phase_started_ms = p
+                .as_ref()
+                .filter(|p| &p.phase == phase)
+                .map_or_else(now_ms, |p| p.phase_started_ms);
             *p = Some(LoadProgress {
                 phase: phase.clone(),
                 done: *done,
                 total: *total,
                 started_ms,
+                phase_started_ms,
             });
         }),
         FromWorker::Loaded {
@@ -508,17 +518,20 @@ fn on_worker_event(page: &WorkerPage, event: &FromWorker) {
             skipped,
             phases,
             memory_bytes,
+            left_out,
         } => {
             page.progress.set(None);
+            expose_left_out(left_out);
             let phases: Vec<String> = phases
                 .iter()
                 .map(|(phase, ms)| format!("{phase} {ms:.0} ms"))
                 .collect();
             page.load_status.set(format!(
-                "Indexed {files_parsed} files in {:.1} s ({skipped} skipped; {}; engine memory {:.0} MB)",
+                "Indexed {files_parsed} files in {:.1} s ({skipped} skipped; {}; engine memory {:.0} MB){}",
                 ms / 1000.0,
                 phases.join(", "),
-                *memory_bytes as f64 / 1e6
+                *memory_bytes as f64 / 1e6,
+                left_out_line(left_out),
             ));
             page.summary.set(Some(graph.clone()));
             if let Some(link) = page.link.get() {
@@ -732,14 +745,83 @@ pub(crate) fn local_time(ms: f64) -> String {
         .into()
 }
 
+/// What a load left out, counted by reason with the first few paths named (all of them are in
+/// `window.__nexusLeftOut`); empty when nothing was.
+fn left_out_line(left_out: &[LeftOut]) -> String {
+    if left_out.is_empty() {
+        return String::new();
+    }
+    let mut reasons: Vec<(&str, Vec<&str>)> = Vec::new();
+    for file in left_out {
+        match reasons.iter_mut().find(|(why, _)| *why == file.why) {
+            Some((_, paths)) => paths.push(&file.path),
+            None => reasons.push((&file.why, vec![&file.path])),
+        }
+    }
+    let parts: Vec<String> = reasons
+        .iter()
+        .map(|(why, paths)| {
+            let named: Vec<&str> = paths.iter().take(LEFT_OUT_NAMED).copied().collect();
+            let more = paths.len().saturating_sub(LEFT_OUT_NAMED);
+            format!(
+                "{} {why}: {}{}",
+                paths.len(),
+                named.join(", "),
+                if more > 0 {
+                    format!(" and {more} more")
+                } else {
+                    String::new()
+                }
+            )
+        })
+        .collect();
+    format!(" · {} left out ({})", left_out.len(), parts.join("; "))
+}
+
+/// Paths named per reason in the status line.
+const LEFT_OUT_NAMED: usize = 3;
+
+/// Every file left out, as `[{path, why}]` on `window.__nexusLeftOut`, for tests and benchmarks.
+fn expose_left_out(left_out: &[LeftOut]) {
+    let list = js_sys::Array::new();
+    for file in left_out {
+        let entry = js_sys::Object::new();
+        let _ = js_sys::Reflect::set(&entry, &"path".into(), &file.path.as_str().into());
+        let _ = js_sys::Reflect::set(&entry, &"why".into(), &file.why.as_str().into());
+        list.push(&entry);
+    }
+    if let Some(window) = web_sys::window() {
+        let _ = js_sys::Reflect::set(&window, &"__nexusLeftOut".into(), &list);
+    }
+}
+
 fn progress_text(p: &LoadProgress, now: f64) -> String {
     let elapsed = ((now - p.started_ms) / 1000.0).max(0.0);
     if p.total == 0 {
-        format!("{}… {elapsed:.1} s", p.phase)
-    } else {
-        format!("{} {} / {} · {elapsed:.1} s", p.phase, p.done, p.total)
+        return format!("{}… {elapsed:.1} s", p.phase);
     }
+    let in_phase = ((now - p.phase_started_ms) / 1000.0).max(0.0);
+    format!(
+        "{} {} / {} · {elapsed:.1} s{}",
+        p.phase,
+        p.done,
+        p.total,
+        estimate(p.done, p.total, in_phase)
+    )
 }
+
+/// " · about N s left" in this phase at its rate so far, once it ran long enough to say
+/// (`ESTIMATE_AFTER_S` and a twentieth of the work); else nothing.
+fn estimate(done: u64, total: u64, in_phase_s: f64) -> String {
+    if done == 0 || done >= total || in_phase_s < ESTIMATE_AFTER_S || done * 20 < total {
+        return String::new();
+    }
+    let left = in_phase_s * (total - done) as f64 / done as f64;
+    format!(" · about {left:.0} s left in this phase")
+}
+
+/// Seconds of a phase before its estimate is shown.
+const ESTIMATE_AFTER_S: f64 = 2.0;
 
 /// What a change did, in a few words: files parsed again (named when few), files removed.
 fn changes_line(parsed: &[String], removed: &[String], unchanged: u64) -> String {
@@ -866,6 +948,35 @@ fn hub_url(path: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_estimate_waits_for_a_rate_and_scales_what_is_left() {
+        assert_eq!(estimate(0, 100, 10.0), "");
+        assert_eq!(estimate(50, 100, 1.0), "", "too early in the phase");
+        assert_eq!(estimate(2, 100, 10.0), "", "too little done to say");
+        assert_eq!(estimate(100, 100, 10.0), "");
+        assert_eq!(estimate(25, 100, 10.0), " · about 30 s left in this phase");
+    }
+
+    #[test]
+    fn files_left_out_are_counted_by_reason_and_the_first_named() {
+        assert_eq!(left_out_line(&[]), "");
+        let file = |path: &str, why: &str| LeftOut {
+            path: path.into(),
+            why: why.into(),
+        };
+        let line = left_out_line(&[
+            file("a.h", "too large"),
+            file("b.h", "too large"),
+            file("c.h", "too large"),
+            file("d.h", "too large"),
+            file("e.c", "gone"),
+        ]);
+        assert_eq!(
+            line,
+            " · 5 left out (4 too large: a.h, b.h, c.h and 1 more; 1 gone: e.c)"
+        );
+    }
 
     fn summary(communities: u32, processes: u32) -> GraphSummary {
         GraphSummary {

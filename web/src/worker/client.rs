@@ -186,6 +186,15 @@ impl EngineClient {
         }
     }
 
+    /// Indexes the bridge's repository in the worker, which fetches it in batches of
+    /// `batch_files` files.
+    pub fn load_served_batches(&self, name: String, batch_files: usize) {
+        let message = ToWorker::LoadServedBatches { name, batch_files };
+        if let Err(message) = self.send(&message, Vec::new()) {
+            self.emit(&FromWorker::Failed { message });
+        }
+    }
+
     /// Indexes (path, content) files in the worker; the buffers move there.
     pub fn load_files(&self, name: String, files: Vec<(String, ArrayBuffer)>) {
         let (paths, buffers): (Vec<String>, Vec<ArrayBuffer>) = files.into_iter().unzip();

@@ -12,5 +12,6 @@ pub mod protocol;
 mod provider;
 mod runtime;
 mod store;
+mod stream;
 
 pub use runtime::run;

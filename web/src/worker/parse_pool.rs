@@ -182,76 +182,168 @@ pub async fn parse_all(
     progress: &mut dyn FnMut(usize, usize),
 ) -> Vec<Parsed> {
     let total = files.len();
-    let helpers = helper_count(total);
-    if helpers == 0 {
+    if helper_count(total) == 0 {
         let parsed = parse_files(files);
         progress(total, total);
         return parsed;
     }
-    let queue = numbered_chunks(files, CHUNK_FILES);
-    let chunks = queue.len();
-    let pool = Rc::new(RefCell::new(Pool {
-        queue,
-        results: (0..chunks).map(|_| None).collect(),
-        in_flight: (0..helpers).map(|_| VecDeque::new()).collect(),
-        helpers: Vec::new(),
-    }));
-    let mut handlers = Vec::new();
-    for h in 0..helpers {
-        let Ok(worker) = Worker::new(&format!("{WORKER_URL}?role=parse")) else {
-            continue;
-        };
-        let weak = Rc::downgrade(&pool);
-        let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
-            let Some(pool) = weak.upgrade() else { return };
-            let mut pool = pool.borrow_mut();
-            if event.data().as_string().as_deref() == Some("ready") {
-                for _ in 0..CHUNKS_AHEAD {
+    let mut parser = ParsePool::start(total);
+    parser.add(files);
+    parser.finish(progress).await
+}
+
+/// Helper workers that stay up while files arrive in batches: each batch is added as chunks,
+/// which the helpers and this worker take in turn; `finish` waits for the last and stops them.
+pub struct ParsePool {
+    pool: Rc<RefCell<Pool>>,
+    /// The helpers' message and error handlers, dropped with the pool.
+    handlers: Vec<Handlers>,
+    /// Helpers that said they are ready (only they are fed).
+    ready: Rc<RefCell<Vec<bool>>>,
+    files: usize,
+}
+
+type Handlers = (
+    Closure<dyn FnMut(MessageEvent)>,
+    Closure<dyn FnMut(web_sys::Event)>,
+);
+
+impl ParsePool {
+    /// Starts as many helpers as the machine's cores allow for about `expected_files` files.
+    pub fn start(expected_files: usize) -> ParsePool {
+        let helpers = helper_count(expected_files);
+        let pool = Rc::new(RefCell::new(Pool {
+            queue: VecDeque::new(),
+            results: Vec::new(),
+            in_flight: (0..helpers).map(|_| VecDeque::new()).collect(),
+            helpers: Vec::new(),
+        }));
+        let ready = Rc::new(RefCell::new(vec![false; helpers]));
+        let mut handlers = Vec::new();
+        for _ in 0..helpers {
+            let Ok(worker) = Worker::new(&format!("{WORKER_URL}?role=parse")) else {
+                continue;
+            };
+            let h = pool.borrow().helpers.len();
+            let weak = Rc::downgrade(&pool);
+            let ready_flags = ready.clone();
+            let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
+                let Some(pool) = weak.upgrade() else { return };
+                let mut pool = pool.borrow_mut();
+                if event.data().as_string().as_deref() == Some("ready") {
+                    if let Some(flag) = ready_flags.borrow_mut().get_mut(h) {
+                        *flag = true;
+                    }
+                    for _ in 0..CHUNKS_AHEAD {
+                        pool.feed(h);
+                    }
+                } else {
+                    pool.receive(h, decode_reply(&event));
+                }
+            });
+            let weak = Rc::downgrade(&pool);
+            let on_error = Closure::<dyn FnMut(web_sys::Event)>::new(move |_| {
+                if let Some(pool) = weak.upgrade() {
+                    pool.borrow_mut()
+                        .receive(h, Err("the helper stopped".into()));
+                }
+            });
+            worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+            worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+            handlers.push((on_message, on_error));
+            pool.borrow_mut().helpers.push(worker);
+        }
+        ParsePool {
+            pool,
+            handlers,
+            ready,
+            files: 0,
+        }
+    }
+
+    /// Queues more files and hands chunks to ready helpers with room for them.
+    pub fn add(&mut self, files: Vec<(Lang, SourceFile)>) {
+        self.files += files.len();
+        let mut pool = self.pool.borrow_mut();
+        let first = pool.results.len();
+        for (k, chunk) in numbered_chunks(files, CHUNK_FILES) {
+            pool.results.push(None);
+            pool.queue.push_back((first + k, chunk));
+        }
+        let ready = self.ready.borrow();
+        for h in 0..pool.helpers.len() {
+            let held = pool.in_flight.get(h).map_or(0, VecDeque::len);
+            if ready.get(h).copied().unwrap_or(false) {
+                for _ in held..CHUNKS_AHEAD {
                     pool.feed(h);
                 }
-            } else {
-                pool.receive(h, decode_reply(&event));
             }
-        });
-        let weak = Rc::downgrade(&pool);
-        let on_error = Closure::<dyn FnMut(web_sys::Event)>::new(move |_| {
-            if let Some(pool) = weak.upgrade() {
-                pool.borrow_mut()
-                    .receive(h, Err("the helper stopped".into()));
-            }
-        });
-        worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
-        worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
-        handlers.push((on_message, on_error));
-        pool.borrow_mut().helpers.push(worker);
+        }
     }
-    // This worker parses too, yielding between chunks so helper replies are taken in.
-    let mut reported = 0;
-    loop {
-        let next = pool.borrow_mut().queue.pop_front();
-        match next {
-            Some((chunk, files)) => {
-                let parsed = parse_files(files);
-                if let Some(slot) = pool.borrow_mut().results.get_mut(chunk) {
-                    *slot = Some(parsed);
+
+    /// Files parsed so far and files queued in all.
+    pub fn counts(&self) -> (usize, usize) {
+        let pool = self.pool.borrow();
+        let chunks = pool.results.len().max(1);
+        (
+            (pool.done() * self.files / chunks).min(self.files),
+            self.files,
+        )
+    }
+
+    /// Parses queued chunks here until at most `leave` are left for the helpers (which go on
+    /// meanwhile), taking in their replies between chunks.
+    pub async fn work(&mut self, leave: usize, progress: &mut dyn FnMut(usize, usize)) {
+        loop {
+            let next = {
+                let mut pool = self.pool.borrow_mut();
+                if pool.queue.len() <= leave {
+                    None
+                } else {
+                    pool.queue.pop_front()
                 }
+            };
+            let Some((chunk, files)) = next else {
+                break;
+            };
+            let parsed = parse_files(files);
+            if let Some(slot) = self.pool.borrow_mut().results.get_mut(chunk) {
+                *slot = Some(parsed);
             }
-            None if pool.borrow().done() == chunks => break,
-            None => {}
+            let (done, total) = self.counts();
+            progress(done, total);
+            yield_to_events().await;
         }
-        let done = pool.borrow().done();
-        if done != reported {
-            reported = done;
-            progress((done * total / chunks.max(1)).min(total), total);
+    }
+
+    /// Parses what is left, waits for the helpers' last chunks, stops them and returns every
+    /// file parsed, in the order added.
+    pub async fn finish(self, progress: &mut dyn FnMut(usize, usize)) -> Vec<Parsed> {
+        let mut this = self;
+        let mut reported = usize::MAX;
+        loop {
+            this.work(0, progress).await;
+            let (done, total) = this.counts();
+            let all = {
+                let pool = this.pool.borrow();
+                pool.done() == pool.results.len()
+            };
+            if done != reported {
+                reported = done;
+                progress(done, total);
+            }
+            if all {
+                break;
+            }
+            yield_to_events().await;
         }
-        yield_to_events().await;
+        let mut pool = this.pool.borrow_mut();
+        for worker in pool.helpers.drain(..) {
+            worker.terminate();
+        }
+        drop(std::mem::take(&mut this.handlers));
+        pool.results.drain(..).flatten().flatten().collect()
     }
-    let mut pool = pool.borrow_mut();
-    for worker in pool.helpers.drain(..) {
-        worker.terminate();
-    }
-    drop(handlers);
-    pool.results.drain(..).flatten().flatten().collect()
 }
 
 /// Entry point of a parse helper: parses each chunk it is sent and sends the result back.

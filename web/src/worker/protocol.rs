@@ -15,6 +15,10 @@ pub enum ToWorker {
         #[serde(default)]
         served: bool,
     },
+    /// Index the bridge's repository in batches: the worker reads its manifest, fetches
+    /// `batch_files` files at a time (`POST /api/repo/files`) one batch ahead, and parses each
+    /// batch as it arrives.
+    LoadServedBatches { name: String, batch_files: usize },
     /// Index files: `paths[i]` is the content of buffer `i`.
     LoadFiles { name: String, paths: Vec<String> },
     /// Index the built-in sample project.
@@ -61,6 +65,13 @@ pub enum ToWorker {
         #[serde(default)]
         seq: u64,
     },
+}
+
+/// A file the repository has that indexing did not get, and why.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LeftOut {
+    pub path: String,
+    pub why: String,
 }
 
 /// A file for the code view.
@@ -119,6 +130,10 @@ pub enum FromWorker {
         phases: Vec<(String, f64)>,
         /// The engine worker's wasm memory (its high-water mark: wasm memory never shrinks).
         memory_bytes: u64,
+        /// Files the source had that are not in the graph although no rule keeps them out
+        /// (over the size cap, changed while sent, …), each with why.
+        #[serde(default)]
+        left_out: Vec<LeftOut>,
     },
     Failed {
         message: String,

@@ -28,7 +28,7 @@ pub fn set_token(token: Option<String>) {
     TOKEN.with(|t| *t.borrow_mut() = Some(token));
 }
 
-async fn token() -> Option<String> {
+pub(super) async fn token() -> Option<String> {
     for _ in 0..TOKEN_WAIT_MS / TOKEN_POLL_MS {
         if let Some(token) = TOKEN.with(|t| t.borrow().clone()) {
             return token;

@@ -16,9 +16,10 @@ use super::git;
 use super::js_reader::JsBufferReader;
 use super::live;
 use super::parse_pool;
-use super::protocol::{CodeView, FromWorker, GraphSummary, Restored, ToWorker};
+use super::protocol::{CodeView, FromWorker, GraphSummary, LeftOut, Restored, ToWorker};
 use super::provider::{self, ProviderQueries};
 use super::store::{self, Slot, SnapshotStore};
+use super::stream;
 use nexus_engine::Graph;
 use nexus_engine::SearchIndex;
 use nexus_engine::embed::VectorIndex;
@@ -28,7 +29,8 @@ use nexus_engine::sample::{SAMPLE_PROJECT, sample_graph, sample_sources};
 use nexus_engine::snapshot::{self, SavedVectors};
 use nexus_engine::syntax::highlight;
 use nexus_engine::{
-    Applied, Layers, Phase, SourceFile, Sources, Workspace, filter_files, finish_workspace,
+    Applied, Filtered, Layers, Parsed, Phase, SourceFile, Sources, Workspace, filter_files,
+    finish_workspace,
 };
 use nexus_engine::{ZipPaths, read_zip_from};
 use nexus_shared::{ErrorCode, Outcome, ToolError, ToolOutput};
@@ -615,6 +617,9 @@ fn handle(worker: &Rc<Worker>, data: JsValue) {
                 seq,
             });
         }
+        ToWorker::LoadServedBatches { name, batch_files } => {
+            wasm_bindgen_futures::spawn_local(load_batches(worker.clone(), name, batch_files));
+        }
         ToWorker::LoadFiles { name, paths } => {
             let files = paths
                 .into_iter()
@@ -975,14 +980,6 @@ async fn load(worker: Rc<Worker>, name: String, files: Vec<SourceFile>, unzip_ms
         });
     }
     let started = now() - unzip_ms.unwrap_or(0.0);
-    let mut progress = |phase: Phase, done: usize, total: usize| {
-        post(&FromWorker::Progress {
-            phase: phase.as_str().into(),
-            done: done as u64,
-            total: total as u64,
-        });
-        true
-    };
     let mut filtered = filter_files(files, &now);
     let to_parse = std::mem::take(&mut filtered.to_parse);
     progress(Phase::Filter, to_parse.len(), to_parse.len());
@@ -990,7 +987,81 @@ async fn load(worker: Rc<Worker>, name: String, files: Vec<SourceFile>, unzip_ms
         progress(Phase::Parse, done, total);
     })
     .await;
-    let result = finish_workspace(&name, filtered, parsed, &now, &mut progress);
+    let before: Vec<(String, f64)> = unzip_ms
+        .map(|ms| ("unzip".to_owned(), ms))
+        .into_iter()
+        .collect();
+    finish_load(
+        &worker,
+        &name,
+        filtered,
+        parsed,
+        started,
+        before,
+        Vec::new(),
+    )
+    .await;
+}
+
+/// Indexes the bridge's repository fetched in batches (`stream.rs`), each parsed as it arrives;
+/// then as [`load`].
+async fn load_batches(worker: Rc<Worker>, name: String, batch_files: usize) {
+    if worker.indexing.replace(true) {
+        return post(&FromWorker::Failed {
+            message: "a repository is already being indexed; wait for it or press Cancel".into(),
+        });
+    }
+    let started = now();
+    let streamed = stream::fetch_and_parse(batch_files, &mut |phase, done, total| {
+        post(&FromWorker::Progress {
+            phase: phase.to_owned(),
+            done,
+            total,
+        });
+    })
+    .await;
+    match streamed {
+        Ok(streamed) => {
+            finish_load(
+                &worker,
+                &name,
+                streamed.filtered,
+                streamed.parsed,
+                started,
+                streamed.phases,
+                streamed.left_out,
+            )
+            .await;
+        }
+        Err(message) => {
+            worker.indexing.set(false);
+            post(&FromWorker::Failed { message });
+        }
+    }
+}
+
+fn progress(phase: Phase, done: usize, total: usize) -> bool {
+    post(&FromWorker::Progress {
+        phase: phase.as_str().into(),
+        done: done as u64,
+        total: total as u64,
+    });
+    true
+}
+
+/// Resolution and the layers over parsed files, then the new graph replaces the old one
+/// (`Loaded`, the picture, embeddings) and is saved. `before` are the phases that came before
+/// the filter's (unzip, transfer), `left_out` the files the source had but did not deliver.
+async fn finish_load(
+    worker: &Rc<Worker>,
+    name: &str,
+    filtered: Filtered,
+    parsed: Vec<Parsed>,
+    started: f64,
+    before: Vec<(String, f64)>,
+    left_out: Vec<LeftOut>,
+) {
+    let result = finish_workspace(name, filtered, parsed, &now, &mut progress);
     worker.indexing.set(false);
     let Ok((graph, stats, files)) = result else {
         return post(&FromWorker::Failed {
@@ -999,10 +1070,7 @@ async fn load(worker: Rc<Worker>, name: String, files: Vec<SourceFile>, unzip_ms
     };
     let search_started = now();
     let mut fresh = State::new(graph, files, false, js_sys::Date::now());
-    let mut phases: Vec<(String, f64)> = unzip_ms
-        .map(|ms| ("unzip".to_owned(), ms))
-        .into_iter()
-        .collect();
+    let mut phases = before;
     phases.extend(
         stats
             .phase_ms
@@ -1028,6 +1096,7 @@ async fn load(worker: Rc<Worker>, name: String, files: Vec<SourceFile>, unzip_ms
         skipped: skipped as u64,
         phases,
         memory_bytes: wasm_memory_bytes(),
+        left_out,
     });
     let previous = {
         let old = worker.state.borrow();
@@ -1037,8 +1106,8 @@ async fn load(worker: Rc<Worker>, name: String, files: Vec<SourceFile>, unzip_ms
     };
     *worker.state.borrow_mut() = fresh;
     post_view(&worker.state.borrow().graph);
-    start_embedding(&worker, previous);
-    save(&worker).await;
+    start_embedding(worker, previous);
+    save(worker).await;
 }
 
 /// Saves the current graph; the snapshot it replaces becomes the project's previous one (and the
