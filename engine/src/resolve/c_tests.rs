@@ -1,35 +1,9 @@
 //! C resolution fixtures: `#include`s to project headers, calls to functions defined in another
 //! file (through their header's prototype), `static` functions, macros and function pointers.
 
-use std::collections::BTreeSet;
-
-use crate::graph::{EdgeKind, Graph};
+use super::fixture_edges::{edges, owned};
+use crate::graph::EdgeKind;
 use crate::ingest::fixture_graph as graph;
-
-/// Every edge of one kind as (from id, to id, confidence, reason).
-fn edges(g: &Graph, kind: EdgeKind) -> BTreeSet<(String, String, String, &'static str)> {
-    g.edges()
-        .iter()
-        .filter(|e| e.kind == kind)
-        .filter_map(|e| {
-            Some((
-                g.node(e.from)?.stable_id(),
-                g.node(e.to)?.stable_id(),
-                format!("{:.2}", e.confidence),
-                e.reason.as_str(),
-            ))
-        })
-        .collect()
-}
-
-fn owned(
-    expected: &[(&str, &str, &str, &'static str)],
-) -> BTreeSet<(String, String, String, &'static str)> {
-    expected
-        .iter()
-        .map(|(a, b, c, r)| (a.to_string(), b.to_string(), c.to_string(), *r))
-        .collect()
-}
 
 const UTIL_H: &str = r#"#ifndef UTIL_H
 #define UTIL_H

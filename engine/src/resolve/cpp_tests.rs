@@ -2,35 +2,9 @@
 //! line), receivers (`obj.f()`, `p->f()`, `this->f()`, fields, smart pointers), namespaces,
 //! inheritance and overloads.
 
-use std::collections::BTreeSet;
-
-use crate::graph::{EdgeKind, Graph};
+use super::fixture_edges::{edges, owned};
+use crate::graph::EdgeKind;
 use crate::ingest::fixture_graph as graph;
-
-/// Every edge of one kind as (from id, to id, confidence, reason).
-fn edges(g: &Graph, kind: EdgeKind) -> BTreeSet<(String, String, String, &'static str)> {
-    g.edges()
-        .iter()
-        .filter(|e| e.kind == kind)
-        .filter_map(|e| {
-            Some((
-                g.node(e.from)?.stable_id(),
-                g.node(e.to)?.stable_id(),
-                format!("{:.2}", e.confidence),
-                e.reason.as_str(),
-            ))
-        })
-        .collect()
-}
-
-fn owned(
-    expected: &[(&str, &str, &str, &'static str)],
-) -> BTreeSet<(String, String, String, &'static str)> {
-    expected
-        .iter()
-        .map(|(a, b, c, r)| (a.to_string(), b.to_string(), c.to_string(), *r))
-        .collect()
-}
 
 const BITS_H: &str = r#"#pragma once
 namespace store {

@@ -395,6 +395,8 @@ mod c_tests;
 #[cfg(test)]
 mod cpp_tests;
 #[cfg(test)]
+mod fixture_edges;
+#[cfg(test)]
 mod ref_tests;
 #[cfg(test)]
 mod tests;
