@@ -24,19 +24,10 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
     let mut cursor = root.walk();
     let mut stack: Vec<(Node, Option<u32>)> = vec![(root, None)];
     while let Some((node, scope)) = stack.pop() {
+        if preprocessor(node, src, facts) {
+            continue;
+        }
         match node.kind() {
-            "preproc_include" => {
-                include(node, src, facts);
-                continue;
-            }
-            // A function-like macro is no function: a call of its name is expanded, not made.
-            "preproc_function_def" => {
-                if let Some(name) = field(node, "name") {
-                    facts.locals.push((None, text(name, src).to_owned()));
-                }
-                continue;
-            }
-            "preproc_def" => continue,
             "function_definition" => {
                 let idx = function(node, scope, src, facts);
                 if let Some(body) = field(node, "body") {
@@ -75,7 +66,24 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
 }
 
 /// `#include "a/b.h"` as `a/b.h`, `#include <a/b.h>` as `<a/b.h>`.
-pub(super) fn include(node: Node, src: &[u8], facts: &mut FileFacts) {
+/// The preprocessor lines C and C++ share: an `#include` is an import, a function-like macro
+/// is no function (a call of its name is expanded, not made: its name hides functions), an
+/// object-like one holds nothing to walk. Whether `node` was one of them.
+pub(super) fn preprocessor(node: Node, src: &[u8], facts: &mut FileFacts) -> bool {
+    match node.kind() {
+        "preproc_include" => include(node, src, facts),
+        "preproc_function_def" => {
+            if let Some(name) = field(node, "name") {
+                facts.locals.push((None, text(name, src).to_owned()));
+            }
+        }
+        "preproc_def" => {}
+        _ => return false,
+    }
+    true
+}
+
+fn include(node: Node, src: &[u8], facts: &mut FileFacts) {
     let Some(path) = field(node, "path") else {
         return;
     };

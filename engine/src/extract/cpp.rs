@@ -3,7 +3,7 @@
 
 use tree_sitter::Node;
 
-use super::c::{self, function_declarator, include, variable_name};
+use super::c::{self, function_declarator, variable_name};
 use super::{
     field, header_before_body, line, named_children, new_def, push_call, push_children, text,
 };
@@ -28,18 +28,10 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
     let mut stack: Vec<(Node, Option<u32>)> = vec![(root, None)];
     let mut anonymous: Vec<(u32, u32)> = Vec::new();
     while let Some((node, scope)) = stack.pop() {
+        if c::preprocessor(node, src, facts) {
+            continue;
+        }
         match node.kind() {
-            "preproc_include" => {
-                include(node, src, facts);
-                continue;
-            }
-            "preproc_function_def" => {
-                if let Some(name) = field(node, "name") {
-                    facts.locals.push((None, text(name, src).to_owned()));
-                }
-                continue;
-            }
-            "preproc_def" => continue,
             // A namespace is a node of the graph; what it holds stays at file level, where a
             // name is looked up (the resolver does not model namespace scopes).
             "namespace_definition" => {
