@@ -72,8 +72,9 @@ fn each_turn_gets_the_skeleton_in_full_and_a_message_saying_why() {
     else {
         panic!("not tools_compiled");
     };
-    // The 24 tools and the tool search, which is always offered and counted.
-    assert_eq!(tools.len() + excluded as usize, 25);
+    // Every tool of the report (Nexus's and 8 hosted) and the tool search, which is always
+    // offered and counted.
+    assert_eq!(tools.len() + excluded as usize, ToolName::ALL.len() + 8 + 1);
     let search = tools.iter().find(|t| t.name == FIND_TOOLS);
     assert!(search.is_some_and(|t| t.skeleton && t.tier == ToolTier::Full));
     assert!(tokens < all_full_tokens, "{tokens} vs {all_full_tokens}");
@@ -321,10 +322,10 @@ fn model_analyses_land_in_the_background_and_change_the_next_catalog() {
     let Some(due) = jit.start_analysis(&report()) else {
         panic!("every tool is due");
     };
-    assert_eq!(due.len(), 24);
+    assert_eq!(due.len(), ToolName::ALL.len() + 8);
     // One analysis at a time.
     assert!(jit.start_analysis(&report()).is_none());
-    assert_eq!(jit.analyse(&due, &TimeAnalyzer), 24);
+    assert_eq!(jit.analyse(&due, &TimeAnalyzer), due.len());
     let after = compile(&jit, "s", "what is the hour?");
     let now = after.compiled.decision("kv:get").map(|d| d.logic);
     assert!(now > kv, "{kv:?} → {now:?}");
