@@ -514,7 +514,11 @@ async fn each_turn_reports_the_tools_it_compiled_and_expand_makes_one_callable()
         route.is_some_and(|t| t.skeleton && t.tier == ToolTier::Full),
         "{seen:?}"
     );
-    assert!(seen.len() < 16 + 6, "some tools are left out: {seen:?}");
+    // Nexus's tools and the Python server's 6, the tool search aside: not all of them.
+    assert!(
+        seen.len() < nexus_shared::ToolName::ALL.len() + 6,
+        "some tools are left out: {seen:?}"
+    );
     assert_eq!(
         turn.chips(),
         vec![

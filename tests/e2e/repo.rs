@@ -80,11 +80,7 @@ async fn the_page_indexes_the_bridge_repository_and_answers_from_it() {
     // Every tool, through the real bridge, answered by the tab from the indexed repository.
     let expectations: [(&str, serde_json::Value, &str); 17] = [
         ("context", json!({}), "# sample-shop"),
-        (
-            "search",
-            json!({"query": "discount"}),
-            "`Function:shop/pricing.py:apply_discount`",
-        ),
+        ("search", json!({"query": "discount"}), "`apply_discount`"),
         (
             "cypher",
             json!({"query": "MATCH (a)-[:CALLS]->(b {name: 'validate_card'}) RETURN a.name"}),
