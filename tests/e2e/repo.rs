@@ -101,7 +101,7 @@ async fn the_page_indexes_the_bridge_repository_and_answers_from_it() {
         (
             "impact",
             json!({"target": "apply_discount"}),
-            "`Method:shop/cart.py:Cart.total`",
+            "`Cart.total`",
         ),
         (
             "highlight",
