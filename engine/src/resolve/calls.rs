@@ -241,14 +241,7 @@ impl<'a> Resolver<'a> {
                 // In a C++ method (in its class or out of line) a member of its class or of a
                 // base hides every other name.
                 if f.lang == Lang::Cpp
-                    && let Some(owner) = self.owner_type(fi, scope)
-                    && let Some(hit) = self.typed_member(
-                        owner,
-                        1.0,
-                        name,
-                        confidence::SELF_METHOD,
-                        Reason::SelfMethod,
-                    )
+                    && let Some(hit) = self.own_member(fi, scope, name)
                 {
                     return vec![hit];
                 }
@@ -675,15 +668,7 @@ impl<'a> Resolver<'a> {
         }
         match receiver {
             Receiver::SelfRef => {
-                if let Some(owner) = self.owner_type(fi, scope)
-                    && let Some(hit) = self.typed_member(
-                        owner,
-                        1.0,
-                        name,
-                        confidence::SELF_METHOD,
-                        Reason::SelfMethod,
-                    )
-                {
+                if let Some(hit) = self.own_member(fi, scope, name) {
                     return vec![hit];
                 }
                 // A function declaring what `this` is (`function f(this: Annotation)`): through

@@ -1195,6 +1195,24 @@ impl<'a> Resolver<'a> {
         self.call_result_type(mate, None, callee, depth + 1)
     }
 
+    /// Member `name` of the type whose method holds `scope` (`self.m()`, `this->m()`, a C++
+    /// method's bare call), as sure as a self-method.
+    pub(super) fn own_member(
+        &self,
+        fi: usize,
+        scope: Option<u32>,
+        name: &str,
+    ) -> Option<(u32, f32, Reason)> {
+        let owner = self.owner_type(fi, scope)?;
+        self.typed_member(
+            owner,
+            1.0,
+            name,
+            confidence::SELF_METHOD,
+            Reason::SelfMethod,
+        )
+    }
+
     /// Member `name` of type `ty`, reached with confidence `reached`: a member found on the type
     /// itself is as sure as `direct`; one inherited from a base is capped at `INHERITED`.
     pub(super) fn typed_member(
