@@ -752,7 +752,7 @@ impl<'a> Resolver<'a> {
                 // `Inner.m()`: a static method of a Java member type in scope or imported.
                 if f.lang == Lang::Java
                     && self.binding_type(fi, scope, var).is_none()
-                    && let Some((t, conf)) = self.java_member_type(fi, scope, var)
+                    && let Some((t, conf)) = self.nested_type(fi, scope, var)
                 {
                     return self
                         .typed_member(t, conf, name, conf, Reason::ClassMember)

@@ -301,14 +301,17 @@ impl<'a> Resolver<'a> {
                 .iter()
                 .any(|i| i.names.iter().any(|n| n.local() == ty));
             let id = self.def_node[fi][di as usize];
-            // A Go method's type is in its own package: found by the file's scope, surely.
-            let owner = self
-                .resolve_type(fi, def.parent, ty)
-                .filter(|&(_, conf)| {
-                    conf >= confidence::IMPORT
-                        || !(imported || ty.contains("::") || f.lang == Lang::Go)
-                })
-                .map(|(owner, _)| owner);
+            // A C++ `Outer::Inner::f` names its class by a path whose first segments may be
+            // namespaces rather than types: the longest path that is a type is the owner.
+            let owner = type_paths(ty).find_map(|ty| {
+                // A Go method's type is in its own package: found by the file's scope, surely.
+                self.resolve_type(fi, def.parent, ty)
+                    .filter(|&(_, conf)| {
+                        conf >= confidence::IMPORT
+                            || !(imported || ty.contains("::") || f.lang == Lang::Go)
+                    })
+                    .map(|(owner, _)| owner)
+            });
             let Some(owner) = owner else {
                 // A Go method of a type the project does not show is still a method of its
                 // name: a candidate for calls on receivers of unknown type.
@@ -356,4 +359,9 @@ impl<'a> Resolver<'a> {
             }
         }
     }
+}
+
+/// `a.b.C`, `b.C`, `C`: a written type path, then the same without its first segments.
+fn type_paths(path: &str) -> impl Iterator<Item = &str> {
+    std::iter::once(path).chain(path.match_indices('.').map(move |(at, _)| &path[at + 1..]))
 }

@@ -67,8 +67,8 @@ impl<'a> Resolver<'a> {
                 .owner_type(fi, scope)
                 .map(|t| (t, confidence::SELF_METHOD));
         }
-        if self.files[fi].lang == Lang::Java
-            && let Some(found) = self.java_member_type(fi, scope, name)
+        if matches!(self.files[fi].lang, Lang::Java | Lang::Cpp)
+            && let Some(found) = self.nested_type(fi, scope, name)
         {
             return Some(found);
         }
@@ -123,10 +123,11 @@ impl<'a> Resolver<'a> {
         }
     }
 
-    /// A Java member type: a simple name declared in (or inherited by) a class around `scope`,
-    /// which hides every other type of that name, else imported from a project class by a
-    /// single-type import; or `Outer.Inner` for a member of `Outer`.
-    pub(super) fn java_member_type(
+    /// A Java or C++ member type: a simple name declared in (or inherited by) a class around
+    /// `scope` (for C++, the class a method defined out of line belongs to), which hides every
+    /// other type of that name, else (Java) imported from a project class by a single-type
+    /// import; or `Outer.Inner` for a member of `Outer`.
+    pub(super) fn nested_type(
         &self,
         fi: usize,
         scope: Option<u32>,
@@ -150,12 +151,18 @@ impl<'a> Resolver<'a> {
         }
         let defs = &self.files[fi].defs;
         let enclosing = self.scope_chain(fi, scope).into_iter().find_map(|d| {
-            if !defs.get(d as usize).is_some_and(|x| x.kind.is_type()) {
-                return None;
-            }
-            let (t, inherited) = member_type(self.def_node[fi][d as usize], name)?;
+            let node = self.def_node[fi][d as usize];
+            let ty = if defs.get(d as usize).is_some_and(|x| x.kind.is_type()) {
+                node
+            } else {
+                *self.adopted.get(&node)?
+            };
+            let (t, inherited) = member_type(ty, name)?;
             Some((t, level(inherited)))
         });
+        if self.files[fi].lang != Lang::Java {
+            return enclosing;
+        }
         // `import a.b.Outer.Inner;`: a member type of a project class, imported by its name.
         enclosing.or_else(|| {
             self.files[fi]
