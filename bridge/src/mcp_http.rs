@@ -38,26 +38,34 @@ pub fn load_token() -> Result<Token, String> {
     token_path().and_then(|path| secret::load_or_create(&path))
 }
 
+/// What answers `/mcp`: Nexus's handler, with the conformance suite's fixtures in front in the
+/// test build that has them.
+#[cfg(not(feature = "conformance-fixtures"))]
+pub type Handler = NexusMcp;
+#[cfg(feature = "conformance-fixtures")]
+pub type Handler = crate::conformance::Fixtures;
+
 /// The Streamable HTTP service: one handler per request over state shared by all of them (the
 /// tools session and the pending confirmations), no sessions, JSON answers unless the call
 /// streams progress. `Host` and `Origin` are checked by the hub's guards, not by rmcp.
 pub fn service(
     relay: Arc<Relay>,
     host: Arc<Host>,
-) -> StreamableHttpService<NexusMcp, LocalSessionManager> {
+) -> StreamableHttpService<Handler, LocalSessionManager> {
     let shared = Shared::new("http");
     let config = StreamableHttpServerConfig::default()
-        .with_legacy_session_mode(false)
+        // Clients before 2026-07-28 get a session (`Mcp-Session-Id`), so a call can ask them
+        // something (elicitation) and read the answer they post back; 2026-07-28 is stateless.
+        .with_legacy_session_mode(true)
         .with_json_response(true)
         .disable_allowed_hosts()
         .disable_allowed_origins();
     StreamableHttpService::new(
         move || {
-            Ok(NexusMcp::with_shared(
-                relay.clone(),
-                host.clone(),
-                shared.clone(),
-            ))
+            let handler = NexusMcp::with_shared(relay.clone(), host.clone(), shared.clone());
+            #[cfg(feature = "conformance-fixtures")]
+            let handler = crate::conformance::Fixtures::from(handler);
+            Ok(handler)
         },
         Default::default(),
         config,
