@@ -5,19 +5,22 @@
 //! everything-server.ts` in the suite's repository) answers; everything else goes to Nexus's
 //! handler unchanged, so the suite also checks Nexus's own tools, resources and wire.
 
-#![expect(deprecated, reason = "the suite still checks logging, which SEP-2577 deprecates; the fixtures serve it")]
+#![expect(
+    deprecated,
+    reason = "the suite still checks logging, which SEP-2577 deprecates; the fixtures serve it"
+)]
 
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequestParams, ClientCapabilities, CallToolResponse, CallToolResult, ClientResult, GetPromptRequestParams,
-    GetPromptResponse, GetPromptResult, InputRequest, InputRequests, InputRequiredResult,
-    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
-    LoggingMessageNotificationParam, PaginatedRequestParams, ProgressNotificationParam,
-    ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
-    ServerConfig, ServerRequest, SetLevelRequestParams, SubscribeRequestParams,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities, ClientResult,
+    GetPromptRequestParams, GetPromptResponse, GetPromptResult, InputRequest, InputRequests,
+    InputRequiredResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+    ListToolsResult, LoggingMessageNotificationParam, PaginatedRequestParams,
+    ProgressNotificationParam, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse,
+    ReadResourceResult, ServerConfig, ServerRequest, SetLevelRequestParams, SubscribeRequestParams,
     SubscriptionFilter, Tool, UnsubscribeRequestParams,
 };
 use rmcp::service::{RequestContext, SubscriptionContext};
@@ -142,25 +145,73 @@ fn tools() -> Value {
         ("test_simple_text", "Tests simple text content response"),
         ("test_image_content", "Tests image content response"),
         ("test_audio_content", "Tests audio content response"),
-        ("test_embedded_resource", "Tests embedded resource content response"),
-        ("test_multiple_content_types", "Tests response with multiple content types (text, image, resource)"),
-        ("test_tool_with_logging", "Tests tool that emits log messages during execution"),
-        ("test_tool_with_progress", "Tests tool that reports progress notifications"),
+        (
+            "test_embedded_resource",
+            "Tests embedded resource content response",
+        ),
+        (
+            "test_multiple_content_types",
+            "Tests response with multiple content types (text, image, resource)",
+        ),
+        (
+            "test_tool_with_logging",
+            "Tests tool that emits log messages during execution",
+        ),
+        (
+            "test_tool_with_progress",
+            "Tests tool that reports progress notifications",
+        ),
         ("test_error_handling", "Tests error response handling"),
-        ("test_elicitation_sep1034_defaults", "Tests elicitation with default values per SEP-1034"),
-        ("test_elicitation_sep1330_enums", "Tests elicitation with enum schema improvements per SEP-1330"),
-        ("test_input_required_result_elicitation", "MRTR: returns InputRequiredResult with elicitation request"),
-        ("test_input_required_result_sampling", "MRTR: returns InputRequiredResult with sampling request"),
-        ("test_input_required_result_list_roots", "MRTR: returns InputRequiredResult with roots/list request"),
-        ("test_input_required_result_request_state", "MRTR: returns InputRequiredResult with requestState"),
-        ("test_input_required_result_multiple_inputs", "MRTR: returns InputRequiredResult with multiple input requests"),
-        ("test_input_required_result_multi_round", "MRTR: multi-round InputRequiredResult workflow"),
-        ("test_input_required_result_tampered_state", "MRTR: server-held requestState integrity test"),
-        ("test_input_required_result_capabilities", "MRTR: respects client capabilities in inputRequests"),
+        (
+            "test_elicitation_sep1034_defaults",
+            "Tests elicitation with default values per SEP-1034",
+        ),
+        (
+            "test_elicitation_sep1330_enums",
+            "Tests elicitation with enum schema improvements per SEP-1330",
+        ),
+        (
+            "test_input_required_result_elicitation",
+            "MRTR: returns InputRequiredResult with elicitation request",
+        ),
+        (
+            "test_input_required_result_sampling",
+            "MRTR: returns InputRequiredResult with sampling request",
+        ),
+        (
+            "test_input_required_result_list_roots",
+            "MRTR: returns InputRequiredResult with roots/list request",
+        ),
+        (
+            "test_input_required_result_request_state",
+            "MRTR: returns InputRequiredResult with requestState",
+        ),
+        (
+            "test_input_required_result_multiple_inputs",
+            "MRTR: returns InputRequiredResult with multiple input requests",
+        ),
+        (
+            "test_input_required_result_multi_round",
+            "MRTR: multi-round InputRequiredResult workflow",
+        ),
+        (
+            "test_input_required_result_tampered_state",
+            "MRTR: server-held requestState integrity test",
+        ),
+        (
+            "test_input_required_result_capabilities",
+            "MRTR: respects client capabilities in inputRequests",
+        ),
         ("test_missing_capability", "Test tool requiring sampling"),
-        ("test_trigger_tool_change", "Adds test_dynamic_tool to this list and announces the change"),
+        (
+            "test_trigger_tool_change",
+            "Adds test_dynamic_tool to this list and announces the change",
+        ),
     ];
-    let dynamic = ("test_dynamic_tool", "Listed once test_trigger_tool_change has run");
+    let dynamic = (
+        "test_dynamic_tool",
+        "Listed once test_trigger_tool_change has run",
+    );
     let mut tools: Vec<Value> = plain
         .iter()
         .chain((*tool_changes().borrow()).then_some(&dynamic))
@@ -269,7 +320,9 @@ fn resource(uri: &str) -> Option<Value> {
                 "text": json!({ "id": id, "templateTest": true, "data": format!("Data for ID: {id}") }).to_string() })
         }
     };
-    Some(json!({ "resultType": "complete", "contents": [contents], "ttlMs": 300000, "cacheScope": "private" }))
+    Some(
+        json!({ "resultType": "complete", "contents": [contents], "ttlMs": 300000, "cacheScope": "private" }),
+    )
 }
 
 impl Fixtures {
@@ -281,10 +334,13 @@ impl Fixtures {
     ) -> Option<Result<CallToolResponse, McpError>> {
         let responses = request.input_responses.as_ref();
         let response = |key: &str| responses.and_then(|r| r.get(key));
-        let content = |blocks: Value| typed::<CallToolResult>(json!({ "resultType": "complete", "content": blocks }));
+        let content = |blocks: Value| {
+            typed::<CallToolResult>(json!({ "resultType": "complete", "content": blocks }))
+        };
         let name = request.name.as_ref();
         let malformed = responses.and_then(|r| r.iter().find(|(_, answer)| !answer.is_object()));
-        if let Some((key, _)) = malformed.filter(|_| name.starts_with("test_input_required_result")) {
+        if let Some((key, _)) = malformed.filter(|_| name.starts_with("test_input_required_result"))
+        {
             return Some(Err(McpError::invalid_params(
                 format!("inputResponses `{key}` is not a result object"),
                 None,
@@ -307,20 +363,26 @@ impl Fixtures {
                 { "type": "resource", "resource": { "uri": "test://mixed-content-resource",
                   "mimeType": "application/json", "text": json!({ "test": "data", "value": 123 }).to_string() } }
             ])),
-            "test_error_handling" => Ok(CallToolResult::error(vec![rmcp::model::ContentBlock::text(
-                "This tool intentionally returns an error for testing",
-            )])),
+            "test_error_handling" => Ok(CallToolResult::error(vec![
+                rmcp::model::ContentBlock::text(
+                    "This tool intentionally returns an error for testing",
+                ),
+            ])),
             "json_schema_2020_12_tool" => Ok(text(format!(
                 "JSON Schema 2020-12 tool called with: {}",
                 Value::Object(request.arguments.clone().unwrap_or_default())
             ))),
             "test_missing_capability" => {
-                if context.client_capabilities().is_some_and(|caps| caps.sampling.is_some()) {
+                if context
+                    .client_capabilities()
+                    .is_some_and(|caps| caps.sampling.is_some())
+                {
                     Ok(text("Success"))
                 } else {
                     return Some(
-                        typed::<ClientCapabilities>(json!({ "sampling": {} }))
-                            .and_then(|caps| Err(McpError::missing_required_client_capability(caps))),
+                        typed::<ClientCapabilities>(json!({ "sampling": {} })).and_then(|caps| {
+                            Err(McpError::missing_required_client_capability(caps))
+                        }),
                     );
                 }
             }
@@ -363,14 +425,14 @@ impl Fixtures {
                 Ok(ask_client(context, enums_form(), elicitation_completed).await)
             }
             "test_input_required_result_elicitation" => match response("user_name") {
-                Some(answer) => Ok(text(format!(
-                    "Hello, {}!",
-                    answered(Some(answer), "name")
-                ))),
+                Some(answer) => Ok(text(format!("Hello, {}!", answered(Some(answer), "name")))),
                 None => {
                     return Some(
-                        ask(&[("user_name", elicit("What is your name?", "name", "string"))], None)
-                            .map(Into::into),
+                        ask(
+                            &[("user_name", elicit("What is your name?", "name", "string"))],
+                            None,
+                        )
+                        .map(Into::into),
                     );
                 }
             },
@@ -384,8 +446,14 @@ impl Fixtures {
                 ))),
                 None => {
                     return Some(
-                        ask(&[("sample_request", sample("What is the capital of France?", 100))], None)
-                            .map(Into::into),
+                        ask(
+                            &[(
+                                "sample_request",
+                                sample("What is the capital of France?", 100),
+                            )],
+                            None,
+                        )
+                        .map(Into::into),
                     );
                 }
             },
@@ -409,19 +477,32 @@ impl Fixtures {
                 } else {
                     let state = issue_state(json!("request-state"));
                     return Some(
-                        ask(&[("confirm", elicit("Please confirm", "ok", "boolean"))], Some(state))
-                            .map(Into::into),
+                        ask(
+                            &[("confirm", elicit("Please confirm", "ok", "boolean"))],
+                            Some(state),
+                        )
+                        .map(Into::into),
                     );
                 }
             }
             "test_input_required_result_multiple_inputs" => {
                 let state = redeem_state(request.request_state.as_deref());
-                match (state, response("user_name"), response("greeting"), response("client_roots")) {
-                    (Some(state), Some(name), Some(greeting), Some(roots)) if state == json!("multiple-inputs") => {
+                match (
+                    state,
+                    response("user_name"),
+                    response("greeting"),
+                    response("client_roots"),
+                ) {
+                    (Some(state), Some(name), Some(greeting), Some(roots))
+                        if state == json!("multiple-inputs") =>
+                    {
                         Ok(text(format!(
                             "Name: {}; Greeting: {}; Roots: {}",
                             answered(Some(name), "name"),
-                            greeting.pointer("/content/text").and_then(Value::as_str).unwrap_or("Hello there!"),
+                            greeting
+                                .pointer("/content/text")
+                                .and_then(Value::as_str)
+                                .unwrap_or("Hello there!"),
                             roots["roots"].as_array().map_or(0, Vec::len)
                         )))
                     }
@@ -450,7 +531,14 @@ impl Fixtures {
                         let state = issue_state(json!({ "round": 2, "name": name }));
                         return Some(
                             ask(
-                                &[("step2", elicit("Step 2: What is your favorite color?", "color", "string"))],
+                                &[(
+                                    "step2",
+                                    elicit(
+                                        "Step 2: What is your favorite color?",
+                                        "color",
+                                        "string",
+                                    ),
+                                )],
                                 Some(state),
                             )
                             .map(Into::into),
@@ -471,7 +559,10 @@ impl Fixtures {
                         let state = issue_state(json!({ "round": 1 }));
                         return Some(
                             ask(
-                                &[("step1", elicit("Step 1: What is your name?", "name", "string"))],
+                                &[(
+                                    "step1",
+                                    elicit("Step 1: What is your name?", "name", "string"),
+                                )],
                                 Some(state),
                             )
                             .map(Into::into),
@@ -482,27 +573,45 @@ impl Fixtures {
             "test_input_required_result_tampered_state" => {
                 if let Some(given) = request.request_state.as_deref() {
                     return Some(match redeem_state(Some(given)) {
-                        Some(state) if state == json!("tamper-test") && response("confirm").is_some() => {
+                        Some(state)
+                            if state == json!("tamper-test") && response("confirm").is_some() =>
+                        {
                             Ok(text("integrity-ok: state verified").into())
                         }
-                        Some(_) => Err(McpError::invalid_params("requestState does not match this call", None)),
-                        None => Err(McpError::invalid_params("requestState integrity check failed", None)),
+                        Some(_) => Err(McpError::invalid_params(
+                            "requestState does not match this call",
+                            None,
+                        )),
+                        None => Err(McpError::invalid_params(
+                            "requestState integrity check failed",
+                            None,
+                        )),
                     });
                 }
                 let state = issue_state(json!("tamper-test"));
                 return Some(
-                    ask(&[("confirm", elicit("Please confirm", "ok", "boolean"))], Some(state)).map(Into::into),
+                    ask(
+                        &[("confirm", elicit("Please confirm", "ok", "boolean"))],
+                        Some(state),
+                    )
+                    .map(Into::into),
                 );
             }
             "test_input_required_result_capabilities" => {
                 if let Some(responses) = responses.filter(|r| !r.is_empty()) {
                     let keys: Vec<&str> = responses.keys().map(String::as_str).collect();
-                    Ok(text(format!("capabilities-ok: received {}", keys.join(","))))
+                    Ok(text(format!(
+                        "capabilities-ok: received {}",
+                        keys.join(",")
+                    )))
                 } else {
                     let caps = context.client_capabilities();
                     let mut requests = Vec::new();
                     if caps.as_ref().is_some_and(|c| c.elicitation.is_some()) {
-                        requests.push(("elicit_input", elicit("Elicitation input", "value", "string")));
+                        requests.push((
+                            "elicit_input",
+                            elicit("Elicitation input", "value", "string"),
+                        ));
                     }
                     if caps.as_ref().is_some_and(|c| c.sampling.is_some()) {
                         requests.push(("sample_input", sample("Sample request", 50)));
@@ -521,16 +630,20 @@ impl Fixtures {
 
     /// `test_tool_with_logging`: three `info` log messages, then the answer.
     async fn logging(&self, context: &RequestContext<RoleServer>) -> CallToolResult {
-        for (i, message) in ["Tool execution started", "Tool processing data", "Tool execution completed"]
-            .iter()
-            .enumerate()
+        for (i, message) in [
+            "Tool execution started",
+            "Tool processing data",
+            "Tool execution completed",
+        ]
+        .iter()
+        .enumerate()
         {
             if i > 0 {
                 tokio::time::sleep(STEP).await;
             }
-            if let Ok(param) =
-                typed::<LoggingMessageNotificationParam>(json!({ "level": "info", "data": message }))
-            {
+            if let Ok(param) = typed::<LoggingMessageNotificationParam>(
+                json!({ "level": "info", "data": message }),
+            ) {
                 let _ = context.peer.notify_logging_message(param).await;
             }
         }
@@ -589,7 +702,9 @@ async fn ask_client(
     }
     let request = match typed::<ServerRequest>(request) {
         Ok(request) => request,
-        Err(err) => return CallToolResult::error(vec![rmcp::model::ContentBlock::text(err.message)]),
+        Err(err) => {
+            return CallToolResult::error(vec![rmcp::model::ContentBlock::text(err.message)]);
+        }
     };
     match context.peer.send_request(request).await {
         Ok(result) => {
@@ -710,7 +825,10 @@ fn prompt(request: &GetPromptRequestParams) -> Option<Result<GetPromptResponse, 
             let Some(context) = context else {
                 return Some(
                     ask(
-                        &[("user_context", elicit("What context should the prompt use?", "context", "string"))],
+                        &[(
+                            "user_context",
+                            elicit("What context should the prompt use?", "context", "string"),
+                        )],
                         None,
                     )
                     .map(Into::into),
@@ -723,7 +841,10 @@ fn prompt(request: &GetPromptRequestParams) -> Option<Result<GetPromptResponse, 
         }
         _ => return None,
     };
-    Some(typed::<GetPromptResult>(json!({ "resultType": "complete", "messages": messages })).map(Into::into))
+    Some(
+        typed::<GetPromptResult>(json!({ "resultType": "complete", "messages": messages }))
+            .map(Into::into),
+    )
 }
 
 /// `items` of a list result with the suite's caching hints.
@@ -737,7 +858,9 @@ impl ServerHandler for Fixtures {
         let caps = &mut info.capabilities;
         caps.logging = Some(Map::new());
         caps.completions = Some(Map::new());
-        caps.resources.get_or_insert_with(Default::default).subscribe = Some(true);
+        caps.resources
+            .get_or_insert_with(Default::default)
+            .subscribe = Some(true);
         info
     }
 

@@ -10,7 +10,8 @@ use nexus_e2e::{McpBridge, TempDir, bridge_bin, free_port, ui_dir, workspace_roo
 /// The Inspector's CLI run by the pinned Node (the Inspector needs Node ≥ 22.19).
 fn inspector_command() -> Command {
     let js = workspace_root().join("tests/js");
-    let launcher = js.join("node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js");
+    let launcher =
+        js.join("node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js");
     assert!(
         launcher.exists(),
         "MCP Inspector is not installed: run scripts/setup.sh"
@@ -123,9 +124,8 @@ async fn inspector_over_http_lists_seventeen_tools_and_needs_the_token() {
     };
     let bearer = format!("Bearer {token}");
 
-    let listed = tokio::task::block_in_place(|| {
-        inspector_http(port, &bearer, &["--method", "tools/list"])
-    });
+    let listed =
+        tokio::task::block_in_place(|| inspector_http(port, &bearer, &["--method", "tools/list"]));
     assert!(
         listed.status.success(),
         "{}",

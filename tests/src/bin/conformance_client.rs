@@ -102,16 +102,7 @@ async fn drive(bridge: &McpBridge, scenario: &str, context: &Value) -> Result<()
                 .collect(),
             _ => tools
                 .iter()
-                .map(|(name, schema)| {
-                    let takes_numbers = schema.pointer("/properties/a").is_some()
-                        && schema.pointer("/properties/b").is_some();
-                    let args = if takes_numbers {
-                        json!({"a": 2, "b": 3})
-                    } else {
-                        json!({})
-                    };
-                    (name.clone(), args)
-                })
+                .map(|(name, schema)| (name.clone(), arguments_for(schema)))
                 .collect(),
         }
     };
@@ -131,6 +122,26 @@ async fn drive(bridge: &McpBridge, scenario: &str, context: &Value) -> Result<()
         }
     }
     Ok(())
+}
+
+/// Arguments an agent would send: `a: 2, b: 3` for the suite's adders (as its reference client
+/// sends), else a plain value for each required property.
+fn arguments_for(schema: &Value) -> Value {
+    let mut args = serde_json::Map::new();
+    let required = schema["required"].as_array().cloned().unwrap_or_default();
+    for name in required.iter().filter_map(Value::as_str) {
+        let value = match schema
+            .pointer(&format!("/properties/{name}/type"))
+            .and_then(Value::as_str)
+        {
+            Some("integer" | "number") => json!(if name == "a" { 2 } else { 3 }),
+            Some("boolean") => json!(true),
+            Some("string") => json!("test"),
+            _ => continue,
+        };
+        args.insert(name.to_owned(), value);
+    }
+    Value::Object(args)
 }
 
 /// Waits until the bridge's health shows the hosted server online.
