@@ -1,5 +1,5 @@
-//! `/mcp`: the stdio server's handler (`mcp.rs`) over Streamable HTTP, stateless, on the hub's
-//! port, behind the user's MCP bearer token (`mcp-token`, 0600, in the data folder).
+//! `/mcp`: the stdio server's handler (`mcp.rs`) over Streamable HTTP (stateless at 2026-07-28),
+//! on the hub's port, behind the user's MCP bearer token (`mcp-token`, 0600, in the data folder).
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -45,9 +45,9 @@ pub type Handler = NexusMcp;
 #[cfg(feature = "conformance-fixtures")]
 pub type Handler = crate::conformance::Fixtures;
 
-/// The Streamable HTTP service: one handler per request over state shared by all of them (the
-/// tools session and the pending confirmations), no sessions, JSON answers unless the call
-/// streams progress. `Host` and `Origin` are checked by the hub's guards, not by rmcp.
+/// The Streamable HTTP service: one handler per request (per session for clients before
+/// 2026-07-28) over state shared by all of them (the tools session and the pending
+/// confirmations), JSON answers unless the call streams progress. `Host` and `Origin` are checked by the hub's guards, not by rmcp.
 pub fn service(
     relay: Arc<Relay>,
     host: Arc<Host>,
