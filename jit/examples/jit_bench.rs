@@ -5,7 +5,8 @@
 //! Turn sets: `own` (bench/tasks.json, the project's turns), `heldout-54` (bench/heldout-54.json,
 //! written later over the same 54 tools), `learning` (bench/learning-servers.json: turns over the
 //! learning servers, the only ones parameters were chosen on) and `heldout-servers`
-//! (bench/heldout-servers.json: turns over the held-out servers). Registries: the 54 tools, and
+//! (bench/heldout-servers.json: turns over the held-out servers); `fresh-54` and `fresh-servers`
+//! (bench/heldout-fresh-*.json: held-out turns written in a later stop, measured once). Registries: the 54 tools, and
 //! the 54 with every captured server (fixtures/registry/servers.json).
 //! `--misses` lists each miss; `--set NAME` runs one set; `--rounds N` times N compilations; `--config JSON` a `tool_selection`
 //! section other than the defaults.
@@ -203,7 +204,7 @@ fn measure(compiler: &Compiler, catalog: &Catalog, tasks: &[Task], rounds: usize
         }
         // The model's search: the request's own words, as a model would pass them on.
         let found: Vec<String> = compiler
-            .find_tools(catalog, &task.question, SEARCH_LIMIT)
+            .find_tools(catalog, &task.question, SEARCH_LIMIT, Some(&out))
             .into_iter()
             .map(|found| found.tool)
             .collect();
@@ -302,28 +303,38 @@ fn run() -> Result<(), String> {
         .map(String::as_str);
     let small = registry_54()?;
     let servers = captured()?;
-    let sets: [(&str, &str, bool); 4] = [
+    let sets: [(&str, &str, bool); 6] = [
         ("own", "tasks.json", true),
         ("heldout-54", "heldout-54.json", true),
         ("learning", "learning-servers.json", false),
         ("heldout-servers", "heldout-servers.json", false),
+        ("fresh-54", "heldout-fresh-54.json", true),
+        ("fresh-servers", "heldout-fresh-servers.json", false),
     ];
     let tables = sets
         .iter()
         .map(|(_, file, _)| tasks(file))
         .collect::<Result<Vec<_>, _>>()?;
-    // The middle registry: the 54 and every captured server some turn needs a tool of.
-    let named: BTreeSet<&str> = tables
-        .iter()
-        .flatten()
-        .flat_map(|t| t.needs.iter().flatten())
-        .filter_map(|t| t.split(':').next())
-        .collect();
+    // The middle registries: the 54 and every captured server some turn needs a tool of (one
+    // for the first four sets, as earlier stops measured it, one for the fresh sets).
+    let named = |tables: &[Vec<Task>]| -> BTreeSet<String> {
+        tables
+            .iter()
+            .flatten()
+            .flat_map(|t| t.needs.iter().flatten())
+            .filter_map(|t| t.split(':').next().map(String::from))
+            .collect()
+    };
+    let (named_first, named_fresh) = (named(&tables[..4]), named(&tables[4..]));
     let mut middle = small.clone();
+    let mut fresh_middle = small.clone();
     let mut large = small.clone();
     for (id, _, tools) in &servers {
-        if named.contains(id.as_str()) {
+        if named_first.contains(id) {
             middle.extend(tools.iter().cloned());
+        }
+        if named_fresh.contains(id) {
+            fresh_middle.extend(tools.iter().cloned());
         }
         large.extend(tools.iter().cloned());
     }
@@ -353,6 +364,7 @@ fn run() -> Result<(), String> {
     };
     let (catalog_54, prepare_54) = prepare(small);
     let (catalog_middle, prepare_middle) = prepare(middle);
+    let (catalog_fresh, _) = prepare(fresh_middle);
     let (catalog_large, prepare_large) = prepare(large);
     println!("nexus-jit benchmark; analysis heuristic (no stored LLM analysis)");
     println!("tool_selection: {config_line}");
@@ -368,7 +380,12 @@ fn run() -> Result<(), String> {
         if only.is_some_and(|o| o != *set) {
             continue;
         }
-        let mut registries = vec![&catalog_middle, &catalog_large];
+        let first = if set.starts_with("fresh") {
+            &catalog_fresh
+        } else {
+            &catalog_middle
+        };
+        let mut registries = vec![first, &catalog_large];
         if *on_54 {
             registries.insert(0, &catalog_54);
         }
@@ -412,6 +429,8 @@ mod tests {
             ("heldout-54.json", 50),
             ("learning-servers.json", 40),
             ("heldout-servers.json", 60),
+            ("heldout-fresh-54.json", 25),
+            ("heldout-fresh-servers.json", 50),
         ] {
             let table = tasks(file)?;
             assert!(table.len() >= least, "{file}: {} tasks", table.len());

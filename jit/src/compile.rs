@@ -24,6 +24,8 @@ const KEYWORD_SHARE: f32 = 0.1;
 const FLOOR_SHARE: usize = 4;
 /// The pseudo-tool that searches the registry by words (see [`Compiler::find_tools`]).
 pub const FIND_TOOLS: &str = "find_tools";
+/// The most tools of one server a tool search returns.
+pub const SEARCH_PER_SERVER: usize = 2;
 /// What the tool search says of itself in the decisions.
 const FIND_TOOLS_WHY: &str = "the tool search: the model can look up any tool by words";
 
@@ -400,6 +402,28 @@ impl Compiler {
     }
 
     /// Vector scores (0–100) of every tool of `catalog` against `text`.
+    fn retrieval_vector(&self, text: &str, catalog: &Catalog) -> Vec<f32> {
+        let mode = std::env::var("JIT_EXP").unwrap_or_default();
+        if mode.is_empty() {
+            return self.vector_scores(text, catalog);
+        }
+        let turn_vector = unit(self.embedder.embed(text));
+        let floor: f32 = mode.parse().unwrap_or(0.0);
+        let span = (self.embedder.full_scale() - floor).max(f32::EPSILON);
+        catalog
+            .tools
+            .iter()
+            .map(|p| {
+                let cosine: f32 = if p.unit.len() == turn_vector.len() {
+                    p.unit.iter().zip(&turn_vector).map(|(a, b)| a * b).sum()
+                } else {
+                    0.0
+                };
+                ((cosine - floor).max(0.0) / span * 100.0).min(100.0)
+            })
+            .collect()
+    }
+
     fn vector_scores(&self, text: &str, catalog: &Catalog) -> Vec<f32> {
         let turn_vector = unit(self.embedder.embed(text));
         let floor = self.embedder.floor();
@@ -420,10 +444,26 @@ impl Compiler {
 
     /// The tool search: the `limit` tools of `catalog` that best match `query` (BM25 of its words
     /// blended with similarity), best first, each with its full entry; none when nothing matches.
-    pub fn find_tools(&self, catalog: &Catalog, query: &str, limit: usize) -> Vec<Found> {
+    /// Tools `shown` in full this turn are skipped (the model has their entries already), and
+    /// at most [`SEARCH_PER_SERVER`] come from one server, so that one server's look-alike tools
+    /// do not fill the answer.
+    pub fn find_tools(
+        &self,
+        catalog: &Catalog,
+        query: &str,
+        limit: usize,
+        shown: Option<&CompiledTools>,
+    ) -> Vec<Found> {
+        let in_full: BTreeSet<&str> = shown
+            .map(|out| {
+                out.in_tiers(&[Tier::Full])
+                    .map(|d| d.tool.as_str())
+                    .collect()
+            })
+            .unwrap_or_default();
         let retrieval = blend(
             &catalog.lexical.scores(query),
-            &self.vector_scores(query, catalog),
+            &self.retrieval_vector(query, catalog),
         );
         let mut order: Vec<usize> = (0..catalog.tools.len())
             .filter(|&i| retrieval[i] >= MIN_MATCH)
@@ -433,8 +473,17 @@ impl Compiler {
                 .total_cmp(&retrieval[a])
                 .then(catalog.tools[a].id.cmp(&catalog.tools[b].id))
         });
+        let mut per_server: FxHashMap<&str, usize> = FxHashMap::default();
         order
             .into_iter()
+            .filter(|&i| !in_full.contains(catalog.tools[i].id.as_str()))
+            .filter(|&i| {
+                let n = per_server
+                    .entry(catalog.tools[i].tool.info.server.as_str())
+                    .or_default();
+                *n += 1;
+                *n <= SEARCH_PER_SERVER
+            })
             .take(limit)
             .map(|i| Found {
                 tool: catalog.tools[i].id.clone(),
@@ -471,7 +520,10 @@ impl Compiler {
         let c = &self.config;
         // The retrieval floor: the best matches of the question's words and meaning are shown
         // at least condensed, whatever the rules say.
-        let retrieval = blend(&catalog.lexical.scores(&turn.question), &vectors);
+        let retrieval = blend(
+            &catalog.lexical.scores(&turn.question),
+            &self.retrieval_vector(&turn.question, catalog),
+        );
         let mut by_retrieval: Vec<usize> = (0..catalog.tools.len())
             .filter(|&i| retrieval[i] >= MIN_MATCH)
             .collect();
