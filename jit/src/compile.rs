@@ -402,28 +402,6 @@ impl Compiler {
     }
 
     /// Vector scores (0–100) of every tool of `catalog` against `text`.
-    fn retrieval_vector(&self, text: &str, catalog: &Catalog) -> Vec<f32> {
-        let mode = std::env::var("JIT_EXP").unwrap_or_default();
-        if mode.is_empty() {
-            return self.vector_scores(text, catalog);
-        }
-        let turn_vector = unit(self.embedder.embed(text));
-        let floor: f32 = mode.parse().unwrap_or(0.0);
-        let span = (self.embedder.full_scale() - floor).max(f32::EPSILON);
-        catalog
-            .tools
-            .iter()
-            .map(|p| {
-                let cosine: f32 = if p.unit.len() == turn_vector.len() {
-                    p.unit.iter().zip(&turn_vector).map(|(a, b)| a * b).sum()
-                } else {
-                    0.0
-                };
-                ((cosine - floor).max(0.0) / span * 100.0).min(100.0)
-            })
-            .collect()
-    }
-
     fn vector_scores(&self, text: &str, catalog: &Catalog) -> Vec<f32> {
         let turn_vector = unit(self.embedder.embed(text));
         let floor = self.embedder.floor();
@@ -463,7 +441,7 @@ impl Compiler {
             .unwrap_or_default();
         let retrieval = blend(
             &catalog.lexical.scores(query),
-            &self.retrieval_vector(query, catalog),
+            &self.vector_scores(query, catalog),
         );
         let mut order: Vec<usize> = (0..catalog.tools.len())
             .filter(|&i| retrieval[i] >= MIN_MATCH)
@@ -520,10 +498,7 @@ impl Compiler {
         let c = &self.config;
         // The retrieval floor: the best matches of the question's words and meaning are shown
         // at least condensed, whatever the rules say.
-        let retrieval = blend(
-            &catalog.lexical.scores(&turn.question),
-            &self.retrieval_vector(&turn.question, catalog),
-        );
+        let retrieval = blend(&catalog.lexical.scores(&turn.question), &vectors);
         let mut by_retrieval: Vec<usize> = (0..catalog.tools.len())
             .filter(|&i| retrieval[i] >= MIN_MATCH)
             .collect();
