@@ -39,7 +39,7 @@ impl<'a> Resolver<'a> {
                 }
                 for (to, conf, reason) in targets {
                     let (to, conf) = match call.args {
-                        Some(args) if f.lang == Lang::Java => self.java_overload(to, conf, args),
+                        Some(args) if f.lang.is_java_family() => self.java_overload(to, conf, args),
                         _ => (to, conf),
                     };
                     // A C++ overload set split across definitions: which one is called depends
@@ -158,7 +158,7 @@ impl<'a> Resolver<'a> {
         }
         let package_mates: &[usize] = match f.lang {
             Lang::Go => self.modules.same_dir_go(&f.path),
-            Lang::Java => f.package.as_deref().map_or(&[], |p| self.modules.java(p)),
+            Lang::Java | Lang::CSharp => f.package.as_deref().map_or(&[], |p| self.modules.java(p)),
             _ => &[],
         };
         // A definition in stand-in code (a Go file another platform builds) gives way to a real
@@ -253,7 +253,7 @@ impl<'a> Resolver<'a> {
                     Some(false) => true,
                     None => false,
                 };
-                if f.lang == Lang::Java
+                if f.lang.is_java_family()
                     && let Some(hit) = self
                         .java_implicit_this(fi, scope, name)
                         .or_else(|| self.java_static_import(fi, name))
@@ -739,7 +739,7 @@ impl<'a> Resolver<'a> {
                 {
                     return vec![hit];
                 }
-                if matches!(f.lang, Lang::Java | Lang::Cpp)
+                if matches!(f.lang, Lang::Java | Lang::CSharp | Lang::Cpp)
                     && let Some(hit) = self.field_member(fi, scope, var, name, depth)
                 {
                     return vec![hit];
@@ -750,7 +750,7 @@ impl<'a> Resolver<'a> {
                     return Vec::new();
                 }
                 // `Inner.m()`: a static method of a Java member type in scope or imported.
-                if f.lang == Lang::Java
+                if f.lang.is_java_family()
                     && self.binding_type(fi, scope, var).is_none()
                     && let Some((t, conf)) = self.java_member_type(fi, scope, var)
                 {
@@ -761,7 +761,7 @@ impl<'a> Resolver<'a> {
                 }
                 // A Java receiver of a type outside the project (`String.valueOf(…)`, or
                 // `text.charAt(…)` where `String text`) calls none of the project's methods.
-                if f.lang == Lang::Java && self.java_outside(fi, scope, var) {
+                if f.lang.is_java_family() && self.java_outside(fi, scope, var) {
                     return Vec::new();
                 }
             }
@@ -809,7 +809,7 @@ impl<'a> Resolver<'a> {
                 }
                 // Java's implicit `this`: `parent.root.get()` where `parent` is a field.
                 let head = path.split('.').next().unwrap_or(path);
-                if matches!(f.lang, Lang::Java | Lang::Cpp)
+                if matches!(f.lang, Lang::Java | Lang::CSharp | Lang::Cpp)
                     && !on_self
                     && self.binding_type(fi, scope, head).is_none()
                     && let Some((t, conf)) =

@@ -67,7 +67,7 @@ impl<'a> Resolver<'a> {
                 .owner_type(fi, scope)
                 .map(|t| (t, confidence::SELF_METHOD));
         }
-        if self.files[fi].lang == Lang::Java
+        if self.files[fi].lang.is_java_family()
             && let Some(found) = self.java_member_type(fi, scope, name)
         {
             return Some(found);
