@@ -280,7 +280,21 @@ impl<'a> Resolver<'a> {
                 _ => Vec::new(),
             },
             Callee::Member { receiver, name } => {
-                self.resolve_member(fi, scope, receiver, name, depth)
+                let hits = self.resolve_member(fi, scope, receiver, name, depth);
+                // A C# extension method, when no member was found through the receiver (only
+                // a guess by name, or nothing).
+                if f.lang == Lang::CSharp
+                    && hits.iter().all(|&(_, _, reason)| {
+                        matches!(
+                            reason,
+                            Reason::UniqueGlobal | Reason::ImportedCandidate | Reason::Ambiguous
+                        )
+                    })
+                    && let Some(hit) = self.csharp_extension(fi, scope, receiver, name, depth)
+                {
+                    return vec![hit];
+                }
+                hits
             }
             Callee::Scoped { path, name } if f.lang == Lang::Cpp => {
                 self.cpp_scoped(fi, scope, path, name)
@@ -391,9 +405,9 @@ impl<'a> Resolver<'a> {
             .map(|(file, class, ty)| (file, Some(class), ty.to_owned()))
     }
 
-    /// Java's implicit `this` for a bare `name(…)`: a method of the innermost class around
+    /// Java's (and C#'s) implicit `this` for a bare `name(…)`: a method of the innermost class around
     /// `scope` that has one by that name (its own or inherited), else of a class further out.
-    /// A name of `Object`'s methods, which every class has, never goes further out. Past a
+    /// A name of `Object`'s (or C#'s `object`'s) methods, which every class has, never goes further out. Past a
     /// class that inherits from a type outside the project (which may hold that method), only a
     /// name no built-in container has is looked for, and a hit is less sure (`INHERITED`: right
     /// 90 times of 90 on the Java corpora).
@@ -413,6 +427,12 @@ impl<'a> Resolver<'a> {
             "notifyAll",
             "toString",
             "wait",
+            "Equals",
+            "GetHashCode",
+            "GetType",
+            "MemberwiseClone",
+            "ReferenceEquals",
+            "ToString",
         ];
         let defs = &self.files[fi].defs;
         let mut cap = confidence::SELF_METHOD;
