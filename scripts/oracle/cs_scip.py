@@ -89,7 +89,7 @@ def source_name(method, owners):
 
 
 def call_pattern(name):
-    return re.compile(r"(?<![\w.@])@?%s\s*(<[^;(){}]*>)?\s*\(" % re.escape(name))
+    return re.compile(r"(?<![\w@])@?%s\s*(<[^;(){}]*>)?\s*\(" % re.escape(name))
 
 
 def build(root, refs, defines, work):
