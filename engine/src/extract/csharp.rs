@@ -458,7 +458,12 @@ fn receiver(object: Node, src: &[u8]) -> Receiver {
             chain(object, src).map_or(Receiver::Other, Receiver::Call)
         }
         "generic_name" => Receiver::Name(strip_generics(text(object, src))),
-        "predefined_type" => Receiver::Other,
+        // A keyword type (`string.Join(…)`) or a literal, by its type (`"a {0}".F(…)`).
+        "predefined_type" => Receiver::Name(text(object, src).to_owned()),
+        "string_literal"
+        | "verbatim_string_literal"
+        | "raw_string_literal"
+        | "interpolated_string_expression" => Receiver::Name("string".to_owned()),
         _ => RECEIVERS.receiver(object, src),
     }
 }

@@ -42,6 +42,11 @@ impl<'a> Resolver<'a> {
                         Some(args) if f.lang.is_java_family() => self.java_overload(to, conf, args),
                         _ => (to, conf),
                     };
+                    let to = if f.lang == Lang::CSharp {
+                        self.csharp_overridden(to)
+                    } else {
+                        to
+                    };
                     // A C++ overload set split across definitions: which one is called depends
                     // on argument types the resolver does not weigh.
                     let (conf, reason) = if self.cpp_overloads.contains(&to) {
@@ -280,6 +285,17 @@ impl<'a> Resolver<'a> {
                 _ => Vec::new(),
             },
             Callee::Member { receiver, name } => {
+                // A C# value of a keyword type (`"text".M()`, `string.Join(…)`): only an
+                // extension method of the project.
+                if f.lang == Lang::CSharp
+                    && let Receiver::Name(var) = receiver
+                    && super::csharp::PREDEFINED_TYPES.contains(&var.as_str())
+                {
+                    return self
+                        .csharp_extension(fi, scope, receiver, name, depth)
+                        .into_iter()
+                        .collect();
+                }
                 let hits = self.resolve_member(fi, scope, receiver, name, depth);
                 // A C# extension method, when no member was found through the receiver (only
                 // a guess by name, or nothing).

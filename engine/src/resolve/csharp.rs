@@ -67,6 +67,8 @@ impl<'a> Resolver<'a> {
             _ => None,
         };
         let written = match receiver {
+            // A literal's type (`"text".M()` reads as a receiver named `string`).
+            Receiver::Name(var) if PREDEFINED_TYPES.contains(&var.as_str()) => Some(var.clone()),
             Receiver::Name(var) if known.is_none() => self.binding_type(fi, scope, var),
             _ => None,
         };
@@ -87,8 +89,57 @@ impl<'a> Resolver<'a> {
                 _ => None,
             }
         });
+        // Overloads of one class are one method to the caller; two classes are a doubt.
         let hit = hits.next()?;
-        hits.next().is_none().then_some(hit)
+        let class = |node: u32| {
+            self.node_def.get(&node).and_then(|&(file, def)| {
+                Some((file, self.files[file].defs.get(def as usize)?.parent))
+            })
+        };
+        hits.all(|other| class(other.0) == class(hit.0))
+            .then_some(hit)
+    }
+
+    /// The method a C# call names: a method declared `override` is left out of member lookup
+    /// (the language's rule), so a call reaching one names the virtual or abstract method it
+    /// overrides, in the nearest base that declares the name without `override`.
+    pub(super) fn csharp_overridden(&self, target: u32) -> u32 {
+        let mut current = target;
+        for _ in 0..16 {
+            let Some(&(file, def)) = self.node_def.get(&current) else {
+                break;
+            };
+            let Some(d) = self.files[file].defs.get(def as usize) else {
+                break;
+            };
+            if !d.signature.split_whitespace().any(|w| w == "override") {
+                break;
+            }
+            let Some(owner) = d.parent.and_then(|p| self.def_node[file].get(p as usize)) else {
+                break;
+            };
+            let mut part = *owner;
+            let mut next = None;
+            // Every part of a partial type, for the one naming the bases.
+            for _ in 0..16 {
+                next = self
+                    .bases
+                    .get(&part)
+                    .into_iter()
+                    .flatten()
+                    .find_map(|&b| self.find_member(b, &d.name))
+                    .map(|(m, _)| m);
+                match self.companions.get(&part) {
+                    Some(&other) if next.is_none() && other != *owner => part = other,
+                    _ => break,
+                }
+            }
+            match next {
+                Some(m) if m != current => current = m,
+                _ => break,
+            }
+        }
+        current
     }
 
     /// Whether type `ty` is `ancestor` or has it among its bases, transitively.
@@ -130,6 +181,13 @@ fn extension_receiver(signature: &str) -> Option<String> {
     let ty = ty.trim_end_matches(['?', '[', ']']);
     (!ty.is_empty()).then(|| ty.to_owned())
 }
+
+/// C#'s keyword types: a receiver written as one is a value of that type (a literal's), never a
+/// project type.
+pub(super) const PREDEFINED_TYPES: &[&str] = &[
+    "bool", "byte", "char", "decimal", "double", "float", "int", "long", "object", "sbyte",
+    "short", "string", "uint", "ulong", "ushort",
+];
 
 fn last_segment(ty: &str) -> &str {
     let ty = ty.rsplit('.').next().unwrap_or(ty);

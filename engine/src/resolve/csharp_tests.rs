@@ -170,3 +170,64 @@ fn csharp_partial_classes_extensions_and_receivers() {
         "{implements:?}"
     );
 }
+
+const WRITER: &str = r#"namespace Json
+{
+    public abstract class Writer
+    {
+        public virtual void WriteNull() { }
+        public abstract void WriteValue(int v);
+    }
+
+    public class TextWriter : Writer
+    {
+        public override void WriteNull() { }
+        public override void WriteValue(int v) { WriteNull(); }
+    }
+
+    public class Tracer
+    {
+        private TextWriter inner;
+        public void Trace() { inner.WriteValue(1); "a {0}".FormatWith(1); "b".Trim(); string.Join(",", "c"); }
+    }
+
+    public static class StringUtils
+    {
+        public static string FormatWith(this string format, object a) => format;
+        public static string FormatWith(this string format, object a, object b) => format;
+        public static string Trim(this int n) => "";
+    }
+}
+"#;
+
+#[test]
+fn csharp_calls_name_the_overridden_method_and_literals_reach_extensions() {
+    let g = graph(&[("src/Json/Writer.cs", WRITER)]);
+    assert_eq!(
+        edges(&g, EdgeKind::Calls),
+        owned(&[
+            // A call reaching an `override` names the virtual or abstract method it overrides.
+            (
+                "Method:src/Json/Writer.cs:TextWriter.WriteValue",
+                "Method:src/Json/Writer.cs:Writer.WriteNull",
+                "0.98",
+                "self-method"
+            ),
+            (
+                "Method:src/Json/Writer.cs:Tracer.Trace",
+                "Method:src/Json/Writer.cs:Writer.WriteValue",
+                "0.95",
+                "attribute-type"
+            ),
+            // An extension method of `string` on a literal, one of two overloads of one class;
+            // `"b".Trim()` is the string's own (the project's `Trim` extends `int`), and
+            // `string.Join` is no project method.
+            (
+                "Method:src/Json/Writer.cs:Tracer.Trace",
+                "Method:src/Json/Writer.cs:StringUtils.FormatWith",
+                "0.97",
+                "receiver-type"
+            ),
+        ])
+    );
+}
