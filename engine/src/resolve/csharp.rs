@@ -102,7 +102,8 @@ impl<'a> Resolver<'a> {
 
     /// The method a C# call names: a method declared `override` is left out of member lookup
     /// (the language's rule), so a call reaching one names the virtual or abstract method it
-    /// overrides, in the nearest base that declares the name without `override`.
+    /// overrides, in the nearest base that declares the name without `override` — unless its
+    /// class also declares an overload of the name that overrides nothing.
     pub(super) fn csharp_overridden(&self, target: u32) -> u32 {
         let mut current = target;
         for _ in 0..16 {
@@ -112,7 +113,15 @@ impl<'a> Resolver<'a> {
             let Some(d) = self.files[file].defs.get(def as usize) else {
                 break;
             };
-            if !d.signature.split_whitespace().any(|w| w == "override") {
+            let overrides =
+                |d: &crate::facts::Def| d.signature.split_whitespace().any(|w| w == "override");
+            // An overload of the name that overrides nothing may be the one called: the
+            // overloads of a class are one method to the caller.
+            let plain_sibling = self.files[file]
+                .defs
+                .iter()
+                .any(|o| o.parent == d.parent && o.name == d.name && !overrides(o));
+            if !overrides(d) || plain_sibling {
                 break;
             }
             let Some(owner) = d.parent.and_then(|p| self.def_node[file].get(p as usize)) else {
