@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Call-graph accuracy: indexes a corpus with a type-checker-based SCIP indexer (from npm, rustup, or
 # for Go scripts/oracle/go_scip.go on Go's own type checker, for Java scripts/oracle/JavaScip.java
-# on javac's attribution, for C scripts/oracle/c_scip.py on clang's) and compares Nexus's CALLS edges with it.
+# on javac's attribution, for C scripts/oracle/c_scip.py on clang's, for C# scripts/oracle/cs_scip.py
+# on the IL Mono's C# compiler emits) and compares Nexus's CALLS edges with it.
 # Usage: scripts/accuracy.sh CORPUS [--examples N]
 #   django    Python: Django 5.1.4 (framework, class-based views, ORM)
 #   pydantic  Python: pydantic 2.10.6 (fully typed: overloads, TYPE_CHECKING, generics)
@@ -33,14 +34,18 @@
 #             large file, a class hierarchy with virtual bases, free helpers)
 #   kiwi      C++, held out: kiwisolver 1.4.7's sdist, its header-only solver and the Python
 #             binding that calls it (templates and shared-data handles in headers)
+#   newtonsoft  C#: Newtonsoft.Json 6.0.8 from its Debian source (a serializer: deep class
+#             hierarchies with overrides, generics, extension methods on strings and types)
+#   dbussharp C#, held out: dbus-sharp 0.8.1 from its Debian source (a protocol library:
+#             message readers and writers, proxies built with Reflection.Emit, Mono's style)
 #   all       every corpus above, one after another
 # Caches the indexers, corpora and indexes in $NEXUS_ACCURACY (default ~/.cache/nexus-accuracy).
 set -euo pipefail
-corpus=${1:?usage: scripts/accuracy.sh django|pydantic|sphinx|ts|effect|tokio|goldmark|yaml|toml|lang3|collections|jsoup|brotli|cmark|lua|crypto|leveldb|marisa|clipper|kiwi|all [--examples N]}
+corpus=${1:?usage: scripts/accuracy.sh django|pydantic|sphinx|ts|effect|tokio|goldmark|yaml|toml|lang3|collections|jsoup|brotli|cmark|lua|crypto|leveldb|marisa|clipper|kiwi|newtonsoft|dbussharp|all [--examples N]}
 shift
 repo=$(cd "$(dirname "$0")/.." && pwd)
 if [ "$corpus" = all ]; then
-  for one in django pydantic sphinx ts effect tokio goldmark yaml toml lang3 collections jsoup brotli cmark lua crypto leveldb marisa clipper kiwi; do
+  for one in django pydantic sphinx ts effect tokio goldmark yaml toml lang3 collections jsoup brotli cmark lua crypto leveldb marisa clipper kiwi newtonsoft dbussharp; do
     printf '\n===== %s\n' "$one"
     "$0" "$one" "$@"
   done
@@ -49,7 +54,7 @@ fi
 cache=${NEXUS_ACCURACY:-$HOME/.cache/nexus-accuracy}
 tools="$cache/tools"
 mkdir -p "$tools"
-case "$corpus" in goldmark|yaml|toml|lang3|collections|jsoup|brotli|cmark|lua|crypto|leveldb|marisa|clipper|kiwi) needs_npm=false ;; *) needs_npm=true ;; esac
+case "$corpus" in goldmark|yaml|toml|lang3|collections|jsoup|brotli|cmark|lua|crypto|leveldb|marisa|clipper|kiwi|dbussharp|newtonsoft) needs_npm=false ;; *) needs_npm=true ;; esac
 if $needs_npm && { [ ! -x "$tools/node_modules/.bin/scip-python" ] \
   || [ ! -x "$tools/node_modules/.bin/scip-typescript" ]; }; then
   echo "installing the SCIP indexers into $tools" >&2
@@ -290,7 +295,40 @@ JSON
       /usr/bin/python3 "$oracle" -root "$root" -output "$index" -lang "$lang" "${defines[@]}" >&2
     fi
     prefix= ;;
-  *) echo "unknown corpus: $corpus (django | pydantic | sphinx | ts | effect | tokio | goldmark | yaml | toml | lang3 | collections | jsoup | brotli | cmark | lua | crypto | leveldb | marisa | clipper | kiwi | all)" >&2; exit 2 ;;
+  dbussharp|newtonsoft)  # C#: a library's sources from its Debian source, bound by Mono's C# compiler
+    pool=http://deb.debian.org/debian/pool/main
+    case "$corpus" in
+      dbussharp) name=dbus-sharp dir=d version=0.8.1 top=dbus-sharp-0.8.1/src strip=2
+        sha=0866c001f2d6e01a6f1b4d080db08d25ba1422e34c7d03020e0e70f3de3a9859
+        refs=(-ref Mono.Posix) ;;
+      newtonsoft) name=newtonsoft-json dir=n version=6.0.8+dfsg
+        top=newtonsoft-json-6.0.8/Src/Newtonsoft.Json strip=3
+        sha=3b7c77da971bbe1c6fdbb5cbb634d106a86aa30c82647abd9b23d2f31be0c630
+        refs=(-ref System.Runtime.Serialization -ref System.Xml -ref System.Xml.Linq
+          -ref System.Data -ref System.Numerics -ref Microsoft.CSharp -ref System.Core) ;;
+    esac
+    debs=(mono-mcs libmono-cecil-cil libmono-posix4.0-cil libmono-system-runtime-serialization4.0-cil
+      libmono-system-xml-linq4.0-cil libmono-system-data4.0-cil libmono-system-numerics4.0-cil
+      libmono-microsoft-csharp4.0-cil libmono-system-core4.0-cil)
+    if ! dpkg -s "${debs[@]}" >/dev/null 2>&1; then
+      echo "installing Mono's C# compiler and Mono.Cecil" >&2
+      apt-get install -y "${debs[@]}" >&2 || { apt-get update >&2 && apt-get install -y "${debs[@]}" >&2; }
+    fi
+    root="$cache/$corpus-$version"
+    if [ ! -d "$root" ]; then
+      tarball="$cache/${name}_$version.orig.tar.gz"
+      [ -s "$tarball" ] || curl -sSf -o "$tarball" "$pool/$dir/$name/${name}_$version.orig.tar.gz"
+      echo "$sha  $tarball" | sha256sum -c --quiet - >&2
+      mkdir -p "$root"
+      tar xzf "$tarball" -C "$root" --strip-components="$strip" "$top"
+    fi
+    index="$cache/$corpus-$version.scip"
+    oracle="$repo/scripts/oracle/cs_scip.py"
+    if [ ! -s "$index" ] || [ "$oracle" -nt "$index" ] || [ "$repo/scripts/oracle/CsIl.cs" -nt "$index" ]; then
+      /usr/bin/python3 "$oracle" -root "$root" -output "$index" "${refs[@]}" >&2
+    fi
+    prefix= ;;
+  *) echo "unknown corpus: $corpus (django | pydantic | sphinx | ts | effect | tokio | goldmark | yaml | toml | lang3 | collections | jsoup | brotli | cmark | lua | crypto | leveldb | marisa | clipper | kiwi | newtonsoft | dbussharp | all)" >&2; exit 2 ;;
 esac
 cd "$repo"
 cargo run --quiet --release -p nexus-accuracy --bin nexus-accuracy -- --scip "$index" --root "$root" --prefix "$prefix" "$@"

@@ -83,6 +83,8 @@ fn whole_class(kind: &str) -> Option<Class> {
         | "char_literal"
         | "character_literal"
         | "text_block"
+        | "verbatim_string_literal"
+        | "interpolated_string_expression"
         | "rune_literal" => Some(Class::String),
         _ => None,
     }
@@ -117,6 +119,10 @@ fn leaf_class(node: Node) -> Option<Class> {
             let (node, parent) = match parent.kind() {
                 "qualified_identifier" if is_field(parent, "name") => (parent, parent.parent()?),
                 "field_expression" if is_field(parent, "field") => (parent, parent.parent()?),
+                // C#'s `obj.M()`.
+                "member_access_expression" if is_field(parent, "name") => {
+                    (parent, parent.parent()?)
+                }
                 _ => (node, parent),
             };
             let named_by = |field: &str| {
@@ -124,11 +130,22 @@ fn leaf_class(node: Node) -> Option<Class> {
                     .child_by_field_name(field)
                     .is_some_and(|n| n.id() == node.id())
             };
-            if parent.kind().contains("class") && named_by("name") {
+            let type_declaration = parent.kind().contains("class")
+                || matches!(
+                    parent.kind(),
+                    "struct_declaration"
+                        | "interface_declaration"
+                        | "enum_declaration"
+                        | "record_declaration"
+                );
+            if type_declaration && named_by("name") {
                 Some(Class::Type)
-            } else if ((parent.kind().contains("function") || parent.kind().contains("method"))
+            } else if ((parent.kind().contains("function")
+                || parent.kind().contains("method")
+                || parent.kind() == "constructor_declaration")
                 && named_by("name"))
-                || (parent.kind().contains("call") && named_by("function"))
+                || ((parent.kind().contains("call") || parent.kind() == "invocation_expression")
+                    && named_by("function"))
                 // C names a function in its declarator (`int add(int a)`).
                 || (parent.kind() == "function_declarator" && named_by("declarator"))
             {
@@ -268,6 +285,20 @@ mod tests {
         // A `.h` header written in C++ is coloured as C++.
         let header = highlight("a.h", "class Table {\n public:\n  int size() const;\n};\n");
         assert_eq!(class_of(&header, "public"), Some(Class::Keyword));
+    }
+
+    #[test]
+    fn csharp_is_coloured_too() {
+        let cs = highlight(
+            "A.cs",
+            "namespace Shop {\ninterface ITable { }\nclass Table : ITable {\n  Table() { }\n  int Size() { return rows.Count(@\"x\"); }\n}\n}\n",
+        );
+        assert_eq!(class_of(&cs, "ITable"), Some(Class::Type));
+        assert_eq!(class_of(&cs, "Size"), Some(Class::Function));
+        assert_eq!(class_of(&cs, "Count"), Some(Class::Function));
+        assert_eq!(class_of(&cs, "@\"x\""), Some(Class::String));
+        assert_eq!(class_of(&cs, "namespace"), Some(Class::Keyword));
+        assert_eq!(class_of(&cs, "rows"), None);
     }
 
     #[test]

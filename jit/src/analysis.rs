@@ -213,6 +213,8 @@ const LANGUAGES: &[&str] = &[
     "typescript",
     "java",
     "tsx",
+    "cpp",
+    "csharp",
 ];
 
 /// Words that make a tool about code rather than general.

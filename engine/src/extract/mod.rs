@@ -4,6 +4,7 @@
 mod c;
 mod comment_runs;
 mod cpp;
+mod csharp;
 mod go;
 mod go_build;
 mod java;
@@ -81,6 +82,7 @@ impl Extractor {
             Lang::Java => java::extract(root, src, &mut facts),
             Lang::C => c::extract(root, src, &mut facts),
             Lang::Cpp => cpp::extract(root, src, &mut facts),
+            Lang::CSharp => csharp::extract(root, src, &mut facts),
         }
         refs::extract(root, src, &mut facts);
         if root.has_error() {

@@ -237,6 +237,40 @@ const JAVA: RefSyntax = RefSyntax {
     name_uses: &[],
 };
 
+/// C#'s table: type names are plain identifiers, `using` directives name namespaces (no
+/// references), attributes are left out as Java's annotations are.
+const CSHARP: RefSyntax = RefSyntax {
+    names: &["identifier"],
+    type_names: &[],
+    chains: &[
+        ("member_access_expression", "expression", "name"),
+        ("qualified_name", "qualifier", "name"),
+    ],
+    type_chains: &["qualified_name"],
+    calls: &[
+        ("invocation_expression", "function"),
+        ("object_creation_expression", "type"),
+    ],
+    skipped: &[
+        "using_directive",
+        "comment",
+        "string_literal",
+        "verbatim_string_literal",
+        "raw_string_literal",
+        "attribute_list",
+    ],
+    imports: &[],
+    heritage: &["base_list"],
+    heritage_fields: &[],
+    type_contexts: &["type_argument_list"],
+    bindings: &["parameter_list"],
+    binding_fields: &[("variable_declarator", "name")],
+    written_fields: &[("assignment_expression", "left")],
+    arguments: &["argument_list"],
+    read_fields: &["type", "value"],
+    name_uses: &[],
+};
+
 const C: RefSyntax = RefSyntax {
     names: &["identifier", "type_identifier"],
     type_names: &["type_identifier"],
@@ -308,6 +342,7 @@ fn syntax(lang: Lang) -> &'static RefSyntax {
         Lang::Java => &JAVA,
         Lang::C => &C,
         Lang::Cpp => &CPP,
+        Lang::CSharp => &CSHARP,
     }
 }
 
@@ -765,6 +800,26 @@ class Order(models.Model):
             !cpp.iter()
                 .any(|(n, ..)| n == "shop" || n == "register_cb" || n == "Order"),
             "{cpp:?}"
+        );
+
+        let csharp = refs(
+            Lang::CSharp,
+            "A.cs",
+            "using Shop.Pay;\nnamespace Shop {\nclass Order : Base, IOrder {\n  Cart F(Item i) {\n    var c = new Cart();\n    Register(Handler, Limits.Max);\n    return c;\n  }\n}\n}\n",
+        );
+        assert!(has(&csharp, "Base", 3, RefKind::Inherit), "{csharp:?}");
+        assert!(has(&csharp, "IOrder", 3, RefKind::Inherit), "{csharp:?}");
+        assert!(has(&csharp, "Handler", 6, RefKind::Value), "{csharp:?}");
+        assert!(has(&csharp, "Limits.Max", 6, RefKind::Value), "{csharp:?}");
+        assert!(
+            csharp.iter().any(|(n, _, l, _)| n == "Item" && *l == 4),
+            "{csharp:?}"
+        );
+        assert!(
+            !csharp
+                .iter()
+                .any(|(n, ..)| n == "Register" || n == "c" || n == "i" || n == "Pay"),
+            "{csharp:?}"
         );
     }
 }

@@ -39,8 +39,13 @@ impl<'a> Resolver<'a> {
                 }
                 for (to, conf, reason) in targets {
                     let (to, conf) = match call.args {
-                        Some(args) if f.lang == Lang::Java => self.java_overload(to, conf, args),
+                        Some(args) if f.lang.is_java_family() => self.java_overload(to, conf, args),
                         _ => (to, conf),
+                    };
+                    let to = if f.lang == Lang::CSharp {
+                        self.csharp_overridden(to)
+                    } else {
+                        to
                     };
                     // A C++ overload set split across definitions: which one is called depends
                     // on argument types the resolver does not weigh.
@@ -158,7 +163,7 @@ impl<'a> Resolver<'a> {
         }
         let package_mates: &[usize] = match f.lang {
             Lang::Go => self.modules.same_dir_go(&f.path),
-            Lang::Java => f.package.as_deref().map_or(&[], |p| self.modules.java(p)),
+            Lang::Java | Lang::CSharp => f.package.as_deref().map_or(&[], |p| self.modules.java(p)),
             _ => &[],
         };
         // A definition in stand-in code (a Go file another platform builds) gives way to a real
@@ -253,7 +258,7 @@ impl<'a> Resolver<'a> {
                     Some(false) => true,
                     None => false,
                 };
-                if f.lang == Lang::Java
+                if f.lang.is_java_family()
                     && let Some(hit) = self
                         .java_implicit_this(fi, scope, name)
                         .or_else(|| self.java_static_import(fi, name))
@@ -280,7 +285,32 @@ impl<'a> Resolver<'a> {
                 _ => Vec::new(),
             },
             Callee::Member { receiver, name } => {
-                self.resolve_member(fi, scope, receiver, name, depth)
+                // A C# value of a keyword type (`"text".M()`, `string.Join(…)`): only an
+                // extension method of the project.
+                if f.lang == Lang::CSharp
+                    && let Receiver::Name(var) = receiver
+                    && super::csharp::PREDEFINED_TYPES.contains(&var.as_str())
+                {
+                    return self
+                        .csharp_extension(fi, scope, receiver, name, depth)
+                        .into_iter()
+                        .collect();
+                }
+                let hits = self.resolve_member(fi, scope, receiver, name, depth);
+                // A C# extension method, when no member was found through the receiver (only
+                // a guess by name, or nothing).
+                if f.lang == Lang::CSharp
+                    && hits.iter().all(|&(_, _, reason)| {
+                        matches!(
+                            reason,
+                            Reason::UniqueGlobal | Reason::ImportedCandidate | Reason::Ambiguous
+                        )
+                    })
+                    && let Some(hit) = self.csharp_extension(fi, scope, receiver, name, depth)
+                {
+                    return vec![hit];
+                }
+                hits
             }
             Callee::Scoped { path, name } if f.lang == Lang::Cpp => {
                 self.cpp_scoped(fi, scope, path, name)
@@ -391,9 +421,9 @@ impl<'a> Resolver<'a> {
             .map(|(file, class, ty)| (file, Some(class), ty.to_owned()))
     }
 
-    /// Java's implicit `this` for a bare `name(…)`: a method of the innermost class around
+    /// Java's (and C#'s) implicit `this` for a bare `name(…)`: a method of the innermost class around
     /// `scope` that has one by that name (its own or inherited), else of a class further out.
-    /// A name of `Object`'s methods, which every class has, never goes further out. Past a
+    /// A name of `Object`'s (or C#'s `object`'s) methods, which every class has, never goes further out. Past a
     /// class that inherits from a type outside the project (which may hold that method), only a
     /// name no built-in container has is looked for, and a hit is less sure (`INHERITED`: right
     /// 90 times of 90 on the Java corpora).
@@ -413,6 +443,12 @@ impl<'a> Resolver<'a> {
             "notifyAll",
             "toString",
             "wait",
+            "Equals",
+            "GetHashCode",
+            "GetType",
+            "MemberwiseClone",
+            "ReferenceEquals",
+            "ToString",
         ];
         let defs = &self.files[fi].defs;
         let mut cap = confidence::SELF_METHOD;
@@ -739,7 +775,7 @@ impl<'a> Resolver<'a> {
                 {
                     return vec![hit];
                 }
-                if matches!(f.lang, Lang::Java | Lang::Cpp)
+                if matches!(f.lang, Lang::Java | Lang::CSharp | Lang::Cpp)
                     && let Some(hit) = self.field_member(fi, scope, var, name, depth)
                 {
                     return vec![hit];
@@ -750,7 +786,7 @@ impl<'a> Resolver<'a> {
                     return Vec::new();
                 }
                 // `Inner.m()`: a static method of a Java member type in scope or imported.
-                if f.lang == Lang::Java
+                if f.lang.is_java_family()
                     && self.binding_type(fi, scope, var).is_none()
                     && let Some((t, conf)) = self.nested_type(fi, scope, var)
                 {
@@ -761,7 +797,7 @@ impl<'a> Resolver<'a> {
                 }
                 // A Java receiver of a type outside the project (`String.valueOf(…)`, or
                 // `text.charAt(…)` where `String text`) calls none of the project's methods.
-                if f.lang == Lang::Java && self.java_outside(fi, scope, var) {
+                if f.lang.is_java_family() && self.java_outside(fi, scope, var) {
                     return Vec::new();
                 }
             }
@@ -809,7 +845,7 @@ impl<'a> Resolver<'a> {
                 }
                 // Java's implicit `this`: `parent.root.get()` where `parent` is a field.
                 let head = path.split('.').next().unwrap_or(path);
-                if matches!(f.lang, Lang::Java | Lang::Cpp)
+                if matches!(f.lang, Lang::Java | Lang::CSharp | Lang::Cpp)
                     && !on_self
                     && self.binding_type(fi, scope, head).is_none()
                     && let Some((t, conf)) =

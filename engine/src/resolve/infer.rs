@@ -67,7 +67,8 @@ impl<'a> Resolver<'a> {
                 .owner_type(fi, scope)
                 .map(|t| (t, confidence::SELF_METHOD));
         }
-        if matches!(self.files[fi].lang, Lang::Java | Lang::Cpp)
+        let lang = self.files[fi].lang;
+        if (lang.is_java_family() || lang == Lang::Cpp)
             && let Some(found) = self.nested_type(fi, scope, name)
         {
             return Some(found);
@@ -123,9 +124,9 @@ impl<'a> Resolver<'a> {
         }
     }
 
-    /// A Java or C++ member type: a simple name declared in (or inherited by) a class around
+    /// A Java, C# or C++ member type: a simple name declared in (or inherited by) a class around
     /// `scope` (for C++, the class a method defined out of line belongs to), which hides every
-    /// other type of that name, else (Java) imported from a project class by a single-type
+    /// other type of that name, else (Java, C#) imported from a project class by a single-type
     /// import; or `Outer.Inner` for a member of `Outer`.
     pub(super) fn nested_type(
         &self,
@@ -160,7 +161,7 @@ impl<'a> Resolver<'a> {
             let (t, inherited) = member_type(ty, name)?;
             Some((t, level(inherited)))
         });
-        if self.files[fi].lang != Lang::Java {
+        if !self.files[fi].lang.is_java_family() {
             return enclosing;
         }
         // `import a.b.Outer.Inner;`: a member type of a project class, imported by its name.

@@ -108,6 +108,8 @@ struct Resolver<'a> {
     /// A TypeScript namespace and the type of the same name in its file (declaration merging),
     /// both ways: members of one are members of the other.
     companions: HashMap<u32, u32>,
+    /// C# extension methods by name.
+    extensions: HashMap<&'a str, Vec<u32>>,
     /// Top-level callables and types by name, project-wide.
     globals: HashMap<&'a str, Vec<u32>>,
     /// Methods by name, project-wide.
@@ -175,6 +177,7 @@ pub(crate) fn build_graph_calls_in(
         bases: HashMap::default(),
         companions: HashMap::default(),
         globals: HashMap::default(),
+        extensions: HashMap::default(),
         methods: HashMap::default(),
         node_def: HashMap::with_capacity_and_hasher(defs, Default::default()),
         imported: Vec::with_capacity(files.len()),
@@ -194,6 +197,7 @@ pub(crate) fn build_graph_calls_in(
         stats: ResolveStats::default(),
     };
     r.structure();
+    r.csharp_structure();
     r.scopes = Scopes::build(files, &r.modules, &r.top_level, &r.def_node);
     r.adopt_foreign_methods();
     r.imports();
@@ -394,6 +398,9 @@ fn dotted_callee(chain: &str) -> Callee {
 mod c_tests;
 #[cfg(test)]
 mod cpp_tests;
+mod csharp;
+#[cfg(test)]
+mod csharp_tests;
 #[cfg(test)]
 mod fixture_edges;
 #[cfg(test)]

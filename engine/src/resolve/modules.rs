@@ -84,7 +84,7 @@ impl ModuleIndex {
                     }
                     index.go_dirs.entry(dir.to_owned()).or_default().push(i);
                 }
-                Lang::Java => {
+                Lang::Java | Lang::CSharp => {
                     if let Some(package) = &f.package {
                         index
                             .java_packages

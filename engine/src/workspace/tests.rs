@@ -183,6 +183,29 @@ fn projects() -> Vec<Vec<(&'static str, Vec<&'static str>)>> {
                 ],
             ),
         ],
+        vec![
+            (
+                "src/Shop/Cart.cs",
+                vec![
+                    "using Shop.Util;\nnamespace Shop {\npublic partial class Cart : Base {\n  void Run() { Helper.Help(); Total(); }\n}\n}\n",
+                    "namespace Shop;\npublic partial class Cart {\n  void Run() { var m = new Money(); m.Twice(); Stop(); }\n}\n",
+                ],
+            ),
+            (
+                "src/Shop/Cart.Total.cs",
+                vec![
+                    "namespace Shop {\npublic partial class Cart {\n  int Total() { return 0; }\n}\npublic class Base { protected void Stop() {} }\npublic class Money { }\n}\n",
+                    "namespace Shop {\npublic partial class Cart : Base {\n  int Total() { return Twice(); }\n  int Twice() { return 1; }\n}\npublic class Base { protected void Stop() {} }\npublic class Money { }\n}\n",
+                ],
+            ),
+            (
+                "src/Shop/Util/Helper.cs",
+                vec![
+                    "namespace Shop.Util {\npublic static class Helper {\n  public static void Help() {}\n  public static int Twice(this Shop.Money m) => 2;\n}\n}\n",
+                    "namespace Shop.Util;\npublic static class Helper {\n  public static void Help() { Other(); }\n  static void Other() {}\n}\n",
+                ],
+            ),
+        ],
     ]
 }
 
@@ -269,7 +292,7 @@ proptest! {
 
     #[test]
     fn any_edit_sequence_gives_the_graph_of_a_full_index(
-        p in 0..5usize,
+        p in 0..6usize,
         steps in prop::collection::vec(step(), 1..12),
         batch in 1..4usize,
     ) {
@@ -284,7 +307,7 @@ proptest! {
     /// re-resolving only some files after a change needs.
     #[test]
     fn calls_resolve_alike_in_any_file_order(
-        p in 0..5usize,
+        p in 0..6usize,
         versions in prop::collection::vec(0..4usize, 8),
         keys in prop::collection::vec(any::<u32>(), 8),
     ) {
