@@ -24,11 +24,13 @@ pub enum Lang {
     C,
     /// C++ (`.h` headers whose text is C++: `Lang::of_source`).
     Cpp,
+    /// PHP (HTML around `<?php … ?>` is text).
+    Php,
 }
 
 impl Lang {
     /// Every language, in display order.
-    pub const ALL: [Lang; 9] = [
+    pub const ALL: [Lang; 10] = [
         Lang::Python,
         Lang::JavaScript,
         Lang::TypeScript,
@@ -38,6 +40,7 @@ impl Lang {
         Lang::Java,
         Lang::C,
         Lang::Cpp,
+        Lang::Php,
     ];
 
     /// The language of a path, from its extension; `None` for files Nexus does not parse.
@@ -55,6 +58,7 @@ impl Lang {
             "cc" | "cpp" | "cxx" | "c++" | "hpp" | "hh" | "hxx" | "h++" | "ipp" | "tpp" => {
                 Lang::Cpp
             }
+            "php" => Lang::Php,
             _ => return None,
         })
     }
@@ -83,6 +87,7 @@ impl Lang {
             Lang::Java => "java",
             Lang::C => "c",
             Lang::Cpp => "cpp",
+            Lang::Php => "php",
         }
     }
 
@@ -98,6 +103,7 @@ impl Lang {
             Lang::Java => tree_sitter_java::LANGUAGE.into(),
             Lang::C => tree_sitter_c::LANGUAGE.into(),
             Lang::Cpp => tree_sitter_cpp::LANGUAGE.into(),
+            Lang::Php => tree_sitter_php::LANGUAGE_PHP.into(),
         }
     }
 
@@ -153,6 +159,7 @@ mod tests {
         assert_eq!(Lang::of_path("src/util.c"), Some(Lang::C));
         assert_eq!(Lang::of_path("src/db.cc"), Some(Lang::Cpp));
         assert_eq!(Lang::of_path("include/a.hpp"), Some(Lang::Cpp));
+        assert_eq!(Lang::of_path("src/Cart.php"), Some(Lang::Php));
         assert_eq!(Lang::of_path("README"), None);
         assert_eq!(Lang::of_path("a.tar.gz"), None);
     }
