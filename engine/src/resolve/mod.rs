@@ -397,6 +397,8 @@ mod cpp_tests;
 #[cfg(test)]
 mod fixture_edges;
 #[cfg(test)]
+mod php_tests;
+#[cfg(test)]
 mod ref_tests;
 #[cfg(test)]
 mod tests;
