@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Call-graph accuracy: indexes a corpus with a type-checker-based SCIP indexer (from npm, rustup, or
 # for Go scripts/oracle/go_scip.go on Go's own type checker, for Java scripts/oracle/JavaScip.java
-# on javac's attribution, for C scripts/oracle/c_scip.py on clang's) and compares Nexus's CALLS edges with it.
+# on javac's attribution, for C scripts/oracle/c_scip.py on clang's, for PHP scripts/oracle/php_scip.py on
+# Intelephense's) and compares Nexus's CALLS edges with it.
 # Usage: scripts/accuracy.sh CORPUS [--examples N]
 #   django    Python: Django 5.1.4 (framework, class-based views, ORM)
 #   pydantic  Python: pydantic 2.10.6 (fully typed: overloads, TYPE_CHECKING, generics)
@@ -33,14 +34,18 @@
 #             large file, a class hierarchy with virtual bases, free helpers)
 #   kiwi      C++, held out: kiwisolver 1.4.7's sdist, its header-only solver and the Python
 #             binding that calls it (templates and shared-data handles in headers)
+#   commonmark  PHP: league/commonmark 2.3.9 from Debian's php-league-commonmark (a Markdown
+#             parser: namespaces, interfaces, typed properties and parameters, small classes)
+#   purifier  PHP, held out: HTML Purifier 4.11.0 from Debian's php-htmlpurifier (an HTML
+#             filter: no namespaces, PEAR-style class names, types in doc comments, require)
 #   all       every corpus above, one after another
 # Caches the indexers, corpora and indexes in $NEXUS_ACCURACY (default ~/.cache/nexus-accuracy).
 set -euo pipefail
-corpus=${1:?usage: scripts/accuracy.sh django|pydantic|sphinx|ts|effect|tokio|goldmark|yaml|toml|lang3|collections|jsoup|brotli|cmark|lua|crypto|leveldb|marisa|clipper|kiwi|all [--examples N]}
+corpus=${1:?usage: scripts/accuracy.sh django|pydantic|sphinx|ts|effect|tokio|goldmark|yaml|toml|lang3|collections|jsoup|brotli|cmark|lua|crypto|leveldb|marisa|clipper|kiwi|commonmark|purifier|all [--examples N]}
 shift
 repo=$(cd "$(dirname "$0")/.." && pwd)
 if [ "$corpus" = all ]; then
-  for one in django pydantic sphinx ts effect tokio goldmark yaml toml lang3 collections jsoup brotli cmark lua crypto leveldb marisa clipper kiwi; do
+  for one in django pydantic sphinx ts effect tokio goldmark yaml toml lang3 collections jsoup brotli cmark lua crypto leveldb marisa clipper kiwi commonmark purifier; do
     printf '\n===== %s\n' "$one"
     "$0" "$one" "$@"
   done
@@ -49,7 +54,7 @@ fi
 cache=${NEXUS_ACCURACY:-$HOME/.cache/nexus-accuracy}
 tools="$cache/tools"
 mkdir -p "$tools"
-case "$corpus" in goldmark|yaml|toml|lang3|collections|jsoup|brotli|cmark|lua|crypto|leveldb|marisa|clipper|kiwi) needs_npm=false ;; *) needs_npm=true ;; esac
+case "$corpus" in goldmark|yaml|toml|lang3|collections|jsoup|brotli|cmark|lua|crypto|leveldb|marisa|clipper|kiwi|commonmark|purifier) needs_npm=false ;; *) needs_npm=true ;; esac
 if $needs_npm && { [ ! -x "$tools/node_modules/.bin/scip-python" ] \
   || [ ! -x "$tools/node_modules/.bin/scip-typescript" ]; }; then
   echo "installing the SCIP indexers into $tools" >&2
@@ -290,7 +295,39 @@ JSON
       /usr/bin/python3 "$oracle" -root "$root" -output "$index" -lang "$lang" "${defines[@]}" >&2
     fi
     prefix= ;;
-  *) echo "unknown corpus: $corpus (django | pydantic | sphinx | ts | effect | tokio | goldmark | yaml | toml | lang3 | collections | jsoup | brotli | cmark | lua | crypto | leveldb | marisa | clipper | kiwi | all)" >&2; exit 2 ;;
+  commonmark|purifier)  # PHP: Debian's packages of pure-PHP libraries, read by Intelephense
+    case "$corpus" in
+      commonmark) package=php-league-commonmark version=2.3.9 folder=League/CommonMark ;;
+      purifier) package=php-htmlpurifier version=4.11.0 folder=. ;;
+    esac
+    for needed in php:php-cli /usr/share/php/PhpParser/autoload.php:php-parser; do
+      if ! command -v "${needed%%:*}" >/dev/null && [ ! -e "${needed%%:*}" ]; then
+        echo "installing ${needed#*:} (Debian)" >&2
+        apt-get install -y -q "${needed#*:}" >&2
+      fi
+    done
+    if [ ! -s "$tools/node_modules/intelephense/lib/intelephense.js" ]; then
+      echo "installing Intelephense into $tools" >&2
+      [ -f "$tools/package.json" ] || (cd "$tools" && npm init -y >/dev/null)
+      (cd "$tools" && npm install --no-audit --no-fund --silent intelephense@1.18.5 >&2)
+    fi
+    root="$cache/$corpus-$version"
+    if [ ! -d "$root" ]; then
+      unpacked=$(mktemp -d)
+      (cd "$unpacked" && apt-get download "$package=$version*" >&2 && dpkg-deb -x ./*.deb x)
+      mkdir -p "$root"
+      cp -r "$unpacked/x/usr/share/php/$folder/." "$root/"
+      rm -rf "$unpacked"
+      find "$root" -type f ! -name '*.php' -delete
+    fi
+    index="$cache/$corpus-$version.scip"
+    oracle="$repo/scripts/oracle/php_scip.py"
+    if [ ! -s "$index" ] || [ "$oracle" -nt "$index" ]; then
+      /usr/bin/python3 "$oracle" -root "$root" -output "$index" \
+        -server "$tools/node_modules/intelephense/lib/intelephense.js" >&2
+    fi
+    prefix= ;;
+  *) echo "unknown corpus: $corpus (django | pydantic | sphinx | ts | effect | tokio | goldmark | yaml | toml | lang3 | collections | jsoup | brotli | cmark | lua | crypto | leveldb | marisa | clipper | kiwi | commonmark | purifier | all)" >&2; exit 2 ;;
 esac
 cd "$repo"
 cargo run --quiet --release -p nexus-accuracy -- --scip "$index" --root "$root" --prefix "$prefix" "$@"
