@@ -297,8 +297,8 @@ JSON
     prefix= ;;
   commonmark|purifier)  # PHP: Debian's packages of pure-PHP libraries, read by Intelephense
     case "$corpus" in
-      commonmark) package=php-league-commonmark version=2.3.9 folder=League/CommonMark ;;
-      purifier) package=php-htmlpurifier version=4.11.0 folder=. ;;
+      commonmark) package=php-league-commonmark version=2.3.9 debian=2.3.9-1+deb12u1 folder=League/CommonMark ;;
+      purifier) package=php-htmlpurifier version=4.11.0 debian=4.11.0-1 folder=. ;;
     esac
     for needed in php:php-cli /usr/share/php/PhpParser/autoload.php:php-parser; do
       if ! command -v "${needed%%:*}" >/dev/null && [ ! -e "${needed%%:*}" ]; then
@@ -314,7 +314,7 @@ JSON
     root="$cache/$corpus-$version"
     if [ ! -d "$root" ]; then
       unpacked=$(mktemp -d)
-      (cd "$unpacked" && apt-get download "$package=$version*" >&2 && dpkg-deb -x ./*.deb x)
+      (cd "$unpacked" && apt-get download "$package=$debian" >&2 && dpkg-deb -x ./*.deb x)
       mkdir -p "$root"
       cp -r "$unpacked/x/usr/share/php/$folder/." "$root/"
       rm -rf "$unpacked"

@@ -83,7 +83,10 @@ fn whole_class(kind: &str) -> Option<Class> {
         | "char_literal"
         | "character_literal"
         | "text_block"
-        | "rune_literal" => Some(Class::String),
+        | "rune_literal"
+        | "encapsed_string"
+        | "heredoc"
+        | "nowdoc" => Some(Class::String),
         _ => None,
     }
 }
@@ -101,11 +104,13 @@ fn leaf_class(node: Node) -> Option<Class> {
         return Some(Class::Number);
     }
     match kind {
-        "true" | "false" | "none" | "None" | "null" | "nil" | "undefined" | "boolean_literal" => {
+        "true" | "false" | "none" | "None" | "null" | "nil" | "undefined" | "boolean_literal"
+        | "boolean" => {
             Some(Class::Constant)
         }
         "type_identifier" | "primitive_type" | "predefined_type" => Some(Class::Type),
-        "identifier" | "property_identifier" | "field_identifier" => {
+        // PHP's names are `name` leaves.
+        "identifier" | "property_identifier" | "field_identifier" | "name" => {
             let parent = node.parent()?;
             let is_field = |parent: Node, field: &str| {
                 parent
@@ -124,9 +129,17 @@ fn leaf_class(node: Node) -> Option<Class> {
                     .child_by_field_name(field)
                     .is_some_and(|n| n.id() == node.id())
             };
-            if parent.kind().contains("class") && named_by("name") {
+            let declares_type = parent.kind().contains("class")
+                || matches!(
+                    parent.kind(),
+                    "interface_declaration" | "trait_declaration" | "enum_declaration"
+                );
+            if (declares_type && named_by("name")) || parent.kind() == "named_type" {
                 Some(Class::Type)
-            } else if ((parent.kind().contains("function") || parent.kind().contains("method"))
+            } else if ((parent.kind().contains("function")
+                || parent.kind().contains("method")
+                // PHP's `$o->f()`, `T::f()`.
+                || parent.kind().ends_with("call_expression"))
                 && named_by("name"))
                 || (parent.kind().contains("call") && named_by("function"))
                 // C names a function in its declarator (`int add(int a)`).
@@ -268,6 +281,26 @@ mod tests {
         // A `.h` header written in C++ is coloured as C++.
         let header = highlight("a.h", "class Table {\n public:\n  int size() const;\n};\n");
         assert_eq!(class_of(&header, "public"), Some(Class::Keyword));
+    }
+
+    #[test]
+    fn php_is_coloured_too() {
+        let php = highlight(
+            "a.php",
+            "<p>hi</p><?php\n// note\ninterface Sized {}\nclass Table implements Sized {\n  public function size(Row $r): int { return $this->rows->count() + Util::clamp(1) + strlen(\"x$r\") && true; }\n}\n",
+        );
+        assert_eq!(class_of(&php, "Table"), Some(Class::Type));
+        assert_eq!(class_of(&php, "Sized"), Some(Class::Type));
+        assert_eq!(class_of(&php, "Row"), Some(Class::Type));
+        assert_eq!(class_of(&php, "size"), Some(Class::Function));
+        assert_eq!(class_of(&php, "count"), Some(Class::Function));
+        assert_eq!(class_of(&php, "clamp"), Some(Class::Function));
+        assert_eq!(class_of(&php, "strlen"), Some(Class::Function));
+        assert_eq!(class_of(&php, "function"), Some(Class::Keyword));
+        assert_eq!(class_of(&php, "\"x$r\""), Some(Class::String));
+        assert_eq!(class_of(&php, "// note"), Some(Class::Comment));
+        assert_eq!(class_of(&php, "true"), Some(Class::Constant));
+        assert_eq!(class_of(&php, "rows"), None);
     }
 
     #[test]

@@ -213,6 +213,7 @@ const LANGUAGES: &[&str] = &[
     "typescript",
     "java",
     "tsx",
+    "php",
 ];
 
 /// Words that make a tool about code rather than general.

@@ -165,14 +165,13 @@ def main():
         if not path.startswith(root + os.sep):
             return None
         rel = path[len(root) + 1:]
-        line = rng["start"]["line"] + 1
-        # The definition whose declaration holds the place, its name at or after it.
-        candidates = [
-            d for d in defs_by_path.get(rel, ()) if d["start"] <= line <= d["end"] and d["line"] >= line
-        ]
+        first, last = rng["start"]["line"] + 1, rng["end"]["line"] + 1
+        # The server names the whole declaration (its doc comment included): the first
+        # definition whose name is within it.
+        candidates = [d for d in defs_by_path.get(rel, ()) if first <= d["line"] <= last]
         if not candidates:
             return None
-        best = min(candidates, key=lambda d: d["line"] - line)
+        best = min(candidates, key=lambda d: d["line"])
         return rel, best["name"], best["owner"]
 
     references = {}
