@@ -105,9 +105,7 @@ fn leaf_class(node: Node) -> Option<Class> {
     }
     match kind {
         "true" | "false" | "none" | "None" | "null" | "nil" | "undefined" | "boolean_literal"
-        | "boolean" => {
-            Some(Class::Constant)
-        }
+        | "boolean" => Some(Class::Constant),
         "type_identifier" | "primitive_type" | "predefined_type" => Some(Class::Type),
         // PHP's names are `name` leaves.
         "identifier" | "property_identifier" | "field_identifier" | "name" => {

@@ -5,9 +5,11 @@ use tree_sitter::Node;
 
 use super::{
     doc_line, field, header_before_body, line, named_children, new_def, push_call, push_children,
-    text,
+    split_outside_brackets, text,
 };
-use crate::facts::{Binding, CallBinding, Callee, Def, FileFacts, Import, ImportedName, Receiver};
+use crate::facts::{
+    Binding, CallBinding, Callee, Def, ElementBinding, FileFacts, Import, ImportedName, Receiver,
+};
 use crate::graph::NodeKind;
 
 /// What the walk knows of the file so far: its namespace and what its `use` lines alias, to
@@ -86,6 +88,7 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
             | "require_expression"
             | "require_once_expression" => include(node, src, facts),
             "property_declaration" => property(node, scope, src, &names, facts),
+            "foreach_statement" => foreach(node, scope, src, &names, facts),
             "assignment_expression" => assignment(node, scope, src, &names, facts),
             "function_call_expression" => {
                 if let Some(function) = field(node, "function")
@@ -199,9 +202,26 @@ fn doc_tag<'d>(doc: &'d str, tag: &str) -> Option<(&'d str, Option<&'d str>)> {
         if !rest.starts_with(char::is_whitespace) {
             return None;
         }
-        let mut words = rest.split_whitespace();
-        let ty = words.next()?;
-        let var = words
+        // The type ends at the first space outside brackets (`array<int, Item>`).
+        let rest = rest.trim_start();
+        let mut depth = 0usize;
+        let end = rest
+            .char_indices()
+            .find(|&(_, c)| {
+                match c {
+                    '<' | '(' | '{' => depth += 1,
+                    '>' | ')' | '}' => depth = depth.saturating_sub(1),
+                    _ => {}
+                }
+                c.is_whitespace() && depth == 0
+            })
+            .map_or(rest.len(), |(i, _)| i);
+        let ty = &rest[..end];
+        if ty.is_empty() {
+            return None;
+        }
+        let var = rest[end..]
+            .split_whitespace()
             .next()
             .and_then(|w| w.strip_prefix('$'))
             .map(|w| w.trim_end_matches(|c: char| !c.is_alphanumeric() && c != '_'));
@@ -209,24 +229,46 @@ fn doc_tag<'d>(doc: &'d str, tag: &str) -> Option<(&'d str, Option<&'d str>)> {
     })
 }
 
-/// A doc comment's type when it names one class: `Foo`, `?Foo`, `Foo|null`, `\A\Foo`; not
-/// arrays, generics, unions of classes or primitives.
+/// A doc comment's type when it names one class (`Foo`, `?Foo`, `Foo|null`, `\A\Foo`) or a
+/// collection of one class (`Foo[]`, `array<Foo>`, `array<int, Foo>`, `list<Foo>`,
+/// `iterable<Foo>`: written `Foo[]`, as the resolver reads element types); not unions of
+/// classes, other generics or primitives.
 fn doc_type(written: &str, names: &Names) -> Option<String> {
-    let parts: Vec<&str> = written
-        .split('|')
+    let parts: Vec<&str> = split_outside_brackets(written, '|')
+        .into_iter()
         .map(|p| p.trim_start_matches('?'))
         .filter(|p| !p.eq_ignore_ascii_case("null"))
         .collect();
     let [one] = parts.as_slice() else {
         return None;
     };
-    let plain = one
-        .chars()
-        .all(|c| c.is_alphanumeric() || c == '_' || c == '\\');
-    if !plain || one.is_empty() || is_primitive(one) {
-        return None;
+    let class = |name: &str| {
+        let plain = name
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == '\\');
+        (plain && !name.is_empty() && !is_primitive(name))
+            .then(|| class_or_self(names.qualify(name)))
+    };
+    if let Some(element) = one.strip_suffix("[]") {
+        return class(element).map(|c| format!("{c}[]"));
     }
-    Some(class_or_self(names.qualify(one)))
+    if let Some((outer, rest)) = one.split_once('<') {
+        let collection = [
+            "array",
+            "list",
+            "iterable",
+            "non-empty-array",
+            "non-empty-list",
+        ]
+        .iter()
+        .any(|c| c.eq_ignore_ascii_case(outer));
+        let arguments = rest.strip_suffix('>')?;
+        let element = *split_outside_brackets(arguments, ',').last()?;
+        return collection
+            .then(|| class(element).map(|c| format!("{c}[]")))
+            .flatten();
+    }
+    class(one)
 }
 
 /// Built-in type names that are no class.
@@ -525,6 +567,43 @@ fn assignment(node: Node, scope: Option<u32>, src: &[u8], names: &Names, facts: 
             }
         }
         _ => {}
+    }
+}
+
+/// `foreach ($xs as $x)`, `foreach ($xs as $k => $x)`: `$x` holds an element of `$xs` (a
+/// variable, a property chain or a call's result).
+fn foreach(node: Node, scope: Option<u32>, src: &[u8], names: &Names, facts: &mut FileFacts) {
+    let body = field(node, "body").map(|b| b.id());
+    let parts: Vec<Node> = named_children(node)
+        .into_iter()
+        .filter(|c| Some(c.id()) != body && c.kind() != "comment")
+        .collect();
+    let [collection, value, ..] = parts.as_slice() else {
+        return;
+    };
+    let mut value = *value;
+    if value.kind() == "pair" {
+        let Some(last) = named_children(value).into_iter().last() else {
+            return;
+        };
+        value = last;
+    }
+    if value.kind() == "by_ref" {
+        let Some(inner) = named_children(value).into_iter().next() else {
+            return;
+        };
+        value = inner;
+    }
+    if value.kind() != "variable_name" {
+        return;
+    }
+    let of = receiver(*collection, src, names, facts, scope);
+    if of != Receiver::Other && of != Receiver::SelfRef {
+        facts.element_bindings.push(ElementBinding {
+            scope,
+            var: variable(text(value, src)),
+            of,
+        });
     }
 }
 
@@ -882,6 +961,40 @@ function helper() {}
             })
             .collect();
         assert_eq!(names, ["\\B\\C\\g", "\\D\\E\\h", "\\i", "j", "\\A\\k"]);
+    }
+
+    #[test]
+    fn php_collections_in_doc_types_and_foreach_elements() {
+        let source = "<?php\nnamespace A;\nclass C {\n  /** @var array<string, Item> */\n  private array $items;\n  /** @var Item[]|null */\n  private $more;\n  /** @var array<int, int> */\n  private $ints;\n  /** @param list<Item> $xs\n   * @return Item[] */\n  function f(array $xs) { foreach ($this->items as $k => $item) {} foreach ($xs as &$x) {} }\n}\n";
+        let f = Extractor::default().extract("a.php", Lang::Php, source);
+        assert_eq!(
+            f.attr_bindings,
+            [
+                (0, "items".into(), "Item[]".into()),
+                (0, "more".into(), "Item[]".into())
+            ]
+        );
+        assert_eq!(f.defs[1].returns, "Item[]");
+        assert!(f.bindings.contains(&Binding {
+            scope: Some(1),
+            var: "xs".into(),
+            type_name: "Item[]".into()
+        }));
+        assert_eq!(
+            f.element_bindings,
+            [
+                ElementBinding {
+                    scope: Some(1),
+                    var: "item".into(),
+                    of: Receiver::Path("this.items".into())
+                },
+                ElementBinding {
+                    scope: Some(1),
+                    var: "x".into(),
+                    of: Receiver::Name("xs".into())
+                },
+            ]
+        );
     }
 
     #[test]
