@@ -56,6 +56,7 @@ impl Names {
 
 pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
     let mut names = Names::default();
+    let mut assigned: Vec<(u32, String, String)> = Vec::new();
     let mut cursor = root.walk();
     let mut stack: Vec<(Node, Option<u32>)> = vec![(root, None)];
     while let Some((node, scope)) = stack.pop() {
@@ -89,7 +90,12 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
             | "require_once_expression" => include(node, src, facts),
             "property_declaration" => property(node, scope, src, &names, facts),
             "foreach_statement" => foreach(node, scope, src, &names, facts),
-            "assignment_expression" => assignment(node, scope, src, &names, facts),
+            "assignment_expression" => {
+                assigned.extend(assignment(node, scope, src, &names, facts));
+            }
+            "if_statement" | "expression_statement" => {
+                narrowing(node, scope, src, &names, facts);
+            }
             "function_call_expression" => {
                 if let Some(function) = field(node, "function")
                     && matches!(function.kind(), "name" | "qualified_name" | "relative_name")
@@ -119,6 +125,19 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
     }
     if facts.package.is_none() {
         facts.package = Some(String::new());
+    }
+    // A property its class declares no type for has the one type every assignment gives it.
+    for (class, attr, ty) in &assigned {
+        let declared = facts
+            .attr_bindings
+            .iter()
+            .any(|(c, a, _)| c == class && a == attr);
+        let agreed = assigned
+            .iter()
+            .all(|(c, a, t)| c != class || a != attr || t == ty);
+        if !declared && agreed {
+            facts.attr_bindings.push((*class, attr.clone(), ty.clone()));
+        }
     }
 }
 
@@ -351,12 +370,27 @@ fn parameters(
         {
             facts.attr_bindings.push((class, var.clone(), ty.clone()));
         }
-        facts.bindings.push(Binding {
-            scope: Some(def),
-            var,
-            type_name: ty,
-        });
+        let span = (line(decl), scope_end(facts, Some(def)));
+        bind(facts, Some(def), var, ty, span);
     }
+}
+
+/// The last line of `scope` (the file's end at file level): where a binding made in it stops.
+fn scope_end(facts: &FileFacts, scope: Option<u32>) -> u32 {
+    scope
+        .and_then(|s| facts.defs.get(s as usize))
+        .map_or(u32::MAX, |d| d.end_line)
+}
+
+/// Binds `var` to type `ty` in `scope` on lines `span`: a later binding of the variable
+/// (an assignment, an `instanceof` test) wins where it holds.
+fn bind(facts: &mut FileFacts, scope: Option<u32>, var: String, ty: String, span: (u32, u32)) {
+    facts.bindings.push(Binding {
+        scope,
+        var,
+        type_name: ty,
+    });
+    facts.binding_spans.push(span);
 }
 
 /// A variable's name without its `$`.
@@ -499,12 +533,18 @@ fn property(node: Node, scope: Option<u32>, src: &[u8], names: &Names, facts: &m
     }
 }
 
-/// `$x = new T(…)` binds `$x` to `T`; `$x = f(…)` / `$x = $o->m(…)` to what the call returns;
-/// `$this->p = new T(…)` (or a typed parameter) makes `T` the type of property `p`.
-fn assignment(node: Node, scope: Option<u32>, src: &[u8], names: &Names, facts: &mut FileFacts) {
-    let (Some(left), Some(right)) = (field(node, "left"), field(node, "right")) else {
-        return;
-    };
+/// `$x = new T(…)` binds `$x` to `T` from that line on; `$x = f(…)` / `$x = $o->m(…)` to what
+/// the call returns. `$this->p = new T(…)` (or a typed parameter) is returned as (class,
+/// property, `T`): a type of property `p` when its class declares none.
+fn assignment(
+    node: Node,
+    scope: Option<u32>,
+    src: &[u8],
+    names: &Names,
+    facts: &mut FileFacts,
+) -> Option<(u32, String, String)> {
+    let (left, right) = (field(node, "left")?, field(node, "right")?);
+    let span = (line(node), scope_end(facts, scope));
     let created = (right.kind() == "object_creation_expression")
         .then(|| created_class(right, src, names, facts, scope))
         .flatten();
@@ -512,15 +552,11 @@ fn assignment(node: Node, scope: Option<u32>, src: &[u8], names: &Names, facts: 
         "variable_name" => {
             let var = variable(text(left, src));
             if var == "this" {
-                return;
+                return None;
             }
             if let Some(ty) = created {
-                facts.bindings.push(Binding {
-                    scope,
-                    var,
-                    type_name: ty,
-                });
-                return;
+                bind(facts, scope, var, ty, span);
+                return None;
             }
             let callee = match right.kind() {
                 "function_call_expression" => field(right, "function")
@@ -534,20 +570,19 @@ fn assignment(node: Node, scope: Option<u32>, src: &[u8], names: &Names, facts: 
             };
             if let Some(callee) = callee {
                 facts.call_bindings.push(CallBinding { scope, var, callee });
+                facts.call_binding_spans.push(span);
             }
+            None
         }
         "member_access_expression" => {
             let object = field(left, "object").map(|o| text(o, src));
-            let prop = field(left, "name").filter(|n| n.kind() == "name");
-            let (Some("$this"), Some(prop)) = (object, prop) else {
-                return;
-            };
-            let Some(class) = scope
+            let prop = field(left, "name").filter(|n| n.kind() == "name")?;
+            if object != Some("$this") {
+                return None;
+            }
+            let class = scope
                 .and_then(|s| facts.defs.get(s as usize))
-                .and_then(|d| d.parent)
-            else {
-                return;
-            };
+                .and_then(|d| d.parent)?;
             let ty = created.or_else(|| {
                 (right.kind() == "variable_name")
                     .then(|| {
@@ -560,14 +595,115 @@ fn assignment(node: Node, scope: Option<u32>, src: &[u8], names: &Names, facts: 
                     })
                     .flatten()
             });
-            if let Some(ty) = ty {
-                facts
-                    .attr_bindings
-                    .push((class, text(prop, src).to_owned(), ty));
+            ty.map(|ty| (class, text(prop, src).to_owned(), ty))
+        }
+        _ => None,
+    }
+}
+
+/// `if ($x instanceof T) { … }` binds `$x` to `T` in the body; `if (!$x instanceof T) { continue;
+/// }` (or `return`, `throw`, `break`) and `assert($x instanceof T);` from there to the end of
+/// the block around.
+fn narrowing(node: Node, scope: Option<u32>, src: &[u8], names: &Names, facts: &mut FileFacts) {
+    let block_end = |n: Node| {
+        n.parent()
+            .map_or(u32::MAX, |p| p.end_position().row as u32 + 1)
+    };
+    let (test, span) = match node.kind() {
+        "if_statement" => {
+            let (Some(condition), Some(body)) = (field(node, "condition"), field(node, "body"))
+            else {
+                return;
+            };
+            let condition = unwrap_parentheses(condition);
+            match negated(condition) {
+                Some(inner) if exits(body) && field(node, "alternative").is_none() => {
+                    (inner, (super::end_line(node), block_end(node)))
+                }
+                Some(_) => return,
+                None => (condition, (line(body), super::end_line(body))),
             }
         }
-        _ => {}
+        "expression_statement" => {
+            let Some(call) = named_children(node).into_iter().next() else {
+                return;
+            };
+            let asserts = call.kind() == "function_call_expression"
+                && field(call, "function")
+                    .is_some_and(|f| text(f, src).trim_start_matches('\\') == "assert");
+            let Some(argument) = field(call, "arguments")
+                .filter(|_| asserts)
+                .and_then(|a| named_children(a).into_iter().next())
+                .and_then(|a| named_children(a).into_iter().next())
+            else {
+                return;
+            };
+            (unwrap_parentheses(argument), (line(node), block_end(node)))
+        }
+        _ => return,
+    };
+    if test.kind() != "binary_expression"
+        || field(test, "operator").is_none_or(|o| text(o, src) != "instanceof")
+    {
+        return;
     }
+    let (Some(left), Some(right)) = (field(test, "left"), field(test, "right")) else {
+        return;
+    };
+    if left.kind() != "variable_name"
+        || !matches!(right.kind(), "name" | "qualified_name" | "relative_name")
+    {
+        return;
+    }
+    let var = variable(text(left, src));
+    if var != "this" {
+        let ty = class_or_self(names.qualify(text(right, src)));
+        bind(facts, scope, var, ty, span);
+    }
+}
+
+/// The expression inside any parentheses.
+fn unwrap_parentheses(mut node: Node) -> Node {
+    while node.kind() == "parenthesized_expression" {
+        match named_children(node).into_iter().next() {
+            Some(inner) => node = inner,
+            None => break,
+        }
+    }
+    node
+}
+
+/// `!x` → `x` (parentheses removed).
+fn negated(node: Node) -> Option<Node> {
+    (node.kind() == "unary_op_expression" && node.child(0).is_some_and(|c| c.kind() == "!"))
+        .then(|| {
+            named_children(node)
+                .into_iter()
+                .next()
+                .map(unwrap_parentheses)
+        })
+        .flatten()
+}
+
+/// Whether a branch always leaves the block: its first statement returns, throws, continues
+/// or breaks.
+fn exits(body: Node) -> bool {
+    let first = if body.kind() == "compound_statement" {
+        named_children(body)
+            .into_iter()
+            .find(|c| c.kind() != "comment")
+    } else {
+        Some(body)
+    };
+    first.is_some_and(|s| {
+        matches!(
+            s.kind(),
+            "return_statement" | "continue_statement" | "break_statement"
+        ) || (s.kind() == "expression_statement"
+            && named_children(s)
+                .first()
+                .is_some_and(|e| e.kind() == "throw_expression"))
+    })
 }
 
 /// `foreach ($xs as $x)`, `foreach ($xs as $k => $x)`: `$x` holds an element of `$xs` (a
@@ -604,6 +740,9 @@ fn foreach(node: Node, scope: Option<u32>, src: &[u8], names: &Names, facts: &mu
             var: variable(text(value, src)),
             of,
         });
+        facts
+            .element_binding_spans
+            .push((line(node), super::end_line(node)));
     }
 }
 
@@ -993,6 +1132,28 @@ function helper() {}
                     var: "x".into(),
                     of: Receiver::Name("xs".into())
                 },
+            ]
+        );
+    }
+
+    #[test]
+    fn php_instanceof_narrows_in_the_branch_or_after_an_early_exit() {
+        let source = "<?php\nfunction f(Node $n, $m, $k) {\n  if ($n instanceof Text) {\n    $n->text();\n  }\n  foreach ($n->all() as $c) {\n    if (!($c instanceof Item)) {\n      continue;\n    }\n    $c->run();\n  }\n  \\assert($m instanceof Cart);\n  if (!$k instanceof Cart) { $k = null; }\n  $x = new Cart();\n}\n";
+        let f = Extractor::default().extract("a.php", Lang::Php, source);
+        let spans: Vec<(&str, &str, (u32, u32))> = f
+            .bindings
+            .iter()
+            .zip(&f.binding_spans)
+            .map(|(b, s)| (b.var.as_str(), b.type_name.as_str(), *s))
+            .collect();
+        assert_eq!(
+            spans,
+            [
+                ("n", "Node", (2, 15)),
+                ("n", "Text", (3, 5)),
+                ("c", "Item", (9, 11)),
+                ("m", "Cart", (12, 15)),
+                ("x", "Cart", (14, 15)),
             ]
         );
     }
