@@ -250,17 +250,20 @@ fn doc_tag<'d>(doc: &'d str, tag: &str) -> Option<(&'d str, Option<&'d str>)> {
 
 /// A doc comment's type when it names one class (`Foo`, `?Foo`, `Foo|null`, `\A\Foo`) or a
 /// collection of one class (`Foo[]`, `array<Foo>`, `array<int, Foo>`, `list<Foo>`,
-/// `iterable<Foo>`: written `Foo[]`, as the resolver reads element types); not unions of
-/// classes, other generics or primitives.
+/// `iterable<Foo>`: written `Foo[]`, as the resolver reads element types; a union of such
+/// spellings of one type is that type); not unions of classes, other generics or primitives.
 fn doc_type(written: &str, names: &Names) -> Option<String> {
-    let parts: Vec<&str> = split_outside_brackets(written, '|')
+    let mut types = split_outside_brackets(written, '|')
         .into_iter()
         .map(|p| p.trim_start_matches('?'))
         .filter(|p| !p.eq_ignore_ascii_case("null"))
-        .collect();
-    let [one] = parts.as_slice() else {
-        return None;
-    };
+        .map(|p| doc_type_part(p, names));
+    let first = types.next()??;
+    types.all(|t| t.as_ref() == Some(&first)).then_some(first)
+}
+
+/// One member of a doc comment's union type, as `doc_type` reads it.
+fn doc_type_part(one: &str, names: &Names) -> Option<String> {
     let class = |name: &str| {
         let plain = name
             .chars()
@@ -1104,7 +1107,7 @@ function helper() {}
 
     #[test]
     fn php_collections_in_doc_types_and_foreach_elements() {
-        let source = "<?php\nnamespace A;\nclass C {\n  /** @var array<string, Item> */\n  private array $items;\n  /** @var Item[]|null */\n  private $more;\n  /** @var array<int, int> */\n  private $ints;\n  /** @param list<Item> $xs\n   * @return Item[] */\n  function f(array $xs) { foreach ($this->items as $k => $item) {} foreach ($xs as &$x) {} }\n}\n";
+        let source = "<?php\nnamespace A;\nclass C {\n  /** @var array<string, Item> */\n  private array $items;\n  /** @var Item[]|list<Item>|null */\n  private $more;\n  /** @var array<int, int> */\n  private $ints;\n  /** @var A|B */\n  private $either;\n  /** @param list<Item> $xs\n   * @return Item[] */\n  function f(array $xs) { foreach ($this->items as $k => $item) {} foreach ($xs as &$x) {} }\n}\n";
         let f = Extractor::default().extract("a.php", Lang::Php, source);
         assert_eq!(
             f.attr_bindings,

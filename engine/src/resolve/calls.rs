@@ -906,8 +906,9 @@ impl<'a> Resolver<'a> {
         }
         let mut found = self.fallback(self.methods.get(name), fi);
         // A C++ method name on a receiver of unknown type is shared by unrelated classes
-        // (`ok`, `Compare`, `NewIterator`): the one near the caller is a candidate only.
-        if f.lang == Lang::Cpp {
+        // (`ok`, `Compare`, `NewIterator`): the one near the caller is a candidate only. So is
+        // PHP's (measured 0.71: an interface's implementations and the interface share it).
+        if matches!(f.lang, Lang::Cpp | Lang::Php) {
             for (_, conf, reason) in &mut found {
                 if *reason == Reason::ImportedCandidate {
                     *conf = conf.min(confidence::AMBIGUOUS_PAIR);
