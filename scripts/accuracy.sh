@@ -38,14 +38,16 @@
 #             parser: namespaces, interfaces, typed properties and parameters, small classes)
 #   purifier  PHP, held out: HTML Purifier 4.11.0 from Debian's php-htmlpurifier (an HTML
 #             filter: no namespaces, PEAR-style class names, types in doc comments, require)
+#   phpparser PHP, held out: nikic/PHP-Parser 4.15.4 from Debian's php-parser (a parser: a
+#             deep node class hierarchy, visitors, builders, a generated parser table)
 #   all       every corpus above, one after another
 # Caches the indexers, corpora and indexes in $NEXUS_ACCURACY (default ~/.cache/nexus-accuracy).
 set -euo pipefail
-corpus=${1:?usage: scripts/accuracy.sh django|pydantic|sphinx|ts|effect|tokio|goldmark|yaml|toml|lang3|collections|jsoup|brotli|cmark|lua|crypto|leveldb|marisa|clipper|kiwi|commonmark|purifier|all [--examples N]}
+corpus=${1:?usage: scripts/accuracy.sh django|pydantic|sphinx|ts|effect|tokio|goldmark|yaml|toml|lang3|collections|jsoup|brotli|cmark|lua|crypto|leveldb|marisa|clipper|kiwi|commonmark|purifier|phpparser|all [--examples N]}
 shift
 repo=$(cd "$(dirname "$0")/.." && pwd)
 if [ "$corpus" = all ]; then
-  for one in django pydantic sphinx ts effect tokio goldmark yaml toml lang3 collections jsoup brotli cmark lua crypto leveldb marisa clipper kiwi commonmark purifier; do
+  for one in django pydantic sphinx ts effect tokio goldmark yaml toml lang3 collections jsoup brotli cmark lua crypto leveldb marisa clipper kiwi commonmark purifier phpparser; do
     printf '\n===== %s\n' "$one"
     "$0" "$one" "$@"
   done
@@ -54,7 +56,7 @@ fi
 cache=${NEXUS_ACCURACY:-$HOME/.cache/nexus-accuracy}
 tools="$cache/tools"
 mkdir -p "$tools"
-case "$corpus" in goldmark|yaml|toml|lang3|collections|jsoup|brotli|cmark|lua|crypto|leveldb|marisa|clipper|kiwi|commonmark|purifier) needs_npm=false ;; *) needs_npm=true ;; esac
+case "$corpus" in goldmark|yaml|toml|lang3|collections|jsoup|brotli|cmark|lua|crypto|leveldb|marisa|clipper|kiwi|commonmark|purifier|phpparser) needs_npm=false ;; *) needs_npm=true ;; esac
 if $needs_npm && { [ ! -x "$tools/node_modules/.bin/scip-python" ] \
   || [ ! -x "$tools/node_modules/.bin/scip-typescript" ]; }; then
   echo "installing the SCIP indexers into $tools" >&2
@@ -295,10 +297,11 @@ JSON
       /usr/bin/python3 "$oracle" -root "$root" -output "$index" -lang "$lang" "${defines[@]}" >&2
     fi
     prefix= ;;
-  commonmark|purifier)  # PHP: Debian's packages of pure-PHP libraries, read by Intelephense
+  commonmark|purifier|phpparser)  # PHP: Debian's packages of pure-PHP libraries, read by Intelephense
     case "$corpus" in
       commonmark) package=php-league-commonmark version=2.3.9 debian=2.3.9-1+deb12u1 folder=League/CommonMark ;;
       purifier) package=php-htmlpurifier version=4.11.0 debian=4.11.0-1 folder=. ;;
+      phpparser) package=php-parser version=4.15.4 debian=4.15.4-1 folder=PhpParser ;;
     esac
     for needed in php:php-cli /usr/share/php/PhpParser/autoload.php:php-parser; do
       if ! command -v "${needed%%:*}" >/dev/null && [ ! -e "${needed%%:*}" ]; then
@@ -327,7 +330,7 @@ JSON
         -server "$tools/node_modules/intelephense/lib/intelephense.js" >&2
     fi
     prefix= ;;
-  *) echo "unknown corpus: $corpus (django | pydantic | sphinx | ts | effect | tokio | goldmark | yaml | toml | lang3 | collections | jsoup | brotli | cmark | lua | crypto | leveldb | marisa | clipper | kiwi | commonmark | purifier | all)" >&2; exit 2 ;;
+  *) echo "unknown corpus: $corpus (django | pydantic | sphinx | ts | effect | tokio | goldmark | yaml | toml | lang3 | collections | jsoup | brotli | cmark | lua | crypto | leveldb | marisa | clipper | kiwi | commonmark | purifier | phpparser | all)" >&2; exit 2 ;;
 esac
 cd "$repo"
 cargo run --quiet --release -p nexus-accuracy --bin nexus-accuracy -- --scip "$index" --root "$root" --prefix "$prefix" "$@"
