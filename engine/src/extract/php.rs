@@ -93,7 +93,7 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
             "assignment_expression" => {
                 assigned.extend(assignment(node, scope, src, &names, facts));
             }
-            "if_statement" | "expression_statement" => {
+            "if_statement" | "expression_statement" | "binary_expression" => {
                 narrowing(node, scope, src, &names, facts);
             }
             "function_call_expression" => {
@@ -604,15 +604,16 @@ fn assignment(
     }
 }
 
-/// `if ($x instanceof T) { … }` binds `$x` to `T` in the body; `if (!$x instanceof T) { continue;
-/// }` (or `return`, `throw`, `break`) and `assert($x instanceof T);` from there to the end of
-/// the block around.
+/// `if ($x instanceof T) { … }` (also one test of an `&&` chain) binds `$x` to `T` in the body;
+/// `if (!$x instanceof T) { continue; }` (or `return`, `throw`, `break`) and
+/// `assert($x instanceof T);` from there to the end of the block around; `$x instanceof T &&
+/// …` and `!$x instanceof T || …` on the lines of what follows the test.
 fn narrowing(node: Node, scope: Option<u32>, src: &[u8], names: &Names, facts: &mut FileFacts) {
     let block_end = |n: Node| {
         n.parent()
             .map_or(u32::MAX, |p| p.end_position().row as u32 + 1)
     };
-    let (test, span) = match node.kind() {
+    let (tests, span) = match node.kind() {
         "if_statement" => {
             let (Some(condition), Some(body)) = (field(node, "condition"), field(node, "body"))
             else {
@@ -621,10 +622,13 @@ fn narrowing(node: Node, scope: Option<u32>, src: &[u8], names: &Names, facts: &
             let condition = unwrap_parentheses(condition);
             match negated(condition) {
                 Some(inner) if exits(body) && field(node, "alternative").is_none() => {
-                    (inner, (super::end_line(node), block_end(node)))
+                    (vec![inner], (super::end_line(node), block_end(node)))
                 }
                 Some(_) => return,
-                None => (condition, (line(body), super::end_line(body))),
+                None => (
+                    conjuncts(condition, src),
+                    (line(body), super::end_line(body)),
+                ),
             }
         }
         "expression_statement" => {
@@ -641,28 +645,63 @@ fn narrowing(node: Node, scope: Option<u32>, src: &[u8], names: &Names, facts: &
             else {
                 return;
             };
-            (unwrap_parentheses(argument), (line(node), block_end(node)))
+            (
+                vec![unwrap_parentheses(argument)],
+                (line(node), block_end(node)),
+            )
+        }
+        "binary_expression" => {
+            let (Some(left), Some(right)) = (field(node, "left"), field(node, "right")) else {
+                return;
+            };
+            let left = unwrap_parentheses(left);
+            let tests = match field(node, "operator").map(|o| text(o, src)) {
+                Some("&&" | "and") => conjuncts(left, src),
+                Some("||" | "or") => negated(left).into_iter().collect(),
+                _ => return,
+            };
+            (tests, (line(right), super::end_line(right)))
         }
         _ => return,
     };
-    if test.kind() != "binary_expression"
-        || field(test, "operator").is_none_or(|o| text(o, src) != "instanceof")
-    {
-        return;
+    for test in tests {
+        if test.kind() != "binary_expression"
+            || field(test, "operator").is_none_or(|o| text(o, src) != "instanceof")
+        {
+            continue;
+        }
+        let (Some(left), Some(right)) = (field(test, "left"), field(test, "right")) else {
+            continue;
+        };
+        if left.kind() != "variable_name"
+            || !matches!(right.kind(), "name" | "qualified_name" | "relative_name")
+        {
+            continue;
+        }
+        let var = variable(text(left, src));
+        if var != "this" {
+            let ty = class_or_self(names.qualify(text(right, src)));
+            bind(facts, scope, var, ty, span);
+        }
     }
-    let (Some(left), Some(right)) = (field(test, "left"), field(test, "right")) else {
-        return;
-    };
-    if left.kind() != "variable_name"
-        || !matches!(right.kind(), "name" | "qualified_name" | "relative_name")
-    {
-        return;
+}
+
+/// The tests an `&&` chain joins (parentheses removed); the expression itself otherwise.
+fn conjuncts<'t>(node: Node<'t>, src: &[u8]) -> Vec<Node<'t>> {
+    let mut found = Vec::new();
+    let mut stack = vec![unwrap_parentheses(node)];
+    while let Some(n) = stack.pop() {
+        let and = n.kind() == "binary_expression"
+            && field(n, "operator").is_some_and(|o| matches!(text(o, src), "&&" | "and"));
+        match (and, field(n, "left"), field(n, "right")) {
+            (true, Some(l), Some(r)) => {
+                stack.push(unwrap_parentheses(r));
+                stack.push(unwrap_parentheses(l));
+            }
+            _ => found.push(n),
+        }
     }
-    let var = variable(text(left, src));
-    if var != "this" {
-        let ty = class_or_self(names.qualify(text(right, src)));
-        bind(facts, scope, var, ty, span);
-    }
+    found
 }
 
 /// The expression inside any parentheses.
@@ -1141,7 +1180,7 @@ function helper() {}
 
     #[test]
     fn php_instanceof_narrows_in_the_branch_or_after_an_early_exit() {
-        let source = "<?php\nfunction f(Node $n, $m, $k) {\n  if ($n instanceof Text) {\n    $n->text();\n  }\n  foreach ($n->all() as $c) {\n    if (!($c instanceof Item)) {\n      continue;\n    }\n    $c->run();\n  }\n  \\assert($m instanceof Cart);\n  if (!$k instanceof Cart) { $k = null; }\n  $x = new Cart();\n}\n";
+        let source = "<?php\nfunction f(Node $n, $m, $k) {\n  if ($n instanceof Text) {\n    $n->text();\n  }\n  foreach ($n->all() as $c) {\n    if (!($c instanceof Item)) {\n      continue;\n    }\n    $c->run();\n  }\n  \\assert($m instanceof Cart);\n  if (!$k instanceof Cart) { $k = null; }\n  $x = new Cart();\n  if ($a instanceof A && $b instanceof B) {\n    $a->f();\n  }\n  return !$c instanceof C || $c->g();\n}\n";
         let f = Extractor::default().extract("a.php", Lang::Php, source);
         let spans: Vec<(&str, &str, (u32, u32))> = f
             .bindings
@@ -1152,11 +1191,15 @@ function helper() {}
         assert_eq!(
             spans,
             [
-                ("n", "Node", (2, 15)),
+                ("n", "Node", (2, 19)),
                 ("n", "Text", (3, 5)),
                 ("c", "Item", (9, 11)),
-                ("m", "Cart", (12, 15)),
-                ("x", "Cart", (14, 15)),
+                ("m", "Cart", (12, 19)),
+                ("x", "Cart", (14, 19)),
+                ("a", "A", (15, 17)),
+                ("b", "B", (15, 17)),
+                ("a", "A", (15, 15)),
+                ("c", "C", (18, 18)),
             ]
         );
     }
