@@ -287,3 +287,70 @@ fn php_names_outside_the_namespace_are_no_guesses() {
         )])
     );
 }
+
+/// Elements of doc-typed collections, `instanceof` narrowing (in the branch, after an early
+/// exit) and a variable assigned again: each call reaches its receiver's own method.
+#[test]
+fn php_elements_narrowing_and_flow() {
+    let g = graph(&[
+        (
+            "src/Nodes.php",
+            "<?php\nnamespace N;\nclass Node { public function walk() {} }\nclass Text extends Node { public function literal() {} }\nclass Image extends Node { public function title() {} }\n",
+        ),
+        (
+            "src/Render.php",
+            r#"<?php
+namespace N;
+class Render
+{
+    /** @var array<int, Node> */
+    private array $nodes = [];
+
+    public function run(Node $node)
+    {
+        foreach ($this->nodes as $child) {
+            $child->walk();
+        }
+        if ($node instanceof Text) {
+            $node->literal();
+        }
+        if (!$node instanceof Image) {
+            return;
+        }
+        $node->title();
+        $x = new Text();
+        $x->literal();
+        $x = new Image();
+        $x->title();
+    }
+}
+"#,
+        ),
+    ]);
+    let run = "Method:src/Render.php:Render.run";
+    assert_eq!(
+        edges(&g, EdgeKind::Calls),
+        owned(&[
+            (run, "Class:src/Nodes.php:Image", "0.97", "constructor"),
+            (run, "Class:src/Nodes.php:Text", "0.97", "constructor"),
+            (
+                run,
+                "Method:src/Nodes.php:Node.walk",
+                "0.95",
+                "receiver-type"
+            ),
+            (
+                run,
+                "Method:src/Nodes.php:Text.literal",
+                "0.97",
+                "receiver-type"
+            ),
+            (
+                run,
+                "Method:src/Nodes.php:Image.title",
+                "0.97",
+                "receiver-type"
+            ),
+        ])
+    );
+}
