@@ -2,7 +2,8 @@
 # Call-graph accuracy: indexes a corpus with a type-checker-based SCIP indexer (from npm, rustup, or
 # for Go scripts/oracle/go_scip.go on Go's own type checker, for Java scripts/oracle/JavaScip.java
 # on javac's attribution, for C scripts/oracle/c_scip.py on clang's, for C# scripts/oracle/cs_scip.py
-# on the IL Mono's C# compiler emits) and compares Nexus's CALLS edges with it.
+# on the IL Mono's C# compiler emits, for PHP scripts/oracle/php_scip.py on Intelephense's) and
+# compares Nexus's CALLS edges with it.
 # Usage: scripts/accuracy.sh CORPUS [--examples N]
 #   django    Python: Django 5.1.4 (framework, class-based views, ORM)
 #   pydantic  Python: pydantic 2.10.6 (fully typed: overloads, TYPE_CHECKING, generics)
@@ -38,14 +39,20 @@
 #             hierarchies with overrides, generics, extension methods on strings and types)
 #   dbussharp C#, held out: dbus-sharp 0.8.1 from its Debian source (a protocol library:
 #             message readers and writers, proxies built with Reflection.Emit, Mono's style)
+#   commonmark  PHP: league/commonmark 2.3.9 from Debian's php-league-commonmark (a Markdown
+#             parser: namespaces, interfaces, typed properties and parameters, small classes)
+#   purifier  PHP, held out: HTML Purifier 4.11.0 from Debian's php-htmlpurifier (an HTML
+#             filter: no namespaces, PEAR-style class names, types in doc comments, require)
+#   phpparser PHP, held out: nikic/PHP-Parser 4.15.4 from Debian's php-parser (a parser: a
+#             deep node class hierarchy, visitors, builders, a generated parser table)
 #   all       every corpus above, one after another
 # Caches the indexers, corpora and indexes in $NEXUS_ACCURACY (default ~/.cache/nexus-accuracy).
 set -euo pipefail
-corpus=${1:?usage: scripts/accuracy.sh django|pydantic|sphinx|ts|effect|tokio|goldmark|yaml|toml|lang3|collections|jsoup|brotli|cmark|lua|crypto|leveldb|marisa|clipper|kiwi|newtonsoft|dbussharp|all [--examples N]}
+corpus=${1:?usage: scripts/accuracy.sh django|pydantic|sphinx|ts|effect|tokio|goldmark|yaml|toml|lang3|collections|jsoup|brotli|cmark|lua|crypto|leveldb|marisa|clipper|kiwi|newtonsoft|dbussharp|commonmark|purifier|phpparser|all [--examples N]}
 shift
 repo=$(cd "$(dirname "$0")/.." && pwd)
 if [ "$corpus" = all ]; then
-  for one in django pydantic sphinx ts effect tokio goldmark yaml toml lang3 collections jsoup brotli cmark lua crypto leveldb marisa clipper kiwi newtonsoft dbussharp; do
+  for one in django pydantic sphinx ts effect tokio goldmark yaml toml lang3 collections jsoup brotli cmark lua crypto leveldb marisa clipper kiwi newtonsoft dbussharp commonmark purifier phpparser; do
     printf '\n===== %s\n' "$one"
     "$0" "$one" "$@"
   done
@@ -54,7 +61,7 @@ fi
 cache=${NEXUS_ACCURACY:-$HOME/.cache/nexus-accuracy}
 tools="$cache/tools"
 mkdir -p "$tools"
-case "$corpus" in goldmark|yaml|toml|lang3|collections|jsoup|brotli|cmark|lua|crypto|leveldb|marisa|clipper|kiwi|dbussharp|newtonsoft) needs_npm=false ;; *) needs_npm=true ;; esac
+case "$corpus" in goldmark|yaml|toml|lang3|collections|jsoup|brotli|cmark|lua|crypto|leveldb|marisa|clipper|kiwi|dbussharp|newtonsoft|commonmark|purifier|phpparser) needs_npm=false ;; *) needs_npm=true ;; esac
 if $needs_npm && { [ ! -x "$tools/node_modules/.bin/scip-python" ] \
   || [ ! -x "$tools/node_modules/.bin/scip-typescript" ]; }; then
   echo "installing the SCIP indexers into $tools" >&2
@@ -328,7 +335,40 @@ JSON
       /usr/bin/python3 "$oracle" -root "$root" -output "$index" "${refs[@]}" >&2
     fi
     prefix= ;;
-  *) echo "unknown corpus: $corpus (django | pydantic | sphinx | ts | effect | tokio | goldmark | yaml | toml | lang3 | collections | jsoup | brotli | cmark | lua | crypto | leveldb | marisa | clipper | kiwi | newtonsoft | dbussharp | all)" >&2; exit 2 ;;
+  commonmark|purifier|phpparser)  # PHP: Debian's packages of pure-PHP libraries, read by Intelephense
+    case "$corpus" in
+      commonmark) package=php-league-commonmark version=2.3.9 debian=2.3.9-1+deb12u1 folder=League/CommonMark ;;
+      purifier) package=php-htmlpurifier version=4.11.0 debian=4.11.0-1 folder=. ;;
+      phpparser) package=php-parser version=4.15.4 debian=4.15.4-1 folder=PhpParser ;;
+    esac
+    for needed in php:php-cli /usr/share/php/PhpParser/autoload.php:php-parser; do
+      if ! command -v "${needed%%:*}" >/dev/null && [ ! -e "${needed%%:*}" ]; then
+        echo "installing ${needed#*:} (Debian)" >&2
+        apt-get install -y -q "${needed#*:}" >&2
+      fi
+    done
+    if [ ! -s "$tools/node_modules/intelephense/lib/intelephense.js" ]; then
+      echo "installing Intelephense into $tools" >&2
+      [ -f "$tools/package.json" ] || (cd "$tools" && npm init -y >/dev/null)
+      (cd "$tools" && npm install --no-audit --no-fund --silent intelephense@1.18.5 >&2)
+    fi
+    root="$cache/$corpus-$version"
+    if [ ! -d "$root" ]; then
+      unpacked=$(mktemp -d)
+      (cd "$unpacked" && apt-get download "$package=$debian" >&2 && dpkg-deb -x ./*.deb x)
+      mkdir -p "$root"
+      cp -r "$unpacked/x/usr/share/php/$folder/." "$root/"
+      rm -rf "$unpacked"
+      find "$root" -type f ! -name '*.php' -delete
+    fi
+    index="$cache/$corpus-$version.scip"
+    oracle="$repo/scripts/oracle/php_scip.py"
+    if [ ! -s "$index" ] || [ "$oracle" -nt "$index" ]; then
+      /usr/bin/python3 "$oracle" -root "$root" -output "$index" \
+        -server "$tools/node_modules/intelephense/lib/intelephense.js" >&2
+    fi
+    prefix= ;;
+  *) echo "unknown corpus: $corpus (django | pydantic | sphinx | ts | effect | tokio | goldmark | yaml | toml | lang3 | collections | jsoup | brotli | cmark | lua | crypto | leveldb | marisa | clipper | kiwi | newtonsoft | dbussharp | commonmark | purifier | phpparser | all)" >&2; exit 2 ;;
 esac
 cd "$repo"
 cargo run --quiet --release -p nexus-accuracy --bin nexus-accuracy -- --scip "$index" --root "$root" --prefix "$prefix" "$@"

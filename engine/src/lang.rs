@@ -26,11 +26,13 @@ pub enum Lang {
     Cpp,
     /// C#.
     CSharp,
+    /// PHP (HTML around `<?php … ?>` is text).
+    Php,
 }
 
 impl Lang {
     /// Every language, in display order.
-    pub const ALL: [Lang; 10] = [
+    pub const ALL: [Lang; 11] = [
         Lang::Python,
         Lang::JavaScript,
         Lang::TypeScript,
@@ -41,6 +43,7 @@ impl Lang {
         Lang::C,
         Lang::Cpp,
         Lang::CSharp,
+        Lang::Php,
     ];
 
     /// The language of a path, from its extension; `None` for files Nexus does not parse.
@@ -59,6 +62,7 @@ impl Lang {
                 Lang::Cpp
             }
             "cs" => Lang::CSharp,
+            "php" => Lang::Php,
             _ => return None,
         })
     }
@@ -88,6 +92,7 @@ impl Lang {
             Lang::C => "c",
             Lang::Cpp => "cpp",
             Lang::CSharp => "csharp",
+            Lang::Php => "php",
         }
     }
 
@@ -104,6 +109,7 @@ impl Lang {
             Lang::C => tree_sitter_c::LANGUAGE.into(),
             Lang::Cpp => tree_sitter_cpp::LANGUAGE.into(),
             Lang::CSharp => tree_sitter_c_sharp::LANGUAGE.into(),
+            Lang::Php => tree_sitter_php::LANGUAGE_PHP.into(),
         }
     }
 
@@ -166,6 +172,7 @@ mod tests {
         assert_eq!(Lang::of_path("src/db.cc"), Some(Lang::Cpp));
         assert_eq!(Lang::of_path("include/a.hpp"), Some(Lang::Cpp));
         assert_eq!(Lang::of_path("src/Cart.cs"), Some(Lang::CSharp));
+        assert_eq!(Lang::of_path("src/Cart.php"), Some(Lang::Php));
         assert_eq!(Lang::of_path("README"), None);
         assert_eq!(Lang::of_path("a.tar.gz"), None);
     }

@@ -85,7 +85,10 @@ fn whole_class(kind: &str) -> Option<Class> {
         | "text_block"
         | "verbatim_string_literal"
         | "interpolated_string_expression"
-        | "rune_literal" => Some(Class::String),
+        | "rune_literal"
+        | "encapsed_string"
+        | "heredoc"
+        | "nowdoc" => Some(Class::String),
         _ => None,
     }
 }
@@ -103,11 +106,11 @@ fn leaf_class(node: Node) -> Option<Class> {
         return Some(Class::Number);
     }
     match kind {
-        "true" | "false" | "none" | "None" | "null" | "nil" | "undefined" | "boolean_literal" => {
-            Some(Class::Constant)
-        }
+        "true" | "false" | "none" | "None" | "null" | "nil" | "undefined" | "boolean_literal"
+        | "boolean" => Some(Class::Constant),
         "type_identifier" | "primitive_type" | "predefined_type" => Some(Class::Type),
-        "identifier" | "property_identifier" | "field_identifier" => {
+        // PHP's names are `name` leaves.
+        "identifier" | "property_identifier" | "field_identifier" | "name" => {
             let parent = node.parent()?;
             let is_field = |parent: Node, field: &str| {
                 parent
@@ -130,19 +133,22 @@ fn leaf_class(node: Node) -> Option<Class> {
                     .child_by_field_name(field)
                     .is_some_and(|n| n.id() == node.id())
             };
-            let type_declaration = parent.kind().contains("class")
+            let declares_type = parent.kind().contains("class")
                 || matches!(
                     parent.kind(),
                     "struct_declaration"
                         | "interface_declaration"
+                        | "trait_declaration"
                         | "enum_declaration"
                         | "record_declaration"
                 );
-            if type_declaration && named_by("name") {
+            if (declares_type && named_by("name")) || parent.kind() == "named_type" {
                 Some(Class::Type)
             } else if ((parent.kind().contains("function")
                 || parent.kind().contains("method")
-                || parent.kind() == "constructor_declaration")
+                || parent.kind() == "constructor_declaration"
+                // PHP's `$o->f()`, `T::f()`.
+                || parent.kind().ends_with("call_expression"))
                 && named_by("name"))
                 || ((parent.kind().contains("call") || parent.kind() == "invocation_expression")
                     && named_by("function"))
@@ -299,6 +305,26 @@ mod tests {
         assert_eq!(class_of(&cs, "@\"x\""), Some(Class::String));
         assert_eq!(class_of(&cs, "namespace"), Some(Class::Keyword));
         assert_eq!(class_of(&cs, "rows"), None);
+    }
+
+    #[test]
+    fn php_is_coloured_too() {
+        let php = highlight(
+            "a.php",
+            "<p>hi</p><?php\n// note\ninterface Sized {}\nclass Table implements Sized {\n  public function size(Row $r): int { return $this->rows->count() + Util::clamp(1) + strlen(\"x$r\") && true; }\n}\n",
+        );
+        assert_eq!(class_of(&php, "Table"), Some(Class::Type));
+        assert_eq!(class_of(&php, "Sized"), Some(Class::Type));
+        assert_eq!(class_of(&php, "Row"), Some(Class::Type));
+        assert_eq!(class_of(&php, "size"), Some(Class::Function));
+        assert_eq!(class_of(&php, "count"), Some(Class::Function));
+        assert_eq!(class_of(&php, "clamp"), Some(Class::Function));
+        assert_eq!(class_of(&php, "strlen"), Some(Class::Function));
+        assert_eq!(class_of(&php, "function"), Some(Class::Keyword));
+        assert_eq!(class_of(&php, "\"x$r\""), Some(Class::String));
+        assert_eq!(class_of(&php, "// note"), Some(Class::Comment));
+        assert_eq!(class_of(&php, "true"), Some(Class::Constant));
+        assert_eq!(class_of(&php, "rows"), None);
     }
 
     #[test]

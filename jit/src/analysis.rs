@@ -215,6 +215,7 @@ const LANGUAGES: &[&str] = &[
     "tsx",
     "cpp",
     "csharp",
+    "php",
 ];
 
 /// Words that make a tool about code rather than general.

@@ -7,7 +7,7 @@ use super::Extractor;
 use crate::ingest::{SourceFile, index};
 use crate::lang::Lang;
 
-const SEEDS: [(&str, &str); 10] = [
+const SEEDS: [(&str, &str); 11] = [
     (
         "a.py",
         "class A(B):\n    def f(self, x: C = D()):\n        from .m import n as o\n        return self.g(x).h[0](*a, **k)\n",
@@ -47,6 +47,10 @@ const SEEDS: [(&str, &str); 10] = [
     (
         "A.cs",
         "using static a.B;\nnamespace n;\npublic partial class A : B<int>, IC { D E { get; } A() : base(1) { } static int F(this G g) => g?.H<I>().J(\"k\".L(), new M()); }\n",
+    ),
+    (
+        "a.php",
+        "<p><?= $t ?></p><?php\nnamespace N;\nuse A\\{B, C as D};\nclass E extends F implements G { use H; public function __construct(private I $i) {} function f(J $j): static { $j->k(); self::l(); parent::m(); \\N\\n(); return new static; } }\n",
     ),
 ];
 

@@ -9,6 +9,7 @@ mod go;
 mod go_build;
 mod java;
 mod js;
+mod php;
 mod python;
 mod receiver;
 mod refs;
@@ -83,6 +84,7 @@ impl Extractor {
             Lang::C => c::extract(root, src, &mut facts),
             Lang::Cpp => cpp::extract(root, src, &mut facts),
             Lang::CSharp => csharp::extract(root, src, &mut facts),
+            Lang::Php => php::extract(root, src, &mut facts),
         }
         refs::extract(root, src, &mut facts);
         if root.has_error() {

@@ -102,6 +102,9 @@ impl<'a> Resolver<'a> {
             _ if self.files[fi].lang == Lang::Rust && self.rust_names_outside(fi, name) => None,
             // A Go type of a package outside the project (`io.Writer`, `reflect.Value`).
             _ if self.files[fi].lang == Lang::Go && self.go_type_outside(fi, name) => None,
+            // A PHP class name means one class by the file's namespace and `use` lines: one
+            // they do not find is no project class.
+            _ if self.files[fi].lang == Lang::Php => None,
             _ => {
                 if self.files[fi].lang.is_js_family()
                     && let Some(found) = self.alias_type(fi, name)

@@ -404,6 +404,8 @@ mod csharp_tests;
 #[cfg(test)]
 mod fixture_edges;
 #[cfg(test)]
+mod php_tests;
+#[cfg(test)]
 mod ref_tests;
 #[cfg(test)]
 mod tests;

@@ -214,6 +214,11 @@ fn source_files(
             .c_include(&f.path, &import.module)
             .into_iter()
             .collect(),
+        Lang::Php if import.wildcard => modules
+            .php_include(&f.path, &import.module)
+            .into_iter()
+            .collect(),
+        Lang::Php => modules.php(&import.module).to_vec(),
     }
 }
 

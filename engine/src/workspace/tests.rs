@@ -206,6 +206,37 @@ fn projects() -> Vec<Vec<(&'static str, Vec<&'static str>)>> {
                 ],
             ),
         ],
+        vec![
+            (
+                "src/App.php",
+                vec![
+                    "<?php\nnamespace App;\nuse App\\Util\\Helper;\nclass App extends Base {\n  use Greets;\n  function run(Helper $h) { $h->help(); $this->stop(); $this->greet(); helper(); }\n}\n",
+                    "<?php\nnamespace App;\nclass App extends Base {\n  function run() { Util\\Helper::make()->help(); stop(); }\n}\n",
+                    "<?php\nnamespace App;\nrequire_once __DIR__ . '/functions.php';\nclass App { function run() { helper(); (new Base())->stop(); } }\n",
+                ],
+            ),
+            (
+                "src/Base.php",
+                vec![
+                    "<?php\nnamespace App;\nclass Base {\n  function stop() {}\n}\ntrait Greets { function greet() { $this->stop(); } }\n",
+                    "<?php\nnamespace App;\nclass Base {\n  function stop() { helper(); }\n}\nfunction helper() {}\n",
+                ],
+            ),
+            (
+                "src/Util/Helper.php",
+                vec![
+                    "<?php\nnamespace App\\Util;\nclass Helper {\n  static function make(): self { return new self(); }\n  function help() {}\n}\n",
+                    "<?php\nnamespace App\\Util;\nclass Helper {\n  static function make(): static { return new static; }\n  function help() { \\App\\helper(); }\n}\n",
+                ],
+            ),
+            (
+                "src/functions.php",
+                vec![
+                    "<?php\nfunction helper() {}\n",
+                    "<?php\nfunction helper() { return (new App\\Base())->stop(); }\n",
+                ],
+            ),
+        ],
     ]
 }
 
@@ -292,7 +323,7 @@ proptest! {
 
     #[test]
     fn any_edit_sequence_gives_the_graph_of_a_full_index(
-        p in 0..6usize,
+        p in 0..7usize,
         steps in prop::collection::vec(step(), 1..12),
         batch in 1..4usize,
     ) {
@@ -307,7 +338,7 @@ proptest! {
     /// re-resolving only some files after a change needs.
     #[test]
     fn calls_resolve_alike_in_any_file_order(
-        p in 0..6usize,
+        p in 0..7usize,
         versions in prop::collection::vec(0..4usize, 8),
         keys in prop::collection::vec(any::<u32>(), 8),
     ) {
