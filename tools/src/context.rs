@@ -64,7 +64,7 @@ pub fn run(
         let _ = writeln!(out, "Nodes: {}", counts(kind_counts(graph)));
         let _ = writeln!(out, "Edges: {}", counts(edge_counts(graph)));
     }
-    let sections: [(ContextFocus, &str, &str, fn(&Graph) -> String); 3] = [
+    let sections: [Section; 3] = [
         (
             ContextFocus::Hotspots,
             "hotspots",
@@ -96,6 +96,9 @@ pub fn run(
     }
     out
 }
+
+/// A context section: the focus that asks for it, its name for `focus`, its title, its body.
+type Section = (ContextFocus, &'static str, &'static str, fn(&Graph) -> String);
 
 fn hotspots_section(graph: &Graph) -> String {
     let mut out = String::new();

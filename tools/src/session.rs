@@ -336,7 +336,12 @@ mod tests {
         );
         let mut s = Sessions::default();
         s.record(Some("a"), [g_old, h_old], Some(h_old));
+        s.mark_lines(Some("a"), "b.py", 1, 2);
         let s = s.renumbered(&old, &new);
+        assert!(
+            s.shown_lines(Some("a"), "b.py", 1, 5).is_empty(),
+            "files may have changed: their lines are shown afresh"
+        );
         assert!(
             s.seen(Some("a"), g_new),
             "an unchanged symbol stays seen under its new id"
@@ -349,6 +354,31 @@ mod tests {
             s.map.get("a").and_then(|x| x.focus.front().copied()),
             Some(h_new)
         );
+    }
+
+    #[test]
+    fn shown_lines_merge_per_file_and_sections_are_given_once() {
+        let mut s = Sessions::default();
+        s.begin(Some("a"), 0.0, "read f".into());
+        s.mark_lines(Some("a"), "f.py", 10, 20);
+        s.mark_lines(Some("a"), "f.py", 21, 25);
+        s.mark_lines(Some("a"), "f.py", 40, 41);
+        s.mark_lines(None, "f.py", 1, 100);
+        assert_eq!(
+            s.shown_lines(Some("a"), "f.py", 5, 50),
+            [(10, 25), (40, 41)]
+        );
+        assert_eq!(s.shown_lines(Some("a"), "f.py", 12, 14), [(12, 14)]);
+        assert!(s.shown_lines(Some("a"), "g.py", 1, 50).is_empty());
+        assert!(s.shown_lines(None, "f.py", 1, 50).is_empty());
+        assert!(!s.given_before(Some("a"), "context schema", "x"));
+        assert!(s.given_before(Some("a"), "context schema", "x"));
+        assert!(
+            !s.given_before(Some("a"), "context schema", "y"),
+            "a changed section is given again"
+        );
+        assert!(!s.given_before(None, "context schema", "y"));
+        assert!(!s.given_before(None, "context schema", "y"));
     }
 
     #[test]
