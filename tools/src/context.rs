@@ -98,7 +98,12 @@ pub fn run(
 }
 
 /// A context section: the focus that asks for it, its name for `focus`, its title, its body.
-type Section = (ContextFocus, &'static str, &'static str, fn(&Graph) -> String);
+type Section = (
+    ContextFocus,
+    &'static str,
+    &'static str,
+    fn(&Graph) -> String,
+);
 
 fn hotspots_section(graph: &Graph) -> String {
     let mut out = String::new();
