@@ -69,8 +69,12 @@ fn assert_same(ws: &Workspace, graph: &Graph, files: &BTreeMap<String, String>) 
     if got != want {
         let missing: Vec<&String> = want.iter().filter(|l| !got.contains(l)).collect();
         let extra: Vec<&String> = got.iter().filter(|l| !want.contains(l)).collect();
+        let first = got.iter().zip(&want).position(|(a, b)| a != b);
         panic!(
-            "incremental graph differs from a full index\nmissing: {missing:#?}\nextra: {extra:#?}"
+            "incremental graph differs from a full index\nmissing: {missing:#?}\nextra: {extra:#?}\nlengths {} {}, first difference {:?}",
+            got.len(),
+            want.len(),
+            first.map(|i| (&got[i], &want[i]))
         );
     }
     assert_eq!(ws.sources(), &sources);
