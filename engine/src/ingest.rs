@@ -8,7 +8,7 @@ use super::facts::FileFacts;
 use super::filter::{DEFAULT_MAX_FILE_BYTES, Filter, Skip};
 use super::graph::{Graph, NodeKind};
 use super::lang::Lang;
-use super::resolve::{ResolveMemo, ResolveStats, build_graph, build_graph_kept};
+use super::resolve::{ResolveMemo, ResolveStats, build_graph_kept};
 use super::workspace::{Entry, Workspace, content_hash};
 use super::{community, process, summary};
 
@@ -502,7 +502,7 @@ pub(crate) fn build(
     progress: Progress,
 ) -> Result<Built, Cancelled> {
     let started = clock();
-    let (graph, resolve, layers, memo, _) = resolve_edges_kept(project, facts, None, &[]);
+    let (graph, resolve, layers, memo, _) = resolve_edges(project, facts, None, &[]);
     let resolved = clock();
     if !progress(Phase::Resolve, 1, 1) {
         return Err(Cancelled);
@@ -519,18 +519,11 @@ pub(crate) fn build(
 }
 
 /// Resolution alone: the graph's folders, files, symbols and edges, without the layers computed
-/// from them (communities, processes, summaries), which [`Layers::add_to`] adds.
-pub(crate) fn resolve_edges(project: &str, facts: &[FileFacts]) -> (Graph, ResolveStats, Layers) {
-    let (graph, resolve) = build_graph(project, facts);
-    let decorated = decorated_entries(&graph, facts);
-    (graph, resolve, Layers { decorated })
-}
-
-/// [`resolve_edges`] from an earlier resolution of the same project before the `changed` paths
-/// changed: files whose calls and references read nothing that changed keep their edges (equal
-/// to a full resolution). Also gives what the next resolution keeps and how many files were
-/// resolved again.
-pub(crate) fn resolve_edges_kept(
+/// from them (communities, processes, summaries), which [`Layers::add_to`] adds. From an earlier
+/// resolution of the same project before the `changed` paths changed (`None`: every file), files
+/// whose calls and references read nothing that changed keep their edges (equal to a full
+/// resolution). Also gives what the next resolution keeps and how many files were resolved.
+pub(crate) fn resolve_edges(
     project: &str,
     facts: &[FileFacts],
     earlier: Option<ResolveMemo>,

@@ -273,9 +273,11 @@ impl Workspace {
     }
 
     /// The graph of the files as they are now (resolution, then the layers), as a full index of
-    /// them gives.
-    pub(crate) fn graph(&self) -> Graph {
-        let (graph, _, layers) = ingest::resolve_edges(&self.project, &self.facts);
+    /// them gives; the resolution is kept for the next change.
+    pub(crate) fn graph(&mut self) -> Graph {
+        let (graph, _, layers, memo, _) =
+            ingest::resolve_edges(&self.project, &self.facts, None, &[]);
+        self.resolution = Some(memo);
         layers.add_to(graph, &|| 0.0).0
     }
 
@@ -654,7 +656,7 @@ impl Workspace {
             .eq(macros_before.iter().map(String::as_str));
         let earlier = earlier.filter(|_| same_macros);
         let (graph, resolve, layers, memo, resolved) =
-            ingest::resolve_edges_kept(&self.project, &self.facts, earlier, &changed);
+            ingest::resolve_edges(&self.project, &self.facts, earlier, &changed);
         self.resolution = Some(memo);
         applied.resolved = resolved;
         applied.phase_ms.push((Phase::Resolve, clock() - parsed_at));

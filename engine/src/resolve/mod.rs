@@ -156,18 +156,11 @@ struct Resolver<'a> {
     stats: ResolveStats,
 }
 
-/// Builds the graph of a project from its files' facts.
-pub fn build_graph(project: &str, files: &[FileFacts]) -> (Graph, ResolveStats) {
-    let order: Vec<usize> = (0..files.len()).collect();
-    let (graph, stats, _) = resolve_in(project, files, &order, None, &[]);
-    (graph, stats)
-}
-
-/// [`build_graph`] from an earlier resolution of the same project before the `changed` paths
-/// changed (written, added or removed): only the files whose calls and references read something
-/// that changed are resolved again, the others keep their edges (see `memo`). Equal to
-/// [`build_graph`] of the same files. Also gives what the next resolution keeps, and how many
-/// files were resolved.
+/// Builds the graph of a project from its files' facts; from an earlier resolution of the same
+/// project before the `changed` paths changed (written, added or removed), only the files whose
+/// calls and references read something that changed are resolved again, the others keep their
+/// edges (see `memo`); `None` resolves every file, and both give the same graph. Also gives what
+/// the next resolution keeps, and how many files were resolved.
 pub fn build_graph_kept(
     project: &str,
     files: &[FileFacts],
@@ -179,7 +172,7 @@ pub fn build_graph_kept(
     (graph, stats, memo, resolved)
 }
 
-/// [`build_graph`], resolving the calls of the files in `order` (indexes into `files`; a file
+/// [`build_graph_kept`] of every file, resolving the calls of the files in `order` (indexes into `files`; a file
 /// left out has no CALLS edges). Resolving one file's calls must not depend on which files came
 /// before it (what re-resolving only some files needs): a test resolves them shuffled.
 #[cfg(all(test, not(target_arch = "wasm32")))]
