@@ -12,11 +12,17 @@ use crate::lang::Lang;
 impl<'a> Resolver<'a> {
     /// The calls of the files in `order` (indexes into `files`).
     pub(super) fn calls(&mut self, order: &[usize]) {
-        let files = self.files;
+        let files = self.files.all;
         for &fi in order {
             let Some(f) = files.get(fi) else {
                 continue;
             };
+            if self.keep_calls(fi) {
+                continue;
+            }
+            self.begin_file();
+            let (sites, resolved) = (self.stats.call_sites, self.stats.calls_resolved);
+            let mut made = Vec::new();
             for call in &f.calls {
                 self.stats.call_sites += 1;
                 // A call in a Rust block whose `cfg` does not hold, inside real code, is not
@@ -62,10 +68,18 @@ impl<'a> Resolver<'a> {
                             Reason::SelfMethod | Reason::ReceiverType | Reason::AttributeType
                         );
                     if to != from || certain {
+                        // An edge reads its target (kept edges point into unchanged files).
+                        self.reads.node(to);
                         self.b.add_edge(from, to, EdgeKind::Calls, conf, reason);
+                        made.push((from, to, conf, reason));
                     }
                 }
             }
+            let (sites, resolved) = (
+                self.stats.call_sites - sites,
+                self.stats.calls_resolved - resolved,
+            );
+            self.end_calls(fi, &made, sites, resolved);
         }
     }
 
@@ -102,8 +116,7 @@ impl<'a> Resolver<'a> {
                 ));
             }
             // A variable or parameter of this scope hides every name outside it.
-            if f.lang.is_js_family() && self.vars.get(fi, name, Some(d)).is_some_and(|b| b.declared)
-            {
+            if f.lang.is_js_family() && self.var(fi, name, Some(d)).is_some_and(|b| b.declared) {
                 return None;
             }
         }
@@ -125,7 +138,7 @@ impl<'a> Resolver<'a> {
             if (f.is_test_def(d)
                 || f.lang.is_js_family()
                 || f.defs.get(d as usize).is_some_and(imported_before))
-                && let Some(t) = self.scopes.binding(fi, name)
+                && let Some(t) = self.binding(fi, name)
             {
                 return Some((t, confidence::IMPORT, Reason::ImportResolved));
             }
@@ -135,7 +148,7 @@ impl<'a> Resolver<'a> {
                 Reason::SameFile,
             ));
         }
-        if let Some(t) = self.scopes.binding(fi, name) {
+        if let Some(t) = self.binding(fi, name) {
             return Some((t, confidence::IMPORT, Reason::ImportResolved));
         }
         if f.lang.is_c_family() {
@@ -159,17 +172,19 @@ impl<'a> Resolver<'a> {
         if let Some(t) = self.scopes.wildcard_lookup(
             fi,
             name,
-            self.files,
-            &self.modules,
+            &self.files,
+            self.modules(),
             &self.top_level,
             &self.def_node,
         ) {
             return Some((t, confidence::IMPORT, Reason::ImportResolved));
         }
         let package_mates: &[usize] = match f.lang {
-            Lang::Go => self.modules.same_dir_go(&f.path),
-            Lang::Java | Lang::CSharp => f.package.as_deref().map_or(&[], |p| self.modules.java(p)),
-            Lang::Php => self.modules.php(f.package.as_deref().unwrap_or_default()),
+            Lang::Go => self.modules().same_dir_go(&f.path),
+            Lang::Java | Lang::CSharp => {
+                f.package.as_deref().map_or(&[], |p| self.modules().java(p))
+            }
+            Lang::Php => self.modules().php(f.package.as_deref().unwrap_or_default()),
             _ => &[],
         };
         // A definition in stand-in code (a Go file another platform builds) gives way to a real
@@ -222,7 +237,7 @@ impl<'a> Resolver<'a> {
     /// local variable (a function pointer), or a function-like macro the file defines (expanded,
     /// not called).
     pub(super) fn c_hidden(&self, fi: usize, scope: Option<u32>, name: &str) -> bool {
-        let declared = |s: Option<u32>| self.vars.get(fi, name, s).is_some_and(|b| b.declared);
+        let declared = |s: Option<u32>| self.var(fi, name, s).is_some_and(|b| b.declared);
         self.scope_chain(fi, scope)
             .into_iter()
             .any(|d| declared(Some(d)))
@@ -238,7 +253,7 @@ impl<'a> Resolver<'a> {
         if !f.lang.is_js_family() {
             return None;
         }
-        let declared = |s: Option<u32>| self.vars.get(fi, name, s).is_some_and(|b| b.declared);
+        let declared = |s: Option<u32>| self.var(fi, name, s).is_some_and(|b| b.declared);
         if self
             .scope_chain(fi, scope)
             .into_iter()
@@ -373,7 +388,7 @@ impl<'a> Resolver<'a> {
                     }
                     return vec![hit];
                 }
-                if let Some(file) = self.modules.rust(&f.path, path) {
+                if let Some(file) = self.modules().rust(&f.path, path) {
                     let inline = path.rsplit("::").next().unwrap_or(path);
                     // Of `cfg` alternatives the real one; a `mod name;` is no function.
                     let found = self.top_level[file]
@@ -677,7 +692,7 @@ impl<'a> Resolver<'a> {
             .filter(|i| i.reexport && (i.wildcard || i.names.iter().any(|n| n.name == name)))
             .find_map(|i| {
                 let (package, class) = i.module.rsplit_once('.')?;
-                let ty = self.modules.java(package).iter().find_map(|&file| {
+                let ty = self.modules().java(package).iter().find_map(|&file| {
                     let &d = self.top_level[file].get(class)?.first()?;
                     let node = self.def_node[file][d as usize];
                     self.kind_of(node)
@@ -1035,8 +1050,8 @@ impl<'a> Resolver<'a> {
             if let Some(t) = scope::export(
                 file,
                 name,
-                self.files,
-                &self.modules,
+                &self.files,
+                self.modules(),
                 &self.top_level,
                 &self.def_node,
                 0,
@@ -1064,6 +1079,7 @@ impl<'a> Resolver<'a> {
     ) -> Vec<(u32, f32, Reason)> {
         let lang = self.files[fi].lang;
         let same_lang = |n: &u32| {
+            self.reads.node(*n);
             let file = self.b.node(*n).map(|d| d.file);
             self.file_lang(file).is_some_and(|l| {
                 l == lang
@@ -1229,7 +1245,7 @@ impl<'a> Resolver<'a> {
         let file = self
             .modules
             .rust_exact(&f.path, &format!("{}::{written}", import.module))?;
-        (self.modules.rust(&f.path, &import.module) != Some(file)).then_some(file)
+        (self.modules().rust(&f.path, &import.module) != Some(file)).then_some(file)
     }
 }
 

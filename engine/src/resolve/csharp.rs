@@ -14,7 +14,7 @@ impl<'a> Resolver<'a> {
     /// stays a project-wide name. Indexes extension methods by name.
     pub(super) fn csharp_structure(&mut self) {
         let mut parts: HashMap<(&'a str, &'a str), Vec<u32>> = HashMap::default();
-        for (fi, f) in self.files.iter().enumerate() {
+        for (fi, f) in self.files.all.iter().enumerate() {
             if f.lang != Lang::CSharp {
                 continue;
             }
