@@ -187,6 +187,11 @@ pub async fn fulfil(
                     "the server asked for the client's roots (`roots/list`, input `{key}`), which Nexus's host does not offer"
                 ));
             }
+            _ => {
+                return Err(format!(
+                    "the server asked for input `{key}` of a kind Nexus's host does not know"
+                ));
+            }
         };
         let answer = serde_json::to_value(answer)
             .map_err(|err| format!("cannot encode the answer to input `{key}`: {err}"))?;
