@@ -8,13 +8,13 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use futures_util::future::BoxFuture;
 use nexus_shared::{ErrorCode, ToolError};
 use rmcp::RoleServer;
 use rmcp::model::{
     CallToolRequestParams, ElicitRequest, ElicitRequestParams, ElicitResult, ElicitationAction,
     ElicitationSchema, InputRequest, InputRequests, InputRequiredResult, ProtocolVersion,
 };
-use futures_util::future::BoxFuture;
 use rmcp::service::{Peer, RequestContext};
 use serde_json::{Map, Value};
 

@@ -64,7 +64,10 @@ impl InFlight {
             [Some(asker)] => Ok(asker.clone()),
             [None] => Err(CANNOT_ASK.to_owned()),
             [] => Err("no call is in flight".to_owned()),
-            _ => Err(format!("{} calls are in flight and the question names none", calls.len())),
+            _ => Err(format!(
+                "{} calls are in flight and the question names none",
+                calls.len()
+            )),
         }
     }
 }
@@ -160,7 +163,10 @@ pub async fn next_round(
         tokio::time::sleep(STATE_ONLY_WAIT * 2u32.pow(exponent - 1)).await;
     }
     let responses = fulfil(requests, &asker, server).await?;
-    Ok(((!responses.is_empty()).then_some(responses), asked.request_state))
+    Ok((
+        (!responses.is_empty()).then_some(responses),
+        asked.request_state,
+    ))
 }
 
 /// The responses to an `input_required` result's requests, each under its key: elicitations as
@@ -200,7 +206,6 @@ pub async fn fulfil(
     Ok(responses)
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -215,7 +220,9 @@ mod tests {
             &self,
             _request: ElicitRequestParams,
         ) -> BoxFuture<'_, Result<ElicitResult, String>> {
-            Box::pin(async { Ok(ElicitResult::new(ElicitationAction::Accept).with_content(json!({}))) })
+            Box::pin(async {
+                Ok(ElicitResult::new(ElicitationAction::Accept).with_content(json!({})))
+            })
         }
     }
 
@@ -249,7 +256,9 @@ mod tests {
         assert_eq!(answer.action, ElicitationAction::Accept);
         assert_eq!(
             answer.content,
-            Some(json!({"name": "John Doe", "age": 30, "score": 95.5, "status": "active", "verified": true}))
+            Some(
+                json!({"name": "John Doe", "age": 30, "score": 95.5, "status": "active", "verified": true})
+            )
         );
         // What the user gave stays; a decline stays empty.
         let Ok(ElicitRequestParams::FormElicitationParams {
@@ -261,8 +270,14 @@ mod tests {
         let given = ElicitResult::new(ElicitationAction::Accept)
             .with_content(json!({"name": "Ada", "note": "hi"}));
         let filled = with_defaults(given, &requested_schema.properties);
-        assert_eq!(filled.content.as_ref().and_then(|c| c.get("name")), Some(&json!("Ada")));
-        assert_eq!(filled.content.as_ref().and_then(|c| c.get("age")), Some(&json!(30)));
+        assert_eq!(
+            filled.content.as_ref().and_then(|c| c.get("name")),
+            Some(&json!("Ada"))
+        );
+        assert_eq!(
+            filled.content.as_ref().and_then(|c| c.get("age")),
+            Some(&json!(30))
+        );
         let declined = with_defaults(
             ElicitResult::new(ElicitationAction::Decline),
             &requested_schema.properties,
@@ -291,12 +306,17 @@ mod tests {
         assert_eq!(responses["confirm"]["content"]["age"], 30);
         // No state sent: none echoed; a caller who cannot be asked declines, and the call goes on.
         let asked = InputRequiredResult::new(
-            Some(requests(json!({"confirm": {"method": "elicitation/create", "params": form()}}))),
+            Some(requests(
+                json!({"confirm": {"method": "elicitation/create", "params": form()}}),
+            )),
             None,
         );
         let (responses, echoed) = next_round(asked, 1, None, "s").await.expect("answered");
         assert_eq!(echoed, None);
-        assert_eq!(responses.expect("responses")["confirm"]["action"], "decline");
+        assert_eq!(
+            responses.expect("responses")["confirm"]["action"],
+            "decline"
+        );
         // State only: retried with the state and no responses.
         let asked = InputRequiredResult::new(None, Some("s1".to_owned()));
         let (responses, echoed) = next_round(asked, 1, user(), "s").await.expect("retry");
@@ -306,18 +326,23 @@ mod tests {
     #[tokio::test]
     async fn what_the_host_cannot_answer_fails_the_call_clearly() {
         let sampling = InputRequiredResult::new(
-            Some(requests(json!({"llm": {"method": "sampling/createMessage", "params": {
-                "messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}],
-                "maxTokens": 10
-            }}}))),
+            Some(requests(
+                json!({"llm": {"method": "sampling/createMessage", "params": {
+                    "messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}],
+                    "maxTokens": 10
+                }}}),
+            )),
             Some("s".to_owned()),
         );
-        let err = next_round(sampling, 1, user(), "s").await.expect_err("sampling");
-        assert!(err.contains("sampling/createMessage") && err.contains("`llm`"), "{err}");
-        let roots = InputRequiredResult::new(
-            Some(requests(json!({"r": {"method": "roots/list"}}))),
-            None,
+        let err = next_round(sampling, 1, user(), "s")
+            .await
+            .expect_err("sampling");
+        assert!(
+            err.contains("sampling/createMessage") && err.contains("`llm`"),
+            "{err}"
         );
+        let roots =
+            InputRequiredResult::new(Some(requests(json!({"r": {"method": "roots/list"}}))), None);
         let err = next_round(roots, 1, user(), "s").await.expect_err("roots");
         assert!(err.contains("roots/list"), "{err}");
         let empty = InputRequiredResult::new(None, None);

@@ -774,7 +774,10 @@ impl Host {
                     }
                 }
                 Ok(Ok(_)) => {
-                    break Err("the server answered with a task, which hosted calls do not support".to_owned());
+                    break Err(
+                        "the server answered with a task, which hosted calls do not support"
+                            .to_owned(),
+                    );
                 }
                 Ok(Err(err)) if transient(&err) && attempt == 1 => {
                     tracing::info!(server = %server, tool = %tool, "transport error, retrying once: {err}");
