@@ -29,7 +29,10 @@ pub trait Asker: Send + Sync + std::fmt::Debug {
 /// The calls in flight on one server, with their askers. `elicitation/create` names no call, so
 /// it reaches a caller only while exactly one call is in flight.
 #[derive(Clone, Default)]
-pub struct InFlight(Arc<Mutex<BTreeMap<u64, Option<Arc<dyn Asker>>>>>);
+pub struct InFlight(Arc<Mutex<Calls>>);
+
+/// Each call in flight by its id, with its asker if it has one.
+type Calls = BTreeMap<u64, Option<Arc<dyn Asker>>>;
 
 /// A call's place in `InFlight`, given up when the call ends.
 pub struct Entered {
@@ -44,7 +47,7 @@ impl Drop for Entered {
 }
 
 impl InFlight {
-    fn calls(&self) -> std::sync::MutexGuard<'_, BTreeMap<u64, Option<Arc<dyn Asker>>>> {
+    fn calls(&self) -> std::sync::MutexGuard<'_, Calls> {
         self.0.lock().unwrap_or_else(|p| p.into_inner())
     }
 
