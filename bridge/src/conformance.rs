@@ -15,13 +15,14 @@ use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities, ClientResult,
-    GetPromptRequestParams, GetPromptResponse, GetPromptResult, InputRequest, InputRequests,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams, ClientCapabilities,
+    ClientResult, GetPromptRequestParams, GetPromptResponse, GetPromptResult, GetTaskParams,
+    GetTaskResult, InputRequest, InputRequests,
     InputRequiredResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
     ListToolsResult, LoggingMessageNotificationParam, PaginatedRequestParams,
     ProgressNotificationParam, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse,
     ReadResourceResult, ServerConfig, ServerRequest, SetLevelRequestParams, SubscribeRequestParams,
-    SubscriptionFilter, Tool, UnsubscribeRequestParams,
+    SubscriptionFilter, Tool, UnsubscribeRequestParams, UpdateTaskParams,
 };
 use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
@@ -29,6 +30,8 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
 use crate::mcp::NexusMcp;
+
+mod tasks;
 
 /// A 1×1 red PNG, as the suite's reference server sends it.
 const IMAGE: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
@@ -219,6 +222,7 @@ fn tools() -> Value {
             json!({ "name": name, "description": description, "inputSchema": empty_schema() })
         })
         .collect();
+    tools.extend(tasks::tools());
     let with_string = |name: &str, description: &str, field: &str, about: &str| {
         json!({
             "name": name,
@@ -345,6 +349,9 @@ impl Fixtures {
                 format!("inputResponses `{key}` is not a result object"),
                 None,
             )));
+        }
+        if let Some(answer) = tasks::call(self.0.tasks(), request, context).await {
+            return Some(answer);
         }
         let answer = match name {
             "test_simple_text" => Ok(text("This is a simple text response for testing.")),
@@ -890,6 +897,37 @@ impl ServerHandler for Fixtures {
         requested: &SubscriptionFilter,
     ) -> Option<SubscriptionFilter> {
         self.0.accepted_subscription_filter(requested)
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        let fixture = typed::<Vec<Tool>>(tools())
+            .ok()
+            .and_then(|tools| tools.into_iter().find(|tool| tool.name == name));
+        fixture.or_else(|| self.0.get_tool(name))
+    }
+
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, McpError> {
+        self.0.get_task(request, context).await
+    }
+
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.0.update_task(request, context).await
+    }
+
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.0.cancel_task(request, context).await
     }
 
     /// Nexus's stream, plus `tools/list_changed` when `test_trigger_tool_change` runs.

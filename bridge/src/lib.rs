@@ -23,6 +23,7 @@ mod layering;
 mod listener;
 mod mcp;
 mod mcp_http;
+mod mcp_tasks;
 mod outbox;
 mod peer;
 mod provider_http;

@@ -1,26 +1,30 @@
 //! The MCP server (stdio, and `/mcp` through `mcp_http.rs`): lists the catalog's tools and the
 //! health resource without any browser, relays `tools/call` with progress and cancellation.
-//! Tool failures are `isError` results.
+//! Tool failures are `isError` results; a long call may become a task (`mcp_tasks.rs`).
 
 use std::sync::Arc;
 
 use nexus_shared::catalog::SERVER_INSTRUCTIONS;
 use nexus_shared::{ErrorCode, Outcome, ToolError, ToolName};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam,
-    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
-    ResourceContents, ServerCapabilities, ServerConfig, SubscriptionFilter, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams, ContentBlock,
+    GetTaskParams, GetTaskResult, Implementation, ListResourcesResult, ListToolsResult,
+    PaginatedRequestParams, ProgressNotificationParam, ReadResourceRequestParams,
+    ReadResourceResponse, ReadResourceResult, Resource, ResourceContents, ServerCapabilities,
+    ServerConfig, SubscriptionFilter, Tool, UpdateTaskParams,
 };
 use rmcp::service::{Peer, RequestContext, RunningService, SubscriptionContext};
+use rmcp::task_manager::TaskManager;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
 use tokio::sync::mpsc;
 
 use crate::call::Progress;
 use crate::health::{self, HEALTH_URI};
-use crate::host::consent::{self, Asked, Consent, Question};
+use crate::host::consent::{self, Consent, Question};
+use crate::host::pending::{Pending, Round, Running};
 use crate::host::policy::Action;
 use crate::host::{CallRequest, Host, remote};
+use crate::mcp_tasks;
 use crate::relay::{Relay, Route};
 
 pub struct NexusMcp {
@@ -38,8 +42,11 @@ pub struct Shared {
     /// This client's tools session: Nexus's tools remember what they told it (collapsing what
     /// it saw, recalling its trail) unless a call names a session of its own.
     session: Arc<str>,
-    /// Confirmations asked through `input_required` results, awaiting the client's retry.
-    asked: Arc<Asked>,
+    /// The `requestState`s handed out (confirmations, hosted calls parked on their server's
+    /// question), awaiting the client's retry.
+    pending: Arc<Pending>,
+    /// The calls that became tasks (SEP-2663), for `tasks/get`, `tasks/update`, `tasks/cancel`.
+    tasks: TaskManager,
 }
 
 impl Shared {
@@ -55,7 +62,8 @@ impl Shared {
         Self {
             tools,
             session: format!("{label}-{:08x}", fastrand::u32(..)).into(),
-            asked: Arc::default(),
+            pending: Arc::default(),
+            tasks: TaskManager::new(),
         }
     }
 }
@@ -73,6 +81,12 @@ impl NexusMcp {
             shared,
         }
     }
+
+    /// The task table this handler's tasks live in (the conformance fixtures' too).
+    #[cfg(feature = "conformance-fixtures")]
+    pub fn tasks(&self) -> &TaskManager {
+        &self.shared.tasks
+    }
 }
 
 impl ServerHandler for NexusMcp {
@@ -85,6 +99,8 @@ impl ServerHandler for NexusMcp {
                 // No prompts, declared: a 2026-07-28 server answers only what it declares,
                 // and clients may ask (rmcp answers an empty list).
                 .enable_prompts()
+                // SEP-2663: long calls may answer with a task (`mcp_tasks.rs`).
+                .enable_tasks()
                 .build(),
         )
         .with_server_info(Implementation::new("nexus", env!("CARGO_PKG_VERSION")))
@@ -257,6 +273,20 @@ impl ServerHandler for NexusMcp {
             .map(|info| info.client_info.name.clone())
             .unwrap_or_else(|| "agent".into());
         let args = serde_json::Value::Object(request.arguments.unwrap_or_default());
+        if mcp_tasks::runs_as_task(tool) && mcp_tasks::client_declares_tasks(&context) {
+            let relay = self.relay.clone();
+            let session = self.shared.session.to_string();
+            let (progress_tx, progress_rx) = mpsc::unbounded_channel();
+            let work = async move {
+                outcome_result(
+                    relay
+                        .call(&agent, tool, args, Some(session), Some(progress_tx))
+                        .await,
+                )
+            };
+            return mcp_tasks::answer_or_task(&self.shared.tasks, &context, work, Some(progress_rx))
+                .await;
+        }
         let token = context.meta.get_progress_token();
         let (progress_tx, mut progress_rx) = match token {
             Some(_) => {
@@ -292,11 +322,51 @@ impl ServerHandler for NexusMcp {
                 _ = context.ct.cancelled() => break Outcome::Err(ToolError::new(ErrorCode::Cancelled, "the client cancelled the call")),
             }
         };
-        Ok(match outcome {
-            Outcome::Ok(output) => CallToolResult::success(vec![ContentBlock::text(output.text)]),
-            Outcome::Err(err) => error_result(&err),
+        Ok(outcome_result(outcome).into())
+    }
+
+    /// Over HTTP, rmcp checks a `tools/call`'s `Mcp-Param-*` headers against the arguments the
+    /// called tool's schema marks `x-mcp-header` (SEP-2243): Nexus's tools and exposed hosted ones.
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        let own = self.shared.tools.iter().find(|tool| tool.name == name);
+        match own {
+            Some(tool) => Some(tool.clone()),
+            None if self.host.exposed() => self
+                .host
+                .exposed_tools()
+                .into_iter()
+                .find(|tool| tool.name == name),
+            None => None,
         }
-        .into())
+    }
+
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, McpError> {
+        self.shared
+            .tasks
+            .get_task(&request.task_id)
+            .map(GetTaskResult::new)
+    }
+
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.shared
+            .tasks
+            .update_task(&request.task_id, request.input_responses)
+    }
+
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.shared.tasks.cancel_task(&request.task_id)
     }
 }
 
@@ -320,7 +390,7 @@ impl NexusMcp {
                 ),
             )),
             Action::Confirm => tokio::select! {
-                consented = consent::consent(context, request, &self.shared.asked, question) => consented,
+                consented = consent::consent(context, request, &self.shared.pending, question) => consented,
                 _ = context.ct.cancelled() => Consent::Refused(ToolError::new(ErrorCode::Cancelled, "the client cancelled the call")),
             },
         };
@@ -341,8 +411,10 @@ impl NexusMcp {
     }
 
     /// A hosted tool through the registry; one that needs confirmation runs only once the
-    /// client's user said yes (MCP elicitation). The client's cancellation drops the call, which
-    /// sends `notifications/cancelled` to the server.
+    /// client's user said yes (MCP elicitation). The server's questions during the call reach the
+    /// client's user: as requests during the call before 2026-07-28, through `input_required`
+    /// rounds after (the call parks on each question; the retry with the answer resumes it).
+    /// The client's cancellation drops the call, which sends `notifications/cancelled` to the server.
     async fn call_hosted(
         &self,
         name: String,
@@ -355,6 +427,24 @@ impl NexusMcp {
             .map(|info| info.client_info.name.clone())
             .unwrap_or_else(|| "agent".into());
         let args = request.arguments.clone().unwrap_or_default();
+        let pending = &self.shared.pending;
+        if let Some(state) = request
+            .request_state
+            .as_deref()
+            .filter(|state| pending.is_parked(state))
+        {
+            let responses = request.input_responses.as_ref();
+            return match pending
+                .resume(state, &name, &args, responses, &context.ct)
+                .await
+            {
+                Ok(round) => round_response(round),
+                Err(_) => error_result(&ToolError::new(
+                    ErrorCode::NotAllowed,
+                    format!("NotAllowed: the answer does not belong to this call of `{name}`; the call it answered was stopped"),
+                ).with_hint("call the tool again")).into(),
+            };
+        }
         let mut approved = false;
         if let Ok(gate) = self.host.gatekeeping(&name) {
             let allow = self.host.how_to_allow(&gate.server, &gate.tool);
@@ -372,6 +462,26 @@ impl NexusMcp {
                 return instead;
             }
             approved = gate.verdict.action == Action::Confirm;
+        }
+        if consent::asks_forms(context) && consent::answers_in_rounds(context) {
+            let host = self.host.clone();
+            let (tool, arguments) = (name.clone(), args.clone());
+            let running = Running::start(move |asker| async move {
+                let call = host.execute(CallRequest {
+                    name: tool,
+                    args: arguments,
+                    timeout: None,
+                    caller,
+                    approved,
+                    session: None,
+                    asker: Some(asker),
+                });
+                match call.await {
+                    Ok(reply) => reply.result,
+                    Err(err) => error_result(&err.to_tool_error()),
+                }
+            });
+            return round_response(running.next_round(pending, &name, &args, &context.ct).await);
         }
         let call = self.host.execute(CallRequest {
             name,
@@ -413,6 +523,22 @@ async fn next_progress(rx: &mut Option<mpsc::UnboundedReceiver<Progress>>) -> Op
     match rx {
         Some(rx) => rx.recv().await,
         None => std::future::pending().await,
+    }
+}
+
+/// A round of a hosted call as the answer to the client's call.
+fn round_response(round: Round) -> CallToolResponse {
+    match round {
+        Round::Done(result) => result.into(),
+        Round::Asks(asked) => CallToolResponse::InputRequired(asked),
+    }
+}
+
+/// A relayed call's outcome as MCP's result: the text, or an `isError` result.
+fn outcome_result(outcome: Outcome) -> CallToolResult {
+    match outcome {
+        Outcome::Ok(output) => CallToolResult::success(vec![ContentBlock::text(output.text)]),
+        Outcome::Err(err) => error_result(&err),
     }
 }
 

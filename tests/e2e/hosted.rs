@@ -1204,6 +1204,100 @@ async fn exposed_tools_follow_the_policy_denied_hidden_confirmed_by_elicitation_
     }
 }
 
+/// A 2026-07-28 agent's MCP client whose user fills in every form with `answer` (rmcp's client
+/// answers an `input_required` result through `create_elicitation` and retries the call).
+#[derive(Clone)]
+struct FormFiller {
+    answer: Value,
+    asked: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+impl rmcp::ClientHandler for FormFiller {
+    fn get_info(&self) -> rmcp::model::ClientConfig {
+        let mut capabilities = rmcp::model::ClientCapabilities::default();
+        capabilities.elicitation = Some(
+            rmcp::model::ElicitationCapability::new()
+                .with_form(rmcp::model::FormElicitationCapability::default()),
+        );
+        rmcp::model::ClientConfig::new(
+            capabilities,
+            rmcp::model::Implementation::new("form-filler", "1.0.0"),
+        )
+        .with_protocol_version(rmcp::model::ProtocolVersion::V_2026_07_28)
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: rmcp::model::ElicitRequestParams,
+        _context: rmcp::service::RequestContext<rmcp::RoleClient>,
+    ) -> Result<rmcp::model::ElicitResult, rmcp::ErrorData> {
+        if let rmcp::model::ElicitRequestParams::FormElicitationParams { message, .. } = &request {
+            self.asked
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .push(message.clone());
+        }
+        Ok(
+            rmcp::model::ElicitResult::new(rmcp::model::ElicitationAction::Accept)
+                .with_content(self.answer.clone()),
+        )
+    }
+}
+
+#[tokio::test]
+async fn a_hosted_servers_question_reaches_a_2026_agent_through_input_required_rounds() {
+    let _area = nexus_e2e::Area::enter(module_path!());
+    // server-everything asks `elicitation/create` during the call; the agent speaks 2026-07-28,
+    // which takes no requests during a call: the bridge parks the call and asks in its result.
+    let config = json!({
+        "servers": {"everything": {"command": node_bin("mcp-server-everything"), "args": ["stdio"],
+                                   "allow": ["trigger-elicitation-request"]}},
+        "expose": true
+    });
+    let dir = TempDir::new("hosted-rounds");
+    let path = dir.0.join("mcp.json");
+    std::fs::write(&path, config.to_string()).expect("write config");
+    let port = free_port();
+    let mut command = bridge_command();
+    command
+        .arg("--port")
+        .arg(port.to_string())
+        .arg("--mcp-config")
+        .arg(&path);
+    let (transport, _) = TokioChildProcess::builder(command)
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn nexus-bridge");
+    let user = FormFiller {
+        answer: json!({"name": "Ada"}),
+        asked: Default::default(),
+    };
+    let client = user.clone().serve(transport).await.expect("discover");
+    let params = CallToolRequestParams::new("everything__trigger-elicitation-request");
+    let started = Instant::now();
+    let result = loop {
+        let result = client.call_tool(params.clone()).await.expect("tools/call");
+        // The hosted server may still be starting.
+        if !text_of(&result).contains("no tool") || started.elapsed() > Duration::from_secs(30) {
+            break result;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    let asked = user.asked.lock().map(|a| a.clone()).unwrap_or_default();
+    assert_eq!(
+        asked,
+        ["Please provide inputs for the following fields:"],
+        "the server's own question, once"
+    );
+    let text = ok_text(&result);
+    // The user's answer, with the form's defaults for what it left out (SEP-1034).
+    assert!(
+        text.contains("- Name: Ada") && text.contains("- Favorite Integer: 42"),
+        "{text}"
+    );
+    let _ = client.cancel().await;
+}
+
 /// Provider keys the bridge is started with in the least-privilege test; none may reach a server.
 const PROVIDER_KEYS: [(&str, &str); 4] = [
     ("ANTHROPIC_API_KEY", "sk-ant-e2e-key-0123456789"),

@@ -4,9 +4,8 @@
 //! client's retry with the answer); older ones send `elicitation/create` during the call, as
 //! `ClientUser` does for a hosted server's own questions.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::sync::Arc;
+use std::time::Duration;
 
 use futures_util::future::BoxFuture;
 use nexus_shared::{ErrorCode, ToolError};
@@ -20,9 +19,10 @@ use serde_json::{Map, Value};
 
 use super::HostError;
 use super::input::Asker;
+use super::pending::{self, Pending};
 
 /// How long the client's user has to answer before the call counts as declined.
-pub const ELICIT_TIMEOUT: Duration = Duration::from_secs(300);
+pub const ELICIT_TIMEOUT: Duration = pending::ANSWER_TIMEOUT;
 /// Longest arguments shown in the question, in characters.
 const SHOWN_ARGS: usize = 2_000;
 /// The key of the one input request a confirmation sends.
@@ -49,53 +49,14 @@ pub enum Consent {
     Ask(InputRequiredResult),
 }
 
-/// Questions sent in an `input_required` result, by their `requestState`, until the client
-/// calls again (once) or `ELICIT_TIMEOUT` passes: the answer counts only for the same tool and
-/// arguments.
-#[derive(Default)]
-pub struct Asked(Mutex<HashMap<String, AskedCall>>);
-
-/// The call a question was asked for: `server:tool`, its arguments, when.
-type AskedCall = (String, Map<String, Value>, Instant);
-
-impl Asked {
-    fn put(&self, tool: &str, args: &Map<String, Value>) -> String {
-        let mut bytes = [0u8; 16];
-        if getrandom::fill(&mut bytes).is_err() {
-            bytes[..8].copy_from_slice(&fastrand::u64(..).to_be_bytes());
-            bytes[8..].copy_from_slice(&super::unix_ms().to_be_bytes());
-        }
-        let state: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-        let mut asked = self.0.lock().unwrap_or_else(|p| p.into_inner());
-        asked.retain(|_, (_, _, at)| at.elapsed() < ELICIT_TIMEOUT);
-        asked.insert(
-            state.clone(),
-            (tool.to_owned(), args.clone(), Instant::now()),
-        );
-        state
-    }
-
-    fn take(&self, state: &str) -> Option<(String, Map<String, Value>)> {
-        let mut asked = self.0.lock().unwrap_or_else(|p| p.into_inner());
-        asked
-            .remove(state)
-            .filter(|(_, _, at)| at.elapsed() < ELICIT_TIMEOUT)
-            .map(|(tool, args, _)| (tool, args))
-    }
-}
-
 /// Asks (or reads the answer to) `question` for the call `params` of the client behind `context`.
 pub async fn consent(
     context: &RequestContext<RoleServer>,
     params: &CallToolRequestParams,
-    asked: &Asked,
+    pending: &Pending,
     question: Question<'_>,
 ) -> Consent {
-    let form = context
-        .client_capabilities()
-        .and_then(|caps| caps.elicitation)
-        .is_some_and(|e| e.form.is_some() || e.url.is_none());
-    if !form {
+    if !asks_forms(context) {
         return Consent::Refused(
             HostError::NeedsConfirmation {
                 tool: question.tool.to_owned(),
@@ -130,12 +91,9 @@ pub async fn consent(
         message: message(&question),
         requested_schema: schema,
     };
-    let modern = context
-        .protocol_version()
-        .is_some_and(|version| version >= ProtocolVersion::V_2026_07_28);
-    if modern {
+    if answers_in_rounds(context) {
         let Some(state) = &params.request_state else {
-            let state = asked.put(question.tool, question.args);
+            let state = pending.confirmation(question.tool, question.args);
             let mut requests = InputRequests::new();
             requests.insert(
                 CONFIRM_KEY.to_owned(),
@@ -143,9 +101,9 @@ pub async fn consent(
             );
             return Consent::Ask(InputRequiredResult::new(Some(requests), Some(state)));
         };
-        let same_call = asked
-            .take(state)
-            .is_some_and(|(tool, args)| tool == question.tool && &args == question.args);
+        let same_call = pending
+            .take_confirmation(state, question.tool, question.args)
+            .is_ok();
         if !same_call {
             return Consent::Refused(ToolError::new(
                 ErrorCode::NotAllowed,
@@ -188,21 +146,15 @@ pub async fn consent(
 
 /// An agent's MCP client that shows its user a hosted server's question during a call: one that
 /// supports form elicitation at a protocol before 2026-07-28 (later ones take no requests
-/// during a call; their calls' questions are declined).
+/// during a call: their calls' questions go through `input_required` rounds, `pending.rs`).
 #[derive(Debug)]
 pub struct ClientUser(Peer<RoleServer>);
 
 impl ClientUser {
     /// The asker of the client behind `context`, if it can ask during a call.
     pub fn of(context: &RequestContext<RoleServer>) -> Option<Arc<dyn Asker>> {
-        let form = context
-            .client_capabilities()
-            .and_then(|caps| caps.elicitation)
-            .is_some_and(|e| e.form.is_some() || e.url.is_none());
-        let during_call = context
-            .protocol_version()
-            .is_some_and(|version| version < ProtocolVersion::V_2026_07_28);
-        (form && during_call).then(|| Arc::new(ClientUser(context.peer.clone())) as Arc<dyn Asker>)
+        (asks_forms(context) && !answers_in_rounds(context))
+            .then(|| Arc::new(ClientUser(context.peer.clone())) as Arc<dyn Asker>)
     }
 }
 
@@ -215,6 +167,22 @@ impl Asker for ClientUser {
                 .map_err(|err| err.to_string())
         })
     }
+}
+
+/// Whether the client behind `context` shows its user forms (MCP form elicitation).
+pub fn asks_forms(context: &RequestContext<RoleServer>) -> bool {
+    context
+        .client_capabilities()
+        .and_then(|caps| caps.elicitation)
+        .is_some_and(|e| e.form.is_some() || e.url.is_none())
+}
+
+/// Whether the client takes questions only through a call's result (`input_required` and a
+/// retry, protocol 2026-07-28 and later) rather than as requests during the call.
+pub fn answers_in_rounds(context: &RequestContext<RoleServer>) -> bool {
+    context
+        .protocol_version()
+        .is_some_and(|version| version >= ProtocolVersion::V_2026_07_28)
 }
 
 /// Accepted with `run: true`.
@@ -252,19 +220,7 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn an_answer_counts_once_for_the_same_call_only() {
-        let asked = Asked::default();
-        let Value::Object(args) = json!({"path": "/tmp/x"}) else {
-            panic!("object");
-        };
-        let state = asked.put("fs:write_file", &args);
-        assert_eq!(state.len(), 32);
-        assert_eq!(
-            asked.take(&state),
-            Some(("fs:write_file".to_owned(), args.clone()))
-        );
-        assert_eq!(asked.take(&state), None);
-        assert_eq!(asked.take("made-up"), None);
+    fn only_an_accepted_run_true_says_yes() {
         let yes = ElicitResult::new(ElicitationAction::Accept).with_content(json!({"run": true}));
         let no = ElicitResult::new(ElicitationAction::Accept).with_content(json!({"run": false}));
         assert!(said_yes(&yes));

@@ -18,7 +18,7 @@ pub const MAX_ROUNDS: usize = rmcp::model::DEFAULT_MRTR_MAX_ROUNDS;
 const STATE_ONLY_WAIT: std::time::Duration = std::time::Duration::from_millis(50);
 
 /// Why a call's question is declined when its caller has no asker.
-const CANNOT_ASK: &str = "the caller cannot be asked (a chat, a peer's agent, or an MCP client without form elicitation before protocol 2026-07-28)";
+const CANNOT_ASK: &str = "the caller cannot be asked (a chat, a peer's agent, or an MCP client without form elicitation)";
 
 /// Whoever made a call, when it can ask its user (an agent's MCP client with elicitation).
 pub trait Asker: Send + Sync + std::fmt::Debug {

@@ -8,6 +8,7 @@ pub mod error;
 pub mod fit;
 pub mod input;
 pub mod launch;
+pub mod pending;
 pub mod policy;
 pub mod quota;
 pub mod remote;
