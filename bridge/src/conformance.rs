@@ -17,12 +17,12 @@ use std::time::Duration;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams, ClientCapabilities,
     ClientResult, GetPromptRequestParams, GetPromptResponse, GetPromptResult, GetTaskParams,
-    GetTaskResult, InputRequest, InputRequests,
-    InputRequiredResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
-    ListToolsResult, LoggingMessageNotificationParam, PaginatedRequestParams,
-    ProgressNotificationParam, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse,
-    ReadResourceResult, ServerConfig, ServerRequest, SetLevelRequestParams, SubscribeRequestParams,
-    SubscriptionFilter, Tool, UnsubscribeRequestParams, UpdateTaskParams,
+    GetTaskResult, InputRequest, InputRequests, InputRequiredResult, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
+    LoggingMessageNotificationParam, PaginatedRequestParams, ProgressNotificationParam,
+    ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
+    ServerConfig, ServerRequest, SetLevelRequestParams, SubscribeRequestParams, SubscriptionFilter,
+    Tool, UnsubscribeRequestParams, UpdateTaskParams,
 };
 use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};

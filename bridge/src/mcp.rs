@@ -284,8 +284,13 @@ impl ServerHandler for NexusMcp {
                         .await,
                 )
             };
-            return mcp_tasks::answer_or_task(&self.shared.tasks, &context, work, Some(progress_rx))
-                .await;
+            return mcp_tasks::answer_or_task(
+                &self.shared.tasks,
+                &context.ct,
+                work,
+                Some(progress_rx),
+            )
+            .await;
         }
         let token = context.meta.get_progress_token();
         let (progress_tx, mut progress_rx) = match token {

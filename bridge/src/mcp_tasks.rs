@@ -16,6 +16,7 @@ use rmcp::service::RequestContext;
 use rmcp::task_manager::{TaskExit, TaskManager, TaskOptions};
 use rmcp::{ErrorData as McpError, RoleServer};
 use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
 
 use crate::call::Progress;
 use crate::deadline;
@@ -49,18 +50,19 @@ pub fn options() -> TaskOptions {
 }
 
 /// Runs `work`; its result if it settles within `SHORTCUT` (or an error result when the client
-/// cancels first), else a task in `tasks` that carries on with it. `progress` reports, while the
+/// cancels the call first), else a task in `tasks` that carries on with it (past the call: the
+/// call's cancellation no longer reaches it, `tasks/cancel` does). `progress` reports, while the
 /// task runs, become its `statusMessage`.
 pub async fn answer_or_task(
     tasks: &TaskManager,
-    context: &RequestContext<RoleServer>,
+    cancelled: &CancellationToken,
     work: impl Future<Output = CallToolResult> + Send + 'static,
     progress: Option<mpsc::UnboundedReceiver<Progress>>,
 ) -> Result<CallToolResponse, McpError> {
     let mut running = tokio::spawn(work);
     tokio::select! {
         joined = &mut running => return joined.map(Into::into).map_err(crashed),
-        () = context.ct.cancelled() => {
+        () = cancelled.cancelled() => {
             running.abort();
             return Ok(CallToolResult::error(vec![ContentBlock::text("Cancelled: the client cancelled the call")]).into());
         }
@@ -113,7 +115,12 @@ mod tests {
 
     #[test]
     fn the_long_tools_and_diff_run_as_tasks_and_quick_lookups_do_not() {
-        for tool in [ToolName::Grep, ToolName::Cypher, ToolName::Impact, ToolName::Diff] {
+        for tool in [
+            ToolName::Grep,
+            ToolName::Cypher,
+            ToolName::Impact,
+            ToolName::Diff,
+        ] {
             assert!(runs_as_task(tool), "{}", tool.as_str());
         }
         let quick: Vec<&str> = ToolName::ALL
@@ -123,6 +130,93 @@ mod tests {
             .collect();
         assert!(quick.contains(&"context"), "{quick:?}");
         assert!(quick.contains(&"search"), "{quick:?}");
+    }
+
+    fn done(text: &str) -> CallToolResult {
+        CallToolResult::success(vec![ContentBlock::text(text)])
+    }
+
+    async fn settled(tasks: &TaskManager, id: &str) -> rmcp::model::DetailedTask {
+        for _ in 0..200 {
+            match tasks.get_task(id) {
+                Ok(task) if task.status().is_terminal() => return task,
+                Ok(_) => tokio::time::sleep(Duration::from_millis(10)).await,
+                Err(err) => panic!("task {id} vanished: {err:?}"),
+            }
+        }
+        panic!("task {id} did not settle");
+    }
+
+    #[tokio::test]
+    async fn a_fast_call_answers_in_the_call_and_a_slow_one_becomes_a_task() {
+        let tasks = TaskManager::new();
+        let cancelled = CancellationToken::new();
+        let fast = answer_or_task(&tasks, &cancelled, async { done("quick") }, None).await;
+        assert!(matches!(fast, Ok(CallToolResponse::Complete(_))));
+        assert_eq!(tasks.running_task_count(), 0);
+
+        let (tx, rx) = mpsc::unbounded_channel();
+        let slow = async move {
+            tokio::time::sleep(SHORTCUT + Duration::from_millis(100)).await;
+            let _ = tx.send(Progress {
+                done: 1,
+                total: 2,
+                message: Some("halfway".into()),
+            });
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            done("slow")
+        };
+        let Ok(CallToolResponse::Task(created)) =
+            answer_or_task(&tasks, &cancelled, slow, Some(rx)).await
+        else {
+            panic!("a call past SHORTCUT becomes a task");
+        };
+        assert_eq!(created.task.ttl_ms, Some(TTL_MS));
+        assert_eq!(created.task.poll_interval_ms, Some(POLL_INTERVAL_MS));
+        // The call's own cancellation no longer reaches the task.
+        cancelled.cancel();
+        tokio::time::sleep(Duration::from_millis(150)).await;
+        let working = tasks.get_task(&created.task.task_id).expect("task");
+        assert!(!working.status().is_terminal());
+        assert_eq!(working.task.status_message.as_deref(), Some("1/2: halfway"));
+        let finished = settled(&tasks, &created.task.task_id).await;
+        let wire = serde_json::to_value(&finished).expect("task json");
+        assert_eq!(wire["status"], "completed");
+        assert_eq!(wire["result"]["content"][0]["text"], "slow");
+    }
+
+    #[tokio::test]
+    async fn tasks_cancel_stops_the_call_and_a_cancelled_call_answers_an_error() {
+        let tasks = TaskManager::new();
+        let cancelled = CancellationToken::new();
+        let endless = async {
+            tokio::time::sleep(Duration::from_secs(600)).await;
+            done("never")
+        };
+        let Ok(CallToolResponse::Task(created)) =
+            answer_or_task(&tasks, &cancelled, endless, None).await
+        else {
+            panic!("a task");
+        };
+        tasks.cancel_task(&created.task.task_id).expect("cancel");
+        let stopped = settled(&tasks, &created.task.task_id).await;
+        assert_eq!(
+            serde_json::to_value(&stopped).expect("json")["status"],
+            "cancelled"
+        );
+
+        let gone = CancellationToken::new();
+        gone.cancel();
+        let endless = async {
+            tokio::time::sleep(Duration::from_secs(600)).await;
+            done("never")
+        };
+        let Ok(CallToolResponse::Complete(result)) =
+            answer_or_task(&tasks, &gone, endless, None).await
+        else {
+            panic!("the client cancelled before SHORTCUT: no task");
+        };
+        assert_eq!(result.is_error, Some(true));
     }
 
     #[test]

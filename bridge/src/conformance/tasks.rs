@@ -27,9 +27,7 @@ const COMPOSITION_STATE: &str = "tool-with-task";
 
 /// The fixtures as `tools/list` shows them.
 pub fn tools() -> Vec<Value> {
-    let object = |properties: Value, required: &[&str]| {
-        json!({ "type": "object", "properties": properties, "required": required })
-    };
+    let object = |properties: Value, required: &[&str]| json!({ "type": "object", "properties": properties, "required": required });
     vec![
         json!({ "name": "greet", "description": "Says hello (never a task)",
                 "inputSchema": object(json!({ "name": { "type": "string" } }), &["name"]) }),
@@ -82,7 +80,9 @@ pub async fn call(
     };
     Some(match name {
         "greet" => Ok(text(format!("Hello, {}!", argument(request, "name"))).into()),
-        "test_mcp_param_header" => Ok(text(format!("region: {}", argument(request, "region"))).into()),
+        "test_mcp_param_header" => {
+            Ok(text(format!("region: {}", argument(request, "region"))).into())
+        }
         "slow_compute" if declared => task(|context, request| {
             Box::pin(async move {
                 tokio::select! {
@@ -140,7 +140,10 @@ pub async fn call(
             })
         }),
         "test_tool_with_task" => {
-            let answer = request.input_responses.as_ref().and_then(|r| r.get("user_name"));
+            let answer = request
+                .input_responses
+                .as_ref()
+                .and_then(|r| r.get("user_name"));
             match (answer, redeem_state(request.request_state.as_deref())) {
                 (None, _) => ask(
                     &[("user_name", elicit("What is your name?", "name", "string"))],

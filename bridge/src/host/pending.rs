@@ -273,7 +273,10 @@ mod tests {
         let a = args(json!({"path": "/tmp/x"}));
         let state = pending.confirmation("fs:write_file", &a);
         assert_eq!(state.len(), 32);
-        assert_eq!(pending.take_confirmation(&state, "fs:write_file", &a), Ok(()));
+        assert_eq!(
+            pending.take_confirmation(&state, "fs:write_file", &a),
+            Ok(())
+        );
         assert_eq!(
             pending.take_confirmation(&state, "fs:write_file", &a),
             Err(Mismatch::Unknown)
@@ -369,7 +372,9 @@ mod tests {
         let state = asked.request_state.unwrap_or_default();
         let other = args(json!({"q": 2}));
         assert!(matches!(
-            pending.resume(&state, "s:t", &other, None, &cancelled).await,
+            pending
+                .resume(&state, "s:t", &other, None, &cancelled)
+                .await,
             Err(Mismatch::OtherCall)
         ));
         assert!(!pending.is_parked(&state));
