@@ -5,7 +5,10 @@ use std::time::{Duration, Instant};
 
 use nexus_e2e::tab::{EchoTab, TabBehaviour, echo_text};
 use nexus_e2e::{McpBridge, ProgressLog, TempDir, free_port, text_of};
-use rmcp::model::{CallToolRequestParams, ClientConfig, ProtocolVersion, Tool};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CancelTaskParams, ClientCapabilities, ClientConfig,
+    GetTaskParams, Implementation, ProtocolVersion, TaskStatus, Tool,
+};
 use rmcp::service::{ClientLifecycleMode, ClientServiceExt, Peer, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
@@ -60,6 +63,22 @@ async fn current_client(port: u16, token: &str) -> RunningService<RoleClient, Pr
         )
         .await
         .expect("server/discover over HTTP")
+}
+
+/// A client at 2026-07-28 that declares the tasks extension (SEP-2663).
+async fn tasks_client(port: u16, token: &str) -> RunningService<RoleClient, ClientConfig> {
+    ClientConfig::new(
+        ClientCapabilities::builder().enable_tasks().build(),
+        Implementation::new("tasks-client", "1.0.0"),
+    )
+    .serve_with_lifecycle(
+        transport(port, token),
+        ClientLifecycleMode::Discover {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        },
+    )
+    .await
+    .expect("server/discover over HTTP with the tasks extension")
 }
 
 /// A client as Claude Desktop is today: `initialize` at 2025-06-18.
@@ -318,4 +337,92 @@ async fn a_bridge_hosts_another_bridges_mcp_at_2026_07_28_with_a_bearer_from_the
 
     hosting.stop().await;
     served.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_call_becomes_a_task_for_a_client_with_the_tasks_extension() {
+    let _area = nexus_e2e::Area::enter(module_path!());
+    let data = TempDir::new("mcp-http-tasks");
+    let data_home = data.0.display().to_string();
+    let port = free_port();
+    let bridge = McpBridge::start_with_env(port, &[], &[("XDG_DATA_HOME", &data_home)]).await;
+    let token = mcp_token(&data.0);
+    let behaviour = TabBehaviour {
+        silent: ["grep".to_owned()].into(),
+        ..TabBehaviour::default()
+    };
+    let tab = EchoTab::start(port, behaviour);
+    tab.log.wait_welcomes(1, Duration::from_secs(10)).await;
+    let client = tasks_client(port, &token).await;
+    let params = |tool: &str, args: serde_json::Value| {
+        let mut params = CallToolRequestParams::new(tool.to_owned());
+        if let serde_json::Value::Object(map) = args {
+            params = params.with_arguments(map);
+        }
+        params
+    };
+
+    // A long tool that answers at once: in the call, no task.
+    let args = json!({"symbol": "cart"});
+    let fast = client
+        .call_tool_once(params("deep_dive", args.clone()))
+        .await
+        .expect("tools/call");
+    let CallToolResponse::Complete(result) = fast else {
+        panic!("a quick call answers in the call: {fast:?}");
+    };
+    assert_eq!(text_of(&result), echo_text("deep_dive", &args));
+
+    // One the tab leaves unanswered past the shortcut: a task, working until cancelled, and the
+    // tab is told to stop the call.
+    let slow = client
+        .call_tool_once(params("grep", json!({"pattern": "cart"})))
+        .await
+        .expect("tools/call");
+    let CallToolResponse::Task(created) = slow else {
+        panic!("a call past 0.5 s becomes a task: {slow:?}");
+    };
+    let id = created.task.task_id.clone();
+    let got = client
+        .get_task(GetTaskParams::new(id.clone()))
+        .await
+        .expect("tasks/get");
+    assert_eq!(got.task.status(), TaskStatus::Working);
+    client
+        .cancel_task(CancelTaskParams::new(id.clone()))
+        .await
+        .expect("tasks/cancel");
+    let started = Instant::now();
+    loop {
+        let got = client
+            .get_task(GetTaskParams::new(id.clone()))
+            .await
+            .expect("tasks/get");
+        if got.task.status() == TaskStatus::Cancelled {
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "not cancelled: {:?}",
+            got.task.status()
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let started = Instant::now();
+    while tab.log.cancels().is_empty() {
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "the tab was not told to stop"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+
+    // A client without the extension gets no task and may not read one (-32021).
+    let plain = current_client(port, &token).await;
+    let refused = plain
+        .get_task(GetTaskParams::new(id))
+        .await
+        .expect_err("tasks/get without the extension");
+    assert!(format!("{refused:?}").contains("-32021"), "{refused:?}");
+    bridge.stop().await;
 }
