@@ -67,18 +67,18 @@ async fn current_client(port: u16, token: &str) -> RunningService<RoleClient, Pr
 
 /// A client at 2026-07-28 that declares the tasks extension (SEP-2663).
 async fn tasks_client(port: u16, token: &str) -> RunningService<RoleClient, ClientConfig> {
-    ClientConfig::new(
-        ClientCapabilities::builder().enable_tasks().build(),
-        Implementation::new("tasks-client", "1.0.0"),
-    )
-    .serve_with_lifecycle(
-        transport(port, token),
-        ClientLifecycleMode::Discover {
-            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
-        },
-    )
-    .await
-    .expect("server/discover over HTTP with the tasks extension")
+    let capabilities: ClientCapabilities =
+        serde_json::from_value(json!({"extensions": {"io.modelcontextprotocol/tasks": {}}}))
+            .expect("capabilities");
+    ClientConfig::new(capabilities, Implementation::new("tasks-client", "1.0.0"))
+        .serve_with_lifecycle(
+            transport(port, token),
+            ClientLifecycleMode::Discover {
+                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            },
+        )
+        .await
+        .expect("server/discover over HTTP with the tasks extension")
 }
 
 /// A client as Claude Desktop is today: `initialize` at 2025-06-18.
