@@ -343,6 +343,15 @@ impl Strings {
         self.all.get(sym.0 as usize).map_or("", |s| s)
     }
 
+    /// Room for `more` strings, so the index is not rehashed step by step.
+    fn reserve(&mut self, more: usize) {
+        let Strings { all, index } = self;
+        all.reserve(more);
+        index.reserve(more, |&i| {
+            string_hash(all.get(i as usize).map_or("", |s| s))
+        });
+    }
+
     pub fn lookup(&self, s: &str) -> Option<Sym> {
         self.index
             .find(string_hash(s), |&id| {
@@ -962,6 +971,17 @@ impl GraphBuilder {
         };
         graph.strings.intern("");
         GraphBuilder { graph }
+    }
+
+    /// [`GraphBuilder::new`] with room for about `nodes` nodes (and twice as many strings) and
+    /// `edges` edges, so its tables do not grow step by step.
+    pub fn with_capacity(project: &str, nodes: usize, edges: usize) -> Self {
+        let mut b = GraphBuilder::new(project);
+        b.graph.nodes.reserve(nodes);
+        b.graph.edges.reserve(edges);
+        b.graph.by_location.reserve(nodes);
+        b.graph.strings.reserve(nodes * 2);
+        b
     }
 
     /// Reopens a built graph to add nodes and edges; `build` recomputes the adjacency.
