@@ -295,21 +295,47 @@ impl Reason {
 )]
 pub struct Sym(u32);
 
-/// String interner: each distinct string stored once.
+/// String interner: each distinct string stored once (its index holds ids, not copies).
 #[derive(Debug, Clone, Default)]
 pub struct Strings {
     all: Vec<Box<str>>,
-    index: HashMap<Box<str>, u32>,
+    /// Ids into `all`, found by their string's hash.
+    index: hashbrown::HashTable<u32>,
+}
+
+fn string_hash(s: &str) -> u64 {
+    use std::hash::BuildHasher;
+    rustc_hash::FxBuildHasher.hash_one(s)
 }
 
 impl Strings {
+    /// The interner of strings stored in this order (a string stored twice is found as its
+    /// first).
+    fn from_all(all: Vec<Box<str>>) -> Strings {
+        let mut index = hashbrown::HashTable::with_capacity(all.len());
+        for (id, s) in all.iter().enumerate() {
+            let hash = string_hash(s);
+            let same = |&other: &u32| all.get(other as usize).is_some_and(|o| **o == **s);
+            if index.find(hash, same).is_none() {
+                index.insert_unique(hash, id as u32, |&i| {
+                    string_hash(all.get(i as usize).map_or("", |s| s))
+                });
+            }
+        }
+        Strings { all, index }
+    }
+
     pub fn intern(&mut self, s: &str) -> Sym {
-        if let Some(&id) = self.index.get(s) {
+        let Strings { all, index } = self;
+        let hash = string_hash(s);
+        if let Some(&id) = index.find(hash, |&id| all.get(id as usize).is_some_and(|o| **o == *s)) {
             return Sym(id);
         }
-        let id = self.all.len() as u32;
-        self.all.push(s.into());
-        self.index.insert(s.into(), id);
+        let id = all.len() as u32;
+        all.push(s.into());
+        index.insert_unique(hash, id, |&i| {
+            string_hash(all.get(i as usize).map_or("", |s| s))
+        });
         Sym(id)
     }
 
@@ -317,12 +343,27 @@ impl Strings {
         self.all.get(sym.0 as usize).map_or("", |s| s)
     }
 
+    /// Room for `more` strings, so the index is not rehashed step by step.
+    fn reserve(&mut self, more: usize) {
+        let Strings { all, index } = self;
+        all.reserve(more);
+        index.reserve(more, |&i| {
+            string_hash(all.get(i as usize).map_or("", |s| s))
+        });
+    }
+
     pub fn lookup(&self, s: &str) -> Option<Sym> {
-        self.index.get(s).map(|&id| Sym(id))
+        self.index
+            .find(string_hash(s), |&id| {
+                self.all.get(id as usize).is_some_and(|o| **o == *s)
+            })
+            .map(|&id| Sym(id))
     }
 
     fn heap_bytes(&self) -> usize {
-        self.all.iter().map(|s| s.len() * 2 + 16 + 8).sum::<usize>() + self.all.capacity() * 16
+        self.all.iter().map(|s| s.len()).sum::<usize>()
+            + self.all.capacity() * 16
+            + self.index.capacity() * (4 + 1)
     }
 }
 
@@ -880,11 +921,6 @@ impl Graph {
         {
             return Err("a community or process names a node that is not stored".into());
         }
-        let index = strings
-            .iter()
-            .enumerate()
-            .map(|(i, s)| (s.clone(), i as u32))
-            .collect();
         let mut by_location = HashMap::with_capacity_and_hasher(nodes.len(), Default::default());
         for (i, n) in nodes.iter().enumerate() {
             by_location.entry((n.file, n.qualified)).or_insert(i as u32);
@@ -893,10 +929,7 @@ impl Graph {
         let incoming = Csr::build(nodes.len(), &edges, |e| e.to);
         Ok(Graph {
             project,
-            strings: Strings {
-                all: strings,
-                index,
-            },
+            strings: Strings::from_all(strings),
             nodes,
             edges,
             references,
@@ -938,6 +971,17 @@ impl GraphBuilder {
         };
         graph.strings.intern("");
         GraphBuilder { graph }
+    }
+
+    /// [`GraphBuilder::new`] with room for about `nodes` nodes (and twice as many strings) and
+    /// `edges` edges, so its tables do not grow step by step.
+    pub fn with_capacity(project: &str, nodes: usize, edges: usize) -> Self {
+        let mut b = GraphBuilder::new(project);
+        b.graph.nodes.reserve(nodes);
+        b.graph.edges.reserve(edges);
+        b.graph.by_location.reserve(nodes);
+        b.graph.strings.reserve(nodes * 2);
+        b
     }
 
     /// Reopens a built graph to add nodes and edges; `build` recomputes the adjacency.

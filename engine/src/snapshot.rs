@@ -17,8 +17,9 @@ const MAGIC: &[u8; 8] = b"NXSNAP\0\0";
 /// Bumped whenever the stored layout or meaning changes; older snapshots are then refused and
 /// rebuilt (3: folders, files and communities carry their structural summary as their doc; 4:
 /// each file's facts and content hash, so changes since are applied without indexing again;
-/// 5: references that are not calls, in the graph and in each file's facts).
-pub const FORMAT_VERSION: u32 = 5;
+/// 5: references that are not calls, in the graph and in each file's facts; 6: the resolution's
+/// memo, so the first change after a restore resolves again only what it touched).
+pub const FORMAT_VERSION: u32 = 6;
 
 #[derive(Serialize)]
 struct BodyRef<'a> {
@@ -51,6 +52,9 @@ pub struct Snapshot {
     pub described: Vec<(String, String)>,
     /// Files the applied log changed since the full snapshot (0 without a log).
     pub logged_files: usize,
+    /// Source files whose calls and references were resolved again to apply the log (the
+    /// others kept the snapshot's; 0 without a log).
+    pub resolved_files: usize,
 }
 
 /// Why a blob could not be read back.
@@ -229,6 +233,7 @@ pub fn decode(bytes: &[u8]) -> Result<Snapshot, SnapshotError> {
         base_ms: body.saved_ms,
         described: Vec::new(),
         logged_files: 0,
+        resolved_files: 0,
     })
 }
 
@@ -307,12 +312,13 @@ pub fn decode_with_log(bytes: &[u8], log: Option<&[u8]>) -> Result<Snapshot, Sna
     }
     let Snapshot { mut workspace, .. } = snap;
     let logged_files = log.files.len();
+    let logged: Vec<String> = log.files.iter().map(|(path, _)| path.clone()).collect();
     if !workspace.restore_records(log.files) {
         return Err(SnapshotError::Damaged(
             "the log's facts do not match its texts".into(),
         ));
     }
-    let mut graph = workspace.graph();
+    let (mut graph, resolved_files) = workspace.graph(&logged);
     for (node, text) in &log.described {
         // A described node that is gone keeps no description (as in the live graph).
         let _ = super::summary::describe(&mut graph, node, text);
@@ -324,6 +330,7 @@ pub fn decode_with_log(bytes: &[u8], log: Option<&[u8]>) -> Result<Snapshot, Sna
         base_ms: log.base_ms,
         described: log.described,
         logged_files,
+        resolved_files,
     })
 }
 
@@ -738,6 +745,59 @@ mod tests {
         let again = decode_with_log(&base, Some(&log)).unwrap();
         assert_eq!(again.graph.canonical_dump(), live.canonical_dump());
         assert_eq!(again.logged_files, 5);
+    }
+
+    #[test]
+    fn a_restored_snapshot_resolves_again_only_what_a_change_touched() {
+        let mut files: std::collections::BTreeMap<&str, &str> = [
+            ("a.py", "def f():\n    return 1\n"),
+            ("b.py", "from a import f\n\ndef g():\n    return f()\n"),
+            ("c.py", "def h():\n    return 2\n"),
+        ]
+        .into_iter()
+        .collect();
+        let full = |files: &std::collections::BTreeMap<&str, &str>| {
+            let sources = files
+                .iter()
+                .map(|(p, t)| SourceFile {
+                    path: (*p).into(),
+                    bytes: t.as_bytes().to_vec(),
+                })
+                .collect();
+            index_workspace("p", sources, &|| 0.0, &mut |_, _, _| true).unwrap()
+        };
+        let (graph, _, ws) = full(&files);
+        let base = encode(&graph, &ws, 3.0).unwrap();
+        let edited = "def h():\n    return 2\n\ndef k():\n    return h()\n";
+        files.insert("c.py", edited);
+        let (expected, _, _) = full(&files);
+        // A change after a restore: the edited file alone is resolved again.
+        let mut restored = decode(&base).unwrap().workspace;
+        let (graph, applied) = restored
+            .apply(vec![write("c.py", edited)], &|| 0.0, &mut |_, _, _| true)
+            .unwrap();
+        assert_eq!(applied.resolved, 1);
+        let graph = graph.expect("the facts changed").0;
+        assert_eq!(graph.canonical_dump(), expected.canonical_dump());
+        // A log after the snapshot is applied the same way on decoding.
+        let mut ws = decode(&base).unwrap().workspace;
+        ws.mark_saved();
+        let live = changed(&mut ws, vec![write("c.py", edited)]);
+        let log = encode_log(&ws, 3.0, 4.0, &[]).unwrap();
+        let back = decode_with_log(&base, Some(&log)).unwrap();
+        assert_eq!(back.resolved_files, 1);
+        assert_eq!(back.graph.canonical_dump(), live.canonical_dump());
+        assert_eq!(back.graph.canonical_dump(), expected.canonical_dump());
+        // The memo restored keeps working for the change after.
+        let mut ws = back.workspace;
+        let (_, applied) = ws
+            .apply(
+                vec![write("a.py", "def f():\n    return 3\n")],
+                &|| 0.0,
+                &mut |_, _, _| true,
+            )
+            .unwrap();
+        assert_eq!(applied.resolved, 2, "a.py and b.py, which calls into it");
     }
 
     #[test]

@@ -137,6 +137,8 @@ pub struct WorkspaceParts {
     facts: Vec<FileFacts>,
     entries: BTreeMap<String, Entry>,
     gitignores: BTreeMap<String, String>,
+    /// The resolution of these facts, kept for the first change after a restore.
+    resolution: Option<ResolveMemo>,
 }
 
 /// A borrowed [`WorkspaceParts`], for encoding without a copy.
@@ -145,6 +147,7 @@ pub struct WorkspacePartsRef<'a> {
     facts: Vec<&'a FileFacts>,
     entries: &'a BTreeMap<String, Entry>,
     gitignores: &'a BTreeMap<String, String>,
+    resolution: Option<&'a ResolveMemo>,
 }
 
 impl Workspace {
@@ -231,6 +234,7 @@ impl Workspace {
                 .collect(),
             entries: &self.entries,
             gitignores: &self.gitignores,
+            resolution: self.resolution.as_ref(),
         }
     }
 
@@ -258,7 +262,7 @@ impl Workspace {
             secrets: Default::default(),
             gitignores: parts.gitignores,
             changed_since_saved: Default::default(),
-            resolution: None,
+            resolution: parts.resolution,
         };
         ws.mark();
         Some(ws)
@@ -273,12 +277,15 @@ impl Workspace {
     }
 
     /// The graph of the files as they are now (resolution, then the layers), as a full index of
-    /// them gives; the resolution is kept for the next change.
-    pub(crate) fn graph(&mut self) -> Graph {
-        let (graph, _, layers, memo, _) =
-            ingest::resolve_edges(&self.project, &self.facts, None, &[]);
+    /// them gives, after the `changed` paths changed since the kept resolution (which resolves
+    /// again only what they touched); the resolution is kept for the next change. Also gives
+    /// how many files were resolved.
+    pub(crate) fn graph(&mut self, changed: &[String]) -> (Graph, usize) {
+        let earlier = self.resolution.take();
+        let (graph, _, layers, memo, resolved) =
+            ingest::resolve_edges(&self.project, &self.facts, earlier, changed);
         self.resolution = Some(memo);
-        layers.add_to(graph, &|| 0.0).0
+        (layers.add_to(graph, &|| 0.0).0, resolved)
     }
 
     /// How many paths changed since the last full snapshot.
@@ -318,8 +325,11 @@ impl Workspace {
     /// Puts back paths as a log of changes recorded them (then marks stand-ins project-wide);
     /// the paths count as changed since the snapshot. `false` when a record is inconsistent (a
     /// parsed file without its text or facts, facts of another path): the workspace is then
-    /// not to be used.
+    /// not to be used. The kept resolution stays usable for [`Workspace::graph`] of the paths
+    /// restored, unless the project's stand-in macros changed (marking then changes files no
+    /// record names).
     pub(crate) fn restore_records(&mut self, records: Vec<(String, FileRecord)>) -> bool {
+        let macros_before = self.stand_in_macros_owned();
         for (path, record) in records {
             self.take_out(&path);
             self.gitignores.remove(&path);
@@ -353,6 +363,9 @@ impl Workspace {
             self.changed_since_saved.insert(path);
         }
         self.mark();
+        if self.stand_in_macros_owned() != macros_before {
+            self.resolution = None;
+        }
         true
     }
 
@@ -458,6 +471,14 @@ impl Workspace {
             .collect()
     }
 
+    /// [`Workspace::stand_in_macros`] as owned names, to compare across a change.
+    fn stand_in_macros_owned(&self) -> std::collections::BTreeSet<String> {
+        self.stand_in_macros()
+            .into_iter()
+            .map(str::to_owned)
+            .collect()
+    }
+
     /// Applies changes: files whose contents are unchanged are left alone, changed and new
     /// source files are parsed again, removed ones taken out; when any file's facts changed the
     /// graph is rebuilt from every file's facts (the same pipeline as a full index, so the result
@@ -505,11 +526,7 @@ impl Workspace {
         }
         self.changed_since_saved.extend(latest.keys().cloned());
         let mut changed: Vec<String> = latest.keys().cloned().collect();
-        let macros_before: std::collections::BTreeSet<String> = self
-            .stand_in_macros()
-            .into_iter()
-            .map(str::to_owned)
-            .collect();
+        let macros_before = self.stand_in_macros_owned();
         let earlier = self.resolution.take();
         let gitignore_changed = latest.iter().any(|(path, change)| {
             ingest::is_gitignore(path)

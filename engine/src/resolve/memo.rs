@@ -10,6 +10,7 @@
 //! kept edges only point into unchanged files, where (path, definition index) is stable.
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use serde::{Deserialize, Serialize};
 
 use super::Resolver;
 use super::reads::{MODULES_KEY, Taken, path_key};
@@ -21,13 +22,13 @@ const FILE_NODE: u32 = u32::MAX;
 
 /// A node by what stays the same across resolutions of unchanged files: its file's path key
 /// and its definition's index there.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 struct NodeKey {
     file: u64,
     def: u32,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 struct KeptCall {
     from: NodeKey,
     to: NodeKey,
@@ -35,7 +36,7 @@ struct KeptCall {
     reason: Reason,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 struct KeptRef {
     from: NodeKey,
     to: NodeKey,
@@ -47,7 +48,7 @@ struct KeptRef {
 
 /// One file's resolution: the keys it read (sorted), its CALLS edges and references in the
 /// order they were made, and its counts.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 struct FileMemo {
     reads: Vec<u64>,
     calls: Vec<KeptCall>,
@@ -58,8 +59,9 @@ struct FileMemo {
     keepable: bool,
 }
 
-/// What a resolution keeps for the next one of the same project.
-#[derive(Debug, Clone, Default)]
+/// What a resolution keeps for the next one of the same project (also in a full snapshot, so a
+/// restored project stays incremental).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct ResolveMemo {
     /// By path key.
     files: HashMap<u64, FileMemo>,

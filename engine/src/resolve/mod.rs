@@ -203,7 +203,9 @@ fn resolve_in(
         reads: &reads,
         plan: memo::Plan::default(),
         modules,
-        b: GraphBuilder::new(project),
+        // Files, their folders (at most as many) and definitions; each definition is defined
+        // by its file and most are members of a type.
+        b: GraphBuilder::with_capacity(project, 2 * files.len() + defs, 2 * (files.len() + defs)),
         file_node: Vec::with_capacity(files.len()),
         def_node: Vec::with_capacity(files.len()),
         top_level: FileVec::new(Vec::with_capacity(files.len()), &reads),

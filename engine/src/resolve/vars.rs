@@ -1,5 +1,8 @@
 //! Per file, what each (variable, scope) is bound to (types, call results, elements, attribute
-//! chains, declarations), so looking up a receiver is a hash probe, not a file scan.
+//! chains, declarations), so looking up a receiver is a hash probe, not a file scan. A file's
+//! table is made when it is first asked (a live update resolves a few files, not all).
+
+use std::cell::OnceCell;
 
 use rustc_hash::FxHashMap as HashMap;
 
@@ -25,7 +28,9 @@ type FileVars<'a> = HashMap<&'a str, Vec<(Option<u32>, Bound)>>;
 
 #[derive(Debug, Default)]
 pub struct VarIndex<'a> {
-    files: Vec<FileVars<'a>>,
+    facts: &'a [FileFacts],
+    /// Per file, its table once asked.
+    files: Vec<OnceCell<FileVars<'a>>>,
 }
 
 fn entry<'m>(map: &'m mut FileVars<'_>, var: &str, scope: Option<u32>) -> Option<&'m mut Bound> {
@@ -41,63 +46,68 @@ fn entry<'m>(map: &'m mut FileVars<'_>, var: &str, scope: Option<u32>) -> Option
 }
 
 impl<'a> VarIndex<'a> {
-    pub fn build(files: &'a [FileFacts]) -> Self {
-        let files = files
+    /// The index of `facts`, each file's table made on its first lookup.
+    pub fn build(facts: &'a [FileFacts]) -> Self {
+        Self {
+            facts,
+            files: facts.iter().map(|_| OnceCell::new()).collect(),
+        }
+    }
+
+    /// One file's variables.
+    fn file_vars(f: &'a FileFacts) -> FileVars<'a> {
+        let mut map: FileVars<'a> = HashMap::default();
+        let vars = f
+            .bindings
             .iter()
-            .map(|f| {
-                let mut map: FileVars<'a> = HashMap::default();
-                let vars = f
-                    .bindings
-                    .iter()
-                    .map(|b| b.var.as_str())
-                    .chain(f.call_bindings.iter().map(|b| b.var.as_str()))
-                    .chain(f.element_bindings.iter().map(|b| b.var.as_str()))
-                    .chain(f.path_bindings.iter().map(|(_, var, _)| var.as_str()))
-                    .chain(f.closure_bindings.iter().map(|b| b.var.as_str()))
-                    .chain(f.locals.iter().map(|(_, var)| var.as_str()));
-                for var in vars {
-                    map.entry(var).or_default();
-                }
-                for (i, b) in f.bindings.iter().enumerate() {
-                    if let Some(bound) = entry(&mut map, &b.var, b.scope) {
-                        bound.types.push(i as u32);
-                    }
-                }
-                for (i, b) in f.call_bindings.iter().enumerate() {
-                    if let Some(bound) = entry(&mut map, &b.var, b.scope) {
-                        bound.calls.push(i as u32);
-                    }
-                }
-                for (i, b) in f.element_bindings.iter().enumerate() {
-                    if let Some(bound) = entry(&mut map, &b.var, b.scope) {
-                        bound.elements.push(i as u32);
-                    }
-                }
-                for (i, (scope, var, _)) in f.path_bindings.iter().enumerate() {
-                    if let Some(bound) = entry(&mut map, var, *scope) {
-                        bound.paths.push(i as u32);
-                    }
-                }
-                for (i, b) in f.closure_bindings.iter().enumerate() {
-                    if let Some(bound) = entry(&mut map, &b.var, b.scope) {
-                        bound.closures.push(i as u32);
-                    }
-                }
-                for (scope, var) in &f.locals {
-                    if let Some(bound) = entry(&mut map, var, *scope) {
-                        bound.declared = true;
-                    }
-                }
-                map
-            })
-            .collect();
-        Self { files }
+            .map(|b| b.var.as_str())
+            .chain(f.call_bindings.iter().map(|b| b.var.as_str()))
+            .chain(f.element_bindings.iter().map(|b| b.var.as_str()))
+            .chain(f.path_bindings.iter().map(|(_, var, _)| var.as_str()))
+            .chain(f.closure_bindings.iter().map(|b| b.var.as_str()))
+            .chain(f.locals.iter().map(|(_, var)| var.as_str()));
+        for var in vars {
+            map.entry(var).or_default();
+        }
+        for (i, b) in f.bindings.iter().enumerate() {
+            if let Some(bound) = entry(&mut map, &b.var, b.scope) {
+                bound.types.push(i as u32);
+            }
+        }
+        for (i, b) in f.call_bindings.iter().enumerate() {
+            if let Some(bound) = entry(&mut map, &b.var, b.scope) {
+                bound.calls.push(i as u32);
+            }
+        }
+        for (i, b) in f.element_bindings.iter().enumerate() {
+            if let Some(bound) = entry(&mut map, &b.var, b.scope) {
+                bound.elements.push(i as u32);
+            }
+        }
+        for (i, (scope, var, _)) in f.path_bindings.iter().enumerate() {
+            if let Some(bound) = entry(&mut map, var, *scope) {
+                bound.paths.push(i as u32);
+            }
+        }
+        for (i, b) in f.closure_bindings.iter().enumerate() {
+            if let Some(bound) = entry(&mut map, &b.var, b.scope) {
+                bound.closures.push(i as u32);
+            }
+        }
+        for (scope, var) in &f.locals {
+            if let Some(bound) = entry(&mut map, var, *scope) {
+                bound.declared = true;
+            }
+        }
+        map
     }
 
     /// What `var` is bound to directly in `scope` of file `file`.
     pub fn get(&self, file: usize, var: &str, scope: Option<u32>) -> Option<&Bound> {
+        let facts = self.facts.get(file)?;
         self.files
             .get(file)?
+            .get_or_init(|| Self::file_vars(facts))
             .get(var)?
             .iter()
             .find(|(s, _)| *s == scope)
