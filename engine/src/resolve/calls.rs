@@ -285,6 +285,7 @@ impl<'a> Resolver<'a> {
     ) -> Vec<(u32, f32, Reason)> {
         let f = &self.files[fi];
         match callee {
+            Callee::Name(name) if f.lang == Lang::Ruby => self.ruby_bare_call(fi, scope, name),
             Callee::Name(name) => {
                 if f.lang.is_c_family() && self.c_hidden(fi, scope, name) {
                     return Vec::new();
@@ -364,6 +365,18 @@ impl<'a> Resolver<'a> {
             }
             Callee::Scoped { path, name } if f.lang == Lang::Cpp => {
                 self.cpp_scoped(fi, scope, path, name)
+            }
+            // Ruby `Foo.new` (read as `Foo::initialize`): the class itself when no class on its
+            // ancestry defines `initialize`.
+            Callee::Scoped { path, name } if f.lang == Lang::Ruby => {
+                let Some((ty, conf)) = self.resolve_type(fi, scope, path) else {
+                    return Vec::new();
+                };
+                match self.typed_member(ty, conf, name, confidence::IMPORT, Reason::ClassMember) {
+                    Some(hit) => vec![hit],
+                    None if name == "initialize" => vec![(ty, conf, Reason::Constructor)],
+                    None => Vec::new(),
+                }
             }
             // PHP `T::m()`: a member of class `T` (its own, inherited or from a trait used).
             Callee::Scoped { path, name } if f.lang == Lang::Php => self
@@ -959,7 +972,8 @@ impl<'a> Resolver<'a> {
         // A C++ method name on a receiver of unknown type is shared by unrelated classes
         // (`ok`, `Compare`, `NewIterator`): the one near the caller is a candidate only. So is
         // PHP's (measured 0.71: an interface's implementations and the interface share it).
-        if matches!(f.lang, Lang::Cpp | Lang::Php) {
+        // Ruby's too (no reference to measure it against: a candidate).
+        if matches!(f.lang, Lang::Cpp | Lang::Php | Lang::Ruby) {
             for (_, conf, reason) in &mut found {
                 if *reason == Reason::ImportedCandidate {
                     *conf = conf.min(confidence::AMBIGUOUS_PAIR);
