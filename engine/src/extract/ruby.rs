@@ -146,8 +146,8 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
                 }
                 continue;
             }
-            "comment" | "string" | "heredoc_body" | "simple_symbol" | "delimited_symbol"
-            | "regex" | "hash_key_symbol" => continue,
+            // Strings are walked for their interpolations (`"#{f(x)}"`).
+            "comment" | "string_content" | "simple_symbol" | "hash_key_symbol" => continue,
             _ => children.extend(named_children(node)),
         }
         push(&mut stack, children, at.scope, at.singleton);
@@ -366,6 +366,25 @@ fn constructed(node: Node, src: &[u8]) -> Option<String> {
     Some(text(receiver, src).trim_start_matches("::").to_owned())
 }
 
+/// `self.class`.
+fn is_self_class(node: Node, src: &[u8]) -> bool {
+    field(node, "receiver").is_some_and(|r| r.kind() == "self")
+        && field(node, "method").is_some_and(|m| text(m, src) == "class")
+        && field(node, "arguments").is_none()
+}
+
+/// `new(…)` or `self.class.new(…)` in a class: an instance of the class (its absolute path).
+fn built_here(node: Node, facts: &FileFacts, scope: Option<u32>, src: &[u8]) -> Option<String> {
+    if node.kind() != "call" || field(node, "method").map(|m| text(m, src)) != Some("new") {
+        return None;
+    }
+    match field(node, "receiver") {
+        None => own_class(facts, scope),
+        Some(r) if r.kind() == "call" && is_self_class(r, src) => own_class(facts, scope),
+        Some(_) => None,
+    }
+}
+
 /// A `call` node: records its callee (or what it declares) and gives the children to walk
 /// (receiver, arguments, block), never the method name.
 fn call<'t>(
@@ -404,6 +423,17 @@ fn call<'t>(
                 return children;
             }
             match r.kind() {
+                // `self.class.m`: a class method of the caller's class.
+                "call" if is_self_class(r, src) => match own_class(facts, scope) {
+                    Some(class) => Callee::Scoped {
+                        path: class,
+                        name: if name == "new" { "initialize" } else { name }.to_owned(),
+                    },
+                    None => Callee::Member {
+                        receiver: Receiver::Other,
+                        name: name.to_owned(),
+                    },
+                },
                 "constant" | "scope_resolution" => {
                     let path = text(r, src).trim_start_matches("::").to_owned();
                     let name = if name == "new" { "initialize" } else { name };
@@ -435,7 +465,9 @@ fn call<'t>(
                     name: name.to_owned(),
                 },
                 _ => Callee::Member {
-                    receiver: constructed(r, src).map_or(Receiver::Other, Receiver::Call),
+                    receiver: constructed(r, src)
+                        .or_else(|| built_here(r, facts, scope, src))
+                        .map_or(Receiver::Other, Receiver::Call),
                     name: name.to_owned(),
                 },
             }

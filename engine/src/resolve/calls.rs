@@ -375,7 +375,7 @@ impl<'a> Resolver<'a> {
                 match self.typed_member(ty, conf, name, confidence::IMPORT, Reason::ClassMember) {
                     Some(hit) => vec![hit],
                     None if name == "initialize" => vec![(ty, conf, Reason::Constructor)],
-                    None => Vec::new(),
+                    None => self.ruby_class_methods(ty, name).into_iter().collect(),
                 }
             }
             // PHP `T::m()`: a member of class `T` (its own, inherited or from a trait used).

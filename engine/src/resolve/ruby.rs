@@ -176,6 +176,19 @@ impl<'a> Resolver<'a> {
         if let Some(hit) = self.own_member(fi, scope, name) {
             return vec![hit];
         }
+        let f = &self.files[fi];
+        let in_class_method = self
+            .scope_chain(fi, scope)
+            .into_iter()
+            .filter_map(|d| f.defs.get(d as usize))
+            .find(|d| d.kind.is_callable())
+            .is_some_and(|d| d.signature.starts_with("def self."));
+        if in_class_method
+            && let Some(owner) = self.owner_type(fi, scope)
+            && let Some(hit) = self.ruby_class_methods(owner, name)
+        {
+            return vec![hit];
+        }
         if KERNEL_METHODS.contains(&name) {
             return Vec::new();
         }
@@ -186,7 +199,6 @@ impl<'a> Resolver<'a> {
                 .into_iter()
                 .collect();
         }
-        let f = &self.files[fi];
         if let Some(d) = self.top_level[fi]
             .get(name)
             .and_then(|v| f.visible_definition(v))
@@ -220,5 +232,34 @@ impl<'a> Resolver<'a> {
                 .collect();
         }
         Vec::new()
+    }
+
+    /// A class method a class gets from a module it includes through the `ClassMethods`
+    /// convention (`def self.included(base) base.extend(ClassMethods) end`): a method of
+    /// `M::ClassMethods` for an ancestor module `M`, as an inherited method.
+    pub(super) fn ruby_class_methods(&self, ty: u32, name: &str) -> Option<(u32, f32, Reason)> {
+        let mut queue = vec![ty];
+        let mut seen = HashSet::default();
+        let mut i = 0;
+        while let Some(&t) = queue.get(i) {
+            i += 1;
+            if !seen.insert(t) || seen.len() > 64 {
+                continue;
+            }
+            if self.kind_of(t) == Some(NodeKind::Trait)
+                && let Some(&(file, def)) = self.node_def.get(&t)
+                && let Some(d) = self.files[file].defs.get(def as usize)
+                && let Some(&methods) = self
+                    .globals
+                    .get(format!("{}.ClassMethods", d.qualified).as_str())
+                    .and_then(|v| v.first())
+                && let Some((m, _)) = self.find_member(methods, name)
+            {
+                return Some((m, confidence::INHERITED, Reason::SelfMethod));
+            }
+            queue.extend(self.companions.get(&t));
+            queue.extend(self.bases.get(&t).into_iter().flatten());
+        }
+        None
     }
 }

@@ -250,3 +250,86 @@ fn ruby_constants_receivers_mixins_and_reopened_classes() {
         );
     }
 }
+
+const CONCERN: &str = r##"module Tool
+  module Base
+    def self.included(base)
+      base.extend ClassMethods
+    end
+
+    module ClassMethods
+      def option(name); end
+    end
+
+    def initialize(args); end
+  end
+
+  class Runner
+    include Base
+
+    def self.start(args)
+      option :verbose
+      new(args).run
+      self.class.describe
+    end
+
+    def self.describe; end
+
+    def run
+      "#{label(1)}"
+      self.class.new([]).run
+    end
+
+    def label(n); n; end
+  end
+end
+"##;
+
+#[test]
+fn ruby_class_methods_of_mixins_self_class_and_interpolations() {
+    let g = graph(&[("lib/tool.rb", CONCERN)]);
+    let start = "Method:lib/tool.rb:Tool.Runner.start";
+    let run = "Method:lib/tool.rb:Tool.Runner.run";
+    assert_eq!(
+        edges(&g, EdgeKind::Calls),
+        owned(&[
+            // `base.extend ClassMethods` in `included`: the class methods of an includer.
+            (
+                start,
+                "Method:lib/tool.rb:Tool.Base.ClassMethods.option",
+                "0.95",
+                "self-method"
+            ),
+            // `new(args)` builds the class: `initialize` from the included module.
+            (
+                start,
+                "Method:lib/tool.rb:Tool.Base.initialize",
+                "0.95",
+                "class-member"
+            ),
+            // `new(args).run`: a method of the instance.
+            (start, run, "0.97", "receiver-type"),
+            (
+                start,
+                "Method:lib/tool.rb:Tool.Runner.describe",
+                "0.97",
+                "class-member"
+            ),
+            // A call inside a string's interpolation.
+            (
+                run,
+                "Method:lib/tool.rb:Tool.Runner.label",
+                "0.98",
+                "self-method"
+            ),
+            // `self.class.new([])` and its `.run`.
+            (
+                run,
+                "Method:lib/tool.rb:Tool.Base.initialize",
+                "0.95",
+                "class-member"
+            ),
+            (run, run, "0.97", "receiver-type"),
+        ])
+    );
+}
