@@ -66,7 +66,9 @@ impl<'a> Resolver<'a> {
                         || matches!(
                             reason,
                             Reason::SelfMethod | Reason::ReceiverType | Reason::AttributeType
-                        );
+                        )
+                        // Ruby's `new(…)` in `def self.new`, `Foo.m` in `Foo.m`: a known class.
+                        || (f.lang == Lang::Ruby && reason == Reason::ClassMember);
                     if to != from || certain {
                         // An edge reads its target (kept edges point into unchanged files).
                         self.reads.node(to);
@@ -366,17 +368,8 @@ impl<'a> Resolver<'a> {
             Callee::Scoped { path, name } if f.lang == Lang::Cpp => {
                 self.cpp_scoped(fi, scope, path, name)
             }
-            // Ruby `Foo.new` (read as `Foo::initialize`): the class itself when no class on its
-            // ancestry defines `initialize`.
             Callee::Scoped { path, name } if f.lang == Lang::Ruby => {
-                let Some((ty, conf)) = self.resolve_type(fi, scope, path) else {
-                    return Vec::new();
-                };
-                match self.typed_member(ty, conf, name, confidence::IMPORT, Reason::ClassMember) {
-                    Some(hit) => vec![hit],
-                    None if name == "initialize" => vec![(ty, conf, Reason::Constructor)],
-                    None => self.ruby_class_methods(ty, name).into_iter().collect(),
-                }
+                self.ruby_class_call(fi, scope, path, name)
             }
             // PHP `T::m()`: a member of class `T` (its own, inherited or from a trait used).
             Callee::Scoped { path, name } if f.lang == Lang::Php => self

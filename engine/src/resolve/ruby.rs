@@ -173,20 +173,24 @@ impl<'a> Resolver<'a> {
         scope: Option<u32>,
         name: &str,
     ) -> Vec<(u32, f32, Reason)> {
-        if let Some(hit) = self.own_member(fi, scope, name) {
-            return vec![hit];
-        }
         let f = &self.files[fi];
         let in_class_method = self
             .scope_chain(fi, scope)
             .into_iter()
             .filter_map(|d| f.defs.get(d as usize))
             .find(|d| d.kind.is_callable())
-            .is_some_and(|d| d.signature.starts_with("def self."));
+            .is_some_and(|d| d.name.starts_with("self."));
+        // In a class method `self` is the class: its class methods first, then the methods a
+        // module gives itself (`extend self`, `module_function`).
         if in_class_method
             && let Some(owner) = self.owner_type(fi, scope)
-            && let Some(hit) = self.ruby_class_methods(owner, name)
+            && let Some(hit) = self
+                .own_member(fi, scope, &format!("self.{name}"))
+                .or_else(|| self.ruby_class_methods(owner, name))
         {
+            return vec![hit];
+        }
+        if let Some(hit) = self.own_member(fi, scope, name) {
             return vec![hit];
         }
         if KERNEL_METHODS.contains(&name) {
@@ -261,5 +265,36 @@ impl<'a> Resolver<'a> {
             queue.extend(self.bases.get(&t).into_iter().flatten());
         }
         None
+    }
+
+    /// `Foo.m`, `Foo::m`: a class method (`def self.m`, own or inherited), else one from an
+    /// included module's `ClassMethods`, else a method the module gives itself (`extend self`,
+    /// `module_function`). `Foo.new` is a `def self.new` when there is one, else the
+    /// `initialize` of the class or an ancestor, else the class itself.
+    pub(super) fn ruby_class_call(
+        &self,
+        fi: usize,
+        scope: Option<u32>,
+        path: &str,
+        name: &str,
+    ) -> Vec<(u32, f32, Reason)> {
+        let Some((ty, conf)) = self.resolve_type(fi, scope, path) else {
+            return Vec::new();
+        };
+        let member =
+            |name: &str| self.typed_member(ty, conf, name, confidence::IMPORT, Reason::ClassMember);
+        let singleton = member(&format!("self.{name}"));
+        if name == "new" {
+            return vec![singleton.or_else(|| member("initialize")).unwrap_or((
+                ty,
+                conf,
+                Reason::Constructor,
+            ))];
+        }
+        singleton
+            .or_else(|| self.ruby_class_methods(ty, name))
+            .or_else(|| member(name))
+            .into_iter()
+            .collect()
     }
 }

@@ -114,7 +114,7 @@ fn ruby_constants_receivers_mixins_and_reopened_classes() {
             ),
             // `new` in a class method builds the class: its `initialize`.
             (
-                "Method:lib/shop/ledger.rb:Shop.Ledger.open",
+                "Method:lib/shop/ledger.rb:Shop.Ledger.self.open",
                 "Class:lib/shop/ledger.rb:Shop.Ledger",
                 "0.97",
                 "constructor"
@@ -179,14 +179,14 @@ fn ruby_constants_receivers_mixins_and_reopened_classes() {
             (add, "Function:lib/shop/cart.rb:helper", "0.97", "same-file"),
             (
                 add,
-                "Method:lib/shop/ledger.rb:Shop.Ledger.open",
+                "Method:lib/shop/ledger.rb:Shop.Ledger.self.open",
                 "0.97",
                 "class-member"
             ),
             // `Shop::Cart.create`: a method of the reopened part of the class.
             (
                 add,
-                "Method:lib/shop/cart_ext.rb:Shop.Cart.create",
+                "Method:lib/shop/cart_ext.rb:Shop.Cart.self.create",
                 "0.97",
                 "class-member"
             ),
@@ -199,7 +199,7 @@ fn ruby_constants_receivers_mixins_and_reopened_classes() {
             ),
             // `Cart.new(nil)` in the reopened part: `initialize` of the first part.
             (
-                "Method:lib/shop/cart_ext.rb:Shop.Cart.create",
+                "Method:lib/shop/cart_ext.rb:Shop.Cart.self.create",
                 "Method:lib/shop/cart.rb:Shop.Cart.initialize",
                 "0.97",
                 "class-member"
@@ -288,7 +288,7 @@ end
 #[test]
 fn ruby_class_methods_of_mixins_self_class_and_interpolations() {
     let g = graph(&[("lib/tool.rb", CONCERN)]);
-    let start = "Method:lib/tool.rb:Tool.Runner.start";
+    let start = "Method:lib/tool.rb:Tool.Runner.self.start";
     let run = "Method:lib/tool.rb:Tool.Runner.run";
     assert_eq!(
         edges(&g, EdgeKind::Calls),
@@ -311,7 +311,7 @@ fn ruby_class_methods_of_mixins_self_class_and_interpolations() {
             (start, run, "0.97", "receiver-type"),
             (
                 start,
-                "Method:lib/tool.rb:Tool.Runner.describe",
+                "Method:lib/tool.rb:Tool.Runner.self.describe",
                 "0.97",
                 "class-member"
             ),
