@@ -47,16 +47,18 @@
 #             deep node class hierarchy, visitors, builders, a generated parser table)
 #   thor      Ruby: Thor 1.2.1 from Debian's ruby-thor (a CLI framework: class methods through
 #             `class << self` and included `ClassMethods`, reopened classes, mixins)
+#   mustermann  Ruby: Mustermann 3.0.0 from Debian's ruby-mustermann (pattern types: class
+#             hierarchies, `def self.new` factories, `attr_reader`s, an AST with visitors)
 #   rack      Ruby, held out: Rack 2.2.22 from Debian's ruby-rack (middleware classes, `call(env)`,
 #             utility modules with `module_function`, autoload)
 #   all       every corpus above, one after another
 # Caches the indexers, corpora and indexes in $NEXUS_ACCURACY (default ~/.cache/nexus-accuracy).
 set -euo pipefail
-corpus=${1:?usage: scripts/accuracy.sh django|pydantic|sphinx|ts|effect|tokio|goldmark|yaml|toml|lang3|collections|jsoup|brotli|cmark|lua|crypto|leveldb|marisa|clipper|kiwi|newtonsoft|dbussharp|commonmark|purifier|phpparser|thor|rack|all [--examples N]}
+corpus=${1:?usage: scripts/accuracy.sh django|pydantic|sphinx|ts|effect|tokio|goldmark|yaml|toml|lang3|collections|jsoup|brotli|cmark|lua|crypto|leveldb|marisa|clipper|kiwi|newtonsoft|dbussharp|commonmark|purifier|phpparser|thor|mustermann|rack|all [--examples N]}
 shift
 repo=$(cd "$(dirname "$0")/.." && pwd)
 if [ "$corpus" = all ]; then
-  for one in django pydantic sphinx ts effect tokio goldmark yaml toml lang3 collections jsoup brotli cmark lua crypto leveldb marisa clipper kiwi newtonsoft dbussharp commonmark purifier phpparser thor rack; do
+  for one in django pydantic sphinx ts effect tokio goldmark yaml toml lang3 collections jsoup brotli cmark lua crypto leveldb marisa clipper kiwi newtonsoft dbussharp commonmark purifier phpparser thor mustermann rack; do
     printf '\n===== %s\n' "$one"
     "$0" "$one" "$@"
   done
@@ -65,7 +67,7 @@ fi
 cache=${NEXUS_ACCURACY:-$HOME/.cache/nexus-accuracy}
 tools="$cache/tools"
 mkdir -p "$tools"
-case "$corpus" in goldmark|yaml|toml|lang3|collections|jsoup|brotli|cmark|lua|crypto|leveldb|marisa|clipper|kiwi|dbussharp|newtonsoft|commonmark|purifier|phpparser|thor|rack) needs_npm=false ;; *) needs_npm=true ;; esac
+case "$corpus" in goldmark|yaml|toml|lang3|collections|jsoup|brotli|cmark|lua|crypto|leveldb|marisa|clipper|kiwi|dbussharp|newtonsoft|commonmark|purifier|phpparser|thor|mustermann|rack) needs_npm=false ;; *) needs_npm=true ;; esac
 if $needs_npm && { [ ! -x "$tools/node_modules/.bin/scip-python" ] \
   || [ ! -x "$tools/node_modules/.bin/scip-typescript" ]; }; then
   echo "installing the SCIP indexers into $tools" >&2
@@ -372,9 +374,10 @@ JSON
         -server "$tools/node_modules/intelephense/lib/intelephense.js" >&2
     fi
     prefix= ;;
-  thor|rack)  # Ruby: Debian's packages of pure-Ruby libraries, read by TypeProf (Ruby 3.1's)
+  thor|mustermann|rack)  # Ruby: Debian's packages of pure-Ruby libraries, read by TypeProf (Ruby 3.1's)
     case "$corpus" in
       thor) package=ruby-thor version=1.2.1 debian=1.2.1-2 ;;
+      mustermann) package=ruby-mustermann version=3.0.0 debian=3.0.0-2 ;;
       rack) package=ruby-rack version=2.2.22 debian=2.2.22-0+deb12u2 ;;
     esac
     if ! command -v ruby >/dev/null; then
@@ -396,7 +399,7 @@ JSON
       /usr/bin/python3 "$oracle" -root "$root" -output "$index" >&2
     fi
     prefix= ;;
-  *) echo "unknown corpus: $corpus (django | pydantic | sphinx | ts | effect | tokio | goldmark | yaml | toml | lang3 | collections | jsoup | brotli | cmark | lua | crypto | leveldb | marisa | clipper | kiwi | newtonsoft | dbussharp | commonmark | purifier | phpparser | thor | rack | all)" >&2; exit 2 ;;
+  *) echo "unknown corpus: $corpus (django | pydantic | sphinx | ts | effect | tokio | goldmark | yaml | toml | lang3 | collections | jsoup | brotli | cmark | lua | crypto | leveldb | marisa | clipper | kiwi | newtonsoft | dbussharp | commonmark | purifier | phpparser | thor | mustermann | rack | all)" >&2; exit 2 ;;
 esac
 cd "$repo"
 cargo run --quiet --release -p nexus-accuracy --bin nexus-accuracy -- --scip "$index" --root "$root" --prefix "$prefix" "$@"

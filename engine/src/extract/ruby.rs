@@ -92,12 +92,17 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
             }
             "method" | "singleton_method" => {
                 let idx = method_def(node, at, src, facts);
+                let mut walked: Vec<Node> = field(node, "body").into_iter().collect();
                 if let Some(params) = field(node, "parameters") {
                     bind_parameters(params, Some(idx), src, &mut locals);
+                    // Default values are code run in the method (`def f(x = g)`).
+                    walked.extend(
+                        named_children(params)
+                            .into_iter()
+                            .filter_map(|p| field(p, "value")),
+                    );
                 }
-                if let Some(body) = field(node, "body") {
-                    push(&mut stack, vec![body], Some(idx), false);
-                }
+                push(&mut stack, walked, Some(idx), false);
                 continue;
             }
             "alias" => {
