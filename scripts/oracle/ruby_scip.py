@@ -18,7 +18,7 @@ cannot type the receiver.
 
 The index has, per Ruby file (paths relative to DIR, byte columns): a definition of each method
 (the range of its name, the whole definition as the enclosing range), and a reference at each
-call the server resolved. A method is its name within the file and owner that define it
+call TypeProf resolved. A method is its name within the file and owner that define it
 ("scip-ruby . corpus 0 `FILE`/Owner#NAME().").
 """
 
@@ -30,8 +30,6 @@ import sys
 import tempfile
 
 from scip_proto import escaped, field_bytes, field_int, field_packed, field_str
-
-
 
 
 def symbol_of(path, name, owner):
