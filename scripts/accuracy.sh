@@ -2,8 +2,8 @@
 # Call-graph accuracy: indexes a corpus with a type-checker-based SCIP indexer (from npm, rustup, or
 # for Go scripts/oracle/go_scip.go on Go's own type checker, for Java scripts/oracle/JavaScip.java
 # on javac's attribution, for C scripts/oracle/c_scip.py on clang's, for C# scripts/oracle/cs_scip.py
-# on the IL Mono's C# compiler emits, for PHP scripts/oracle/php_scip.py on Intelephense's) and
-# compares Nexus's CALLS edges with it.
+# on the IL Mono's C# compiler emits, for PHP scripts/oracle/php_scip.py on Intelephense's, for
+# Ruby scripts/oracle/ruby_scip.py on TypeProf's) and compares Nexus's CALLS edges with it.
 # Usage: scripts/accuracy.sh CORPUS [--examples N]
 #   django    Python: Django 5.1.4 (framework, class-based views, ORM)
 #   pydantic  Python: pydantic 2.10.6 (fully typed: overloads, TYPE_CHECKING, generics)
@@ -45,14 +45,20 @@
 #             filter: no namespaces, PEAR-style class names, types in doc comments, require)
 #   phpparser PHP, held out: nikic/PHP-Parser 4.15.4 from Debian's php-parser (a parser: a
 #             deep node class hierarchy, visitors, builders, a generated parser table)
+#   thor      Ruby: Thor 1.2.1 from Debian's ruby-thor (a CLI framework: class methods through
+#             `class << self` and included `ClassMethods`, reopened classes, mixins)
+#   mustermann  Ruby: Mustermann 3.0.0 from Debian's ruby-mustermann (pattern types: class
+#             hierarchies, `def self.new` factories, `attr_reader`s, an AST with visitors)
+#   rack      Ruby, held out: Rack 2.2.22 from Debian's ruby-rack (middleware classes, `call(env)`,
+#             utility modules with `module_function`, autoload)
 #   all       every corpus above, one after another
 # Caches the indexers, corpora and indexes in $NEXUS_ACCURACY (default ~/.cache/nexus-accuracy).
 set -euo pipefail
-corpus=${1:?usage: scripts/accuracy.sh django|pydantic|sphinx|ts|effect|tokio|goldmark|yaml|toml|lang3|collections|jsoup|brotli|cmark|lua|crypto|leveldb|marisa|clipper|kiwi|newtonsoft|dbussharp|commonmark|purifier|phpparser|all [--examples N]}
+corpus=${1:?usage: scripts/accuracy.sh django|pydantic|sphinx|ts|effect|tokio|goldmark|yaml|toml|lang3|collections|jsoup|brotli|cmark|lua|crypto|leveldb|marisa|clipper|kiwi|newtonsoft|dbussharp|commonmark|purifier|phpparser|thor|mustermann|rack|all [--examples N]}
 shift
 repo=$(cd "$(dirname "$0")/.." && pwd)
 if [ "$corpus" = all ]; then
-  for one in django pydantic sphinx ts effect tokio goldmark yaml toml lang3 collections jsoup brotli cmark lua crypto leveldb marisa clipper kiwi newtonsoft dbussharp commonmark purifier phpparser; do
+  for one in django pydantic sphinx ts effect tokio goldmark yaml toml lang3 collections jsoup brotli cmark lua crypto leveldb marisa clipper kiwi newtonsoft dbussharp commonmark purifier phpparser thor mustermann rack; do
     printf '\n===== %s\n' "$one"
     "$0" "$one" "$@"
   done
@@ -61,7 +67,7 @@ fi
 cache=${NEXUS_ACCURACY:-$HOME/.cache/nexus-accuracy}
 tools="$cache/tools"
 mkdir -p "$tools"
-case "$corpus" in goldmark|yaml|toml|lang3|collections|jsoup|brotli|cmark|lua|crypto|leveldb|marisa|clipper|kiwi|dbussharp|newtonsoft|commonmark|purifier|phpparser) needs_npm=false ;; *) needs_npm=true ;; esac
+case "$corpus" in goldmark|yaml|toml|lang3|collections|jsoup|brotli|cmark|lua|crypto|leveldb|marisa|clipper|kiwi|dbussharp|newtonsoft|commonmark|purifier|phpparser|thor|mustermann|rack) needs_npm=false ;; *) needs_npm=true ;; esac
 if $needs_npm && { [ ! -x "$tools/node_modules/.bin/scip-python" ] \
   || [ ! -x "$tools/node_modules/.bin/scip-typescript" ]; }; then
   echo "installing the SCIP indexers into $tools" >&2
@@ -368,7 +374,32 @@ JSON
         -server "$tools/node_modules/intelephense/lib/intelephense.js" >&2
     fi
     prefix= ;;
-  *) echo "unknown corpus: $corpus (django | pydantic | sphinx | ts | effect | tokio | goldmark | yaml | toml | lang3 | collections | jsoup | brotli | cmark | lua | crypto | leveldb | marisa | clipper | kiwi | newtonsoft | dbussharp | commonmark | purifier | phpparser | all)" >&2; exit 2 ;;
+  thor|mustermann|rack)  # Ruby: Debian's packages of pure-Ruby libraries, read by TypeProf (Ruby 3.1's)
+    case "$corpus" in
+      thor) package=ruby-thor version=1.2.1 debian=1.2.1-2 ;;
+      mustermann) package=ruby-mustermann version=3.0.0 debian=3.0.0-2 ;;
+      rack) package=ruby-rack version=2.2.22 debian=2.2.22-0+deb12u2 ;;
+    esac
+    if ! command -v ruby >/dev/null; then
+      echo "installing ruby (Debian; TypeProf comes with libruby3.1)" >&2
+      apt-get install -y -q ruby >&2
+    fi
+    root="$cache/$corpus-$version"
+    if [ ! -d "$root" ]; then
+      unpacked=$(mktemp -d)
+      (cd "$unpacked" && apt-get download "$package=$debian" >&2 && dpkg-deb -x ./*.deb x)
+      mkdir -p "$root"
+      cp -r "$unpacked"/x/usr/share/rubygems-integration/all/gems/"$corpus-$version"/lib/. "$root/"
+      rm -rf "$unpacked"
+      find "$root" -type f ! -name '*.rb' -delete
+    fi
+    index="$cache/$corpus-$version.scip"
+    oracle="$repo/scripts/oracle/ruby_scip.py"
+    if [ ! -s "$index" ] || [ "$oracle" -nt "$index" ]; then
+      /usr/bin/python3 "$oracle" -root "$root" -output "$index" >&2
+    fi
+    prefix= ;;
+  *) echo "unknown corpus: $corpus (django | pydantic | sphinx | ts | effect | tokio | goldmark | yaml | toml | lang3 | collections | jsoup | brotli | cmark | lua | crypto | leveldb | marisa | clipper | kiwi | newtonsoft | dbussharp | commonmark | purifier | phpparser | thor | mustermann | rack | all)" >&2; exit 2 ;;
 esac
 cd "$repo"
 cargo run --quiet --release -p nexus-accuracy --bin nexus-accuracy -- --scip "$index" --root "$root" --prefix "$prefix" "$@"

@@ -522,6 +522,8 @@ pub fn derive(index: &Index, texts: &Texts<'_>, fallback: &Extents) -> (Referenc
         let spaced = ["c", "cpp", "csharp"]
             .iter()
             .any(|l| doc.language.eq_ignore_ascii_case(l));
+        // Ruby calls without parentheses (`items.size`, `log "x"`); its oracle lists calls only.
+        let unparenthesised = doc.language.eq_ignore_ascii_case("ruby");
         for occ in &doc.occurrences {
             if occ.symbol_roles & SymbolRole::Definition as i32 != 0 {
                 continue;
@@ -536,12 +538,13 @@ pub fn derive(index: &Index, texts: &Texts<'_>, fallback: &Extents) -> (Referenc
             let Some(source_line) = lines.get(line as usize) else {
                 continue;
             };
-            let followed_by_paren = end_line == line
-                && byte_column(source_line, end, encoding)
-                    .and_then(|i| source_line.get(i..))
-                    .is_some_and(|rest| {
-                        opens_call(rest) || (spaced && opens_call(rest.trim_start()))
-                    });
+            let followed_by_paren = unparenthesised
+                || end_line == line
+                    && byte_column(source_line, end, encoding)
+                        .and_then(|i| source_line.get(i..))
+                        .is_some_and(|rest| {
+                            opens_call(rest) || (spaced && opens_call(rest.trim_start()))
+                        });
             let declared = byte_column(source_line, start, encoding)
                 .and_then(|i| source_line.get(..i))
                 .is_some_and(follows_declaration_keyword);
@@ -874,5 +877,8 @@ mod tests {
         // In other languages a name and a `(` apart stay no call.
         let (other, _) = derive(&index_of("python"), &texts, &Extents::default());
         assert!(edges(&other).is_empty());
+        // A Ruby reference is a call with or without parentheses.
+        let (ruby, _) = derive(&index_of("ruby"), &texts, &Extents::default());
+        assert_eq!(edges(&ruby), vec![("m.c:2".to_owned(), "m.c:1".to_owned())]);
     }
 }

@@ -28,11 +28,13 @@ pub enum Lang {
     CSharp,
     /// PHP (HTML around `<?php … ?>` is text).
     Php,
+    /// Ruby.
+    Ruby,
 }
 
 impl Lang {
     /// Every language, in display order.
-    pub const ALL: [Lang; 11] = [
+    pub const ALL: [Lang; 12] = [
         Lang::Python,
         Lang::JavaScript,
         Lang::TypeScript,
@@ -44,6 +46,7 @@ impl Lang {
         Lang::Cpp,
         Lang::CSharp,
         Lang::Php,
+        Lang::Ruby,
     ];
 
     /// The language of a path, from its extension; `None` for files Nexus does not parse.
@@ -63,6 +66,7 @@ impl Lang {
             }
             "cs" => Lang::CSharp,
             "php" => Lang::Php,
+            "rb" | "rake" | "gemspec" => Lang::Ruby,
             _ => return None,
         })
     }
@@ -93,6 +97,7 @@ impl Lang {
             Lang::Cpp => "cpp",
             Lang::CSharp => "csharp",
             Lang::Php => "php",
+            Lang::Ruby => "ruby",
         }
     }
 
@@ -110,6 +115,7 @@ impl Lang {
             Lang::Cpp => tree_sitter_cpp::LANGUAGE.into(),
             Lang::CSharp => tree_sitter_c_sharp::LANGUAGE.into(),
             Lang::Php => tree_sitter_php::LANGUAGE_PHP.into(),
+            Lang::Ruby => tree_sitter_ruby::LANGUAGE.into(),
         }
     }
 
@@ -173,6 +179,7 @@ mod tests {
         assert_eq!(Lang::of_path("include/a.hpp"), Some(Lang::Cpp));
         assert_eq!(Lang::of_path("src/Cart.cs"), Some(Lang::CSharp));
         assert_eq!(Lang::of_path("src/Cart.php"), Some(Lang::Php));
+        assert_eq!(Lang::of_path("lib/shop/cart.rb"), Some(Lang::Ruby));
         assert_eq!(Lang::of_path("README"), None);
         assert_eq!(Lang::of_path("a.tar.gz"), None);
     }

@@ -88,7 +88,12 @@ fn whole_class(kind: &str) -> Option<Class> {
         | "rune_literal"
         | "encapsed_string"
         | "heredoc"
-        | "nowdoc" => Some(Class::String),
+        | "nowdoc"
+        // Ruby's heredocs, symbols and regular expressions.
+        | "heredoc_body"
+        | "simple_symbol"
+        | "delimited_symbol"
+        | "regex" => Some(Class::String),
         _ => None,
     }
 }
@@ -108,7 +113,8 @@ fn leaf_class(node: Node) -> Option<Class> {
     match kind {
         "true" | "false" | "none" | "None" | "null" | "nil" | "undefined" | "boolean_literal"
         | "boolean" => Some(Class::Constant),
-        "type_identifier" | "primitive_type" | "predefined_type" => Some(Class::Type),
+        // Ruby's constants name classes and modules.
+        "type_identifier" | "primitive_type" | "predefined_type" | "constant" => Some(Class::Type),
         // PHP's names are `name` leaves.
         "identifier" | "property_identifier" | "field_identifier" | "name" => {
             let parent = node.parent()?;
@@ -152,6 +158,8 @@ fn leaf_class(node: Node) -> Option<Class> {
                 && named_by("name"))
                 || ((parent.kind().contains("call") || parent.kind() == "invocation_expression")
                     && named_by("function"))
+                // Ruby's `recv.m`, `m(x)`, `m x`.
+                || (parent.kind() == "call" && named_by("method"))
                 // C names a function in its declarator (`int add(int a)`).
                 || (parent.kind() == "function_declarator" && named_by("declarator"))
             {
@@ -325,6 +333,26 @@ mod tests {
         assert_eq!(class_of(&php, "// note"), Some(Class::Comment));
         assert_eq!(class_of(&php, "true"), Some(Class::Constant));
         assert_eq!(class_of(&php, "rows"), None);
+    }
+
+    #[test]
+    fn ruby_is_coloured_too() {
+        let rb = highlight(
+            "a.rb",
+            "# note\nclass Table < Base\n  def size(r)\n    rows.count + Util.clamp(1, :x) if true\n    log \"x#{r}\"\n  end\nend\n",
+        );
+        assert_eq!(class_of(&rb, "Table"), Some(Class::Type));
+        assert_eq!(class_of(&rb, "Base"), Some(Class::Type));
+        assert_eq!(class_of(&rb, "size"), Some(Class::Function));
+        assert_eq!(class_of(&rb, "count"), Some(Class::Function));
+        assert_eq!(class_of(&rb, "clamp"), Some(Class::Function));
+        assert_eq!(class_of(&rb, "log"), Some(Class::Function));
+        assert_eq!(class_of(&rb, "def"), Some(Class::Keyword));
+        assert_eq!(class_of(&rb, ":x"), Some(Class::String));
+        assert_eq!(class_of(&rb, "\"x#{r}\""), Some(Class::String));
+        assert_eq!(class_of(&rb, "# note"), Some(Class::Comment));
+        assert_eq!(class_of(&rb, "true"), Some(Class::Constant));
+        assert_eq!(class_of(&rb, "rows"), None);
     }
 
     #[test]

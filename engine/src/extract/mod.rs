@@ -13,6 +13,7 @@ mod php;
 mod python;
 mod receiver;
 mod refs;
+mod ruby;
 mod rust;
 mod rust_cfg;
 mod ts_repair;
@@ -85,6 +86,7 @@ impl Extractor {
             Lang::Cpp => cpp::extract(root, src, &mut facts),
             Lang::CSharp => csharp::extract(root, src, &mut facts),
             Lang::Php => php::extract(root, src, &mut facts),
+            Lang::Ruby => ruby::extract(root, src, &mut facts),
         }
         refs::extract(root, src, &mut facts);
         if root.has_error() {

@@ -377,6 +377,34 @@ const PHP: RefSyntax = RefSyntax {
     name_uses: &[],
 };
 
+const RUBY: RefSyntax = RefSyntax {
+    names: &["constant"],
+    type_names: &[],
+    chains: &[("scope_resolution", "scope", "name")],
+    type_chains: &[],
+    calls: &[("call", "method")],
+    skipped: &[
+        "comment",
+        "string",
+        "heredoc_body",
+        "simple_symbol",
+        "delimited_symbol",
+        "regex",
+        "identifier",
+        "instance_variable",
+    ],
+    imports: &[],
+    heritage: &["superclass"],
+    heritage_fields: &[],
+    type_contexts: &[],
+    bindings: &[],
+    binding_fields: &[],
+    written_fields: &[("assignment", "left")],
+    arguments: &["argument_list"],
+    read_fields: &[],
+    name_uses: &[],
+};
+
 fn syntax(lang: Lang) -> &'static RefSyntax {
     match lang {
         Lang::Python => &PYTHON,
@@ -388,6 +416,7 @@ fn syntax(lang: Lang) -> &'static RefSyntax {
         Lang::Cpp => &CPP,
         Lang::CSharp => &CSHARP,
         Lang::Php => &PHP,
+        Lang::Ruby => &RUBY,
     }
 }
 

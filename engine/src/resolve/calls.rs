@@ -66,7 +66,9 @@ impl<'a> Resolver<'a> {
                         || matches!(
                             reason,
                             Reason::SelfMethod | Reason::ReceiverType | Reason::AttributeType
-                        );
+                        )
+                        // Ruby's `new(…)` in `def self.new`, `Foo.m` in `Foo.m`: a known class.
+                        || (f.lang == Lang::Ruby && reason == Reason::ClassMember);
                     if to != from || certain {
                         // An edge reads its target (kept edges point into unchanged files).
                         self.reads.node(to);
@@ -285,6 +287,7 @@ impl<'a> Resolver<'a> {
     ) -> Vec<(u32, f32, Reason)> {
         let f = &self.files[fi];
         match callee {
+            Callee::Name(name) if f.lang == Lang::Ruby => self.ruby_bare_call(fi, scope, name),
             Callee::Name(name) => {
                 if f.lang.is_c_family() && self.c_hidden(fi, scope, name) {
                     return Vec::new();
@@ -364,6 +367,9 @@ impl<'a> Resolver<'a> {
             }
             Callee::Scoped { path, name } if f.lang == Lang::Cpp => {
                 self.cpp_scoped(fi, scope, path, name)
+            }
+            Callee::Scoped { path, name } if f.lang == Lang::Ruby => {
+                self.ruby_class_call(fi, scope, path, name)
             }
             // PHP `T::m()`: a member of class `T` (its own, inherited or from a trait used).
             Callee::Scoped { path, name } if f.lang == Lang::Php => self
@@ -959,7 +965,8 @@ impl<'a> Resolver<'a> {
         // A C++ method name on a receiver of unknown type is shared by unrelated classes
         // (`ok`, `Compare`, `NewIterator`): the one near the caller is a candidate only. So is
         // PHP's (measured 0.71: an interface's implementations and the interface share it).
-        if matches!(f.lang, Lang::Cpp | Lang::Php) {
+        // Ruby's too (no reference to measure it against: a candidate).
+        if matches!(f.lang, Lang::Cpp | Lang::Php | Lang::Ruby) {
             for (_, conf, reason) in &mut found {
                 if *reason == Reason::ImportedCandidate {
                     *conf = conf.min(confidence::AMBIGUOUS_PAIR);

@@ -62,6 +62,9 @@ impl<'a> Resolver<'a> {
                 _ => self.resolve_type(fi, None, bound),
             };
         }
+        if self.files[fi].lang == Lang::Ruby {
+            return self.ruby_constant(fi, scope, name);
+        }
         if name == "Self" {
             return self
                 .owner_type(fi, scope)

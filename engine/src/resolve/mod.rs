@@ -234,6 +234,7 @@ fn resolve_in(
     };
     r.structure();
     r.csharp_structure();
+    r.ruby_structure();
     r.scopes = Scopes::build(&r.files, &r.modules, &r.top_level, &r.def_node);
     r.adopt_foreign_methods();
     r.imports();
@@ -466,6 +467,9 @@ mod fixture_edges;
 mod php_tests;
 #[cfg(test)]
 mod ref_tests;
+mod ruby;
+#[cfg(test)]
+mod ruby_tests;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]

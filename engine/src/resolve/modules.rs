@@ -23,6 +23,9 @@ pub struct ModuleIndex {
     c_names: HashMap<String, Vec<(String, usize)>>,
     /// PHP files by the namespace they declare (`A\\B`; the global namespace is empty).
     php_namespaces: HashMap<String, Vec<usize>>,
+    /// Ruby files by the feature name `require` loads them by: the path without `.rb` after
+    /// the last `lib/` folder (the load path's convention), else the whole path.
+    ruby_features: HashMap<String, usize>,
 }
 
 fn dir_of(path: &str) -> &str {
@@ -98,6 +101,16 @@ impl ModuleIndex {
                 Lang::Php => {
                     let namespace = f.package.clone().unwrap_or_default();
                     index.php_namespaces.entry(namespace).or_default().push(i);
+                }
+                Lang::Ruby => {
+                    let bare = f.path.strip_suffix(".rb").unwrap_or(&f.path);
+                    let feature = match bare.rsplit_once("lib/") {
+                        Some((before, after)) if before.is_empty() || before.ends_with('/') => {
+                            after
+                        }
+                        _ => bare,
+                    };
+                    index.ruby_features.entry(feature.to_owned()).or_insert(i);
                 }
                 Lang::C | Lang::Cpp => {
                     let name = f.path.rsplit('/').next().unwrap_or(&f.path);
@@ -363,6 +376,32 @@ impl ModuleIndex {
                 (shared, std::cmp::Reverse(path.len()))
             })
             .map(|&(_, i)| i)
+    }
+
+    /// The project file a Ruby `require` (a feature on the load path: `shop/cart`) or
+    /// `require_relative` (written `./x` or `../x`, from the requiring file's folder) loads.
+    pub fn ruby(&self, importer: &str, spec: &str) -> Option<usize> {
+        let spec = spec.strip_suffix(".rb").unwrap_or(spec);
+        if spec.starts_with("./") || spec.starts_with("../") {
+            let mut parts: Vec<&str> = dir_of(importer)
+                .split('/')
+                .filter(|p| !p.is_empty())
+                .collect();
+            for piece in spec.split('/') {
+                match piece {
+                    "." | "" => {}
+                    ".." => {
+                        parts.pop()?;
+                    }
+                    other => parts.push(other),
+                }
+            }
+            return self
+                .by_path
+                .get(&format!("{}.rb", parts.join("/")))
+                .copied();
+        }
+        self.ruby_features.get(spec).copied()
     }
 
     /// PHP files declaring namespace `namespace` (`A\\B`, empty for the global one).

@@ -225,6 +225,7 @@ fn source_files(
             .into_iter()
             .collect(),
         Lang::Php => modules.php(&import.module).to_vec(),
+        Lang::Ruby => modules.ruby(&f.path, &import.module).into_iter().collect(),
     }
 }
 

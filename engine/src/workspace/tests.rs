@@ -275,6 +275,38 @@ fn projects() -> Vec<Vec<(&'static str, Vec<&'static str>)>> {
                 ],
             ),
         ],
+        // Ruby: a class reopened in another file, constants through the nesting, mixins,
+        // `require`, typed locals and instance variables, top-level functions.
+        vec![
+            (
+                "lib/shop/cart.rb",
+                vec![
+                    "require \"shop/base\"\nmodule Shop\n  class Cart < Base\n    include Totals\n    def run\n      stop\n      total\n      helper\n    end\n  end\nend\n",
+                    "module Shop\n  class Cart\n    def initialize\n      @money = Money.new\n    end\n    def run\n      @money.twice\n      m = Money.new\n      m.twice\n      Shop::Cart.make\n    end\n  end\nend\n",
+                ],
+            ),
+            (
+                "lib/shop/cart_ext.rb",
+                vec![
+                    "module Shop\n  class Cart\n    def self.make\n      new\n    end\n    def stop; end\n  end\nend\n",
+                    "module Shop\n  class Cart < Base\n    def total\n      twice\n    end\n  end\n  class Money\n    def twice; end\n  end\nend\n",
+                ],
+            ),
+            (
+                "lib/shop/base.rb",
+                vec![
+                    "module Shop\n  class Base\n    def stop; end\n  end\n  module Totals\n    def total; twice; end\n  end\n  class Money\n    def twice; end\n  end\nend\n",
+                    "module Shop\n  class Base\n    def initialize; stop; end\n  end\nend\ndef helper\n  Shop::Base.new\nend\n",
+                ],
+            ),
+            (
+                "lib/helpers.rb",
+                vec![
+                    "def helper; end\n",
+                    "require_relative \"shop/cart\"\ndef helper\n  Shop::Cart.new.run\nend\n",
+                ],
+            ),
+        ],
     ]
 }
 

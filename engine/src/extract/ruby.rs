@@ -1,0 +1,872 @@
+//! Ruby: classes and modules (nested, reopened, `class << self`), methods, `attr_*` and `alias`
+//! methods, `require`/`autoload` imports, mixins, calls with receivers and `Foo.new` bindings.
+
+use tree_sitter::Node;
+
+use super::{doc_line, field, header_before_body, line, named_children, new_def, push_call, text};
+use crate::facts::{Binding, Callee, FileFacts, Import, ImportedName, Receiver};
+use crate::graph::NodeKind;
+
+/// Calls written in a class body or a method that configure the class or load code: never a
+/// call of a project method (their meaning is recorded as definitions, imports or mixins).
+const DECLARATIONS: &[&str] = &[
+    "attr_reader",
+    "attr_writer",
+    "attr_accessor",
+    "alias_method",
+    "include",
+    "extend",
+    "prepend",
+    "require",
+    "require_relative",
+    "load",
+    "autoload",
+    "private",
+    "public",
+    "protected",
+    "module_function",
+    "private_constant",
+    "public_constant",
+    "private_class_method",
+    "public_class_method",
+    "define_method",
+    "send",
+    "public_send",
+    "__send__",
+    "instance_variable_get",
+    "instance_variable_set",
+    "method_missing",
+    "respond_to?",
+];
+
+/// Where the walk is: the innermost definition, and whether it is inside `class << self`.
+#[derive(Clone, Copy)]
+struct At {
+    scope: Option<u32>,
+    singleton: bool,
+}
+
+/// Local variables and parameters by scope (a method, or the file for `None`): a bare name one
+/// of them holds is a read, not a call.
+#[derive(Default)]
+struct Locals(Vec<(Option<u32>, String)>);
+
+impl Locals {
+    fn add(&mut self, scope: Option<u32>, name: &str) {
+        if !self.has(scope, name) {
+            self.0.push((scope, name.to_owned()));
+        }
+    }
+
+    fn has(&self, scope: Option<u32>, name: &str) -> bool {
+        self.0.iter().any(|(s, n)| *s == scope && n == name)
+    }
+}
+
+pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
+    let mut locals = Locals::default();
+    let mut stack: Vec<(Node, At)> = vec![(
+        root,
+        At {
+            scope: None,
+            singleton: false,
+        },
+    )];
+    while let Some((node, at)) = stack.pop() {
+        let method_scope = method_of(facts, at.scope);
+        let mut children: Vec<Node> = Vec::new();
+        match node.kind() {
+            "class" | "module" => {
+                let idx = type_def(node, at.scope, src, facts);
+                if let (Some(body), Some(idx)) = (field(node, "body"), idx) {
+                    push(&mut stack, vec![body], Some(idx), false);
+                }
+                continue;
+            }
+            "singleton_class" => {
+                let on_self = field(node, "value").is_some_and(|v| v.kind() == "self");
+                if let Some(body) = field(node, "body") {
+                    push(&mut stack, vec![body], at.scope, on_self);
+                }
+                continue;
+            }
+            "method" | "singleton_method" => {
+                let idx = method_def(node, at, src, facts);
+                let mut walked: Vec<Node> = field(node, "body").into_iter().collect();
+                if let Some(params) = field(node, "parameters") {
+                    bind_parameters(params, Some(idx), src, &mut locals);
+                    // Default values are code run in the method (`def f(x = g)`).
+                    walked.extend(
+                        named_children(params)
+                            .into_iter()
+                            .filter_map(|p| field(p, "value")),
+                    );
+                }
+                push(&mut stack, walked, Some(idx), false);
+                continue;
+            }
+            "alias" => {
+                if let (Some(new), Some(owner)) = (field(node, "name"), type_scope(facts, at.scope))
+                {
+                    add_method(facts, owner, text(new, src), node, src);
+                }
+                continue;
+            }
+            "block_parameters" | "lambda_parameters" | "method_parameters" => {
+                bind_parameters(node, method_scope, src, &mut locals);
+                continue;
+            }
+            "assignment" | "operator_assignment" => {
+                let left = field(node, "left");
+                let right = field(node, "right");
+                if let Some(left) = left {
+                    assign(left, right, at.scope, method_scope, src, facts, &mut locals);
+                    if matches!(
+                        left.kind(),
+                        "call" | "element_reference" | "scope_resolution"
+                    ) {
+                        children.extend(named_children(left));
+                    }
+                }
+                children.extend(right);
+            }
+            "exception_variable" | "for" => {
+                for_variables(node, method_scope, src, &mut locals);
+                children.extend(named_children(node));
+            }
+            "call" => {
+                children = call(node, at.scope, method_scope, src, facts, &locals);
+            }
+            "super" => {
+                if let Some(callee) = super_call(facts, at.scope) {
+                    push_call(facts, at.scope, callee, node);
+                }
+                continue;
+            }
+            "identifier" => {
+                let name = text(node, src);
+                if !locals.has(method_scope, name) && is_call_position(node) {
+                    let callee = bare_callee(facts, at.scope, name);
+                    push_call(facts, at.scope, callee, node);
+                }
+                continue;
+            }
+            // Strings are walked for their interpolations (`"#{f(x)}"`).
+            "comment" | "string_content" | "simple_symbol" | "hash_key_symbol" => continue,
+            _ => children.extend(named_children(node)),
+        }
+        push(&mut stack, children, at.scope, at.singleton);
+    }
+    reader_types(facts);
+}
+
+/// An `attr_reader`'s method returns what its instance variable is assigned (`@x = Foo.new`).
+fn reader_types(facts: &mut FileFacts) {
+    for i in 0..facts.defs.len() {
+        let def = &facts.defs[i];
+        if !def.returns.is_empty()
+            || !(def.signature.starts_with("attr_reader")
+                || def.signature.starts_with("attr_accessor"))
+        {
+            continue;
+        }
+        let ivar = format!("@{}", def.name);
+        let held = facts
+            .attr_bindings
+            .iter()
+            .find(|(class, attr, _)| Some(*class) == def.parent && *attr == ivar)
+            .map(|(_, _, ty)| ty.clone());
+        if let Some(ty) = held {
+            facts.defs[i].returns = ty;
+        }
+    }
+}
+
+fn push<'t>(
+    stack: &mut Vec<(Node<'t>, At)>,
+    nodes: Vec<Node<'t>>,
+    scope: Option<u32>,
+    singleton: bool,
+) {
+    stack.extend(
+        nodes
+            .into_iter()
+            .rev()
+            .map(|n| (n, At { scope, singleton })),
+    );
+}
+
+/// A class or module: its name (`A::B` written in place nests it), superclass and body.
+fn type_def(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) -> Option<u32> {
+    let written = field(node, "name").map(|n| text(n, src))?;
+    let absolute = written.starts_with("::");
+    let path: Vec<&str> = written
+        .split("::")
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .collect();
+    let name = *path.last()?;
+    let parent = type_scope(facts, scope);
+    let kind = if node.kind() == "class" {
+        NodeKind::Class
+    } else {
+        NodeKind::Trait
+    };
+    let mut def = new_def(facts, kind, name, parent, node);
+    let outer = match parent.and_then(|p| facts.defs.get(p as usize)) {
+        Some(p) if !absolute => format!("{}.", p.qualified),
+        _ => String::new(),
+    };
+    def.qualified = format!("{outer}{}", path.join("."));
+    def.signature = header_before_body(node, field(node, "body"), src);
+    def.doc = doc_comment(node, src);
+    if let Some(superclass) = field(node, "superclass") {
+        let base = named_children(superclass)
+            .into_iter()
+            .find(|n| matches!(n.kind(), "constant" | "scope_resolution"));
+        def.extends.extend(base.map(|b| text(b, src).to_owned()));
+    }
+    facts.defs.push(def);
+    Some((facts.defs.len() - 1) as u32)
+}
+
+/// A `def m`, `def self.m` or `def m` in `class << self`: a method of the enclosing class or
+/// module, or a function at the top level (a private method of every object).
+/// A method of the class object itself is named `self.m`: `Foo.m` and `x.m` (an instance)
+/// reach different methods.
+fn method_def(node: Node, at: At, src: &[u8], facts: &mut FileFacts) -> u32 {
+    let written = field(node, "name").map_or("", |n| text(n, src));
+    let owner = type_scope(facts, at.scope);
+    let singleton = owner.is_some() && (at.singleton || node.kind() == "singleton_method");
+    let name = if singleton {
+        format!("self.{written}")
+    } else {
+        written.to_owned()
+    };
+    let kind = if owner.is_some() {
+        NodeKind::Method
+    } else {
+        NodeKind::Function
+    };
+    let mut def = new_def(facts, kind, &name, owner, node);
+    let body = field(node, "body");
+    def.signature = header_before_body(node, body, src);
+    if at.singleton && !def.signature.contains("self.") {
+        def.signature = def.signature.replacen("def ", "def self.", 1);
+    }
+    def.doc = doc_comment(node, src);
+    def.exported = !written.starts_with('_');
+    def.returns = body.and_then(|b| built_last(b, src)).unwrap_or_default();
+    facts.defs.push(def);
+    (facts.defs.len() - 1) as u32
+}
+
+/// The class a method body's last expression builds: `Foo.new`, `@x ||= Foo.new`.
+fn built_last(body: Node, src: &[u8]) -> Option<String> {
+    let last = if body.kind() == "body_statement" {
+        named_children(body)
+            .into_iter()
+            .rfind(|n| n.kind() != "comment")?
+    } else {
+        body
+    };
+    match last.kind() {
+        "assignment" | "operator_assignment" => constructed(field(last, "right")?, src),
+        _ => constructed(last, src),
+    }
+}
+
+/// A method made by a declaration (`attr_reader :a`, `alias_method :b, :a`, `alias b a`).
+fn add_method(facts: &mut FileFacts, owner: u32, name: &str, node: Node, src: &[u8]) {
+    let name = name.trim_start_matches(':');
+    if name.is_empty() {
+        return;
+    }
+    let mut def = new_def(facts, NodeKind::Method, name, Some(owner), node);
+    def.signature = super::signature(text(node, src));
+    facts.defs.push(def);
+}
+
+/// The class or module a definition written in `scope` belongs to.
+fn type_scope(facts: &FileFacts, scope: Option<u32>) -> Option<u32> {
+    let mut current = scope;
+    while let Some(d) = current {
+        let def = facts.defs.get(d as usize)?;
+        if def.kind.is_type() {
+            return Some(d);
+        }
+        current = def.parent;
+    }
+    None
+}
+
+/// The class or module around `scope` as an absolute constant path (`::Shop::Cart`).
+fn own_class(facts: &FileFacts, scope: Option<u32>) -> Option<String> {
+    let def = facts.defs.get(type_scope(facts, scope)? as usize)?;
+    Some(format!("::{}", def.qualified.replace('.', "::")))
+}
+
+/// The innermost method or function around `scope` (its locals are the ones in reach).
+fn method_of(facts: &FileFacts, scope: Option<u32>) -> Option<u32> {
+    let mut current = scope;
+    while let Some(d) = current {
+        let def = facts.defs.get(d as usize)?;
+        if def.kind.is_callable() {
+            return Some(d);
+        }
+        current = def.parent;
+    }
+    None
+}
+
+/// The `#` comment lines right above a definition, first line.
+fn doc_comment(node: Node, src: &[u8]) -> String {
+    let mut lines = Vec::new();
+    let mut prev = node.prev_sibling();
+    let mut row = node.start_position().row;
+    while let Some(p) = prev {
+        if p.kind() != "comment" || p.end_position().row + 1 < row {
+            break;
+        }
+        lines.push(text(p, src).trim_start_matches('#').trim());
+        row = p.start_position().row;
+        prev = p.prev_sibling();
+    }
+    lines.reverse();
+    doc_line(&lines.join("\n"))
+}
+
+fn bind_parameters(node: Node, scope: Option<u32>, src: &[u8], locals: &mut Locals) {
+    let mut stack = vec![node];
+    while let Some(n) = stack.pop() {
+        match n.kind() {
+            "identifier" => locals.add(scope, text(n, src)),
+            "optional_parameter" | "keyword_parameter" => {
+                if let Some(name) = field(n, "name") {
+                    locals.add(scope, text(name, src));
+                }
+            }
+            _ => stack.extend(named_children(n)),
+        }
+    }
+}
+
+fn for_variables(node: Node, scope: Option<u32>, src: &[u8], locals: &mut Locals) {
+    let target = if node.kind() == "for" {
+        field(node, "pattern")
+    } else {
+        Some(node)
+    };
+    let mut stack: Vec<Node> = target.into_iter().collect();
+    while let Some(n) = stack.pop() {
+        if n.kind() == "identifier" {
+            locals.add(scope, text(n, src));
+        } else if !matches!(n.kind(), "call" | "element_reference") {
+            stack.extend(named_children(n));
+        }
+    }
+}
+
+/// `x = Foo.new` binds `x` to `Foo`; `@x = Foo.new` in a method binds the class's `@x`;
+/// `Foo = Struct.new(…)` / `Class.new(Base)` defines a class. Assigned names become locals.
+fn assign(
+    left: Node,
+    right: Option<Node>,
+    scope: Option<u32>,
+    method: Option<u32>,
+    src: &[u8],
+    facts: &mut FileFacts,
+    locals: &mut Locals,
+) {
+    let created =
+        right.and_then(|r| constructed(r, src).or_else(|| built_here(r, facts, scope, src)));
+    match left.kind() {
+        "identifier" => {
+            let var = text(left, src);
+            locals.add(method, var);
+            if let Some(ty) = created {
+                facts.bindings.push(Binding {
+                    scope: method,
+                    var: var.to_owned(),
+                    type_name: ty,
+                });
+            }
+        }
+        "instance_variable" => {
+            if let (Some(ty), Some(_), Some(class)) = (created, method, type_scope(facts, scope)) {
+                facts
+                    .attr_bindings
+                    .push((class, text(left, src).to_owned(), ty));
+            }
+        }
+        "left_assignment_list" => {
+            for_variables(left, method, src, locals);
+        }
+        _ => {}
+    }
+}
+
+/// `Foo.new(…)`, `Foo::Bar.new`: the class written.
+fn constructed(node: Node, src: &[u8]) -> Option<String> {
+    if node.kind() != "call" {
+        return None;
+    }
+    let method = field(node, "method").map(|m| text(m, src))?;
+    let receiver = field(node, "receiver")?;
+    if method != "new" || !matches!(receiver.kind(), "constant" | "scope_resolution") {
+        return None;
+    }
+    Some(text(receiver, src).trim_start_matches("::").to_owned())
+}
+
+/// Whether `scope` is in a method of the class object (`def self.m`): there `self` is the class.
+fn in_class_method(facts: &FileFacts, scope: Option<u32>) -> bool {
+    method_of(facts, scope)
+        .and_then(|m| facts.defs.get(m as usize))
+        .is_some_and(|d| d.name.starts_with("self."))
+}
+
+/// `self.class`.
+fn is_self_class(node: Node, src: &[u8]) -> bool {
+    field(node, "receiver").is_some_and(|r| r.kind() == "self")
+        && field(node, "method").is_some_and(|m| text(m, src) == "class")
+        && field(node, "arguments").is_none()
+}
+
+/// `new(…)` or `self.class.new(…)` in a class: an instance of the class (its absolute path).
+fn built_here(node: Node, facts: &FileFacts, scope: Option<u32>, src: &[u8]) -> Option<String> {
+    if node.kind() == "identifier" && text(node, src) == "new" {
+        return own_class(facts, scope);
+    }
+    if node.kind() != "call" || field(node, "method").map(|m| text(m, src)) != Some("new") {
+        return None;
+    }
+    match field(node, "receiver") {
+        None => own_class(facts, scope),
+        Some(r) if r.kind() == "call" && is_self_class(r, src) => own_class(facts, scope),
+        Some(_) => None,
+    }
+}
+
+/// A `call` node: records its callee (or what it declares) and gives the children to walk
+/// (receiver, arguments, block), never the method name.
+fn call<'t>(
+    node: Node<'t>,
+    scope: Option<u32>,
+    method: Option<u32>,
+    src: &[u8],
+    facts: &mut FileFacts,
+    locals: &Locals,
+) -> Vec<Node<'t>> {
+    let receiver = field(node, "receiver");
+    let arguments = field(node, "arguments");
+    let mut children: Vec<Node> = receiver.into_iter().collect();
+    children.extend(arguments);
+    children.extend(field(node, "block"));
+    let Some(method_node) = field(node, "method") else {
+        return children;
+    };
+    let name = text(method_node, src);
+    if method_node.kind() == "super" {
+        if let Some(callee) = super_call(facts, scope) {
+            push_call(facts, scope, callee, node);
+        }
+        return children;
+    }
+    let callee = match receiver {
+        None => {
+            if DECLARATIONS.contains(&name) {
+                declaration(name, arguments, scope, node, src, facts);
+                return children;
+            }
+            bare_callee(facts, scope, name)
+        }
+        Some(r) => {
+            if matches!(name, "send" | "public_send" | "__send__") {
+                return children;
+            }
+            // `x.new` on a class value the walk cannot name (`self[:k].new`, `klass.new`):
+            // some class's `initialize`, never a method named `new` found by name.
+            let named_class = matches!(r.kind(), "constant" | "scope_resolution" | "self")
+                || is_self_class(r, src);
+            if name == "new" && !named_class {
+                return children;
+            }
+            match r.kind() {
+                // `self.class.m`: a class method of the caller's class.
+                "call" if is_self_class(r, src) => match own_class(facts, scope) {
+                    Some(class) => Callee::Scoped {
+                        path: class,
+                        name: name.to_owned(),
+                    },
+                    None => Callee::Member {
+                        receiver: Receiver::Other,
+                        name: name.to_owned(),
+                    },
+                },
+                "constant" | "scope_resolution" => {
+                    let path = text(r, src).trim_start_matches("::").to_owned();
+                    Callee::Scoped {
+                        path,
+                        name: name.to_owned(),
+                    }
+                }
+                // In a class method `self` is the class.
+                "self" => match own_class(facts, scope) {
+                    Some(class) if name == "new" || in_class_method(facts, scope) => {
+                        Callee::Scoped {
+                            path: class,
+                            name: name.to_owned(),
+                        }
+                    }
+                    _ => Callee::Member {
+                        receiver: Receiver::SelfRef,
+                        name: name.to_owned(),
+                    },
+                },
+                "identifier" => Callee::Member {
+                    receiver: if let Some(class) = built_here(r, facts, scope, src) {
+                        Receiver::Call(class)
+                    } else if locals.has(method, text(r, src)) {
+                        Receiver::Name(text(r, src).to_owned())
+                    } else {
+                        Receiver::Call(text(r, src).to_owned())
+                    },
+                    name: name.to_owned(),
+                },
+                "instance_variable" => Callee::Member {
+                    receiver: Receiver::Path(format!("self.{}", text(r, src))),
+                    name: name.to_owned(),
+                },
+                _ => Callee::Member {
+                    receiver: constructed(r, src)
+                        .or_else(|| built_here(r, facts, scope, src))
+                        .map_or(Receiver::Other, Receiver::Call),
+                    name: name.to_owned(),
+                },
+            }
+        }
+    };
+    push_call(facts, scope, callee, node);
+    children
+}
+
+/// `attr_*`, `alias_method`, mixins, `require*` and `autoload`.
+fn declaration(
+    name: &str,
+    arguments: Option<Node>,
+    scope: Option<u32>,
+    node: Node,
+    src: &[u8],
+    facts: &mut FileFacts,
+) {
+    let args: Vec<Node> = arguments.map(named_children).unwrap_or_default();
+    let owner = type_scope(facts, scope).filter(|&o| scope == Some(o));
+    match name {
+        "attr_reader" | "attr_writer" | "attr_accessor" => {
+            let Some(owner) = owner else { return };
+            for a in args.iter().filter(|a| a.kind() == "simple_symbol") {
+                let attr = text(*a, src).trim_start_matches(':');
+                if name != "attr_writer" {
+                    add_method(facts, owner, attr, node, src);
+                }
+                if name != "attr_reader" {
+                    add_method(facts, owner, &format!("{attr}="), node, src);
+                }
+            }
+        }
+        "alias_method" => {
+            if let (Some(owner), Some(new)) = (owner, args.first()) {
+                let new = text(*new, src).trim_matches(|c| c == ':' || c == '"' || c == '\'');
+                add_method(facts, owner, new, node, src);
+            }
+        }
+        "include" | "extend" | "prepend" => {
+            let Some(def) = owner.and_then(|o| facts.defs.get_mut(o as usize)) else {
+                return;
+            };
+            for a in args
+                .iter()
+                .filter(|a| matches!(a.kind(), "constant" | "scope_resolution"))
+            {
+                def.implements
+                    .push(text(*a, src).trim_start_matches("::").to_owned());
+            }
+        }
+        "require" | "require_relative" | "load" | "autoload" => {
+            let (constant, path) = match name {
+                "autoload" => (args.first(), args.get(1)),
+                _ => (None, args.first()),
+            };
+            let Some(path) = path.filter(|p| p.kind() == "string") else {
+                return;
+            };
+            let written = string_text(*path, src);
+            if written.is_empty() {
+                return;
+            }
+            let module = if name == "require_relative" && !written.starts_with('.') {
+                format!("./{written}")
+            } else {
+                written
+            };
+            facts.imports.push(Import {
+                module,
+                names: constant
+                    .map(|c| ImportedName {
+                        name: text(*c, src).trim_start_matches(':').to_owned(),
+                        alias: None,
+                    })
+                    .into_iter()
+                    .collect(),
+                module_alias: None,
+                wildcard: false,
+                reexport: false,
+                line: line(node),
+            });
+        }
+        _ => {}
+    }
+}
+
+/// A string literal's text when it has no interpolation.
+fn string_text(node: Node, src: &[u8]) -> String {
+    let parts = named_children(node);
+    match parts.as_slice() {
+        [one] if one.kind() == "string_content" => text(*one, src).to_owned(),
+        _ => String::new(),
+    }
+}
+
+/// A call without a receiver: `new` in a class builds an instance of it.
+fn bare_callee(facts: &FileFacts, scope: Option<u32>, name: &str) -> Callee {
+    match own_class(facts, scope) {
+        Some(class) if name == "new" => Callee::Scoped {
+            path: class,
+            name: "new".to_owned(),
+        },
+        _ => Callee::Name(name.to_owned()),
+    }
+}
+
+/// `super` in a method: the parent's method of the same name.
+fn super_call(facts: &FileFacts, scope: Option<u32>) -> Option<Callee> {
+    let method = method_of(facts, scope)?;
+    let name = facts.defs.get(method as usize)?.name.clone();
+    Some(Callee::Member {
+        receiver: Receiver::Super,
+        name,
+    })
+}
+
+/// Whether a bare identifier stands where a value is read (so, not being a local, it calls a
+/// method of `self`): not a name a construct declares.
+fn is_call_position(node: Node) -> bool {
+    let Some(parent) = node.parent() else {
+        return false;
+    };
+    !matches!(
+        parent.kind(),
+        "method"
+            | "singleton_method"
+            | "alias"
+            | "undef"
+            | "keyword_parameter"
+            | "optional_parameter"
+            | "pair"
+            | "block_parameters"
+            | "method_parameters"
+            | "lambda_parameters"
+            | "destructured_parameter"
+            | "rest_assignment"
+            | "splat_parameter"
+            | "hash_splat_parameter"
+            | "block_parameter"
+            | "keyword_pattern"
+            | "array_pattern"
+            | "find_pattern"
+            | "hash_pattern"
+            | "in_clause"
+            | "alternative_pattern"
+            | "as_pattern"
+            | "exception_variable"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::extract::Extractor;
+    use crate::facts::{Callee, FileFacts, Receiver};
+    use crate::graph::NodeKind;
+    use crate::lang::Lang;
+
+    const SOURCE: &str = r#"require "json"
+require_relative "shop/item"
+
+module Shop
+  autoload :Tax, "shop/tax"
+
+  # A cart of items.
+  class Cart < Base
+    include Totals
+    extend Finders
+    attr_reader :items
+    attr_accessor :owner
+    alias_method :size, :count
+
+    def initialize(owner)
+      @owner = owner
+      @ledger = Ledger.new
+      @items = []
+    end
+
+    def add(item)
+      line = Line.new(item)
+      line.check
+      @ledger.record(line)
+      items << item
+      log "added"
+      refresh
+      self.touch
+      Shop::Tax.apply(self)
+      super
+    end
+
+    def self.build
+      new_cart = new(nil)
+      Cart.new(nil)
+    end
+
+    class << self
+      def empty; end
+    end
+
+    alias total_size size
+  end
+end
+"#;
+
+    fn facts() -> FileFacts {
+        Extractor::default().extract("lib/shop/cart.rb", Lang::Ruby, SOURCE)
+    }
+
+    fn has_call(f: &FileFacts, caller: &str, callee: &Callee) -> bool {
+        f.calls.iter().any(|c| {
+            &c.callee == callee
+                && c.caller
+                    .and_then(|d| f.defs.get(d as usize))
+                    .is_some_and(|d| d.name == caller)
+        })
+    }
+
+    #[test]
+    fn classes_modules_methods_and_declared_methods() {
+        let f = facts();
+        assert_eq!(f.syntax_errors, 0);
+        let find = |q: &str| f.defs.iter().find(|d| d.qualified == q);
+        let cart = find("Shop.Cart").unwrap();
+        assert_eq!(cart.kind, NodeKind::Class);
+        assert_eq!(cart.extends, ["Base"]);
+        assert_eq!(cart.implements, ["Totals", "Finders"]);
+        assert_eq!(cart.doc, "A cart of items.");
+        assert_eq!(find("Shop").unwrap().kind, NodeKind::Trait);
+        for m in [
+            "Shop.Cart.items",
+            "Shop.Cart.owner",
+            "Shop.Cart.owner=",
+            "Shop.Cart.size",
+            "Shop.Cart.initialize",
+            "Shop.Cart.add",
+            "Shop.Cart.self.build",
+            "Shop.Cart.self.empty",
+            "Shop.Cart.total_size",
+        ] {
+            assert_eq!(find(m).map(|d| d.kind), Some(NodeKind::Method), "{m}");
+        }
+        assert!(
+            find("Shop.Cart.self.empty")
+                .unwrap()
+                .signature
+                .starts_with("def self.empty")
+        );
+        assert!(find("Shop.Cart.items=").is_none());
+    }
+
+    #[test]
+    fn imports_and_autoloads() {
+        let f = facts();
+        let modules: Vec<&str> = f.imports.iter().map(|i| i.module.as_str()).collect();
+        assert_eq!(modules, ["json", "./shop/item", "shop/tax"]);
+        assert_eq!(f.imports[2].names[0].name, "Tax");
+    }
+
+    #[test]
+    fn calls_with_receivers_locals_and_bindings() {
+        let f = facts();
+        let member = |receiver: Receiver, name: &str| Callee::Member {
+            receiver,
+            name: name.to_owned(),
+        };
+        let scoped = |path: &str, name: &str| Callee::Scoped {
+            path: path.to_owned(),
+            name: name.to_owned(),
+        };
+        assert!(has_call(&f, "add", &scoped("Line", "new")));
+        assert!(has_call(
+            &f,
+            "add",
+            &member(Receiver::Name("line".into()), "check")
+        ));
+        assert!(has_call(
+            &f,
+            "add",
+            &member(Receiver::Path("self.@ledger".into()), "record")
+        ));
+        assert!(has_call(&f, "add", &Callee::Name("log".into())));
+        assert!(has_call(&f, "add", &Callee::Name("refresh".into())));
+        assert!(has_call(&f, "add", &Callee::Name("items".into())));
+        assert!(has_call(&f, "add", &member(Receiver::SelfRef, "touch")));
+        assert!(has_call(&f, "add", &scoped("Shop::Tax", "apply")));
+        assert!(has_call(&f, "add", &member(Receiver::Super, "add")));
+        assert!(has_call(&f, "self.build", &scoped("::Shop::Cart", "new")));
+        assert!(has_call(&f, "self.build", &scoped("Cart", "new")));
+        // Locals and parameters are read, not called; declarations are no calls.
+        for absent in ["line", "item", "owner", "attr_reader", "include", "require"] {
+            assert!(
+                !f.calls
+                    .iter()
+                    .any(|c| c.callee == Callee::Name(absent.into())),
+                "{absent}: {:?}",
+                f.calls
+            );
+        }
+        assert!(
+            f.bindings
+                .iter()
+                .any(|b| b.var == "line" && b.type_name == "Line")
+        );
+        assert!(
+            f.attr_bindings
+                .iter()
+                .any(|(_, a, t)| a == "@ledger" && t == "Ledger")
+        );
+    }
+
+    #[test]
+    fn compact_and_absolute_names_nest_as_written() {
+        let source = "module A\n  class B::C < ::D::E\n  end\n  class ::F\n  end\nend\n";
+        let f = Extractor::default().extract("a.rb", Lang::Ruby, source);
+        let qualified: Vec<&str> = f.defs.iter().map(|d| d.qualified.as_str()).collect();
+        assert_eq!(qualified, ["A", "A.B.C", "F"]);
+        assert_eq!(f.defs[1].name, "C");
+        assert_eq!(f.defs[1].extends, ["::D::E"]);
+    }
+
+    #[test]
+    fn broken_code_keeps_what_parsed() {
+        let mut x = Extractor::default();
+        let f = x.extract("a.rb", Lang::Ruby, "class A\n  def f(\n  end\nclass << \n");
+        assert!(f.syntax_errors > 0);
+        let _ = x.extract("b.rb", Lang::Ruby, "");
+    }
+}

@@ -1,0 +1,300 @@
+//! Ruby's own resolution rules: a class or module reopened anywhere is one (its parts joined),
+//! constants found through the lexical nesting, and bare calls as methods of `self` first.
+
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+
+use super::{Resolver, confidence};
+use crate::graph::{NodeKind, Reason};
+use crate::lang::Lang;
+
+/// `Kernel` and `Module` methods called without a receiver: never a project method unless the
+/// caller's own class (or an ancestor) defines the name.
+const KERNEL_METHODS: &[&str] = &[
+    "puts",
+    "print",
+    "p",
+    "pp",
+    "printf",
+    "sprintf",
+    "format",
+    "raise",
+    "fail",
+    "loop",
+    "lambda",
+    "proc",
+    "block_given?",
+    "catch",
+    "throw",
+    "warn",
+    "sleep",
+    "rand",
+    "srand",
+    "exit",
+    "abort",
+    "at_exit",
+    "binding",
+    "caller",
+    "eval",
+    "instance_eval",
+    "instance_exec",
+    "class_eval",
+    "module_eval",
+    "freeze",
+    "frozen?",
+    "dup",
+    "clone",
+    "gets",
+    "open",
+    "system",
+    "trap",
+    "Integer",
+    "Float",
+    "String",
+    "Array",
+    "Hash",
+    "Rational",
+    "Complex",
+    "is_a?",
+    "kind_of?",
+    "instance_of?",
+    "nil?",
+    "tap",
+    "then",
+    "yield_self",
+    "object_id",
+    "hash",
+    "inspect",
+    "to_s",
+    "class",
+    "method",
+    "methods",
+    "attr",
+    "const_get",
+    "const_set",
+    "const_defined?",
+    "instance_variable_defined?",
+    "instance_variables",
+    "define_singleton_method",
+    "singleton_class",
+    "extend",
+    "private",
+    "protected",
+    "public",
+    "new",
+    "allocate",
+    "superclass",
+    "name",
+    "ancestors",
+];
+
+impl<'a> Resolver<'a> {
+    /// Joins the parts of each Ruby class or module (same full name, `A.B` for `A::B`, in one
+    /// file or several) in a ring of companions, so a method of one part is a method of every
+    /// part; lists each nested type under its full name among the project-wide names, and keeps
+    /// only the first part of each there.
+    pub(super) fn ruby_structure(&mut self) {
+        let mut parts: HashMap<&'a str, Vec<u32>> = HashMap::default();
+        let mut order: Vec<&'a str> = Vec::new();
+        for (fi, f) in self.files.all.iter().enumerate() {
+            if f.lang != Lang::Ruby {
+                continue;
+            }
+            for (di, d) in f.defs.iter().enumerate() {
+                if !d.kind.is_type() {
+                    continue;
+                }
+                let node = self.def_node[fi][di];
+                let ring = parts.entry(d.qualified.as_str()).or_default();
+                if ring.is_empty() {
+                    order.push(d.qualified.as_str());
+                }
+                ring.push(node);
+            }
+        }
+        let mut later_parts: HashSet<u32> = HashSet::default();
+        for name in order {
+            let Some(ring) = parts.get(name) else {
+                continue;
+            };
+            if name.contains('.') {
+                self.globals.entry(name).or_default().extend(ring.first());
+            }
+            if ring.len() > 1 {
+                for (i, &node) in ring.iter().enumerate() {
+                    self.companions.insert(node, ring[(i + 1) % ring.len()]);
+                }
+                later_parts.extend(&ring[1..]);
+            }
+        }
+        if !later_parts.is_empty() {
+            for list in self.globals.values_mut() {
+                list.retain(|n| !later_parts.contains(n));
+            }
+        }
+    }
+
+    /// The class or module a Ruby constant path names (`Cart`, `Shop::Cart`, `::Cart`): looked
+    /// up inside each class or module the scope is nested in, innermost first, then at the top.
+    pub(super) fn ruby_constant(
+        &self,
+        fi: usize,
+        scope: Option<u32>,
+        written: &str,
+    ) -> Option<(u32, f32)> {
+        let dotted = written.replace("::", ".");
+        let (absolute, path) = match dotted.strip_prefix('.') {
+            Some(rest) => (true, rest),
+            None => (false, dotted.as_str()),
+        };
+        let defs = &self.files[fi].defs;
+        let nesting = self
+            .scope_chain(fi, scope)
+            .into_iter()
+            .filter_map(|d| defs.get(d as usize))
+            .filter(|d| d.kind.is_type() && !absolute)
+            .map(|d| format!("{}.{path}", d.qualified));
+        nesting
+            .chain(std::iter::once(path.to_owned()))
+            .find_map(|full| {
+                let node = *self.globals.get(full.as_str())?.first()?;
+                self.kind_of(node)
+                    .is_some_and(NodeKind::is_type)
+                    .then_some((node, confidence::IMPORT))
+            })
+    }
+
+    /// A Ruby call without a receiver: a method of `self`'s class or its ancestors, else a
+    /// method defined at the top level (a private method of every object), else, written in a
+    /// module, a method of the classes that mix it in (a candidate only). A capitalised name is
+    /// a conversion method or a constant's class.
+    pub(super) fn ruby_bare_call(
+        &self,
+        fi: usize,
+        scope: Option<u32>,
+        name: &str,
+    ) -> Vec<(u32, f32, Reason)> {
+        let f = &self.files[fi];
+        let in_class_method = self
+            .scope_chain(fi, scope)
+            .into_iter()
+            .filter_map(|d| f.defs.get(d as usize))
+            .find(|d| d.kind.is_callable())
+            .is_some_and(|d| d.name.starts_with("self."));
+        // In a class method `self` is the class: its class methods first, then the methods a
+        // module gives itself (`extend self`, `module_function`).
+        if in_class_method
+            && let Some(owner) = self.owner_type(fi, scope)
+            && let Some(hit) = self
+                .own_member(fi, scope, &format!("self.{name}"))
+                .or_else(|| self.ruby_class_methods(owner, name))
+        {
+            return vec![hit];
+        }
+        if let Some(hit) = self.own_member(fi, scope, name) {
+            return vec![hit];
+        }
+        if KERNEL_METHODS.contains(&name) {
+            return Vec::new();
+        }
+        if name.starts_with(|c: char| c.is_ascii_uppercase()) {
+            return self
+                .ruby_constant(fi, scope, name)
+                .map(|(t, conf)| (t, conf, Reason::Constructor))
+                .into_iter()
+                .collect();
+        }
+        if let Some(d) = self.top_level[fi]
+            .get(name)
+            .and_then(|v| f.visible_definition(v))
+            .filter(|&d| f.defs.get(d as usize).is_some_and(|x| x.kind.is_callable()))
+        {
+            return vec![(
+                self.def_node[fi][d as usize],
+                confidence::SAME_FILE,
+                Reason::SameFile,
+            )];
+        }
+        let functions: Vec<u32> = self
+            .globals
+            .get(name)
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(|&n| self.kind_of(n) == Some(NodeKind::Function))
+            .collect();
+        let in_module = self
+            .owner_type(fi, scope)
+            .is_some_and(|t| self.kind_of(t) == Some(NodeKind::Trait));
+        if !functions.is_empty() {
+            return self.fallback(Some(&functions), fi);
+        }
+        if in_module {
+            return self
+                .fallback(self.methods.get(name), fi)
+                .into_iter()
+                .map(|(n, c, _)| (n, c.min(confidence::AMBIGUOUS_PAIR), Reason::Ambiguous))
+                .collect();
+        }
+        Vec::new()
+    }
+
+    /// A class method a class gets from a module it includes through the `ClassMethods`
+    /// convention (`def self.included(base) base.extend(ClassMethods) end`): a method of
+    /// `M::ClassMethods` for an ancestor module `M`, as an inherited method.
+    pub(super) fn ruby_class_methods(&self, ty: u32, name: &str) -> Option<(u32, f32, Reason)> {
+        let mut queue = vec![ty];
+        let mut seen = HashSet::default();
+        let mut i = 0;
+        while let Some(&t) = queue.get(i) {
+            i += 1;
+            if !seen.insert(t) || seen.len() > 64 {
+                continue;
+            }
+            if self.kind_of(t) == Some(NodeKind::Trait)
+                && let Some(&(file, def)) = self.node_def.get(&t)
+                && let Some(d) = self.files[file].defs.get(def as usize)
+                && let Some(&methods) = self
+                    .globals
+                    .get(format!("{}.ClassMethods", d.qualified).as_str())
+                    .and_then(|v| v.first())
+                && let Some((m, _)) = self.find_member(methods, name)
+            {
+                return Some((m, confidence::INHERITED, Reason::SelfMethod));
+            }
+            queue.extend(self.companions.get(&t));
+            queue.extend(self.bases.get(&t).into_iter().flatten());
+        }
+        None
+    }
+
+    /// `Foo.m`, `Foo::m`: a class method (`def self.m`, own or inherited), else one from an
+    /// included module's `ClassMethods`, else a method the module gives itself (`extend self`,
+    /// `module_function`). `Foo.new` is a `def self.new` when there is one, else the
+    /// `initialize` of the class or an ancestor, else the class itself.
+    pub(super) fn ruby_class_call(
+        &self,
+        fi: usize,
+        scope: Option<u32>,
+        path: &str,
+        name: &str,
+    ) -> Vec<(u32, f32, Reason)> {
+        let Some((ty, conf)) = self.resolve_type(fi, scope, path) else {
+            return Vec::new();
+        };
+        let member =
+            |name: &str| self.typed_member(ty, conf, name, confidence::IMPORT, Reason::ClassMember);
+        let singleton = member(&format!("self.{name}"));
+        if name == "new" {
+            return vec![singleton.or_else(|| member("initialize")).unwrap_or((
+                ty,
+                conf,
+                Reason::Constructor,
+            ))];
+        }
+        singleton
+            .or_else(|| self.ruby_class_methods(ty, name))
+            .or_else(|| member(name))
+            .into_iter()
+            .collect()
+    }
+}

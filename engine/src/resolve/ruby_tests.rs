@@ -1,0 +1,335 @@
+//! Ruby resolution fixtures: reopened classes and modules, constants through the nesting,
+//! `require`/`require_relative`, receivers (`self`, typed locals, `@ivars`, `Const.m`, `Foo.new`),
+//! `super`, mixins, inheritance, bare calls against locals, and what is left unresolved.
+
+use super::fixture_edges::{edges, owned};
+use crate::graph::EdgeKind;
+use crate::ingest::fixture_graph as graph;
+
+const BASE: &str = r#"module Shop
+  class Base
+    def initialize
+      boot
+    end
+
+    def boot; end
+
+    def save
+      true
+    end
+  end
+
+  module Totals
+    def total
+      subtotal
+    end
+  end
+end
+"#;
+
+const LEDGER: &str = r#"module Shop
+  class Ledger
+    def record(line); end
+
+    def self.open
+      new
+    end
+  end
+end
+"#;
+
+const CART: &str = r#"require "shop/base"
+require_relative "ledger"
+
+module Shop
+  class Cart < Base
+    include Totals
+    attr_reader :items
+
+    def initialize(owner)
+      super()
+      @ledger = Ledger.new
+      @items = []
+    end
+
+    def subtotal
+      items.size
+    end
+
+    def add(item)
+      line = Line.new
+      line.price
+      @ledger.record(line)
+      self.save
+      helper
+      Ledger.open
+      Shop::Cart.create
+      total
+      puts item
+      mystery
+      unknown.frobnicate
+      item.send(:save)
+    end
+  end
+end
+
+def helper
+  Shop::Line.new.price
+end
+"#;
+
+const REOPENED: &str = r#"module Shop
+  class Cart
+    def self.create
+      Cart.new(nil)
+    end
+  end
+
+  class Line
+    def price
+      1
+    end
+  end
+end
+"#;
+
+#[test]
+fn ruby_constants_receivers_mixins_and_reopened_classes() {
+    let g = graph(&[
+        ("lib/shop/base.rb", BASE),
+        ("lib/shop/ledger.rb", LEDGER),
+        ("lib/shop/cart.rb", CART),
+        ("lib/shop/cart_ext.rb", REOPENED),
+    ]);
+    let add = "Method:lib/shop/cart.rb:Shop.Cart.add";
+    assert_eq!(
+        edges(&g, EdgeKind::Calls),
+        owned(&[
+            // A bare call is a method of `self`.
+            (
+                "Method:lib/shop/base.rb:Shop.Base.initialize",
+                "Method:lib/shop/base.rb:Shop.Base.boot",
+                "0.98",
+                "self-method"
+            ),
+            // `new` in a class method builds the class: its `initialize`.
+            (
+                "Method:lib/shop/ledger.rb:Shop.Ledger.self.open",
+                "Class:lib/shop/ledger.rb:Shop.Ledger",
+                "0.97",
+                "constructor"
+            ),
+            // `super()` reaches the parent's method of the same name.
+            (
+                "Method:lib/shop/cart.rb:Shop.Cart.initialize",
+                "Method:lib/shop/base.rb:Shop.Base.initialize",
+                "0.95",
+                "super-method"
+            ),
+            // `Ledger.new` found through the nesting (`Shop::Ledger`), no `initialize`: the class.
+            (
+                "Method:lib/shop/cart.rb:Shop.Cart.initialize",
+                "Class:lib/shop/ledger.rb:Shop.Ledger",
+                "0.97",
+                "constructor"
+            ),
+            // `attr_reader :items` made the method a bare call reaches.
+            (
+                "Method:lib/shop/cart.rb:Shop.Cart.subtotal",
+                "Method:lib/shop/cart.rb:Shop.Cart.items",
+                "0.98",
+                "self-method"
+            ),
+            // A module's bare call: a method of a class mixing it in, a candidate only.
+            (
+                "Method:lib/shop/base.rb:Shop.Totals.total",
+                "Method:lib/shop/cart.rb:Shop.Cart.subtotal",
+                "0.48",
+                "ambiguous"
+            ),
+            // `Line.new` in another file's part of `Shop`: the class (no `initialize`).
+            (
+                add,
+                "Class:lib/shop/cart_ext.rb:Shop.Line",
+                "0.97",
+                "constructor"
+            ),
+            // `line = Line.new; line.price`.
+            (
+                add,
+                "Method:lib/shop/cart_ext.rb:Shop.Line.price",
+                "0.97",
+                "receiver-type"
+            ),
+            // `@ledger = Ledger.new` in `initialize`.
+            (
+                add,
+                "Method:lib/shop/ledger.rb:Shop.Ledger.record",
+                "0.95",
+                "attribute-type"
+            ),
+            // `self.save`: inherited.
+            (
+                add,
+                "Method:lib/shop/base.rb:Shop.Base.save",
+                "0.95",
+                "self-method"
+            ),
+            // A top-level `def`: callable anywhere.
+            (add, "Function:lib/shop/cart.rb:helper", "0.97", "same-file"),
+            (
+                add,
+                "Method:lib/shop/ledger.rb:Shop.Ledger.self.open",
+                "0.97",
+                "class-member"
+            ),
+            // `Shop::Cart.create`: a method of the reopened part of the class.
+            (
+                add,
+                "Method:lib/shop/cart_ext.rb:Shop.Cart.self.create",
+                "0.97",
+                "class-member"
+            ),
+            // A method of an included module.
+            (
+                add,
+                "Method:lib/shop/base.rb:Shop.Totals.total",
+                "0.95",
+                "self-method"
+            ),
+            // `Cart.new(nil)` in the reopened part: `initialize` of the first part.
+            (
+                "Method:lib/shop/cart_ext.rb:Shop.Cart.self.create",
+                "Method:lib/shop/cart.rb:Shop.Cart.initialize",
+                "0.97",
+                "class-member"
+            ),
+            // `Shop::Line.new.price` at the top level.
+            (
+                "Function:lib/shop/cart.rb:helper",
+                "Class:lib/shop/cart_ext.rb:Shop.Line",
+                "0.97",
+                "constructor"
+            ),
+            (
+                "Function:lib/shop/cart.rb:helper",
+                "Method:lib/shop/cart_ext.rb:Shop.Line.price",
+                "0.97",
+                "receiver-type"
+            ),
+        ])
+    );
+    let imports = edges(&g, EdgeKind::Imports);
+    for target in ["File:lib/shop/base.rb", "File:lib/shop/ledger.rb"] {
+        assert!(
+            imports
+                .iter()
+                .any(|(from, to, ..)| from == "File:lib/shop/cart.rb" && to == target),
+            "{target}: {imports:?}"
+        );
+    }
+    let heritage: Vec<_> = g
+        .edges()
+        .iter()
+        .filter(|e| matches!(e.kind, EdgeKind::Extends | EdgeKind::Implements))
+        .filter_map(|e| Some((g.node(e.from)?.stable_id(), g.node(e.to)?.stable_id())))
+        .collect();
+    for (from, to) in [
+        (
+            "Class:lib/shop/cart.rb:Shop.Cart",
+            "Class:lib/shop/base.rb:Shop.Base",
+        ),
+        (
+            "Class:lib/shop/cart.rb:Shop.Cart",
+            "Trait:lib/shop/base.rb:Shop.Totals",
+        ),
+    ] {
+        assert!(
+            heritage.iter().any(|(a, b)| a == from && b == to),
+            "{from} -> {to}: {heritage:?}"
+        );
+    }
+}
+
+const CONCERN: &str = r##"module Tool
+  module Base
+    def self.included(base)
+      base.extend ClassMethods
+    end
+
+    module ClassMethods
+      def option(name); end
+    end
+
+    def initialize(args); end
+  end
+
+  class Runner
+    include Base
+
+    def self.start(args)
+      option :verbose
+      new(args).run
+      self.class.describe
+    end
+
+    def self.describe; end
+
+    def run
+      "#{label(1)}"
+      self.class.new([]).run
+    end
+
+    def label(n); n; end
+  end
+end
+"##;
+
+#[test]
+fn ruby_class_methods_of_mixins_self_class_and_interpolations() {
+    let g = graph(&[("lib/tool.rb", CONCERN)]);
+    let start = "Method:lib/tool.rb:Tool.Runner.self.start";
+    let run = "Method:lib/tool.rb:Tool.Runner.run";
+    assert_eq!(
+        edges(&g, EdgeKind::Calls),
+        owned(&[
+            // `base.extend ClassMethods` in `included`: the class methods of an includer.
+            (
+                start,
+                "Method:lib/tool.rb:Tool.Base.ClassMethods.option",
+                "0.95",
+                "self-method"
+            ),
+            // `new(args)` builds the class: `initialize` from the included module.
+            (
+                start,
+                "Method:lib/tool.rb:Tool.Base.initialize",
+                "0.95",
+                "class-member"
+            ),
+            // `new(args).run`: a method of the instance.
+            (start, run, "0.97", "receiver-type"),
+            (
+                start,
+                "Method:lib/tool.rb:Tool.Runner.self.describe",
+                "0.97",
+                "class-member"
+            ),
+            // A call inside a string's interpolation.
+            (
+                run,
+                "Method:lib/tool.rb:Tool.Runner.label",
+                "0.98",
+                "self-method"
+            ),
+            // `self.class.new([])` and its `.run`.
+            (
+                run,
+                "Method:lib/tool.rb:Tool.Base.initialize",
+                "0.95",
+                "class-member"
+            ),
+            (run, run, "0.97", "receiver-type"),
+        ])
+    );
+}

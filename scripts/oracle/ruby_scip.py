@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+"""Writes a SCIP index of the Ruby files under a folder, each call resolved by TypeProf (the type
+analyzer bundled with Ruby 3.1, Debian's libruby3.1), as the reference for scripts/accuracy.sh's
+Ruby corpora.
+
+Usage: ruby_scip.py -root DIR -output FILE [-seconds N] [-typeprof RB] [-sites SITES_RB]
+
+ruby_sites.rb (Ruby's own parser) lists every method, class and module and every call written
+with a name. TypeProf keeps the definition table its language server answers with for one text
+only; the corpus's files are joined into one text, one after another (Ruby reads them so:
+constants are global, a class reopened in another file is one class), analysed by
+ruby_typeprof.rb, and each call's place looked up in the table. An answer at a method's first
+line is a reference; an
+answer at a class for `new` is that class's `initialize` when the class defines one. TypeProf
+types receivers by abstract interpretation (`Foo.new`, instance variables, what methods return,
+methods it runs with untyped arguments when nothing calls them); it answers nothing where it
+cannot type the receiver.
+
+The index has, per Ruby file (paths relative to DIR, byte columns): a definition of each method
+(the range of its name, the whole definition as the enclosing range), and a reference at each
+call TypeProf resolved. A method is its name within the file and owner that define it
+("scip-ruby . corpus 0 `FILE`/Owner#NAME().").
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+from scip_proto import escaped, field_bytes, field_int, field_packed, field_str
+
+
+def symbol_of(path, name, owner):
+    types = escaped(owner) + "#" if owner else ""
+    return "scip-ruby . corpus 0 `%s`/%s%s()." % (path.replace("`", "``"), types, escaped(name))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("-root", required=True)
+    parser.add_argument("-output", required=True)
+    here = os.path.dirname(os.path.abspath(__file__))
+    parser.add_argument("-typeprof", default=os.path.join(here, "ruby_typeprof.rb"))
+    parser.add_argument("-seconds", type=int, default=600)
+    parser.add_argument(
+        "-sites", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "ruby_sites.rb")
+    )
+    args = parser.parse_args()
+    root = os.path.realpath(args.root)
+    listing = subprocess.run(
+        ["ruby", args.sites, root], check=True, capture_output=True, text=True
+    ).stdout
+    files = [json.loads(line) for line in listing.splitlines() if line.strip()]
+
+    # One text: each file's lines at an offset.
+    texts, offsets, at = [], [], 0
+    for f in files:
+        with open(os.path.join(root, f["path"]), encoding="utf-8", errors="replace") as handle:
+            text = handle.read()
+        if not text.endswith("\n"):
+            text += "\n"
+        texts.append(text)
+        offsets.append(at)
+        at += text.count("\n")
+    whole = "".join(texts)
+    lines = whole.split("\n")
+
+    def located(line):
+        """The file index and 1-based line of a 0-based line of the whole text."""
+        index = max(i for i, o in enumerate(offsets) if o <= line)
+        return index, line - offsets[index] + 1
+
+    sites = [(fi, call) for fi, f in enumerate(files) for call in f["calls"]]
+    positions = []
+    for fi, call in sites:
+        line = offsets[fi] + call["line"] - 1
+        line_bytes = lines[line].encode() if line < len(lines) else b""
+        positions.append([line + 1, len(line_bytes[: call["column"]].decode(errors="replace"))])
+    with tempfile.TemporaryDirectory() as scratch:
+        text_file = os.path.join(scratch, "corpus.rb")
+        sites_file = os.path.join(scratch, "sites.json")
+        with open(text_file, "w", encoding="utf-8") as out:
+            out.write(whole)
+        with open(sites_file, "w") as out:
+            json.dump(positions, out)
+        answers = json.loads(
+            subprocess.run(
+                ["ruby", args.typeprof, text_file, sites_file, str(args.seconds)],
+                check=True,
+                capture_output=True,
+                text=True,
+            ).stdout
+        )
+
+    def target_of(first_line, called):
+        if first_line is None:
+            return None
+        fi, first = located(first_line - 1)
+        f = files[fi]
+        method = [d for d in f["defs"] if d["start"] == first]
+        if method:
+            return f["path"], method[0]["name"], method[0]["owner"]
+        # `Foo.new`: the class's own `initialize`.
+        classes = [c for c in f["classes"] if c["line"] == first]
+        if called == "new" and classes:
+            for g in files:
+                for d in g["defs"]:
+                    if d["name"] == "initialize" and d["owner"] == classes[0]["name"]:
+                        return g["path"], d["name"], d["owner"]
+        return None
+
+    references = {}
+    for (fi, call), answer in zip(sites, answers):
+        target = target_of(answer, call["name"])
+        if target is not None:
+            length = len(call["name"].encode())
+            references.setdefault(files[fi]["path"], set()).add(
+                (call["line"] - 1, call["column"], length, target)
+            )
+
+    documents, occurrences, defined = [], 0, 0
+    for f in files:
+        rel = f["path"]
+        doc = field_str(1, rel)
+        for d in f["defs"]:
+            name_end = d["column"] + len(d["name"].encode())
+            occ = field_packed(1, [d["line"] - 1, d["column"], name_end])
+            occ += field_str(2, symbol_of(rel, d["name"], d["owner"]))
+            occ += field_int(3, 1) + field_packed(7, [d["start"] - 1, 0, d["end"] - 1, 0])
+            doc += field_bytes(2, occ)
+            occurrences += 1
+            defined += 1
+        for line, col, length, (path, name, owner) in sorted(references.get(rel, ()), key=str):
+            occ = field_packed(1, [line, col, col + length]) + field_str(2, symbol_of(path, name, owner))
+            doc += field_bytes(2, occ)
+            occurrences += 1
+        doc += field_str(4, "ruby") + field_int(6, 1)
+        documents.append(field_bytes(2, doc))
+    tool = field_str(1, "ruby_scip.py") + field_str(2, "typeprof")
+    metadata = field_bytes(2, tool) + field_str(3, "file://" + root) + field_int(4, 1)
+    with open(args.output, "wb") as out:
+        out.write(field_bytes(1, metadata) + b"".join(documents))
+    calls = sum(len(f["calls"]) for f in files)
+    resolved = sum(len(r) for r in references.values())
+    print(
+        "ruby_scip: %d files, %d methods, %d calls, %d resolved in the corpus, %d occurrences"
+        % (len(files), defined, calls, resolved, occurrences),
+        file=sys.stderr,
+    )
+
+
+if __name__ == "__main__":
+    main()
