@@ -28,11 +28,13 @@ pub enum Lang {
     CSharp,
     /// PHP (HTML around `<?php … ?>` is text).
     Php,
+    /// Swift.
+    Swift,
 }
 
 impl Lang {
     /// Every language, in display order.
-    pub const ALL: [Lang; 11] = [
+    pub const ALL: [Lang; 12] = [
         Lang::Python,
         Lang::JavaScript,
         Lang::TypeScript,
@@ -44,6 +46,7 @@ impl Lang {
         Lang::Cpp,
         Lang::CSharp,
         Lang::Php,
+        Lang::Swift,
     ];
 
     /// The language of a path, from its extension; `None` for files Nexus does not parse.
@@ -63,6 +66,7 @@ impl Lang {
             }
             "cs" => Lang::CSharp,
             "php" => Lang::Php,
+            "swift" => Lang::Swift,
             _ => return None,
         })
     }
@@ -93,6 +97,7 @@ impl Lang {
             Lang::Cpp => "cpp",
             Lang::CSharp => "csharp",
             Lang::Php => "php",
+            Lang::Swift => "swift",
         }
     }
 
@@ -110,6 +115,7 @@ impl Lang {
             Lang::Cpp => tree_sitter_cpp::LANGUAGE.into(),
             Lang::CSharp => tree_sitter_c_sharp::LANGUAGE.into(),
             Lang::Php => tree_sitter_php::LANGUAGE_PHP.into(),
+            Lang::Swift => tree_sitter_swift::LANGUAGE.into(),
         }
     }
 
@@ -123,10 +129,11 @@ impl Lang {
         matches!(self, Lang::C | Lang::Cpp)
     }
 
-    /// Java and C# share the resolver's class rules: a package (namespace) spread over files,
-    /// implicit `this`, static imports (`using static`), overloads picked by argument count.
+    /// Java, C# and Swift share the resolver's class rules: a package (namespace, module)
+    /// spread over files, implicit `this` (`self`), static imports (`using static`), overloads
+    /// picked by argument count.
     pub fn is_java_family(self) -> bool {
-        matches!(self, Lang::Java | Lang::CSharp)
+        matches!(self, Lang::Java | Lang::CSharp | Lang::Swift)
     }
 }
 
@@ -173,6 +180,7 @@ mod tests {
         assert_eq!(Lang::of_path("include/a.hpp"), Some(Lang::Cpp));
         assert_eq!(Lang::of_path("src/Cart.cs"), Some(Lang::CSharp));
         assert_eq!(Lang::of_path("src/Cart.php"), Some(Lang::Php));
+        assert_eq!(Lang::of_path("Sources/Shop/Cart.swift"), Some(Lang::Swift));
         assert_eq!(Lang::of_path("README"), None);
         assert_eq!(Lang::of_path("a.tar.gz"), None);
     }

@@ -15,6 +15,7 @@ mod receiver;
 mod refs;
 mod rust;
 mod rust_cfg;
+mod swift;
 mod ts_repair;
 
 use tree_sitter::{Node, Parser, TreeCursor};
@@ -85,6 +86,7 @@ impl Extractor {
             Lang::Cpp => cpp::extract(root, src, &mut facts),
             Lang::CSharp => csharp::extract(root, src, &mut facts),
             Lang::Php => php::extract(root, src, &mut facts),
+            Lang::Swift => swift::extract(root, src, &mut facts),
         }
         refs::extract(root, src, &mut facts);
         if root.has_error() {

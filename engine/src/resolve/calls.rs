@@ -181,7 +181,7 @@ impl<'a> Resolver<'a> {
         }
         let package_mates: &[usize] = match f.lang {
             Lang::Go => self.modules().same_dir_go(&f.path),
-            Lang::Java | Lang::CSharp => {
+            Lang::Java | Lang::CSharp | Lang::Swift => {
                 f.package.as_deref().map_or(&[], |p| self.modules().java(p))
             }
             Lang::Php => self.modules().php(f.package.as_deref().unwrap_or_default()),
@@ -346,7 +346,22 @@ impl<'a> Resolver<'a> {
                         .into_iter()
                         .collect();
                 }
-                let hits = self.resolve_member(fi, scope, receiver, name, depth);
+                let mut hits = self.resolve_member(fi, scope, receiver, name, depth);
+                // A Swift protocol's method reached through a value of the protocol's type: the
+                // implementations of the conforming types are candidates beside it.
+                if f.lang == Lang::Swift
+                    && let [
+                        (
+                            method,
+                            _,
+                            Reason::ReceiverType | Reason::AttributeType | Reason::ReturnType,
+                        ),
+                    ] = hits[..]
+                {
+                    for m in self.swift_implementations(method, name) {
+                        hits.push((m, super::swift::IMPLEMENTATION, Reason::Ambiguous));
+                    }
+                }
                 // A C# extension method, when no member was found through the receiver (only
                 // a guess by name, or nothing).
                 if f.lang == Lang::CSharp
@@ -511,10 +526,15 @@ impl<'a> Resolver<'a> {
         let defs = &self.files[fi].defs;
         let mut cap = confidence::SELF_METHOD;
         for d in self.scope_chain(fi, scope) {
-            if !defs.get(d as usize).is_some_and(|x| x.kind.is_type()) {
+            let node = self.def_node[fi][d as usize];
+            // A Swift method of an extension in another file than its type: that type's.
+            let ty = if defs.get(d as usize).is_some_and(|x| x.kind.is_type()) {
+                node
+            } else if let Some(&owner) = self.adopted.get(&node) {
+                owner
+            } else {
                 continue;
-            }
-            let ty = self.def_node[fi][d as usize];
+            };
             if let Some((m, conf, reason)) =
                 self.typed_member(ty, 1.0, name, confidence::SELF_METHOD, Reason::SelfMethod)
             {
@@ -833,7 +853,7 @@ impl<'a> Resolver<'a> {
                 {
                     return vec![hit];
                 }
-                if matches!(f.lang, Lang::Java | Lang::CSharp | Lang::Cpp)
+                if matches!(f.lang, Lang::Java | Lang::CSharp | Lang::Swift | Lang::Cpp)
                     && let Some(hit) = self.field_member(fi, scope, var, name, depth)
                 {
                     return vec![hit];
@@ -903,7 +923,7 @@ impl<'a> Resolver<'a> {
                 }
                 // Java's implicit `this`: `parent.root.get()` where `parent` is a field.
                 let head = path.split('.').next().unwrap_or(path);
-                if matches!(f.lang, Lang::Java | Lang::CSharp | Lang::Cpp)
+                if matches!(f.lang, Lang::Java | Lang::CSharp | Lang::Swift | Lang::Cpp)
                     && !on_self
                     && self.binding_type(fi, scope, head).is_none()
                     && let Some((t, conf)) =

@@ -240,6 +240,7 @@ fn resolve_in(
     // C++ methods defined out of line find their class through the includes.
     r.adopt_foreign_methods();
     r.heritage();
+    r.swift_conformances();
     r.plan(earlier, changed);
     r.calls(order);
     r.references();
@@ -464,6 +465,9 @@ mod fixture_edges;
 mod php_tests;
 #[cfg(test)]
 mod ref_tests;
+mod swift;
+#[cfg(test)]
+mod swift_tests;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
