@@ -319,7 +319,9 @@ impl<'a> Resolver<'a> {
                     return Vec::new();
                 }
                 let guesses = self.fallback(self.globals.get(name.as_str()), fi);
-                if package_import {
+                // Swift sees the names of its module and the modules it imports, which the
+                // lookup above searched: a definition elsewhere is a candidate at most.
+                if package_import || f.lang == Lang::Swift {
                     // Most likely the package's own function: a candidate at most.
                     return guesses
                         .into_iter()
@@ -984,6 +986,13 @@ impl<'a> Resolver<'a> {
                 if *reason == Reason::ImportedCandidate {
                     *conf = conf.min(confidence::AMBIGUOUS_PAIR);
                 }
+            }
+        }
+        // A Swift method found by its name only (no reference measured it; the platform's
+        // types share many names with the project's): a candidate at most.
+        if f.lang == Lang::Swift {
+            for (_, conf, _) in &mut found {
+                *conf = conf.min(confidence::AMBIGUOUS_PAIR);
             }
         }
         // A Rust method name is shared by many types (trait methods, `new`, `poll_*`). The only
