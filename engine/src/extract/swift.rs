@@ -78,16 +78,8 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
             }
             "property_declaration" | "protocol_property_declaration" => {
                 if member_context(scope, extension, facts) {
-                    property(
-                        node,
-                        scope,
-                        extension,
-                        &extended,
-                        &mut owners,
-                        src,
-                        facts,
-                        &mut stack,
-                    );
+                    let owner = extension.and_then(|e| extended.get(e)).map(String::as_str);
+                    property(node, scope, owner, &mut owners, src, facts, &mut stack);
                     continue;
                 }
                 local(node, scope, src, facts);
@@ -311,12 +303,10 @@ fn returned(written: &str) -> String {
 
 /// A property of a type (stored or computed): a member whose type, when written, types chains
 /// through it (`self.store.save()`); its accessors and initial value run in it.
-#[allow(clippy::too_many_arguments)]
 fn property<'t>(
     node: Node<'t>,
     scope: Option<u32>,
-    extension: Option<usize>,
-    extended: &[String],
+    owner: Option<&str>,
     owners: &mut Vec<(u32, String)>,
     src: &[u8],
     facts: &mut FileFacts,
@@ -335,9 +325,8 @@ fn property<'t>(
         .or_else(|| value.and_then(|v| constructed(v, src)))
         .unwrap_or_default();
     let idx = facts.defs.len() as u32;
-    let owner = extension.and_then(|e| extended.get(e));
     if let Some(ty) = owner {
-        owners.push((idx, ty.clone()));
+        owners.push((idx, ty.to_owned()));
         def.qualified = format!("{ty}.{name}");
     }
     if let (Some(class), false) = (scope, def.returns.is_empty()) {
@@ -546,6 +535,9 @@ fn import(node: Node, src: &[u8], facts: &mut FileFacts) {
 /// The callee expression of a call and what it names: `f(…)`, `x.f(…)`, `x?.f(…)`,
 /// `x!.f(…)`, `T.init(…)`, `self.init(…)`, `super.init(…)`.
 fn callee_of(node: Node, src: &[u8]) -> Option<Callee> {
+    if is_subscript(node, src) {
+        return None;
+    }
     let function = named_children(node).into_iter().next()?;
     match function.kind() {
         "simple_identifier" => Some(Callee::Name(text(function, src).to_owned())),
@@ -569,6 +561,19 @@ fn callee_of(node: Node, src: &[u8]) -> Option<Callee> {
         }
         _ => None,
     }
+}
+
+/// `a[i]`: the grammar writes a subscript as a call whose arguments are in brackets.
+fn is_subscript(node: Node, src: &[u8]) -> bool {
+    named_children(node)
+        .into_iter()
+        .find(|c| c.kind() == "call_suffix")
+        .and_then(|suffix| {
+            named_children(suffix)
+                .into_iter()
+                .find(|c| c.kind() == "value_arguments")
+        })
+        .is_some_and(|args| text(args, src).starts_with('['))
 }
 
 /// The member a navigation names (`f` of `x.f`).
@@ -611,6 +616,9 @@ fn dotted(node: Node, src: &[u8]) -> Option<String> {
 /// A call whose result is a receiver, as a dotted chain with the calls' arguments left out:
 /// `Foo(…)` → `Foo`, `a.b(…)` → `a.b`, `Foo().b(…)` → `Foo().b`.
 fn chain(node: Node, src: &[u8]) -> Option<String> {
+    if is_subscript(node, src) {
+        return None;
+    }
     let function = named_children(node).into_iter().next()?;
     match function.kind() {
         "simple_identifier" => Some(text(function, src).to_owned()),

@@ -71,6 +71,8 @@ final class Circle: Base, Shape {
         if let z = maybe() { z.go() }
         guard let w = try? self.find() as? Helper else { return }
         w.go()
+        cache[key].go()
+        table[0]
     }
     class func make() -> Circle? { Circle(r: 2) }
     subscript(i: Int) -> Int { return i }
@@ -174,7 +176,7 @@ fn types_members_extensions_and_the_module() {
         [(
             "Circle".to_owned(),
             vec!["Equatable".to_owned(), "Hashable".to_owned()],
-            66
+            68
         )]
     );
     let imports: Vec<(&str, bool)> = f
@@ -225,6 +227,13 @@ fn calls_with_receivers_constructors_and_bindings() {
         .filter(|c| **c == member(Receiver::Name("helper".into()), "go"))
         .count();
     assert_eq!(on_helper, 3);
+    // A subscript is no call, and its result no known receiver.
+    assert!(
+        !calls
+            .iter()
+            .any(|c| matches!(c, Callee::Name(n) if n == "cache" || n == "table"))
+    );
+    assert!(!calls.contains(&member(Receiver::Call("cache".into()), "go")));
     let inits: Vec<Callee> = f
         .calls
         .iter()
