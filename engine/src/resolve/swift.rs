@@ -88,6 +88,17 @@ impl<'a> Resolver<'a> {
         found
     }
 
+    /// A `typealias` of the file or of another file of its module: the type it names.
+    pub(super) fn swift_alias(&self, fi: usize, name: &str) -> Option<(u32, f32)> {
+        let module = self.files[fi].package.as_deref()?;
+        std::iter::once(fi)
+            .chain(self.modules().java(module).iter().copied())
+            .find_map(|file| {
+                let (at, alias) = self.alias_source(file, name, true, 0)?;
+                self.resolved_alias(at, &alias)
+            })
+    }
+
     /// Whether type `ty` has `protocol` among its bases, at any depth.
     fn conforms(&self, ty: u32, protocol: u32) -> bool {
         let mut queue = vec![ty];

@@ -1,6 +1,6 @@
 //! Swift resolution fixtures: a package's modules (`Sources/<Target>/`) and `import`, implicit
 //! `self`, `self.`/`super.`, `Type(…)`, `Type.f()`, `.init(…)`, typed properties, parameters,
-//! locals, `if let`/`guard let`, return types, extensions (members and conformances), protocol
+//! locals, `if let`/`guard let`, return types, type aliases, extensions (members and conformances), protocol
 //! extensions' default methods, calls through a protocol, and a superclass told from a protocol.
 
 use super::fixture_edges::{edges, owned};
@@ -47,10 +47,10 @@ const CIRCLE: &str = r#"final class Circle: Base, Shape {
         Circle.make().area()
         if let z = makeHelper() { z.go() }
         guard let w = self.finder() else { return }
-        w.go()
+        w.tool()
     }
 
-    func finder() -> Helper? { return nil }
+    func finder() -> Tool? { return nil }
 
     static func make() -> Circle { return Circle(r: 2) }
 }
@@ -72,9 +72,12 @@ extension Circle {
 
 const HELPER: &str = r#"struct Helper {
     func go() {}
+    func tool() {}
 }
 
 func makeHelper() -> Helper? { return Helper() }
+
+typealias Tool = Helper
 "#;
 
 const MAIN: &str = r#"import Shop
@@ -198,11 +201,18 @@ fn swift_calls_heritage_and_modules() {
                 "0.97",
                 "class-member"
             ),
-            // `helper.go()`, `helper?.go()`, `h`, `k: Helper = .init()`, `if let z`, `guard let w`.
+            // `helper.go()`, `helper?.go()`, `h`, `k: Helper = .init()`, `if let z`.
             (
                 run,
                 "Method:Sources/Shop/Helper.swift:Helper.go",
                 "0.97",
+                "receiver-type"
+            ),
+            // `guard let w = self.finder()`: its return type a `typealias` of another file.
+            (
+                run,
+                "Method:Sources/Shop/Helper.swift:Helper.tool",
+                "0.95",
                 "receiver-type"
             ),
             (
