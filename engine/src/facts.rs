@@ -275,6 +275,10 @@ pub struct FileFacts {
     /// to, else the type it dereferences to).
     #[serde(default)]
     pub deref_targets: Vec<(String, Option<u32>, String)>,
+    /// Swift conformances an `extension` adds to a type declared anywhere (`extension T: P,
+    /// Q`): (the type as written, the protocols, the extension's line).
+    #[serde(default)]
+    pub conformances: Vec<(String, Vec<String>, u32)>,
     /// `self.attr = Type(...)` style bindings: (class def, attribute, type).
     pub attr_bindings: Vec<(DefIdx, String, String)>,
     /// Attributes assigned a call's result in a method.
@@ -342,6 +346,7 @@ impl FileFacts {
             attr_type_args: Vec::new(),
             deref_targets: Vec::new(),
             impl_arguments: Vec::new(),
+            conformances: Vec::new(),
             attr_bindings: Vec::new(),
             attr_calls: Vec::new(),
             package: None,

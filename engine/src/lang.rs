@@ -30,11 +30,13 @@ pub enum Lang {
     Php,
     /// Ruby.
     Ruby,
+    /// Swift.
+    Swift,
 }
 
 impl Lang {
     /// Every language, in display order.
-    pub const ALL: [Lang; 12] = [
+    pub const ALL: [Lang; 13] = [
         Lang::Python,
         Lang::JavaScript,
         Lang::TypeScript,
@@ -47,6 +49,7 @@ impl Lang {
         Lang::CSharp,
         Lang::Php,
         Lang::Ruby,
+        Lang::Swift,
     ];
 
     /// The language of a path, from its extension; `None` for files Nexus does not parse.
@@ -67,6 +70,7 @@ impl Lang {
             "cs" => Lang::CSharp,
             "php" => Lang::Php,
             "rb" | "rake" | "gemspec" => Lang::Ruby,
+            "swift" => Lang::Swift,
             _ => return None,
         })
     }
@@ -98,6 +102,7 @@ impl Lang {
             Lang::CSharp => "csharp",
             Lang::Php => "php",
             Lang::Ruby => "ruby",
+            Lang::Swift => "swift",
         }
     }
 
@@ -116,6 +121,7 @@ impl Lang {
             Lang::CSharp => tree_sitter_c_sharp::LANGUAGE.into(),
             Lang::Php => tree_sitter_php::LANGUAGE_PHP.into(),
             Lang::Ruby => tree_sitter_ruby::LANGUAGE.into(),
+            Lang::Swift => tree_sitter_swift::LANGUAGE.into(),
         }
     }
 
@@ -129,10 +135,11 @@ impl Lang {
         matches!(self, Lang::C | Lang::Cpp)
     }
 
-    /// Java and C# share the resolver's class rules: a package (namespace) spread over files,
-    /// implicit `this`, static imports (`using static`), overloads picked by argument count.
+    /// Java, C# and Swift share the resolver's class rules: a package (namespace, module)
+    /// spread over files, implicit `this` (`self`), static imports (`using static`), overloads
+    /// picked by argument count.
     pub fn is_java_family(self) -> bool {
-        matches!(self, Lang::Java | Lang::CSharp)
+        matches!(self, Lang::Java | Lang::CSharp | Lang::Swift)
     }
 }
 
@@ -180,6 +187,7 @@ mod tests {
         assert_eq!(Lang::of_path("src/Cart.cs"), Some(Lang::CSharp));
         assert_eq!(Lang::of_path("src/Cart.php"), Some(Lang::Php));
         assert_eq!(Lang::of_path("lib/shop/cart.rb"), Some(Lang::Ruby));
+        assert_eq!(Lang::of_path("Sources/Shop/Cart.swift"), Some(Lang::Swift));
         assert_eq!(Lang::of_path("README"), None);
         assert_eq!(Lang::of_path("a.tar.gz"), None);
     }

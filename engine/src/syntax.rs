@@ -93,7 +93,10 @@ fn whole_class(kind: &str) -> Option<Class> {
         | "heredoc_body"
         | "simple_symbol"
         | "delimited_symbol"
-        | "regex" => Some(Class::String),
+        | "regex"
+        // Swift's string literals.
+        | "line_string_literal"
+        | "multi_line_string_literal" => Some(Class::String),
         _ => None,
     }
 }
@@ -107,14 +110,20 @@ fn leaf_class(node: Node) -> Option<Class> {
             .all(|c| c.is_ascii_alphabetic() || c == '_')
             .then_some(Class::Keyword);
     }
-    if kind.contains("integer") || kind.contains("float") || kind.contains("number") {
+    if kind.contains("integer")
+        || kind.contains("float")
+        || kind.contains("number")
+        || kind == "real_literal"
+    {
         return Some(Class::Number);
     }
     match kind {
         "true" | "false" | "none" | "None" | "null" | "nil" | "undefined" | "boolean_literal"
-        | "boolean" => Some(Class::Constant),
+        | "boolean" | "nil_literal" => Some(Class::Constant),
         // Ruby's constants name classes and modules.
         "type_identifier" | "primitive_type" | "predefined_type" | "constant" => Some(Class::Type),
+        // Swift's names: a function's own, what a call calls (`f(…)`, `x.f(…)`).
+        "simple_identifier" => swift_function_name(node).then_some(Class::Function),
         // PHP's names are `name` leaves.
         "identifier" | "property_identifier" | "field_identifier" | "name" => {
             let parent = node.parent()?;
@@ -169,6 +178,28 @@ fn leaf_class(node: Node) -> Option<Class> {
             }
         }
         _ => None,
+    }
+}
+
+/// Whether a Swift name is a function's: the name a `func` declares, or the name a call calls
+/// (`f(…)`, `x.f(…)`).
+fn swift_function_name(node: Node) -> bool {
+    let Some(parent) = node.parent() else {
+        return false;
+    };
+    match parent.kind() {
+        "function_declaration" | "protocol_function_declaration" => parent
+            .child_by_field_name("name")
+            .is_some_and(|n| n.id() == node.id()),
+        "call_expression" => parent.child(0).is_some_and(|n| n.id() == node.id()),
+        "navigation_suffix" => parent
+            .parent()
+            .and_then(|nav| Some((nav, nav.parent()?)))
+            .is_some_and(|(nav, call)| {
+                call.kind() == "call_expression"
+                    && call.child(0).is_some_and(|c| c.id() == nav.id())
+            }),
+        _ => false,
     }
 }
 
@@ -353,6 +384,26 @@ mod tests {
         assert_eq!(class_of(&rb, "# note"), Some(Class::Comment));
         assert_eq!(class_of(&rb, "true"), Some(Class::Constant));
         assert_eq!(class_of(&rb, "rows"), None);
+    }
+
+    #[test]
+    fn swift_is_coloured_too() {
+        let swift = highlight(
+            "A.swift",
+            "// note\nprotocol Sized {}\nclass Table: Sized {\n  func size(r: Row) -> Int {\n    let n = rows.count(\"x\")\n    return clamp(1.5)\n  }\n  let x = nil\n}\n",
+        );
+        assert_eq!(class_of(&swift, "Table"), Some(Class::Type));
+        assert_eq!(class_of(&swift, "Sized"), Some(Class::Type));
+        assert_eq!(class_of(&swift, "Row"), Some(Class::Type));
+        assert_eq!(class_of(&swift, "size"), Some(Class::Function));
+        assert_eq!(class_of(&swift, "count"), Some(Class::Function));
+        assert_eq!(class_of(&swift, "clamp"), Some(Class::Function));
+        assert_eq!(class_of(&swift, "func"), Some(Class::Keyword));
+        assert_eq!(class_of(&swift, "\"x\""), Some(Class::String));
+        assert_eq!(class_of(&swift, "1.5"), Some(Class::Number));
+        assert_eq!(class_of(&swift, "nil"), Some(Class::Constant));
+        assert_eq!(class_of(&swift, "// note"), Some(Class::Comment));
+        assert_eq!(class_of(&swift, "rows"), None);
     }
 
     #[test]

@@ -217,6 +217,7 @@ const LANGUAGES: &[&str] = &[
     "csharp",
     "php",
     "ruby",
+    "swift",
 ];
 
 /// Words that make a tool about code rather than general.

@@ -7,7 +7,7 @@ use super::Extractor;
 use crate::ingest::{SourceFile, index};
 use crate::lang::Lang;
 
-const SEEDS: [(&str, &str); 12] = [
+const SEEDS: [(&str, &str); 13] = [
     (
         "a.py",
         "class A(B):\n    def f(self, x: C = D()):\n        from .m import n as o\n        return self.g(x).h[0](*a, **k)\n",
@@ -55,6 +55,10 @@ const SEEDS: [(&str, &str); 12] = [
     (
         "a.rb",
         "require_relative 'b'\nmodule M\n  class A < ::B::C\n    include D\n    attr_accessor :e\n    alias f e\n    def self.g(h, *i, k: 1, &l) = h&.m(i)\n    class << self\n      def n; super; @o = P.new; @o.q; r x: 1 end\n    end\n  end\nend\n",
+    ),
+    (
+        "a.swift",
+        "import A\nextension B: C where D: E { func f<G>(_ g: G?) -> H { g?.i!.j { $0.k() }; return .init(l: super.m()) } }\nfinal class N: O, P { init() { self.init(q: Q()) } subscript(r: Int) -> S { T.u() } }\n",
     ),
 ];
 

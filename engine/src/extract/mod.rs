@@ -16,6 +16,7 @@ mod refs;
 mod ruby;
 mod rust;
 mod rust_cfg;
+mod swift;
 mod ts_repair;
 
 use tree_sitter::{Node, Parser, TreeCursor};
@@ -87,6 +88,7 @@ impl Extractor {
             Lang::CSharp => csharp::extract(root, src, &mut facts),
             Lang::Php => php::extract(root, src, &mut facts),
             Lang::Ruby => ruby::extract(root, src, &mut facts),
+            Lang::Swift => swift::extract(root, src, &mut facts),
         }
         refs::extract(root, src, &mut facts);
         if root.has_error() {

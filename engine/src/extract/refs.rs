@@ -405,6 +405,39 @@ const RUBY: RefSyntax = RefSyntax {
     name_uses: &[],
 };
 
+const SWIFT: RefSyntax = RefSyntax {
+    names: &["simple_identifier", "type_identifier"],
+    type_names: &["type_identifier"],
+    chains: &[],
+    type_chains: &[],
+    calls: &[],
+    skipped: &[
+        "comment",
+        "multiline_comment",
+        "line_string_literal",
+        "multi_line_string_literal",
+        "raw_string_literal",
+        "navigation_suffix",
+        "value_argument_label",
+        "enum_entry",
+    ],
+    imports: &["import_declaration"],
+    heritage: &["inheritance_specifier"],
+    heritage_fields: &[],
+    type_contexts: &["type_annotation"],
+    bindings: &["parameter", "lambda_parameter"],
+    binding_fields: &[
+        ("pattern", "bound_identifier"),
+        ("if_statement", "bound_identifier"),
+        ("guard_statement", "bound_identifier"),
+        ("for_statement", "item"),
+    ],
+    written_fields: &[("assignment", "target")],
+    arguments: &["value_arguments"],
+    read_fields: &["value", "default_value"],
+    name_uses: &[],
+};
+
 fn syntax(lang: Lang) -> &'static RefSyntax {
     match lang {
         Lang::Python => &PYTHON,
@@ -417,6 +450,7 @@ fn syntax(lang: Lang) -> &'static RefSyntax {
         Lang::CSharp => &CSHARP,
         Lang::Php => &PHP,
         Lang::Ruby => &RUBY,
+        Lang::Swift => &SWIFT,
     }
 }
 

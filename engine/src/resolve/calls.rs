@@ -183,7 +183,7 @@ impl<'a> Resolver<'a> {
         }
         let package_mates: &[usize] = match f.lang {
             Lang::Go => self.modules().same_dir_go(&f.path),
-            Lang::Java | Lang::CSharp => {
+            Lang::Java | Lang::CSharp | Lang::Swift => {
                 f.package.as_deref().map_or(&[], |p| self.modules().java(p))
             }
             Lang::Php => self.modules().php(f.package.as_deref().unwrap_or_default()),
@@ -322,7 +322,9 @@ impl<'a> Resolver<'a> {
                     return Vec::new();
                 }
                 let guesses = self.fallback(self.globals.get(name.as_str()), fi);
-                if package_import {
+                // Swift sees the names of its module and the modules it imports, which the
+                // lookup above searched: a definition elsewhere is a candidate at most.
+                if package_import || f.lang == Lang::Swift {
                     // Most likely the package's own function: a candidate at most.
                     return guesses
                         .into_iter()
@@ -349,7 +351,22 @@ impl<'a> Resolver<'a> {
                         .into_iter()
                         .collect();
                 }
-                let hits = self.resolve_member(fi, scope, receiver, name, depth);
+                let mut hits = self.resolve_member(fi, scope, receiver, name, depth);
+                // A Swift protocol's method reached through a value of the protocol's type: the
+                // implementations of the conforming types are candidates beside it.
+                if f.lang == Lang::Swift
+                    && let [
+                        (
+                            method,
+                            _,
+                            Reason::ReceiverType | Reason::AttributeType | Reason::ReturnType,
+                        ),
+                    ] = hits[..]
+                {
+                    for m in self.swift_implementations(method, name) {
+                        hits.push((m, super::swift::IMPLEMENTATION, Reason::Ambiguous));
+                    }
+                }
                 // A C# extension method, when no member was found through the receiver (only
                 // a guess by name, or nothing).
                 if f.lang == Lang::CSharp
@@ -517,10 +534,15 @@ impl<'a> Resolver<'a> {
         let defs = &self.files[fi].defs;
         let mut cap = confidence::SELF_METHOD;
         for d in self.scope_chain(fi, scope) {
-            if !defs.get(d as usize).is_some_and(|x| x.kind.is_type()) {
+            let node = self.def_node[fi][d as usize];
+            // A Swift method of an extension in another file than its type: that type's.
+            let ty = if defs.get(d as usize).is_some_and(|x| x.kind.is_type()) {
+                node
+            } else if let Some(&owner) = self.adopted.get(&node) {
+                owner
+            } else {
                 continue;
-            }
-            let ty = self.def_node[fi][d as usize];
+            };
             if let Some((m, conf, reason)) =
                 self.typed_member(ty, 1.0, name, confidence::SELF_METHOD, Reason::SelfMethod)
             {
@@ -839,7 +861,7 @@ impl<'a> Resolver<'a> {
                 {
                     return vec![hit];
                 }
-                if matches!(f.lang, Lang::Java | Lang::CSharp | Lang::Cpp)
+                if matches!(f.lang, Lang::Java | Lang::CSharp | Lang::Swift | Lang::Cpp)
                     && let Some(hit) = self.field_member(fi, scope, var, name, depth)
                 {
                     return vec![hit];
@@ -909,7 +931,7 @@ impl<'a> Resolver<'a> {
                 }
                 // Java's implicit `this`: `parent.root.get()` where `parent` is a field.
                 let head = path.split('.').next().unwrap_or(path);
-                if matches!(f.lang, Lang::Java | Lang::CSharp | Lang::Cpp)
+                if matches!(f.lang, Lang::Java | Lang::CSharp | Lang::Swift | Lang::Cpp)
                     && !on_self
                     && self.binding_type(fi, scope, head).is_none()
                     && let Some((t, conf)) =
@@ -971,6 +993,13 @@ impl<'a> Resolver<'a> {
                 if *reason == Reason::ImportedCandidate {
                     *conf = conf.min(confidence::AMBIGUOUS_PAIR);
                 }
+            }
+        }
+        // A Swift method found by its name only (no reference measured it; the platform's
+        // types share many names with the project's): a candidate at most.
+        if f.lang == Lang::Swift {
+            for (_, conf, _) in &mut found {
+                *conf = conf.min(confidence::AMBIGUOUS_PAIR);
             }
         }
         // A Rust method name is shared by many types (trait methods, `new`, `poll_*`). The only

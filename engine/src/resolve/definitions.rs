@@ -83,7 +83,8 @@ impl<'a> Resolver<'a> {
                 let foreign = match f.lang {
                     Lang::Rust => matches!(parent_kind, None | Some(NodeKind::Module)),
                     // A C++ method defined outside its class (`void A::f() {…}`).
-                    Lang::Go | Lang::Cpp => parent_kind.is_none(),
+                    // A Swift method of an `extension` of a type declared in another file.
+                    Lang::Go | Lang::Cpp | Lang::Swift => parent_kind.is_none(),
                     _ => false,
                 } && d.kind == NodeKind::Method;
                 if foreign {
@@ -261,6 +262,11 @@ impl<'a> Resolver<'a> {
                             && base != node
                             && self.union_members(base).is_none()
                         {
+                            let kind = if f.lang == Lang::Swift {
+                                self.swift_heritage_kind(d.kind, base)
+                            } else {
+                                kind
+                            };
                             self.b.add_edge(node, base, kind, conf, Reason::Heritage);
                             self.b.add_reference(Reference {
                                 from: node,
@@ -314,9 +320,10 @@ impl<'a> Resolver<'a> {
                     .map(|(owner, _)| owner)
             });
             let Some(owner) = owner else {
-                // A Go method of a type the project does not show is still a method of its
-                // name: a candidate for calls on receivers of unknown type.
-                if f.lang == Lang::Go {
+                // A Go method (Swift: a method of an extension) of a type the project does not
+                // show is still a method of its name: a candidate for calls on receivers of
+                // unknown type.
+                if matches!(f.lang, Lang::Go | Lang::Swift) {
                     self.methods.entry(def.name.as_str()).or_default().push(id);
                 }
                 // A C++ `ns::f` of no project type is a function of a namespace: a name of the

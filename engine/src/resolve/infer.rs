@@ -114,6 +114,11 @@ impl<'a> Resolver<'a> {
                 {
                     return Some(found);
                 }
+                if self.files[fi].lang == Lang::Swift
+                    && let Some(found) = self.swift_alias(fi, name)
+                {
+                    return Some(found);
+                }
                 let last = name.rsplit(['.', ':']).next().unwrap_or(name);
                 let candidates: Vec<u32> = self
                     .globals
@@ -204,7 +209,7 @@ impl<'a> Resolver<'a> {
 
     /// The file defining alias `name` as `file` sees it: its own, or followed through its
     /// imports (`own`: the file's own imports; else only its re-exports).
-    fn alias_source(
+    pub(super) fn alias_source(
         &self,
         file: usize,
         name: &str,
@@ -246,7 +251,7 @@ impl<'a> Resolver<'a> {
 
     /// What alias `name` of file `file` stands for: its one type, or a union id for several;
     /// `None` when a member type is unknown.
-    fn resolved_alias(&self, file: usize, name: &str) -> Option<(u32, f32)> {
+    pub(super) fn resolved_alias(&self, file: usize, name: &str) -> Option<(u32, f32)> {
         let key = (file, name.to_owned());
         if let Some(known) = self.alias_types.borrow().get(&key).copied() {
             return known;

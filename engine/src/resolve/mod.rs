@@ -243,6 +243,7 @@ fn resolve_in(
     // C++ methods defined out of line find their class through the includes.
     r.adopt_foreign_methods();
     r.heritage();
+    r.swift_conformances();
     r.plan(earlier, changed);
     r.calls(order);
     r.references();
@@ -470,6 +471,9 @@ mod ref_tests;
 mod ruby;
 #[cfg(test)]
 mod ruby_tests;
+mod swift;
+#[cfg(test)]
+mod swift_tests;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]

@@ -307,6 +307,39 @@ fn projects() -> Vec<Vec<(&'static str, Vec<&'static str>)>> {
                 ],
             ),
         ],
+        // Swift: a module's files see each other, extensions in other files add methods and
+        // conformances, calls through a protocol reach its implementers.
+        vec![
+            (
+                "Sources/App/App.swift",
+                vec![
+                    "import Core\nfinal class App: Base {\n  func run(s: Shape) { s.area(); stop(); let h = Helper(); h.help() }\n}\n",
+                    "import Core\nfinal class App {\n  func run() { Helper.make().help(); extra() }\n}\n",
+                    "final class App: Shape {\n  func area() -> Int { 1 }\n  func run() { self.area(); helper() }\n}\n",
+                ],
+            ),
+            (
+                "Sources/App/App+Extra.swift",
+                vec![
+                    "extension App {\n  func extra() { run() }\n}\n",
+                    "extension App: Shape {\n  func area() -> Int { stop(); return 2 }\n}\n",
+                ],
+            ),
+            (
+                "Sources/Core/Shape.swift",
+                vec![
+                    "protocol Shape {\n  func area() -> Int\n}\nclass Base {\n  func stop() {}\n}\n",
+                    "protocol Shape {\n  func area() -> Int\n}\nextension Shape {\n  func stop() { area() }\n}\nclass Base {}\n",
+                ],
+            ),
+            (
+                "Sources/Core/Helper.swift",
+                vec![
+                    "struct Helper {\n  static func make() -> Helper { Helper() }\n  func help() {}\n}\nfunc helper() {}\n",
+                    "struct Helper {\n  func help() { helper() }\n}\nextension Helper: Shape {\n  func area() -> Int { 3 }\n}\nfunc helper() {}\n",
+                ],
+            ),
+        ],
     ]
 }
 
