@@ -28,11 +28,13 @@ pub enum Lang {
     CSharp,
     /// PHP (HTML around `<?php … ?>` is text).
     Php,
+    /// Kotlin (`.kt`, and `.kts` scripts).
+    Kotlin,
 }
 
 impl Lang {
     /// Every language, in display order.
-    pub const ALL: [Lang; 11] = [
+    pub const ALL: [Lang; 12] = [
         Lang::Python,
         Lang::JavaScript,
         Lang::TypeScript,
@@ -44,6 +46,7 @@ impl Lang {
         Lang::Cpp,
         Lang::CSharp,
         Lang::Php,
+        Lang::Kotlin,
     ];
 
     /// The language of a path, from its extension; `None` for files Nexus does not parse.
@@ -63,6 +66,7 @@ impl Lang {
             }
             "cs" => Lang::CSharp,
             "php" => Lang::Php,
+            "kt" | "kts" => Lang::Kotlin,
             _ => return None,
         })
     }
@@ -93,6 +97,7 @@ impl Lang {
             Lang::Cpp => "cpp",
             Lang::CSharp => "csharp",
             Lang::Php => "php",
+            Lang::Kotlin => "kotlin",
         }
     }
 
@@ -110,6 +115,7 @@ impl Lang {
             Lang::Cpp => tree_sitter_cpp::LANGUAGE.into(),
             Lang::CSharp => tree_sitter_c_sharp::LANGUAGE.into(),
             Lang::Php => tree_sitter_php::LANGUAGE_PHP.into(),
+            Lang::Kotlin => tree_sitter_kotlin_ng::LANGUAGE.into(),
         }
     }
 
@@ -123,10 +129,10 @@ impl Lang {
         matches!(self, Lang::C | Lang::Cpp)
     }
 
-    /// Java and C# share the resolver's class rules: a package (namespace) spread over files,
-    /// implicit `this`, static imports (`using static`), overloads picked by argument count.
+    /// Java, C# and Kotlin share the resolver's class rules: a package (namespace) spread over
+    /// files, implicit `this`, static imports (`using static`), overloads picked by argument count.
     pub fn is_java_family(self) -> bool {
-        matches!(self, Lang::Java | Lang::CSharp)
+        matches!(self, Lang::Java | Lang::CSharp | Lang::Kotlin)
     }
 }
 
@@ -173,6 +179,8 @@ mod tests {
         assert_eq!(Lang::of_path("include/a.hpp"), Some(Lang::Cpp));
         assert_eq!(Lang::of_path("src/Cart.cs"), Some(Lang::CSharp));
         assert_eq!(Lang::of_path("src/Cart.php"), Some(Lang::Php));
+        assert_eq!(Lang::of_path("src/Cart.kt"), Some(Lang::Kotlin));
+        assert_eq!(Lang::of_path("build.gradle.kts"), Some(Lang::Kotlin));
         assert_eq!(Lang::of_path("README"), None);
         assert_eq!(Lang::of_path("a.tar.gz"), None);
     }

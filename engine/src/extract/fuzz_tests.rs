@@ -7,7 +7,7 @@ use super::Extractor;
 use crate::ingest::{SourceFile, index};
 use crate::lang::Lang;
 
-const SEEDS: [(&str, &str); 11] = [
+const SEEDS: [(&str, &str); 12] = [
     (
         "a.py",
         "class A(B):\n    def f(self, x: C = D()):\n        from .m import n as o\n        return self.g(x).h[0](*a, **k)\n",
@@ -52,13 +52,17 @@ const SEEDS: [(&str, &str); 11] = [
         "a.php",
         "<p><?= $t ?></p><?php\nnamespace N;\nuse A\\{B, C as D};\nclass E extends F implements G { use H; public function __construct(private I $i) {} function f(J $j): static { $j->k(); self::l(); parent::m(); \\N\\n(); return new static; } }\n",
     ),
+    (
+        "a.kt",
+        "package n\nimport a.B as C\nopen class A(val d: D) : B<Int>(d), I {\n  companion object { fun e() = A(D()) }\n  constructor() : this(D())\n  fun f(g: G?): H = g?.h()!!.let { it.k() }.run { l() }\n}\nfun A.m() = f(null)\n",
+    ),
 ];
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
 
     #[test]
-    fn extractors_never_panic_on_random_text(text in "\\PC{0,400}", lang in 0usize..10) {
+    fn extractors_never_panic_on_random_text(text in "\\PC{0,400}", lang in 0usize..SEEDS.len()) {
         let mut extractor = Extractor::default();
         let (path, _) = SEEDS[lang];
         let lang = Lang::of_path(path).unwrap_or(Lang::Python);
@@ -66,7 +70,7 @@ proptest! {
     }
 
     #[test]
-    fn extractors_never_panic_on_mangled_code(lang in 0usize..10, cut in 0usize..200, splice in "[(){}\\[\\]:;,.=<>\"'`\\\\ \n\t a-zA-Z0-9]{0,40}") {
+    fn extractors_never_panic_on_mangled_code(lang in 0usize..SEEDS.len(), cut in 0usize..200, splice in "[(){}\\[\\]:;,.=<>\"'`\\\\ \n\t a-zA-Z0-9]{0,40}") {
         let (path, code) = SEEDS[lang];
         let cut = cut.min(code.len());
         let cut = (0..=cut).rev().find(|i| code.is_char_boundary(*i)).unwrap_or(0);
@@ -78,7 +82,7 @@ proptest! {
 
     #[test]
     fn the_pipeline_never_panics_on_arbitrary_files(
-        files in prop::collection::vec((0usize..10, prop::collection::vec(any::<u8>(), 0..300)), 0..8)
+        files in prop::collection::vec((0usize..SEEDS.len(), prop::collection::vec(any::<u8>(), 0..300)), 0..8)
     ) {
         let files: Vec<SourceFile> = files
             .into_iter()

@@ -9,6 +9,7 @@ mod go;
 mod go_build;
 mod java;
 mod js;
+mod kotlin;
 mod php;
 mod python;
 mod receiver;
@@ -22,6 +23,7 @@ use tree_sitter::{Node, Parser, TreeCursor};
 use super::facts::{CallSite, Callee, Def, FileFacts};
 use super::graph::NodeKind;
 use super::lang::Lang;
+pub(crate) use kotlin::extension_receiver as kotlin_extension_receiver;
 pub(crate) use receiver::ReceiverSyntax;
 
 /// Longest signature kept, in characters.
@@ -85,6 +87,7 @@ impl Extractor {
             Lang::Cpp => cpp::extract(root, src, &mut facts),
             Lang::CSharp => csharp::extract(root, src, &mut facts),
             Lang::Php => php::extract(root, src, &mut facts),
+            Lang::Kotlin => kotlin::extract(root, src, &mut facts),
         }
         refs::extract(root, src, &mut facts);
         if root.has_error() {

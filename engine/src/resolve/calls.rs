@@ -181,7 +181,7 @@ impl<'a> Resolver<'a> {
         }
         let package_mates: &[usize] = match f.lang {
             Lang::Go => self.modules().same_dir_go(&f.path),
-            Lang::Java | Lang::CSharp => {
+            Lang::Java | Lang::CSharp | Lang::Kotlin => {
                 f.package.as_deref().map_or(&[], |p| self.modules().java(p))
             }
             Lang::Php => self.modules().php(f.package.as_deref().unwrap_or_default()),
@@ -296,6 +296,12 @@ impl<'a> Resolver<'a> {
                 {
                     return vec![hit];
                 }
+                // Inside a Kotlin extension function, a member of its receiver type.
+                if f.lang == Lang::Kotlin
+                    && let Some(hit) = self.kotlin_receiver_member(fi, scope, name)
+                {
+                    return vec![hit];
+                }
                 if let Some((target, conf, reason)) = self.lookup_name(fi, scope, name) {
                     return self.callable(target, conf, reason);
                 }
@@ -347,9 +353,9 @@ impl<'a> Resolver<'a> {
                         .collect();
                 }
                 let hits = self.resolve_member(fi, scope, receiver, name, depth);
-                // A C# extension method, when no member was found through the receiver (only
-                // a guess by name, or nothing).
-                if f.lang == Lang::CSharp
+                // A C# extension method or Kotlin extension function, when no member was found
+                // through the receiver (only a guess by name, or nothing).
+                if matches!(f.lang, Lang::CSharp | Lang::Kotlin)
                     && hits.iter().all(|&(_, _, reason)| {
                         matches!(
                             reason,
@@ -833,7 +839,7 @@ impl<'a> Resolver<'a> {
                 {
                     return vec![hit];
                 }
-                if matches!(f.lang, Lang::Java | Lang::CSharp | Lang::Cpp)
+                if matches!(f.lang, Lang::Java | Lang::CSharp | Lang::Kotlin | Lang::Cpp)
                     && let Some(hit) = self.field_member(fi, scope, var, name, depth)
                 {
                     return vec![hit];
@@ -903,7 +909,7 @@ impl<'a> Resolver<'a> {
                 }
                 // Java's implicit `this`: `parent.root.get()` where `parent` is a field.
                 let head = path.split('.').next().unwrap_or(path);
-                if matches!(f.lang, Lang::Java | Lang::CSharp | Lang::Cpp)
+                if matches!(f.lang, Lang::Java | Lang::CSharp | Lang::Kotlin | Lang::Cpp)
                     && !on_self
                     && self.binding_type(fi, scope, head).is_none()
                     && let Some((t, conf)) =

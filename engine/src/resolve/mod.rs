@@ -7,6 +7,7 @@ mod builtins;
 mod calls;
 mod definitions;
 mod infer;
+mod kotlin;
 mod memo;
 mod modules;
 mod reads;
@@ -232,6 +233,7 @@ fn resolve_in(
     };
     r.structure();
     r.csharp_structure();
+    r.kotlin_structure();
     r.scopes = Scopes::build(&r.files, &r.modules, &r.top_level, &r.def_node);
     r.adopt_foreign_methods();
     r.imports();

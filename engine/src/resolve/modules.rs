@@ -86,7 +86,7 @@ impl ModuleIndex {
                     }
                     index.go_dirs.entry(dir.to_owned()).or_default().push(i);
                 }
-                Lang::Java | Lang::CSharp => {
+                Lang::Java | Lang::CSharp | Lang::Kotlin => {
                     if let Some(package) = &f.package {
                         index
                             .java_packages
