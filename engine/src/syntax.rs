@@ -172,13 +172,15 @@ fn leaf_class(node: Node) -> Option<Class> {
 /// Kotlin's names whose kinds carry no field: a type (`user_type`), what a call calls (`f` in
 /// `f()`, `g` in `a.g()`); `None` for a name of another language or another place.
 fn kotlin_name_class(node: Node, parent: Node) -> Option<Class> {
-    let first_of = |outer: Node, inner: Node| outer.named_child(0).is_some_and(|c| c.id() == inner.id());
+    let first_of =
+        |outer: Node, inner: Node| outer.named_child(0).is_some_and(|c| c.id() == inner.id());
     match parent.kind() {
         "user_type" => Some(Class::Type),
         "call_expression" if first_of(parent, node) => Some(Class::Function),
         "navigation_expression" if !first_of(parent, node) => {
             let outer = parent.parent()?;
-            (outer.kind() == "call_expression" && first_of(outer, parent)).then_some(Class::Function)
+            (outer.kind() == "call_expression" && first_of(outer, parent))
+                .then_some(Class::Function)
         }
         _ => None,
     }

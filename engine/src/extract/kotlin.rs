@@ -128,12 +128,7 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
                     .iter()
                     .any(|c| c.kind() == "lambda_parameters")
                 {
-                    push_children(
-                        &mut cursor,
-                        node,
-                        At { scope, it: None },
-                        &mut stack,
-                    );
+                    push_children(&mut cursor, node, At { scope, it: None }, &mut stack);
                     continue;
                 }
             }
@@ -413,9 +408,8 @@ fn property(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) -
     let in_type = scope
         .and_then(|s| facts.defs.get(s as usize))
         .is_some_and(|d| d.kind.is_type());
-    let extension = declared_type(node).is_some_and(|t| {
-        t.next_sibling().is_some_and(|dot| dot.kind() == ".")
-    });
+    let extension =
+        declared_type(node).is_some_and(|t| t.next_sibling().is_some_and(|dot| dot.kind() == "."));
     let accessors = named_children(node)
         .iter()
         .any(|c| matches!(c.kind(), "getter" | "setter"));
@@ -592,9 +586,7 @@ fn receiver(object: Node, src: &[u8]) -> Receiver {
         "as_expression" => field(object, "right")
             .map_or(Receiver::Other, |t| Receiver::Call(type_name(text(t, src)))),
         "call_expression" => chain(object, src).map_or(Receiver::Other, Receiver::Call),
-        "navigation_expression" if is_dotted(object) => {
-            Receiver::Path(dotted_text(object, src))
-        }
+        "navigation_expression" if is_dotted(object) => Receiver::Path(dotted_text(object, src)),
         _ => RECEIVERS.receiver(object, src),
     }
 }

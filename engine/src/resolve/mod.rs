@@ -463,6 +463,8 @@ mod csharp_tests;
 #[cfg(test)]
 mod fixture_edges;
 #[cfg(test)]
+mod kotlin_tests;
+#[cfg(test)]
 mod php_tests;
 #[cfg(test)]
 mod ref_tests;
