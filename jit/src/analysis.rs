@@ -216,6 +216,7 @@ const LANGUAGES: &[&str] = &[
     "cpp",
     "csharp",
     "php",
+    "kotlin",
 ];
 
 /// Words that make a tool about code rather than general.

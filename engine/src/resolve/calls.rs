@@ -972,6 +972,16 @@ impl<'a> Resolver<'a> {
                 }
             }
         }
+        // Kotlin infers most locals' types: a receiver of unknown type is mostly a value of the
+        // standard library or the platform (`first()`, `get()`), so a method found by its name
+        // alone is a candidate only (hand-checked on two corpora; no reference measures it).
+        if f.lang == Lang::Kotlin {
+            for (_, conf, reason) in &mut found {
+                if matches!(*reason, Reason::UniqueGlobal | Reason::ImportedCandidate) {
+                    *conf = conf.min(confidence::AMBIGUOUS_PAIR);
+                }
+            }
+        }
         // A Rust method name is shared by many types (trait methods, `new`, `poll_*`). The only
         // candidate near the caller is followed (measured 0.93 on tokio) unless it is a method
         // of the caller's own type: a wrapper calling, on what it wraps, the trait method it
