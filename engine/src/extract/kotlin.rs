@@ -122,15 +122,14 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
                     continue;
                 }
             }
-            "lambda_literal" => {
-                // A lambda naming its parameters has no `it`.
+            // A lambda naming its parameters has no `it`.
+            "lambda_literal"
                 if named_children(node)
                     .iter()
-                    .any(|c| c.kind() == "lambda_parameters")
-                {
-                    push_children(&mut cursor, node, At { scope, it: None }, &mut stack);
-                    continue;
-                }
+                    .any(|c| c.kind() == "lambda_parameters") =>
+            {
+                push_children(&mut cursor, node, At { scope, it: None }, &mut stack);
+                continue;
             }
             "for_statement" => for_binding(node, scope, src, facts),
             _ => {}
@@ -194,8 +193,7 @@ fn import(node: Node, src: &[u8], facts: &mut FileFacts) {
     };
     let alias = named_children(node)
         .into_iter()
-        .filter(|c| c.kind() == "identifier")
-        .next_back()
+        .rfind(|c| c.kind() == "identifier")
         .map(|a| text(a, src).to_owned());
     let (module, names) = if wildcard {
         (path, Vec::new())
