@@ -32,11 +32,13 @@ pub enum Lang {
     Ruby,
     /// Swift.
     Swift,
+    /// Kotlin (`.kt`, and `.kts` scripts).
+    Kotlin,
 }
 
 impl Lang {
     /// Every language, in display order.
-    pub const ALL: [Lang; 13] = [
+    pub const ALL: [Lang; 14] = [
         Lang::Python,
         Lang::JavaScript,
         Lang::TypeScript,
@@ -50,6 +52,7 @@ impl Lang {
         Lang::Php,
         Lang::Ruby,
         Lang::Swift,
+        Lang::Kotlin,
     ];
 
     /// The language of a path, from its extension; `None` for files Nexus does not parse.
@@ -71,6 +74,7 @@ impl Lang {
             "php" => Lang::Php,
             "rb" | "rake" | "gemspec" => Lang::Ruby,
             "swift" => Lang::Swift,
+            "kt" | "kts" => Lang::Kotlin,
             _ => return None,
         })
     }
@@ -103,6 +107,7 @@ impl Lang {
             Lang::Php => "php",
             Lang::Ruby => "ruby",
             Lang::Swift => "swift",
+            Lang::Kotlin => "kotlin",
         }
     }
 
@@ -122,6 +127,7 @@ impl Lang {
             Lang::Php => tree_sitter_php::LANGUAGE_PHP.into(),
             Lang::Ruby => tree_sitter_ruby::LANGUAGE.into(),
             Lang::Swift => tree_sitter_swift::LANGUAGE.into(),
+            Lang::Kotlin => tree_sitter_kotlin_ng::LANGUAGE.into(),
         }
     }
 
@@ -135,11 +141,11 @@ impl Lang {
         matches!(self, Lang::C | Lang::Cpp)
     }
 
-    /// Java, C# and Swift share the resolver's class rules: a package (namespace, module)
-    /// spread over files, implicit `this` (`self`), static imports (`using static`), overloads
-    /// picked by argument count.
+    /// Java, C#, Swift and Kotlin share the resolver's class rules: a package (namespace,
+    /// module) spread over files, implicit `this` (`self`), static imports (`using static`),
+    /// overloads picked by argument count.
     pub fn is_java_family(self) -> bool {
-        matches!(self, Lang::Java | Lang::CSharp | Lang::Swift)
+        matches!(self, Lang::Java | Lang::CSharp | Lang::Swift | Lang::Kotlin)
     }
 }
 
@@ -188,6 +194,8 @@ mod tests {
         assert_eq!(Lang::of_path("src/Cart.php"), Some(Lang::Php));
         assert_eq!(Lang::of_path("lib/shop/cart.rb"), Some(Lang::Ruby));
         assert_eq!(Lang::of_path("Sources/Shop/Cart.swift"), Some(Lang::Swift));
+        assert_eq!(Lang::of_path("src/Cart.kt"), Some(Lang::Kotlin));
+        assert_eq!(Lang::of_path("build.gradle.kts"), Some(Lang::Kotlin));
         assert_eq!(Lang::of_path("README"), None);
         assert_eq!(Lang::of_path("a.tar.gz"), None);
     }

@@ -96,7 +96,9 @@ fn whole_class(kind: &str) -> Option<Class> {
         | "regex"
         // Swift's string literals.
         | "line_string_literal"
-        | "multi_line_string_literal" => Some(Class::String),
+        | "multi_line_string_literal"
+        // Kotlin's.
+        | "multiline_string_literal" => Some(Class::String),
         _ => None,
     }
 }
@@ -127,6 +129,9 @@ fn leaf_class(node: Node) -> Option<Class> {
         // PHP's names are `name` leaves.
         "identifier" | "property_identifier" | "field_identifier" | "name" => {
             let parent = node.parent()?;
+            if let Some(class) = kotlin_name_class(node, parent) {
+                return Some(class);
+            }
             let is_field = |parent: Node, field: &str| {
                 parent
                     .child_by_field_name(field)
@@ -156,6 +161,7 @@ fn leaf_class(node: Node) -> Option<Class> {
                         | "trait_declaration"
                         | "enum_declaration"
                         | "record_declaration"
+                        | "object_declaration"
                 );
             if (declares_type && named_by("name")) || parent.kind() == "named_type" {
                 Some(Class::Type)
@@ -200,6 +206,23 @@ fn swift_function_name(node: Node) -> bool {
                     && call.child(0).is_some_and(|c| c.id() == nav.id())
             }),
         _ => false,
+    }
+}
+
+/// Kotlin's names whose kinds carry no field: a type (`user_type`), what a call calls (`f` in
+/// `f()`, `g` in `a.g()`); `None` for a name of another language or another place.
+fn kotlin_name_class(node: Node, parent: Node) -> Option<Class> {
+    let first_of =
+        |outer: Node, inner: Node| outer.named_child(0).is_some_and(|c| c.id() == inner.id());
+    match parent.kind() {
+        "user_type" => Some(Class::Type),
+        "call_expression" if first_of(parent, node) => Some(Class::Function),
+        "navigation_expression" if !first_of(parent, node) => {
+            let outer = parent.parent()?;
+            (outer.kind() == "call_expression" && first_of(outer, parent))
+                .then_some(Class::Function)
+        }
+        _ => None,
     }
 }
 
@@ -344,6 +367,25 @@ mod tests {
         assert_eq!(class_of(&cs, "@\"x\""), Some(Class::String));
         assert_eq!(class_of(&cs, "namespace"), Some(Class::Keyword));
         assert_eq!(class_of(&cs, "rows"), None);
+    }
+
+    #[test]
+    fn kotlin_is_coloured_too() {
+        let kt = highlight(
+            "A.kt",
+            "package shop\n// note\nclass Table(val rows: Rows) : Sized {\n  fun size(): Int = rows.count(\"x\") + clamp(1)\n}\nobject Util\n",
+        );
+        assert_eq!(class_of(&kt, "Table"), Some(Class::Type));
+        assert_eq!(class_of(&kt, "Util"), Some(Class::Type));
+        assert_eq!(class_of(&kt, "Rows"), Some(Class::Type));
+        assert_eq!(class_of(&kt, "Sized"), Some(Class::Type));
+        assert_eq!(class_of(&kt, "size"), Some(Class::Function));
+        assert_eq!(class_of(&kt, "count"), Some(Class::Function));
+        assert_eq!(class_of(&kt, "clamp"), Some(Class::Function));
+        assert_eq!(class_of(&kt, "fun"), Some(Class::Keyword));
+        assert_eq!(class_of(&kt, "\"x\""), Some(Class::String));
+        assert_eq!(class_of(&kt, "// note"), Some(Class::Comment));
+        assert_eq!(class_of(&kt, "rows"), None);
     }
 
     #[test]

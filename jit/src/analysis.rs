@@ -218,6 +218,7 @@ const LANGUAGES: &[&str] = &[
     "php",
     "ruby",
     "swift",
+    "kotlin",
 ];
 
 /// Words that make a tool about code rather than general.

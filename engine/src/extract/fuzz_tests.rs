@@ -7,7 +7,7 @@ use super::Extractor;
 use crate::ingest::{SourceFile, index};
 use crate::lang::Lang;
 
-const SEEDS: [(&str, &str); 13] = [
+const SEEDS: [(&str, &str); 14] = [
     (
         "a.py",
         "class A(B):\n    def f(self, x: C = D()):\n        from .m import n as o\n        return self.g(x).h[0](*a, **k)\n",
@@ -59,6 +59,10 @@ const SEEDS: [(&str, &str); 13] = [
     (
         "a.swift",
         "import A\nextension B: C where D: E { func f<G>(_ g: G?) -> H { g?.i!.j { $0.k() }; return .init(l: super.m()) } }\nfinal class N: O, P { init() { self.init(q: Q()) } subscript(r: Int) -> S { T.u() } }\n",
+    ),
+    (
+        "a.kt",
+        "package n\nimport a.B as C\nopen class A(val d: D) : B<Int>(d), I {\n  companion object { fun e() = A(D()) }\n  constructor() : this(D())\n  fun f(g: G?): H = g?.h()!!.let { it.k() }.run { l() }\n}\nfun A.m() = f(null)\n",
     ),
 ];
 

@@ -9,6 +9,7 @@ mod go;
 mod go_build;
 mod java;
 mod js;
+mod kotlin;
 mod php;
 mod python;
 mod receiver;
@@ -24,6 +25,7 @@ use tree_sitter::{Node, Parser, TreeCursor};
 use super::facts::{CallSite, Callee, Def, FileFacts};
 use super::graph::NodeKind;
 use super::lang::Lang;
+pub(crate) use kotlin::extension_receiver as kotlin_extension_receiver;
 pub(crate) use receiver::ReceiverSyntax;
 
 /// Longest signature kept, in characters.
@@ -89,6 +91,7 @@ impl Extractor {
             Lang::Php => php::extract(root, src, &mut facts),
             Lang::Ruby => ruby::extract(root, src, &mut facts),
             Lang::Swift => swift::extract(root, src, &mut facts),
+            Lang::Kotlin => kotlin::extract(root, src, &mut facts),
         }
         refs::extract(root, src, &mut facts);
         if root.has_error() {

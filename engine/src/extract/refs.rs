@@ -271,6 +271,40 @@ const CSHARP: RefSyntax = RefSyntax {
     name_uses: &[],
 };
 
+/// Kotlin's calls and navigations have no field names: `""` stands for the first named child
+/// (what is called, what is navigated from).
+const KOTLIN: RefSyntax = RefSyntax {
+    names: &["identifier"],
+    type_names: &[],
+    chains: &[("navigation_expression", "", "")],
+    type_chains: &[],
+    calls: &[("call_expression", "")],
+    skipped: &[
+        "import",
+        "package_header",
+        "line_comment",
+        "block_comment",
+        "string_literal",
+        "multiline_string_literal",
+        "annotation",
+    ],
+    imports: &[],
+    heritage: &["delegation_specifiers"],
+    heritage_fields: &[],
+    type_contexts: &["user_type"],
+    bindings: &[
+        "function_value_parameters",
+        "lambda_parameters",
+        "variable_declaration",
+        "class_parameter",
+    ],
+    binding_fields: &[],
+    written_fields: &[("assignment", "left")],
+    arguments: &["value_arguments"],
+    read_fields: &[],
+    name_uses: &[],
+};
+
 const C: RefSyntax = RefSyntax {
     names: &["identifier", "type_identifier"],
     type_names: &["type_identifier"],
@@ -451,6 +485,7 @@ fn syntax(lang: Lang) -> &'static RefSyntax {
         Lang::Php => &PHP,
         Lang::Ruby => &RUBY,
         Lang::Swift => &SWIFT,
+        Lang::Kotlin => &KOTLIN,
     }
 }
 
@@ -529,7 +564,7 @@ pub(crate) fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
                 Place::Use(use_kind) if pure => found.push((written, line, use_kind)),
                 _ if pure => {}
                 _ => {
-                    if let Some(child) = node.child_by_field_name(object) {
+                    if let Some(child) = field_or_first(node, object) {
                         stack.push((child, place, Some(object)));
                     }
                 }
@@ -537,8 +572,14 @@ pub(crate) fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
             continue;
         }
         if let Some(&(_, callee)) = syntax.calls.iter().find(|(k, _)| *k == kind) {
+            let function = field_or_first(node, callee);
             push_fields(&mut cursor, node, &mut stack, |child, child_field| {
-                if child_field != Some(callee) {
+                let is_function = if callee.is_empty() {
+                    function == Some(child)
+                } else {
+                    child_field == Some(callee)
+                };
+                if !is_function {
                     return Some(Place::Use(RefKind::Read));
                 }
                 // What is called is call extraction's; what it is called on is read
@@ -550,10 +591,10 @@ pub(crate) fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
                     Some(Place::Use(RefKind::Read))
                 }
             });
-            if let Some(function) = node.child_by_field_name(callee)
+            if let Some(function) = function
                 && let Some(&(_, object, _)) =
                     syntax.chains.iter().find(|(k, _, _)| *k == function.kind())
-                && let Some(receiver) = function.child_by_field_name(object)
+                && let Some(receiver) = field_or_first(function, object)
             {
                 stack.push((receiver, Place::Use(RefKind::Read), Some(object)));
             }
@@ -602,6 +643,15 @@ pub(crate) fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
         );
     }
     store(facts, found, bound);
+}
+
+/// The child in field `name`, or with `""`, the first named child.
+fn field_or_first<'t>(node: Node<'t>, name: &str) -> Option<Node<'t>> {
+    if name.is_empty() {
+        node.named_child(0)
+    } else {
+        node.child_by_field_name(name)
+    }
 }
 
 /// Every name in an import statement, as an import reference at its own line (the resolver

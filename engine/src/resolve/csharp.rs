@@ -74,8 +74,7 @@ impl<'a> Resolver<'a> {
         };
         let mut hits = candidates.iter().filter_map(|&node| {
             let &(file, def) = self.node_def.get(&node)?;
-            let this_type =
-                extension_receiver(&self.files[file].defs.get(def as usize)?.signature)?;
+            let this_type = self.extension_type(file, def)?;
             match (known, self.resolve_type(file, Some(def), &this_type)) {
                 (Some((ty, conf)), Some((ext, _))) if self.is_or_derives(ty, ext) => Some((
                     node,
@@ -98,6 +97,17 @@ impl<'a> Resolver<'a> {
         };
         hits.all(|other| class(other.0) == class(hit.0))
             .then_some(hit)
+    }
+
+    /// The receiver type an extension (a C# `this` parameter, a Kotlin `fun T.f()`) is
+    /// declared for, as written.
+    fn extension_type(&self, file: usize, def: u32) -> Option<String> {
+        let f = &self.files[file];
+        let d = f.defs.get(def as usize)?;
+        match f.lang {
+            Lang::Kotlin => crate::extract::kotlin_extension_receiver(&d.signature, &d.name),
+            _ => extension_receiver(&d.signature),
+        }
     }
 
     /// The method a C# call names: a method declared `override` is left out of member lookup
@@ -152,7 +162,7 @@ impl<'a> Resolver<'a> {
     }
 
     /// Whether type `ty` is `ancestor` or has it among its bases, transitively.
-    fn is_or_derives(&self, ty: u32, ancestor: u32) -> bool {
+    pub(super) fn is_or_derives(&self, ty: u32, ancestor: u32) -> bool {
         let mut queue = vec![ty];
         let mut seen = rustc_hash::FxHashSet::default();
         while let Some(t) = queue.pop() {

@@ -7,6 +7,7 @@ mod builtins;
 mod calls;
 mod definitions;
 mod infer;
+mod kotlin;
 mod memo;
 mod modules;
 mod reads;
@@ -235,6 +236,7 @@ fn resolve_in(
     r.structure();
     r.csharp_structure();
     r.ruby_structure();
+    r.kotlin_structure();
     r.scopes = Scopes::build(&r.files, &r.modules, &r.top_level, &r.def_node);
     r.adopt_foreign_methods();
     r.imports();
@@ -464,6 +466,8 @@ mod csharp;
 mod csharp_tests;
 #[cfg(test)]
 mod fixture_edges;
+#[cfg(test)]
+mod kotlin_tests;
 #[cfg(test)]
 mod php_tests;
 #[cfg(test)]

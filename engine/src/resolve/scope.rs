@@ -215,7 +215,9 @@ fn source_files(
             modules.rust(&f.path, &full).into_iter().collect()
         }
         Lang::Go => modules.go(&import.module).to_vec(),
-        Lang::Java | Lang::CSharp | Lang::Swift => modules.java(&import.module).to_vec(),
+        Lang::Java | Lang::CSharp | Lang::Swift | Lang::Kotlin => {
+            modules.java(&import.module).to_vec()
+        }
         Lang::C | Lang::Cpp => modules
             .c_include(&f.path, &import.module)
             .into_iter()

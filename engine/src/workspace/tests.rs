@@ -340,6 +340,29 @@ fn projects() -> Vec<Vec<(&'static str, Vec<&'static str>)>> {
                 ],
             ),
         ],
+        vec![
+            (
+                "src/main/kotlin/a/App.kt",
+                vec![
+                    "package a\nimport a.util.Helper\nclass App : Base() {\n    fun run(m: Money) {\n        Helper.help()\n        stop()\n        m.twice()\n    }\n}\n",
+                    "package a\nimport a.util.*\nclass App {\n    fun run() {\n        Helper.create().help()\n        Base().stop()\n    }\n}\n",
+                ],
+            ),
+            (
+                "src/main/kotlin/a/Base.kt",
+                vec![
+                    "package a\nopen class Base {\n    fun stop() {}\n}\nclass Money\n",
+                    "package a\nopen class Base {\n    fun stop() { twice(Money()) }\n}\nclass Money\nfun twice(m: Money) = 2\n",
+                ],
+            ),
+            (
+                "src/main/kotlin/a/util/Helper.kt",
+                vec![
+                    "package a.util\nimport a.Money\nobject Helper {\n    fun help() {}\n}\nfun Money.twice() = 2\n",
+                    "package a.util\nclass Helper {\n    fun help() { other() }\n    companion object {\n        fun create() = Helper()\n        fun help() {}\n    }\n}\nfun other() {}\n",
+                ],
+            ),
+        ],
     ]
 }
 
