@@ -11,7 +11,11 @@ fi
 # `<wchar.h>`: it gets `<wchar.h>` first. It also writes C23's `static_assert`, which those
 # headers' `<assert.h>` does not define: left alone it compiles to a call of an undefined
 # function, a wasm import from "env" that no page can load; it is C11's `_Static_assert`.
+# tree-sitter-swift's scanner calls `exit(1)` when its state cannot be allocated, which those
+# headers do not declare (an "env" import again): it is their `abort()`, which the same
+# allocation failure reaches elsewhere.
 case "$*" in
+  *tree-sitter-swift*) exec clang -isystem "$include" '-Dexit(code)=abort()' "$@" ;;
   *tree-sitter-cpp*) exec clang -isystem "$include" -include wchar.h -Dstatic_assert=_Static_assert "$@" ;;
 esac
 exec clang -isystem "$include" "$@"
