@@ -258,9 +258,10 @@ fn reload_figures(graph: &nexus_engine::Graph, files: &Workspace) {
         return eprintln!("snapshot: {err}");
     }
     println!(
-        "search index build {search_ms:.1} ms; snapshot {:.1} MB (files {:.1} MB), encode {encode_ms:.1} ms, decode {decode_ms:.1} ms; reload = decode + search index ≈ {:.0} ms",
+        "search index build {search_ms:.1} ms; snapshot {:.1} MB (files {:.1} MB as {:.1} MB of pages), encode {encode_ms:.1} ms, decode {decode_ms:.1} ms; reload = decode + search index ≈ {:.0} ms",
         blob.len() as f64 / 1e6,
-        files.sources().values().map(String::len).sum::<usize>() as f64 / 1e6,
+        files.sources().raw_bytes() as f64 / 1e6,
+        files.sources().packed_bytes() as f64 / 1e6,
         decode_ms + search_ms
     );
 }

@@ -130,7 +130,7 @@ fn parse_threads(files: usize) -> usize {
 
 /// The text of every indexed file (source and other text such as docs and configs), by path;
 /// `read`, `grep` and `review_file` answer from it. Secrets, binaries and ignored files are absent.
-pub type Sources = std::collections::BTreeMap<String, String>;
+pub use super::texts::Sources;
 
 /// Decodes UTF-8, replacing invalid sequences; says whether the bytes were valid.
 /// The text is kept as long as the project is open: a buffer read with room to spare (a file
@@ -278,6 +278,8 @@ pub struct Filtered {
     gitignores: std::collections::BTreeMap<String, String>,
     /// The rules of those `.gitignore` files.
     filter: Filter,
+    /// Facts of the files parsed so far ([`Filtered::take_parsed`]; their texts are in `texts`).
+    parsed: Vec<FileFacts>,
     stats: IndexStats,
     filtered_at: f64,
 }
@@ -319,6 +321,7 @@ impl Filtered {
             secrets: std::collections::BTreeSet::new(),
             gitignores: std::collections::BTreeMap::new(),
             filter: Filter::new(std::iter::empty(), DEFAULT_MAX_FILE_BYTES),
+            parsed: Vec::new(),
             stats: IndexStats::default(),
             filtered_at: 0.0,
         }
@@ -347,6 +350,24 @@ impl Filtered {
     pub fn close(&mut self, filter_ms: f64, at: f64) {
         self.stats.phase_ms.push((Phase::Filter, filter_ms));
         self.filtered_at = at;
+    }
+
+    /// Takes one parsed file as it comes: its text is kept (compressed with the others at once,
+    /// so a load never holds every text raw) and its facts wait for resolution.
+    pub fn take_parsed(&mut self, parsed: Parsed) {
+        let Parsed { facts, text, utf8 } = parsed;
+        self.stats.bytes_parsed += text.len();
+        if facts.syntax_errors > 0 {
+            self.stats.files_with_syntax_errors += 1;
+        }
+        if !utf8 {
+            self.stats.non_utf8_files += 1;
+        }
+        if let Some(entry) = self.entries.get_mut(&facts.path) {
+            entry.set_utf8(utf8);
+        }
+        self.texts.insert(facts.path.clone(), text);
+        self.parsed.push(facts);
     }
 
     /// Files received so far.
@@ -446,35 +467,20 @@ pub fn finish_workspace(
     clock: Clock,
     progress: Progress,
 ) -> Result<(Graph, IndexStats, Workspace), Cancelled> {
+    let mut filtered = filtered;
+    for one in parsed {
+        filtered.take_parsed(one);
+    }
     let Filtered {
-        texts: mut sources,
-        mut entries,
+        texts: sources,
+        entries,
         secrets,
         gitignores,
+        parsed: facts,
         mut stats,
         filtered_at,
         ..
     } = filtered;
-    let mut facts: Vec<FileFacts> = Vec::with_capacity(parsed.len());
-    for Parsed {
-        facts: file_facts,
-        text,
-        utf8,
-    } in parsed
-    {
-        stats.bytes_parsed += text.len();
-        if file_facts.syntax_errors > 0 {
-            stats.files_with_syntax_errors += 1;
-        }
-        if !utf8 {
-            stats.non_utf8_files += 1;
-        }
-        if let Some(entry) = entries.get_mut(&file_facts.path) {
-            entry.set_utf8(utf8);
-        }
-        sources.insert(file_facts.path.clone(), text);
-        facts.push(file_facts);
-    }
     stats.files_parsed = facts.len();
     let parsed = clock();
     stats.phase_ms.push((Phase::Parse, parsed - filtered_at));

@@ -17,8 +17,9 @@ const MAGIC: &[u8; 8] = b"NXSNAP\0\0";
 /// Bumped whenever the stored layout or meaning changes; older snapshots are then refused and
 /// rebuilt (3: folders, files and communities carry their structural summary as their doc; 4:
 /// each file's facts and content hash, so changes since are applied without indexing again;
-/// 5: references that are not calls, in the graph and in each file's facts).
-pub const FORMAT_VERSION: u32 = 5;
+/// 5: references that are not calls, in the graph and in each file's facts; 6: texts as
+/// compressed pages).
+pub const FORMAT_VERSION: u32 = 6;
 
 #[derive(Serialize)]
 struct BodyRef<'a> {
@@ -206,6 +207,11 @@ pub fn decode(bytes: &[u8]) -> Result<Snapshot, SnapshotError> {
     let body: Body =
         postcard::from_bytes(body).map_err(|e| SnapshotError::Damaged(e.to_string()))?;
     let graph = Graph::from_parts(body.graph).map_err(SnapshotError::Damaged)?;
+    if !body.sources.is_consistent() {
+        return Err(SnapshotError::Damaged(
+            "a text lies outside its page".into(),
+        ));
+    }
     // The rules may have grown since the snapshot was saved: it must not serve what they now
     // keep out, from its texts (`read`, `grep`) or its graph (`search`).
     let files = graph
@@ -434,9 +440,15 @@ mod tests {
     #[test]
     fn chunked_encoding_is_the_whole_blob_in_bounded_pieces() {
         let (graph, mut sources) = indexed();
+        // Texts are kept compressed: lines that do not repeat keep the file over a chunk.
         let mut big = String::new();
+        let mut n = 0u64;
         while big.len() < 3 * CHUNK_BYTES {
-            big.push_str("# a long comment line that makes this file larger than one chunk\n");
+            n += 1;
+            big.push_str(&format!(
+                "# {:016x}\n",
+                crate::content_hash(&n.to_le_bytes())
+            ));
         }
         sources.insert_text("big.md", &big);
         let mut whole = Vec::new();

@@ -188,7 +188,7 @@ pub fn run_within(ctx: &ToolContext, p: &GrepParams, budget_ms: f64) -> Result<S
     let mut files_matched = 0usize;
     let mut hits = Vec::new();
     let mut cut_short = false;
-    for (index, (path, text)) in ctx.sources.iter().enumerate() {
+    for (index, path) in ctx.sources.keys().enumerate() {
         if (ctx.cancelled)() {
             return Err(ToolError::new(
                 ErrorCode::Cancelled,
@@ -211,7 +211,10 @@ pub fn run_within(ctx: &ToolContext, p: &GrepParams, budget_ms: f64) -> Result<S
         {
             continue;
         }
-        let found = match scan_file(ctx, &scan, &regex, text, || {
+        let Some(text) = ctx.sources.get(path) else {
+            continue;
+        };
+        let found = match scan_file(ctx, &scan, &regex, &text, || {
             (ctx.clock)() - started > budget_ms
         }) {
             Ok(found) => found,
@@ -254,6 +257,8 @@ pub fn run_within(ctx: &ToolContext, p: &GrepParams, budget_ms: f64) -> Result<S
                 .get(i + 1..(i + 1 + context).min(lines.len()))
                 .map(<[&str]>::to_vec)
                 .unwrap_or_default();
+            let before: Vec<String> = before.into_iter().map(str::to_owned).collect();
+            let after: Vec<String> = after.into_iter().map(str::to_owned).collect();
             hits.push((path.as_str(), i + 1, column, cut(line), before, after));
         }
     }

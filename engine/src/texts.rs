@@ -1,0 +1,404 @@
+//! The project's file texts, kept compressed: files are packed in arrival order into pages of
+//! about `PAGE_BYTES`, each page lz4-compressed once full; a read decompresses its page.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::{Arc, Mutex};
+
+use serde::{Deserialize, Serialize};
+
+/// Raw bytes a page gathers before it is compressed: lz4 looks back at most 64 KB, so a page
+/// of twice that loses little to its cold start, and reading one file decompresses at most
+/// this much (more only for a file larger than a page, which has a page of its own).
+pub const PAGE_BYTES: usize = 128 * 1024;
+
+/// Decompressed pages kept for the next reads (files are mostly read near one another: a
+/// file's symbols one after another, every file in path order).
+const CACHED_PAGES: usize = 8;
+
+/// Replaced and removed bytes tolerated before the pages are packed again: at most this share
+/// of the live bytes (and always up to `PAGE_BYTES` * `CACHED_PAGES`).
+const DEAD_SHARE: u64 = 2;
+
+/// Where one file's text lies: its page (the open page when it equals the page count) and
+/// its bytes there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+struct Place {
+    page: u32,
+    start: u32,
+    len: u32,
+}
+
+/// One full page: its texts one after another, lz4-compressed as a block.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Page {
+    raw_len: u32,
+    #[serde(with = "serde_bytes")]
+    packed: Vec<u8>,
+}
+
+/// One file's text as read from the store (it shares its decompressed page).
+#[derive(Clone)]
+pub struct Text {
+    page: Arc<String>,
+    start: usize,
+    end: usize,
+}
+
+impl std::ops::Deref for Text {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        self.page.get(self.start..self.end).unwrap_or_default()
+    }
+}
+
+impl AsRef<str> for Text {
+    fn as_ref(&self) -> &str {
+        self
+    }
+}
+
+impl std::fmt::Debug for Text {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&**self, f)
+    }
+}
+
+impl PartialEq<str> for Text {
+    fn eq(&self, other: &str) -> bool {
+        **self == *other
+    }
+}
+
+impl PartialEq<&str> for Text {
+    fn eq(&self, other: &&str) -> bool {
+        **self == **other
+    }
+}
+
+/// Every kept file's text by path, compressed in pages. Reads decompress a page (the last
+/// `CACHED_PAGES` stay decompressed); the page being filled stays raw until it is full.
+#[derive(Default, Serialize, Deserialize)]
+pub struct Sources {
+    places: BTreeMap<String, Place>,
+    pages: Vec<Page>,
+    open: String,
+    /// Raw bytes of the texts paths point to.
+    live: u64,
+    /// Raw bytes in pages that no path points to any more (replaced or removed files).
+    dead: u64,
+    #[serde(skip)]
+    cache: Mutex<VecDeque<(u32, Arc<String>)>>,
+}
+
+impl Clone for Sources {
+    fn clone(&self) -> Sources {
+        Sources {
+            places: self.places.clone(),
+            pages: self.pages.clone(),
+            open: self.open.clone(),
+            live: self.live,
+            dead: self.dead,
+            cache: Mutex::default(),
+        }
+    }
+}
+
+impl std::fmt::Debug for Sources {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Sources")
+            .field("files", &self.places.len())
+            .field("pages", &self.pages.len())
+            .field("packed_bytes", &self.packed_bytes())
+            .finish()
+    }
+}
+
+impl PartialEq for Sources {
+    fn eq(&self, other: &Sources) -> bool {
+        self.len() == other.len()
+            && self
+                .iter()
+                .zip(other.iter())
+                .all(|((p, a), (q, b))| p == q && *a == *b)
+    }
+}
+
+impl<P: Into<String>, T: Into<String>> FromIterator<(P, T)> for Sources {
+    fn from_iter<I: IntoIterator<Item = (P, T)>>(iter: I) -> Sources {
+        let mut sources = Sources::new();
+        for (path, text) in iter {
+            sources.insert(path.into(), text.into());
+        }
+        sources
+    }
+}
+
+impl Sources {
+    /// No texts.
+    pub fn new() -> Sources {
+        Sources::default()
+    }
+
+    /// How many files it holds.
+    pub fn len(&self) -> usize {
+        self.places.len()
+    }
+
+    /// Whether it holds no file.
+    pub fn is_empty(&self) -> bool {
+        self.places.is_empty()
+    }
+
+    /// Whether it holds a text for `path`.
+    pub fn contains_key(&self, path: &str) -> bool {
+        self.places.contains_key(path)
+    }
+
+    /// Every path it holds, in order.
+    pub fn keys(&self) -> impl Iterator<Item = &String> {
+        self.places.keys()
+    }
+
+    /// The length in bytes of `path`'s text, without reading it.
+    pub fn len_of(&self, path: &str) -> Option<usize> {
+        self.places.get(path).map(|p| p.len as usize)
+    }
+
+    /// The bytes its texts take as held: compressed pages and the raw open page.
+    pub fn packed_bytes(&self) -> usize {
+        self.pages.iter().map(|p| p.packed.len()).sum::<usize>() + self.open.len()
+    }
+
+    /// The bytes of its texts uncompressed.
+    pub fn raw_bytes(&self) -> usize {
+        self.live as usize
+    }
+
+    /// Keeps `text` as `path`'s text (replacing any earlier one).
+    pub fn insert(&mut self, path: String, text: String) {
+        self.forget(&path);
+        let Ok(len) = u32::try_from(text.len()) else {
+            return;
+        };
+        let place = Place {
+            page: self.pages.len() as u32,
+            start: self.open.len() as u32,
+            len,
+        };
+        self.open.push_str(&text);
+        self.places.insert(path, place);
+        self.live += len as u64;
+        if self.open.len() >= PAGE_BYTES {
+            self.seal();
+        }
+        self.pack_if_wasteful();
+    }
+
+    /// Drops `path`'s text; whether it held one.
+    pub fn remove(&mut self, path: &str) -> bool {
+        let held = self.forget(path);
+        self.pack_if_wasteful();
+        held
+    }
+
+    /// `path`'s text.
+    pub fn get(&self, path: &str) -> Option<Text> {
+        self.places.get(path).and_then(|&place| self.read(place))
+    }
+
+    /// `path` as stored, and its text.
+    pub fn get_key_value(&self, path: &str) -> Option<(&String, Text)> {
+        let (key, &place) = self.places.get_key_value(path)?;
+        Some((key, self.read(place)?))
+    }
+
+    /// Every path and its text, in path order.
+    pub fn iter(&self) -> impl Iterator<Item = (&String, Text)> {
+        self.places
+            .iter()
+            .filter_map(|(path, &place)| Some((path, self.read(place)?)))
+    }
+
+    /// Every text, in path order.
+    pub fn values(&self) -> impl Iterator<Item = Text> {
+        self.iter().map(|(_, text)| text)
+    }
+
+    /// Whether every path points into its page (a store read back from outside is checked
+    /// before use; a page whose bytes are damaged reads as no text).
+    pub(crate) fn is_consistent(&self) -> bool {
+        self.places.values().all(|place| {
+            let raw_len = match self.pages.get(place.page as usize) {
+                Some(page) => page.raw_len as u64,
+                None if place.page as usize == self.pages.len() => self.open.len() as u64,
+                None => return false,
+            };
+            place.start as u64 + place.len as u64 <= raw_len
+        }) && self.live == self.places.values().map(|p| p.len as u64).sum::<u64>()
+    }
+
+    fn forget(&mut self, path: &str) -> bool {
+        match self.places.remove(path) {
+            Some(old) => {
+                self.live -= old.len as u64;
+                self.dead += old.len as u64;
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn seal(&mut self) {
+        if self.open.is_empty() {
+            return;
+        }
+        let raw = std::mem::take(&mut self.open);
+        self.pages.push(Page {
+            raw_len: raw.len() as u32,
+            packed: lz4_flex::block::compress(raw.as_bytes()),
+        });
+    }
+
+    /// Packs the live texts again when replaced and removed ones take too much room.
+    fn pack_if_wasteful(&mut self) {
+        let slack = (PAGE_BYTES * CACHED_PAGES) as u64;
+        if self.dead <= slack || self.dead <= self.live / DEAD_SHARE {
+            return;
+        }
+        let mut packed = Sources::new();
+        for (path, text) in self.iter() {
+            packed.open.push_str(&text);
+            let place = Place {
+                page: packed.pages.len() as u32,
+                start: (packed.open.len() - text.len()) as u32,
+                len: text.len() as u32,
+            };
+            packed.places.insert(path.clone(), place);
+            packed.live += text.len() as u64;
+            if packed.open.len() >= PAGE_BYTES {
+                packed.seal();
+            }
+        }
+        *self = packed;
+    }
+
+    fn read(&self, place: Place) -> Option<Text> {
+        let start = place.start as usize;
+        let end = start + place.len as usize;
+        if place.page as usize == self.pages.len() {
+            let text = self.open.get(start..end)?;
+            return Some(Text {
+                end: text.len(),
+                page: Arc::new(text.to_owned()),
+                start: 0,
+            });
+        }
+        let page = self.page(place.page)?;
+        page.get(start..end)?;
+        Some(Text { page, start, end })
+    }
+
+    fn page(&self, index: u32) -> Option<Arc<String>> {
+        let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(at) = cache.iter().position(|(i, _)| *i == index) {
+            let hit = cache.remove(at)?;
+            let page = hit.1.clone();
+            cache.push_front(hit);
+            return Some(page);
+        }
+        let stored = self.pages.get(index as usize)?;
+        let raw = lz4_flex::block::decompress(&stored.packed, stored.raw_len as usize).ok()?;
+        let page = Arc::new(String::from_utf8(raw).ok()?);
+        if cache.len() == CACHED_PAGES {
+            cache.pop_back();
+        }
+        cache.push_front((index, page.clone()));
+        Some(page)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text_of(n: usize) -> String {
+        format!("fn f{n}() {{ return {n}; }}\n").repeat(n % 50 + 1)
+    }
+
+    #[test]
+    fn texts_read_back_as_written_across_pages() {
+        let mut sources = Sources::new();
+        let mut plain = BTreeMap::new();
+        for n in 0..3000 {
+            let path = format!("src/{:04}.rs", (n * 7919) % 3000);
+            sources.insert(path.clone(), text_of(n));
+            plain.insert(path, text_of(n));
+        }
+        assert!(sources.pages.len() > 10, "{} pages", sources.pages.len());
+        assert_eq!(sources.len(), plain.len());
+        for (path, text) in &plain {
+            assert_eq!(sources.get(path).as_deref(), Some(text.as_str()));
+            assert_eq!(sources.len_of(path), Some(text.len()));
+        }
+        let listed: Vec<(String, String)> = sources
+            .iter()
+            .map(|(p, t)| (p.clone(), t.to_string()))
+            .collect();
+        let expected: Vec<(String, String)> = plain.into_iter().collect();
+        assert_eq!(listed, expected);
+        assert!(sources.packed_bytes() * 3 < sources.raw_bytes());
+    }
+
+    #[test]
+    fn replaced_and_removed_texts_give_their_room_back() {
+        let mut sources = Sources::new();
+        let big = "x = 1\n".repeat(PAGE_BYTES / 6);
+        for round in 0..40 {
+            sources.insert("a.py".into(), format!("{big}{round}"));
+        }
+        assert_eq!(
+            sources.get("a.py").as_deref(),
+            Some(format!("{big}39").as_str())
+        );
+        assert!(
+            sources.raw_bytes() + (PAGE_BYTES * (CACHED_PAGES + 2))
+                > sources
+                    .pages
+                    .iter()
+                    .map(|p| p.raw_len as usize)
+                    .sum::<usize>()
+                    + sources.open.len()
+        );
+        assert!(sources.remove("a.py"));
+        assert!(!sources.remove("a.py"));
+        assert_eq!(sources.get("a.py").map(|t| t.to_string()), None);
+        assert!(sources.is_empty());
+    }
+
+    #[test]
+    fn a_store_read_back_is_the_same_and_a_damaged_one_reads_no_text() {
+        let sources: Sources = (0..500).map(|n| (format!("f{n}.c"), text_of(n))).collect();
+        let blob = postcard::to_allocvec(&sources).unwrap();
+        let back: Sources = postcard::from_bytes(&blob).unwrap();
+        assert!(back.is_consistent());
+        assert_eq!(back, sources);
+
+        let mut broken = back.clone();
+        broken.places.insert(
+            "far.c".into(),
+            Place {
+                page: 99,
+                start: 0,
+                len: 1,
+            },
+        );
+        assert!(!broken.is_consistent());
+
+        let mut damaged = back.clone();
+        let page = &mut damaged.pages[0];
+        page.packed.truncate(page.packed.len() / 2);
+        let first = damaged.keys().next().unwrap().clone();
+        assert!(damaged.get(&first).is_none());
+    }
+}
