@@ -429,9 +429,12 @@ impl SearchIndex {
             .iter()
             .any(|t| TEST_WORDS.contains(&t.as_str()));
         if !about_tests && self.tests > 0 {
-            // Production code first, tests after it, each best first (a stable sort); the
-            // scores stay what they were.
-            hits.sort_by_key(|hit| self.is_test(hit.node));
+            // Production code first, tests after it, each best first (a stable partition);
+            // the scores stay what they were.
+            let (mut production, tests): (Vec<Hit>, Vec<Hit>) =
+                hits.into_iter().partition(|hit| !self.is_test(hit.node));
+            production.extend(tests);
+            hits = production;
         }
         Some(hits)
     }
@@ -505,7 +508,11 @@ impl SearchIndex {
 
     /// BM25 hits for a free-text query; `filter` keeps the nodes it accepts.
     pub fn search(&self, query: &str, filter: &dyn Fn(u32) -> bool) -> Vec<Hit> {
-        let mut scores: HashMap<u32, f64> = HashMap::default();
+        // Scores by node in one dense table (a common word's postings reach a good share of a
+        // large graph's nodes, where a hash map's inserts cost most of the query), with the
+        // nodes touched in order.
+        let mut scores: Vec<f64> = vec![0.0; self.docs.len()];
+        let mut touched: Vec<u32> = Vec::new();
         let n = self.indexed.max(1) as f64;
         for term in dedup(tokens(query)) {
             for (matched, factor) in self.expand(&term) {
@@ -515,22 +522,33 @@ impl SearchIndex {
                     let len = self.doc_len(doc) as f64;
                     let tf = tf as f64;
                     let s = idf * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * len / self.avg_len));
-                    *scores.entry(doc).or_insert(0.0) += s * factor;
+                    let Some(score) = scores.get_mut(doc as usize) else {
+                        continue;
+                    };
+                    if *score == 0.0 {
+                        touched.push(doc);
+                    }
+                    *score += s * factor;
                 }
             }
         }
         let whole = query.trim().to_lowercase();
         if let Some(exact) = self.names.get(&whole) {
             for &doc in exact {
-                if let Some(s) = scores.get_mut(&doc) {
+                if let Some(s) = scores.get_mut(doc as usize) {
                     *s *= EXACT_NAME_BOOST;
                 }
             }
         }
-        let mut hits: Vec<Hit> = scores
+        touched.sort_unstable();
+        touched.dedup();
+        let mut hits: Vec<Hit> = touched
             .into_iter()
-            .filter(|(node, _)| filter(*node))
-            .map(|(node, score)| Hit { node, score })
+            .filter(|&node| filter(node))
+            .filter_map(|node| {
+                let score = *scores.get(node as usize)?;
+                Some(Hit { node, score })
+            })
             .collect();
         sort_hits(&mut hits);
         hits
@@ -604,7 +622,7 @@ impl SearchIndex {
 
 /// Best first; ties by node id, so equal scores rank the same way every time.
 fn sort_hits(hits: &mut [Hit]) {
-    hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.node.cmp(&b.node)));
+    hits.sort_unstable_by(|a, b| b.score.total_cmp(&a.score).then(a.node.cmp(&b.node)));
 }
 
 /// `v` scaled to unit length, with its length; `None` for a zero vector.
