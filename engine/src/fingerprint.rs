@@ -74,6 +74,9 @@ fn symbol_hash(node: &NodeRef, text: Option<(&str, &[usize])>) -> u64 {
     hasher.finish()
 }
 
+/// A file's text with the byte offset of each line's start.
+type Lines = (Text, Vec<usize>);
+
 impl Fingerprint {
     /// Takes the fingerprint of a graph and its files' text.
     pub fn of(graph: &Graph, sources: &Sources, saved_ms: f64) -> Fingerprint {
@@ -82,7 +85,7 @@ impl Fingerprint {
             .map(|(path, text)| (path.clone(), hash_of(&*text)))
             .collect();
         // One file's text and line starts at a time: symbols come file by file.
-        let mut current: Option<(&str, Option<(Text, Vec<usize>)>)> = None;
+        let mut current: Option<(&str, Option<Lines>)> = None;
         let mut symbols = BTreeMap::new();
         for n in graph.nodes().filter(|n| n.kind().is_symbol()) {
             if current.as_ref().map(|c| c.0) != Some(n.file()) {

@@ -310,14 +310,15 @@ impl ParsePool {
                 break;
             };
             let parsed = parse_files(files);
-            let mut pool = self.pool.borrow_mut();
-            for one in parsed {
-                pool.filtered.take_parsed(one);
+            {
+                let mut pool = self.pool.borrow_mut();
+                for one in parsed {
+                    pool.filtered.take_parsed(one);
+                }
+                if let Some(slot) = pool.results.get_mut(chunk) {
+                    *slot = true;
+                }
             }
-            if let Some(slot) = pool.results.get_mut(chunk) {
-                *slot = true;
-            }
-            drop(pool);
             let (done, total) = self.counts();
             progress(done, total);
             yield_to_events().await;
