@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Call-graph accuracy: indexes a corpus with a type-checker-based SCIP indexer (from npm, rustup, or
 # for Go scripts/oracle/go_scip.go on Go's own type checker, for Java scripts/oracle/JavaScip.java
-# on javac's attribution, for C scripts/oracle/c_scip.py on clang's) and compares Nexus's CALLS edges with it.
+# on javac's attribution, for C scripts/oracle/c_scip.py on clang's, for C# scripts/oracle/cs_scip.py
+# on the IL Mono's C# compiler emits, for PHP scripts/oracle/php_scip.py on Intelephense's) and
+# compares Nexus's CALLS edges with it.
 # Usage: scripts/accuracy.sh CORPUS [--examples N]
 #   django    Python: Django 5.1.4 (framework, class-based views, ORM)
 #   pydantic  Python: pydantic 2.10.6 (fully typed: overloads, TYPE_CHECKING, generics)
@@ -33,14 +35,24 @@
 #             large file, a class hierarchy with virtual bases, free helpers)
 #   kiwi      C++, held out: kiwisolver 1.4.7's sdist, its header-only solver and the Python
 #             binding that calls it (templates and shared-data handles in headers)
+#   newtonsoft  C#: Newtonsoft.Json 6.0.8 from its Debian source (a serializer: deep class
+#             hierarchies with overrides, generics, extension methods on strings and types)
+#   dbussharp C#, held out: dbus-sharp 0.8.1 from its Debian source (a protocol library:
+#             message readers and writers, proxies built with Reflection.Emit, Mono's style)
+#   commonmark  PHP: league/commonmark 2.3.9 from Debian's php-league-commonmark (a Markdown
+#             parser: namespaces, interfaces, typed properties and parameters, small classes)
+#   purifier  PHP, held out: HTML Purifier 4.11.0 from Debian's php-htmlpurifier (an HTML
+#             filter: no namespaces, PEAR-style class names, types in doc comments, require)
+#   phpparser PHP, held out: nikic/PHP-Parser 4.15.4 from Debian's php-parser (a parser: a
+#             deep node class hierarchy, visitors, builders, a generated parser table)
 #   all       every corpus above, one after another
 # Caches the indexers, corpora and indexes in $NEXUS_ACCURACY (default ~/.cache/nexus-accuracy).
 set -euo pipefail
-corpus=${1:?usage: scripts/accuracy.sh django|pydantic|sphinx|ts|effect|tokio|goldmark|yaml|toml|lang3|collections|jsoup|brotli|cmark|lua|crypto|leveldb|marisa|clipper|kiwi|all [--examples N]}
+corpus=${1:?usage: scripts/accuracy.sh django|pydantic|sphinx|ts|effect|tokio|goldmark|yaml|toml|lang3|collections|jsoup|brotli|cmark|lua|crypto|leveldb|marisa|clipper|kiwi|newtonsoft|dbussharp|commonmark|purifier|phpparser|all [--examples N]}
 shift
 repo=$(cd "$(dirname "$0")/.." && pwd)
 if [ "$corpus" = all ]; then
-  for one in django pydantic sphinx ts effect tokio goldmark yaml toml lang3 collections jsoup brotli cmark lua crypto leveldb marisa clipper kiwi; do
+  for one in django pydantic sphinx ts effect tokio goldmark yaml toml lang3 collections jsoup brotli cmark lua crypto leveldb marisa clipper kiwi newtonsoft dbussharp commonmark purifier phpparser; do
     printf '\n===== %s\n' "$one"
     "$0" "$one" "$@"
   done
@@ -49,7 +61,7 @@ fi
 cache=${NEXUS_ACCURACY:-$HOME/.cache/nexus-accuracy}
 tools="$cache/tools"
 mkdir -p "$tools"
-case "$corpus" in goldmark|yaml|toml|lang3|collections|jsoup|brotli|cmark|lua|crypto|leveldb|marisa|clipper|kiwi) needs_npm=false ;; *) needs_npm=true ;; esac
+case "$corpus" in goldmark|yaml|toml|lang3|collections|jsoup|brotli|cmark|lua|crypto|leveldb|marisa|clipper|kiwi|dbussharp|newtonsoft|commonmark|purifier|phpparser) needs_npm=false ;; *) needs_npm=true ;; esac
 if $needs_npm && { [ ! -x "$tools/node_modules/.bin/scip-python" ] \
   || [ ! -x "$tools/node_modules/.bin/scip-typescript" ]; }; then
   echo "installing the SCIP indexers into $tools" >&2
@@ -290,7 +302,73 @@ JSON
       /usr/bin/python3 "$oracle" -root "$root" -output "$index" -lang "$lang" "${defines[@]}" >&2
     fi
     prefix= ;;
-  *) echo "unknown corpus: $corpus (django | pydantic | sphinx | ts | effect | tokio | goldmark | yaml | toml | lang3 | collections | jsoup | brotli | cmark | lua | crypto | leveldb | marisa | clipper | kiwi | all)" >&2; exit 2 ;;
+  dbussharp|newtonsoft)  # C#: a library's sources from its Debian source, bound by Mono's C# compiler
+    pool=http://deb.debian.org/debian/pool/main
+    case "$corpus" in
+      dbussharp) name=dbus-sharp dir=d version=0.8.1 top=dbus-sharp-0.8.1/src strip=2
+        sha=0866c001f2d6e01a6f1b4d080db08d25ba1422e34c7d03020e0e70f3de3a9859
+        refs=(-ref Mono.Posix) ;;
+      newtonsoft) name=newtonsoft-json dir=n version=6.0.8+dfsg
+        top=newtonsoft-json-6.0.8/Src/Newtonsoft.Json strip=3
+        sha=3b7c77da971bbe1c6fdbb5cbb634d106a86aa30c82647abd9b23d2f31be0c630
+        refs=(-ref System.Runtime.Serialization -ref System.Xml -ref System.Xml.Linq
+          -ref System.Data -ref System.Numerics -ref Microsoft.CSharp -ref System.Core) ;;
+    esac
+    debs=(mono-mcs libmono-cecil-cil libmono-posix4.0-cil libmono-system-runtime-serialization4.0-cil
+      libmono-system-xml-linq4.0-cil libmono-system-data4.0-cil libmono-system-numerics4.0-cil
+      libmono-microsoft-csharp4.0-cil libmono-system-core4.0-cil)
+    if ! dpkg -s "${debs[@]}" >/dev/null 2>&1; then
+      echo "installing Mono's C# compiler and Mono.Cecil" >&2
+      apt-get install -y "${debs[@]}" >&2 || { apt-get update >&2 && apt-get install -y "${debs[@]}" >&2; }
+    fi
+    root="$cache/$corpus-$version"
+    if [ ! -d "$root" ]; then
+      tarball="$cache/${name}_$version.orig.tar.gz"
+      [ -s "$tarball" ] || curl -sSf -o "$tarball" "$pool/$dir/$name/${name}_$version.orig.tar.gz"
+      echo "$sha  $tarball" | sha256sum -c --quiet - >&2
+      mkdir -p "$root"
+      tar xzf "$tarball" -C "$root" --strip-components="$strip" "$top"
+    fi
+    index="$cache/$corpus-$version.scip"
+    oracle="$repo/scripts/oracle/cs_scip.py"
+    if [ ! -s "$index" ] || [ "$oracle" -nt "$index" ] || [ "$repo/scripts/oracle/CsIl.cs" -nt "$index" ]; then
+      /usr/bin/python3 "$oracle" -root "$root" -output "$index" "${refs[@]}" >&2
+    fi
+    prefix= ;;
+  commonmark|purifier|phpparser)  # PHP: Debian's packages of pure-PHP libraries, read by Intelephense
+    case "$corpus" in
+      commonmark) package=php-league-commonmark version=2.3.9 debian=2.3.9-1+deb12u1 folder=League/CommonMark ;;
+      purifier) package=php-htmlpurifier version=4.11.0 debian=4.11.0-1 folder=. ;;
+      phpparser) package=php-parser version=4.15.4 debian=4.15.4-1 folder=PhpParser ;;
+    esac
+    for needed in php:php-cli /usr/share/php/PhpParser/autoload.php:php-parser; do
+      if ! command -v "${needed%%:*}" >/dev/null && [ ! -e "${needed%%:*}" ]; then
+        echo "installing ${needed#*:} (Debian)" >&2
+        apt-get install -y -q "${needed#*:}" >&2
+      fi
+    done
+    if [ ! -s "$tools/node_modules/intelephense/lib/intelephense.js" ]; then
+      echo "installing Intelephense into $tools" >&2
+      [ -f "$tools/package.json" ] || (cd "$tools" && npm init -y >/dev/null)
+      (cd "$tools" && npm install --no-audit --no-fund --silent intelephense@1.18.5 >&2)
+    fi
+    root="$cache/$corpus-$version"
+    if [ ! -d "$root" ]; then
+      unpacked=$(mktemp -d)
+      (cd "$unpacked" && apt-get download "$package=$debian" >&2 && dpkg-deb -x ./*.deb x)
+      mkdir -p "$root"
+      cp -r "$unpacked/x/usr/share/php/$folder/." "$root/"
+      rm -rf "$unpacked"
+      find "$root" -type f ! -name '*.php' -delete
+    fi
+    index="$cache/$corpus-$version.scip"
+    oracle="$repo/scripts/oracle/php_scip.py"
+    if [ ! -s "$index" ] || [ "$oracle" -nt "$index" ]; then
+      /usr/bin/python3 "$oracle" -root "$root" -output "$index" \
+        -server "$tools/node_modules/intelephense/lib/intelephense.js" >&2
+    fi
+    prefix= ;;
+  *) echo "unknown corpus: $corpus (django | pydantic | sphinx | ts | effect | tokio | goldmark | yaml | toml | lang3 | collections | jsoup | brotli | cmark | lua | crypto | leveldb | marisa | clipper | kiwi | newtonsoft | dbussharp | commonmark | purifier | phpparser | all)" >&2; exit 2 ;;
 esac
 cd "$repo"
-cargo run --quiet --release -p nexus-accuracy -- --scip "$index" --root "$root" --prefix "$prefix" "$@"
+cargo run --quiet --release -p nexus-accuracy --bin nexus-accuracy -- --scip "$index" --root "$root" --prefix "$prefix" "$@"

@@ -54,7 +54,7 @@ if ! have_version wasm-pack "$WASM_PACK_VERSION"; then
 fi
 
 if [ ! -d tests/js/node_modules ] || [ tests/js/package-lock.json -nt tests/js/node_modules/.package-lock.json ]; then
-  log "npm: installing test packages (MCP Inspector CLI, reference MCP servers)"
+  log "npm: installing test packages (MCP Inspector, MCP conformance suite, reference MCP servers, Node 22)"
   (cd tests/js && npm ci --no-audit --no-fund --loglevel=error >&2)
 fi
 # The Python MCP server of the host tests, pinned, in a project-local venv: no root, and Debian's

@@ -16,6 +16,7 @@ step "format and lint"
 df -h . >&2
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
+cargo clippy -p nexus-bridge --features conformance-fixtures --all-targets --locked -- -D warnings
 cargo clippy -p nexus-engine -p nexus-tools -p nexus-web --target wasm32-unknown-unknown --all-targets --locked -- -D warnings
 
 step "build the web UI, the bridge and the test servers"
@@ -24,6 +25,8 @@ trunk build >&2
 # no page can load (the worker dies before its first message): name it here, not in a timeout.
 node scripts/wasm-imports.mjs dist/*.wasm
 cargo build --locked -p nexus-bridge -p nexus-e2e --bins
+# The bridge with the MCP conformance suite's fixtures (tests/e2e/conformance.rs; never released).
+cargo build --locked -p nexus-bridge --features conformance-fixtures --bin nexus-bridge-conformance
 
 # Binaries land in cargo's target folder (CARGO_TARGET_DIR when set); the e2e tests find the
 # bridge through NEXUS_BRIDGE_BIN.

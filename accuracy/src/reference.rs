@@ -517,9 +517,11 @@ pub fn derive(index: &Index, texts: &Texts<'_>, fallback: &Extents) -> (Referenc
             .position_encoding
             .enum_value()
             .unwrap_or(PositionEncoding::UnspecifiedPositionEncoding);
-        // C and C++ code often writes a space between a function's name and its arguments (`f (x)`).
-        let spaced =
-            doc.language.eq_ignore_ascii_case("c") || doc.language.eq_ignore_ascii_case("cpp");
+        // C, C++ and C# code often writes a space between a function's name and its arguments
+        // (`f (x)`, Mono's style).
+        let spaced = ["c", "cpp", "csharp"]
+            .iter()
+            .any(|l| doc.language.eq_ignore_ascii_case(l));
         for occ in &doc.occurrences {
             if occ.symbol_roles & SymbolRole::Definition as i32 != 0 {
                 continue;

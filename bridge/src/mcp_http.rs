@@ -1,5 +1,5 @@
-//! `/mcp`: the stdio server's handler (`mcp.rs`) over Streamable HTTP, stateless, on the hub's
-//! port, behind the user's MCP bearer token (`mcp-token`, 0600, in the data folder).
+//! `/mcp`: the stdio server's handler (`mcp.rs`) over Streamable HTTP (stateless at 2026-07-28),
+//! on the hub's port, behind the user's MCP bearer token (`mcp-token`, 0600, in the data folder).
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -38,26 +38,34 @@ pub fn load_token() -> Result<Token, String> {
     token_path().and_then(|path| secret::load_or_create(&path))
 }
 
-/// The Streamable HTTP service: one handler per request over state shared by all of them (the
-/// tools session and the pending confirmations), no sessions, JSON answers unless the call
-/// streams progress. `Host` and `Origin` are checked by the hub's guards, not by rmcp.
+/// What answers `/mcp`: Nexus's handler, with the conformance suite's fixtures in front in the
+/// test build that has them.
+#[cfg(not(feature = "conformance-fixtures"))]
+pub type Handler = NexusMcp;
+#[cfg(feature = "conformance-fixtures")]
+pub type Handler = crate::conformance::Fixtures;
+
+/// The Streamable HTTP service: one handler per request (per session for clients before
+/// 2026-07-28) over state shared by all of them (the tools session and the pending
+/// confirmations), JSON answers unless the call streams progress. `Host` and `Origin` are checked by the hub's guards, not by rmcp.
 pub fn service(
     relay: Arc<Relay>,
     host: Arc<Host>,
-) -> StreamableHttpService<NexusMcp, LocalSessionManager> {
+) -> StreamableHttpService<Handler, LocalSessionManager> {
     let shared = Shared::new("http");
     let config = StreamableHttpServerConfig::default()
-        .with_legacy_session_mode(false)
+        // Clients before 2026-07-28 get a session (`Mcp-Session-Id`), so a call can ask them
+        // something (elicitation) and read the answer they post back; 2026-07-28 is stateless.
+        .with_legacy_session_mode(true)
         .with_json_response(true)
         .disable_allowed_hosts()
         .disable_allowed_origins();
     StreamableHttpService::new(
         move || {
-            Ok(NexusMcp::with_shared(
-                relay.clone(),
-                host.clone(),
-                shared.clone(),
-            ))
+            let handler = NexusMcp::with_shared(relay.clone(), host.clone(), shared.clone());
+            #[cfg(feature = "conformance-fixtures")]
+            let handler = crate::conformance::Fixtures::from(handler);
+            Ok(handler)
         },
         Default::default(),
         config,

@@ -8,7 +8,7 @@ use super::facts::FileFacts;
 use super::filter::{DEFAULT_MAX_FILE_BYTES, Filter, Skip};
 use super::graph::{Graph, NodeKind};
 use super::lang::Lang;
-use super::resolve::{ResolveStats, build_graph};
+use super::resolve::{ResolveMemo, ResolveStats, build_graph_kept};
 use super::workspace::{Entry, Workspace, content_hash};
 use super::{community, process, summary};
 
@@ -487,15 +487,17 @@ pub fn finish_workspace(
     if !progress(Phase::Parse, facts.len(), facts.len()) {
         return Err(Cancelled);
     }
-    let ws = Workspace::from_index(project, sources, entries, secrets, gitignores, facts);
-    let (graph, resolve, phase_ms) = build(project, ws.facts(), clock, progress)?;
+    let mut ws = Workspace::from_index(project, sources, entries, secrets, gitignores, facts);
+    let (graph, resolve, phase_ms, memo) = build(project, ws.facts(), clock, progress)?;
+    ws.keep_resolution(memo);
     stats.resolve = resolve;
     stats.phase_ms.extend(phase_ms);
     Ok((graph, stats, ws))
 }
 
-/// A graph built from facts, with resolution's counts and each phase's milliseconds.
-pub(crate) type Built = (Graph, ResolveStats, Vec<(Phase, f64)>);
+/// A graph built from facts, with resolution's counts, each phase's milliseconds and what the
+/// next resolution of these files keeps.
+pub(crate) type Built = (Graph, ResolveStats, Vec<(Phase, f64)>, ResolveMemo);
 
 /// The graph of a project from its files' facts (in path order, stand-ins marked): resolution,
 /// communities, processes and summaries, timing each phase.
@@ -506,7 +508,7 @@ pub(crate) fn build(
     progress: Progress,
 ) -> Result<Built, Cancelled> {
     let started = clock();
-    let (graph, resolve, layers) = resolve_edges(project, facts);
+    let (graph, resolve, layers, memo, _) = resolve_edges(project, facts, None, &[]);
     let resolved = clock();
     if !progress(Phase::Resolve, 1, 1) {
         return Err(Cancelled);
@@ -519,15 +521,23 @@ pub(crate) fn build(
         }
     }
     phase_ms.extend(layer_ms);
-    Ok((graph, resolve, phase_ms))
+    Ok((graph, resolve, phase_ms, memo))
 }
 
 /// Resolution alone: the graph's folders, files, symbols and edges, without the layers computed
-/// from them (communities, processes, summaries), which [`Layers::add_to`] adds.
-pub(crate) fn resolve_edges(project: &str, facts: &[FileFacts]) -> (Graph, ResolveStats, Layers) {
-    let (graph, resolve) = build_graph(project, facts);
+/// from them (communities, processes, summaries), which [`Layers::add_to`] adds. From an earlier
+/// resolution of the same project before the `changed` paths changed (`None`: every file), files
+/// whose calls and references read nothing that changed keep their edges (equal to a full
+/// resolution). Also gives what the next resolution keeps and how many files were resolved.
+pub(crate) fn resolve_edges(
+    project: &str,
+    facts: &[FileFacts],
+    earlier: Option<ResolveMemo>,
+    changed: &[String],
+) -> (Graph, ResolveStats, Layers, ResolveMemo, usize) {
+    let (graph, resolve, memo, resolved) = build_graph_kept(project, facts, earlier, changed);
     let decorated = decorated_entries(&graph, facts);
-    (graph, resolve, Layers { decorated })
+    (graph, resolve, Layers { decorated }, memo, resolved)
 }
 
 /// What is left to compute on a graph of edges (see [`resolve_edges`]): its communities, its

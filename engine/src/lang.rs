@@ -24,11 +24,15 @@ pub enum Lang {
     C,
     /// C++ (`.h` headers whose text is C++: `Lang::of_source`).
     Cpp,
+    /// C#.
+    CSharp,
+    /// PHP (HTML around `<?php … ?>` is text).
+    Php,
 }
 
 impl Lang {
     /// Every language, in display order.
-    pub const ALL: [Lang; 9] = [
+    pub const ALL: [Lang; 11] = [
         Lang::Python,
         Lang::JavaScript,
         Lang::TypeScript,
@@ -38,6 +42,8 @@ impl Lang {
         Lang::Java,
         Lang::C,
         Lang::Cpp,
+        Lang::CSharp,
+        Lang::Php,
     ];
 
     /// The language of a path, from its extension; `None` for files Nexus does not parse.
@@ -55,6 +61,8 @@ impl Lang {
             "cc" | "cpp" | "cxx" | "c++" | "hpp" | "hh" | "hxx" | "h++" | "ipp" | "tpp" => {
                 Lang::Cpp
             }
+            "cs" => Lang::CSharp,
+            "php" => Lang::Php,
             _ => return None,
         })
     }
@@ -83,6 +91,8 @@ impl Lang {
             Lang::Java => "java",
             Lang::C => "c",
             Lang::Cpp => "cpp",
+            Lang::CSharp => "csharp",
+            Lang::Php => "php",
         }
     }
 
@@ -98,6 +108,8 @@ impl Lang {
             Lang::Java => tree_sitter_java::LANGUAGE.into(),
             Lang::C => tree_sitter_c::LANGUAGE.into(),
             Lang::Cpp => tree_sitter_cpp::LANGUAGE.into(),
+            Lang::CSharp => tree_sitter_c_sharp::LANGUAGE.into(),
+            Lang::Php => tree_sitter_php::LANGUAGE_PHP.into(),
         }
     }
 
@@ -109,6 +121,12 @@ impl Lang {
     /// C and C++ share `#include` resolution and see each other's headers.
     pub fn is_c_family(self) -> bool {
         matches!(self, Lang::C | Lang::Cpp)
+    }
+
+    /// Java and C# share the resolver's class rules: a package (namespace) spread over files,
+    /// implicit `this`, static imports (`using static`), overloads picked by argument count.
+    pub fn is_java_family(self) -> bool {
+        matches!(self, Lang::Java | Lang::CSharp)
     }
 }
 
@@ -153,6 +171,8 @@ mod tests {
         assert_eq!(Lang::of_path("src/util.c"), Some(Lang::C));
         assert_eq!(Lang::of_path("src/db.cc"), Some(Lang::Cpp));
         assert_eq!(Lang::of_path("include/a.hpp"), Some(Lang::Cpp));
+        assert_eq!(Lang::of_path("src/Cart.cs"), Some(Lang::CSharp));
+        assert_eq!(Lang::of_path("src/Cart.php"), Some(Lang::Php));
         assert_eq!(Lang::of_path("README"), None);
         assert_eq!(Lang::of_path("a.tar.gz"), None);
     }

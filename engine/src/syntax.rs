@@ -83,7 +83,12 @@ fn whole_class(kind: &str) -> Option<Class> {
         | "char_literal"
         | "character_literal"
         | "text_block"
-        | "rune_literal" => Some(Class::String),
+        | "verbatim_string_literal"
+        | "interpolated_string_expression"
+        | "rune_literal"
+        | "encapsed_string"
+        | "heredoc"
+        | "nowdoc" => Some(Class::String),
         _ => None,
     }
 }
@@ -101,11 +106,11 @@ fn leaf_class(node: Node) -> Option<Class> {
         return Some(Class::Number);
     }
     match kind {
-        "true" | "false" | "none" | "None" | "null" | "nil" | "undefined" | "boolean_literal" => {
-            Some(Class::Constant)
-        }
+        "true" | "false" | "none" | "None" | "null" | "nil" | "undefined" | "boolean_literal"
+        | "boolean" => Some(Class::Constant),
         "type_identifier" | "primitive_type" | "predefined_type" => Some(Class::Type),
-        "identifier" | "property_identifier" | "field_identifier" => {
+        // PHP's names are `name` leaves.
+        "identifier" | "property_identifier" | "field_identifier" | "name" => {
             let parent = node.parent()?;
             let is_field = |parent: Node, field: &str| {
                 parent
@@ -117,6 +122,10 @@ fn leaf_class(node: Node) -> Option<Class> {
             let (node, parent) = match parent.kind() {
                 "qualified_identifier" if is_field(parent, "name") => (parent, parent.parent()?),
                 "field_expression" if is_field(parent, "field") => (parent, parent.parent()?),
+                // C#'s `obj.M()`.
+                "member_access_expression" if is_field(parent, "name") => {
+                    (parent, parent.parent()?)
+                }
                 _ => (node, parent),
             };
             let named_by = |field: &str| {
@@ -124,11 +133,25 @@ fn leaf_class(node: Node) -> Option<Class> {
                     .child_by_field_name(field)
                     .is_some_and(|n| n.id() == node.id())
             };
-            if parent.kind().contains("class") && named_by("name") {
+            let declares_type = parent.kind().contains("class")
+                || matches!(
+                    parent.kind(),
+                    "struct_declaration"
+                        | "interface_declaration"
+                        | "trait_declaration"
+                        | "enum_declaration"
+                        | "record_declaration"
+                );
+            if (declares_type && named_by("name")) || parent.kind() == "named_type" {
                 Some(Class::Type)
-            } else if ((parent.kind().contains("function") || parent.kind().contains("method"))
+            } else if ((parent.kind().contains("function")
+                || parent.kind().contains("method")
+                || parent.kind() == "constructor_declaration"
+                // PHP's `$o->f()`, `T::f()`.
+                || parent.kind().ends_with("call_expression"))
                 && named_by("name"))
-                || (parent.kind().contains("call") && named_by("function"))
+                || ((parent.kind().contains("call") || parent.kind() == "invocation_expression")
+                    && named_by("function"))
                 // C names a function in its declarator (`int add(int a)`).
                 || (parent.kind() == "function_declarator" && named_by("declarator"))
             {
@@ -268,6 +291,40 @@ mod tests {
         // A `.h` header written in C++ is coloured as C++.
         let header = highlight("a.h", "class Table {\n public:\n  int size() const;\n};\n");
         assert_eq!(class_of(&header, "public"), Some(Class::Keyword));
+    }
+
+    #[test]
+    fn csharp_is_coloured_too() {
+        let cs = highlight(
+            "A.cs",
+            "namespace Shop {\ninterface ITable { }\nclass Table : ITable {\n  Table() { }\n  int Size() { return rows.Count(@\"x\"); }\n}\n}\n",
+        );
+        assert_eq!(class_of(&cs, "ITable"), Some(Class::Type));
+        assert_eq!(class_of(&cs, "Size"), Some(Class::Function));
+        assert_eq!(class_of(&cs, "Count"), Some(Class::Function));
+        assert_eq!(class_of(&cs, "@\"x\""), Some(Class::String));
+        assert_eq!(class_of(&cs, "namespace"), Some(Class::Keyword));
+        assert_eq!(class_of(&cs, "rows"), None);
+    }
+
+    #[test]
+    fn php_is_coloured_too() {
+        let php = highlight(
+            "a.php",
+            "<p>hi</p><?php\n// note\ninterface Sized {}\nclass Table implements Sized {\n  public function size(Row $r): int { return $this->rows->count() + Util::clamp(1) + strlen(\"x$r\") && true; }\n}\n",
+        );
+        assert_eq!(class_of(&php, "Table"), Some(Class::Type));
+        assert_eq!(class_of(&php, "Sized"), Some(Class::Type));
+        assert_eq!(class_of(&php, "Row"), Some(Class::Type));
+        assert_eq!(class_of(&php, "size"), Some(Class::Function));
+        assert_eq!(class_of(&php, "count"), Some(Class::Function));
+        assert_eq!(class_of(&php, "clamp"), Some(Class::Function));
+        assert_eq!(class_of(&php, "strlen"), Some(Class::Function));
+        assert_eq!(class_of(&php, "function"), Some(Class::Keyword));
+        assert_eq!(class_of(&php, "\"x$r\""), Some(Class::String));
+        assert_eq!(class_of(&php, "// note"), Some(Class::Comment));
+        assert_eq!(class_of(&php, "true"), Some(Class::Constant));
+        assert_eq!(class_of(&php, "rows"), None);
     }
 
     #[test]

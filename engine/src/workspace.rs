@@ -14,6 +14,7 @@ use super::ingest::{
     self, Cancelled, Clock, IndexStats, Layers, Parsed, Phase, Progress, SourceFile, Sources,
 };
 use super::lang::Lang;
+use super::resolve::ResolveMemo;
 
 /// One change to a project's files, as a watcher or a rescan reports it.
 #[derive(Debug, Clone)]
@@ -48,6 +49,8 @@ pub struct Applied {
     pub texts: usize,
     /// The graph was rebuilt (some source file's facts changed).
     pub rebuilt: bool,
+    /// Source files whose calls and references were resolved again (the others kept theirs).
+    pub resolved: usize,
     /// (phase, milliseconds) of the work done.
     pub phase_ms: Vec<(Phase, f64)>,
 }
@@ -111,6 +114,9 @@ pub struct Workspace {
     /// Paths changed since the last full snapshot ([`Workspace::mark_saved`]): what a log of
     /// changes after it holds.
     changed_since_saved: std::collections::BTreeSet<String>,
+    /// What the resolution of the facts as they are kept for the next one (none after a
+    /// restore or a cancelled change: the next change resolves every file).
+    resolution: Option<ResolveMemo>,
 }
 
 /// Everything a workspace holds of one path, for a log of changes since a snapshot: `None`s and
@@ -209,6 +215,7 @@ impl Workspace {
             secrets,
             gitignores,
             changed_since_saved: Default::default(),
+            resolution: None,
         };
         ws.mark();
         ws
@@ -251,6 +258,7 @@ impl Workspace {
             secrets: Default::default(),
             gitignores: parts.gitignores,
             changed_since_saved: Default::default(),
+            resolution: None,
         };
         ws.mark();
         Some(ws)
@@ -265,9 +273,11 @@ impl Workspace {
     }
 
     /// The graph of the files as they are now (resolution, then the layers), as a full index of
-    /// them gives.
-    pub(crate) fn graph(&self) -> Graph {
-        let (graph, _, layers) = ingest::resolve_edges(&self.project, &self.facts);
+    /// them gives; the resolution is kept for the next change.
+    pub(crate) fn graph(&mut self) -> Graph {
+        let (graph, _, layers, memo, _) =
+            ingest::resolve_edges(&self.project, &self.facts, None, &[]);
+        self.resolution = Some(memo);
         layers.add_to(graph, &|| 0.0).0
     }
 
@@ -435,6 +445,19 @@ impl Workspace {
         false
     }
 
+    /// Keeps what the resolution of these facts (a full index's) keeps for the next one.
+    pub(crate) fn keep_resolution(&mut self, memo: ResolveMemo) {
+        self.resolution = Some(memo);
+    }
+
+    /// Every stand-in macro the files define (marking depends on them project-wide).
+    fn stand_in_macros(&self) -> std::collections::BTreeSet<&str> {
+        self.facts
+            .iter()
+            .flat_map(|f| f.stand_in_macros.iter().map(String::as_str))
+            .collect()
+    }
+
     /// Applies changes: files whose contents are unchanged are left alone, changed and new
     /// source files are parsed again, removed ones taken out; when any file's facts changed the
     /// graph is rebuilt from every file's facts (the same pipeline as a full index, so the result
@@ -481,6 +504,13 @@ impl Workspace {
             latest.insert(change.path().to_owned(), change);
         }
         self.changed_since_saved.extend(latest.keys().cloned());
+        let mut changed: Vec<String> = latest.keys().cloned().collect();
+        let macros_before: std::collections::BTreeSet<String> = self
+            .stand_in_macros()
+            .into_iter()
+            .map(str::to_owned)
+            .collect();
+        let earlier = self.resolution.take();
         let gitignore_changed = latest.iter().any(|(path, change)| {
             ingest::is_gitignore(path)
                 && match change {
@@ -601,6 +631,7 @@ impl Workspace {
                 .collect();
             for path in now_ignored {
                 self.changed_since_saved.insert(path.clone());
+                changed.push(path.clone());
                 let hash = self.entries.get(&path).map(|e| e.hash);
                 facts_changed |= self.take_out(&path);
                 if let Some(hash) = hash {
@@ -613,10 +644,21 @@ impl Workspace {
         let parsed_at = clock();
         applied.phase_ms.push((Phase::Parse, parsed_at - started));
         if !facts_changed {
+            self.resolution = earlier;
             return Ok((None, applied));
         }
         self.mark();
-        let (graph, resolve, layers) = ingest::resolve_edges(&self.project, &self.facts);
+        // Marking depends on every file's stand-in macros: when they change, so may the facts
+        // of files no change names.
+        let same_macros = self
+            .stand_in_macros()
+            .into_iter()
+            .eq(macros_before.iter().map(String::as_str));
+        let earlier = earlier.filter(|_| same_macros);
+        let (graph, resolve, layers, memo, resolved) =
+            ingest::resolve_edges(&self.project, &self.facts, earlier, &changed);
+        self.resolution = Some(memo);
+        applied.resolved = resolved;
         applied.phase_ms.push((Phase::Resolve, clock() - parsed_at));
         if !progress(Phase::Resolve, 1, 1) {
             return Err(Cancelled);

@@ -5,7 +5,8 @@
 //! Turn sets: `own` (bench/tasks.json, the project's turns), `heldout-54` (bench/heldout-54.json,
 //! written later over the same 54 tools), `learning` (bench/learning-servers.json: turns over the
 //! learning servers, the only ones parameters were chosen on) and `heldout-servers`
-//! (bench/heldout-servers.json: turns over the held-out servers). Registries: the 54 tools, and
+//! (bench/heldout-servers.json: turns over the held-out servers); `fresh-54` and `fresh-servers`
+//! (bench/heldout-fresh-*.json: held-out turns written in a later stop, measured once). Registries: the 54 tools, and
 //! the 54 with every captured server (fixtures/registry/servers.json).
 //! `--misses` lists each miss; `--set NAME` runs one set; `--rounds N` times N compilations; `--config JSON` a `tool_selection`
 //! section other than the defaults.
@@ -177,6 +178,9 @@ struct Figures {
     tokens: Vec<usize>,
     tiers: [usize; 3],
     times_ms: Vec<f64>,
+    /// The same compilations' CPU time on this thread (Linux), which other programs' load
+    /// does not inflate.
+    cpu_ms: Vec<f64>,
     misses: Vec<String>,
     unreachable: Vec<String>,
 }
@@ -190,9 +194,13 @@ fn measure(compiler: &Compiler, catalog: &Catalog, tasks: &[Task], rounds: usize
         let facts = turn(task);
         let mut out = compiler.compile(&facts, catalog);
         for _ in 1..rounds {
+            let cpu = thread_cpu_ns();
             let started = Instant::now();
             out = compiler.compile(&facts, catalog);
             f.times_ms.push(started.elapsed().as_secs_f64() * 1e3);
+            if let (Some(before), Some(after)) = (cpu, thread_cpu_ns()) {
+                f.cpu_ms.push(after.saturating_sub(before) as f64 / 1e6);
+            }
         }
         f.tokens.push(out.tokens);
         for (i, tier) in [Tier::Full, Tier::Condensed, Tier::Minimal]
@@ -203,7 +211,7 @@ fn measure(compiler: &Compiler, catalog: &Catalog, tasks: &[Task], rounds: usize
         }
         // The model's search: the request's own words, as a model would pass them on.
         let found: Vec<String> = compiler
-            .find_tools(catalog, &task.question, SEARCH_LIMIT)
+            .find_tools(catalog, &task.question, SEARCH_LIMIT, Some(&out))
             .into_iter()
             .map(|found| found.tool)
             .collect();
@@ -237,7 +245,29 @@ fn measure(compiler: &Compiler, catalog: &Catalog, tasks: &[Task], rounds: usize
         }
     }
     f.times_ms.sort_by(f64::total_cmp);
+    f.cpu_ms.sort_by(f64::total_cmp);
     f
+}
+
+/// This thread's CPU time so far in nanoseconds (`CLOCK_THREAD_CPUTIME_ID`), when known.
+#[cfg(unix)]
+fn thread_cpu_ns() -> Option<u64> {
+    let mut now = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `now` is a valid, writable timespec for the call's duration.
+    let status = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut now) };
+    (status == 0).then(|| {
+        u64::try_from(now.tv_sec).unwrap_or(0) * 1_000_000_000
+            + u64::try_from(now.tv_nsec).unwrap_or(0)
+    })
+}
+
+/// No thread clock here: wall times only.
+#[cfg(not(unix))]
+fn thread_cpu_ns() -> Option<u64> {
+    None
 }
 
 fn report(set: &str, registry: &str, f: &Figures, all_full: usize, misses: bool) {
@@ -274,6 +304,14 @@ fn report(set: &str, registry: &str, f: &Figures, all_full: usize, misses: bool)
         f.times_ms.last().copied().unwrap_or(0.0),
         f.times_ms.len()
     );
+    if !f.cpu_ms.is_empty() {
+        println!(
+            "   compile CPU time: p50 {:.3} ms, p95 {:.3} ms, max {:.3} ms",
+            percentile(&f.cpu_ms, 0.5),
+            percentile(&f.cpu_ms, 0.95),
+            f.cpu_ms.last().copied().unwrap_or(0.0)
+        );
+    }
     if misses {
         for m in &f.misses {
             println!("   miss{m}");
@@ -302,28 +340,38 @@ fn run() -> Result<(), String> {
         .map(String::as_str);
     let small = registry_54()?;
     let servers = captured()?;
-    let sets: [(&str, &str, bool); 4] = [
+    let sets: [(&str, &str, bool); 6] = [
         ("own", "tasks.json", true),
         ("heldout-54", "heldout-54.json", true),
         ("learning", "learning-servers.json", false),
         ("heldout-servers", "heldout-servers.json", false),
+        ("fresh-54", "heldout-fresh-54.json", true),
+        ("fresh-servers", "heldout-fresh-servers.json", false),
     ];
     let tables = sets
         .iter()
         .map(|(_, file, _)| tasks(file))
         .collect::<Result<Vec<_>, _>>()?;
-    // The middle registry: the 54 and every captured server some turn needs a tool of.
-    let named: BTreeSet<&str> = tables
-        .iter()
-        .flatten()
-        .flat_map(|t| t.needs.iter().flatten())
-        .filter_map(|t| t.split(':').next())
-        .collect();
+    // The middle registries: the 54 and every captured server some turn needs a tool of (one
+    // for the first four sets, as earlier stops measured it, one for the fresh sets).
+    let named = |tables: &[Vec<Task>]| -> BTreeSet<String> {
+        tables
+            .iter()
+            .flatten()
+            .flat_map(|t| t.needs.iter().flatten())
+            .filter_map(|t| t.split(':').next().map(String::from))
+            .collect()
+    };
+    let (named_first, named_fresh) = (named(&tables[..4]), named(&tables[4..]));
     let mut middle = small.clone();
+    let mut fresh_middle = small.clone();
     let mut large = small.clone();
     for (id, _, tools) in &servers {
-        if named.contains(id.as_str()) {
+        if named_first.contains(id) {
             middle.extend(tools.iter().cloned());
+        }
+        if named_fresh.contains(id) {
+            fresh_middle.extend(tools.iter().cloned());
         }
         large.extend(tools.iter().cloned());
     }
@@ -353,6 +401,7 @@ fn run() -> Result<(), String> {
     };
     let (catalog_54, prepare_54) = prepare(small);
     let (catalog_middle, prepare_middle) = prepare(middle);
+    let (catalog_fresh, _) = prepare(fresh_middle);
     let (catalog_large, prepare_large) = prepare(large);
     println!("nexus-jit benchmark; analysis heuristic (no stored LLM analysis)");
     println!("tool_selection: {config_line}");
@@ -368,7 +417,12 @@ fn run() -> Result<(), String> {
         if only.is_some_and(|o| o != *set) {
             continue;
         }
-        let mut registries = vec![&catalog_middle, &catalog_large];
+        let first = if set.starts_with("fresh") {
+            &catalog_fresh
+        } else {
+            &catalog_middle
+        };
+        let mut registries = vec![first, &catalog_large];
         if *on_54 {
             registries.insert(0, &catalog_54);
         }
@@ -412,6 +466,8 @@ mod tests {
             ("heldout-54.json", 50),
             ("learning-servers.json", 40),
             ("heldout-servers.json", 60),
+            ("heldout-fresh-54.json", 25),
+            ("heldout-fresh-servers.json", 50),
         ] {
             let table = tasks(file)?;
             assert!(table.len() >= least, "{file}: {} tasks", table.len());

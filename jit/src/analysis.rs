@@ -213,6 +213,9 @@ const LANGUAGES: &[&str] = &[
     "typescript",
     "java",
     "tsx",
+    "cpp",
+    "csharp",
+    "php",
 ];
 
 /// Words that make a tool about code rather than general.

@@ -5,6 +5,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::time::Instant;
 
+use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 use crate::analysis::{ToolAnalysis, keywords};
@@ -15,7 +16,7 @@ use crate::search::{LexicalIndex, MIN_MATCH, blend};
 use crate::store::AnalysisStore;
 use crate::text::terms;
 use crate::tool::{ServerStatus, ToolInfo};
-use crate::vector::{Embedder, HashedWords, cosine};
+use crate::vector::{Embedder, HashedWords};
 
 /// Largest share of the catalog's tools a keyword may appear in and still count.
 const KEYWORD_SHARE: f32 = 0.1;
@@ -23,6 +24,8 @@ const KEYWORD_SHARE: f32 = 0.1;
 const FLOOR_SHARE: usize = 4;
 /// The pseudo-tool that searches the registry by words (see [`Compiler::find_tools`]).
 pub const FIND_TOOLS: &str = "find_tools";
+/// The most tools of one server a tool search returns.
+pub const SEARCH_PER_SERVER: usize = 2;
 /// What the tool search says of itself in the decisions.
 const FIND_TOOLS_WHY: &str = "the tool search: the model can look up any tool by words";
 
@@ -159,7 +162,8 @@ pub enum ConfigError {
 struct Prepared {
     tool: AnalysedTool,
     id: String,
-    vector: Vec<f32>,
+    /// Its vector scaled to length 1 (zeros stay zeros), so a turn's similarity is one dot product.
+    unit: Vec<f32>,
     full: String,
     condensed: String,
     minimal: String,
@@ -331,7 +335,7 @@ impl Compiler {
         // A keyword says something about a tool only when few tools share it (document
         // frequency at most KEYWORD_SHARE of the catalog, and at least 3 tools allowed).
         let words: Vec<BTreeSet<String>> = tools.iter().map(|t| keywords(&t.info)).collect();
-        let mut frequency: std::collections::HashMap<&str, usize> = Default::default();
+        let mut frequency: FxHashMap<&str, usize> = Default::default();
         for w in words.iter().flatten() {
             *frequency.entry(w.as_str()).or_default() += 1;
         }
@@ -379,7 +383,7 @@ impl Compiler {
                 base.insert(status, vec![t]);
                 let text = embedded_text(&tool);
                 Prepared {
-                    vector: vector_of(&tool, &text),
+                    unit: unit(vector_of(&tool, &text)),
                     full: render::full(&tool.info),
                     condensed: render::condensed(&tool.info, &a.condensed),
                     minimal: render::minimal(&tool.info),
@@ -399,19 +403,42 @@ impl Compiler {
 
     /// Vector scores (0–100) of every tool of `catalog` against `text`.
     fn vector_scores(&self, text: &str, catalog: &Catalog) -> Vec<f32> {
-        let turn_vector = self.embedder.embed(text);
+        let turn_vector = unit(self.embedder.embed(text));
         let floor = self.embedder.floor();
         let span = (self.embedder.full_scale() - floor).max(f32::EPSILON);
         catalog
             .tools
             .iter()
-            .map(|p| ((cosine(&turn_vector, &p.vector) - floor).max(0.0) / span * 100.0).min(100.0))
+            .map(|p| {
+                let cosine = if p.unit.len() == turn_vector.len() {
+                    p.unit.iter().zip(&turn_vector).map(|(a, b)| a * b).sum()
+                } else {
+                    0.0
+                };
+                ((cosine - floor).max(0.0) / span * 100.0).min(100.0)
+            })
             .collect()
     }
 
     /// The tool search: the `limit` tools of `catalog` that best match `query` (BM25 of its words
     /// blended with similarity), best first, each with its full entry; none when nothing matches.
-    pub fn find_tools(&self, catalog: &Catalog, query: &str, limit: usize) -> Vec<Found> {
+    /// Tools `shown` in full this turn are skipped (the model has their entries already), and
+    /// at most [`SEARCH_PER_SERVER`] come from one server, so that one server's look-alike tools
+    /// do not fill the answer.
+    pub fn find_tools(
+        &self,
+        catalog: &Catalog,
+        query: &str,
+        limit: usize,
+        shown: Option<&CompiledTools>,
+    ) -> Vec<Found> {
+        let in_full: BTreeSet<&str> = shown
+            .map(|out| {
+                out.in_tiers(&[Tier::Full])
+                    .map(|d| d.tool.as_str())
+                    .collect()
+            })
+            .unwrap_or_default();
         let retrieval = blend(
             &catalog.lexical.scores(query),
             &self.vector_scores(query, catalog),
@@ -424,8 +451,17 @@ impl Compiler {
                 .total_cmp(&retrieval[a])
                 .then(catalog.tools[a].id.cmp(&catalog.tools[b].id))
         });
+        let mut per_server: FxHashMap<&str, usize> = FxHashMap::default();
         order
             .into_iter()
+            .filter(|&i| !in_full.contains(catalog.tools[i].id.as_str()))
+            .filter(|&i| {
+                let n = per_server
+                    .entry(catalog.tools[i].tool.info.server.as_str())
+                    .or_default();
+                *n += 1;
+                *n <= SEARCH_PER_SERVER
+            })
             .take(limit)
             .map(|i| Found {
                 tool: catalog.tools[i].id.clone(),
@@ -469,7 +505,7 @@ impl Compiler {
         by_retrieval.sort_by(|&a, &b| retrieval[b].total_cmp(&retrieval[a]));
         // At most `retrieval_per_server` of one server, so that one server's many look-alike
         // tools do not fill the floor.
-        let mut per_server: std::collections::HashMap<&str, usize> = Default::default();
+        let mut per_server: FxHashMap<&str, usize> = FxHashMap::default();
         let floored: BTreeSet<usize> = by_retrieval
             .into_iter()
             .filter(|&i| {
@@ -481,7 +517,7 @@ impl Compiler {
             })
             .take(c.retrieval_condensed.min(catalog.tools.len() / FLOOR_SHARE))
             .collect();
-        let floor_rank: std::collections::HashMap<&str, f32> = floored
+        let floor_rank: FxHashMap<&str, f32> = floored
             .iter()
             .map(|&i| (catalog.tools[i].id.as_str(), retrieval[i]))
             .collect();
@@ -574,7 +610,7 @@ impl Compiler {
                 },
             );
         }
-        let index: std::collections::HashMap<&str, &Prepared> =
+        let index: FxHashMap<&str, &Prepared> =
             catalog.tools.iter().map(|p| (p.id.as_str(), p)).collect();
         let entry = |d: &Decision| -> &str {
             if d.skeleton && d.tool == FIND_TOOLS {
@@ -608,12 +644,15 @@ impl Compiler {
                 d.score.max(low + r.clamp(0.0, 1.0) * (high - low))
             })
         };
-        decisions.sort_by(|a, b| {
+        let mut ranked: Vec<(f32, Decision)> =
+            decisions.into_iter().map(|d| (keep(&d), d)).collect();
+        ranked.sort_by(|(ka, a), (kb, b)| {
             b.skeleton
                 .cmp(&a.skeleton)
-                .then(keep(b).total_cmp(&keep(a)))
+                .then(kb.total_cmp(ka))
                 .then(a.tool.cmp(&b.tool))
         });
+        let mut decisions: Vec<Decision> = ranked.into_iter().map(|(_, d)| d).collect();
         for step in [Tier::Minimal, Tier::Full, Tier::Condensed] {
             for d in decisions.iter_mut().rev() {
                 if total <= c.token_budget {
@@ -660,6 +699,15 @@ impl Compiler {
             micros: u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX),
         }
     }
+}
+
+/// `vector` scaled to length 1; a zero vector stays zero (it matches nothing).
+fn unit(mut vector: Vec<f32>) -> Vec<f32> {
+    let norm = vector.iter().map(|x| x * x).sum::<f32>().sqrt();
+    if norm > 0.0 {
+        vector.iter_mut().for_each(|x| *x /= norm);
+    }
+    vector
 }
 
 /// What a tool's vector is made from: its name, description and analysed metadata.
@@ -725,8 +773,8 @@ fn add_turn_facts(db: &mut Database, turn: &TurnFacts) {
 }
 
 /// The distinct boosts the rules derived, by tool.
-fn hits(db: &Database) -> std::collections::HashMap<String, Vec<RuleHit>> {
-    let mut out: std::collections::HashMap<String, Vec<RuleHit>> = Default::default();
+fn hits(db: &Database) -> FxHashMap<String, Vec<RuleHit>> {
+    let mut out: FxHashMap<String, Vec<RuleHit>> = Default::default();
     for row in db.rows("boost") {
         if let [Value::Str(t), Value::Int(points), Value::Str(why)] = row.as_slice() {
             out.entry(t.to_string()).or_default().push(RuleHit {

@@ -4,6 +4,8 @@
 
 use std::collections::HashMap;
 
+use rustc_hash::FxHashMap;
+
 use serde_json::Value;
 
 use crate::text::words;
@@ -25,12 +27,14 @@ struct Document {
     length: f32,
 }
 
-/// BM25 over the catalog's tools (same order as the catalog).
+/// BM25 over the catalog's tools (same order as the catalog), as an inverted index: a query
+/// visits only the tools that hold one of its words.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct LexicalIndex {
-    documents: Vec<Document>,
-    idf: HashMap<String, f32>,
-    mean_length: f32,
+    /// Per word: its idf and the (tool, weighted count) pairs that hold it.
+    postings: FxHashMap<String, (f32, Vec<(usize, f32)>)>,
+    /// Per tool: BM25's length norm, `K1 × (1 − B + B × length / mean length)`.
+    norms: Vec<f32>,
 }
 
 /// The words a tool is found by: its server, name (weighted), description and property names
@@ -62,22 +66,22 @@ impl LexicalIndex {
     pub(crate) fn new<'a>(tools: impl Iterator<Item = &'a ToolInfo>) -> LexicalIndex {
         let documents: Vec<Document> = tools.map(document).collect();
         let n = documents.len() as f32;
-        let mut frequency: HashMap<&str, f32> = HashMap::new();
-        for d in &documents {
-            for w in d.counts.keys() {
-                *frequency.entry(w.as_str()).or_default() += 1.0;
+        let mean_length = documents.iter().map(|d| d.length).sum::<f32>() / n.max(1.0);
+        let mut postings: FxHashMap<String, (f32, Vec<(usize, f32)>)> = FxHashMap::default();
+        for (i, d) in documents.iter().enumerate() {
+            for (w, tf) in &d.counts {
+                postings.entry(w.clone()).or_default().1.push((i, *tf));
             }
         }
-        let idf = frequency
-            .into_iter()
-            .map(|(w, df)| (w.to_string(), ((n - df + 0.5) / (df + 0.5) + 1.0).ln()))
-            .collect();
-        let mean_length = documents.iter().map(|d| d.length).sum::<f32>() / n.max(1.0);
-        LexicalIndex {
-            documents,
-            idf,
-            mean_length,
+        for (idf, list) in postings.values_mut() {
+            let df = list.len() as f32;
+            *idf = ((n - df + 0.5) / (df + 0.5) + 1.0).ln();
         }
+        let norms = documents
+            .iter()
+            .map(|d| K1 * (1.0 - B + B * d.length / mean_length.max(f32::EPSILON)))
+            .collect();
+        LexicalIndex { postings, norms }
     }
 
     /// BM25 of each tool for `query`, in catalog order.
@@ -85,23 +89,13 @@ impl LexicalIndex {
         let mut query_words = words(query);
         query_words.sort();
         query_words.dedup();
-        let known: Vec<(&str, f32)> = query_words
-            .iter()
-            .filter_map(|w| self.idf.get(w).map(|idf| (w.as_str(), *idf)))
-            .collect();
-        self.documents
-            .iter()
-            .map(|d| {
-                let norm = K1 * (1.0 - B + B * d.length / self.mean_length.max(f32::EPSILON));
-                known
-                    .iter()
-                    .map(|(w, idf)| {
-                        let tf = d.counts.get(*w).copied().unwrap_or(0.0);
-                        idf * tf * (K1 + 1.0) / (tf + norm)
-                    })
-                    .sum()
-            })
-            .collect()
+        let mut scores = vec![0.0f32; self.norms.len()];
+        for (idf, list) in query_words.iter().filter_map(|w| self.postings.get(w)) {
+            for &(i, tf) in list {
+                scores[i] += idf * tf * (K1 + 1.0) / (tf + self.norms[i]);
+            }
+        }
+        scores
     }
 }
 

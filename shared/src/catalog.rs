@@ -93,7 +93,7 @@ catalog! {
 pub const SERVER_INSTRUCTIONS: &str = "Nexus answers questions about a codebase from a code graph held in the user's browser tab. \
 Try `route` first with a plain question. Ids and names from one result can be passed to the next call. \
 Results say when they are truncated or a lower bound (low-confidence edges cut). \
-Your connection has a session: symbols already returned to you are named again only by name (\"seen before\"), advice is given once, and `context` recalls your trail.";
+Your connection has a session: symbols already returned to you are named again only by name (\"seen before\"), source lines and `context`/`overview` parts already sent are referred to (verbosity=full, the exact `read` range or a context `focus` repeats them), advice is given once, and `context` recalls your trail.";
 
 /// Generates the schema of `T` and compacts it: inlines definitions, drops nulls, titles and formats,
 /// and the top level's `additionalProperties: false` — every parameter struct refuses unknown

@@ -8,7 +8,8 @@
 // The suite needs Node >= 22 (`fs.globSync`): the pinned `node` package provides it.
 
 import http from 'node:http';
-import { readFileSync, readdirSync, existsSync } from 'node:fs';
+import { readFileSync, existsSync } from 'node:fs';
+import { report } from './conformance-report.mjs';
 import { spawn } from 'node:child_process';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -63,18 +64,6 @@ child.stdout.on('data', (chunk) => {
 const code = await new Promise((resolve) => child.on('close', resolve));
 proxy.close();
 
-// One line per scenario from the suite's result folders (`<scenario>-<timestamp>/checks.json`):
-// `scenario NAME PASS|FAIL` with the count of checks per status and the failed checks' messages.
-const folders = existsSync(outputDir) ? readdirSync(outputDir).filter((f) => existsSync(join(outputDir, f, 'checks.json'))) : [];
-for (const folder of folders.sort()) {
-  const checks = JSON.parse(readFileSync(join(outputDir, folder, 'checks.json'), 'utf8'));
-  const scenario = folder.replace(/^server-/, '').replace(/-\d{4}-\d{2}-\d{2}T[\d-]+Z$/, '');
-  const counts = {};
-  for (const check of checks) counts[check.status] = (counts[check.status] ?? 0) + 1;
-  const failed = checks.filter((c) => c.status === 'FAILURE');
-  const tally = Object.entries(counts).map(([status, n]) => `${status.toLowerCase()}=${n}`).join(',');
-  const detail = failed.map((c) => `${c.id}: ${(c.errorMessage ?? '').replace(/\s+/g, ' ').slice(0, 200)}`).join(' | ');
-  console.log(`scenario ${scenario} ${failed.length === 0 ? 'PASS' : 'FAIL'} ${tally}${detail ? ' — ' + detail : ''}`);
-}
+for (const line of report(outputDir, /^server-/)) console.log(line);
 console.log(`suite exit ${code}`);
 if (process.env.CONFORMANCE_VERBOSE) console.log(printed);

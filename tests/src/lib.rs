@@ -5,7 +5,7 @@ pub mod proof;
 pub mod scenarios;
 pub mod tab;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::time::{Duration, Instant};
@@ -148,7 +148,12 @@ pub fn ui_url(port: u16) -> String {
 
 /// A `nexus-bridge` command with the test environment: UI, runtime dir, logs at `info`.
 pub fn bridge_command() -> Command {
-    let mut command = Command::new(bridge_bin());
+    bridge_command_of(&bridge_bin())
+}
+
+/// `bridge_command` for another build of the bridge (`nexus-bridge-conformance`).
+pub fn bridge_command_of(bin: &Path) -> Command {
+    let mut command = Command::new(bin);
     command
         .env("NEXUS_UI_DIR", ui_dir())
         .env("XDG_RUNTIME_DIR", runtime_dir())
@@ -298,8 +303,13 @@ impl McpBridge {
     /// Starts a bridge with extra arguments and environment variables (e.g. its data folder).
     pub async fn start_with_env(port: u16, args: &[&str], env: &[(&str, &str)]) -> McpBridge {
         let mut command = bridge_command();
-        command.arg("--port").arg(port.to_string()).args(args);
-        command.envs(env.iter().copied());
+        command.args(args).envs(env.iter().copied());
+        Self::start_command(command, port).await
+    }
+
+    /// Starts `command` (a bridge command with its arguments) on `port`.
+    pub async fn start_command(mut command: Command, port: u16) -> McpBridge {
+        command.arg("--port").arg(port.to_string());
         let (transport, _stderr) = TokioChildProcess::builder(command)
             .stderr(Stdio::inherit())
             .spawn()

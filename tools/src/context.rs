@@ -26,11 +26,15 @@ fn ago(ms: f64) -> String {
 }
 
 /// `age_ms`: how long ago the graph last changed (indexed or updated from disk), when known.
+/// `given_before(section, text)`: whether the session was given this section with this text
+/// before (and it remembers it now); such a section shrinks to one line unless `focus` asks for
+/// it. Without a session it is always false.
 pub fn run(
     graph: &Graph,
     params: &ContextParams,
     age_ms: Option<f64>,
     breadcrumb: Option<String>,
+    given_before: &mut dyn FnMut(&str, &str) -> bool,
 ) -> String {
     let show = |focus: ContextFocus| params.focus.is_none_or(|f| f == focus);
     if params.format == Some(Format::Json) {
@@ -60,45 +64,86 @@ pub fn run(
         let _ = writeln!(out, "Nodes: {}", counts(kind_counts(graph)));
         let _ = writeln!(out, "Edges: {}", counts(edge_counts(graph)));
     }
-    if show(ContextFocus::Hotspots) {
-        let _ = writeln!(out, "\n## Hotspots (most callers)");
-        for (id, callers, location) in hotspots(graph) {
-            let _ = writeln!(out, "- {id} — {callers} callers · {location}");
+    let sections: [Section; 3] = [
+        (
+            ContextFocus::Hotspots,
+            "hotspots",
+            "Hotspots (most callers)",
+            hotspots_section,
+        ),
+        (
+            ContextFocus::Structure,
+            "structure",
+            "Structure (files per folder, grouped two levels deep)",
+            structure_section,
+        ),
+        (ContextFocus::Schema, "schema", "Schema", schema_section),
+    ];
+    for (focus, name, title, body) in sections {
+        if !show(focus) {
+            continue;
         }
-    }
-    if show(ContextFocus::Structure) {
-        let _ = writeln!(
-            out,
-            "\n## Structure (files per folder, grouped two levels deep)"
-        );
-        let (shown, more) = outline(graph);
-        for (folder, files) in shown {
-            let tail = folder_summary(graph, &folder);
-            let _ = match summary_tail(&tail) {
-                "" => writeln!(out, "- {folder}/ ({files} files)"),
-                tail => writeln!(out, "- {folder}/ ({files} files) — {tail}"),
-            };
-        }
-        if more > 0 {
+        let text = body(graph);
+        let known = given_before(name, &text);
+        if known && params.focus.is_none() {
             let _ = writeln!(
                 out,
-                "- … {more} smaller folders (`overview` or `cypher` for more)"
+                "\n## {title}: as given before (focus=\"{name}\" repeats it)"
             );
+        } else {
+            let _ = write!(out, "\n## {title}\n{text}");
         }
     }
-    if show(ContextFocus::Schema) {
-        let _ = writeln!(out, "\n## Schema");
-        let _ = writeln!(out, "Node labels: {}", label_list(graph));
+    out
+}
+
+/// A context section: the focus that asks for it, its name for `focus`, its title, its body.
+type Section = (
+    ContextFocus,
+    &'static str,
+    &'static str,
+    fn(&Graph) -> String,
+);
+
+fn hotspots_section(graph: &Graph) -> String {
+    let mut out = String::new();
+    for (id, callers, location) in hotspots(graph) {
+        let _ = writeln!(out, "- {id} — {callers} callers · {location}");
+    }
+    out
+}
+
+fn structure_section(graph: &Graph) -> String {
+    let mut out = String::new();
+    let (shown, more) = outline(graph);
+    for (folder, files) in shown {
+        let tail = folder_summary(graph, &folder);
+        let _ = match summary_tail(&tail) {
+            "" => writeln!(out, "- {folder}/ ({files} files)"),
+            tail => writeln!(out, "- {folder}/ ({files} files) — {tail}"),
+        };
+    }
+    if more > 0 {
         let _ = writeln!(
             out,
-            "Edge types: {} (each with confidence 0..1 and reason)",
-            EdgeKind::ALL.map(EdgeKind::as_str).join(", ")
-        );
-        let _ = writeln!(
-            out,
-            "Example: MATCH (a)-[:CALLS]->(b {{name:'checkout'}}) RETURN a.id, b.id"
+            "- … {more} smaller folders (`overview` or `cypher` for more)"
         );
     }
+    out
+}
+
+fn schema_section(graph: &Graph) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "Node labels: {}", label_list(graph));
+    let _ = writeln!(
+        out,
+        "Edge types: {} (each with confidence 0..1 and reason)",
+        EdgeKind::ALL.map(EdgeKind::as_str).join(", ")
+    );
+    let _ = writeln!(
+        out,
+        "Example: MATCH (a)-[:CALLS]->(b {{name:'checkout'}}) RETURN a.id, b.id"
+    );
     out
 }
 
@@ -217,7 +262,7 @@ mod tests {
     fn the_stats_line_says_how_fresh_the_graph_is() {
         let graph = sample_graph();
         let params = ContextParams::default();
-        let fresh = run(&graph, &params, Some(12_000.0), None);
+        let fresh = run(&graph, &params, Some(12_000.0), None, &mut |_, _| false);
         assert!(
             fresh
                 .lines()
@@ -225,12 +270,27 @@ mod tests {
                 .is_some_and(|l| l.ends_with(" · updated 12 s ago")),
             "{fresh}"
         );
-        assert!(run(&graph, &params, Some(3.0 * 3_600_000.0), None).contains("updated 3 h ago"));
-        assert!(!run(&graph, &params, None, None).contains("updated"));
+        assert!(
+            run(
+                &graph,
+                &params,
+                Some(3.0 * 3_600_000.0),
+                None,
+                &mut |_, _| false
+            )
+            .contains("updated 3 h ago")
+        );
+        assert!(!run(&graph, &params, None, None, &mut |_, _| false).contains("updated"));
     }
     #[test]
     fn markdown_covers_stats_hotspots_structure_and_schema() {
-        let text = run(&sample_graph(), &ContextParams::default(), None, None);
+        let text = run(
+            &sample_graph(),
+            &ContextParams::default(),
+            None,
+            None,
+            &mut |_, _| false,
+        );
         assert!(
             text.starts_with("# sample-shop\n3 files · 11 nodes · 21 edges"),
             "{text}"
@@ -252,7 +312,7 @@ mod tests {
             focus: Some(ContextFocus::Structure),
             format: None,
         };
-        let text = run(&sample_graph(), &params, None, None);
+        let text = run(&sample_graph(), &params, None, None, &mut |_, _| false);
         assert!(text.contains("## Structure"));
         assert!(!text.contains("## Schema") && !text.contains("nodes ·"));
     }
@@ -264,7 +324,10 @@ mod tests {
             format: Some(Format::Json),
         };
         let value: serde_json::Value =
-            serde_json::from_str(&run(&sample_graph(), &params, None, None)).unwrap();
+            serde_json::from_str(&run(&sample_graph(), &params, None, None, &mut |_, _| {
+                false
+            }))
+            .unwrap();
         assert_eq!(value["stats"]["files"], 3);
         assert_eq!(value["stats"]["edge_types"]["CALLS"], 6);
         assert_eq!(value["folders"]["shop"], 3);

@@ -208,13 +208,31 @@ pub fn run(ctx: &ToolContext, p: &DeepDiveParams) -> Result<String, ToolError> {
     }
     if let Some(src) = &source {
         let last = src.start + src.lines.len() as u32 - 1;
-        let width = last.to_string().len();
-        let mut block = format!("```{}\n", fence_language(node.file()));
-        for (i, line) in src.lines.iter().enumerate() {
-            block.push_str(&format!("{:>width$} | {line}\n", src.start + i as u32));
+        let shown_before = verbosity != Verbosity::Full
+            && ctx
+                .memory
+                .sessions
+                .borrow()
+                .shown_lines(session, node.file(), src.start, last)
+                == [(src.start, last)];
+        if shown_before {
+            out.header(&format!(
+                "Source: lines {}–{last} shown before (verbosity=full repeats them)",
+                src.start
+            ));
+        } else {
+            ctx.memory
+                .sessions
+                .borrow_mut()
+                .mark_lines(session, node.file(), src.start, last);
+            let width = last.to_string().len();
+            let mut block = format!("```{}\n", fence_language(node.file()));
+            for (i, line) in src.lines.iter().enumerate() {
+                block.push_str(&format!("{:>width$} | {line}\n", src.start + i as u32));
+            }
+            block.push_str("```");
+            out.header(&block);
         }
-        block.push_str("```");
-        out.header(&block);
         if src.cut > 0 {
             out.header(&format!(
                 "… {} more lines (verbosity=full, or read `{}` from line {})",
@@ -279,6 +297,41 @@ mod tests {
             serde_json::from_str(&dive(json!({"name": "charge", "format": "json"}))).unwrap();
         assert_eq!(json["source"], "def charge(x):\n    return validate(x)");
         assert_eq!(json["source_lines_cut"], 0);
+    }
+
+    #[test]
+    fn a_session_refers_to_source_it_was_shown_and_full_repeats_it() {
+        with_fixture_sources(|ctx| {
+            let session = crate::ToolContext {
+                session: Some("d"),
+                ..*ctx
+            };
+            let dive = |ctx, args| text(dispatch(Some(ctx), "deep_dive", args));
+            let plain = dive(ctx, json!({"name": "Cart.checkout"}));
+            assert!(
+                plain.contains(" 9 |         charge(self.total())"),
+                "{plain}"
+            );
+            dispatch(
+                Some(&session),
+                "read",
+                json!({"path": "shop/cart.py", "start_line": 3, "end_line": 13}),
+            );
+            let after_read = dive(&session, json!({"name": "Cart.checkout"}));
+            assert!(
+                after_read
+                    .contains("Source: lines 7–10 shown before (verbosity=full repeats them)")
+                    && !after_read.contains("```")
+                    && after_read.len() < plain.len(),
+                "{after_read}"
+            );
+            let full = dive(
+                &session,
+                json!({"name": "Cart.checkout", "verbosity": "full"}),
+            );
+            assert!(full.contains(" 9 |         charge(self.total())"), "{full}");
+            assert_eq!(dive(ctx, json!({"name": "Cart.checkout"})), plain);
+        });
     }
 
     #[test]

@@ -214,14 +214,24 @@ fn run(
         .borrow_mut()
         .begin(ctx.session, ctx.now_ms, call_line(name, &args));
     match name {
-        ToolName::Context => Ok(context::run(
-            ctx.graph,
-            &params::<ContextParams>(name, args)?,
-            ctx.changed_ms.map(|ms| ctx.now_ms - ms),
-            ctx.memory.sessions.borrow().breadcrumb(ctx.session, |n| {
+        ToolName::Context => {
+            let trail = ctx.memory.sessions.borrow().breadcrumb(ctx.session, |n| {
                 ctx.graph.node(n).map(|x| target::short_ref(ctx, &x))
-            }),
-        )),
+            });
+            Ok(context::run(
+                ctx.graph,
+                &params::<ContextParams>(name, args)?,
+                ctx.changed_ms.map(|ms| ctx.now_ms - ms),
+                trail,
+                &mut |section, text| {
+                    ctx.memory.sessions.borrow_mut().given_before(
+                        ctx.session,
+                        &format!("context {section}"),
+                        text,
+                    )
+                },
+            ))
+        }
         ToolName::Search => search::run(ctx, &params::<SearchParams>(name, args)?),
         ToolName::Overview => Ok(overview::run(ctx, &params::<OverviewParams>(name, args)?)),
         ToolName::Impact => impact::run(ctx, &params::<ImpactParams>(name, args)?),
@@ -248,8 +258,14 @@ fn run(
 /// Longest call a session's history keeps, in characters.
 const CALL_LINE_CHARS: usize = 80;
 
-/// A call as a session's history shows it: the tool and the arguments that say what was asked
-/// (not the output's shape), cut to [`CALL_LINE_CHARS`].
+/// Arguments that name what a call is about, shown bare before the others in a call line.
+const SUBJECTS: [&str; 8] = [
+    "question", "query", "pattern", "name", "id", "target", "from", "path",
+];
+
+/// A call as a session's history shows it: the tool, what it was about, then the other
+/// arguments that say what was asked (not the output's shape) as `key=value`, cut to
+/// [`CALL_LINE_CHARS`] — `trace_flow main to=validate`.
 fn call_line(tool: ToolName, args: &serde_json::Value) -> String {
     let mut asked = args.as_object().cloned().unwrap_or_default();
     for shape in [
@@ -262,7 +278,15 @@ fn call_line(tool: ToolName, args: &serde_json::Value) -> String {
     ] {
         asked.remove(shape);
     }
-    let mut line = format!("{} {}", tool.as_str(), serde_json::Value::Object(asked));
+    let bare = |v: &serde_json::Value| v.as_str().map_or_else(|| v.to_string(), str::to_owned);
+    let mut line = tool.as_str().to_owned();
+    if let Some(subject) = SUBJECTS.iter().find_map(|k| asked.remove(*k)) {
+        line.push(' ');
+        line.push_str(&bare(&subject));
+    }
+    for (key, value) in &asked {
+        line.push_str(&format!(" {key}={}", bare(value)));
+    }
     if let Some((cut, _)) = line.char_indices().nth(CALL_LINE_CHARS) {
         line.truncate(cut);
         line.push('…');
@@ -1184,6 +1208,71 @@ mod tests {
         });
     }
 
+    #[test]
+    fn a_session_is_given_context_sections_and_overview_entries_once() {
+        with(fixture(), |ctx| {
+            let session = ToolContext {
+                session: Some("c"),
+                ..*ctx
+            };
+            let plain = text(dispatch(Some(ctx), "context", json!({})));
+            let first = text(dispatch(Some(&session), "context", json!({})));
+            assert_eq!(first, plain, "the first answer is complete");
+            let again = text(dispatch(Some(&session), "context", json!({})));
+            assert!(
+                again.contains(
+                    "## Hotspots (most callers): as given before (focus=\"hotspots\" repeats it)"
+                ) && again.contains("## Schema: as given before")
+                    && !again.contains("Class:shop/cart.py:Cart — 1 callers")
+                    && again.contains("2 files · "),
+                "{again}"
+            );
+            let asked = text(dispatch(
+                Some(&session),
+                "context",
+                json!({"focus": "hotspots"}),
+            ));
+            assert!(
+                asked.contains("- Class:shop/cart.py:Cart — 1 callers"),
+                "{asked}"
+            );
+            assert_eq!(text(dispatch(Some(ctx), "context", json!({}))), plain);
+
+            let plain = text(dispatch(Some(ctx), "overview", json!({})));
+            let first = text(dispatch(Some(&session), "overview", json!({})));
+            assert!(first.contains("- main → "), "{first}");
+            let again = text(dispatch(Some(&session), "overview", json!({})));
+            assert!(
+                again.contains("- as given before: `main → ")
+                    && !again.contains(" steps, depth ")
+                    && again.len() < first.len(),
+                "{again}"
+            );
+            assert_eq!(text(dispatch(Some(ctx), "overview", json!({}))), plain);
+        });
+    }
+
+    #[test]
+    fn the_breadcrumb_names_calls_only_when_the_trail_does_not() {
+        with(fixture(), |ctx| {
+            let session = ToolContext {
+                session: Some("b"),
+                ..*ctx
+            };
+            let ctx = Some(&session);
+            dispatch(ctx, "search", json!({"query": "pay cart"}));
+            dispatch(ctx, "explore", json!({"name": "charge"}));
+            dispatch(ctx, "impact", json!({"target": "validate", "max_depth": 2}));
+            let trail = text(dispatch(ctx, "context", json!({})));
+            assert!(
+                trail.contains(
+                    "Session `b` — looking at `validate` ← `charge` — recent calls: search pay cart."
+                ),
+                "{trail}"
+            );
+        });
+    }
+
     /// With the built-in model's embeddings (written by `scripts/setup.sh`), the default is hybrid
     /// and semantic search answers by meaning, within its page limit.
     #[test]
@@ -1438,17 +1527,11 @@ mod tests {
             );
             let trail = text(dispatch(ctx, "context", json!({})));
             assert!(
-                trail.contains(
-                    "Session `agent-1`: you have been looking at `charge` ← `main` ← `validate`."
-                ),
-                "{trail}"
-            );
-            assert!(
-                trail.contains("Recent calls: explore {\"name\":\"charge\"} · trace_flow"),
+                trail.contains("Session `agent-1` — looking at `charge` ← `main` ← `validate`."),
                 "{trail}"
             );
             let overview = text(dispatch(ctx, "overview", json!({})));
-            assert!(overview.contains("Session `agent-1`:"), "{overview}");
+            assert!(overview.contains("Session `agent-1` — "), "{overview}");
 
             // A call naming its own session is apart; without any session nothing collapses.
             let own = text(dispatch(

@@ -1,6 +1,7 @@
 //! `overview`: the codebase map — communities (size, cohesion, main folder, central symbols and
 //! neighbours from their structural summary) and processes
-//! (execution flows: entry, steps, depth), largest first, cut to `max_tokens`.
+//! (execution flows: entry, steps, depth), largest first, cut to `max_tokens`. In a session, an
+//! entry given unchanged by an earlier `overview` is named only.
 
 use std::collections::HashMap;
 
@@ -64,9 +65,10 @@ pub fn run(ctx: &ToolContext, p: &OverviewParams) -> String {
             limit.min(g.communities.len()),
             g.communities.len()
         ));
+        let mut known = Vec::new();
         for c in g.communities.iter().take(limit) {
             let tail = g.node(c.node).map_or("", |n| summary_tail(n.doc()));
-            out.item(&format!(
+            let line = format!(
                 "- {} — {} symbols · cohesion {:.2} · {}/ · `{}`{}{tail}",
                 name(c.node),
                 c.members.len(),
@@ -74,8 +76,14 @@ pub fn run(ctx: &ToolContext, p: &OverviewParams) -> String {
                 main_folder(&c.members),
                 id(c.node),
                 if tail.is_empty() { "" } else { "\n  " },
-            ));
+            );
+            if given_before(ctx, c.node, &line) {
+                known.push(format!("`{}`", name(c.node)));
+            } else {
+                out.item(&line);
+            }
         }
+        given_line(&mut out, &known);
     }
     if p.show_processes {
         out.header(&format!(
@@ -83,19 +91,45 @@ pub fn run(ctx: &ToolContext, p: &OverviewParams) -> String {
             limit.min(g.processes.len()),
             g.processes.len()
         ));
+        let mut known = Vec::new();
         for x in g.processes.iter().take(limit) {
-            out.item(&format!(
+            let line = format!(
                 "- {} — {} steps, depth {} · entry {} · `{}`",
                 name(x.node),
                 x.steps.len(),
                 x.depth,
                 loc(x.entry),
                 id(x.node)
-            ));
+            );
+            if given_before(ctx, x.node, &line) {
+                known.push(format!("`{}`", name(x.node)));
+            } else {
+                out.item(&line);
+            }
         }
+        given_line(&mut out, &known);
     }
     if g.communities.is_empty() && g.processes.is_empty() {
         out.header("No communities or processes: the graph has too few calls between symbols.");
     }
     out.finish()
+}
+
+/// Whether the session was given this line about `node` by an earlier `overview` (remembered
+/// now either way); always false without a session.
+fn given_before(ctx: &ToolContext, node: u32, line: &str) -> bool {
+    ctx.memory
+        .sessions
+        .borrow_mut()
+        .given_before(ctx.session, &format!("overview {node}"), line)
+}
+
+/// Ends a list with the names of its entries given before, when there are any.
+fn given_line(out: &mut Budget, known: &[String]) {
+    if !known.is_empty() {
+        out.item(&format!(
+            "- as given before: {} (`explore` one for its members or steps)",
+            known.join(", ")
+        ));
+    }
 }

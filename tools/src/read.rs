@@ -1,11 +1,13 @@
 //! `read`: a file's numbered lines (optionally a range), its language, size and line count, and
 //! on request its level-1 dependencies (imported files with their definitions, and importers).
+//! In a session, runs of lines it was shown before become one line each.
 
 use nexus_shared::params::{Format, ReadParams};
 use nexus_shared::{ErrorCode, ToolError};
 use serde_json::json;
 
 use super::budget::Budget;
+use super::neighbours::hint_once;
 use super::{ToolContext, paths};
 use nexus_engine::Lang;
 use nexus_engine::{EdgeKind, NodeRef};
@@ -83,16 +85,52 @@ pub fn run(ctx: &ToolContext, p: &ReadParams) -> Result<String, ToolError> {
         }
     }
     let width = end.to_string().len();
-    for (i, line) in lines
-        .iter()
-        .enumerate()
-        .skip(start as usize - 1)
-        .take((end + 1 - start) as usize)
-    {
-        out.item(&format!("{:>width$} | {line}", i + 1));
+    let sessions = &ctx.memory.sessions;
+    let known = sessions.borrow().shown_lines(ctx.session, path, start, end);
+    // Asking again for exactly what was shown is asking to see it again: only a wider read
+    // leaves out what the session was shown.
+    let skipped: Vec<(u32, u32)> = if known == [(start, end)] {
+        Vec::new()
+    } else {
+        known
+            .into_iter()
+            .filter(|(a, b)| b - a + 1 >= MIN_SKIPPED_LINES)
+            .collect()
+    };
+    let mut last_shown = None;
+    let mut number = start;
+    while number <= end && (number as usize) <= lines.len() {
+        let fits = if let Some(&(a, b)) = skipped.iter().find(|(a, _)| *a == number) {
+            let advice = if hint_once(ctx, READ_AGAIN) {
+                format!(" ({READ_AGAIN})")
+            } else {
+                String::new()
+            };
+            let fits = out.item(&format!("{a}–{b} | … shown before{advice}"));
+            number = b + 1;
+            fits
+        } else {
+            let line = lines[number as usize - 1];
+            number += 1;
+            out.item(&format!("{:>width$} | {line}", number - 1))
+        };
+        if !fits {
+            break;
+        }
+        last_shown = Some(number - 1);
+    }
+    if let Some(last) = last_shown {
+        sessions
+            .borrow_mut()
+            .mark_lines(ctx.session, path, start, last);
     }
     Ok(out.finish())
 }
+
+/// Shorter runs of lines already shown are shown again: a reference would save little.
+const MIN_SKIPPED_LINES: u32 = 3;
+/// How to see lines left out as shown before, said once per session.
+const READ_AGAIN: &str = "read exactly those lines to see them again";
 
 /// The `imports:` and `imported by:` header lines.
 pub fn dep_lines(out: &mut Budget, imports: &[String], importers: &[String]) {
@@ -181,9 +219,45 @@ pub fn deps(ctx: &ToolContext, path: &str) -> (Vec<String>, Vec<String>) {
 #[cfg(test)]
 mod tests {
     use crate::dispatch;
-    use crate::test_support::{indexed, text, with_sources};
+    use crate::test_support::{indexed, text, with_fixture_sources, with_sources};
     use nexus_engine::SourceFile;
     use serde_json::json;
+
+    #[test]
+    fn a_session_skips_lines_it_was_shown_unless_asked_for_exactly_them() {
+        with_fixture_sources(|ctx| {
+            let session = crate::ToolContext {
+                session: Some("r"),
+                ..*ctx
+            };
+            let read = |ctx, args| text(dispatch(Some(ctx), "read", args));
+            let plain = read(ctx, json!({"path": "shop/cart.py"}));
+            dispatch(
+                Some(&session),
+                "deep_dive",
+                json!({"name": "Cart.checkout"}),
+            );
+            let wider = read(&session, json!({"path": "shop/cart.py"}));
+            assert!(
+                wider.contains(
+                    "\n7–10 | … shown before (read exactly those lines to see them again)\n11 | \n"
+                ) && !wider.contains("charge(self.total())")
+                    && wider.contains("15 | def main():"),
+                "{wider}"
+            );
+            let exactly = read(
+                &session,
+                json!({"path": "shop/cart.py", "start_line": 7, "end_line": 10}),
+            );
+            assert!(
+                exactly.contains(" 9 |         charge(self.total())"),
+                "{exactly}"
+            );
+            let whole_again = read(&session, json!({"path": "shop/cart.py"}));
+            assert_eq!(whole_again, plain, "the same range again is shown in full");
+            assert_eq!(read(ctx, json!({"path": "shop/cart.py"})), plain);
+        });
+    }
 
     #[test]
     fn c_files_and_headers_read_as_c_with_their_includes() {

@@ -1,7 +1,8 @@
 //! Sessions: calls of one session share a memory (30 minutes idle at most), so symbols already
-//! returned shrink to a one-line reference, code near the recent focus ranks first, `context` and
-//! `overview` recall the trail. Emptied with each new graph; carried over (by stable id) when the
-//! same project's graph follows a change on disk.
+//! returned shrink to a one-line reference, source lines already shown to a line range, sections
+//! of `context`/`overview` already given to one line; code near the recent focus ranks first,
+//! `context` and `overview` recall the trail. Emptied with each new graph; carried over (by
+//! stable id) when the same project's graph follows a change on disk.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
@@ -35,6 +36,10 @@ struct Session {
     history: VecDeque<String>,
     /// Advice already given (how to widen a list, lower a threshold): said once per session.
     hints: HashSet<&'static str>,
+    /// Source lines shown (by `deep_dive` or `read`), per file: sorted, disjoint, inclusive spans.
+    shown: HashMap<String, Vec<(u32, u32)>>,
+    /// Sections of `context` and `overview` given, by name: a hash of their text.
+    sections: HashMap<String, u64>,
 }
 
 /// Every session's memory.
@@ -77,6 +82,9 @@ impl Sessions {
                     last_ms: s.last_ms,
                     history: s.history,
                     hints: s.hints,
+                    // Files may have changed: their lines are shown afresh.
+                    shown: HashMap::new(),
+                    sections: s.sections,
                 };
                 (name, session)
             })
@@ -129,7 +137,8 @@ impl Sessions {
     }
 
     /// The session's trail for `context` and `overview`: the symbols it focused on last (most
-    /// recent first) and its latest calls before this one; `None` for a session with neither.
+    /// recent first) and its latest calls before this one that are not about one of them (a
+    /// search, a read); `None` for a session with neither.
     /// `label` names a node as the answer refers to it.
     pub fn breadcrumb(
         &self,
@@ -138,23 +147,38 @@ impl Sessions {
     ) -> Option<String> {
         let name = session?;
         let s = self.map.get(name)?;
-        let focus: Vec<String> = s
+        let labels: Vec<String> = s
             .focus
             .iter()
             .take(TRAIL)
-            .filter_map(|&n| label(n).map(|x| format!("`{x}`")))
+            .filter_map(|&n| label(n))
             .collect();
-        let calls: Vec<&str> = s.history.iter().skip(1).map(String::as_str).collect();
+        let focus: Vec<String> = labels.iter().map(|x| format!("`{x}`")).collect();
+        // A call about a symbol of the trail adds nothing to it.
+        let about_trail = |call: &&str| {
+            let subject = call.split_once(' ').map_or("", |(_, rest)| rest);
+            labels
+                .iter()
+                .any(|l| subject == l || subject.starts_with(&format!("{l} ")))
+        };
+        let calls: Vec<&str> = s
+            .history
+            .iter()
+            .skip(1)
+            .map(String::as_str)
+            .filter(|c| !about_trail(c))
+            .collect();
         if focus.is_empty() && calls.is_empty() {
             return None;
         }
-        let mut line = format!("Session `{name}`:");
+        let mut line = format!("Session `{name}`");
         if !focus.is_empty() {
-            line.push_str(&format!(" you have been looking at {}.", focus.join(" ← ")));
+            line.push_str(&format!(" — looking at {}", focus.join(" ← ")));
         }
         if !calls.is_empty() {
-            line.push_str(&format!(" Recent calls: {}.", calls.join(" · ")));
+            line.push_str(&format!(" — recent calls: {}", calls.join(" · ")));
         }
+        line.push('.');
         Some(line)
     }
 
@@ -165,6 +189,61 @@ impl Sessions {
             None => true,
             Some(name) => self.entry(name).hints.insert(hint),
         }
+    }
+
+    /// The parts of lines `start..=end` of `file` that `session` was shown before, as inclusive
+    /// spans in line order.
+    pub fn shown_lines(
+        &self,
+        session: Option<&str>,
+        file: &str,
+        start: u32,
+        end: u32,
+    ) -> Vec<(u32, u32)> {
+        session
+            .and_then(|s| self.map.get(s))
+            .and_then(|s| s.shown.get(file))
+            .map(|spans| {
+                spans
+                    .iter()
+                    .filter(|&&(a, b)| a <= end && b >= start)
+                    .map(|&(a, b)| (a.max(start), b.min(end)))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// Remembers that lines `start..=end` of `file` were shown in `session`.
+    pub fn mark_lines(&mut self, session: Option<&str>, file: &str, start: u32, end: u32) {
+        let Some(s) = session.and_then(|s| self.map.get_mut(s)) else {
+            return;
+        };
+        if end < start {
+            return;
+        }
+        let spans = s.shown.entry(file.to_owned()).or_default();
+        spans.push((start, end));
+        spans.sort_unstable();
+        let mut merged: Vec<(u32, u32)> = Vec::with_capacity(spans.len());
+        for &(a, b) in spans.iter() {
+            match merged.last_mut() {
+                Some(last) if a <= last.1.saturating_add(1) => last.1 = last.1.max(b),
+                _ => merged.push((a, b)),
+            }
+        }
+        *spans = merged;
+    }
+
+    /// Whether `session` was given the section `name` with this very `text` before; remembers
+    /// it as given either way. Always false without a session.
+    pub fn given_before(&mut self, session: Option<&str>, name: &str, text: &str) -> bool {
+        let Some(s) = session.and_then(|s| self.map.get_mut(s)) else {
+            return false;
+        };
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        std::hash::Hash::hash(text, &mut hasher);
+        let hash = std::hash::Hasher::finish(&hasher);
+        s.sections.insert(name.to_owned(), hash) == Some(hash)
     }
 
     /// Remembers what a call of `session` returned and what it was about.
@@ -257,7 +336,12 @@ mod tests {
         );
         let mut s = Sessions::default();
         s.record(Some("a"), [g_old, h_old], Some(h_old));
+        s.mark_lines(Some("a"), "b.py", 1, 2);
         let s = s.renumbered(&old, &new);
+        assert!(
+            s.shown_lines(Some("a"), "b.py", 1, 5).is_empty(),
+            "files may have changed: their lines are shown afresh"
+        );
         assert!(
             s.seen(Some("a"), g_new),
             "an unchanged symbol stays seen under its new id"
@@ -270,6 +354,31 @@ mod tests {
             s.map.get("a").and_then(|x| x.focus.front().copied()),
             Some(h_new)
         );
+    }
+
+    #[test]
+    fn shown_lines_merge_per_file_and_sections_are_given_once() {
+        let mut s = Sessions::default();
+        s.begin(Some("a"), 0.0, "read f".into());
+        s.mark_lines(Some("a"), "f.py", 10, 20);
+        s.mark_lines(Some("a"), "f.py", 21, 25);
+        s.mark_lines(Some("a"), "f.py", 40, 41);
+        s.mark_lines(None, "f.py", 1, 100);
+        assert_eq!(
+            s.shown_lines(Some("a"), "f.py", 5, 50),
+            [(10, 25), (40, 41)]
+        );
+        assert_eq!(s.shown_lines(Some("a"), "f.py", 12, 14), [(12, 14)]);
+        assert!(s.shown_lines(Some("a"), "g.py", 1, 50).is_empty());
+        assert!(s.shown_lines(None, "f.py", 1, 50).is_empty());
+        assert!(!s.given_before(Some("a"), "context schema", "x"));
+        assert!(s.given_before(Some("a"), "context schema", "x"));
+        assert!(
+            !s.given_before(Some("a"), "context schema", "y"),
+            "a changed section is given again"
+        );
+        assert!(!s.given_before(None, "context schema", "y"));
+        assert!(!s.given_before(None, "context schema", "y"));
     }
 
     #[test]

@@ -319,7 +319,9 @@ impl ToolJit {
                 "`{FIND_TOOLS}` needs words saying what the tool should do: {{\"query\": \"send an email\"}}."
             ));
         }
-        let found = self.compiler.find_tools(&turn.catalog, query, FIND_LIMIT);
+        let found =
+            self.compiler
+                .find_tools(&turn.catalog, query, FIND_LIMIT, Some(&turn.compiled));
         if found.is_empty() {
             return Err(format!(
                 "No tool matches {query:?}. Try other words, or answer without a tool."

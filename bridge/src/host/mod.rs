@@ -701,27 +701,17 @@ impl Host {
             (entry.validator.clone(), timeout, wake)
         };
         let mut admission = Admission::new(self, &server, &tool)?;
-        let args = Value::Object(request.args.clone());
-        if let Some(validator) = validator {
-            let errors: Vec<String> = validator
-                .iter_errors(&args)
-                .map(|err| {
-                    let path = err.instance_path().to_string();
-                    let path = if path.is_empty() {
-                        "/".to_owned()
-                    } else {
-                        path
-                    };
-                    format!("{path}: {err}")
-                })
-                .collect();
-            if !errors.is_empty() {
-                return Err(HostError::ToolValidation {
-                    tool: format!("{server}:{tool}"),
-                    errors,
-                });
+        let args = match validator {
+            Some(validator) => {
+                valid_arguments(&validator, request.args.clone()).map_err(|errors| {
+                    HostError::ToolValidation {
+                        tool: format!("{server}:{tool}"),
+                        errors,
+                    }
+                })?
             }
-        }
+            None => request.args.clone(),
+        };
         let timeout = request.timeout.unwrap_or(timeout);
         let started = Instant::now();
         let deadline = tokio::time::Instant::now() + timeout;
@@ -740,7 +730,7 @@ impl Host {
                 break Err(format!("server `{server}` is offline (reconnecting)"));
             };
             let mut params = CallToolRequestParams::new(tool.clone());
-            params = params.with_arguments(request.args.clone());
+            params = params.with_arguments(args.clone());
             match tokio::time::timeout_at(deadline, peer.call_tool_once(params)).await {
                 Err(_) => {
                     break Err(format!(
@@ -1152,6 +1142,41 @@ impl Drop for Admission<'_> {
             self.with_stats(|stats, _| stats.abandon(trial));
         }
     }
+}
+
+/// The arguments a tool's schema accepts: as given, else with the arguments given as `null` left
+/// out, for a model that writes `null` for an optional parameter it does not use (the schema
+/// decides: a `null` it allows is sent). Else the schema's complaints, each with its path.
+fn valid_arguments(
+    validator: &jsonschema::Validator,
+    mut args: serde_json::Map<String, Value>,
+) -> Result<serde_json::Map<String, Value>, Vec<String>> {
+    let complaints = |args: &serde_json::Map<String, Value>| -> Vec<String> {
+        let args = Value::Object(args.clone());
+        validator
+            .iter_errors(&args)
+            .map(|err| {
+                let path = err.instance_path().to_string();
+                let path = if path.is_empty() {
+                    "/".to_owned()
+                } else {
+                    path
+                };
+                format!("{path}: {err}")
+            })
+            .collect()
+    };
+    let errors = complaints(&args);
+    if errors.is_empty() {
+        return Ok(args);
+    }
+    if args.values().any(Value::is_null) {
+        args.retain(|_, value| !value.is_null());
+        if complaints(&args).is_empty() {
+            return Ok(args);
+        }
+    }
+    Err(errors)
 }
 
 #[cfg(test)]

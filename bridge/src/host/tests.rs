@@ -180,6 +180,34 @@ async fn bad_arguments_fail_validation_with_paths_before_any_call() {
     );
 }
 
+#[test]
+fn a_null_for_an_unused_argument_is_left_out_and_a_null_the_schema_allows_is_sent() {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "q": {"type": "string"},
+            "verbose": {"type": "boolean"},
+            "tag": {"type": ["string", "null"]}
+        },
+        "required": ["q"]
+    });
+    let validator = jsonschema::validator_for(&schema).expect("a schema");
+    let args = |v: Value| v.as_object().cloned().expect("an object");
+    assert_eq!(
+        valid_arguments(&validator, args(json!({"q": "x", "verbose": null}))),
+        Ok(args(json!({"q": "x"})))
+    );
+    assert_eq!(
+        valid_arguments(&validator, args(json!({"q": "x", "tag": null}))),
+        Ok(args(json!({"q": "x", "tag": null})))
+    );
+    // A required argument given as null stays the caller's mistake, named by its path.
+    let errors = valid_arguments(&validator, args(json!({"q": null}))).expect_err("required");
+    assert!(errors.iter().any(|e| e.starts_with("/q: ")), "{errors:?}");
+    // Leaving nulls out never hides another wrong value.
+    assert!(valid_arguments(&validator, args(json!({"q": 1, "verbose": null}))).is_err());
+}
+
 #[tokio::test]
 async fn an_offline_server_fails_fast_and_counts_toward_its_circuit() {
     let host = host(

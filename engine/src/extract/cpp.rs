@@ -158,7 +158,8 @@ fn class(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) -> O
 
 /// A function or method definition; `None` when its name is not a name (a conversion operator
 /// written through a macro, an error). `A::f` outside `A` is a method whose qualified name is
-/// `A.f` and that has no parent: it joins its class once the resolver knows the class.
+/// `A.f` (`Outer::Inner::f`: `Outer.Inner.f`) and that has no parent: it joins its class once
+/// the resolver knows the class.
 fn function(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) -> Option<u32> {
     let declarator = function_declarator(field(node, "declarator")?)?;
     let named = field(declarator, "declarator")?;
@@ -170,7 +171,7 @@ fn function(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) -
         "template_function" => (None, text(field(named, "name")?, src).to_owned()),
         "qualified_identifier" => {
             let (path, name) = qualified(named, src)?;
-            (Some(last_segment(&path)), name)
+            (Some(path.replace("::", ".")), name)
         }
         _ => return None,
     };

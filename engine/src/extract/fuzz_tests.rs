@@ -7,7 +7,7 @@ use super::Extractor;
 use crate::ingest::{SourceFile, index};
 use crate::lang::Lang;
 
-const SEEDS: [(&str, &str); 9] = [
+const SEEDS: [(&str, &str); 11] = [
     (
         "a.py",
         "class A(B):\n    def f(self, x: C = D()):\n        from .m import n as o\n        return self.g(x).h[0](*a, **k)\n",
@@ -44,13 +44,21 @@ const SEEDS: [(&str, &str); 9] = [
         "a.cc",
         "#include <memory>\nnamespace n { class A : public B<int> { void f(std::unique_ptr<C> c) { c->g(); this->h(); A::k(); } }; }\nint A::m() const { return n::f<int>(x.y().z); }\n",
     ),
+    (
+        "A.cs",
+        "using static a.B;\nnamespace n;\npublic partial class A : B<int>, IC { D E { get; } A() : base(1) { } static int F(this G g) => g?.H<I>().J(\"k\".L(), new M()); }\n",
+    ),
+    (
+        "a.php",
+        "<p><?= $t ?></p><?php\nnamespace N;\nuse A\\{B, C as D};\nclass E extends F implements G { use H; public function __construct(private I $i) {} function f(J $j): static { $j->k(); self::l(); parent::m(); \\N\\n(); return new static; } }\n",
+    ),
 ];
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
 
     #[test]
-    fn extractors_never_panic_on_random_text(text in "\\PC{0,400}", lang in 0usize..9) {
+    fn extractors_never_panic_on_random_text(text in "\\PC{0,400}", lang in 0usize..10) {
         let mut extractor = Extractor::default();
         let (path, _) = SEEDS[lang];
         let lang = Lang::of_path(path).unwrap_or(Lang::Python);
@@ -58,7 +66,7 @@ proptest! {
     }
 
     #[test]
-    fn extractors_never_panic_on_mangled_code(lang in 0usize..9, cut in 0usize..200, splice in "[(){}\\[\\]:;,.=<>\"'`\\\\ \n\t a-zA-Z0-9]{0,40}") {
+    fn extractors_never_panic_on_mangled_code(lang in 0usize..10, cut in 0usize..200, splice in "[(){}\\[\\]:;,.=<>\"'`\\\\ \n\t a-zA-Z0-9]{0,40}") {
         let (path, code) = SEEDS[lang];
         let cut = cut.min(code.len());
         let cut = (0..=cut).rev().find(|i| code.is_char_boundary(*i)).unwrap_or(0);
@@ -70,7 +78,7 @@ proptest! {
 
     #[test]
     fn the_pipeline_never_panics_on_arbitrary_files(
-        files in prop::collection::vec((0usize..9, prop::collection::vec(any::<u8>(), 0..300)), 0..8)
+        files in prop::collection::vec((0usize..10, prop::collection::vec(any::<u8>(), 0..300)), 0..8)
     ) {
         let files: Vec<SourceFile> = files
             .into_iter()

@@ -4,10 +4,12 @@
 mod c;
 mod comment_runs;
 mod cpp;
+mod csharp;
 mod go;
 mod go_build;
 mod java;
 mod js;
+mod php;
 mod python;
 mod receiver;
 mod refs;
@@ -81,6 +83,8 @@ impl Extractor {
             Lang::Java => java::extract(root, src, &mut facts),
             Lang::C => c::extract(root, src, &mut facts),
             Lang::Cpp => cpp::extract(root, src, &mut facts),
+            Lang::CSharp => csharp::extract(root, src, &mut facts),
+            Lang::Php => php::extract(root, src, &mut facts),
         }
         refs::extract(root, src, &mut facts);
         if root.has_error() {

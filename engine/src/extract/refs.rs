@@ -237,6 +237,40 @@ const JAVA: RefSyntax = RefSyntax {
     name_uses: &[],
 };
 
+/// C#'s table: type names are plain identifiers, `using` directives name namespaces (no
+/// references), attributes are left out as Java's annotations are.
+const CSHARP: RefSyntax = RefSyntax {
+    names: &["identifier"],
+    type_names: &[],
+    chains: &[
+        ("member_access_expression", "expression", "name"),
+        ("qualified_name", "qualifier", "name"),
+    ],
+    type_chains: &["qualified_name"],
+    calls: &[
+        ("invocation_expression", "function"),
+        ("object_creation_expression", "type"),
+    ],
+    skipped: &[
+        "using_directive",
+        "comment",
+        "string_literal",
+        "verbatim_string_literal",
+        "raw_string_literal",
+        "attribute_list",
+    ],
+    imports: &[],
+    heritage: &["base_list"],
+    heritage_fields: &[],
+    type_contexts: &["type_argument_list"],
+    bindings: &["parameter_list"],
+    binding_fields: &[("variable_declarator", "name")],
+    written_fields: &[("assignment_expression", "left")],
+    arguments: &["argument_list"],
+    read_fields: &["type", "value"],
+    name_uses: &[],
+};
+
 const C: RefSyntax = RefSyntax {
     names: &["identifier", "type_identifier"],
     type_names: &["type_identifier"],
@@ -299,6 +333,50 @@ const CPP: RefSyntax = RefSyntax {
     ],
 };
 
+/// PHP: variables (`$x`) are never symbols; what a property, constant or method access names
+/// belongs to its object (as a call's name does), the object is read; a qualified name
+/// (`\A\B`) is one name; `use` lines are imports, `use` in a class body a base (a trait).
+const PHP: RefSyntax = RefSyntax {
+    names: &["name", "qualified_name"],
+    type_names: &[],
+    chains: &[],
+    type_chains: &[],
+    calls: &[
+        ("function_call_expression", "function"),
+        ("member_call_expression", "name"),
+        ("nullsafe_member_call_expression", "name"),
+        ("scoped_call_expression", "name"),
+        ("member_access_expression", "name"),
+        ("nullsafe_member_access_expression", "name"),
+        ("scoped_property_access_expression", "name"),
+    ],
+    skipped: &[
+        "variable_name",
+        "comment",
+        "string",
+        "encapsed_string",
+        "heredoc",
+        "nowdoc",
+        "text",
+        "namespace_name",
+        "relative_scope",
+        "primitive_type",
+        "named_label_statement",
+        "goto_statement",
+        "class_constant_access_expression",
+    ],
+    imports: &["namespace_use_declaration"],
+    heritage: &["base_clause", "class_interface_clause", "use_declaration"],
+    heritage_fields: &[],
+    type_contexts: &["named_type"],
+    bindings: &[],
+    binding_fields: &[],
+    written_fields: &[("assignment_expression", "left")],
+    arguments: &["arguments"],
+    read_fields: &["type", "default_value"],
+    name_uses: &[],
+};
+
 fn syntax(lang: Lang) -> &'static RefSyntax {
     match lang {
         Lang::Python => &PYTHON,
@@ -308,6 +386,8 @@ fn syntax(lang: Lang) -> &'static RefSyntax {
         Lang::Java => &JAVA,
         Lang::C => &C,
         Lang::Cpp => &CPP,
+        Lang::CSharp => &CSHARP,
+        Lang::Php => &PHP,
     }
 }
 
@@ -766,5 +846,56 @@ class Order(models.Model):
                 .any(|(n, ..)| n == "shop" || n == "register_cb" || n == "Order"),
             "{cpp:?}"
         );
+
+        let csharp = refs(
+            Lang::CSharp,
+            "A.cs",
+            "using Shop.Pay;\nnamespace Shop {\nclass Order : Base, IOrder {\n  Cart F(Item i) {\n    var c = new Cart();\n    Register(Handler, Limits.Max);\n    return c;\n  }\n}\n}\n",
+        );
+        assert!(has(&csharp, "Base", 3, RefKind::Inherit), "{csharp:?}");
+        assert!(has(&csharp, "IOrder", 3, RefKind::Inherit), "{csharp:?}");
+        assert!(has(&csharp, "Handler", 6, RefKind::Value), "{csharp:?}");
+        assert!(has(&csharp, "Limits.Max", 6, RefKind::Value), "{csharp:?}");
+        assert!(
+            csharp.iter().any(|(n, _, l, _)| n == "Item" && *l == 4),
+            "{csharp:?}"
+        );
+        assert!(
+            !csharp
+                .iter()
+                .any(|(n, ..)| n == "Register" || n == "c" || n == "i" || n == "Pay"),
+            "{csharp:?}"
+        );
+    }
+
+    #[test]
+    fn php_types_values_bases_and_imports() {
+        let php = refs(
+            Lang::Php,
+            "a.php",
+            "<?php\nuse App\\Cart;\nclass Order extends Base {\n  use Totals;\n  function f(Item $i, $n = MAX): Cart {\n    register_cb(handler, $this->items, Cart::KIND);\n    return new \\App\\Line($i->qty);\n  }\n}\n?><p>Base</p>\n",
+        );
+        assert!(has(&php, "Cart", 2, RefKind::Import), "{php:?}");
+        assert!(has(&php, "Base", 3, RefKind::Inherit), "{php:?}");
+        assert!(has(&php, "Totals", 4, RefKind::Inherit), "{php:?}");
+        assert!(has(&php, "Item", 5, RefKind::Type), "{php:?}");
+        assert!(has(&php, "Cart", 5, RefKind::Type), "{php:?}");
+        assert!(has(&php, "MAX", 5, RefKind::Read), "{php:?}");
+        assert!(has(&php, "handler", 6, RefKind::Value), "{php:?}");
+        assert!(has(&php, "\\App\\Line", 7, RefKind::Read), "{php:?}");
+        // Variables, properties, called names, definitions and HTML are no references.
+        for absent in [
+            "i",
+            "n",
+            "items",
+            "qty",
+            "register_cb",
+            "Order",
+            "f",
+            "this",
+        ] {
+            assert!(!php.iter().any(|(n, ..)| n == absent), "{absent}: {php:?}");
+        }
+        assert!(!php.iter().any(|(_, _, l, _)| *l == 10), "{php:?}");
     }
 }

@@ -12,11 +12,17 @@ use crate::lang::Lang;
 impl<'a> Resolver<'a> {
     /// The calls of the files in `order` (indexes into `files`).
     pub(super) fn calls(&mut self, order: &[usize]) {
-        let files = self.files;
+        let files = self.files.all;
         for &fi in order {
             let Some(f) = files.get(fi) else {
                 continue;
             };
+            if self.keep_calls(fi) {
+                continue;
+            }
+            self.begin_file();
+            let (sites, resolved) = (self.stats.call_sites, self.stats.calls_resolved);
+            let mut made = Vec::new();
             for call in &f.calls {
                 self.stats.call_sites += 1;
                 // A call in a Rust block whose `cfg` does not hold, inside real code, is not
@@ -39,8 +45,13 @@ impl<'a> Resolver<'a> {
                 }
                 for (to, conf, reason) in targets {
                     let (to, conf) = match call.args {
-                        Some(args) if f.lang == Lang::Java => self.java_overload(to, conf, args),
+                        Some(args) if f.lang.is_java_family() => self.java_overload(to, conf, args),
                         _ => (to, conf),
+                    };
+                    let to = if f.lang == Lang::CSharp {
+                        self.csharp_overridden(to)
+                    } else {
+                        to
                     };
                     // A C++ overload set split across definitions: which one is called depends
                     // on argument types the resolver does not weigh.
@@ -57,10 +68,18 @@ impl<'a> Resolver<'a> {
                             Reason::SelfMethod | Reason::ReceiverType | Reason::AttributeType
                         );
                     if to != from || certain {
+                        // An edge reads its target (kept edges point into unchanged files).
+                        self.reads.node(to);
                         self.b.add_edge(from, to, EdgeKind::Calls, conf, reason);
+                        made.push((from, to, conf, reason));
                     }
                 }
             }
+            let (sites, resolved) = (
+                self.stats.call_sites - sites,
+                self.stats.calls_resolved - resolved,
+            );
+            self.end_calls(fi, &made, sites, resolved);
         }
     }
 
@@ -73,6 +92,11 @@ impl<'a> Resolver<'a> {
         name: &str,
     ) -> Option<(Target, f32, Reason)> {
         let f = &self.files[fi];
+        if f.lang == Lang::Php
+            && let Some(qualified) = name.strip_prefix('\\')
+        {
+            return self.php_qualified(qualified, false);
+        }
         for d in self.scope_chain(fi, scope) {
             // A class's members are not in the lexical scope of its methods (`f()` inside a
             // method is not `this.f()`; Java's implicit `this` is handled on its own).
@@ -92,8 +116,7 @@ impl<'a> Resolver<'a> {
                 ));
             }
             // A variable or parameter of this scope hides every name outside it.
-            if f.lang.is_js_family() && self.vars.get(fi, name, Some(d)).is_some_and(|b| b.declared)
-            {
+            if f.lang.is_js_family() && self.var(fi, name, Some(d)).is_some_and(|b| b.declared) {
                 return None;
             }
         }
@@ -115,7 +138,7 @@ impl<'a> Resolver<'a> {
             if (f.is_test_def(d)
                 || f.lang.is_js_family()
                 || f.defs.get(d as usize).is_some_and(imported_before))
-                && let Some(t) = self.scopes.binding(fi, name)
+                && let Some(t) = self.binding(fi, name)
             {
                 return Some((t, confidence::IMPORT, Reason::ImportResolved));
             }
@@ -125,7 +148,7 @@ impl<'a> Resolver<'a> {
                 Reason::SameFile,
             ));
         }
-        if let Some(t) = self.scopes.binding(fi, name) {
+        if let Some(t) = self.binding(fi, name) {
             return Some((t, confidence::IMPORT, Reason::ImportResolved));
         }
         if f.lang.is_c_family() {
@@ -149,16 +172,19 @@ impl<'a> Resolver<'a> {
         if let Some(t) = self.scopes.wildcard_lookup(
             fi,
             name,
-            self.files,
-            &self.modules,
+            &self.files,
+            self.modules(),
             &self.top_level,
             &self.def_node,
         ) {
             return Some((t, confidence::IMPORT, Reason::ImportResolved));
         }
         let package_mates: &[usize] = match f.lang {
-            Lang::Go => self.modules.same_dir_go(&f.path),
-            Lang::Java => f.package.as_deref().map_or(&[], |p| self.modules.java(p)),
+            Lang::Go => self.modules().same_dir_go(&f.path),
+            Lang::Java | Lang::CSharp => {
+                f.package.as_deref().map_or(&[], |p| self.modules().java(p))
+            }
+            Lang::Php => self.modules().php(f.package.as_deref().unwrap_or_default()),
             _ => &[],
         };
         // A definition in stand-in code (a Go file another platform builds) gives way to a real
@@ -179,14 +205,39 @@ impl<'a> Resolver<'a> {
                 stand_in.get_or_insert(hit);
             }
         }
+        // PHP: a function the namespace does not define is the global namespace's.
+        if f.lang == Lang::Php && stand_in.is_none() {
+            return self.php_qualified(name, true);
+        }
         stand_in
+    }
+
+    /// The definition a fully qualified PHP name (`A\B\C`, without its leading `\`) names:
+    /// `C` in a file declaring namespace `A\B`; with `functions_only`, a function only (PHP
+    /// falls back to the global namespace for functions, never for classes).
+    fn php_qualified(&self, name: &str, functions_only: bool) -> Option<(Target, f32, Reason)> {
+        let (namespace, last) = name.rsplit_once('\\').unwrap_or(("", name));
+        self.modules.php(namespace).iter().find_map(|&file| {
+            let d = self.top_level[file]
+                .get(last)
+                .and_then(|v| self.files[file].visible_definition(v))?;
+            let def = self.files[file].defs.get(d as usize)?;
+            if functions_only && def.kind != NodeKind::Function {
+                return None;
+            }
+            Some((
+                Target::Node(self.def_node[file][d as usize]),
+                confidence::IMPORT,
+                Reason::ImportResolved,
+            ))
+        })
     }
 
     /// Whether a C name called in `scope` is no function of the project: a parameter or a
     /// local variable (a function pointer), or a function-like macro the file defines (expanded,
     /// not called).
     pub(super) fn c_hidden(&self, fi: usize, scope: Option<u32>, name: &str) -> bool {
-        let declared = |s: Option<u32>| self.vars.get(fi, name, s).is_some_and(|b| b.declared);
+        let declared = |s: Option<u32>| self.var(fi, name, s).is_some_and(|b| b.declared);
         self.scope_chain(fi, scope)
             .into_iter()
             .any(|d| declared(Some(d)))
@@ -202,7 +253,7 @@ impl<'a> Resolver<'a> {
         if !f.lang.is_js_family() {
             return None;
         }
-        let declared = |s: Option<u32>| self.vars.get(fi, name, s).is_some_and(|b| b.declared);
+        let declared = |s: Option<u32>| self.var(fi, name, s).is_some_and(|b| b.declared);
         if self
             .scope_chain(fi, scope)
             .into_iter()
@@ -248,12 +299,16 @@ impl<'a> Resolver<'a> {
                 if let Some((target, conf, reason)) = self.lookup_name(fi, scope, name) {
                     return self.callable(target, conf, reason);
                 }
+                // PHP looks a function up in the namespace, then the global one: nothing else.
+                if f.lang == Lang::Php {
+                    return Vec::new();
+                }
                 let package_import = match self.imported_or_declared(fi, scope, name) {
                     Some(true) => return Vec::new(),
                     Some(false) => true,
                     None => false,
                 };
-                if f.lang == Lang::Java
+                if f.lang.is_java_family()
                     && let Some(hit) = self
                         .java_implicit_this(fi, scope, name)
                         .or_else(|| self.java_static_import(fi, name))
@@ -280,11 +335,44 @@ impl<'a> Resolver<'a> {
                 _ => Vec::new(),
             },
             Callee::Member { receiver, name } => {
-                self.resolve_member(fi, scope, receiver, name, depth)
+                // A C# value of a keyword type (`"text".M()`, `string.Join(…)`): only an
+                // extension method of the project.
+                if f.lang == Lang::CSharp
+                    && let Receiver::Name(var) = receiver
+                    && super::csharp::PREDEFINED_TYPES.contains(&var.as_str())
+                {
+                    return self
+                        .csharp_extension(fi, scope, receiver, name, depth)
+                        .into_iter()
+                        .collect();
+                }
+                let hits = self.resolve_member(fi, scope, receiver, name, depth);
+                // A C# extension method, when no member was found through the receiver (only
+                // a guess by name, or nothing).
+                if f.lang == Lang::CSharp
+                    && hits.iter().all(|&(_, _, reason)| {
+                        matches!(
+                            reason,
+                            Reason::UniqueGlobal | Reason::ImportedCandidate | Reason::Ambiguous
+                        )
+                    })
+                    && let Some(hit) = self.csharp_extension(fi, scope, receiver, name, depth)
+                {
+                    return vec![hit];
+                }
+                hits
             }
             Callee::Scoped { path, name } if f.lang == Lang::Cpp => {
                 self.cpp_scoped(fi, scope, path, name)
             }
+            // PHP `T::m()`: a member of class `T` (its own, inherited or from a trait used).
+            Callee::Scoped { path, name } if f.lang == Lang::Php => self
+                .resolve_type(fi, scope, path)
+                .and_then(|(ty, conf)| {
+                    self.typed_member(ty, conf, name, confidence::IMPORT, Reason::ClassMember)
+                })
+                .into_iter()
+                .collect(),
             Callee::Scoped { path, name } => {
                 if let Some((ty, conf)) = self.resolve_type(fi, scope, path)
                     && let Some(hit) = self.typed_member(ty, conf, name, 1.0, Reason::ClassMember)
@@ -300,7 +388,7 @@ impl<'a> Resolver<'a> {
                     }
                     return vec![hit];
                 }
-                if let Some(file) = self.modules.rust(&f.path, path) {
+                if let Some(file) = self.modules().rust(&f.path, path) {
                     let inline = path.rsplit("::").next().unwrap_or(path);
                     // Of `cfg` alternatives the real one; a `mod name;` is no function.
                     let found = self.top_level[file]
@@ -391,9 +479,9 @@ impl<'a> Resolver<'a> {
             .map(|(file, class, ty)| (file, Some(class), ty.to_owned()))
     }
 
-    /// Java's implicit `this` for a bare `name(…)`: a method of the innermost class around
+    /// Java's (and C#'s) implicit `this` for a bare `name(…)`: a method of the innermost class around
     /// `scope` that has one by that name (its own or inherited), else of a class further out.
-    /// A name of `Object`'s methods, which every class has, never goes further out. Past a
+    /// A name of `Object`'s (or C#'s `object`'s) methods, which every class has, never goes further out. Past a
     /// class that inherits from a type outside the project (which may hold that method), only a
     /// name no built-in container has is looked for, and a hit is less sure (`INHERITED`: right
     /// 90 times of 90 on the Java corpora).
@@ -413,6 +501,12 @@ impl<'a> Resolver<'a> {
             "notifyAll",
             "toString",
             "wait",
+            "Equals",
+            "GetHashCode",
+            "GetType",
+            "MemberwiseClone",
+            "ReferenceEquals",
+            "ToString",
         ];
         let defs = &self.files[fi].defs;
         let mut cap = confidence::SELF_METHOD;
@@ -598,7 +692,7 @@ impl<'a> Resolver<'a> {
             .filter(|i| i.reexport && (i.wildcard || i.names.iter().any(|n| n.name == name)))
             .find_map(|i| {
                 let (package, class) = i.module.rsplit_once('.')?;
-                let ty = self.modules.java(package).iter().find_map(|&file| {
+                let ty = self.modules().java(package).iter().find_map(|&file| {
                     let &d = self.top_level[file].get(class)?.first()?;
                     let node = self.def_node[file][d as usize];
                     self.kind_of(node)
@@ -739,7 +833,7 @@ impl<'a> Resolver<'a> {
                 {
                     return vec![hit];
                 }
-                if matches!(f.lang, Lang::Java | Lang::Cpp)
+                if matches!(f.lang, Lang::Java | Lang::CSharp | Lang::Cpp)
                     && let Some(hit) = self.field_member(fi, scope, var, name, depth)
                 {
                     return vec![hit];
@@ -750,9 +844,9 @@ impl<'a> Resolver<'a> {
                     return Vec::new();
                 }
                 // `Inner.m()`: a static method of a Java member type in scope or imported.
-                if f.lang == Lang::Java
+                if f.lang.is_java_family()
                     && self.binding_type(fi, scope, var).is_none()
-                    && let Some((t, conf)) = self.java_member_type(fi, scope, var)
+                    && let Some((t, conf)) = self.nested_type(fi, scope, var)
                 {
                     return self
                         .typed_member(t, conf, name, conf, Reason::ClassMember)
@@ -761,7 +855,7 @@ impl<'a> Resolver<'a> {
                 }
                 // A Java receiver of a type outside the project (`String.valueOf(…)`, or
                 // `text.charAt(…)` where `String text`) calls none of the project's methods.
-                if f.lang == Lang::Java && self.java_outside(fi, scope, var) {
+                if f.lang.is_java_family() && self.java_outside(fi, scope, var) {
                     return Vec::new();
                 }
             }
@@ -809,7 +903,7 @@ impl<'a> Resolver<'a> {
                 }
                 // Java's implicit `this`: `parent.root.get()` where `parent` is a field.
                 let head = path.split('.').next().unwrap_or(path);
-                if matches!(f.lang, Lang::Java | Lang::Cpp)
+                if matches!(f.lang, Lang::Java | Lang::CSharp | Lang::Cpp)
                     && !on_self
                     && self.binding_type(fi, scope, head).is_none()
                     && let Some((t, conf)) =
@@ -863,8 +957,9 @@ impl<'a> Resolver<'a> {
         }
         let mut found = self.fallback(self.methods.get(name), fi);
         // A C++ method name on a receiver of unknown type is shared by unrelated classes
-        // (`ok`, `Compare`, `NewIterator`): the one near the caller is a candidate only.
-        if f.lang == Lang::Cpp {
+        // (`ok`, `Compare`, `NewIterator`): the one near the caller is a candidate only. So is
+        // PHP's (measured 0.71: an interface's implementations and the interface share it).
+        if matches!(f.lang, Lang::Cpp | Lang::Php) {
             for (_, conf, reason) in &mut found {
                 if *reason == Reason::ImportedCandidate {
                     *conf = conf.min(confidence::AMBIGUOUS_PAIR);
@@ -955,8 +1050,8 @@ impl<'a> Resolver<'a> {
             if let Some(t) = scope::export(
                 file,
                 name,
-                self.files,
-                &self.modules,
+                &self.files,
+                self.modules(),
                 &self.top_level,
                 &self.def_node,
                 0,
@@ -984,6 +1079,7 @@ impl<'a> Resolver<'a> {
     ) -> Vec<(u32, f32, Reason)> {
         let lang = self.files[fi].lang;
         let same_lang = |n: &u32| {
+            self.reads.node(*n);
             let file = self.b.node(*n).map(|d| d.file);
             self.file_lang(file).is_some_and(|l| {
                 l == lang
@@ -1149,7 +1245,7 @@ impl<'a> Resolver<'a> {
         let file = self
             .modules
             .rust_exact(&f.path, &format!("{}::{written}", import.module))?;
-        (self.modules.rust(&f.path, &import.module) != Some(file)).then_some(file)
+        (self.modules().rust(&f.path, &import.module) != Some(file)).then_some(file)
     }
 }
 

@@ -242,3 +242,77 @@ fn cpp_namespaces_inheritance_and_overloads_in_two_files() {
         )])
     );
 }
+
+const OUTER_H: &str = r#"#pragma once
+namespace db {
+class Table {
+ public:
+  class Cursor {
+   public:
+    bool next();
+    int row() const;
+  };
+  Cursor scan();
+};
+}  // namespace db
+"#;
+
+const OUTER_CC: &str = r#"#include "outer.h"
+namespace db {
+bool Table::Cursor::next() { return row() > 0; }
+int Table::Cursor::row() const { return 1; }
+Table::Cursor Table::scan() {
+  Cursor c;
+  c.next();
+  return c;
+}
+}  // namespace db
+"#;
+
+#[test]
+fn cpp_methods_of_a_nested_class_defined_out_of_line() {
+    let g = graph(&[("outer.h", OUTER_H), ("outer.cc", OUTER_CC)]);
+    assert_eq!(
+        edges(&g, EdgeKind::Calls),
+        owned(&[
+            (
+                "Method:outer.cc:Table.Cursor.next",
+                "Method:outer.cc:Table.Cursor.row",
+                "0.98",
+                "self-method"
+            ),
+            (
+                "Method:outer.cc:Table.scan",
+                "Method:outer.cc:Table.Cursor.next",
+                "0.97",
+                "receiver-type"
+            ),
+        ])
+    );
+    assert_eq!(
+        edges(&g, EdgeKind::MemberOf)
+            .into_iter()
+            .filter(|(from, to, ..)| from.starts_with("Method:outer.cc") && to.starts_with("Class:"))
+            .collect::<std::collections::BTreeSet<_>>(),
+        owned(&[
+            (
+                "Method:outer.cc:Table.Cursor.next",
+                "Class:outer.h:Table.Cursor",
+                "1.00",
+                "member"
+            ),
+            (
+                "Method:outer.cc:Table.Cursor.row",
+                "Class:outer.h:Table.Cursor",
+                "1.00",
+                "member"
+            ),
+            (
+                "Method:outer.cc:Table.scan",
+                "Class:outer.h:Table",
+                "1.00",
+                "member"
+            ),
+        ])
+    );
+}

@@ -11,7 +11,7 @@ impl<'a> Resolver<'a> {
     /// Folders, files and definitions, with CONTAINS, DEFINES and MEMBER_OF edges.
     pub(super) fn structure(&mut self) {
         let mut folders: HashMap<String, u32> = HashMap::default();
-        for f in self.files {
+        for f in self.files.all {
             let file = self.b.add_node(NewNode {
                 kind: NodeKind::File,
                 name: f.path.rsplit('/').next().unwrap_or(&f.path),
@@ -179,7 +179,7 @@ impl<'a> Resolver<'a> {
     }
 
     pub(super) fn imports(&mut self) {
-        for (fi, f) in self.files.iter().enumerate() {
+        for (fi, f) in self.files.all.iter().enumerate() {
             let mut seen = HashSet::default();
             let mut whole = HashSet::default();
             let mut per_import = Vec::with_capacity(f.imports.len());
@@ -187,7 +187,7 @@ impl<'a> Resolver<'a> {
                 self.stats.imports += 1;
                 let targets = self
                     .scopes
-                    .import_files(fi, import, self.files, &self.modules);
+                    .import_files(fi, import, &self.files, &self.modules);
                 if !targets.is_empty() {
                     self.stats.imports_resolved += 1;
                 }
@@ -217,6 +217,7 @@ impl<'a> Resolver<'a> {
     /// include targets `imports` found: one walk per file instead of one per looked-up name.
     pub(super) fn c_include_closures(&self) -> Vec<Vec<usize>> {
         self.files
+            .all
             .iter()
             .enumerate()
             .map(|(fi, f)| {
@@ -248,7 +249,7 @@ impl<'a> Resolver<'a> {
     }
 
     pub(super) fn heritage(&mut self) {
-        for (fi, f) in self.files.iter().enumerate() {
+        for (fi, f) in self.files.all.iter().enumerate() {
             for (di, d) in f.defs.iter().enumerate() {
                 let node = self.def_node[fi][di];
                 for (names, kind) in [
@@ -284,7 +285,7 @@ impl<'a> Resolver<'a> {
     /// tests only give way to real ones of the same name.
     pub(super) fn adopt_foreign_methods(&mut self) {
         for (fi, di) in std::mem::take(&mut self.foreign_methods) {
-            let f = &self.files[fi];
+            let f = self.files.at(fi);
             // A C++ class is found through the file's includes: once they are known.
             if f.lang == Lang::Cpp && self.c_included.is_empty() {
                 self.foreign_methods.push((fi, di));
@@ -301,14 +302,17 @@ impl<'a> Resolver<'a> {
                 .iter()
                 .any(|i| i.names.iter().any(|n| n.local() == ty));
             let id = self.def_node[fi][di as usize];
-            // A Go method's type is in its own package: found by the file's scope, surely.
-            let owner = self
-                .resolve_type(fi, def.parent, ty)
-                .filter(|&(_, conf)| {
-                    conf >= confidence::IMPORT
-                        || !(imported || ty.contains("::") || f.lang == Lang::Go)
-                })
-                .map(|(owner, _)| owner);
+            // A C++ `Outer::Inner::f` names its class by a path whose first segments may be
+            // namespaces rather than types: the longest path that is a type is the owner.
+            let owner = type_paths(ty).find_map(|ty| {
+                // A Go method's type is in its own package: found by the file's scope, surely.
+                self.resolve_type(fi, def.parent, ty)
+                    .filter(|&(_, conf)| {
+                        conf >= confidence::IMPORT
+                            || !(imported || ty.contains("::") || f.lang == Lang::Go)
+                    })
+                    .map(|(owner, _)| owner)
+            });
             let Some(owner) = owner else {
                 // A Go method of a type the project does not show is still a method of its
                 // name: a candidate for calls on receivers of unknown type.
@@ -356,4 +360,9 @@ impl<'a> Resolver<'a> {
             }
         }
     }
+}
+
+/// `a.b.C`, `b.C`, `C`: a written type path, then the same without its first segments.
+fn type_paths(path: &str) -> impl Iterator<Item = &str> {
+    std::iter::once(path).chain(path.match_indices('.').map(move |(at, _)| &path[at + 1..]))
 }

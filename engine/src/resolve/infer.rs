@@ -18,8 +18,8 @@ impl<'a> Resolver<'a> {
         self.scopes.resolve_path(
             fi,
             path,
-            self.files,
-            &self.modules,
+            &self.files,
+            self.modules(),
             &self.top_level,
             &self.def_node,
         )
@@ -67,8 +67,9 @@ impl<'a> Resolver<'a> {
                 .owner_type(fi, scope)
                 .map(|t| (t, confidence::SELF_METHOD));
         }
-        if self.files[fi].lang == Lang::Java
-            && let Some(found) = self.java_member_type(fi, scope, name)
+        let lang = self.files[fi].lang;
+        if (lang.is_java_family() || lang == Lang::Cpp)
+            && let Some(found) = self.nested_type(fi, scope, name)
         {
             return Some(found);
         }
@@ -101,6 +102,9 @@ impl<'a> Resolver<'a> {
             _ if self.files[fi].lang == Lang::Rust && self.rust_names_outside(fi, name) => None,
             // A Go type of a package outside the project (`io.Writer`, `reflect.Value`).
             _ if self.files[fi].lang == Lang::Go && self.go_type_outside(fi, name) => None,
+            // A PHP class name means one class by the file's namespace and `use` lines: one
+            // they do not find is no project class.
+            _ if self.files[fi].lang == Lang::Php => None,
             _ => {
                 if self.files[fi].lang.is_js_family()
                     && let Some(found) = self.alias_type(fi, name)
@@ -123,10 +127,11 @@ impl<'a> Resolver<'a> {
         }
     }
 
-    /// A Java member type: a simple name declared in (or inherited by) a class around `scope`,
-    /// which hides every other type of that name, else imported from a project class by a
-    /// single-type import; or `Outer.Inner` for a member of `Outer`.
-    pub(super) fn java_member_type(
+    /// A Java, C# or C++ member type: a simple name declared in (or inherited by) a class around
+    /// `scope` (for C++, the class a method defined out of line belongs to), which hides every
+    /// other type of that name, else (Java, C#) imported from a project class by a single-type
+    /// import; or `Outer.Inner` for a member of `Outer`.
+    pub(super) fn nested_type(
         &self,
         fi: usize,
         scope: Option<u32>,
@@ -150,12 +155,18 @@ impl<'a> Resolver<'a> {
         }
         let defs = &self.files[fi].defs;
         let enclosing = self.scope_chain(fi, scope).into_iter().find_map(|d| {
-            if !defs.get(d as usize).is_some_and(|x| x.kind.is_type()) {
-                return None;
-            }
-            let (t, inherited) = member_type(self.def_node[fi][d as usize], name)?;
+            let node = self.def_node[fi][d as usize];
+            let ty = if defs.get(d as usize).is_some_and(|x| x.kind.is_type()) {
+                node
+            } else {
+                *self.adopted.get(&node)?
+            };
+            let (t, inherited) = member_type(ty, name)?;
             Some((t, level(inherited)))
         });
+        if !self.files[fi].lang.is_java_family() {
+            return enclosing;
+        }
         // `import a.b.Outer.Inner;`: a member type of a project class, imported by its name.
         enclosing.or_else(|| {
             self.files[fi]
@@ -164,7 +175,7 @@ impl<'a> Resolver<'a> {
                 .filter(|i| !i.reexport && i.names.iter().any(|n| n.name == name))
                 .find_map(|i| {
                     let (package, outer) = i.module.rsplit_once('.')?;
-                    let ty = self.modules.java(package).iter().find_map(|&file| {
+                    let ty = self.modules().java(package).iter().find_map(|&file| {
                         let &d = self.top_level[file].get(outer)?.first()?;
                         Some(self.def_node[file][d as usize])
                     })?;
@@ -270,7 +281,7 @@ impl<'a> Resolver<'a> {
     /// The members of type alias `name` of file `file`: of Rust `cfg` alternatives, the one
     /// that is compiled.
     fn alias_members(&self, file: usize, name: &str) -> Option<&'a Vec<String>> {
-        let f = &self.files[file];
+        let f = self.files.at(file);
         let mut named = f
             .type_aliases
             .iter()
@@ -430,7 +441,7 @@ impl<'a> Resolver<'a> {
         scope: Option<u32>,
         name: &str,
     ) -> Option<&'a str> {
-        let params = &self.files[fi].type_params;
+        let params = &self.files.at(fi).type_params;
         self.scope_chain(fi, scope).into_iter().find_map(|d| {
             // In source order of their items, so in order of `d`.
             let from = params.partition_point(|(at, _, _)| *at < d);
@@ -612,7 +623,7 @@ impl<'a> Resolver<'a> {
 
     /// The traits of Rust type parameter `name` as the scope sees it, when several bound it.
     fn type_param_traits(&self, fi: usize, scope: Option<u32>, name: &str) -> Option<Vec<&'a str>> {
-        let f = &self.files[fi];
+        let f = self.files.at(fi);
         let declared = self
             .scope_chain(fi, scope)
             .into_iter()
@@ -652,7 +663,7 @@ impl<'a> Resolver<'a> {
             let Some(Target::Module(m)) = self.path_target(fi, &prefix) else {
                 continue;
             };
-            let &i = self.vars.get(m, parts[split], None)?.types.last()?;
+            let &i = self.var(m, parts[split], None)?.types.last()?;
             let written = &self.files[m].bindings.get(i as usize)?.type_name;
             let (t, conf) = self.resolve_type(m, None, written)?;
             let mut current = (t, conf.min(confidence::IMPORT));
@@ -768,7 +779,7 @@ impl<'a> Resolver<'a> {
             .iter()
             .copied()
             .find_map(|s| {
-                let (_, calls) = self.in_effect(fi, scope, self.vars.get(fi, var, s)?);
+                let (_, calls) = self.in_effect(fi, scope, self.var(fi, var, s)?);
                 let found = result_of(s, *calls.last()?);
                 // Rust binds one name afresh in each arm, `if let` and `let`, and Go in each
                 // block (`x := f()`): when those of a scope that can be typed disagree, the name
@@ -782,7 +793,7 @@ impl<'a> Resolver<'a> {
             })
             .or_else(|| {
                 chain.iter().copied().find_map(|s| {
-                    let elements = &self.vars.get(fi, var, s)?.elements;
+                    let elements = &self.var(fi, var, s)?.elements;
                     // The innermost loop around the call, else the last one.
                     let line = self
                         .line_at(fi, scope)
@@ -814,7 +825,7 @@ impl<'a> Resolver<'a> {
                     return None;
                 }
                 chain.iter().copied().find_map(|s| {
-                    let at = *self.vars.get(fi, var, s)?.closures.last()?;
+                    let at = *self.var(fi, var, s)?.closures.last()?;
                     self.closure_argument_type(fi, s, f.closure_bindings.get(at as usize)?, depth)
                 })
             })
@@ -834,7 +845,7 @@ impl<'a> Resolver<'a> {
     ) -> Option<Option<(u32, f32)>> {
         let f = &self.files[fi];
         let line = self.line_at(fi, scope)?;
-        let bound = self.vars.get(fi, var, scope)?;
+        let bound = self.var(fi, var, scope)?;
         let (at, from) = bound
             .closures
             .iter()
@@ -912,7 +923,7 @@ impl<'a> Resolver<'a> {
         var: &str,
         depth: u32,
     ) -> Option<(u32, f32)> {
-        let bound = self.vars.get(fi, var, scope)?;
+        let bound = self.var(fi, var, scope)?;
         if depth >= MAX_RETURN_DEPTH || bound.paths.is_empty() || !bound.calls.is_empty() {
             return None;
         }
@@ -1014,7 +1025,8 @@ impl<'a> Resolver<'a> {
             if !seen.insert((file, def)) || seen.len() > 64 {
                 continue;
             }
-            if let Some((_, _, ty)) = files[file]
+            if let Some((_, _, ty)) = files
+                .at(file)
                 .attr_bindings
                 .iter()
                 .find(|(c, a, _)| *c == def && a == attr)
@@ -1089,7 +1101,7 @@ impl<'a> Resolver<'a> {
         // The innermost scope that binds the name decides; bindings there that disagree (one
         // type in each branch) leave the type unknown.
         for s in chain {
-            let Some(bound) = self.vars.get(fi, var, s) else {
+            let Some(bound) = self.var(fi, var, s) else {
                 continue;
             };
             let (types, _) = self.in_effect(fi, scope, bound);
@@ -1151,7 +1163,7 @@ impl<'a> Resolver<'a> {
         f.imports.iter().enumerate().find_map(|(at, import)| {
             let name = import.names.iter().find(|n| n.local() == var)?;
             self.import_files(fi, at).iter().find_map(|&source| {
-                let last = *self.vars.get(source, &name.name, None)?.types.last()?;
+                let last = *self.var(source, &name.name, None)?.types.last()?;
                 let b = self.files[source].bindings.get(last as usize)?;
                 Some((source, b.type_name.clone()))
             })
@@ -1175,7 +1187,7 @@ impl<'a> Resolver<'a> {
         let mut chain: Vec<Option<u32>> =
             self.scope_chain(fi, scope).into_iter().map(Some).collect();
         chain.push(None);
-        if chain.iter().any(|&s| self.vars.get(fi, var, s).is_some()) {
+        if chain.iter().any(|&s| self.var(fi, var, s).is_some()) {
             return None;
         }
         let mate = self
@@ -1183,9 +1195,9 @@ impl<'a> Resolver<'a> {
             .same_dir_go(&f.path)
             .iter()
             .copied()
-            .filter(|&m| m != fi && self.vars.get(m, var, None).is_some())
+            .filter(|&m| m != fi && self.var(m, var, None).is_some())
             .min_by_key(|&m| self.files[m].in_test_code(1))?;
-        let bound = self.vars.get(mate, var, None)?;
+        let bound = self.var(mate, var, None)?;
         if let Some(&at) = bound.types.last() {
             let written = &self.files[mate].bindings.get(at as usize)?.type_name;
             return self.resolve_type(mate, None, written);
@@ -1267,7 +1279,7 @@ impl<'a> Resolver<'a> {
             return false;
         };
         self.files[fi].imports.iter().any(|i| {
-            i.module_alias.as_deref() == Some(package) && self.modules.go(&i.module).is_empty()
+            i.module_alias.as_deref() == Some(package) && self.modules().go(&i.module).is_empty()
         })
     }
 

@@ -7,7 +7,9 @@ mod builtins;
 mod calls;
 mod definitions;
 mod infer;
+mod memo;
 mod modules;
+mod reads;
 mod references;
 mod scope;
 mod vars;
@@ -16,7 +18,9 @@ use std::cell::{Cell, RefCell};
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
+pub use self::memo::ResolveMemo;
 use self::modules::ModuleIndex;
+use self::reads::{Facts, FileSet, FileVec, NameMap, NodeMap, NodeSet, Reads};
 use self::scope::Scopes;
 use self::vars::VarIndex;
 use super::facts::{Callee, FileFacts, Receiver};
@@ -94,42 +98,49 @@ type FoundType = Option<(u32, f32)>;
 type AliasKey = (usize, String);
 
 struct Resolver<'a> {
-    files: &'a [FileFacts],
+    files: Facts<'a>,
+    /// What the file being resolved reads.
+    reads: &'a Reads,
+    /// What an earlier resolution of these files kept, and what changed since.
+    plan: memo::Plan,
     modules: ModuleIndex,
     b: GraphBuilder,
     file_node: Vec<u32>,
     def_node: Vec<Vec<u32>>,
     /// Per file: top-level definition name → def indexes.
-    top_level: Vec<HashMap<&'a str, Vec<u32>>>,
+    top_level: FileVec<'a, HashMap<&'a str, Vec<u32>>>,
     /// Type node → member name → method node.
-    members: HashMap<u32, HashMap<&'a str, u32>>,
+    members: NodeMap<'a, HashMap<&'a str, u32>>,
     /// Type node → base type nodes.
-    bases: HashMap<u32, Vec<u32>>,
+    bases: NodeMap<'a, Vec<u32>>,
     /// A TypeScript namespace and the type of the same name in its file (declaration merging),
     /// both ways: members of one are members of the other.
-    companions: HashMap<u32, u32>,
+    companions: NodeMap<'a, u32>,
+    /// C# extension methods by name.
+    extensions: NameMap<'a, &'a str, Vec<u32>>,
     /// Top-level callables and types by name, project-wide.
-    globals: HashMap<&'a str, Vec<u32>>,
+    globals: NameMap<'a, &'a str, Vec<u32>>,
     /// Methods by name, project-wide.
-    methods: HashMap<&'a str, Vec<u32>>,
+    methods: NameMap<'a, &'a str, Vec<u32>>,
     /// Definition node → its file and its index there.
     node_def: HashMap<u32, (usize, u32)>,
     /// Per file: the files its imports resolve to.
-    imported: Vec<HashSet<usize>>,
+    imported: FileVec<'a, HashSet<usize>>,
     /// Per file: the files it imports whole (a module import, a wildcard), not name by name.
-    imported_whole: Vec<HashSet<usize>>,
+    imported_whole: FileVec<'a, HashSet<usize>>,
     /// Per C file: the files its `#include`s reach, directly or through other headers, nearest
     /// first (what the preprocessor pastes in; empty for other languages).
-    c_included: Vec<Vec<usize>>,
+    c_included: FileVec<'a, Vec<usize>>,
     /// Per file, per import statement: the files it refers to (`Scopes::import_files`, asked
     /// once: receiver types ask again for every imported name).
-    import_targets: Vec<Vec<Vec<usize>>>,
+    import_targets: FileVec<'a, Vec<Vec<usize>>>,
     scopes: Scopes,
     vars: VarIndex<'a>,
     /// The call being resolved: (file, scope, line). Rust bindings that hold on some lines only
     /// (`match` arms, `if let` bodies, shadowing `let`s) are read at that line.
     resolving: Cell<Option<(usize, Option<u32>, u32)>>,
-    /// Variables' types by (file, scope, line) and name, once found by a full-depth lookup.
+    /// Variables' types by (file, scope, line) and name, once found by a full-depth lookup;
+    /// emptied before each file, so a file's resolution never depends on the files before it.
     variable_types: RefCell<HashMap<VariableKey, HashMap<Box<str>, FoundType>>>,
     /// TypeScript type aliases by (file, alias), once resolved: a type node, a union id (see
     /// `UNION_IDS`) with its confidence, or `None` when a member is unknown.
@@ -137,74 +148,105 @@ struct Resolver<'a> {
     /// The member types of each union alias; union id `u32::MAX - i` is entry `i`.
     unions: RefCell<Vec<Vec<u32>>>,
     /// Files compiled for tests only (declared `#[cfg(test)] mod x;`).
-    test_files: HashSet<usize>,
+    test_files: FileSet<'a>,
     /// Rust methods (file, def) of `impl` blocks whose type is in another file.
     foreign_methods: Vec<(usize, u32)>,
     /// Such a method's node → the node of the type it was adopted by.
-    adopted: HashMap<u32, u32>,
+    adopted: NodeMap<'a, u32>,
     /// C++ methods with another definition of their name in their class (overloads).
-    cpp_overloads: HashSet<u32>,
+    cpp_overloads: NodeSet<'a>,
     stats: ResolveStats,
 }
 
-/// Builds the graph of a project from its files' facts.
-pub fn build_graph(project: &str, files: &[FileFacts]) -> (Graph, ResolveStats) {
+/// Builds the graph of a project from its files' facts; from an earlier resolution of the same
+/// project before the `changed` paths changed (written, added or removed), only the files whose
+/// calls and references read something that changed are resolved again, the others keep their
+/// edges (see `memo`); `None` resolves every file, and both give the same graph. Also gives what
+/// the next resolution keeps, and how many files were resolved.
+pub fn build_graph_kept(
+    project: &str,
+    files: &[FileFacts],
+    earlier: Option<ResolveMemo>,
+    changed: &[String],
+) -> (Graph, ResolveStats, ResolveMemo, usize) {
     let order: Vec<usize> = (0..files.len()).collect();
-    build_graph_calls_in(project, files, &order)
+    let (graph, stats, (memo, resolved)) = resolve_in(project, files, &order, earlier, changed);
+    (graph, stats, memo, resolved)
 }
 
-/// [`build_graph`], resolving the calls of the files in `order` (indexes into `files`; a file
+/// [`build_graph_kept`] of every file, resolving the calls of the files in `order` (indexes into `files`; a file
 /// left out has no CALLS edges). Resolving one file's calls must not depend on which files came
 /// before it (what re-resolving only some files needs): a test resolves them shuffled.
+#[cfg(all(test, not(target_arch = "wasm32")))]
 pub(crate) fn build_graph_calls_in(
     project: &str,
     files: &[FileFacts],
     order: &[usize],
 ) -> (Graph, ResolveStats) {
+    let (graph, stats, _) = resolve_in(project, files, order, None, &[]);
+    (graph, stats)
+}
+
+fn resolve_in(
+    project: &str,
+    files: &[FileFacts],
+    order: &[usize],
+    earlier: Option<ResolveMemo>,
+    changed: &[String],
+) -> (Graph, ResolveStats, (ResolveMemo, usize)) {
+    let reads = Reads::default();
     let modules = ModuleIndex::build(files);
     let test_files = test_files(files, &modules);
     let defs: usize = files.iter().map(|f| f.defs.len()).sum();
     let mut r = Resolver {
-        files,
+        files: Facts::new(files, &reads),
+        reads: &reads,
+        plan: memo::Plan::default(),
         modules,
         b: GraphBuilder::new(project),
         file_node: Vec::with_capacity(files.len()),
         def_node: Vec::with_capacity(files.len()),
-        top_level: Vec::with_capacity(files.len()),
-        members: HashMap::default(),
-        bases: HashMap::default(),
-        companions: HashMap::default(),
-        globals: HashMap::default(),
-        methods: HashMap::default(),
+        top_level: FileVec::new(Vec::with_capacity(files.len()), &reads),
+        members: NodeMap::new(&reads),
+        bases: NodeMap::new(&reads),
+        companions: NodeMap::new(&reads),
+        globals: NameMap::new(&reads),
+        extensions: NameMap::new(&reads),
+        methods: NameMap::new(&reads),
         node_def: HashMap::with_capacity_and_hasher(defs, Default::default()),
-        imported: Vec::with_capacity(files.len()),
-        imported_whole: Vec::with_capacity(files.len()),
-        import_targets: Vec::with_capacity(files.len()),
-        c_included: Vec::new(),
+        imported: FileVec::new(Vec::with_capacity(files.len()), &reads),
+        imported_whole: FileVec::new(Vec::with_capacity(files.len()), &reads),
+        import_targets: FileVec::new(Vec::with_capacity(files.len()), &reads),
+        c_included: FileVec::new(Vec::new(), &reads),
         scopes: Scopes::default(),
         vars: VarIndex::build(files),
         resolving: Cell::new(None),
         variable_types: RefCell::default(),
         alias_types: RefCell::default(),
         unions: RefCell::default(),
-        test_files,
+        test_files: FileSet::new(test_files, &reads),
         foreign_methods: Vec::new(),
-        adopted: HashMap::default(),
-        cpp_overloads: HashSet::default(),
+        adopted: NodeMap::new(&reads),
+        cpp_overloads: NodeSet::new(&reads),
         stats: ResolveStats::default(),
     };
     r.structure();
-    r.scopes = Scopes::build(files, &r.modules, &r.top_level, &r.def_node);
+    r.csharp_structure();
+    r.scopes = Scopes::build(&r.files, &r.modules, &r.top_level, &r.def_node);
     r.adopt_foreign_methods();
     r.imports();
-    r.c_included = r.c_include_closures();
+    let included = r.c_include_closures();
+    *r.c_included = included;
     // C++ methods defined out of line find their class through the includes.
     r.adopt_foreign_methods();
     r.heritage();
+    r.plan(earlier, changed);
     r.calls(order);
     r.references();
     let stats = r.stats;
-    (r.b.build(), stats)
+    let resolved = r.plan.resolved;
+    let memo = r.memo();
+    (r.b.build(), stats, (memo, resolved))
 }
 
 /// Marks the items of invocations of stand-in macros (macros defined anywhere in the project
@@ -277,14 +319,33 @@ impl<'a> Resolver<'a> {
                 self.files[fi]
                     .imports
                     .get(at)
-                    .map(|i| self.scopes.import_files(fi, i, self.files, &self.modules))
+                    .map(|i| self.scopes.import_files(fi, i, &self.files, self.modules()))
                     .unwrap_or_default(),
             ),
         }
     }
 
     fn kind_of(&self, node: u32) -> Option<NodeKind> {
+        self.reads.node(node);
         self.b.node(node).map(|n| n.kind)
+    }
+
+    /// The module index (every lookup in it is a read of it).
+    fn modules(&self) -> &ModuleIndex {
+        self.reads.modules();
+        &self.modules
+    }
+
+    /// What `var` is bound to directly in `scope` of file `fi`.
+    fn var(&self, fi: usize, var: &str, scope: Option<u32>) -> Option<&vars::Bound> {
+        self.reads.file(fi);
+        self.vars.get(fi, var, scope)
+    }
+
+    /// What an import of file `fi` binds `name` to.
+    fn binding(&self, fi: usize, name: &str) -> Option<scope::Target> {
+        self.reads.file(fi);
+        self.scopes.binding(fi, name)
     }
 
     /// The chain of enclosing definitions of `def`, innermost first.
@@ -394,8 +455,13 @@ fn dotted_callee(chain: &str) -> Callee {
 mod c_tests;
 #[cfg(test)]
 mod cpp_tests;
+mod csharp;
+#[cfg(test)]
+mod csharp_tests;
 #[cfg(test)]
 mod fixture_edges;
+#[cfg(test)]
+mod php_tests;
 #[cfg(test)]
 mod ref_tests;
 #[cfg(test)]

@@ -1,6 +1,6 @@
 //! Maps import specifiers to files, per language: Python dotted modules (package chains and
 //! relative imports), JS/TS relative paths with extension probing, Rust crate paths, Go package
-//! directories, Java packages and C `#include`s.
+//! directories, Java packages, C `#include`s, and PHP namespaces and `require`d paths.
 
 use rustc_hash::FxHashMap as HashMap;
 
@@ -21,6 +21,8 @@ pub struct ModuleIndex {
     java_packages: HashMap<String, Vec<usize>>,
     /// C files (path, index) by file name (`str.h`), for `#include`s.
     c_names: HashMap<String, Vec<(String, usize)>>,
+    /// PHP files by the namespace they declare (`A\\B`; the global namespace is empty).
+    php_namespaces: HashMap<String, Vec<usize>>,
 }
 
 fn dir_of(path: &str) -> &str {
@@ -84,7 +86,7 @@ impl ModuleIndex {
                     }
                     index.go_dirs.entry(dir.to_owned()).or_default().push(i);
                 }
-                Lang::Java => {
+                Lang::Java | Lang::CSharp => {
                     if let Some(package) = &f.package {
                         index
                             .java_packages
@@ -92,6 +94,10 @@ impl ModuleIndex {
                             .or_default()
                             .push(i);
                     }
+                }
+                Lang::Php => {
+                    let namespace = f.package.clone().unwrap_or_default();
+                    index.php_namespaces.entry(namespace).or_default().push(i);
                 }
                 Lang::C | Lang::Cpp => {
                     let name = f.path.rsplit('/').next().unwrap_or(&f.path);
@@ -359,6 +365,32 @@ impl ModuleIndex {
             .map(|&(_, i)| i)
     }
 
+    /// PHP files declaring namespace `namespace` (`A\\B`, empty for the global one).
+    pub fn php(&self, namespace: &str) -> &[usize] {
+        self.php_namespaces
+            .get(namespace)
+            .map_or(&[], Vec::as_slice)
+    }
+
+    /// The project file a PHP `require`/`include` path names: from the including file's
+    /// folder (`./x.php` stands for `__DIR__ . '/x.php'`), else from the project's root.
+    pub fn php_include(&self, importer: &str, spec: &str) -> Option<usize> {
+        let resolve = |base: &str| {
+            let mut parts: Vec<&str> = base.split('/').filter(|p| !p.is_empty()).collect();
+            for piece in spec.split('/') {
+                match piece {
+                    "." | "" => {}
+                    ".." => {
+                        parts.pop()?;
+                    }
+                    other => parts.push(other),
+                }
+            }
+            self.by_path.get(&parts.join("/")).copied()
+        };
+        resolve(dir_of(importer)).or_else(|| resolve(""))
+    }
+
     pub fn same_dir_go(&self, path: &str) -> &[usize] {
         self.go_dirs.get(dir_of(path)).map_or(&[], Vec::as_slice)
     }
@@ -487,6 +519,16 @@ mod tests {
         assert_eq!(index.c_include("lib/src/str.c", "util/str.h"), Some(3));
         assert_eq!(index.c_include("lib/src/str.c", "<stdio.h>"), None);
         assert_eq!(index.c_include("x.c", "../../str.h"), Some(1));
+    }
+
+    #[test]
+    fn php_includes_resolve_beside_the_includer_then_from_the_root() {
+        let files = facts(&["lib/a.php", "lib/sub/b.php", "config.php"]);
+        let index = ModuleIndex::build(&files);
+        assert_eq!(index.php_include("lib/a.php", "./sub/b.php"), Some(1));
+        assert_eq!(index.php_include("lib/sub/b.php", "./../a.php"), Some(0));
+        assert_eq!(index.php_include("lib/sub/b.php", "config.php"), Some(2));
+        assert_eq!(index.php_include("lib/a.php", "./../../x.php"), None);
     }
 
     #[test]

@@ -14,7 +14,12 @@ type Targets = Vec<(u32, f32, Reason)>;
 impl<'a> Resolver<'a> {
     /// References of every file: names used, and names imported (to what the import binds).
     pub(super) fn references(&mut self) {
-        for (fi, f) in self.files.iter().enumerate() {
+        let files = self.files.all;
+        for (fi, f) in files.iter().enumerate() {
+            if self.keep_refs(fi) {
+                continue;
+            }
+            self.begin_file();
             let mut known: HashMap<(Option<u32>, u32), Targets> = HashMap::default();
             let mut found = Vec::new();
             for r in &f.refs {
@@ -31,7 +36,7 @@ impl<'a> Resolver<'a> {
                 // A name in an import statement: what the import binds it to.
                 let imported;
                 let targets = if r.kind == RefKind::Import {
-                    imported = match self.scopes.binding(fi, name) {
+                    imported = match self.binding(fi, name) {
                         Some(Target::Node(to)) => {
                             vec![(to, confidence::IMPORT, Reason::ImportResolved)]
                         }
@@ -49,6 +54,7 @@ impl<'a> Resolver<'a> {
                 };
                 for &(to, conf, reason) in targets.iter() {
                     if to != from {
+                        self.reads.node(to);
                         found.push(Reference {
                             from,
                             to,
@@ -60,6 +66,7 @@ impl<'a> Resolver<'a> {
                     }
                 }
             }
+            self.end_refs(fi, &found);
             found.into_iter().for_each(|r| self.b.add_reference(r));
         }
     }
@@ -94,7 +101,7 @@ impl<'a> Resolver<'a> {
             return Vec::new();
         }
         let head = name.split(['.', ':']).next().unwrap_or(name);
-        let through_import = self.scopes.binding(fi, head).is_some();
+        let through_import = self.binding(fi, head).is_some();
         self.resolve_call(fi, scope, &dotted_callee(name), 0)
             .into_iter()
             .filter(|&(_, _, reason)| !matches!(reason, Reason::UniqueGlobal | Reason::Ambiguous))

@@ -4,6 +4,7 @@
 use rustc_hash::FxHashMap as HashMap;
 
 use super::modules::ModuleIndex;
+use super::reads::Facts;
 use crate::facts::{FileFacts, Import};
 use crate::graph::NodeKind;
 use crate::lang::Lang;
@@ -31,7 +32,7 @@ pub struct Scopes {
 
 impl Scopes {
     pub fn build(
-        files: &[FileFacts],
+        files: &Facts<'_>,
         modules: &ModuleIndex,
         top: &TopLevel,
         defs: &[Vec<u32>],
@@ -39,7 +40,7 @@ impl Scopes {
         let mut scopes = Scopes {
             bindings: Vec::with_capacity(files.len()),
         };
-        for (fi, f) in files.iter().enumerate() {
+        for (fi, f) in files.all.iter().enumerate() {
             let mut map = HashMap::default();
             // Imports for tests only first, so that the real ones of the same name replace them.
             for test_pass in [true, false] {
@@ -56,6 +57,11 @@ impl Scopes {
         scopes
     }
 
+    /// Every binding of file `fi` (to compare scopes across resolutions).
+    pub fn bindings_of(&self, fi: usize) -> Option<&HashMap<String, Target>> {
+        self.bindings.get(fi)
+    }
+
     pub fn binding(&self, fi: usize, name: &str) -> Option<Target> {
         self.bindings.get(fi)?.get(name).cloned()
     }
@@ -65,7 +71,7 @@ impl Scopes {
         &self,
         fi: usize,
         name: &str,
-        files: &[FileFacts],
+        files: &Facts<'_>,
         modules: &ModuleIndex,
         top: &TopLevel,
         defs: &[Vec<u32>],
@@ -84,7 +90,7 @@ impl Scopes {
         &self,
         fi: usize,
         path: &str,
-        files: &[FileFacts],
+        files: &Facts<'_>,
         modules: &ModuleIndex,
         top: &TopLevel,
         defs: &[Vec<u32>],
@@ -139,7 +145,7 @@ impl Scopes {
         &self,
         fi: usize,
         import: &Import,
-        files: &[FileFacts],
+        files: &Facts<'_>,
         modules: &ModuleIndex,
     ) -> Vec<usize> {
         let mut out = source_files(fi, import, files, modules);
@@ -186,7 +192,7 @@ fn join_dotted(base: &str, name: &str) -> String {
 fn source_files(
     fi: usize,
     import: &Import,
-    files: &[FileFacts],
+    files: &Facts<'_>,
     modules: &ModuleIndex,
 ) -> Vec<usize> {
     let Some(f) = files.get(fi) else {
@@ -209,18 +215,23 @@ fn source_files(
             modules.rust(&f.path, &full).into_iter().collect()
         }
         Lang::Go => modules.go(&import.module).to_vec(),
-        Lang::Java => modules.java(&import.module).to_vec(),
+        Lang::Java | Lang::CSharp => modules.java(&import.module).to_vec(),
         Lang::C | Lang::Cpp => modules
             .c_include(&f.path, &import.module)
             .into_iter()
             .collect(),
+        Lang::Php if import.wildcard => modules
+            .php_include(&f.path, &import.module)
+            .into_iter()
+            .collect(),
+        Lang::Php => modules.php(&import.module).to_vec(),
     }
 }
 
 fn bind(
     fi: usize,
     import: &Import,
-    files: &[FileFacts],
+    files: &Facts<'_>,
     modules: &ModuleIndex,
     top: &TopLevel,
     defs: &[Vec<u32>],
@@ -303,7 +314,7 @@ fn inline_item(
     fi: usize,
     path: &str,
     name: &str,
-    files: &[FileFacts],
+    files: &Facts<'_>,
     modules: &ModuleIndex,
     defs: &[Vec<u32>],
 ) -> Option<Target> {
@@ -348,7 +359,7 @@ fn wildcard_inline(
     fi: usize,
     import: &Import,
     name: &str,
-    files: &[FileFacts],
+    files: &Facts<'_>,
     modules: &ModuleIndex,
     defs: &[Vec<u32>],
 ) -> Option<Target> {
@@ -357,7 +368,7 @@ fn wildcard_inline(
         .flatten()
 }
 
-fn single_export(file: usize, files: &[FileFacts], defs: &[Vec<u32>]) -> Option<Target> {
+fn single_export(file: usize, files: &Facts<'_>, defs: &[Vec<u32>]) -> Option<Target> {
     let f = files.get(file)?;
     let mut exported = f
         .defs
@@ -376,7 +387,7 @@ fn single_export(file: usize, files: &[FileFacts], defs: &[Vec<u32>]) -> Option<
 pub fn export(
     file: usize,
     name: &str,
-    files: &[FileFacts],
+    files: &Facts<'_>,
     modules: &ModuleIndex,
     top: &TopLevel,
     defs: &[Vec<u32>],

@@ -196,14 +196,39 @@ fn the_tool_search_is_offered_counted_and_finds_by_words() {
         "{search:?}"
     );
     assert!(out.prompt.contains("### find_tools\n"));
-    let found = c.find_tools(&catalog, "what time is it in some timezone", 3);
+    let found = c.find_tools(&catalog, "what time is it in some timezone", 3, None);
     assert_eq!(
         found.first().map(|f| f.tool.as_str()),
         Some("time:get_current_time"),
         "{found:?}"
     );
     assert!(found.len() <= 3 && found.iter().all(|f| f.entry.starts_with("### ")));
-    assert!(c.find_tools(&catalog, "", 3).is_empty());
+    assert!(c.find_tools(&catalog, "", 3, None).is_empty());
+    // What the turn shows in full is not returned again; one server gives at most two.
+    let asked = c.compile(&turn("what time is it in some timezone", &[]), &catalog);
+    let again = c.find_tools(
+        &catalog,
+        "what time is it in some timezone",
+        5,
+        Some(&asked),
+    );
+    assert!(
+        again.iter().all(|f| asked
+            .decision(&f.tool)
+            .is_some_and(|d| d.tier != Tier::Full)),
+        "{again:?}"
+    );
+    let wide = c.find_tools(&catalog, "file directory read write list", 5, None);
+    for f in &wide {
+        let server = f.tool.split(':').next();
+        let same = wide
+            .iter()
+            .filter(|g| g.tool.split(':').next() == server)
+            .count();
+        assert!(same <= SEARCH_PER_SERVER, "{wide:?}");
+    }
+    let of_nexus = wide.iter().filter(|f| f.tool.starts_with("nexus:")).count();
+    assert_eq!(of_nexus, SEARCH_PER_SERVER, "{wide:?}");
 
     let off = compiler(ToolSelection {
         tool_search: false,

@@ -1,7 +1,7 @@
 //! Bottom-up evaluation: the facts of each predicate (indexed by each argument) and the naive
 //! fixpoint of one stratum's rules, joining body atoms left to right.
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use super::{Atom, Literal, Program, Rule, Term, Value};
 
@@ -9,8 +9,11 @@ use super::{Atom, Literal, Program, Rule, Term, Value};
 struct Relation {
     rows: Vec<Vec<Value>>,
     seen: HashSet<Vec<Value>>,
-    /// Per argument position, the rows holding each value there.
+    /// Per argument position, the rows holding each value there (kept only when `indexed`).
     by_arg: Vec<HashMap<Value, Vec<usize>>>,
+    /// Some rule joins on this relation: its rows are indexed by argument. A relation only
+    /// derived (`boost`) or only negated needs no index, which saves most of a turn's work.
+    indexed: bool,
 }
 
 impl Relation {
@@ -18,8 +21,13 @@ impl Relation {
         if self.seen.contains(&row) {
             return false;
         }
+        if !self.indexed {
+            self.seen.insert(row.clone());
+            self.rows.push(row);
+            return true;
+        }
         if self.by_arg.len() < row.len() {
-            self.by_arg.resize_with(row.len(), HashMap::new);
+            self.by_arg.resize_with(row.len(), HashMap::default);
         }
         for (index, value) in self.by_arg.iter_mut().zip(&row) {
             index
@@ -90,9 +98,19 @@ pub(crate) struct Database {
 
 impl Database {
     pub(super) fn new(program: &Program) -> Database {
+        let mut relations = vec![Relation::default(); program.predicates.len()];
+        for lit in program.strata.iter().flatten().flat_map(|r| &r.body) {
+            if let Literal::Pos(atom) = lit {
+                relations[atom.predicate].indexed = true;
+            }
+        }
         Database {
-            relations: vec![Relation::default(); program.predicates.len()],
-            by_name: program.by_name.clone(),
+            relations,
+            by_name: program
+                .by_name
+                .iter()
+                .map(|(k, v)| (k.clone(), *v))
+                .collect(),
             arities: program.predicates.iter().map(|p| p.arity).collect(),
         }
     }
@@ -252,9 +270,15 @@ fn solve(
     }
 }
 
-/// Applies `rules` until nothing new is derived. Rules only add facts, so this ends.
+/// Applies `rules` until nothing new is derived. Rules only add facts, so this ends. A stratum
+/// whose rules read no predicate they derive is complete after one pass.
 pub(super) fn fixpoint(rules: &[Rule], db: &mut Database) {
     let plans: Vec<Vec<&Literal>> = rules.iter().map(ordered).collect();
+    let heads: HashSet<usize> = rules.iter().map(|r| r.head.predicate).collect();
+    let recursive = rules.iter().flat_map(|r| &r.body).any(|lit| match lit {
+        Literal::Pos(a) | Literal::Not(a) => heads.contains(&a.predicate),
+        Literal::Compare { .. } => false,
+    });
     loop {
         let mut derived: Vec<(usize, Vec<Value>)> = Vec::new();
         for (rule, plan) in rules.iter().zip(&plans) {
@@ -267,7 +291,7 @@ pub(super) fn fixpoint(rules: &[Rule], db: &mut Database) {
         for (predicate, row) in derived {
             grew |= db.relations[predicate].insert(row);
         }
-        if !grew {
+        if !grew || !recursive {
             break;
         }
     }

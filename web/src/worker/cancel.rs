@@ -107,3 +107,6 @@ pub fn running_call_cancelled() -> bool {
     let id = RUNNING.with(Cell::get);
     id != 0 && was_cancelled(id)
 }
+
+#[cfg(all(test, target_arch = "wasm32"))]
+mod wasm_tests;

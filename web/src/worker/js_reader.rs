@@ -51,3 +51,6 @@ impl Seek for JsBufferReader {
         Ok(target)
     }
 }
+
+#[cfg(all(test, target_arch = "wasm32"))]
+mod wasm_tests;

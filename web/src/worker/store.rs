@@ -181,3 +181,6 @@ pub async fn bytes_of(value: &JsValue) -> Result<Vec<u8>, String> {
     }
     Ok(out)
 }
+
+#[cfg(all(test, target_arch = "wasm32"))]
+mod wasm_tests;

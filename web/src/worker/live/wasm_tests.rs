@@ -106,3 +106,31 @@ fn a_broken_archive_is_a_clear_error_and_an_empty_one_only_removes() {
     let changes = changes_from_zip(&ArrayBuffer::new(0), &["a.py".to_owned()], &[]).expect("empty");
     assert!(matches!(&changes[..], [FileChange::Remove(p)] if p == "a.py"));
 }
+
+#[wasm_bindgen_test]
+fn a_one_file_edit_resolves_only_what_reads_it_in_wasm() {
+    let before = [
+        ("app/util.py", "def helper():\n    return 1\n"),
+        (
+            "app/main.py",
+            "from app.util import helper\n\ndef main():\n    return helper()\n",
+        ),
+        ("app/other.py", "def alone():\n    return 0\n"),
+    ];
+    let (_, mut ws) = index(&before);
+    let edited = "def alone():\n    return 0\n\ndef added():\n    return alone()\n";
+    let (graph, applied) = ws
+        .apply(
+            vec![FileChange::Write(file("app/other.py", edited))],
+            &js_sys::Date::now,
+            &mut |_, _, _| true,
+        )
+        .expect("never cancelled");
+    let graph = graph.expect("the graph changed").0;
+    assert_eq!(
+        applied.resolved, 1,
+        "only the edited file is resolved again"
+    );
+    let (full, _) = index(&[before[0], before[1], ("app/other.py", edited)]);
+    assert_eq!(graph.canonical_dump(), full.canonical_dump());
+}

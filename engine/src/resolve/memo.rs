@@ -1,0 +1,487 @@
+//! Incremental resolution: per file, what its calls and references read and the edges and
+//! references they gave, kept between resolutions; a file whose reads changed is resolved again.
+//!
+//! A file's reads are keys: a file's path (its facts, its definitions' contents, the tables keyed
+//! by it or by its nodes: scopes, imports, includes, members, bases, adoption), a name looked up
+//! project-wide (`globals`, `methods`) and the module index. After a change, a key changed when
+//! its file changed, when the tables keyed by its file differ (compared by stable node keys,
+//! (path, definition index)), when the definitions of its name differ, or (module index) when
+//! the files' paths or packages differ. Every edge a file gives records its target's file, so
+//! kept edges only point into unchanged files, where (path, definition index) is stable.
+
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+
+use super::Resolver;
+use super::reads::{MODULES_KEY, Taken, path_key};
+use super::scope::Target;
+use crate::graph::{EdgeKind, Reason, RefKind, Reference};
+
+/// The definition index standing for a file's own node.
+const FILE_NODE: u32 = u32::MAX;
+
+/// A node by what stays the same across resolutions of unchanged files: its file's path key
+/// and its definition's index there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct NodeKey {
+    file: u64,
+    def: u32,
+}
+
+#[derive(Debug, Clone)]
+struct KeptCall {
+    from: NodeKey,
+    to: NodeKey,
+    confidence: f32,
+    reason: Reason,
+}
+
+#[derive(Debug, Clone)]
+struct KeptRef {
+    from: NodeKey,
+    to: NodeKey,
+    line: u32,
+    kind: RefKind,
+    confidence: f32,
+    reason: Reason,
+}
+
+/// One file's resolution: the keys it read (sorted), its CALLS edges and references in the
+/// order they were made, and its counts.
+#[derive(Debug, Clone, Default)]
+struct FileMemo {
+    reads: Vec<u64>,
+    calls: Vec<KeptCall>,
+    refs: Vec<KeptRef>,
+    call_sites: usize,
+    calls_resolved: usize,
+    /// Every edge's ends had a stable key (else the file is always resolved again).
+    keepable: bool,
+}
+
+/// What a resolution keeps for the next one of the same project.
+#[derive(Debug, Clone, Default)]
+pub struct ResolveMemo {
+    /// By path key.
+    files: HashMap<u64, FileMemo>,
+    /// Per path key, a fingerprint of the tables keyed by the file or its nodes.
+    tables: HashMap<u64, u64>,
+    /// Per name key, a fingerprint of the project-wide definitions of the name.
+    names: HashMap<u64, u64>,
+    modules: u64,
+}
+
+/// This resolution's use of an earlier one, and what it keeps for the next.
+#[derive(Debug, Default)]
+pub(super) struct Plan {
+    earlier: HashMap<u64, FileMemo>,
+    /// Per file index: resolved again (else its earlier resolution is kept).
+    dirty: Vec<bool>,
+    path_keys: Vec<u64>,
+    file_by_key: HashMap<u64, usize>,
+    file_of_node: HashMap<u32, usize>,
+    next: Vec<FileMemo>,
+    tables: HashMap<u64, u64>,
+    names: HashMap<u64, u64>,
+    modules: u64,
+    /// How many files were resolved (not kept).
+    pub resolved: usize,
+}
+
+fn mix(h: u64, x: u64) -> u64 {
+    (h.rotate_left(5) ^ x).wrapping_mul(0x517c_c1b7_2722_0a95)
+}
+
+fn str_hash(s: &str) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(s.as_bytes())
+}
+
+impl<'a> Resolver<'a> {
+    /// Decides which files to resolve again, from an earlier resolution of these files before
+    /// the `changed` paths changed (`None`: every file). Called once the tables are built.
+    pub(super) fn plan(&mut self, earlier: Option<ResolveMemo>, changed: &[String]) {
+        let n = self.files.len();
+        let mut plan = Plan {
+            path_keys: self.files.all.iter().map(|f| path_key(&f.path)).collect(),
+            next: vec![FileMemo::default(); n],
+            ..Plan::default()
+        };
+        plan.file_by_key = plan
+            .path_keys
+            .iter()
+            .enumerate()
+            .map(|(i, &k)| (k, i))
+            .collect();
+        plan.file_of_node = self
+            .file_node
+            .iter()
+            .enumerate()
+            .map(|(i, &node)| (node, i))
+            .collect();
+        self.plan = plan;
+        let tables: HashMap<u64, u64> = (0..n)
+            .map(|fi| (self.plan.path_keys[fi], self.tables_fingerprint(fi)))
+            .collect();
+        let names = self.names_fingerprints();
+        let modules = self.modules_fingerprint();
+        self.plan.dirty = match earlier {
+            None => vec![true; n],
+            Some(earlier) => {
+                let mut keys: HashSet<u64> = changed.iter().map(|p| path_key(p)).collect();
+                let differ =
+                    |new: &HashMap<u64, u64>, old: &HashMap<u64, u64>, keys: &mut HashSet<u64>| {
+                        keys.extend(
+                            new.iter()
+                                .filter(|(k, v)| old.get(k) != Some(v))
+                                .map(|(k, _)| *k),
+                        );
+                        keys.extend(old.keys().filter(|k| !new.contains_key(k)));
+                    };
+                differ(&tables, &earlier.tables, &mut keys);
+                differ(&names, &earlier.names, &mut keys);
+                if modules != earlier.modules {
+                    keys.insert(MODULES_KEY);
+                }
+                self.plan.earlier = earlier.files;
+                let plan = &self.plan;
+                (0..n)
+                    .map(|fi| {
+                        let own = plan.path_keys[fi];
+                        keys.contains(&own)
+                            || plan.earlier.get(&own).is_none_or(|m| {
+                                !m.keepable || m.reads.iter().any(|k| keys.contains(k))
+                            })
+                    })
+                    .collect()
+            }
+        };
+        self.plan.resolved = self.plan.dirty.iter().filter(|&&d| d).count();
+        self.plan.tables = tables;
+        self.plan.names = names;
+        self.plan.modules = modules;
+    }
+
+    /// Whether file `fi`'s calls and references are resolved again.
+    pub(super) fn is_dirty(&self, fi: usize) -> bool {
+        self.plan.dirty.get(fi).copied().unwrap_or(true)
+    }
+
+    fn node_key(&self, node: u32) -> Option<NodeKey> {
+        let (file, def) = match self.node_def.get(&node) {
+            Some(&(file, def)) => (file, def),
+            None => (*self.plan.file_of_node.get(&node)?, FILE_NODE),
+        };
+        Some(NodeKey {
+            file: *self.plan.path_keys.get(file)?,
+            def,
+        })
+    }
+
+    fn node_of(&self, key: NodeKey) -> Option<u32> {
+        let &file = self.plan.file_by_key.get(&key.file)?;
+        if key.def == FILE_NODE {
+            self.file_node.get(file).copied()
+        } else {
+            self.def_node.get(file)?.get(key.def as usize).copied()
+        }
+    }
+
+    /// Adds the CALLS edges an earlier resolution of file `fi` gave, when it is kept and every
+    /// edge still maps to nodes; `false` when the file is to be resolved.
+    pub(super) fn keep_calls(&mut self, fi: usize) -> bool {
+        if self.is_dirty(fi) {
+            return false;
+        }
+        let Some(&key) = self.plan.path_keys.get(fi) else {
+            return false;
+        };
+        let Some(memo) = self.plan.earlier.remove(&key) else {
+            return false;
+        };
+        let edges: Option<Vec<(u32, u32, f32, Reason)>> = memo
+            .calls
+            .iter()
+            .map(|c| {
+                Some((
+                    self.node_of(c.from)?,
+                    self.node_of(c.to)?,
+                    c.confidence,
+                    c.reason,
+                ))
+            })
+            .collect();
+        let refs: Option<Vec<Reference>> = memo
+            .refs
+            .iter()
+            .map(|r| {
+                Some(Reference {
+                    from: self.node_of(r.from)?,
+                    to: self.node_of(r.to)?,
+                    line: r.line,
+                    kind: r.kind,
+                    confidence: r.confidence,
+                    reason: r.reason,
+                })
+            })
+            .collect();
+        let (Some(edges), Some(_)) = (edges, refs) else {
+            self.plan.dirty[fi] = true;
+            self.plan.resolved += 1;
+            return false;
+        };
+        for (from, to, confidence, reason) in edges {
+            self.b
+                .add_edge(from, to, EdgeKind::Calls, confidence, reason);
+        }
+        self.stats.call_sites += memo.call_sites;
+        self.stats.calls_resolved += memo.calls_resolved;
+        self.plan.next[fi] = memo;
+        true
+    }
+
+    /// Adds the references an earlier resolution of file `fi` gave, when its calls were kept.
+    pub(super) fn keep_refs(&mut self, fi: usize) -> bool {
+        if self.is_dirty(fi) {
+            return false;
+        }
+        let refs: Vec<Reference> = self.plan.next[fi]
+            .refs
+            .iter()
+            .filter_map(|r| {
+                Some(Reference {
+                    from: self.node_of(r.from)?,
+                    to: self.node_of(r.to)?,
+                    line: r.line,
+                    kind: r.kind,
+                    confidence: r.confidence,
+                    reason: r.reason,
+                })
+            })
+            .collect();
+        refs.into_iter().for_each(|r| self.b.add_reference(r));
+        true
+    }
+
+    /// Starts resolving one file: per-file caches emptied, reads recorded.
+    pub(super) fn begin_file(&self) {
+        self.variable_types.borrow_mut().clear();
+        self.alias_types.borrow_mut().clear();
+        self.unions.borrow_mut().clear();
+        self.reads.start();
+    }
+
+    fn read_keys(&self, taken: Taken) -> Vec<u64> {
+        let mut keys: Vec<u64> = taken
+            .files
+            .iter()
+            .filter_map(|&f| self.plan.path_keys.get(f as usize).copied())
+            .chain(
+                taken
+                    .nodes
+                    .iter()
+                    .filter_map(|&n| self.node_key(n).map(|k| k.file)),
+            )
+            .chain(taken.names)
+            .collect();
+        if taken.modules {
+            keys.push(MODULES_KEY);
+        }
+        keys
+    }
+
+    /// Ends resolving file `fi`'s calls: what they read and gave, for the next resolution.
+    pub(super) fn end_calls(
+        &mut self,
+        fi: usize,
+        made: &[(u32, u32, f32, Reason)],
+        call_sites: usize,
+        calls_resolved: usize,
+    ) {
+        let taken = self.reads.stop();
+        let reads = self.read_keys(taken);
+        let calls: Option<Vec<KeptCall>> = made
+            .iter()
+            .map(|&(from, to, confidence, reason)| {
+                Some(KeptCall {
+                    from: self.node_key(from)?,
+                    to: self.node_key(to)?,
+                    confidence,
+                    reason,
+                })
+            })
+            .collect();
+        if let Some(memo) = self.plan.next.get_mut(fi) {
+            *memo = FileMemo {
+                reads,
+                keepable: calls.is_some(),
+                calls: calls.unwrap_or_default(),
+                refs: Vec::new(),
+                call_sites,
+                calls_resolved,
+            };
+        }
+    }
+
+    /// Ends resolving file `fi`'s references.
+    pub(super) fn end_refs(&mut self, fi: usize, made: &[Reference]) {
+        let taken = self.reads.stop();
+        let reads = self.read_keys(taken);
+        let refs: Option<Vec<KeptRef>> = made
+            .iter()
+            .map(|r| {
+                Some(KeptRef {
+                    from: self.node_key(r.from)?,
+                    to: self.node_key(r.to)?,
+                    line: r.line,
+                    kind: r.kind,
+                    confidence: r.confidence,
+                    reason: r.reason,
+                })
+            })
+            .collect();
+        if let Some(memo) = self.plan.next.get_mut(fi) {
+            memo.reads.extend(reads);
+            memo.reads.sort_unstable();
+            memo.reads.dedup();
+            memo.keepable &= refs.is_some();
+            memo.refs = refs.unwrap_or_default();
+        }
+    }
+
+    /// What this resolution keeps for the next.
+    pub(super) fn memo(&mut self) -> ResolveMemo {
+        let plan = std::mem::take(&mut self.plan);
+        ResolveMemo {
+            files: plan.path_keys.into_iter().zip(plan.next).collect(),
+            tables: plan.tables,
+            names: plan.names,
+            modules: plan.modules,
+        }
+    }
+
+    fn node_hash(&self, node: u32) -> u64 {
+        self.node_key(node)
+            .map_or(u64::MAX, |k| mix(k.file, u64::from(k.def)))
+    }
+
+    fn file_hash(&self, file: usize) -> u64 {
+        self.plan.path_keys.get(file).copied().unwrap_or(u64::MAX)
+    }
+
+    fn target_hash(&self, target: &Target) -> u64 {
+        match target {
+            Target::Node(n) => mix(1, self.node_hash(*n)),
+            Target::Module(f) => mix(2, self.file_hash(*f)),
+            Target::Package(files) => files.iter().fold(3, |h, &f| mix(h, self.file_hash(f))),
+        }
+    }
+
+    /// The tables keyed by file `fi` or by its nodes, by stable keys: import scopes, imported
+    /// files, import targets, includes, test status, and its nodes' members, bases, companions,
+    /// adoption and overloads.
+    fn tables_fingerprint(&self, fi: usize) -> u64 {
+        let unordered =
+            |items: &mut dyn Iterator<Item = u64>| items.fold(0u64, |h, x| h ^ mix(7, x));
+        let mut h = mix(0, self.test_files.raw().contains(&fi) as u64);
+        h = mix(
+            h,
+            unordered(
+                &mut self
+                    .imported
+                    .raw()
+                    .get(fi)
+                    .into_iter()
+                    .flatten()
+                    .map(|&f| self.file_hash(f)),
+            ),
+        );
+        h = mix(
+            h,
+            unordered(
+                &mut self
+                    .imported_whole
+                    .raw()
+                    .get(fi)
+                    .into_iter()
+                    .flatten()
+                    .map(|&f| self.file_hash(f)),
+            ),
+        );
+        for targets in self.import_targets.raw().get(fi).into_iter().flatten() {
+            h = mix(
+                h,
+                targets.iter().fold(11, |h, &f| mix(h, self.file_hash(f))),
+            );
+        }
+        for &f in self.c_included.raw().get(fi).into_iter().flatten() {
+            h = mix(h, self.file_hash(f));
+        }
+        if let Some(bindings) = self.scopes.bindings_of(fi) {
+            h = mix(
+                h,
+                unordered(
+                    &mut bindings
+                        .iter()
+                        .map(|(name, t)| mix(str_hash(name), self.target_hash(t))),
+                ),
+            );
+        }
+        for &node in self.def_node.get(fi).into_iter().flatten() {
+            if let Some(members) = self.members.raw().get(&node) {
+                h = mix(
+                    h,
+                    unordered(
+                        &mut members
+                            .iter()
+                            .map(|(name, &m)| mix(str_hash(name), self.node_hash(m))),
+                    ),
+                );
+            }
+            if let Some(bases) = self.bases.raw().get(&node) {
+                h = mix(h, bases.iter().fold(13, |h, &b| mix(h, self.node_hash(b))));
+            }
+            if let Some(&c) = self.companions.raw().get(&node) {
+                h = mix(h, mix(17, self.node_hash(c)));
+            }
+            if let Some(&t) = self.adopted.raw().get(&node) {
+                h = mix(h, mix(19, self.node_hash(t)));
+            }
+            if self.cpp_overloads.raw().contains(&node) {
+                h = mix(h, 23);
+            }
+        }
+        h
+    }
+
+    /// Per name, its project-wide definitions (`globals`, `methods`, C#'s `extensions`) by
+    /// stable keys.
+    fn names_fingerprints(&self) -> HashMap<u64, u64> {
+        let mut out: HashMap<u64, u64> = HashMap::default();
+        for (salt, table) in [
+            (29, &*self.globals),
+            (31, &*self.methods),
+            (37, &*self.extensions),
+        ] {
+            for (name, nodes) in table {
+                let h = nodes.iter().fold(salt, |h, &n| mix(h, self.node_hash(n)));
+                *out.entry(super::reads::name_key(name)).or_default() ^= h;
+            }
+        }
+        out
+    }
+
+    /// What the module index is built from: every file's path, language, package and module
+    /// paths.
+    fn modules_fingerprint(&self) -> u64 {
+        self.files.all.iter().fold(0, |mut h, f| {
+            h = mix(h, str_hash(&f.path));
+            h = mix(h, f.lang as u64);
+            h = mix(h, f.package.as_deref().map_or(1, str_hash));
+            for (name, path, line) in &f.module_paths {
+                h = mix(h, str_hash(name));
+                h = mix(h, str_hash(path));
+                h = mix(h, u64::from(f.in_test_code(*line)));
+            }
+            h
+        })
+    }
+}
