@@ -468,11 +468,13 @@ pub fn finish_workspace(
     progress: Progress,
 ) -> Result<(Graph, IndexStats, Workspace), Cancelled> {
     let mut filtered = filtered;
+    let mut parsed = parsed;
+    parsed.sort_by(|a, b| a.facts.path.cmp(&b.facts.path));
     for one in parsed {
         filtered.take_parsed(one);
     }
     let Filtered {
-        texts: sources,
+        texts: mut sources,
         entries,
         secrets,
         gitignores,
@@ -482,6 +484,7 @@ pub fn finish_workspace(
         ..
     } = filtered;
     stats.files_parsed = facts.len();
+    sources.settle();
     let parsed = clock();
     stats.phase_ms.push((Phase::Parse, parsed - filtered_at));
     if !progress(Phase::Parse, facts.len(), facts.len()) {

@@ -1,7 +1,8 @@
 //! The project's file texts, kept compressed: files are packed in arrival order into pages of
 //! about `PAGE_BYTES`, each page lz4-compressed once full; a read decompresses its page.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
@@ -89,6 +90,9 @@ pub struct Sources {
     dead: u64,
     #[serde(skip)]
     cache: Mutex<VecDeque<(u32, Arc<String>)>>,
+    /// Pages decompressed so far (cache misses), to check that passes read pages in order.
+    #[serde(skip)]
+    decompressed: AtomicUsize,
 }
 
 impl Clone for Sources {
@@ -100,6 +104,7 @@ impl Clone for Sources {
             live: self.live,
             dead: self.dead,
             cache: Mutex::default(),
+            decompressed: AtomicUsize::new(0),
         }
     }
 }
@@ -173,6 +178,111 @@ impl Sources {
     /// The bytes of its texts uncompressed.
     pub fn raw_bytes(&self) -> usize {
         self.live as usize
+    }
+
+    /// How many compressed pages it holds (the open page aside).
+    pub fn page_count(&self) -> usize {
+        self.pages.len()
+    }
+
+    /// How many times a page was decompressed since it was made (reads the cache missed).
+    pub fn pages_decompressed(&self) -> usize {
+        self.decompressed.load(Ordering::Relaxed)
+    }
+
+    /// Packs the texts again in path order when reading them in path order would decompress
+    /// pages more than once (they came out of order: parse workers, filter before parse). Every
+    /// pass that walks files in path order (or nodes file by file) then reads each page once.
+    /// Each page is decompressed once here; raw bytes held at once are those of the new pages
+    /// still missing a text, which stay few when the disorder is local.
+    pub fn settle(&mut self) {
+        if self.path_walk_misses() <= self.pages.len() + 1 {
+            return;
+        }
+        let mut packed = Sources::new();
+        // Where each text goes: its new page and start, laid out in path order.
+        let mut target: HashMap<(u32, u32), (u32, u32)> = HashMap::with_capacity(self.len());
+        let mut page_sizes: Vec<usize> = Vec::new();
+        let mut filling = 0usize;
+        for (path, &place) in &self.places {
+            let to = page_sizes.len() as u32;
+            target.insert((place.page, place.start), (to, filling as u32));
+            packed.places.insert(
+                path.clone(),
+                Place {
+                    page: to,
+                    start: filling as u32,
+                    len: place.len,
+                },
+            );
+            filling += place.len as usize;
+            if filling >= PAGE_BYTES {
+                page_sizes.push(filling);
+                filling = 0;
+            }
+        }
+        page_sizes.push(filling);
+        let mut in_page_order: Vec<Place> = self.places.values().copied().collect();
+        in_page_order.sort_by_key(|p| (p.page, p.start));
+        // New pages being filled: their bytes and how many are still missing.
+        let mut filling_pages: HashMap<u32, (Vec<u8>, usize)> = HashMap::new();
+        let mut done: Vec<Option<Vec<u8>>> = vec![None; page_sizes.len()];
+        for place in in_page_order {
+            let (Some(&(to, start)), Some(text)) =
+                (target.get(&(place.page, place.start)), self.read(place))
+            else {
+                // A damaged page: the texts stay as they are.
+                return;
+            };
+            let size = page_sizes.get(to as usize).copied().unwrap_or(0);
+            let (bytes, missing) = filling_pages
+                .entry(to)
+                .or_insert_with(|| (vec![0; size], size));
+            let start = start as usize;
+            let Some(slot) = bytes.get_mut(start..start + text.len()) else {
+                return;
+            };
+            slot.copy_from_slice(text.as_bytes());
+            *missing -= text.len();
+            if *missing == 0
+                && let Some((full, _)) = filling_pages.remove(&to)
+                && let Some(at) = done.get_mut(to as usize)
+            {
+                *at = Some(full);
+            }
+        }
+        let open = done.pop().flatten().unwrap_or_default();
+        for page in done {
+            let raw = page.unwrap_or_default();
+            packed.pages.push(Page {
+                raw_len: raw.len() as u32,
+                packed: lz4_flex::block::compress(&raw),
+            });
+        }
+        packed.open = String::from_utf8(open).unwrap_or_default();
+        packed.live = self.live;
+        *self = packed;
+    }
+
+    /// Pages a walk of every file in path order would decompress with the cache it has.
+    fn path_walk_misses(&self) -> usize {
+        let mut cached: VecDeque<u32> = VecDeque::with_capacity(CACHED_PAGES);
+        let mut misses = 0;
+        for place in self.places.values() {
+            if place.page as usize == self.pages.len() {
+                continue;
+            }
+            if let Some(at) = cached.iter().position(|&p| p == place.page) {
+                cached.remove(at);
+            } else {
+                misses += 1;
+                if cached.len() == CACHED_PAGES {
+                    cached.pop_back();
+                }
+            }
+            cached.push_front(place.page);
+        }
+        misses
     }
 
     /// Keeps `text` as `path`'s text (replacing any earlier one).
@@ -308,6 +418,7 @@ impl Sources {
             return Some(page);
         }
         let stored = self.pages.get(index as usize)?;
+        self.decompressed.fetch_add(1, Ordering::Relaxed);
         let raw = lz4_flex::block::decompress(&stored.packed, stored.raw_len as usize).ok()?;
         let page = Arc::new(String::from_utf8(raw).ok()?);
         if cache.len() == CACHED_PAGES {
@@ -400,5 +511,40 @@ mod tests {
         page.packed.truncate(page.packed.len() / 2);
         let first = damaged.keys().next().unwrap().clone();
         assert!(damaged.get(&first).is_none());
+    }
+
+    #[test]
+    fn texts_that_came_out_of_order_settle_in_path_order_and_read_each_page_once() {
+        let big_text = |n: usize| format!("// file {n}\n{}", text_of(n).repeat(20));
+        let mut sources = Sources::new();
+        let mut plain = BTreeMap::new();
+        // Texts that are not code come first (the filter keeps them before anything is
+        // parsed), then the parsed ones in the order workers finish them.
+        for n in (0..1200).filter(|n| n % 5 == 0) {
+            let path = format!("src/{n:05}.md");
+            sources.insert(path.clone(), big_text(n));
+            plain.insert(path, big_text(n));
+        }
+        for n in (0..1200).map(|n| n * 7919 % 1200).filter(|n| n % 5 != 0) {
+            let path = format!("src/{n:05}.c");
+            sources.insert(path.clone(), big_text(n));
+            plain.insert(path, big_text(n));
+        }
+        assert!(sources.path_walk_misses() > 2 * sources.page_count());
+        sources.settle();
+        assert!(sources.is_consistent());
+        let before = sources.pages_decompressed();
+        let read: BTreeMap<String, String> = sources
+            .iter()
+            .map(|(p, t)| (p.clone(), t.to_string()))
+            .collect();
+        assert_eq!(read, plain);
+        assert!(sources.pages_decompressed() - before <= sources.page_count());
+        assert_eq!(sources.raw_bytes(), plain.values().map(String::len).sum::<usize>());
+
+        let (pages, read) = (sources.page_count(), sources.pages_decompressed());
+        sources.settle();
+        assert_eq!(sources.page_count(), pages);
+        assert_eq!(sources.pages_decompressed(), read, "a settled store is left as it is");
     }
 }
