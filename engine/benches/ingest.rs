@@ -10,6 +10,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use nexus_engine::SearchIndex;
+use nexus_engine::embed::node_text;
+use nexus_engine::fingerprint::Fingerprint;
 use nexus_engine::layout;
 use nexus_engine::snapshot;
 use nexus_engine::{EdgeKind, NodeKind, RefKind};
@@ -212,8 +214,36 @@ fn main() {
             mb(LIVE.load(Ordering::Relaxed)),
         );
         reload_figures(&graph, &files);
+        text_figures(&graph, &files);
         picture_figures(&graph);
     }
+}
+
+/// The compressed texts: pages decompressed by the index, then by the passes that read every
+/// file (fingerprint, embedding texts), each with its time.
+fn text_figures(graph: &nexus_engine::Graph, files: &Workspace) {
+    let sources = files.sources();
+    let pages = sources.page_count();
+    let indexed = sources.pages_decompressed();
+    let pass = |run: &dyn Fn()| {
+        let (t, before) = (Instant::now(), sources.pages_decompressed());
+        run();
+        (
+            sources.pages_decompressed() - before,
+            t.elapsed().as_secs_f64() * 1000.0,
+        )
+    };
+    let (fingerprint, fingerprint_ms) = pass(&|| {
+        Fingerprint::of(graph, sources, 0.0);
+    });
+    let (embed, embed_ms) = pass(&|| {
+        for node in graph.nodes() {
+            node_text(graph, &node, sources);
+        }
+    });
+    println!(
+        "texts: {pages} pages; decompressed {indexed} while indexing, {fingerprint} by the fingerprint ({fingerprint_ms:.0} ms), {embed} by every node's embedding text ({embed_ms:.0} ms)"
+    );
 }
 
 /// The graph picture's layout and the size of what the worker sends the page for it.

@@ -615,6 +615,54 @@ mod tests {
     }
 
     #[test]
+    fn a_full_index_and_the_passes_after_it_decompress_each_text_page_about_once() {
+        // Small to parse, large to keep: a little code and a long comment.
+        let body = |i: usize| {
+            format!("class Service{i}:\n    def run(self, x):\n        return helper_{i}(x)\n\n")
+                + &format!("def helper_{i}(x):\n    return x * {i}\n")
+                + &format!("# {}\n", "the same comment line, over and over ").repeat(100)
+        };
+        let mut files: Vec<SourceFile> = (0..900)
+            .map(|i| file(&format!("app/p{}/m{i:04}.py", i / 100), &body(i)))
+            .collect();
+        files.extend((0..300).map(|i| file(&format!("app/p{}/n{i:04}.md", i / 30), &body(i))));
+        let mut filtered = filter_files(files, &|| 0.0);
+        let kept = std::mem::take(&mut filtered.to_parse);
+        // Parse workers hand files back in their own order, not the path order.
+        let mut parsed = parse_files(kept);
+        let n = parsed.len();
+        let mut shuffled: Vec<Option<Parsed>> = parsed.drain(..).map(Some).collect();
+        for i in 0..n {
+            if let Some(one) = shuffled.get_mut(i * 7919 % n).and_then(Option::take) {
+                filtered.take_parsed(one);
+            }
+        }
+        let (graph, _, ws) =
+            finish_workspace("t", filtered, Vec::new(), &|| 0.0, &mut |_, _, _| true).unwrap();
+        let sources = ws.sources();
+        let pages = sources.page_count();
+        assert!(pages > 30, "{pages} pages");
+        let indexing = sources.pages_decompressed();
+        assert!(indexing <= pages, "the index decompressed {indexing} of {pages} pages");
+        let passes: [(&str, &dyn Fn()); 2] = [
+            ("fingerprint", &|| {
+                crate::fingerprint::Fingerprint::of(&graph, sources, 0.0);
+            }),
+            ("embedding texts", &|| {
+                for node in graph.nodes() {
+                    crate::embed::node_text(&graph, &node, sources);
+                }
+            }),
+        ];
+        for (name, pass) in passes {
+            let before = sources.pages_decompressed();
+            pass();
+            let read = sources.pages_decompressed() - before;
+            assert!(read <= 2 * pages, "{name} decompressed {read} of {pages} pages");
+        }
+    }
+
+    #[test]
     fn a_kept_text_holds_no_spare_room() {
         let mut bytes = Vec::with_capacity(4096);
         bytes.extend_from_slice(b"def f():\n    return 1\n");

@@ -16,6 +16,11 @@ pub const PAGE_BYTES: usize = 128 * 1024;
 /// file's symbols one after another, every file in path order).
 const CACHED_PAGES: usize = 8;
 
+/// A walk in path order may decompress a page again this rarely (one page in this many) before
+/// [`Sources::settle`] packs the texts again: a page shared by two runs of files that arrived
+/// apart costs little, a repack costs a compression of every text.
+const SETTLED_SLACK: usize = 4;
+
 /// Replaced and removed bytes tolerated before the pages are packed again: at most this share
 /// of the live bytes (and always up to `PAGE_BYTES` * `CACHED_PAGES`).
 const DEAD_SHARE: u64 = 2;
@@ -192,11 +197,12 @@ impl Sources {
 
     /// Packs the texts again in path order when reading them in path order would decompress
     /// pages more than once (they came out of order: parse workers, filter before parse). Every
-    /// pass that walks files in path order (or nodes file by file) then reads each page once.
+    /// pass that walks files in path order (or nodes file by file) then reads each page about
+    /// once (at most 1 + 1/`SETTLED_SLACK` times the pages).
     /// Each page is decompressed once here; raw bytes held at once are those of the new pages
     /// still missing a text, which stay few when the disorder is local.
     pub fn settle(&mut self) {
-        if self.path_walk_misses() <= self.pages.len() + 1 {
+        if self.path_walk_misses() <= self.pages.len() + self.pages.len() / SETTLED_SLACK + 1 {
             return;
         }
         let mut packed = Sources::new();
