@@ -249,6 +249,9 @@ impl Workspace {
         if !(ordered && agree && texts_known) {
             return None;
         }
+        // A snapshot from before texts were settled is read in path order like any other.
+        let mut sources = sources;
+        sources.settle();
         let mut ws = Workspace {
             project: project.to_owned(),
             facts: parts.facts,

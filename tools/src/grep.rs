@@ -337,6 +337,32 @@ mod tests {
     }
 
     #[test]
+    fn a_literal_in_every_file_decompresses_each_text_page_about_once_per_grep() {
+        // Texts that came in out of order, settled as a full index leaves them.
+        let text = |n: usize| format!("needle {n}\n{}", "filler line of text\n".repeat(400));
+        let mut sources: Sources = (0..600)
+            .map(|n| n * 7919 % 600)
+            .map(|n| (format!("src/{n:04}.c"), text(n)))
+            .collect();
+        sources.settle();
+        let pages = sources.page_count();
+        assert!(pages > 20, "{pages} pages");
+        with_sources(Graph::default(), sources, |ctx| {
+            run(ctx, &params("needle")).unwrap();
+            for _ in 0..3 {
+                let before = ctx.sources.pages_decompressed();
+                let answer = run(ctx, &params("needle")).unwrap();
+                assert!(answer.contains("600 matches in 600 files"), "{answer}");
+                let read = ctx.sources.pages_decompressed() - before;
+                assert!(
+                    read <= pages + pages / 4 + 1,
+                    "one grep decompressed {read} of {pages} pages"
+                );
+            }
+        });
+    }
+
+    #[test]
     fn lines_columns_anchors_and_crlf_match_a_line_by_line_scan() {
         with_sources(Graph::default(), sources(), |ctx| {
             let answer = run(ctx, &params("todo")).unwrap();
