@@ -643,7 +643,10 @@ mod tests {
         let pages = sources.page_count();
         assert!(pages > 30, "{pages} pages");
         let indexing = sources.pages_decompressed();
-        assert!(indexing <= pages, "the index decompressed {indexing} of {pages} pages");
+        assert!(
+            indexing <= pages,
+            "the index decompressed {indexing} of {pages} pages"
+        );
         let passes: [(&str, &dyn Fn()); 2] = [
             ("fingerprint", &|| {
                 crate::fingerprint::Fingerprint::of(&graph, sources, 0.0);
@@ -658,7 +661,10 @@ mod tests {
             let before = sources.pages_decompressed();
             pass();
             let read = sources.pages_decompressed() - before;
-            assert!(read <= 2 * pages, "{name} decompressed {read} of {pages} pages");
+            assert!(
+                read <= 2 * pages,
+                "{name} decompressed {read} of {pages} pages"
+            );
         }
     }
 

@@ -546,11 +546,18 @@ mod tests {
             .collect();
         assert_eq!(read, plain);
         assert!(sources.pages_decompressed() - before <= sources.page_count());
-        assert_eq!(sources.raw_bytes(), plain.values().map(String::len).sum::<usize>());
+        assert_eq!(
+            sources.raw_bytes(),
+            plain.values().map(String::len).sum::<usize>()
+        );
 
         let (pages, read) = (sources.page_count(), sources.pages_decompressed());
         sources.settle();
         assert_eq!(sources.page_count(), pages);
-        assert_eq!(sources.pages_decompressed(), read, "a settled store is left as it is");
+        assert_eq!(
+            sources.pages_decompressed(),
+            read,
+            "a settled store is left as it is"
+        );
     }
 }

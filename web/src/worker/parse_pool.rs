@@ -2,7 +2,7 @@
 //! `?role=parse`) parse chunks of files while the engine worker parses chunks too.
 
 use std::cell::RefCell;
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 use std::rc::Rc;
 
 use js_sys::{Array, ArrayBuffer, Uint8Array};
@@ -14,7 +14,7 @@ use web_sys::{DedicatedWorkerGlobalScope, MessageEvent, Worker};
 use super::client::WORKER_URL;
 use nexus_engine::FileFacts;
 use nexus_engine::Lang;
-use nexus_engine::{Filtered, SourceFile, parse_files, parsed_from};
+use nexus_engine::{Filtered, Parsed, SourceFile, parse_files, parsed_from};
 
 /// Files per chunk: small enough to balance the load, large enough to keep messages few.
 const CHUNK_FILES: usize = 32;
@@ -47,8 +47,13 @@ struct Pool {
     queue: VecDeque<Chunk>,
     /// Whether each chunk is parsed.
     results: Vec<bool>,
-    /// Where parsed files go as they come: their texts compressed, their facts kept.
+    /// Where parsed files go in chunk order (their texts are then packed in path order, as
+    /// `Sources::settle` wants them): their texts compressed, their facts kept.
     filtered: Filtered,
+    /// Chunks parsed before an earlier one, waiting for it.
+    waiting: BTreeMap<usize, Vec<Parsed>>,
+    /// The next chunk `filtered` takes.
+    next_taken: usize,
     /// The chunks sent to each helper, oldest first (re-queued if the helper fails).
     in_flight: Vec<VecDeque<Chunk>>,
     helpers: Vec<Worker>,
@@ -57,6 +62,20 @@ struct Pool {
 impl Pool {
     fn done(&self) -> usize {
         self.results.iter().filter(|&&done| done).count()
+    }
+
+    /// Chunk `chunk` is parsed: it and the parsed chunks after it go into `filtered` in order.
+    fn store(&mut self, chunk: usize, parsed: Vec<Parsed>) {
+        if let Some(slot) = self.results.get_mut(chunk) {
+            *slot = true;
+        }
+        self.waiting.insert(chunk, parsed);
+        while let Some(parsed) = self.waiting.remove(&self.next_taken) {
+            for one in parsed {
+                self.filtered.take_parsed(one);
+            }
+            self.next_taken += 1;
+        }
     }
 
     /// Sends helper `h` its next chunk, keeping a copy to parse here if the helper fails.
@@ -104,12 +123,12 @@ impl Pool {
         match (reply, answered.then(|| sent.pop_front()).flatten()) {
             (Ok((chunk, facts)), Some((_, files))) => {
                 self.feed(h);
-                for ((_, file), facts) in files.into_iter().zip(facts) {
-                    self.filtered.take_parsed(parsed_from(file.bytes, facts));
-                }
-                if let Some(slot) = self.results.get_mut(chunk) {
-                    *slot = true;
-                }
+                let parsed = files
+                    .into_iter()
+                    .zip(facts)
+                    .map(|((_, file), facts)| parsed_from(file.bytes, facts))
+                    .collect();
+                self.store(chunk, parsed);
             }
             (reply, _) => {
                 if let Err(err) = reply {
@@ -218,6 +237,8 @@ impl ParsePool {
             queue: VecDeque::new(),
             results: Vec::new(),
             filtered,
+            waiting: BTreeMap::new(),
+            next_taken: 0,
             in_flight: (0..helpers).map(|_| VecDeque::new()).collect(),
             helpers: Vec::new(),
         }));
@@ -310,15 +331,7 @@ impl ParsePool {
                 break;
             };
             let parsed = parse_files(files);
-            {
-                let mut pool = self.pool.borrow_mut();
-                for one in parsed {
-                    pool.filtered.take_parsed(one);
-                }
-                if let Some(slot) = pool.results.get_mut(chunk) {
-                    *slot = true;
-                }
-            }
+            self.pool.borrow_mut().store(chunk, parsed);
             let (done, total) = self.counts();
             progress(done, total);
             yield_to_events().await;
