@@ -626,6 +626,7 @@ mod tests {
             .map(|i| file(&format!("app/p{}/m{i:04}.py", i / 100), &body(i)))
             .collect();
         files.extend((0..300).map(|i| file(&format!("app/p{}/n{i:04}.md", i / 30), &body(i))));
+        files.extend((0..10).map(|p| file(&format!("app/p{p}/__init__.py"), "")));
         let mut filtered = filter_files(files, &|| 0.0);
         let kept = std::mem::take(&mut filtered.to_parse);
         // Parse workers hand files back in their own order, not the path order.
@@ -647,6 +648,11 @@ mod tests {
             indexing <= pages,
             "the index decompressed {indexing} of {pages} pages"
         );
+        assert_eq!(sources.len(), 1200 + 10);
+        for i in 0..900 {
+            let text = sources.get(&format!("app/p{}/m{i:04}.py", i / 100));
+            assert_eq!(text.as_deref(), Some(body(i).as_str()));
+        }
         let passes: [(&str, &dyn Fn()); 2] = [
             ("fingerprint", &|| {
                 crate::fingerprint::Fingerprint::of(&graph, sources, 0.0);

@@ -207,16 +207,13 @@ impl Sources {
         }
         let mut packed = Sources::new();
         // Where each text goes: its new page and start, laid out in path order.
-        let mut target: HashMap<(u32, u32), (u32, u32)> = HashMap::with_capacity(self.len());
         let mut page_sizes: Vec<usize> = Vec::new();
         let mut filling = 0usize;
         for (path, &place) in &self.places {
-            let to = page_sizes.len() as u32;
-            target.insert((place.page, place.start), (to, filling as u32));
             packed.places.insert(
                 path.clone(),
                 Place {
-                    page: to,
+                    page: page_sizes.len() as u32,
                     start: filling as u32,
                     len: place.len,
                 },
@@ -228,33 +225,38 @@ impl Sources {
             }
         }
         page_sizes.push(filling);
-        let mut in_page_order: Vec<Place> = self.places.values().copied().collect();
-        in_page_order.sort_by_key(|p| (p.page, p.start));
+        let mut in_page_order: Vec<(&String, Place)> =
+            self.places.iter().map(|(p, &place)| (p, place)).collect();
+        in_page_order.sort_by_key(|(_, p)| (p.page, p.start));
         // New pages being filled: their bytes and how many are still missing.
         let mut filling_pages: HashMap<u32, (Vec<u8>, usize)> = HashMap::new();
         let mut done: Vec<Option<Vec<u8>>> = vec![None; page_sizes.len()];
-        for place in in_page_order {
-            let (Some(&(to, start)), Some(text)) =
-                (target.get(&(place.page, place.start)), self.read(place))
-            else {
+        for (path, place) in in_page_order {
+            let (Some(to), Some(text)) = (packed.places.get(path), self.read(place)) else {
                 // A damaged page: the texts stay as they are.
                 return;
             };
-            let size = page_sizes.get(to as usize).copied().unwrap_or(0);
+            let size = page_sizes.get(to.page as usize).copied().unwrap_or(0);
             let (bytes, missing) = filling_pages
-                .entry(to)
+                .entry(to.page)
                 .or_insert_with(|| (vec![0; size], size));
-            let start = start as usize;
+            let start = to.start as usize;
             let Some(slot) = bytes.get_mut(start..start + text.len()) else {
                 return;
             };
             slot.copy_from_slice(text.as_bytes());
             *missing -= text.len();
             if *missing == 0
-                && let Some((full, _)) = filling_pages.remove(&to)
-                && let Some(at) = done.get_mut(to as usize)
+                && let Some((full, _)) = filling_pages.remove(&to.page)
+                && let Some(at) = done.get_mut(to.page as usize)
             {
                 *at = Some(full);
+            }
+        }
+        // Only the last page can be left (nothing in it, or only empty texts).
+        for (page, (bytes, _)) in filling_pages {
+            if let Some(at) = done.get_mut(page as usize) {
+                *at = Some(bytes);
             }
         }
         let open = done.pop().flatten().unwrap_or_default();
@@ -521,7 +523,7 @@ mod tests {
 
     #[test]
     fn texts_that_came_out_of_order_settle_in_path_order_and_read_each_page_once() {
-        let big_text = |n: usize| format!("// file {n}\n{}", text_of(n).repeat(20));
+        let big_text = |n: usize| format!("// fichier {n} é ✓\n{}", text_of(n).repeat(20));
         let mut sources = Sources::new();
         let mut plain = BTreeMap::new();
         // Texts that are not code come first (the filter keeps them before anything is
@@ -530,6 +532,10 @@ mod tests {
             let path = format!("src/{n:05}.md");
             sources.insert(path.clone(), big_text(n));
             plain.insert(path, big_text(n));
+            // Empty texts share their place's start with the next text.
+            let empty = format!("src/{n:05}/__init__.py");
+            sources.insert(empty.clone(), String::new());
+            plain.insert(empty, String::new());
         }
         for n in (0..1200).map(|n| n * 7919 % 1200).filter(|n| n % 5 != 0) {
             let path = format!("src/{n:05}.c");
