@@ -236,6 +236,9 @@ impl Sources {
                 // A damaged page: the texts stay as they are.
                 return;
             };
+            if text.is_empty() {
+                continue;
+            }
             let size = page_sizes.get(to.page as usize).copied().unwrap_or(0);
             let (bytes, missing) = filling_pages
                 .entry(to.page)
@@ -253,9 +256,9 @@ impl Sources {
                 *at = Some(full);
             }
         }
-        // Only the last page can be left (nothing in it, or only empty texts).
+        // Every page is complete; none is left but one a damaged text would have left short.
         for (page, (bytes, _)) in filling_pages {
-            if let Some(at) = done.get_mut(page as usize) {
+            if let Some(at @ None) = done.get_mut(page as usize) {
                 *at = Some(bytes);
             }
         }
@@ -532,15 +535,18 @@ mod tests {
             let path = format!("src/{n:05}.md");
             sources.insert(path.clone(), big_text(n));
             plain.insert(path, big_text(n));
-            // Empty texts share their place's start with the next text.
-            let empty = format!("src/{n:05}/__init__.py");
-            sources.insert(empty.clone(), String::new());
-            plain.insert(empty, String::new());
         }
         for n in (0..1200).map(|n| n * 7919 % 1200).filter(|n| n % 5 != 0) {
             let path = format!("src/{n:05}.c");
             sources.insert(path.clone(), big_text(n));
             plain.insert(path, big_text(n));
+        }
+        // Empty texts, last: they share a start with another text, and their new pages are
+        // complete before they come.
+        for n in (0..1200).filter(|n| n % 7 == 0) {
+            let empty = format!("src/{n:05}/__init__.py");
+            sources.insert(empty.clone(), String::new());
+            plain.insert(empty, String::new());
         }
         assert!(sources.path_walk_misses() > 2 * sources.page_count());
         sources.settle();
