@@ -380,6 +380,7 @@ impl NexusMcp {
             caller,
             approved,
             session: None,
+            asker: consent::ClientUser::of(context),
         });
         tokio::select! {
             reply = call => match reply {

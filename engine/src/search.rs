@@ -425,18 +425,30 @@ impl SearchIndex {
                 ])
             }
         };
+        self.tests_last(query, &mut hits);
+        Some(hits)
+    }
+
+    /// Hits whose scores a caller changed (a session's boost) put back in the order of
+    /// [`Self::ranked`]: best first, test code below the rest unless the query names tests.
+    pub fn reorder(&self, query: &str, hits: &mut Vec<Hit>) {
+        sort_hits(hits);
+        self.tests_last(query, hits);
+    }
+
+    /// Production code first, tests after it, each best first (a stable partition); the scores
+    /// stay what they were. Nothing moves when the query names tests.
+    fn tests_last(&self, query: &str, hits: &mut Vec<Hit>) {
         let about_tests = tokens(query)
             .iter()
             .any(|t| TEST_WORDS.contains(&t.as_str()));
         if !about_tests && self.tests > 0 {
-            // Production code first, tests after it, each best first (a stable partition);
-            // the scores stay what they were.
-            let (mut production, tests): (Vec<Hit>, Vec<Hit>) =
-                hits.into_iter().partition(|hit| !self.is_test(hit.node));
+            let (mut production, tests): (Vec<Hit>, Vec<Hit>) = std::mem::take(hits)
+                .into_iter()
+                .partition(|hit| !self.is_test(hit.node));
             production.extend(tests);
-            hits = production;
+            *hits = production;
         }
-        Some(hits)
     }
 
     /// Symbols among `candidates` ranked by how well their qualified names match the query:

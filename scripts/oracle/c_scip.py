@@ -38,36 +38,7 @@ import sys
 
 from clang import cindex
 
-
-def varint(value):
-    out = bytearray()
-    while value >= 0x80:
-        out.append((value & 0x7F) | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
-
-
-def field_bytes(number, data):
-    return varint(number << 3 | 2) + varint(len(data)) + data
-
-
-def field_str(number, text):
-    return field_bytes(number, text.encode())
-
-
-def field_int(number, value):
-    return varint(number << 3) + varint(value) if value else b""
-
-
-def field_packed(number, values):
-    return field_bytes(number, b"".join(varint(v) for v in values))
-
-
-def escaped(name):
-    if name and all(c.isalnum() or c in "_$+-" for c in name):
-        return name
-    return "`%s`" % name.replace("`", "``")
+from scip_proto import escaped, field_bytes, field_int, field_packed, field_str
 
 
 def symbol_of(path, name, owners=()):

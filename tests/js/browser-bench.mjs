@@ -7,6 +7,8 @@
 //   --chain N      then time N calls per tool through the whole chain: MCP client (the official
 //                  TypeScript SDK) → a second nexus-bridge on stdio (a peer) → hub → WebSocket →
 //                  the tab's wasm engine → back
+//   --http         with --chain, also time `context` and `search` over Streamable HTTP (the hub's
+//                  /mcp with the bearer from the data folder) against stdio, calls interleaved
 //   --picture      then time the graph picture: engine finished → first picture, frames per
 //                  second while panning (mouse drag) and zooming (wheel), and a click on a node →
 //                  selection drawn and details shown
@@ -29,6 +31,7 @@ import path from "node:path";
 import { chromium } from "playwright-core";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 
 const args = process.argv.slice(2);
 const opt = (name, fallback) => {
@@ -44,6 +47,7 @@ const reloads = Number(opt("reloads", "3"));
 const check = flag("check");
 const chainCalls = Number(opt("chain", "0"));
 const picture = flag("picture");
+const overHttp = flag("http");
 const semanticQuery = opt("semantic", "");
 const symbol = opt("symbol", "get_object_or_404");
 const searchQuery = opt("query", "queryset filter");
@@ -367,6 +371,45 @@ async function chainBench(n) {
   await client.close();
 }
 
+/// An agent over Streamable HTTP: the hub's /mcp with the user's bearer token (the bench's own
+/// data folder holds it).
+async function connectHttpAgent() {
+  const token = fs.readFileSync(path.join(tmp, "nexus", "mcp-token"), "utf8").trim();
+  const client = new Client({ name: "nexus-browser-bench-http", version: "1" });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), {
+      requestInit: { headers: { Authorization: `Bearer ${token}` } },
+    }),
+  );
+  return client;
+}
+
+/// p50 and p99 of `context` and `search` over stdio (a peer bridge) and over HTTP, each call
+/// of one followed by the same call of the other, so both see the same machine.
+async function transportBench(n) {
+  const [stdio, http] = [await connectAgent(), await connectHttpAgent()];
+  console.log(`transports: stdio (peer bridge) vs Streamable HTTP (/mcp), ${n} calls each, interleaved`);
+  const at = (times, p) => times[Math.min(times.length - 1, Math.floor(p * times.length))];
+  for (const [tool, args] of [["context", {}], ["search", { query: searchQuery }]]) {
+    const times = { stdio: [], http: [] };
+    for (let i = 0; i < n + 5; i++) {
+      for (const [name, client] of [["stdio", stdio], ["http", http]]) {
+        const t = performance.now();
+        const result = await client.callTool({ name: tool, arguments: args });
+        const ms = performance.now() - t;
+        if (result.isError) throw new Error(`${tool} over ${name}: ${JSON.stringify(result.content)}`);
+        if (i >= 5) times[name].push(ms);
+      }
+    }
+    for (const list of Object.values(times)) list.sort((a, b) => a - b);
+    const line = (name) => `${name} p50 ${at(times[name], 0.5).toFixed(2)} ms p99 ${at(times[name], 0.99).toFixed(2)} ms`;
+    const added = at(times.http, 0.5) - at(times.stdio, 0.5);
+    console.log(`  ${tool.padEnd(8)} ${line("stdio")} · ${line("http")} · HTTP adds ${added.toFixed(2)} ms p50`);
+  }
+  await stdio.close();
+  await http.close();
+}
+
 const statusText = (page) => page.locator('[data-testid="load-status"]').innerText();
 
 async function waitForStatus(page, pattern, timeoutMs) {
@@ -394,7 +437,13 @@ for (const [what, p] of [["UI folder", path.join(ui, "index.html")], ["bridge", 
 const hubArgs = ["serve", "--port", String(port), "--repo", repo];
 if (streamThreshold) hubArgs.push("--stream-threshold", streamThreshold);
 const hub = spawn(bridge, hubArgs, {
-  env: { ...process.env, NEXUS_UI_DIR: ui, XDG_RUNTIME_DIR: tmp },
+  env: {
+    ...process.env,
+    NEXUS_UI_DIR: ui,
+    XDG_RUNTIME_DIR: tmp,
+    // Over HTTP the bench reads the bearer from the hub's data folder: its own, not the user's.
+    ...(overHttp ? { XDG_DATA_HOME: tmp } : {}),
+  },
   stdio: ["ignore", "ignore", "inherit"],
 });
 const profile = path.join(tmp, "profile");
@@ -510,6 +559,7 @@ try {
   }
   if (check) await checkReindexAndDiff(page);
   if (chainCalls > 0) await chainBench(chainCalls);
+  if (chainCalls > 0 && overHttp) await transportBench(chainCalls);
 } catch (err) {
   fail(err.message);
 } finally {

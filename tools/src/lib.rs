@@ -1496,6 +1496,38 @@ mod tests {
     }
 
     #[test]
+    fn a_session_focused_on_tests_never_lifts_test_code_above_the_rest() {
+        let files = vec![
+            SourceFile {
+                path: "shop/pay.py".into(),
+                bytes: b"def refund(x):\n    return x\n".to_vec(),
+            },
+            SourceFile {
+                path: "tests/test_pay.py".into(),
+                bytes: b"from shop.pay import refund\n\ndef test_refund_money():\n    \"\"\"refund money\"\"\"\n    refund(1)\n".to_vec(),
+            },
+        ];
+        let graph = index("shop", files, &|| 0.0, &mut |_, _, _| true)
+            .map(|(g, _)| g)
+            .unwrap_or_default();
+        with(graph, |ctx| {
+            let first_hit = |t: &str| t.lines().nth(1).unwrap_or_default().to_owned();
+            // The test matches both words, so it scores above `refund`, yet ranks below it.
+            let query = json!({"query": "refund money", "session": "s", "group_by_process": false});
+            let before = text(dispatch(Some(ctx), "search", query.clone()));
+            assert!(first_hit(&before).contains("shop/pay.py"), "{before}");
+            dispatch(
+                Some(ctx),
+                "deep_dive",
+                json!({"name": "test_refund_money", "session": "s"}),
+            );
+            let after = text(dispatch(Some(ctx), "search", query));
+            assert!(first_hit(&after).starts_with("- `refund`"), "{after}");
+            assert!(after.contains("test_refund_money"), "{after}");
+        });
+    }
+
+    #[test]
     fn a_session_collapses_every_list_and_leaves_a_trail() {
         with(fixture(), |ctx| {
             let connection = ToolContext {

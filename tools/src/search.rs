@@ -82,7 +82,12 @@ pub fn run(ctx: &ToolContext, p: &SearchParams) -> Result<String, ToolError> {
                 hit.score *= FOCUS_BOOST;
             }
         }
-        hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.node.cmp(&b.node)));
+        if by_name {
+            hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.node.cmp(&b.node)));
+        } else {
+            // A boost never lifts test code above the rest.
+            ctx.search.reorder(&p.query, &mut hits);
+        }
     }
     let total = hits.len();
     let max_limit = if mode == Mode::Semantic && !by_name {

@@ -631,6 +631,9 @@ async fn call_tool(
         caller: CHAT_CALLER.into(),
         approved,
         session: Some(format!("chat-{}", asker.session)),
+        // A hosted server's questions during the call are declined: the chat's confirmation
+        // asks yes or no before a call, it shows no forms.
+        asker: None,
     };
     match host.execute(request).await {
         Ok(reply) => {

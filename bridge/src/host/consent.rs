@@ -1,22 +1,25 @@
 //! Asking an MCP client's user before an exposed `server__tool` that needs confirmation runs: MCP
 //! elicitation (a yes/no form) when the client supports it, else a refusal naming the setting.
 //! Protocol 2026-07-28 and later ask through the call's result (`input_required`, then the
-//! client's retry with the answer); older ones send `elicitation/create` during the call.
+//! client's retry with the answer); older ones send `elicitation/create` during the call, as
+//! `ClientUser` does for a hosted server's own questions.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use futures_util::future::BoxFuture;
 use nexus_shared::{ErrorCode, ToolError};
 use rmcp::RoleServer;
 use rmcp::model::{
     CallToolRequestParams, ElicitRequest, ElicitRequestParams, ElicitResult, ElicitationAction,
     ElicitationSchema, InputRequest, InputRequests, InputRequiredResult, ProtocolVersion,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{Peer, RequestContext};
 use serde_json::{Map, Value};
 
 use super::HostError;
+use super::input::Asker;
 
 /// How long the client's user has to answer before the call counts as declined.
 pub const ELICIT_TIMEOUT: Duration = Duration::from_secs(300);
@@ -180,6 +183,37 @@ pub async fn consent(
             )
             .with_hint(format!("to let agents call it unasked, {}", question.allow)),
         ),
+    }
+}
+
+/// An agent's MCP client that shows its user a hosted server's question during a call: one that
+/// supports form elicitation at a protocol before 2026-07-28 (later ones take no requests
+/// during a call; their calls' questions are declined).
+#[derive(Debug)]
+pub struct ClientUser(Peer<RoleServer>);
+
+impl ClientUser {
+    /// The asker of the client behind `context`, if it can ask during a call.
+    pub fn of(context: &RequestContext<RoleServer>) -> Option<Arc<dyn Asker>> {
+        let form = context
+            .client_capabilities()
+            .and_then(|caps| caps.elicitation)
+            .is_some_and(|e| e.form.is_some() || e.url.is_none());
+        let during_call = context
+            .protocol_version()
+            .is_some_and(|version| version < ProtocolVersion::V_2026_07_28);
+        (form && during_call).then(|| Arc::new(ClientUser(context.peer.clone())) as Arc<dyn Asker>)
+    }
+}
+
+impl Asker for ClientUser {
+    fn elicit(&self, request: ElicitRequestParams) -> BoxFuture<'_, Result<ElicitResult, String>> {
+        Box::pin(async move {
+            self.0
+                .create_elicitation_with_timeout(request, Some(ELICIT_TIMEOUT))
+                .await
+                .map_err(|err| err.to_string())
+        })
     }
 }
 

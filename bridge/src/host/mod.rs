@@ -6,6 +6,7 @@ pub mod config;
 pub mod consent;
 pub mod error;
 pub mod fit;
+pub mod input;
 pub mod launch;
 pub mod policy;
 pub mod quota;
@@ -124,6 +125,8 @@ struct ServerState {
     guidance_generated: bool,
     last_error: Option<String>,
     wake: Arc<Notify>,
+    /// Its calls in flight, for the questions it sends during one.
+    in_flight: input::InFlight,
 }
 
 impl ServerState {
@@ -138,6 +141,7 @@ impl ServerState {
             guidance_generated: false,
             last_error: None,
             wake: Arc::new(Notify::new()),
+            in_flight: input::InFlight::default(),
         }
     }
 }
@@ -157,6 +161,9 @@ pub struct CallRequest {
     /// The tools session of Nexus's own tools (a chat conversation's), used when the arguments
     /// name none.
     pub session: Option<String>,
+    /// Who answers the server's questions during the call (its caller's user); without one,
+    /// they are declined.
+    pub asker: Option<Arc<dyn input::Asker>>,
 }
 
 /// A finished call: which tool answered, and the server's result (possibly `isError`).
@@ -426,7 +433,12 @@ impl Host {
         let started = Instant::now();
         let fault = stdio::Fault::default();
         let (changed_tx, mut changed_rx) = mpsc::unbounded_channel();
-        let client = server::connect(spec, server::Handler::new(changed_tx), &fault)
+        let in_flight = match self.servers().get(&spec.id) {
+            Some(state) => state.in_flight.clone(),
+            None => return Ok(()),
+        };
+        let handler = server::Handler::new(changed_tx, in_flight, &spec.id);
+        let client = server::connect(spec, handler, &fault)
             .await
             .map_err(|err| Ended::from(&fault, err))?;
         let peer = client.peer().clone();
@@ -684,7 +696,7 @@ impl Host {
                 retry_in: limit.retry_in,
             });
         }
-        let (validator, timeout, wake) = {
+        let (validator, timeout, wake, in_flight) = {
             let mut servers = self.servers();
             let Some(state) = servers.get_mut(&server) else {
                 return Err(self.not_found(&request.name));
@@ -695,10 +707,11 @@ impl Host {
                 .map(|s| s.timeout)
                 .unwrap_or(config::DEFAULT_TOOL_TIMEOUT);
             let wake = state.wake.clone();
+            let in_flight = state.in_flight.clone();
             let Some(entry) = state.tools.get_mut(&tool) else {
                 return Err(self.not_found(&request.name));
             };
-            (entry.validator.clone(), timeout, wake)
+            (entry.validator.clone(), timeout, wake, in_flight)
         };
         let mut admission = Admission::new(self, &server, &tool)?;
         let args = match validator {
@@ -715,7 +728,13 @@ impl Host {
         let timeout = request.timeout.unwrap_or(timeout);
         let started = Instant::now();
         let deadline = tokio::time::Instant::now() + timeout;
+        let _entered = in_flight.enter(
+            self.next_id.fetch_add(1, Ordering::Relaxed),
+            request.asker.clone(),
+        );
+        let mut params = CallToolRequestParams::new(tool.clone()).with_arguments(args);
         let mut attempt = 0;
+        let mut rounds = 0;
         let outcome = loop {
             attempt += 1;
             let peer = match self.online_peer(&server) {
@@ -729,9 +748,7 @@ impl Host {
             let Some(peer) = peer else {
                 break Err(format!("server `{server}` is offline (reconnecting)"));
             };
-            let mut params = CallToolRequestParams::new(tool.clone());
-            params = params.with_arguments(args.clone());
-            match tokio::time::timeout_at(deadline, peer.call_tool_once(params)).await {
+            match tokio::time::timeout_at(deadline, peer.call_tool_once(params.clone())).await {
                 Err(_) => {
                     break Err(format!(
                         "timed out after {} ms; the server was sent notifications/cancelled",
@@ -739,8 +756,28 @@ impl Host {
                     ));
                 }
                 Ok(Ok(CallToolResponse::Complete(result))) => break Ok(result),
+                Ok(Ok(CallToolResponse::InputRequired(asked))) => {
+                    rounds += 1;
+                    let answered = input::next_round(asked, rounds, request.asker.clone(), &server);
+                    match tokio::time::timeout_at(deadline, answered).await {
+                        Ok(Ok((responses, state))) => {
+                            params.input_responses = responses;
+                            params.request_state = state;
+                        }
+                        Ok(Err(err)) => break Err(err),
+                        Err(_) => {
+                            break Err(format!(
+                                "timed out after {} ms waiting for the answers the server asked for",
+                                timeout.as_millis()
+                            ));
+                        }
+                    }
+                }
                 Ok(Ok(_)) => {
-                    break Err("the server answered with an input request or a task, which hosted calls do not support".to_owned());
+                    break Err(
+                        "the server answered with a task, which hosted calls do not support"
+                            .to_owned(),
+                    );
                 }
                 Ok(Err(err)) if transient(&err) && attempt == 1 => {
                     tracing::info!(server = %server, tool = %tool, "transport error, retrying once: {err}");

@@ -7,11 +7,12 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use rmcp::model::{
-    ClientCapabilities, ClientConfig, GetPromptRequestParams, Implementation, ProtocolVersion,
-    Role, Tool,
+    ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationCapability,
+    FormElicitationCapability, GetPromptRequestParams, Implementation, ProtocolVersion, Role, Tool,
 };
 use rmcp::service::{
-    ClientLifecycleMode, ClientServiceExt, NotificationContext, Peer, RunningService,
+    ClientLifecycleMode, ClientServiceExt, NotificationContext, Peer, RequestContext,
+    RunningService,
 };
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
@@ -19,6 +20,7 @@ use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use tokio::sync::mpsc;
 
 use super::config::{ServerSpec, Transport};
+use super::input::{self, InFlight};
 use super::launch;
 use super::stdio::{self, ChildTransport, Fault};
 
@@ -28,28 +30,46 @@ pub const GUIDANCE_PROMPT: &str = "tool-descriptions";
 /// A running client session with one server.
 pub type Client = RunningService<RoleClient, Handler>;
 
-/// The client side of one session: passes `notifications/tools/list_changed` on.
+/// The client side of one session: passes `notifications/tools/list_changed` on, and the
+/// server's `elicitation/create` to the caller of the call in flight (`input.rs`).
 #[derive(Clone)]
 pub struct Handler {
     changed: mpsc::UnboundedSender<()>,
+    in_flight: InFlight,
+    server: String,
 }
 
 impl Handler {
-    pub fn new(changed: mpsc::UnboundedSender<()>) -> Self {
-        Self { changed }
+    pub fn new(changed: mpsc::UnboundedSender<()>, in_flight: InFlight, server: &str) -> Self {
+        Self {
+            changed,
+            in_flight,
+            server: server.to_owned(),
+        }
     }
 }
 
 impl ClientHandler for Handler {
     fn get_info(&self) -> ClientConfig {
+        let mut capabilities = ClientCapabilities::default();
+        capabilities.elicitation =
+            Some(ElicitationCapability::new().with_form(FormElicitationCapability::default()));
         ClientConfig::new(
-            ClientCapabilities::default(),
+            capabilities,
             Implementation::new("nexus-bridge", env!("CARGO_PKG_VERSION")),
         )
     }
 
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
         let _ = self.changed.send(());
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, rmcp::ErrorData> {
+        Ok(input::elicit(self.in_flight.asker(), request, &self.server).await)
     }
 }
 

@@ -158,6 +158,7 @@ async fn bad_arguments_fail_validation_with_paths_before_any_call() {
             caller: "test".into(),
             approved: true,
             session: None,
+            asker: None,
         })
         .await
         .expect_err("invalid");
@@ -221,6 +222,7 @@ async fn an_offline_server_fails_fast_and_counts_toward_its_circuit() {
         caller: "test".into(),
         approved: true,
         session: None,
+        asker: None,
     };
     for _ in 0..2 {
         let err = host.execute(call()).await.expect_err("offline");
@@ -258,6 +260,7 @@ async fn the_policy_gates_calls_hides_denied_tools_and_shows_in_the_report() {
         caller: "test".into(),
         approved,
         session: None,
+        asker: None,
     };
     // No annotation: it needs confirmation, and nothing reaches the (offline) server unasked.
     let err = host

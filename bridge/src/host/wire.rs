@@ -37,6 +37,8 @@ pub fn handle(host: Arc<Host>, tx: &FrameSender, frame: Frame) {
                     // agent's user (`mcp.rs`). Denied tools still never run.
                     approved: true,
                     session: None,
+                    // A page or a peer cannot answer the server's questions during the call.
+                    asker: None,
                 };
                 let started = std::time::Instant::now();
                 let reply = host.execute(request).await;

@@ -185,6 +185,18 @@ impl<'a> Resolver<'a> {
         }
     }
 
+    /// A kept reference between today's nodes, if both ends still exist.
+    fn reference_of(&self, r: &KeptRef) -> Option<Reference> {
+        Some(Reference {
+            from: self.node_of(r.from)?,
+            to: self.node_of(r.to)?,
+            line: r.line,
+            kind: r.kind,
+            confidence: r.confidence,
+            reason: r.reason,
+        })
+    }
+
     /// Adds the CALLS edges an earlier resolution of file `fi` gave, when it is kept and every
     /// edge still maps to nodes; `false` when the file is to be resolved.
     pub(super) fn keep_calls(&mut self, fi: usize) -> bool {
@@ -209,20 +221,7 @@ impl<'a> Resolver<'a> {
                 ))
             })
             .collect();
-        let refs: Option<Vec<Reference>> = memo
-            .refs
-            .iter()
-            .map(|r| {
-                Some(Reference {
-                    from: self.node_of(r.from)?,
-                    to: self.node_of(r.to)?,
-                    line: r.line,
-                    kind: r.kind,
-                    confidence: r.confidence,
-                    reason: r.reason,
-                })
-            })
-            .collect();
+        let refs: Option<Vec<Reference>> = memo.refs.iter().map(|r| self.reference_of(r)).collect();
         let (Some(edges), Some(_)) = (edges, refs) else {
             self.plan.dirty[fi] = true;
             self.plan.resolved += 1;
@@ -246,16 +245,7 @@ impl<'a> Resolver<'a> {
         let refs: Vec<Reference> = self.plan.next[fi]
             .refs
             .iter()
-            .filter_map(|r| {
-                Some(Reference {
-                    from: self.node_of(r.from)?,
-                    to: self.node_of(r.to)?,
-                    line: r.line,
-                    kind: r.kind,
-                    confidence: r.confidence,
-                    reason: r.reason,
-                })
-            })
+            .filter_map(|r| self.reference_of(r))
             .collect();
         refs.into_iter().for_each(|r| self.b.add_reference(r));
         true

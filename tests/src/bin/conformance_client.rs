@@ -5,13 +5,22 @@
 //! `mcp.json` naming `<url>` as the hosted server `suite`, exposes its tools as `suite__<tool>`, and
 //! this program, as an agent on the bridge's stdio, lists them and calls them. What it calls
 //! follows the scenario (`MCP_CONFORMANCE_SCENARIO`, `MCP_CONFORMANCE_CONTEXT`), as the suite's
-//! reference client does; every request the suite sees comes from the bridge's host.
+//! reference client does; every request the suite sees comes from the bridge's host. The agent's
+//! user accepts every form the host passes on as shown (the host fills in the form's defaults).
 //! Needs NEXUS_BRIDGE_BIN like the tests. Exits 1 when the server never comes online.
 
-use std::process::ExitCode;
+use std::process::{ExitCode, Stdio};
 use std::time::{Duration, Instant};
 
-use nexus_e2e::{McpBridge, TempDir, free_port, text_of};
+use nexus_e2e::{TempDir, bridge_command, free_port, text_of, wait_port_free, wait_port_open};
+use rmcp::model::{
+    CallToolRequestParams, ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult,
+    ElicitationAction, ElicitationCapability, FormElicitationCapability, Implementation,
+    ProtocolVersion, ReadResourceRequestParams, ResourceContents,
+};
+use rmcp::service::{RequestContext, RunningService};
+use rmcp::transport::TokioChildProcess;
+use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use serde_json::{Value, json};
 
 /// The hosted server's id in the generated `mcp.json`; its tools are `suite__<tool>`.
@@ -39,34 +48,69 @@ async fn main() -> ExitCode {
     }
 }
 
+/// The agent: an MCP client at 2025-11-25, so the bridge may ask it during a call
+/// (`elicitation/create`), whose user accepts every form as shown.
+#[derive(Clone)]
+struct Agent;
+
+impl ClientHandler for Agent {
+    fn get_info(&self) -> ClientConfig {
+        let mut capabilities = ClientCapabilities::default();
+        capabilities.elicitation =
+            Some(ElicitationCapability::new().with_form(FormElicitationCapability::default()));
+        ClientConfig::new(
+            capabilities,
+            Implementation::new("conformance-agent", env!("CARGO_PKG_VERSION")),
+        )
+        .with_protocol_version(ProtocolVersion::V_2025_11_25)
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, rmcp::ErrorData> {
+        if let ElicitRequestParams::FormElicitationParams { message, .. } = &request {
+            eprintln!("conformance-client: the agent's user accepts the form: {message}");
+        }
+        Ok(ElicitResult::new(ElicitationAction::Accept).with_content(json!({})))
+    }
+}
+
+type Bridge = RunningService<RoleClient, Agent>;
+
 async fn run(url: &str, scenario: &str, context: &Value) -> Result<(), String> {
     let dir = TempDir::new("conformance-client");
     let config = json!({"mcpServers": {SERVER: {"url": url, "allow": ["*"]}}});
     let config_path = dir.0.join("mcp.json");
     std::fs::write(&config_path, config.to_string())
         .map_err(|err| format!("cannot write {}: {err}", config_path.display()))?;
-    let data_home = dir.0.join("data").display().to_string();
-    let bridge = McpBridge::start_with_env(
-        free_port(),
-        &[
-            "--mcp-config",
-            &config_path.display().to_string(),
-            "--expose-hosted",
-        ],
-        &[("XDG_DATA_HOME", &data_home)],
-    )
-    .await;
+    let port = free_port();
+    let mut command = bridge_command();
+    command
+        .args(["--mcp-config", &config_path.display().to_string()])
+        .args(["--expose-hosted", "--port", &port.to_string()])
+        .env("XDG_DATA_HOME", dir.0.join("data"));
+    let (transport, _) = TokioChildProcess::builder(command)
+        .stderr(Stdio::inherit())
+        .spawn()
+        .map_err(|err| format!("cannot start the bridge: {err}"))?;
+    let bridge = Agent
+        .serve(transport)
+        .await
+        .map_err(|err| format!("MCP initialize with the bridge: {err}"))?;
+    wait_port_open(port, Duration::from_secs(10)).await;
     let outcome = drive(&bridge, scenario, context).await;
-    bridge.stop().await;
+    let _ = bridge.cancel().await;
+    wait_port_free(port, Duration::from_secs(10)).await;
     outcome
 }
 
 /// Waits for the hosted server, then lists and calls its tools as the scenario's client would.
-async fn drive(bridge: &McpBridge, scenario: &str, context: &Value) -> Result<(), String> {
+async fn drive(bridge: &Bridge, scenario: &str, context: &Value) -> Result<(), String> {
     wait_online(bridge).await?;
     let prefix = format!("{SERVER}__");
     let tools: Vec<(String, Value)> = bridge
-        .client
         .list_all_tools()
         .await
         .map_err(|err| format!("tools/list on the bridge: {err}"))?
@@ -108,7 +152,11 @@ async fn drive(bridge: &McpBridge, scenario: &str, context: &Value) -> Result<()
     };
     for (name, args) in calls {
         let qualified = format!("{prefix}{name}");
-        match bridge.try_call(&qualified, args).await {
+        let mut params = CallToolRequestParams::new(qualified.clone());
+        if let Value::Object(args) = args {
+            params = params.with_arguments(args);
+        }
+        match bridge.call_tool(params).await {
             Ok(result) => eprintln!(
                 "conformance-client: {qualified} → {}{}",
                 if result.is_error == Some(true) {
@@ -145,10 +193,10 @@ fn arguments_for(schema: &Value) -> Value {
 }
 
 /// Waits until the bridge's health shows the hosted server online.
-async fn wait_online(bridge: &McpBridge) -> Result<(), String> {
+async fn wait_online(bridge: &Bridge) -> Result<(), String> {
     let started = Instant::now();
     loop {
-        let health = bridge.health().await;
+        let health = health(bridge).await?;
         let server = health["hosted"]["servers"]
             .as_array()
             .and_then(|servers| servers.iter().find(|s| s["id"] == SERVER).cloned());
@@ -162,5 +210,19 @@ async fn wait_online(bridge: &McpBridge) -> Result<(), String> {
             ));
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// The bridge's `nexus://health` resource.
+async fn health(bridge: &Bridge) -> Result<Value, String> {
+    let result = bridge
+        .read_resource(ReadResourceRequestParams::new("nexus://health"))
+        .await
+        .map_err(|err| format!("resources/read nexus://health: {err}"))?;
+    match result.contents.first() {
+        Some(ResourceContents::TextResourceContents { text, .. }) => {
+            serde_json::from_str(text).map_err(|err| format!("health is not JSON: {err}"))
+        }
+        other => Err(format!("health is not text: {other:?}")),
     }
 }
