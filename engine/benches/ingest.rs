@@ -44,6 +44,23 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;
 
+/// CPU seconds this process has used (user and system, all threads), from /proc/self/stat; 0
+/// where there is none.
+fn process_cpu_s() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // The fields after the command name: utime and stime are the 12th and 13th, in clock ticks.
+    let fields: Vec<&str> = stat
+        .rsplit_once(") ")
+        .map_or(Vec::new(), |(_, rest)| rest.split(' ').collect());
+    let ticks = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|f| f.parse::<f64>().ok())
+            .unwrap_or(0.0)
+    };
+    (ticks(11) + ticks(12)) / 100.0
+}
+
 fn mb(bytes: usize) -> f64 {
     bytes as f64 / 1e6
 }
@@ -116,12 +133,32 @@ fn main() {
         let before = LIVE.load(Ordering::Relaxed);
         PEAK.store(before, Ordering::Relaxed);
         let started = Instant::now();
-        let Ok((graph, stats, files)) = index_workspace(&name, files, &clock, &mut |_, _, _| true)
+        // At each phase's first progress report: the phase, the process's CPU seconds and the
+        // heap peak of the phase before (the peak restarts from the live bytes).
+        let mut turns: Vec<(nexus_engine::Phase, f64, usize)> = Vec::new();
+        let mut note_phase = |phase, _, _| {
+            if turns.last().is_none_or(|(last, _, _)| *last != phase) {
+                let peak = PEAK.swap(LIVE.load(Ordering::Relaxed), Ordering::Relaxed);
+                turns.push((phase, process_cpu_s(), peak));
+            }
+            true
+        };
+        let Ok((graph, stats, files)) = index_workspace(&name, files, &clock, &mut note_phase)
         else {
             eprintln!("{name}: cancelled");
             continue;
         };
         let total_ms = started.elapsed().as_secs_f64() * 1000.0;
+        let end = (process_cpu_s(), PEAK.load(Ordering::Relaxed));
+        for (i, (phase, cpu, _)) in turns.iter().enumerate() {
+            let (next_cpu, peak) = turns.get(i + 1).map_or(end, |(_, cpu, peak)| (*cpu, *peak));
+            println!(
+                "phase {:<11} CPU {:>7.1} s (all threads), heap peak {:>7.0} MB",
+                phase.as_str(),
+                next_cpu - cpu,
+                mb(peak)
+            );
+        }
         let items = graph.node_count() + graph.edge_count();
         println!("== {name}");
         println!("read or generate: {read_ms:.0} ms (not part of the pipeline)");
