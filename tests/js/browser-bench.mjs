@@ -501,6 +501,8 @@ const hub = spawn(bridge, hubArgs, {
 });
 const profile = path.join(tmp, "profile");
 let context;
+// The per-phase report, also printed when indexing fails or times out.
+let reportPhases;
 try {
   await waitForPort(Date.now() + 20_000);
   context = await chromium.launchPersistentContext(profile, {
@@ -564,6 +566,10 @@ try {
       });
     }
   }, 500);
+  reportPhases = async () => {
+    console.log("per phase (the tab's CPU against wall time tells waiting for cores from work):");
+    phaseReport(await page.evaluate(() => window.__nexusPhases ?? []), samples, indexedAtMs || Date.now());
+  };
   const started = Date.now();
   await page.goto(`http://127.0.0.1:${port}/?token=${secret()}`);
   const answering = opt("symbol") ? waitForAnswers(started) : Promise.resolve(NaN);
@@ -590,8 +596,7 @@ try {
   if (check && flag("oversized") && !leftOut.some((f) => f.path === "app/huge.py" && /larger than/.test(f.why))) fail(`app/huge.py not named as left out: ${JSON.stringify(leftOut)}`);
   if (check && flag("oversized") && !/left out \(1 larger than the 1 MB file size cap: app\/huge\.py\)/.test(indexed)) fail(`the status does not name app/huge.py: ${indexed}`);
   if (check && flag("expect-batches") && !/transfer and parse of \d+ batches/.test(indexed)) fail(`not streamed in batches: ${indexed}`);
-  console.log("per phase (the tab's CPU against wall time tells waiting for cores from work):");
-  phaseReport(await page.evaluate(() => window.__nexusPhases ?? []), samples, indexedAtMs);
+  await reportPhases();
   console.log(`longest main-thread frame gap while indexing: ${gap.toFixed(0)} ms`);
   console.log(
     `memory (PSS): tab renderer peak ${pssPeak(settled, settledRss, peak).toFixed(0)} MB, after indexing ${settled.tab.toFixed(0)} MB (peak = PSS after + how far RSS, sampled every 0.5 s, rose above its value after)`,
@@ -638,6 +643,7 @@ try {
   if (chainCalls > 0 && overHttp) await transportBench(chainCalls);
 } catch (err) {
   fail(err.message);
+  if (reportPhases && !indexedAtMs) await reportPhases().catch((e) => console.error(`no phase report: ${e.message}`));
 } finally {
   if (context) await context.close();
   hub.kill();
