@@ -133,13 +133,19 @@ fn main() {
         let before = LIVE.load(Ordering::Relaxed);
         PEAK.store(before, Ordering::Relaxed);
         let started = Instant::now();
-        // At each phase's first progress report: the phase, the process's CPU seconds and the
-        // heap peak of the phase before (the peak restarts from the live bytes).
+        // A phase runs until its last progress report (resolution reports only at its end):
+        // per phase, the process's CPU seconds at that report and the heap peak since the
+        // previous phase's (the peak restarts from the live bytes at each report).
+        let cpu_start = process_cpu_s();
         let mut turns: Vec<(nexus_engine::Phase, f64, usize)> = Vec::new();
         let mut note_phase = |phase, _, _| {
-            if turns.last().is_none_or(|(last, _, _)| *last != phase) {
-                let peak = PEAK.swap(LIVE.load(Ordering::Relaxed), Ordering::Relaxed);
-                turns.push((phase, process_cpu_s(), peak));
+            let peak = PEAK.swap(LIVE.load(Ordering::Relaxed), Ordering::Relaxed);
+            match turns.last_mut() {
+                Some(turn) if turn.0 == phase => {
+                    turn.1 = process_cpu_s();
+                    turn.2 = turn.2.max(peak);
+                }
+                _ => turns.push((phase, process_cpu_s(), peak)),
             }
             true
         };
@@ -149,15 +155,15 @@ fn main() {
             continue;
         };
         let total_ms = started.elapsed().as_secs_f64() * 1000.0;
-        let end = (process_cpu_s(), PEAK.load(Ordering::Relaxed));
-        for (i, (phase, cpu, _)) in turns.iter().enumerate() {
-            let (next_cpu, peak) = turns.get(i + 1).map_or(end, |(_, cpu, peak)| (*cpu, *peak));
+        let mut cpu_before = cpu_start;
+        for (phase, cpu, peak) in &turns {
             println!(
                 "phase {:<11} CPU {:>7.1} s (all threads), heap peak {:>7.0} MB",
                 phase.as_str(),
-                next_cpu - cpu,
-                mb(peak)
+                cpu - cpu_before,
+                mb(*peak)
             );
+            cpu_before = *cpu;
         }
         let items = graph.node_count() + graph.edge_count();
         println!("== {name}");
