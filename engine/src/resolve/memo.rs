@@ -259,9 +259,8 @@ impl<'a> Resolver<'a> {
         self.reads.start();
     }
 
-    /// The distinct keys of what one file's resolution read, sorted: a file reads the same
-    /// names and files over and over, and every file's keys wait in the plan from its calls
-    /// until its references (the kernel's raw lists ran its tab out of 4 GB).
+    /// The distinct keys of what one file's resolution read, sorted: every file's keys wait in
+    /// the plan from its calls until its references, so they are kept as small as they go.
     fn read_keys(&self, taken: Taken) -> Vec<u64> {
         let mut keys: Vec<u64> = taken
             .files
