@@ -100,20 +100,17 @@ fn run(args: &Args) -> Result<(), String> {
     let ingest_ms = clock();
     let exported = nexus::export(&graph, &sources);
 
-    let mut disk_texts: HashMap<String, String> = HashMap::new();
+    let mut doc_texts: HashMap<String, String> = HashMap::new();
     for doc in &index.documents {
-        if !sources.contains_key(&doc.relative_path)
-            && let Ok(text) = std::fs::read_to_string(args.root.join(&doc.relative_path))
-        {
-            disk_texts.insert(doc.relative_path.clone(), text);
+        let text = match sources.get(&doc.relative_path) {
+            Some(text) => Some(text.to_string()),
+            None => std::fs::read_to_string(args.root.join(&doc.relative_path)).ok(),
+        };
+        if let Some(text) = text {
+            doc_texts.insert(doc.relative_path.clone(), text);
         }
     }
-    let texts = |path: &str| {
-        sources
-            .get(path)
-            .or_else(|| disk_texts.get(path))
-            .map(String::as_str)
-    };
+    let texts = |path: &str| doc_texts.get(path).map(String::as_str);
     let (reference, own_bodies) = derive(&index, &texts, &exported.extents);
 
     println!(

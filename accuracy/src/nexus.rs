@@ -45,13 +45,13 @@ fn has_word(line: &str, name: &str) -> bool {
 
 /// The line of a definition's name: the first line of its span that holds the name as a word
 /// (decorators and annotations come before it), else its first line.
-pub fn name_line(lines: &[&str], start: u32, end: u32, name: &str) -> u32 {
+pub fn name_line(lines: &[impl AsRef<str>], start: u32, end: u32, name: &str) -> u32 {
     (start..=end)
         .find(|&l| {
             l >= 1
                 && lines
                     .get(l as usize - 1)
-                    .is_some_and(|text| has_word(text, name))
+                    .is_some_and(|text| has_word(text.as_ref(), name))
         })
         .unwrap_or(start)
 }
@@ -86,7 +86,7 @@ fn callee_name(graph: &Graph, node: u32) -> String {
 /// Exports the graph's CALLS edges between functions and methods, one per (caller, callee) pair
 /// with the highest confidence seen.
 pub fn export(graph: &Graph, sources: &Sources) -> Exported {
-    let mut lines_of: HashMap<&str, Vec<&str>> = HashMap::new();
+    let mut lines_of: HashMap<&str, Vec<String>> = HashMap::new();
     let mut site_of: HashMap<u32, Site> = HashMap::new();
     let mut exported = Exported::default();
     for node in graph.nodes() {
@@ -97,7 +97,7 @@ pub fn export(graph: &Graph, sources: &Sources) -> Exported {
         let lines = lines_of.entry(path).or_insert_with(|| {
             sources
                 .get(path)
-                .map_or_else(Vec::new, |t| t.lines().collect())
+                .map_or_else(Vec::new, |t| t.lines().map(str::to_owned).collect())
         });
         let line = name_line(lines, node.start_line(), node.end_line(), node.name());
         let site = Site::new(path, line);

@@ -10,6 +10,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use nexus_engine::SearchIndex;
+use nexus_engine::embed::node_text;
+use nexus_engine::fingerprint::Fingerprint;
 use nexus_engine::layout;
 use nexus_engine::snapshot;
 use nexus_engine::{EdgeKind, NodeKind, RefKind};
@@ -41,6 +43,23 @@ unsafe impl GlobalAlloc for Counting {
 
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;
+
+/// CPU seconds this process has used (user and system, all threads), from /proc/self/stat; 0
+/// where there is none.
+fn process_cpu_s() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // The fields after the command name: utime and stime are the 12th and 13th, in clock ticks.
+    let fields: Vec<&str> = stat
+        .rsplit_once(") ")
+        .map_or(Vec::new(), |(_, rest)| rest.split(' ').collect());
+    let ticks = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|f| f.parse::<f64>().ok())
+            .unwrap_or(0.0)
+    };
+    (ticks(11) + ticks(12)) / 100.0
+}
 
 fn mb(bytes: usize) -> f64 {
     bytes as f64 / 1e6
@@ -114,12 +133,38 @@ fn main() {
         let before = LIVE.load(Ordering::Relaxed);
         PEAK.store(before, Ordering::Relaxed);
         let started = Instant::now();
-        let Ok((graph, stats, files)) = index_workspace(&name, files, &clock, &mut |_, _, _| true)
+        // A phase runs until its last progress report (resolution reports only at its end):
+        // per phase, the process's CPU seconds at that report and the heap peak since the
+        // previous phase's (the peak restarts from the live bytes at each report).
+        let cpu_start = process_cpu_s();
+        let mut turns: Vec<(nexus_engine::Phase, f64, usize)> = Vec::new();
+        let mut note_phase = |phase, _, _| {
+            let peak = PEAK.swap(LIVE.load(Ordering::Relaxed), Ordering::Relaxed);
+            match turns.last_mut() {
+                Some(turn) if turn.0 == phase => {
+                    turn.1 = process_cpu_s();
+                    turn.2 = turn.2.max(peak);
+                }
+                _ => turns.push((phase, process_cpu_s(), peak)),
+            }
+            true
+        };
+        let Ok((graph, stats, files)) = index_workspace(&name, files, &clock, &mut note_phase)
         else {
             eprintln!("{name}: cancelled");
             continue;
         };
         let total_ms = started.elapsed().as_secs_f64() * 1000.0;
+        let mut cpu_before = cpu_start;
+        for (phase, cpu, peak) in &turns {
+            println!(
+                "phase {:<11} CPU {:>7.1} s (all threads), heap peak {:>7.0} MB",
+                phase.as_str(),
+                cpu - cpu_before,
+                mb(*peak)
+            );
+            cpu_before = *cpu;
+        }
         let items = graph.node_count() + graph.edge_count();
         println!("== {name}");
         println!("read or generate: {read_ms:.0} ms (not part of the pipeline)");
@@ -212,8 +257,36 @@ fn main() {
             mb(LIVE.load(Ordering::Relaxed)),
         );
         reload_figures(&graph, &files);
+        text_figures(&graph, &files);
         picture_figures(&graph);
     }
+}
+
+/// The compressed texts: pages decompressed by the index, then by the passes that read every
+/// file (fingerprint, embedding texts), each with its time.
+fn text_figures(graph: &nexus_engine::Graph, files: &Workspace) {
+    let sources = files.sources();
+    let pages = sources.page_count();
+    let indexed = sources.pages_decompressed();
+    let pass = |run: &dyn Fn()| {
+        let (t, before) = (Instant::now(), sources.pages_decompressed());
+        run();
+        (
+            sources.pages_decompressed() - before,
+            t.elapsed().as_secs_f64() * 1000.0,
+        )
+    };
+    let (fingerprint, fingerprint_ms) = pass(&|| {
+        Fingerprint::of(graph, sources, 0.0);
+    });
+    let (embed, embed_ms) = pass(&|| {
+        for node in graph.nodes() {
+            node_text(graph, &node, sources);
+        }
+    });
+    println!(
+        "texts: {pages} pages; decompressed {indexed} while indexing, {fingerprint} by the fingerprint ({fingerprint_ms:.0} ms), {embed} by every node's embedding text ({embed_ms:.0} ms)"
+    );
 }
 
 /// The graph picture's layout and the size of what the worker sends the page for it.
@@ -258,9 +331,10 @@ fn reload_figures(graph: &nexus_engine::Graph, files: &Workspace) {
         return eprintln!("snapshot: {err}");
     }
     println!(
-        "search index build {search_ms:.1} ms; snapshot {:.1} MB (files {:.1} MB), encode {encode_ms:.1} ms, decode {decode_ms:.1} ms; reload = decode + search index ≈ {:.0} ms",
+        "search index build {search_ms:.1} ms; snapshot {:.1} MB (files {:.1} MB as {:.1} MB of pages), encode {encode_ms:.1} ms, decode {decode_ms:.1} ms; reload = decode + search index ≈ {:.0} ms",
         blob.len() as f64 / 1e6,
-        files.sources().values().map(String::len).sum::<usize>() as f64 / 1e6,
+        files.sources().raw_bytes() as f64 / 1e6,
+        files.sources().packed_bytes() as f64 / 1e6,
         decode_ms + search_ms
     );
 }

@@ -1,14 +1,15 @@
 //! Fingerprints of a graph for `diff`: a hash per indexed file and per symbol (its kind, signature
 //! and body text), so two snapshots compare without keeping both graphs in memory.
 
+use std::collections::BTreeMap;
 use std::collections::hash_map::DefaultHasher;
-use std::collections::{BTreeMap, HashMap};
 use std::hash::{Hash, Hasher};
 
 use serde::{Deserialize, Serialize};
 
 use super::graph::{Graph, NodeKind, NodeRef};
 use super::ingest::Sources;
+use super::texts::Text;
 
 /// What identifies a version of one symbol.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -73,22 +74,31 @@ fn symbol_hash(node: &NodeRef, text: Option<(&str, &[usize])>) -> u64 {
     hasher.finish()
 }
 
+/// A file's text with the byte offset of each line's start.
+type Lines = (Text, Vec<usize>);
+
 impl Fingerprint {
     /// Takes the fingerprint of a graph and its files' text.
     pub fn of(graph: &Graph, sources: &Sources, saved_ms: f64) -> Fingerprint {
         let files = sources
             .iter()
-            .map(|(path, text)| (path.clone(), hash_of(text)))
+            .map(|(path, text)| (path.clone(), hash_of(&*text)))
             .collect();
-        let mut starts_by_file: HashMap<&str, Vec<usize>> = HashMap::new();
+        // One file's text and line starts at a time: symbols come file by file.
+        let mut current: Option<(&str, Option<Lines>)> = None;
         let mut symbols = BTreeMap::new();
         for n in graph.nodes().filter(|n| n.kind().is_symbol()) {
-            let text = sources.get(n.file()).map(|text| {
-                let starts = starts_by_file
-                    .entry(n.file())
-                    .or_insert_with(|| line_starts(text));
-                (text.as_str(), starts.as_slice())
-            });
+            if current.as_ref().map(|c| c.0) != Some(n.file()) {
+                let read = sources.get(n.file()).map(|text| {
+                    let starts = line_starts(&text);
+                    (text, starts)
+                });
+                current = Some((n.file(), read));
+            }
+            let text = current
+                .as_ref()
+                .and_then(|c| c.1.as_ref())
+                .map(|(text, starts)| (&**text, starts.as_slice()));
             let print = SymbolPrint {
                 kind: n.kind(),
                 location: n.location(),

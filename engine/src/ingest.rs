@@ -130,7 +130,7 @@ fn parse_threads(files: usize) -> usize {
 
 /// The text of every indexed file (source and other text such as docs and configs), by path;
 /// `read`, `grep` and `review_file` answer from it. Secrets, binaries and ignored files are absent.
-pub type Sources = std::collections::BTreeMap<String, String>;
+pub use super::texts::Sources;
 
 /// Decodes UTF-8, replacing invalid sequences; says whether the bytes were valid.
 /// The text is kept as long as the project is open: a buffer read with room to spare (a file
@@ -278,6 +278,8 @@ pub struct Filtered {
     gitignores: std::collections::BTreeMap<String, String>,
     /// The rules of those `.gitignore` files.
     filter: Filter,
+    /// Facts of the files parsed so far ([`Filtered::take_parsed`]; their texts are in `texts`).
+    parsed: Vec<FileFacts>,
     stats: IndexStats,
     filtered_at: f64,
 }
@@ -319,6 +321,7 @@ impl Filtered {
             secrets: std::collections::BTreeSet::new(),
             gitignores: std::collections::BTreeMap::new(),
             filter: Filter::new(std::iter::empty(), DEFAULT_MAX_FILE_BYTES),
+            parsed: Vec::new(),
             stats: IndexStats::default(),
             filtered_at: 0.0,
         }
@@ -347,6 +350,24 @@ impl Filtered {
     pub fn close(&mut self, filter_ms: f64, at: f64) {
         self.stats.phase_ms.push((Phase::Filter, filter_ms));
         self.filtered_at = at;
+    }
+
+    /// Takes one parsed file as it comes: its text is kept (compressed with the others at once,
+    /// so a load never holds every text raw) and its facts wait for resolution.
+    pub fn take_parsed(&mut self, parsed: Parsed) {
+        let Parsed { facts, text, utf8 } = parsed;
+        self.stats.bytes_parsed += text.len();
+        if facts.syntax_errors > 0 {
+            self.stats.files_with_syntax_errors += 1;
+        }
+        if !utf8 {
+            self.stats.non_utf8_files += 1;
+        }
+        if let Some(entry) = self.entries.get_mut(&facts.path) {
+            entry.set_utf8(utf8);
+        }
+        self.texts.insert(facts.path.clone(), text);
+        self.parsed.push(facts);
     }
 
     /// Files received so far.
@@ -446,36 +467,24 @@ pub fn finish_workspace(
     clock: Clock,
     progress: Progress,
 ) -> Result<(Graph, IndexStats, Workspace), Cancelled> {
+    let mut filtered = filtered;
+    let mut parsed = parsed;
+    parsed.sort_by(|a, b| a.facts.path.cmp(&b.facts.path));
+    for one in parsed {
+        filtered.take_parsed(one);
+    }
     let Filtered {
         texts: mut sources,
-        mut entries,
+        entries,
         secrets,
         gitignores,
+        parsed: facts,
         mut stats,
         filtered_at,
         ..
     } = filtered;
-    let mut facts: Vec<FileFacts> = Vec::with_capacity(parsed.len());
-    for Parsed {
-        facts: file_facts,
-        text,
-        utf8,
-    } in parsed
-    {
-        stats.bytes_parsed += text.len();
-        if file_facts.syntax_errors > 0 {
-            stats.files_with_syntax_errors += 1;
-        }
-        if !utf8 {
-            stats.non_utf8_files += 1;
-        }
-        if let Some(entry) = entries.get_mut(&file_facts.path) {
-            entry.set_utf8(utf8);
-        }
-        sources.insert(file_facts.path.clone(), text);
-        facts.push(file_facts);
-    }
     stats.files_parsed = facts.len();
+    sources.settle();
     let parsed = clock();
     stats.phase_ms.push((Phase::Parse, parsed - filtered_at));
     if !progress(Phase::Parse, facts.len(), facts.len()) {
@@ -603,6 +612,66 @@ mod tests {
 
     fn run(files: Vec<SourceFile>) -> (Graph, IndexStats) {
         index("t", files, &|| 0.0, &mut |_, _, _| true).unwrap()
+    }
+
+    #[test]
+    fn a_full_index_and_the_passes_after_it_decompress_each_text_page_about_once() {
+        // Small to parse, large to keep: a little code and a long comment.
+        let body = |i: usize| {
+            format!("class Service{i}:\n    def run(self, x):\n        return helper_{i}(x)\n\n")
+                + &format!("def helper_{i}(x):\n    return x * {i}\n")
+                + &format!("# {}\n", "the same comment line, over and over ").repeat(100)
+        };
+        let mut files: Vec<SourceFile> = (0..900)
+            .map(|i| file(&format!("app/p{}/m{i:04}.py", i / 100), &body(i)))
+            .collect();
+        files.extend((0..300).map(|i| file(&format!("app/p{}/n{i:04}.md", i / 30), &body(i))));
+        files.extend((0..10).map(|p| file(&format!("app/p{p}/__init__.py"), "")));
+        let mut filtered = filter_files(files, &|| 0.0);
+        let kept = std::mem::take(&mut filtered.to_parse);
+        // Parse workers hand files back in their own order, not the path order.
+        let mut parsed = parse_files(kept);
+        let n = parsed.len();
+        let mut shuffled: Vec<Option<Parsed>> = parsed.drain(..).map(Some).collect();
+        for i in 0..n {
+            if let Some(one) = shuffled.get_mut(i * 7919 % n).and_then(Option::take) {
+                filtered.take_parsed(one);
+            }
+        }
+        let (graph, _, ws) =
+            finish_workspace("t", filtered, Vec::new(), &|| 0.0, &mut |_, _, _| true).unwrap();
+        let sources = ws.sources();
+        let pages = sources.page_count();
+        assert!(pages > 30, "{pages} pages");
+        let indexing = sources.pages_decompressed();
+        assert!(
+            indexing <= pages,
+            "the index decompressed {indexing} of {pages} pages"
+        );
+        assert_eq!(sources.len(), 1200 + 10);
+        for i in 0..900 {
+            let text = sources.get(&format!("app/p{}/m{i:04}.py", i / 100));
+            assert_eq!(text.as_deref(), Some(body(i).as_str()));
+        }
+        let passes: [(&str, &dyn Fn()); 2] = [
+            ("fingerprint", &|| {
+                crate::fingerprint::Fingerprint::of(&graph, sources, 0.0);
+            }),
+            ("embedding texts", &|| {
+                for node in graph.nodes() {
+                    crate::embed::node_text(&graph, &node, sources);
+                }
+            }),
+        ];
+        for (name, pass) in passes {
+            let before = sources.pages_decompressed();
+            pass();
+            let read = sources.pages_decompressed() - before;
+            assert!(
+                read <= 2 * pages,
+                "{name} decompressed {read} of {pages} pages"
+            );
+        }
     }
 
     #[test]

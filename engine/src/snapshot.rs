@@ -18,8 +18,9 @@ const MAGIC: &[u8; 8] = b"NXSNAP\0\0";
 /// rebuilt (3: folders, files and communities carry their structural summary as their doc; 4:
 /// each file's facts and content hash, so changes since are applied without indexing again;
 /// 5: references that are not calls, in the graph and in each file's facts; 6: the resolution's
-/// memo, so the first change after a restore resolves again only what it touched).
-pub const FORMAT_VERSION: u32 = 6;
+/// memo, so the first change after a restore resolves again only what it touched; 7: texts as
+/// compressed pages).
+pub const FORMAT_VERSION: u32 = 7;
 
 #[derive(Serialize)]
 struct BodyRef<'a> {
@@ -210,6 +211,11 @@ pub fn decode(bytes: &[u8]) -> Result<Snapshot, SnapshotError> {
     let body: Body =
         postcard::from_bytes(body).map_err(|e| SnapshotError::Damaged(e.to_string()))?;
     let graph = Graph::from_parts(body.graph).map_err(SnapshotError::Damaged)?;
+    if !body.sources.is_consistent() {
+        return Err(SnapshotError::Damaged(
+            "a text lies outside its page".into(),
+        ));
+    }
     // The rules may have grown since the snapshot was saved: it must not serve what they now
     // keep out, from its texts (`read`, `grep`) or its graph (`search`).
     let files = graph
@@ -441,9 +447,15 @@ mod tests {
     #[test]
     fn chunked_encoding_is_the_whole_blob_in_bounded_pieces() {
         let (graph, mut sources) = indexed();
+        // Texts are kept compressed: lines that do not repeat keep the file over a chunk.
         let mut big = String::new();
+        let mut n = 0u64;
         while big.len() < 3 * CHUNK_BYTES {
-            big.push_str("# a long comment line that makes this file larger than one chunk\n");
+            n += 1;
+            big.push_str(&format!(
+                "# {:016x}\n",
+                crate::content_hash(&n.to_le_bytes())
+            ));
         }
         sources.insert_text("big.md", &big);
         let mut whole = Vec::new();

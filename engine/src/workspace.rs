@@ -253,6 +253,9 @@ impl Workspace {
         if !(ordered && agree && texts_known) {
             return None;
         }
+        // A snapshot from before texts were settled is read in path order like any other.
+        let mut sources = sources;
+        sources.settle();
         let mut ws = Workspace {
             project: project.to_owned(),
             facts: parts.facts,
@@ -315,7 +318,7 @@ impl Workspace {
             });
         FileRecord {
             entry: self.entries.get(path).copied(),
-            text: self.sources.get(path).cloned(),
+            text: self.sources.get(path).map(|t| t.to_string()),
             facts: facts.cloned(),
             secret: self.secrets.contains(path),
             gitignore: self.gitignores.get(path).cloned(),
@@ -404,7 +407,7 @@ impl Workspace {
         for (path, entry) in &self.entries {
             match entry.kept {
                 Kept::Parsed => {
-                    stats.bytes_parsed += self.sources.get(path).map_or(0, String::len);
+                    stats.bytes_parsed += self.sources.len_of(path).unwrap_or(0);
                 }
                 Kept::Text | Kept::Out(5) => stats.skipped_not_source += 1,
                 Kept::Out(0) => stats.skipped_excluded += 1,

@@ -107,6 +107,56 @@ function chromiumMemoryMb(profile, kind) {
   return { all: kb / 1024, tab: rendererKb / 1024 };
 }
 
+/// CPU seconds the tab's renderers (the page and its workers) have used so far, from /proc/PID/stat.
+function tabCpuSeconds(profile) {
+  let ticks = 0;
+  for (const pid of fs.readdirSync("/proc").filter((p) => /^\d+$/.test(p))) {
+    try {
+      const cmd = fs.readFileSync(`/proc/${pid}/cmdline`, "utf8");
+      if (!cmd.includes(profile) || !cmd.includes("--type=renderer")) continue;
+      // Fields after the command name (which may hold spaces): state is the 3rd, utime the 14th.
+      const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // The process ended while being read.
+    }
+  }
+  return ticks / 100;
+}
+
+/// Seconds in which some task on the machine stalled for `resource` (cpu or memory), cumulative
+/// (Linux pressure stall information; 0 where the kernel has none).
+function stalledSeconds(resource) {
+  try {
+    const some = fs.readFileSync(`/proc/pressure/${resource}`, "utf8").match(/^some .*total=(\d+)/m);
+    return Number(some?.[1] ?? 0) / 1e6;
+  } catch {
+    return 0;
+  }
+}
+
+/// One line per indexing phase (as the status named it): wall time, CPU the tab used (a phase that
+/// waited for the machine's cores shows far less CPU than wall time), the tab's RSS peak, the
+/// machine's CPU and memory stall time and load average meanwhile: load or memory pressure.
+function phaseReport(phases, samples, endMs) {
+  for (let i = 0; i < phases.length; i++) {
+    const from = phases[i].at, to = i + 1 < phases.length ? phases[i + 1].at : endMs;
+    const inside = samples.filter((s) => s.t >= from && s.t <= to);
+    if (inside.length < 2) {
+      console.log(`  phase ${phases[i].phase}: ${((to - from) / 1000).toFixed(1)} s (too short to sample)`);
+      continue;
+    }
+    const first = inside[0], last = inside[inside.length - 1];
+    const span = (last.t - first.t) / 1000;
+    const cpu = last.cpu - first.cpu;
+    const rss = Math.max(...inside.map((s) => s.rss));
+    console.log(
+      `  phase ${phases[i].phase}: ${((to - from) / 1000).toFixed(1)} s; tab CPU ${cpu.toFixed(1)} s in ${span.toFixed(1)} s sampled (${(cpu / span).toFixed(2)} cores);` +
+        ` tab RSS peak ${rss.toFixed(0)} MB; machine stalls: CPU ${(last.cpuStall - first.cpuStall).toFixed(1)} s, memory ${(last.memStall - first.memStall).toFixed(1)} s; load ${last.load}`,
+    );
+  }
+}
+
 /// The tab's peak PSS, estimated without reading smaps while it works: private pages count the
 /// same in RSS and PSS, so the PSS after plus the RSS peak's excess over the RSS after.
 function pssPeak(pssAfter, rssAfter, rssPeak) {
@@ -417,7 +467,10 @@ async function waitForStatus(page, pattern, timeoutMs) {
   for (;;) {
     const text = await statusText(page);
     if (pattern.test(text)) return text;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${pattern}; status: ${text}`);
+    if (Date.now() > deadline) {
+      const progress = await page.locator('[data-testid="progress"] span').innerText().catch(() => "");
+      throw new Error(`timed out waiting for ${pattern}; status: ${text}; progress: ${progress}`);
+    }
     await new Promise((r) => setTimeout(r, 25));
   }
 }
@@ -448,6 +501,8 @@ const hub = spawn(bridge, hubArgs, {
 });
 const profile = path.join(tmp, "profile");
 let context;
+// The per-phase report, also printed when indexing fails or times out.
+let reportPhases;
 try {
   await waitForPort(Date.now() + 20_000);
   context = await chromium.launchPersistentContext(profile, {
@@ -465,7 +520,9 @@ try {
     ],
   });
   const page = context.pages()[0] ?? (await context.newPage());
-  page.on("pageerror", (err) => console.error(`page error: ${err.message}`));
+  page.on("pageerror", (err) => console.error(`page error ${new Date().toISOString()}: ${err.stack ?? err.message}`));
+  page.on("worker", (worker) => console.error(`worker started: ${worker.url()}`));
+  page.on("console", (msg) => msg.type() === "error" && console.error(`page console: ${msg.text()}`));
   // A probe in the page: the longest gap between animation frames while indexing runs.
   await page.addInitScript(() => {
     // Trunk's start event carries the page's wasm exports, its memory among them.
@@ -481,15 +538,38 @@ try {
     // When the engine reported the end of indexing (the status turns to "Indexed …").
     new MutationObserver(() => {
       const status = document.querySelector('[data-testid="load-status"]')?.textContent || "";
+      // Each phase the progress names ("parse 120 / 900 · …", "resolve… 3.0 s"), with its start;
+      // from "Indexed …" on, saving.
+      const phases = (window.__nexusPhases ??= []);
+      const progress = document.querySelector('[data-testid="progress"] span')?.textContent || "";
+      const phase = /^Indexed /.test(status) ? "indexed → saved" : progress.match(/^(.*?)(?:…| \d)/)?.[1];
       if (/^Indexed /.test(status) && !window.__nexusIndexedAt) window.__nexusIndexedAt = performance.now();
+      if (phase && phases[phases.length - 1]?.phase !== phase && phases[phases.length - 1]?.phase !== "indexed → saved") {
+        phases.push({ phase, at: performance.timeOrigin + performance.now() });
+      }
     }).observe(document, { subtree: true, childList: true, characterData: true });
   });
   let peak = { all: 0, tab: 0 };
+  const samples = [];
   const sampler = setInterval(() => {
     const now = chromiumMemoryMb(profile, "rss");
     peak.all = Math.max(peak.all, now.all);
     peak.tab = Math.max(peak.tab, now.tab);
+    if (!indexedAtMs) {
+      samples.push({
+        t: Date.now(),
+        rss: now.tab,
+        cpu: tabCpuSeconds(profile),
+        cpuStall: stalledSeconds("cpu"),
+        memStall: stalledSeconds("memory"),
+        load: fs.readFileSync("/proc/loadavg", "utf8").split(" ")[0],
+      });
+    }
   }, 500);
+  reportPhases = async () => {
+    console.log("per phase (the tab's CPU against wall time tells waiting for cores from work):");
+    phaseReport(await page.evaluate(() => window.__nexusPhases ?? []), samples, indexedAtMs || Date.now());
+  };
   const started = Date.now();
   await page.goto(`http://127.0.0.1:${port}/?token=${secret()}`);
   const answering = opt("symbol") ? waitForAnswers(started) : Promise.resolve(NaN);
@@ -516,6 +596,7 @@ try {
   if (check && flag("oversized") && !leftOut.some((f) => f.path === "app/huge.py" && /larger than/.test(f.why))) fail(`app/huge.py not named as left out: ${JSON.stringify(leftOut)}`);
   if (check && flag("oversized") && !/left out \(1 larger than the 1 MB file size cap: app\/huge\.py\)/.test(indexed)) fail(`the status does not name app/huge.py: ${indexed}`);
   if (check && flag("expect-batches") && !/transfer and parse of \d+ batches/.test(indexed)) fail(`not streamed in batches: ${indexed}`);
+  await reportPhases();
   console.log(`longest main-thread frame gap while indexing: ${gap.toFixed(0)} ms`);
   console.log(
     `memory (PSS): tab renderer peak ${pssPeak(settled, settledRss, peak).toFixed(0)} MB, after indexing ${settled.tab.toFixed(0)} MB (peak = PSS after + how far RSS, sampled every 0.5 s, rose above its value after)`,
@@ -562,6 +643,7 @@ try {
   if (chainCalls > 0 && overHttp) await transportBench(chainCalls);
 } catch (err) {
   fail(err.message);
+  if (reportPhases && !indexedAtMs) await reportPhases().catch((e) => console.error(`no phase report: ${e.message}`));
 } finally {
   if (context) await context.close();
   hub.kill();

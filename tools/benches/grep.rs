@@ -39,7 +39,7 @@ fn main() {
         eprintln!("{name}: indexing was cancelled");
         std::process::exit(1);
     };
-    let bytes: usize = sources.values().map(String::len).sum();
+    let bytes: usize = sources.raw_bytes();
     println!(
         "== {name}: {} files, {:.1} MB of text; {RUNS} runs per pattern",
         sources.len(),

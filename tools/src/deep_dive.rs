@@ -22,22 +22,18 @@ const LIST_ALL: &str = "verbosity=full lists all";
 const STANDARD_SOURCE_SHARE: usize = 2;
 
 /// A symbol's source lines as the answer shows them.
-struct Source<'a> {
+struct Source {
     /// First line shown, 1-based.
     start: u32,
     /// The lines shown.
-    lines: Vec<&'a str>,
+    lines: Vec<String>,
     /// Lines of the body left out.
     cut: u32,
 }
 
 /// The symbol's lines (`start_line..=end_line` of its file's text), at most `budget_chars`
 /// characters of whole lines; `None` without text (a folder, a file not kept, or no lines).
-fn source<'a>(
-    ctx: &'a ToolContext,
-    node: &nexus_engine::NodeRef,
-    budget_chars: usize,
-) -> Option<Source<'a>> {
+fn source(ctx: &ToolContext, node: &nexus_engine::NodeRef, budget_chars: usize) -> Option<Source> {
     let text = ctx.sources.get(node.file())?;
     let (start, end) = (node.start_line().max(1), node.end_line());
     if end < start {
@@ -63,7 +59,7 @@ fn source<'a>(
     Some(Source {
         start,
         cut: (body.len() - kept) as u32,
-        lines: body[..kept].to_vec(),
+        lines: body[..kept].iter().map(|l| (*l).to_owned()).collect(),
     })
 }
 

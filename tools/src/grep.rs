@@ -188,7 +188,7 @@ pub fn run_within(ctx: &ToolContext, p: &GrepParams, budget_ms: f64) -> Result<S
     let mut files_matched = 0usize;
     let mut hits = Vec::new();
     let mut cut_short = false;
-    for (index, (path, text)) in ctx.sources.iter().enumerate() {
+    for (index, path) in ctx.sources.keys().enumerate() {
         if (ctx.cancelled)() {
             return Err(ToolError::new(
                 ErrorCode::Cancelled,
@@ -211,7 +211,10 @@ pub fn run_within(ctx: &ToolContext, p: &GrepParams, budget_ms: f64) -> Result<S
         {
             continue;
         }
-        let found = match scan_file(ctx, &scan, &regex, text, || {
+        let Some(text) = ctx.sources.get(path) else {
+            continue;
+        };
+        let found = match scan_file(ctx, &scan, &regex, &text, || {
             (ctx.clock)() - started > budget_ms
         }) {
             Ok(found) => found,
@@ -254,6 +257,8 @@ pub fn run_within(ctx: &ToolContext, p: &GrepParams, budget_ms: f64) -> Result<S
                 .get(i + 1..(i + 1 + context).min(lines.len()))
                 .map(<[&str]>::to_vec)
                 .unwrap_or_default();
+            let before: Vec<String> = before.into_iter().map(str::to_owned).collect();
+            let after: Vec<String> = after.into_iter().map(str::to_owned).collect();
             hits.push((path.as_str(), i + 1, column, cut(line), before, after));
         }
     }
@@ -329,6 +334,32 @@ mod tests {
         sources.insert("c.py".into(), "nothing here\n".into());
         sources.insert(".PGPASS".into(), "TODO secret\n".into());
         sources
+    }
+
+    #[test]
+    fn a_literal_in_every_file_decompresses_each_text_page_about_once_per_grep() {
+        // Texts that came in out of order, settled as a full index leaves them.
+        let text = |n: usize| format!("needle {n}\n{}", "filler line of text\n".repeat(400));
+        let mut sources: Sources = (0..600)
+            .map(|n| n * 7919 % 600)
+            .map(|n| (format!("src/{n:04}.c"), text(n)))
+            .collect();
+        sources.settle();
+        let pages = sources.page_count();
+        assert!(pages > 20, "{pages} pages");
+        with_sources(Graph::default(), sources, |ctx| {
+            run(ctx, &params("needle")).unwrap();
+            for _ in 0..3 {
+                let before = ctx.sources.pages_decompressed();
+                let answer = run(ctx, &params("needle")).unwrap();
+                assert!(answer.contains("600 matches in 600 files"), "{answer}");
+                let read = ctx.sources.pages_decompressed() - before;
+                assert!(
+                    read <= pages + pages / 4 + 1,
+                    "one grep decompressed {read} of {pages} pages"
+                );
+            }
+        });
     }
 
     #[test]

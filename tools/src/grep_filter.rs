@@ -56,7 +56,10 @@ fn slot(trigram: u32, bits: usize) -> usize {
 impl TrigramFilter {
     pub fn build(sources: &Sources) -> TrigramFilter {
         TrigramFilter {
-            files: sources.values().map(|t| Bits::of(t.as_bytes())).collect(),
+            files: sources
+                .keys()
+                .map(|path| Bits::of(sources.get(path).as_deref().unwrap_or("").as_bytes()))
+                .collect(),
         }
     }
 

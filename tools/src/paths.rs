@@ -4,10 +4,10 @@
 use nexus_shared::{ErrorCode, ToolError};
 
 use super::ToolContext;
-use nexus_engine::{DEFAULT_MAX_FILE_BYTES, is_secret};
+use nexus_engine::{DEFAULT_MAX_FILE_BYTES, Text, is_secret};
 
 /// Checks a requested path and returns its text.
-pub fn open<'a>(ctx: &'a ToolContext, path: &str) -> Result<(&'a str, &'a str), ToolError> {
+pub fn open<'a>(ctx: &'a ToolContext, path: &str) -> Result<(&'a str, Text), ToolError> {
     let path = path.trim().trim_start_matches("./");
     let refuse = |why: &str| {
         Err(ToolError::new(
@@ -36,9 +36,7 @@ pub fn open<'a>(ctx: &'a ToolContext, path: &str) -> Result<(&'a str, &'a str), 
         return refuse("it may hold secrets and is never indexed");
     }
     match ctx.sources.get_key_value(path) {
-        Some((key, text)) if text.len() <= DEFAULT_MAX_FILE_BYTES => {
-            Ok((key.as_str(), text.as_str()))
-        }
+        Some((key, text)) if text.len() <= DEFAULT_MAX_FILE_BYTES => Ok((key.as_str(), text)),
         Some(_) => Err(ToolError::new(
             ErrorCode::TooLarge,
             format!("`{path}` is over 1 MB"),

@@ -59,7 +59,7 @@ pub fn run(ctx: &ToolContext, p: &ReadParams) -> Result<String, ToolError> {
         let dependencies: Vec<_> = imports
             .iter()
             .map(|dep| {
-                let mut entry = json!({"path": dep, "type": "import", "level": 1, "language": language_of(dep), "size": ctx.sources.get(dep.as_str()).map(String::len), "lines": ctx.sources.get(dep.as_str()).map(|t| t.lines().count())});
+                let mut entry = json!({"path": dep, "type": "import", "level": 1, "language": language_of(dep), "size": ctx.sources.len_of(dep.as_str()), "lines": ctx.sources.get(dep.as_str()).map(|t| t.lines().count())});
                 if with_definitions {
                     entry["definitions"] = definitions(ctx, dep).iter().map(|d| json!({"id": d.stable_id(), "kind": d.kind().as_str(), "line": d.start_line(), "signature": d.signature()})).collect();
                 }
@@ -177,7 +177,8 @@ fn definitions<'g>(ctx: &'g ToolContext, path: &str) -> Vec<NodeRef<'g>> {
 /// One imported file as an item: its path, language, size, and each definition's line and
 /// signature (its name when it has none).
 fn dependency(ctx: &ToolContext, path: &str) -> String {
-    let text = ctx.sources.get(path).map_or("", String::as_str);
+    let text = ctx.sources.get(path);
+    let text = text.as_deref().unwrap_or("");
     let mut item = format!(
         "## {path} ({}, {} lines, {})",
         language_of(path),

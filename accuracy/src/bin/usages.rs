@@ -75,8 +75,9 @@ fn engine_usages(root: &Path) -> Result<String, String> {
         if !(node.kind().is_callable() || node.kind().is_type()) {
             continue;
         }
-        let lines: Vec<&str> = sources
-            .get(node.file())
+        let text = sources.get(node.file());
+        let lines: Vec<&str> = text
+            .as_deref()
             .map_or_else(Vec::new, |t| t.lines().collect());
         let line = name_line(&lines, node.start_line(), node.end_line(), node.name());
         site.insert(node.id, (node.file().to_owned(), line));

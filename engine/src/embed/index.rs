@@ -636,8 +636,11 @@ mod tests {
         assert!(idx.check(g.node_count()).is_ok());
         assert!(idx.check(1).is_err());
         let mut edited = sources.clone();
-        let text = edited.get_mut("app.py").unwrap();
-        *text = text.replace("digest(raw)", "sha256(raw)");
+        let text = edited
+            .get("app.py")
+            .unwrap()
+            .replace("digest(raw)", "sha256(raw)");
+        edited.insert("app.py".into(), text);
         assert!(!idx.matches_texts(&g, &edited));
         let by_text: Vec<(u64, Vec<f32>)> = idx.rows_by_text().collect();
         assert_eq!(by_text.len(), idx.len());

@@ -38,7 +38,7 @@ pub fn node_text(graph: &Graph, node: &NodeRef, sources: &Sources) -> Option<Str
         text.push('\n');
     }
     if let Some(source) = sources.get(node.file()) {
-        for line in body_lines(source, node) {
+        for line in body_lines(&source, node) {
             text.push_str(line);
             text.push('\n');
         }

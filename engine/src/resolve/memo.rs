@@ -261,6 +261,8 @@ impl<'a> Resolver<'a> {
         self.reads.start();
     }
 
+    /// The distinct keys of what one file's resolution read, sorted: every file's keys wait in
+    /// the plan from its calls until its references, so they are kept as small as they go.
     fn read_keys(&self, taken: Taken) -> Vec<u64> {
         let mut keys: Vec<u64> = taken
             .files
@@ -277,6 +279,8 @@ impl<'a> Resolver<'a> {
         if taken.modules {
             keys.push(MODULES_KEY);
         }
+        keys.sort_unstable();
+        keys.dedup();
         keys
     }
 
@@ -475,5 +479,38 @@ impl<'a> Resolver<'a> {
             }
             h
         })
+    }
+}
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod tests {
+    use crate::ingest::{parse_files, source_files};
+    use crate::lang::Lang;
+    use crate::resolve::build_graph_kept;
+
+    #[test]
+    fn a_files_kept_reads_are_distinct_keys_however_often_it_reads_one() {
+        let calls = "    helper(1);\n".repeat(200);
+        let main = format!("#include \"util.h\"\nint main(void) {{\n{calls}    return 0;\n}}\n");
+        let files = source_files(&[
+            ("util.h", "int helper(int x);\n"),
+            (
+                "util.c",
+                "#include \"util.h\"\nint helper(int x) { return x; }\n",
+            ),
+            ("main.c", &main),
+        ]);
+        let batch = files.into_iter().map(|f| (Lang::C, f)).collect();
+        let facts: Vec<_> = parse_files(batch).into_iter().map(|p| p.facts).collect();
+        let (_, stats, memo, _) = build_graph_kept("fixture", &facts, None, &[]);
+        assert!(stats.calls_resolved >= 200, "{stats:?}");
+        for (file, kept) in &memo.files {
+            assert!(
+                kept.reads.windows(2).all(|w| w[0] < w[1]),
+                "file {file:x}: reads not sorted and distinct: {:?}",
+                kept.reads
+            );
+            assert!(kept.reads.len() < 20, "file {file:x}: {:?}", kept.reads);
+        }
     }
 }

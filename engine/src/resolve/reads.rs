@@ -23,22 +23,24 @@ pub(super) fn path_key(path: &str) -> u64 {
 /// The key read by any lookup in the module index (which maps module names to files).
 pub(super) const MODULES_KEY: u64 = 0x6d6f_6475_6c65_7321;
 
-/// What the file being resolved has read so far; nothing is recorded while no file is.
+/// What the file being resolved has read so far, each key once (a C file reads its include
+/// closure at every call site: kept raw, one kernel file's reads outgrew wasm32's 4 GB);
+/// nothing is recorded while no file is.
 #[derive(Debug, Default)]
 pub(super) struct Reads {
     active: Cell<bool>,
-    files: RefCell<Vec<u32>>,
-    nodes: RefCell<Vec<u32>>,
-    names: RefCell<Vec<u64>>,
+    files: RefCell<HashSet<u32>>,
+    nodes: RefCell<HashSet<u32>>,
+    names: RefCell<HashSet<u64>>,
     modules: Cell<bool>,
 }
 
 /// One file's reads, taken when its resolution ends.
 #[derive(Debug, Default)]
 pub(super) struct Taken {
-    pub files: Vec<u32>,
-    pub nodes: Vec<u32>,
-    pub names: Vec<u64>,
+    pub files: HashSet<u32>,
+    pub nodes: HashSet<u32>,
+    pub names: HashSet<u64>,
     pub modules: bool,
 }
 
@@ -65,20 +67,20 @@ impl Reads {
 
     pub fn file(&self, file: usize) {
         if self.active.get() {
-            self.files.borrow_mut().push(file as u32);
+            self.files.borrow_mut().insert(file as u32);
         }
     }
 
     /// A node's contents or a table keyed by it: the node's file is read.
     pub fn node(&self, node: u32) {
         if self.active.get() {
-            self.nodes.borrow_mut().push(node);
+            self.nodes.borrow_mut().insert(node);
         }
     }
 
     pub fn name(&self, name: &str) {
         if self.active.get() {
-            self.names.borrow_mut().push(name_key(name));
+            self.names.borrow_mut().insert(name_key(name));
         }
     }
 

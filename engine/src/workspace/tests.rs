@@ -573,7 +573,7 @@ fn a_save_of_the_same_bytes_rebuilds_nothing() {
     let (graph, applied) = apply(&mut ws, vec![FileChange::Write(file("notes.md", "hi"))]);
     assert!(graph.is_none(), "a text that is not code changes no graph");
     assert_eq!(applied.texts, 1);
-    assert_eq!(ws.sources().get("notes.md").map(String::as_str), Some("hi"));
+    assert_eq!(ws.sources().get("notes.md").as_deref(), Some("hi"));
 }
 
 #[test]

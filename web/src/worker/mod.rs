@@ -13,5 +13,7 @@ mod provider;
 mod runtime;
 mod store;
 mod stream;
+#[cfg(all(test, target_arch = "wasm32"))]
+mod texts_wasm_tests;
 
 pub use runtime::run;

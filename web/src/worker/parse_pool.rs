@@ -2,7 +2,7 @@
 //! `?role=parse`) parse chunks of files while the engine worker parses chunks too.
 
 use std::cell::RefCell;
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 use std::rc::Rc;
 
 use js_sys::{Array, ArrayBuffer, Uint8Array};
@@ -14,7 +14,7 @@ use web_sys::{DedicatedWorkerGlobalScope, MessageEvent, Worker};
 use super::client::WORKER_URL;
 use nexus_engine::FileFacts;
 use nexus_engine::Lang;
-use nexus_engine::{Parsed, SourceFile, parse_files, parsed_from};
+use nexus_engine::{Filtered, Parsed, SourceFile, parse_files, parsed_from};
 
 /// Files per chunk: small enough to balance the load, large enough to keep messages few.
 const CHUNK_FILES: usize = 32;
@@ -45,7 +45,15 @@ type Chunk = (usize, Vec<(Lang, SourceFile)>);
 
 struct Pool {
     queue: VecDeque<Chunk>,
-    results: Vec<Option<Vec<Parsed>>>,
+    /// Whether each chunk is parsed.
+    results: Vec<bool>,
+    /// Where parsed files go in chunk order (their texts are then packed in path order, as
+    /// `Sources::settle` wants them): their texts compressed, their facts kept.
+    filtered: Filtered,
+    /// Chunks parsed before an earlier one, waiting for it.
+    waiting: BTreeMap<usize, Vec<Parsed>>,
+    /// The next chunk `filtered` takes.
+    next_taken: usize,
     /// The chunks sent to each helper, oldest first (re-queued if the helper fails).
     in_flight: Vec<VecDeque<Chunk>>,
     helpers: Vec<Worker>,
@@ -53,7 +61,21 @@ struct Pool {
 
 impl Pool {
     fn done(&self) -> usize {
-        self.results.iter().filter(|r| r.is_some()).count()
+        self.results.iter().filter(|&&done| done).count()
+    }
+
+    /// Chunk `chunk` is parsed: it and the parsed chunks after it go into `filtered` in order.
+    fn store(&mut self, chunk: usize, parsed: Vec<Parsed>) {
+        if let Some(slot) = self.results.get_mut(chunk) {
+            *slot = true;
+        }
+        self.waiting.insert(chunk, parsed);
+        while let Some(parsed) = self.waiting.remove(&self.next_taken) {
+            for one in parsed {
+                self.filtered.take_parsed(one);
+            }
+            self.next_taken += 1;
+        }
     }
 
     /// Sends helper `h` its next chunk, keeping a copy to parse here if the helper fails.
@@ -106,9 +128,7 @@ impl Pool {
                     .zip(facts)
                     .map(|((_, file), facts)| parsed_from(file.bytes, facts))
                     .collect();
-                if let Some(slot) = self.results.get_mut(chunk) {
-                    *slot = Some(parsed);
-                }
+                self.store(chunk, parsed);
             }
             (reply, _) => {
                 if let Err(err) = reply {
@@ -175,19 +195,19 @@ async fn yield_to_events() {
     let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
 }
 
-/// Parses every file, in path order, with helpers where the machine has cores to spare.
-/// `progress(done, total)` is called as chunks finish.
-pub async fn parse_all(
-    files: Vec<(Lang, SourceFile)>,
-    progress: &mut dyn FnMut(usize, usize),
-) -> Vec<Parsed> {
+/// Parses every file `filtered` holds to parse, with helpers where the machine has cores to
+/// spare, into it. `progress(done, total)` is called as chunks finish.
+pub async fn parse_all(mut filtered: Filtered, progress: &mut dyn FnMut(usize, usize)) -> Filtered {
+    let files = std::mem::take(&mut filtered.to_parse);
     let total = files.len();
     if helper_count(total) == 0 {
-        let parsed = parse_files(files);
+        for parsed in parse_files(files) {
+            filtered.take_parsed(parsed);
+        }
         progress(total, total);
-        return parsed;
+        return filtered;
     }
-    let mut parser = ParsePool::start(total);
+    let mut parser = ParsePool::start(total, filtered);
     parser.add(files);
     parser.finish(progress).await
 }
@@ -209,12 +229,16 @@ type Handlers = (
 );
 
 impl ParsePool {
-    /// Starts as many helpers as the machine's cores allow for about `expected_files` files.
-    pub fn start(expected_files: usize) -> ParsePool {
+    /// Starts as many helpers as the machine's cores allow for about `expected_files` files,
+    /// which go into `filtered` once parsed.
+    pub fn start(expected_files: usize, filtered: Filtered) -> ParsePool {
         let helpers = helper_count(expected_files);
         let pool = Rc::new(RefCell::new(Pool {
             queue: VecDeque::new(),
             results: Vec::new(),
+            filtered,
+            waiting: BTreeMap::new(),
+            next_taken: 0,
             in_flight: (0..helpers).map(|_| VecDeque::new()).collect(),
             helpers: Vec::new(),
         }));
@@ -267,7 +291,7 @@ impl ParsePool {
         let mut pool = self.pool.borrow_mut();
         let first = pool.results.len();
         for (k, chunk) in numbered_chunks(files, CHUNK_FILES) {
-            pool.results.push(None);
+            pool.results.push(false);
             pool.queue.push_back((first + k, chunk));
         }
         let ready = self.ready.borrow();
@@ -307,18 +331,26 @@ impl ParsePool {
                 break;
             };
             let parsed = parse_files(files);
-            if let Some(slot) = self.pool.borrow_mut().results.get_mut(chunk) {
-                *slot = Some(parsed);
-            }
+            self.pool.borrow_mut().store(chunk, parsed);
             let (done, total) = self.counts();
             progress(done, total);
             yield_to_events().await;
         }
     }
 
-    /// Parses what is left, waits for the helpers' last chunks, stops them and returns every
-    /// file parsed, in the order added.
-    pub async fn finish(self, progress: &mut dyn FnMut(usize, usize)) -> Vec<Parsed> {
+    /// Filters one batch of received files into the pool's `Filtered`; returns those to parse.
+    pub fn filter(&mut self, files: Vec<SourceFile>) -> Vec<(Lang, SourceFile)> {
+        self.pool.borrow_mut().filtered.add(files)
+    }
+
+    /// Files received so far.
+    pub fn files_seen(&self) -> usize {
+        self.pool.borrow().filtered.files_seen()
+    }
+
+    /// Parses what is left, waits for the helpers' last chunks, stops them and returns the
+    /// `Filtered` holding every file parsed.
+    pub async fn finish(self, progress: &mut dyn FnMut(usize, usize)) -> Filtered {
         let mut this = self;
         let mut reported = usize::MAX;
         loop {
@@ -342,7 +374,7 @@ impl ParsePool {
             worker.terminate();
         }
         drop(std::mem::take(&mut this.handlers));
-        pool.results.drain(..).flatten().flatten().collect()
+        std::mem::replace(&mut pool.filtered, Filtered::streaming())
     }
 }
 

@@ -29,7 +29,7 @@ use nexus_engine::sample::{SAMPLE_PROJECT, sample_graph, sample_sources};
 use nexus_engine::snapshot::{self, SavedVectors};
 use nexus_engine::syntax::highlight;
 use nexus_engine::{
-    Applied, Filtered, Layers, Parsed, Phase, SourceFile, Sources, Workspace, filter_files,
+    Applied, Filtered, Layers, Phase, SourceFile, Sources, Workspace, filter_files,
     finish_workspace,
 };
 use nexus_engine::{ZipPaths, read_zip_from};
@@ -266,7 +266,7 @@ fn code_view(state: &State, path: &str) -> Outcome {
     };
     let view = CodeView {
         path: path.to_owned(),
-        lines: highlight(path, text),
+        lines: highlight(path, &text),
     };
     match serde_json::to_string(&view) {
         Ok(text) => Outcome::Ok(ToolOutput { text }),
@@ -980,10 +980,10 @@ async fn load(worker: Rc<Worker>, name: String, files: Vec<SourceFile>, unzip_ms
         });
     }
     let started = now() - unzip_ms.unwrap_or(0.0);
-    let mut filtered = filter_files(files, &now);
-    let to_parse = std::mem::take(&mut filtered.to_parse);
-    progress(Phase::Filter, to_parse.len(), to_parse.len());
-    let parsed = parse_pool::parse_all(to_parse, &mut |done, total| {
+    let filtered = filter_files(files, &now);
+    let to_parse = filtered.to_parse.len();
+    progress(Phase::Filter, to_parse, to_parse);
+    let filtered = parse_pool::parse_all(filtered, &mut |done, total| {
         progress(Phase::Parse, done, total);
     })
     .await;
@@ -991,16 +991,7 @@ async fn load(worker: Rc<Worker>, name: String, files: Vec<SourceFile>, unzip_ms
         .map(|ms| ("unzip".to_owned(), ms))
         .into_iter()
         .collect();
-    finish_load(
-        &worker,
-        &name,
-        filtered,
-        parsed,
-        started,
-        before,
-        Vec::new(),
-    )
-    .await;
+    finish_load(&worker, &name, filtered, started, before, Vec::new()).await;
 }
 
 /// Indexes the bridge's repository fetched in batches (`stream.rs`), each parsed as it arrives;
@@ -1026,7 +1017,6 @@ async fn load_batches(worker: Rc<Worker>, name: String, batch_files: usize) {
                 &worker,
                 &name,
                 streamed.filtered,
-                streamed.parsed,
                 started,
                 streamed.phases,
                 streamed.left_out,
@@ -1056,12 +1046,11 @@ async fn finish_load(
     worker: &Rc<Worker>,
     name: &str,
     filtered: Filtered,
-    parsed: Vec<Parsed>,
     started: f64,
     before: Vec<(String, f64)>,
     left_out: Vec<LeftOut>,
 ) {
-    let result = finish_workspace(name, filtered, parsed, &now, &mut progress);
+    let result = finish_workspace(name, filtered, Vec::new(), &now, &mut progress);
     worker.indexing.set(false);
     let Ok((graph, stats, files)) = result else {
         return post(&FromWorker::Failed {

@@ -13,7 +13,7 @@ use super::js_reader::JsBufferReader;
 use super::parse_pool::ParsePool;
 use super::protocol::LeftOut;
 use super::provider::{bridge_request, to_json, token};
-use nexus_engine::{Filtered, Parsed, ZipPaths, read_zip_from};
+use nexus_engine::{Filtered, ZipPaths, read_zip_from};
 
 /// Bytes of file contents in one batch at most, whatever its file count.
 const BATCH_BYTES: u64 = 16 * 1024 * 1024;
@@ -35,11 +35,10 @@ struct Manifest {
     left_out: Vec<LeftOut>,
 }
 
-/// What the batches brought: the filter's result, every file parsed, what was left out (named
-/// by the bridge, or missing from its batch), and each phase's milliseconds.
+/// What the batches brought: the filter's result with every file parsed, what was left out
+/// (named by the bridge, or missing from its batch), and each phase's milliseconds.
 pub struct Streamed {
     pub filtered: Filtered,
-    pub parsed: Vec<Parsed>,
     pub left_out: Vec<LeftOut>,
     pub phases: Vec<(String, f64)>,
 }
@@ -133,8 +132,7 @@ pub async fn fetch_and_parse(
         .await
         .ok_or("no api token to ask the bridge with (the link to the hub is not up)")?;
     let batches = batches(manifest.files, batch_files);
-    let mut filtered = Filtered::streaming();
-    let mut parser = ParsePool::start(total as usize);
+    let mut parser = ParsePool::start(total as usize, Filtered::streaming());
     let (mut wait_ms, mut unzip_ms, mut filter_ms) = (0.0, 0.0, 0.0);
     let mut next = match batches.first() {
         Some(first) => Some(start_fetch(&token, first)?),
@@ -164,10 +162,10 @@ pub async fn fetch_and_parse(
                 }),
         );
         let filtering = now();
-        let to_parse = filtered.add(files);
+        let to_parse = parser.filter(files);
         filter_ms += now() - filtering;
         parser.add(to_parse);
-        let seen = filtered.files_seen() as u64;
+        let seen = parser.files_seen() as u64;
         let mut report = |parsed: usize, queued: usize| {
             let waiting = queued.saturating_sub(parsed) as u64;
             progress("transfer and parse", seen.saturating_sub(waiting), total);
@@ -176,8 +174,8 @@ pub async fn fetch_and_parse(
         report(parsed, queued);
         parser.work(LEAVE_FOR_HELPERS, &mut report).await;
     }
-    let seen = filtered.files_seen() as u64;
-    let parsed = parser
+    let seen = parser.files_seen() as u64;
+    let mut filtered = parser
         .finish(&mut |parsed, queued| {
             let waiting = queued.saturating_sub(parsed) as u64;
             progress("transfer and parse", seen.saturating_sub(waiting), total);
@@ -196,7 +194,6 @@ pub async fn fetch_and_parse(
     ];
     Ok(Streamed {
         filtered,
-        parsed,
         left_out,
         phases,
     })
