@@ -567,6 +567,7 @@ fn doc(def: &mut Def, node: Node, src: &[u8]) {
 #[cfg(test)]
 mod tests {
     use crate::extract::Extractor;
+    use crate::extract::test_facts::member;
     use crate::facts::{Callee, FileFacts, Receiver};
     use crate::graph::NodeKind;
     use crate::lang::Lang;
@@ -583,13 +584,6 @@ mod tests {
                 (caller, c.callee.clone())
             })
             .collect()
-    }
-
-    fn member(receiver: Receiver, name: &str) -> Callee {
-        Callee::Member {
-            receiver,
-            name: name.into(),
-        }
     }
 
     #[test]

@@ -691,28 +691,13 @@ pub(crate) fn extension_receiver(signature: &str, name: &str) -> Option<String> 
 mod tests {
     use super::extension_receiver;
     use crate::extract::Extractor;
+    use crate::extract::test_facts::{calls_in, member};
     use crate::facts::*;
     use crate::graph::NodeKind;
     use crate::lang::Lang;
 
     fn extract(source: &str) -> FileFacts {
         Extractor::default().extract("src/shop/Cart.kt", Lang::Kotlin, source)
-    }
-
-    fn member(receiver: Receiver, name: &str) -> Callee {
-        Callee::Member {
-            receiver,
-            name: name.into(),
-        }
-    }
-
-    fn calls_in(f: &FileFacts, caller: &str) -> Vec<Callee> {
-        let idx = f.defs.iter().position(|d| d.qualified == caller);
-        f.calls
-            .iter()
-            .filter(|c| c.caller.map(|d| d as usize) == idx)
-            .map(|c| c.callee.clone())
-            .collect()
     }
 
     const SOURCE: &str = r#"package com.shop.core

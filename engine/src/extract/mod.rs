@@ -18,6 +18,8 @@ mod ruby;
 mod rust;
 mod rust_cfg;
 mod swift;
+#[cfg(test)]
+mod test_facts;
 mod ts_repair;
 
 use tree_sitter::{Node, Parser, TreeCursor};

@@ -2,28 +2,13 @@
 //! extensions, calls with their receivers and bindings.
 
 use crate::extract::Extractor;
+use crate::extract::test_facts::{calls_in, member};
 use crate::facts::*;
 use crate::graph::NodeKind;
 use crate::lang::Lang;
 
 fn extract(path: &str, source: &str) -> FileFacts {
     Extractor::default().extract(path, Lang::Swift, source)
-}
-
-fn member(receiver: Receiver, name: &str) -> Callee {
-    Callee::Member {
-        receiver,
-        name: name.into(),
-    }
-}
-
-fn calls_in(f: &FileFacts, caller: &str) -> Vec<Callee> {
-    let idx = f.defs.iter().position(|d| d.qualified == caller);
-    f.calls
-        .iter()
-        .filter(|c| c.caller.map(|d| d as usize) == idx)
-        .map(|c| c.callee.clone())
-        .collect()
 }
 
 const SOURCE: &str = r#"import Foundation
