@@ -29,7 +29,7 @@ import subprocess
 import sys
 import tempfile
 
-from scip_proto import escaped, field_bytes, field_int, field_packed, field_str
+from scip_proto import escaped, write_index
 
 
 def symbol_of(path, name, owner):
@@ -120,28 +120,9 @@ def main():
                 (call["line"] - 1, call["column"], length, target)
             )
 
-    documents, occurrences, defined = [], 0, 0
-    for f in files:
-        rel = f["path"]
-        doc = field_str(1, rel)
-        for d in f["defs"]:
-            name_end = d["column"] + len(d["name"].encode())
-            occ = field_packed(1, [d["line"] - 1, d["column"], name_end])
-            occ += field_str(2, symbol_of(rel, d["name"], d["owner"]))
-            occ += field_int(3, 1) + field_packed(7, [d["start"] - 1, 0, d["end"] - 1, 0])
-            doc += field_bytes(2, occ)
-            occurrences += 1
-            defined += 1
-        for line, col, length, (path, name, owner) in sorted(references.get(rel, ()), key=str):
-            occ = field_packed(1, [line, col, col + length]) + field_str(2, symbol_of(path, name, owner))
-            doc += field_bytes(2, occ)
-            occurrences += 1
-        doc += field_str(4, "ruby") + field_int(6, 1)
-        documents.append(field_bytes(2, doc))
-    tool = field_str(1, "ruby_scip.py") + field_str(2, "typeprof")
-    metadata = field_bytes(2, tool) + field_str(3, "file://" + root) + field_int(4, 1)
-    with open(args.output, "wb") as out:
-        out.write(field_bytes(1, metadata) + b"".join(documents))
+    defined, occurrences = write_index(
+        args.output, root, files, references, symbol_of, "ruby", "ruby_scip.py", "typeprof"
+    )
     calls = sum(len(f["calls"]) for f in files)
     resolved = sum(len(r) for r in references.values())
     print(
