@@ -3,7 +3,8 @@
 # `linux-source-6.12`, unpacked outside the repository, never committed), builds the release UI
 # and bridge, and runs tests/js/browser-bench.mjs in headless Chromium on it and on the
 # 200,000-file synthetic tree: files seen/indexed/left out (and why), phase times, page open →
-# answers, peak tab memory, snapshot size, reload time, tool p50/p99 through the whole chain.
+# answers, peak tab memory, snapshot size, reload time, tool p50/p99 through the whole chain, the
+# graph picture (first picture, frames per second panning and zooming).
 #
 # Usage: scripts/kernel-bench.sh [--corpora DIR] [--skip-build] [--only kernel|synthetic]
 #        [--compare]   also time GitNexus's CLI (npm `gitnexus analyze`) on the same tree
@@ -55,7 +56,7 @@ if [ "$build" = 1 ]; then
   (cd "$root" && cargo build --release -p nexus-bridge --locked >&2 && trunk build --release >&2)
 fi
 bench=(node "$root/tests/js/browser-bench.mjs" --ui "$root/dist" --bridge "$target/release/nexus-bridge"
-  --chain "$calls" --reloads 2 --no-embed --timeout-s 900)
+  --chain "$calls" --reloads 2 --no-embed --picture --timeout-s 900)
 
 echo "machine: $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GB; load $(cut -d' ' -f1-3 /proc/loadavg)"
 if [ "$only" != synthetic ]; then

@@ -1,5 +1,7 @@
 //! Level of detail: the zoom (CSS px per world unit) at which each node, edge and label shows.
-//! Files show at every zoom, symbols fade in heaviest first; the shaders use the same ramp.
+//! Files first, symbols heaviest first, and never more than one node per screen cell; the shaders use the same ramp.
+
+use std::collections::HashSet;
 
 use nexus_engine::NodeKind;
 
@@ -27,6 +29,60 @@ pub fn node_reveal(kind: NodeKind, weight: f32) -> f32 {
     }
     let rest = 1.0 - weight.clamp(0.0, 1.0);
     HEAVY_SYMBOL_ZOOM + (EVERY_SYMBOL_ZOOM - HEAVY_SYMBOL_ZOOM) * rest * rest
+}
+
+/// Side (CSS px) of the screen cell that shows at most one node: a 1920 × 1080 view then draws
+/// at most ~14,400 points however large the graph (a kernel's picture drew 86,000 files at once).
+pub const NODE_CELL_PX: f32 = 12.0;
+/// Zoom levels thinning looks at, each twice the last, from the whole picture in one cell.
+const THINNING_LEVELS: u32 = 40;
+
+/// Each node's reveal zoom with crowds thinned: from the zoom at which the whole picture is one
+/// [`NODE_CELL_PX`] cell, doubling the zoom at each level, every cell of the level's grid that
+/// holds no node shown yet takes the first of its nodes in priority order (lower `reveal`, then
+/// higher `weight`) whose own reveal has begun; a node's result is the level where it was taken
+/// over [`FADE_FROM`] (its fade starts there), never below its own reveal. So at any zoom, any
+/// screen cell of [`NODE_CELL_PX`] holds at most one node that has begun to show. `nodes` are
+/// (x, y, reveal, weight); `extent` is the picture's larger side in world units.
+pub fn thinned_reveal(nodes: &[(f32, f32, f32, f32)], extent: f32) -> Vec<f32> {
+    let mut order: Vec<u32> = (0..nodes.len() as u32).collect();
+    order.sort_by(|&a, &b| {
+        let (na, nb) = (nodes[a as usize], nodes[b as usize]);
+        na.2.total_cmp(&nb.2)
+            .then(nb.3.total_cmp(&na.3))
+            .then(a.cmp(&b))
+    });
+    let mut out = vec![f32::NAN; nodes.len()];
+    let mut taken: Vec<u32> = Vec::with_capacity(nodes.len());
+    let mut zoom = NODE_CELL_PX / extent.max(1e-3);
+    for _ in 0..THINNING_LEVELS {
+        if order.is_empty() {
+            break;
+        }
+        let side = NODE_CELL_PX / zoom;
+        let cell = |i: u32| {
+            let (x, y, _, _) = nodes[i as usize];
+            ((x / side).floor() as i64, (y / side).floor() as i64)
+        };
+        let mut full: HashSet<(i64, i64)> = taken.iter().map(|&i| cell(i)).collect();
+        order.retain(|&i| {
+            let (_, _, reveal, _) = nodes[i as usize];
+            let take = FADE_FROM * reveal <= zoom && full.insert(cell(i));
+            if take {
+                out[i as usize] = (zoom / FADE_FROM).max(reveal);
+                taken.push(i);
+            }
+            !take
+        });
+        zoom *= 2.0;
+    }
+    // What the last level left (nodes on the same spot) shows where the levels stopped.
+    for (i, r) in out.iter_mut().enumerate() {
+        if r.is_nan() {
+            *r = (zoom / FADE_FROM).max(nodes[i].2);
+        }
+    }
+    out
 }
 
 /// How visible something revealed at `reveal` is at `zoom`: 0 before `FADE_FROM × reveal`, then
@@ -80,6 +136,78 @@ mod tests {
         let light = node_reveal(NodeKind::Function, 0.1);
         assert!(heavy < light);
         assert!(light <= EVERY_SYMBOL_ZOOM && heavy >= HEAVY_SYMBOL_ZOOM);
+    }
+
+    /// Nodes begun to show at `zoom` per screen cell of [`NODE_CELL_PX`], at most.
+    fn most_per_screen_cell(nodes: &[(f32, f32, f32, f32)], reveal: &[f32], zoom: f32) -> usize {
+        let side = NODE_CELL_PX / zoom;
+        let mut per: std::collections::HashMap<(i64, i64), usize> = Default::default();
+        for (n, r) in nodes.iter().zip(reveal) {
+            if alpha(zoom, *r) > 0.0 {
+                let key = ((n.0 / side).floor() as i64, (n.1 / side).floor() as i64);
+                *per.entry(key).or_default() += 1;
+            }
+        }
+        per.into_values().max().unwrap_or(0)
+    }
+
+    #[test]
+    fn a_crowd_shows_one_node_per_screen_cell_at_every_zoom_files_first() {
+        // 20,000 files and 40,000 symbols on a 1,000-unit square, a pseudo-random scatter.
+        let mut seed = 7u64;
+        let mut next = || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as f32 / (1u64 << 31) as f32
+        };
+        let nodes: Vec<(f32, f32, f32, f32)> = (0..60_000)
+            .map(|i| {
+                let (kind, weight) = if i < 20_000 {
+                    (NodeKind::File, 1.0)
+                } else {
+                    (NodeKind::Function, next())
+                };
+                (
+                    next() * 1000.0,
+                    next() * 1000.0,
+                    node_reveal(kind, weight),
+                    weight,
+                )
+            })
+            .collect();
+        let reveal = thinned_reveal(&nodes, 1000.0);
+        for zoom in [0.01, 0.1, 0.5, 1.0, 2.0, 5.0, 20.0] {
+            assert!(
+                most_per_screen_cell(&nodes, &reveal, zoom) <= 4,
+                "zoom {zoom}"
+            );
+        }
+        // Zoomed far in, every node shows; a file never waits for a symbol in its cell.
+        assert!(reveal.iter().all(|r| alpha(1e4, *r) == 1.0));
+        let first_symbol = reveal[20_000..].iter().copied().fold(f32::MAX, f32::min);
+        let files_before = reveal[..20_000]
+            .iter()
+            .filter(|r| **r <= first_symbol)
+            .count();
+        assert!(
+            files_before > 10_000,
+            "{files_before} files before the first symbol"
+        );
+        // No node shows earlier than its own level of detail.
+        for (n, r) in nodes.iter().zip(&reveal) {
+            assert!(*r >= n.2);
+        }
+    }
+
+    #[test]
+    fn a_sparse_picture_shows_every_node_at_the_zoom_that_fits_it() {
+        // 50 nodes 40 units apart: one screen cell each at the fitting zoom (~1 px per unit).
+        let nodes: Vec<(f32, f32, f32, f32)> = (0..50)
+            .map(|i| ((i % 10) as f32 * 40.0, (i / 10) as f32 * 40.0, 0.0, 1.0))
+            .collect();
+        let reveal = thinned_reveal(&nodes, 400.0);
+        assert!(reveal.iter().all(|r| alpha(1.0, *r) == 1.0), "{reveal:?}");
     }
 
     #[test]

@@ -164,18 +164,19 @@ pub struct Scene {
 impl Scene {
     pub fn new(view: std::rc::Rc<ViewGraph>) -> Scene {
         let n = view.nodes.len();
-        let reveal: Vec<f32> = view
+        let [bx0, by0, bx1, by1] = view.bounds;
+        let placed: Vec<(f32, f32, f32, f32)> = view
             .nodes
             .iter()
-            .map(|v| lod::node_reveal(v.kind, v.weight))
+            .map(|v| (v.x, v.y, lod::node_reveal(v.kind, v.weight), v.weight))
             .collect();
+        let reveal = lod::thinned_reveal(&placed, (bx1 - bx0).max(by1 - by0));
         let max_radius = view.nodes.iter().map(|v| v.radius).fold(0.0, f32::max);
         let mut label_order: Vec<u32> = (0..n as u32).collect();
         label_order.sort_by(|a, b| {
             let (na, nb) = (&view.nodes[*a as usize], &view.nodes[*b as usize]);
             nb.weight.total_cmp(&na.weight).then(a.cmp(b))
         });
-        let [bx0, by0, bx1, by1] = view.bounds;
         let node_cells = Cells::over(
             view.bounds,
             ((bx1 - bx0).max(by1 - by0) / NODE_GRID_SIDE).max(1e-3),
