@@ -132,13 +132,16 @@ def main():
 
     references = {}
     for (fi, call), answer in zip(sites, answers):
-        for first_line in answer:
-            target = target_of(first_line, call["name"])
-            if target is not None:
-                length = len(call["name"].encode())
-                references.setdefault(files[fi]["path"], set()).add(
-                    (call["line"] - 1, call["column"], length, target)
-                )
+        targets = [t for t in (target_of(first, call["name"]) for first in answer) if t]
+        # Ruby runs `method_missing` only when no method is found: with another answer beside
+        # it, it is TypeProf's fallback for a receiver it also typed otherwise.
+        if any(t[1] != "method_missing" for t in targets):
+            targets = [t for t in targets if t[1] != "method_missing"]
+        for target in targets:
+            length = len(call["name"].encode())
+            references.setdefault(files[fi]["path"], set()).add(
+                (call["line"] - 1, call["column"], length, target)
+            )
 
     defined, occurrences = write_index(
         args.output, root, files, references, symbol_of, "ruby", "ruby_scip.py", "typeprof"

@@ -399,7 +399,7 @@ fn ruby_self_calls_reach_subclass_overrides_as_candidates() {
             (
                 describe,
                 "Method:lib/shapes.rb:Square.area",
-                "0.10",
+                "0.40",
                 "ambiguous"
             ),
             // `self.sides` too, through a subclass of a subclass.
@@ -409,10 +409,20 @@ fn ruby_self_calls_reach_subclass_overrides_as_candidates() {
                 "0.90",
                 "self-method"
             ),
-            (count, "Method:lib/shapes.rb:Tile.sides", "0.10", "ambiguous"),
+            (
+                count,
+                "Method:lib/shapes.rb:Tile.sides",
+                "0.40",
+                "ambiguous"
+            ),
             // In a module, a class mixing it in may define the name again.
-            (run, "Method:lib/shapes.rb:Steps.step", "0.90", "self-method"),
-            (run, "Method:lib/shapes.rb:Job.step", "0.10", "ambiguous"),
+            (
+                run,
+                "Method:lib/shapes.rb:Steps.step",
+                "0.90",
+                "self-method"
+            ),
+            (run, "Method:lib/shapes.rb:Job.step", "0.40", "ambiguous"),
         ])
     );
 }
