@@ -398,7 +398,9 @@ JSON
     fi
     index="$cache/$corpus-$version.scip"
     oracle="$repo/scripts/oracle/ruby_scip.py"
-    if [ ! -s "$index" ] || [ "$oracle" -nt "$index" ]; then
+    if [ ! -s "$index" ] || [ "$oracle" -nt "$index" ] \
+      || [ "$repo/scripts/oracle/ruby_typeprof.rb" -nt "$index" ] \
+      || [ "$repo/scripts/oracle/ruby_initializers.rb" -nt "$index" ]; then
       /usr/bin/python3 "$oracle" -root "$root" -output "$index" >&2
     fi
     prefix= ;;
