@@ -51,14 +51,16 @@
 #             hierarchies, `def self.new` factories, `attr_reader`s, an AST with visitors)
 #   rack      Ruby, held out: Rack 2.2.22 from Debian's ruby-rack (middleware classes, `call(env)`,
 #             utility modules with `module_function`, autoload)
+#   tzinfo    Ruby, held out: TZInfo 2.0.5 from Debian's ruby-tzinfo (time zones: class hierarchies
+#             of zones and data sources, value classes, modules of class methods)
 #   all       every corpus above, one after another
 # Caches the indexers, corpora and indexes in $NEXUS_ACCURACY (default ~/.cache/nexus-accuracy).
 set -euo pipefail
-corpus=${1:?usage: scripts/accuracy.sh django|pydantic|sphinx|ts|effect|tokio|goldmark|yaml|toml|lang3|collections|jsoup|brotli|cmark|lua|crypto|leveldb|marisa|clipper|kiwi|newtonsoft|dbussharp|commonmark|purifier|phpparser|thor|mustermann|rack|all [--examples N]}
+corpus=${1:?usage: scripts/accuracy.sh django|pydantic|sphinx|ts|effect|tokio|goldmark|yaml|toml|lang3|collections|jsoup|brotli|cmark|lua|crypto|leveldb|marisa|clipper|kiwi|newtonsoft|dbussharp|commonmark|purifier|phpparser|thor|mustermann|rack|tzinfo|all [--examples N]}
 shift
 repo=$(cd "$(dirname "$0")/.." && pwd)
 if [ "$corpus" = all ]; then
-  for one in django pydantic sphinx ts effect tokio goldmark yaml toml lang3 collections jsoup brotli cmark lua crypto leveldb marisa clipper kiwi newtonsoft dbussharp commonmark purifier phpparser thor mustermann rack; do
+  for one in django pydantic sphinx ts effect tokio goldmark yaml toml lang3 collections jsoup brotli cmark lua crypto leveldb marisa clipper kiwi newtonsoft dbussharp commonmark purifier phpparser thor mustermann rack tzinfo; do
     printf '\n===== %s\n' "$one"
     "$0" "$one" "$@"
   done
@@ -67,7 +69,7 @@ fi
 cache=${NEXUS_ACCURACY:-$HOME/.cache/nexus-accuracy}
 tools="$cache/tools"
 mkdir -p "$tools"
-case "$corpus" in goldmark|yaml|toml|lang3|collections|jsoup|brotli|cmark|lua|crypto|leveldb|marisa|clipper|kiwi|dbussharp|newtonsoft|commonmark|purifier|phpparser|thor|mustermann|rack) needs_npm=false ;; *) needs_npm=true ;; esac
+case "$corpus" in goldmark|yaml|toml|lang3|collections|jsoup|brotli|cmark|lua|crypto|leveldb|marisa|clipper|kiwi|dbussharp|newtonsoft|commonmark|purifier|phpparser|thor|mustermann|rack|tzinfo) needs_npm=false ;; *) needs_npm=true ;; esac
 if $needs_npm && { [ ! -x "$tools/node_modules/.bin/scip-python" ] \
   || [ ! -x "$tools/node_modules/.bin/scip-typescript" ]; }; then
   echo "installing the SCIP indexers into $tools" >&2
@@ -374,11 +376,12 @@ JSON
         -server "$tools/node_modules/intelephense/lib/intelephense.js" >&2
     fi
     prefix= ;;
-  thor|mustermann|rack)  # Ruby: Debian's packages of pure-Ruby libraries, read by TypeProf (Ruby 3.1's)
+  thor|mustermann|rack|tzinfo)  # Ruby: Debian's packages of pure-Ruby libraries, read by TypeProf (Ruby 3.1's)
     case "$corpus" in
       thor) package=ruby-thor version=1.2.1 debian=1.2.1-2 ;;
       mustermann) package=ruby-mustermann version=3.0.0 debian=3.0.0-2 ;;
       rack) package=ruby-rack version=2.2.22 debian=2.2.22-0+deb12u2 ;;
+      tzinfo) package=ruby-tzinfo version=2.0.5 debian=2.0.5-1 ;;
     esac
     if ! command -v ruby >/dev/null; then
       echo "installing ruby (Debian; TypeProf comes with libruby3.1)" >&2
@@ -395,11 +398,13 @@ JSON
     fi
     index="$cache/$corpus-$version.scip"
     oracle="$repo/scripts/oracle/ruby_scip.py"
-    if [ ! -s "$index" ] || [ "$oracle" -nt "$index" ]; then
+    if [ ! -s "$index" ] || [ "$oracle" -nt "$index" ] \
+      || [ "$repo/scripts/oracle/ruby_typeprof.rb" -nt "$index" ] \
+      || [ "$repo/scripts/oracle/ruby_initializers.rb" -nt "$index" ]; then
       /usr/bin/python3 "$oracle" -root "$root" -output "$index" >&2
     fi
     prefix= ;;
-  *) echo "unknown corpus: $corpus (django | pydantic | sphinx | ts | effect | tokio | goldmark | yaml | toml | lang3 | collections | jsoup | brotli | cmark | lua | crypto | leveldb | marisa | clipper | kiwi | newtonsoft | dbussharp | commonmark | purifier | phpparser | thor | mustermann | rack | all)" >&2; exit 2 ;;
+  *) echo "unknown corpus: $corpus (django | pydantic | sphinx | ts | effect | tokio | goldmark | yaml | toml | lang3 | collections | jsoup | brotli | cmark | lua | crypto | leveldb | marisa | clipper | kiwi | newtonsoft | dbussharp | commonmark | purifier | phpparser | thor | mustermann | rack | tzinfo | all)" >&2; exit 2 ;;
 esac
 cd "$repo"
 cargo run --quiet --release -p nexus-accuracy --bin nexus-accuracy -- --scip "$index" --root "$root" --prefix "$prefix" "$@"

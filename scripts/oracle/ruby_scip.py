@@ -4,14 +4,17 @@ analyzer bundled with Ruby 3.1, Debian's libruby3.1), as the reference for scrip
 Ruby corpora.
 
 Usage: ruby_scip.py -root DIR -output FILE [-seconds N] [-typeprof RB] [-sites SITES_RB]
+                    [-initializers RB]
 
 ruby_sites.rb (Ruby's own parser) lists every method, class and module and every call written
 with a name. TypeProf keeps the definition table its language server answers with for one text
 only; the corpus's files are joined into one text, one after another (Ruby reads them so:
 constants are global, a class reopened in another file is one class), analysed by
 ruby_typeprof.rb, and each call's place looked up in the table. An answer at a method's first
-line is a reference; an
-answer at a class for `new` is that class's `initialize` when the class defines one. TypeProf
+line is a reference (a call whose receiver may be of several classes has several); an answer at
+a class for `new` is the `initialize` Ruby itself runs for that class (ruby_initializers.rb loads
+the corpus and asks `instance_method(:initialize)`: own, inherited or from a module, also one a
+module's `included` hook mixes in), else the class's own `initialize` when it defines one. TypeProf
 types receivers by abstract interpretation (`Foo.new`, instance variables, what methods return,
 methods it runs with untyped arguments when nothing calls them); it answers nothing where it
 cannot type the receiver.
@@ -47,6 +50,7 @@ def main():
     parser.add_argument(
         "-sites", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "ruby_sites.rb")
     )
+    parser.add_argument("-initializers", default=os.path.join(here, "ruby_initializers.rb"))
     args = parser.parse_args()
     root = os.path.realpath(args.root)
     listing = subprocess.run(
@@ -94,27 +98,46 @@ def main():
             ).stdout
         )
 
+    # `C.new`: the `initialize` Ruby runs for each class (file and `def` line).
+    classes = sorted({c["name"] for f in files for c in f["classes"]})
+    initializers = json.loads(
+        subprocess.run(
+            ["ruby", args.initializers, root],
+            input="\n".join(classes),
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
+    )
+    def_at = {(f["path"], d["start"]): d for f in files for d in f["defs"]}
+
     def target_of(first_line, called):
-        if first_line is None:
-            return None
         fi, first = located(first_line - 1)
         f = files[fi]
         method = [d for d in f["defs"] if d["start"] == first]
         if method:
             return f["path"], method[0]["name"], method[0]["owner"]
-        # `Foo.new`: the class's own `initialize`.
         classes = [c for c in f["classes"] if c["line"] == first]
-        if called == "new" and classes:
-            for g in files:
-                for d in g["defs"]:
-                    if d["name"] == "initialize" and d["owner"] == classes[0]["name"]:
-                        return g["path"], d["name"], d["owner"]
+        if called != "new" or not classes:
+            return None
+        run = initializers.get(classes[0]["name"])
+        d = def_at.get(tuple(run)) if run else None
+        if d is not None and d["name"] == "initialize":
+            return run[0], d["name"], d["owner"]
+        for g in files:
+            for d in g["defs"]:
+                if d["name"] == "initialize" and d["owner"] == classes[0]["name"]:
+                    return g["path"], d["name"], d["owner"]
         return None
 
     references = {}
     for (fi, call), answer in zip(sites, answers):
-        target = target_of(answer, call["name"])
-        if target is not None:
+        targets = [t for t in (target_of(first, call["name"]) for first in answer) if t]
+        # Ruby runs `method_missing` only when no method is found: with another answer beside
+        # it, it is TypeProf's fallback for a receiver it also typed otherwise.
+        if any(t[1] != "method_missing" for t in targets):
+            targets = [t for t in targets if t[1] != "method_missing"]
+        for target in targets:
             length = len(call["name"].encode())
             references.setdefault(files[fi]["path"], set()).add(
                 (call["line"] - 1, call["column"], length, target)

@@ -3,7 +3,8 @@
 # definition table, without the server's one-second analysis limit).
 # Usage: ruby ruby_typeprof.rb TEXT_FILE SITES_JSON SECONDS > answers.json
 #   SITES_JSON: [[line (1-based), column (characters)], …]; the answer is, per site, the first
-#   line of a definition it reaches (the method's `def` line, or a class's line), or null.
+#   lines of the definitions it reaches (a method's `def` line, or a class's line), sorted, or []
+#   (a call on a receiver of several classes reaches several).
 require "json"
 require "typeprof"
 
@@ -20,7 +21,6 @@ _, definitions, = TypeProf.analyze(config)
 answers = sites.map do |line, column|
   found = definitions && definitions[TypeProf::CodeLocation.new(line, column)]
   places = found ? found.to_a : []
-  first = places.map { |_, range| range.first.lineno }.min
-  first
+  places.map { |_, range| range.first.lineno }.uniq.sort
 end
 puts JSON.generate(answers)

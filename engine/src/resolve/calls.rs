@@ -797,6 +797,9 @@ impl<'a> Resolver<'a> {
         match receiver {
             Receiver::SelfRef => {
                 if let Some(hit) = self.own_member(fi, scope, name) {
+                    if f.lang == Lang::Ruby {
+                        return self.ruby_self_dispatch(fi, scope, hit, name);
+                    }
                     return vec![hit];
                 }
                 // A function declaring what `this` is (`function f(this: Annotation)`): through

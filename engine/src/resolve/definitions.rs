@@ -277,6 +277,9 @@ impl<'a> Resolver<'a> {
                                 reason: Reason::Heritage,
                             });
                             self.bases.entry(node).or_default().push(base);
+                            if f.lang == Lang::Ruby {
+                                self.ruby_subtypes.entry(base).or_default().push(node);
+                            }
                         }
                     }
                 }

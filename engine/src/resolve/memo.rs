@@ -372,8 +372,8 @@ impl<'a> Resolver<'a> {
     }
 
     /// The tables keyed by file `fi` or by its nodes, by stable keys: import scopes, imported
-    /// files, import targets, includes, test status, and its nodes' members, bases, companions,
-    /// adoption and overloads.
+    /// files, import targets, includes, test status, and its nodes' members, bases, Ruby subtypes,
+    /// companions, adoption and overloads.
     fn tables_fingerprint(&self, fi: usize) -> u64 {
         let unordered =
             |items: &mut dyn Iterator<Item = u64>| items.fold(0u64, |h, x| h ^ mix(7, x));
@@ -434,6 +434,15 @@ impl<'a> Resolver<'a> {
             }
             if let Some(bases) = self.bases.raw().get(&node) {
                 h = mix(h, bases.iter().fold(13, |h, &b| mix(h, self.node_hash(b))));
+            }
+            if let Some(subtypes) = self.ruby_subtypes.raw().get(&node) {
+                h = mix(
+                    h,
+                    mix(
+                        41,
+                        unordered(&mut subtypes.iter().map(|&s| self.node_hash(s))),
+                    ),
+                );
             }
             if let Some(&c) = self.companions.raw().get(&node) {
                 h = mix(h, mix(17, self.node_hash(c)));

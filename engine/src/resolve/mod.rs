@@ -117,6 +117,9 @@ struct Resolver<'a> {
     /// A TypeScript namespace and the type of the same name in its file (declaration merging),
     /// both ways: members of one are members of the other.
     companions: NodeMap<'a, u32>,
+    /// Per Ruby class or module, the Ruby types that name it as a base (`class S < T`,
+    /// `include T`): where a call on `self` may land on an override.
+    ruby_subtypes: NodeMap<'a, Vec<u32>>,
     /// C# extension methods by name.
     extensions: NameMap<'a, &'a str, Vec<u32>>,
     /// Top-level callables and types by name, project-wide.
@@ -213,6 +216,7 @@ fn resolve_in(
         members: NodeMap::new(&reads),
         bases: NodeMap::new(&reads),
         companions: NodeMap::new(&reads),
+        ruby_subtypes: NodeMap::new(&reads),
         globals: NameMap::new(&reads),
         extensions: NameMap::new(&reads),
         methods: NameMap::new(&reads),

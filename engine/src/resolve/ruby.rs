@@ -87,6 +87,15 @@ const KERNEL_METHODS: &[&str] = &[
     "ancestors",
 ];
 
+/// A call on `self` reaching a method that a subclass defines again: the method found, when
+/// `self` may be the subclass (measured 0.93 on Thor and Mustermann against TypeProf, 25 of 27
+/// decided).
+const OVERRIDDEN_SELF: f32 = 0.9;
+
+/// The subclass's method for such a call: a candidate (measured 0.39 on the same corpora, 13 of
+/// 33 decided: most such sites TypeProf sees only with `self` of the caller's own class).
+const OVERRIDE_CANDIDATE: f32 = 0.4;
+
 impl<'a> Resolver<'a> {
     /// Joins the parts of each Ruby class or module (same full name, `A.B` for `A::B`, in one
     /// file or several) in a ring of companions, so a method of one part is a method of every
@@ -191,7 +200,7 @@ impl<'a> Resolver<'a> {
             return vec![hit];
         }
         if let Some(hit) = self.own_member(fi, scope, name) {
-            return vec![hit];
+            return self.ruby_self_dispatch(fi, scope, hit, name);
         }
         if KERNEL_METHODS.contains(&name) {
             return Vec::new();
@@ -236,6 +245,51 @@ impl<'a> Resolver<'a> {
                 .collect();
         }
         Vec::new()
+    }
+
+    /// A call on `self` in an instance method found as `hit` on the method's own class: when a
+    /// subclass (or a class mixing the module in) defines the name again, `self` may be one of
+    /// those, so the override is a candidate and the method found is no longer sure.
+    pub(super) fn ruby_self_dispatch(
+        &self,
+        fi: usize,
+        scope: Option<u32>,
+        hit: (u32, f32, Reason),
+        name: &str,
+    ) -> Vec<(u32, f32, Reason)> {
+        let Some(owner) = self.owner_type(fi, scope) else {
+            return vec![hit];
+        };
+        let mut queue = vec![owner];
+        let mut seen = HashSet::default();
+        let mut overrides: Vec<u32> = Vec::new();
+        let mut i = 0;
+        while let Some(&t) = queue.get(i) {
+            i += 1;
+            if !seen.insert(t) || seen.len() > 256 {
+                continue;
+            }
+            if t != owner
+                && let Some(&m) = self.members.get(&t).and_then(|m| m.get(name))
+                && m != hit.0
+                && !overrides.contains(&m)
+            {
+                overrides.push(m);
+            }
+            queue.extend(self.companions.get(&t));
+            queue.extend(self.ruby_subtypes.get(&t).into_iter().flatten());
+        }
+        if overrides.is_empty() {
+            return vec![hit];
+        }
+        let (m, conf, reason) = hit;
+        std::iter::once((m, conf.min(OVERRIDDEN_SELF), reason))
+            .chain(
+                overrides
+                    .into_iter()
+                    .map(|o| (o, OVERRIDE_CANDIDATE, Reason::Ambiguous)),
+            )
+            .collect()
     }
 
     /// A class method a class gets from a module it includes through the `ClassMethods`

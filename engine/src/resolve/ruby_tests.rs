@@ -333,3 +333,96 @@ fn ruby_class_methods_of_mixins_self_class_and_interpolations() {
         ])
     );
 }
+
+const OVERRIDES: &str = r##"class Shape
+  attr_reader :name
+
+  def describe
+    "#{name} #{area}"
+  end
+
+  def area; 0; end
+
+  def sides; 0; end
+
+  def count
+    self.sides
+  end
+end
+
+class Square < Shape
+  def area; 4; end
+end
+
+class Tile < Square
+  def sides; 4; end
+end
+
+module Steps
+  def run
+    step
+  end
+
+  def step; end
+end
+
+class Job
+  include Steps
+
+  def step; end
+end
+"##;
+
+#[test]
+fn ruby_self_calls_reach_subclass_overrides_as_candidates() {
+    let g = graph(&[("lib/shapes.rb", OVERRIDES)]);
+    let describe = "Method:lib/shapes.rb:Shape.describe";
+    let count = "Method:lib/shapes.rb:Shape.count";
+    let run = "Method:lib/shapes.rb:Steps.run";
+    assert_eq!(
+        edges(&g, EdgeKind::Calls),
+        owned(&[
+            // No subclass defines `name`: the class's own method, sure.
+            (
+                describe,
+                "Method:lib/shapes.rb:Shape.name",
+                "0.98",
+                "self-method"
+            ),
+            // `self` may be a `Square`: its `area` is a candidate and `Shape#area` less sure.
+            (
+                describe,
+                "Method:lib/shapes.rb:Shape.area",
+                "0.90",
+                "self-method"
+            ),
+            (
+                describe,
+                "Method:lib/shapes.rb:Square.area",
+                "0.40",
+                "ambiguous"
+            ),
+            // `self.sides` too, through a subclass of a subclass.
+            (
+                count,
+                "Method:lib/shapes.rb:Shape.sides",
+                "0.90",
+                "self-method"
+            ),
+            (
+                count,
+                "Method:lib/shapes.rb:Tile.sides",
+                "0.40",
+                "ambiguous"
+            ),
+            // In a module, a class mixing it in may define the name again.
+            (
+                run,
+                "Method:lib/shapes.rb:Steps.step",
+                "0.90",
+                "self-method"
+            ),
+            (run, "Method:lib/shapes.rb:Job.step", "0.40", "ambiguous"),
+        ])
+    );
+}
