@@ -100,6 +100,18 @@ impl<'a> Resolver<'a> {
             return self.php_qualified(qualified, false);
         }
         for d in self.scope_chain(fi, scope) {
+            // A Zig container is a namespace: its declarations, functions included, are names
+            // in scope of everything inside it.
+            if f.lang == Lang::Zig
+                && f.defs.get(d as usize).is_some_and(|x| x.kind.is_type())
+                && let Some(i) = f.defs.iter().position(|x| x.parent == Some(d) && x.name == name)
+            {
+                return Some((
+                    Target::Node(self.def_node[fi][i]),
+                    confidence::SAME_FILE,
+                    Reason::SameFile,
+                ));
+            }
             // A class's members are not in the lexical scope of its methods (`f()` inside a
             // method is not `this.f()`; Java's implicit `this` is handled on its own).
             if f.defs.get(d as usize).is_some_and(|x| x.kind.is_type()) {
@@ -356,6 +368,9 @@ impl<'a> Resolver<'a> {
                         .csharp_extension(fi, scope, receiver, name, depth)
                         .into_iter()
                         .collect();
+                }
+                if f.lang == Lang::Zig && self.zig_package_receiver(fi, scope, receiver) {
+                    return Vec::new();
                 }
                 let mut hits = self.resolve_member(fi, scope, receiver, name, depth);
                 // A Swift protocol's method reached through a value of the protocol's type: the

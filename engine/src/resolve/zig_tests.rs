@@ -1,0 +1,219 @@
+//! Zig resolution fixtures: `@import`ed files (whole, by name, through an alias), package
+//! imports left outside, containers as namespaces, methods through typed receivers (`self`,
+//! annotated, initialised, returned, fields), generic types, `@call` and `usingnamespace`.
+
+use super::fixture_edges::{edges, owned};
+use crate::graph::EdgeKind;
+use crate::ingest::fixture_graph as graph;
+
+const LEDGER: &str = r#"const std = @import("std");
+
+pub const Ledger = struct {
+    const Self = @This();
+    count: usize,
+
+    pub fn init() Self {
+        return Self{ .count = 0 };
+    }
+
+    pub fn record(self: *Self, cents: u64) void {
+        self.count += bump(cents);
+    }
+
+    fn bump(cents: u64) usize {
+        return @intCast(cents);
+    }
+};
+
+pub fn format(cents: u64) []const u8 {
+    _ = cents;
+    return "";
+}
+
+pub fn List(comptime T: type) type {
+    return struct {
+        items: []T,
+
+        pub fn init() @This() {
+            return .{ .items = &.{} };
+        }
+
+        pub fn append(self: *@This(), item: T) void {
+            _ = self;
+            _ = item;
+        }
+    };
+}
+"#;
+
+const CART: &str = r#"const std = @import("std");
+const ledger = @import("ledger.zig");
+const Ledger = ledger.Ledger;
+const List = @import("ledger.zig").List;
+pub usingnamespace @import("util.zig");
+
+pub const Cart = struct {
+    ledger: Ledger,
+    lines: List(u64),
+
+    pub fn create() Cart {
+        var cart = Cart{ .ledger = Ledger.init(), .lines = List(u64).init() };
+        cart.lines.append(1);
+        return cart;
+    }
+
+    pub fn checkout(self: *Cart, cents: u64) !void {
+        self.ledger.record(cents);
+        var book = Ledger.init();
+        book.record(cents);
+        const other: Ledger = Ledger.init();
+        _ = other;
+        _ = ledger.format(cents);
+        try self.total();
+        _ = @call(.auto, taxed, .{cents});
+        std.debug.print("{d}\n", .{cents});
+        const items = std.ArrayList(u64).init(std.heap.page_allocator);
+        items.append(cents);
+        slugify();
+    }
+
+    fn total(self: *Cart) !void {
+        _ = self;
+        clamp();
+    }
+
+    fn taxed(cents: u64) u64 {
+        return cents;
+    }
+};
+
+test "checkout records" {
+    var cart = Cart.create();
+    try cart.checkout(5);
+}
+"#;
+
+const UTIL: &str = r#"pub fn slugify() void {}
+
+pub fn clamp() void {}
+"#;
+
+const TEST: &str = "Function:src/cart.zig:test \"checkout records\"";
+
+#[test]
+fn zig_imports_containers_receivers_and_generic_types() {
+    let g = graph(&[
+        ("src/ledger.zig", LEDGER),
+        ("src/cart.zig", CART),
+        ("src/util.zig", UTIL),
+    ]);
+    // `std.debug.print`, `std.ArrayList(u64).init` and what the list holds reach nothing: `std`
+    // is a package, no project file.
+    assert_eq!(
+        edges(&g, EdgeKind::Calls),
+        owned(&[
+            // A test block is a definition (compiled by `zig test` only).
+            (
+                TEST,
+                "Method:src/cart.zig:Cart.checkout",
+                "0.95",
+                "receiver-type"
+            ),
+            (
+                TEST,
+                "Method:src/cart.zig:Cart.create",
+                "0.97",
+                "class-member"
+            ),
+            // `ledger.format` through the file's alias.
+            (
+                "Method:src/cart.zig:Cart.checkout",
+                "Function:src/ledger.zig:format",
+                "0.97",
+                "import-resolved"
+            ),
+            // `usingnamespace @import("util.zig")` brings `slugify` and `clamp` in.
+            (
+                "Method:src/cart.zig:Cart.checkout",
+                "Function:src/util.zig:slugify",
+                "0.97",
+                "import-resolved"
+            ),
+            (
+                "Method:src/cart.zig:Cart.total",
+                "Function:src/util.zig:clamp",
+                "0.97",
+                "import-resolved"
+            ),
+            // `@call(.auto, taxed, …)`: a declaration of the container, in scope.
+            (
+                "Method:src/cart.zig:Cart.checkout",
+                "Method:src/cart.zig:Cart.taxed",
+                "0.97",
+                "same-file"
+            ),
+            // `try self.total()` where `self: *Cart`.
+            (
+                "Method:src/cart.zig:Cart.checkout",
+                "Method:src/cart.zig:Cart.total",
+                "0.97",
+                "receiver-type"
+            ),
+            // `Ledger.init()` where `const Ledger = ledger.Ledger`.
+            (
+                "Method:src/cart.zig:Cart.checkout",
+                "Method:src/ledger.zig:Ledger.init",
+                "0.97",
+                "class-member"
+            ),
+            // `self.ledger.record` (a field of `Cart`) and `book.record` (`book` from
+            // `Ledger.init()`, which returns `Self`: `Ledger`).
+            (
+                "Method:src/cart.zig:Cart.checkout",
+                "Method:src/ledger.zig:Ledger.record",
+                "0.95",
+                "attribute-type"
+            ),
+            (
+                "Method:src/cart.zig:Cart.create",
+                "Method:src/ledger.zig:Ledger.init",
+                "0.97",
+                "class-member"
+            ),
+            // A generic type: `List(u64)` is a call of the type function, `List(u64).init()` and
+            // `cart.lines.append` methods of the struct it returns.
+            (
+                "Method:src/cart.zig:Cart.create",
+                "Struct:src/ledger.zig:List",
+                "0.97",
+                "constructor"
+            ),
+            (
+                "Method:src/cart.zig:Cart.create",
+                "Method:src/ledger.zig:List.init",
+                "0.97",
+                "receiver-type"
+            ),
+            (
+                "Method:src/cart.zig:Cart.create",
+                "Method:src/ledger.zig:List.append",
+                "0.95",
+                "attribute-type"
+            ),
+            // The field type `List(u64)` calls the type function at compile time.
+            (
+                "Struct:src/cart.zig:Cart",
+                "Struct:src/ledger.zig:List",
+                "0.97",
+                "constructor"
+            ),
+            // A bare name inside a container: its own declaration.
+            (
+                "Method:src/ledger.zig:Ledger.record",
+                "Method:src/ledger.zig:Ledger.bump",
+                "0.97",
+                "same-file"
+            ),
+        ])
+    );
+}
