@@ -36,8 +36,13 @@ const PRIMITIVE_TYPES: &[&str] = &[
 pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
     // Each container: the names its body binds to `@This()` (`const Self = @This();`).
     let mut this_aliases: Vec<(u32, String)> = Vec::new();
+    let chains = aliased_chains(root, src);
+    let file_struct = file_struct(root, src, facts);
+    if let Some(idx) = file_struct {
+        aliases_of_this(root, idx, src, &mut this_aliases);
+    }
     let mut cursor = root.walk();
-    let mut stack: Vec<(Node, Option<u32>)> = vec![(root, None)];
+    let mut stack: Vec<(Node, Option<u32>)> = vec![(root, file_struct)];
     while let Some((node, scope)) = stack.pop() {
         match node.kind() {
             "variable_declaration" => {
@@ -48,6 +53,13 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
                     continue;
                 }
                 if scope.is_none_or(|s| is_container(facts, s)) && import(node, src, facts) {
+                    continue;
+                }
+                if scope.is_none_or(|s| is_container(facts, s))
+                    && declared(node)
+                        .is_some_and(|(name, _)| chains.iter().any(|(n, _)| n == text(name, src)))
+                {
+                    push_children(&mut cursor, node, scope, &mut stack);
                     continue;
                 }
                 binding(node, scope, &this_aliases, src, facts);
@@ -102,14 +114,44 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
             }
             "call_expression" => {
                 if let Some(callee) = callee_of(node, src) {
-                    push_call(facts, scope, callee, node);
+                    push_call(facts, scope, through_chain(callee, &chains), node);
                 }
             }
             "builtin_function" => builtin_call(node, scope, src, facts),
+            // `|x|`, `|*x, i|`: names the block declares.
+            "payload" => {
+                for name in named_children(node)
+                    .into_iter()
+                    .filter(|n| n.kind() == "identifier")
+                {
+                    facts.locals.push((scope, text(name, src).to_owned()));
+                }
+            }
             _ => {}
         }
         push_children(&mut cursor, node, scope, &mut stack);
     }
+}
+
+/// A file with fields, or naming itself (`const Self = @This();`), is a struct: a definition
+/// named as the file (`Cart.zig` → `Cart`) spanning it, its declarations its members.
+fn file_struct(root: Node, src: &[u8], facts: &mut FileFacts) -> Option<u32> {
+    let is_struct = named_children(root).into_iter().any(|c| {
+        c.kind() == "container_field"
+            || (c.kind() == "variable_declaration"
+                && declared(c).is_some_and(|(_, value)| value.is_some_and(|v| is_this(v, src))))
+    });
+    if !is_struct {
+        return None;
+    }
+    let file = facts.path.rsplit('/').next().unwrap_or(&facts.path);
+    let name = file.strip_suffix(".zig").unwrap_or(file).to_owned();
+    let mut def = new_def(facts, NodeKind::Struct, &name, None, root);
+    def.start_line = 1;
+    def.signature = format!("struct {file}");
+    let idx = facts.defs.len() as u32;
+    facts.defs.push(def);
+    Some(idx)
 }
 
 fn is_pub(node: Node) -> bool {
@@ -249,6 +291,7 @@ fn function(
             let (Some(var), Some(ty)) = (field(param, "name"), field(param, "type")) else {
                 continue;
             };
+            facts.locals.push((Some(idx), text(var, src).to_owned()));
             if let Some(type_name) = type_name(ty, scope, this_aliases, src, facts) {
                 facts.bindings.push(Binding {
                     scope: Some(idx),
@@ -288,12 +331,25 @@ fn import(node: Node, src: &[u8], facts: &mut FileFacts) -> bool {
     let local = text(name, src).to_owned();
     let at = line(node);
     if let Some(module) = imported_module(value, src) {
+        // A file that is a struct (`Foo.zig` with fields) is that struct: its name in the file
+        // (the file's stem) is bound when it is one, else the file is a namespace.
+        let stem = module
+            .rsplit('/')
+            .next()
+            .and_then(|f| f.strip_suffix(".zig"))
+            .map(str::to_owned);
         facts.imports.push(Import {
             module,
-            names: Vec::new(),
+            names: stem
+                .into_iter()
+                .map(|name| ImportedName {
+                    alias: (name != local).then(|| local.clone()),
+                    name,
+                })
+                .collect(),
             module_alias: Some(local),
             wildcard: false,
-            reexport: false,
+            reexport: is_pub(node),
             line: at,
         });
         return true;
@@ -327,10 +383,85 @@ fn import(node: Node, src: &[u8], facts: &mut FileFacts) -> bool {
         }],
         module_alias: None,
         wildcard: false,
-        reexport: false,
+        reexport: is_pub(node),
         line: at,
     });
     true
+}
+
+/// Names a file or container declares as a chain of names through an import (`const assert =
+/// std.debug.assert;`, `const eql = mem.eql;` where `mem` is such a name or an import): (name,
+/// the chain with each such name written out). Zig's declarations hold in any order, so they
+/// are read before the walk.
+fn aliased_chains(root: Node, src: &[u8]) -> Vec<(String, String)> {
+    let mut declarations: Vec<(String, Node)> = Vec::new();
+    let mut imported: Vec<String> = Vec::new();
+    let mut stack = vec![root];
+    while let Some(node) = stack.pop() {
+        for child in named_children(node) {
+            if child.kind() != "variable_declaration" {
+                continue;
+            }
+            let Some((name, Some(value))) = declared(child) else {
+                continue;
+            };
+            let name = text(name, src).to_owned();
+            match value.kind() {
+                _ if imported_module(value, src).is_some() => imported.push(name),
+                "field_expression" if RECEIVERS.is_dotted(value) => {
+                    declarations.push((name, value));
+                }
+                kind if container_kind(value).is_some() || kind == "struct_declaration" => {
+                    stack.push(value);
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut chains: Vec<(String, String)> = Vec::new();
+    // Each round writes out one more level (`const b = a.b; const c = b.c;`).
+    for _ in 0..4 {
+        let before = chains.len();
+        for (name, value) in &declarations {
+            if chains.iter().any(|(n, _)| n == name) {
+                continue;
+            }
+            let written = text(*value, src);
+            let (head, rest) = written.split_once('.').unwrap_or((written, ""));
+            if imported.iter().any(|i| i == head) {
+                chains.push((name.clone(), written.to_owned()));
+            } else if let Some((_, chain)) = chains.iter().find(|(n, _)| n == head) {
+                chains.push((name.clone(), format!("{chain}.{rest}")));
+            }
+        }
+        if chains.len() == before {
+            break;
+        }
+    }
+    chains
+}
+
+/// A bare call of a name declared as a chain (`assert(x)` where `const assert =
+/// std.debug.assert;`) is a call of the chain's last name through the rest.
+fn through_chain(callee: Callee, chains: &[(String, String)]) -> Callee {
+    let Callee::Name(name) = &callee else {
+        return callee;
+    };
+    let Some((receiver, last)) = chains
+        .iter()
+        .find(|(n, _)| n == name)
+        .and_then(|(_, chain)| chain.rsplit_once('.'))
+    else {
+        return callee;
+    };
+    Callee::Member {
+        receiver: if receiver.contains('.') {
+            Receiver::Path(receiver.to_owned())
+        } else {
+            Receiver::Name(receiver.to_owned())
+        },
+        name: last.to_owned(),
+    }
 }
 
 /// The module `@import("…")` names.
@@ -440,6 +571,7 @@ fn binding(
     if var == "_" {
         return;
     }
+    facts.locals.push((scope, var.clone()));
     if let Some(ty) = field(node, "type") {
         if let Some(type_name) = type_name(ty, scope, this_aliases, src, facts) {
             facts.bindings.push(Binding {
@@ -668,7 +800,8 @@ test "adds" {
             imports,
             [
                 ("std", Some("std"), vec![], false),
-                ("util.zig", Some("m"), vec![], false),
+                // The file's own struct, when it is one, else the file.
+                ("util.zig", Some("m"), vec!["m"], false),
                 ("foo.zig", None, vec!["Foo"], false),
                 ("util.zig", None, vec!["Bar"], false),
                 ("mix.zig", None, vec![], true),

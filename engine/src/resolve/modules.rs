@@ -229,11 +229,26 @@ impl ModuleIndex {
     }
 
     /// The file a Zig `@import("…")` seen in `importer` names: a path ending in `.zig`, relative
-    /// to the importer's folder. A package name (`std`, a `build.zig` module) is no project file:
-    /// which folder a build maps it to is the build's business, not the source's.
+    /// to the importer's folder; a module name (`std`, a module a build script maps) is the root
+    /// file of that name in the importer's folder or one above it (`std/std.zig` for the files of
+    /// `std/`: a module's root sits at the top of its files), else no project file (a package).
     pub fn zig(&self, importer: &str, spec: &str) -> Option<usize> {
         if !spec.ends_with(".zig") {
-            return None;
+            let mut dir = dir_of(importer);
+            loop {
+                let root = if dir.is_empty() {
+                    format!("{spec}.zig")
+                } else {
+                    format!("{dir}/{spec}.zig")
+                };
+                if let Some(&file) = self.by_path.get(&root) {
+                    return Some(file);
+                }
+                if dir.is_empty() {
+                    return None;
+                }
+                dir = dir_of(dir);
+            }
         }
         let mut parts: Vec<&str> = dir_of(importer)
             .split('/')

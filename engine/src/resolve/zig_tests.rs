@@ -50,6 +50,8 @@ const CART: &str = r#"const std = @import("std");
 const ledger = @import("ledger.zig");
 const Ledger = ledger.Ledger;
 const List = @import("ledger.zig").List;
+const shop = @import("shop");
+const assert = std.debug.assert;
 pub usingnamespace @import("util.zig");
 
 pub const Cart = struct {
@@ -75,6 +77,13 @@ pub const Cart = struct {
         const items = std.ArrayList(u64).init(std.heap.page_allocator);
         items.append(cents);
         slugify();
+        shop.open();
+        assert(cents > 0);
+        apply(slugify);
+    }
+
+    fn apply(hook: *const fn () void) void {
+        hook();
     }
 
     fn total(self: *Cart) !void {
@@ -96,6 +105,11 @@ test "checkout records" {
 const UTIL: &str = r#"pub fn slugify() void {}
 
 pub fn clamp() void {}
+
+pub fn hook() void {}
+"#;
+
+const SHOP: &str = r#"pub fn open() void {}
 "#;
 
 const TEST: &str = "Function:src/cart.zig:test \"checkout records\"";
@@ -106,9 +120,10 @@ fn zig_imports_containers_receivers_and_generic_types() {
         ("src/ledger.zig", LEDGER),
         ("src/cart.zig", CART),
         ("src/util.zig", UTIL),
+        ("src/shop.zig", SHOP),
     ]);
-    // `std.debug.print`, `std.ArrayList(u64).init` and what the list holds reach nothing: `std`
-    // is a package, no project file.
+    // `std.debug.print`, `std.ArrayList(u64).init`, what the list holds and `assert` (`const
+    // assert = std.debug.assert`) reach nothing: `std` is a package, no project file.
     assert_eq!(
         edges(&g, EdgeKind::Calls),
         owned(&[
@@ -131,6 +146,21 @@ fn zig_imports_containers_receivers_and_generic_types() {
                 "Function:src/ledger.zig:format",
                 "0.97",
                 "import-resolved"
+            ),
+            // `@import("shop")`: the module root `shop.zig` above the importer.
+            (
+                "Method:src/cart.zig:Cart.checkout",
+                "Function:src/shop.zig:open",
+                "0.97",
+                "import-resolved"
+            ),
+            // `apply(slugify)` calls `apply`; inside it `hook()` is its parameter, not
+            // `util.zig`'s `hook`.
+            (
+                "Method:src/cart.zig:Cart.checkout",
+                "Method:src/cart.zig:Cart.apply",
+                "0.97",
+                "same-file"
             ),
             // `usingnamespace @import("util.zig")` brings `slugify` and `clamp` in.
             (
