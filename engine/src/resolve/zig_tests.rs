@@ -247,3 +247,88 @@ fn zig_imports_containers_receivers_and_generic_types() {
         ])
     );
 }
+
+const STACK: &str = r#"const std = @import("std");
+const Stack = @This();
+
+items: [8]u8,
+len: usize,
+
+pub fn init() Stack {
+    return .{ .items = undefined, .len = 0 };
+}
+
+pub fn push(self: *Stack, x: u8) void {
+    self.items[self.len] = x;
+    self.grow();
+}
+
+fn grow(self: *Stack) void {
+    _ = self;
+}
+"#;
+
+const MAIN: &str = r#"const Stack = @import("Stack.zig");
+const tools = @import("tools.zig");
+
+pub fn main() void {
+    var s = Stack.init();
+    s.push(1);
+    tools.run(&s);
+}
+"#;
+
+const TOOLS: &str = r#"const Stack = @import("Stack.zig");
+
+pub fn run(s: *Stack) void {
+    s.push(2);
+}
+"#;
+
+#[test]
+fn zig_files_with_fields_are_structs_named_as_the_file() {
+    let g = graph(&[
+        ("src/Stack.zig", STACK),
+        ("src/main.zig", MAIN),
+        ("src/tools.zig", TOOLS),
+    ]);
+    assert_eq!(
+        edges(&g, EdgeKind::Calls),
+        owned(&[
+            // `Stack.init()`: the file's struct, bound by the import.
+            (
+                "Function:src/main.zig:main",
+                "Method:src/Stack.zig:Stack.init",
+                "0.97",
+                "class-member"
+            ),
+            // `s.push` where `s` holds what `init` returns (`Stack`, the file).
+            (
+                "Function:src/main.zig:main",
+                "Method:src/Stack.zig:Stack.push",
+                "0.95",
+                "receiver-type"
+            ),
+            // `tools.run`: a file without fields is a namespace.
+            (
+                "Function:src/main.zig:main",
+                "Function:src/tools.zig:run",
+                "0.97",
+                "import-resolved"
+            ),
+            // A parameter typed `*Stack`.
+            (
+                "Function:src/tools.zig:run",
+                "Method:src/Stack.zig:Stack.push",
+                "0.97",
+                "receiver-type"
+            ),
+            (
+                "Method:src/Stack.zig:Stack.push",
+                "Method:src/Stack.zig:Stack.grow",
+                "0.97",
+                "receiver-type"
+            ),
+        ])
+    );
+}
