@@ -245,7 +245,10 @@ fn zig_type_name(node: Node, parent: Node) -> Option<Class> {
         && node.next_named_sibling().is_some_and(|value| {
             matches!(
                 value.kind(),
-                "struct_declaration" | "enum_declaration" | "union_declaration" | "opaque_declaration"
+                "struct_declaration"
+                    | "enum_declaration"
+                    | "union_declaration"
+                    | "opaque_declaration"
             )
         });
     let typed = |holder: Node| {
@@ -257,8 +260,10 @@ fn zig_type_name(node: Node, parent: Node) -> Option<Class> {
             .is_some_and(|t| t.id() == node.id())
     };
     let in_type = typed(parent)
-        || (matches!(parent.kind(), "pointer_type" | "nullable_type" | "slice_type")
-            && parent.parent().is_some_and(typed));
+        || (matches!(
+            parent.kind(),
+            "pointer_type" | "nullable_type" | "slice_type"
+        ) && parent.parent().is_some_and(typed));
     (declares_container || in_type).then_some(Class::Type)
 }
 

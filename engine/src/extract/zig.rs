@@ -79,9 +79,7 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
                 let mut def = new_def(facts, NodeKind::Function, &name, scope, node);
                 def.exported = false;
                 def.signature = name.clone();
-                facts
-                    .test_spans
-                    .push((line(node), super::end_line(node)));
+                facts.test_spans.push((line(node), super::end_line(node)));
                 let idx = facts.defs.len() as u32;
                 facts.defs.push(def);
                 push_children(&mut cursor, node, Some(idx), &mut stack);
@@ -169,7 +167,10 @@ fn is_container(facts: &FileFacts, def: u32) -> bool {
 /// The declared name and value of `const X = value` (the grammar gives them no fields).
 fn declared(node: Node) -> Option<(Node, Option<Node>)> {
     let children = named_children(node);
-    let name = children.iter().find(|c| c.kind() == "identifier").copied()?;
+    let name = children
+        .iter()
+        .find(|c| c.kind() == "identifier")
+        .copied()?;
     let value = children
         .iter()
         .skip_while(|c| c.id() != name.id())
@@ -631,7 +632,10 @@ fn type_name(
     facts: &FileFacts,
 ) -> Option<String> {
     let written = text(node, src);
-    let ok = written.rsplit_once('!').map_or(written, |(_, ok)| ok).trim();
+    let ok = written
+        .rsplit_once('!')
+        .map_or(written, |(_, ok)| ok)
+        .trim();
     let mut rest = ok;
     let mut slice = false;
     loop {
@@ -666,7 +670,10 @@ fn type_name(
         || (name.len() > 1
             && (name.starts_with('u') || name.starts_with('i') || name.starts_with('f'))
             && name[1..].bytes().all(|b| b.is_ascii_digit()))
-        || matches!(name.as_str(), "usize" | "isize" | "c_int" | "c_uint" | "c_long");
+        || matches!(
+            name.as_str(),
+            "usize" | "isize" | "c_int" | "c_uint" | "c_long"
+        );
     if !plain || primitive {
         return None;
     }

@@ -104,7 +104,10 @@ impl<'a> Resolver<'a> {
             // in scope of everything inside it.
             if f.lang == Lang::Zig
                 && f.defs.get(d as usize).is_some_and(|x| x.kind.is_type())
-                && let Some(i) = f.defs.iter().position(|x| x.parent == Some(d) && x.name == name)
+                && let Some(i) = f
+                    .defs
+                    .iter()
+                    .position(|x| x.parent == Some(d) && x.name == name)
             {
                 return Some((
                     Target::Node(self.def_node[fi][i]),
