@@ -3,7 +3,8 @@
 # for Go scripts/oracle/go_scip.go on Go's own type checker, for Java scripts/oracle/JavaScip.java
 # on javac's attribution, for C scripts/oracle/c_scip.py on clang's, for C# scripts/oracle/cs_scip.py
 # on the IL Mono's C# compiler emits, for PHP scripts/oracle/php_scip.py on Intelephense's, for
-# Ruby scripts/oracle/ruby_scip.py on TypeProf's) and compares Nexus's CALLS edges with it.
+# Ruby scripts/oracle/ruby_scip.py on TypeProf's, for Zig scripts/oracle/zig_scip.py on the Zig
+# compiler's LLVM IR) and compares Nexus's CALLS edges with it.
 # Usage: scripts/accuracy.sh CORPUS [--examples N]
 #   django    Python: Django 5.1.4 (framework, class-based views, ORM)
 #   pydantic  Python: pydantic 2.10.6 (fully typed: overloads, TYPE_CHECKING, generics)
@@ -53,14 +54,18 @@
 #             utility modules with `module_function`, autoload)
 #   tzinfo    Ruby, held out: TZInfo 2.0.5 from Debian's ruby-tzinfo (time zones: class hierarchies
 #             of zones and data sources, value classes, modules of class methods)
+#   zigstd    Zig: the standard library of PyPI's ziglang 0.17.1 (namespace files, generic type
+#             functions, file structs); the compiler judges the functions its `json` tests reach
+#   aro       Zig, held out: Aro, the C compiler inside the same wheel (lib/compiler/aro: file
+#             structs with `Self`, tagged unions, a parser and preprocessor); all its tests
 #   all       every corpus above, one after another
 # Caches the indexers, corpora and indexes in $NEXUS_ACCURACY (default ~/.cache/nexus-accuracy).
 set -euo pipefail
-corpus=${1:?usage: scripts/accuracy.sh django|pydantic|sphinx|ts|effect|tokio|goldmark|yaml|toml|lang3|collections|jsoup|brotli|cmark|lua|crypto|leveldb|marisa|clipper|kiwi|newtonsoft|dbussharp|commonmark|purifier|phpparser|thor|mustermann|rack|tzinfo|all [--examples N]}
+corpus=${1:?usage: scripts/accuracy.sh django|pydantic|sphinx|ts|effect|tokio|goldmark|yaml|toml|lang3|collections|jsoup|brotli|cmark|lua|crypto|leveldb|marisa|clipper|kiwi|newtonsoft|dbussharp|commonmark|purifier|phpparser|thor|mustermann|rack|tzinfo|zigstd|aro|all [--examples N]}
 shift
 repo=$(cd "$(dirname "$0")/.." && pwd)
 if [ "$corpus" = all ]; then
-  for one in django pydantic sphinx ts effect tokio goldmark yaml toml lang3 collections jsoup brotli cmark lua crypto leveldb marisa clipper kiwi newtonsoft dbussharp commonmark purifier phpparser thor mustermann rack tzinfo; do
+  for one in django pydantic sphinx ts effect tokio goldmark yaml toml lang3 collections jsoup brotli cmark lua crypto leveldb marisa clipper kiwi newtonsoft dbussharp commonmark purifier phpparser thor mustermann rack tzinfo zigstd aro; do
     printf '\n===== %s\n' "$one"
     "$0" "$one" "$@"
   done
@@ -69,7 +74,7 @@ fi
 cache=${NEXUS_ACCURACY:-$HOME/.cache/nexus-accuracy}
 tools="$cache/tools"
 mkdir -p "$tools"
-case "$corpus" in goldmark|yaml|toml|lang3|collections|jsoup|brotli|cmark|lua|crypto|leveldb|marisa|clipper|kiwi|dbussharp|newtonsoft|commonmark|purifier|phpparser|thor|mustermann|rack|tzinfo) needs_npm=false ;; *) needs_npm=true ;; esac
+case "$corpus" in goldmark|yaml|toml|lang3|collections|jsoup|brotli|cmark|lua|crypto|leveldb|marisa|clipper|kiwi|dbussharp|newtonsoft|commonmark|purifier|phpparser|thor|mustermann|rack|tzinfo|zigstd|aro) needs_npm=false ;; *) needs_npm=true ;; esac
 if $needs_npm && { [ ! -x "$tools/node_modules/.bin/scip-python" ] \
   || [ ! -x "$tools/node_modules/.bin/scip-typescript" ]; }; then
   echo "installing the SCIP indexers into $tools" >&2
@@ -404,7 +409,34 @@ JSON
       /usr/bin/python3 "$oracle" -root "$root" -output "$index" >&2
     fi
     prefix= ;;
-  *) echo "unknown corpus: $corpus (django | pydantic | sphinx | ts | effect | tokio | goldmark | yaml | toml | lang3 | collections | jsoup | brotli | cmark | lua | crypto | leveldb | marisa | clipper | kiwi | newtonsoft | dbussharp | commonmark | purifier | phpparser | thor | mustermann | rack | tzinfo | all)" >&2; exit 2 ;;
+  zigstd|aro)  # Zig: sources shipped in PyPI's ziglang wheel, judged by that compiler's LLVM IR
+    venv="$tools/zig-venv"
+    if [ ! -x "$venv/bin/python" ]; then
+      echo "installing ziglang and tree-sitter-zig into $venv" >&2
+      python3 -m venv "$venv" >&2
+      "$venv/bin/pip" install --quiet ziglang==0.17.1 tree-sitter==0.26.1 tree-sitter-zig==1.1.2 >&2
+    fi
+    lib=$("$venv/bin/python" -c 'import os, ziglang; print(os.path.join(os.path.dirname(ziglang.__file__), "lib"))')
+    oracle="$repo/scripts/oracle/zig_scip.py"
+    index="$cache/$corpus-0.17.1.scip"
+    case "$corpus" in
+      zigstd)
+        root="$lib/std"
+        run_oracle=(-entry std.zig -filter json -lib-dir "$lib") ;;
+      aro)
+        root="$lib/compiler/aro"
+        # The modules Aro's build passes in: stand-ins with the values a default build gives.
+        modules="$cache/aro-modules"
+        mkdir -p "$modules"
+        printf 'pub const debug_allocations = false;\npub const enable_tracy = false;\npub const enable_tracy_allocation = false;\npub const enable_tracy_callstack = false;\n' > "$modules/build_options.zig"
+        printf 'pub const gcc_install_prefix = "";\npub const linker = "ld";\npub const rtlib = "compiler-rt";\npub const sysroot = "";\npub const unwindlib = "libunwind";\n' > "$modules/system_defaults.zig"
+        run_oracle=(-entry aro.zig -module "build_options=$modules/build_options.zig" -module "system_defaults=$modules/system_defaults.zig") ;;
+    esac
+    if [ ! -s "$index" ] || [ "$oracle" -nt "$index" ]; then
+      "$venv/bin/python" "$oracle" -root "$root" -output "$index" "${run_oracle[@]}" >&2
+    fi
+    prefix= ;;
+  *) echo "unknown corpus: $corpus (django | pydantic | sphinx | ts | effect | tokio | goldmark | yaml | toml | lang3 | collections | jsoup | brotli | cmark | lua | crypto | leveldb | marisa | clipper | kiwi | newtonsoft | dbussharp | commonmark | purifier | phpparser | thor | mustermann | rack | tzinfo | zigstd | aro | all)" >&2; exit 2 ;;
 esac
 cd "$repo"
 cargo run --quiet --release -p nexus-accuracy --bin nexus-accuracy -- --scip "$index" --root "$root" --prefix "$prefix" "$@"

@@ -34,11 +34,13 @@ pub enum Lang {
     Swift,
     /// Kotlin (`.kt`, and `.kts` scripts).
     Kotlin,
+    /// Zig.
+    Zig,
 }
 
 impl Lang {
     /// Every language, in display order.
-    pub const ALL: [Lang; 14] = [
+    pub const ALL: [Lang; 15] = [
         Lang::Python,
         Lang::JavaScript,
         Lang::TypeScript,
@@ -53,6 +55,7 @@ impl Lang {
         Lang::Ruby,
         Lang::Swift,
         Lang::Kotlin,
+        Lang::Zig,
     ];
 
     /// The language of a path, from its extension; `None` for files Nexus does not parse.
@@ -75,6 +78,7 @@ impl Lang {
             "rb" | "rake" | "gemspec" => Lang::Ruby,
             "swift" => Lang::Swift,
             "kt" | "kts" => Lang::Kotlin,
+            "zig" => Lang::Zig,
             _ => return None,
         })
     }
@@ -108,6 +112,7 @@ impl Lang {
             Lang::Ruby => "ruby",
             Lang::Swift => "swift",
             Lang::Kotlin => "kotlin",
+            Lang::Zig => "zig",
         }
     }
 
@@ -128,6 +133,7 @@ impl Lang {
             Lang::Ruby => tree_sitter_ruby::LANGUAGE.into(),
             Lang::Swift => tree_sitter_swift::LANGUAGE.into(),
             Lang::Kotlin => tree_sitter_kotlin_ng::LANGUAGE.into(),
+            Lang::Zig => tree_sitter_zig::LANGUAGE.into(),
         }
     }
 
@@ -196,6 +202,7 @@ mod tests {
         assert_eq!(Lang::of_path("Sources/Shop/Cart.swift"), Some(Lang::Swift));
         assert_eq!(Lang::of_path("src/Cart.kt"), Some(Lang::Kotlin));
         assert_eq!(Lang::of_path("build.gradle.kts"), Some(Lang::Kotlin));
+        assert_eq!(Lang::of_path("src/Cart.zig"), Some(Lang::Zig));
         assert_eq!(Lang::of_path("README"), None);
         assert_eq!(Lang::of_path("a.tar.gz"), None);
     }

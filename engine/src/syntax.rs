@@ -106,6 +106,10 @@ fn whole_class(kind: &str) -> Option<Class> {
 fn leaf_class(node: Node) -> Option<Class> {
     let kind = node.kind();
     if !node.is_named() {
+        // Built-in constants some grammars write as anonymous leaves (Zig's `null`, `true`).
+        if matches!(kind, "null" | "undefined" | "true" | "false") {
+            return Some(Class::Constant);
+        }
         // Anonymous leaves are punctuation or keywords; keywords are words.
         return kind
             .chars()
@@ -124,12 +128,18 @@ fn leaf_class(node: Node) -> Option<Class> {
         | "boolean" | "nil_literal" => Some(Class::Constant),
         // Ruby's constants name classes and modules.
         "type_identifier" | "primitive_type" | "predefined_type" | "constant" => Some(Class::Type),
+        // Zig's `u8`, `void`, `type` and its builtins (`@import`, `@This`).
+        "builtin_type" => Some(Class::Type),
+        "builtin_identifier" => Some(Class::Function),
         // Swift's names: a function's own, what a call calls (`f(…)`, `x.f(…)`).
         "simple_identifier" => swift_function_name(node).then_some(Class::Function),
         // PHP's names are `name` leaves.
         "identifier" | "property_identifier" | "field_identifier" | "name" => {
             let parent = node.parent()?;
             if let Some(class) = kotlin_name_class(node, parent) {
+                return Some(class);
+            }
+            if let Some(class) = zig_type_name(node, parent) {
                 return Some(class);
             }
             let is_field = |parent: Node, field: &str| {
@@ -142,6 +152,8 @@ fn leaf_class(node: Node) -> Option<Class> {
             let (node, parent) = match parent.kind() {
                 "qualified_identifier" if is_field(parent, "name") => (parent, parent.parent()?),
                 "field_expression" if is_field(parent, "field") => (parent, parent.parent()?),
+                // Zig's `obj.f()`.
+                "field_expression" if is_field(parent, "member") => (parent, parent.parent()?),
                 // C#'s `obj.M()`.
                 "member_access_expression" if is_field(parent, "name") => {
                     (parent, parent.parent()?)
@@ -224,6 +236,35 @@ fn kotlin_name_class(node: Node, parent: Node) -> Option<Class> {
         }
         _ => None,
     }
+}
+
+/// Zig's names of types: a container's (`const Cart = struct { … }`) and a name written as a
+/// type (`x: Cart`, `fn f() Cart`, `*Cart`); `None` for any other name.
+fn zig_type_name(node: Node, parent: Node) -> Option<Class> {
+    let declares_container = parent.kind() == "variable_declaration"
+        && node.next_named_sibling().is_some_and(|value| {
+            matches!(
+                value.kind(),
+                "struct_declaration"
+                    | "enum_declaration"
+                    | "union_declaration"
+                    | "opaque_declaration"
+            )
+        });
+    let typed = |holder: Node| {
+        matches!(
+            holder.kind(),
+            "parameter" | "container_field" | "function_declaration" | "variable_declaration"
+        ) && holder
+            .child_by_field_name("type")
+            .is_some_and(|t| t.id() == node.id())
+    };
+    let in_type = typed(parent)
+        || (matches!(
+            parent.kind(),
+            "pointer_type" | "nullable_type" | "slice_type"
+        ) && parent.parent().is_some_and(typed));
+    (declares_container || in_type).then_some(Class::Type)
 }
 
 /// Cuts `text` into lines and the spans into pieces per line; gaps are plain.
@@ -446,6 +487,27 @@ mod tests {
         assert_eq!(class_of(&swift, "nil"), Some(Class::Constant));
         assert_eq!(class_of(&swift, "// note"), Some(Class::Comment));
         assert_eq!(class_of(&swift, "rows"), None);
+    }
+
+    #[test]
+    fn zig_is_coloured_too() {
+        let zig = highlight(
+            "a.zig",
+            "// note\nconst Table = struct {\n    pub fn size(self: *Table, r: Row) u8 {\n        return rows.count(\"x\") + clamp(1.5) + @intCast(null);\n    }\n};\n",
+        );
+        assert_eq!(class_of(&zig, "Table"), Some(Class::Type));
+        assert_eq!(class_of(&zig, "Row"), Some(Class::Type));
+        assert_eq!(class_of(&zig, "u8"), Some(Class::Type));
+        assert_eq!(class_of(&zig, "size"), Some(Class::Function));
+        assert_eq!(class_of(&zig, "count"), Some(Class::Function));
+        assert_eq!(class_of(&zig, "clamp"), Some(Class::Function));
+        assert_eq!(class_of(&zig, "@intCast"), Some(Class::Function));
+        assert_eq!(class_of(&zig, "fn"), Some(Class::Keyword));
+        assert_eq!(class_of(&zig, "\"x\""), Some(Class::String));
+        assert_eq!(class_of(&zig, "1.5"), Some(Class::Number));
+        assert_eq!(class_of(&zig, "null"), Some(Class::Constant));
+        assert_eq!(class_of(&zig, "// note"), Some(Class::Comment));
+        assert_eq!(class_of(&zig, "rows"), None);
     }
 
     #[test]

@@ -7,7 +7,7 @@ use super::Extractor;
 use crate::ingest::{SourceFile, index};
 use crate::lang::Lang;
 
-const SEEDS: [(&str, &str); 14] = [
+const SEEDS: [(&str, &str); 15] = [
     (
         "a.py",
         "class A(B):\n    def f(self, x: C = D()):\n        from .m import n as o\n        return self.g(x).h[0](*a, **k)\n",
@@ -63,6 +63,10 @@ const SEEDS: [(&str, &str); 14] = [
     (
         "a.kt",
         "package n\nimport a.B as C\nopen class A(val d: D) : B<Int>(d), I {\n  companion object { fun e() = A(D()) }\n  constructor() : this(D())\n  fun f(g: G?): H = g?.h()!!.let { it.k() }.run { l() }\n}\nfun A.m() = f(null)\n",
+    ),
+    (
+        "a.zig",
+        "const a = @import(\"b.zig\");\nconst C = a.C;\npub usingnamespace @import(\"d.zig\");\npub const E = struct {\n    const Self = @This();\n    f: ?*C,\n    pub fn g(self: *Self) !Self { try self.f.?.h(); return @call(.auto, i, .{}); }\n};\nfn L(comptime T: type) type { return struct { m: []T, fn n(s: *@This()) void { s.o(); } }; }\ntest \"p\" { var q = E{ .f = null }; _ = q.g() catch unreachable; }\n",
     ),
 ];
 

@@ -21,6 +21,7 @@ mod swift;
 #[cfg(test)]
 mod test_facts;
 mod ts_repair;
+mod zig;
 
 use tree_sitter::{Node, Parser, TreeCursor};
 
@@ -94,6 +95,7 @@ impl Extractor {
             Lang::Ruby => ruby::extract(root, src, &mut facts),
             Lang::Swift => swift::extract(root, src, &mut facts),
             Lang::Kotlin => kotlin::extract(root, src, &mut facts),
+            Lang::Zig => zig::extract(root, src, &mut facts),
         }
         refs::extract(root, src, &mut facts);
         if root.has_error() {

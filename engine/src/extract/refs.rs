@@ -472,6 +472,32 @@ const SWIFT: RefSyntax = RefSyntax {
     name_uses: &[],
 };
 
+const ZIG: RefSyntax = RefSyntax {
+    names: &["identifier"],
+    type_names: &[],
+    chains: &[("field_expression", "object", "member")],
+    type_chains: &[],
+    calls: &[("call_expression", "function")],
+    skipped: &[
+        "comment",
+        "string",
+        "multiline_string",
+        "character",
+        "builtin_identifier",
+        "test_declaration_name",
+    ],
+    imports: &[],
+    heritage: &[],
+    heritage_fields: &[],
+    type_contexts: &[],
+    bindings: &["parameter", "payload"],
+    binding_fields: &[],
+    written_fields: &[("assignment_expression", "left")],
+    arguments: &["arguments"],
+    read_fields: &["type"],
+    name_uses: &[],
+};
+
 fn syntax(lang: Lang) -> &'static RefSyntax {
     match lang {
         Lang::Python => &PYTHON,
@@ -486,6 +512,7 @@ fn syntax(lang: Lang) -> &'static RefSyntax {
         Lang::Ruby => &RUBY,
         Lang::Swift => &SWIFT,
         Lang::Kotlin => &KOTLIN,
+        Lang::Zig => &ZIG,
     }
 }
 

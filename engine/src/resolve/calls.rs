@@ -100,6 +100,21 @@ impl<'a> Resolver<'a> {
             return self.php_qualified(qualified, false);
         }
         for d in self.scope_chain(fi, scope) {
+            // A Zig container is a namespace: its declarations, functions included, are names
+            // in scope of everything inside it.
+            if f.lang == Lang::Zig
+                && f.defs.get(d as usize).is_some_and(|x| x.kind.is_type())
+                && let Some(i) = f
+                    .defs
+                    .iter()
+                    .position(|x| x.parent == Some(d) && x.name == name)
+            {
+                return Some((
+                    Target::Node(self.def_node[fi][i]),
+                    confidence::SAME_FILE,
+                    Reason::SameFile,
+                ));
+            }
             // A class's members are not in the lexical scope of its methods (`f()` inside a
             // method is not `this.f()`; Java's implicit `this` is handled on its own).
             if f.defs.get(d as usize).is_some_and(|x| x.kind.is_type()) {
@@ -289,7 +304,9 @@ impl<'a> Resolver<'a> {
         match callee {
             Callee::Name(name) if f.lang == Lang::Ruby => self.ruby_bare_call(fi, scope, name),
             Callee::Name(name) => {
-                if f.lang.is_c_family() && self.c_hidden(fi, scope, name) {
+                // A C or Zig parameter, local or constant (Zig has no shadowing: a name declared
+                // around the call is that value, a function pointer or an alias).
+                if (f.lang.is_c_family() || f.lang == Lang::Zig) && self.c_hidden(fi, scope, name) {
                     return Vec::new();
                 }
                 // In a C++ method (in its class or out of line) a member of its class or of a
@@ -330,7 +347,9 @@ impl<'a> Resolver<'a> {
                 let guesses = self.fallback(self.globals.get(name.as_str()), fi);
                 // Swift sees the names of its module and the modules it imports, which the
                 // lookup above searched: a definition elsewhere is a candidate at most.
-                if package_import || f.lang == Lang::Swift {
+                // Zig has no implicit names either: what scope, imports and `usingnamespace`
+                // do not hold is a guess.
+                if package_import || matches!(f.lang, Lang::Swift | Lang::Zig) {
                     // Most likely the package's own function: a candidate at most.
                     return guesses
                         .into_iter()
@@ -357,7 +376,18 @@ impl<'a> Resolver<'a> {
                         .into_iter()
                         .collect();
                 }
+                if f.lang == Lang::Zig && self.zig_package_receiver(fi, scope, receiver) {
+                    return Vec::new();
+                }
                 let mut hits = self.resolve_member(fi, scope, receiver, name, depth);
+                // A Zig method found by its name alone (a receiver of unknown type): a candidate.
+                if f.lang == Lang::Zig {
+                    for hit in &mut hits {
+                        if matches!(hit.2, Reason::UniqueGlobal | Reason::ImportedCandidate) {
+                            hit.1 = hit.1.min(confidence::AMBIGUOUS_PAIR);
+                        }
+                    }
+                }
                 // A Swift protocol's method reached through a value of the protocol's type: the
                 // implementations of the conforming types are candidates beside it.
                 if f.lang == Lang::Swift

@@ -108,6 +108,9 @@ impl<'a> Resolver<'a> {
             // A PHP class name means one class by the file's namespace and `use` lines: one
             // they do not find is no project class.
             _ if self.files[fi].lang == Lang::Php => None,
+            // A Zig type is a name in lexical scope or a path through imports: one they do not
+            // find (a `comptime T: type` parameter, a package's type) is no project type.
+            _ if self.files[fi].lang == Lang::Zig => None,
             _ => {
                 if self.files[fi].lang.is_js_family()
                     && let Some(found) = self.alias_type(fi, name)

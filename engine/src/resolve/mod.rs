@@ -14,6 +14,7 @@ mod reads;
 mod references;
 mod scope;
 mod vars;
+mod zig;
 
 use std::cell::{Cell, RefCell};
 
@@ -486,3 +487,5 @@ mod swift_tests;
 mod tests;
 #[cfg(test)]
 mod ts_tests;
+#[cfg(test)]
+mod zig_tests;

@@ -1,6 +1,7 @@
 //! Maps import specifiers to files, per language: Python dotted modules (package chains and
 //! relative imports), JS/TS relative paths with extension probing, Rust crate paths, Go package
-//! directories, Java packages, C `#include`s, and PHP namespaces and `require`d paths.
+//! directories, Java packages, C `#include`s, PHP namespaces and `require`d paths, and Zig's
+//! `@import`ed files.
 
 use rustc_hash::FxHashMap as HashMap;
 
@@ -225,6 +226,44 @@ impl ModuleIndex {
             format!("{base}/index.jsx"),
         ];
         candidates.iter().find_map(|c| self.by_path.get(c).copied())
+    }
+
+    /// The file a Zig `@import("…")` seen in `importer` names: a path ending in `.zig`, relative
+    /// to the importer's folder; a module name (`std`, a module a build script maps) is the root
+    /// file of that name in the importer's folder or one above it (`std/std.zig` for the files of
+    /// `std/`: a module's root sits at the top of its files), else no project file (a package).
+    pub fn zig(&self, importer: &str, spec: &str) -> Option<usize> {
+        if !spec.ends_with(".zig") {
+            let mut dir = dir_of(importer);
+            loop {
+                let root = if dir.is_empty() {
+                    format!("{spec}.zig")
+                } else {
+                    format!("{dir}/{spec}.zig")
+                };
+                if let Some(&file) = self.by_path.get(&root) {
+                    return Some(file);
+                }
+                if dir.is_empty() {
+                    return None;
+                }
+                dir = dir_of(dir);
+            }
+        }
+        let mut parts: Vec<&str> = dir_of(importer)
+            .split('/')
+            .filter(|p| !p.is_empty())
+            .collect();
+        for piece in spec.split('/') {
+            match piece {
+                "." | "" => {}
+                ".." => {
+                    parts.pop()?;
+                }
+                other => parts.push(other),
+            }
+        }
+        self.by_path.get(&parts.join("/")).copied()
     }
 
     /// Resolves a Rust module path seen in `importer` (`crate::a::b`, `super::x`, `self::y`).

@@ -1,0 +1,334 @@
+//! Zig resolution fixtures: `@import`ed files (whole, by name, through an alias), package
+//! imports left outside, containers as namespaces, methods through typed receivers (`self`,
+//! annotated, initialised, returned, fields), generic types, `@call` and `usingnamespace`.
+
+use super::fixture_edges::{edges, owned};
+use crate::graph::EdgeKind;
+use crate::ingest::fixture_graph as graph;
+
+const LEDGER: &str = r#"const std = @import("std");
+
+pub const Ledger = struct {
+    const Self = @This();
+    count: usize,
+
+    pub fn init() Self {
+        return Self{ .count = 0 };
+    }
+
+    pub fn record(self: *Self, cents: u64) void {
+        self.count += bump(cents);
+    }
+
+    fn bump(cents: u64) usize {
+        return @intCast(cents);
+    }
+};
+
+pub fn format(cents: u64) []const u8 {
+    _ = cents;
+    return "";
+}
+
+pub fn List(comptime T: type) type {
+    return struct {
+        items: []T,
+
+        pub fn init() @This() {
+            return .{ .items = &.{} };
+        }
+
+        pub fn append(self: *@This(), item: T) void {
+            _ = self;
+            _ = item;
+        }
+    };
+}
+"#;
+
+const CART: &str = r#"const std = @import("std");
+const ledger = @import("ledger.zig");
+const Ledger = ledger.Ledger;
+const List = @import("ledger.zig").List;
+const shop = @import("shop");
+const assert = std.debug.assert;
+pub usingnamespace @import("util.zig");
+
+pub const Cart = struct {
+    ledger: Ledger,
+    lines: List(u64),
+
+    pub fn create() Cart {
+        var cart = Cart{ .ledger = Ledger.init(), .lines = List(u64).init() };
+        cart.lines.append(1);
+        return cart;
+    }
+
+    pub fn checkout(self: *Cart, cents: u64) !void {
+        self.ledger.record(cents);
+        var book = Ledger.init();
+        book.record(cents);
+        const other: Ledger = Ledger.init();
+        _ = other;
+        _ = ledger.format(cents);
+        try self.total();
+        _ = @call(.auto, taxed, .{cents});
+        std.debug.print("{d}\n", .{cents});
+        const items = std.ArrayList(u64).init(std.heap.page_allocator);
+        items.append(cents);
+        slugify();
+        shop.open();
+        assert(cents > 0);
+        apply(slugify);
+    }
+
+    fn apply(hook: *const fn () void) void {
+        hook();
+    }
+
+    fn total(self: *Cart) !void {
+        _ = self;
+        clamp();
+    }
+
+    fn taxed(cents: u64) u64 {
+        return cents;
+    }
+};
+
+test "checkout records" {
+    var cart = Cart.create();
+    try cart.checkout(5);
+}
+"#;
+
+const UTIL: &str = r#"pub fn slugify() void {}
+
+pub fn clamp() void {}
+
+pub fn hook() void {}
+"#;
+
+const SHOP: &str = r#"pub fn open() void {}
+"#;
+
+const TEST: &str = "Function:src/cart.zig:test \"checkout records\"";
+
+#[test]
+fn zig_imports_containers_receivers_and_generic_types() {
+    let g = graph(&[
+        ("src/ledger.zig", LEDGER),
+        ("src/cart.zig", CART),
+        ("src/util.zig", UTIL),
+        ("src/shop.zig", SHOP),
+    ]);
+    // `std.debug.print`, `std.ArrayList(u64).init`, what the list holds and `assert` (`const
+    // assert = std.debug.assert`) reach nothing: `std` is a package, no project file.
+    assert_eq!(
+        edges(&g, EdgeKind::Calls),
+        owned(&[
+            // A test block is a definition (compiled by `zig test` only).
+            (
+                TEST,
+                "Method:src/cart.zig:Cart.checkout",
+                "0.95",
+                "receiver-type"
+            ),
+            (
+                TEST,
+                "Method:src/cart.zig:Cart.create",
+                "0.97",
+                "class-member"
+            ),
+            // `ledger.format` through the file's alias.
+            (
+                "Method:src/cart.zig:Cart.checkout",
+                "Function:src/ledger.zig:format",
+                "0.97",
+                "import-resolved"
+            ),
+            // `@import("shop")`: the module root `shop.zig` above the importer.
+            (
+                "Method:src/cart.zig:Cart.checkout",
+                "Function:src/shop.zig:open",
+                "0.97",
+                "import-resolved"
+            ),
+            // `apply(slugify)` calls `apply`; inside it `hook()` is its parameter, not
+            // `util.zig`'s `hook`.
+            (
+                "Method:src/cart.zig:Cart.checkout",
+                "Method:src/cart.zig:Cart.apply",
+                "0.97",
+                "same-file"
+            ),
+            // `usingnamespace @import("util.zig")` brings `slugify` and `clamp` in.
+            (
+                "Method:src/cart.zig:Cart.checkout",
+                "Function:src/util.zig:slugify",
+                "0.97",
+                "import-resolved"
+            ),
+            (
+                "Method:src/cart.zig:Cart.total",
+                "Function:src/util.zig:clamp",
+                "0.97",
+                "import-resolved"
+            ),
+            // `@call(.auto, taxed, …)`: a declaration of the container, in scope.
+            (
+                "Method:src/cart.zig:Cart.checkout",
+                "Method:src/cart.zig:Cart.taxed",
+                "0.97",
+                "same-file"
+            ),
+            // `try self.total()` where `self: *Cart`.
+            (
+                "Method:src/cart.zig:Cart.checkout",
+                "Method:src/cart.zig:Cart.total",
+                "0.97",
+                "receiver-type"
+            ),
+            // `Ledger.init()` where `const Ledger = ledger.Ledger`.
+            (
+                "Method:src/cart.zig:Cart.checkout",
+                "Method:src/ledger.zig:Ledger.init",
+                "0.97",
+                "class-member"
+            ),
+            // `self.ledger.record` (a field of `Cart`) and `book.record` (`book` from
+            // `Ledger.init()`, which returns `Self`: `Ledger`).
+            (
+                "Method:src/cart.zig:Cart.checkout",
+                "Method:src/ledger.zig:Ledger.record",
+                "0.95",
+                "attribute-type"
+            ),
+            (
+                "Method:src/cart.zig:Cart.create",
+                "Method:src/ledger.zig:Ledger.init",
+                "0.97",
+                "class-member"
+            ),
+            // A generic type: `List(u64)` is a call of the type function, `List(u64).init()` and
+            // `cart.lines.append` methods of the struct it returns.
+            (
+                "Method:src/cart.zig:Cart.create",
+                "Struct:src/ledger.zig:List",
+                "0.97",
+                "constructor"
+            ),
+            (
+                "Method:src/cart.zig:Cart.create",
+                "Method:src/ledger.zig:List.init",
+                "0.97",
+                "receiver-type"
+            ),
+            (
+                "Method:src/cart.zig:Cart.create",
+                "Method:src/ledger.zig:List.append",
+                "0.95",
+                "attribute-type"
+            ),
+            // The field type `List(u64)` calls the type function at compile time.
+            (
+                "Struct:src/cart.zig:Cart",
+                "Struct:src/ledger.zig:List",
+                "0.97",
+                "constructor"
+            ),
+            // A bare name inside a container: its own declaration.
+            (
+                "Method:src/ledger.zig:Ledger.record",
+                "Method:src/ledger.zig:Ledger.bump",
+                "0.97",
+                "same-file"
+            ),
+        ])
+    );
+}
+
+const STACK: &str = r#"const std = @import("std");
+const Stack = @This();
+
+items: [8]u8,
+len: usize,
+
+pub fn init() Stack {
+    return .{ .items = undefined, .len = 0 };
+}
+
+pub fn push(self: *Stack, x: u8) void {
+    self.items[self.len] = x;
+    self.grow();
+}
+
+fn grow(self: *Stack) void {
+    _ = self;
+}
+"#;
+
+const MAIN: &str = r#"const Stack = @import("Stack.zig");
+const tools = @import("tools.zig");
+
+pub fn main() void {
+    var s = Stack.init();
+    s.push(1);
+    tools.run(&s);
+}
+"#;
+
+const TOOLS: &str = r#"const Stack = @import("Stack.zig");
+
+pub fn run(s: *Stack) void {
+    s.push(2);
+}
+"#;
+
+#[test]
+fn zig_files_with_fields_are_structs_named_as_the_file() {
+    let g = graph(&[
+        ("src/Stack.zig", STACK),
+        ("src/main.zig", MAIN),
+        ("src/tools.zig", TOOLS),
+    ]);
+    assert_eq!(
+        edges(&g, EdgeKind::Calls),
+        owned(&[
+            // `Stack.init()`: the file's struct, bound by the import.
+            (
+                "Function:src/main.zig:main",
+                "Method:src/Stack.zig:Stack.init",
+                "0.97",
+                "class-member"
+            ),
+            // `s.push` where `s` holds what `init` returns (`Stack`, the file).
+            (
+                "Function:src/main.zig:main",
+                "Method:src/Stack.zig:Stack.push",
+                "0.95",
+                "receiver-type"
+            ),
+            // `tools.run`: a file without fields is a namespace.
+            (
+                "Function:src/main.zig:main",
+                "Function:src/tools.zig:run",
+                "0.97",
+                "import-resolved"
+            ),
+            // A parameter typed `*Stack`.
+            (
+                "Function:src/tools.zig:run",
+                "Method:src/Stack.zig:Stack.push",
+                "0.97",
+                "receiver-type"
+            ),
+            (
+                "Method:src/Stack.zig:Stack.push",
+                "Method:src/Stack.zig:Stack.grow",
+                "0.97",
+                "receiver-type"
+            ),
+        ])
+    );
+}
