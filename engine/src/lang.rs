@@ -34,11 +34,13 @@ pub enum Lang {
     Swift,
     /// Kotlin (`.kt`, and `.kts` scripts).
     Kotlin,
+    /// Dart.
+    Dart,
 }
 
 impl Lang {
     /// Every language, in display order.
-    pub const ALL: [Lang; 14] = [
+    pub const ALL: [Lang; 15] = [
         Lang::Python,
         Lang::JavaScript,
         Lang::TypeScript,
@@ -53,6 +55,7 @@ impl Lang {
         Lang::Ruby,
         Lang::Swift,
         Lang::Kotlin,
+        Lang::Dart,
     ];
 
     /// The language of a path, from its extension; `None` for files Nexus does not parse.
@@ -75,6 +78,7 @@ impl Lang {
             "rb" | "rake" | "gemspec" => Lang::Ruby,
             "swift" => Lang::Swift,
             "kt" | "kts" => Lang::Kotlin,
+            "dart" => Lang::Dart,
             _ => return None,
         })
     }
@@ -108,6 +112,7 @@ impl Lang {
             Lang::Ruby => "ruby",
             Lang::Swift => "swift",
             Lang::Kotlin => "kotlin",
+            Lang::Dart => "dart",
         }
     }
 
@@ -128,6 +133,7 @@ impl Lang {
             Lang::Ruby => tree_sitter_ruby::LANGUAGE.into(),
             Lang::Swift => tree_sitter_swift::LANGUAGE.into(),
             Lang::Kotlin => tree_sitter_kotlin_ng::LANGUAGE.into(),
+            Lang::Dart => tree_sitter_dart::LANGUAGE.into(),
         }
     }
 
@@ -141,11 +147,15 @@ impl Lang {
         matches!(self, Lang::C | Lang::Cpp)
     }
 
-    /// Java, C#, Swift and Kotlin share the resolver's class rules: a package (namespace,
+    /// Java, C#, Swift, Kotlin and Dart share the resolver's class rules: a package (namespace,
     /// module) spread over files, implicit `this` (`self`), static imports (`using static`),
-    /// overloads picked by argument count.
+    /// overloads picked by argument count (Dart has no packages nor overloads: those rules
+    /// never apply to it).
     pub fn is_java_family(self) -> bool {
-        matches!(self, Lang::Java | Lang::CSharp | Lang::Swift | Lang::Kotlin)
+        matches!(
+            self,
+            Lang::Java | Lang::CSharp | Lang::Swift | Lang::Kotlin | Lang::Dart
+        )
     }
 }
 
@@ -196,6 +206,7 @@ mod tests {
         assert_eq!(Lang::of_path("Sources/Shop/Cart.swift"), Some(Lang::Swift));
         assert_eq!(Lang::of_path("src/Cart.kt"), Some(Lang::Kotlin));
         assert_eq!(Lang::of_path("build.gradle.kts"), Some(Lang::Kotlin));
+        assert_eq!(Lang::of_path("lib/src/cart.dart"), Some(Lang::Dart));
         assert_eq!(Lang::of_path("README"), None);
         assert_eq!(Lang::of_path("a.tar.gz"), None);
     }

@@ -7,7 +7,7 @@ use super::Extractor;
 use crate::ingest::{SourceFile, index};
 use crate::lang::Lang;
 
-const SEEDS: [(&str, &str); 14] = [
+const SEEDS: [(&str, &str); 15] = [
     (
         "a.py",
         "class A(B):\n    def f(self, x: C = D()):\n        from .m import n as o\n        return self.g(x).h[0](*a, **k)\n",
@@ -63,6 +63,10 @@ const SEEDS: [(&str, &str); 14] = [
     (
         "a.kt",
         "package n\nimport a.B as C\nopen class A(val d: D) : B<Int>(d), I {\n  companion object { fun e() = A(D()) }\n  constructor() : this(D())\n  fun f(g: G?): H = g?.h()!!.let { it.k() }.run { l() }\n}\nfun A.m() = f(null)\n",
+    ),
+    (
+        "a.dart",
+        "import 'package:a/b.dart' as c show D;\npart 'e.dart';\nabstract class A<T> extends B with M implements I {\n  A.named(this.d) : super(1);\n  factory A() = C<T>.x;\n  int get g => d?.h()!.k(new L(), const M.n())..o()..p = 1;\n}\nextension X on String { int q() => r(); }\nmixin M on B { void s() { super.s(); t<int>(); } }\n",
     ),
 ];
 

@@ -5,6 +5,7 @@ mod c;
 mod comment_runs;
 mod cpp;
 mod csharp;
+mod dart;
 mod go;
 mod go_build;
 mod java;
@@ -27,6 +28,7 @@ use tree_sitter::{Node, Parser, TreeCursor};
 use super::facts::{CallSite, Callee, Def, FileFacts};
 use super::graph::NodeKind;
 use super::lang::Lang;
+pub(crate) use dart::extension_on as dart_extension_on;
 pub(crate) use kotlin::extension_receiver as kotlin_extension_receiver;
 pub(crate) use receiver::ReceiverSyntax;
 
@@ -94,6 +96,7 @@ impl Extractor {
             Lang::Ruby => ruby::extract(root, src, &mut facts),
             Lang::Swift => swift::extract(root, src, &mut facts),
             Lang::Kotlin => kotlin::extract(root, src, &mut facts),
+            Lang::Dart => dart::extract(root, src, &mut facts),
         }
         refs::extract(root, src, &mut facts);
         if root.has_error() {
