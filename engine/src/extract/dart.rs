@@ -27,6 +27,10 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
                 part(node, src, facts);
                 continue;
             }
+            "library_name" => {
+                library_name(node, src, facts);
+                continue;
+            }
             "class_declaration"
             | "mixin_declaration"
             | "extension_declaration"
@@ -198,10 +202,27 @@ fn import(node: Node, reexport: bool, src: &[u8], facts: &mut FileFacts) {
     });
 }
 
+/// `library a.b;`: the library's name, which its parts may name it by (the file's package).
+fn library_name(node: Node, src: &[u8], facts: &mut FileFacts) {
+    if let Some(name) = named_children(node)
+        .into_iter()
+        .find(|c| c.kind() == "dotted_identifier_list")
+    {
+        facts.package = Some(text(name, src).split_whitespace().collect());
+    }
+}
+
 /// `part 'p.dart';` makes the part's names the library's (and its importers'); `part of
-/// 'lib.dart';` gives the part the library's names. A `part of` naming the library by its
-/// dotted name is not followed.
+/// 'lib.dart';` gives the part the library's names. `part of a.b;` names the library by its
+/// name: the part is in that package, with the library and its other parts.
 fn part(node: Node, src: &[u8], facts: &mut FileFacts) {
+    if let Some(name) = named_children(node)
+        .into_iter()
+        .find(|c| c.kind() == "dotted_identifier_list")
+    {
+        facts.package = Some(text(name, src).split_whitespace().collect());
+        return;
+    }
     let Some(module) = named_children(node)
         .into_iter()
         .find(|c| c.kind() == "uri")
@@ -1038,6 +1059,12 @@ void top() {}
         let part = extract("part of 'cart.dart';\nclass Line {}\n");
         assert_eq!(part.imports[0].module, "cart.dart");
         assert!(part.imports[0].wildcard && !part.imports[0].reexport);
+        // A library's name and a part naming its library by it: both in that package.
+        let library = extract("library shop.core;\npart 'a.dart';\n");
+        assert_eq!(library.package.as_deref(), Some("shop.core"));
+        let named = extract("part of shop.core;\nclass Line {}\n");
+        assert_eq!(named.package.as_deref(), Some("shop.core"));
+        assert!(named.imports.is_empty());
     }
 
     #[test]

@@ -183,7 +183,7 @@ impl<'a> Resolver<'a> {
         }
         let package_mates: &[usize] = match f.lang {
             Lang::Go => self.modules().same_dir_go(&f.path),
-            Lang::Java | Lang::CSharp | Lang::Swift | Lang::Kotlin => {
+            Lang::Java | Lang::CSharp | Lang::Swift | Lang::Kotlin | Lang::Dart => {
                 f.package.as_deref().map_or(&[], |p| self.modules().java(p))
             }
             Lang::Php => self.modules().php(f.package.as_deref().unwrap_or_default()),

@@ -413,3 +413,62 @@ fn dart_libraries_constructors_receivers_mixins_and_extensions() {
         ])
     );
 }
+
+#[test]
+fn dart_parts_of_a_named_library() {
+    let g = graph(&[
+        (
+            "rpc/lib/rpc.dart",
+            "library rpc.core;\n\nimport 'dart:async';\n\npart 'src/a.dart';\npart 'src/b.dart';\n",
+        ),
+        (
+            "rpc/lib/src/a.dart",
+            "part of rpc.core;\n\nclass Alpha {\n  void run() {\n    Beta().go();\n    helper();\n  }\n}\n",
+        ),
+        (
+            "rpc/lib/src/b.dart",
+            "part of rpc.core;\n\nclass Beta {\n  void go() {}\n}\n\nvoid helper() {}\n",
+        ),
+        (
+            "rpc/test/a_test.dart",
+            "import 'package:rpc/rpc.dart';\n\nvoid main() {\n  Alpha().run();\n}\n",
+        ),
+    ]);
+    assert_eq!(
+        edges(&g, EdgeKind::Calls),
+        owned(&[
+            // A part sees the other parts of its library.
+            (
+                "Method:rpc/lib/src/a.dart:Alpha.run",
+                "Class:rpc/lib/src/b.dart:Beta",
+                "0.97",
+                "constructor"
+            ),
+            (
+                "Method:rpc/lib/src/a.dart:Alpha.run",
+                "Function:rpc/lib/src/b.dart:helper",
+                "0.97",
+                "same-file"
+            ),
+            (
+                "Method:rpc/lib/src/a.dart:Alpha.run",
+                "Method:rpc/lib/src/b.dart:Beta.go",
+                "0.97",
+                "receiver-type"
+            ),
+            // An importer of the library sees its parts' names.
+            (
+                "Function:rpc/test/a_test.dart:main",
+                "Class:rpc/lib/src/a.dart:Alpha",
+                "0.97",
+                "constructor"
+            ),
+            (
+                "Function:rpc/test/a_test.dart:main",
+                "Method:rpc/lib/src/a.dart:Alpha.run",
+                "0.97",
+                "receiver-type"
+            ),
+        ])
+    );
+}

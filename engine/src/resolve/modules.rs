@@ -19,6 +19,8 @@ pub struct ModuleIndex {
     go_dirs: HashMap<String, Vec<usize>>,
     /// The package the Go files at the project's top folder declare.
     go_root_package: Option<String>,
+    /// Files by the package they declare: Java packages, C# namespaces, Swift and Kotlin
+    /// modules, Dart libraries named by `library a.b;` with their `part of a.b;` parts.
     java_packages: HashMap<String, Vec<usize>>,
     /// C files (path, index) by file name (`str.h`), for `#include`s.
     c_names: HashMap<String, Vec<(String, usize)>>,
@@ -127,6 +129,14 @@ impl ModuleIndex {
                     index.ruby_features.entry(feature.to_owned()).or_insert(i);
                 }
                 Lang::Dart => {
+                    // A library named `library a.b;` and its parts (`part of a.b;`).
+                    if let Some(package) = &f.package {
+                        index
+                            .java_packages
+                            .entry(package.clone())
+                            .or_default()
+                            .push(i);
+                    }
                     if let Some((package_dir, inside)) = dart_lib_path(&f.path) {
                         let package = package_dir.rsplit('/').next().unwrap_or(package_dir);
                         index
