@@ -868,9 +868,7 @@ fn constructor_class(scope: Option<u32>, facts: &FileFacts) -> Option<(String, O
         class.name.clone(),
         class
             .extends
-            .iter()
-            .rev()
-            .next()
+            .last()
             .cloned()
             .filter(|_| class.kind == NodeKind::Class),
     ))
@@ -951,6 +949,9 @@ mod tests {
     fn extract(source: &str) -> FileFacts {
         Extractor::default().extract("lib/src/cart.dart", Lang::Dart, source)
     }
+
+    /// An import as (URI, names shown, prefix, wildcard, re-export).
+    type ImportView<'a> = (&'a str, Vec<&'a str>, Option<&'a str>, bool, bool);
 
     const SOURCE: &str = r#"import 'package:shop/pay.dart' as pay show Gateway;
 import 'src/util.dart';
@@ -1033,7 +1034,7 @@ void top() {}
     #[test]
     fn imports_exports_and_parts() {
         let f = extract(SOURCE);
-        let view: Vec<(&str, Vec<&str>, Option<&str>, bool, bool)> = f
+        let view: Vec<ImportView> = f
             .imports
             .iter()
             .map(|i| {
