@@ -36,11 +36,13 @@ pub enum Lang {
     Kotlin,
     /// Zig.
     Zig,
+    /// Dart.
+    Dart,
 }
 
 impl Lang {
     /// Every language, in display order.
-    pub const ALL: [Lang; 15] = [
+    pub const ALL: [Lang; 16] = [
         Lang::Python,
         Lang::JavaScript,
         Lang::TypeScript,
@@ -56,6 +58,7 @@ impl Lang {
         Lang::Swift,
         Lang::Kotlin,
         Lang::Zig,
+        Lang::Dart,
     ];
 
     /// The language of a path, from its extension; `None` for files Nexus does not parse.
@@ -79,6 +82,7 @@ impl Lang {
             "swift" => Lang::Swift,
             "kt" | "kts" => Lang::Kotlin,
             "zig" => Lang::Zig,
+            "dart" => Lang::Dart,
             _ => return None,
         })
     }
@@ -113,6 +117,7 @@ impl Lang {
             Lang::Swift => "swift",
             Lang::Kotlin => "kotlin",
             Lang::Zig => "zig",
+            Lang::Dart => "dart",
         }
     }
 
@@ -134,6 +139,7 @@ impl Lang {
             Lang::Swift => tree_sitter_swift::LANGUAGE.into(),
             Lang::Kotlin => tree_sitter_kotlin_ng::LANGUAGE.into(),
             Lang::Zig => tree_sitter_zig::LANGUAGE.into(),
+            Lang::Dart => tree_sitter_dart::LANGUAGE.into(),
         }
     }
 
@@ -147,11 +153,15 @@ impl Lang {
         matches!(self, Lang::C | Lang::Cpp)
     }
 
-    /// Java, C#, Swift and Kotlin share the resolver's class rules: a package (namespace,
+    /// Java, C#, Swift, Kotlin and Dart share the resolver's class rules: a package (namespace,
     /// module) spread over files, implicit `this` (`self`), static imports (`using static`),
-    /// overloads picked by argument count.
+    /// overloads picked by argument count (Dart has no packages nor overloads: those rules
+    /// never apply to it).
     pub fn is_java_family(self) -> bool {
-        matches!(self, Lang::Java | Lang::CSharp | Lang::Swift | Lang::Kotlin)
+        matches!(
+            self,
+            Lang::Java | Lang::CSharp | Lang::Swift | Lang::Kotlin | Lang::Dart
+        )
     }
 }
 
@@ -203,6 +213,7 @@ mod tests {
         assert_eq!(Lang::of_path("src/Cart.kt"), Some(Lang::Kotlin));
         assert_eq!(Lang::of_path("build.gradle.kts"), Some(Lang::Kotlin));
         assert_eq!(Lang::of_path("src/Cart.zig"), Some(Lang::Zig));
+        assert_eq!(Lang::of_path("lib/src/cart.dart"), Some(Lang::Dart));
         assert_eq!(Lang::of_path("README"), None);
         assert_eq!(Lang::of_path("a.tar.gz"), None);
     }

@@ -125,7 +125,7 @@ fn leaf_class(node: Node) -> Option<Class> {
     }
     match kind {
         "true" | "false" | "none" | "None" | "null" | "nil" | "undefined" | "boolean_literal"
-        | "boolean" | "nil_literal" => Some(Class::Constant),
+        | "boolean" | "nil_literal" | "null_literal" => Some(Class::Constant),
         // Ruby's constants name classes and modules.
         "type_identifier" | "primitive_type" | "predefined_type" | "constant" => Some(Class::Type),
         // Zig's `u8`, `void`, `type` and its builtins (`@import`, `@This`).
@@ -140,6 +140,9 @@ fn leaf_class(node: Node) -> Option<Class> {
                 return Some(class);
             }
             if let Some(class) = zig_type_name(node, parent) {
+                return Some(class);
+            }
+            if let Some(class) = dart_name_class(node, parent) {
                 return Some(class);
             }
             let is_field = |parent: Node, field: &str| {
@@ -265,6 +268,34 @@ fn zig_type_name(node: Node, parent: Node) -> Option<Class> {
             "pointer_type" | "nullable_type" | "slice_type"
         ) && parent.parent().is_some_and(typed));
     (declares_container || in_type).then_some(Class::Type)
+}
+
+/// Dart's names the shared rules miss: a mixin's or extension's name, a getter's or setter's,
+/// and the method a call or cascade calls (`x.f()`, `x?.f()`, `x..f()`); `None` elsewhere.
+fn dart_name_class(node: Node, parent: Node) -> Option<Class> {
+    let is_field = |outer: Node, field: &str, inner: Node| {
+        outer
+            .child_by_field_name(field)
+            .is_some_and(|n| n.id() == inner.id())
+    };
+    match parent.kind() {
+        "mixin_declaration" | "extension_declaration" if is_field(parent, "name", node) => {
+            Some(Class::Type)
+        }
+        "getter_signature" | "setter_signature" | "cascade_call_expression"
+            if is_field(parent, "name", node) || is_field(parent, "property", node) =>
+        {
+            Some(Class::Function)
+        }
+        "member_expression" | "null_aware_member_expression"
+            if is_field(parent, "property", node) =>
+        {
+            let outer = parent.parent()?;
+            (outer.kind() == "call_expression" && is_field(outer, "function", parent))
+                .then_some(Class::Function)
+        }
+        _ => None,
+    }
 }
 
 /// Cuts `text` into lines and the spans into pieces per line; gaps are plain.
@@ -427,6 +458,28 @@ mod tests {
         assert_eq!(class_of(&kt, "\"x\""), Some(Class::String));
         assert_eq!(class_of(&kt, "// note"), Some(Class::Comment));
         assert_eq!(class_of(&kt, "rows"), None);
+    }
+
+    #[test]
+    fn dart_is_coloured_too() {
+        let dart = highlight(
+            "lib/a.dart",
+            "// note\nmixin Sized {}\nclass Table extends Base with Sized {\n  Rows rows;\n  int get size => rows.count('x') + clamp(1);\n  void f() { rows?.drop(); rows..add(null)..clear(); }\n}\n",
+        );
+        assert_eq!(class_of(&dart, "Table"), Some(Class::Type));
+        assert_eq!(class_of(&dart, "Sized"), Some(Class::Type));
+        assert_eq!(class_of(&dart, "Rows"), Some(Class::Type));
+        assert_eq!(class_of(&dart, "size"), Some(Class::Function));
+        assert_eq!(class_of(&dart, "count"), Some(Class::Function));
+        assert_eq!(class_of(&dart, "clamp"), Some(Class::Function));
+        assert_eq!(class_of(&dart, "drop"), Some(Class::Function));
+        assert_eq!(class_of(&dart, "clear"), Some(Class::Function));
+        assert_eq!(class_of(&dart, "f"), Some(Class::Function));
+        assert_eq!(class_of(&dart, "class"), Some(Class::Keyword));
+        assert_eq!(class_of(&dart, "null"), Some(Class::Constant));
+        assert_eq!(class_of(&dart, "'x'"), Some(Class::String));
+        assert_eq!(class_of(&dart, "// note"), Some(Class::Comment));
+        assert_eq!(class_of(&dart, "rows"), None);
     }
 
     #[test]

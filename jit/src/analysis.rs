@@ -220,6 +220,7 @@ const LANGUAGES: &[&str] = &[
     "swift",
     "kotlin",
     "zig",
+    "dart",
 ];
 
 /// Words that make a tool about code rather than general.

@@ -7,7 +7,7 @@ use super::Extractor;
 use crate::ingest::{SourceFile, index};
 use crate::lang::Lang;
 
-const SEEDS: [(&str, &str); 15] = [
+const SEEDS: [(&str, &str); 16] = [
     (
         "a.py",
         "class A(B):\n    def f(self, x: C = D()):\n        from .m import n as o\n        return self.g(x).h[0](*a, **k)\n",
@@ -67,6 +67,10 @@ const SEEDS: [(&str, &str); 15] = [
     (
         "a.zig",
         "const a = @import(\"b.zig\");\nconst C = a.C;\npub usingnamespace @import(\"d.zig\");\npub const E = struct {\n    const Self = @This();\n    f: ?*C,\n    pub fn g(self: *Self) !Self { try self.f.?.h(); return @call(.auto, i, .{}); }\n};\nfn L(comptime T: type) type { return struct { m: []T, fn n(s: *@This()) void { s.o(); } }; }\ntest \"p\" { var q = E{ .f = null }; _ = q.g() catch unreachable; }\n",
+    ),
+    (
+        "a.dart",
+        "import 'package:a/b.dart' as c show D;\npart 'e.dart';\nabstract class A<T> extends B with M implements I {\n  A.named(this.d) : super(1);\n  factory A() = C<T>.x;\n  int get g => d?.h()!.k(new L(), const M.n())..o()..p = 1;\n}\nextension X on String { int q() => r(); }\nmixin M on B { void s() { super.s(); t<int>(); } }\n",
     ),
 ];
 

@@ -5,6 +5,7 @@ mod c;
 mod comment_runs;
 mod cpp;
 mod csharp;
+mod dart;
 mod go;
 mod go_build;
 mod java;
@@ -28,6 +29,7 @@ use tree_sitter::{Node, Parser, TreeCursor};
 use super::facts::{CallSite, Callee, Def, FileFacts};
 use super::graph::NodeKind;
 use super::lang::Lang;
+pub(crate) use dart::extension_on as dart_extension_on;
 pub(crate) use kotlin::extension_receiver as kotlin_extension_receiver;
 pub(crate) use receiver::ReceiverSyntax;
 
@@ -96,6 +98,7 @@ impl Extractor {
             Lang::Swift => swift::extract(root, src, &mut facts),
             Lang::Kotlin => kotlin::extract(root, src, &mut facts),
             Lang::Zig => zig::extract(root, src, &mut facts),
+            Lang::Dart => dart::extract(root, src, &mut facts),
         }
         refs::extract(root, src, &mut facts);
         if root.has_error() {

@@ -498,6 +498,46 @@ const ZIG: RefSyntax = RefSyntax {
     name_uses: &[],
 };
 
+/// Dart: `this` and `super` are keywords, not names. A cascade's call section (`..add(x)`)
+/// is skipped whole: its method name would read as a bare name.
+const DART: RefSyntax = RefSyntax {
+    names: &["identifier", "type_identifier"],
+    type_names: &["type_identifier"],
+    chains: &[
+        ("member_expression", "object", "property"),
+        ("null_aware_member_expression", "object", "property"),
+    ],
+    type_chains: &[],
+    calls: &[("call_expression", "function")],
+    skipped: &[
+        "library_name",
+        "import_or_export",
+        "part_directive",
+        "part_of_directive",
+        "comment",
+        "documentation_comment",
+        "block_comment",
+        "documentation_block_comment",
+        "string_literal",
+        "annotation",
+        "cascade_call_expression",
+    ],
+    imports: &[],
+    heritage: &["superclass", "mixins", "interfaces"],
+    heritage_fields: &[],
+    type_contexts: &["type", "type_arguments"],
+    bindings: &["formal_parameter_list"],
+    binding_fields: &[
+        ("initialized_variable_declaration", "name"),
+        ("initialized_identifier", "name"),
+        ("static_final_declaration", "name"),
+    ],
+    written_fields: &[("assignment_expression", "left")],
+    arguments: &["arguments"],
+    read_fields: &["value", "default_value"],
+    name_uses: &[],
+};
+
 fn syntax(lang: Lang) -> &'static RefSyntax {
     match lang {
         Lang::Python => &PYTHON,
@@ -513,6 +553,7 @@ fn syntax(lang: Lang) -> &'static RefSyntax {
         Lang::Swift => &SWIFT,
         Lang::Kotlin => &KOTLIN,
         Lang::Zig => &ZIG,
+        Lang::Dart => &DART,
     }
 }
 

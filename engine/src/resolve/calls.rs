@@ -198,7 +198,7 @@ impl<'a> Resolver<'a> {
         }
         let package_mates: &[usize] = match f.lang {
             Lang::Go => self.modules().same_dir_go(&f.path),
-            Lang::Java | Lang::CSharp | Lang::Swift | Lang::Kotlin => {
+            Lang::Java | Lang::CSharp | Lang::Swift | Lang::Kotlin | Lang::Dart => {
                 f.package.as_deref().map_or(&[], |p| self.modules().java(p))
             }
             Lang::Php => self.modules().php(f.package.as_deref().unwrap_or_default()),
@@ -322,6 +322,13 @@ impl<'a> Resolver<'a> {
                 {
                     return vec![hit];
                 }
+                // Inside a Dart extension's member, a member of the extension first, then one
+                // of the type it is on.
+                if f.lang == Lang::Dart
+                    && let Some(hit) = self.dart_extension_member(fi, scope, name)
+                {
+                    return vec![hit];
+                }
                 if let Some((target, conf, reason)) = self.lookup_name(fi, scope, name) {
                     return self.callable(target, conf, reason);
                 }
@@ -345,11 +352,11 @@ impl<'a> Resolver<'a> {
                     return Vec::new();
                 }
                 let guesses = self.fallback(self.globals.get(name.as_str()), fi);
-                // Swift sees the names of its module and the modules it imports, which the
-                // lookup above searched: a definition elsewhere is a candidate at most.
-                // Zig has no implicit names either: what scope, imports and `usingnamespace`
-                // do not hold is a guess.
-                if package_import || matches!(f.lang, Lang::Swift | Lang::Zig) {
+                // Swift sees the names of its module and the modules it imports, Dart those of
+                // its library and the libraries it imports, which the lookup above searched: a
+                // definition elsewhere is a candidate at most. Zig has no implicit names
+                // either: what scope, imports and `usingnamespace` do not hold is a guess.
+                if package_import || matches!(f.lang, Lang::Swift | Lang::Dart | Lang::Zig) {
                     // Most likely the package's own function: a candidate at most.
                     return guesses
                         .into_iter()
@@ -403,9 +410,10 @@ impl<'a> Resolver<'a> {
                         hits.push((m, super::swift::IMPLEMENTATION, Reason::Ambiguous));
                     }
                 }
-                // A C# extension method or Kotlin extension function, when no member was found
-                // through the receiver (only a guess by name, or nothing).
-                if matches!(f.lang, Lang::CSharp | Lang::Kotlin)
+                // A C# extension method, Kotlin extension function or Dart extension member,
+                // when no member was found through the receiver (only a guess by name, or
+                // nothing).
+                if matches!(f.lang, Lang::CSharp | Lang::Kotlin | Lang::Dart)
                     && hits.iter().all(|&(_, _, reason)| {
                         matches!(
                             reason,
@@ -902,7 +910,7 @@ impl<'a> Resolver<'a> {
                 }
                 if matches!(
                     f.lang,
-                    Lang::Java | Lang::CSharp | Lang::Swift | Lang::Kotlin | Lang::Cpp
+                    Lang::Java | Lang::CSharp | Lang::Swift | Lang::Kotlin | Lang::Dart | Lang::Cpp
                 ) && let Some(hit) = self.field_member(fi, scope, var, name, depth)
                 {
                     return vec![hit];
@@ -974,7 +982,7 @@ impl<'a> Resolver<'a> {
                 let head = path.split('.').next().unwrap_or(path);
                 if matches!(
                     f.lang,
-                    Lang::Java | Lang::CSharp | Lang::Swift | Lang::Kotlin | Lang::Cpp
+                    Lang::Java | Lang::CSharp | Lang::Swift | Lang::Kotlin | Lang::Dart | Lang::Cpp
                 ) && !on_self
                     && self.binding_type(fi, scope, head).is_none()
                     && let Some((t, conf)) =
@@ -1048,7 +1056,8 @@ impl<'a> Resolver<'a> {
         // Kotlin infers most locals' types: a receiver of unknown type is mostly a value of the
         // standard library or the platform (`first()`, `get()`), so a method found by its name
         // alone is a candidate only (hand-checked on two corpora; no reference measures it).
-        if f.lang == Lang::Kotlin {
+        // So does Dart's (`var x = f()`, `final y = await g()`), unmeasured too.
+        if matches!(f.lang, Lang::Kotlin | Lang::Dart) {
             for (_, conf, reason) in &mut found {
                 if matches!(*reason, Reason::UniqueGlobal | Reason::ImportedCandidate) {
                     *conf = conf.min(confidence::AMBIGUOUS_PAIR);

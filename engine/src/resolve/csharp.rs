@@ -58,6 +58,10 @@ impl<'a> Resolver<'a> {
     ) -> Option<(u32, f32, Reason)> {
         let candidates = self.extensions.get(name)?;
         let known = match receiver {
+            // A Dart field named bare is `this.field`.
+            Receiver::Name(var) if self.files[fi].lang == Lang::Dart => self
+                .variable_type(fi, scope, var, depth)
+                .or_else(|| self.path_type(fi, scope, &format!("this.{var}"), depth)),
             Receiver::Name(var) => self.variable_type(fi, scope, var, depth),
             Receiver::SelfRef => self.owner_type(fi, scope).map(|t| (t, 1.0)),
             Receiver::Path(path) => self.path_type(fi, scope, path, depth),
@@ -99,13 +103,18 @@ impl<'a> Resolver<'a> {
             .then_some(hit)
     }
 
-    /// The receiver type an extension (a C# `this` parameter, a Kotlin `fun T.f()`) is
-    /// declared for, as written.
+    /// The receiver type an extension (a C# `this` parameter, a Kotlin `fun T.f()`, a Dart
+    /// `extension E on T`) is declared for, as written.
     fn extension_type(&self, file: usize, def: u32) -> Option<String> {
         let f = &self.files[file];
         let d = f.defs.get(def as usize)?;
         match f.lang {
             Lang::Kotlin => crate::extract::kotlin_extension_receiver(&d.signature, &d.name),
+            // A Dart extension's member: the type the extension is on.
+            Lang::Dart => d
+                .parent
+                .and_then(|p| f.defs.get(p as usize))
+                .and_then(|e| crate::extract::dart_extension_on(&e.signature)),
             _ => extension_receiver(&d.signature),
         }
     }

@@ -5,6 +5,7 @@
 
 mod builtins;
 mod calls;
+mod dart;
 mod definitions;
 mod infer;
 mod kotlin;
@@ -242,6 +243,7 @@ fn resolve_in(
     r.csharp_structure();
     r.ruby_structure();
     r.kotlin_structure();
+    r.dart_structure();
     r.scopes = Scopes::build(&r.files, &r.modules, &r.top_level, &r.def_node);
     r.adopt_foreign_methods();
     r.imports();
@@ -469,6 +471,8 @@ mod cpp_tests;
 mod csharp;
 #[cfg(test)]
 mod csharp_tests;
+#[cfg(test)]
+mod dart_tests;
 #[cfg(test)]
 mod fixture_edges;
 #[cfg(test)]

@@ -2,6 +2,8 @@
 //! relative imports), JS/TS relative paths with extension probing, Rust crate paths, Go package
 //! directories, Java packages, C `#include`s, PHP namespaces and `require`d paths, and Zig's
 //! `@import`ed files.
+//! directories, Java packages, C `#include`s, PHP namespaces and `require`d paths, and Dart
+//! `package:` and relative URIs.
 
 use rustc_hash::FxHashMap as HashMap;
 
@@ -19,6 +21,8 @@ pub struct ModuleIndex {
     go_dirs: HashMap<String, Vec<usize>>,
     /// The package the Go files at the project's top folder declare.
     go_root_package: Option<String>,
+    /// Files by the package they declare: Java packages, C# namespaces, Swift and Kotlin
+    /// modules, Dart libraries named by `library a.b;` with their `part of a.b;` parts.
     java_packages: HashMap<String, Vec<usize>>,
     /// C files (path, index) by file name (`str.h`), for `#include`s.
     c_names: HashMap<String, Vec<(String, usize)>>,
@@ -27,6 +31,9 @@ pub struct ModuleIndex {
     /// Ruby files by the feature name `require` loads them by: the path without `.rb` after
     /// the last `lib/` folder (the load path's convention), else the whole path.
     ruby_features: HashMap<String, usize>,
+    /// Dart files under a `lib/` folder by their path inside it (`src/a.dart`), each with the
+    /// name of the folder holding `lib/` (the package's folder, conventionally its name).
+    dart_lib: HashMap<String, Vec<(String, usize)>>,
 }
 
 fn dir_of(path: &str) -> &str {
@@ -50,6 +57,16 @@ fn go_package_name(path: &str) -> &str {
         Some((name, version)) if is_version(version) => name,
         _ => last,
     }
+}
+
+/// A Dart file's package folder and its path inside that package's `lib/` (the last `lib/`
+/// folder of the path): `pkg/lib/src/a.dart` → (`pkg`, `src/a.dart`).
+fn dart_lib_path(path: &str) -> Option<(&str, &str)> {
+    if let Some(inside) = path.strip_prefix("lib/") {
+        return Some(("", inside));
+    }
+    let at = path.rfind("/lib/")?;
+    Some((&path[..at], &path[at + "/lib/".len()..]))
 }
 
 fn stem(path: &str) -> &str {
@@ -112,6 +129,24 @@ impl ModuleIndex {
                         _ => bare,
                     };
                     index.ruby_features.entry(feature.to_owned()).or_insert(i);
+                }
+                Lang::Dart => {
+                    // A library named `library a.b;` and its parts (`part of a.b;`).
+                    if let Some(package) = &f.package {
+                        index
+                            .java_packages
+                            .entry(package.clone())
+                            .or_default()
+                            .push(i);
+                    }
+                    if let Some((package_dir, inside)) = dart_lib_path(&f.path) {
+                        let package = package_dir.rsplit('/').next().unwrap_or(package_dir);
+                        index
+                            .dart_lib
+                            .entry(inside.to_owned())
+                            .or_default()
+                            .push((package.to_owned(), i));
+                    }
                 }
                 Lang::C | Lang::Cpp => {
                     let name = f.path.rsplit('/').next().unwrap_or(&f.path);
@@ -441,6 +476,41 @@ impl ModuleIndex {
                 .copied();
         }
         self.ruby_features.get(spec).copied()
+    }
+
+    /// The file a Dart import, export or part URI names, seen from `importer`:
+    /// `package:name/a.dart` is `a.dart` in a `lib/` folder (the one in a folder named `name`
+    /// when several have it, else the only one), a relative URI is a path from the importer's
+    /// folder; `dart:` libraries are outside the project.
+    pub fn dart(&self, importer: &str, uri: &str) -> Option<usize> {
+        if let Some(rest) = uri.strip_prefix("package:") {
+            let (package, inside) = rest.split_once('/')?;
+            let found = self.dart_lib.get(inside)?;
+            return match found.as_slice() {
+                [(_, only)] => Some(*only),
+                _ => found
+                    .iter()
+                    .find(|(name, _)| name == package)
+                    .map(|&(_, i)| i),
+            };
+        }
+        if uri.contains(':') {
+            return None;
+        }
+        let mut parts: Vec<&str> = dir_of(importer)
+            .split('/')
+            .filter(|p| !p.is_empty())
+            .collect();
+        for piece in uri.split('/') {
+            match piece {
+                "." | "" => {}
+                ".." => {
+                    parts.pop()?;
+                }
+                other => parts.push(other),
+            }
+        }
+        self.by_path.get(&parts.join("/")).copied()
     }
 
     /// PHP files declaring namespace `namespace` (`A\\B`, empty for the global one).

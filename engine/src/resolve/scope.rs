@@ -229,6 +229,7 @@ fn source_files(
         Lang::Php => modules.php(&import.module).to_vec(),
         Lang::Ruby => modules.ruby(&f.path, &import.module).into_iter().collect(),
         Lang::Zig => modules.zig(&f.path, &import.module).into_iter().collect(),
+        Lang::Dart => modules.dart(&f.path, &import.module).into_iter().collect(),
     }
 }
 

@@ -388,6 +388,29 @@ fn projects() -> Vec<Vec<(&'static str, Vec<&'static str>)>> {
                 ],
             ),
         ],
+        vec![
+            (
+                "lib/app.dart",
+                vec![
+                    "import 'package:shop/src/base.dart';\nimport 'src/helper.dart' as h;\nclass App extends Base {\n  void run(Money m) {\n    h.helper();\n    stop();\n    m.twice();\n  }\n}\n",
+                    "import 'src/base.dart';\nimport 'package:shop/src/helper.dart';\nclass App {\n  void run() {\n    Helper.make().help();\n    Base()..stop();\n  }\n}\n",
+                ],
+            ),
+            (
+                "lib/src/base.dart",
+                vec![
+                    "class Base {\n  void stop() {}\n}\nclass Money {}\n",
+                    "export 'helper.dart';\nclass Base {\n  void stop() { twice(Money()); }\n}\nclass Money {}\nint twice(Money m) => 2;\n",
+                ],
+            ),
+            (
+                "lib/src/helper.dart",
+                vec![
+                    "import 'base.dart';\nclass Helper {\n  void help() {}\n}\nvoid helper() {}\nextension Twice on Money {\n  int twice() => 2;\n}\n",
+                    "class Helper {\n  static Helper make() => Helper();\n  void help() { helper(); }\n}\nvoid helper() {}\n",
+                ],
+            ),
+        ],
     ]
 }
 
