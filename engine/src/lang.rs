@@ -34,11 +34,13 @@ pub enum Lang {
     Swift,
     /// Kotlin (`.kt`, and `.kts` scripts).
     Kotlin,
+    /// Elixir (`.ex`, and `.exs` scripts).
+    Elixir,
 }
 
 impl Lang {
     /// Every language, in display order.
-    pub const ALL: [Lang; 14] = [
+    pub const ALL: [Lang; 15] = [
         Lang::Python,
         Lang::JavaScript,
         Lang::TypeScript,
@@ -53,6 +55,7 @@ impl Lang {
         Lang::Ruby,
         Lang::Swift,
         Lang::Kotlin,
+        Lang::Elixir,
     ];
 
     /// The language of a path, from its extension; `None` for files Nexus does not parse.
@@ -75,6 +78,7 @@ impl Lang {
             "rb" | "rake" | "gemspec" => Lang::Ruby,
             "swift" => Lang::Swift,
             "kt" | "kts" => Lang::Kotlin,
+            "ex" | "exs" => Lang::Elixir,
             _ => return None,
         })
     }
@@ -108,6 +112,7 @@ impl Lang {
             Lang::Ruby => "ruby",
             Lang::Swift => "swift",
             Lang::Kotlin => "kotlin",
+            Lang::Elixir => "elixir",
         }
     }
 
@@ -128,6 +133,7 @@ impl Lang {
             Lang::Ruby => tree_sitter_ruby::LANGUAGE.into(),
             Lang::Swift => tree_sitter_swift::LANGUAGE.into(),
             Lang::Kotlin => tree_sitter_kotlin_ng::LANGUAGE.into(),
+            Lang::Elixir => tree_sitter_elixir::LANGUAGE.into(),
         }
     }
 
@@ -196,6 +202,8 @@ mod tests {
         assert_eq!(Lang::of_path("Sources/Shop/Cart.swift"), Some(Lang::Swift));
         assert_eq!(Lang::of_path("src/Cart.kt"), Some(Lang::Kotlin));
         assert_eq!(Lang::of_path("build.gradle.kts"), Some(Lang::Kotlin));
+        assert_eq!(Lang::of_path("lib/shop/cart.ex"), Some(Lang::Elixir));
+        assert_eq!(Lang::of_path("test/cart_test.exs"), Some(Lang::Elixir));
         assert_eq!(Lang::of_path("README"), None);
         assert_eq!(Lang::of_path("a.tar.gz"), None);
     }

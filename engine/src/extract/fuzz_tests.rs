@@ -7,7 +7,7 @@ use super::Extractor;
 use crate::ingest::{SourceFile, index};
 use crate::lang::Lang;
 
-const SEEDS: [(&str, &str); 14] = [
+const SEEDS: [(&str, &str); 15] = [
     (
         "a.py",
         "class A(B):\n    def f(self, x: C = D()):\n        from .m import n as o\n        return self.g(x).h[0](*a, **k)\n",
@@ -63,6 +63,10 @@ const SEEDS: [(&str, &str); 14] = [
     (
         "a.kt",
         "package n\nimport a.B as C\nopen class A(val d: D) : B<Int>(d), I {\n  companion object { fun e() = A(D()) }\n  constructor() : this(D())\n  fun f(g: G?): H = g?.h()!!.let { it.k() }.run { l() }\n}\nfun A.m() = f(null)\n",
+    ),
+    (
+        "a.ex",
+        "defmodule A.B do\n  alias C.{D, E}, as: F\n  import G, only: [h: 1]\n  use I\n  @behaviour J\n  defstruct k: 1\n  @doc \"l\"\n  def m(%__MODULE__{} = n, o \\\\ 2) when is_map(n), do: n |> D.p(o) |> q() |> (&r/1).()\n  defp q(x), do: &E.s/2\n  defmodule T, do: :ets.new(:u, [])\n  defimpl V, for: W do\n    quote do: def x, do: unquote(y)\n  end\nend\n",
     ),
 ];
 

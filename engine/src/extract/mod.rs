@@ -5,6 +5,7 @@ mod c;
 mod comment_runs;
 mod cpp;
 mod csharp;
+mod elixir;
 mod go;
 mod go_build;
 mod java;
@@ -94,6 +95,8 @@ impl Extractor {
             Lang::Ruby => ruby::extract(root, src, &mut facts),
             Lang::Swift => swift::extract(root, src, &mut facts),
             Lang::Kotlin => kotlin::extract(root, src, &mut facts),
+            // Elixir's extractor records its references itself (aliases expanded).
+            Lang::Elixir => elixir::extract(root, src, &mut facts),
         }
         refs::extract(root, src, &mut facts);
         if root.has_error() {

@@ -236,6 +236,7 @@ fn resolve_in(
     r.structure();
     r.csharp_structure();
     r.ruby_structure();
+    r.elixir_structure();
     r.kotlin_structure();
     r.scopes = Scopes::build(&r.files, &r.modules, &r.top_level, &r.def_node);
     r.adopt_foreign_methods();
@@ -464,6 +465,9 @@ mod cpp_tests;
 mod csharp;
 #[cfg(test)]
 mod csharp_tests;
+mod elixir;
+#[cfg(test)]
+mod elixir_tests;
 #[cfg(test)]
 mod fixture_edges;
 #[cfg(test)]

@@ -5,6 +5,7 @@
 use rustc_hash::FxHashMap as HashMap;
 
 use crate::facts::FileFacts;
+use crate::graph::NodeKind;
 use crate::lang::Lang;
 
 /// Index from module names to file indexes (into the facts list).
@@ -26,6 +27,8 @@ pub struct ModuleIndex {
     /// Ruby files by the feature name `require` loads them by: the path without `.rb` after
     /// the last `lib/` folder (the load path's convention), else the whole path.
     ruby_features: HashMap<String, usize>,
+    /// Elixir files by the full names of the modules they define (`Shop.Cart`).
+    elixir_modules: HashMap<String, Vec<usize>>,
 }
 
 fn dir_of(path: &str) -> &str {
@@ -111,6 +114,19 @@ impl ModuleIndex {
                         _ => bare,
                     };
                     index.ruby_features.entry(feature.to_owned()).or_insert(i);
+                }
+                Lang::Elixir => {
+                    for d in f.defs.iter().filter(|d| {
+                        matches!(
+                            d.kind,
+                            NodeKind::Module | NodeKind::Struct | NodeKind::Interface
+                        )
+                    }) {
+                        let files = index.elixir_modules.entry(d.qualified.clone()).or_default();
+                        if !files.contains(&i) {
+                            files.push(i);
+                        }
+                    }
                 }
                 Lang::C | Lang::Cpp => {
                     let name = f.path.rsplit('/').next().unwrap_or(&f.path);
@@ -402,6 +418,11 @@ impl ModuleIndex {
                 .copied();
         }
         self.ruby_features.get(spec).copied()
+    }
+
+    /// Elixir files defining module `name` (its full name).
+    pub fn elixir(&self, name: &str) -> &[usize] {
+        self.elixir_modules.get(name).map_or(&[], Vec::as_slice)
     }
 
     /// PHP files declaring namespace `namespace` (`A\\B`, empty for the global one).

@@ -228,6 +228,7 @@ fn source_files(
             .collect(),
         Lang::Php => modules.php(&import.module).to_vec(),
         Lang::Ruby => modules.ruby(&f.path, &import.module).into_iter().collect(),
+        Lang::Elixir => modules.elixir(&import.module).to_vec(),
     }
 }
 
