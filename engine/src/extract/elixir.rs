@@ -25,7 +25,6 @@ const TYPE_ATTRIBUTES: &[&str] = &[
     "type",
     "typep",
     "opaque",
-    "macrocallback",
     "optional_callbacks",
     "impl",
     "derive",
@@ -169,7 +168,9 @@ fn call<'t>(
                         def.kind = NodeKind::Struct;
                     }
                 }
-                "alias" | "require" | "import" | "use" if !quoted => {
+                "alias" | "require" | "import" | "use"
+                    if !quoted && names_module(&args, scope, src, facts, walk) =>
+                {
                     directive(name, &args, node, scope, src, facts, walk);
                     let options = args
                         .iter()
@@ -208,6 +209,24 @@ fn call<'t>(
         _ => rest.push(target),
     }
     (scope, rest)
+}
+
+/// Whether a directive's first argument is a module (`alias A.{B, C}` too): else the name is a
+/// function of the project's own (`require(files, opts)`).
+fn names_module(
+    args: &[Node],
+    scope: Option<u32>,
+    src: &[u8],
+    facts: &FileFacts,
+    walk: &Walk,
+) -> bool {
+    args.first().is_some_and(|&first| {
+        module_name(first, scope, src, facts, walk).is_some()
+            || (first.kind() == "dot"
+                && field(first, "right").is_some_and(|r| r.kind() == "tuple")
+                && field(first, "left")
+                    .is_some_and(|l| module_name(l, scope, src, facts, walk).is_some()))
+    })
 }
 
 fn is_quote(node: Node, src: &[u8]) -> bool {
@@ -473,7 +492,7 @@ fn attribute<'t>(
             facts.defs.get_mut(module? as usize)?.implements.push(b);
             None
         }
-        "callback" => {
+        "callback" | "macrocallback" => {
             let mut spec = *args.first()?;
             while spec.kind() == "binary_operator" {
                 spec = field(spec, "left")?;
@@ -488,7 +507,7 @@ fn attribute<'t>(
                 .count();
             let name = format!("{written}/{arity}");
             let mut def = new_def(facts, NodeKind::Function, &name, module, operand);
-            def.signature = super::signature(text(operand, src));
+            def.signature = super::signature(&format!("@{}", text(operand, src)));
             def.doc = std::mem::take(&mut walk.doc);
             facts.defs.push(def);
             None

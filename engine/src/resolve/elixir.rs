@@ -48,22 +48,33 @@ impl<'a> Resolver<'a> {
         })
     }
 
+    /// The signature of definition node `node`.
+    fn elixir_signature(&self, node: u32) -> Option<&str> {
+        let &(f, d) = self.node_def.get(&node)?;
+        self.files[f]
+            .defs
+            .get(d as usize)
+            .map(|x| x.signature.as_str())
+    }
+
     /// Function `name` (`f/2`) of module `module`; a call leaving out default arguments reaches
-    /// the function of more parameters whose signature has defaults (`\\`), less surely.
+    /// the function of more parameters whose signature has defaults (`\\`), less surely. A
+    /// behaviour's `@callback` is never called: it declares what implementations define.
     fn elixir_function(&self, module: u32, name: &str, sure: f32) -> Option<(u32, f32)> {
         let members = self.members.get(&module)?;
-        if let Some(&m) = members.get(name) {
+        if let Some(&m) = members.get(name)
+            && !self
+                .elixir_signature(m)
+                .is_some_and(|s| s.starts_with("@callback") || s.starts_with("@macrocallback"))
+        {
             return Some((m, sure));
         }
         let (base, arity) = name.rsplit_once('/')?;
         let arity: u32 = arity.parse().ok()?;
         (arity + 1..=arity + MAX_DEFAULTS).find_map(|more| {
             let &m = members.get(format!("{base}/{more}").as_str())?;
-            let &(f, d) = self.node_def.get(&m)?;
-            self.files[f]
-                .defs
-                .get(d as usize)
-                .is_some_and(|x| x.signature.contains("\\\\"))
+            self.elixir_signature(m)
+                .is_some_and(|s| s.contains("\\\\"))
                 .then_some((m, sure.min(confidence::SURE)))
         })
     }

@@ -69,6 +69,8 @@ end
 defmodule Shop.Format do
   def money(x), do: x
   def other(x), do: x
+  def require(files, opts), do: {files, opts}
+  def load(x), do: require(x, [])
 end
 
 defmodule Shop.Base do
@@ -90,7 +92,10 @@ end
 
 defmodule Shop.Store do
   @callback put(term, term) :: term
+  @callback run(term) :: term
   defdelegate record(entry), to: Shop.Ledger
+  def run(x, opts \\ []), do: {x, opts}
+  def go(x), do: run(x)
 end
 "#;
 
@@ -168,6 +173,20 @@ fn elixir_calls_by_module_and_arity_through_aliases_imports_and_pipes() {
                 "Function:lib/shop/cart.ex:Shop.Cart.size/1",
                 "0.97",
                 "class-member"
+            ),
+            // A function named as a directive, called with arguments that are no module.
+            (
+                "Function:lib/shop.ex:Shop.Format.load/1",
+                "Function:lib/shop.ex:Shop.Format.require/2",
+                "0.98",
+                "self-method"
+            ),
+            // `run(x)` is `run/2` with its default, not the `@callback run(term)`.
+            (
+                "Function:lib/shop.ex:Shop.Store.go/1",
+                "Function:lib/shop.ex:Shop.Store.run/2",
+                "0.92",
+                "self-method"
             ),
             // `defdelegate record(entry), to: Shop.Ledger`.
             (
