@@ -186,7 +186,7 @@ fn call<'t>(
                             node, name, public, &args, do_block, scope, src, facts, walk,
                         );
                     }
-                    if !quoted {
+                    if !quoted && name != "quote" {
                         push_call(facts, scope, Callee::Name(format!("{name}/{arity}")), node);
                     }
                 }
@@ -513,8 +513,10 @@ fn attribute<'t>(
             None
         }
         "doc" | "moduledoc" => {
+            // `@doc false` hides a function: no doc.
             let doc = args
                 .first()
+                .filter(|a| matches!(a.kind(), "string" | "sigil"))
                 .map(|a| doc_line(text(*a, src)))
                 .unwrap_or_default();
             if name == "moduledoc" {
@@ -661,5 +663,145 @@ fn add_ref(
     };
     if walk.seen.insert(reference) {
         facts.refs.push(reference);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::extract::Extractor;
+    use crate::extract::test_facts::calls_in;
+    use crate::facts::{Callee, FileFacts};
+    use crate::graph::NodeKind;
+    use crate::lang::Lang;
+
+    const SOURCE: &str = r#"defmodule Shop.Cart do
+  alias Shop.{Ledger, Money}
+  alias Shop.Tax, as: T
+  import Shop.Format, only: [money: 1, cents: 2]
+  use Shop.Base, kind: :cart
+
+  defmodule Item do
+    defstruct [:price]
+  end
+
+  def total(cart, rate \\ 1) when is_list(cart) do
+    cart
+    |> Enum.map(&Item.price/1)
+    |> sum()
+    |> Money.round(2)
+    T.rate()
+    __MODULE__.Item.new()
+    :lists.reverse(cart)
+    cart.items
+    fun.(cart)
+    Ledger.record(%Item{price: 1}, sum(cart))
+  end
+
+  def total(_, _), do: 0
+  defp sum(xs), do: xs
+  defmacro twice(x), do: quote(do: unquote(x) * 2)
+end
+"#;
+
+    fn facts() -> FileFacts {
+        Extractor::default().extract("lib/shop/cart.ex", Lang::Elixir, SOURCE)
+    }
+
+    fn scoped(path: &str, name: &str) -> Callee {
+        Callee::Scoped {
+            path: path.into(),
+            name: name.into(),
+        }
+    }
+
+    #[test]
+    fn modules_and_functions_by_arity() {
+        let f = facts();
+        let defs: Vec<(&str, &str, NodeKind, bool)> = f
+            .defs
+            .iter()
+            .map(|d| (d.name.as_str(), d.qualified.as_str(), d.kind, d.exported))
+            .collect();
+        assert_eq!(
+            defs,
+            vec![
+                ("Shop.Cart", "Shop.Cart", NodeKind::Module, true),
+                ("Shop.Cart.Item", "Shop.Cart.Item", NodeKind::Struct, true),
+                ("total/2", "Shop.Cart.total/2", NodeKind::Function, true),
+                ("sum/1", "Shop.Cart.sum/1", NodeKind::Function, false),
+                ("twice/1", "Shop.Cart.twice/1", NodeKind::Function, true),
+            ]
+        );
+        // The second clause's line ends the definition.
+        assert_eq!(f.defs[2].end_line, 24);
+        assert!(
+            f.defs[2]
+                .signature
+                .starts_with("def total(cart, rate \\\\ 1)")
+        );
+        assert_eq!(f.syntax_errors, 0);
+    }
+
+    #[test]
+    fn directives_are_imports_of_full_module_names() {
+        let f = facts();
+        let imports: Vec<(&str, Option<&str>, bool, Vec<&str>)> = f
+            .imports
+            .iter()
+            .map(|i| {
+                (
+                    i.module.as_str(),
+                    i.module_alias.as_deref(),
+                    i.wildcard,
+                    i.names.iter().map(|n| n.name.as_str()).collect(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            imports,
+            vec![
+                ("Shop.Ledger", None, false, vec![]),
+                ("Shop.Money", None, false, vec![]),
+                ("Shop.Tax", Some("T"), false, vec![]),
+                ("Shop.Format", None, false, vec!["money/1", "cents/2"]),
+                ("Shop.Base", None, false, vec![]),
+            ]
+        );
+    }
+
+    #[test]
+    fn calls_carry_full_module_names_and_arities() {
+        let f = facts();
+        assert_eq!(
+            calls_in(&f, "Shop.Cart"),
+            vec![scoped("Shop.Base", "__using__/1")]
+        );
+        assert_eq!(
+            calls_in(&f, "Shop.Cart.total/2"),
+            vec![
+                Callee::Name("is_list/1".into()),
+                scoped("Enum", "map/2"),
+                Callee::Name("sum/1".into()),
+                scoped("Shop.Money", "round/2"),
+                scoped("Shop.Tax", "rate/0"),
+                scoped("Shop.Cart.Item", "new/0"),
+                scoped("Shop.Ledger", "record/2"),
+                Callee::Name("sum/1".into()),
+            ]
+        );
+        // Inside `quote` nothing is a local call of this module.
+        assert!(calls_in(&f, "Shop.Cart.twice/1").is_empty());
+    }
+
+    #[test]
+    fn captures_and_structs_are_references_to_full_names() {
+        let f = facts();
+        let names: Vec<&str> = f
+            .refs
+            .iter()
+            .filter_map(|r| f.ref_names.get(r.name as usize).map(String::as_str))
+            .collect();
+        assert!(names.contains(&"Shop.Cart.Item.price/1"), "{names:?}");
+        assert!(names.contains(&"Shop.Cart.Item"), "{names:?}");
     }
 }

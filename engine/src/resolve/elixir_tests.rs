@@ -272,6 +272,19 @@ fn elixir_definitions_are_modules_and_functions_by_arity() {
     ] {
         assert!(ids.iter().any(|i| i == id), "{id} not in {ids:#?}");
     }
+    let doc = |id: &str| {
+        g.find_id(id)
+            .and_then(|n| g.node(n))
+            .map(|n| n.doc().to_owned())
+    };
+    assert_eq!(
+        doc("Function:lib/shop/cart.ex:Shop.Cart.put/2").as_deref(),
+        Some("Puts an item in.")
+    );
+    assert_eq!(
+        doc("Struct:lib/shop/cart.ex:Shop.Cart").as_deref(),
+        Some("A cart of items.")
+    );
     // Two clauses, one definition; nothing defined inside `quote`.
     assert_eq!(ids.iter().filter(|i| i.ends_with(".size/1")).count(), 3);
     assert!(!ids.iter().any(|i| i.contains("helper")));
