@@ -299,7 +299,10 @@ fn module_def(
 
 /// `def f(a, b \\ 1) when g(a) do … end` and its other clauses: one definition `f/2`. Gives the
 /// scope and the parts walked (default values, guard, body; patterns bind, they do not run).
-#[allow(clippy::too_many_arguments)]
+#[allow(
+    clippy::too_many_arguments,
+    reason = "a definition needs its call's parts and the walk's state, as the other handlers"
+)]
 fn function_def<'t>(
     node: Node<'t>,
     macro_name: &str,
