@@ -3,8 +3,9 @@
 # for Go scripts/oracle/go_scip.go on Go's own type checker, for Java scripts/oracle/JavaScip.java
 # on javac's attribution, for C scripts/oracle/c_scip.py on clang's, for C# scripts/oracle/cs_scip.py
 # on the IL Mono's C# compiler emits, for PHP scripts/oracle/php_scip.py on Intelephense's, for
-# Ruby scripts/oracle/ruby_scip.py on TypeProf's, for Zig scripts/oracle/zig_scip.py on the Zig
+# Ruby scripts/oracle/ruby_scip.py on TypeProf's, for ZigElixir scripts/oracle/zig_scip.pyscripts/oracle/elixir_scip.py onon
 # compiler's LLVM IR) and compares Nexus's CALLS edges with it.
+# the Elixir compiler's tracer) and compares Nexus's CALLS edges with it.
 # Usage: scripts/accuracy.sh CORPUS [--examples N]
 #   django    Python: Django 5.1.4 (framework, class-based views, ORM)
 #   pydantic  Python: pydantic 2.10.6 (fully typed: overloads, TYPE_CHECKING, generics)
@@ -58,14 +59,18 @@
 #             functions, file structs); the compiler judges the functions its `json` tests reach
 #   aro       Zig, held out: Aro, the C compiler inside the same wheel (lib/compiler/aro: file
 #             structs with `Self`, tagged unions, a parser and preprocessor); all its tests
+#   mix       Elixir: Mix from Elixir 1.14's Debian source (elixir-lang; build tool: tasks as
+#             behaviour modules, aliases, imports, pipes, many remote calls)
+#   exunit    Elixir, held out: ExUnit from the same source (test framework: macros, `quote`,
+#             callbacks, a runner of processes)
 #   all       every corpus above, one after another
 # Caches the indexers, corpora and indexes in $NEXUS_ACCURACY (default ~/.cache/nexus-accuracy).
 set -euo pipefail
-corpus=${1:?usage: scripts/accuracy.sh django|pydantic|sphinx|ts|effect|tokio|goldmark|yaml|toml|lang3|collections|jsoup|brotli|cmark|lua|crypto|leveldb|marisa|clipper|kiwi|newtonsoft|dbussharp|commonmark|purifier|phpparser|thor|mustermann|rack|tzinfo|zigstd|aro|all [--examples N]}
+corpus=${1:?usage: scripts/accuracy.sh django|pydantic|sphinx|ts|effect|tokio|goldmark|yaml|toml|lang3|collections|jsoup|brotli|cmark|lua|crypto|leveldb|marisa|clipper|kiwi|newtonsoft|dbussharp|commonmark|purifier|phpparser|thor|mustermann|rack|tzinfo|zigstd|aro|mix|exunit|all [--examples N]}
 shift
 repo=$(cd "$(dirname "$0")/.." && pwd)
 if [ "$corpus" = all ]; then
-  for one in django pydantic sphinx ts effect tokio goldmark yaml toml lang3 collections jsoup brotli cmark lua crypto leveldb marisa clipper kiwi newtonsoft dbussharp commonmark purifier phpparser thor mustermann rack tzinfo zigstd aro; do
+  for one in django pydantic sphinx ts effect tokio goldmark yaml toml lang3 collections jsoup brotli cmark lua crypto leveldb marisa clipper kiwi newtonsoft dbussharp commonmark purifier phpparser thor mustermann rack tzinfo zigstd aro mix exunit; do
     printf '\n===== %s\n' "$one"
     "$0" "$one" "$@"
   done
@@ -74,7 +79,7 @@ fi
 cache=${NEXUS_ACCURACY:-$HOME/.cache/nexus-accuracy}
 tools="$cache/tools"
 mkdir -p "$tools"
-case "$corpus" in goldmark|yaml|toml|lang3|collections|jsoup|brotli|cmark|lua|crypto|leveldb|marisa|clipper|kiwi|dbussharp|newtonsoft|commonmark|purifier|phpparser|thor|mustermann|rack|tzinfo|zigstd|aro) needs_npm=false ;; *) needs_npm=true ;; esac
+case "$corpus" in goldmark|yaml|toml|lang3|collections|jsoup|brotli|cmark|lua|crypto|leveldb|marisa|clipper|kiwi|dbussharp|newtonsoft|commonmark|purifier|phpparser|thor|mustermann|rack|tzinfo|zigstd|aro|mix|exunit) needs_npm=false ;; *) needs_npm=true ;; esac
 if $needs_npm && { [ ! -x "$tools/node_modules/.bin/scip-python" ] \
   || [ ! -x "$tools/node_modules/.bin/scip-typescript" ]; }; then
   echo "installing the SCIP indexers into $tools" >&2
@@ -436,7 +441,32 @@ JSON
       "$venv/bin/python" "$oracle" -root "$root" -output "$index" "${run_oracle[@]}" >&2
     fi
     prefix= ;;
-  *) echo "unknown corpus: $corpus (django | pydantic | sphinx | ts | effect | tokio | goldmark | yaml | toml | lang3 | collections | jsoup | brotli | cmark | lua | crypto | leveldb | marisa | clipper | kiwi | newtonsoft | dbussharp | commonmark | purifier | phpparser | thor | mustermann | rack | tzinfo | zigstd | aro | all)" >&2; exit 2 ;;
+  mix|exunit)  # Elixir: libraries of Elixir's own source, compiled by Debian's elixir with a tracer
+    app=$corpus
+    [ "$corpus" = exunit ] && app=ex_unit
+    version=1.14.0
+    if ! command -v elixir >/dev/null; then
+      echo "installing elixir (Debian)" >&2
+      apt-get install -y -q --no-install-recommends elixir >&2
+    fi
+    root="$cache/$corpus-$version"
+    if [ ! -d "$root" ]; then
+      unpacked=$(mktemp -d)
+      (cd "$unpacked" && apt-get source --download-only elixir-lang=1.14.0.dfsg-2 >&2 \
+        && tar xf elixir-lang_1.14.0.dfsg.orig.tar.xz)
+      mkdir -p "$root"
+      cp -r "$unpacked"/elixir-$version/lib/$app/lib/. "$root/"
+      rm -rf "$unpacked"
+      find "$root" -type f ! -name '*.ex' -delete
+    fi
+    index="$cache/$corpus-$version.scip"
+    oracle="$repo/scripts/oracle/elixir_scip.py"
+    if [ ! -s "$index" ] || [ "$oracle" -nt "$index" ] \
+      || [ "$repo/scripts/oracle/elixir_trace.exs" -nt "$index" ]; then
+      /usr/bin/python3 "$oracle" -root "$root" -output "$index" >&2
+    fi
+    prefix= ;;
+  *) echo "unknown corpus: $corpus (django | pydantic | sphinx | ts | effect | tokio | goldmark | yaml | toml | lang3 | collections | jsoup | brotli | cmark | lua | crypto | leveldb | marisa | clipper | kiwi | newtonsoft | dbussharp | commonmark | purifier | phpparser | thor | mustermann | rack | tzinfo | zigstd | aro | mix | exunit | all)" >&2; exit 2 ;;
 esac
 cd "$repo"
 cargo run --quiet --release -p nexus-accuracy --bin nexus-accuracy -- --scip "$index" --root "$root" --prefix "$prefix" "$@"

@@ -38,11 +38,13 @@ pub enum Lang {
     Zig,
     /// Dart.
     Dart,
+    /// Elixir (`.ex`, and `.exs` scripts).
+    Elixir,
 }
 
 impl Lang {
     /// Every language, in display order.
-    pub const ALL: [Lang; 16] = [
+    pub const ALL: [Lang; 17] = [
         Lang::Python,
         Lang::JavaScript,
         Lang::TypeScript,
@@ -59,6 +61,7 @@ impl Lang {
         Lang::Kotlin,
         Lang::Zig,
         Lang::Dart,
+        Lang::Elixir,
     ];
 
     /// The language of a path, from its extension; `None` for files Nexus does not parse.
@@ -83,6 +86,7 @@ impl Lang {
             "kt" | "kts" => Lang::Kotlin,
             "zig" => Lang::Zig,
             "dart" => Lang::Dart,
+            "ex" | "exs" => Lang::Elixir,
             _ => return None,
         })
     }
@@ -118,6 +122,7 @@ impl Lang {
             Lang::Kotlin => "kotlin",
             Lang::Zig => "zig",
             Lang::Dart => "dart",
+            Lang::Elixir => "elixir",
         }
     }
 
@@ -140,6 +145,7 @@ impl Lang {
             Lang::Kotlin => tree_sitter_kotlin_ng::LANGUAGE.into(),
             Lang::Zig => tree_sitter_zig::LANGUAGE.into(),
             Lang::Dart => tree_sitter_dart::LANGUAGE.into(),
+            Lang::Elixir => tree_sitter_elixir::LANGUAGE.into(),
         }
     }
 
@@ -214,6 +220,8 @@ mod tests {
         assert_eq!(Lang::of_path("build.gradle.kts"), Some(Lang::Kotlin));
         assert_eq!(Lang::of_path("src/Cart.zig"), Some(Lang::Zig));
         assert_eq!(Lang::of_path("lib/src/cart.dart"), Some(Lang::Dart));
+        assert_eq!(Lang::of_path("lib/shop/cart.ex"), Some(Lang::Elixir));
+        assert_eq!(Lang::of_path("test/cart_test.exs"), Some(Lang::Elixir));
         assert_eq!(Lang::of_path("README"), None);
         assert_eq!(Lang::of_path("a.tar.gz"), None);
     }

@@ -75,6 +75,8 @@ fn whole_class(kind: &str) -> Option<Class> {
         return Some(Class::Comment);
     }
     match kind {
+        // Elixir's `nil`, `true` and `false` hold their keyword.
+        "nil" | "boolean" => Some(Class::Constant),
         "string"
         | "string_literal"
         | "raw_string_literal"
@@ -98,7 +100,12 @@ fn whole_class(kind: &str) -> Option<Class> {
         | "line_string_literal"
         | "multi_line_string_literal"
         // Kotlin's.
-        | "multiline_string_literal" => Some(Class::String),
+        | "multiline_string_literal"
+        // Elixir's atoms, sigils and charlists.
+        | "atom"
+        | "quoted_atom"
+        | "sigil"
+        | "charlist" => Some(Class::String),
         _ => None,
     }
 }
@@ -131,6 +138,8 @@ fn leaf_class(node: Node) -> Option<Class> {
         // Zig's `u8`, `void`, `type` and its builtins (`@import`, `@This`).
         "builtin_type" => Some(Class::Type),
         "builtin_identifier" => Some(Class::Function),
+        // Elixir's module names.
+        "alias" => Some(Class::Type),
         // Swift's names: a function's own, what a call calls (`f(…)`, `x.f(…)`).
         "simple_identifier" => swift_function_name(node).then_some(Class::Function),
         // PHP's names are `name` leaves.
@@ -144,6 +153,9 @@ fn leaf_class(node: Node) -> Option<Class> {
             }
             if let Some(class) = dart_name_class(node, parent) {
                 return Some(class);
+            }
+            if elixir_called(node, parent) {
+                return Some(Class::Function);
             }
             let is_field = |parent: Node, field: &str| {
                 parent
@@ -200,6 +212,23 @@ fn leaf_class(node: Node) -> Option<Class> {
         }
         _ => None,
     }
+}
+
+/// Whether an Elixir name is what a call calls: `f(…)`, `Mod.f(…)`, and the macros that
+/// define (`def`, `defmodule`), all calls in Elixir's tree.
+fn elixir_called(node: Node, parent: Node) -> bool {
+    let is_target = |call: Node, target: Node| {
+        call.kind() == "call"
+            && call
+                .child_by_field_name("target")
+                .is_some_and(|t| t.id() == target.id())
+    };
+    is_target(parent, node)
+        || (parent.kind() == "dot"
+            && parent
+                .child_by_field_name("right")
+                .is_some_and(|r| r.id() == node.id())
+            && parent.parent().is_some_and(|call| is_target(call, parent)))
 }
 
 /// Whether a Swift name is a function's: the name a `func` declares, or the name a call calls
@@ -520,6 +549,26 @@ mod tests {
         assert_eq!(class_of(&rb, "# note"), Some(Class::Comment));
         assert_eq!(class_of(&rb, "true"), Some(Class::Constant));
         assert_eq!(class_of(&rb, "rows"), None);
+    }
+
+    #[test]
+    fn elixir_is_coloured_too() {
+        let ex = highlight(
+            "a.ex",
+            "# note\ndefmodule Shop.Cart do\n  def size(r) do\n    rows |> Enum.count() |> clamp(:x, 1.5, nil)\n    \"x#{r}\"\n  end\nend\n",
+        );
+        assert_eq!(class_of(&ex, "Shop.Cart"), Some(Class::Type));
+        assert_eq!(class_of(&ex, "Enum"), Some(Class::Type));
+        assert_eq!(class_of(&ex, "size"), Some(Class::Function));
+        assert_eq!(class_of(&ex, "count"), Some(Class::Function));
+        assert_eq!(class_of(&ex, "clamp"), Some(Class::Function));
+        assert_eq!(class_of(&ex, "do"), Some(Class::Keyword));
+        assert_eq!(class_of(&ex, ":x"), Some(Class::String));
+        assert_eq!(class_of(&ex, "1.5"), Some(Class::Number));
+        assert_eq!(class_of(&ex, "nil"), Some(Class::Constant));
+        assert_eq!(class_of(&ex, "\"x#{r}\""), Some(Class::String));
+        assert_eq!(class_of(&ex, "# note"), Some(Class::Comment));
+        assert_eq!(class_of(&ex, "rows"), None);
     }
 
     #[test]

@@ -221,6 +221,7 @@ const LANGUAGES: &[&str] = &[
     "kotlin",
     "zig",
     "dart",
+    "elixir",
 ];
 
 /// Words that make a tool about code rather than general.

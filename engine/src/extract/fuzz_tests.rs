@@ -7,7 +7,7 @@ use super::Extractor;
 use crate::ingest::{SourceFile, index};
 use crate::lang::Lang;
 
-const SEEDS: [(&str, &str); 16] = [
+const SEEDS: [(&str, &str); 17] = [
     (
         "a.py",
         "class A(B):\n    def f(self, x: C = D()):\n        from .m import n as o\n        return self.g(x).h[0](*a, **k)\n",
@@ -71,6 +71,10 @@ const SEEDS: [(&str, &str); 16] = [
     (
         "a.dart",
         "import 'package:a/b.dart' as c show D;\npart 'e.dart';\nabstract class A<T> extends B with M implements I {\n  A.named(this.d) : super(1);\n  factory A() = C<T>.x;\n  int get g => d?.h()!.k(new L(), const M.n())..o()..p = 1;\n}\nextension X on String { int q() => r(); }\nmixin M on B { void s() { super.s(); t<int>(); } }\n",
+    ),
+    (
+        "a.ex",
+        "defmodule A.B do\n  alias C.{D, E}, as: F\n  import G, only: [h: 1]\n  use I\n  @behaviour J\n  defstruct k: 1\n  @doc \"l\"\n  def m(%__MODULE__{} = n, o \\\\ 2) when is_map(n), do: n |> D.p(o) |> q() |> (&r/1).()\n  defp q(x), do: &E.s/2\n  defmodule T, do: :ets.new(:u, [])\n  defimpl V, for: W do\n    quote do: def x, do: unquote(y)\n  end\nend\n",
     ),
 ];
 

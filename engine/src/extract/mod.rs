@@ -6,6 +6,7 @@ mod comment_runs;
 mod cpp;
 mod csharp;
 mod dart;
+mod elixir;
 mod go;
 mod go_build;
 mod java;
@@ -99,6 +100,8 @@ impl Extractor {
             Lang::Kotlin => kotlin::extract(root, src, &mut facts),
             Lang::Zig => zig::extract(root, src, &mut facts),
             Lang::Dart => dart::extract(root, src, &mut facts),
+            // Elixir's extractor records its references itself (aliases expanded).
+            Lang::Elixir => elixir::extract(root, src, &mut facts),
         }
         refs::extract(root, src, &mut facts);
         if root.has_error() {

@@ -538,8 +538,9 @@ const DART: RefSyntax = RefSyntax {
     name_uses: &[],
 };
 
-fn syntax(lang: Lang) -> &'static RefSyntax {
-    match lang {
+/// The language's reference syntax; `None` for Elixir, whose extractor records references.
+fn syntax(lang: Lang) -> Option<&'static RefSyntax> {
+    Some(match lang {
         Lang::Python => &PYTHON,
         Lang::JavaScript | Lang::TypeScript | Lang::Tsx => &JS,
         Lang::Rust => &RUST,
@@ -554,7 +555,8 @@ fn syntax(lang: Lang) -> &'static RefSyntax {
         Lang::Kotlin => &KOTLIN,
         Lang::Zig => &ZIG,
         Lang::Dart => &DART,
-    }
+        Lang::Elixir => return None,
+    })
 }
 
 /// What the place a name stands in makes of it.
@@ -572,7 +574,9 @@ enum Place {
 /// line). A bare name bound in a function around it (parameter, local) is that local, not a
 /// reference.
 pub(crate) fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
-    let syntax = syntax(facts.lang);
+    let Some(syntax) = syntax(facts.lang) else {
+        return;
+    };
     let mut found: Vec<(String, u32, RefKind)> = Vec::new();
     let mut bound: Vec<(String, u32)> = Vec::new();
     let mut cursor = root.walk();

@@ -301,6 +301,9 @@ impl<'a> Resolver<'a> {
         depth: u32,
     ) -> Vec<(u32, f32, Reason)> {
         let f = &self.files[fi];
+        if f.lang == Lang::Elixir {
+            return self.elixir_call(fi, scope, callee);
+        }
         match callee {
             Callee::Name(name) if f.lang == Lang::Ruby => self.ruby_bare_call(fi, scope, name),
             Callee::Name(name) => {

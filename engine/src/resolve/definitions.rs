@@ -114,6 +114,12 @@ impl<'a> Resolver<'a> {
                             self.methods.entry(d.name.as_str()).or_default().push(id);
                         }
                     }
+                    // An Elixir module's functions are its members (called `Mod.f(x)`).
+                    Some(NodeKind::Module) if f.lang == Lang::Elixir => {
+                        if let Some(p) = d.parent.and_then(|p| nodes.get(p as usize)).copied() {
+                            self.add_member(f, i, id, p);
+                        }
+                    }
                     Some(NodeKind::Module) if f.lang.is_js_family() => {
                         if let Some(p) = d.parent.and_then(|p| nodes.get(p as usize)).copied() {
                             self.members

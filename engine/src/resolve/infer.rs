@@ -65,6 +65,9 @@ impl<'a> Resolver<'a> {
         if self.files[fi].lang == Lang::Ruby {
             return self.ruby_constant(fi, scope, name);
         }
+        if self.files[fi].lang == Lang::Elixir {
+            return self.elixir_module(name).map(|m| (m, confidence::IMPORT));
+        }
         if name == "Self" {
             return self
                 .owner_type(fi, scope)

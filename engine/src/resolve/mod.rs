@@ -242,6 +242,7 @@ fn resolve_in(
     r.structure();
     r.csharp_structure();
     r.ruby_structure();
+    r.elixir_structure();
     r.kotlin_structure();
     r.dart_structure();
     r.scopes = Scopes::build(&r.files, &r.modules, &r.top_level, &r.def_node);
@@ -473,6 +474,9 @@ mod csharp;
 mod csharp_tests;
 #[cfg(test)]
 mod dart_tests;
+mod elixir;
+#[cfg(test)]
+mod elixir_tests;
 #[cfg(test)]
 mod fixture_edges;
 #[cfg(test)]

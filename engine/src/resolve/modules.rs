@@ -8,6 +8,7 @@
 use rustc_hash::FxHashMap as HashMap;
 
 use crate::facts::FileFacts;
+use crate::graph::NodeKind;
 use crate::lang::Lang;
 
 /// Index from module names to file indexes (into the facts list).
@@ -34,6 +35,8 @@ pub struct ModuleIndex {
     /// Dart files under a `lib/` folder by their path inside it (`src/a.dart`), each with the
     /// name of the folder holding `lib/` (the package's folder, conventionally its name).
     dart_lib: HashMap<String, Vec<(String, usize)>>,
+    /// Elixir files by the full names of the modules they define (`Shop.Cart`).
+    elixir_modules: HashMap<String, Vec<usize>>,
 }
 
 fn dir_of(path: &str) -> &str {
@@ -146,6 +149,19 @@ impl ModuleIndex {
                             .entry(inside.to_owned())
                             .or_default()
                             .push((package.to_owned(), i));
+                    }
+                }
+                Lang::Elixir => {
+                    for d in f.defs.iter().filter(|d| {
+                        matches!(
+                            d.kind,
+                            NodeKind::Module | NodeKind::Struct | NodeKind::Interface
+                        )
+                    }) {
+                        let files = index.elixir_modules.entry(d.qualified.clone()).or_default();
+                        if !files.contains(&i) {
+                            files.push(i);
+                        }
                     }
                 }
                 Lang::C | Lang::Cpp => {
@@ -511,6 +527,11 @@ impl ModuleIndex {
             }
         }
         self.by_path.get(&parts.join("/")).copied()
+    }
+
+    /// Elixir files defining module `name` (its full name).
+    pub fn elixir(&self, name: &str) -> &[usize] {
+        self.elixir_modules.get(name).map_or(&[], Vec::as_slice)
     }
 
     /// PHP files declaring namespace `namespace` (`A\\B`, empty for the global one).

@@ -84,6 +84,9 @@ impl<'a> Resolver<'a> {
         name: &str,
     ) -> Vec<(u32, f32, Reason)> {
         let f = &self.files[fi];
+        if f.lang == Lang::Elixir {
+            return self.elixir_reference(fi, scope, name);
+        }
         if !name.contains(['.', ':']) {
             if f.lang.is_c_family() && self.c_hidden(fi, scope, name) {
                 return Vec::new();

@@ -230,6 +230,7 @@ fn source_files(
         Lang::Ruby => modules.ruby(&f.path, &import.module).into_iter().collect(),
         Lang::Zig => modules.zig(&f.path, &import.module).into_iter().collect(),
         Lang::Dart => modules.dart(&f.path, &import.module).into_iter().collect(),
+        Lang::Elixir => modules.elixir(&import.module).to_vec(),
     }
 }
 

@@ -411,6 +411,31 @@ fn projects() -> Vec<Vec<(&'static str, Vec<&'static str>)>> {
                 ],
             ),
         ],
+        // Elixir: modules by full name through aliases, imports, `use`, a protocol and its
+        // implementation, a behaviour, functions by arity moving between modules and files.
+        vec![
+            (
+                "lib/shop/cart.ex",
+                vec![
+                    "defmodule Shop.Cart do\n  alias Shop.{Money, Base}\n  import Shop.Base\n  use Shop.Base\n  @behaviour Shop.Store\n  defstruct items: []\n  def run(c) do\n    c |> add(1) |> Money.twice()\n    stop(c)\n    %Shop.Cart{}\n  end\n  def add(c, x), do: [x | c]\nend\n",
+                    "defmodule Shop.Cart do\n  alias Shop.Money, as: M\n  def run(c) do\n    M.twice(c)\n    Shop.Base.stop(c)\n    Enum.map(c, &add/1)\n  end\n  def add(c, x \\\\ 1), do: [x | c]\nend\n",
+                ],
+            ),
+            (
+                "lib/shop/base.ex",
+                vec![
+                    "defmodule Shop.Base do\n  defmacro __using__(_), do: nil\n  def stop(c), do: c\nend\ndefmodule Shop.Money do\n  def twice(x), do: x\nend\n",
+                    "defmodule Shop.Base do\n  def stop(c), do: Shop.Money.twice(c)\n  def stop(c, _), do: c\nend\n",
+                ],
+            ),
+            (
+                "lib/shop/money.ex",
+                vec![
+                    "defmodule Shop.Money do\n  def twice(x), do: x * 2\nend\ndefprotocol Shop.Sized do\n  def size(t)\nend\n",
+                    "defimpl Shop.Sized, for: Shop.Cart do\n  def size(c), do: Shop.Cart.add(c, 1)\nend\ndefmodule Shop.Store do\n  @callback run(term) :: term\nend\n",
+                ],
+            ),
+        ],
     ]
 }
 
