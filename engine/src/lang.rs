@@ -34,11 +34,13 @@ pub enum Lang {
     Swift,
     /// Kotlin (`.kt`, and `.kts` scripts).
     Kotlin,
+    /// Scala (2 and 3; `.scala`, and `.sc` scripts).
+    Scala,
 }
 
 impl Lang {
     /// Every language, in display order.
-    pub const ALL: [Lang; 14] = [
+    pub const ALL: [Lang; 15] = [
         Lang::Python,
         Lang::JavaScript,
         Lang::TypeScript,
@@ -53,6 +55,7 @@ impl Lang {
         Lang::Ruby,
         Lang::Swift,
         Lang::Kotlin,
+        Lang::Scala,
     ];
 
     /// The language of a path, from its extension; `None` for files Nexus does not parse.
@@ -75,6 +78,7 @@ impl Lang {
             "rb" | "rake" | "gemspec" => Lang::Ruby,
             "swift" => Lang::Swift,
             "kt" | "kts" => Lang::Kotlin,
+            "scala" | "sc" => Lang::Scala,
             _ => return None,
         })
     }
@@ -108,6 +112,7 @@ impl Lang {
             Lang::Ruby => "ruby",
             Lang::Swift => "swift",
             Lang::Kotlin => "kotlin",
+            Lang::Scala => "scala",
         }
     }
 
@@ -128,6 +133,7 @@ impl Lang {
             Lang::Ruby => tree_sitter_ruby::LANGUAGE.into(),
             Lang::Swift => tree_sitter_swift::LANGUAGE.into(),
             Lang::Kotlin => tree_sitter_kotlin_ng::LANGUAGE.into(),
+            Lang::Scala => tree_sitter_scala::LANGUAGE.into(),
         }
     }
 
@@ -141,11 +147,14 @@ impl Lang {
         matches!(self, Lang::C | Lang::Cpp)
     }
 
-    /// Java, C#, Swift and Kotlin share the resolver's class rules: a package (namespace,
-    /// module) spread over files, implicit `this` (`self`), static imports (`using static`),
-    /// overloads picked by argument count.
+    /// Java, C#, Swift, Kotlin and Scala share the resolver's class rules: a package
+    /// (namespace, module) spread over files, implicit `this` (`self`), static imports (`using
+    /// static`), overloads picked by argument count.
     pub fn is_java_family(self) -> bool {
-        matches!(self, Lang::Java | Lang::CSharp | Lang::Swift | Lang::Kotlin)
+        matches!(
+            self,
+            Lang::Java | Lang::CSharp | Lang::Swift | Lang::Kotlin | Lang::Scala
+        )
     }
 }
 
@@ -196,6 +205,10 @@ mod tests {
         assert_eq!(Lang::of_path("Sources/Shop/Cart.swift"), Some(Lang::Swift));
         assert_eq!(Lang::of_path("src/Cart.kt"), Some(Lang::Kotlin));
         assert_eq!(Lang::of_path("build.gradle.kts"), Some(Lang::Kotlin));
+        assert_eq!(
+            Lang::of_path("src/main/scala/Cart.scala"),
+            Some(Lang::Scala)
+        );
         assert_eq!(Lang::of_path("README"), None);
         assert_eq!(Lang::of_path("a.tar.gz"), None);
     }

@@ -219,6 +219,7 @@ const LANGUAGES: &[&str] = &[
     "ruby",
     "swift",
     "kotlin",
+    "scala",
 ];
 
 /// Words that make a tool about code rather than general.

@@ -7,7 +7,7 @@ use super::Extractor;
 use crate::ingest::{SourceFile, index};
 use crate::lang::Lang;
 
-const SEEDS: [(&str, &str); 14] = [
+const SEEDS: [(&str, &str); 15] = [
     (
         "a.py",
         "class A(B):\n    def f(self, x: C = D()):\n        from .m import n as o\n        return self.g(x).h[0](*a, **k)\n",
@@ -63,6 +63,10 @@ const SEEDS: [(&str, &str); 14] = [
     (
         "a.kt",
         "package n\nimport a.B as C\nopen class A(val d: D) : B<Int>(d), I {\n  companion object { fun e() = A(D()) }\n  constructor() : this(D())\n  fun f(g: G?): H = g?.h()!!.let { it.k() }.run { l() }\n}\nfun A.m() = f(null)\n",
+    ),
+    (
+        "a.scala",
+        "package n\npackage o\nimport a.{B => C, _}\ncase class A(d: D) extends B[Int](d) with I {\n  def this() = this(new D)\n  def f(g: G): H = g.h(1)(2).k map { _.l } ++ super.m\n}\nobject A { def apply(): A = new A(D()) }\nextension (x: A) def n = x f 1\nimplicit class P(q: Q) { val r = q.s }\n",
     ),
 ];
 

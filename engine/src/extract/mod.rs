@@ -17,6 +17,7 @@ mod refs;
 mod ruby;
 mod rust;
 mod rust_cfg;
+mod scala;
 mod swift;
 #[cfg(test)]
 mod test_facts;
@@ -29,6 +30,7 @@ use super::graph::NodeKind;
 use super::lang::Lang;
 pub(crate) use kotlin::extension_receiver as kotlin_extension_receiver;
 pub(crate) use receiver::ReceiverSyntax;
+pub(crate) use scala::extension_receiver as scala_extension_receiver;
 
 /// Longest signature kept, in characters.
 const SIGNATURE_CHARS: usize = 160;
@@ -94,6 +96,7 @@ impl Extractor {
             Lang::Ruby => ruby::extract(root, src, &mut facts),
             Lang::Swift => swift::extract(root, src, &mut facts),
             Lang::Kotlin => kotlin::extract(root, src, &mut facts),
+            Lang::Scala => scala::extract(root, src, &mut facts),
         }
         refs::extract(root, src, &mut facts);
         if root.has_error() {

@@ -183,7 +183,7 @@ impl<'a> Resolver<'a> {
         }
         let package_mates: &[usize] = match f.lang {
             Lang::Go => self.modules().same_dir_go(&f.path),
-            Lang::Java | Lang::CSharp | Lang::Swift | Lang::Kotlin => {
+            Lang::Java | Lang::CSharp | Lang::Swift | Lang::Kotlin | Lang::Scala => {
                 f.package.as_deref().map_or(&[], |p| self.modules().java(p))
             }
             Lang::Php => self.modules().php(f.package.as_deref().unwrap_or_default()),
@@ -306,7 +306,12 @@ impl<'a> Resolver<'a> {
                     return vec![hit];
                 }
                 if let Some((target, conf, reason)) = self.lookup_name(fi, scope, name) {
-                    return self.callable(target, conf, reason);
+                    let hits = self.callable(target, conf, reason);
+                    // Scala's `Foo(…)`: the companion's `apply`, else the construction.
+                    if f.lang == Lang::Scala {
+                        return self.scala_apply(hits);
+                    }
+                    return hits;
                 }
                 // PHP looks a function up in the namespace, then the global one: nothing else.
                 if f.lang == Lang::Php {
@@ -373,9 +378,10 @@ impl<'a> Resolver<'a> {
                         hits.push((m, super::swift::IMPLEMENTATION, Reason::Ambiguous));
                     }
                 }
-                // A C# extension method or Kotlin extension function, when no member was found
-                // through the receiver (only a guess by name, or nothing).
-                if matches!(f.lang, Lang::CSharp | Lang::Kotlin)
+                // A C# extension method, Kotlin extension function or Scala extension method
+                // (or implicit class's method), when no member was found through the receiver
+                // (only a guess by name, or nothing).
+                if matches!(f.lang, Lang::CSharp | Lang::Kotlin | Lang::Scala)
                     && hits.iter().all(|&(_, _, reason)| {
                         matches!(
                             reason,
@@ -384,6 +390,9 @@ impl<'a> Resolver<'a> {
                     })
                     && let Some(hit) = self.csharp_extension(fi, scope, receiver, name, depth)
                 {
+                    if f.lang == Lang::Scala {
+                        return vec![(hit.0, hit.1.min(super::scala::EXTENSION), hit.2)];
+                    }
                     return vec![hit];
                 }
                 hits
@@ -869,7 +878,12 @@ impl<'a> Resolver<'a> {
                 }
                 if matches!(
                     f.lang,
-                    Lang::Java | Lang::CSharp | Lang::Swift | Lang::Kotlin | Lang::Cpp
+                    Lang::Java
+                        | Lang::CSharp
+                        | Lang::Swift
+                        | Lang::Kotlin
+                        | Lang::Scala
+                        | Lang::Cpp
                 ) && let Some(hit) = self.field_member(fi, scope, var, name, depth)
                 {
                     return vec![hit];
@@ -941,7 +955,12 @@ impl<'a> Resolver<'a> {
                 let head = path.split('.').next().unwrap_or(path);
                 if matches!(
                     f.lang,
-                    Lang::Java | Lang::CSharp | Lang::Swift | Lang::Kotlin | Lang::Cpp
+                    Lang::Java
+                        | Lang::CSharp
+                        | Lang::Swift
+                        | Lang::Kotlin
+                        | Lang::Scala
+                        | Lang::Cpp
                 ) && !on_self
                     && self.binding_type(fi, scope, head).is_none()
                     && let Some((t, conf)) =
@@ -1015,7 +1034,8 @@ impl<'a> Resolver<'a> {
         // Kotlin infers most locals' types: a receiver of unknown type is mostly a value of the
         // standard library or the platform (`first()`, `get()`), so a method found by its name
         // alone is a candidate only (hand-checked on two corpora; no reference measures it).
-        if f.lang == Lang::Kotlin {
+        // Scala infers most locals' types alike (no reference measured it either).
+        if matches!(f.lang, Lang::Kotlin | Lang::Scala) {
             for (_, conf, reason) in &mut found {
                 if matches!(*reason, Reason::UniqueGlobal | Reason::ImportedCandidate) {
                     *conf = conf.min(confidence::AMBIGUOUS_PAIR);

@@ -106,6 +106,7 @@ impl<'a> Resolver<'a> {
         let d = f.defs.get(def as usize)?;
         match f.lang {
             Lang::Kotlin => crate::extract::kotlin_extension_receiver(&d.signature, &d.name),
+            Lang::Scala => crate::extract::scala_extension_receiver(&f.defs, def),
             _ => extension_receiver(&d.signature),
         }
     }

@@ -12,6 +12,7 @@ mod memo;
 mod modules;
 mod reads;
 mod references;
+mod scala;
 mod scope;
 mod vars;
 
@@ -237,6 +238,7 @@ fn resolve_in(
     r.csharp_structure();
     r.ruby_structure();
     r.kotlin_structure();
+    r.scala_structure();
     r.scopes = Scopes::build(&r.files, &r.modules, &r.top_level, &r.def_node);
     r.adopt_foreign_methods();
     r.imports();
@@ -475,6 +477,8 @@ mod ref_tests;
 mod ruby;
 #[cfg(test)]
 mod ruby_tests;
+#[cfg(test)]
+mod scala_tests;
 mod swift;
 #[cfg(test)]
 mod swift_tests;
