@@ -841,3 +841,267 @@ fn bind(facts: &mut FileFacts, scope: Option<u32>, var: &str, written: &str) {
         type_name,
     });
 }
+
+#[cfg(test)]
+mod tests {
+    use super::extension_receiver;
+    use crate::extract::Extractor;
+    use crate::extract::test_facts::{calls_in, member};
+    use crate::facts::*;
+    use crate::graph::NodeKind;
+    use crate::lang::Lang;
+
+    fn extract(source: &str) -> FileFacts {
+        Extractor::default().extract("src/shop/Cart.scala", Lang::Scala, source)
+    }
+
+    const SOURCE: &str = r#"package com.shop
+package core
+
+import com.shop.pay.Gateway
+import com.shop.util._
+import com.shop.data.{Repository, Store => Db, Hidden => _}, other.Thing
+import scala.collection.mutable.*
+
+type Items = List[Item]
+
+/** A cart. */
+abstract class Cart(val gateway: Gateway, count: Int = 0) extends Base(gateway) with Totals with Sized {
+  private val store: Db = new Db()
+  def this(x: Int) = { this(new Gateway()); log(x) }
+  override def total: Int = items.sum
+  def checkout(card: Card): Receipt = {
+    val other = new Cart(gateway)
+    val typed: Cart = other
+    val receipt = other.pay(card)
+    other.total()
+    other.total
+    this.total()
+    super.save()
+    gateway.charge(total())
+    store.items.clear()
+    Cart(1).total()
+    a add b
+    xs :: rest
+    a == b
+    items.map(_.price)
+    def inner(x: Int): Int = helper(x)
+    new Receipt()
+  }
+}
+object Cart {
+  def apply(n: Int): Cart = new Cart(n)
+}
+case class Money(amount: Int)
+trait Totals extends Sized {
+  def total: Int
+}
+implicit class RichCart(c: Cart) {
+  def twice: Int = c.total * 2
+}
+extension (c: Cart)
+  def double: Int = c.total * 2
+  def triple(): Int = c.total * 3
+enum Color(val rgb: Int):
+  case Red extends Color(1)
+  def x(): Unit = ()
+given cartOrd: Ordering[Cart] = Ordering.by(_.total)
+"#;
+
+    #[test]
+    fn definitions_imports_and_bases() {
+        let f = extract(SOURCE);
+        assert_eq!(f.syntax_errors, 0);
+        assert_eq!(f.package.as_deref(), Some("com.shop.core"));
+        let defs: Vec<(&str, NodeKind)> = f
+            .defs
+            .iter()
+            .map(|d| (d.qualified.as_str(), d.kind))
+            .collect();
+        assert_eq!(
+            defs,
+            [
+                ("com.shop", NodeKind::Module),
+                ("com.shop.core", NodeKind::Module),
+                ("Items", NodeKind::Class),
+                ("Cart", NodeKind::Class),
+                ("Cart.store", NodeKind::Method),
+                ("Cart.Cart", NodeKind::Method),
+                ("Cart.total", NodeKind::Method),
+                ("Cart.checkout", NodeKind::Method),
+                ("Cart.checkout.inner", NodeKind::Function),
+                ("Cart.apply", NodeKind::Method),
+                ("Money", NodeKind::Class),
+                ("Totals", NodeKind::Trait),
+                ("Totals.total", NodeKind::Method),
+                ("RichCart", NodeKind::Class),
+                ("RichCart.twice", NodeKind::Method),
+                ("double", NodeKind::Function),
+                ("triple", NodeKind::Function),
+                ("Color", NodeKind::Enum),
+                ("Color.x", NodeKind::Method),
+                ("cartOrd", NodeKind::Function),
+            ]
+        );
+        let cart = &f.defs[3];
+        assert_eq!(cart.extends, ["Base"]);
+        assert_eq!(cart.implements, ["Totals", "Sized"]);
+        assert_eq!(cart.doc, "A cart.");
+        assert_eq!(f.defs[2].extends, ["List"]);
+        assert_eq!(f.defs[11].extends, ["Sized"]);
+        assert_eq!(f.defs[7].returns, "Receipt");
+        assert_eq!(f.defs[19].returns, "Ordering");
+        let imports: Vec<(&str, bool, Vec<(&str, Option<&str>)>)> = f
+            .imports
+            .iter()
+            .map(|i| {
+                (
+                    i.module.as_str(),
+                    i.wildcard,
+                    i.names
+                        .iter()
+                        .map(|n| (n.name.as_str(), n.alias.as_deref()))
+                        .collect(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            imports,
+            [
+                ("com.shop.pay", false, vec![("Gateway", None)]),
+                ("com.shop.util", true, vec![]),
+                (
+                    "com.shop.data",
+                    false,
+                    vec![("Repository", None), ("Store", Some("Db"))]
+                ),
+                ("other", false, vec![("Thing", None)]),
+                ("scala.collection.mutable", true, vec![]),
+            ]
+        );
+        for (var, ty) in [("gateway", "Gateway"), ("store", "Db")] {
+            assert!(
+                f.attr_bindings.contains(&(3, var.into(), ty.into())),
+                "{var}: {:?}",
+                f.attr_bindings
+            );
+        }
+        // A plain class parameter is no member; a case class's are.
+        assert!(!f.attr_bindings.iter().any(|(_, v, _)| v == "count"));
+        assert!(
+            f.attr_bindings
+                .contains(&(10, "amount".into(), "Int".into()))
+        );
+        // Extension methods and implicit classes' methods know their receiver type.
+        for def in [14, 15, 16] {
+            assert_eq!(
+                extension_receiver(&f.defs, def).as_deref(),
+                Some("Cart"),
+                "{}",
+                f.defs[def as usize].signature
+            );
+        }
+        assert_eq!(extension_receiver(&f.defs, 7), None);
+        assert_eq!(extension_receiver(&f.defs, 12), None);
+    }
+
+    #[test]
+    fn calls_with_receivers_and_bindings() {
+        let f = extract(SOURCE);
+        let name = |n: &str| Receiver::Name(n.into());
+        assert_eq!(
+            calls_in(&f, "Cart.checkout"),
+            [
+                Callee::New("Cart".into()),
+                member(name("other"), "pay"),
+                member(name("other"), "total"),
+                member(name("other"), "total"),
+                member(Receiver::SelfRef, "total"),
+                member(Receiver::Super, "save"),
+                member(name("gateway"), "charge"),
+                Callee::Name("total".into()),
+                member(Receiver::Path("store.items".into()), "clear"),
+                member(Receiver::Call("Cart".into()), "total"),
+                Callee::Name("Cart".into()),
+                member(name("a"), "add"),
+                member(name("rest"), "::"),
+                member(name("items"), "map"),
+                member(Receiver::Other, "price"),
+                Callee::New("Receipt".into()),
+            ]
+        );
+        assert_eq!(calls_in(&f, "Cart.total"), [member(name("items"), "sum")]);
+        // The superclass's construction and member initialisers run in the class.
+        assert_eq!(calls_in(&f, "Cart"), [Callee::New("Base".into())]);
+        assert_eq!(calls_in(&f, "Cart.store"), [Callee::New("Db".into())]);
+        // `def this(…) = this(…)` calls a constructor of the class.
+        assert_eq!(
+            calls_in(&f, "Cart.Cart"),
+            [
+                Callee::New("Cart".into()),
+                Callee::New("Gateway".into()),
+                Callee::Name("log".into())
+            ]
+        );
+        assert_eq!(calls_in(&f, "Color"), [Callee::New("Color".into())]);
+        let scope = Some(7);
+        for (var, ty) in [("other", "Cart"), ("typed", "Cart"), ("card", "Card")] {
+            assert!(
+                f.bindings.contains(&Binding {
+                    scope,
+                    var: var.into(),
+                    type_name: ty.into()
+                }),
+                "{var}: {:?}",
+                f.bindings
+            );
+        }
+        assert!(f.call_bindings.contains(&CallBinding {
+            scope,
+            var: "receipt".into(),
+            callee: member(name("other"), "pay"),
+        }));
+        // The extension's receiver parameter is bound in each of its defs.
+        assert!(f.bindings.contains(&Binding {
+            scope: Some(15),
+            var: "c".into(),
+            type_name: "Cart".into()
+        }));
+    }
+
+    #[test]
+    fn package_objects_are_their_package() {
+        let f = extract("package a.b\npackage object c {\n  def helper(x: Int) = x\n}\n");
+        assert_eq!(f.package.as_deref(), Some("a.b.c"));
+        let defs: Vec<(&str, NodeKind)> = f
+            .defs
+            .iter()
+            .map(|d| (d.qualified.as_str(), d.kind))
+            .collect();
+        assert_eq!(
+            defs,
+            [
+                ("a.b", NodeKind::Module),
+                ("a.b.c", NodeKind::Module),
+                ("helper", NodeKind::Function)
+            ]
+        );
+        // Without a package clause, the empty package.
+        assert_eq!(extract("class A").package.as_deref(), Some(""));
+    }
+
+    #[test]
+    fn odd_input_does_not_panic() {
+        for source in [
+            "",
+            "class",
+            "class A extends { def f( = x.(); }",
+            "import\npackage\ndef [T.f = _.this.super",
+            "extension (\nimplicit class (\ngiven =",
+            "object A { def this() = this( }\nval (a, b) = c",
+            "import a.{b => , _ =>}",
+        ] {
+            let _ = extract(source);
+        }
+    }
+}
