@@ -125,24 +125,38 @@ fn type_name(written: &str) -> String {
     name.trim_end_matches(['*', '?']).to_owned()
 }
 
-/// `package a.b` (appended to the package read so far: chained clauses nest) as a module.
+/// `package a.b` (appended to the package read so far: chained clauses nest) as a module; a
+/// clause right after another (`package a` `package b`) renames that one's module (`a.b`).
 fn package(node: Node, src: &[u8], facts: &mut FileFacts) {
     let Some(name) = field(node, "name") else {
         return;
     };
     let written: String = text(name, src).split_whitespace().collect();
-    let full = match facts.package.as_deref() {
-        Some(outer) if !outer.is_empty() => format!("{outer}.{written}"),
-        _ => written,
+    let outer = facts.package.clone().unwrap_or_default();
+    let full = if outer.is_empty() {
+        written
+    } else {
+        format!("{outer}.{written}")
     };
     let header = match field(node, "body") {
         Some(body) => header_before_body(node, Some(body), src),
         None => signature(text(node, src)),
     };
+    facts.package = Some(full.clone());
+    if let Some(chained) = facts
+        .defs
+        .last_mut()
+        .filter(|d| d.kind == NodeKind::Module && d.name == outer && !outer.is_empty())
+    {
+        chained.signature = signature(&format!("{} {header}", chained.signature));
+        chained.name.clone_from(&full);
+        chained.qualified = full;
+        chained.end_line = super::end_line(node);
+        return;
+    }
     let mut def = new_def(facts, NodeKind::Module, &full, None, node);
     def.signature = header;
     facts.defs.push(def);
-    facts.package = Some(full);
 }
 
 /// A package object: a module named `package.name`, which becomes the file's package.
@@ -921,7 +935,6 @@ given cartOrd: Ordering[Cart] = Ordering.by(_.total)
         assert_eq!(
             defs,
             [
-                ("com.shop", NodeKind::Module),
                 ("com.shop.core", NodeKind::Module),
                 ("Items", NodeKind::Class),
                 ("Cart", NodeKind::Class),
@@ -943,14 +956,14 @@ given cartOrd: Ordering[Cart] = Ordering.by(_.total)
                 ("cartOrd", NodeKind::Function),
             ]
         );
-        let cart = &f.defs[3];
+        let cart = &f.defs[2];
         assert_eq!(cart.extends, ["Base"]);
         assert_eq!(cart.implements, ["Totals", "Sized"]);
         assert_eq!(cart.doc, "A cart.");
-        assert_eq!(f.defs[2].extends, ["List"]);
-        assert_eq!(f.defs[11].extends, ["Sized"]);
-        assert_eq!(f.defs[7].returns, "Receipt");
-        assert_eq!(f.defs[19].returns, "Ordering");
+        assert_eq!(f.defs[1].extends, ["List"]);
+        assert_eq!(f.defs[10].extends, ["Sized"]);
+        assert_eq!(f.defs[6].returns, "Receipt");
+        assert_eq!(f.defs[18].returns, "Ordering");
         let imports: Vec<(&str, bool, Vec<(&str, Option<&str>)>)> = f
             .imports
             .iter()
@@ -981,7 +994,7 @@ given cartOrd: Ordering[Cart] = Ordering.by(_.total)
         );
         for (var, ty) in [("gateway", "Gateway"), ("store", "Db")] {
             assert!(
-                f.attr_bindings.contains(&(3, var.into(), ty.into())),
+                f.attr_bindings.contains(&(2, var.into(), ty.into())),
                 "{var}: {:?}",
                 f.attr_bindings
             );
@@ -990,10 +1003,10 @@ given cartOrd: Ordering[Cart] = Ordering.by(_.total)
         assert!(!f.attr_bindings.iter().any(|(_, v, _)| v == "count"));
         assert!(
             f.attr_bindings
-                .contains(&(10, "amount".into(), "Int".into()))
+                .contains(&(9, "amount".into(), "Int".into()))
         );
         // Extension methods and implicit classes' methods know their receiver type.
-        for def in [14, 15, 16] {
+        for def in [13, 14, 15] {
             assert_eq!(
                 extension_receiver(&f.defs, def).as_deref(),
                 Some("Cart"),
@@ -1001,8 +1014,8 @@ given cartOrd: Ordering[Cart] = Ordering.by(_.total)
                 f.defs[def as usize].signature
             );
         }
-        assert_eq!(extension_receiver(&f.defs, 7), None);
-        assert_eq!(extension_receiver(&f.defs, 12), None);
+        assert_eq!(extension_receiver(&f.defs, 6), None);
+        assert_eq!(extension_receiver(&f.defs, 11), None);
     }
 
     #[test]
@@ -1044,7 +1057,7 @@ given cartOrd: Ordering[Cart] = Ordering.by(_.total)
             ]
         );
         assert_eq!(calls_in(&f, "Color"), [Callee::New("Color".into())]);
-        let scope = Some(7);
+        let scope = Some(6);
         for (var, ty) in [("other", "Cart"), ("typed", "Cart"), ("card", "Card")] {
             assert!(
                 f.bindings.contains(&Binding {
@@ -1063,7 +1076,7 @@ given cartOrd: Ordering[Cart] = Ordering.by(_.total)
         }));
         // The extension's receiver parameter is bound in each of its defs.
         assert!(f.bindings.contains(&Binding {
-            scope: Some(15),
+            scope: Some(14),
             var: "c".into(),
             type_name: "Cart".into()
         }));
