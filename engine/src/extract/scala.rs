@@ -964,7 +964,9 @@ given cartOrd: Ordering[Cart] = Ordering.by(_.total)
         assert_eq!(f.defs[10].extends, ["Sized"]);
         assert_eq!(f.defs[6].returns, "Receipt");
         assert_eq!(f.defs[18].returns, "Ordering");
-        let imports: Vec<(&str, bool, Vec<(&str, Option<&str>)>)> = f
+        /// An import as (module, wildcard, names with their aliases).
+        type Read<'a> = (&'a str, bool, Vec<(&'a str, Option<&'a str>)>);
+        let imports: Vec<Read> = f
             .imports
             .iter()
             .map(|i| {
