@@ -40,11 +40,13 @@ pub enum Lang {
     Dart,
     /// Elixir (`.ex`, and `.exs` scripts).
     Elixir,
+    /// Scala (2 and 3; `.scala`, and `.sc` scripts).
+    Scala,
 }
 
 impl Lang {
     /// Every language, in display order.
-    pub const ALL: [Lang; 17] = [
+    pub const ALL: [Lang; 18] = [
         Lang::Python,
         Lang::JavaScript,
         Lang::TypeScript,
@@ -62,6 +64,7 @@ impl Lang {
         Lang::Zig,
         Lang::Dart,
         Lang::Elixir,
+        Lang::Scala,
     ];
 
     /// The language of a path, from its extension; `None` for files Nexus does not parse.
@@ -87,6 +90,7 @@ impl Lang {
             "zig" => Lang::Zig,
             "dart" => Lang::Dart,
             "ex" | "exs" => Lang::Elixir,
+            "scala" | "sc" => Lang::Scala,
             _ => return None,
         })
     }
@@ -123,6 +127,7 @@ impl Lang {
             Lang::Zig => "zig",
             Lang::Dart => "dart",
             Lang::Elixir => "elixir",
+            Lang::Scala => "scala",
         }
     }
 
@@ -146,6 +151,7 @@ impl Lang {
             Lang::Zig => tree_sitter_zig::LANGUAGE.into(),
             Lang::Dart => tree_sitter_dart::LANGUAGE.into(),
             Lang::Elixir => tree_sitter_elixir::LANGUAGE.into(),
+            Lang::Scala => tree_sitter_scala::LANGUAGE.into(),
         }
     }
 
@@ -159,14 +165,14 @@ impl Lang {
         matches!(self, Lang::C | Lang::Cpp)
     }
 
-    /// Java, C#, Swift, Kotlin and Dart share the resolver's class rules: a package (namespace,
-    /// module) spread over files, implicit `this` (`self`), static imports (`using static`),
-    /// overloads picked by argument count (Dart has no packages nor overloads: those rules
-    /// never apply to it).
+    /// Java, C#, Swift, Kotlin, Dart and Scala share the resolver's class rules: a package
+    /// (namespace, module) spread over files, implicit `this` (`self`), static imports (`using
+    /// static`), overloads picked by argument count (Dart has no packages nor overloads: those
+    /// rules never apply to it).
     pub fn is_java_family(self) -> bool {
         matches!(
             self,
-            Lang::Java | Lang::CSharp | Lang::Swift | Lang::Kotlin | Lang::Dart
+            Lang::Java | Lang::CSharp | Lang::Swift | Lang::Kotlin | Lang::Dart | Lang::Scala
         )
     }
 }
@@ -222,6 +228,10 @@ mod tests {
         assert_eq!(Lang::of_path("lib/src/cart.dart"), Some(Lang::Dart));
         assert_eq!(Lang::of_path("lib/shop/cart.ex"), Some(Lang::Elixir));
         assert_eq!(Lang::of_path("test/cart_test.exs"), Some(Lang::Elixir));
+        assert_eq!(
+            Lang::of_path("src/main/scala/Cart.scala"),
+            Some(Lang::Scala)
+        );
         assert_eq!(Lang::of_path("README"), None);
         assert_eq!(Lang::of_path("a.tar.gz"), None);
     }

@@ -180,7 +180,9 @@ fn leaf_class(node: Node) -> Option<Class> {
                     .child_by_field_name(field)
                     .is_some_and(|n| n.id() == node.id())
             };
-            let declares_type = parent.kind().contains("class")
+            // (Not Scala's `class_parameter`.)
+            let declares_type = (parent.kind().contains("class")
+                && !parent.kind().ends_with("parameter"))
                 || matches!(
                     parent.kind(),
                     "struct_declaration"
@@ -189,6 +191,10 @@ fn leaf_class(node: Node) -> Option<Class> {
                         | "enum_declaration"
                         | "record_declaration"
                         | "object_declaration"
+                        // Scala's.
+                        | "trait_definition"
+                        | "object_definition"
+                        | "enum_definition"
                 );
             if (declares_type && named_by("name")) || parent.kind() == "named_type" {
                 Some(Class::Type)
@@ -509,6 +515,25 @@ mod tests {
         assert_eq!(class_of(&dart, "'x'"), Some(Class::String));
         assert_eq!(class_of(&dart, "// note"), Some(Class::Comment));
         assert_eq!(class_of(&dart, "rows"), None);
+    }
+
+    #[test]
+    fn scala_is_coloured_too() {
+        let scala = highlight(
+            "A.scala",
+            "package shop\n// note\ntrait Sized\nclass Table(val rows: Rows) extends Sized {\n  def size: Int = rows.count(\"x\") + clamp(1)\n}\nobject Util\n",
+        );
+        assert_eq!(class_of(&scala, "Table"), Some(Class::Type));
+        assert_eq!(class_of(&scala, "Util"), Some(Class::Type));
+        assert_eq!(class_of(&scala, "Rows"), Some(Class::Type));
+        assert_eq!(class_of(&scala, "Sized"), Some(Class::Type));
+        assert_eq!(class_of(&scala, "size"), Some(Class::Function));
+        assert_eq!(class_of(&scala, "count"), Some(Class::Function));
+        assert_eq!(class_of(&scala, "clamp"), Some(Class::Function));
+        assert_eq!(class_of(&scala, "def"), Some(Class::Keyword));
+        assert_eq!(class_of(&scala, "\"x\""), Some(Class::String));
+        assert_eq!(class_of(&scala, "// note"), Some(Class::Comment));
+        assert_eq!(class_of(&scala, "rows"), None);
     }
 
     #[test]

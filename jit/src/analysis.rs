@@ -222,6 +222,7 @@ const LANGUAGES: &[&str] = &[
     "zig",
     "dart",
     "elixir",
+    "scala",
 ];
 
 /// Words that make a tool about code rather than general.

@@ -7,7 +7,7 @@ use super::Extractor;
 use crate::ingest::{SourceFile, index};
 use crate::lang::Lang;
 
-const SEEDS: [(&str, &str); 17] = [
+const SEEDS: [(&str, &str); 18] = [
     (
         "a.py",
         "class A(B):\n    def f(self, x: C = D()):\n        from .m import n as o\n        return self.g(x).h[0](*a, **k)\n",
@@ -75,6 +75,10 @@ const SEEDS: [(&str, &str); 17] = [
     (
         "a.ex",
         "defmodule A.B do\n  alias C.{D, E}, as: F\n  import G, only: [h: 1]\n  use I\n  @behaviour J\n  defstruct k: 1\n  @doc \"l\"\n  def m(%__MODULE__{} = n, o \\\\ 2) when is_map(n), do: n |> D.p(o) |> q() |> (&r/1).()\n  defp q(x), do: &E.s/2\n  defmodule T, do: :ets.new(:u, [])\n  defimpl V, for: W do\n    quote do: def x, do: unquote(y)\n  end\nend\n",
+    ),
+    (
+        "a.scala",
+        "package n\npackage o\nimport a.{B => C, _}\ncase class A(d: D) extends B[Int](d) with I {\n  def this() = this(new D)\n  def f(g: G): H = g.h(1)(2).k map { _.l } ++ super.m\n}\nobject A { def apply(): A = new A(D()) }\nextension (x: A) def n = x f 1\nimplicit class P(q: Q) { val r = q.s }\n",
     ),
 ];
 

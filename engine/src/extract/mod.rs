@@ -19,6 +19,7 @@ mod refs;
 mod ruby;
 mod rust;
 mod rust_cfg;
+mod scala;
 mod swift;
 #[cfg(test)]
 mod test_facts;
@@ -33,6 +34,7 @@ use super::lang::Lang;
 pub(crate) use dart::extension_on as dart_extension_on;
 pub(crate) use kotlin::extension_receiver as kotlin_extension_receiver;
 pub(crate) use receiver::ReceiverSyntax;
+pub(crate) use scala::extension_receiver as scala_extension_receiver;
 
 /// Longest signature kept, in characters.
 const SIGNATURE_CHARS: usize = 160;
@@ -102,6 +104,7 @@ impl Extractor {
             Lang::Dart => dart::extract(root, src, &mut facts),
             // Elixir's extractor records its references itself (aliases expanded).
             Lang::Elixir => elixir::extract(root, src, &mut facts),
+            Lang::Scala => scala::extract(root, src, &mut facts),
         }
         refs::extract(root, src, &mut facts);
         if root.has_error() {

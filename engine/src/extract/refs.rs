@@ -472,6 +472,46 @@ const SWIFT: RefSyntax = RefSyntax {
     name_uses: &[],
 };
 
+/// Scala's table: types are `type_identifier` leaves, member accesses `field_expression`,
+/// `new T` is a call of `T`; parameters, class parameters and patterns bind.
+const SCALA: RefSyntax = RefSyntax {
+    names: &["identifier", "type_identifier"],
+    type_names: &["type_identifier"],
+    chains: &[
+        ("field_expression", "value", "field"),
+        ("stable_type_identifier", "", ""),
+    ],
+    type_chains: &["stable_type_identifier"],
+    calls: &[("call_expression", "function")],
+    skipped: &[
+        "package_clause",
+        "comment",
+        "block_comment",
+        "string",
+        "interpolated_string_expression",
+        "annotation",
+    ],
+    imports: &["import_declaration"],
+    heritage: &["extends_clause"],
+    heritage_fields: &[],
+    type_contexts: &[],
+    bindings: &[
+        "parameters",
+        "class_parameters",
+        "bindings",
+        "typed_pattern",
+    ],
+    binding_fields: &[
+        ("val_definition", "pattern"),
+        ("var_definition", "pattern"),
+        ("case_clause", "pattern"),
+    ],
+    written_fields: &[("assignment_expression", "left")],
+    arguments: &["arguments"],
+    read_fields: &["default_value"],
+    name_uses: &[],
+};
+
 const ZIG: RefSyntax = RefSyntax {
     names: &["identifier"],
     type_names: &[],
@@ -553,6 +593,7 @@ fn syntax(lang: Lang) -> Option<&'static RefSyntax> {
         Lang::Ruby => &RUBY,
         Lang::Swift => &SWIFT,
         Lang::Kotlin => &KOTLIN,
+        Lang::Scala => &SCALA,
         Lang::Zig => &ZIG,
         Lang::Dart => &DART,
         Lang::Elixir => return None,

@@ -198,7 +198,7 @@ impl<'a> Resolver<'a> {
         }
         let package_mates: &[usize] = match f.lang {
             Lang::Go => self.modules().same_dir_go(&f.path),
-            Lang::Java | Lang::CSharp | Lang::Swift | Lang::Kotlin | Lang::Dart => {
+            Lang::Java | Lang::CSharp | Lang::Swift | Lang::Kotlin | Lang::Dart | Lang::Scala => {
                 f.package.as_deref().map_or(&[], |p| self.modules().java(p))
             }
             Lang::Php => self.modules().php(f.package.as_deref().unwrap_or_default()),
@@ -333,7 +333,12 @@ impl<'a> Resolver<'a> {
                     return vec![hit];
                 }
                 if let Some((target, conf, reason)) = self.lookup_name(fi, scope, name) {
-                    return self.callable(target, conf, reason);
+                    let hits = self.callable(target, conf, reason);
+                    // Scala's `Foo(…)`: the companion's `apply`, else the construction.
+                    if f.lang == Lang::Scala {
+                        return self.scala_apply(hits);
+                    }
+                    return hits;
                 }
                 // PHP looks a function up in the namespace, then the global one: nothing else.
                 if f.lang == Lang::Php {
@@ -413,18 +418,22 @@ impl<'a> Resolver<'a> {
                         hits.push((m, super::swift::IMPLEMENTATION, Reason::Ambiguous));
                     }
                 }
-                // A C# extension method, Kotlin extension function or Dart extension member,
-                // when no member was found through the receiver (only a guess by name, or
-                // nothing).
-                if matches!(f.lang, Lang::CSharp | Lang::Kotlin | Lang::Dart)
-                    && hits.iter().all(|&(_, _, reason)| {
-                        matches!(
-                            reason,
-                            Reason::UniqueGlobal | Reason::ImportedCandidate | Reason::Ambiguous
-                        )
-                    })
-                    && let Some(hit) = self.csharp_extension(fi, scope, receiver, name, depth)
+                // A C# extension method, Kotlin extension function, Dart extension member or
+                // Scala extension method (or implicit class's method), when no member was found
+                // through the receiver (only a guess by name, or nothing).
+                if matches!(
+                    f.lang,
+                    Lang::CSharp | Lang::Kotlin | Lang::Dart | Lang::Scala
+                ) && hits.iter().all(|&(_, _, reason)| {
+                    matches!(
+                        reason,
+                        Reason::UniqueGlobal | Reason::ImportedCandidate | Reason::Ambiguous
+                    )
+                }) && let Some(hit) = self.csharp_extension(fi, scope, receiver, name, depth)
                 {
+                    if f.lang == Lang::Scala {
+                        return vec![(hit.0, hit.1.min(super::scala::EXTENSION), hit.2)];
+                    }
                     return vec![hit];
                 }
                 hits
@@ -913,7 +922,13 @@ impl<'a> Resolver<'a> {
                 }
                 if matches!(
                     f.lang,
-                    Lang::Java | Lang::CSharp | Lang::Swift | Lang::Kotlin | Lang::Dart | Lang::Cpp
+                    Lang::Java
+                        | Lang::CSharp
+                        | Lang::Swift
+                        | Lang::Kotlin
+                        | Lang::Dart
+                        | Lang::Scala
+                        | Lang::Cpp
                 ) && let Some(hit) = self.field_member(fi, scope, var, name, depth)
                 {
                     return vec![hit];
@@ -985,7 +1000,13 @@ impl<'a> Resolver<'a> {
                 let head = path.split('.').next().unwrap_or(path);
                 if matches!(
                     f.lang,
-                    Lang::Java | Lang::CSharp | Lang::Swift | Lang::Kotlin | Lang::Dart | Lang::Cpp
+                    Lang::Java
+                        | Lang::CSharp
+                        | Lang::Swift
+                        | Lang::Kotlin
+                        | Lang::Dart
+                        | Lang::Scala
+                        | Lang::Cpp
                 ) && !on_self
                     && self.binding_type(fi, scope, head).is_none()
                     && let Some((t, conf)) =
@@ -1060,7 +1081,8 @@ impl<'a> Resolver<'a> {
         // standard library or the platform (`first()`, `get()`), so a method found by its name
         // alone is a candidate only (hand-checked on two corpora; no reference measures it).
         // So does Dart's (`var x = f()`, `final y = await g()`), unmeasured too.
-        if matches!(f.lang, Lang::Kotlin | Lang::Dart) {
+        // Scala infers most locals' types alike (no reference measured it either).
+        if matches!(f.lang, Lang::Kotlin | Lang::Dart | Lang::Scala) {
             for (_, conf, reason) in &mut found {
                 if matches!(*reason, Reason::UniqueGlobal | Reason::ImportedCandidate) {
                     *conf = conf.min(confidence::AMBIGUOUS_PAIR);

@@ -115,6 +115,7 @@ impl<'a> Resolver<'a> {
                 .parent
                 .and_then(|p| f.defs.get(p as usize))
                 .and_then(|e| crate::extract::dart_extension_on(&e.signature)),
+            Lang::Scala => crate::extract::scala_extension_receiver(&f.defs, def),
             _ => extension_receiver(&d.signature),
         }
     }

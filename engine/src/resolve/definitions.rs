@@ -268,7 +268,7 @@ impl<'a> Resolver<'a> {
                             && base != node
                             && self.union_members(base).is_none()
                         {
-                            let kind = if f.lang == Lang::Swift {
+                            let kind = if matches!(f.lang, Lang::Swift | Lang::Scala) {
                                 self.swift_heritage_kind(d.kind, base)
                             } else {
                                 kind

@@ -13,6 +13,7 @@ mod memo;
 mod modules;
 mod reads;
 mod references;
+mod scala;
 mod scope;
 mod vars;
 mod zig;
@@ -245,6 +246,7 @@ fn resolve_in(
     r.elixir_structure();
     r.kotlin_structure();
     r.dart_structure();
+    r.scala_structure();
     r.scopes = Scopes::build(&r.files, &r.modules, &r.top_level, &r.def_node);
     r.adopt_foreign_methods();
     r.imports();
@@ -488,6 +490,8 @@ mod ref_tests;
 mod ruby;
 #[cfg(test)]
 mod ruby_tests;
+#[cfg(test)]
+mod scala_tests;
 mod swift;
 #[cfg(test)]
 mod swift_tests;

@@ -110,7 +110,7 @@ impl ModuleIndex {
                     }
                     index.go_dirs.entry(dir.to_owned()).or_default().push(i);
                 }
-                Lang::Java | Lang::CSharp | Lang::Swift | Lang::Kotlin => {
+                Lang::Java | Lang::CSharp | Lang::Swift | Lang::Kotlin | Lang::Scala => {
                     if let Some(package) = &f.package {
                         index
                             .java_packages

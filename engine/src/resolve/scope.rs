@@ -218,6 +218,16 @@ fn source_files(
         Lang::Java | Lang::CSharp | Lang::Swift | Lang::Kotlin => {
             modules.java(&import.module).to_vec()
         }
+        // Scala's import paths are relative to the enclosing packages.
+        Lang::Scala => super::scala::relative_import_modules(
+            f.package.as_deref().unwrap_or_default(),
+            &import.module,
+        )
+        .iter()
+        .map(|m| modules.java(m))
+        .find(|found| !found.is_empty())
+        .unwrap_or_default()
+        .to_vec(),
         Lang::C | Lang::Cpp => modules
             .c_include(&f.path, &import.module)
             .into_iter()

@@ -8,8 +8,11 @@ use crate::lang::Lang;
 impl<'a> Resolver<'a> {
     /// The edge a Swift type's base gets: a protocol conformed to by a class, struct, enum or
     /// actor is implemented; a superclass, or a protocol a protocol refines, is extended.
+    /// Scala's alike with traits: a trait mixed into a class or object is implemented, one a
+    /// trait extends is extended.
     pub(super) fn swift_heritage_kind(&self, def_kind: NodeKind, base: u32) -> EdgeKind {
-        if def_kind != NodeKind::Interface && self.kind_of(base) == Some(NodeKind::Interface) {
+        let is_protocol = |k: NodeKind| matches!(k, NodeKind::Interface | NodeKind::Trait);
+        if !is_protocol(def_kind) && self.kind_of(base).is_some_and(is_protocol) {
             EdgeKind::Implements
         } else {
             EdgeKind::Extends

@@ -436,6 +436,31 @@ fn projects() -> Vec<Vec<(&'static str, Vec<&'static str>)>> {
                 ],
             ),
         ],
+        // Scala: package mates, companions' `apply`, traits mixed in, extension methods and
+        // imports relative to the package.
+        vec![
+            (
+                "src/main/scala/a/App.scala",
+                vec![
+                    "package a\nimport util.Helper\nclass App extends Base with Named {\n  def run(m: Money): Unit = {\n    Helper.help()\n    stop()\n    m.twice\n    name()\n  }\n}\n",
+                    "package a\nimport a.util._\nclass App {\n  def run(): Unit = {\n    Helper.create().help()\n    new Base().stop()\n    Money(2).twice\n  }\n}\n",
+                ],
+            ),
+            (
+                "src/main/scala/a/Base.scala",
+                vec![
+                    "package a\nclass Base {\n  def stop(): Unit = ()\n}\ntrait Named {\n  def name(): String = \"a\"\n}\ncase class Money(n: Int)\n",
+                    "package a\nclass Base {\n  def stop(): Unit = twice(Money(1))\n}\ncase class Money(n: Int)\nobject Money {\n  def apply(n: Int): Money = new Money(n)\n}\ndef twice(m: Money): Int = 2\n",
+                ],
+            ),
+            (
+                "src/main/scala/a/util/Helper.scala",
+                vec![
+                    "package a\npackage util\nobject Helper {\n  def help(): Unit = ()\n}\nextension (m: Money) def twice: Int = 2\n",
+                    "package a.util\nclass Helper {\n  def help(): Unit = other()\n}\nobject Helper {\n  def create(): Helper = new Helper()\n  def help(): Unit = ()\n}\ndef other(): Unit = ()\n",
+                ],
+            ),
+        ],
     ]
 }
 

@@ -1,0 +1,67 @@
+//! Scala's own resolution rules beside Java's: `Foo(…)` reaching the companion's `apply`,
+//! extension methods and implicit classes' methods found as members of their receiver type,
+//! and imports relative to the enclosing packages.
+
+use super::{Resolver, confidence};
+use crate::extract::scala_extension_receiver;
+use crate::graph::{NodeKind, Reason};
+use crate::lang::Lang;
+
+/// An extension method or an implicit class's method reached through a value of its receiver
+/// type: it applies only where the extension is in scope (imported or in an enclosing
+/// scope), which is not checked, so it stays below the members found by type.
+pub(super) const EXTENSION: f32 = confidence::IMPORTED_CANDIDATE;
+
+impl<'a> Resolver<'a> {
+    /// Indexes Scala 3 extension methods and the methods of Scala 2 implicit classes by name,
+    /// beside C#'s extension methods.
+    pub(super) fn scala_structure(&mut self) {
+        for (fi, f) in self.files.all.iter().enumerate() {
+            if f.lang != Lang::Scala {
+                continue;
+            }
+            for (di, d) in f.defs.iter().enumerate() {
+                if d.kind.is_callable() && scala_extension_receiver(&f.defs, di as u32).is_some() {
+                    self.extensions
+                        .entry(d.name.as_str())
+                        .or_default()
+                        .push(self.def_node[fi][di]);
+                }
+            }
+        }
+    }
+
+    /// `Foo(…)` where `Foo` is a type: its `apply` (the companion object's, own or inherited),
+    /// else the class's construction (a case class's, or `new`).
+    pub(super) fn scala_apply(&self, hits: Vec<(u32, f32, Reason)>) -> Vec<(u32, f32, Reason)> {
+        hits.into_iter()
+            .map(|(node, conf, reason)| {
+                let is_type = self.kind_of(node).is_some_and(NodeKind::is_type);
+                match self.find_member(node, "apply") {
+                    Some((apply, inherited)) if is_type => {
+                        let conf = if inherited {
+                            conf.min(confidence::INHERITED)
+                        } else {
+                            conf
+                        };
+                        (apply, conf, Reason::ReceiverType)
+                    }
+                    _ => (node, conf, reason),
+                }
+            })
+            .collect()
+    }
+}
+
+/// The packages an import's path may start from, innermost first: `import b.C` in package
+/// `a.x` is `a.x.b.C`, `a.b.C` or `b.C`, whichever exists.
+pub(super) fn relative_import_modules(package: &str, module: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut prefix = package;
+    while !prefix.is_empty() {
+        out.push(format!("{prefix}.{module}"));
+        prefix = prefix.rsplit_once('.').map_or("", |(outer, _)| outer);
+    }
+    out.push(module.to_owned());
+    out
+}

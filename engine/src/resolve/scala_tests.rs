@@ -1,0 +1,387 @@
+//! Scala resolution fixtures: chained package clauses, package objects, imports (by name,
+//! renamed, wildcard, relative to the package), companions (`Foo.f()`, `Foo(…)` → `apply`),
+//! `new`, receivers (`this`, `super`, typed vals, parameters, members, return types),
+//! paren-less and infix calls, traits mixed in, extension methods and implicit classes.
+
+use super::fixture_edges::{edges, owned};
+use crate::graph::EdgeKind;
+use crate::ingest::fixture_graph as graph;
+
+const GATEWAY: &str = r#"package shop
+package pay
+
+trait Charges {
+  def charge(cents: Int): Boolean
+}
+
+class Gateway extends Charges {
+  override def charge(cents: Int): Boolean = log(cents)
+
+  private def log(cents: Int): Boolean = formatCents(cents).nonEmpty
+}
+
+object Gateway {
+  def connect(): Gateway = new Gateway()
+}
+"#;
+
+const PAY_PACKAGE: &str = r#"package shop
+
+package object pay {
+  def formatCents(cents: Int): String = cents.toString
+}
+"#;
+
+const BASE: &str = r#"package shop
+
+abstract class Base {
+  boot()
+
+  protected def boot(): Unit = ()
+
+  def save(): Boolean = true
+
+  def size: Int = 0
+}
+
+object Registry {
+  def register(cart: Cart): Unit = ()
+}
+
+trait Audited {
+  def audit(): Unit = ()
+}
+"#;
+
+const CART: &str = r#"package shop
+
+import shop.pay.Gateway
+import shop.pay.{Gateway => Pay, Charges}
+import pay._
+
+type Book = Ledger
+
+class Cart(val ledger: Ledger, charges: Charges) extends Base with Audited {
+  private val gateway: Gateway = Gateway.connect()
+  lazy val backup = new Gateway
+
+  def this(ledger: Ledger) = this(ledger, new Gateway())
+
+  override def boot(): Unit = super.boot()
+
+  def checkout(card: Gateway): Boolean = {
+    card.charge(1)
+    gateway.charge(3)
+    this.ledger.record()
+    ledger.record()
+    val pay = Pay.connect()
+    pay.charge(4)
+    val other = new Cart(new Ledger())
+    other.save()
+    other.size
+    Registry.register(this)
+    formatCents(5)
+    tax()
+    audit()
+    other.total()
+    Ledger().twice
+    val book: Book = Ledger()
+    book.record()
+    val money = Money(3)
+    money add money
+    Money.zero.add(money)
+    unknown.mystery()
+    this.save()
+  }
+}
+
+object Cart {
+  def tax(): Int = 1
+}
+
+case class Money(cents: Int) {
+  def add(other: Money): Money = Money(cents + other.cents)
+}
+
+object Money {
+  val zero: Money = new Money(0)
+  def apply(cents: Int): Money = new Money(cents)
+}
+
+class Ledger {
+  def record(): Unit = ()
+}
+
+object Ledger {
+  def apply(): Ledger = new Ledger
+}
+
+extension (cart: Cart)
+  def total(): Int = Cart.tax() + cart.size
+
+implicit class RichLedger(ledger: Ledger) {
+  def twice: Unit = ledger.record()
+}
+"#;
+
+fn project() -> crate::graph::Graph {
+    graph(&[
+        ("src/main/scala/shop/pay/Gateway.scala", GATEWAY),
+        ("src/main/scala/shop/pay/package.scala", PAY_PACKAGE),
+        ("src/main/scala/shop/Base.scala", BASE),
+        ("src/main/scala/shop/Cart.scala", CART),
+    ])
+}
+
+#[test]
+fn scala_packages_imports_receivers_companions_and_extensions() {
+    let g = project();
+    // `unknown.mystery()` reaches nothing.
+    assert_eq!(
+        edges(&g, EdgeKind::Calls),
+        owned(&[
+            // A statement in a class body runs as it is built.
+            (
+                "Class:src/main/scala/shop/Base.scala:Base",
+                "Method:src/main/scala/shop/Base.scala:Base.boot",
+                "0.98",
+                "self-method"
+            ),
+            // The extension's receiver parameter is typed; `Cart.tax()` is the companion's.
+            (
+                "Function:src/main/scala/shop/Cart.scala:total",
+                "Method:src/main/scala/shop/Base.scala:Base.size",
+                "0.95",
+                "receiver-type"
+            ),
+            (
+                "Function:src/main/scala/shop/Cart.scala:total",
+                "Method:src/main/scala/shop/Cart.scala:Cart.tax",
+                "0.97",
+                "class-member"
+            ),
+            // `def this(…) = this(…, new Gateway())`.
+            (
+                "Method:src/main/scala/shop/Cart.scala:Cart.Cart",
+                "Class:src/main/scala/shop/Cart.scala:Cart",
+                "0.97",
+                "constructor"
+            ),
+            (
+                "Method:src/main/scala/shop/Cart.scala:Cart.Cart",
+                "Class:src/main/scala/shop/pay/Gateway.scala:Gateway",
+                "0.97",
+                "constructor"
+            ),
+            // `new Gateway` without parentheses, in a lazy val.
+            (
+                "Method:src/main/scala/shop/Cart.scala:Cart.backup",
+                "Class:src/main/scala/shop/pay/Gateway.scala:Gateway",
+                "0.97",
+                "constructor"
+            ),
+            (
+                "Method:src/main/scala/shop/Cart.scala:Cart.boot",
+                "Method:src/main/scala/shop/Base.scala:Base.boot",
+                "0.95",
+                "super-method"
+            ),
+            (
+                "Method:src/main/scala/shop/Cart.scala:Cart.checkout",
+                "Class:src/main/scala/shop/Cart.scala:Cart",
+                "0.97",
+                "constructor"
+            ),
+            (
+                "Method:src/main/scala/shop/Cart.scala:Cart.checkout",
+                "Class:src/main/scala/shop/Cart.scala:Ledger",
+                "0.97",
+                "constructor"
+            ),
+            // `other.total()`: an extension method, below members found by type.
+            (
+                "Method:src/main/scala/shop/Cart.scala:Cart.checkout",
+                "Function:src/main/scala/shop/Cart.scala:total",
+                "0.90",
+                "receiver-type"
+            ),
+            // `import pay._` in package `shop` is `shop.pay`, whose package object defines it.
+            (
+                "Method:src/main/scala/shop/Cart.scala:Cart.checkout",
+                "Function:src/main/scala/shop/pay/package.scala:formatCents",
+                "0.97",
+                "import-resolved"
+            ),
+            // A trait mixed in: its member is the class's.
+            (
+                "Method:src/main/scala/shop/Cart.scala:Cart.checkout",
+                "Method:src/main/scala/shop/Base.scala:Audited.audit",
+                "0.95",
+                "self-method"
+            ),
+            (
+                "Method:src/main/scala/shop/Cart.scala:Cart.checkout",
+                "Method:src/main/scala/shop/Base.scala:Base.save",
+                "0.95",
+                "receiver-type"
+            ),
+            // `other.size`: a paren-less def is called.
+            (
+                "Method:src/main/scala/shop/Cart.scala:Cart.checkout",
+                "Method:src/main/scala/shop/Base.scala:Base.size",
+                "0.95",
+                "receiver-type"
+            ),
+            (
+                "Method:src/main/scala/shop/Cart.scala:Cart.checkout",
+                "Method:src/main/scala/shop/Base.scala:Registry.register",
+                "0.97",
+                "class-member"
+            ),
+            // The companion object's member is the class's own.
+            (
+                "Method:src/main/scala/shop/Cart.scala:Cart.checkout",
+                "Method:src/main/scala/shop/Cart.scala:Cart.tax",
+                "0.98",
+                "self-method"
+            ),
+            // `Ledger()` and `Money(3)`: the companions' `apply`.
+            (
+                "Method:src/main/scala/shop/Cart.scala:Cart.checkout",
+                "Method:src/main/scala/shop/Cart.scala:Ledger.apply",
+                "0.97",
+                "receiver-type"
+            ),
+            // `ledger.record()` (a class parameter) and `book.record()` (through the type alias).
+            (
+                "Method:src/main/scala/shop/Cart.scala:Cart.checkout",
+                "Method:src/main/scala/shop/Cart.scala:Ledger.record",
+                "0.97",
+                "receiver-type"
+            ),
+            // `money add money` (infix) and `Money.zero.add(money)` (a companion's val).
+            (
+                "Method:src/main/scala/shop/Cart.scala:Cart.checkout",
+                "Method:src/main/scala/shop/Cart.scala:Money.add",
+                "0.97",
+                "receiver-type"
+            ),
+            (
+                "Method:src/main/scala/shop/Cart.scala:Cart.checkout",
+                "Method:src/main/scala/shop/Cart.scala:Money.apply",
+                "0.97",
+                "receiver-type"
+            ),
+            // `Ledger().twice`: an implicit class's method.
+            (
+                "Method:src/main/scala/shop/Cart.scala:Cart.checkout",
+                "Method:src/main/scala/shop/Cart.scala:RichLedger.twice",
+                "0.90",
+                "receiver-type"
+            ),
+            (
+                "Method:src/main/scala/shop/Cart.scala:Cart.checkout",
+                "Method:src/main/scala/shop/pay/Gateway.scala:Gateway.charge",
+                "0.97",
+                "receiver-type"
+            ),
+            // `Pay.connect()`: renamed in the import.
+            (
+                "Method:src/main/scala/shop/Cart.scala:Cart.checkout",
+                "Method:src/main/scala/shop/pay/Gateway.scala:Gateway.connect",
+                "0.97",
+                "class-member"
+            ),
+            (
+                "Method:src/main/scala/shop/Cart.scala:Cart.gateway",
+                "Method:src/main/scala/shop/pay/Gateway.scala:Gateway.connect",
+                "0.97",
+                "class-member"
+            ),
+            (
+                "Method:src/main/scala/shop/Cart.scala:Ledger.apply",
+                "Class:src/main/scala/shop/Cart.scala:Ledger",
+                "0.97",
+                "constructor"
+            ),
+            (
+                "Method:src/main/scala/shop/Cart.scala:Money.add",
+                "Method:src/main/scala/shop/Cart.scala:Money.apply",
+                "0.97",
+                "receiver-type"
+            ),
+            (
+                "Method:src/main/scala/shop/Cart.scala:Money.apply",
+                "Class:src/main/scala/shop/Cart.scala:Money",
+                "0.97",
+                "constructor"
+            ),
+            (
+                "Method:src/main/scala/shop/Cart.scala:Money.zero",
+                "Class:src/main/scala/shop/Cart.scala:Money",
+                "0.97",
+                "constructor"
+            ),
+            (
+                "Method:src/main/scala/shop/Cart.scala:RichLedger.twice",
+                "Method:src/main/scala/shop/Cart.scala:Ledger.record",
+                "0.97",
+                "receiver-type"
+            ),
+            (
+                "Method:src/main/scala/shop/pay/Gateway.scala:Gateway.charge",
+                "Method:src/main/scala/shop/pay/Gateway.scala:Gateway.log",
+                "0.98",
+                "self-method"
+            ),
+            (
+                "Method:src/main/scala/shop/pay/Gateway.scala:Gateway.connect",
+                "Class:src/main/scala/shop/pay/Gateway.scala:Gateway",
+                "0.97",
+                "constructor"
+            ),
+            // Another file of the package.
+            (
+                "Method:src/main/scala/shop/pay/Gateway.scala:Gateway.log",
+                "Function:src/main/scala/shop/pay/package.scala:formatCents",
+                "0.97",
+                "same-file"
+            ),
+        ])
+    );
+    // A class extends its superclass and implements the traits it mixes in.
+    assert_eq!(
+        edges(&g, EdgeKind::Extends),
+        owned(&[
+            (
+                "Class:src/main/scala/shop/Cart.scala:Book",
+                "Class:src/main/scala/shop/Cart.scala:Ledger",
+                "0.97",
+                "heritage"
+            ),
+            (
+                "Class:src/main/scala/shop/Cart.scala:Cart",
+                "Class:src/main/scala/shop/Base.scala:Base",
+                "0.97",
+                "heritage"
+            ),
+        ])
+    );
+    assert_eq!(
+        edges(&g, EdgeKind::Implements),
+        owned(&[
+            (
+                "Class:src/main/scala/shop/Cart.scala:Cart",
+                "Trait:src/main/scala/shop/Base.scala:Audited",
+                "0.97",
+                "heritage"
+            ),
+            (
+                "Class:src/main/scala/shop/pay/Gateway.scala:Gateway",
+                "Trait:src/main/scala/shop/pay/Gateway.scala:Charges",
+                "0.97",
+                "heritage"
+            ),
+        ])
+    );
+}
