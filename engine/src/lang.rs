@@ -34,11 +34,15 @@ pub enum Lang {
     Swift,
     /// Kotlin (`.kt`, and `.kts` scripts).
     Kotlin,
+    /// Lua.
+    Lua,
+    /// Bash (`.sh`, `.bash`).
+    Bash,
 }
 
 impl Lang {
     /// Every language, in display order.
-    pub const ALL: [Lang; 14] = [
+    pub const ALL: [Lang; 16] = [
         Lang::Python,
         Lang::JavaScript,
         Lang::TypeScript,
@@ -53,6 +57,8 @@ impl Lang {
         Lang::Ruby,
         Lang::Swift,
         Lang::Kotlin,
+        Lang::Lua,
+        Lang::Bash,
     ];
 
     /// The language of a path, from its extension; `None` for files Nexus does not parse.
@@ -75,6 +81,8 @@ impl Lang {
             "rb" | "rake" | "gemspec" => Lang::Ruby,
             "swift" => Lang::Swift,
             "kt" | "kts" => Lang::Kotlin,
+            "lua" => Lang::Lua,
+            "sh" | "bash" => Lang::Bash,
             _ => return None,
         })
     }
@@ -108,6 +116,8 @@ impl Lang {
             Lang::Ruby => "ruby",
             Lang::Swift => "swift",
             Lang::Kotlin => "kotlin",
+            Lang::Lua => "lua",
+            Lang::Bash => "bash",
         }
     }
 
@@ -128,6 +138,8 @@ impl Lang {
             Lang::Ruby => tree_sitter_ruby::LANGUAGE.into(),
             Lang::Swift => tree_sitter_swift::LANGUAGE.into(),
             Lang::Kotlin => tree_sitter_kotlin_ng::LANGUAGE.into(),
+            Lang::Lua => tree_sitter_lua::LANGUAGE.into(),
+            Lang::Bash => tree_sitter_bash::LANGUAGE.into(),
         }
     }
 
@@ -196,6 +208,8 @@ mod tests {
         assert_eq!(Lang::of_path("Sources/Shop/Cart.swift"), Some(Lang::Swift));
         assert_eq!(Lang::of_path("src/Cart.kt"), Some(Lang::Kotlin));
         assert_eq!(Lang::of_path("build.gradle.kts"), Some(Lang::Kotlin));
+        assert_eq!(Lang::of_path("lua/shop/cart.lua"), Some(Lang::Lua));
+        assert_eq!(Lang::of_path("scripts/build.sh"), Some(Lang::Bash));
         assert_eq!(Lang::of_path("README"), None);
         assert_eq!(Lang::of_path("a.tar.gz"), None);
     }

@@ -219,6 +219,8 @@ const LANGUAGES: &[&str] = &[
     "ruby",
     "swift",
     "kotlin",
+    "lua",
+    "bash",
 ];
 
 /// Words that make a tool about code rather than general.

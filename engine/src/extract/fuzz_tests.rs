@@ -7,7 +7,7 @@ use super::Extractor;
 use crate::ingest::{SourceFile, index};
 use crate::lang::Lang;
 
-const SEEDS: [(&str, &str); 14] = [
+const SEEDS: [(&str, &str); 16] = [
     (
         "a.py",
         "class A(B):\n    def f(self, x: C = D()):\n        from .m import n as o\n        return self.g(x).h[0](*a, **k)\n",
@@ -63,6 +63,14 @@ const SEEDS: [(&str, &str); 14] = [
     (
         "a.kt",
         "package n\nimport a.B as C\nopen class A(val d: D) : B<Int>(d), I {\n  companion object { fun e() = A(D()) }\n  constructor() : this(D())\n  fun f(g: G?): H = g?.h()!!.let { it.k() }.run { l() }\n}\nfun A.m() = f(null)\n",
+    ),
+    (
+        "a.lua",
+        "local B = require('b.c')\nlocal A = setmetatable({ f = function(s) return s:g() end }, {__index = B})\nfunction A.h.i:j(...) local o = setmetatable({}, A); return o end\nA.k = function() l\"x\" m{1} end\nreturn A\n",
+    ),
+    (
+        "a.sh",
+        ". \"$(dirname \"$0\")/b.sh\"\nD=\"${BASH_SOURCE%/*}\"\nsource \"$D/c.sh\"\nfunction f { g | h && $(i \"$1\") || j; }\nk() ( if l; then m <<EOF\n$(n)\nEOF\nfi )\n",
     ),
 ];
 

@@ -1,6 +1,7 @@
 //! Extractors: one tree-sitter walk per file turns source into `FileFacts`.
 //! Walks are iterative (an explicit stack), so deeply nested code cannot overflow the wasm stack.
 
+mod bash;
 mod c;
 mod comment_runs;
 mod cpp;
@@ -10,6 +11,7 @@ mod go_build;
 mod java;
 mod js;
 mod kotlin;
+mod lua;
 mod php;
 mod python;
 mod receiver;
@@ -94,6 +96,8 @@ impl Extractor {
             Lang::Ruby => ruby::extract(root, src, &mut facts),
             Lang::Swift => swift::extract(root, src, &mut facts),
             Lang::Kotlin => kotlin::extract(root, src, &mut facts),
+            Lang::Lua => lua::extract(root, src, &mut facts),
+            Lang::Bash => bash::extract(root, src, &mut facts),
         }
         refs::extract(root, src, &mut facts);
         if root.has_error() {

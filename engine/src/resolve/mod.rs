@@ -458,6 +458,8 @@ fn dotted_callee(chain: &str) -> Callee {
 }
 
 #[cfg(test)]
+mod bash_tests;
+#[cfg(test)]
 mod c_tests;
 #[cfg(test)]
 mod cpp_tests;
@@ -468,6 +470,8 @@ mod csharp_tests;
 mod fixture_edges;
 #[cfg(test)]
 mod kotlin_tests;
+#[cfg(test)]
+mod lua_tests;
 #[cfg(test)]
 mod php_tests;
 #[cfg(test)]

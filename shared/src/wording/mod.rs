@@ -22,7 +22,7 @@ const CLAUSE_JOINS: &[&str] = &[
 const EXTENSIONS: &[&str] = &[
     "py", "pyi", "js", "jsx", "mjs", "cjs", "ts", "tsx", "rs", "go", "java", "c", "h", "cc", "cpp",
     "cxx", "hpp", "hh", "hxx", "md", "json", "toml", "yaml", "yml", "txt", "cfg", "ini", "html",
-    "css", "sh", "php", "rb", "swift", "kt", "kts",
+    "css", "sh", "php", "rb", "swift", "kt", "kts", "lua", "bash",
 ];
 
 /// `MATCH … RETURN …` (any case) is run as Cypher.
