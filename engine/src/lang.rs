@@ -92,10 +92,14 @@ impl Lang {
     /// or including a standard C++ header such as `<string>`) is C++. A header of plain C
     /// declarations stays C even in a C++ project: both parse it alike, and C and C++ files
     /// resolve against each other's headers.
+    /// A file whose name has no extension is Bash when its first line runs `bash` or `sh`
+    /// (`#!/bin/bash`, `#!/usr/bin/env bash`): scripts are often installed without one.
     pub fn of_source(path: &str, text: &str) -> Option<Lang> {
-        match Lang::of_path(path)? {
-            Lang::C if path.ends_with(".h") && reads_as_cpp(text) => Some(Lang::Cpp),
-            lang => Some(lang),
+        match Lang::of_path(path) {
+            Some(Lang::C) if path.ends_with(".h") && reads_as_cpp(text) => Some(Lang::Cpp),
+            Some(lang) => Some(lang),
+            None if is_shell_script(path, text) => Some(Lang::Bash),
+            None => None,
         }
     }
 
@@ -159,6 +163,21 @@ impl Lang {
     pub fn is_java_family(self) -> bool {
         matches!(self, Lang::Java | Lang::CSharp | Lang::Swift | Lang::Kotlin)
     }
+}
+
+/// Whether a file without extension is a shell script: its first line is `#!` running `bash`
+/// or `sh`, directly or through `env`.
+fn is_shell_script(path: &str, text: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let Some(shebang) = text.lines().next().and_then(|l| l.strip_prefix("#!")) else {
+        return false;
+    };
+    let mut words = shebang.split_whitespace();
+    let mut program = words.next().and_then(|p| p.rsplit('/').next());
+    if program == Some("env") {
+        program = words.find(|w| !w.starts_with('-'));
+    }
+    !name.contains('.') && matches!(program, Some("bash" | "sh"))
 }
 
 /// Whether a header's text is C++: a line (outside comments, as the first word) opening a class,
@@ -226,6 +245,18 @@ mod tests {
         ] {
             assert_eq!(Lang::of_source("a.h", cpp), Some(Lang::Cpp), "{cpp}");
         }
+        // A script without extension is Bash by its `#!` line.
+        assert_eq!(
+            Lang::of_source("bin/run", "#!/usr/bin/env bash\nf\n"),
+            Some(Lang::Bash)
+        );
+        assert_eq!(
+            Lang::of_source("bin/run", "#!/bin/sh -e\n"),
+            Some(Lang::Bash)
+        );
+        assert_eq!(Lang::of_source("bin/run", "#!/usr/bin/env python3\n"), None);
+        assert_eq!(Lang::of_source("notes.txt", "#!/bin/bash\n"), None);
+        assert_eq!(Lang::of_source("Makefile", "all:\n"), None);
         // Only `.h` is decided by its text.
         assert_eq!(Lang::of_source("a.c", "class A {};"), Some(Lang::C));
         assert_eq!(Lang::of_source("a.cc", "int f();"), Some(Lang::Cpp));

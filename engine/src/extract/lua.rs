@@ -112,8 +112,19 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
     while let Some((node, scope)) = stack.pop() {
         match node.kind() {
             "function_declaration" => {
-                if let Some(idx) = function_declaration(node, scope, src, facts, &mut walk) {
-                    walk_function(node, idx, src, &mut walk, &mut stack);
+                match function_declaration(node, scope, src, facts, &mut walk) {
+                    Some(idx) => walk_function(node, idx, src, &mut walk, &mut stack),
+                    // A function stored into a local's or a module's table (`function
+                    // obj:f()` in a function): no definition, its code runs in this scope.
+                    None => {
+                        for name in field(node, "parameters")
+                            .map(named_children)
+                            .unwrap_or_default()
+                        {
+                            walk.locals.add(scope, text(name, src));
+                        }
+                        stack.extend(field(node, "body").map(|b| (b, scope)));
+                    }
                 }
             }
             "variable_declaration" => {

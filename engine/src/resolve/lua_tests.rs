@@ -200,13 +200,16 @@ fn lua_unknown_receivers_are_candidates_and_locals_hide_names() {
         ),
         (
             "b.lua",
-            "local function size() end\nlocal function go(shape, size)\n  shape:draw()\n  size()\nend\ngo()\n",
+            "local A = require 'a'\nlocal function size() end\nlocal function go(shape, size)\n  shape:draw()\n  size()\nend\nfunction A.extra() size() end\ngo()\n",
         ),
     ]);
     assert_eq!(
         edges(&g, EdgeKind::Calls),
         owned(&[
             ("File:b.lua", "Function:b.lua:go", "0.97", "same-file"),
+            // `function A.extra` adds to the required module's table: no definition here, its
+            // code is the file's.
+            ("File:b.lua", "Function:b.lua:size", "0.97", "same-file"),
             (
                 "Function:b.lua:go",
                 "Method:a.lua:A.draw",
