@@ -284,7 +284,8 @@ pub struct FileFacts {
     /// Attributes assigned a call's result in a method.
     #[serde(default)]
     pub attr_calls: Vec<AttrCall>,
-    /// Declared package (Go `package x`, Java `package a.b;`).
+    /// Declared package (Go `package x`, Java `package a.b;`); for Lua, the table the file
+    /// returns at its top level (`return M`), what `require` gives its requirers.
     pub package: Option<String>,
     /// Syntax error nodes seen; the file is still used partially.
     pub syntax_errors: u32,

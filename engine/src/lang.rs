@@ -42,11 +42,15 @@ pub enum Lang {
     Elixir,
     /// Scala (2 and 3; `.scala`, and `.sc` scripts).
     Scala,
+    /// Lua.
+    Lua,
+    /// Bash (`.sh`, `.bash`).
+    Bash,
 }
 
 impl Lang {
     /// Every language, in display order.
-    pub const ALL: [Lang; 18] = [
+    pub const ALL: [Lang; 20] = [
         Lang::Python,
         Lang::JavaScript,
         Lang::TypeScript,
@@ -65,6 +69,8 @@ impl Lang {
         Lang::Dart,
         Lang::Elixir,
         Lang::Scala,
+        Lang::Lua,
+        Lang::Bash,
     ];
 
     /// The language of a path, from its extension; `None` for files Nexus does not parse.
@@ -91,6 +97,8 @@ impl Lang {
             "dart" => Lang::Dart,
             "ex" | "exs" => Lang::Elixir,
             "scala" | "sc" => Lang::Scala,
+            "lua" => Lang::Lua,
+            "sh" | "bash" => Lang::Bash,
             _ => return None,
         })
     }
@@ -100,10 +108,14 @@ impl Lang {
     /// or including a standard C++ header such as `<string>`) is C++. A header of plain C
     /// declarations stays C even in a C++ project: both parse it alike, and C and C++ files
     /// resolve against each other's headers.
+    /// A file whose name has no extension is Bash when its first line runs `bash` or `sh`
+    /// (`#!/bin/bash`, `#!/usr/bin/env bash`): scripts are often installed without one.
     pub fn of_source(path: &str, text: &str) -> Option<Lang> {
-        match Lang::of_path(path)? {
-            Lang::C if path.ends_with(".h") && reads_as_cpp(text) => Some(Lang::Cpp),
-            lang => Some(lang),
+        match Lang::of_path(path) {
+            Some(Lang::C) if path.ends_with(".h") && reads_as_cpp(text) => Some(Lang::Cpp),
+            Some(lang) => Some(lang),
+            None if is_shell_script(path, text) => Some(Lang::Bash),
+            None => None,
         }
     }
 
@@ -128,6 +140,8 @@ impl Lang {
             Lang::Dart => "dart",
             Lang::Elixir => "elixir",
             Lang::Scala => "scala",
+            Lang::Lua => "lua",
+            Lang::Bash => "bash",
         }
     }
 
@@ -152,6 +166,8 @@ impl Lang {
             Lang::Dart => tree_sitter_dart::LANGUAGE.into(),
             Lang::Elixir => tree_sitter_elixir::LANGUAGE.into(),
             Lang::Scala => tree_sitter_scala::LANGUAGE.into(),
+            Lang::Lua => tree_sitter_lua::LANGUAGE.into(),
+            Lang::Bash => tree_sitter_bash::LANGUAGE.into(),
         }
     }
 
@@ -175,6 +191,21 @@ impl Lang {
             Lang::Java | Lang::CSharp | Lang::Swift | Lang::Kotlin | Lang::Dart | Lang::Scala
         )
     }
+}
+
+/// Whether a file without extension is a shell script: its first line is `#!` running `bash`
+/// or `sh`, directly or through `env`.
+fn is_shell_script(path: &str, text: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let Some(shebang) = text.lines().next().and_then(|l| l.strip_prefix("#!")) else {
+        return false;
+    };
+    let mut words = shebang.split_whitespace();
+    let mut program = words.next().and_then(|p| p.rsplit('/').next());
+    if program == Some("env") {
+        program = words.find(|w| !w.starts_with('-'));
+    }
+    !name.contains('.') && matches!(program, Some("bash" | "sh"))
 }
 
 /// Whether a header's text is C++: a line (outside comments, as the first word) opening a class,
@@ -232,6 +263,8 @@ mod tests {
             Lang::of_path("src/main/scala/Cart.scala"),
             Some(Lang::Scala)
         );
+        assert_eq!(Lang::of_path("lua/shop/cart.lua"), Some(Lang::Lua));
+        assert_eq!(Lang::of_path("scripts/build.sh"), Some(Lang::Bash));
         assert_eq!(Lang::of_path("README"), None);
         assert_eq!(Lang::of_path("a.tar.gz"), None);
     }
@@ -248,6 +281,18 @@ mod tests {
         ] {
             assert_eq!(Lang::of_source("a.h", cpp), Some(Lang::Cpp), "{cpp}");
         }
+        // A script without extension is Bash by its `#!` line.
+        assert_eq!(
+            Lang::of_source("bin/run", "#!/usr/bin/env bash\nf\n"),
+            Some(Lang::Bash)
+        );
+        assert_eq!(
+            Lang::of_source("bin/run", "#!/bin/sh -e\n"),
+            Some(Lang::Bash)
+        );
+        assert_eq!(Lang::of_source("bin/run", "#!/usr/bin/env python3\n"), None);
+        assert_eq!(Lang::of_source("notes.txt", "#!/bin/bash\n"), None);
+        assert_eq!(Lang::of_source("Makefile", "all:\n"), None);
         // Only `.h` is decided by its text.
         assert_eq!(Lang::of_source("a.c", "class A {};"), Some(Lang::C));
         assert_eq!(Lang::of_source("a.cc", "int f();"), Some(Lang::Cpp));

@@ -106,6 +106,9 @@ fn whole_class(kind: &str) -> Option<Class> {
         | "quoted_atom"
         | "sigil"
         | "charlist" => Some(Class::String),
+        // Bash's single-quoted and `$'…'` strings.
+        | "raw_string"
+        | "ansi_c_string" => Some(Class::String),
         _ => None,
     }
 }
@@ -142,6 +145,8 @@ fn leaf_class(node: Node) -> Option<Class> {
         "alias" => Some(Class::Type),
         // Swift's names: a function's own, what a call calls (`f(…)`, `x.f(…)`).
         "simple_identifier" => swift_function_name(node).then_some(Class::Function),
+        // Bash's words: a function's own name, and the name a command runs.
+        "word" => bash_function_name(node).then_some(Class::Function),
         // PHP's names are `name` leaves.
         "identifier" | "property_identifier" | "field_identifier" | "name" => {
             let parent = node.parent()?;
@@ -155,6 +160,9 @@ fn leaf_class(node: Node) -> Option<Class> {
                 return Some(class);
             }
             if elixir_called(node, parent) {
+                return Some(Class::Function);
+            }
+            if lua_member_function(node, parent) {
                 return Some(Class::Function);
             }
             let is_field = |parent: Node, field: &str| {
@@ -257,6 +265,35 @@ fn swift_function_name(node: Node) -> bool {
             }),
         _ => false,
     }
+}
+
+/// Whether a Bash word names a function: the name a function definition gives, or the name
+/// of a command.
+fn bash_function_name(node: Node) -> bool {
+    node.parent().is_some_and(|parent| match parent.kind() {
+        "function_definition" => parent
+            .child_by_field_name("name")
+            .is_some_and(|n| n.id() == node.id()),
+        "command_name" => true,
+        _ => false,
+    })
+}
+
+/// Whether a Lua name is the function of a member: `f` in `function M.f()`, `function M:f()`,
+/// `M.f(…)`, `obj:f(…)`.
+fn lua_member_function(node: Node, parent: Node) -> bool {
+    let member = match parent.kind() {
+        "dot_index_expression" => parent.child_by_field_name("field"),
+        "method_index_expression" => parent.child_by_field_name("method"),
+        _ => return false,
+    };
+    member.is_some_and(|m| m.id() == node.id())
+        && parent.parent().is_some_and(|outer| {
+            matches!(outer.kind(), "function_call" | "function_declaration")
+                && outer
+                    .child_by_field_name("name")
+                    .is_some_and(|n| n.id() == parent.id())
+        })
 }
 
 /// Kotlin's names whose kinds carry no field: a type (`user_type`), what a call calls (`f` in
@@ -534,6 +571,40 @@ mod tests {
         assert_eq!(class_of(&scala, "\"x\""), Some(Class::String));
         assert_eq!(class_of(&scala, "// note"), Some(Class::Comment));
         assert_eq!(class_of(&scala, "rows"), None);
+    }
+
+    #[test]
+    fn lua_is_coloured_too() {
+        let lua = highlight(
+            "a.lua",
+            "-- note\nlocal M = {}\nfunction M.size(r)\n  return r:count(1) + clamp(\"x\") or nil\nend\nfunction M:grow() end\n",
+        );
+        assert_eq!(class_of(&lua, "size"), Some(Class::Function));
+        assert_eq!(class_of(&lua, "grow"), Some(Class::Function));
+        assert_eq!(class_of(&lua, "count"), Some(Class::Function));
+        assert_eq!(class_of(&lua, "clamp"), Some(Class::Function));
+        assert_eq!(class_of(&lua, "local"), Some(Class::Keyword));
+        assert_eq!(class_of(&lua, "\"x\""), Some(Class::String));
+        assert_eq!(class_of(&lua, "1"), Some(Class::Number));
+        assert_eq!(class_of(&lua, "-- note"), Some(Class::Comment));
+        assert_eq!(class_of(&lua, "nil"), Some(Class::Constant));
+        assert_eq!(class_of(&lua, "r"), None);
+    }
+
+    #[test]
+    fn bash_is_coloured_too() {
+        let sh = highlight(
+            "a.sh",
+            "# note\nbuild() {\n  local out='x'\n  grep -q \"$1\" file && build_more\n}\n",
+        );
+        assert_eq!(class_of(&sh, "build"), Some(Class::Function));
+        assert_eq!(class_of(&sh, "grep"), Some(Class::Function));
+        assert_eq!(class_of(&sh, "build_more"), Some(Class::Function));
+        assert_eq!(class_of(&sh, "'x'"), Some(Class::String));
+        assert_eq!(class_of(&sh, "\"$1\""), Some(Class::String));
+        assert_eq!(class_of(&sh, "# note"), Some(Class::Comment));
+        assert_eq!(class_of(&sh, "local"), Some(Class::Keyword));
+        assert_eq!(class_of(&sh, "file"), None);
     }
 
     #[test]

@@ -223,6 +223,8 @@ const LANGUAGES: &[&str] = &[
     "dart",
     "elixir",
     "scala",
+    "lua",
+    "bash",
 ];
 
 /// Words that make a tool about code rather than general.

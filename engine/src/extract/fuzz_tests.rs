@@ -7,7 +7,7 @@ use super::Extractor;
 use crate::ingest::{SourceFile, index};
 use crate::lang::Lang;
 
-const SEEDS: [(&str, &str); 18] = [
+const SEEDS: [(&str, &str); 20] = [
     (
         "a.py",
         "class A(B):\n    def f(self, x: C = D()):\n        from .m import n as o\n        return self.g(x).h[0](*a, **k)\n",
@@ -79,6 +79,14 @@ const SEEDS: [(&str, &str); 18] = [
     (
         "a.scala",
         "package n\npackage o\nimport a.{B => C, _}\ncase class A(d: D) extends B[Int](d) with I {\n  def this() = this(new D)\n  def f(g: G): H = g.h(1)(2).k map { _.l } ++ super.m\n}\nobject A { def apply(): A = new A(D()) }\nextension (x: A) def n = x f 1\nimplicit class P(q: Q) { val r = q.s }\n",
+    ),
+    (
+        "a.lua",
+        "local B = require('b.c')\nlocal A = setmetatable({ f = function(s) return s:g() end }, {__index = B})\nfunction A.h.i:j(...) local o = setmetatable({}, A); return o end\nA.k = function() l\"x\" m{1} end\nreturn A\n",
+    ),
+    (
+        "a.sh",
+        ". \"$(dirname \"$0\")/b.sh\"\nD=\"${BASH_SOURCE%/*}\"\nsource \"$D/c.sh\"\nfunction f { g | h && $(i \"$1\") || j; }\nk() ( if l; then m <<EOF\n$(n)\nEOF\nfi )\n",
     ),
 ];
 

@@ -1,6 +1,7 @@
 //! Extractors: one tree-sitter walk per file turns source into `FileFacts`.
 //! Walks are iterative (an explicit stack), so deeply nested code cannot overflow the wasm stack.
 
+mod bash;
 mod c;
 mod comment_runs;
 mod cpp;
@@ -12,6 +13,7 @@ mod go_build;
 mod java;
 mod js;
 mod kotlin;
+mod lua;
 mod php;
 mod python;
 mod receiver;
@@ -105,6 +107,8 @@ impl Extractor {
             // Elixir's extractor records its references itself (aliases expanded).
             Lang::Elixir => elixir::extract(root, src, &mut facts),
             Lang::Scala => scala::extract(root, src, &mut facts),
+            Lang::Lua => lua::extract(root, src, &mut facts),
+            Lang::Bash => bash::extract(root, src, &mut facts),
         }
         refs::extract(root, src, &mut facts);
         if root.has_error() {

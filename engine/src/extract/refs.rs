@@ -472,6 +472,45 @@ const SWIFT: RefSyntax = RefSyntax {
     name_uses: &[],
 };
 
+const LUA: RefSyntax = RefSyntax {
+    names: &["identifier"],
+    type_names: &[],
+    chains: &[("dot_index_expression", "table", "field")],
+    type_chains: &[],
+    calls: &[("function_call", "name")],
+    skipped: &["comment", "string", "method_index_expression"],
+    imports: &[],
+    heritage: &[],
+    heritage_fields: &[],
+    type_contexts: &[],
+    bindings: &["parameters", "variable_list"],
+    binding_fields: &[("for_numeric_clause", "name")],
+    written_fields: &[],
+    arguments: &["arguments"],
+    read_fields: &[],
+    name_uses: &[],
+};
+
+/// Bash names no symbol outside calls: its variables are no definitions.
+const BASH: RefSyntax = RefSyntax {
+    names: &[],
+    type_names: &[],
+    chains: &[],
+    type_chains: &[],
+    calls: &[],
+    skipped: &["comment", "heredoc_body", "string", "raw_string"],
+    imports: &[],
+    heritage: &[],
+    heritage_fields: &[],
+    type_contexts: &[],
+    bindings: &[],
+    binding_fields: &[],
+    written_fields: &[],
+    arguments: &[],
+    read_fields: &[],
+    name_uses: &[],
+};
+
 /// Scala's table: types are `type_identifier` leaves, member accesses `field_expression`,
 /// `new T` is a call of `T`; parameters, class parameters and patterns bind.
 const SCALA: RefSyntax = RefSyntax {
@@ -593,6 +632,8 @@ fn syntax(lang: Lang) -> Option<&'static RefSyntax> {
         Lang::Ruby => &RUBY,
         Lang::Swift => &SWIFT,
         Lang::Kotlin => &KOTLIN,
+        Lang::Lua => &LUA,
+        Lang::Bash => &BASH,
         Lang::Scala => &SCALA,
         Lang::Zig => &ZIG,
         Lang::Dart => &DART,

@@ -341,7 +341,9 @@ impl<'a> Resolver<'a> {
                     return hits;
                 }
                 // PHP looks a function up in the namespace, then the global one: nothing else.
-                if f.lang == Lang::Php {
+                // A Bash command that is no function of the script or of a file it sources is
+                // a program or a builtin.
+                if matches!(f.lang, Lang::Php | Lang::Bash) {
                     return Vec::new();
                 }
                 let package_import = match self.imported_or_declared(fi, scope, name) {
@@ -363,8 +365,12 @@ impl<'a> Resolver<'a> {
                 // Swift sees the names of its module and the modules it imports, Dart those of
                 // its library and the libraries it imports, which the lookup above searched: a
                 // definition elsewhere is a candidate at most. Zig has no implicit names
-                // either: what scope, imports and `usingnamespace` do not hold is a guess.
-                if package_import || matches!(f.lang, Lang::Swift | Lang::Dart | Lang::Zig) {
+                // either: what scope, imports and `usingnamespace` do not hold is a guess. A
+                // Lua global defined in another file is reached only once that file has run,
+                // which nothing in the caller shows.
+                if package_import
+                    || matches!(f.lang, Lang::Swift | Lang::Dart | Lang::Zig | Lang::Lua)
+                {
                     // Most likely the package's own function: a candidate at most.
                     return guesses
                         .into_iter()
@@ -1071,8 +1077,9 @@ impl<'a> Resolver<'a> {
             }
         }
         // A Swift method found by its name only (no reference measured it; the platform's
-        // types share many names with the project's): a candidate at most.
-        if f.lang == Lang::Swift {
+        // types share many names with the project's): a candidate at most. Lua's too (any
+        // table may hold a function of that name).
+        if matches!(f.lang, Lang::Swift | Lang::Lua) {
             for (_, conf, _) in &mut found {
                 *conf = conf.min(confidence::AMBIGUOUS_PAIR);
             }

@@ -468,6 +468,8 @@ fn dotted_callee(chain: &str) -> Callee {
 }
 
 #[cfg(test)]
+mod bash_tests;
+#[cfg(test)]
 mod c_tests;
 #[cfg(test)]
 mod cpp_tests;
@@ -483,6 +485,8 @@ mod elixir_tests;
 mod fixture_edges;
 #[cfg(test)]
 mod kotlin_tests;
+#[cfg(test)]
+mod lua_tests;
 #[cfg(test)]
 mod php_tests;
 #[cfg(test)]

@@ -37,6 +37,9 @@ pub struct ModuleIndex {
     dart_lib: HashMap<String, Vec<(String, usize)>>,
     /// Elixir files by the full names of the modules they define (`Shop.Cart`).
     elixir_modules: HashMap<String, Vec<usize>>,
+    /// Lua files by the module name `require` loads them by, with the depth of the root it is
+    /// taken from (see `lua_names`): the shallowest root wins.
+    lua_modules: HashMap<String, (usize, usize)>,
 }
 
 fn dir_of(path: &str) -> &str {
@@ -161,6 +164,14 @@ impl ModuleIndex {
                         let files = index.elixir_modules.entry(d.qualified.clone()).or_default();
                         if !files.contains(&i) {
                             files.push(i);
+                        }
+                    }
+                }
+                Lang::Lua => {
+                    for (name, depth) in lua_names(&f.path) {
+                        let best = index.lua_modules.entry(name).or_insert((depth, i));
+                        if (depth, &f.path) < (best.0, &files[best.1].path) {
+                            *best = (depth, i);
                         }
                     }
                 }
@@ -560,6 +571,18 @@ impl ModuleIndex {
         resolve(dir_of(importer)).or_else(|| resolve(""))
     }
 
+    /// The project file a Lua `require "a.b"` loads: `a/b.lua` or `a/b/init.lua` under one of
+    /// the project's roots (see `lua_names`).
+    pub fn lua(&self, spec: &str) -> Option<usize> {
+        self.lua_modules.get(spec).map(|&(_, i)| i)
+    }
+
+    /// The project file a Bash `source` path names: from the sourcing script's folder
+    /// (`./x.sh` stands for `$(dirname "$0")/x.sh`), else from the project's root.
+    pub fn bash_source(&self, importer: &str, spec: &str) -> Option<usize> {
+        self.php_include(importer, spec)
+    }
+
     pub fn same_dir_go(&self, path: &str) -> &[usize] {
         self.go_dirs.get(dir_of(path)).map_or(&[], Vec::as_slice)
     }
@@ -590,6 +613,24 @@ fn python_names(path: &str, packages: &std::collections::HashSet<&str>) -> Vec<S
     }
     names.retain(|n| !n.is_empty());
     names.dedup();
+    names
+}
+
+/// The module names a Lua file is required by, each with the depth of its root: from the
+/// project's top folder, and from every folder named `lua`, `src` or `lib` (the conventional
+/// entries of `package.path`); `a/b.lua` and `a/b/init.lua` are both `a.b`.
+fn lua_names(path: &str) -> Vec<(String, usize)> {
+    let Some(bare) = path.strip_suffix(".lua") else {
+        return Vec::new();
+    };
+    let bare = bare.strip_suffix("/init").unwrap_or(bare);
+    let parts: Vec<&str> = bare.split('/').collect();
+    let mut names = vec![(parts.join("."), 0)];
+    for (at, part) in parts.iter().enumerate() {
+        if matches!(*part, "lua" | "src" | "lib") && at + 1 < parts.len() {
+            names.push((parts[at + 1..].join("."), at + 1));
+        }
+    }
     names
 }
 

@@ -241,6 +241,11 @@ fn source_files(
         Lang::Zig => modules.zig(&f.path, &import.module).into_iter().collect(),
         Lang::Dart => modules.dart(&f.path, &import.module).into_iter().collect(),
         Lang::Elixir => modules.elixir(&import.module).to_vec(),
+        Lang::Lua => modules.lua(&import.module).into_iter().collect(),
+        Lang::Bash => modules
+            .bash_source(&f.path, &import.module)
+            .into_iter()
+            .collect(),
     }
 }
 
@@ -276,6 +281,12 @@ fn bind(
     if let Some(alias) = &import.module_alias {
         let target = match (f.lang, sources.as_slice()) {
             (Lang::Go, [_, ..]) => Some(Target::Package(sources.clone())),
+            // `local X = require "a.b"`: the table the module returns (`return M`).
+            (Lang::Lua, [m, ..]) => files
+                .get(*m)
+                .and_then(|target| target.package.as_deref())
+                .and_then(|table| export(*m, table, files, modules, top, defs, 1))
+                .or(Some(Target::Module(*m))),
             (_, [m, ..]) => Some(Target::Module(*m)),
             _ => None,
         };

@@ -461,6 +461,63 @@ fn projects() -> Vec<Vec<(&'static str, Vec<&'static str>)>> {
                 ],
             ),
         ],
+        // Lua: `require` of a module's returned table, methods through `self` and typed
+        // locals, `__index` inheritance.
+        vec![
+            (
+                "lua/app/main.lua",
+                vec![
+                    "local Shop = require(\"app.shop\")\nlocal function run()\n  local s = Shop.new()\n  s:stop()\n  s:total()\nend\nrun()\n",
+                    "local Shop = require \"app.shop\"\nlocal Base = require \"app.base\"\nShop.new():total()\nBase.helper()\n",
+                ],
+            ),
+            (
+                "lua/app/shop.lua",
+                vec![
+                    "local Base = require(\"app.base\")\nlocal Shop = setmetatable({}, {__index = Base})\nShop.__index = Shop\nfunction Shop.new()\n  return setmetatable({}, Shop)\nend\nfunction Shop:total() self:stop() end\nreturn Shop\n",
+                    "local Shop = {}\nfunction Shop.new() return Shop end\nfunction Shop:stop() end\nreturn Shop\n",
+                ],
+            ),
+            (
+                "lua/app/base.lua",
+                vec![
+                    "local Base = {}\nfunction Base:stop() end\nfunction Base.helper() end\nreturn Base\n",
+                    "local M = {}\nfunction M:stop() M.helper() end\nfunction M.helper() end\nreturn M\n",
+                ],
+            ),
+            (
+                "lua/app/base/init.lua",
+                vec![
+                    "local M = {}\nfunction M.helper() end\nreturn M\n",
+                    "return {}\n",
+                ],
+            ),
+        ],
+        // Bash: functions of the script and of the files it sources, directly or through
+        // another sourced file.
+        vec![
+            (
+                "bin/build.sh",
+                vec![
+                    ". \"$(dirname \"$0\")/lib/common.sh\"\nbuild() { log x | count; helper; }\nbuild\n",
+                    "source lib/common.sh\nbuild() { log x; }\nlog() { :; }\nbuild\n",
+                ],
+            ),
+            (
+                "bin/lib/common.sh",
+                vec![
+                    "source \"${BASH_SOURCE%/*}/log.sh\"\ncount() { wc -l; }\n",
+                    "log() { echo \"$@\"; }\nhelper() { log; }\n",
+                ],
+            ),
+            (
+                "bin/lib/log.sh",
+                vec![
+                    "log() { echo \"$@\"; }\n",
+                    "log() { count; }\ncount() { :; }\n",
+                ],
+            ),
+        ],
     ]
 }
 

@@ -23,6 +23,7 @@ const EXTENSIONS: &[&str] = &[
     "py", "pyi", "js", "jsx", "mjs", "cjs", "ts", "tsx", "rs", "go", "java", "c", "h", "cc", "cpp",
     "cxx", "hpp", "hh", "hxx", "md", "json", "toml", "yaml", "yml", "txt", "cfg", "ini", "html",
     "css", "sh", "php", "rb", "swift", "kt", "kts", "zig", "dart", "ex", "exs", "scala", "sc",
+    "lua", "bash",
 ];
 
 /// `MATCH … RETURN …` (any case) is run as Cypher.
