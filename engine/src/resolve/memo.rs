@@ -21,7 +21,8 @@ use crate::graph::{EdgeKind, Reason, RefKind, Reference};
 
 /// At most this many bytes of reads, calls and references are kept for the next resolution;
 /// past it nothing is. The whole Linux kernel's memo (86 k files: every C file reads its include
-/// closure) pushed resolution past wasm32's 4 GB in a tab; Django's (2.8 k files) is ≈ 5 MB.
+/// closure) pushed resolution past wasm32's 4 GB in a tab; Django's (2.8 k files) adds ≈ 5 MB to
+/// its snapshot.
 pub(super) const MEMO_BUDGET_BYTES: usize = 192 << 20;
 
 /// The definition index standing for a file's own node.
