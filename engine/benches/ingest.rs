@@ -222,12 +222,17 @@ fn main() {
             .collect();
         println!("CALLS by confidence: {}", band_text.join(" · "));
         println!(
-            "call sites: {} ({} resolved, {:.1}%); imports: {} ({} resolved)",
+            "call sites: {} ({} resolved, {:.1}%); imports: {} ({} resolved); {}",
             stats.resolve.call_sites,
             stats.resolve.calls_resolved,
             100.0 * stats.resolve.calls_resolved as f64 / stats.resolve.call_sites.max(1) as f64,
             stats.resolve.imports,
             stats.resolve.imports_resolved,
+            if stats.resolve.memo_over_budget {
+                "memo over its budget: none kept, the next change resolves every file"
+            } else {
+                "memo kept for incremental resolution"
+            },
         );
         let references = graph.references();
         let by_kind: Vec<String> = RefKind::ALL

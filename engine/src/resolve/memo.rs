@@ -8,6 +8,8 @@
 //! (path, definition index)), when the definitions of its name differ, or (module index) when
 //! the files' paths or packages differ. Every edge a file gives records its target's file, so
 //! kept edges only point into unchanged files, where (path, definition index) is stable.
+//! What a resolution keeps has a budget ([`MEMO_BUDGET_BYTES`]): a project whose memo outgrows
+//! it keeps none (no reads recorded from then on), and its next change resolves every file.
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use serde::{Deserialize, Serialize};
@@ -16,6 +18,12 @@ use super::Resolver;
 use super::reads::{MODULES_KEY, Taken, path_key};
 use super::scope::Target;
 use crate::graph::{EdgeKind, Reason, RefKind, Reference};
+
+/// At most this many bytes of reads, calls and references are kept for the next resolution;
+/// past it nothing is. The whole Linux kernel's memo (86 k files: every C file reads its include
+/// closure) pushed resolution past wasm32's 4 GB in a tab; Django's (2.8 k files) adds ≈ 5 MB to
+/// its snapshot.
+pub(super) const MEMO_BUDGET_BYTES: usize = 192 << 20;
 
 /// The definition index standing for a file's own node.
 const FILE_NODE: u32 = u32::MAX;
@@ -59,6 +67,15 @@ struct FileMemo {
     keepable: bool,
 }
 
+impl FileMemo {
+    /// The heap bytes it holds.
+    fn heap_bytes(&self) -> usize {
+        self.reads.capacity() * size_of::<u64>()
+            + self.calls.capacity() * size_of::<KeptCall>()
+            + self.refs.capacity() * size_of::<KeptRef>()
+    }
+}
+
 /// What a resolution keeps for the next one of the same project (also in a full snapshot, so a
 /// restored project stays incremental).
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -87,6 +104,26 @@ pub(super) struct Plan {
     modules: u64,
     /// How many files were resolved (not kept).
     pub resolved: usize,
+    /// The bytes `next` may hold ([`MEMO_BUDGET_BYTES`] but in tests).
+    budget: usize,
+    /// The bytes `next` holds.
+    kept_bytes: usize,
+    /// `next` outgrew the budget: nothing is kept for the next resolution.
+    pub over_budget: bool,
+}
+
+impl Plan {
+    /// Counts a file's memo against the budget; past it, drops what the files resolved so far
+    /// keep (the kept files' earlier memos stay until their references are added back).
+    fn count(&mut self, bytes: usize) {
+        self.kept_bytes += bytes;
+        if self.kept_bytes > self.budget && !self.over_budget {
+            self.over_budget = true;
+            for (memo, _) in self.next.iter_mut().zip(&self.dirty).filter(|(_, d)| **d) {
+                *memo = FileMemo::default();
+            }
+        }
+    }
 }
 
 fn mix(h: u64, x: u64) -> u64 {
@@ -100,11 +137,13 @@ fn str_hash(s: &str) -> u64 {
 impl<'a> Resolver<'a> {
     /// Decides which files to resolve again, from an earlier resolution of these files before
     /// the `changed` paths changed (`None`: every file). Called once the tables are built.
-    pub(super) fn plan(&mut self, earlier: Option<ResolveMemo>, changed: &[String]) {
+    /// The memo kept for the next resolution holds at most `budget` bytes (else none).
+    pub(super) fn plan(&mut self, earlier: Option<ResolveMemo>, changed: &[String], budget: usize) {
         let n = self.files.len();
         let mut plan = Plan {
             path_keys: self.files.all.iter().map(|f| path_key(&f.path)).collect(),
             next: vec![FileMemo::default(); n],
+            budget,
             ..Plan::default()
         };
         plan.file_by_key = plan
@@ -235,6 +274,7 @@ impl<'a> Resolver<'a> {
         }
         self.stats.call_sites += memo.call_sites;
         self.stats.calls_resolved += memo.calls_resolved;
+        self.plan.count(memo.heap_bytes());
         self.plan.next[fi] = memo;
         true
     }
@@ -253,12 +293,15 @@ impl<'a> Resolver<'a> {
         true
     }
 
-    /// Starts resolving one file: per-file caches emptied, reads recorded.
+    /// Starts resolving one file: per-file caches emptied, reads recorded (while the memo is
+    /// within its budget).
     pub(super) fn begin_file(&self) {
         self.variable_types.borrow_mut().clear();
         self.alias_types.borrow_mut().clear();
         self.unions.borrow_mut().clear();
-        self.reads.start();
+        if !self.plan.over_budget {
+            self.reads.start();
+        }
     }
 
     /// The distinct keys of what one file's resolution read, sorted: every file's keys wait in
@@ -293,6 +336,9 @@ impl<'a> Resolver<'a> {
         calls_resolved: usize,
     ) {
         let taken = self.reads.stop();
+        if self.plan.over_budget {
+            return;
+        }
         let reads = self.read_keys(taken);
         let calls: Option<Vec<KeptCall>> = made
             .iter()
@@ -305,21 +351,27 @@ impl<'a> Resolver<'a> {
                 })
             })
             .collect();
-        if let Some(memo) = self.plan.next.get_mut(fi) {
-            *memo = FileMemo {
-                reads,
-                keepable: calls.is_some(),
-                calls: calls.unwrap_or_default(),
-                refs: Vec::new(),
-                call_sites,
-                calls_resolved,
-            };
+        let memo = FileMemo {
+            reads,
+            keepable: calls.is_some(),
+            calls: calls.unwrap_or_default(),
+            refs: Vec::new(),
+            call_sites,
+            calls_resolved,
+        };
+        let bytes = memo.heap_bytes();
+        if let Some(slot) = self.plan.next.get_mut(fi) {
+            *slot = memo;
+            self.plan.count(bytes);
         }
     }
 
     /// Ends resolving file `fi`'s references.
     pub(super) fn end_refs(&mut self, fi: usize, made: &[Reference]) {
         let taken = self.reads.stop();
+        if self.plan.over_budget {
+            return;
+        }
         let reads = self.read_keys(taken);
         let refs: Option<Vec<KeptRef>> = made
             .iter()
@@ -334,18 +386,26 @@ impl<'a> Resolver<'a> {
                 })
             })
             .collect();
-        if let Some(memo) = self.plan.next.get_mut(fi) {
-            memo.reads.extend(reads);
-            memo.reads.sort_unstable();
-            memo.reads.dedup();
-            memo.keepable &= refs.is_some();
-            memo.refs = refs.unwrap_or_default();
-        }
+        let Some(memo) = self.plan.next.get_mut(fi) else {
+            return;
+        };
+        let before = memo.heap_bytes();
+        memo.reads.extend(reads);
+        memo.reads.sort_unstable();
+        memo.reads.dedup();
+        memo.keepable &= refs.is_some();
+        memo.refs = refs.unwrap_or_default();
+        let grown = memo.heap_bytes().saturating_sub(before);
+        self.plan.count(grown);
     }
 
-    /// What this resolution keeps for the next.
+    /// What this resolution keeps for the next: nothing when it outgrew its budget (the next
+    /// resolves every file).
     pub(super) fn memo(&mut self) -> ResolveMemo {
         let plan = std::mem::take(&mut self.plan);
+        if plan.over_budget {
+            return ResolveMemo::default();
+        }
         ResolveMemo {
             files: plan.path_keys.into_iter().zip(plan.next).collect(),
             tables: plan.tables,
@@ -493,9 +553,84 @@ impl<'a> Resolver<'a> {
 
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests {
+    use crate::facts::FileFacts;
+    use crate::graph::Graph;
     use crate::ingest::{parse_files, source_files};
     use crate::lang::Lang;
-    use crate::resolve::build_graph_kept;
+    use crate::resolve::{build_graph_kept, build_graph_within};
+
+    fn c_facts(files: &[(&str, &str)]) -> Vec<FileFacts> {
+        let batch = source_files(files)
+            .into_iter()
+            .map(|f| (Lang::C, f))
+            .collect();
+        parse_files(batch).into_iter().map(|p| p.facts).collect()
+    }
+
+    /// Every edge and reference as (from, to, kind), by stable ids.
+    fn edges(g: &Graph) -> Vec<(String, String, String)> {
+        let id = |n: u32| g.node(n).map(|n| n.stable_id()).unwrap_or_default();
+        let mut out: Vec<_> = g
+            .edges()
+            .iter()
+            .map(|e| (id(e.from), id(e.to), format!("{:?}", e.kind)))
+            .chain(
+                g.references()
+                    .iter()
+                    .map(|r| (id(r.from), id(r.to), format!("{:?}", r.kind))),
+            )
+            .collect();
+        out.sort();
+        out
+    }
+
+    #[test]
+    fn a_project_over_the_memo_budget_keeps_none_and_its_next_change_resolves_every_file() {
+        let header = ("util.h", "int helper(int x);\nint other(int x);\n");
+        let util = (
+            "util.c",
+            "#include \"util.h\"\nint helper(int x) { return x; }\nint other(int x) { return helper(x); }\n",
+        );
+        let before = c_facts(&[
+            header,
+            util,
+            (
+                "main.c",
+                "#include \"util.h\"\nint main(void) { return helper(1); }\n",
+            ),
+        ]);
+        // Within the budget a memo is kept; over it (a budget of one byte) none is.
+        let (_, stats, kept, _) = build_graph_kept("fixture", &before, None, &[]);
+        assert!(!stats.memo_over_budget && !kept.files.is_empty());
+        let (full, stats, memo, resolved) = build_graph_within("fixture", &before, None, &[], 1);
+        assert!(stats.memo_over_budget && memo.files.is_empty() && memo.tables.is_empty());
+        assert_eq!(resolved, 3);
+        assert_eq!(
+            edges(&full),
+            edges(&build_graph_kept("fixture", &before, None, &[]).0)
+        );
+        // A change after it: every file resolved again, the graph a full index of it gives.
+        let after = c_facts(&[
+            header,
+            util,
+            (
+                "main.c",
+                "#include \"util.h\"\nint main(void) { return other(helper(1)); }\n",
+            ),
+        ]);
+        let changed = ["main.c".to_owned()];
+        let (graph, stats, _, resolved) =
+            build_graph_within("fixture", &after, Some(memo), &changed, 1);
+        assert!(stats.memo_over_budget);
+        assert_eq!(resolved, 3);
+        let (fresh, ..) = build_graph_kept("fixture", &after, None, &[]);
+        assert_eq!(edges(&graph), edges(&fresh));
+        assert!(
+            edges(&graph)
+                .iter()
+                .any(|(from, to, _)| from.contains("main") && to.contains("other"))
+        );
+    }
 
     #[test]
     fn a_files_kept_reads_are_distinct_keys_however_often_it_reads_one() {

@@ -88,6 +88,9 @@ pub struct ResolveStats {
     pub calls_resolved: usize,
     pub imports: usize,
     pub imports_resolved: usize,
+    /// What this resolution read and made outgrew the memo's budget (`memo::MEMO_BUDGET_BYTES`):
+    /// nothing is kept, and the next change resolves every file.
+    pub memo_over_budget: bool,
 }
 
 /// The variables of one scope as (file, scope, line of the call being resolved when the
@@ -176,8 +179,20 @@ pub fn build_graph_kept(
     earlier: Option<ResolveMemo>,
     changed: &[String],
 ) -> (Graph, ResolveStats, ResolveMemo, usize) {
+    build_graph_within(project, files, earlier, changed, memo::MEMO_BUDGET_BYTES)
+}
+
+/// [`build_graph_kept`] keeping at most `budget` bytes for the next resolution.
+fn build_graph_within(
+    project: &str,
+    files: &[FileFacts],
+    earlier: Option<ResolveMemo>,
+    changed: &[String],
+    budget: usize,
+) -> (Graph, ResolveStats, ResolveMemo, usize) {
     let order: Vec<usize> = (0..files.len()).collect();
-    let (graph, stats, (memo, resolved)) = resolve_in(project, files, &order, earlier, changed);
+    let (graph, stats, (memo, resolved)) =
+        resolve_in(project, files, &order, earlier, changed, budget);
     (graph, stats, memo, resolved)
 }
 
@@ -190,7 +205,7 @@ pub(crate) fn build_graph_calls_in(
     files: &[FileFacts],
     order: &[usize],
 ) -> (Graph, ResolveStats) {
-    let (graph, stats, _) = resolve_in(project, files, order, None, &[]);
+    let (graph, stats, _) = resolve_in(project, files, order, None, &[], memo::MEMO_BUDGET_BYTES);
     (graph, stats)
 }
 
@@ -200,6 +215,7 @@ fn resolve_in(
     order: &[usize],
     earlier: Option<ResolveMemo>,
     changed: &[String],
+    budget: usize,
 ) -> (Graph, ResolveStats, (ResolveMemo, usize)) {
     let reads = Reads::default();
     let modules = ModuleIndex::build(files);
@@ -256,10 +272,13 @@ fn resolve_in(
     r.adopt_foreign_methods();
     r.heritage();
     r.swift_conformances();
-    r.plan(earlier, changed);
+    r.plan(earlier, changed, budget);
     r.calls(order);
     r.references();
-    let stats = r.stats;
+    let stats = ResolveStats {
+        memo_over_budget: r.plan.over_budget,
+        ..r.stats
+    };
     let resolved = r.plan.resolved;
     let memo = r.memo();
     (r.b.build(), stats, (memo, resolved))

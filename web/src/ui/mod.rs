@@ -519,6 +519,7 @@ fn on_worker_event(page: &WorkerPage, event: &FromWorker) {
             phases,
             memory_bytes,
             left_out,
+            resolves_fully,
         } => {
             page.progress.set(None);
             expose_left_out(left_out);
@@ -527,11 +528,16 @@ fn on_worker_event(page: &WorkerPage, event: &FromWorker) {
                 .map(|(phase, ms)| format!("{phase} {ms:.0} ms"))
                 .collect();
             page.load_status.set(format!(
-                "Indexed {files_parsed} files in {:.1} s ({skipped} skipped; {}; engine memory {:.0} MB){}",
+                "Indexed {files_parsed} files in {:.1} s ({skipped} skipped; {}; engine memory {:.0} MB){}{}",
                 ms / 1000.0,
                 phases.join(", "),
                 *memory_bytes as f64 / 1e6,
                 left_out_line(left_out),
+                if *resolves_fully {
+                    " · too large to resolve incrementally: a change resolves every file"
+                } else {
+                    ""
+                },
             ));
             page.summary.set(Some(graph.clone()));
             if let Some(link) = page.link.get() {

@@ -134,6 +134,10 @@ pub enum FromWorker {
         /// (over the size cap, changed while sent, …), each with why.
         #[serde(default)]
         left_out: Vec<LeftOut>,
+        /// Too large for incremental resolution (its memo outgrew the budget): the first change
+        /// resolves every file.
+        #[serde(default)]
+        resolves_fully: bool,
     },
     Failed {
         message: String,

@@ -1086,6 +1086,7 @@ async fn finish_load(
         phases,
         memory_bytes: wasm_memory_bytes(),
         left_out,
+        resolves_fully: stats.resolve.memo_over_budget,
     });
     let previous = {
         let old = worker.state.borrow();
