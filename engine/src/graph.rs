@@ -295,11 +295,16 @@ impl Reason {
 )]
 pub struct Sym(u32);
 
-/// String interner: each distinct string stored once (its index holds ids, not copies).
+/// String interner: each distinct string stored once, all of them one after another in one
+/// buffer (a graph holds ≈ 100 k strings: one allocation each cost an update as much to make and
+/// to drop as the rest of the structure); its index holds ids, not copies.
 #[derive(Debug, Clone, Default)]
 pub struct Strings {
-    all: Vec<Box<str>>,
-    /// Ids into `all`, found by their string's hash.
+    /// Every string, one after another.
+    text: String,
+    /// Where each string ends in `text` (it starts where the one before ends).
+    ends: Vec<usize>,
+    /// Ids into `ends`, found by their string's hash.
     index: hashbrown::HashTable<u32>,
 }
 
@@ -308,62 +313,105 @@ fn string_hash(s: &str) -> u64 {
     rustc_hash::FxBuildHasher.hash_one(s)
 }
 
+/// String `id` of `text` as `ends` delimit it ("" past the end).
+fn stored<'s>(text: &'s str, ends: &[usize], id: u32) -> &'s str {
+    let id = id as usize;
+    let Some(&end) = ends.get(id) else {
+        return "";
+    };
+    let start = id
+        .checked_sub(1)
+        .and_then(|i| ends.get(i))
+        .copied()
+        .unwrap_or(0);
+    text.get(start..end).unwrap_or("")
+}
+
 impl Strings {
     /// The interner of strings stored in this order (a string stored twice is found as its
     /// first).
-    fn from_all(all: Vec<Box<str>>) -> Strings {
-        let mut index = hashbrown::HashTable::with_capacity(all.len());
-        for (id, s) in all.iter().enumerate() {
+    fn from_all<S: AsRef<str>>(all: &[S]) -> Strings {
+        let mut strings = Strings {
+            text: String::with_capacity(all.iter().map(|s| s.as_ref().len()).sum()),
+            ends: Vec::with_capacity(all.len()),
+            index: hashbrown::HashTable::with_capacity(all.len()),
+        };
+        for s in all {
+            let s = s.as_ref();
             let hash = string_hash(s);
-            let same = |&other: &u32| all.get(other as usize).is_some_and(|o| **o == **s);
-            if index.find(hash, same).is_none() {
-                index.insert_unique(hash, id as u32, |&i| {
-                    string_hash(all.get(i as usize).map_or("", |s| s))
-                });
+            let Strings { text, ends, index } = &mut strings;
+            let id = ends.len() as u32;
+            text.push_str(s);
+            ends.push(text.len());
+            if index
+                .find(hash, |&other| stored(text, ends, other) == s)
+                .is_none()
+            {
+                index.insert_unique(hash, id, |&i| string_hash(stored(text, ends, i)));
             }
         }
-        Strings { all, index }
+        strings
     }
 
     pub fn intern(&mut self, s: &str) -> Sym {
-        let Strings { all, index } = self;
+        let Strings { text, ends, index } = self;
         let hash = string_hash(s);
-        if let Some(&id) = index.find(hash, |&id| all.get(id as usize).is_some_and(|o| **o == *s)) {
+        if let Some(&id) = index.find(hash, |&id| stored(text, ends, id) == s) {
             return Sym(id);
         }
-        let id = all.len() as u32;
-        all.push(s.into());
-        index.insert_unique(hash, id, |&i| {
-            string_hash(all.get(i as usize).map_or("", |s| s))
-        });
+        let id = ends.len() as u32;
+        text.push_str(s);
+        ends.push(text.len());
+        index.insert_unique(hash, id, |&i| string_hash(stored(text, ends, i)));
         Sym(id)
     }
 
     pub fn get(&self, sym: Sym) -> &str {
-        self.all.get(sym.0 as usize).map_or("", |s| s)
+        stored(&self.text, &self.ends, sym.0)
     }
 
-    /// Room for `more` strings, so the index is not rehashed step by step.
-    fn reserve(&mut self, more: usize) {
-        let Strings { all, index } = self;
-        all.reserve(more);
-        index.reserve(more, |&i| {
-            string_hash(all.get(i as usize).map_or("", |s| s))
-        });
+    /// Every string, in id order.
+    fn iter(&self) -> impl ExactSizeIterator<Item = &str> {
+        (0..self.ends.len() as u32).map(|id| stored(&self.text, &self.ends, id))
+    }
+
+    /// Room for `more` strings of about `bytes` bytes in all, so the tables are not grown step
+    /// by step.
+    fn reserve(&mut self, more: usize, bytes: usize) {
+        let Strings { text, ends, index } = self;
+        text.reserve(bytes);
+        ends.reserve(more);
+        index.reserve(more, |&i| string_hash(stored(text, ends, i)));
+    }
+
+    /// Gives back the room to spare.
+    fn shrink_to_fit(&mut self) {
+        let Strings { text, ends, index } = self;
+        text.shrink_to_fit();
+        ends.shrink_to_fit();
+        index.shrink_to_fit(|&i| string_hash(stored(text, ends, i)));
     }
 
     pub fn lookup(&self, s: &str) -> Option<Sym> {
         self.index
-            .find(string_hash(s), |&id| {
-                self.all.get(id as usize).is_some_and(|o| **o == *s)
-            })
+            .find(string_hash(s), |&id| self.get(Sym(id)) == s)
             .map(|&id| Sym(id))
     }
 
     fn heap_bytes(&self) -> usize {
-        self.all.iter().map(|s| s.len()).sum::<usize>()
-            + self.all.capacity() * 16
+        self.text.capacity()
+            + self.ends.capacity() * std::mem::size_of::<usize>()
             + self.index.capacity() * (4 + 1)
+    }
+}
+
+/// The strings of a graph as stored: a sequence of strings (the snapshot's format, whatever the
+/// interner holds them in).
+struct StoredStrings<'g>(&'g Strings);
+
+impl Serialize for StoredStrings<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.iter())
     }
 }
 
@@ -837,7 +885,7 @@ impl Graph {
 #[derive(Serialize)]
 pub struct GraphPartsRef<'g> {
     project: &'g str,
-    strings: &'g [Box<str>],
+    strings: StoredStrings<'g>,
     nodes: &'g [NodeData],
     edges: &'g [Edge],
     references: &'g [Reference],
@@ -862,7 +910,7 @@ impl Graph {
     pub fn parts(&self) -> GraphPartsRef<'_> {
         GraphPartsRef {
             project: &self.project,
-            strings: &self.strings.all,
+            strings: StoredStrings(&self.strings),
             nodes: &self.nodes,
             edges: &self.edges,
             references: &self.references,
@@ -929,7 +977,7 @@ impl Graph {
         let incoming = Csr::build(nodes.len(), &edges, |e| e.to);
         Ok(Graph {
             project,
-            strings: Strings::from_all(strings),
+            strings: Strings::from_all(&strings),
             nodes,
             edges,
             references,
@@ -980,7 +1028,7 @@ impl GraphBuilder {
         b.graph.nodes.reserve(nodes);
         b.graph.edges.reserve(edges);
         b.graph.by_location.reserve(nodes);
-        b.graph.strings.reserve(nodes * 2);
+        b.graph.strings.reserve(nodes * 2, nodes * 64);
         b
     }
 
@@ -1076,6 +1124,7 @@ impl GraphBuilder {
         });
         g.edges.shrink_to_fit();
         g.nodes.shrink_to_fit();
+        g.strings.shrink_to_fit();
         g.outgoing = Csr::build(g.nodes.len(), &g.edges, |e| e.from);
         g.incoming = Csr::build(g.nodes.len(), &g.edges, |e| e.to);
         g.lookup = OnceLock::new();
@@ -1117,6 +1166,21 @@ mod tests {
         assert_eq!(g.find_id("File:shop/cart.py"), Some(file));
         assert_eq!(g.find_id("Function:shop/cart.py:Cart.add"), None);
         assert_eq!(g.find_id("garbage"), None);
+    }
+
+    #[test]
+    fn strings_in_one_buffer_keep_their_ids_through_storing() {
+        let mut strings = Strings::from_all(&["", "a", "bc", "a", "é"]);
+        assert_eq!(strings.lookup("a"), Some(Sym(1)));
+        assert_eq!(strings.get(Sym(3)), "a");
+        assert_eq!(strings.get(Sym(4)), "é");
+        assert_eq!(strings.get(Sym(99)), "");
+        assert_eq!(strings.intern("bc"), Sym(2));
+        assert_eq!(strings.intern("d"), Sym(5));
+        strings.shrink_to_fit();
+        let stored: Vec<&str> = strings.iter().collect();
+        assert_eq!(stored, ["", "a", "bc", "a", "é", "d"]);
+        assert_eq!(Strings::from_all(&stored).lookup("d"), Some(Sym(5)));
     }
 
     #[test]

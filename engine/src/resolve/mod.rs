@@ -104,6 +104,26 @@ type FoundType = Option<(u32, f32)>;
 /// A type alias as (file, name).
 type AliasKey = (usize, String);
 
+/// Definition node → its file and its index there, by node id: ids are dense, so a vector
+/// (a node that is no definition, or an id past the last, has none).
+struct NodeDefs(Vec<Option<(usize, u32)>>);
+
+impl NodeDefs {
+    fn get(&self, node: &u32) -> Option<&(usize, u32)> {
+        self.0.get(*node as usize)?.as_ref()
+    }
+
+    fn insert(&mut self, node: u32, def: (usize, u32)) {
+        let at = node as usize;
+        if self.0.len() <= at {
+            self.0.resize(at + 1, None);
+        }
+        if let Some(slot) = self.0.get_mut(at) {
+            *slot = Some(def);
+        }
+    }
+}
+
 struct Resolver<'a> {
     files: Facts<'a>,
     /// What the file being resolved reads.
@@ -133,7 +153,7 @@ struct Resolver<'a> {
     /// Methods by name, project-wide.
     methods: NameMap<'a, &'a str, Vec<u32>>,
     /// Definition node → its file and its index there.
-    node_def: HashMap<u32, (usize, u32)>,
+    node_def: NodeDefs,
     /// Per file: the files its imports resolve to.
     imported: FileVec<'a, HashSet<usize>>,
     /// Per file: the files it imports whole (a module import, a wildcard), not name by name.
@@ -239,7 +259,7 @@ fn resolve_in(
         globals: NameMap::new(&reads),
         extensions: NameMap::new(&reads),
         methods: NameMap::new(&reads),
-        node_def: HashMap::with_capacity_and_hasher(defs, Default::default()),
+        node_def: NodeDefs(Vec::with_capacity(2 * files.len() + defs)),
         imported: FileVec::new(Vec::with_capacity(files.len()), &reads),
         imported_whole: FileVec::new(Vec::with_capacity(files.len()), &reads),
         import_targets: FileVec::new(Vec::with_capacity(files.len()), &reads),
