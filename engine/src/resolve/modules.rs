@@ -46,6 +46,22 @@ fn dir_of(path: &str) -> &str {
     path.rsplit_once('/').map_or("", |(d, _)| d)
 }
 
+/// The path `spec` (with `.` and `..` parts) names from folder `base`; `None` when it climbs
+/// above the project's root.
+fn joined(base: &str, spec: &str) -> Option<String> {
+    let mut parts: Vec<&str> = base.split('/').filter(|p| !p.is_empty()).collect();
+    for piece in spec.split('/') {
+        match piece {
+            "." | "" => {}
+            ".." => {
+                parts.pop()?;
+            }
+            other => parts.push(other),
+        }
+    }
+    Some(parts.join("/"))
+}
+
 /// The package name a Go import path conventionally declares: its last part, without a major
 /// version (`example.com/m/v2` → `m`, `gopkg.in/yaml.v3` → `yaml`).
 fn go_package_name(path: &str) -> &str {
@@ -255,20 +271,7 @@ impl ModuleIndex {
         if !spec.starts_with('.') {
             return None;
         }
-        let mut parts: Vec<&str> = dir_of(importer)
-            .split('/')
-            .filter(|p| !p.is_empty())
-            .collect();
-        for piece in spec.split('/') {
-            match piece {
-                "." | "" => {}
-                ".." => {
-                    parts.pop()?;
-                }
-                other => parts.push(other),
-            }
-        }
-        let base = parts.join("/");
+        let base = joined(dir_of(importer), spec)?;
         let stripped = base
             .strip_suffix(".js")
             .or_else(|| base.strip_suffix(".jsx"))
@@ -312,20 +315,7 @@ impl ModuleIndex {
                 dir = dir_of(dir);
             }
         }
-        let mut parts: Vec<&str> = dir_of(importer)
-            .split('/')
-            .filter(|p| !p.is_empty())
-            .collect();
-        for piece in spec.split('/') {
-            match piece {
-                "." | "" => {}
-                ".." => {
-                    parts.pop()?;
-                }
-                other => parts.push(other),
-            }
-        }
-        self.by_path.get(&parts.join("/")).copied()
+        self.by_path.get(&joined(dir_of(importer), spec)?).copied()
     }
 
     /// Resolves a Rust module path seen in `importer` (`crate::a::b`, `super::x`, `self::y`).
@@ -438,21 +428,9 @@ impl ModuleIndex {
             Some(angled) => (angled.strip_suffix('>').unwrap_or(angled), false),
             None => (spec, true),
         };
-        let mut parts: Vec<&str> = dir_of(importer)
-            .split('/')
-            .filter(|p| !p.is_empty())
-            .collect();
-        let mut escaped = false;
-        for piece in spec.split('/') {
-            match piece {
-                "." | "" => {}
-                ".." => escaped |= parts.pop().is_none(),
-                other => parts.push(other),
-            }
-        }
         if quoted
-            && !escaped
-            && let Some(&file) = self.by_path.get(&parts.join("/"))
+            && let Some(path) = joined(dir_of(importer), spec)
+            && let Some(&file) = self.by_path.get(&path)
         {
             return Some(file);
         }
@@ -484,23 +462,8 @@ impl ModuleIndex {
     pub fn ruby(&self, importer: &str, spec: &str) -> Option<usize> {
         let spec = spec.strip_suffix(".rb").unwrap_or(spec);
         if spec.starts_with("./") || spec.starts_with("../") {
-            let mut parts: Vec<&str> = dir_of(importer)
-                .split('/')
-                .filter(|p| !p.is_empty())
-                .collect();
-            for piece in spec.split('/') {
-                match piece {
-                    "." | "" => {}
-                    ".." => {
-                        parts.pop()?;
-                    }
-                    other => parts.push(other),
-                }
-            }
-            return self
-                .by_path
-                .get(&format!("{}.rb", parts.join("/")))
-                .copied();
+            let path = joined(dir_of(importer), spec)?;
+            return self.by_path.get(&format!("{path}.rb")).copied();
         }
         self.ruby_features.get(spec).copied()
     }
@@ -524,20 +487,7 @@ impl ModuleIndex {
         if uri.contains(':') {
             return None;
         }
-        let mut parts: Vec<&str> = dir_of(importer)
-            .split('/')
-            .filter(|p| !p.is_empty())
-            .collect();
-        for piece in uri.split('/') {
-            match piece {
-                "." | "" => {}
-                ".." => {
-                    parts.pop()?;
-                }
-                other => parts.push(other),
-            }
-        }
-        self.by_path.get(&parts.join("/")).copied()
+        self.by_path.get(&joined(dir_of(importer), uri)?).copied()
     }
 
     /// Elixir files defining module `name` (its full name).
@@ -555,19 +505,7 @@ impl ModuleIndex {
     /// The project file a PHP `require`/`include` path names: from the including file's
     /// folder (`./x.php` stands for `__DIR__ . '/x.php'`), else from the project's root.
     pub fn php_include(&self, importer: &str, spec: &str) -> Option<usize> {
-        let resolve = |base: &str| {
-            let mut parts: Vec<&str> = base.split('/').filter(|p| !p.is_empty()).collect();
-            for piece in spec.split('/') {
-                match piece {
-                    "." | "" => {}
-                    ".." => {
-                        parts.pop()?;
-                    }
-                    other => parts.push(other),
-                }
-            }
-            self.by_path.get(&parts.join("/")).copied()
-        };
+        let resolve = |base: &str| self.by_path.get(&joined(base, spec)?).copied();
         resolve(dir_of(importer)).or_else(|| resolve(""))
     }
 

@@ -31,19 +31,20 @@ pub fn node_reveal(kind: NodeKind, weight: f32) -> f32 {
     HEAVY_SYMBOL_ZOOM + (EVERY_SYMBOL_ZOOM - HEAVY_SYMBOL_ZOOM) * rest * rest
 }
 
-/// Side (CSS px) of the screen cell that shows at most one node: a 1920 × 1080 view then draws
-/// at most ~14,400 points however large the graph (a kernel's picture drew 86,000 files at once).
-pub const NODE_CELL_PX: f32 = 12.0;
+/// Side (CSS px) of the screen cell that holds at most one fully shown node: a 1920 × 1080 view
+/// then draws at most ~60,000 points however large the graph (a kernel's picture drew all its
+/// 86,000 files at once), while a community's files still read as a cloud (Django's fit).
+pub const NODE_CELL_PX: f32 = 6.0;
 /// Zoom levels thinning looks at, each twice the last, from the whole picture in one cell.
 const THINNING_LEVELS: u32 = 40;
 
 /// Each node's reveal zoom with crowds thinned: from the zoom at which the whole picture is one
 /// [`NODE_CELL_PX`] cell, doubling the zoom at each level, every cell of the level's grid that
 /// holds no node shown yet takes the first of its nodes in priority order (lower `reveal`, then
-/// higher `weight`) whose own reveal has begun; a node's result is the level where it was taken
-/// over [`FADE_FROM`] (its fade starts there), never below its own reveal. So at any zoom, any
-/// screen cell of [`NODE_CELL_PX`] holds at most one node that has begun to show. `nodes` are
-/// (x, y, reveal, weight); `extent` is the picture's larger side in world units.
+/// higher `weight`) whose own fade has begun; a node's result is the level where it was taken,
+/// never below its own reveal. So at any zoom, a screen cell of [`NODE_CELL_PX`] holds at most
+/// one fully shown node (and, fading in, those of the next level). `nodes` are (x, y, reveal,
+/// weight); `extent` is the picture's larger side in world units.
 pub fn thinned_reveal(nodes: &[(f32, f32, f32, f32)], extent: f32) -> Vec<f32> {
     let mut order: Vec<u32> = (0..nodes.len() as u32).collect();
     order.sort_by(|&a, &b| {
@@ -69,7 +70,7 @@ pub fn thinned_reveal(nodes: &[(f32, f32, f32, f32)], extent: f32) -> Vec<f32> {
             let (_, _, reveal, _) = nodes[i as usize];
             let take = FADE_FROM * reveal <= zoom && full.insert(cell(i));
             if take {
-                out[i as usize] = (zoom / FADE_FROM).max(reveal);
+                out[i as usize] = zoom.max(reveal);
                 taken.push(i);
             }
             !take
@@ -79,7 +80,7 @@ pub fn thinned_reveal(nodes: &[(f32, f32, f32, f32)], extent: f32) -> Vec<f32> {
     // What the last level left (nodes on the same spot) shows where the levels stopped.
     for (i, r) in out.iter_mut().enumerate() {
         if r.is_nan() {
-            *r = (zoom / FADE_FROM).max(nodes[i].2);
+            *r = zoom.max(nodes[i].2);
         }
     }
     out
@@ -138,7 +139,8 @@ mod tests {
         assert!(light <= EVERY_SYMBOL_ZOOM && heavy >= HEAVY_SYMBOL_ZOOM);
     }
 
-    /// Nodes begun to show at `zoom` per screen cell of [`NODE_CELL_PX`], at most.
+    /// Nodes begun to show at `zoom` per screen cell of [`NODE_CELL_PX`], at most (fully shown
+    /// ones are one per cell; fading ones come from cells 0.7 times as wide).
     fn most_per_screen_cell(nodes: &[(f32, f32, f32, f32)], reveal: &[f32], zoom: f32) -> usize {
         let side = NODE_CELL_PX / zoom;
         let mut per: std::collections::HashMap<(i64, i64), usize> = Default::default();
