@@ -285,7 +285,14 @@ async function pictureBench(page) {
   await page.keyboard.type(symbol);
   await page.waitForSelector('[data-testid="search-hits"] li a', { timeout: 10_000 });
   await page.keyboard.press("Enter");
-  await page.waitForFunction(() => window.__nexusGraph.selectedId, null, { timeout: 10_000 });
+  // A huge graph's picture draws only its most connected symbols: one left out is not selected there.
+  const drawn = await page
+    .waitForFunction(() => window.__nexusGraph.selectedId, null, { timeout: 10_000 })
+    .then(() => true, () => false);
+  if (!drawn) {
+    await page.keyboard.press("Escape");
+    return console.log(`select: ${symbol} is not among the picture's drawn nodes (no click timed)`);
+  }
   const clickId = await page.evaluate(() => window.__nexusGraph.selectedId);
   await page.waitForTimeout(1500);
   await page.keyboard.press("Escape");
