@@ -319,6 +319,19 @@ pub struct FileFacts {
 }
 
 impl FileFacts {
+    /// Records that `var` holds a value of `type_name` in `scope`; nothing for an empty name or
+    /// type (what a declaration did not say).
+    pub fn bind_type(&mut self, scope: Option<u32>, var: &str, type_name: String) {
+        if type_name.is_empty() || var.is_empty() {
+            return;
+        }
+        self.bindings.push(Binding {
+            scope,
+            var: var.to_owned(),
+            type_name,
+        });
+    }
+
     /// Empty facts for a file of `lang` at `path`.
     pub fn new(path: &str, lang: Lang) -> Self {
         Self {

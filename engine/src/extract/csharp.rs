@@ -8,7 +8,7 @@ use super::{
     ReceiverSyntax, doc_line, field, header_before_body, line, named_children, new_def, push_call,
     push_children, strip_generics, text,
 };
-use crate::facts::{Binding, CallBinding, Callee, Def, FileFacts, Import, ImportedName, Receiver};
+use crate::facts::{CallBinding, Callee, Def, FileFacts, Import, ImportedName, Receiver};
 use crate::graph::NodeKind;
 
 pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
@@ -383,14 +383,9 @@ fn declaration(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts
 
 fn bind(facts: &mut FileFacts, scope: Option<u32>, var: &str, written: &str) {
     let type_name = type_name(written);
-    if type_name.is_empty() || type_name == "var" || var.is_empty() {
-        return;
+    if type_name != "var" {
+        facts.bind_type(scope, var, type_name);
     }
-    facts.bindings.push(Binding {
-        scope,
-        var: var.to_owned(),
-        type_name,
-    });
 }
 
 /// C#'s receivers: `this`, `base`, plain names, and `a.b` member accesses or qualified names.

@@ -7,7 +7,7 @@ use super::{
     ReceiverSyntax, doc_line, field, header_before_body, line, named_children, new_def, push_call,
     push_children, strip_generics, text,
 };
-use crate::facts::{Binding, CallBinding, Callee, Def, FileFacts, Import, ImportedName, Receiver};
+use crate::facts::{CallBinding, Callee, Def, FileFacts, Import, ImportedName, Receiver};
 use crate::graph::NodeKind;
 
 pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
@@ -704,14 +704,7 @@ fn parameters(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts)
 }
 
 fn bind(facts: &mut FileFacts, scope: Option<u32>, var: &str, type_name: String) {
-    if type_name.is_empty() || var.is_empty() {
-        return;
-    }
-    facts.bindings.push(Binding {
-        scope,
-        var: var.to_owned(),
-        type_name,
-    });
+    facts.bind_type(scope, var, type_name);
 }
 
 /// Dart's receivers: `this`, `super`, plain names and dotted chains (`a.b`, `a?.b`).

@@ -8,7 +8,7 @@ use super::{
     ReceiverSyntax, doc_line, field, header_before_body, line, named_children, new_def, push_call,
     push_children, split_outside_brackets, strip_generics, text,
 };
-use crate::facts::{Binding, CallBinding, Callee, Def, FileFacts, Import, ImportedName, Receiver};
+use crate::facts::{CallBinding, Callee, Def, FileFacts, Import, ImportedName, Receiver};
 use crate::graph::NodeKind;
 
 /// Scope functions whose lambda sees the receiver as `it`.
@@ -521,14 +521,9 @@ fn for_binding(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts
 
 fn bind(facts: &mut FileFacts, scope: Option<u32>, var: &str, written: &str) {
     let type_name = type_name(written);
-    if type_name.is_empty() || var.is_empty() || type_name.starts_with('(') {
-        return;
+    if !type_name.starts_with('(') {
+        facts.bind_type(scope, var, type_name);
     }
-    facts.bindings.push(Binding {
-        scope,
-        var: var.to_owned(),
-        type_name,
-    });
 }
 
 /// Kotlin's receivers: `this`, `super`, plain names and dotted chains (`a.b`, `a?.b`).

@@ -8,7 +8,7 @@ use super::{
     ReceiverSyntax, doc_line, field, header_before_body, line, named_children, new_def, push_call,
     push_children, signature, strip_generics, text,
 };
-use crate::facts::{Binding, CallBinding, Callee, Def, FileFacts, Import, ImportedName, Receiver};
+use crate::facts::{CallBinding, Callee, Def, FileFacts, Import, ImportedName, Receiver};
 use crate::graph::NodeKind;
 
 /// Infix operators that compare or combine values of any type: never a project method.
@@ -846,14 +846,9 @@ fn constructed_type(value: Node, src: &[u8]) -> Option<String> {
 
 fn bind(facts: &mut FileFacts, scope: Option<u32>, var: &str, written: &str) {
     let type_name = type_name(written);
-    if type_name.is_empty() || var.is_empty() || type_name.starts_with('(') {
-        return;
+    if !type_name.starts_with('(') {
+        facts.bind_type(scope, var, type_name);
     }
-    facts.bindings.push(Binding {
-        scope,
-        var: var.to_owned(),
-        type_name,
-    });
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@ use super::{
     doc_line, field, header_before_body, line, named_children, new_def, push_call, push_children,
     split_outside_brackets, strip_generics, text,
 };
-use crate::facts::{Binding, CallBinding, Callee, Def, FileFacts, Import, Receiver};
+use crate::facts::{CallBinding, Callee, Def, FileFacts, Import, Receiver};
 use crate::graph::NodeKind;
 
 /// Where a node sits: the definition around it, and the extended type's name when it is in the
@@ -497,15 +497,7 @@ fn conditional_bindings(node: Node, scope: Option<u32>, src: &[u8], facts: &mut 
 }
 
 fn bind(facts: &mut FileFacts, scope: Option<u32>, var: &str, written: &str) {
-    let type_name = type_name(written);
-    if type_name.is_empty() || var.is_empty() {
-        return;
-    }
-    facts.bindings.push(Binding {
-        scope,
-        var: var.to_owned(),
-        type_name,
-    });
+    facts.bind_type(scope, var, type_name(written));
 }
 
 /// `import Module`, `import struct Module.Type`, `@testable import Module`: every file of the
