@@ -410,7 +410,7 @@ JSON
     oracle="$repo/scripts/oracle/ruby_scip.py"
     if [ ! -s "$index" ] || [ "$oracle" -nt "$index" ] \
       || [ "$repo/scripts/oracle/ruby_typeprof.rb" -nt "$index" ] \
-      || [ "$repo/scripts/oracle/ruby_initializers.rb" -nt "$index" ]; then
+      || [ "$repo/scripts/oracle/ruby_methods.rb" -nt "$index" ]; then
       /usr/bin/python3 "$oracle" -root "$root" -output "$index" >&2
     fi
     prefix= ;;

@@ -4,20 +4,26 @@ analyzer bundled with Ruby 3.1, Debian's libruby3.1), as the reference for scrip
 Ruby corpora.
 
 Usage: ruby_scip.py -root DIR -output FILE [-seconds N] [-typeprof RB] [-sites SITES_RB]
-                    [-initializers RB]
+                    [-methods RB]
 
 ruby_sites.rb (Ruby's own parser) lists every method, class and module and every call written
 with a name. TypeProf keeps the definition table its language server answers with for one text
 only; the corpus's files are joined into one text, one after another (Ruby reads them so:
 constants are global, a class reopened in another file is one class), analysed by
-ruby_typeprof.rb, and each call's place looked up in the table. An answer at a method's first
-line is a reference (a call whose receiver may be of several classes has several); an answer at
-a class for `new` is the `initialize` Ruby itself runs for that class (ruby_initializers.rb loads
-the corpus and asks `instance_method(:initialize)`: own, inherited or from a module, also one a
-module's `included` hook mixes in), else the class's own `initialize` when it defines one. TypeProf
-types receivers by abstract interpretation (`Foo.new`, instance variables, what methods return,
-methods it runs with untyped arguments when nothing calls them); it answers nothing where it
-cannot type the receiver.
+ruby_typeprof.rb, and each call's place looked up in the table. TypeProf records no definition
+for methods made by `attr_*`, `alias_method` or `alias`, so it reads each file with those
+statements written as the `def`s they make (ruby_sites.rb's "typeprof" text, lines kept). An
+answer at a method's first line is a reference (the method of the called name when several start
+there; a call whose receiver may be of several classes has several); an answer at a class for
+`new` is the `initialize` Ruby itself runs for that class, else the class's own `initialize` when
+it defines one. ruby_methods.rb loads the corpus and asks Ruby which method it runs: for `new`,
+`instance_method(:initialize)` (own, inherited or from a module, also one a module's `included`
+hook mixes in); for a call on `self` that TypeProf sends to `method_missing` alone, the called
+name on the method's owner, since Ruby runs `method_missing` only when no method is found: the
+method Ruby finds replaces it (nothing when that method has no `def` in the corpus, as one
+written by `module_eval` with a string). TypeProf types receivers by abstract interpretation
+(`Foo.new`, instance variables, what methods return, methods it runs with untyped arguments
+when nothing calls them); it answers nothing where it cannot type the receiver.
 
 The index has, per Ruby file (paths relative to DIR, byte columns): a definition of each method
 (the range of its name, the whole definition as the enclosing range), and a reference at each
@@ -50,7 +56,7 @@ def main():
     parser.add_argument(
         "-sites", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "ruby_sites.rb")
     )
-    parser.add_argument("-initializers", default=os.path.join(here, "ruby_initializers.rb"))
+    parser.add_argument("-methods", default=os.path.join(here, "ruby_methods.rb"))
     args = parser.parse_args()
     root = os.path.realpath(args.root)
     listing = subprocess.run(
@@ -62,7 +68,7 @@ def main():
     texts, offsets, at = [], [], 0
     for f in files:
         with open(os.path.join(root, f["path"]), encoding="utf-8", errors="replace") as handle:
-            text = handle.read()
+            text = f.get("typeprof") or handle.read()
         if not text.endswith("\n"):
             text += "\n"
         texts.append(text)
@@ -98,31 +104,38 @@ def main():
             ).stdout
         )
 
-    # `C.new`: the `initialize` Ruby runs for each class (file and `def` line).
-    classes = sorted({c["name"] for f in files for c in f["classes"]})
-    initializers = json.loads(
+    # What Ruby runs: `initialize` for `C.new`, and each called name on `self`'s owner.
+    classes = {c["name"] for f in files for c in f["classes"]}
+    queries = {c + "#initialize" for c in classes} | {
+        call["self"] + call["name"] for f in files for call in f["calls"] if call.get("self")
+    }
+    ruby_runs = json.loads(
         subprocess.run(
-            ["ruby", args.initializers, root],
-            input="\n".join(classes),
+            ["ruby", args.methods, root],
+            input="\n".join(sorted(queries)),
             check=True,
             capture_output=True,
             text=True,
         ).stdout
     )
-    def_at = {(f["path"], d["start"]): d for f in files for d in f["defs"]}
+    def_at = {}
+    for f in files:
+        for d in f["defs"]:
+            def_at.setdefault((f["path"], d["start"], d["name"]), d)
 
     def target_of(first_line, called):
         fi, first = located(first_line - 1)
         f = files[fi]
         method = [d for d in f["defs"] if d["start"] == first]
+        method = [d for d in method if d["name"] == called] or method
         if method:
             return f["path"], method[0]["name"], method[0]["owner"]
         classes = [c for c in f["classes"] if c["line"] == first]
         if called != "new" or not classes:
             return None
-        run = initializers.get(classes[0]["name"])
-        d = def_at.get(tuple(run)) if run else None
-        if d is not None and d["name"] == "initialize":
+        run = ruby_runs.get(classes[0]["name"] + "#initialize")
+        d = def_at.get((run[0], run[1], "initialize")) if run else None
+        if d is not None:
             return run[0], d["name"], d["owner"]
         for g in files:
             for d in g["defs"]:
@@ -137,6 +150,13 @@ def main():
         # it, it is TypeProf's fallback for a receiver it also typed otherwise.
         if any(t[1] != "method_missing" for t in targets):
             targets = [t for t in targets if t[1] != "method_missing"]
+        # Alone, on `self`: unless Ruby finds no method of that name on the method's owner.
+        found = ruby_runs.get(call["self"] + call["name"]) if call.get("self") else None
+        if targets and found is not None and call["name"] != "method_missing":
+            d = def_at.get((found[0], found[1], call["name"])) if found else None
+            targets = [t for t in targets if t[1] != "method_missing"]
+            if d is not None and not targets:
+                targets = [(found[0], d["name"], d["owner"])]
         for target in targets:
             length = len(call["name"].encode())
             references.setdefault(files[fi]["path"], set()).add(

@@ -108,7 +108,7 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
             "alias" => {
                 if let (Some(new), Some(owner)) = (field(node, "name"), type_scope(facts, at.scope))
                 {
-                    add_method(facts, owner, text(new, src), node, src);
+                    add_method(facts, owner, text(new, src), node, src, at.singleton);
                 }
                 continue;
             }
@@ -135,7 +135,7 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
                 children.extend(named_children(node));
             }
             "call" => {
-                children = call(node, at.scope, method_scope, src, facts, &locals);
+                children = call(node, at, method_scope, src, facts, &locals);
             }
             "super" => {
                 if let Some(callee) = super_call(facts, at.scope) {
@@ -276,13 +276,26 @@ fn built_last(body: Node, src: &[u8]) -> Option<String> {
     }
 }
 
-/// A method made by a declaration (`attr_reader :a`, `alias_method :b, :a`, `alias b a`).
-fn add_method(facts: &mut FileFacts, owner: u32, name: &str, node: Node, src: &[u8]) {
+/// A method made by a declaration (`attr_reader :a`, `alias_method :b, :a`, `alias b a`); in
+/// `class << self` a method of the class object (`self.b`).
+fn add_method(
+    facts: &mut FileFacts,
+    owner: u32,
+    name: &str,
+    node: Node,
+    src: &[u8],
+    singleton: bool,
+) {
     let name = name.trim_start_matches(':');
     if name.is_empty() {
         return;
     }
-    let mut def = new_def(facts, NodeKind::Method, name, Some(owner), node);
+    let name = if singleton {
+        format!("self.{name}")
+    } else {
+        name.to_owned()
+    };
+    let mut def = new_def(facts, NodeKind::Method, &name, Some(owner), node);
     def.signature = super::signature(text(node, src));
     facts.defs.push(def);
 }
@@ -452,12 +465,13 @@ fn built_here(node: Node, facts: &FileFacts, scope: Option<u32>, src: &[u8]) -> 
 /// (receiver, arguments, block), never the method name.
 fn call<'t>(
     node: Node<'t>,
-    scope: Option<u32>,
+    at: At,
     method: Option<u32>,
     src: &[u8],
     facts: &mut FileFacts,
     locals: &Locals,
 ) -> Vec<Node<'t>> {
+    let scope = at.scope;
     let receiver = field(node, "receiver");
     let arguments = field(node, "arguments");
     let mut children: Vec<Node> = receiver.into_iter().collect();
@@ -476,7 +490,7 @@ fn call<'t>(
     let callee = match receiver {
         None => {
             if DECLARATIONS.contains(&name) {
-                declaration(name, arguments, scope, node, src, facts);
+                declaration(name, arguments, at, node, src, facts);
                 return children;
             }
             bare_callee(facts, scope, name)
@@ -555,11 +569,12 @@ fn call<'t>(
 fn declaration(
     name: &str,
     arguments: Option<Node>,
-    scope: Option<u32>,
+    at: At,
     node: Node,
     src: &[u8],
     facts: &mut FileFacts,
 ) {
+    let scope = at.scope;
     let args: Vec<Node> = arguments.map(named_children).unwrap_or_default();
     let owner = type_scope(facts, scope).filter(|&o| scope == Some(o));
     match name {
@@ -568,17 +583,17 @@ fn declaration(
             for a in args.iter().filter(|a| a.kind() == "simple_symbol") {
                 let attr = text(*a, src).trim_start_matches(':');
                 if name != "attr_writer" {
-                    add_method(facts, owner, attr, node, src);
+                    add_method(facts, owner, attr, node, src, at.singleton);
                 }
                 if name != "attr_reader" {
-                    add_method(facts, owner, &format!("{attr}="), node, src);
+                    add_method(facts, owner, &format!("{attr}="), node, src, at.singleton);
                 }
             }
         }
         "alias_method" => {
             if let (Some(owner), Some(new)) = (owner, args.first()) {
                 let new = text(*new, src).trim_matches(|c| c == ':' || c == '"' || c == '\'');
-                add_method(facts, owner, new, node, src);
+                add_method(facts, owner, new, node, src, at.singleton);
             }
         }
         "include" | "extend" | "prepend" => {
