@@ -393,7 +393,7 @@ fn ruby_self_calls_reach_subclass_overrides_as_candidates() {
             (
                 describe,
                 "Method:lib/shapes.rb:Shape.area",
-                "0.90",
+                "0.95",
                 "self-method"
             ),
             (
@@ -406,7 +406,7 @@ fn ruby_self_calls_reach_subclass_overrides_as_candidates() {
             (
                 count,
                 "Method:lib/shapes.rb:Shape.sides",
-                "0.90",
+                "0.95",
                 "self-method"
             ),
             (
@@ -419,10 +419,146 @@ fn ruby_self_calls_reach_subclass_overrides_as_candidates() {
             (
                 run,
                 "Method:lib/shapes.rb:Steps.step",
-                "0.90",
+                "0.95",
                 "self-method"
             ),
             (run, "Method:lib/shapes.rb:Job.step", "0.40", "ambiguous"),
+        ])
+    );
+}
+
+const REDEFINED_CALLERS: &str = r##"class Action
+  def invoke
+    report
+  end
+
+  def revoke
+    report
+  end
+
+  def report; end
+end
+
+class Inject < Action
+  def revoke
+    report
+  end
+
+  def report; end
+end
+
+class Copy < Action
+  def invoke
+    super
+  end
+
+  def report; end
+end
+"##;
+
+#[test]
+fn ruby_subclasses_redefining_the_caller_are_not_self_there() {
+    let g = graph(&[("lib/actions.rb", REDEFINED_CALLERS)]);
+    let invoke = "Method:lib/actions.rb:Action.invoke";
+    let report = "Method:lib/actions.rb:Action.report";
+    assert_eq!(
+        edges(&g, EdgeKind::Calls),
+        owned(&[
+            // `Inject` inherits `invoke` and `Copy` reaches it through `super`: both may be
+            // `self` there.
+            (invoke, report, "0.95", "self-method"),
+            (
+                invoke,
+                "Method:lib/actions.rb:Inject.report",
+                "0.40",
+                "ambiguous"
+            ),
+            (
+                invoke,
+                "Method:lib/actions.rb:Copy.report",
+                "0.40",
+                "ambiguous"
+            ),
+            (
+                "Method:lib/actions.rb:Copy.invoke",
+                invoke,
+                "0.95",
+                "super-method"
+            ),
+            // `Inject` defines `revoke` again without `super`: `Action#revoke` never runs on
+            // an `Inject`, so only `Copy` may be `self`.
+            (
+                "Method:lib/actions.rb:Action.revoke",
+                report,
+                "0.95",
+                "self-method"
+            ),
+            (
+                "Method:lib/actions.rb:Action.revoke",
+                "Method:lib/actions.rb:Copy.report",
+                "0.40",
+                "ambiguous"
+            ),
+            (
+                "Method:lib/actions.rb:Inject.revoke",
+                "Method:lib/actions.rb:Inject.report",
+                "0.98",
+                "self-method"
+            ),
+        ])
+    );
+}
+
+const SINGLETON_ATTRIBUTES: &str = r##"class Registry
+  class << self
+    attr_reader :entries
+    alias_method :all, :entries
+
+    def names
+      all
+    end
+  end
+
+  attr_reader :entries
+
+  def size
+    entries
+  end
+end
+
+class Local < Registry
+  def count
+    size
+  end
+end
+"##;
+
+#[test]
+fn ruby_attributes_and_aliases_in_class_self_are_class_methods() {
+    let g = graph(&[("lib/registry.rb", SINGLETON_ATTRIBUTES)]);
+    assert_eq!(
+        edges(&g, EdgeKind::Calls),
+        owned(&[
+            // `all` made in `class << self` is the class's: reached from a class method.
+            (
+                "Method:lib/registry.rb:Registry.self.names",
+                "Method:lib/registry.rb:Registry.self.all",
+                "0.98",
+                "self-method"
+            ),
+            // The instance's `entries`, not the class object's.
+            (
+                "Method:lib/registry.rb:Registry.size",
+                "Method:lib/registry.rb:Registry.entries",
+                "0.98",
+                "self-method"
+            ),
+            (
+                "Method:lib/registry.rb:Local.count",
+                "Method:lib/registry.rb:Registry.size",
+                "0.95",
+                "self-method"
+            ),
         ])
     );
 }
