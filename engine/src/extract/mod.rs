@@ -18,7 +18,7 @@ mod php;
 mod python;
 mod receiver;
 mod refs;
-mod ruby;
+pub(crate) mod ruby;
 mod rust;
 mod rust_cfg;
 mod scala;

@@ -256,20 +256,42 @@ fn method_def(node: Node, at: At, src: &[u8], facts: &mut FileFacts) -> u32 {
     }
     def.doc = doc_comment(node, src);
     def.exported = !written.starts_with('_');
-    def.returns = body.and_then(|b| built_last(b, src)).unwrap_or_default();
+    def.returns = body
+        .and_then(|b| {
+            let last = last_expression(b)?;
+            built_last(b, src)
+                .or_else(|| built_here(last, facts, at.scope, src))
+                .or_else(|| class_value(last, src).map(|c| format!("{CLASS_VALUE}{c}")))
+        })
+        .unwrap_or_default();
     facts.defs.push(def);
     (facts.defs.len() - 1) as u32
 }
 
-/// The class a method body's last expression builds: `Foo.new`, `@x ||= Foo.new`.
-fn built_last(body: Node, src: &[u8]) -> Option<String> {
-    let last = if body.kind() == "body_statement" {
+/// A method body's last expression (what the method returns).
+fn last_expression(body: Node) -> Option<Node> {
+    if body.kind() == "body_statement" {
         named_children(body)
             .into_iter()
-            .rfind(|n| n.kind() != "comment")?
+            .rfind(|n| n.kind() != "comment")
     } else {
-        body
-    };
+        Some(body)
+    }
+}
+
+/// The `returns` of a method whose last expression is a class itself, not an instance
+/// (`def command_class; Thor::Command; end`): this prefix, then the constant path as written.
+pub(crate) const CLASS_VALUE: &str = "class ";
+
+/// The constant path a class-valued expression names: `Foo`, `A::B`.
+fn class_value(node: Node, src: &[u8]) -> Option<String> {
+    matches!(node.kind(), "constant" | "scope_resolution")
+        .then(|| text(node, src).trim_start_matches("::").to_owned())
+}
+
+/// The class a method body's last expression builds: `Foo.new`, `@x ||= Foo.new`.
+fn built_last(body: Node, src: &[u8]) -> Option<String> {
+    let last = last_expression(body)?;
     match last.kind() {
         "assignment" | "operator_assignment" => constructed(field(last, "right")?, src),
         _ => constructed(last, src),
@@ -504,6 +526,20 @@ fn call<'t>(
             let named_class = matches!(r.kind(), "constant" | "scope_resolution" | "self")
                 || is_self_class(r, src);
             if name == "new" && !named_class {
+                // `command_class.new`, `a.b.new`: the class a method returns, if it is one.
+                if let Some(chain) = result_chain(r, facts, scope, method, locals, src, 0)
+                    .filter(|c| !c.ends_with("()"))
+                {
+                    push_call(
+                        facts,
+                        scope,
+                        Callee::Member {
+                            receiver: Receiver::Call(chain),
+                            name: "new".to_owned(),
+                        },
+                        node,
+                    );
+                }
                 return children;
             }
             match r.kind() {
@@ -555,6 +591,7 @@ fn call<'t>(
                 _ => Callee::Member {
                     receiver: constructed(r, src)
                         .or_else(|| built_here(r, facts, scope, src))
+                        .or_else(|| result_chain(r, facts, scope, method, locals, src, 0))
                         .map_or(Receiver::Other, Receiver::Call),
                     name: name.to_owned(),
                 },
@@ -563,6 +600,68 @@ fn call<'t>(
     };
     push_call(facts, scope, callee, node);
     children
+}
+
+/// The call whose result `node` is, written as `resolve`'s dotted callees read it: `f` (a
+/// method of `self`), `Foo::f` (a class method), `self.f`, `x.f` (a local), `self.@x.f`, and
+/// the same after another such result (`f().g`, `Foo::f().g`); a construction is its class
+/// followed by `()` (`Foo()`: an instance). None for what it cannot name.
+fn result_chain(
+    node: Node,
+    facts: &FileFacts,
+    scope: Option<u32>,
+    method: Option<u32>,
+    locals: &Locals,
+    src: &[u8],
+    depth: u32,
+) -> Option<String> {
+    if depth > 4 {
+        return None;
+    }
+    if let Some(class) = constructed(node, src).or_else(|| built_here(node, facts, scope, src)) {
+        return Some(format!("{class}()"));
+    }
+    match node.kind() {
+        "identifier" => {
+            let name = text(node, src);
+            (!locals.has(method, name)).then(|| name.to_owned())
+        }
+        "call" => {
+            let name = text(field(node, "method")?, src);
+            if !name.starts_with(|c: char| c.is_ascii_lowercase() || c == '_')
+                || matches!(name, "send" | "public_send" | "__send__" | "class")
+            {
+                return None;
+            }
+            let Some(r) = field(node, "receiver") else {
+                return Some(name.to_owned());
+            };
+            let before = match r.kind() {
+                "call" if is_self_class(r, src) => {
+                    return Some(format!("{}::{name}", own_class(facts, scope)?));
+                }
+                "constant" | "scope_resolution" => {
+                    return Some(format!("{}::{name}", text(r, src).trim_start_matches("::")));
+                }
+                "self" if in_class_method(facts, scope) => {
+                    return Some(format!("{}::{name}", own_class(facts, scope)?));
+                }
+                "self" => "self".to_owned(),
+                "instance_variable" => format!("self.{}", text(r, src)),
+                "identifier" if locals.has(method, text(r, src)) => text(r, src).to_owned(),
+                _ => {
+                    let inner = result_chain(r, facts, scope, method, locals, src, depth + 1)?;
+                    if inner.ends_with("()") {
+                        inner
+                    } else {
+                        format!("{inner}()")
+                    }
+                }
+            };
+            Some(format!("{before}.{name}"))
+        }
+        _ => None,
+    }
 }
 
 /// `attr_*`, `alias_method`, mixins, `require*` and `autoload`.

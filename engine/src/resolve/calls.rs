@@ -850,6 +850,18 @@ impl<'a> Resolver<'a> {
         {
             return self.resolve_member(fi, scope, &Receiver::Name(base.to_owned()), name, depth);
         }
+        // Ruby: `f.m` where `f` returns a class; `x.new` on nothing known to be a class is no
+        // method found by its name.
+        if f.lang == Lang::Ruby
+            && let Receiver::Call(chain) = receiver
+        {
+            if let Some(hits) = self.ruby_class_result_call(fi, scope, chain, name, depth) {
+                return hits;
+            }
+            if name == "new" {
+                return Vec::new();
+            }
+        }
         match receiver {
             Receiver::SelfRef => {
                 if let Some(hit) = self.own_member(fi, scope, name) {

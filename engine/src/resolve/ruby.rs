@@ -3,7 +3,8 @@
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
-use super::{Resolver, confidence};
+use super::{Resolver, confidence, dotted_callee};
+use crate::extract::ruby::CLASS_VALUE;
 use crate::facts::{Callee, Receiver};
 use crate::graph::{NodeKind, Reason};
 use crate::lang::Lang;
@@ -367,6 +368,11 @@ impl<'a> Resolver<'a> {
         let Some((ty, conf)) = self.resolve_type(fi, scope, path) else {
             return Vec::new();
         };
+        self.ruby_class_member(ty, conf, name)
+    }
+
+    /// Method `name` called on class (or module) `ty` itself, found at `conf`.
+    fn ruby_class_member(&self, ty: u32, conf: f32, name: &str) -> Vec<(u32, f32, Reason)> {
         let member =
             |name: &str| self.typed_member(ty, conf, name, confidence::IMPORT, Reason::ClassMember);
         let singleton = member(&format!("self.{name}"));
@@ -382,5 +388,40 @@ impl<'a> Resolver<'a> {
             .or_else(|| member(name))
             .into_iter()
             .collect()
+    }
+
+    /// `f.m`, `f.new` where the method `f` (a dotted callee, `chain`) surely reached returns a
+    /// class itself (its last expression is a constant): `m` called on that class. None when
+    /// `f` is not such a method.
+    pub(super) fn ruby_class_result_call(
+        &self,
+        fi: usize,
+        scope: Option<u32>,
+        chain: &str,
+        name: &str,
+        depth: u32,
+    ) -> Option<Vec<(u32, f32, Reason)>> {
+        let (target, conf, _) = self.sure_target(fi, scope, &dotted_callee(chain), depth)?;
+        let &(file, def) = self.node_def.get(&target)?;
+        let returned = self.files[file]
+            .defs
+            .get(def as usize)?
+            .returns
+            .strip_prefix(CLASS_VALUE)?;
+        let (ty, found) = self.resolve_type(file, Some(def), returned)?;
+        let conf = conf.min(found).min(confidence::RETURN_TYPE);
+        Some(
+            self.ruby_class_member(ty, conf, name)
+                .into_iter()
+                .map(|(m, c, reason)| {
+                    let reason = if reason == Reason::Constructor {
+                        reason
+                    } else {
+                        Reason::ReturnType
+                    };
+                    (m, c.min(conf), reason)
+                })
+                .collect(),
+        )
     }
 }

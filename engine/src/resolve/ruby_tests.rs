@@ -562,3 +562,123 @@ fn ruby_attributes_and_aliases_in_class_self_are_class_methods() {
         ])
     );
 }
+
+const CHAINS: &str = r##"class Report
+  def render; end
+  def print; end
+  def mail; end
+
+  def self.build
+    new
+  end
+end
+
+class Screen
+  def self.report_class
+    Report
+  end
+
+  def report
+    Report.new
+  end
+
+  def built
+    Report.build.render
+  end
+
+  def returned
+    report.print
+  end
+
+  def nested
+    Screen.new.report.mail
+  end
+
+  def class_value
+    self.class.report_class.new
+  end
+
+  def class_method_of_class_value
+    Screen.report_class.build
+  end
+
+  def unknown
+    factory.new
+  end
+end
+"##;
+
+#[test]
+fn ruby_chained_receivers_through_what_methods_return() {
+    let g = graph(&[("lib/screen.rb", CHAINS)]);
+    let m = |name: &str| format!("Method:lib/screen.rb:Screen.{name}");
+    let report_class = "Method:lib/screen.rb:Screen.self.report_class";
+    let build = "Method:lib/screen.rb:Report.self.build";
+    let report = "Class:lib/screen.rb:Report";
+    let expected = [
+        // `new` in a class method builds its class.
+        (build.to_owned(), report, "0.97", "constructor"),
+        (m("report"), report, "0.97", "constructor"),
+        // `Report.build.render`, `report.print`, `Screen.new.report.mail`: through the
+        // instance each returns.
+        (m("built"), build, "0.97", "class-member"),
+        (
+            m("built"),
+            "Method:lib/screen.rb:Report.render",
+            "0.95",
+            "return-type",
+        ),
+        (
+            m("returned"),
+            "Method:lib/screen.rb:Screen.report",
+            "0.98",
+            "self-method",
+        ),
+        (
+            m("returned"),
+            "Method:lib/screen.rb:Report.print",
+            "0.95",
+            "return-type",
+        ),
+        (
+            m("nested"),
+            "Class:lib/screen.rb:Screen",
+            "0.97",
+            "constructor",
+        ),
+        (
+            m("nested"),
+            "Method:lib/screen.rb:Screen.report",
+            "0.97",
+            "receiver-type",
+        ),
+        (
+            m("nested"),
+            "Method:lib/screen.rb:Report.mail",
+            "0.95",
+            "return-type",
+        ),
+        // `report_class` returns the class itself: `.new` builds a `Report`, `.build` is
+        // its class method.
+        (m("class_value"), report_class, "0.97", "class-member"),
+        (m("class_value"), report, "0.95", "constructor"),
+        (
+            m("class_method_of_class_value"),
+            report_class,
+            "0.97",
+            "class-member",
+        ),
+        (
+            m("class_method_of_class_value"),
+            build,
+            "0.95",
+            "return-type",
+        ),
+        // `factory.new` on what nothing says is a class: no edge.
+    ];
+    let expected: Vec<(&str, &str, &str, &'static str)> = expected
+        .iter()
+        .map(|(a, b, c, r)| (a.as_str(), *b, *c, *r))
+        .collect();
+    assert_eq!(edges(&g, EdgeKind::Calls), owned(&expected));
+}
