@@ -119,6 +119,14 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
             "assignment" | "operator_assignment" => {
                 let left = field(node, "left");
                 let right = field(node, "right");
+                // `Point = Struct.new(:x) do … end`, `Kind = Class.new(Base) { … }`: a class.
+                if let (Some(left), Some(right)) = (left, right)
+                    && let Some(idx) = class_from_new(node, left, right, at.scope, src, facts)
+                {
+                    let body = field(right, "block").and_then(|b| field(b, "body"));
+                    push(&mut stack, body.into_iter().collect(), Some(idx), false);
+                    continue;
+                }
                 if let Some(left) = left {
                     assign(left, right, at.scope, method_scope, src, facts, &mut locals);
                     if matches!(
@@ -228,6 +236,56 @@ fn type_def(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) -
     }
     facts.defs.push(def);
     Some((facts.defs.len() - 1) as u32)
+}
+
+/// `C = Struct.new(:a, :b)` or `C = Class.new(Base)` (a block may follow): a class named by
+/// the constant, whose base is `Class.new`'s argument and whose methods are a `Struct`'s members
+/// (`a`, `a=`) and the block's `def`s.
+fn class_from_new(
+    node: Node,
+    left: Node,
+    right: Node,
+    scope: Option<u32>,
+    src: &[u8],
+    facts: &mut FileFacts,
+) -> Option<u32> {
+    if left.kind() != "constant" || right.kind() != "call" {
+        return None;
+    }
+    let receiver = field(right, "receiver").map(|r| text(r, src).trim_start_matches("::"))?;
+    if !matches!(receiver, "Struct" | "Class")
+        || field(right, "method").map(|m| text(m, src)) != Some("new")
+    {
+        return None;
+    }
+    let name = text(left, src);
+    let parent = type_scope(facts, scope);
+    let mut def = new_def(facts, NodeKind::Class, name, parent, node);
+    def.qualified = match parent.and_then(|p| facts.defs.get(p as usize)) {
+        Some(p) => format!("{}.{name}", p.qualified),
+        None => name.to_owned(),
+    };
+    def.signature = super::signature(text(node, src));
+    let args: Vec<Node> = field(right, "arguments")
+        .map(named_children)
+        .unwrap_or_default();
+    if receiver == "Class" {
+        def.extends.extend(
+            args.first()
+                .filter(|a| matches!(a.kind(), "constant" | "scope_resolution"))
+                .map(|b| text(*b, src).trim_start_matches("::").to_owned()),
+        );
+    }
+    facts.defs.push(def);
+    let idx = (facts.defs.len() - 1) as u32;
+    if receiver == "Struct" {
+        for a in args.iter().filter(|a| a.kind() == "simple_symbol") {
+            let member = text(*a, src).trim_start_matches(':');
+            add_method(facts, idx, member, *a, src, false);
+            add_method(facts, idx, &format!("{member}="), *a, src, false);
+        }
+    }
+    Some(idx)
 }
 
 /// A `def m`, `def self.m` or `def m` in `class << self`: a method of the enclosing class or

@@ -682,3 +682,71 @@ fn ruby_chained_receivers_through_what_methods_return() {
         .collect();
     assert_eq!(edges(&g, EdgeKind::Calls), owned(&expected));
 }
+
+const BUILT_CLASSES: &str = r##"class Shape
+  def area; end
+end
+
+module Geo
+  Point = Struct.new(:x, :y) do
+    def norm
+      x
+    end
+  end
+
+  Square = Class.new(Shape) do
+    def side; end
+  end
+
+  def self.measure
+    Point.new(1, 2).norm
+    sq = Square.new
+    sq.side
+    sq.area
+  end
+end
+"##;
+
+#[test]
+fn ruby_struct_new_and_class_new_make_classes() {
+    let g = graph(&[("lib/geo.rb", BUILT_CLASSES)]);
+    let measure = "Method:lib/geo.rb:Geo.self.measure";
+    assert_eq!(
+        edges(&g, EdgeKind::Calls),
+        owned(&[
+            // A `Struct`'s member is a method of its instances.
+            (
+                "Method:lib/geo.rb:Geo.Point.norm",
+                "Method:lib/geo.rb:Geo.Point.x",
+                "0.98",
+                "self-method"
+            ),
+            (measure, "Class:lib/geo.rb:Geo.Point", "0.97", "constructor"),
+            (
+                measure,
+                "Method:lib/geo.rb:Geo.Point.norm",
+                "0.97",
+                "receiver-type"
+            ),
+            (
+                measure,
+                "Class:lib/geo.rb:Geo.Square",
+                "0.97",
+                "constructor"
+            ),
+            (
+                measure,
+                "Method:lib/geo.rb:Geo.Square.side",
+                "0.97",
+                "receiver-type"
+            ),
+            // `Class.new(Shape)`: `Shape` is its base.
+            (
+                measure,
+                "Method:lib/geo.rb:Shape.area",
+                "0.95",
+                "receiver-type"
+            ),
+        ])
+    );
+}
