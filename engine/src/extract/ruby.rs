@@ -499,6 +499,40 @@ fn assign(
     }
 }
 
+/// `base.include(X)` or `base.send(:include, X)` in a module's `def self.included(base)`: every
+/// class including the module includes `X` too, so `X` is among the module's own mixins.
+fn included_hook_mixin(
+    name: &str,
+    receiver: Node,
+    arguments: Option<Node>,
+    scope: Option<u32>,
+    src: &[u8],
+    facts: &mut FileFacts,
+) {
+    let Some(hook) = method_of(facts, scope).and_then(|m| facts.defs.get(m as usize)) else {
+        return;
+    };
+    if hook.name != "self.included" || receiver.kind() != "identifier" {
+        return;
+    }
+    let args: Vec<Node> = arguments.map(named_children).unwrap_or_default();
+    let mixins = match name {
+        "include" => &args[..],
+        "send" | "__send__" if args.first().is_some_and(|a| text(*a, src) == ":include") => {
+            &args[1..]
+        }
+        _ => return,
+    };
+    let mixins: Vec<String> = mixins
+        .iter()
+        .filter(|a| matches!(a.kind(), "constant" | "scope_resolution"))
+        .map(|a| text(*a, src).trim_start_matches("::").to_owned())
+        .collect();
+    if let Some(module) = type_scope(facts, scope).and_then(|t| facts.defs.get_mut(t as usize)) {
+        module.implements.extend(mixins);
+    }
+}
+
 /// `Foo.new(…)`, `Foo::Bar.new`: the class written.
 fn constructed(node: Node, src: &[u8]) -> Option<String> {
     if node.kind() != "call" {
@@ -576,6 +610,7 @@ fn call<'t>(
             bare_callee(facts, scope, name)
         }
         Some(r) => {
+            included_hook_mixin(name, r, arguments, scope, src, facts);
             if matches!(name, "send" | "public_send" | "__send__") {
                 return children;
             }

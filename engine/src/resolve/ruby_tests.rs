@@ -750,3 +750,41 @@ fn ruby_struct_new_and_class_new_make_classes() {
         ])
     );
 }
+
+const INCLUDED_HOOK: &str = r##"module Output
+  def say; end
+end
+
+module Input
+  def ask; end
+end
+
+module Core
+  def self.included(base)
+    base.send :include, Output
+    base.include(Input)
+  end
+end
+
+class App
+  include Core
+
+  def run
+    say
+    ask
+  end
+end
+"##;
+
+#[test]
+fn ruby_modules_an_included_hook_mixes_in_are_the_includers() {
+    let g = graph(&[("lib/app.rb", INCLUDED_HOOK)]);
+    let run = "Method:lib/app.rb:App.run";
+    assert_eq!(
+        edges(&g, EdgeKind::Calls),
+        owned(&[
+            (run, "Method:lib/app.rb:Output.say", "0.95", "self-method"),
+            (run, "Method:lib/app.rb:Input.ask", "0.95", "self-method"),
+        ])
+    );
+}
