@@ -880,7 +880,6 @@ fn is_call_position(node: Node) -> bool {
             | "undef"
             | "keyword_parameter"
             | "optional_parameter"
-            | "pair"
             | "block_parameters"
             | "method_parameters"
             | "lambda_parameters"

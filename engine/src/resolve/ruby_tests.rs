@@ -788,3 +788,43 @@ fn ruby_modules_an_included_hook_mixes_in_are_the_includers() {
         ])
     );
 }
+
+const HASH_VALUES: &str = r##"class Settings
+  def root; end
+  def dir; end
+  def key; end
+
+  def shared
+    { :root => root, dir: dir, key => 1 }
+  end
+end
+"##;
+
+#[test]
+fn ruby_names_in_hash_pairs_are_calls() {
+    let g = graph(&[("lib/settings.rb", HASH_VALUES)]);
+    let shared = "Method:lib/settings.rb:Settings.shared";
+    assert_eq!(
+        edges(&g, EdgeKind::Calls),
+        owned(&[
+            (
+                shared,
+                "Method:lib/settings.rb:Settings.root",
+                "0.98",
+                "self-method"
+            ),
+            (
+                shared,
+                "Method:lib/settings.rb:Settings.dir",
+                "0.98",
+                "self-method"
+            ),
+            (
+                shared,
+                "Method:lib/settings.rb:Settings.key",
+                "0.98",
+                "self-method"
+            ),
+        ])
+    );
+}
