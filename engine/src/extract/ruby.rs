@@ -143,6 +143,10 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
                 children.extend(named_children(node));
             }
             "call" => {
+                if let Some((idx, block)) = defined_method(node, at, src, facts) {
+                    push(&mut stack, vec![block], Some(idx), false);
+                    continue;
+                }
                 children = call(node, at, method_scope, src, facts, &locals);
             }
             "super" => {
@@ -236,6 +240,33 @@ fn type_def(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) -
     }
     facts.defs.push(def);
     Some((facts.defs.len() - 1) as u32)
+}
+
+/// `define_method(:m) do |…| … end` in a class or module: a method `m` (a class method in
+/// `class << self`), the block its body. Its definition and the block to walk in it.
+fn defined_method<'t>(
+    node: Node<'t>,
+    at: At,
+    src: &[u8],
+    facts: &mut FileFacts,
+) -> Option<(u32, Node<'t>)> {
+    if field(node, "receiver").is_some()
+        || field(node, "method").map(|m| text(m, src)) != Some("define_method")
+    {
+        return None;
+    }
+    let owner = type_scope(facts, at.scope).filter(|&o| at.scope == Some(o))?;
+    let block = field(node, "block")?;
+    let first = field(node, "arguments").and_then(|a| named_children(a).into_iter().next())?;
+    if !matches!(first.kind(), "simple_symbol" | "string") || first.named_child_count() > 1 {
+        return None;
+    }
+    let name = text(first, src).trim_matches(|c| c == ':' || c == '"' || c == '\'');
+    if name.is_empty() || name.contains(|c: char| c.is_whitespace() || c == '#') {
+        return None;
+    }
+    add_method(facts, owner, name, node, src, at.singleton);
+    Some(((facts.defs.len() - 1) as u32, block))
 }
 
 /// `C = Struct.new(:a, :b)` or `C = Class.new(Base)` (a block may follow): a class named by

@@ -828,3 +828,48 @@ fn ruby_names_in_hash_pairs_are_calls() {
         ])
     );
 }
+
+const DEFINED_METHODS: &str = r##"class Page
+  def render; end
+
+  define_method(:show) do |name|
+    render
+    name.size
+  end
+
+  def self.title; end
+
+  class << self
+    define_method(:heading) { title }
+  end
+
+  def draw
+    show("x")
+  end
+end
+"##;
+
+#[test]
+fn ruby_define_method_with_a_literal_name_is_a_method() {
+    let g = graph(&[("lib/page.rb", DEFINED_METHODS)]);
+    let show = "Method:lib/page.rb:Page.show";
+    assert_eq!(
+        edges(&g, EdgeKind::Calls),
+        owned(&[
+            // The block is the method's body: `self` is an instance there.
+            (
+                show,
+                "Method:lib/page.rb:Page.render",
+                "0.98",
+                "self-method"
+            ),
+            (
+                "Method:lib/page.rb:Page.self.heading",
+                "Method:lib/page.rb:Page.self.title",
+                "0.98",
+                "self-method"
+            ),
+            ("Method:lib/page.rb:Page.draw", show, "0.98", "self-method"),
+        ])
+    );
+}
