@@ -47,19 +47,43 @@ struct At {
 }
 
 /// Local variables and parameters by scope (a method, or the file for `None`): a bare name one
-/// of them holds is a read, not a call.
+/// of them holds is a read, not a call. Also the class each local holds when every assignment
+/// to it is the same constant (`klass = Foo::Bar`), else `None`.
 #[derive(Default)]
-struct Locals(Vec<(Option<u32>, String)>);
+struct Locals {
+    names: Vec<(Option<u32>, String)>,
+    classes: Vec<(Option<u32>, String, Option<String>)>,
+}
 
 impl Locals {
     fn add(&mut self, scope: Option<u32>, name: &str) {
         if !self.has(scope, name) {
-            self.0.push((scope, name.to_owned()));
+            self.names.push((scope, name.to_owned()));
         }
     }
 
     fn has(&self, scope: Option<u32>, name: &str) -> bool {
-        self.0.iter().any(|(s, n)| *s == scope && n == name)
+        self.names.iter().any(|(s, n)| *s == scope && n == name)
+    }
+
+    /// Records an assignment of `class` (a constant path, or `None` for any other value).
+    fn assign_class(&mut self, scope: Option<u32>, name: &str, class: Option<String>) {
+        match self
+            .classes
+            .iter_mut()
+            .find(|(s, n, _)| *s == scope && n == name)
+        {
+            Some((_, _, held)) if *held != class => *held = None,
+            Some(_) => {}
+            None => self.classes.push((scope, name.to_owned(), class)),
+        }
+    }
+
+    fn class_of(&self, scope: Option<u32>, name: &str) -> Option<&str> {
+        self.classes
+            .iter()
+            .find(|(s, n, _)| *s == scope && n == name)
+            .and_then(|(_, _, c)| c.as_deref())
     }
 }
 
@@ -507,7 +531,12 @@ fn assign(
     match left.kind() {
         "identifier" => {
             let var = text(left, src);
+            // A parameter (or a local bound otherwise) holds something else too.
+            let class = right
+                .and_then(|r| class_value(r, src))
+                .filter(|_| !locals.has(method, var) || locals.class_of(method, var).is_some());
             locals.add(method, var);
+            locals.assign_class(method, var, class);
             if let Some(ty) = created {
                 facts.bindings.push(Binding {
                     scope: method,
@@ -643,6 +672,17 @@ fn call<'t>(
         Some(r) => {
             included_hook_mixin(name, r, arguments, scope, src, facts);
             if matches!(name, "send" | "public_send" | "__send__") {
+                return children;
+            }
+            // `klass = Foo; klass.new`: the class the local holds.
+            if r.kind() == "identifier"
+                && let Some(class) = locals.class_of(method, text(r, src))
+            {
+                let callee = Callee::Scoped {
+                    path: class.to_owned(),
+                    name: name.to_owned(),
+                };
+                push_call(facts, scope, callee, node);
                 return children;
             }
             // `x.new` on a class value the walk cannot name (`self[:k].new`, `klass.new`):

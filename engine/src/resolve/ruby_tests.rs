@@ -873,3 +873,46 @@ fn ruby_define_method_with_a_literal_name_is_a_method() {
         ])
     );
 }
+
+const CLASS_LOCALS: &str = r##"class Command
+  def initialize(name); end
+  def self.parse; end
+end
+
+class Runner
+  def run(kind)
+    klass = Command
+    klass.new("x")
+    klass.parse
+    other = Command
+    other = kind
+    other.parse
+    kind = Command
+    kind.new("y")
+  end
+end
+"##;
+
+#[test]
+fn ruby_locals_holding_a_class_call_its_class_methods() {
+    let g = graph(&[("lib/runner.rb", CLASS_LOCALS)]);
+    let run = "Method:lib/runner.rb:Runner.run";
+    assert_eq!(
+        edges(&g, EdgeKind::Calls),
+        owned(&[
+            // `klass` only ever holds `Command`; `other` and the parameter `kind` hold more.
+            (
+                run,
+                "Method:lib/runner.rb:Command.initialize",
+                "0.97",
+                "class-member"
+            ),
+            (
+                run,
+                "Method:lib/runner.rb:Command.self.parse",
+                "0.97",
+                "class-member"
+            ),
+        ])
+    );
+}
