@@ -107,8 +107,10 @@ object ScalaSites {
         // Positions of eta-expansions (`f _`, `xs.map(f)`): method values, not calls.
         override def traverse(tree: Tree): Unit = tree match {
           case Typed(_, Function(Nil, EmptyTree)) => ()
+          // An eta-expansion's parameters are synthetic and named as the method's; a placeholder
+          // lambda's (`_.f`) are synthetic too but named `x$1`, `x$2` ….
           case Function(params, _) if params.nonEmpty && params.forall(_.symbol.isSynthetic) &&
-              params.forall(_.name.toString.startsWith("eta$")) => ()
+              !params.exists(_.name.toString.matches("x\\$\\d+")) => ()
           case Block(stats, Function(params, _)) if params.nonEmpty &&
               params.forall(_.name.toString.startsWith("eta$")) => ()
           case _: Select | _: Ident =>

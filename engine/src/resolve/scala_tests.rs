@@ -238,6 +238,13 @@ fn scala_packages_imports_receivers_companions_and_extensions() {
                 "0.97",
                 "class-member"
             ),
+            // `gateway.charge(3)`: the member val read bare is a paren-less call (uniform access).
+            (
+                "Method:src/main/scala/shop/Cart.scala:Cart.checkout",
+                "Method:src/main/scala/shop/Cart.scala:Cart.gateway",
+                "0.98",
+                "self-method"
+            ),
             // The companion object's member is the class's own.
             (
                 "Method:src/main/scala/shop/Cart.scala:Cart.checkout",
@@ -273,6 +280,13 @@ fn scala_packages_imports_receivers_companions_and_extensions() {
                 "receiver-type"
             ),
             // `Ledger().twice`: an implicit class's method.
+            // `Money.zero.add(…)`: the paren-less access inside the chain is a call.
+            (
+                "Method:src/main/scala/shop/Cart.scala:Cart.checkout",
+                "Method:src/main/scala/shop/Cart.scala:Money.zero",
+                "0.97",
+                "class-member"
+            ),
             (
                 "Method:src/main/scala/shop/Cart.scala:Cart.checkout",
                 "Method:src/main/scala/shop/Cart.scala:RichLedger.twice",
@@ -384,4 +398,70 @@ fn scala_packages_imports_receivers_companions_and_extensions() {
             ),
         ])
     );
+}
+
+const READER: &str = r#"package text
+
+class Reader(input: String, start: Int) {
+  private var offset = start
+  def char: Char = input.charAt(offset)
+  def peek: Char = char
+  def mark: Int = offset
+  def atEnd: Boolean = offset >= input.length
+  def rest: Reader = new Reader(input, offset + 1)
+  def skip(): Unit = offset += 1
+  def isLetter: Boolean = char.isLetter
+
+  def word(limit: Int): String = {
+    val peek = 'x'
+    if (atEnd || !isLetter) ""
+    else {
+      skip()
+      s"$mark$peek" + (rest.rest.char max peek) + limit
+    }
+  }
+
+  def scan(items: List[Reader], start: Int): Int =
+    items.map(mark => mark.atEnd).size + items.count { case peek: Reader => peek.isLetter } + start
+}
+"#;
+
+/// Bare paren-less names call the `def` they name (`atEnd`, `!isLetter`, `$mark` inside a
+/// string, `char.isLetter`'s receiver) unless a scope binds the name (a local `val`, a
+/// parameter, a lambda's parameter, a pattern's variable); a paren-less access inside a chain
+/// or before an infix operator is a call too (`rest.rest`, `rest.rest.char max peek`).
+#[test]
+fn scala_bare_and_chained_parenless_calls() {
+    let g = graph(&[("src/main/scala/text/Reader.scala", READER)]);
+    let calls = edges(&g, EdgeKind::Calls);
+    let from = |caller: &str| -> std::collections::BTreeSet<String> {
+        let caller = format!("Method:src/main/scala/text/Reader.scala:Reader.{caller}");
+        calls
+            .iter()
+            .filter(|e| e.0 == caller)
+            .filter_map(|e| e.1.rsplit(':').next().map(str::to_owned))
+            .collect()
+    };
+    let names = |list: &[&str]| -> std::collections::BTreeSet<String> {
+        list.iter().map(|n| n.to_string()).collect()
+    };
+    assert_eq!(from("peek"), names(&["Reader.char"]));
+    assert_eq!(from("isLetter"), names(&["Reader.char"]));
+    // The local `val peek` hides the method; `rest` is called bare, then as `rest.rest`'s
+    // member, whose result's `char` is called before `max`.
+    assert_eq!(
+        from("word"),
+        names(&[
+            "Reader.atEnd",
+            "Reader.char",
+            "Reader.isLetter",
+            "Reader.mark",
+            "Reader.rest",
+            "Reader.skip",
+        ])
+    );
+    // A lambda's parameter (`mark`) and a pattern's variable (`peek`) hide the methods.
+    let scan = from("scan");
+    assert!(!scan.contains("Reader.mark"), "{scan:?}");
+    assert!(!scan.contains("Reader.peek"), "{scan:?}");
 }
