@@ -465,3 +465,63 @@ fn scala_bare_and_chained_parenless_calls() {
     assert!(!scan.contains("Reader.mark"), "{scan:?}");
     assert!(!scan.contains("Reader.peek"), "{scan:?}");
 }
+
+const UTIL_PACKAGE: &str = r#"package site
+
+package object util {
+  def title: String = "util"
+}
+"#;
+
+const PAGE: &str = r#"package site
+
+import util._
+
+abstract class Page {
+  protected def title: String
+  def render(): String = title + heading
+  def heading: String = {
+    def title = "local"
+    title
+  }
+}
+"#;
+
+/// A bare name is a member of the enclosing class (own or inherited) before a name a wildcard
+/// import brings; a local `def` of that name comes first.
+#[test]
+fn scala_class_members_come_before_wildcard_imports() {
+    let g = graph(&[
+        ("src/main/scala/site/util/package.scala", UTIL_PACKAGE),
+        ("src/main/scala/site/Page.scala", PAGE),
+    ]);
+    let calls = edges(&g, EdgeKind::Calls);
+    let from = |caller: &str| -> std::collections::BTreeSet<String> {
+        let caller = format!("Method:src/main/scala/site/Page.scala:Page.{caller}");
+        calls
+            .iter()
+            .filter(|e| e.0 == caller)
+            .map(|e| e.1.clone())
+            .collect()
+    };
+    let set = |list: &[&str]| -> std::collections::BTreeSet<String> {
+        list.iter().map(|n| n.to_string()).collect()
+    };
+    assert_eq!(
+        from("render"),
+        set(&[
+            "Method:src/main/scala/site/Page.scala:Page.heading",
+            "Method:src/main/scala/site/Page.scala:Page.title",
+        ])
+    );
+    assert_eq!(
+        from("heading"),
+        set(&["Function:src/main/scala/site/Page.scala:Page.heading.title"])
+    );
+    // Nothing reaches the imported function the class's member hides.
+    assert!(
+        !calls
+            .iter()
+            .any(|e| e.1 == "Function:src/main/scala/site/util/package.scala:title")
+    );
+}
