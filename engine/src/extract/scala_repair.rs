@@ -17,8 +17,8 @@ pub(super) fn repair(source: &str) -> Cow<'_, str> {
     let mut out: Option<String> = None;
     for (at, _) in source.match_indices(SOFT_KEYWORD) {
         let end = at + SOFT_KEYWORD.len();
-        let whole_word = (at == 0 || !is_word(bytes[at - 1]))
-            && bytes.get(end).is_none_or(|&b| !is_word(b));
+        let whole_word =
+            (at == 0 || !is_word(bytes[at - 1])) && bytes.get(end).is_none_or(|&b| !is_word(b));
         let next = bytes[end..].iter().find(|b| !b.is_ascii_whitespace());
         let is_name = next.is_none_or(|&b| !(is_word(b) || b == b'`'));
         if whole_word && is_name {
