@@ -3,9 +3,10 @@
 # for Go scripts/oracle/go_scip.go on Go's own type checker, for Java scripts/oracle/JavaScip.java
 # on javac's attribution, for C scripts/oracle/c_scip.py on clang's, for C# scripts/oracle/cs_scip.py
 # on the IL Mono's C# compiler emits, for PHP scripts/oracle/php_scip.py on Intelephense's, for
-# Ruby scripts/oracle/ruby_scip.py on TypeProf's, for ZigElixir scripts/oracle/zig_scip.pyscripts/oracle/elixir_scip.py onon
-# compiler's LLVM IR) and compares Nexus's CALLS edges with it.
-# the Elixir compiler's tracer) and compares Nexus's CALLS edges with it.
+# Ruby scripts/oracle/ruby_scip.py on TypeProf's, for Zig scripts/oracle/zig_scip.py on the Zig
+# compiler's LLVM IR, for Elixir scripts/oracle/elixir_scip.py on the Elixir compiler's tracer,
+# for Scala scripts/oracle/scala_scip.py on scalac 2.11's typer) and compares Nexus's CALLS edges
+# with it.
 # Usage: scripts/accuracy.sh CORPUS [--examples N]
 #   django    Python: Django 5.1.4 (framework, class-based views, ORM)
 #   pydantic  Python: pydantic 2.10.6 (fully typed: overloads, TYPE_CHECKING, generics)
@@ -63,14 +64,19 @@
 #             behaviour modules, aliases, imports, pipes, many remote calls)
 #   exunit    Elixir, held out: ExUnit from the same source (test framework: macros, `quote`,
 #             callbacks, a runner of processes)
+#   scaladoc  Scala: Scaladoc from Scala 2.11.12's Debian source (src/scaladoc/scala/tools/nsc: the
+#             compiler's doc tool; cake-pattern traits mixed into a model factory, comment parsers,
+#             an HTML generator with XML literals)
+#   actors    Scala, held out: Scala Actors from the same source (src/actors: concurrency; traits
+#             with self types, companion objects, reactions as partial functions, schedulers)
 #   all       every corpus above, one after another
 # Caches the indexers, corpora and indexes in $NEXUS_ACCURACY (default ~/.cache/nexus-accuracy).
 set -euo pipefail
-corpus=${1:?usage: scripts/accuracy.sh django|pydantic|sphinx|ts|effect|tokio|goldmark|yaml|toml|lang3|collections|jsoup|brotli|cmark|lua|crypto|leveldb|marisa|clipper|kiwi|newtonsoft|dbussharp|commonmark|purifier|phpparser|thor|mustermann|rack|tzinfo|zigstd|aro|mix|exunit|all [--examples N]}
+corpus=${1:?usage: scripts/accuracy.sh django|pydantic|sphinx|ts|effect|tokio|goldmark|yaml|toml|lang3|collections|jsoup|brotli|cmark|lua|crypto|leveldb|marisa|clipper|kiwi|newtonsoft|dbussharp|commonmark|purifier|phpparser|thor|mustermann|rack|tzinfo|zigstd|aro|mix|exunit|scaladoc|actors|all [--examples N]}
 shift
 repo=$(cd "$(dirname "$0")/.." && pwd)
 if [ "$corpus" = all ]; then
-  for one in django pydantic sphinx ts effect tokio goldmark yaml toml lang3 collections jsoup brotli cmark lua crypto leveldb marisa clipper kiwi newtonsoft dbussharp commonmark purifier phpparser thor mustermann rack tzinfo zigstd aro mix exunit; do
+  for one in django pydantic sphinx ts effect tokio goldmark yaml toml lang3 collections jsoup brotli cmark lua crypto leveldb marisa clipper kiwi newtonsoft dbussharp commonmark purifier phpparser thor mustermann rack tzinfo zigstd aro mix exunit scaladoc actors; do
     printf '\n===== %s\n' "$one"
     "$0" "$one" "$@"
   done
@@ -79,7 +85,7 @@ fi
 cache=${NEXUS_ACCURACY:-$HOME/.cache/nexus-accuracy}
 tools="$cache/tools"
 mkdir -p "$tools"
-case "$corpus" in goldmark|yaml|toml|lang3|collections|jsoup|brotli|cmark|lua|crypto|leveldb|marisa|clipper|kiwi|dbussharp|newtonsoft|commonmark|purifier|phpparser|thor|mustermann|rack|tzinfo|zigstd|aro|mix|exunit) needs_npm=false ;; *) needs_npm=true ;; esac
+case "$corpus" in goldmark|yaml|toml|lang3|collections|jsoup|brotli|cmark|lua|crypto|leveldb|marisa|clipper|kiwi|dbussharp|newtonsoft|commonmark|purifier|phpparser|thor|mustermann|rack|tzinfo|zigstd|aro|mix|exunit|scaladoc|actors) needs_npm=false ;; *) needs_npm=true ;; esac
 if $needs_npm && { [ ! -x "$tools/node_modules/.bin/scip-python" ] \
   || [ ! -x "$tools/node_modules/.bin/scip-typescript" ]; }; then
   echo "installing the SCIP indexers into $tools" >&2
@@ -466,7 +472,37 @@ JSON
       /usr/bin/python3 "$oracle" -root "$root" -output "$index" >&2
     fi
     prefix= ;;
-  *) echo "unknown corpus: $corpus (django | pydantic | sphinx | ts | effect | tokio | goldmark | yaml | toml | lang3 | collections | jsoup | brotli | cmark | lua | crypto | leveldb | marisa | clipper | kiwi | newtonsoft | dbussharp | commonmark | purifier | phpparser | thor | mustermann | rack | tzinfo | zigstd | aro | mix | exunit | all)" >&2; exit 2 ;;
+  scaladoc|actors)  # Scala: parts of Scala 2.11.12's own source, bound by Debian's scalac 2.11 typer
+    version=2.11.12
+    if ! command -v scalac >/dev/null; then
+      echo "installing scala (Debian)" >&2
+      apt-get install -y -q scala >&2 || { apt-get update >&2 && apt-get install -y -q scala >&2; }
+    fi
+    case "$corpus" in
+      scaladoc) folder=src/scaladoc/scala/tools/nsc ;;
+      actors) folder=src/actors ;;
+    esac
+    root="$cache/$corpus-$version"
+    if [ ! -d "$root" ]; then
+      unpacked=$(mktemp -d)
+      (cd "$unpacked" && apt-get source --download-only scala=2.11.12-5 >&2 \
+        && tar xJf scala_2.11.12.orig.tar.xz "scala-$version/$folder")
+      mkdir -p "$root"
+      cp -r "$unpacked/scala-$version/$folder/." "$root/"
+      rm -rf "$unpacked"
+      find "$root" -type f ! -name '*.scala' -delete
+    fi
+    index="$cache/$corpus-$version.scip"
+    oracle="$repo/scripts/oracle/scala_scip.py"
+    if [ ! -s "$index" ] || [ "$oracle" -nt "$index" ] \
+      || [ "$repo/scripts/oracle/ScalaSites.scala" -nt "$index" ]; then
+      # Scaladoc's JSON and HTML writers use the XML and parser-combinator modules Debian ships.
+      /usr/bin/python3 "$oracle" -root "$root" -output "$index" -classes "$tools/scala-sites" \
+        -cp /usr/share/scala-2.11/lib/scala-xml.jar \
+        -cp /usr/share/scala-2.11/lib/scala-parser-combinators.jar >&2
+    fi
+    prefix= ;;
+  *) echo "unknown corpus: $corpus (django | pydantic | sphinx | ts | effect | tokio | goldmark | yaml | toml | lang3 | collections | jsoup | brotli | cmark | lua | crypto | leveldb | marisa | clipper | kiwi | newtonsoft | dbussharp | commonmark | purifier | phpparser | thor | mustermann | rack | tzinfo | zigstd | aro | mix | exunit | scaladoc | actors | all)" >&2; exit 2 ;;
 esac
 cd "$repo"
 cargo run --quiet --release -p nexus-accuracy --bin nexus-accuracy -- --scip "$index" --root "$root" --prefix "$prefix" "$@"

@@ -522,8 +522,11 @@ pub fn derive(index: &Index, texts: &Texts<'_>, fallback: &Extents) -> (Referenc
         let spaced = ["c", "cpp", "csharp"]
             .iter()
             .any(|l| doc.language.eq_ignore_ascii_case(l));
-        // Ruby calls without parentheses (`items.size`, `log "x"`); its oracle lists calls only.
-        let unparenthesised = doc.language.eq_ignore_ascii_case("ruby");
+        // Ruby and Scala call without parentheses (`items.size`, `log "x"`, `xs.head`, `a max b`);
+        // their oracles list calls only.
+        let unparenthesised = ["ruby", "scala"]
+            .iter()
+            .any(|l| doc.language.eq_ignore_ascii_case(l));
         for occ in &doc.occurrences {
             if occ.symbol_roles & SymbolRole::Definition as i32 != 0 {
                 continue;
@@ -877,8 +880,13 @@ mod tests {
         // In other languages a name and a `(` apart stay no call.
         let (other, _) = derive(&index_of("python"), &texts, &Extents::default());
         assert!(edges(&other).is_empty());
-        // A Ruby reference is a call with or without parentheses.
-        let (ruby, _) = derive(&index_of("ruby"), &texts, &Extents::default());
-        assert_eq!(edges(&ruby), vec![("m.c:2".to_owned(), "m.c:1".to_owned())]);
+        // A Ruby or Scala reference is a call with or without parentheses.
+        for language in ["ruby", "scala"] {
+            let (unparenthesised, _) = derive(&index_of(language), &texts, &Extents::default());
+            assert_eq!(
+                edges(&unparenthesised),
+                vec![("m.c:2".to_owned(), "m.c:1".to_owned())]
+            );
+        }
     }
 }

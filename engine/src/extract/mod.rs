@@ -22,6 +22,8 @@ pub(crate) mod ruby;
 mod rust;
 mod rust_cfg;
 mod scala;
+mod scala_bare;
+mod scala_repair;
 mod swift;
 #[cfg(test)]
 mod test_facts;
@@ -63,6 +65,7 @@ impl Extractor {
             Lang::Python => comment_runs::blank_long_comment_runs(source),
             Lang::TypeScript => ts_repair::repair(source, true),
             Lang::Tsx => ts_repair::repair(source, false),
+            Lang::Scala => scala_repair::repair(source),
             _ => std::borrow::Cow::Borrowed(source),
         };
         let Some(tree) = parser.and_then(|p| p.parse(parsed_text.as_ref(), None)) else {

@@ -4,6 +4,7 @@
 
 use tree_sitter::Node;
 
+use super::scala_bare::bare_call;
 use super::{
     ReceiverSyntax, doc_line, field, header_before_body, line, named_children, new_def, push_call,
     push_children, signature, strip_generics, text,
@@ -105,6 +106,11 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
                 }
             }
             "infix_expression" => infix(node, scope, src, facts),
+            "identifier" => {
+                if let Some(name) = bare_call(node, src) {
+                    push_call(facts, scope, Callee::Name(name), node);
+                }
+            }
             _ => {}
         }
         push_children(&mut cursor, node, scope, &mut stack);
@@ -678,8 +684,9 @@ fn field_access<'t>(node: Node<'t>, src: &[u8]) -> Option<(Node<'t>, String)> {
     Some((object, text(name, src).to_owned()))
 }
 
-/// Whether a member access stands alone (`x.size`, not `x.size(…)`, `x.size.f`, `x.size[T]`,
-/// an assignment's target or an import): a paren-less call of what it names.
+/// Whether a member access is a paren-less call of what it names: `x.size`, also inside a chain
+/// (`x.size.f`, `x.size.f()`) or as an infix call's receiver (`x.size max y`); not `x.size(…)`,
+/// `x.size[T]`, an assignment's target or an import.
 fn is_parenless_access(node: Node) -> bool {
     let Some(parent) = node.parent() else {
         return false;
@@ -691,9 +698,8 @@ fn is_parenless_access(node: Node) -> bool {
     };
     match parent.kind() {
         "call_expression" | "generic_function" => !is("function"),
-        "field_expression" => !is("value"),
         "assignment_expression" => !is("left"),
-        "infix_expression" => !is("left") && !is("operator"),
+        "infix_expression" => !is("operator"),
         _ => true,
     }
 }
@@ -1031,16 +1037,29 @@ given cartOrd: Ordering[Cart] = Ordering.by(_.total)
                 member(name("gateway"), "charge"),
                 Callee::Name("total".into()),
                 member(Receiver::Path("store.items".into()), "clear"),
+                // A paren-less access inside a chain, and a bare name no scope binds, are calls.
+                member(name("store"), "items"),
+                Callee::Name("store".into()),
                 member(Receiver::Call("Cart".into()), "total"),
                 Callee::Name("Cart".into()),
                 member(name("a"), "add"),
+                Callee::Name("a".into()),
+                Callee::Name("b".into()),
                 member(name("rest"), "::"),
+                Callee::Name("xs".into()),
+                Callee::Name("rest".into()),
+                Callee::Name("a".into()),
+                Callee::Name("b".into()),
                 member(name("items"), "map"),
+                Callee::Name("items".into()),
                 member(Receiver::Other, "price"),
                 Callee::New("Receipt".into()),
             ]
         );
-        assert_eq!(calls_in(&f, "Cart.total"), [member(name("items"), "sum")]);
+        assert_eq!(
+            calls_in(&f, "Cart.total"),
+            [member(name("items"), "sum"), Callee::Name("items".into())]
+        );
         // The superclass's construction and member initialisers run in the class.
         assert_eq!(calls_in(&f, "Cart"), [Callee::New("Base".into())]);
         assert_eq!(calls_in(&f, "Cart.store"), [Callee::New("Db".into())]);

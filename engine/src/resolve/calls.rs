@@ -332,7 +332,16 @@ impl<'a> Resolver<'a> {
                 {
                     return vec![hit];
                 }
-                if let Some((target, conf, reason)) = self.lookup_name(fi, scope, name) {
+                let found = self.lookup_name(fi, scope, name);
+                // Scala: a member of the enclosing classes (own or inherited) comes before the
+                // file's and the package's names and the imports; only a local `def` hides it.
+                if f.lang == Lang::Scala
+                    && !matches!(found, Some((_, _, Reason::LocalScope)))
+                    && let Some(hit) = self.java_implicit_this(fi, scope, name)
+                {
+                    return self.scala_apply(vec![hit]);
+                }
+                if let Some((target, conf, reason)) = found {
                     let hits = self.callable(target, conf, reason);
                     // Scala's `Foo(…)`: the companion's `apply`, else the construction.
                     if f.lang == Lang::Scala {

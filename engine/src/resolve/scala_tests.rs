@@ -238,6 +238,13 @@ fn scala_packages_imports_receivers_companions_and_extensions() {
                 "0.97",
                 "class-member"
             ),
+            // `gateway.charge(3)`: the member val read bare is a paren-less call (uniform access).
+            (
+                "Method:src/main/scala/shop/Cart.scala:Cart.checkout",
+                "Method:src/main/scala/shop/Cart.scala:Cart.gateway",
+                "0.98",
+                "self-method"
+            ),
             // The companion object's member is the class's own.
             (
                 "Method:src/main/scala/shop/Cart.scala:Cart.checkout",
@@ -273,6 +280,13 @@ fn scala_packages_imports_receivers_companions_and_extensions() {
                 "receiver-type"
             ),
             // `Ledger().twice`: an implicit class's method.
+            // `Money.zero.add(…)`: the paren-less access inside the chain is a call.
+            (
+                "Method:src/main/scala/shop/Cart.scala:Cart.checkout",
+                "Method:src/main/scala/shop/Cart.scala:Money.zero",
+                "0.97",
+                "class-member"
+            ),
             (
                 "Method:src/main/scala/shop/Cart.scala:Cart.checkout",
                 "Method:src/main/scala/shop/Cart.scala:RichLedger.twice",
@@ -383,5 +397,131 @@ fn scala_packages_imports_receivers_companions_and_extensions() {
                 "heritage"
             ),
         ])
+    );
+}
+
+const READER: &str = r#"package text
+
+class Reader(input: String, start: Int) {
+  private var offset = start
+  def char: Char = input.charAt(offset)
+  def peek: Char = char
+  def mark: Int = offset
+  def atEnd: Boolean = offset >= input.length
+  def rest: Reader = new Reader(input, offset + 1)
+  def skip(): Unit = offset += 1
+  def isLetter: Boolean = char.isLetter
+
+  def word(limit: Int): String = {
+    val peek = 'x'
+    if (atEnd || !isLetter) ""
+    else {
+      skip()
+      s"$mark$peek" + (rest.rest.char max peek) + limit
+    }
+  }
+
+  def scan(items: List[Reader], start: Int): Int =
+    items.map(mark => mark.atEnd).size + items.count { case peek: Reader => peek.isLetter } + start
+}
+"#;
+
+/// Bare paren-less names call the `def` they name (`atEnd`, `!isLetter`, `$mark` inside a
+/// string, `char.isLetter`'s receiver) unless a scope binds the name (a local `val`, a
+/// parameter, a lambda's parameter, a pattern's variable); a paren-less access inside a chain
+/// or before an infix operator is a call too (`rest.rest`, `rest.rest.char max peek`).
+#[test]
+fn scala_bare_and_chained_parenless_calls() {
+    let g = graph(&[("src/main/scala/text/Reader.scala", READER)]);
+    let calls = edges(&g, EdgeKind::Calls);
+    let from = |caller: &str| -> std::collections::BTreeSet<String> {
+        let caller = format!("Method:src/main/scala/text/Reader.scala:Reader.{caller}");
+        calls
+            .iter()
+            .filter(|e| e.0 == caller)
+            .filter_map(|e| e.1.rsplit(':').next().map(str::to_owned))
+            .collect()
+    };
+    let names = |list: &[&str]| -> std::collections::BTreeSet<String> {
+        list.iter().map(|n| n.to_string()).collect()
+    };
+    assert_eq!(from("peek"), names(&["Reader.char"]));
+    assert_eq!(from("isLetter"), names(&["Reader.char"]));
+    // The local `val peek` hides the method; `rest` is called bare, then as `rest.rest`'s
+    // member, whose result's `char` is called before `max`.
+    assert_eq!(
+        from("word"),
+        names(&[
+            "Reader.atEnd",
+            "Reader.char",
+            "Reader.isLetter",
+            "Reader.mark",
+            "Reader.rest",
+            "Reader.skip",
+        ])
+    );
+    // A lambda's parameter (`mark`) and a pattern's variable (`peek`) hide the methods.
+    let scan = from("scan");
+    assert!(!scan.contains("Reader.mark"), "{scan:?}");
+    assert!(!scan.contains("Reader.peek"), "{scan:?}");
+}
+
+const UTIL_PACKAGE: &str = r#"package site
+
+package object util {
+  def title: String = "util"
+}
+"#;
+
+const PAGE: &str = r#"package site
+
+import util._
+
+abstract class Page {
+  protected def title: String
+  def render(): String = title + heading
+  def heading: String = {
+    def title = "local"
+    title
+  }
+}
+"#;
+
+/// A bare name is a member of the enclosing class (own or inherited) before a name a wildcard
+/// import brings; a local `def` of that name comes first.
+#[test]
+fn scala_class_members_come_before_wildcard_imports() {
+    let g = graph(&[
+        ("src/main/scala/site/util/package.scala", UTIL_PACKAGE),
+        ("src/main/scala/site/Page.scala", PAGE),
+    ]);
+    let calls = edges(&g, EdgeKind::Calls);
+    let from = |caller: &str| -> std::collections::BTreeSet<String> {
+        let caller = format!("Method:src/main/scala/site/Page.scala:Page.{caller}");
+        calls
+            .iter()
+            .filter(|e| e.0 == caller)
+            .map(|e| e.1.clone())
+            .collect()
+    };
+    let set = |list: &[&str]| -> std::collections::BTreeSet<String> {
+        list.iter().map(|n| n.to_string()).collect()
+    };
+    assert_eq!(
+        from("render"),
+        set(&[
+            "Method:src/main/scala/site/Page.scala:Page.heading",
+            "Method:src/main/scala/site/Page.scala:Page.title",
+        ])
+    );
+    assert_eq!(
+        from("heading"),
+        set(&["Function:src/main/scala/site/Page.scala:Page.heading.title"])
+    );
+    // Nothing reaches the imported function the class's member hides.
+    assert!(
+        !calls
+            .iter()
+            .any(|e| e.1 == "Function:src/main/scala/site/util/package.scala:title")
     );
 }
