@@ -9,12 +9,15 @@ use serde_json::json;
 use super::budget::{Budget, limit_chars};
 use super::impact::advised;
 use super::neighbours::{
-    SeenRefs, calls, community, edge_line, heading_ref, hint_once, owner, processes, seen_in,
+    SeenRefs, calls, community, edge_line, heading_ref, hint_once, list_ref, owner, path_ref,
+    place, processes, seen_in,
 };
 use super::{ToolContext, impact, target};
 
 /// Callers and callees listed in standard verbosity (all in full).
 const LISTED: usize = 15;
+/// Listed in standard verbosity within a session (`verbosity=full` lists all).
+const SESSION_LISTED: usize = 5;
 /// The advice under a cut list of callers or callees.
 const LIST_ALL: &str = "verbosity=full lists all";
 /// Share of the answer's budget the source may take in standard verbosity: the card, impact and
@@ -74,12 +77,13 @@ pub fn run(ctx: &ToolContext, p: &DeepDiveParams) -> Result<String, ToolError> {
     if verbosity != Verbosity::Full && ctx.memory.sessions.borrow().card_returned(session, id) {
         return Ok(format!(
             "`{}` — {}: its deep dive was returned earlier in this session (pass verbosity \"full\" to see it again).\n",
-            node.stable_id(),
-            node.location()
+            list_ref(ctx, &node),
+            place(ctx, &node)
         ));
     }
     let listed = match verbosity {
         Verbosity::Summary => 5,
+        Verbosity::Standard if session.is_some() => SESSION_LISTED,
         Verbosity::Standard => LISTED,
         Verbosity::Full => usize::MAX,
     };
@@ -163,7 +167,7 @@ pub fn run(ctx: &ToolContext, p: &DeepDiveParams) -> Result<String, ToolError> {
     out.header(&format!("# {} `{title_ref}`", node.kind()));
     out.header(&format!(
         "{} – line {}{}",
-        node.location(),
+        place(ctx, &node),
         node.end_line(),
         owner_ref
             .map(|o| format!(" · member of `{o}`"))
@@ -237,7 +241,7 @@ pub fn run(ctx: &ToolContext, p: &DeepDiveParams) -> Result<String, ToolError> {
             out.header(&format!(
                 "… {} more lines (verbosity=full, or read `{}` from line {})",
                 src.cut,
-                node.file(),
+                path_ref(ctx, node.file()),
                 last + 1
             ));
         }
@@ -249,7 +253,7 @@ pub fn run(ctx: &ToolContext, p: &DeepDiveParams) -> Result<String, ToolError> {
             if seen.contains(&n.id) {
                 seen_refs.push(ctx, n);
             } else {
-                out.item(&edge_line(n, e));
+                out.item(&edge_line(ctx, n, e));
             }
         }
         seen_refs.flush(&mut out);

@@ -213,6 +213,24 @@ fn run(
         .sessions
         .borrow_mut()
         .begin(ctx.session, ctx.now_ms, call_line(name, &args));
+    let answered = answer_of(ctx, name, args, highlighted);
+    if let Ok(text) = &answered {
+        // An alias defined in a line the budget cut was never given: it must not be used later.
+        ctx.memory
+            .sessions
+            .borrow_mut()
+            .settle_paths(ctx.session, text);
+    }
+    answered
+}
+
+/// The answer of the tool `name` in `ctx` (whose session is opened).
+fn answer_of(
+    ctx: &ToolContext,
+    name: ToolName,
+    args: serde_json::Value,
+    highlighted: &mut Option<highlight::Highlight>,
+) -> Result<String, ToolError> {
     match name {
         ToolName::Context => {
             let trail = ctx.memory.sessions.borrow().breadcrumb(ctx.session, |n| {
@@ -223,6 +241,7 @@ fn run(
                 &params::<ContextParams>(name, args)?,
                 ctx.changed_ms.map(|ms| ctx.now_ms - ms),
                 trail,
+                ctx.session.is_some(),
                 &mut |section, text| {
                     ctx.memory.sessions.borrow_mut().given_before(
                         ctx.session,

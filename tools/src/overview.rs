@@ -10,12 +10,21 @@ use serde_json::json;
 
 use super::ToolContext;
 use super::budget::Budget;
+use super::neighbours::place;
+use super::session::by_default;
 use super::target::short_ref;
+
+/// Communities and processes listed when the call sets no limit, without and within a session.
+const DEFAULT_LIMIT: u32 = 10;
+const SESSION_LIMIT: u32 = 5;
 use nexus_engine::summary_tail;
 
 pub fn run(ctx: &ToolContext, p: &OverviewParams) -> String {
     let g = ctx.graph;
-    let limit = p.limit.clamp(1, 100) as usize;
+    let limit = p
+        .limit
+        .unwrap_or(by_default(ctx.session, DEFAULT_LIMIT, SESSION_LIMIT))
+        .clamp(1, 100) as usize;
     let main_folder = |members: &[u32]| {
         let mut counts: HashMap<&str, usize> = HashMap::new();
         for node in members.iter().filter_map(|&m| g.node(m)) {
@@ -31,7 +40,7 @@ pub fn run(ctx: &ToolContext, p: &OverviewParams) -> String {
     };
     let name = |n: u32| g.node(n).map(|x| x.name().to_owned()).unwrap_or_default();
     let id = |n: u32| g.node(n).map(|x| x.stable_id()).unwrap_or_default();
-    let loc = |n: u32| g.node(n).map(|x| x.location()).unwrap_or_default();
+    let loc = |n: u32| g.node(n).map(|x| place(ctx, &x)).unwrap_or_default();
     let breadcrumb = ctx
         .memory
         .sessions

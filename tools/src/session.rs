@@ -10,6 +10,8 @@ use nexus_engine::Graph;
 
 /// Sessions kept at once; the least recently used goes first.
 const MAX_SESSIONS: usize = 64;
+/// File aliases per session; later files are named in full.
+const MAX_PATHS: usize = 2_000;
 /// Symbols remembered per session.
 const MAX_SEEN: usize = 20_000;
 /// Recent focus nodes per session.
@@ -22,6 +24,13 @@ pub const SESSION_TTL_MS: f64 = 30.0 * 60.0 * 1000.0;
 const MAX_HISTORY: usize = 4;
 /// Focus symbols a breadcrumb names.
 const TRAIL: usize = 4;
+
+/// A list's length when the call sets none: `plain` without a session, the shorter `in_session`
+/// within one — the session remembers the query, so the rest is one `offset`/`limit` call away,
+/// and an agent paying per token rarely reads past the best few.
+pub fn by_default(session: Option<&str>, plain: u32, in_session: u32) -> u32 {
+    if session.is_some() { in_session } else { plain }
+}
 
 #[derive(Debug, Default)]
 struct Session {
@@ -40,6 +49,10 @@ struct Session {
     shown: HashMap<String, Vec<(u32, u32)>>,
     /// Sections of `context` and `overview` given, by name: a hash of their text.
     sections: HashMap<String, u64>,
+    /// File paths given, in order: the one at index `i` is called `f{i+1}` after its first mention.
+    paths: Vec<String>,
+    /// How many aliases were defined when the current call began.
+    paths_before_call: usize,
 }
 
 /// Every session's memory.
@@ -85,6 +98,8 @@ impl Sessions {
                     // Files may have changed: their lines are shown afresh.
                     shown: HashMap::new(),
                     sections: s.sections,
+                    paths: s.paths,
+                    paths_before_call: 0,
                 };
                 (name, session)
             })
@@ -130,6 +145,7 @@ impl Sessions {
             .retain(|_, s| now_ms - s.last_ms <= SESSION_TTL_MS || s.last_ms > now_ms);
         let s = self.entry(name);
         s.last_ms = now_ms;
+        s.paths_before_call = s.paths.len();
         if s.history.front() != Some(&call) {
             s.history.push_front(call);
             s.history.truncate(MAX_HISTORY);
@@ -244,6 +260,48 @@ impl Sessions {
         std::hash::Hash::hash(text, &mut hasher);
         let hash = std::hash::Hasher::finish(&hasher);
         s.sections.insert(name.to_owned(), hash) == Some(hash)
+    }
+
+    /// How an answer of `session` names `path`: the path itself without a session; in one, the
+    /// first mention defines a short alias (`f3=django/db/models/query.py`) and later ones use
+    /// it (`f3`), which [`Sessions::expand_path`] turns back into the path.
+    pub fn path_ref(&mut self, session: Option<&str>, path: &str) -> String {
+        let Some(s) = session.and_then(|s| self.map.get_mut(s)) else {
+            return path.to_owned();
+        };
+        if let Some(i) = s.paths.iter().position(|p| p == path) {
+            return format!("f{}", i + 1);
+        }
+        if s.paths.len() >= MAX_PATHS {
+            return path.to_owned();
+        }
+        s.paths.push(path.to_owned());
+        format!("f{}={path}", s.paths.len())
+    }
+
+    /// The path a session's alias (`f3`) stands for; `None` when `alias` is not one of its aliases.
+    pub fn expand_path(&self, session: Option<&str>, alias: &str) -> Option<String> {
+        let index: usize = alias.strip_prefix('f')?.parse().ok()?;
+        let s = self.map.get(session?)?;
+        s.paths
+            .get(index.checked_sub(1)?)
+            .filter(|p| !p.is_empty())
+            .cloned()
+    }
+
+    /// Forgets the aliases the current call defined that its `answer` does not contain (their
+    /// line was cut by the budget): their number is not given again, their file gets a new one.
+    pub fn settle_paths(&mut self, session: Option<&str>, answer: &str) {
+        let Some(s) = session.and_then(|s| self.map.get_mut(s)) else {
+            return;
+        };
+        let from = s.paths_before_call.min(s.paths.len());
+        for (i, path) in s.paths.iter_mut().enumerate().skip(from) {
+            if !answer.contains(&format!("f{}={path}", i + 1)) {
+                path.clear();
+            }
+        }
+        s.paths_before_call = s.paths.len();
     }
 
     /// Remembers what a call of `session` returned and what it was about.
