@@ -320,6 +320,52 @@ mod tests {
     }
 
     #[test]
+    fn a_session_outlines_the_largest_folders_and_focus_lists_more() {
+        let files = (0..12)
+            .flat_map(|folder| {
+                (0..=folder).map(move |file| nexus_engine::SourceFile {
+                    path: format!("d{folder:02}/f{file}.py"),
+                    bytes: b"x = 1\n".to_vec(),
+                })
+            })
+            .collect();
+        let graph = nexus_engine::index("p", files, &|| 0.0, &mut |_, _, _| true)
+            .map(|(g, _)| g)
+            .unwrap_or_default();
+        let structure = |text: &str| text.lines().filter(|l| l.starts_with("- d")).count();
+        let plain = run(
+            &graph,
+            &ContextParams::default(),
+            None,
+            None,
+            false,
+            &mut |_, _| false,
+        );
+        assert_eq!(structure(&plain), 12, "{plain}");
+        let brief = run(
+            &graph,
+            &ContextParams::default(),
+            None,
+            None,
+            true,
+            &mut |_, _| false,
+        );
+        assert!(
+            structure(&brief) == SESSION_FOLDERS
+                && brief.contains("- d11/ (12 files)")
+                && !brief.contains("- d00/")
+                && brief.contains("- … 4 smaller folders (focus=\"structure\" lists 25)"),
+            "{brief}"
+        );
+        let params = ContextParams {
+            focus: Some(ContextFocus::Structure),
+            format: None,
+        };
+        let focused = run(&graph, &params, None, None, true, &mut |_, _| false);
+        assert_eq!(structure(&focused), 12, "{focused}");
+    }
+
+    #[test]
     fn focus_limits_the_answer() {
         let params = ContextParams {
             focus: Some(ContextFocus::Structure),

@@ -9,9 +9,10 @@ use serde_json::json;
 use super::budget::{Budget, limit_chars};
 use super::impact::advised;
 use super::neighbours::{
-    SeenRefs, calls, community, edge_line, heading_ref, hint_once, list_ref, owner, path_ref,
-    place, processes, seen_in,
+    SeenRefs, calls, community, edge_line, hint_once, list_ref, owner, path_ref, place, processes,
+    seen_in,
 };
+use super::read::{common_indent, indent_note};
 use super::{ToolContext, impact, target};
 
 /// Callers and callees listed in standard verbosity (all in full).
@@ -114,8 +115,8 @@ pub fn run(ctx: &ToolContext, p: &DeepDiveParams) -> Result<String, ToolError> {
             .take(listed)
             .map(|(n, _)| n.id),
     );
-    let title_ref = heading_ref(ctx, &node);
-    let owner_ref = owner(g, id).map(|o| heading_ref(ctx, &o));
+    let title_ref = list_ref(ctx, &node);
+    let owner_ref = owner(g, id).map(|o| list_ref(ctx, &o));
     ctx.memory.sessions.borrow_mut().record(
         session,
         std::iter::once(id).chain(
@@ -230,8 +231,14 @@ pub fn run(ctx: &ToolContext, p: &DeepDiveParams) -> Result<String, ToolError> {
                 .borrow_mut()
                 .mark_lines(session, node.file(), src.start, last);
             let width = last.to_string().len();
-            let mut block = format!("```{}\n", fence_language(node.file()));
+            let indent = common_indent(ctx, src.lines.iter().map(String::as_str));
+            let mut block = format!(
+                "```{}{}\n",
+                fence_language(node.file()),
+                indent_note(indent)
+            );
             for (i, line) in src.lines.iter().enumerate() {
+                let line = line.get(indent..).unwrap_or_default();
                 block.push_str(&format!("{:>width$} | {line}\n", src.start + i as u32));
             }
             block.push_str("```");
@@ -333,7 +340,11 @@ mod tests {
                 &session,
                 json!({"name": "Cart.checkout", "verbosity": "full"}),
             );
-            assert!(full.contains(" 9 |         charge(self.total())"), "{full}");
+            assert!(
+                full.contains("```python (indent 4 removed)\n 7 | def checkout(self):\n")
+                    && full.contains(" 9 |     charge(self.total())"),
+                "in a session the indentation every line shares is left out, and said: {full}"
+            );
             assert_eq!(dive(ctx, json!({"name": "Cart.checkout"})), plain);
         });
     }

@@ -6,9 +6,7 @@ use nexus_shared::{ErrorCode, ToolError};
 use serde_json::json;
 
 use super::budget::Budget;
-use super::neighbours::{
-    SeenRefs, calls, edge_line, heading_ref, hint_once, list_ref, place, seen_in, tally,
-};
+use super::neighbours::{SeenRefs, calls, edge_line, hint_once, list_ref, place, seen_in, tally};
 use super::session::by_default;
 use super::{ToolContext, target};
 use nexus_engine::{Edge, NodeKind, NodeRef, summary_tail};
@@ -60,7 +58,7 @@ pub fn run(ctx: &ToolContext, p: &ExploreParams) -> Result<String, ToolError> {
             out.header(&format!(
                 "# {} `{}` — {}",
                 node.kind(),
-                heading_ref(ctx, &node),
+                list_ref(ctx, &node),
                 place(ctx, &node)
             ));
             if let Some(summary) = summary_of(&node) {

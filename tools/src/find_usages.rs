@@ -8,7 +8,7 @@ use nexus_shared::{ErrorCode, ToolError};
 use serde_json::json;
 
 use super::budget::Budget;
-use super::neighbours::{self, heading_ref, hint_once, seen_in};
+use super::neighbours::{self, hint_once, list_ref, seen_in};
 use super::session::by_default;
 use super::target::short_ref;
 use super::{ToolContext, target};
@@ -127,7 +127,7 @@ pub fn run(ctx: &ToolContext, p: &FindUsagesParams) -> Result<String, ToolError>
         format!("Lower bound: {cut} usages below min_confidence {min_confidence:.2} left out; lower it to see guesses.")
     });
     let seen = seen_in(ctx, page.iter().map(|u| u.from));
-    let title_ref = heading_ref(ctx, &node);
+    let title_ref = list_ref(ctx, &node);
     ctx.memory.sessions.borrow_mut().record(
         ctx.session,
         page.iter().map(|u| u.from).chain([node.id]),

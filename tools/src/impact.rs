@@ -10,7 +10,7 @@ use serde_json::json;
 
 use super::budget::Budget;
 use super::filters::{node_kinds, relation_kinds};
-use super::neighbours::{SeenRefs, heading_ref, hint_once, list_ref, place, seen_in};
+use super::neighbours::{SeenRefs, hint_once, list_ref, place, seen_in};
 use super::session::by_default;
 use super::{ToolContext, target};
 use nexus_engine::is_test;
@@ -38,7 +38,7 @@ pub fn run(ctx: &ToolContext, p: &ImpactParams) -> Result<String, ToolError> {
     let g = ctx.graph;
     let start_node = target::resolve(ctx, &p.target)?;
     let start = start_node.id;
-    let start_ref = heading_ref(ctx, &start_node);
+    let start_ref = list_ref(ctx, &start_node);
     ctx.memory
         .sessions
         .borrow_mut()

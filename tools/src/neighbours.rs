@@ -51,16 +51,6 @@ pub fn hint_once(ctx: &ToolContext, hint: &'static str) -> bool {
         .hint_once(ctx.session, hint)
 }
 
-/// How a node is named in a heading: its short reference once the session has seen it, else
-/// its stable id.
-pub fn heading_ref(ctx: &ToolContext, node: &NodeRef) -> String {
-    if ctx.memory.sessions.borrow().seen(ctx.session, node.id) {
-        short_ref(ctx, node)
-    } else {
-        node.stable_id()
-    }
-}
-
 /// `→ MEMBER_OF ×1, → STEP_IN_PROCESS ×6`: how many of each relation, in first-seen order.
 pub fn tally(relations: &[&str]) -> String {
     let mut counts: Vec<(&str, usize)> = Vec::new();

@@ -40,7 +40,7 @@ pub fn run(ctx: &ToolContext, p: &OverviewParams) -> String {
     };
     let name = |n: u32| g.node(n).map(|x| x.name().to_owned()).unwrap_or_default();
     let id = |n: u32| g.node(n).map(|x| x.stable_id()).unwrap_or_default();
-    let loc = |n: u32| g.node(n).map(|x| place(ctx, &x)).unwrap_or_default();
+    let loc = |n: u32| g.node(n).map(|x| x.location()).unwrap_or_default();
     let breadcrumb = ctx
         .memory
         .sessions
@@ -102,18 +102,21 @@ pub fn run(ctx: &ToolContext, p: &OverviewParams) -> String {
         ));
         let mut known = Vec::new();
         for x in g.processes.iter().take(limit) {
-            let line = format!(
-                "- {} — {} steps, depth {} · entry {} · `{}`",
-                name(x.node),
-                x.steps.len(),
-                x.depth,
-                loc(x.entry),
-                id(x.node)
-            );
-            if given_before(ctx, x.node, &line) {
+            let line = |entry: String| {
+                format!(
+                    "- {} — {} steps, depth {} · entry {entry} · `{}`",
+                    name(x.node),
+                    x.steps.len(),
+                    x.depth,
+                    id(x.node)
+                )
+            };
+            // Given before means the same entry: its file's alias may differ from call to call.
+            if given_before(ctx, x.node, &line(loc(x.entry))) {
                 known.push(format!("`{}`", name(x.node)));
             } else {
-                out.item(&line);
+                let entry = g.node(x.entry).map(|e| place(ctx, &e)).unwrap_or_default();
+                out.item(&line(entry));
             }
         }
         given_line(&mut out, &known);

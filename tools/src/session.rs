@@ -440,6 +440,36 @@ mod tests {
     }
 
     #[test]
+    fn an_alias_cut_from_its_answer_is_forgotten_and_never_reused() {
+        let mut s = Sessions::default();
+        assert_eq!(s.path_ref(Some("a"), "x.py"), "x.py", "no such session yet");
+        s.begin(Some("a"), 0.0, "search".into());
+        assert_eq!(s.path_ref(Some("a"), "x.py"), "f1=x.py");
+        assert_eq!(s.path_ref(Some("a"), "y.py"), "f2=y.py");
+        assert_eq!(s.path_ref(Some("a"), "x.py"), "f1");
+        // The budget cut the line that defined f2.
+        s.settle_paths(Some("a"), "- `g` — f1=x.py:3\n- `h` — f1:9\n");
+        assert_eq!(s.expand_path(Some("a"), "f1").as_deref(), Some("x.py"));
+        assert_eq!(s.expand_path(Some("a"), "f2"), None);
+        s.begin(Some("a"), 1.0, "read".into());
+        assert_eq!(
+            s.path_ref(Some("a"), "y.py"),
+            "f3=y.py",
+            "a new number, never f2 again"
+        );
+        assert_eq!(s.path_ref(None, "y.py"), "y.py");
+        assert_eq!(
+            s.expand_path(Some("b"), "f1"),
+            None,
+            "aliases belong to their session"
+        );
+        assert_eq!(s.expand_path(Some("a"), "f0"), None);
+        assert_eq!(s.expand_path(Some("a"), "fx"), None);
+        assert_eq!(by_default(None, 10, 5), 10);
+        assert_eq!(by_default(Some("a"), 10, 5), 5);
+    }
+
+    #[test]
     fn sessions_remember_apart_and_the_oldest_goes_first() {
         let mut s = Sessions::default();
         s.record(Some("a"), [1, 2], Some(7));
