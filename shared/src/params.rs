@@ -144,7 +144,6 @@ pub struct SearchParams {
     pub kind: Option<String>,
     /// Only hits under this path prefix.
     pub path: Option<String>,
-    /// Default 10 (5 in a session).
     #[schemars(range(max = 100))]
     pub limit: Option<u32>,
     #[serde(default)]
@@ -190,7 +189,7 @@ pub struct GrepParams {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ReadParams {
-    /// Relative to the repository root.
+    /// Relative to the repository root, or a session's alias (f3).
     pub path: String,
     pub start_line: Option<u32>,
     pub end_line: Option<u32>,
@@ -226,7 +225,6 @@ pub struct OverviewParams {
     pub show_clusters: bool,
     #[serde(default = "yes")]
     pub show_processes: bool,
-    /// Default 10 (5 in a session).
     pub limit: Option<u32>,
     pub max_tokens: Option<u32>,
     pub format: Option<Format>,
