@@ -214,13 +214,15 @@ fn run(
         .borrow_mut()
         .begin(ctx.session, ctx.now_ms, call_line(name, &args));
     let answered = answer_of(ctx, name, args, highlighted);
-    if let Ok(text) = &answered {
-        // An alias defined in a line the budget cut was never given: it must not be used later.
-        ctx.memory
-            .sessions
-            .borrow_mut()
-            .settle_paths(ctx.session, text);
-    }
+    // An alias defined in a line the budget cut was never given: it must not be used later.
+    let text = match &answered {
+        Ok(text) => text.clone(),
+        Err(err) => err.render(),
+    };
+    ctx.memory
+        .sessions
+        .borrow_mut()
+        .settle_paths(ctx.session, &text);
     answered
 }
 

@@ -1,6 +1,7 @@
 //! Sessions: calls of one session share a memory (30 minutes idle at most), so symbols already
 //! returned shrink to a one-line reference, source lines already shown to a line range, sections
-//! of `context`/`overview` already given to one line; code near the recent focus ranks first,
+//! of `context`/`overview` already given to one line, file paths to the alias given with their
+//! first mention, lists to the best few; code near the recent focus ranks first,
 //! `context` and `overview` recall the trail. Emptied with each new graph; carried over (by
 //! stable id) when the same project's graph follows a change on disk.
 
@@ -53,6 +54,8 @@ struct Session {
     paths: Vec<String>,
     /// How many aliases were defined when the current call began.
     paths_before_call: usize,
+    /// Calls begun and not yet settled: a `route` runs its steps as calls within its own.
+    open_calls: u32,
 }
 
 /// Every session's memory.
@@ -100,6 +103,7 @@ impl Sessions {
                     sections: s.sections,
                     paths: s.paths,
                     paths_before_call: 0,
+                    open_calls: 0,
                 };
                 (name, session)
             })
@@ -145,7 +149,10 @@ impl Sessions {
             .retain(|_, s| now_ms - s.last_ms <= SESSION_TTL_MS || s.last_ms > now_ms);
         let s = self.entry(name);
         s.last_ms = now_ms;
-        s.paths_before_call = s.paths.len();
+        if s.open_calls == 0 {
+            s.paths_before_call = s.paths.len();
+        }
+        s.open_calls += 1;
         if s.history.front() != Some(&call) {
             s.history.push_front(call);
             s.history.truncate(MAX_HISTORY);
@@ -289,12 +296,18 @@ impl Sessions {
             .cloned()
     }
 
-    /// Forgets the aliases the current call defined that its `answer` does not contain (their
-    /// line was cut by the budget): their number is not given again, their file gets a new one.
+    /// Ends a call begun by [`Sessions::begin`]. When it is the outermost (a `route` step ends
+    /// within its route), forgets the aliases defined since that the `answer` does not contain
+    /// (their line was cut by a budget): their number is not given again, their file gets a new
+    /// one.
     pub fn settle_paths(&mut self, session: Option<&str>, answer: &str) {
         let Some(s) = session.and_then(|s| self.map.get_mut(s)) else {
             return;
         };
+        s.open_calls = s.open_calls.saturating_sub(1);
+        if s.open_calls > 0 {
+            return;
+        }
         let from = s.paths_before_call.min(s.paths.len());
         for (i, path) in s.paths.iter_mut().enumerate().skip(from) {
             if !answer.contains(&format!("f{}={path}", i + 1)) {
@@ -465,6 +478,16 @@ mod tests {
         );
         assert_eq!(s.expand_path(Some("a"), "f0"), None);
         assert_eq!(s.expand_path(Some("a"), "fx"), None);
+        // A route's step ends inside the route: its aliases are checked against the route's
+        // answer, which may leave the step out.
+        s.settle_paths(Some("a"), "f3=y.py");
+        s.begin(Some("a"), 2.0, "route".into());
+        s.begin(Some("a"), 2.0, "impact".into());
+        assert_eq!(s.path_ref(Some("a"), "z.py"), "f4=z.py");
+        s.settle_paths(Some("a"), "- `k` — f4=z.py:1");
+        assert_eq!(s.expand_path(Some("a"), "f4").as_deref(), Some("z.py"));
+        s.settle_paths(Some("a"), "## impact\ntruncated: 1 more items not shown");
+        assert_eq!(s.expand_path(Some("a"), "f4"), None);
         assert_eq!(by_default(None, 10, 5), 10);
         assert_eq!(by_default(Some("a"), 10, 5), 5);
     }
