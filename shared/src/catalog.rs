@@ -93,7 +93,11 @@ catalog! {
 pub const SERVER_INSTRUCTIONS: &str = "Nexus answers questions about a codebase from a code graph held in the user's browser tab. \
 Try `route` first with a plain question. Ids and names from one result can be passed to the next call. \
 Results say when they are truncated or a lower bound (low-confidence edges cut). \
-Your connection has a session: symbols already returned to you are named again only by name (\"seen before\"), source lines and `context`/`overview` parts already sent are referred to (verbosity=full, the exact `read` range or a context `focus` repeats them), advice is given once, and `context` recalls your trail.";
+Your connection has a session, which makes answers shorter without leaving anything out of reach: \
+lists give the best few unless you pass `limit` (search 5, impact and find_usages 10, explore 8, deep_dive 5 callers and callees), with the total and how to get the rest (`offset`, `limit`, verbosity=full); \
+symbols are named by qualified name where that is unique (tools accept it like an id), and those already returned only by name (\"seen before\"); \
+a file path is given once as `f3=dir/file.py` and then as `f3`, which `read` accepts as a path; \
+source lines and `context`/`overview` parts already sent are referred to (verbosity=full, the exact `read` range or a context `focus` repeats them), advice is given once, and `context` recalls your trail.";
 
 /// Generates the schema of `T` and compacts it: inlines definitions, drops nulls, titles and formats,
 /// and the top level's `additionalProperties: false` — every parameter struct refuses unknown

@@ -103,9 +103,6 @@ fn yes() -> bool {
 fn limit_5() -> u32 {
     5
 }
-fn limit_10() -> u32 {
-    10
-}
 fn limit_50() -> u32 {
     50
 }
@@ -147,9 +144,8 @@ pub struct SearchParams {
     pub kind: Option<String>,
     /// Only hits under this path prefix.
     pub path: Option<String>,
-    #[serde(default = "limit_10")]
     #[schemars(range(max = 100))]
-    pub limit: u32,
+    pub limit: Option<u32>,
     #[serde(default)]
     pub offset: u32,
     #[serde(default = "yes")]
@@ -193,7 +189,7 @@ pub struct GrepParams {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ReadParams {
-    /// Relative to the repository root.
+    /// Relative to the repository root, or a session's alias (f3).
     pub path: String,
     pub start_line: Option<u32>,
     pub end_line: Option<u32>,
@@ -229,8 +225,7 @@ pub struct OverviewParams {
     pub show_clusters: bool,
     #[serde(default = "yes")]
     pub show_processes: bool,
-    #[serde(default = "limit_10")]
-    pub limit: u32,
+    pub limit: Option<u32>,
     pub max_tokens: Option<u32>,
     pub format: Option<Format>,
 }
@@ -382,7 +377,7 @@ mod tests {
         assert_eq!(p.max_depth, 3);
         assert!((p.min_confidence - FOLLOWED_CONFIDENCE).abs() < 1e-6);
         let s: SearchParams = serde_json::from_value(json!({"query": "q"})).unwrap();
-        assert_eq!((s.limit, s.offset, s.group_by_process), (10, 0, true));
+        assert_eq!((s.limit, s.offset, s.group_by_process), (None, 0, true));
     }
 
     #[test]

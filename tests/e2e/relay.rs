@@ -73,8 +73,10 @@ async fn calls_are_answered_by_the_tab_and_survive_browser_loss_and_hub_handover
             Duration::from_secs(5),
         )
         .await;
+    // The agent's connection has a session: a symbol by its qualified name, its file given
+    // once with an alias.
     assert!(
-        found.contains("`Method:shop/cart.py:Cart.checkout`"),
+        found.contains("- Method `Cart.checkout` — f") && found.contains("=shop/cart.py:"),
         "{found}"
     );
 

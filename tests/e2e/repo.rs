@@ -44,7 +44,7 @@ async fn the_page_indexes_the_bridge_repository_and_answers_from_it() {
         )
         .await;
     assert!(
-        found.contains("`Function:shop/payment.py:charge`"),
+        found.contains("- Function `charge` — f") && found.contains("=shop/payment.py:"),
         "{found}"
     );
 

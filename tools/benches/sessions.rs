@@ -1,8 +1,11 @@
 //! What a session saves: scripted investigations of ten calls each (written before any was
 //! measured) run on a corpus with and without a session; prints the tokens (characters / 4) of
 //! every answer and the saving, for the first two scripts and for a held-out set written later
-//! (before the mechanism was changed again) that the mechanism was never tuned on.
-//! Usage: `cargo bench -p nexus-tools --bench sessions -- DIR [--show]` (`--show`: every answer to stderr).
+//! (before the mechanism was changed again) that the mechanism was never tuned on; and checks
+//! that each answer with a session still names what the next step asks about whenever the
+//! answer without one does (`next`: ok, MISSING, or `-` when neither names it).
+//! Usage: `cargo bench -p nexus-tools --bench sessions -- DIR [--show] [--tuning]` (`--show`:
+//! every answer to stderr; `--tuning`: the first two scripts only, so tuning never reads the others).
 
 use std::path::Path;
 
@@ -154,12 +157,58 @@ fn tokens(outcome: &Outcome) -> usize {
     text(outcome).len().div_ceil(4)
 }
 
+/// What a call is about, as an answer before it would name it: a symbol's qualified name (the
+/// tail of a stable id) or a file path.
+fn subjects(args: &Value) -> Vec<String> {
+    ["name", "target", "from", "to", "path"]
+        .iter()
+        .filter_map(|key| args.get(*key).and_then(Value::as_str))
+        .map(|s| {
+            if s.contains('/') && !s.contains(':') {
+                s.to_owned()
+            } else {
+                s.rsplit(':').next().unwrap_or(s).to_owned()
+            }
+        })
+        .collect()
+}
+
+/// Whether `text` holds `word` whole: not as part of a longer name (`URLResolver.resolve` is
+/// not in `URLResolver.resolve_error_handler`).
+fn holds(text: &str, word: &str) -> bool {
+    let part = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+    text.match_indices(word).any(|(at, _)| {
+        !part(text[..at].chars().next_back()) && !part(text[at + word.len()..].chars().next())
+    })
+}
+
+/// Whether `answer` names `subject`, directly or (a file) by an alias an earlier answer of the
+/// session defined as `fN=path`.
+fn names(answer: &str, subject: &str, earlier: &str) -> bool {
+    if holds(answer, subject) {
+        return true;
+    }
+    let definition = format!("={subject}");
+    earlier.match_indices(&definition).any(|(at, _)| {
+        let alias: String = earlier[..at]
+            .chars()
+            .rev()
+            .take_while(|c| c.is_ascii_alphanumeric())
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
+        alias.starts_with('f') && holds(answer, &alias)
+    })
+}
+
 fn main() {
     let Some(dir) = std::env::args().skip(1).find(|a| !a.starts_with("--")) else {
         eprintln!("usage: cargo bench -p nexus-tools --bench sessions -- DIR");
         std::process::exit(2);
     };
     let show = std::env::args().any(|a| a == "--show");
+    let tuning = std::env::args().any(|a| a == "--tuning");
     let root = Path::new(&dir);
     let name = root
         .file_name()
@@ -176,7 +225,7 @@ fn main() {
     };
     let search = SearchIndex::build(&graph);
     println!("== {name}: {} files", sources.len());
-    let run = |investigation: &Investigation| -> (usize, usize) {
+    let run = |investigation: &Investigation| -> (usize, usize, usize) {
         let (plain_memory, session_memory) = (ToolMemory::default(), ToolMemory::default());
         let context = |memory, session| ToolContext {
             graph: &graph,
@@ -195,13 +244,31 @@ fn main() {
         let with_session = context(&session_memory, Some("bench"));
         println!("\n{}", investigation.name);
         println!(
-            "{:<4} {:<52} {:>8} {:>8} {:>7}",
+            "{:<4} {:<52} {:>8} {:>8} {:>7}  next",
             "step", "call", "plain", "session", "saved"
         );
-        let (mut total_plain, mut total_session) = (0, 0);
+        let (mut total_plain, mut total_session, mut missing) = (0, 0, 0);
+        let mut told = String::new();
         for (i, (tool, args)) in investigation.calls.iter().enumerate() {
             let a = dispatch(Some(&plain), tool, args.clone());
             let b = dispatch(Some(&with_session), tool, args.clone());
+            let next = investigation
+                .calls
+                .get(i + 1)
+                .map(|(_, next)| subjects(next))
+                .unwrap_or_default();
+            let needed: Vec<&String> = next.iter().filter(|s| names(&text(&a), s, "")).collect();
+            let lost: Vec<&&String> = needed
+                .iter()
+                .filter(|s| !names(&text(&b), s, &told))
+                .collect();
+            missing += lost.len();
+            let check = match (needed.is_empty(), lost.is_empty()) {
+                (true, _) => "-".to_owned(),
+                (false, true) => "ok".to_owned(),
+                (false, false) => format!("MISSING {lost:?}"),
+            };
+            told.push_str(&text(&b));
             if show {
                 eprintln!(
                     "===== {tool} {args}\n--- plain\n{}\n--- session\n{}",
@@ -214,7 +281,7 @@ fn main() {
             total_session += b;
             let call: String = format!("{tool} {args}").chars().take(52).collect();
             println!(
-                "{:<4} {call:<52} {a:>8} {b:>8} {:>6.1}%",
+                "{:<4} {call:<52} {a:>8} {b:>8} {:>6.1}%  {check}",
                 i + 1,
                 saving(a, b)
             );
@@ -224,17 +291,23 @@ fn main() {
             total_plain,
             saving(total_plain, total_session)
         );
-        (total_plain, total_session)
+        (total_plain, total_session, missing)
     };
-    for (set, scripts) in [("first two", investigations()), ("held out", held_out())] {
-        let (mut all_plain, mut all_session) = (0, 0);
+    let held_out = if tuning { Vec::new() } else { held_out() };
+    for (set, scripts) in [("first two", investigations()), ("held out", held_out)] {
+        if scripts.is_empty() {
+            continue;
+        }
+        let (mut all_plain, mut all_session, mut all_missing) = (0, 0, 0);
         for investigation in &scripts {
-            let (plain, session) = run(investigation);
+            let (plain, session, missing) = run(investigation);
             all_plain += plain;
             all_session += session;
+            all_missing += missing;
         }
         println!(
-            "\n{set}: {all_plain} tokens without a session, {all_session} with: {:.1}% fewer",
+            "\n{set}: {all_plain} tokens without a session, {all_session} with: {:.1}% fewer; \
+             {all_missing} next-step subjects missing with a session",
             saving(all_plain, all_session)
         );
     }

@@ -13,6 +13,9 @@ use nexus_engine::{EdgeKind, Graph, NodeKind, summary_tail};
 const HOTSPOTS: usize = 5;
 /// Folders listed in the structure outline.
 const OUTLINE_FOLDERS: usize = 25;
+/// Folders listed in a session's outline unless `focus` asks for the structure: the largest
+/// few, the rest one `focus` away.
+const SESSION_FOLDERS: usize = 8;
 
 /// How long ago something happened, in a few characters.
 fn ago(ms: f64) -> String {
@@ -28,12 +31,14 @@ fn ago(ms: f64) -> String {
 /// `age_ms`: how long ago the graph last changed (indexed or updated from disk), when known.
 /// `given_before(section, text)`: whether the session was given this section with this text
 /// before (and it remembers it now); such a section shrinks to one line unless `focus` asks for
-/// it. Without a session it is always false.
+/// it. Without a session it is always false. `in_session`: the call has a session, so the
+/// outline lists the largest few folders unless `focus` asks for the structure.
 pub fn run(
     graph: &Graph,
     params: &ContextParams,
     age_ms: Option<f64>,
     breadcrumb: Option<String>,
+    in_session: bool,
     given_before: &mut dyn FnMut(&str, &str) -> bool,
 ) -> String {
     let show = |focus: ContextFocus| params.focus.is_none_or(|f| f == focus);
@@ -64,26 +69,33 @@ pub fn run(
         let _ = writeln!(out, "Nodes: {}", counts(kind_counts(graph)));
         let _ = writeln!(out, "Edges: {}", counts(edge_counts(graph)));
     }
-    let sections: [Section; 3] = [
+    let folders = if in_session && params.focus.is_none() {
+        SESSION_FOLDERS
+    } else {
+        OUTLINE_FOLDERS
+    };
+    let sections = [
         (
             ContextFocus::Hotspots,
             "hotspots",
             "Hotspots (most callers)",
-            hotspots_section,
         ),
         (
             ContextFocus::Structure,
             "structure",
             "Structure (files per folder, grouped two levels deep)",
-            structure_section,
         ),
-        (ContextFocus::Schema, "schema", "Schema", schema_section),
+        (ContextFocus::Schema, "schema", "Schema"),
     ];
-    for (focus, name, title, body) in sections {
+    for (focus, name, title) in sections {
         if !show(focus) {
             continue;
         }
-        let text = body(graph);
+        let text = match focus {
+            ContextFocus::Structure => structure_section(graph, folders),
+            ContextFocus::Schema => schema_section(graph),
+            _ => hotspots_section(graph),
+        };
         let known = given_before(name, &text);
         if known && params.focus.is_none() {
             let _ = writeln!(
@@ -97,14 +109,6 @@ pub fn run(
     out
 }
 
-/// A context section: the focus that asks for it, its name for `focus`, its title, its body.
-type Section = (
-    ContextFocus,
-    &'static str,
-    &'static str,
-    fn(&Graph) -> String,
-);
-
 fn hotspots_section(graph: &Graph) -> String {
     let mut out = String::new();
     for (id, callers, location) in hotspots(graph) {
@@ -113,9 +117,9 @@ fn hotspots_section(graph: &Graph) -> String {
     out
 }
 
-fn structure_section(graph: &Graph) -> String {
+fn structure_section(graph: &Graph, folders: usize) -> String {
     let mut out = String::new();
-    let (shown, more) = outline(graph);
+    let (shown, more) = outline(graph, folders);
     for (folder, files) in shown {
         let tail = folder_summary(graph, &folder);
         let _ = match summary_tail(&tail) {
@@ -123,7 +127,12 @@ fn structure_section(graph: &Graph) -> String {
             tail => writeln!(out, "- {folder}/ ({files} files) — {tail}"),
         };
     }
-    if more > 0 {
+    if more > 0 && folders < OUTLINE_FOLDERS {
+        let _ = writeln!(
+            out,
+            "- … {more} smaller folders (focus=\"structure\" lists {OUTLINE_FOLDERS})"
+        );
+    } else if more > 0 {
         let _ = writeln!(
             out,
             "- … {more} smaller folders (`overview` or `cypher` for more)"
@@ -165,7 +174,7 @@ fn json_answer(graph: &Graph, show: &dyn Fn(ContextFocus) -> bool) -> serde_json
             .collect();
     }
     if show(ContextFocus::Structure) {
-        let (shown, more) = outline(graph);
+        let (shown, more) = outline(graph, OUTLINE_FOLDERS);
         let summaries: BTreeMap<&String, String> = shown
             .keys()
             .map(|folder| (folder, folder_summary(graph, folder)))
@@ -239,8 +248,8 @@ fn folder_summary(graph: &Graph, path: &str) -> String {
 }
 
 /// The folders at most two levels deep with the files anywhere under them; the largest
-/// `OUTLINE_FOLDERS` by path, and how many more there are.
-fn outline(graph: &Graph) -> (BTreeMap<String, usize>, usize) {
+/// `folders` by path, and how many more there are.
+fn outline(graph: &Graph, folders: usize) -> (BTreeMap<String, usize>, usize) {
     let mut under: BTreeMap<String, usize> = BTreeMap::new();
     for (folder, files) in &graph.tally().folders {
         let top: Vec<&str> = folder.split('/').take(2).collect();
@@ -248,8 +257,8 @@ fn outline(graph: &Graph) -> (BTreeMap<String, usize>, usize) {
     }
     let mut ranked: Vec<(String, usize)> = under.into_iter().collect();
     ranked.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-    let more = ranked.len().saturating_sub(OUTLINE_FOLDERS);
-    ranked.truncate(OUTLINE_FOLDERS);
+    let more = ranked.len().saturating_sub(folders);
+    ranked.truncate(folders);
     (ranked.into_iter().collect(), more)
 }
 
@@ -262,7 +271,9 @@ mod tests {
     fn the_stats_line_says_how_fresh_the_graph_is() {
         let graph = sample_graph();
         let params = ContextParams::default();
-        let fresh = run(&graph, &params, Some(12_000.0), None, &mut |_, _| false);
+        let fresh = run(&graph, &params, Some(12_000.0), None, false, &mut |_, _| {
+            false
+        });
         assert!(
             fresh
                 .lines()
@@ -276,11 +287,12 @@ mod tests {
                 &params,
                 Some(3.0 * 3_600_000.0),
                 None,
+                false,
                 &mut |_, _| false
             )
             .contains("updated 3 h ago")
         );
-        assert!(!run(&graph, &params, None, None, &mut |_, _| false).contains("updated"));
+        assert!(!run(&graph, &params, None, None, false, &mut |_, _| false).contains("updated"));
     }
     #[test]
     fn markdown_covers_stats_hotspots_structure_and_schema() {
@@ -289,6 +301,7 @@ mod tests {
             &ContextParams::default(),
             None,
             None,
+            false,
             &mut |_, _| false,
         );
         assert!(
@@ -307,12 +320,60 @@ mod tests {
     }
 
     #[test]
+    fn a_session_outlines_the_largest_folders_and_focus_lists_more() {
+        let files = (0..12)
+            .flat_map(|folder| {
+                (0..=folder).map(move |file| nexus_engine::SourceFile {
+                    path: format!("d{folder:02}/f{file}.py"),
+                    bytes: b"x = 1\n".to_vec(),
+                })
+            })
+            .collect();
+        let graph = nexus_engine::index("p", files, &|| 0.0, &mut |_, _, _| true)
+            .map(|(g, _)| g)
+            .unwrap_or_default();
+        let structure = |text: &str| text.lines().filter(|l| l.starts_with("- d")).count();
+        let plain = run(
+            &graph,
+            &ContextParams::default(),
+            None,
+            None,
+            false,
+            &mut |_, _| false,
+        );
+        assert_eq!(structure(&plain), 12, "{plain}");
+        let brief = run(
+            &graph,
+            &ContextParams::default(),
+            None,
+            None,
+            true,
+            &mut |_, _| false,
+        );
+        assert!(
+            structure(&brief) == SESSION_FOLDERS
+                && brief.contains("- d11/ (12 files)")
+                && !brief.contains("- d00/")
+                && brief.contains("- … 4 smaller folders (focus=\"structure\" lists 25)"),
+            "{brief}"
+        );
+        let params = ContextParams {
+            focus: Some(ContextFocus::Structure),
+            format: None,
+        };
+        let focused = run(&graph, &params, None, None, true, &mut |_, _| false);
+        assert_eq!(structure(&focused), 12, "{focused}");
+    }
+
+    #[test]
     fn focus_limits_the_answer() {
         let params = ContextParams {
             focus: Some(ContextFocus::Structure),
             format: None,
         };
-        let text = run(&sample_graph(), &params, None, None, &mut |_, _| false);
+        let text = run(&sample_graph(), &params, None, None, false, &mut |_, _| {
+            false
+        });
         assert!(text.contains("## Structure"));
         assert!(!text.contains("## Schema") && !text.contains("nodes ·"));
     }
@@ -323,11 +384,15 @@ mod tests {
             focus: None,
             format: Some(Format::Json),
         };
-        let value: serde_json::Value =
-            serde_json::from_str(&run(&sample_graph(), &params, None, None, &mut |_, _| {
-                false
-            }))
-            .unwrap();
+        let value: serde_json::Value = serde_json::from_str(&run(
+            &sample_graph(),
+            &params,
+            None,
+            None,
+            false,
+            &mut |_, _| false,
+        ))
+        .unwrap();
         assert_eq!(value["stats"]["files"], 3);
         assert_eq!(value["stats"]["edge_types"]["CALLS"], 6);
         assert_eq!(value["folders"]["shop"], 3);

@@ -9,12 +9,16 @@ use serde_json::json;
 use super::budget::{Budget, limit_chars};
 use super::impact::advised;
 use super::neighbours::{
-    SeenRefs, calls, community, edge_line, heading_ref, hint_once, owner, processes, seen_in,
+    SeenRefs, calls, community, edge_line, hint_once, list_ref, owner, path_ref, place, processes,
+    seen_in,
 };
+use super::read::{common_indent, indent_note};
 use super::{ToolContext, impact, target};
 
 /// Callers and callees listed in standard verbosity (all in full).
 const LISTED: usize = 15;
+/// Listed in standard verbosity within a session (`verbosity=full` lists all).
+const SESSION_LISTED: usize = 5;
 /// The advice under a cut list of callers or callees.
 const LIST_ALL: &str = "verbosity=full lists all";
 /// Share of the answer's budget the source may take in standard verbosity: the card, impact and
@@ -74,12 +78,13 @@ pub fn run(ctx: &ToolContext, p: &DeepDiveParams) -> Result<String, ToolError> {
     if verbosity != Verbosity::Full && ctx.memory.sessions.borrow().card_returned(session, id) {
         return Ok(format!(
             "`{}` — {}: its deep dive was returned earlier in this session (pass verbosity \"full\" to see it again).\n",
-            node.stable_id(),
-            node.location()
+            list_ref(ctx, &node),
+            place(ctx, &node)
         ));
     }
     let listed = match verbosity {
         Verbosity::Summary => 5,
+        Verbosity::Standard if session.is_some() => SESSION_LISTED,
         Verbosity::Standard => LISTED,
         Verbosity::Full => usize::MAX,
     };
@@ -110,8 +115,8 @@ pub fn run(ctx: &ToolContext, p: &DeepDiveParams) -> Result<String, ToolError> {
             .take(listed)
             .map(|(n, _)| n.id),
     );
-    let title_ref = heading_ref(ctx, &node);
-    let owner_ref = owner(g, id).map(|o| heading_ref(ctx, &o));
+    let title_ref = list_ref(ctx, &node);
+    let owner_ref = owner(g, id).map(|o| list_ref(ctx, &o));
     ctx.memory.sessions.borrow_mut().record(
         session,
         std::iter::once(id).chain(
@@ -163,7 +168,7 @@ pub fn run(ctx: &ToolContext, p: &DeepDiveParams) -> Result<String, ToolError> {
     out.header(&format!("# {} `{title_ref}`", node.kind()));
     out.header(&format!(
         "{} – line {}{}",
-        node.location(),
+        place(ctx, &node),
         node.end_line(),
         owner_ref
             .map(|o| format!(" · member of `{o}`"))
@@ -226,8 +231,14 @@ pub fn run(ctx: &ToolContext, p: &DeepDiveParams) -> Result<String, ToolError> {
                 .borrow_mut()
                 .mark_lines(session, node.file(), src.start, last);
             let width = last.to_string().len();
-            let mut block = format!("```{}\n", fence_language(node.file()));
+            let indent = common_indent(ctx, src.lines.iter().map(String::as_str));
+            let mut block = format!(
+                "```{}{}\n",
+                fence_language(node.file()),
+                indent_note(indent)
+            );
             for (i, line) in src.lines.iter().enumerate() {
+                let line = line.get(indent..).unwrap_or_default();
                 block.push_str(&format!("{:>width$} | {line}\n", src.start + i as u32));
             }
             block.push_str("```");
@@ -237,7 +248,7 @@ pub fn run(ctx: &ToolContext, p: &DeepDiveParams) -> Result<String, ToolError> {
             out.header(&format!(
                 "… {} more lines (verbosity=full, or read `{}` from line {})",
                 src.cut,
-                node.file(),
+                path_ref(ctx, node.file()),
                 last + 1
             ));
         }
@@ -249,7 +260,7 @@ pub fn run(ctx: &ToolContext, p: &DeepDiveParams) -> Result<String, ToolError> {
             if seen.contains(&n.id) {
                 seen_refs.push(ctx, n);
             } else {
-                out.item(&edge_line(n, e));
+                out.item(&edge_line(ctx, n, e));
             }
         }
         seen_refs.flush(&mut out);
@@ -329,7 +340,11 @@ mod tests {
                 &session,
                 json!({"name": "Cart.checkout", "verbosity": "full"}),
             );
-            assert!(full.contains(" 9 |         charge(self.total())"), "{full}");
+            assert!(
+                full.contains("```python (indent 4 removed)\n 7 | def checkout(self):\n")
+                    && full.contains(" 9 |     charge(self.total())"),
+                "in a session the indentation every line shares is left out, and said: {full}"
+            );
             assert_eq!(dive(ctx, json!({"name": "Cart.checkout"})), plain);
         });
     }

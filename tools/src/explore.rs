@@ -6,7 +6,8 @@ use nexus_shared::{ErrorCode, ToolError};
 use serde_json::json;
 
 use super::budget::Budget;
-use super::neighbours::{SeenRefs, calls, edge_line, heading_ref, hint_once, seen_in, tally};
+use super::neighbours::{SeenRefs, calls, edge_line, hint_once, list_ref, place, seen_in, tally};
+use super::session::by_default;
 use super::{ToolContext, target};
 use nexus_engine::{Edge, NodeKind, NodeRef, summary_tail};
 
@@ -15,6 +16,9 @@ const RAISE_LIMIT: &str = "raise limit";
 
 /// Callers and callees listed in summary verbosity unless `limit` says otherwise.
 const SUMMARY_LISTED: u32 = 5;
+/// Listed in standard verbosity, without and within a session, unless `limit` says otherwise.
+const STANDARD_LISTED: u32 = 30;
+const SESSION_LISTED: u32 = 8;
 
 pub fn run(ctx: &ToolContext, p: &ExploreParams) -> Result<String, ToolError> {
     let g = ctx.graph;
@@ -25,7 +29,10 @@ pub fn run(ctx: &ToolContext, p: &ExploreParams) -> Result<String, ToolError> {
     let verbosity = p.verbosity.unwrap_or_default();
     let limit = match verbosity {
         Verbosity::Summary => p.limit.unwrap_or(SUMMARY_LISTED).clamp(1, 200),
-        Verbosity::Standard => p.limit.unwrap_or(30).clamp(1, 200),
+        Verbosity::Standard => p
+            .limit
+            .unwrap_or(by_default(ctx.session, STANDARD_LISTED, SESSION_LISTED))
+            .clamp(1, 200),
         Verbosity::Full => p.limit.unwrap_or(200).clamp(1, 200),
     } as usize;
     let mut out = Budget::new(p.max_tokens);
@@ -51,8 +58,8 @@ pub fn run(ctx: &ToolContext, p: &ExploreParams) -> Result<String, ToolError> {
             out.header(&format!(
                 "# {} `{}` — {}",
                 node.kind(),
-                heading_ref(ctx, &node),
-                node.location()
+                list_ref(ctx, &node),
+                place(ctx, &node)
             ));
             if let Some(summary) = summary_of(&node) {
                 out.header(&format!("> {summary}"));
@@ -88,9 +95,9 @@ pub fn run(ctx: &ToolContext, p: &ExploreParams) -> Result<String, ToolError> {
                     if seen.contains(&n.id) {
                         seen_refs.push(ctx, n);
                     } else if verbosity == Verbosity::Summary {
-                        out.item(&format!("- `{}`", n.stable_id()));
+                        out.item(&format!("- `{}`", list_ref(ctx, n)));
                     } else {
-                        out.item(&edge_line(n, e));
+                        out.item(&edge_line(ctx, n, e));
                     }
                 }
                 seen_refs.flush(&mut out);
@@ -124,7 +131,7 @@ pub fn run(ctx: &ToolContext, p: &ExploreParams) -> Result<String, ToolError> {
                     if connections_seen.contains(&n.id) {
                         known.push(relation);
                     } else {
-                        out.item(&format!("- {relation} `{}`", n.stable_id()));
+                        out.item(&format!("- {relation} `{}`", list_ref(ctx, n)));
                     }
                 }
                 if !known.is_empty() {

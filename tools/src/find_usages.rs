@@ -8,13 +8,16 @@ use nexus_shared::{ErrorCode, ToolError};
 use serde_json::json;
 
 use super::budget::Budget;
-use super::neighbours::{heading_ref, hint_once, seen_in};
+use super::neighbours::{self, hint_once, list_ref, seen_in};
+use super::session::by_default;
 use super::target::short_ref;
 use super::{ToolContext, target};
 use nexus_engine::{EdgeKind, RefKind};
 
-/// Usages listed when the call sets no limit, and the most it may ask for.
+/// Usages listed when the call sets no limit (in a session: the rest is one `offset` away),
+/// and the most it may ask for.
 const DEFAULT_LIMIT: u32 = 50;
+const SESSION_LIMIT: u32 = 10;
 const MAX_LIMIT: u32 = 500;
 
 /// What every answer says it cannot see.
@@ -114,14 +117,17 @@ pub fn run(ctx: &ToolContext, p: &FindUsagesParams) -> Result<String, ToolError>
     for u in &usages {
         *by_kind.entry(u.kind).or_default() += 1;
     }
-    let limit = p.limit.unwrap_or(DEFAULT_LIMIT).clamp(1, MAX_LIMIT) as usize;
+    let limit = p
+        .limit
+        .unwrap_or(by_default(ctx.session, DEFAULT_LIMIT, SESSION_LIMIT))
+        .clamp(1, MAX_LIMIT) as usize;
     let page: Vec<&Usage> = usages.iter().skip(p.offset as usize).take(limit).collect();
     let has_more = p.offset as usize + page.len() < total;
     let lower_bound = (cut > 0).then(|| {
         format!("Lower bound: {cut} usages below min_confidence {min_confidence:.2} left out; lower it to see guesses.")
     });
     let seen = seen_in(ctx, page.iter().map(|u| u.from));
-    let title_ref = heading_ref(ctx, &node);
+    let title_ref = list_ref(ctx, &node);
     ctx.memory.sessions.borrow_mut().record(
         ctx.session,
         page.iter().map(|u| u.from).chain([node.id]),
@@ -148,7 +154,10 @@ pub fn run(ctx: &ToolContext, p: &FindUsagesParams) -> Result<String, ToolError>
     }
 
     let mut out = Budget::new(p.max_tokens);
-    out.header(&format!("# usages of `{title_ref}` ({})", node.location()));
+    out.header(&format!(
+        "# usages of `{title_ref}` ({})",
+        neighbours::place(ctx, &node)
+    ));
     let counts: Vec<String> = by_kind.iter().map(|(k, n)| format!("{n} {k}")).collect();
     out.header(&format!(
         "{total} usages in {files} files{}",
@@ -169,7 +178,11 @@ pub fn run(ctx: &ToolContext, p: &FindUsagesParams) -> Result<String, ToolError>
         let Some(from) = g.node(u.from) else { continue };
         if u.file != current {
             current = &u.file;
-            out.header(&format!("## {} ({})", u.file, rank[&u.file]));
+            out.header(&format!(
+                "## {} ({})",
+                neighbours::path_ref(ctx, &u.file),
+                rank[&u.file]
+            ));
         }
         let place = if u.kind == "call" {
             format!("L{} call from", u.line)
@@ -181,7 +194,7 @@ pub fn run(ctx: &ToolContext, p: &FindUsagesParams) -> Result<String, ToolError>
         } else {
             out.item(&format!(
                 "- {place} `{}` · {:.2} {}",
-                from.stable_id(),
+                neighbours::list_ref(ctx, &from),
                 u.confidence,
                 u.reason
             ));

@@ -10,10 +10,15 @@ use serde_json::json;
 
 use super::budget::Budget;
 use super::filters::{node_kinds, relation_kinds};
-use super::neighbours::{SeenRefs, heading_ref, hint_once, seen_in};
+use super::neighbours::{SeenRefs, hint_once, list_ref, place, seen_in};
+use super::session::by_default;
 use super::{ToolContext, target};
 use nexus_engine::is_test;
 use nexus_engine::{EdgeKind, NodeRef, Reached, Toward, Walk};
+
+/// Dependents listed when the call sets no limit, without and within a session.
+const DEFAULT_LIMIT: u32 = 50;
+const SESSION_LIMIT: u32 = 10;
 
 /// Deepest walk allowed whatever is asked.
 const MAX_DEPTH: u32 = 10;
@@ -33,7 +38,7 @@ pub fn run(ctx: &ToolContext, p: &ImpactParams) -> Result<String, ToolError> {
     let g = ctx.graph;
     let start_node = target::resolve(ctx, &p.target)?;
     let start = start_node.id;
-    let start_ref = heading_ref(ctx, &start_node);
+    let start_ref = list_ref(ctx, &start_node);
     ctx.memory
         .sessions
         .borrow_mut()
@@ -107,7 +112,10 @@ pub fn run(ctx: &ToolContext, p: &ImpactParams) -> Result<String, ToolError> {
         2 => "LIKELY AFFECTED",
         _ => "MAY NEED TESTING",
     };
-    let limit = p.limit.unwrap_or(50).clamp(1, 500) as usize;
+    let limit = p
+        .limit
+        .unwrap_or(by_default(ctx.session, DEFAULT_LIMIT, SESSION_LIMIT))
+        .clamp(1, 500) as usize;
     let page: Vec<&Reached> = reached.iter().skip(p.offset as usize).take(limit).collect();
     let has_more = p.offset as usize + page.len() < total;
 
@@ -136,7 +144,7 @@ pub fn run(ctx: &ToolContext, p: &ImpactParams) -> Result<String, ToolError> {
     out.header(&format!(
         "# impact of `{}` ({}) — risk {risk}",
         start_ref,
-        start_node.location()
+        place(ctx, &start_node)
     ));
     out.header(&format!(
         "{total} {noun} within depth {max_depth}: {d1} WILL BREAK, {} LIKELY AFFECTED, {} MAY NEED TESTING · {} files · {} processes{}",
@@ -173,8 +181,8 @@ pub fn run(ctx: &ToolContext, p: &ImpactParams) -> Result<String, ToolError> {
             out.item(&format!(
                 "- {} `{}` — {} · via {} {:.2} {}",
                 n.kind(),
-                n.stable_id(),
-                n.location(),
+                list_ref(ctx, &n),
+                place(ctx, &n),
                 r.via.kind,
                 r.via.confidence,
                 r.via.reason.as_str()

@@ -213,6 +213,26 @@ fn run(
         .sessions
         .borrow_mut()
         .begin(ctx.session, ctx.now_ms, call_line(name, &args));
+    let answered = answer_of(ctx, name, args, highlighted);
+    // An alias defined in a line the budget cut was never given: it must not be used later.
+    let text = match &answered {
+        Ok(text) => text.clone(),
+        Err(err) => err.render(),
+    };
+    ctx.memory
+        .sessions
+        .borrow_mut()
+        .settle_paths(ctx.session, &text);
+    answered
+}
+
+/// The answer of the tool `name` in `ctx` (whose session is opened).
+fn answer_of(
+    ctx: &ToolContext,
+    name: ToolName,
+    args: serde_json::Value,
+    highlighted: &mut Option<highlight::Highlight>,
+) -> Result<String, ToolError> {
     match name {
         ToolName::Context => {
             let trail = ctx.memory.sessions.borrow().breadcrumb(ctx.session, |n| {
@@ -223,6 +243,7 @@ fn run(
                 &params::<ContextParams>(name, args)?,
                 ctx.changed_ms.map(|ms| ctx.now_ms - ms),
                 trail,
+                ctx.session.is_some(),
                 &mut |section, text| {
                     ctx.memory.sessions.borrow_mut().given_before(
                         ctx.session,
@@ -1528,6 +1549,132 @@ mod tests {
     }
 
     #[test]
+    fn a_session_lists_the_best_few_and_the_rest_is_one_call_away() {
+        // Twelve callers of one function, each in its own file.
+        let mut files = vec![nexus_engine::SourceFile {
+            path: "pay/target.py".into(),
+            bytes: b"def settle(x):\n    return x\n".to_vec(),
+        }];
+        for i in 0..12 {
+            files.push(nexus_engine::SourceFile {
+                path: format!("pay/caller_{i}.py"),
+                bytes: format!("from pay.target import settle\n\ndef settle_caller_{i}():\n    return settle({i})\n").into_bytes(),
+            });
+        }
+        let (graph, sources) = test_support::indexed(files);
+        test_support::with_sources(graph, sources, |ctx| {
+            let ask = |session: Option<&str>, tool: &str, args: serde_json::Value| {
+                let ctx = ToolContext { session, ..*ctx };
+                text(dispatch(Some(&ctx), tool, args))
+            };
+            let (plain, session) = (None, Some("few"));
+            let search = json!({"query": "settle caller", "group_by_process": false});
+            assert!(ask(plain, "search", search.clone()).contains("(showing 1–10)"));
+            let few = ask(session, "search", search.clone());
+            assert!(
+                few.contains("(showing 1–5)")
+                    && few.contains("has_more: true — next page with offset=5"),
+                "{few}"
+            );
+            let mut more = search.clone();
+            more["offset"] = json!(5);
+            assert!(ask(session, "search", more).contains("(showing 6–10)"));
+            let mut asked = search;
+            asked["limit"] = json!(10);
+            assert!(
+                ask(session, "search", asked).contains("(showing 1–10)"),
+                "a limit asked for wins"
+            );
+
+            let impact = json!({"target": "settle"});
+            let all = ask(plain, "impact", impact.clone());
+            assert_eq!(all.matches("- Function `").count(), 12, "{all}");
+            let few = ask(Some("impact"), "impact", impact);
+            assert!(
+                few.matches("- Function `").count() == 10
+                    && few.contains("has_more: true — next page with offset=10"),
+                "{few}"
+            );
+            let rest = ask(
+                Some("impact"),
+                "impact",
+                json!({"target": "settle", "offset": 10}),
+            );
+            assert_eq!(rest.matches("- Function `").count(), 2, "{rest}");
+
+            let explored = ask(Some("explore"), "explore", json!({"name": "settle"}));
+            assert!(
+                explored.matches("- Function `").count() == 8
+                    && explored.contains("… 4 more (raise limit)"),
+                "{explored}"
+            );
+            assert_eq!(
+                ask(plain, "explore", json!({"name": "settle"}))
+                    .matches("- Function `")
+                    .count(),
+                12
+            );
+
+            let dive = ask(Some("dive"), "deep_dive", json!({"name": "settle"}));
+            assert!(
+                dive.contains("## Callers (12)")
+                    && dive.contains("… 7 more (verbosity=full lists all)"),
+                "{dive}"
+            );
+            let usages = ask(Some("usages"), "find_usages", json!({"target": "settle"}));
+            assert!(
+                usages.contains("has_more: true — next page with offset=10"),
+                "{usages}"
+            );
+            assert!(!ask(plain, "find_usages", json!({"target": "settle"})).contains("has_more"));
+        });
+    }
+
+    #[test]
+    fn a_session_names_a_file_once_then_by_an_alias_that_read_accepts() {
+        with_fixture_sources(|ctx| {
+            let session = ToolContext {
+                session: Some("alias"),
+                ..*ctx
+            };
+            let first = text(dispatch(
+                Some(&session),
+                "explore",
+                json!({"name": "Cart.checkout"}),
+            ));
+            assert!(
+                first.starts_with("# Method `Cart.checkout` — f1=shop/cart.py:7\n")
+                    && first.contains("- Function `main` — f1:15 · ")
+                    && first.contains("- Function `charge` — f2=shop/pay.py:1 · "),
+                "a path is given once with its alias, then the alias alone: {first}"
+            );
+            let read = text(dispatch(
+                Some(&session),
+                "read",
+                json!({"path": "f2", "start_line": 1, "end_line": 2}),
+            ));
+            assert!(
+                read.starts_with("# f2 (python") && read.contains("1 | def charge(x):"),
+                "{read}"
+            );
+            let plain = text(dispatch(
+                Some(ctx),
+                "explore",
+                json!({"name": "Cart.checkout"}),
+            ));
+            assert!(
+                plain.contains("- Function `Function:shop/cart.py:main` — shop/cart.py:15 · "),
+                "without a session ids and paths are whole: {plain}"
+            );
+            assert_eq!(
+                error_code(dispatch(Some(ctx), "read", json!({"path": "f2"}))),
+                ErrorCode::NotFound,
+                "an alias means nothing outside its session"
+            );
+        });
+    }
+
+    #[test]
     fn a_session_collapses_every_list_and_leaves_a_trail() {
         with(fixture(), |ctx| {
             let connection = ToolContext {
@@ -1537,7 +1684,8 @@ mod tests {
             let ctx = Some(&connection);
             let first = text(dispatch(ctx, "impact", json!({"target": "validate"})));
             assert!(
-                first.contains("- Function `Function:shop/pay.py:charge` — shop/pay.py:1"),
+                first.starts_with("# impact of `validate` (f1=shop/pay.py:4)")
+                    && first.contains("- Function `charge` — f1:1 · via CALLS"),
                 "{first}"
             );
             let again = text(dispatch(ctx, "impact", json!({"target": "validate"})));
@@ -1580,7 +1728,11 @@ mod tests {
                 "impact",
                 json!({"target": "validate"}),
             ));
-            assert_eq!(none, first);
+            assert!(
+                none.contains("- Function `Function:shop/pay.py:charge` — shop/pay.py:1 · ")
+                    && !none.contains("seen"),
+                "{none}"
+            );
 
             // Thirty idle minutes later the session starts afresh.
             let later = ToolContext {
@@ -1612,10 +1764,7 @@ mod tests {
             };
             let first = ask();
             assert!(first.contains("… 2 more (raise limit)"), "{first}");
-            assert!(
-                first.contains("- → MEMBER_OF `Class:shop/cart.py:Cart`"),
-                "{first}"
-            );
+            assert!(first.contains("- → MEMBER_OF `Cart`"), "{first}");
             let again = ask();
             assert!(
                 again.contains("… 2 more\n") && !again.contains("raise limit"),

@@ -51,16 +51,6 @@ pub fn hint_once(ctx: &ToolContext, hint: &'static str) -> bool {
         .hint_once(ctx.session, hint)
 }
 
-/// How a node is named in a heading: its short reference once the session has seen it, else
-/// its stable id.
-pub fn heading_ref(ctx: &ToolContext, node: &NodeRef) -> String {
-    if ctx.memory.sessions.borrow().seen(ctx.session, node.id) {
-        short_ref(ctx, node)
-    } else {
-        node.stable_id()
-    }
-}
-
 /// `→ MEMBER_OF ×1, → STEP_IN_PROCESS ×6`: how many of each relation, in first-seen order.
 pub fn tally(relations: &[&str]) -> String {
     let mut counts: Vec<(&str, usize)> = Vec::new();
@@ -77,16 +67,39 @@ pub fn tally(relations: &[&str]) -> String {
         .join(", ")
 }
 
-/// `- Kind `id` — file:line · 0.90 reason`.
-pub fn edge_line(node: &NodeRef, edge: &Edge) -> String {
+/// `- Kind `id` — file:line · 0.90 reason` (in a session `- Kind `Name` — f2:line · …`, see
+/// [`list_ref`] and [`place`]).
+pub fn edge_line(ctx: &ToolContext, node: &NodeRef, edge: &Edge) -> String {
     format!(
         "- {} `{}` — {} · {:.2} {}",
         node.kind(),
-        node.stable_id(),
-        node.location(),
+        list_ref(ctx, node),
+        place(ctx, node),
         edge.confidence,
         edge.reason.as_str()
     )
+}
+
+/// How a list names a symbol it shows in full: its stable id without a session; in a session
+/// its short reference (the qualified name when that finds it alone), since the kind and the
+/// location beside it already say what the id would repeat.
+pub fn list_ref(ctx: &ToolContext, node: &NodeRef) -> String {
+    if ctx.session.is_some() {
+        short_ref(ctx, node)
+    } else {
+        node.stable_id()
+    }
+}
+
+/// A node's `file:line`, its file named by [`path_ref`].
+pub fn place(ctx: &ToolContext, node: &NodeRef) -> String {
+    format!("{}:{}", path_ref(ctx, node.file()), node.start_line())
+}
+
+/// A file path as this answer names it (see `Sessions::path_ref`): in a session, an alias
+/// defined at its first mention.
+pub fn path_ref(ctx: &ToolContext, path: &str) -> String {
+    ctx.memory.sessions.borrow_mut().path_ref(ctx.session, path)
 }
 
 /// Callers (incoming CALLS) or callees (outgoing CALLS), most certain first.

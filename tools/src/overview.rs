@@ -10,12 +10,21 @@ use serde_json::json;
 
 use super::ToolContext;
 use super::budget::Budget;
+use super::neighbours::place;
+use super::session::by_default;
 use super::target::short_ref;
+
+/// Communities and processes listed when the call sets no limit, without and within a session.
+const DEFAULT_LIMIT: u32 = 10;
+const SESSION_LIMIT: u32 = 5;
 use nexus_engine::summary_tail;
 
 pub fn run(ctx: &ToolContext, p: &OverviewParams) -> String {
     let g = ctx.graph;
-    let limit = p.limit.clamp(1, 100) as usize;
+    let limit = p
+        .limit
+        .unwrap_or(by_default(ctx.session, DEFAULT_LIMIT, SESSION_LIMIT))
+        .clamp(1, 100) as usize;
     let main_folder = |members: &[u32]| {
         let mut counts: HashMap<&str, usize> = HashMap::new();
         for node in members.iter().filter_map(|&m| g.node(m)) {
@@ -93,18 +102,21 @@ pub fn run(ctx: &ToolContext, p: &OverviewParams) -> String {
         ));
         let mut known = Vec::new();
         for x in g.processes.iter().take(limit) {
-            let line = format!(
-                "- {} — {} steps, depth {} · entry {} · `{}`",
-                name(x.node),
-                x.steps.len(),
-                x.depth,
-                loc(x.entry),
-                id(x.node)
-            );
-            if given_before(ctx, x.node, &line) {
+            let line = |entry: String| {
+                format!(
+                    "- {} — {} steps, depth {} · entry {entry} · `{}`",
+                    name(x.node),
+                    x.steps.len(),
+                    x.depth,
+                    id(x.node)
+                )
+            };
+            // Given before means the same entry: its file's alias may differ from call to call.
+            if given_before(ctx, x.node, &line(loc(x.entry))) {
                 known.push(format!("`{}`", name(x.node)));
             } else {
-                out.item(&line);
+                let entry = g.node(x.entry).map(|e| place(ctx, &e)).unwrap_or_default();
+                out.item(&line(entry));
             }
         }
         given_line(&mut out, &known);

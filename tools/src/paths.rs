@@ -7,8 +7,16 @@ use super::ToolContext;
 use nexus_engine::{DEFAULT_MAX_FILE_BYTES, Text, is_secret};
 
 /// Checks a requested path and returns its text.
+/// In a session, a file alias it was given (`f3`) stands for its path.
 pub fn open<'a>(ctx: &'a ToolContext, path: &str) -> Result<(&'a str, Text), ToolError> {
     let path = path.trim().trim_start_matches("./");
+    let expanded = ctx
+        .sources
+        .get(path)
+        .is_none()
+        .then(|| ctx.memory.sessions.borrow().expand_path(ctx.session, path))
+        .flatten();
+    let path = expanded.as_deref().unwrap_or(path);
     let refuse = |why: &str| {
         Err(ToolError::new(
             ErrorCode::PathRefused,

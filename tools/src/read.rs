@@ -7,7 +7,7 @@ use nexus_shared::{ErrorCode, ToolError};
 use serde_json::json;
 
 use super::budget::Budget;
-use super::neighbours::hint_once;
+use super::neighbours::{hint_once, path_ref};
 use super::{ToolContext, paths};
 use nexus_engine::Lang;
 use nexus_engine::{EdgeKind, NodeRef};
@@ -68,10 +68,20 @@ pub fn run(ctx: &ToolContext, p: &ReadParams) -> Result<String, ToolError> {
             .collect();
         return Ok(json!({"path": path, "language": language, "size": text.len(), "lines": count, "start_line": start, "end_line": end, "content": body.join("\n"), "dependencies": dependencies, "imported_by": importers}).to_string());
     }
+    let indent = common_indent(
+        ctx,
+        lines
+            .iter()
+            .skip(start as usize - 1)
+            .take((end + 1 - start) as usize)
+            .copied(),
+    );
     let mut out = Budget::new(p.max_tokens);
     out.header(&format!(
-        "# {path} ({language}, {count} lines, {}) — lines {start}–{end}",
-        size(text.len())
+        "# {} ({language}, {count} lines, {}) — lines {start}–{end}{}",
+        path_ref(ctx, path),
+        size(text.len()),
+        indent_note(indent)
     ));
     if p.include_deps {
         dep_lines(&mut out, &imports, &importers);
@@ -112,6 +122,7 @@ pub fn run(ctx: &ToolContext, p: &ReadParams) -> Result<String, ToolError> {
         } else {
             let line = lines[number as usize - 1];
             number += 1;
+            let line = line.get(indent..).unwrap_or_default();
             out.item(&format!("{:>width$} | {line}", number - 1))
         };
         if !fits {
@@ -125,6 +136,36 @@ pub fn run(ctx: &ToolContext, p: &ReadParams) -> Result<String, ToolError> {
             .mark_lines(ctx.session, path, start, last);
     }
     Ok(out.finish())
+}
+
+/// The spaces every non-blank line of `lines` starts with, which a session's answer leaves out
+/// (saying so once): 0 when a line starts with a tab or without a session.
+pub fn common_indent<'l>(ctx: &ToolContext, lines: impl IntoIterator<Item = &'l str>) -> usize {
+    if ctx.session.is_none() {
+        return 0;
+    }
+    lines
+        .into_iter()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let spaces = l.len() - l.trim_start_matches(' ').len();
+            if l[spaces..].starts_with('\t') {
+                0
+            } else {
+                spaces
+            }
+        })
+        .min()
+        .unwrap_or(0)
+}
+
+/// The note that says how much indentation an answer left out.
+pub fn indent_note(indent: usize) -> String {
+    if indent == 0 {
+        String::new()
+    } else {
+        format!(" (indent {indent} removed)")
+    }
 }
 
 /// Shorter runs of lines already shown are shown again: a reference would save little.
@@ -250,11 +291,17 @@ mod tests {
                 json!({"path": "shop/cart.py", "start_line": 7, "end_line": 10}),
             );
             assert!(
-                exactly.contains(" 9 |         charge(self.total())"),
-                "{exactly}"
+                exactly.starts_with(
+                    "# f1 (python, 17 lines, 276 B) — lines 7–10 (indent 4 removed)\n"
+                ) && exactly.contains(" 9 |     charge(self.total())"),
+                "the file is named by the alias the deep dive defined: {exactly}"
             );
-            let whole_again = read(&session, json!({"path": "shop/cart.py"}));
-            assert_eq!(whole_again, plain, "the same range again is shown in full");
+            let whole_again = read(&session, json!({"path": "f1"}));
+            assert!(
+                whole_again.starts_with("# f1 (python")
+                    && whole_again.lines().skip(1).eq(plain.lines().skip(1)),
+                "the same range again, asked for by the file's alias, is shown in full: {whole_again}"
+            );
             assert_eq!(read(ctx, json!({"path": "shop/cart.py"})), plain);
         });
     }

@@ -10,10 +10,13 @@ use serde_json::json;
 
 use super::ToolContext;
 use super::budget::Budget;
-use super::neighbours::seen_line;
-use super::session::FOCUS_BOOST;
+use super::neighbours::{list_ref, place, seen_line};
+use super::session::{FOCUS_BOOST, by_default};
 use nexus_engine::{EdgeKind, Graph, Hit, Mode, NodeKind, NodeRef};
 
+/// Hits listed when the call sets no limit, without and within a session.
+const DEFAULT_LIMIT: u32 = 10;
+const SESSION_LIMIT: u32 = 5;
 /// Largest page.
 const MAX_LIMIT: u32 = 100;
 /// Largest page by meaning alone: past it the nearest vectors are rarely relevant.
@@ -95,7 +98,10 @@ pub fn run(ctx: &ToolContext, p: &SearchParams) -> Result<String, ToolError> {
     } else {
         MAX_LIMIT
     };
-    let limit = p.limit.clamp(1, max_limit) as usize;
+    let limit = p
+        .limit
+        .unwrap_or(by_default(session, DEFAULT_LIMIT, SESSION_LIMIT))
+        .clamp(1, max_limit) as usize;
     let page: Vec<_> = hits.iter().skip(p.offset as usize).take(limit).collect();
     let has_more = (p.offset as usize + page.len()) < total;
     let verbosity = p.verbosity.unwrap_or_default();
@@ -138,7 +144,7 @@ pub fn run(ctx: &ToolContext, p: &SearchParams) -> Result<String, ToolError> {
         if seen.contains(&n.id) {
             seen_line(ctx, n)
         } else {
-            hit_line(n, score, verbosity)
+            hit_line(ctx, n, score, verbosity)
         }
     };
     if p.group_by_process {
@@ -229,12 +235,12 @@ fn round(x: f64) -> f64 {
     (x * 100.0).round() / 100.0
 }
 
-fn hit_line(n: &NodeRef, score: f64, verbosity: Verbosity) -> String {
+fn hit_line(ctx: &ToolContext, n: &NodeRef, score: f64, verbosity: Verbosity) -> String {
     let mut line = format!(
         "- {} `{}` — {} · score {:.2}",
         n.kind(),
-        n.stable_id(),
-        n.location(),
+        list_ref(ctx, n),
+        place(ctx, n),
         score
     );
     if verbosity != Verbosity::Summary && !n.signature().is_empty() {

@@ -1,6 +1,7 @@
 //! Sessions: calls of one session share a memory (30 minutes idle at most), so symbols already
 //! returned shrink to a one-line reference, source lines already shown to a line range, sections
-//! of `context`/`overview` already given to one line; code near the recent focus ranks first,
+//! of `context`/`overview` already given to one line, file paths to the alias given with their
+//! first mention, lists to the best few; code near the recent focus ranks first,
 //! `context` and `overview` recall the trail. Emptied with each new graph; carried over (by
 //! stable id) when the same project's graph follows a change on disk.
 
@@ -10,6 +11,8 @@ use nexus_engine::Graph;
 
 /// Sessions kept at once; the least recently used goes first.
 const MAX_SESSIONS: usize = 64;
+/// File aliases per session; later files are named in full.
+const MAX_PATHS: usize = 2_000;
 /// Symbols remembered per session.
 const MAX_SEEN: usize = 20_000;
 /// Recent focus nodes per session.
@@ -22,6 +25,13 @@ pub const SESSION_TTL_MS: f64 = 30.0 * 60.0 * 1000.0;
 const MAX_HISTORY: usize = 4;
 /// Focus symbols a breadcrumb names.
 const TRAIL: usize = 4;
+
+/// A list's length when the call sets none: `plain` without a session, the shorter `in_session`
+/// within one — the session remembers the query, so the rest is one `offset`/`limit` call away,
+/// and an agent paying per token rarely reads past the best few.
+pub fn by_default(session: Option<&str>, plain: u32, in_session: u32) -> u32 {
+    if session.is_some() { in_session } else { plain }
+}
 
 #[derive(Debug, Default)]
 struct Session {
@@ -40,6 +50,12 @@ struct Session {
     shown: HashMap<String, Vec<(u32, u32)>>,
     /// Sections of `context` and `overview` given, by name: a hash of their text.
     sections: HashMap<String, u64>,
+    /// File paths given, in order: the one at index `i` is called `f{i+1}` after its first mention.
+    paths: Vec<String>,
+    /// How many aliases were defined when the current call began.
+    paths_before_call: usize,
+    /// Calls begun and not yet settled: a `route` runs its steps as calls within its own.
+    open_calls: u32,
 }
 
 /// Every session's memory.
@@ -85,6 +101,9 @@ impl Sessions {
                     // Files may have changed: their lines are shown afresh.
                     shown: HashMap::new(),
                     sections: s.sections,
+                    paths: s.paths,
+                    paths_before_call: 0,
+                    open_calls: 0,
                 };
                 (name, session)
             })
@@ -130,6 +149,10 @@ impl Sessions {
             .retain(|_, s| now_ms - s.last_ms <= SESSION_TTL_MS || s.last_ms > now_ms);
         let s = self.entry(name);
         s.last_ms = now_ms;
+        if s.open_calls == 0 {
+            s.paths_before_call = s.paths.len();
+        }
+        s.open_calls += 1;
         if s.history.front() != Some(&call) {
             s.history.push_front(call);
             s.history.truncate(MAX_HISTORY);
@@ -244,6 +267,54 @@ impl Sessions {
         std::hash::Hash::hash(text, &mut hasher);
         let hash = std::hash::Hasher::finish(&hasher);
         s.sections.insert(name.to_owned(), hash) == Some(hash)
+    }
+
+    /// How an answer of `session` names `path`: the path itself without a session; in one, the
+    /// first mention defines a short alias (`f3=django/db/models/query.py`) and later ones use
+    /// it (`f3`), which [`Sessions::expand_path`] turns back into the path.
+    pub fn path_ref(&mut self, session: Option<&str>, path: &str) -> String {
+        let Some(s) = session.and_then(|s| self.map.get_mut(s)) else {
+            return path.to_owned();
+        };
+        if let Some(i) = s.paths.iter().position(|p| p == path) {
+            return format!("f{}", i + 1);
+        }
+        if s.paths.len() >= MAX_PATHS {
+            return path.to_owned();
+        }
+        s.paths.push(path.to_owned());
+        format!("f{}={path}", s.paths.len())
+    }
+
+    /// The path a session's alias (`f3`) stands for; `None` when `alias` is not one of its aliases.
+    pub fn expand_path(&self, session: Option<&str>, alias: &str) -> Option<String> {
+        let index: usize = alias.strip_prefix('f')?.parse().ok()?;
+        let s = self.map.get(session?)?;
+        s.paths
+            .get(index.checked_sub(1)?)
+            .filter(|p| !p.is_empty())
+            .cloned()
+    }
+
+    /// Ends a call begun by [`Sessions::begin`]. When it is the outermost (a `route` step ends
+    /// within its route), forgets the aliases defined since that the `answer` does not contain
+    /// (their line was cut by a budget): their number is not given again, their file gets a new
+    /// one.
+    pub fn settle_paths(&mut self, session: Option<&str>, answer: &str) {
+        let Some(s) = session.and_then(|s| self.map.get_mut(s)) else {
+            return;
+        };
+        s.open_calls = s.open_calls.saturating_sub(1);
+        if s.open_calls > 0 {
+            return;
+        }
+        let from = s.paths_before_call.min(s.paths.len());
+        for (i, path) in s.paths.iter_mut().enumerate().skip(from) {
+            if !answer.contains(&format!("f{}={path}", i + 1)) {
+                path.clear();
+            }
+        }
+        s.paths_before_call = s.paths.len();
     }
 
     /// Remembers what a call of `session` returned and what it was about.
@@ -379,6 +450,46 @@ mod tests {
         );
         assert!(!s.given_before(None, "context schema", "y"));
         assert!(!s.given_before(None, "context schema", "y"));
+    }
+
+    #[test]
+    fn an_alias_cut_from_its_answer_is_forgotten_and_never_reused() {
+        let mut s = Sessions::default();
+        assert_eq!(s.path_ref(Some("a"), "x.py"), "x.py", "no such session yet");
+        s.begin(Some("a"), 0.0, "search".into());
+        assert_eq!(s.path_ref(Some("a"), "x.py"), "f1=x.py");
+        assert_eq!(s.path_ref(Some("a"), "y.py"), "f2=y.py");
+        assert_eq!(s.path_ref(Some("a"), "x.py"), "f1");
+        // The budget cut the line that defined f2.
+        s.settle_paths(Some("a"), "- `g` — f1=x.py:3\n- `h` — f1:9\n");
+        assert_eq!(s.expand_path(Some("a"), "f1").as_deref(), Some("x.py"));
+        assert_eq!(s.expand_path(Some("a"), "f2"), None);
+        s.begin(Some("a"), 1.0, "read".into());
+        assert_eq!(
+            s.path_ref(Some("a"), "y.py"),
+            "f3=y.py",
+            "a new number, never f2 again"
+        );
+        assert_eq!(s.path_ref(None, "y.py"), "y.py");
+        assert_eq!(
+            s.expand_path(Some("b"), "f1"),
+            None,
+            "aliases belong to their session"
+        );
+        assert_eq!(s.expand_path(Some("a"), "f0"), None);
+        assert_eq!(s.expand_path(Some("a"), "fx"), None);
+        // A route's step ends inside the route: its aliases are checked against the route's
+        // answer, which may leave the step out.
+        s.settle_paths(Some("a"), "f3=y.py");
+        s.begin(Some("a"), 2.0, "route".into());
+        s.begin(Some("a"), 2.0, "impact".into());
+        assert_eq!(s.path_ref(Some("a"), "z.py"), "f4=z.py");
+        s.settle_paths(Some("a"), "- `k` — f4=z.py:1");
+        assert_eq!(s.expand_path(Some("a"), "f4").as_deref(), Some("z.py"));
+        s.settle_paths(Some("a"), "## impact\ntruncated: 1 more items not shown");
+        assert_eq!(s.expand_path(Some("a"), "f4"), None);
+        assert_eq!(by_default(None, 10, 5), 10);
+        assert_eq!(by_default(Some("a"), 10, 5), 5);
     }
 
     #[test]

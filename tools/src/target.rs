@@ -4,6 +4,7 @@
 use nexus_shared::{ErrorCode, ToolError};
 
 use super::ToolContext;
+use super::neighbours::{list_ref, place};
 use nexus_engine::NodeRef;
 
 /// Candidates listed when a name is ambiguous or unknown.
@@ -52,6 +53,12 @@ pub fn short_ref(ctx: &ToolContext, node: &NodeRef) -> String {
     }
 }
 
+/// A candidate in an error: `` `id` (file:line) `` — in a session its short reference and the
+/// file's alias (see `neighbours::list_ref`).
+fn candidate(ctx: &ToolContext, node: &NodeRef) -> String {
+    format!("`{}` ({})", list_ref(ctx, node), place(ctx, node))
+}
+
 fn resolve_id(ctx: &ToolContext, target: &str) -> Result<u32, ToolError> {
     let target = target.trim();
     if let Some(id) = ctx.graph.find_id(target) {
@@ -67,11 +74,7 @@ fn resolve_id(ctx: &ToolContext, target: &str) -> Result<u32, ToolError> {
                 })
                 .iter()
                 .take(CANDIDATES)
-                .filter_map(|h| {
-                    ctx.graph
-                        .node(h.node)
-                        .map(|n| format!("`{}` ({})", n.stable_id(), n.location()))
-                })
+                .filter_map(|h| ctx.graph.node(h.node).map(|n| candidate(ctx, &n)))
                 .collect();
             let mut err =
                 ToolError::new(ErrorCode::NotFound, format!("no symbol named `{target}`"));
@@ -86,11 +89,7 @@ fn resolve_id(ctx: &ToolContext, target: &str) -> Result<u32, ToolError> {
             let listed: Vec<String> = many
                 .iter()
                 .take(CANDIDATES)
-                .filter_map(|&n| {
-                    ctx.graph
-                        .node(n)
-                        .map(|x| format!("`{}` ({})", x.stable_id(), x.location()))
-                })
+                .filter_map(|&n| ctx.graph.node(n).map(|x| candidate(ctx, &x)))
                 .collect();
             Err(ToolError::new(
                 ErrorCode::Ambiguous,

@@ -9,7 +9,7 @@ use serde_json::json;
 
 use super::budget::Budget;
 use super::filters::{node_kinds, relation_kinds};
-use super::neighbours::{heading_ref, processes, seen_in};
+use super::neighbours::{list_ref, place, processes, seen_in};
 use super::target::short_ref;
 use super::{ToolContext, target};
 use nexus_engine::{Edge, EdgeKind, Toward, Walk};
@@ -83,13 +83,13 @@ pub fn run(ctx: &ToolContext, p: &TraceFlowParams) -> Result<String, ToolError> 
         let steps: Vec<_> = hops.iter().filter_map(|e| g.node(e.to).map(|n| json!({"id": n.stable_id(), "location": n.location(), "confidence": e.confidence, "reason": e.reason.as_str()}))).collect();
         return Ok(json!({"from": from_node.stable_id(), "to": to_node.stable_id(), "hops": hops.len(), "weakest_confidence": weakest, "steps": steps}).to_string());
     }
-    let from_ref = heading_ref(ctx, &from_node);
+    let from_ref = list_ref(ctx, &from_node);
     out.header(&format!(
         "# {} hops from `{from_ref}` to `{}` (weakest link {weakest:.2})",
         hops.len(),
-        heading_ref(ctx, &to_node)
+        list_ref(ctx, &to_node)
     ));
-    out.item(&format!("0. `{from_ref}` — {}", from_node.location()));
+    out.item(&format!("0. `{from_ref}` — {}", place(ctx, &from_node)));
     let seen = seen_in(ctx, hops.iter().map(|e| e.to));
     for (i, e) in hops.iter().enumerate() {
         if let Some(n) = g.node(e.to) {
@@ -100,8 +100,8 @@ pub fn run(ctx: &ToolContext, p: &TraceFlowParams) -> Result<String, ToolError> 
             out.item(&format!(
                 "{}. `{}` — {} · {:.2} {}",
                 i + 1,
-                n.stable_id(),
-                n.location(),
+                list_ref(ctx, &n),
+                place(ctx, &n),
                 e.confidence,
                 e.reason.as_str()
             ));
