@@ -1,5 +1,6 @@
 //! References to the graph inside free text: symbol ids (`Method:shop/cart.py:Cart.add`) and
-//! `file:line` (`shop/cart.py:12`, `shop/cart.py:12-20`), kept only when the graph has them.
+//! `file:line` (`shop/cart.py:12`, `shop/cart.py:12-20`, also as a session's alias is given:
+//! `f3=shop/cart.py:12`), kept only when the graph has them.
 
 use nexus_engine::NodeKind;
 
@@ -45,6 +46,9 @@ fn is_trailing(c: char) -> bool {
 
 /// The reference `candidate` stands for, if the graph (`known`, asked with node ids) has it.
 fn target_of(candidate: &str, known: &dyn Fn(&str) -> bool) -> Option<Target> {
+    if let Some(path_and_line) = alias_given(candidate) {
+        return target_of(path_and_line, known);
+    }
     let (head, rest) = candidate.split_once(':')?;
     if NodeKind::parse(head).is_some_and(|k| k.as_str() == head) && !rest.is_empty() {
         return known(candidate).then(|| Target::Node(candidate.to_owned()));
@@ -59,6 +63,13 @@ fn target_of(candidate: &str, known: &dyn Fn(&str) -> bool) -> Option<Target> {
             line,
         }
     })
+}
+
+/// What follows a session's file alias where it is given (`f3=shop/cart.py:12` → `shop/cart.py:12`).
+fn alias_given(candidate: &str) -> Option<&str> {
+    let (alias, rest) = candidate.split_once('=')?;
+    let number = alias.strip_prefix('f')?;
+    (!number.is_empty() && number.bytes().all(|b| b.is_ascii_digit())).then_some(rest)
 }
 
 /// The reference a word starts with: the longest known prefix left after dropping trailing
@@ -165,6 +176,27 @@ mod tests {
                 Piece::Text(", ok"),
             ]
         );
+    }
+
+    #[test]
+    fn a_session_alias_given_with_its_path_links_the_line() {
+        assert_eq!(
+            split("— f1=shop/cart.py:7 ·", &known),
+            [
+                Piece::Text("— "),
+                Piece::Ref {
+                    text: "f1=shop/cart.py:7",
+                    target: Target::Line {
+                        path: "shop/cart.py".into(),
+                        line: 7
+                    }
+                },
+                Piece::Text(" ·"),
+            ]
+        );
+        for text in ["f=shop/cart.py:7", "fx=shop/cart.py:7", "f1=nowhere.py:7"] {
+            assert_eq!(split(text, &known), [Piece::Text(text)], "{text}");
+        }
     }
 
     #[test]
