@@ -39,6 +39,8 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
     // Each container: the names its body binds to `@This()` (`const Self = @This();`).
     let mut this_aliases: Vec<(u32, String)> = Vec::new();
     let chains = aliased_chains(root, src);
+    // A function's own `const linux = std.os.linux;`: (function, name, the chain written out).
+    let mut local_chains: Vec<(u32, String, String)> = Vec::new();
     let file_struct = file_struct(root, src, facts);
     if let Some(idx) = file_struct {
         aliases_of_this(root, idx, src, &mut this_aliases);
@@ -64,6 +66,7 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
                     push_children(&mut cursor, node, scope, &mut stack);
                     continue;
                 }
+                local_chain(node, scope, &chains, src, facts, &mut local_chains);
                 binding(node, scope, &this_aliases, src, facts);
             }
             "function_declaration" => {
@@ -135,6 +138,72 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
         push_children(&mut cursor, node, scope, &mut stack);
     }
     expand_chains(facts, &chains);
+    expand_local_chains(facts, &local_chains);
+}
+
+/// A function's `const linux = std.os.linux;` (a chain through an import or a file's chain):
+/// recorded with the chain written out, unless the function binds the name to another chain.
+fn local_chain(
+    node: Node,
+    scope: Option<u32>,
+    chains: &[(String, String)],
+    src: &[u8],
+    facts: &FileFacts,
+    local_chains: &mut Vec<(u32, String, String)>,
+) {
+    let Some(function) = scope.filter(|&s| !is_container(facts, s)) else {
+        return;
+    };
+    let Some((name, Some(value))) = declared(node) else {
+        return;
+    };
+    if field(node, "type").is_some() || !RECEIVERS.is_dotted(value) {
+        return;
+    }
+    let written = text(value, src);
+    let (head, rest) = written.split_once('.').unwrap_or((written, ""));
+    let imported = facts.imports.iter().any(|i| {
+        i.module_alias.as_deref() == Some(head) || i.names.iter().any(|n| n.local() == head)
+    });
+    let chain = match chains.iter().find(|(n, _)| n == head) {
+        Some((_, chain)) => format!("{chain}.{rest}"),
+        None if imported => written.to_owned(),
+        None => return,
+    };
+    let name = text(name, src).to_owned();
+    match local_chains
+        .iter_mut()
+        .find(|(f, n, _)| *f == function && *n == name)
+    {
+        Some((_, _, known)) if *known != chain => known.clear(),
+        Some(_) => {}
+        None => local_chains.push((function, name, chain)),
+    }
+}
+
+/// Receivers starting at a function's chain name (`linux.errno(…)` after `const linux =
+/// std.os.linux;`): the chain written out, in that function's calls.
+fn expand_local_chains(facts: &mut FileFacts, local_chains: &[(u32, String, String)]) {
+    for call in &mut facts.calls {
+        let Callee::Member { receiver, .. } = &mut call.callee else {
+            continue;
+        };
+        let written = match receiver {
+            Receiver::Name(name) | Receiver::Path(name) | Receiver::Call(name) => name,
+            _ => continue,
+        };
+        let end = written.find(['.', '(']).unwrap_or(written.len());
+        let Some((_, _, chain)) = local_chains.iter().find(|(f, n, chain)| {
+            call.caller == Some(*f) && *n == written[..end] && !chain.is_empty()
+        }) else {
+            continue;
+        };
+        let expanded = format!("{chain}{}", &written[end..]);
+        *receiver = match receiver {
+            Receiver::Call(_) => Receiver::Call(expanded),
+            _ => Receiver::Path(expanded),
+        };
+    }
 }
 
 /// A file with fields, or naming itself (`const Self = @This();`), is a struct: a definition
@@ -747,11 +816,14 @@ fn decl_literal(
     let name = text(field(function, "member")?, src).to_owned();
     let mut at = call;
     let mut parent = at.parent()?;
+    // Through `try`, `( )`, the left of `catch` and a branch of `if`/`else` (not its condition).
     while matches!(parent.kind(), "try_expression" | "parenthesized_expression")
         || (parent.kind() == "catch_expression"
             && named_children(parent)
                 .first()
                 .is_some_and(|l| l.id() == at.id()))
+        || (parent.kind() == "if_expression"
+            && field(parent, "condition").is_some_and(|c| c.id() != at.id()))
     {
         at = parent;
         parent = parent.parent()?;
