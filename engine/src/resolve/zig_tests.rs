@@ -401,6 +401,13 @@ pub const Pool = struct {
 pub fn release(gpa: Allocator) void {
     gpa.free(&.{});
 }
+
+pub fn reset(ok: bool) void {
+    const m = std.mem;
+    const fresh: Node = if (ok) .init() else .{ .next = null };
+    _ = fresh;
+    m.Allocator.free(undefined, &.{});
+}
 "#;
 
 #[test]
@@ -450,6 +457,20 @@ fn zig_decl_literals_payloads_and_types_through_import_chains() {
                 "Method:lib/mem/Allocator.zig:Allocator.free",
                 "0.97",
                 "receiver-type"
+            ),
+            // `if (ok) .init() else …` where the declaration says `Node`.
+            (
+                "Function:lib/pool.zig:reset",
+                "Method:lib/pool.zig:Node.init",
+                "0.97",
+                "class-member"
+            ),
+            // `m.Allocator.free` after the function's own `const m = std.mem;`.
+            (
+                "Function:lib/pool.zig:reset",
+                "Method:lib/mem/Allocator.zig:Allocator.free",
+                "0.97",
+                "class-member"
             ),
         ])
     );
