@@ -60,6 +60,9 @@
 #             functions, file structs); the compiler judges the functions its `json` tests reach
 #   aro       Zig, held out: Aro, the C compiler inside the same wheel (lib/compiler/aro: file
 #             structs with `Self`, tagged unions, a parser and preprocessor); all its tests
+#   resinator Zig, held out: resinator, the Windows resource compiler inside the same wheel
+#             (lib/compiler/resinator: a lexer, parser and compiler of .rc files); the tests of
+#             every file but `main.zig` and `preprocess.zig` (those import Aro as a module)
 #   mix       Elixir: Mix from Elixir 1.14's Debian source (elixir-lang; build tool: tasks as
 #             behaviour modules, aliases, imports, pipes, many remote calls)
 #   exunit    Elixir, held out: ExUnit from the same source (test framework: macros, `quote`,
@@ -72,11 +75,11 @@
 #   all       every corpus above, one after another
 # Caches the indexers, corpora and indexes in $NEXUS_ACCURACY (default ~/.cache/nexus-accuracy).
 set -euo pipefail
-corpus=${1:?usage: scripts/accuracy.sh django|pydantic|sphinx|ts|effect|tokio|goldmark|yaml|toml|lang3|collections|jsoup|brotli|cmark|lua|crypto|leveldb|marisa|clipper|kiwi|newtonsoft|dbussharp|commonmark|purifier|phpparser|thor|mustermann|rack|tzinfo|zigstd|aro|mix|exunit|scaladoc|actors|all [--examples N]}
+corpus=${1:?usage: scripts/accuracy.sh django|pydantic|sphinx|ts|effect|tokio|goldmark|yaml|toml|lang3|collections|jsoup|brotli|cmark|lua|crypto|leveldb|marisa|clipper|kiwi|newtonsoft|dbussharp|commonmark|purifier|phpparser|thor|mustermann|rack|tzinfo|zigstd|aro|resinator|mix|exunit|scaladoc|actors|all [--examples N]}
 shift
 repo=$(cd "$(dirname "$0")/.." && pwd)
 if [ "$corpus" = all ]; then
-  for one in django pydantic sphinx ts effect tokio goldmark yaml toml lang3 collections jsoup brotli cmark lua crypto leveldb marisa clipper kiwi newtonsoft dbussharp commonmark purifier phpparser thor mustermann rack tzinfo zigstd aro mix exunit scaladoc actors; do
+  for one in django pydantic sphinx ts effect tokio goldmark yaml toml lang3 collections jsoup brotli cmark lua crypto leveldb marisa clipper kiwi newtonsoft dbussharp commonmark purifier phpparser thor mustermann rack tzinfo zigstd aro resinator mix exunit scaladoc actors; do
     printf '\n===== %s\n' "$one"
     "$0" "$one" "$@"
   done
@@ -85,7 +88,7 @@ fi
 cache=${NEXUS_ACCURACY:-$HOME/.cache/nexus-accuracy}
 tools="$cache/tools"
 mkdir -p "$tools"
-case "$corpus" in goldmark|yaml|toml|lang3|collections|jsoup|brotli|cmark|lua|crypto|leveldb|marisa|clipper|kiwi|dbussharp|newtonsoft|commonmark|purifier|phpparser|thor|mustermann|rack|tzinfo|zigstd|aro|mix|exunit|scaladoc|actors) needs_npm=false ;; *) needs_npm=true ;; esac
+case "$corpus" in goldmark|yaml|toml|lang3|collections|jsoup|brotli|cmark|lua|crypto|leveldb|marisa|clipper|kiwi|dbussharp|newtonsoft|commonmark|purifier|phpparser|thor|mustermann|rack|tzinfo|zigstd|aro|resinator|mix|exunit|scaladoc|actors) needs_npm=false ;; *) needs_npm=true ;; esac
 if $needs_npm && { [ ! -x "$tools/node_modules/.bin/scip-python" ] \
   || [ ! -x "$tools/node_modules/.bin/scip-typescript" ]; }; then
   echo "installing the SCIP indexers into $tools" >&2
@@ -420,7 +423,7 @@ JSON
       /usr/bin/python3 "$oracle" -root "$root" -output "$index" >&2
     fi
     prefix= ;;
-  zigstd|aro)  # Zig: sources shipped in PyPI's ziglang wheel, judged by that compiler's LLVM IR
+  zigstd|aro|resinator)  # Zig: sources shipped in PyPI's ziglang wheel, judged by that compiler's LLVM IR
     venv="$tools/zig-venv"
     if [ ! -x "$venv/bin/python" ]; then
       echo "installing ziglang and tree-sitter-zig into $venv" >&2
@@ -442,6 +445,20 @@ JSON
         printf 'pub const debug_allocations = false;\npub const enable_tracy = false;\npub const enable_tracy_allocation = false;\npub const enable_tracy_callstack = false;\n' > "$modules/build_options.zig"
         printf 'pub const gcc_install_prefix = "";\npub const linker = "ld";\npub const rtlib = "compiler-rt";\npub const sysroot = "";\npub const unwindlib = "libunwind";\n' > "$modules/system_defaults.zig"
         run_oracle=(-entry aro.zig -module "build_options=$modules/build_options.zig" -module "system_defaults=$modules/system_defaults.zig") ;;
+      resinator)
+        # A copy without the two files that import Aro, and a root whose test reaches the others.
+        root="$cache/resinator-0.17.1"
+        if [ ! -d "$root" ]; then
+          mkdir -p "$root"
+          cp "$lib"/compiler/resinator/*.zig "$root/"
+          rm "$root/main.zig" "$root/preprocess.zig"
+          { printf 'test {\n'
+            for file in "$root"/*.zig; do
+              [ "$(basename "$file")" = all_tests.zig ] || printf '    _ = @import("%s");\n' "$(basename "$file")"
+            done
+            printf '}\n'; } > "$root/all_tests.zig"
+        fi
+        run_oracle=(-entry all_tests.zig) ;;
     esac
     if [ ! -s "$index" ] || [ "$oracle" -nt "$index" ]; then
       "$venv/bin/python" "$oracle" -root "$root" -output "$index" "${run_oracle[@]}" >&2
@@ -503,6 +520,7 @@ JSON
     fi
     prefix= ;;
   *) echo "unknown corpus: $corpus (django | pydantic | sphinx | ts | effect | tokio | goldmark | yaml | toml | lang3 | collections | jsoup | brotli | cmark | lua | crypto | leveldb | marisa | clipper | kiwi | newtonsoft | dbussharp | commonmark | purifier | phpparser | thor | mustermann | rack | tzinfo | zigstd | aro | mix | exunit | scaladoc | actors | all)" >&2; exit 2 ;;
+  *) echo "unknown corpus: $corpus (django | pydantic | sphinx | ts | effect | tokio | goldmark | yaml | toml | lang3 | collections | jsoup | brotli | cmark | lua | crypto | leveldb | marisa | clipper | kiwi | newtonsoft | dbussharp | commonmark | purifier | phpparser | thor | mustermann | rack | tzinfo | zigstd | aro | resinator | mix | exunit | scaladoc | actors | all)" >&2; exit 2 ;;
 esac
 cd "$repo"
 cargo run --quiet --release -p nexus-accuracy --bin nexus-accuracy -- --scip "$index" --root "$root" --prefix "$prefix" "$@"

@@ -4,10 +4,12 @@
 use tree_sitter::Node;
 
 use super::{
-    ReceiverSyntax, doc_line, field, header_before_body, line, named_children, new_def, push_call,
-    push_children, text,
+    ReceiverSyntax, doc_line, end_line, field, header_before_body, line, named_children, new_def,
+    push_call, push_children, text,
 };
-use crate::facts::{Binding, CallBinding, Callee, FileFacts, Import, ImportedName, Receiver};
+use crate::facts::{
+    Binding, CallBinding, Callee, ElementBinding, FileFacts, Import, ImportedName, Receiver,
+};
 use crate::graph::NodeKind;
 
 /// Zig's receivers: names and `a.b` field chains; `self` is a parameter typed like any other.
@@ -37,6 +39,8 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
     // Each container: the names its body binds to `@This()` (`const Self = @This();`).
     let mut this_aliases: Vec<(u32, String)> = Vec::new();
     let chains = aliased_chains(root, src);
+    // A function's own `const linux = std.os.linux;`: (function, name, the chain written out).
+    let mut local_chains: Vec<(u32, String, String)> = Vec::new();
     let file_struct = file_struct(root, src, facts);
     if let Some(idx) = file_struct {
         aliases_of_this(root, idx, src, &mut this_aliases);
@@ -62,6 +66,7 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
                     push_children(&mut cursor, node, scope, &mut stack);
                     continue;
                 }
+                local_chain(node, scope, &chains, src, facts, &mut local_chains);
                 binding(node, scope, &this_aliases, src, facts);
             }
             "function_declaration" => {
@@ -111,7 +116,9 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
                 }
             }
             "call_expression" => {
-                if let Some(callee) = callee_of(node, src) {
+                if let Some(callee) = callee_of(node, src)
+                    .or_else(|| decl_literal(node, scope, &this_aliases, src, facts))
+                {
                     push_call(facts, scope, through_chain(callee, &chains), node);
                 }
             }
@@ -124,10 +131,78 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
                 {
                     facts.locals.push((scope, text(name, src).to_owned()));
                 }
+                payload_binding(node, scope, src, facts);
             }
             _ => {}
         }
         push_children(&mut cursor, node, scope, &mut stack);
+    }
+    expand_chains(facts, &chains);
+    expand_local_chains(facts, &local_chains);
+}
+
+/// A function's `const linux = std.os.linux;` (a chain through an import or a file's chain):
+/// recorded with the chain written out, unless the function binds the name to another chain.
+fn local_chain(
+    node: Node,
+    scope: Option<u32>,
+    chains: &[(String, String)],
+    src: &[u8],
+    facts: &FileFacts,
+    local_chains: &mut Vec<(u32, String, String)>,
+) {
+    let Some(function) = scope.filter(|&s| !is_container(facts, s)) else {
+        return;
+    };
+    let Some((name, Some(value))) = declared(node) else {
+        return;
+    };
+    if field(node, "type").is_some() || !RECEIVERS.is_dotted(value) {
+        return;
+    }
+    let written = text(value, src);
+    let (head, rest) = written.split_once('.').unwrap_or((written, ""));
+    let imported = facts.imports.iter().any(|i| {
+        i.module_alias.as_deref() == Some(head) || i.names.iter().any(|n| n.local() == head)
+    });
+    let chain = match chains.iter().find(|(n, _)| n == head) {
+        Some((_, chain)) => format!("{chain}.{rest}"),
+        None if imported => written.to_owned(),
+        None => return,
+    };
+    let name = text(name, src).to_owned();
+    match local_chains
+        .iter_mut()
+        .find(|(f, n, _)| *f == function && *n == name)
+    {
+        Some((_, _, known)) if *known != chain => known.clear(),
+        Some(_) => {}
+        None => local_chains.push((function, name, chain)),
+    }
+}
+
+/// Receivers starting at a function's chain name (`linux.errno(…)` after `const linux =
+/// std.os.linux;`): the chain written out, in that function's calls.
+fn expand_local_chains(facts: &mut FileFacts, local_chains: &[(u32, String, String)]) {
+    for call in &mut facts.calls {
+        let Callee::Member { receiver, .. } = &mut call.callee else {
+            continue;
+        };
+        let written = match receiver {
+            Receiver::Name(name) | Receiver::Path(name) | Receiver::Call(name) => name,
+            _ => continue,
+        };
+        let end = written.find(['.', '(']).unwrap_or(written.len());
+        let Some((_, _, chain)) = local_chains.iter().find(|(f, n, chain)| {
+            call.caller == Some(*f) && *n == written[..end] && !chain.is_empty()
+        }) else {
+            continue;
+        };
+        let expanded = format!("{chain}{}", &written[end..]);
+        *receiver = match receiver {
+            Receiver::Call(_) => Receiver::Call(expanded),
+            _ => Receiver::Path(expanded),
+        };
     }
 }
 
@@ -294,11 +369,12 @@ fn function(
             };
             facts.locals.push((Some(idx), text(var, src).to_owned()));
             if let Some(type_name) = type_name(ty, scope, this_aliases, src, facts) {
-                facts.bindings.push(Binding {
+                let binding = Binding {
                     scope: Some(idx),
                     var: text(var, src).to_owned(),
                     type_name,
-                });
+                };
+                push_binding(facts, binding, (line(node), end_line(node)));
             }
         }
     }
@@ -573,13 +649,23 @@ fn binding(
         return;
     }
     facts.locals.push((scope, var.clone()));
+    // From the declaration to the end of the block around it; a container's declarations hold
+    // in all of it (they are order-independent).
+    let around = node.parent().unwrap_or(node);
+    let from = if scope.is_none_or(|s| is_container(facts, s)) {
+        line(around)
+    } else {
+        line(node)
+    };
+    let span = (from, end_line(around));
     if let Some(ty) = field(node, "type") {
         if let Some(type_name) = type_name(ty, scope, this_aliases, src, facts) {
-            facts.bindings.push(Binding {
+            let binding = Binding {
                 scope,
                 var,
                 type_name,
-            });
+            };
+            push_binding(facts, binding, span);
         }
         return;
     }
@@ -592,31 +678,215 @@ fn binding(
     }) else {
         return;
     };
-    match value.kind() {
-        "struct_initializer" => {
-            let written = named_children(value)
-                .into_iter()
-                .next()
-                .and_then(|t| type_name(t, scope, this_aliases, src, facts));
-            if let Some(type_name) = written {
-                facts.bindings.push(Binding {
-                    scope,
-                    var,
-                    type_name,
-                });
-            }
+    if value.kind() == "struct_initializer" {
+        let written = named_children(value)
+            .into_iter()
+            .next()
+            .and_then(|t| type_name(t, scope, this_aliases, src, facts));
+        if let Some(type_name) = written {
+            let binding = Binding {
+                scope,
+                var,
+                type_name,
+            };
+            push_binding(facts, binding, span);
         }
+        return;
+    }
+    bind_value(var, value, scope, span, src, facts);
+}
+
+/// `var` holds what `value` holds: a call's result (`T.init(…)`, `it.next()`) or what a chain of
+/// fields or a name holds (`x.field`, `x`).
+fn bind_value(
+    var: String,
+    value: Node,
+    scope: Option<u32>,
+    span: (u32, u32),
+    src: &[u8],
+    facts: &mut FileFacts,
+) {
+    match value.kind() {
         "call_expression" => {
             if let Some(callee) = callee_of(value, src) {
                 facts.call_bindings.push(CallBinding { scope, var, callee });
+                facts.call_binding_spans.push(span);
             }
         }
-        "field_expression" => {
-            if let Receiver::Path(path) = RECEIVERS.receiver(value, src) {
+        "field_expression" | "identifier" => match RECEIVERS.receiver(value, src) {
+            Receiver::Path(path) | Receiver::Name(path) if path != var => {
                 facts.path_bindings.push((scope, var, path));
+            }
+            _ => {}
+        },
+        _ => {}
+    }
+}
+
+fn push_binding(facts: &mut FileFacts, binding: Binding, span: (u32, u32)) {
+    facts.bindings.push(binding);
+    facts.binding_spans.push(span);
+}
+
+/// What a payload names: `if (x) |v|` and `while (it.next()) |v|` bind `v` to what the
+/// condition holds (an optional's or error union's value: the type they hold); `for (xs) |x|`
+/// binds `x` to an element of `xs`; `.tag => |v|` in `switch (u)` binds `v` to `u`'s field
+/// `tag` (a tagged union's). Each holds in the statement or case that captures it.
+fn payload_binding(payload: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) {
+    let Some(var) = named_children(payload)
+        .into_iter()
+        .find(|n| n.kind() == "identifier")
+    else {
+        return;
+    };
+    let var = text(var, src).to_owned();
+    let Some(parent) = payload.parent() else {
+        return;
+    };
+    let span = (line(parent), end_line(parent));
+    // The payload right after the only condition or operand: not `else |err|`, nor a payload
+    // of several iterables.
+    let before = payload
+        .prev_named_sibling()
+        .filter(|b| {
+            named_children(parent)
+                .first()
+                .is_some_and(|f| f.id() == b.id())
+        })
+        .map(unwrapped);
+    match (parent.kind(), before) {
+        (
+            "if_statement" | "if_expression" | "while_statement" | "while_expression",
+            Some(condition),
+        ) => bind_value(var, condition, scope, span, src, facts),
+        ("for_statement" | "for_expression", Some(iterable)) => {
+            let of = match RECEIVERS.receiver(iterable, src) {
+                of @ (Receiver::Name(_) | Receiver::Path(_))
+                    if matches!(iterable.kind(), "identifier" | "field_expression") =>
+                {
+                    of
+                }
+                _ => return,
+            };
+            facts
+                .element_bindings
+                .push(ElementBinding { scope, var, of });
+            facts.element_binding_spans.push(span);
+        }
+        ("switch_case", Some(item))
+            if item.kind() == "field_expression" && field(item, "object").is_none() =>
+        {
+            let Some(tag) = field(item, "member") else {
+                return;
+            };
+            let Some(operand) = parent
+                .parent()
+                .filter(|s| s.kind() == "switch_expression")
+                .and_then(|s| named_children(s).into_iter().next())
+                .map(unwrapped)
+            else {
+                return;
+            };
+            if let Receiver::Path(path) | Receiver::Name(path) = RECEIVERS.receiver(operand, src)
+                && matches!(operand.kind(), "identifier" | "field_expression")
+                && path != var
+            {
+                let field_path = format!("{path}.{}", text(tag, src));
+                facts.path_bindings.push((scope, var, field_path));
             }
         }
         _ => {}
+    }
+}
+
+/// A decl literal `.init(…)`: a call of a declaration of its result type, read where that type
+/// is written: `const x: T = .init(…)` (through `try` and `catch`) and `return .init(…)` in a
+/// function returning `T` (`!T`, `?T`). `T.init`, else `None`.
+fn decl_literal(
+    call: Node,
+    scope: Option<u32>,
+    this_aliases: &[(u32, String)],
+    src: &[u8],
+    facts: &FileFacts,
+) -> Option<Callee> {
+    let function = field(call, "function")?;
+    if function.kind() != "field_expression" || field(function, "object").is_some() {
+        return None;
+    }
+    let name = text(field(function, "member")?, src).to_owned();
+    let mut at = call;
+    let mut parent = at.parent()?;
+    // Through `try`, `( )`, the left of `catch` and a branch of `if`/`else` (not its condition).
+    while matches!(parent.kind(), "try_expression" | "parenthesized_expression")
+        || (parent.kind() == "catch_expression"
+            && named_children(parent)
+                .first()
+                .is_some_and(|l| l.id() == at.id()))
+        || (parent.kind() == "if_expression"
+            && field(parent, "condition").is_some_and(|c| c.id() != at.id()))
+    {
+        at = parent;
+        parent = parent.parent()?;
+    }
+    let written = match parent.kind() {
+        "variable_declaration" => field(parent, "type")?,
+        "return_expression" => {
+            let mut function = parent;
+            while function.kind() != "function_declaration" {
+                function = function.parent()?;
+            }
+            field(function, "type")?
+        }
+        _ => return None,
+    };
+    let ty = type_name(written, scope, this_aliases, src, facts)?;
+    if ty.ends_with("[]") {
+        return None;
+    }
+    let receiver = if ty.contains('.') {
+        Receiver::Path(ty)
+    } else {
+        Receiver::Name(ty)
+    };
+    Some(Callee::Member { receiver, name })
+}
+
+/// Types and receivers written through a name declared as a chain through an import (`const
+/// Allocator = mem.Allocator;` where `const mem = std.mem;`): the chain written out
+/// (`std.mem.Allocator`), which the resolver follows from file to file.
+fn expand_chains(facts: &mut FileFacts, chains: &[(String, String)]) {
+    let expand = |written: &mut String| {
+        let end = written.find(['.', '[', '(']).unwrap_or(written.len());
+        if let Some((_, chain)) = chains.iter().find(|(n, _)| *n == written[..end]) {
+            *written = format!("{chain}{}", &written[end..]);
+        }
+    };
+    for binding in &mut facts.bindings {
+        expand(&mut binding.type_name);
+    }
+    for (_, _, written) in &mut facts.attr_bindings {
+        expand(written);
+    }
+    for def in &mut facts.defs {
+        expand(&mut def.returns);
+    }
+    let receivers = facts
+        .calls
+        .iter_mut()
+        .map(|c| &mut c.callee)
+        .chain(facts.call_bindings.iter_mut().map(|b| &mut b.callee));
+    for callee in receivers {
+        let Callee::Member { receiver, .. } = callee else {
+            continue;
+        };
+        match receiver {
+            Receiver::Name(name) if chains.iter().any(|(n, _)| n == name) => {
+                expand(name);
+                *receiver = Receiver::Path(name.clone());
+            }
+            Receiver::Path(path) | Receiver::Call(path) => expand(path),
+            _ => {}
+        }
     }
 }
 

@@ -1279,6 +1279,7 @@ impl<'a> Resolver<'a> {
         // Of two candidates one is right about half the time, of three about a third.
         let shared = match found.len() {
             2 => confidence::AMBIGUOUS_PAIR,
+            _ if lang == Lang::Zig => confidence::ZIG_AMBIGUOUS,
             _ => confidence::AMBIGUOUS,
         };
         match found.len() {

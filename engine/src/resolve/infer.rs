@@ -977,8 +977,8 @@ impl<'a> Resolver<'a> {
                 let (file, class, written) = self.attribute_type(file, def, attr)?;
                 (file, Some(class), written.to_owned())
             }
-            // `self.a.items` in Rust: field `items` of the type of `self.a`.
-            Receiver::Path(path) if self.files[fi].lang == Lang::Rust => {
+            // `self.a.items` in Rust and Zig: field `items` of the type of `self.a`.
+            Receiver::Path(path) if matches!(self.files[fi].lang, Lang::Rust | Lang::Zig) => {
                 // `for x in x.children` would ask for itself again and again.
                 if depth >= MAX_RETURN_DEPTH {
                     return None;

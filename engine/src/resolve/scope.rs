@@ -126,8 +126,22 @@ impl Scopes {
                     .map(|&d| Target::Node(defs[fi][d as usize]))
             });
             let Some(mut target) = start else { continue };
-            for part in &parts[split..] {
+            // A Zig file imported whole is its namespace on the way, even when it is also a
+            // struct (`const mem = @This();`): `std.mem.Allocator` walks on into `mem.zig`.
+            if split < parts.len()
+                && let Some(m) = zig_imported_file(fi, &head, false, files, modules)
+            {
+                target = Target::Module(m);
+            }
+            for (at, part) in parts.iter().enumerate().skip(split) {
+                let on_the_way = at + 1 < parts.len();
                 target = match target {
+                    Target::Module(m) if on_the_way => {
+                        match zig_imported_file(m, part, true, files, modules) {
+                            Some(file) => Target::Module(file),
+                            None => export(m, part, files, modules, top, defs, 1)?,
+                        }
+                    }
                     Target::Module(m) => export(m, part, files, modules, top, defs, 1)?,
                     Target::Package(ref pkg) => pkg
                         .iter()
@@ -163,6 +177,25 @@ impl Scopes {
         out.dedup();
         out
     }
+}
+
+/// The file a Zig file binds to `name` by importing it whole (`const mem = @import("mem.zig")`;
+/// `exported`: a `pub` one, seen from other files).
+fn zig_imported_file(
+    file: usize,
+    name: &str,
+    exported: bool,
+    files: &Facts<'_>,
+    modules: &ModuleIndex,
+) -> Option<usize> {
+    let f = files.get(file)?;
+    if f.lang != Lang::Zig {
+        return None;
+    }
+    f.imports
+        .iter()
+        .filter(|i| (i.reexport || !exported) && i.module_alias.as_deref() == Some(name))
+        .find_map(|i| source_files(file, i, files, modules).first().copied())
 }
 
 /// A file's imports, those compiled for tests only (`#[cfg(test)] use …`) last: a name both

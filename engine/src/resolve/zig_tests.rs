@@ -332,3 +332,146 @@ fn zig_files_with_fields_are_structs_named_as_the_file() {
         ])
     );
 }
+
+const STD_ROOT: &str = r#"pub const mem = @import("mem.zig");
+"#;
+
+const MEM: &str = r#"const mem = @This();
+
+pub const Allocator = @import("mem/Allocator.zig");
+"#;
+
+const ALLOCATOR: &str = r#"const Allocator = @This();
+
+ptr: *anyopaque,
+
+pub fn free(self: Allocator, memory: []u8) void {
+    _ = self;
+    _ = memory;
+}
+"#;
+
+const POOL: &str = r#"const std = @import("std.zig");
+const mem = std.mem;
+const Allocator = mem.Allocator;
+
+pub const Node = struct {
+    next: ?*Node,
+
+    pub fn init() Node {
+        return .{ .next = null };
+    }
+
+    pub fn visit(self: *Node) void {
+        _ = self;
+    }
+};
+
+pub const Event = union(enum) {
+    node: Node,
+    none: void,
+};
+
+pub const Pool = struct {
+    head: ?*Node,
+    nodes: []Node,
+    gpa: Allocator,
+
+    pub fn create() !Pool {
+        return .empty();
+    }
+
+    fn empty() Pool {
+        return .{ .head = null, .nodes = &.{}, .gpa = undefined };
+    }
+
+    pub fn walk(self: *Pool, event: Event) void {
+        const first: Node = .init();
+        _ = first;
+        if (self.head) |head| head.visit();
+        for (self.nodes) |*node| node.visit();
+        switch (event) {
+            .node => |n| n.visit(),
+            .none => {},
+        }
+        self.gpa.free(&.{});
+    }
+};
+
+pub fn release(gpa: Allocator) void {
+    gpa.free(&.{});
+}
+
+pub fn reset(ok: bool) void {
+    const m = std.mem;
+    const fresh: Node = if (ok) .init() else .{ .next = null };
+    _ = fresh;
+    m.Allocator.free(undefined, &.{});
+}
+"#;
+
+#[test]
+fn zig_decl_literals_payloads_and_types_through_import_chains() {
+    let g = graph(&[
+        ("lib/std.zig", STD_ROOT),
+        ("lib/mem.zig", MEM),
+        ("lib/mem/Allocator.zig", ALLOCATOR),
+        ("lib/pool.zig", POOL),
+    ]);
+    assert_eq!(
+        edges(&g, EdgeKind::Calls),
+        owned(&[
+            // `return .empty()` in a function returning `!Pool`: `Pool.empty`.
+            (
+                "Method:lib/pool.zig:Pool.create",
+                "Method:lib/pool.zig:Pool.empty",
+                "0.97",
+                "class-member"
+            ),
+            // `const first: Node = .init()`.
+            (
+                "Method:lib/pool.zig:Pool.walk",
+                "Method:lib/pool.zig:Node.init",
+                "0.97",
+                "class-member"
+            ),
+            // `if (self.head) |head|`, `for (self.nodes) |*node|` and `.node => |n|` in
+            // `switch (event)`: each payload holds a `Node`.
+            (
+                "Method:lib/pool.zig:Pool.walk",
+                "Method:lib/pool.zig:Node.visit",
+                "0.95",
+                "receiver-type"
+            ),
+            // A field and a parameter typed `Allocator`, where `const Allocator = mem.Allocator`
+            // and `const mem = std.mem`: `std.mem.Allocator`, the file struct of
+            // `mem/Allocator.zig` through two re-exports, `mem.zig` a struct and a namespace.
+            (
+                "Method:lib/pool.zig:Pool.walk",
+                "Method:lib/mem/Allocator.zig:Allocator.free",
+                "0.95",
+                "attribute-type"
+            ),
+            (
+                "Function:lib/pool.zig:release",
+                "Method:lib/mem/Allocator.zig:Allocator.free",
+                "0.97",
+                "receiver-type"
+            ),
+            // `if (ok) .init() else …` where the declaration says `Node`.
+            (
+                "Function:lib/pool.zig:reset",
+                "Method:lib/pool.zig:Node.init",
+                "0.97",
+                "class-member"
+            ),
+            // `m.Allocator.free` after the function's own `const m = std.mem;`.
+            (
+                "Function:lib/pool.zig:reset",
+                "Method:lib/mem/Allocator.zig:Allocator.free",
+                "0.97",
+                "class-member"
+            ),
+        ])
+    );
+}
