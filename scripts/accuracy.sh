@@ -519,7 +519,6 @@ JSON
         -cp /usr/share/scala-2.11/lib/scala-parser-combinators.jar >&2
     fi
     prefix= ;;
-  *) echo "unknown corpus: $corpus (django | pydantic | sphinx | ts | effect | tokio | goldmark | yaml | toml | lang3 | collections | jsoup | brotli | cmark | lua | crypto | leveldb | marisa | clipper | kiwi | newtonsoft | dbussharp | commonmark | purifier | phpparser | thor | mustermann | rack | tzinfo | zigstd | aro | mix | exunit | scaladoc | actors | all)" >&2; exit 2 ;;
   *) echo "unknown corpus: $corpus (django | pydantic | sphinx | ts | effect | tokio | goldmark | yaml | toml | lang3 | collections | jsoup | brotli | cmark | lua | crypto | leveldb | marisa | clipper | kiwi | newtonsoft | dbussharp | commonmark | purifier | phpparser | thor | mustermann | rack | tzinfo | zigstd | aro | resinator | mix | exunit | scaladoc | actors | all)" >&2; exit 2 ;;
 esac
 cd "$repo"
