@@ -9,6 +9,18 @@ use crate::lang::Lang;
 
 impl<'a> Resolver<'a> {
     /// Folders, files and definitions, with CONTAINS, DEFINES and MEMBER_OF edges.
+    /// Notes a definition carrying a framework decorator (a process entry point) as the first
+    /// node of its kind at its location, the one its id names (`Graph::find_id`).
+    fn note_decorated(&mut self, id: u32) {
+        let Some(first) = self.b.first_at(id) else {
+            return;
+        };
+        let kind = |n: u32| self.b.node(n).map(|x| x.kind);
+        if kind(first) == kind(id) {
+            self.decorated.insert(first);
+        }
+    }
+
     pub(super) fn structure(&mut self) {
         let mut folders: HashMap<String, u32> = HashMap::default();
         for f in self.files.all {
@@ -71,6 +83,12 @@ impl<'a> Resolver<'a> {
                 nodes.push(id);
                 self.node_def
                     .insert(id, (self.file_node.len() - 1, i as u32));
+                if d.decorators
+                    .iter()
+                    .any(|dec| crate::process::is_entry_decorator(dec))
+                {
+                    self.note_decorated(id);
+                }
                 self.b
                     .add_edge(file, id, EdgeKind::Defines, 1.0, Reason::Definition);
                 let parent_kind = d
