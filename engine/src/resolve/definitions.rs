@@ -67,7 +67,11 @@ impl<'a> Resolver<'a> {
             }
             let mut nodes = Vec::with_capacity(f.defs.len());
             let mut later: Vec<(usize, u32)> = Vec::new();
-            let mut top: HashMap<&'a str, Vec<u32>> = HashMap::default();
+            // Sized at once: grown step by step, the tables of every file cost more than filling.
+            let mut top: HashMap<&'a str, Vec<u32>> = HashMap::with_capacity_and_hasher(
+                f.defs.iter().filter(|d| d.parent.is_none()).count(),
+                Default::default(),
+            );
             for (i, d) in f.defs.iter().enumerate() {
                 let id = self.b.add_node(NewNode {
                     kind: d.kind,

@@ -293,6 +293,11 @@ fn resolve_in(
         decorated: Default::default(),
         stats: ResolveStats::default(),
     };
+    // Most definitions are a global or a method, most methods a member: the project-wide
+    // tables sized at once rather than grown step by step.
+    r.globals.reserve(defs / 2);
+    r.methods.reserve(defs / 2);
+    r.members.reserve(defs / 8);
     r.structure();
     r.csharp_structure();
     r.ruby_structure();
