@@ -354,6 +354,10 @@ impl Strings {
     }
 
     pub fn intern(&mut self, s: &str) -> Sym {
+        // The empty string (signatures and docs of most nodes) is string 0 of every graph.
+        if s.is_empty() && self.ends.first() == Some(&0) {
+            return Sym(0);
+        }
         let Strings { text, ends, index } = self;
         let hash = string_hash(s);
         if let Some(&id) = index.find(hash, |&id| stored(text, ends, id) == s) {
@@ -992,6 +996,18 @@ impl Graph {
     }
 }
 
+/// An edge's place in a built graph as one number: by source, target and kind, then the
+/// surest first (confidences in `f32::total_cmp` order, reversed).
+fn edge_order(edge: &Edge) -> u128 {
+    let bits = edge.confidence.to_bits();
+    // Flips the bits of negative numbers so the unsigned order is `total_cmp`'s.
+    let total = bits ^ ((((bits as i32) >> 31) as u32) >> 1) ^ (1 << 31);
+    (u128::from(edge.from) << 96)
+        | (u128::from(edge.to) << 64)
+        | ((edge.kind as u128) << 32)
+        | u128::from(!total)
+}
+
 /// Collects nodes and edges, then freezes them into a `Graph`.
 #[derive(Debug, Default)]
 pub struct GraphBuilder {
@@ -1045,13 +1061,28 @@ impl GraphBuilder {
         self.graph.processes = processes;
     }
 
+    /// Adds a node. Nodes come file by file, so the previous node's file is the likeliest (no
+    /// hash for it), and a string equal to the one before it is interned once (the strings are
+    /// interned in the same order as ever, so they keep their ids).
     pub fn add_node(&mut self, node: NewNode) -> u32 {
+        let previous_file = self.graph.nodes.last().map(|n| n.file);
         let s = &mut self.graph.strings;
+        let name = s.intern(node.name);
+        let qualified = if node.qualified == node.name {
+            name
+        } else {
+            s.intern(node.qualified)
+        };
+        let file = match previous_file {
+            _ if node.file == node.qualified => qualified,
+            Some(sym) if s.get(sym) == node.file => sym,
+            _ => s.intern(node.file),
+        };
         let data = NodeData {
             kind: node.kind,
-            name: s.intern(node.name),
-            qualified: s.intern(node.qualified),
-            file: s.intern(node.file),
+            name,
+            qualified,
+            file,
             start_line: node.start_line,
             end_line: node.end_line,
             signature: s.intern(node.signature),
@@ -1088,6 +1119,16 @@ impl GraphBuilder {
         self.graph.nodes.get(id as usize)
     }
 
+    /// The first node added at node `id`'s location (file, qualified name): the one
+    /// [`Graph::find_id`] finds there.
+    pub fn first_at(&self, id: u32) -> Option<u32> {
+        let node = self.graph.nodes.get(id as usize)?;
+        self.graph
+            .by_location
+            .get(&(node.file, node.qualified))
+            .copied()
+    }
+
     pub fn string(&self, sym: Sym) -> &str {
         self.graph.strings.get(sym)
     }
@@ -1114,11 +1155,8 @@ impl GraphBuilder {
                 == (kept.to, kept.from, kept.line, kept.kind)
         });
         g.references.shrink_to_fit();
-        g.edges.sort_by(|a, b| {
-            (a.from, a.to, a.kind)
-                .cmp(&(b.from, b.to, b.kind))
-                .then(b.confidence.total_cmp(&a.confidence))
-        });
+        // By (from, to, kind), the surest first: one number compared, not four fields.
+        g.edges.sort_by_key(edge_order);
         g.edges.dedup_by(|later, kept| {
             (later.from, later.to, later.kind) == (kept.from, kept.to, kept.kind)
         });
@@ -1166,6 +1204,50 @@ mod tests {
         assert_eq!(g.find_id("File:shop/cart.py"), Some(file));
         assert_eq!(g.find_id("Function:shop/cart.py:Cart.add"), None);
         assert_eq!(g.find_id("garbage"), None);
+    }
+
+    #[test]
+    fn an_edges_order_number_sorts_as_its_fields_do() {
+        let confidences = [
+            f32::NAN,
+            -f32::NAN,
+            f32::NEG_INFINITY,
+            -1.0,
+            -0.0,
+            0.0,
+            0.3,
+            0.97,
+            1.0,
+            f32::INFINITY,
+        ];
+        let mut edges = Vec::new();
+        for (from, to) in [(0, 0), (0, 1), (1, 0), (u32::MAX, 7), (7, u32::MAX)] {
+            for kind in [EdgeKind::Contains, EdgeKind::Calls, EdgeKind::StepInProcess] {
+                for &confidence in &confidences {
+                    edges.push(Edge {
+                        from,
+                        to,
+                        kind,
+                        confidence,
+                        reason: Reason::Structure,
+                    });
+                }
+            }
+        }
+        let by_fields = |a: &Edge, b: &Edge| {
+            (a.from, a.to, a.kind)
+                .cmp(&(b.from, b.to, b.kind))
+                .then(b.confidence.total_cmp(&a.confidence))
+        };
+        for a in &edges {
+            for b in &edges {
+                assert_eq!(
+                    edge_order(a).cmp(&edge_order(b)),
+                    by_fields(a, b),
+                    "{a:?} {b:?}"
+                );
+            }
+        }
     }
 
     #[test]

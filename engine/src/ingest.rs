@@ -538,8 +538,8 @@ pub(crate) fn resolve_edges(
     earlier: Option<ResolveMemo>,
     changed: &[String],
 ) -> (Graph, ResolveStats, Layers, ResolveMemo, usize) {
-    let (graph, resolve, memo, resolved) = build_graph_kept(project, facts, earlier, changed);
-    let decorated = decorated_entries(&graph, facts);
+    let (graph, resolve, memo, resolved, decorated) =
+        build_graph_kept(project, facts, earlier, changed);
     (graph, resolve, Layers { decorated }, memo, resolved)
 }
 
@@ -579,26 +579,6 @@ impl Layers {
             ],
         )
     }
-}
-
-/// Definitions carrying a framework decorator or annotation (routes, commands, tasks).
-fn decorated_entries(graph: &Graph, facts: &[FileFacts]) -> std::collections::HashSet<u32> {
-    facts
-        .iter()
-        .flat_map(|f| {
-            f.defs
-                .iter()
-                .filter(|d| !d.decorators.is_empty())
-                .filter_map(move |d| {
-                    let id = format!("{}:{}:{}", d.kind, f.path, d.qualified);
-                    graph.find_id(&id).filter(|_| {
-                        d.decorators
-                            .iter()
-                            .any(|dec| process::is_entry_decorator(dec))
-                    })
-                })
-        })
-        .collect()
 }
 
 #[cfg(test)]

@@ -9,6 +9,18 @@ use crate::lang::Lang;
 
 impl<'a> Resolver<'a> {
     /// Folders, files and definitions, with CONTAINS, DEFINES and MEMBER_OF edges.
+    /// Notes a definition carrying a framework decorator (a process entry point) as the first
+    /// node of its kind at its location, the one its id names (`Graph::find_id`).
+    fn note_decorated(&mut self, id: u32) {
+        let Some(first) = self.b.first_at(id) else {
+            return;
+        };
+        let kind = |n: u32| self.b.node(n).map(|x| x.kind);
+        if kind(first) == kind(id) {
+            self.decorated.insert(first);
+        }
+    }
+
     pub(super) fn structure(&mut self) {
         let mut folders: HashMap<String, u32> = HashMap::default();
         for f in self.files.all {
@@ -55,7 +67,11 @@ impl<'a> Resolver<'a> {
             }
             let mut nodes = Vec::with_capacity(f.defs.len());
             let mut later: Vec<(usize, u32)> = Vec::new();
-            let mut top: HashMap<&'a str, Vec<u32>> = HashMap::default();
+            // Sized at once: grown step by step, the tables of every file cost more than filling.
+            let mut top: HashMap<&'a str, Vec<u32>> = HashMap::with_capacity_and_hasher(
+                f.defs.iter().filter(|d| d.parent.is_none()).count(),
+                Default::default(),
+            );
             for (i, d) in f.defs.iter().enumerate() {
                 let id = self.b.add_node(NewNode {
                     kind: d.kind,
@@ -71,6 +87,12 @@ impl<'a> Resolver<'a> {
                 nodes.push(id);
                 self.node_def
                     .insert(id, (self.file_node.len() - 1, i as u32));
+                if d.decorators
+                    .iter()
+                    .any(|dec| crate::process::is_entry_decorator(dec))
+                {
+                    self.note_decorated(id);
+                }
                 self.b
                     .add_edge(file, id, EdgeKind::Defines, 1.0, Reason::Definition);
                 let parent_kind = d

@@ -189,20 +189,32 @@ struct Resolver<'a> {
     adopted: NodeMap<'a, u32>,
     /// C++ methods with another definition of their name in their class (overloads).
     cpp_overloads: NodeSet<'a>,
+    /// Definitions carrying a framework decorator (process entry points), by node id.
+    decorated: std::collections::HashSet<u32>,
     stats: ResolveStats,
 }
+
+/// A resolution's graph, what the next resolution keeps, how many files were resolved, and the
+/// definitions carrying a framework decorator (process entry points) by node id.
+pub type Resolved = (
+    Graph,
+    ResolveStats,
+    ResolveMemo,
+    usize,
+    std::collections::HashSet<u32>,
+);
 
 /// Builds the graph of a project from its files' facts; from an earlier resolution of the same
 /// project before the `changed` paths changed (written, added or removed), only the files whose
 /// calls and references read something that changed are resolved again, the others keep their
 /// edges (see `memo`); `None` resolves every file, and both give the same graph. Also gives what
-/// the next resolution keeps, and how many files were resolved.
+/// the next resolution keeps, how many files were resolved and the decorated entry points.
 pub fn build_graph_kept(
     project: &str,
     files: &[FileFacts],
     earlier: Option<ResolveMemo>,
     changed: &[String],
-) -> (Graph, ResolveStats, ResolveMemo, usize) {
+) -> Resolved {
     build_graph_within(project, files, earlier, changed, memo::MEMO_BUDGET_BYTES)
 }
 
@@ -213,11 +225,11 @@ fn build_graph_within(
     earlier: Option<ResolveMemo>,
     changed: &[String],
     budget: usize,
-) -> (Graph, ResolveStats, ResolveMemo, usize) {
+) -> Resolved {
     let order: Vec<usize> = (0..files.len()).collect();
-    let (graph, stats, (memo, resolved)) =
+    let (graph, stats, (memo, resolved, decorated)) =
         resolve_in(project, files, &order, earlier, changed, budget);
-    (graph, stats, memo, resolved)
+    (graph, stats, memo, resolved, decorated)
 }
 
 /// [`build_graph_kept`] of every file, resolving the calls of the files in `order` (indexes into `files`; a file
@@ -240,7 +252,11 @@ fn resolve_in(
     earlier: Option<ResolveMemo>,
     changed: &[String],
     budget: usize,
-) -> (Graph, ResolveStats, (ResolveMemo, usize)) {
+) -> (
+    Graph,
+    ResolveStats,
+    (ResolveMemo, usize, std::collections::HashSet<u32>),
+) {
     let reads = Reads::default();
     let modules = ModuleIndex::build(files);
     let test_files = test_files(files, &modules);
@@ -278,8 +294,14 @@ fn resolve_in(
         foreign_methods: Vec::new(),
         adopted: NodeMap::new(&reads),
         cpp_overloads: NodeSet::new(&reads),
+        decorated: Default::default(),
         stats: ResolveStats::default(),
     };
+    // Most definitions are a global or a method, most methods a member: the project-wide
+    // tables sized at once rather than grown step by step.
+    r.globals.reserve(defs / 2);
+    r.methods.reserve(defs / 2);
+    r.members.reserve(defs / 8);
     r.structure();
     r.csharp_structure();
     r.ruby_structure();
@@ -305,7 +327,7 @@ fn resolve_in(
     };
     let resolved = r.plan.resolved;
     let memo = r.memo();
-    (r.b.build(), stats, (memo, resolved))
+    (r.b.build(), stats, (memo, resolved, r.decorated))
 }
 
 /// Marks the items of invocations of stand-in macros (macros defined anywhere in the project

@@ -41,7 +41,11 @@ impl Scopes {
             bindings: Vec::with_capacity(files.len()),
         };
         for (fi, f) in files.all.iter().enumerate() {
-            let mut map = HashMap::default();
+            // About one binding per imported name or module, sized at once.
+            let mut map = HashMap::with_capacity_and_hasher(
+                f.imports.iter().map(|i| i.names.len().max(1)).sum(),
+                Default::default(),
+            );
             // Imports for tests only first, so that the real ones of the same name replace them.
             for test_pass in [true, false] {
                 for import in f
