@@ -2,7 +2,9 @@
 //! throughput, graph size and memory. Usage: `cargo bench -p nexus-engine --bench ingest -- DIR...`
 //! (folders from `../shared/corpora/fetch.sh django|effect|tokio`), or `--synthetic N` for a
 //! generated repository of N Python files in nested packages that import and call each other.
-//! Also times what a reload does instead: search index build, snapshot encode and decode.
+//! Also times what a reload does instead: search index build, snapshot encode and decode
+//! (`--save-snapshot FILE` writes the snapshot, which `nexus-tools`' latency bench reads), and
+//! splits the heap kept after indexing into the graph, the texts and the files' facts.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::path::Path;
@@ -94,6 +96,7 @@ type Job = (String, Box<dyn Fn() -> Vec<SourceFile>>);
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut jobs: Vec<Job> = Vec::new();
+    let mut save_to: Option<String> = None;
     let mut i = 0;
     while i < args.len() {
         match args[i].as_str() {
@@ -103,6 +106,10 @@ fn main() {
                     .and_then(|n| n.parse().ok())
                     .unwrap_or(50_000);
                 jobs.push((format!("synthetic-{n}"), Box::new(move || synthetic(n))));
+                i += 1;
+            }
+            "--save-snapshot" => {
+                save_to = args.get(i + 1).cloned();
                 i += 1;
             }
             flag if flag.starts_with("--") => {}
@@ -261,9 +268,22 @@ fn main() {
             mb(PEAK.load(Ordering::Relaxed) - before),
             mb(LIVE.load(Ordering::Relaxed)),
         );
-        reload_figures(&graph, &files);
+        reload_figures(&graph, &files, save_to.as_deref());
         text_figures(&graph, &files);
         picture_figures(&graph);
+        let packed = files.sources().packed_bytes();
+        let live = LIVE.load(Ordering::Relaxed);
+        drop(files);
+        let workspace = live - LIVE.load(Ordering::Relaxed);
+        let live = LIVE.load(Ordering::Relaxed);
+        drop(graph);
+        println!(
+            "kept after indexing: graph {:.1} MB; files {:.1} MB (texts {:.1} MB packed, facts and the rest {:.1} MB)",
+            mb(live - LIVE.load(Ordering::Relaxed)),
+            mb(workspace),
+            mb(packed),
+            mb(workspace.saturating_sub(packed)),
+        );
     }
 }
 
@@ -310,7 +330,7 @@ fn picture_figures(graph: &nexus_engine::Graph) {
 }
 
 /// Search index build and the snapshot round trip a reload performs instead of indexing.
-fn reload_figures(graph: &nexus_engine::Graph, files: &Workspace) {
+fn reload_figures(graph: &nexus_engine::Graph, files: &Workspace, save_to: Option<&str>) {
     let ms = |t: Instant| t.elapsed().as_secs_f64() * 1000.0;
     let t = Instant::now();
     let before = LIVE.load(Ordering::Relaxed);
@@ -329,6 +349,11 @@ fn reload_figures(graph: &nexus_engine::Graph, files: &Workspace) {
         Err(err) => return eprintln!("snapshot: {err}"),
     };
     let encode_ms = ms(t);
+    if let Some(path) = save_to
+        && let Err(err) = std::fs::write(path, &blob)
+    {
+        eprintln!("{path}: {err}");
+    }
     let t = Instant::now();
     let decoded = snapshot::decode(&blob);
     let decode_ms = ms(t);

@@ -2,7 +2,7 @@
 //! case sensitivity and context lines; totals, files searched, and a clear error for bad regex.
 //! Bounded: a pattern length cap, a compiled-size cap, and a time budget and the caller's cancel
 //! checked between files and between the `SEGMENT_BYTES` pieces of a large file. Files that cannot
-//! hold a match (`grep_filter`) are skipped unread.
+//! hold a match (`grep_filter`: they lack what every match starts or ends with) are skipped unread.
 
 use globset::Glob;
 use nexus_shared::params::{Format, GrepParams};
@@ -427,8 +427,8 @@ mod tests {
                 cancelled: cancelled_after_the_first_check,
                 ..*ctx
             };
-            // No required literal: the trigram filter cannot skip the file.
-            let err = run(&cancelled, &params("[a-z]+TODO")).unwrap_err();
+            // No required prefix or suffix: the trigram filter cannot skip the file.
+            let err = run(&cancelled, &params("[a-z]+TODO[a-z]+")).unwrap_err();
             assert_eq!(err.code, ErrorCode::Cancelled);
             assert!(err.message.contains("file number 1"), "{}", err.message);
         });
