@@ -202,15 +202,21 @@ pub fn run_within(ctx: &ToolContext, p: &GrepParams, budget_ms: f64) -> Result<S
         let name_matches = glob.as_ref().is_none_or(|g| {
             g.is_match(path) || g.is_match(path.rsplit('/').next().unwrap_or(path))
         });
-        if !name_matches || is_secret(path) {
+        if !name_matches {
             continue;
         }
-        files_searched += 1;
         if let (Some(filter), Some(needs)) = (filter, &needs)
             && !filter.may_match(index, needs)
         {
+            files_searched += 1;
             continue;
         }
+        // The texts hold no secret (indexing and a restore refuse them): this guards the read
+        // only, after the filter, as it costs an allocation per path.
+        if is_secret(path) {
+            continue;
+        }
+        files_searched += 1;
         let Some(text) = ctx.sources.get(path) else {
             continue;
         };
