@@ -398,6 +398,8 @@ fn facts_figures(name: &str, files: Vec<nexus_engine::SourceFile>, every: usize)
     let filtered = nexus_engine::filter_files(files, &|| 0.0);
     let sample: Vec<_> = filtered.to_parse.into_iter().step_by(every).collect();
     let count = sample.len();
+    // The sample's bytes are freed as it is parsed: counted back in.
+    let sample_bytes: usize = sample.iter().map(|(_, file)| file.bytes.capacity()).sum();
     let before = LIVE.load(Ordering::Relaxed);
     let mut facts = Vec::with_capacity(count);
     let mut rest = sample;
@@ -405,7 +407,7 @@ fn facts_figures(name: &str, files: Vec<nexus_engine::SourceFile>, every: usize)
         let tail = rest.split_off(rest.len().saturating_sub(256));
         facts.extend(nexus_engine::parse_files(tail).into_iter().map(|p| p.facts));
     }
-    let extracted = LIVE.load(Ordering::Relaxed) - before;
+    let extracted = (LIVE.load(Ordering::Relaxed) + sample_bytes).saturating_sub(before);
     let exact = copy_heap(&facts, |f| f) + count * size_of::<nexus_engine::FileFacts>();
     println!(
         "== {name}: facts of {count} files (every {every}th): {:.1} MB as extracted, {:.1} MB as exact copies; ×{every}: {:.0} MB",
