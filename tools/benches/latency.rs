@@ -46,7 +46,15 @@ fn elapsed_ms() -> f64 {
 }
 
 /// CPU milliseconds this thread has run: what a loaded machine does not inflate, unlike wall
+/// time (0 where the bench is only type-checked: wasm32).
+#[cfg(target_arch = "wasm32")]
+fn thread_cpu_ms() -> f64 {
+    0.0
+}
+
+/// CPU milliseconds this thread has run: what a loaded machine does not inflate, unlike wall
 /// time.
+#[cfg(not(target_arch = "wasm32"))]
 fn thread_cpu_ms() -> f64 {
     let mut now = libc::timespec {
         tv_sec: 0,
