@@ -2,7 +2,11 @@
 //! throughput, graph size and memory. Usage: `cargo bench -p nexus-engine --bench ingest -- DIR...`
 //! (folders from `../shared/corpora/fetch.sh django|effect|tokio`), or `--synthetic N` for a
 //! generated repository of N Python files in nested packages that import and call each other.
-//! Also times what a reload does instead: search index build, snapshot encode and decode.
+//! Also times what a reload does instead: search index build, snapshot encode and decode
+//! (`--save-snapshot FILE` writes the snapshot, which `nexus-tools`' latency bench reads), and
+//! splits the heap kept after indexing into the graph, the texts and the files' facts.
+//! `--facts-sample N` instead parses every Nth source file only and prints the heap its facts
+//! hold, field by field (each field's heap is that of an exact copy), to see what facts cost.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::path::Path;
@@ -94,6 +98,8 @@ type Job = (String, Box<dyn Fn() -> Vec<SourceFile>>);
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut jobs: Vec<Job> = Vec::new();
+    let mut save_to: Option<String> = None;
+    let mut facts_sample: Option<usize> = None;
     let mut i = 0;
     while i < args.len() {
         match args[i].as_str() {
@@ -103,6 +109,14 @@ fn main() {
                     .and_then(|n| n.parse().ok())
                     .unwrap_or(50_000);
                 jobs.push((format!("synthetic-{n}"), Box::new(move || synthetic(n))));
+                i += 1;
+            }
+            "--facts-sample" => {
+                facts_sample = args.get(i + 1).and_then(|n| n.parse().ok());
+                i += 1;
+            }
+            "--save-snapshot" => {
+                save_to = args.get(i + 1).cloned();
                 i += 1;
             }
             flag if flag.starts_with("--") => {}
@@ -127,6 +141,10 @@ fn main() {
     for (name, load) in jobs {
         let read_start = Instant::now();
         let files = load();
+        if let Some(every) = facts_sample {
+            facts_figures(&name, files, every.max(1));
+            continue;
+        }
         let read_ms = read_start.elapsed().as_secs_f64() * 1000.0;
         let clock_start = Instant::now();
         let clock = || clock_start.elapsed().as_secs_f64() * 1000.0;
@@ -261,9 +279,22 @@ fn main() {
             mb(PEAK.load(Ordering::Relaxed) - before),
             mb(LIVE.load(Ordering::Relaxed)),
         );
-        reload_figures(&graph, &files);
+        reload_figures(&graph, &files, save_to.as_deref());
         text_figures(&graph, &files);
         picture_figures(&graph);
+        let packed = files.sources().packed_bytes();
+        let live = LIVE.load(Ordering::Relaxed);
+        drop(files);
+        let workspace = live - LIVE.load(Ordering::Relaxed);
+        let live = LIVE.load(Ordering::Relaxed);
+        drop(graph);
+        println!(
+            "kept after indexing: graph {:.1} MB; files {:.1} MB (texts {:.1} MB packed, facts and the rest {:.1} MB)",
+            mb(live - LIVE.load(Ordering::Relaxed)),
+            mb(workspace),
+            mb(packed),
+            mb(workspace.saturating_sub(packed)),
+        );
     }
 }
 
@@ -310,7 +341,7 @@ fn picture_figures(graph: &nexus_engine::Graph) {
 }
 
 /// Search index build and the snapshot round trip a reload performs instead of indexing.
-fn reload_figures(graph: &nexus_engine::Graph, files: &Workspace) {
+fn reload_figures(graph: &nexus_engine::Graph, files: &Workspace, save_to: Option<&str>) {
     let ms = |t: Instant| t.elapsed().as_secs_f64() * 1000.0;
     let t = Instant::now();
     let before = LIVE.load(Ordering::Relaxed);
@@ -329,6 +360,11 @@ fn reload_figures(graph: &nexus_engine::Graph, files: &Workspace) {
         Err(err) => return eprintln!("snapshot: {err}"),
     };
     let encode_ms = ms(t);
+    if let Some(path) = save_to
+        && let Err(err) = std::fs::write(path, &blob)
+    {
+        eprintln!("{path}: {err}");
+    }
     let t = Instant::now();
     let decoded = snapshot::decode(&blob);
     let decode_ms = ms(t);
@@ -341,5 +377,87 @@ fn reload_figures(graph: &nexus_engine::Graph, files: &Workspace) {
         files.sources().raw_bytes() as f64 / 1e6,
         files.sources().packed_bytes() as f64 / 1e6,
         decode_ms + search_ms
+    );
+}
+
+/// The heap an exact copy of `field` of every one of `facts` holds.
+fn copy_heap<T: Clone>(
+    facts: &[nexus_engine::FileFacts],
+    field: impl Fn(&nexus_engine::FileFacts) -> &T,
+) -> usize {
+    let before = LIVE.load(Ordering::Relaxed);
+    let copies: Vec<T> = facts.iter().map(|f| field(f).clone()).collect();
+    let held = LIVE.load(Ordering::Relaxed) - before - copies.capacity() * size_of::<T>();
+    drop(copies);
+    held
+}
+
+/// Every `every`th source file parsed; the heap their facts hold as extracted and, by field, as
+/// exact copies (what a compact representation would start from).
+fn facts_figures(name: &str, files: Vec<nexus_engine::SourceFile>, every: usize) {
+    let filtered = nexus_engine::filter_files(files, &|| 0.0);
+    let sample: Vec<_> = filtered.to_parse.into_iter().step_by(every).collect();
+    let count = sample.len();
+    // The sample's bytes are freed as it is parsed: counted back in.
+    let sample_bytes: usize = sample.iter().map(|(_, file)| file.bytes.capacity()).sum();
+    let before = LIVE.load(Ordering::Relaxed);
+    let mut facts = Vec::with_capacity(count);
+    let mut rest = sample;
+    while !rest.is_empty() {
+        let tail = rest.split_off(rest.len().saturating_sub(256));
+        facts.extend(nexus_engine::parse_files(tail).into_iter().map(|p| p.facts));
+    }
+    let extracted = (LIVE.load(Ordering::Relaxed) + sample_bytes).saturating_sub(before);
+    let exact = copy_heap(&facts, |f| f) + count * size_of::<nexus_engine::FileFacts>();
+    println!(
+        "== {name}: facts of {count} files (every {every}th): {:.1} MB as extracted, {:.1} MB as exact copies; ×{every}: {:.0} MB",
+        mb(extracted),
+        mb(exact),
+        mb(extracted * every)
+    );
+    macro_rules! fields {
+        ($($field:ident),* $(,)?) => {{
+            let mut sizes = vec![$((stringify!($field), copy_heap(&facts, |f| &f.$field))),*];
+            sizes.sort_by(|a, b| b.1.cmp(&a.1));
+            for (field, bytes) in sizes.iter().take(12) {
+                println!("  {field:<22} {:>8.1} MB (×{every}: {:>6.0} MB)", mb(*bytes), mb(bytes * every));
+            }
+        }};
+    }
+    fields!(
+        path,
+        defs,
+        imports,
+        calls,
+        bindings,
+        call_bindings,
+        element_bindings,
+        path_bindings,
+        binding_spans,
+        call_binding_spans,
+        element_binding_spans,
+        closure_bindings,
+        closure_binding_spans,
+        tuple_returns,
+        closure_params,
+        locals,
+        type_aliases,
+        type_alias_lines,
+        type_params,
+        type_param_traits,
+        attr_type_args,
+        impl_arguments,
+        deref_targets,
+        conformances,
+        attr_bindings,
+        attr_calls,
+        package,
+        test_spans,
+        module_paths,
+        test_modules,
+        stand_in_macros,
+        item_macros,
+        ref_names,
+        refs,
     );
 }

@@ -319,6 +319,46 @@ pub struct FileFacts {
 }
 
 impl FileFacts {
+    /// Gives back the spare room extraction left in its lists (a list grown by pushing holds
+    /// up to twice what it needs). Facts are kept as long as the project is open: on the Linux
+    /// kernel the room was a quarter of their heap (ingest bench `--facts-sample`).
+    pub fn shrink_to_fit(&mut self) {
+        self.defs.shrink_to_fit();
+        self.imports.shrink_to_fit();
+        self.calls.shrink_to_fit();
+        self.bindings.shrink_to_fit();
+        self.call_bindings.shrink_to_fit();
+        self.element_bindings.shrink_to_fit();
+        self.path_bindings.shrink_to_fit();
+        self.binding_spans.shrink_to_fit();
+        self.call_binding_spans.shrink_to_fit();
+        self.element_binding_spans.shrink_to_fit();
+        self.closure_bindings.shrink_to_fit();
+        self.closure_binding_spans.shrink_to_fit();
+        self.tuple_returns.shrink_to_fit();
+        self.closure_params.shrink_to_fit();
+        self.locals.shrink_to_fit();
+        self.type_aliases.shrink_to_fit();
+        self.type_alias_lines.shrink_to_fit();
+        self.type_params.shrink_to_fit();
+        self.type_param_traits.shrink_to_fit();
+        self.attr_type_args.shrink_to_fit();
+        self.impl_arguments.shrink_to_fit();
+        self.deref_targets.shrink_to_fit();
+        self.conformances.shrink_to_fit();
+        self.attr_bindings.shrink_to_fit();
+        self.attr_calls.shrink_to_fit();
+        self.test_spans.shrink_to_fit();
+        self.module_paths.shrink_to_fit();
+        self.test_modules.shrink_to_fit();
+        self.stand_in_macros.shrink_to_fit();
+        self.item_macros.shrink_to_fit();
+        self.ref_names.shrink_to_fit();
+        self.refs.shrink_to_fit();
+    }
+}
+
+impl FileFacts {
     /// Records that `var` holds a value of `type_name` in `scope`; nothing for an empty name or
     /// type (what a declaration did not say).
     pub fn bind_type(&mut self, scope: Option<u32>, var: &str, type_name: String) {

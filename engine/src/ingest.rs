@@ -159,13 +159,15 @@ pub struct Parsed {
 
 pub(crate) fn extract_one(extractor: &mut Extractor, lang: Lang, file: SourceFile) -> Parsed {
     let (text, utf8) = decode(file.bytes);
-    let facts = extractor.extract(&file.path, lang, &text);
+    let mut facts = extractor.extract(&file.path, lang, &text);
+    facts.shrink_to_fit();
     Parsed { facts, text, utf8 }
 }
 
 /// A file parsed elsewhere: its facts, with its text decoded here from the same bytes.
-pub fn parsed_from(bytes: Vec<u8>, facts: FileFacts) -> Parsed {
+pub fn parsed_from(bytes: Vec<u8>, mut facts: FileFacts) -> Parsed {
     let (text, utf8) = decode(bytes);
+    facts.shrink_to_fit();
     Parsed { facts, text, utf8 }
 }
 
@@ -666,6 +668,21 @@ mod tests {
             "{} bytes of room kept",
             text.capacity()
         );
+    }
+
+    #[test]
+    fn kept_facts_hold_no_spare_room() {
+        let body: String = (0..100).map(|i| format!("    g{i}(x)\n")).collect();
+        let text = format!("def f(x):\n{body}");
+        let parsed = parse_files(vec![(Lang::Python, file("a.py", &text))]);
+        let facts = &parsed[0].facts;
+        assert_eq!(facts.calls.len(), 100);
+        assert_eq!(facts.calls.capacity(), facts.calls.len());
+        assert_eq!(facts.defs.capacity(), facts.defs.len());
+        let mut sent = facts.clone();
+        sent.calls.reserve(1000);
+        let received = parsed_from(text.into_bytes(), sent);
+        assert_eq!(received.facts.calls.capacity(), 100);
     }
 
     #[test]

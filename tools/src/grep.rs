@@ -2,7 +2,7 @@
 //! case sensitivity and context lines; totals, files searched, and a clear error for bad regex.
 //! Bounded: a pattern length cap, a compiled-size cap, and a time budget and the caller's cancel
 //! checked between files and between the `SEGMENT_BYTES` pieces of a large file. Files that cannot
-//! hold a match (`grep_filter`) are skipped unread.
+//! hold a match (`grep_filter`: they lack what every match starts or ends with) are skipped unread.
 
 use globset::Glob;
 use nexus_shared::params::{Format, GrepParams};
@@ -202,15 +202,21 @@ pub fn run_within(ctx: &ToolContext, p: &GrepParams, budget_ms: f64) -> Result<S
         let name_matches = glob.as_ref().is_none_or(|g| {
             g.is_match(path) || g.is_match(path.rsplit('/').next().unwrap_or(path))
         });
-        if !name_matches || is_secret(path) {
+        if !name_matches {
             continue;
         }
-        files_searched += 1;
         if let (Some(filter), Some(needs)) = (filter, &needs)
             && !filter.may_match(index, needs)
         {
+            files_searched += 1;
             continue;
         }
+        // The texts hold no secret (indexing and a restore refuse them): this guards the read
+        // only, after the filter, as it costs an allocation per path.
+        if is_secret(path) {
+            continue;
+        }
+        files_searched += 1;
         let Some(text) = ctx.sources.get(path) else {
             continue;
         };
@@ -427,8 +433,8 @@ mod tests {
                 cancelled: cancelled_after_the_first_check,
                 ..*ctx
             };
-            // No required literal: the trigram filter cannot skip the file.
-            let err = run(&cancelled, &params("[a-z]+TODO")).unwrap_err();
+            // No required prefix or suffix: the trigram filter cannot skip the file.
+            let err = run(&cancelled, &params("[a-z]+TODO[a-z]+")).unwrap_err();
             assert_eq!(err.code, ErrorCode::Cancelled);
             assert!(err.message.contains("file number 1"), "{}", err.message);
         });

@@ -1,10 +1,12 @@
 //! A per-file filter for `grep`: a bitset of each file's case-folded byte trigrams, built once per
-//! graph on the first grep, and the literals every match of a pattern must start with.
-//! A file whose bitset lacks a trigram of every such literal cannot match and is not scanned.
+//! graph on the first grep, and the literals every match of a pattern must start with and end with.
+//! A file whose bitset lacks a trigram of every such starting (or ending) literal cannot match and
+//! is not scanned.
 
 use nexus_engine::Sources;
 use regex_syntax::ParserBuilder;
-use regex_syntax::hir::literal::Extractor;
+use regex_syntax::hir::Hir;
+use regex_syntax::hir::literal::{ExtractKind, Extractor};
 
 /// Shortest literal worth filtering by: it must hold one trigram.
 const MIN_LITERAL: usize = 3;
@@ -68,17 +70,19 @@ impl TrigramFilter {
         let Some(bits) = self.files.get(index) else {
             return true;
         };
-        needs
-            .0
-            .iter()
-            .any(|literal| literal.iter().all(|&t| bits.has(t)))
+        needs.0.iter().all(|one_of| {
+            one_of
+                .iter()
+                .any(|literal| literal.iter().all(|&t| bits.has(t)))
+        })
     }
 }
 
-/// What every match of a pattern starts with: one of these literals, each as its case-folded
-/// trigrams. `None` when some match may start otherwise (a short or unknown prefix).
+/// What every match of a pattern starts with and what it ends with: each a set of literals (as
+/// their case-folded trigrams) of which a match holds one. A set is left out when some match may
+/// start (or end) otherwise: a short or unknown prefix (suffix). `None` when both are left out.
 #[derive(Debug, PartialEq)]
-pub struct Needs(Vec<Vec<u32>>);
+pub struct Needs(Vec<Vec<Vec<u32>>>);
 
 impl Needs {
     pub fn of(pattern: &str, case_insensitive: bool) -> Option<Needs> {
@@ -89,18 +93,34 @@ impl Needs {
             .build()
             .parse(pattern)
             .ok()?;
-        let seq = Extractor::new().extract(&hir);
-        let literals = seq.literals()?;
-        if literals.is_empty() || literals.iter().any(|l| l.as_bytes().len() < MIN_LITERAL) {
-            return None;
-        }
-        Some(Needs(
-            literals
-                .iter()
-                .map(|l| l.as_bytes().windows(3).map(trigram).collect())
-                .collect(),
-        ))
+        let mut sets: Vec<Vec<Vec<u32>>> = [ExtractKind::Prefix, ExtractKind::Suffix]
+            .into_iter()
+            .filter_map(|kind| literal_trigrams(&hir, kind))
+            .collect();
+        // A literal pattern is its own prefix and suffix.
+        sets.dedup();
+        (!sets.is_empty()).then_some(Needs(sets))
     }
+}
+
+/// The literals of `kind` (prefixes or suffixes) one of which every match of `hir` holds, each as
+/// its case-folded trigrams; `None` when there is no such set of literals of at least
+/// `MIN_LITERAL` bytes.
+fn literal_trigrams(hir: &Hir, kind: ExtractKind) -> Option<Vec<Vec<u32>>> {
+    let seq = Extractor::new().kind(kind).extract(hir);
+    let literals = seq.literals()?;
+    if literals.is_empty() || literals.iter().any(|l| l.as_bytes().len() < MIN_LITERAL) {
+        return None;
+    }
+    // Case-insensitive patterns give every spelling of a literal (`TODO`, `ToDo` …), which
+    // fold to the same trigrams: each folded list is checked once.
+    let mut folded: Vec<Vec<u32>> = literals
+        .iter()
+        .map(|l| l.as_bytes().windows(3).map(trigram).collect())
+        .collect();
+    folded.sort_unstable();
+    folded.dedup();
+    Some(folded)
 }
 
 #[cfg(test)]
@@ -126,11 +146,47 @@ mod tests {
     }
 
     #[test]
-    fn patterns_without_a_required_prefix_are_not_filtered() {
-        for pattern in ["\\w+_view", "a|bc", ".*x", "(?:ab)?cd", "", "[a-z]{3}"] {
+    fn every_spelling_of_a_case_insensitive_literal_is_one_check() {
+        let todo = vec![trigram(b"tod"), trigram(b"odo")];
+        assert_eq!(
+            Needs::of("TODO", true),
+            Some(Needs(vec![vec![todo.clone()]]))
+        );
+        assert_eq!(Needs::of("todo", false), Some(Needs(vec![vec![todo]])));
+        let Some(Needs(sets)) = Needs::of("kmem_cache_alloc", true) else {
+            panic!("a long literal has trigrams");
+        };
+        assert_eq!(sets.len(), 2, "a prefix and a suffix: {sets:?}");
+        // Only the Kelvin sign (which `k` matches case-insensitively) spells `kmem` otherwise.
+        assert!(sets.iter().all(|one_of| one_of.len() <= 2), "{sets:?}");
+    }
+
+    #[test]
+    fn a_file_holding_the_start_of_a_match_but_not_its_end_is_skipped() {
+        let s = sources(&[
+            ("a.c", "#ifdef CONFIG_X\n#endif\n"),
+            ("b.py", "def index_view(request):\n"),
+        ]);
+        let filter = TrigramFilter::build(&s);
+        let needs = Needs::of("def \\w+_view\\(", true).unwrap();
+        assert!(!filter.may_match(0, &needs));
+        assert!(filter.may_match(1, &needs));
+    }
+
+    #[test]
+    fn patterns_without_a_required_prefix_or_suffix_are_not_filtered() {
+        for pattern in [
+            "\\w+_\\w",
+            "a|bc",
+            ".*x.*",
+            "(?:ab)?c(?:de)?",
+            "",
+            "[a-z]{3}",
+        ] {
             assert_eq!(Needs::of(pattern, true), None, "{pattern}");
         }
         assert!(Needs::of("def \\w+_view\\(", true).is_some());
+        assert!(Needs::of("\\w+_view\\(", true).is_some());
         assert!(Needs::of("get_object_or_404|render", false).is_some());
     }
 
@@ -140,7 +196,7 @@ mod tests {
         #[test]
         fn a_skipped_file_never_matches(
             text in "(ab|TODO|tOdO|x\\n|é|Kk|\\r\\n| ){0,40}",
-            pattern in proptest::sample::select(vec!["todo", "TODO", "ab x", "k", "ékk", "odo|abab", "(?i)kab"]),
+            pattern in proptest::sample::select(vec!["todo", "TODO", "ab x", "k", "ékk", "odo|abab", "(?i)kab", "\\w+ODO", "[a-z]*b x", "(?:x|ab)\\s*TODO", "T\\w*do"]),
             case_insensitive in proptest::bool::ANY,
         ) {
             let s = sources(&[("f", text.as_str())]);
