@@ -153,7 +153,10 @@ fn c_a_name_two_headers_define_is_the_one_nearest_in_include_order_not_path_orde
             "use.c",
             "#include \"a_far.h\"\n#include \"z_near.h\"\nint go(void) { return pick(); }\n",
         ),
-        ("only.c", "#include \"z_near.h\"\nint one(void) { return pick(); }\n"),
+        (
+            "only.c",
+            "#include \"z_near.h\"\nint one(void) { return pick(); }\n",
+        ),
         ("z_near.h", pick),
     ]);
     assert_eq!(
