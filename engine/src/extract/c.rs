@@ -4,7 +4,7 @@
 use tree_sitter::Node;
 
 use super::{doc_line, field, header_before_body, line, named_children, new_def, push_call};
-use super::{push_children, text};
+use super::{push_inner_children, text};
 use crate::facts::{Callee, Def, FileFacts, Import};
 use crate::graph::NodeKind;
 
@@ -61,7 +61,8 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
             }
             _ => {}
         }
-        push_children(&mut cursor, node, scope, &mut stack);
+        // Every node this walk acts on has children.
+        push_inner_children(&mut cursor, node, scope, &mut stack);
     }
 }
 

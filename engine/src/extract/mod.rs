@@ -59,7 +59,7 @@ impl Extractor {
     /// with one syntax error counted; partial parses keep what was understood.
     pub fn extract(&mut self, path: &str, lang: Lang, source: &str) -> FileFacts {
         let mut facts = FileFacts::new(path, lang);
-        facts.lines = source.lines().count() as u32;
+        facts.lines = line_count(source);
         let parser = self.parser(lang);
         let parsed_text = match lang {
             Lang::Python => comment_runs::blank_long_comment_runs(source),
@@ -134,6 +134,13 @@ impl Extractor {
     }
 }
 
+/// The lines `str::lines` yields (a last line needs no line break), counted without splitting.
+fn line_count(source: &str) -> u32 {
+    let breaks = source.bytes().filter(|&b| b == b'\n').count();
+    let unterminated = !source.is_empty() && !source.ends_with('\n');
+    (breaks + usize::from(unterminated)) as u32
+}
+
 fn count_errors(root: Node) -> u32 {
     let mut count = 0;
     let mut stack = vec![root];
@@ -181,6 +188,30 @@ pub(crate) fn push_children<'t, T: Clone>(
         loop {
             let child = cursor.node();
             if child.is_named() {
+                stack.push((child, tag.clone()));
+            }
+            if !cursor.goto_next_sibling() {
+                break;
+            }
+        }
+    }
+    stack[start..].reverse();
+}
+
+/// [`push_children`] without the children that have none of their own (names, literals): for
+/// walks that look at inner nodes only, so leaves need not be pushed, popped and looked at.
+pub(crate) fn push_inner_children<'t, T: Clone>(
+    cursor: &mut TreeCursor<'t>,
+    node: Node<'t>,
+    tag: T,
+    stack: &mut Vec<(Node<'t>, T)>,
+) {
+    let start = stack.len();
+    cursor.reset(node);
+    if cursor.goto_first_child() {
+        loop {
+            let child = cursor.node();
+            if child.is_named() && child.child_count() > 0 {
                 stack.push((child, tag.clone()));
             }
             if !cursor.goto_next_sibling() {
@@ -344,6 +375,17 @@ mod tests {
             ["A<B | C>", "(() => D | E)", "undefined"]
         );
         assert!(split_outside_brackets("  ", ',').is_empty());
+    }
+
+    #[test]
+    fn lines_are_counted_as_str_lines_yields_them() {
+        for source in ["", "a", "a\n", "a\nb", "a\r\nb\r\n", "\n\n", "a\n\nb\n"] {
+            assert_eq!(
+                line_count(source),
+                source.lines().count() as u32,
+                "{source:?}"
+            );
+        }
     }
 
     #[test]

@@ -1,6 +1,8 @@
 //! Names used without being called or defined — types, values passed, reads, writes — as
 //! `FileFacts::refs`, one walk per file driven by each language's `RefSyntax` table.
 
+use std::borrow::Cow;
+
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use tree_sitter::{Node, TreeCursor};
 
@@ -659,8 +661,9 @@ pub(crate) fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
     let Some(syntax) = syntax(facts.lang) else {
         return;
     };
-    let mut found: Vec<(String, u32, RefKind)> = Vec::new();
-    let mut bound: Vec<(String, u32)> = Vec::new();
+    // Names borrow the source (a file names thousands; only the distinct ones are copied).
+    let mut found: Vec<(Cow<str>, u32, RefKind)> = Vec::new();
+    let mut bound: Vec<(Cow<str>, u32)> = Vec::new();
     let mut cursor = root.walk();
     let mut stack: Vec<(Node, Place, Option<&str>)> = vec![(root, Place::Use(RefKind::Read), None)];
     while let Some((node, place, field)) = stack.pop() {
@@ -680,23 +683,29 @@ pub(crate) fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
                 });
             if defines {
                 if place == Place::Bound {
-                    bound.push((text(node, src).to_owned(), line));
+                    bound.push((Cow::Borrowed(text(node, src)), line));
                 }
                 continue;
             }
             let name = text(node, src);
             let as_type =
                 syntax.type_names.contains(&kind) && place != Place::Use(RefKind::Inherit);
+            let name = Cow::Borrowed(name);
             match place {
-                _ if as_type => found.push((name.to_owned(), line, RefKind::Type)),
-                Place::Use(use_kind) => found.push((name.to_owned(), line, use_kind)),
-                Place::Bound => bound.push((name.to_owned(), line)),
+                _ if as_type => found.push((name, line, RefKind::Type)),
+                Place::Use(use_kind) => found.push((name, line, use_kind)),
+                Place::Bound => bound.push((name, line)),
                 Place::Declared => {}
             }
             continue;
         }
         if let Some(&(_, object, _)) = syntax.chains.iter().find(|(k, _, _)| *k == kind) {
-            let written: String = text(node, src).split_whitespace().collect();
+            let raw = text(node, src);
+            let written: Cow<str> = if raw.contains(char::is_whitespace) {
+                Cow::Owned(raw.split_whitespace().collect())
+            } else {
+                Cow::Borrowed(raw)
+            };
             let pure = written
                 .chars()
                 .all(|c| c.is_alphanumeric() || matches!(c, '_' | '.' | ':' | '$'));
@@ -708,7 +717,11 @@ pub(crate) fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
                 let mut end = 0;
                 while let Some(at) = written[end..].find(['.', ':']).map(|i| i + end) {
                     if at > 0 && !written[..at].ends_with(':') {
-                        found.push((written[..at].to_owned(), line, RefKind::Read));
+                        let read = match &written {
+                            Cow::Borrowed(whole) => Cow::Borrowed(&whole[..at]),
+                            Cow::Owned(whole) => Cow::Owned(whole[..at].to_owned()),
+                        };
+                        found.push((read, line, RefKind::Read));
                     }
                     end = at + 1;
                 }
@@ -810,17 +823,17 @@ fn field_or_first<'t>(node: Node<'t>, name: &str) -> Option<Node<'t>> {
 
 /// Every name in an import statement, as an import reference at its own line (the resolver
 /// keeps those the file's imports bind).
-fn imported_names(
+fn imported_names<'s>(
     node: Node,
-    src: &[u8],
+    src: &'s [u8],
     syntax: &RefSyntax,
-    found: &mut Vec<(String, u32, RefKind)>,
+    found: &mut Vec<(Cow<'s, str>, u32, RefKind)>,
 ) {
     let mut stack = vec![node];
     while let Some(n) = stack.pop() {
         if syntax.names.contains(&n.kind()) {
             found.push((
-                text(n, src).to_owned(),
+                Cow::Borrowed(text(n, src)),
                 n.start_position().row as u32 + 1,
                 RefKind::Import,
             ));
@@ -859,7 +872,11 @@ fn push_fields<'t>(
 
 /// Places each reference in its innermost definition, drops bare names bound in a function
 /// around them, and stores the rest once each (names interned per file).
-fn store(facts: &mut FileFacts, mut found: Vec<(String, u32, RefKind)>, bound: Vec<(String, u32)>) {
+fn store(
+    facts: &mut FileFacts,
+    mut found: Vec<(Cow<str>, u32, RefKind)>,
+    bound: Vec<(Cow<str>, u32)>,
+) {
     found.sort_by_key(|&(_, line, _)| line);
     let scopes = scopes_at(facts, found.iter().map(|&(_, line, _)| line));
     let bound_scopes = scopes_at(facts, {
@@ -877,16 +894,16 @@ fn store(facts: &mut FileFacts, mut found: Vec<(String, u32, RefKind)>, bound: V
                 .get(def as usize)
                 .is_some_and(|d| d.kind.is_callable())
         {
-            locals.insert((def, name.as_str()));
+            locals.insert((def, name.as_ref()));
         }
     }
-    let mut names: HashMap<String, u32> = HashMap::default();
+    let mut names: HashMap<Cow<str>, u32> = HashMap::default();
     let mut seen: HashSet<NameRef> = HashSet::default();
-    for ((name, line, kind), scope) in found.into_iter().zip(scopes) {
-        if NEVER_SYMBOLS.contains(&name.as_str()) || name.is_empty() {
+    for (&(ref name, line, kind), scope) in found.iter().zip(scopes) {
+        if NEVER_SYMBOLS.contains(&name.as_ref()) || name.is_empty() {
             continue;
         }
-        let head = name.split(['.', ':']).next().unwrap_or(&name);
+        let head = name.split(['.', ':']).next().unwrap_or(name.as_ref());
         if NEVER_SYMBOLS.contains(&head) && head != "self" && head != "this" && head != "cls" {
             continue;
         }
@@ -904,7 +921,13 @@ fn store(facts: &mut FileFacts, mut found: Vec<(String, u32, RefKind)>, bound: V
             continue;
         }
         let next = names.len() as u32;
-        let index = *names.entry(name).or_insert(next);
+        let index = match names.get(name.as_ref()) {
+            Some(&index) => index,
+            None => {
+                names.insert(name.clone(), next);
+                next
+            }
+        };
         let reference = NameRef {
             name: index,
             scope,
@@ -918,7 +941,7 @@ fn store(facts: &mut FileFacts, mut found: Vec<(String, u32, RefKind)>, bound: V
     let mut ref_names = vec![String::new(); names.len()];
     for (name, index) in names {
         if let Some(slot) = ref_names.get_mut(index as usize) {
-            *slot = name;
+            *slot = name.into_owned();
         }
     }
     facts.ref_names = ref_names;

@@ -142,3 +142,38 @@ fn c_headers_reach_through_other_headers_and_include_cycles_end() {
         )])
     );
 }
+
+#[test]
+fn c_a_name_two_headers_define_is_the_one_nearest_in_include_order_not_path_order() {
+    let pick = "static inline int pick(void) { return 1; }\n";
+    let g = graph(&[
+        ("a_far.h", "#include \"deep.h\"\n"),
+        ("deep.h", pick),
+        (
+            "use.c",
+            "#include \"a_far.h\"\n#include \"z_near.h\"\nint go(void) { return pick(); }\n",
+        ),
+        (
+            "only.c",
+            "#include \"z_near.h\"\nint one(void) { return pick(); }\n",
+        ),
+        ("z_near.h", pick),
+    ]);
+    assert_eq!(
+        edges(&g, EdgeKind::Calls),
+        owned(&[
+            (
+                "Function:only.c:one",
+                "Function:z_near.h:pick",
+                "0.97",
+                "import-resolved"
+            ),
+            (
+                "Function:use.c:go",
+                "Function:z_near.h:pick",
+                "0.97",
+                "import-resolved"
+            ),
+        ])
+    );
+}

@@ -170,21 +170,13 @@ impl<'a> Resolver<'a> {
         }
         if f.lang.is_c_family() {
             // A definition in a header the file's includes reach (a `static inline` function).
-            return self
-                .c_included
-                .get(fi)
-                .into_iter()
-                .flatten()
-                .find_map(|&file| {
-                    let d = self.top_level[file]
-                        .get(name)
-                        .and_then(|v| self.files[file].visible_definition(v))?;
-                    Some((
-                        Target::Node(self.def_node[file][d as usize]),
-                        confidence::IMPORT,
-                        Reason::ImportResolved,
-                    ))
-                });
+            return self.c_included_definition(fi, name).map(|(file, d)| {
+                (
+                    Target::Node(self.def_node[file][d as usize]),
+                    confidence::IMPORT,
+                    Reason::ImportResolved,
+                )
+            });
         }
         if let Some(t) = self.scopes.wildcard_lookup(
             fi,
@@ -248,6 +240,41 @@ impl<'a> Resolver<'a> {
                 Reason::ImportResolved,
             ))
         })
+    }
+
+    /// The definition of `name` as (file, def) in the nearest of the files C file `fi`'s
+    /// includes reach that defines one visibly: the files defining the name are looked up
+    /// (`c_definers`) and placed in the include closure, rather than the closure searched.
+    /// Every file of the closure counts as read (whether it defines the name or not decides).
+    fn c_included_definition(&self, fi: usize, name: &str) -> Option<(usize, u32)> {
+        let closure = self.c_included.get(fi)?;
+        self.reads.files_once(fi, closure);
+        let visible = |file: usize| {
+            let same_name = self.top_level.raw().get(file)?.get(name)?;
+            self.files.all.get(file)?.visible_definition(same_name)
+        };
+        let definers = self.c_definers.get(name)?;
+        if definers.len() >= closure.len() {
+            return closure
+                .iter()
+                .find_map(|&file| visible(file).map(|d| (file, d)));
+        }
+        let mut rank = self.c_rank.borrow_mut();
+        if rank.as_ref().is_none_or(|(of, _)| *of != fi) {
+            let places = closure
+                .iter()
+                .enumerate()
+                .map(|(place, &file)| (file as u32, place as u32))
+                .collect();
+            *rank = Some((fi, places));
+        }
+        let places = &rank.as_ref()?.1;
+        definers
+            .iter()
+            .filter_map(|&file| Some((*places.get(&file)?, file as usize)))
+            .filter_map(|(place, file)| Some((place, file, visible(file)?)))
+            .min_by_key(|&(place, _, _)| place)
+            .map(|(_, file, d)| (file, d))
     }
 
     /// Whether a C name called in `scope` is no function of the project: a parameter or a

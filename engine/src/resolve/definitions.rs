@@ -277,6 +277,20 @@ impl<'a> Resolver<'a> {
             .collect()
     }
 
+    /// Per top-level name, the C and C++ files defining one (see `Resolver::c_definers`).
+    pub(super) fn c_definers_by_name(&self) -> HashMap<&'a str, Vec<u32>> {
+        let mut by_name: HashMap<&'a str, Vec<u32>> = HashMap::default();
+        for (fi, top) in self.top_level.raw().iter().enumerate() {
+            if !self.files.all.get(fi).is_some_and(|f| f.lang.is_c_family()) {
+                continue;
+            }
+            for &name in top.keys() {
+                by_name.entry(name).or_default().push(fi as u32);
+            }
+        }
+        by_name
+    }
+
     pub(super) fn heritage(&mut self) {
         for (fi, f) in self.files.all.iter().enumerate() {
             for (di, d) in f.defs.iter().enumerate() {

@@ -165,6 +165,13 @@ struct Resolver<'a> {
     /// Per C file: the files its `#include`s reach, directly or through other headers, nearest
     /// first (what the preprocessor pastes in; empty for other languages).
     c_included: FileVec<'a, Vec<usize>>,
+    /// Per top-level name, the C and C++ files defining one of that name, in file order: a
+    /// name looked up through a file's includes is checked in those files only, not in every
+    /// header the includes reach (a kernel file's includes reach a thousand).
+    c_definers: HashMap<&'a str, Vec<u32>>,
+    /// The include closure of the file being resolved, as file → its place in `c_included`
+    /// (nearest first); built at its first lookup through the includes.
+    c_rank: RefCell<Option<(usize, HashMap<u32, u32>)>>,
     /// Per file, per import statement: the files it refers to (`Scopes::import_files`, asked
     /// once: receiver types ask again for every imported name).
     import_targets: FileVec<'a, Vec<Vec<usize>>>,
@@ -284,6 +291,8 @@ fn resolve_in(
         imported_whole: FileVec::new(Vec::with_capacity(files.len()), &reads),
         import_targets: FileVec::new(Vec::with_capacity(files.len()), &reads),
         c_included: FileVec::new(Vec::new(), &reads),
+        c_definers: HashMap::default(),
+        c_rank: RefCell::default(),
         scopes: Scopes::default(),
         vars: VarIndex::build(files),
         resolving: Cell::new(None),
@@ -314,6 +323,7 @@ fn resolve_in(
     r.imports();
     let included = r.c_include_closures();
     *r.c_included = included;
+    r.c_definers = r.c_definers_by_name();
     // C++ methods defined out of line find their class through the includes.
     r.adopt_foreign_methods();
     r.heritage();

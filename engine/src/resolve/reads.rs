@@ -33,6 +33,8 @@ pub(super) struct Reads {
     nodes: RefCell<HashSet<u32>>,
     names: RefCell<HashSet<u64>>,
     modules: Cell<bool>,
+    /// The file whose whole include closure is recorded already (`files_once`).
+    closure_of: Cell<Option<usize>>,
 }
 
 /// One file's reads, taken when its resolution ends.
@@ -51,6 +53,7 @@ impl Reads {
         self.nodes.borrow_mut().clear();
         self.names.borrow_mut().clear();
         self.modules.set(false);
+        self.closure_of.set(None);
         self.active.set(true);
     }
 
@@ -68,6 +71,17 @@ impl Reads {
     pub fn file(&self, file: usize) {
         if self.active.get() {
             self.files.borrow_mut().insert(file as u32);
+        }
+    }
+
+    /// Every file of `files`, the closure of file `of`: recorded at the first call for `of`
+    /// while a file is recorded, at no cost after.
+    pub fn files_once(&self, of: usize, files: &[usize]) {
+        if self.active.get() && self.closure_of.get() != Some(of) {
+            self.files
+                .borrow_mut()
+                .extend(files.iter().map(|&file| file as u32));
+            self.closure_of.set(Some(of));
         }
     }
 

@@ -518,6 +518,38 @@ fn projects() -> Vec<Vec<(&'static str, Vec<&'static str>)>> {
                 ],
             ),
         ],
+        // C: a name found through the includes is the nearest header defining it, and headers
+        // gain and lose definitions and includes.
+        vec![
+            (
+                "inc/a.h",
+                vec![
+                    "#include \"b.h\"\n",
+                    "#include \"b.h\"\nstatic inline int pick(void) { return 2; }\n",
+                ],
+            ),
+            (
+                "inc/b.h",
+                vec![
+                    "static inline int pick(void) { return 1; }\nint run(void);\n",
+                    "int run(void);\n",
+                ],
+            ),
+            (
+                "src/main.c",
+                vec![
+                    "#include \"../inc/a.h\"\nint main(void) { return pick() + run(); }\n",
+                    "#include <b.h>\n#include <a.h>\nint main(void) { return pick(); }\n",
+                ],
+            ),
+            (
+                "src/run.c",
+                vec![
+                    "#include \"../inc/b.h\"\nint run(void) { return pick(); }\n",
+                    "int run(void) { return 0; }\n",
+                ],
+            ),
+        ],
     ]
 }
 
