@@ -182,20 +182,7 @@ pub(crate) fn push_children<'t, T: Clone>(
     tag: T,
     stack: &mut Vec<(Node<'t>, T)>,
 ) {
-    let start = stack.len();
-    cursor.reset(node);
-    if cursor.goto_first_child() {
-        loop {
-            let child = cursor.node();
-            if child.is_named() {
-                stack.push((child, tag.clone()));
-            }
-            if !cursor.goto_next_sibling() {
-                break;
-            }
-        }
-    }
-    stack[start..].reverse();
+    push_children_where(cursor, node, tag, stack, |_| true);
 }
 
 /// [`push_children`] without the children that have none of their own (names, literals): for
@@ -206,12 +193,23 @@ pub(crate) fn push_inner_children<'t, T: Clone>(
     tag: T,
     stack: &mut Vec<(Node<'t>, T)>,
 ) {
+    push_children_where(cursor, node, tag, stack, |child| child.child_count() > 0);
+}
+
+/// The named children of `node` that `keep` accepts, pushed first child on top.
+fn push_children_where<'t, T: Clone>(
+    cursor: &mut TreeCursor<'t>,
+    node: Node<'t>,
+    tag: T,
+    stack: &mut Vec<(Node<'t>, T)>,
+    keep: impl Fn(Node<'t>) -> bool,
+) {
     let start = stack.len();
     cursor.reset(node);
     if cursor.goto_first_child() {
         loop {
             let child = cursor.node();
-            if child.is_named() && child.child_count() > 0 {
+            if child.is_named() && keep(child) {
                 stack.push((child, tag.clone()));
             }
             if !cursor.goto_next_sibling() {

@@ -65,23 +65,7 @@ pub fn light_touched(app: &AppState, args: &Value, color: &str) {
         let Some(p) = p.as_ref() else {
             return Vec::new();
         };
-        names
-            .iter()
-            .filter_map(|name| {
-                p.find(name).or_else(|| {
-                    let mut same = p
-                        .view
-                        .nodes
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, n)| n.label == *name || short_id(&n.id) == name);
-                    match (same.next(), same.next()) {
-                        (Some((i, _)), None) => Some(i as u32),
-                        _ => None,
-                    }
-                })
-            })
-            .collect()
+        names.iter().filter_map(|name| p.find_named(name)).collect()
     });
     app.light(found, color);
 }

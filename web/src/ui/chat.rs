@@ -16,7 +16,7 @@ use serde_json::Value;
 
 use super::activity::light_touched;
 use super::markdown::Markdown;
-use super::refs::node_ids;
+use super::refs::{node_ids, quoted_names};
 use super::state::{AppState, ids_in, use_app};
 use crate::chat::socket::ChatSocket;
 use crate::chat::state::{
@@ -477,8 +477,13 @@ fn light_from(app: &AppState, message: &ChatServerMessage) {
         };
         let known = |id: &str| p.find(id).is_some();
         let mut ids = ids_in(data);
-        strings_in(data, &mut |text| ids.extend(node_ids(text, &known)));
-        ids.iter().filter_map(|id| p.find(id)).collect()
+        strings_in(data, &mut |text| {
+            ids.extend(node_ids(text, &known));
+            ids.extend(quoted_names(text).map(str::to_owned));
+        });
+        ids.sort_unstable();
+        ids.dedup();
+        ids.iter().filter_map(|id| p.find_named(id)).collect()
     });
     app.light(found, CHAT_COLOR);
 }

@@ -135,6 +135,15 @@ pub fn node_ids(text: &str, known: &dyn Fn(&str) -> bool) -> Vec<String> {
     ids
 }
 
+/// Names written as code spans (`` `Cart.checkout` ``): how a session's answers name symbols.
+/// Spans with whitespace are code, not names.
+pub fn quoted_names(text: &str) -> impl Iterator<Item = &str> {
+    text.split('`')
+        .skip(1)
+        .step_by(2)
+        .filter(|span| !span.is_empty() && !span.contains(char::is_whitespace))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -212,6 +221,13 @@ mod tests {
         ] {
             assert_eq!(split(text, &known), [Piece::Text(text)], "{text}");
         }
+    }
+
+    #[test]
+    fn code_spans_without_spaces_are_names() {
+        let names: Vec<&str> =
+            quoted_names("# Method `Cart.checkout` — `a b` calls `charge`, see `").collect();
+        assert_eq!(names, ["Cart.checkout", "charge"]);
     }
 
     #[test]

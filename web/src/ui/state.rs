@@ -41,6 +41,23 @@ impl Picture {
             .copied()
     }
 
+    /// The drawn node `name` names: its stable id, or a label or qualified name only one drawn
+    /// node has (what a session's answers and an agent's arguments name symbols by).
+    pub fn find_named(&self, name: &str) -> Option<u32> {
+        self.find(name).or_else(|| {
+            let mut same = self
+                .view
+                .nodes
+                .iter()
+                .enumerate()
+                .filter(|(_, n)| n.label == name || super::details::short_id(&n.id) == name);
+            match (same.next(), same.next()) {
+                (Some((i, _)), None) => Some(i as u32),
+                _ => None,
+            }
+        })
+    }
+
     pub fn node(&self, index: u32) -> Option<&ViewNode> {
         self.view.nodes.get(index as usize)
     }
@@ -286,6 +303,18 @@ mod tests {
         let file = picture.find("File:shop/cart.py").unwrap();
         assert_eq!(picture.path_of(file), Some("shop/cart.py"));
         assert_eq!(picture.find("Function:nowhere:x"), None);
+    }
+
+    #[test]
+    fn pictures_find_a_node_by_a_name_only_it_has() {
+        let picture = Picture::new(layout(&sample_graph()));
+        let method = picture.find("Method:shop/cart.py:Cart.checkout");
+        assert_eq!(picture.find_named("Cart.checkout"), method);
+        assert_eq!(
+            picture.find_named("Method:shop/cart.py:Cart.checkout"),
+            method
+        );
+        assert_eq!(picture.find_named("Cart.nothing"), None);
     }
 
     #[test]
