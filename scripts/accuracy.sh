@@ -52,6 +52,10 @@
 #             `class << self` and included `ClassMethods`, reopened classes, mixins)
 #   mustermann  Ruby: Mustermann 3.0.0 from Debian's ruby-mustermann (pattern types: class
 #             hierarchies, `def self.new` factories, `attr_reader`s, an AST with visitors)
+#   ttyprompt Ruby, learning: TTY::Prompt 0.23.1 from Debian's ruby-tty-prompt (console prompts:
+#             a question class per kind, a prompt delegating to them, evaluators and converters)
+#   liquid    Ruby, learning: Liquid 5.4.0 from Debian's ruby-liquid (templates: a tag class per
+#             block, parse and render contexts, a lexer and parser, filters as module methods)
 #   rack      Ruby, held out: Rack 2.2.22 from Debian's ruby-rack (middleware classes, `call(env)`,
 #             utility modules with `module_function`, autoload)
 #   tzinfo    Ruby, held out: TZInfo 2.0.5 from Debian's ruby-tzinfo (time zones: class hierarchies
@@ -75,11 +79,11 @@
 #   all       every corpus above, one after another
 # Caches the indexers, corpora and indexes in $NEXUS_ACCURACY (default ~/.cache/nexus-accuracy).
 set -euo pipefail
-corpus=${1:?usage: scripts/accuracy.sh django|pydantic|sphinx|ts|effect|tokio|goldmark|yaml|toml|lang3|collections|jsoup|brotli|cmark|lua|crypto|leveldb|marisa|clipper|kiwi|newtonsoft|dbussharp|commonmark|purifier|phpparser|thor|mustermann|rack|tzinfo|zigstd|aro|resinator|mix|exunit|scaladoc|actors|all [--examples N]}
+corpus=${1:?usage: scripts/accuracy.sh django|pydantic|sphinx|ts|effect|tokio|goldmark|yaml|toml|lang3|collections|jsoup|brotli|cmark|lua|crypto|leveldb|marisa|clipper|kiwi|newtonsoft|dbussharp|commonmark|purifier|phpparser|thor|mustermann|ttyprompt|liquid|rack|tzinfo|zigstd|aro|resinator|mix|exunit|scaladoc|actors|all [--examples N]}
 shift
 repo=$(cd "$(dirname "$0")/.." && pwd)
 if [ "$corpus" = all ]; then
-  for one in django pydantic sphinx ts effect tokio goldmark yaml toml lang3 collections jsoup brotli cmark lua crypto leveldb marisa clipper kiwi newtonsoft dbussharp commonmark purifier phpparser thor mustermann rack tzinfo zigstd aro resinator mix exunit scaladoc actors; do
+  for one in django pydantic sphinx ts effect tokio goldmark yaml toml lang3 collections jsoup brotli cmark lua crypto leveldb marisa clipper kiwi newtonsoft dbussharp commonmark purifier phpparser thor mustermann ttyprompt liquid rack tzinfo zigstd aro resinator mix exunit scaladoc actors; do
     printf '\n===== %s\n' "$one"
     "$0" "$one" "$@"
   done
@@ -88,7 +92,7 @@ fi
 cache=${NEXUS_ACCURACY:-$HOME/.cache/nexus-accuracy}
 tools="$cache/tools"
 mkdir -p "$tools"
-case "$corpus" in goldmark|yaml|toml|lang3|collections|jsoup|brotli|cmark|lua|crypto|leveldb|marisa|clipper|kiwi|dbussharp|newtonsoft|commonmark|purifier|phpparser|thor|mustermann|rack|tzinfo|zigstd|aro|resinator|mix|exunit|scaladoc|actors) needs_npm=false ;; *) needs_npm=true ;; esac
+case "$corpus" in goldmark|yaml|toml|lang3|collections|jsoup|brotli|cmark|lua|crypto|leveldb|marisa|clipper|kiwi|dbussharp|newtonsoft|commonmark|purifier|phpparser|thor|mustermann|ttyprompt|liquid|rack|tzinfo|zigstd|aro|resinator|mix|exunit|scaladoc|actors) needs_npm=false ;; *) needs_npm=true ;; esac
 if $needs_npm && { [ ! -x "$tools/node_modules/.bin/scip-python" ] \
   || [ ! -x "$tools/node_modules/.bin/scip-typescript" ]; }; then
   echo "installing the SCIP indexers into $tools" >&2
@@ -395,10 +399,13 @@ JSON
         -server "$tools/node_modules/intelephense/lib/intelephense.js" >&2
     fi
     prefix= ;;
-  thor|mustermann|rack|tzinfo)  # Ruby: Debian's packages of pure-Ruby libraries, read by TypeProf (Ruby 3.1's)
+  thor|mustermann|ttyprompt|liquid|rack|tzinfo)  # Ruby: Debian's packages of pure-Ruby libraries, read by TypeProf (Ruby 3.1's)
+    gem=$corpus
     case "$corpus" in
       thor) package=ruby-thor version=1.2.1 debian=1.2.1-2 ;;
       mustermann) package=ruby-mustermann version=3.0.0 debian=3.0.0-2 ;;
+      ttyprompt) package=ruby-tty-prompt version=0.23.1 debian=0.23.1-1 gem=tty-prompt ;;
+      liquid) package=ruby-liquid version=5.4.0 debian=5.4.0-3 ;;
       rack) package=ruby-rack version=2.2.22 debian=2.2.22-0+deb12u2 ;;
       tzinfo) package=ruby-tzinfo version=2.0.5 debian=2.0.5-1 ;;
     esac
@@ -411,7 +418,7 @@ JSON
       unpacked=$(mktemp -d)
       (cd "$unpacked" && apt-get download "$package=$debian" >&2 && dpkg-deb -x ./*.deb x)
       mkdir -p "$root"
-      cp -r "$unpacked"/x/usr/share/rubygems-integration/all/gems/"$corpus-$version"/lib/. "$root/"
+      cp -r "$unpacked"/x/usr/share/rubygems-integration/all/gems/"$gem-$version"/lib/. "$root/"
       rm -rf "$unpacked"
       find "$root" -type f ! -name '*.rb' -delete
     fi
@@ -519,7 +526,7 @@ JSON
         -cp /usr/share/scala-2.11/lib/scala-parser-combinators.jar >&2
     fi
     prefix= ;;
-  *) echo "unknown corpus: $corpus (django | pydantic | sphinx | ts | effect | tokio | goldmark | yaml | toml | lang3 | collections | jsoup | brotli | cmark | lua | crypto | leveldb | marisa | clipper | kiwi | newtonsoft | dbussharp | commonmark | purifier | phpparser | thor | mustermann | rack | tzinfo | zigstd | aro | resinator | mix | exunit | scaladoc | actors | all)" >&2; exit 2 ;;
+  *) echo "unknown corpus: $corpus (django | pydantic | sphinx | ts | effect | tokio | goldmark | yaml | toml | lang3 | collections | jsoup | brotli | cmark | lua | crypto | leveldb | marisa | clipper | kiwi | newtonsoft | dbussharp | commonmark | purifier | phpparser | thor | mustermann | ttyprompt | liquid | rack | tzinfo | zigstd | aro | resinator | mix | exunit | scaladoc | actors | all)" >&2; exit 2 ;;
 esac
 cd "$repo"
 cargo run --quiet --release -p nexus-accuracy --bin nexus-accuracy -- --scip "$index" --root "$root" --prefix "$prefix" "$@"

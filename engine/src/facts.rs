@@ -204,6 +204,10 @@ pub struct FileFacts {
     pub defs: Vec<Def>,
     /// Import statements.
     pub imports: Vec<Import>,
+    /// The places in `imports` of those that hold in every file of the project's language, not
+    /// this file alone (C#'s `global using`).
+    #[serde(default)]
+    pub global_imports: Vec<u32>,
     /// Call sites, each with its receiver.
     pub calls: Vec<CallSite>,
     /// Variables bound to a declared or constructed type.
@@ -325,6 +329,7 @@ impl FileFacts {
     pub fn shrink_to_fit(&mut self) {
         self.defs.shrink_to_fit();
         self.imports.shrink_to_fit();
+        self.global_imports.shrink_to_fit();
         self.calls.shrink_to_fit();
         self.bindings.shrink_to_fit();
         self.call_bindings.shrink_to_fit();
@@ -380,6 +385,7 @@ impl FileFacts {
             lines: 0,
             defs: Vec::new(),
             imports: Vec::new(),
+            global_imports: Vec::new(),
             calls: Vec::new(),
             bindings: Vec::new(),
             call_bindings: Vec::new(),

@@ -283,7 +283,7 @@ fn wildcard(facts: &mut FileFacts, module: &str, is_static: bool, at: u32) {
 
 /// `using A.B;` (a namespace, like a wildcard import), `using static A.B.C;` (a type's static
 /// members, marked `reexport` as Java's `import static`), `using X = A.B.C;` (an alias);
-/// `global using …` reads the same.
+/// `global using …` reads the same and is listed in `global_imports`: it holds in every file.
 fn using(node: Node, src: &[u8], facts: &mut FileFacts) {
     let Some(target) = named_children(node).into_iter().rfind(|c| {
         matches!(
@@ -295,10 +295,16 @@ fn using(node: Node, src: &[u8], facts: &mut FileFacts) {
     };
     let alias = field(node, "name").filter(|a| *a != target);
     let path = type_name(text(target, src));
-    let is_static = {
+    let (is_static, is_global) = {
         let mut cursor = node.walk();
-        node.children(&mut cursor).any(|c| c.kind() == "static")
+        node.children(&mut cursor)
+            .fold((false, false), |(s, g), c| {
+                (s || c.kind() == "static", g || c.kind() == "global")
+            })
     };
+    if is_global && let Ok(at) = u32::try_from(facts.imports.len()) {
+        facts.global_imports.push(at);
+    }
     match alias {
         None => wildcard(facts, &path, is_static, line(node)),
         Some(alias) => {
@@ -653,6 +659,8 @@ namespace Shop
         );
         assert_eq!(f.imports[3].names[0].name, "Repository");
         assert_eq!(f.imports[3].names[0].alias.as_deref(), Some("Store"));
+        // Only the `global using` holds in every file.
+        assert_eq!(f.global_imports, [4]);
         assert!(
             f.attr_bindings
                 .contains(&(1, "gateway".into(), "Gateway".into()))

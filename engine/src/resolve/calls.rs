@@ -86,8 +86,26 @@ impl<'a> Resolver<'a> {
     }
 
     /// What a bare name means in a scope: a local definition, a file-level one, an import,
-    /// or (Go, Java) a definition elsewhere in the same package.
+    /// or (Go, Java) a definition elsewhere in the same package; in PHP, a name that differs in
+    /// case only when none is spelled alike.
     pub(super) fn lookup_name(
+        &self,
+        fi: usize,
+        scope: Option<u32>,
+        name: &str,
+    ) -> Option<(Target, f32, Reason)> {
+        let found = self.lookup_name_as_written(fi, scope, name);
+        if found.is_some() || self.files[fi].lang != Lang::Php {
+            return found;
+        }
+        let last = name.rsplit('\\').next().unwrap_or(name);
+        self.php_other_spellings(last).into_iter().find_map(|spelling| {
+            let respelled = format!("{}{spelling}", &name[..name.len() - last.len()]);
+            self.lookup_name_as_written(fi, scope, &respelled)
+        })
+    }
+
+    fn lookup_name_as_written(
         &self,
         fi: usize,
         scope: Option<u32>,
@@ -946,7 +964,8 @@ impl<'a> Resolver<'a> {
                 }
             }
             Receiver::Name(var) => {
-                if let Some((t, conf)) = self.variable_type(fi, scope, var, depth) {
+                let typed = self.variable_type(fi, scope, var, depth);
+                if let Some((t, conf)) = typed {
                     let hits = self.typed_members(
                         t,
                         conf,
@@ -971,6 +990,12 @@ impl<'a> Resolver<'a> {
                 }
                 if let Some((target, conf, _)) = self.lookup_name(fi, scope, var)
                     && let Some(hit) = self.member_of_target(target, name, conf)
+                {
+                    return vec![hit];
+                }
+                if f.lang == Lang::Ruby
+                    && typed.is_none()
+                    && let Some(hit) = self.ruby_class_named_like(fi, scope, var, name)
                 {
                     return vec![hit];
                 }
@@ -1116,11 +1141,15 @@ impl<'a> Resolver<'a> {
         // A C++ method name on a receiver of unknown type is shared by unrelated classes
         // (`ok`, `Compare`, `NewIterator`): the one near the caller is a candidate only. So is
         // PHP's (measured 0.71: an interface's implementations and the interface share it).
-        // Ruby's too (no reference to measure it against: a candidate).
+        // Ruby's too (its own name-only band).
         if matches!(f.lang, Lang::Cpp | Lang::Php | Lang::Ruby) {
+            let cap = match f.lang {
+                Lang::Ruby => confidence::RUBY_NAME_ONLY,
+                _ => confidence::AMBIGUOUS_PAIR,
+            };
             for (_, conf, reason) in &mut found {
                 if *reason == Reason::ImportedCandidate {
-                    *conf = conf.min(confidence::AMBIGUOUS_PAIR);
+                    *conf = conf.min(cap);
                 }
             }
         }
@@ -1305,6 +1334,7 @@ impl<'a> Resolver<'a> {
         }
         // Of two candidates one is right about half the time, of three about a third.
         let shared = match found.len() {
+            _ if lang == Lang::Ruby => confidence::RUBY_NAME_ONLY,
             2 => confidence::AMBIGUOUS_PAIR,
             _ if lang == Lang::Zig => confidence::ZIG_AMBIGUOUS,
             _ => confidence::AMBIGUOUS,

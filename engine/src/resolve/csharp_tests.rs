@@ -245,3 +245,103 @@ fn csharp_calls_name_the_overridden_method_and_literals_reach_extensions() {
         ])
     );
 }
+
+const GLOBAL_USINGS: &str = r#"global using Shop.Core;
+global using Fmt = Shop.Text.Formatter;
+using Shop.Text;
+"#;
+
+const CORE: &str = r#"namespace Shop.Core
+{
+    public class Money
+    {
+        public Money Add(Money other) { return this; }
+        public static Money Zero() { return new Money(); }
+    }
+}
+"#;
+
+const TEXT: &str = r#"namespace Shop.Text
+{
+    public static class Formatter
+    {
+        public static string Show(int x) { return ""; }
+    }
+    public static class Padding
+    {
+        public static string Pad(string s) { return s; }
+    }
+}
+
+namespace Shop.Legacy
+{
+    public static class Formatter
+    {
+        public static string Show(int x) { return ""; }
+    }
+}
+"#;
+
+const ORDER: &str = r#"namespace Shop.Orders
+{
+    public class Order
+    {
+        private Money total;
+        public void Close()
+        {
+            total.Add(Money.Zero());
+            Fmt.Show(1);
+            Padding.Pad("");
+        }
+    }
+}
+"#;
+
+#[test]
+fn csharp_global_usings_hold_in_every_file() {
+    let g = graph(&[
+        ("src/GlobalUsings.cs", GLOBAL_USINGS),
+        ("src/Core/Money.cs", CORE),
+        ("src/Text/Formatter.cs", TEXT),
+        ("src/Orders/Order.cs", ORDER),
+    ]);
+    assert_eq!(
+        edges(&g, EdgeKind::Calls),
+        owned(&[
+            (
+                "Method:src/Core/Money.cs:Money.Zero",
+                "Class:src/Core/Money.cs:Money",
+                "0.97",
+                "constructor"
+            ),
+            // `Money` is found through `global using Shop.Core;` of another file, and `Fmt`
+            // through its `global using` alias (not `Shop.Legacy`'s `Formatter`); a plain
+            // `using` there (`Shop.Text`) holds in its own file only: `Padding` is found by
+            // its unique name alone.
+            (
+                "Method:src/Orders/Order.cs:Order.Close",
+                "Method:src/Core/Money.cs:Money.Add",
+                "0.95",
+                "attribute-type"
+            ),
+            (
+                "Method:src/Orders/Order.cs:Order.Close",
+                "Method:src/Core/Money.cs:Money.Zero",
+                "0.97",
+                "class-member"
+            ),
+            (
+                "Method:src/Orders/Order.cs:Order.Close",
+                "Method:src/Text/Formatter.cs:Formatter.Show",
+                "0.97",
+                "class-member"
+            ),
+            (
+                "Method:src/Orders/Order.cs:Order.Close",
+                "Method:src/Text/Formatter.cs:Padding.Pad",
+                "0.95",
+                "unique-global-name"
+            ),
+        ])
+    );
+}

@@ -518,7 +518,7 @@ impl<'a> Resolver<'a> {
     }
 
     /// Per name, its project-wide definitions (`globals`, `methods`, C#'s `extensions`) by
-    /// stable keys.
+    /// stable keys, and PHP's spellings of it by its lowercase.
     fn names_fingerprints(&self) -> HashMap<u64, u64> {
         let mut out: HashMap<u64, u64> = HashMap::default();
         for (salt, table) in [
@@ -531,11 +531,16 @@ impl<'a> Resolver<'a> {
                 *out.entry(super::reads::name_key(name)).or_default() ^= h;
             }
         }
+        for (lowercase, spellings) in self.php_spellings.iter() {
+            let h = spellings.iter().fold(41, |h, s| mix(h, str_hash(s)));
+            *out.entry(super::reads::name_key(lowercase)).or_default() ^= h;
+        }
         out
     }
 
     /// What the module index is built from: every file's path, language, package and module
-    /// paths.
+    /// paths; and the imports that hold project-wide (C#'s `global using`), which every lookup
+    /// through a file's imports reads with the module index.
     fn modules_fingerprint(&self) -> u64 {
         self.files.all.iter().fold(0, |mut h, f| {
             h = mix(h, str_hash(&f.path));
@@ -545,6 +550,10 @@ impl<'a> Resolver<'a> {
                 h = mix(h, str_hash(name));
                 h = mix(h, str_hash(path));
                 h = mix(h, u64::from(f.in_test_code(*line)));
+            }
+            for import in f.global_imports.iter().filter_map(|&at| f.imports.get(at as usize)) {
+                h = mix(h, str_hash(&import.module));
+                h = mix(h, u64::from(import.wildcard));
             }
             h
         })

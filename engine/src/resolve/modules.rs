@@ -27,7 +27,8 @@ pub struct ModuleIndex {
     java_packages: HashMap<String, Vec<usize>>,
     /// C files (path, index) by file name (`str.h`), for `#include`s.
     c_names: HashMap<String, Vec<(String, usize)>>,
-    /// PHP files by the namespace they declare (`A\\B`; the global namespace is empty).
+    /// PHP files by the namespace they declare, in lowercase (`a\\b`; the global namespace is
+    /// empty).
     php_namespaces: HashMap<String, Vec<usize>>,
     /// Ruby files by the feature name `require` loads them by: the path without `.rb` after
     /// the last `lib/` folder (the load path's convention), else the whole path.
@@ -139,8 +140,13 @@ impl ModuleIndex {
                     }
                 }
                 Lang::Php => {
-                    let namespace = f.package.clone().unwrap_or_default();
-                    index.php_namespaces.entry(namespace).or_default().push(i);
+                    // PHP compares namespaces without regard to case.
+                    let namespace = f.package.as_deref().unwrap_or_default();
+                    index
+                        .php_namespaces
+                        .entry(namespace.to_ascii_lowercase())
+                        .or_default()
+                        .push(i);
                 }
                 Lang::Ruby => {
                     let bare = f.path.strip_suffix(".rb").unwrap_or(&f.path);
@@ -498,7 +504,7 @@ impl ModuleIndex {
     /// PHP files declaring namespace `namespace` (`A\\B`, empty for the global one).
     pub fn php(&self, namespace: &str) -> &[usize] {
         self.php_namespaces
-            .get(namespace)
+            .get(namespace.to_ascii_lowercase().as_str())
             .map_or(&[], Vec::as_slice)
     }
 

@@ -367,3 +367,85 @@ class Render
         ])
     );
 }
+
+#[test]
+fn php_names_and_namespaces_match_without_regard_to_case() {
+    let g = graph(&[
+        (
+            "src/Text.php",
+            r#"<?php
+namespace App\Text;
+
+class Slug
+{
+    public static function make(string $s): string { return self::clean($s); }
+    private static function clean(string $s): string { return $s; }
+    public function render(): string { return $this->RENDERED(); }
+    public function rendered(): string { return ''; }
+}
+
+function trim_all(string $s): string { return $s; }
+"#,
+        ),
+        (
+            "src/Page.php",
+            r#"<?php
+namespace App\Pages;
+
+use APP\TEXT\slug;
+
+class Page
+{
+    public function title(string $s): string
+    {
+        $slug = new SLUG();
+        $slug->Render();
+        \app\text\TRIM_ALL($s);
+        \App\Text\Missing::make($s);
+        return Slug::MAKE($s);
+    }
+}
+"#,
+        ),
+    ]);
+    let title = "Method:src/Page.php:Page.title";
+    assert_eq!(
+        edges(&g, EdgeKind::Calls),
+        owned(&[
+            (
+                "Method:src/Text.php:Slug.make",
+                "Method:src/Text.php:Slug.clean",
+                "0.98",
+                "self-method"
+            ),
+            // `$this->RENDERED()` is `rendered`.
+            (
+                "Method:src/Text.php:Slug.render",
+                "Method:src/Text.php:Slug.rendered",
+                "0.98",
+                "self-method"
+            ),
+            // `use APP\TEXT\slug;` names class `App\Text\Slug`, `SLUG` is it, and
+            // `\app\text\TRIM_ALL` the function `trim_all`; no class `Missing` exists.
+            (title, "Class:src/Text.php:Slug", "0.97", "constructor"),
+            (
+                title,
+                "Method:src/Text.php:Slug.render",
+                "0.97",
+                "receiver-type"
+            ),
+            (
+                title,
+                "Function:src/Text.php:trim_all",
+                "0.97",
+                "import-resolved"
+            ),
+            (
+                title,
+                "Method:src/Text.php:Slug.make",
+                "0.97",
+                "class-member"
+            ),
+        ])
+    );
+}

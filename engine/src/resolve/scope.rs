@@ -28,6 +28,9 @@ type TopLevel<'a> = [HashMap<&'a str, Vec<u32>>];
 #[derive(Debug, Default)]
 pub struct Scopes {
     bindings: Vec<HashMap<String, Target>>,
+    /// Imports that hold in every file of their language (C#'s `global using`): (file, place
+    /// in its `imports`), in file order.
+    global: Vec<(usize, usize)>,
 }
 
 impl Scopes {
@@ -39,6 +42,7 @@ impl Scopes {
     ) -> Scopes {
         let mut scopes = Scopes {
             bindings: Vec::with_capacity(files.len()),
+            global: global_imports(files.all),
         };
         for (fi, f) in files.all.iter().enumerate() {
             // About one binding per imported name or module, sized at once.
@@ -46,6 +50,13 @@ impl Scopes {
                 f.imports.iter().map(|i| i.names.len().max(1)).sum(),
                 Default::default(),
             );
+            // Other files' global aliases first, so that the file's own of the same name win.
+            for &(at, place) in &scopes.global {
+                let import = &files.all[at].imports[place];
+                if at != fi && files.all[at].lang == f.lang && !import.wildcard {
+                    bind(fi, import, files, modules, top, defs, &mut map);
+                }
+            }
             // Imports for tests only first, so that the real ones of the same name replace them.
             for test_pass in [true, false] {
                 for import in f
@@ -81,12 +92,22 @@ impl Scopes {
         defs: &[Vec<u32>],
     ) -> Option<Target> {
         let f = files.get(fi)?;
-        real_first(f).filter(|i| i.wildcard).find_map(|import| {
-            source_files(fi, import, files, modules)
-                .into_iter()
-                .find_map(|src| export(src, name, files, modules, top, defs, 1))
-                .or_else(|| wildcard_inline(fi, import, name, files, modules, defs))
-        })
+        // Other files' global imports come after the file's own.
+        let global = self
+            .global
+            .iter()
+            .filter(|&&(at, _)| at != fi && files.all[at].lang == f.lang)
+            .filter_map(|&(at, place)| files.get(at)?.imports.get(place))
+            .filter(|import| import.wildcard);
+        real_first(f)
+            .filter(|i| i.wildcard)
+            .chain(global)
+            .find_map(|import| {
+                source_files(fi, import, files, modules)
+                    .into_iter()
+                    .find_map(|src| export(src, name, files, modules, top, defs, 1))
+                    .or_else(|| wildcard_inline(fi, import, name, files, modules, defs))
+            })
     }
 
     /// A dotted or `::` path as seen from file `fi`: `models.Model`, `os.path`, `a::b::C`.
@@ -204,6 +225,21 @@ fn zig_imported_file(
 
 /// A file's imports, those compiled for tests only (`#[cfg(test)] use …`) last: a name both
 /// bring in means the real one.
+/// Every file's imports that hold project-wide among the files of its language: (file, place in
+/// its `imports`).
+fn global_imports(files: &[FileFacts]) -> Vec<(usize, usize)> {
+    files
+        .iter()
+        .enumerate()
+        .flat_map(|(fi, f)| {
+            f.global_imports
+                .iter()
+                .map(move |&place| (fi, place as usize))
+                .filter(move |&(_, place)| place < f.imports.len())
+        })
+        .collect()
+}
+
 fn real_first(f: &FileFacts) -> impl Iterator<Item = &Import> {
     let tests = !f.test_spans.is_empty();
     let real = f
@@ -466,11 +502,14 @@ pub fn export(
     // item `x` (`mod block_on; pub use block_on::block_on;`): they live in different
     // namespaces, and the item is what importers call.
     let mut stand_in = None;
-    if let Some(d) = top
-        .get(file)?
-        .get(name)
-        .and_then(|v| f.visible_definition(v))
-    {
+    let own = top.get(file)?;
+    // PHP's names match without regard to case (`use App\slug;` for class `Slug`).
+    let defined = own.get(name).or_else(|| {
+        (f.lang == Lang::Php)
+            .then(|| own.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)))?
+            .map(|(_, v)| v)
+    });
+    if let Some(d) = defined.and_then(|v| f.visible_definition(v)) {
         let target = Target::Node(defs[file][d as usize]);
         let module = f.lang == Lang::Rust
             && f.defs
