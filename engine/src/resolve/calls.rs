@@ -85,27 +85,31 @@ impl<'a> Resolver<'a> {
         }
     }
 
-    /// What a bare name means in a scope: a local definition, a file-level one, an import,
-    /// or (Go, Java) a definition elsewhere in the same package; in PHP, a name that differs in
-    /// case only when none is spelled alike.
-    pub(super) fn lookup_name(
+    /// A function or class name written in PHP: as [`Self::lookup_name`] finds it, else by a
+    /// spelling that differs in case only (PHP's names match without regard to case; a
+    /// variable's name is no such name).
+    pub(super) fn php_lookup_name(
         &self,
         fi: usize,
         scope: Option<u32>,
         name: &str,
     ) -> Option<(Target, f32, Reason)> {
-        let found = self.lookup_name_as_written(fi, scope, name);
-        if found.is_some() || self.files[fi].lang != Lang::Php {
+        let found = self.lookup_name(fi, scope, name);
+        if found.is_some() {
             return found;
         }
         let last = name.rsplit('\\').next().unwrap_or(name);
-        self.php_other_spellings(last).into_iter().find_map(|spelling| {
-            let respelled = format!("{}{spelling}", &name[..name.len() - last.len()]);
-            self.lookup_name_as_written(fi, scope, &respelled)
-        })
+        self.php_other_spellings(last)
+            .into_iter()
+            .find_map(|spelling| {
+                let respelled = format!("{}{spelling}", &name[..name.len() - last.len()]);
+                self.lookup_name(fi, scope, &respelled)
+            })
     }
 
-    fn lookup_name_as_written(
+    /// What a bare name means in a scope: a local definition, a file-level one, an import,
+    /// or (Go, Java) a definition elsewhere in the same package.
+    pub(super) fn lookup_name(
         &self,
         fi: usize,
         scope: Option<u32>,
@@ -377,7 +381,11 @@ impl<'a> Resolver<'a> {
                 {
                     return vec![hit];
                 }
-                let found = self.lookup_name(fi, scope, name);
+                let found = if f.lang == Lang::Php {
+                    self.php_lookup_name(fi, scope, name)
+                } else {
+                    self.lookup_name(fi, scope, name)
+                };
                 // Scala: a member of the enclosing classes (own or inherited) comes before the
                 // file's and the package's names and the imports; only a local `def` hides it.
                 if f.lang == Lang::Scala

@@ -81,6 +81,8 @@ impl<'a> Resolver<'a> {
         }
         let target = if name.contains('.') || name.contains("::") {
             self.path_target(fi, name)
+        } else if lang == Lang::Php {
+            self.php_lookup_name(fi, scope, name).map(|(t, _, _)| t)
         } else {
             self.lookup_name(fi, scope, name).map(|(t, _, _)| t)
         };

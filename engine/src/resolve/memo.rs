@@ -551,7 +551,11 @@ impl<'a> Resolver<'a> {
                 h = mix(h, str_hash(path));
                 h = mix(h, u64::from(f.in_test_code(*line)));
             }
-            for import in f.global_imports.iter().filter_map(|&at| f.imports.get(at as usize)) {
+            for import in f
+                .global_imports
+                .iter()
+                .filter_map(|&at| f.imports.get(at as usize))
+            {
                 h = mix(h, str_hash(&import.module));
                 h = mix(h, u64::from(import.wildcard));
             }

@@ -404,6 +404,11 @@ class Page
         \App\Text\Missing::make($s);
         return Slug::MAKE($s);
     }
+
+    public function copy($page): string
+    {
+        return $page->TITLE('');
+    }
 }
 "#,
         ),
@@ -425,6 +430,7 @@ class Page
                 "0.98",
                 "self-method"
             ),
+            // A variable is no class name: `$page` is not typed `Page` (no edge from `copy`).
             // `use APP\TEXT\slug;` names class `App\Text\Slug`, `SLUG` is it, and
             // `\app\text\TRIM_ALL` the function `trim_all`; no class `Missing` exists.
             (title, "Class:src/Text.php:Slug", "0.97", "constructor"),

@@ -100,8 +100,9 @@ const OVERRIDDEN_SELF: f32 = 0.95;
 /// with `self` of the caller's own class, as where a registry or a factory builds the subclass).
 const OVERRIDE_CANDIDATE: f32 = 0.34;
 
-/// A method of the class a receiver of unknown type is named after.
-const RUBY_NAMED_LIKE_CLASS: f32 = 0.9;
+/// A method of the class a receiver of unknown type is named after (measured 1.00 against
+/// TypeProf, 36 of 36 decided, Thor, Mustermann, TTY::Prompt and Liquid pooled).
+const RUBY_NAMED_LIKE_CLASS: f32 = 0.95;
 
 impl<'a> Resolver<'a> {
     /// Joins the parts of each Ruby class or module (same full name, `A.B` for `A::B`, in one

@@ -963,18 +963,33 @@ fn ruby_receivers_named_like_a_class_call_its_methods() {
             (
                 parse,
                 "Method:lib/tpl.rb:Tpl.Tokenizer.advance",
-                "0.90",
+                "0.95",
                 "receiver-type"
             ),
             (
                 parse,
                 "Method:lib/tpl.rb:Tpl.ParseContext.line_number",
-                "0.90",
+                "0.95",
                 "receiver-type"
             ),
-            (lex, "Method:lib/tpl.rb:Tpl.Tokenizer.advance", "0.49", "ambiguous"),
-            (lex, "Method:lib/tpl.rb:Tpl.Lexer.advance", "0.49", "ambiguous"),
-            (parse, "Method:lib/tpl.rb:Tpl.Shell.say", "0.95", "unique-global-name"),
+            (
+                lex,
+                "Method:lib/tpl.rb:Tpl.Tokenizer.advance",
+                "0.49",
+                "ambiguous"
+            ),
+            (
+                lex,
+                "Method:lib/tpl.rb:Tpl.Lexer.advance",
+                "0.49",
+                "ambiguous"
+            ),
+            (
+                parse,
+                "Method:lib/tpl.rb:Tpl.Shell.say",
+                "0.95",
+                "unique-global-name"
+            ),
         ])
     );
 }
