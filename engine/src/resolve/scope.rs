@@ -223,8 +223,6 @@ fn zig_imported_file(
         .find_map(|i| source_files(file, i, files, modules).first().copied())
 }
 
-/// A file's imports, those compiled for tests only (`#[cfg(test)] use …`) last: a name both
-/// bring in means the real one.
 /// Every file's imports that hold project-wide among the files of its language: (file, place in
 /// its `imports`).
 fn global_imports(files: &[FileFacts]) -> Vec<(usize, usize)> {
@@ -240,6 +238,8 @@ fn global_imports(files: &[FileFacts]) -> Vec<(usize, usize)> {
         .collect()
 }
 
+/// A file's imports, those compiled for tests only (`#[cfg(test)] use …`) last: a name both
+/// bring in means the real one.
 fn real_first(f: &FileFacts) -> impl Iterator<Item = &Import> {
     let tests = !f.test_spans.is_empty();
     let real = f
