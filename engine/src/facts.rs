@@ -279,6 +279,10 @@ pub struct FileFacts {
     /// Q`): (the type as written, the protocols, the extension's line).
     #[serde(default)]
     pub conformances: Vec<(String, Vec<String>, u32)>,
+    /// Scala self types (`self: A with B =>` in a trait): (the type, each type named). The
+    /// type's values have those types' members, though it extends none of them.
+    #[serde(default)]
+    pub self_types: Vec<(DefIdx, String)>,
     /// `self.attr = Type(...)` style bindings: (class def, attribute, type).
     pub attr_bindings: Vec<(DefIdx, String, String)>,
     /// Attributes assigned a call's result in a method.
@@ -353,6 +357,7 @@ impl FileFacts {
         self.test_modules.shrink_to_fit();
         self.stand_in_macros.shrink_to_fit();
         self.item_macros.shrink_to_fit();
+        self.self_types.shrink_to_fit();
         self.ref_names.shrink_to_fit();
         self.refs.shrink_to_fit();
     }
@@ -401,6 +406,7 @@ impl FileFacts {
             deref_targets: Vec::new(),
             impl_arguments: Vec::new(),
             conformances: Vec::new(),
+            self_types: Vec::new(),
             attr_bindings: Vec::new(),
             attr_calls: Vec::new(),
             package: None,

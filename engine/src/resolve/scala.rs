@@ -31,6 +31,21 @@ impl<'a> Resolver<'a> {
         }
     }
 
+    /// Self types (`self: A with B =>`): the members of `A` and `B` are the type's own as far as
+    /// lookups go (inherited ones), with no heritage edge: the type extends neither.
+    pub(super) fn scala_self_types(&mut self) {
+        for (fi, f) in self.files.all.iter().enumerate() {
+            for (owner, written) in &f.self_types {
+                let node = self.def_node[fi][*owner as usize];
+                if let Some((base, _)) = self.resolve_type(fi, Some(*owner), written)
+                    && base != node
+                {
+                    self.bases.entry(node).or_default().push(base);
+                }
+            }
+        }
+    }
+
     /// `Foo(…)` where `Foo` is a type: its `apply` (the companion object's, own or inherited),
     /// else the class's construction (a case class's, or `new`).
     pub(super) fn scala_apply(&self, hits: Vec<(u32, f32, Reason)>) -> Vec<(u32, f32, Reason)> {

@@ -525,3 +525,76 @@ fn scala_class_members_come_before_wildcard_imports() {
             .any(|e| e.1 == "Function:src/main/scala/site/util/package.scala:title")
     );
 }
+
+const SHAPES: &str = r#"package draw
+
+trait Shape {
+  def area(): Int
+}
+
+class Circle extends Shape {
+  def area(): Int = 3
+  def radius(): Int = 1
+}
+
+class Square extends Shape {
+  def area(): Int = 4
+  def side(): Int = 2
+}
+
+trait Logging {
+  def log(line: String): Unit = ()
+}
+
+trait Canvas { self: Logging with Sized =>
+  def paint(shapes: List[Shape], circles: Seq[Circle]): Unit = {
+    log("paint")
+    self.width()
+    shapes foreach {
+      case c: Circle => c.radius()
+      case c: Square => c.side()
+      case _ => ()
+    }
+    circles.foreach(c => c.radius())
+    circles.filter(_.area() > 0).map(_.radius())
+    for (s <- circles) s.radius()
+  }
+}
+
+trait Sized {
+  def width(): Int = 0
+}
+"#;
+
+/// `case c: T =>` types `c` in its clause (the same name typed anew in the next one); a self
+/// type (`self: A with B =>`) makes `A`'s and `B`'s members callable bare and on `self`; a
+/// lambda's parameter (`c =>`, `_`) and a `for` generator's variable hold an element of the
+/// collection, also through `filter`.
+#[test]
+fn scala_pattern_types_self_types_and_element_lambdas() {
+    let g = graph(&[("src/main/scala/draw/Shapes.scala", SHAPES)]);
+    let calls = edges(&g, EdgeKind::Calls);
+    let paint: std::collections::BTreeSet<(String, String)> = calls
+        .iter()
+        .filter(|e| e.0 == "Method:src/main/scala/draw/Shapes.scala:Canvas.paint")
+        .map(|e| (e.1.rsplit(':').next().unwrap_or("").to_owned(), e.2.clone()))
+        .collect();
+    let expected: std::collections::BTreeSet<(String, String)> = [
+        ("Circle.area", "0.95"),
+        ("Circle.radius", "0.95"),
+        ("Logging.log", "0.95"),
+        ("Sized.width", "0.95"),
+        ("Square.side", "0.95"),
+    ]
+    .iter()
+    .map(|(n, c)| (n.to_string(), c.to_string()))
+    .collect();
+    assert_eq!(paint, expected);
+    // A self type is no base: no heritage edge.
+    assert!(
+        edges(&g, EdgeKind::Implements)
+            .iter()
+            .chain(&edges(&g, EdgeKind::Extends))
+            .all(|e| !e.0.ends_with(":Canvas"))
+    );
+}
