@@ -203,14 +203,24 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
 }
 
 /// A type name as the resolver reads it: type arguments, `_root_.` and spaces left out
-/// (`List[Foo]` → `List`, `_root_.a.Foo` → `a.Foo`, `=> Foo` → `Foo`).
+/// (`Map[K, V]` → `Map`, `_root_.a.Foo` → `a.Foo`, `=> Foo` → `Foo`), a collection of one class
+/// as its elements (`List[Foo]` → `Foo[]`).
 fn type_name(written: &str) -> String {
     let written: String = written.split_whitespace().collect();
     let written = written.trim_start_matches("=>");
     let written = written.strip_prefix("_root_.").unwrap_or(written);
-    if let Some(element) = collection_element(written) {
-        return format!("{element}[]");
+    match collection_element(written) {
+        Some(element) => format!("{element}[]"),
+        None => class_name(written),
     }
+}
+
+/// A class named as written, type arguments and `_root_.` left out (`List[Foo]` → `List`): a
+/// base's or an alias's target.
+fn class_name(written: &str) -> String {
+    let written: String = written.split_whitespace().collect();
+    let written = written.trim_start_matches("=>");
+    let written = written.strip_prefix("_root_.").unwrap_or(written);
     let name = strip_generics(written);
     name.trim_end_matches(['*', '?']).to_owned()
 }
@@ -429,7 +439,7 @@ fn bases(extend: Node, src: &[u8]) -> Vec<String> {
                 stack.extend(kids);
             }
             "type_identifier" | "stable_type_identifier" | "generic_type" | "annotated_type" => {
-                let name = type_name(text(n, src));
+                let name = class_name(text(n, src));
                 if !name.is_empty() {
                     out.push(name);
                 }
@@ -496,7 +506,7 @@ fn type_alias(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts)
     };
     let mut def = new_def(facts, NodeKind::Class, text(name, src), scope, node);
     fill(&mut def, node, None, src);
-    let target = type_name(text(target, src));
+    let target = class_name(text(target, src));
     if !target.is_empty() && !target.starts_with('(') {
         def.extends.push(target);
     }
@@ -541,6 +551,19 @@ fn function(
     }
     if let Some(returns) = field(node, "return_type") {
         def.returns = type_name(text(returns, src));
+    }
+    // `def tpe: TypeEntity` (no parameter list): read like a `val` of its class, so a bare
+    // `tpe.name` has its type.
+    let parenless = !named_children(node).iter().any(|c| c.kind() == "parameters");
+    if method
+        && parenless
+        && written != "this"
+        && !def.returns.is_empty()
+        && let Some(class) = scope
+    {
+        facts
+            .attr_bindings
+            .push((class, name.clone(), def.returns.clone()));
     }
     let idx = facts.defs.len() as u32;
     facts.defs.push(def);
@@ -978,16 +1001,14 @@ fn element_lambdas(
 
 /// `for (x <- xs) …`: `x` holds an element of `xs` in the `for`.
 fn for_generators(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) {
-    let Some(enumerators) = field(node, "enumerators") else {
-        return;
+    let enumerators: Vec<Node> = {
+        let mut cursor = node.walk();
+        node.children_by_field_name("enumerators", &mut cursor)
+            .filter(|e| e.kind() == "enumerators")
+            .flat_map(named_children)
+            .collect()
     };
-    for enumerator in named_children(enumerators).into_iter().flat_map(|e| {
-        if e.kind() == "enumerators" {
-            named_children(e)
-        } else {
-            vec![e]
-        }
-    }) {
+    for enumerator in enumerators.into_iter().filter(|e| e.kind() == "enumerator") {
         let parts = named_children(enumerator);
         let (Some(pattern), Some(value)) = (parts.first(), parts.get(1)) else {
             continue;
@@ -1360,7 +1381,7 @@ given cartOrd: Ordering[Cart] = Ordering.by(_.total)
                 Callee::Name("b".into()),
                 member(name("items"), "map"),
                 Callee::Name("items".into()),
-                member(Receiver::Other, "price"),
+                member(name("_"), "price"),
                 Callee::New("Receipt".into()),
             ]
         );

@@ -836,7 +836,8 @@ fn payload_binding(payload: Node, scope: Option<u32>, src: &[u8], facts: &mut Fi
 
 /// A decl literal `.init(…)`: a call of a declaration of its result type, read where that type
 /// is written: `const x: T = .init(…)` (through `try` and `catch`) and `return .init(…)` in a
-/// function returning `T` (`!T`, `?T`). `T.init`, else `None`.
+/// function returning `T` (`!T`, `?T`). `T.init`, else `None`. Assigned (`x.field =
+/// .init(…)`), it is a member of what is assigned to, typed as a receiver is.
 fn decl_literal(
     call: Node,
     scope: Option<u32>,
@@ -864,6 +865,23 @@ fn decl_literal(
         parent = parent.parent()?;
     }
     let written = match parent.kind() {
+        // `x.field = .init(…)` (read by the grammar as a declaration without `const`/`var`).
+        "variable_declaration" if field(parent, "type").is_none() => {
+            let mut cursor = parent.walk();
+            let tokens: Vec<&str> = parent.children(&mut cursor).map(|c| c.kind()).collect();
+            let declares = tokens.iter().any(|k| matches!(*k, "const" | "var"));
+            let assigned = named_children(parent).into_iter().next()?;
+            if declares || !tokens.contains(&"=") || assigned.id() == at.id() {
+                return None;
+            }
+            return match receiver(assigned, src) {
+                assigned @ (Receiver::Name(_) | Receiver::Path(_)) => Some(Callee::Member {
+                    receiver: assigned,
+                    name,
+                }),
+                _ => None,
+            };
+        }
         "variable_declaration" => field(parent, "type")?,
         "return_expression" => {
             let mut function = parent;

@@ -376,6 +376,12 @@ impl<'a> Resolver<'a> {
                     }
                     return hits;
                 }
+                // Scala: a member of a value the file imports from (`import intp._`).
+                if f.lang == Lang::Scala
+                    && let Some(hit) = self.scala_value_import(fi, scope, name)
+                {
+                    return self.scala_apply(vec![hit]);
+                }
                 // PHP looks a function up in the namespace, then the global one: nothing else.
                 // A Bash command that is no function of the script or of a file it sources is
                 // a program or a builtin.

@@ -2,6 +2,7 @@
 //! extension methods and implicit classes' methods found as members of their receiver type,
 //! and imports relative to the enclosing packages.
 
+use super::scope::Target;
 use super::{Resolver, confidence};
 use crate::extract::scala_extension_receiver;
 use crate::graph::{NodeKind, Reason};
@@ -44,6 +45,53 @@ impl<'a> Resolver<'a> {
                 }
             }
         }
+    }
+
+    /// A type named through a package relative to the file's enclosing packages (`doc.Index`
+    /// in package `a.doc.html` is `a.doc.Index`): the package's top-level definition of that
+    /// name.
+    pub(super) fn scala_package_type(&self, fi: usize, name: &str) -> Option<Target> {
+        let (package, last) = name.rsplit_once('.')?;
+        let own = self.files[fi].package.as_deref().unwrap_or_default();
+        relative_import_modules(own, package).iter().find_map(|module| {
+            self.modules().java(module).iter().find_map(|&file| {
+                let &def = self.top_level.get(file)?.get(last)?.first()?;
+                Some(Target::Node(self.def_node[file][def as usize]))
+            })
+        })
+    }
+
+    /// A bare name a value's import brings (`import intp._`, `import intp.{f}`, `import
+    /// intp.global._` where `intp` is a parameter, a local or a member of the enclosing class
+    /// with a known type): that type's member, own or inherited.
+    pub(super) fn scala_value_import(
+        &self,
+        fi: usize,
+        scope: Option<u32>,
+        name: &str,
+    ) -> Option<(u32, f32, Reason)> {
+        self.files[fi].imports.iter().find_map(|import| {
+            let member = if import.wildcard {
+                name
+            } else {
+                import.names.iter().find(|n| n.local() == name)?.name.as_str()
+            };
+            let head = import.module.split('.').next()?;
+            if !head.starts_with(|c: char| c.is_lowercase()) {
+                return None;
+            }
+            let (ty, conf) = self
+                .variable_type(fi, scope, head, 0)
+                .and_then(|_| self.path_type(fi, scope, &import.module, 0))
+                .or_else(|| self.path_type(fi, scope, &format!("this.{}", import.module), 0))?;
+            let (hit, inherited) = self.find_member(ty, member)?;
+            let conf = if inherited {
+                conf.min(confidence::INHERITED)
+            } else {
+                conf
+            };
+            Some((hit, conf.min(confidence::ATTRIBUTE_TYPE), Reason::ReceiverType))
+        })
     }
 
     /// `Foo(…)` where `Foo` is a type: its `apply` (the companion object's, own or inherited),

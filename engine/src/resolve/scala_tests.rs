@@ -535,6 +535,9 @@ trait Shape {
 class Circle extends Shape {
   def area(): Int = 3
   def radius(): Int = 1
+  def diameter(): Int = 2
+  def perimeter(): Int = 6
+  def center(): Int = 0
 }
 
 class Square extends Shape {
@@ -555,9 +558,9 @@ trait Canvas { self: Logging with Sized =>
       case c: Square => c.side()
       case _ => ()
     }
-    circles.foreach(c => c.radius())
-    circles.filter(_.area() > 0).map(_.radius())
-    for (s <- circles) s.radius()
+    circles.foreach(c => c.diameter())
+    circles.filter(_.area() > 0).map(_.perimeter())
+    for (s <- circles) s.center()
   }
 }
 
@@ -581,10 +584,13 @@ fn scala_pattern_types_self_types_and_element_lambdas() {
         .collect();
     let expected: std::collections::BTreeSet<(String, String)> = [
         ("Circle.area", "0.95"),
-        ("Circle.radius", "0.95"),
+        ("Circle.center", "0.95"),
+        ("Circle.diameter", "0.95"),
+        ("Circle.perimeter", "0.95"),
+        ("Circle.radius", "0.97"),
         ("Logging.log", "0.95"),
         ("Sized.width", "0.95"),
-        ("Square.side", "0.95"),
+        ("Square.side", "0.97"),
     ]
     .iter()
     .map(|(n, c)| (n.to_string(), c.to_string()))
@@ -597,4 +603,59 @@ fn scala_pattern_types_self_types_and_element_lambdas() {
             .chain(&edges(&g, EdgeKind::Extends))
             .all(|e| !e.0.ends_with(":Canvas"))
     );
+}
+
+const INDEX: &str = r#"package site
+package doc
+
+trait Index {
+  def letters: List[String]
+  def hasDeprecated: Boolean
+}
+"#;
+
+const HTML_PAGE: &str = r#"package site
+package doc
+package html
+
+class Page(index: doc.Index) {
+  def render(): Boolean = index.hasDeprecated
+}
+
+trait Entry {
+  def title: String = ""
+}
+
+abstract class Node {
+  def entry: Entry
+  def name = entry.title
+}
+
+class Writer(val page: Page) {
+  def write(): Unit = {
+    import page._
+    render()
+  }
+}
+"#;
+
+/// A dotted type is read relative to the enclosing packages (`doc.Index` in `site.doc.html`);
+/// a paren-less member `def entry: Entry` types a bare `entry.title`; `import page._` brings
+/// the members of a value's type as bare names.
+#[test]
+fn scala_package_relative_types_parenless_members_and_value_imports() {
+    let g = graph(&[
+        ("src/main/scala/site/doc/Index.scala", INDEX),
+        ("src/main/scala/site/doc/html/Page.scala", HTML_PAGE),
+    ]);
+    let calls = edges(&g, EdgeKind::Calls);
+    let reached = |caller: &str, callee: &str| {
+        calls.iter().any(|e| {
+            e.0 == format!("Method:src/main/scala/site/doc/html/Page.scala:{caller}")
+                && e.1.ends_with(callee)
+        })
+    };
+    assert!(reached("Page.render", ":Index.hasDeprecated"), "{calls:?}");
+    assert!(reached("Node.name", ":Entry.title"), "{calls:?}");
+    assert!(reached("Writer.write", ":Page.render"), "{calls:?}");
 }

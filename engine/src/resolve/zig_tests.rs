@@ -502,12 +502,21 @@ fn fill() void {
     var list = List(u8).init();
     list.append(1);
 }
+
+const Holder = struct {
+    list: List(u8),
+
+    fn reset(h: *Holder) void {
+        h.list = .init();
+    }
+};
 "#;
 
 /// A type function returning another type function's instance (`return aligned.Aligned(T,
-/// null);`) is that type: `List(u8).init()` and a value of it reach the other's methods.
+/// null);`) is that type: `List(u8).init()` and a value of it reach the other's methods; a
+/// decl literal assigned to a field (`h.list = .init()`) is a declaration of the field's type.
 #[test]
-fn zig_type_functions_returning_instances() {
+fn zig_type_functions_returning_instances_and_assigned_decl_literals() {
     let g = graph(&[("src/aligned.zig", ALIGNED), ("src/list.zig", LIST)]);
     let calls = edges(&g, EdgeKind::Calls);
     let fill: std::collections::BTreeSet<&str> = calls
@@ -517,4 +526,9 @@ fn zig_type_functions_returning_instances() {
         .collect();
     assert!(fill.contains("Method:src/aligned.zig:Aligned.init"), "{fill:?}");
     assert!(fill.contains("Method:src/aligned.zig:Aligned.append"), "{fill:?}");
+    assert!(
+        calls.iter().any(|e| e.0 == "Method:src/list.zig:Holder.reset"
+            && e.1 == "Method:src/aligned.zig:Aligned.init"),
+        "{calls:?}"
+    );
 }
