@@ -279,8 +279,9 @@ pub struct FileFacts {
     /// Q`): (the type as written, the protocols, the extension's line).
     #[serde(default)]
     pub conformances: Vec<(String, Vec<String>, u32)>,
-    /// Scala self types (`self: A with B =>` in a trait): (the type, each type named). The
-    /// type's values have those types' members, though it extends none of them.
+    /// Scala self types (`self: A with B =>` in a trait) and a package object's bases: (the
+    /// type or package object, each type named). Its values (or its package) have those types'
+    /// members, though it extends none of them in the graph.
     #[serde(default)]
     pub self_types: Vec<(DefIdx, String)>,
     /// `self.attr = Type(...)` style bindings: (class def, attribute, type).

@@ -283,8 +283,16 @@ fn package_object(node: Node, src: &[u8], facts: &mut FileFacts) {
     };
     let mut def = new_def(facts, NodeKind::Module, &full, None, node);
     def.signature = header_before_body(node, field(node, "body"), src);
+    let idx = facts.defs.len() as u32;
     facts.defs.push(def);
     facts.package = Some(full);
+    // `package object p extends A with B`: the members of `A` and `B` are names of the package
+    // (looked up as the object's, which extends no project type in the graph).
+    if let Some(extend) = field(node, "extend") {
+        for base in bases(extend, src) {
+            facts.self_types.push((idx, base));
+        }
+    }
 }
 
 /// `import a.b.C`, `import a.b._` / `a.b.*`, `import a.b.{C, D => E, F as G, _}`, several

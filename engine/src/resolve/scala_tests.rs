@@ -659,3 +659,60 @@ fn scala_package_relative_types_parenless_members_and_value_imports() {
     assert!(reached("Node.name", ":Entry.title"), "{calls:?}");
     assert!(reached("Writer.write", ":Page.render"), "{calls:?}");
 }
+
+const REPL_CONFIG: &str = r#"package shell
+
+trait Config {
+  def isDebug: Boolean = false
+}
+"#;
+
+const SHELL_PACKAGE: &str = r#"package tools
+
+package object shell extends Config {
+  def trace(msg: String): String = msg
+}
+"#;
+
+const SESSION: &str = r#"package tools
+package shell
+
+class Engine {
+  def trace(msg: String): String = msg
+}
+
+class Session(val engine: Engine) {
+  import engine.{ trace }
+
+  def run(): Unit = {
+    if (isDebug) trace("run")
+  }
+}
+"#;
+
+/// A member of a base of the package object is a name of the package (`isDebug`); a name a
+/// value's import names (`import engine.{ trace }`) comes before the package's own `trace`.
+#[test]
+fn scala_package_object_bases_and_explicit_value_imports() {
+    let g = graph(&[
+        ("src/main/scala/tools/shell/Config.scala", REPL_CONFIG),
+        ("src/main/scala/tools/shell/package.scala", SHELL_PACKAGE),
+        ("src/main/scala/tools/shell/Session.scala", SESSION),
+    ]);
+    let calls = edges(&g, EdgeKind::Calls);
+    let run: std::collections::BTreeSet<String> = calls
+        .iter()
+        .filter(|e| e.0 == "Method:src/main/scala/tools/shell/Session.scala:Session.run")
+        .map(|e| e.1.clone())
+        .collect();
+    assert_eq!(
+        run,
+        [
+            "Method:src/main/scala/tools/shell/Config.scala:Config.isDebug",
+            "Method:src/main/scala/tools/shell/Session.scala:Engine.trace",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
+    );
+}
