@@ -206,13 +206,27 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
 /// (`Map[K, V]` → `Map`, `_root_.a.Foo` → `a.Foo`, `=> Foo` → `Foo`), a collection of one class
 /// as its elements (`List[Foo]` → `Foo[]`).
 fn type_name(written: &str) -> String {
-    let written: String = written.split_whitespace().collect();
-    let written = written.trim_start_matches("=>");
-    let written = written.strip_prefix("_root_.").unwrap_or(written);
     match collection_element(written) {
         Some(element) => format!("{element}[]"),
         None => class_name(written),
     }
+}
+
+/// `List[Foo]`, `mutable.ListBuffer[a.Foo]`, `List[A with B]` → `Foo`, `a.Foo`, `A`: the
+/// element of a collection of one type argument naming a class (not a tuple, a function or a
+/// collection).
+fn collection_element(written: &str) -> Option<String> {
+    let (outer, rest) = written.trim().split_once('[')?;
+    let element = rest.trim_end().strip_suffix(']')?;
+    let element = element.split(" with ").next().unwrap_or(element).trim();
+    let outer: String = outer.split_whitespace().collect();
+    let outer = outer.trim_start_matches("=>");
+    let last = outer.rsplit('.').next().unwrap_or(outer);
+    let plain = !element.is_empty()
+        && element
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == '.');
+    (COLLECTIONS.contains(&last) && plain).then(|| element.to_owned())
 }
 
 /// A class named as written, type arguments and `_root_.` left out (`List[Foo]` → `List`): a
@@ -223,19 +237,6 @@ fn class_name(written: &str) -> String {
     let written = written.strip_prefix("_root_.").unwrap_or(written);
     let name = strip_generics(written);
     name.trim_end_matches(['*', '?']).to_owned()
-}
-
-/// `List[Foo]`, `mutable.ListBuffer[a.Foo]` → `Foo`, `a.Foo`: the element of a collection of
-/// one type argument naming a class (not a tuple, a function or a collection).
-fn collection_element(written: &str) -> Option<&str> {
-    let (outer, rest) = written.split_once('[')?;
-    let element = rest.strip_suffix(']')?;
-    let last = outer.rsplit('.').next().unwrap_or(outer);
-    let plain = !element.is_empty()
-        && element
-            .chars()
-            .all(|c| c.is_alphanumeric() || c == '_' || c == '.');
-    (COLLECTIONS.contains(&last) && plain).then_some(element)
 }
 
 /// `package a.b` (appended to the package read so far: chained clauses nest) as a module; a
@@ -562,7 +563,9 @@ fn function(
     }
     // `def tpe: TypeEntity` (no parameter list): read like a `val` of its class, so a bare
     // `tpe.name` has its type.
-    let parenless = !named_children(node).iter().any(|c| c.kind() == "parameters");
+    let parenless = !named_children(node)
+        .iter()
+        .any(|c| c.kind() == "parameters");
     if method
         && parenless
         && written != "this"
@@ -929,15 +932,13 @@ fn elements_of<'t>(mut object: Node<'t>, src: &[u8]) -> Node<'t> {
         let access = match object.kind() {
             "call_expression" => field(object, "function").map(unwrap_function),
             "field_expression" => Some(object),
-            "parenthesized_expression" => {
-                match named_children(object).into_iter().next() {
-                    Some(inner) => {
-                        object = inner;
-                        continue;
-                    }
-                    None => return object,
+            "parenthesized_expression" => match named_children(object).into_iter().next() {
+                Some(inner) => {
+                    object = inner;
+                    continue;
                 }
-            }
+                None => return object,
+            },
             _ => None,
         };
         match access
@@ -1152,7 +1153,10 @@ fn typed_pattern(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFac
     };
     let mut clause = node;
     while let Some(parent) = clause.parent()
-        && !matches!(clause.kind(), "case_clause" | "val_definition" | "var_definition")
+        && !matches!(
+            clause.kind(),
+            "case_clause" | "val_definition" | "var_definition"
+        )
     {
         clause = parent;
     }
@@ -1183,7 +1187,10 @@ fn self_type(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) 
             _ => types.push(type_name(text(child, src))),
         }
     }
-    let class_span = node.parent().and_then(|b| b.parent()).map_or(span(node), span);
+    let class_span = node
+        .parent()
+        .and_then(|b| b.parent())
+        .map_or(span(node), span);
     if let Some(alias) = alias.filter(|a| *a != "this")
         && let Some(class) = facts.defs.get(owner as usize).map(|d| d.name.clone())
     {
@@ -1196,7 +1203,7 @@ fn self_type(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) 
 
 #[cfg(test)]
 mod tests {
-    use super::extension_receiver;
+    use super::{extension_receiver, type_name};
     use crate::extract::Extractor;
     use crate::extract::test_facts::{calls_in, member};
     use crate::facts::*;
@@ -1433,6 +1440,17 @@ given cartOrd: Ordering[Cart] = Ordering.by(_.total)
             var: "c".into(),
             type_name: "Cart".into()
         }));
+    }
+
+    /// A collection of one class is read as its elements; other generic types as the class.
+    #[test]
+    fn collections_of_one_class_are_their_elements() {
+        assert_eq!(type_name("List[Item]"), "Item[]");
+        assert_eq!(type_name("=> Seq[a.Item]"), "a.Item[]");
+        assert_eq!(type_name("List[Entity with Member]"), "Entity[]");
+        assert_eq!(type_name("Map[K, V]"), "Map");
+        assert_eq!(type_name("List[(A, B)]"), "List");
+        assert_eq!(type_name("Stack[Item]"), "Stack");
     }
 
     #[test]

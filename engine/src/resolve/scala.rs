@@ -53,12 +53,14 @@ impl<'a> Resolver<'a> {
     pub(super) fn scala_package_type(&self, fi: usize, name: &str) -> Option<Target> {
         let (package, last) = name.rsplit_once('.')?;
         let own = self.files[fi].package.as_deref().unwrap_or_default();
-        relative_import_modules(own, package).iter().find_map(|module| {
-            self.modules().java(module).iter().find_map(|&file| {
-                let &def = self.top_level.get(file)?.get(last)?.first()?;
-                Some(Target::Node(self.def_node[file][def as usize]))
+        relative_import_modules(own, package)
+            .iter()
+            .find_map(|module| {
+                self.modules().java(module).iter().find_map(|&file| {
+                    let &def = self.top_level.get(file)?.get(last)?.first()?;
+                    Some(Target::Node(self.def_node[file][def as usize]))
+                })
             })
-        })
     }
 
     /// A bare name a value's import brings (`import intp._`, `import intp.{f}`, `import
@@ -83,7 +85,12 @@ impl<'a> Resolver<'a> {
                 }
                 name
             } else {
-                import.names.iter().find(|n| n.local() == name)?.name.as_str()
+                import
+                    .names
+                    .iter()
+                    .find(|n| n.local() == name)?
+                    .name
+                    .as_str()
             };
             let head = import.module.split('.').next()?;
             if !head.starts_with(|c: char| c.is_lowercase()) {
@@ -102,7 +109,11 @@ impl<'a> Resolver<'a> {
             } else {
                 conf
             };
-            Some((hit, conf.min(confidence::ATTRIBUTE_TYPE), Reason::ReceiverType))
+            Some((
+                hit,
+                conf.min(confidence::ATTRIBUTE_TYPE),
+                Reason::ReceiverType,
+            ))
         })
     }
 

@@ -524,11 +524,19 @@ fn zig_type_functions_returning_instances_and_assigned_decl_literals() {
         .filter(|e| e.0 == "Function:src/list.zig:fill")
         .map(|e| e.1.as_str())
         .collect();
-    assert!(fill.contains("Method:src/aligned.zig:Aligned.init"), "{fill:?}");
-    assert!(fill.contains("Method:src/aligned.zig:Aligned.append"), "{fill:?}");
     assert!(
-        calls.iter().any(|e| e.0 == "Method:src/list.zig:Holder.reset"
-            && e.1 == "Method:src/aligned.zig:Aligned.init"),
+        fill.contains("Method:src/aligned.zig:Aligned.init"),
+        "{fill:?}"
+    );
+    assert!(
+        fill.contains("Method:src/aligned.zig:Aligned.append"),
+        "{fill:?}"
+    );
+    assert!(
+        calls
+            .iter()
+            .any(|e| e.0 == "Method:src/list.zig:Holder.reset"
+                && e.1 == "Method:src/aligned.zig:Aligned.init"),
         "{calls:?}"
     );
 }
