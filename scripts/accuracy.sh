@@ -74,16 +74,18 @@
 #   scaladoc  Scala: Scaladoc from Scala 2.11.12's Debian source (src/scaladoc/scala/tools/nsc: the
 #             compiler's doc tool; cake-pattern traits mixed into a model factory, comment parsers,
 #             an HTML generator with XML literals)
+#   repl      Scala: the REPL from the same source (src/repl: the interpreter loop, completion,
+#             code wrapping; implicits, nested objects, `case` patterns over compiler trees)
 #   actors    Scala, held out: Scala Actors from the same source (src/actors: concurrency; traits
 #             with self types, companion objects, reactions as partial functions, schedulers)
 #   all       every corpus above, one after another
 # Caches the indexers, corpora and indexes in $NEXUS_ACCURACY (default ~/.cache/nexus-accuracy).
 set -euo pipefail
-corpus=${1:?usage: scripts/accuracy.sh django|pydantic|sphinx|ts|effect|tokio|goldmark|yaml|toml|lang3|collections|jsoup|brotli|cmark|lua|crypto|leveldb|marisa|clipper|kiwi|newtonsoft|dbussharp|commonmark|purifier|phpparser|thor|mustermann|ttyprompt|liquid|rack|tzinfo|zigstd|aro|resinator|mix|exunit|scaladoc|actors|all [--examples N]}
+corpus=${1:?usage: scripts/accuracy.sh django|pydantic|sphinx|ts|effect|tokio|goldmark|yaml|toml|lang3|collections|jsoup|brotli|cmark|lua|crypto|leveldb|marisa|clipper|kiwi|newtonsoft|dbussharp|commonmark|purifier|phpparser|thor|mustermann|ttyprompt|liquid|rack|tzinfo|zigstd|aro|resinator|mix|exunit|scaladoc|repl|actors|all [--examples N]}
 shift
 repo=$(cd "$(dirname "$0")/.." && pwd)
 if [ "$corpus" = all ]; then
-  for one in django pydantic sphinx ts effect tokio goldmark yaml toml lang3 collections jsoup brotli cmark lua crypto leveldb marisa clipper kiwi newtonsoft dbussharp commonmark purifier phpparser thor mustermann ttyprompt liquid rack tzinfo zigstd aro resinator mix exunit scaladoc actors; do
+  for one in django pydantic sphinx ts effect tokio goldmark yaml toml lang3 collections jsoup brotli cmark lua crypto leveldb marisa clipper kiwi newtonsoft dbussharp commonmark purifier phpparser thor mustermann ttyprompt liquid rack tzinfo zigstd aro resinator mix exunit scaladoc repl actors; do
     printf '\n===== %s\n' "$one"
     "$0" "$one" "$@"
   done
@@ -92,7 +94,7 @@ fi
 cache=${NEXUS_ACCURACY:-$HOME/.cache/nexus-accuracy}
 tools="$cache/tools"
 mkdir -p "$tools"
-case "$corpus" in goldmark|yaml|toml|lang3|collections|jsoup|brotli|cmark|lua|crypto|leveldb|marisa|clipper|kiwi|dbussharp|newtonsoft|commonmark|purifier|phpparser|thor|mustermann|ttyprompt|liquid|rack|tzinfo|zigstd|aro|resinator|mix|exunit|scaladoc|actors) needs_npm=false ;; *) needs_npm=true ;; esac
+case "$corpus" in goldmark|yaml|toml|lang3|collections|jsoup|brotli|cmark|lua|crypto|leveldb|marisa|clipper|kiwi|dbussharp|newtonsoft|commonmark|purifier|phpparser|thor|mustermann|ttyprompt|liquid|rack|tzinfo|zigstd|aro|resinator|mix|exunit|scaladoc|repl|actors) needs_npm=false ;; *) needs_npm=true ;; esac
 if $needs_npm && { [ ! -x "$tools/node_modules/.bin/scip-python" ] \
   || [ ! -x "$tools/node_modules/.bin/scip-typescript" ]; }; then
   echo "installing the SCIP indexers into $tools" >&2
@@ -496,7 +498,7 @@ JSON
       /usr/bin/python3 "$oracle" -root "$root" -output "$index" >&2
     fi
     prefix= ;;
-  scaladoc|actors)  # Scala: parts of Scala 2.11.12's own source, bound by Debian's scalac 2.11 typer
+  scaladoc|repl|actors)  # Scala: parts of Scala 2.11.12's own source, bound by Debian's scalac 2.11 typer
     version=2.11.12
     if ! command -v scalac >/dev/null; then
       echo "installing scala (Debian)" >&2
@@ -504,6 +506,7 @@ JSON
     fi
     case "$corpus" in
       scaladoc) folder=src/scaladoc/scala/tools/nsc ;;
+      repl) folder=src/repl ;;
       actors) folder=src/actors ;;
     esac
     root="$cache/$corpus-$version"
@@ -526,7 +529,7 @@ JSON
         -cp /usr/share/scala-2.11/lib/scala-parser-combinators.jar >&2
     fi
     prefix= ;;
-  *) echo "unknown corpus: $corpus (django | pydantic | sphinx | ts | effect | tokio | goldmark | yaml | toml | lang3 | collections | jsoup | brotli | cmark | lua | crypto | leveldb | marisa | clipper | kiwi | newtonsoft | dbussharp | commonmark | purifier | phpparser | thor | mustermann | ttyprompt | liquid | rack | tzinfo | zigstd | aro | resinator | mix | exunit | scaladoc | actors | all)" >&2; exit 2 ;;
+  *) echo "unknown corpus: $corpus (django | pydantic | sphinx | ts | effect | tokio | goldmark | yaml | toml | lang3 | collections | jsoup | brotli | cmark | lua | crypto | leveldb | marisa | clipper | kiwi | newtonsoft | dbussharp | commonmark | purifier | phpparser | thor | mustermann | ttyprompt | liquid | rack | tzinfo | zigstd | aro | resinator | mix | exunit | scaladoc | repl | actors | all)" >&2; exit 2 ;;
 esac
 cd "$repo"
 cargo run --quiet --release -p nexus-accuracy --bin nexus-accuracy -- --scip "$index" --root "$root" --prefix "$prefix" "$@"

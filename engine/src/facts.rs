@@ -283,6 +283,11 @@ pub struct FileFacts {
     /// Q`): (the type as written, the protocols, the extension's line).
     #[serde(default)]
     pub conformances: Vec<(String, Vec<String>, u32)>,
+    /// Scala self types (`self: A with B =>` in a trait) and a package object's bases: (the
+    /// type or package object, each type named). Its values (or its package) have those types'
+    /// members, though it extends none of them in the graph.
+    #[serde(default)]
+    pub self_types: Vec<(DefIdx, String)>,
     /// `self.attr = Type(...)` style bindings: (class def, attribute, type).
     pub attr_bindings: Vec<(DefIdx, String, String)>,
     /// Attributes assigned a call's result in a method.
@@ -358,6 +363,7 @@ impl FileFacts {
         self.test_modules.shrink_to_fit();
         self.stand_in_macros.shrink_to_fit();
         self.item_macros.shrink_to_fit();
+        self.self_types.shrink_to_fit();
         self.ref_names.shrink_to_fit();
         self.refs.shrink_to_fit();
     }
@@ -407,6 +413,7 @@ impl FileFacts {
             deref_targets: Vec::new(),
             impl_arguments: Vec::new(),
             conformances: Vec::new(),
+            self_types: Vec::new(),
             attr_bindings: Vec::new(),
             attr_calls: Vec::new(),
             package: None,

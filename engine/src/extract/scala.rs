@@ -6,11 +6,86 @@ use tree_sitter::Node;
 
 use super::scala_bare::bare_call;
 use super::{
-    ReceiverSyntax, doc_line, field, header_before_body, line, named_children, new_def, push_call,
-    push_children, signature, strip_generics, text,
+    ReceiverSyntax, doc_line, end_line, field, header_before_body, line, named_children, new_def,
+    push_call, push_children, signature, strip_generics, text,
 };
-use crate::facts::{CallBinding, Callee, Def, FileFacts, Import, ImportedName, Receiver};
+use crate::facts::{
+    CallBinding, Callee, Def, ElementBinding, FileFacts, Import, ImportedName, Receiver,
+};
 use crate::graph::NodeKind;
+
+/// Collections (and `Option`) whose elements the lambdas of `ELEMENT_METHODS` are given: a
+/// type written `List[T]` is read `T[]`.
+const COLLECTIONS: &[&str] = &[
+    "Array",
+    "ArrayBuffer",
+    "Buffer",
+    "IndexedSeq",
+    "Iterable",
+    "Iterator",
+    "LinearSeq",
+    "List",
+    "ListBuffer",
+    "Option",
+    "Seq",
+    "Set",
+    "SortedSet",
+    "Stream",
+    "Traversable",
+    "TraversableOnce",
+    "Vector",
+];
+
+/// Collection methods whose lambda is given each element (`xs.foreach(x => …)`, `xs map
+/// (_.f)`).
+const ELEMENT_METHODS: &[&str] = &[
+    "collect",
+    "count",
+    "dropWhile",
+    "exists",
+    "filter",
+    "filterNot",
+    "find",
+    "flatMap",
+    "forall",
+    "foreach",
+    "groupBy",
+    "map",
+    "maxBy",
+    "minBy",
+    "partition",
+    "sortBy",
+    "span",
+    "takeWhile",
+    "withFilter",
+];
+
+/// Collection methods returning a collection of the same elements (`xs.filter(…)`,
+/// `xs.toList`): an element of their result is one of their receiver's.
+const SAME_ELEMENTS: &[&str] = &[
+    "distinct",
+    "drop",
+    "dropWhile",
+    "filter",
+    "filterNot",
+    "init",
+    "iterator",
+    "reverse",
+    "sortBy",
+    "sortWith",
+    "sorted",
+    "tail",
+    "take",
+    "takeWhile",
+    "toIndexedSeq",
+    "toIterator",
+    "toList",
+    "toSeq",
+    "toSet",
+    "toVector",
+    "view",
+    "withFilter",
+];
 
 /// Infix operators that compare or combine values of any type: never a project method.
 const VALUE_OPERATORS: &[&str] = &["==", "!=", "eq", "ne", "&&", "||", "=", "->", "<-", "=>"];
@@ -106,6 +181,12 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
                 }
             }
             "infix_expression" => infix(node, scope, src, facts),
+            "typed_pattern" => typed_pattern(node, scope, src, facts),
+            "for_expression" => for_generators(node, scope, src, facts),
+            "self_type" => {
+                self_type(node, scope, src, facts);
+                continue;
+            }
             "identifier" => {
                 if let Some(name) = bare_call(node, src) {
                     push_call(facts, scope, Callee::Name(name), node);
@@ -122,8 +203,35 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
 }
 
 /// A type name as the resolver reads it: type arguments, `_root_.` and spaces left out
-/// (`List[Foo]` → `List`, `_root_.a.Foo` → `a.Foo`, `=> Foo` → `Foo`).
+/// (`Map[K, V]` → `Map`, `_root_.a.Foo` → `a.Foo`, `=> Foo` → `Foo`), a collection of one class
+/// as its elements (`List[Foo]` → `Foo[]`).
 fn type_name(written: &str) -> String {
+    match collection_element(written) {
+        Some(element) => format!("{element}[]"),
+        None => class_name(written),
+    }
+}
+
+/// `List[Foo]`, `mutable.ListBuffer[a.Foo]`, `List[A with B]` → `Foo`, `a.Foo`, `A`: the
+/// element of a collection of one type argument naming a class (not a tuple, a function or a
+/// collection).
+fn collection_element(written: &str) -> Option<String> {
+    let (outer, rest) = written.trim().split_once('[')?;
+    let element = rest.trim_end().strip_suffix(']')?;
+    let element = element.split(" with ").next().unwrap_or(element).trim();
+    let outer: String = outer.split_whitespace().collect();
+    let outer = outer.trim_start_matches("=>");
+    let last = outer.rsplit('.').next().unwrap_or(outer);
+    let plain = !element.is_empty()
+        && element
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == '.');
+    (COLLECTIONS.contains(&last) && plain).then(|| element.to_owned())
+}
+
+/// A class named as written, type arguments and `_root_.` left out (`List[Foo]` → `List`): a
+/// base's or an alias's target.
+fn class_name(written: &str) -> String {
     let written: String = written.split_whitespace().collect();
     let written = written.trim_start_matches("=>");
     let written = written.strip_prefix("_root_.").unwrap_or(written);
@@ -176,8 +284,16 @@ fn package_object(node: Node, src: &[u8], facts: &mut FileFacts) {
     };
     let mut def = new_def(facts, NodeKind::Module, &full, None, node);
     def.signature = header_before_body(node, field(node, "body"), src);
+    let idx = facts.defs.len() as u32;
     facts.defs.push(def);
     facts.package = Some(full);
+    // `package object p extends A with B`: the members of `A` and `B` are names of the package
+    // (looked up as the object's, which extends no project type in the graph).
+    if let Some(extend) = field(node, "extend") {
+        for base in bases(extend, src) {
+            facts.self_types.push((idx, base));
+        }
+    }
 }
 
 /// `import a.b.C`, `import a.b._` / `a.b.*`, `import a.b.{C, D => E, F as G, _}`, several
@@ -332,7 +448,7 @@ fn bases(extend: Node, src: &[u8]) -> Vec<String> {
                 stack.extend(kids);
             }
             "type_identifier" | "stable_type_identifier" | "generic_type" | "annotated_type" => {
-                let name = type_name(text(n, src));
+                let name = class_name(text(n, src));
                 if !name.is_empty() {
                     out.push(name);
                 }
@@ -399,7 +515,7 @@ fn type_alias(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts)
     };
     let mut def = new_def(facts, NodeKind::Class, text(name, src), scope, node);
     fill(&mut def, node, None, src);
-    let target = type_name(text(target, src));
+    let target = class_name(text(target, src));
     if !target.is_empty() && !target.starts_with('(') {
         def.extends.push(target);
     }
@@ -445,6 +561,21 @@ fn function(
     if let Some(returns) = field(node, "return_type") {
         def.returns = type_name(text(returns, src));
     }
+    // `def tpe: TypeEntity` (no parameter list): read like a `val` of its class, so a bare
+    // `tpe.name` has its type.
+    let parenless = !named_children(node)
+        .iter()
+        .any(|c| c.kind() == "parameters");
+    if method
+        && parenless
+        && written != "this"
+        && !def.returns.is_empty()
+        && let Some(class) = scope
+    {
+        facts
+            .attr_bindings
+            .push((class, name.clone(), def.returns.clone()));
+    }
     let idx = facts.defs.len() as u32;
     facts.defs.push(def);
     parameters(node, idx, src, facts);
@@ -481,7 +612,7 @@ fn parameters(node: Node, def: u32, src: &[u8], facts: &mut FileFacts) {
         .filter(|p| p.kind() == "parameter")
     {
         if let (Some(name), Some(ty)) = (field(param, "name"), field(param, "type")) {
-            bind(facts, Some(def), text(name, src), text(ty, src));
+            bind(facts, Some(def), text(name, src), text(ty, src), span(node));
         }
     }
 }
@@ -519,7 +650,8 @@ fn class_parameters(node: Node, class: u32, src: &[u8], facts: &mut FileFacts) {
                 .attr_bindings
                 .push((class, name.to_owned(), type_name(ty)));
         }
-        bind(facts, Some(class), name, ty);
+        let class_span = node.parent().map_or(span(node), span);
+        bind(facts, Some(class), name, ty, class_span);
     }
 }
 
@@ -543,7 +675,7 @@ fn value(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) -> O
             facts.attr_bindings.push((class, name.clone(), ty));
         }
     } else if let Some(ty) = declared.clone().or(constructed) {
-        bind(facts, scope, &name, &ty);
+        bind(facts, scope, &name, &ty, to_block_end(node));
     } else if let Some(v) = value.filter(|v| v.kind() == "call_expression")
         && let Some(callee) = callee_of(v, src)
     {
@@ -552,6 +684,7 @@ fn value(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) -> O
             var: name.clone(),
             callee,
         });
+        facts.call_binding_spans.push(to_block_end(node));
     }
     if !(member || top) {
         return None;
@@ -625,7 +758,7 @@ fn extension<'t>(
         }
         let idx = function(def, scope, Some(&header), src, facts);
         if let Some((var, ty)) = receiver {
-            bind(facts, Some(idx), var, ty);
+            bind(facts, Some(idx), var, ty, span(def));
         }
         if let Some(b) = field(def, "body") {
             stack.push((b, Some(idx)));
@@ -706,6 +839,8 @@ fn is_parenless_access(node: Node) -> bool {
 
 fn receiver(object: Node, src: &[u8]) -> Receiver {
     match object.kind() {
+        // `_.f` in a lambda: the placeholder parameter.
+        "wildcard" => Receiver::Name("_".to_owned()),
         "identifier" if text(object, src) == "super" => Receiver::Super,
         "parenthesized_expression" => named_children(object)
             .into_iter()
@@ -781,7 +916,131 @@ fn call(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) {
         return;
     }
     if let Some(callee) = callee_of(node, src) {
+        if let (Callee::Member { name, .. }, Some(args)) = (&callee, field(node, "arguments"))
+            && let Some(object) = field(unwrap_function(function), "value")
+        {
+            element_lambdas(name, object, args, scope, src, facts);
+        }
         push_call(facts, scope, callee, node);
+    }
+}
+
+/// The collection whose elements a value's elements are: through calls keeping them
+/// (`xs.filter(…).map(…)`'s receiver is `xs`'s elements).
+fn elements_of<'t>(mut object: Node<'t>, src: &[u8]) -> Node<'t> {
+    loop {
+        let access = match object.kind() {
+            "call_expression" => field(object, "function").map(unwrap_function),
+            "field_expression" => Some(object),
+            "parenthesized_expression" => match named_children(object).into_iter().next() {
+                Some(inner) => {
+                    object = inner;
+                    continue;
+                }
+                None => return object,
+            },
+            _ => None,
+        };
+        match access
+            .filter(|a| a.kind() == "field_expression")
+            .and_then(|a| field_access(a, src))
+        {
+            Some((inner, name)) if SAME_ELEMENTS.contains(&name.as_str()) => object = inner,
+            _ => return object,
+        }
+    }
+}
+
+/// `xs.map(x => …)`, `xs foreach { x => … }`, `xs.map(_.f)`: the lambda's parameter (or `_`)
+/// holds an element of `xs` in the lambda.
+fn element_lambdas(
+    method: &str,
+    object: Node,
+    args: Node,
+    scope: Option<u32>,
+    src: &[u8],
+    facts: &mut FileFacts,
+) {
+    if !ELEMENT_METHODS.contains(&method) {
+        return;
+    }
+    let of = receiver(elements_of(object, src), src);
+    if matches!(of, Receiver::Other | Receiver::SelfRef | Receiver::Super) {
+        return;
+    }
+    let arg = match args.kind() {
+        "arguments" | "block" => named_children(args)
+            .into_iter()
+            .find(|c| c.kind() != "comment")
+            .unwrap_or(args),
+        _ => args,
+    };
+    let var = match arg.kind() {
+        "lambda_expression" => {
+            let Some(param) = field(arg, "parameters") else {
+                return;
+            };
+            match param.kind() {
+                "identifier" => text(param, src),
+                "bindings" => {
+                    let bindings = named_children(param);
+                    match bindings.as_slice() {
+                        [one] if field(*one, "type").is_none() => {
+                            field(*one, "name").map_or("", |n| text(n, src))
+                        }
+                        _ => return,
+                    }
+                }
+                _ => return,
+            }
+        }
+        "case_block" => return,
+        _ => "_",
+    };
+    if var.is_empty() {
+        return;
+    }
+    facts.element_bindings.push(ElementBinding {
+        scope,
+        var: var.to_owned(),
+        of,
+    });
+    facts.element_binding_spans.push(span(arg));
+}
+
+/// `for (x <- xs) …`: `x` holds an element of `xs` in the `for`.
+fn for_generators(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) {
+    let enumerators: Vec<Node> = {
+        let mut cursor = node.walk();
+        node.children_by_field_name("enumerators", &mut cursor)
+            .filter(|e| e.kind() == "enumerators")
+            .flat_map(named_children)
+            .collect()
+    };
+    for enumerator in enumerators.into_iter().filter(|e| e.kind() == "enumerator") {
+        let parts = named_children(enumerator);
+        let (Some(pattern), Some(value)) = (parts.first(), parts.get(1)) else {
+            continue;
+        };
+        let arrow = {
+            let mut cursor = enumerator.walk();
+            enumerator
+                .children(&mut cursor)
+                .any(|c| matches!(c.kind(), "<-" | "←"))
+        };
+        if !arrow || pattern.kind() != "identifier" {
+            continue;
+        }
+        let of = receiver(elements_of(*value, src), src);
+        if matches!(of, Receiver::Other | Receiver::SelfRef | Receiver::Super) {
+            continue;
+        }
+        facts.element_bindings.push(ElementBinding {
+            scope,
+            var: text(*pattern, src).to_owned(),
+            of,
+        });
+        facts.element_binding_spans.push(span(node));
     }
 }
 
@@ -804,6 +1063,15 @@ fn infix(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) {
     } else {
         left
     };
+    if !name.ends_with(':')
+        && let Some(right) = field(node, "right")
+    {
+        let arg = match right.kind() {
+            "parenthesized_expression" => named_children(right).into_iter().next().unwrap_or(right),
+            _ => right,
+        };
+        element_lambdas(name, object, arg, scope, src, facts);
+    }
     let callee = Callee::Member {
         receiver: receiver(object, src),
         name: name.to_owned(),
@@ -850,16 +1118,92 @@ fn constructed_type(value: Node, src: &[u8]) -> Option<String> {
     }
 }
 
-fn bind(facts: &mut FileFacts, scope: Option<u32>, var: &str, written: &str) {
+/// Binds `var` to the type `written` in `scope`, holding on the lines of `lines`.
+fn bind(facts: &mut FileFacts, scope: Option<u32>, var: &str, written: &str, lines: (u32, u32)) {
     let type_name = type_name(written);
-    if !type_name.starts_with('(') {
-        facts.bind_type(scope, var, type_name);
+    if type_name.starts_with('(') || type_name.is_empty() || var.is_empty() {
+        return;
+    }
+    facts.bind_type(scope, var, type_name);
+    facts.binding_spans.push(lines);
+}
+
+/// The lines a node spans.
+fn span(node: Node) -> (u32, u32) {
+    (line(node), end_line(node))
+}
+
+/// A local's lines: from its declaration to the end of the block it is written in.
+fn to_block_end(node: Node) -> (u32, u32) {
+    (line(node), node.parent().map_or(end_line(node), end_line))
+}
+
+/// `case t: T =>` (also in `catch`): `t` holds a `T` in its clause (the first type of `A with
+/// B`); `case _: T` binds nothing.
+fn typed_pattern(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) {
+    let (Some(name), Some(ty)) = (field(node, "pattern"), field(node, "type")) else {
+        return;
+    };
+    if name.kind() != "identifier" {
+        return;
+    }
+    let ty = match ty.kind() {
+        "compound_type" => field(ty, "base").unwrap_or(ty),
+        _ => ty,
+    };
+    let mut clause = node;
+    while let Some(parent) = clause.parent()
+        && !matches!(
+            clause.kind(),
+            "case_clause" | "val_definition" | "var_definition"
+        )
+    {
+        clause = parent;
+    }
+    bind(facts, scope, text(name, src), text(ty, src), span(clause));
+}
+
+/// `self: A with B =>` in a class or trait body: a value of the type is also each of the
+/// types named (their members are its members, though it extends none of them), and `self`
+/// names it.
+fn self_type(node: Node, scope: Option<u32>, src: &[u8], facts: &mut FileFacts) {
+    let Some(owner) = scope.filter(|&s| in_type(facts, Some(s))) else {
+        return;
+    };
+    let mut types = Vec::new();
+    let mut alias = None;
+    for child in named_children(node) {
+        match child.kind() {
+            "identifier" if alias.is_none() => alias = Some(text(child, src)),
+            "compound_type" => {
+                let mut cursor = child.walk();
+                types.extend(
+                    child
+                        .named_children(&mut cursor)
+                        .filter(|t| t.kind() != "refinement")
+                        .map(|t| type_name(text(t, src))),
+                );
+            }
+            _ => types.push(type_name(text(child, src))),
+        }
+    }
+    let class_span = node
+        .parent()
+        .and_then(|b| b.parent())
+        .map_or(span(node), span);
+    if let Some(alias) = alias.filter(|a| *a != "this")
+        && let Some(class) = facts.defs.get(owner as usize).map(|d| d.name.clone())
+    {
+        bind(facts, Some(owner), alias, &class, class_span);
+    }
+    for ty in types.into_iter().filter(|t| !t.is_empty()) {
+        facts.self_types.push((owner, ty));
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::extension_receiver;
+    use super::{extension_receiver, type_name};
     use crate::extract::Extractor;
     use crate::extract::test_facts::{calls_in, member};
     use crate::facts::*;
@@ -1052,7 +1396,7 @@ given cartOrd: Ordering[Cart] = Ordering.by(_.total)
                 Callee::Name("b".into()),
                 member(name("items"), "map"),
                 Callee::Name("items".into()),
-                member(Receiver::Other, "price"),
+                member(name("_"), "price"),
                 Callee::New("Receipt".into()),
             ]
         );
@@ -1096,6 +1440,17 @@ given cartOrd: Ordering[Cart] = Ordering.by(_.total)
             var: "c".into(),
             type_name: "Cart".into()
         }));
+    }
+
+    /// A collection of one class is read as its elements; other generic types as the class.
+    #[test]
+    fn collections_of_one_class_are_their_elements() {
+        assert_eq!(type_name("List[Item]"), "Item[]");
+        assert_eq!(type_name("=> Seq[a.Item]"), "a.Item[]");
+        assert_eq!(type_name("List[Entity with Member]"), "Entity[]");
+        assert_eq!(type_name("Map[K, V]"), "Map");
+        assert_eq!(type_name("List[(A, B)]"), "List");
+        assert_eq!(type_name("Stack[Item]"), "Stack");
     }
 
     #[test]

@@ -339,12 +339,18 @@ fn function(
 ) -> u32 {
     let name = field(node, "name").map_or("", |n| text(n, src));
     let returned = returned_container(node, src);
+    let instance = returned
+        .is_none()
+        .then(|| returned_instance(node, src))
+        .flatten();
     let kind = match returned {
         Some((kind, _)) => kind,
+        None if instance.is_some() => NodeKind::Struct,
         None if scope.is_some_and(|s| is_container(facts, s)) => NodeKind::Method,
         None => NodeKind::Function,
     };
     let mut def = new_def(facts, kind, name, scope, node);
+    def.extends.extend(instance);
     def.exported = is_pub(node);
     def.signature = header_before_body(node, field(node, "body"), src);
     def.doc = doc_before(node, src);
@@ -396,6 +402,35 @@ fn returned_container<'t>(node: Node<'t>, src: &[u8]) -> Option<(NodeKind, Node<
         let value = named_children(ret).into_iter().next()?;
         Some((container_kind(value)?, value))
     })
+}
+
+/// The type function a type function returns an instance of: its return type is `type` and
+/// its body is `return a.Other(T, …);` (`fn ArrayList(comptime T: type) type { return
+/// array_list.Aligned(T, null); }` → `array_list.Aligned`): it is that type, its members the
+/// other's.
+fn returned_instance(node: Node, src: &[u8]) -> Option<String> {
+    if field(node, "type").map(|t| text(t, src)) != Some("type") {
+        return None;
+    }
+    let body = field(node, "body")?;
+    let statements: Vec<Node> = named_children(body)
+        .into_iter()
+        .filter(|c| c.kind() != "comment")
+        .collect();
+    let [statement] = statements.as_slice() else {
+        return None;
+    };
+    let ret = named_children(*statement)
+        .into_iter()
+        .find(|c| c.kind() == "return_expression")
+        .or((statement.kind() == "return_expression").then_some(*statement))?;
+    let value = named_children(ret).into_iter().next()?;
+    if value.kind() != "call_expression" {
+        return None;
+    }
+    let function = field(value, "function")?;
+    (function.kind() == "identifier" || RECEIVERS.is_dotted(function))
+        .then(|| text(function, src).replace(char::is_whitespace, ""))
 }
 
 /// `const m = @import("x.zig")` (the whole file), `const A = @import("x.zig").A` and
@@ -801,7 +836,8 @@ fn payload_binding(payload: Node, scope: Option<u32>, src: &[u8], facts: &mut Fi
 
 /// A decl literal `.init(…)`: a call of a declaration of its result type, read where that type
 /// is written: `const x: T = .init(…)` (through `try` and `catch`) and `return .init(…)` in a
-/// function returning `T` (`!T`, `?T`). `T.init`, else `None`.
+/// function returning `T` (`!T`, `?T`). `T.init`, else `None`. Assigned (`x.field =
+/// .init(…)`), it is a member of what is assigned to, typed as a receiver is.
 fn decl_literal(
     call: Node,
     scope: Option<u32>,
@@ -829,6 +865,23 @@ fn decl_literal(
         parent = parent.parent()?;
     }
     let written = match parent.kind() {
+        // `x.field = .init(…)` (read by the grammar as a declaration without `const`/`var`).
+        "variable_declaration" if field(parent, "type").is_none() => {
+            let mut cursor = parent.walk();
+            let tokens: Vec<&str> = parent.children(&mut cursor).map(|c| c.kind()).collect();
+            let declares = tokens.iter().any(|k| matches!(*k, "const" | "var"));
+            let assigned = named_children(parent).into_iter().next()?;
+            if declares || !tokens.contains(&"=") || assigned.id() == at.id() {
+                return None;
+            }
+            return match receiver(assigned, src) {
+                assigned @ (Receiver::Name(_) | Receiver::Path(_)) => Some(Callee::Member {
+                    receiver: assigned,
+                    name,
+                }),
+                _ => None,
+            };
+        }
         "variable_declaration" => field(parent, "type")?,
         "return_expression" => {
             let mut function = parent;

@@ -390,7 +390,9 @@ impl<'a> Resolver<'a> {
                 // file's and the package's names and the imports; only a local `def` hides it.
                 if f.lang == Lang::Scala
                     && !matches!(found, Some((_, _, Reason::LocalScope)))
-                    && let Some(hit) = self.java_implicit_this(fi, scope, name)
+                    && let Some(hit) = self
+                        .java_implicit_this(fi, scope, name)
+                        .or_else(|| self.scala_value_import(fi, scope, name, true, depth))
                 {
                     return self.scala_apply(vec![hit]);
                 }
@@ -401,6 +403,15 @@ impl<'a> Resolver<'a> {
                         return self.scala_apply(hits);
                     }
                     return hits;
+                }
+                // Scala: a member of a value the file imports from (`import intp._`), else of a
+                // base of the package object of an enclosing package.
+                if f.lang == Lang::Scala
+                    && let Some(hit) = self
+                        .scala_value_import(fi, scope, name, false, depth)
+                        .or_else(|| self.scala_package_object_member(fi, name))
+                {
+                    return self.scala_apply(vec![hit]);
                 }
                 // PHP looks a function up in the namespace, then the global one: nothing else.
                 // A Bash command that is no function of the script or of a file it sources is

@@ -80,7 +80,11 @@ impl<'a> Resolver<'a> {
             return Some(found);
         }
         let target = if name.contains('.') || name.contains("::") {
-            self.path_target(fi, name)
+            self.path_target(fi, name).or_else(|| {
+                (lang == Lang::Scala)
+                    .then(|| self.scala_package_type(fi, name))
+                    .flatten()
+            })
         } else if lang == Lang::Php {
             self.php_lookup_name(fi, scope, name).map(|(t, _, _)| t)
         } else {

@@ -338,6 +338,7 @@ fn resolve_in(
     // C++ methods defined out of line find their class through the includes.
     r.adopt_foreign_methods();
     r.heritage();
+    r.scala_self_types();
     r.swift_conformances();
     r.plan(earlier, changed, budget);
     r.calls(order);

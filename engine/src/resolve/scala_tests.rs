@@ -525,3 +525,194 @@ fn scala_class_members_come_before_wildcard_imports() {
             .any(|e| e.1 == "Function:src/main/scala/site/util/package.scala:title")
     );
 }
+
+const SHAPES: &str = r#"package draw
+
+trait Shape {
+  def area(): Int
+}
+
+class Circle extends Shape {
+  def area(): Int = 3
+  def radius(): Int = 1
+  def diameter(): Int = 2
+  def perimeter(): Int = 6
+  def center(): Int = 0
+}
+
+class Square extends Shape {
+  def area(): Int = 4
+  def side(): Int = 2
+}
+
+trait Logging {
+  def log(line: String): Unit = ()
+}
+
+trait Canvas { self: Logging with Sized =>
+  def paint(shapes: List[Shape], circles: Seq[Circle]): Unit = {
+    log("paint")
+    self.width()
+    shapes foreach {
+      case c: Circle => c.radius()
+      case c: Square => c.side()
+      case _ => ()
+    }
+    circles.foreach(c => c.diameter())
+    circles.filter(_.area() > 0).map(_.perimeter())
+    for (s <- circles) s.center()
+  }
+}
+
+trait Sized {
+  def width(): Int = 0
+}
+"#;
+
+/// `case c: T =>` types `c` in its clause (the same name typed anew in the next one); a self
+/// type (`self: A with B =>`) makes `A`'s and `B`'s members callable bare and on `self`; a
+/// lambda's parameter (`c =>`, `_`) and a `for` generator's variable hold an element of the
+/// collection, also through `filter`.
+#[test]
+fn scala_pattern_types_self_types_and_element_lambdas() {
+    let g = graph(&[("src/main/scala/draw/Shapes.scala", SHAPES)]);
+    let calls = edges(&g, EdgeKind::Calls);
+    let paint: std::collections::BTreeSet<(String, String)> = calls
+        .iter()
+        .filter(|e| e.0 == "Method:src/main/scala/draw/Shapes.scala:Canvas.paint")
+        .map(|e| (e.1.rsplit(':').next().unwrap_or("").to_owned(), e.2.clone()))
+        .collect();
+    let expected: std::collections::BTreeSet<(String, String)> = [
+        ("Circle.area", "0.95"),
+        ("Circle.center", "0.95"),
+        ("Circle.diameter", "0.95"),
+        ("Circle.perimeter", "0.95"),
+        ("Circle.radius", "0.97"),
+        ("Logging.log", "0.95"),
+        ("Sized.width", "0.95"),
+        ("Square.side", "0.97"),
+    ]
+    .iter()
+    .map(|(n, c)| (n.to_string(), c.to_string()))
+    .collect();
+    assert_eq!(paint, expected);
+    // A self type is no base: no heritage edge.
+    assert!(
+        edges(&g, EdgeKind::Implements)
+            .iter()
+            .chain(&edges(&g, EdgeKind::Extends))
+            .all(|e| !e.0.ends_with(":Canvas"))
+    );
+}
+
+const INDEX: &str = r#"package site
+package doc
+
+trait Index {
+  def letters: List[String]
+  def hasDeprecated: Boolean
+}
+"#;
+
+const HTML_PAGE: &str = r#"package site
+package doc
+package html
+
+class Page(index: doc.Index) {
+  def render(): Boolean = index.hasDeprecated
+}
+
+trait Entry {
+  def title: String = ""
+}
+
+abstract class Node {
+  def entry: Entry
+  def name = entry.title
+}
+
+class Writer(val page: Page) {
+  def write(): Unit = {
+    import page._
+    render()
+  }
+}
+"#;
+
+/// A dotted type is read relative to the enclosing packages (`doc.Index` in `site.doc.html`);
+/// a paren-less member `def entry: Entry` types a bare `entry.title`; `import page._` brings
+/// the members of a value's type as bare names.
+#[test]
+fn scala_package_relative_types_parenless_members_and_value_imports() {
+    let g = graph(&[
+        ("src/main/scala/site/doc/Index.scala", INDEX),
+        ("src/main/scala/site/doc/html/Page.scala", HTML_PAGE),
+    ]);
+    let calls = edges(&g, EdgeKind::Calls);
+    let reached = |caller: &str, callee: &str| {
+        calls.iter().any(|e| {
+            e.0 == format!("Method:src/main/scala/site/doc/html/Page.scala:{caller}")
+                && e.1.ends_with(callee)
+        })
+    };
+    assert!(reached("Page.render", ":Index.hasDeprecated"), "{calls:?}");
+    assert!(reached("Node.name", ":Entry.title"), "{calls:?}");
+    assert!(reached("Writer.write", ":Page.render"), "{calls:?}");
+}
+
+const REPL_CONFIG: &str = r#"package shell
+
+trait Config {
+  def isDebug: Boolean = false
+}
+"#;
+
+const SHELL_PACKAGE: &str = r#"package tools
+
+package object shell extends Config {
+  def trace(msg: String): String = msg
+}
+"#;
+
+const SESSION: &str = r#"package tools
+package shell
+
+class Engine {
+  def trace(msg: String): String = msg
+}
+
+class Session(val engine: Engine) {
+  import engine.{ trace }
+
+  def run(): Unit = {
+    if (isDebug) trace("run")
+  }
+}
+"#;
+
+/// A member of a base of the package object is a name of the package (`isDebug`); a name a
+/// value's import names (`import engine.{ trace }`) comes before the package's own `trace`.
+#[test]
+fn scala_package_object_bases_and_explicit_value_imports() {
+    let g = graph(&[
+        ("src/main/scala/tools/shell/Config.scala", REPL_CONFIG),
+        ("src/main/scala/tools/shell/package.scala", SHELL_PACKAGE),
+        ("src/main/scala/tools/shell/Session.scala", SESSION),
+    ]);
+    let calls = edges(&g, EdgeKind::Calls);
+    let run: std::collections::BTreeSet<String> = calls
+        .iter()
+        .filter(|e| e.0 == "Method:src/main/scala/tools/shell/Session.scala:Session.run")
+        .map(|e| e.1.clone())
+        .collect();
+    assert_eq!(
+        run,
+        [
+            "Method:src/main/scala/tools/shell/Config.scala:Config.isDebug",
+            "Method:src/main/scala/tools/shell/Session.scala:Engine.trace",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
+    );
+}

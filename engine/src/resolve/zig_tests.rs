@@ -475,3 +475,68 @@ fn zig_decl_literals_payloads_and_types_through_import_chains() {
         ])
     );
 }
+
+const ALIGNED: &str = r#"pub fn Aligned(comptime T: type, comptime alignment: ?u29) type {
+    return struct {
+        items: []T,
+
+        pub fn init() @This() {
+            return .{ .items = &.{} };
+        }
+
+        pub fn append(self: *@This(), item: T) void {
+            _ = self;
+            _ = item;
+        }
+    };
+}
+"#;
+
+const LIST: &str = r#"const aligned = @import("aligned.zig");
+
+pub fn List(comptime T: type) type {
+    return aligned.Aligned(T, null);
+}
+
+fn fill() void {
+    var list = List(u8).init();
+    list.append(1);
+}
+
+const Holder = struct {
+    list: List(u8),
+
+    fn reset(h: *Holder) void {
+        h.list = .init();
+    }
+};
+"#;
+
+/// A type function returning another type function's instance (`return aligned.Aligned(T,
+/// null);`) is that type: `List(u8).init()` and a value of it reach the other's methods; a
+/// decl literal assigned to a field (`h.list = .init()`) is a declaration of the field's type.
+#[test]
+fn zig_type_functions_returning_instances_and_assigned_decl_literals() {
+    let g = graph(&[("src/aligned.zig", ALIGNED), ("src/list.zig", LIST)]);
+    let calls = edges(&g, EdgeKind::Calls);
+    let fill: std::collections::BTreeSet<&str> = calls
+        .iter()
+        .filter(|e| e.0 == "Function:src/list.zig:fill")
+        .map(|e| e.1.as_str())
+        .collect();
+    assert!(
+        fill.contains("Method:src/aligned.zig:Aligned.init"),
+        "{fill:?}"
+    );
+    assert!(
+        fill.contains("Method:src/aligned.zig:Aligned.append"),
+        "{fill:?}"
+    );
+    assert!(
+        calls
+            .iter()
+            .any(|e| e.0 == "Method:src/list.zig:Holder.reset"
+                && e.1 == "Method:src/aligned.zig:Aligned.init"),
+        "{calls:?}"
+    );
+}
