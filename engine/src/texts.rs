@@ -431,7 +431,10 @@ impl Sources {
         }
         let stored = self.pages.get(index as usize)?;
         self.decompressed.fetch_add(1, Ordering::Relaxed);
-        let raw = lz4_flex::block::decompress(&stored.packed, stored.raw_len as usize).ok()?;
+        // A cut block can decode cleanly to fewer bytes: only the whole page is the page.
+        let raw = lz4_flex::block::decompress(&stored.packed, stored.raw_len as usize)
+            .ok()
+            .filter(|raw| raw.len() == stored.raw_len as usize)?;
         let page = Arc::new(String::from_utf8(raw).ok()?);
         if cache.len() == CACHED_PAGES {
             cache.pop_back();
