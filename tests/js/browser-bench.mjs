@@ -9,6 +9,9 @@
 //                  the tab's wasm engine → back
 //   --http         with --chain, also time `context` and `search` over Streamable HTTP (the hub's
 //                  /mcp with the bearer from the data folder) against stdio, calls interleaved
+//   --trace FILE   with --chain, record a Chrome performance trace (CDP) of the search, context,
+//                  explore and cypher calls into FILE and print, per tab thread, how much of that
+//                  time its tasks held it and its longest task
 //   --picture      then time the graph picture: engine finished → first picture, frames per
 //                  second while panning (mouse drag) and zooming (wheel), and a click on a node →
 //                  selection drawn and details shown
@@ -48,6 +51,7 @@ const check = flag("check");
 const chainCalls = Number(opt("chain", "0"));
 const picture = flag("picture");
 const overHttp = flag("http");
+const traceFile = opt("trace", "");
 const semanticQuery = opt("semantic", "");
 const symbol = opt("symbol", "get_object_or_404");
 const searchQuery = opt("query", "queryset filter");
@@ -399,8 +403,12 @@ async function waitForAnswers(started) {
 }
 
 /// p50 and p99 of each tool's latency through the whole chain, with an agent's own bridge.
-async function chainBench(n) {
+async function chainBench(n, page) {
   const client = await connectAgent();
+  // Work the tab still does in the background (embedding, layers) shares its threads with calls.
+  const progress = await page.locator('[data-testid="progress"] span').innerText({ timeout: 1000 }).catch(() => "");
+  console.log(`chain: the tab's progress when it starts: ${progress || "(none)"}`);
+  const tracing = traceFile ? await startTrace(page) : null;
   const calls = {
     search: { query: searchQuery },
     context: {},
@@ -424,8 +432,54 @@ async function chainBench(n) {
     times.sort((a, b) => a - b);
     const at = (p) => times[Math.min(times.length - 1, Math.floor(p * times.length))].toFixed(2);
     console.log(`  ${tool.padEnd(11)} p50 ${at(0.5)} ms  p99 ${at(0.99)} ms`);
+    if (tracing && tool === "cypher") await endTrace(tracing);
   }
   await client.close();
+}
+
+/// Starts a CDP trace of the tab's threads (tasks and the script they ran).
+async function startTrace(page) {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send("Tracing.start", {
+    transferMode: "ReturnAsStream",
+    traceConfig: { includedCategories: ["toplevel", "devtools.timeline", "disabled-by-default-devtools.timeline", "v8.execute"] },
+  });
+  return { cdp, startedMs: Date.now() };
+}
+
+/// Ends the trace, writes it to `traceFile` and prints per thread the share of the traced wall
+/// time its top-level tasks held it and its longest one.
+async function endTrace({ cdp, startedMs }) {
+  const complete = new Promise((resolve) => cdp.once("Tracing.tracingComplete", resolve));
+  await cdp.send("Tracing.end");
+  const { stream } = await complete;
+  let text = "";
+  for (;;) {
+    const chunk = await cdp.send("IO.read", { handle: stream, size: 1 << 20 });
+    text += chunk.base64Encoded ? Buffer.from(chunk.data, "base64").toString() : chunk.data;
+    if (chunk.eof) break;
+  }
+  await cdp.send("IO.close", { handle: stream });
+  fs.writeFileSync(traceFile, text);
+  const events = JSON.parse(text).traceEvents ?? [];
+  const names = new Map(events.filter((e) => e.name === "thread_name").map((e) => [`${e.pid}:${e.tid}`, e.args.name]));
+  const threads = new Map();
+  for (const e of events) {
+    if (e.ph !== "X" || e.name !== "ThreadControllerImpl::RunTask" || !e.dur) continue;
+    const key = `${e.pid}:${e.tid}`;
+    const t = threads.get(key) ?? { busyUs: 0, longestUs: 0, tasks: 0 };
+    t.busyUs += e.dur;
+    t.longestUs = Math.max(t.longestUs, e.dur);
+    t.tasks += 1;
+    threads.set(key, t);
+  }
+  const wallMs = Date.now() - startedMs;
+  console.log(`trace: ${traceFile} (${(text.length / 1e6).toFixed(1)} MB, ${(wallMs / 1000).toFixed(1)} s); per thread, tasks' share of that time:`);
+  const busiest = [...threads.entries()].sort((a, b) => b[1].busyUs - a[1].busyUs).slice(0, 6);
+  for (const [key, t] of busiest) {
+    const name = names.get(key) ?? key;
+    console.log(`  ${name.padEnd(24)} ${((100 * t.busyUs) / 1000 / wallMs).toFixed(0)} % busy, ${t.tasks} tasks, longest ${(t.longestUs / 1000).toFixed(1)} ms`);
+  }
 }
 
 /// An agent over Streamable HTTP: the hub's /mcp with the user's bearer token (the bench's own
@@ -646,7 +700,7 @@ try {
     console.log(`memory (PSS) while reloading: tab renderer peak ${pssPeak(after, afterRss, peak).toFixed(0)} MB, after ${after.tab.toFixed(0)} MB`);
   }
   if (check) await checkReindexAndDiff(page);
-  if (chainCalls > 0) await chainBench(chainCalls);
+  if (chainCalls > 0) await chainBench(chainCalls, page);
   if (chainCalls > 0 && overHttp) await transportBench(chainCalls);
 } catch (err) {
   fail(err.message);

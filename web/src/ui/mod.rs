@@ -908,15 +908,18 @@ fn start_link(engine: EngineClient, app: AppState, rows: RwSignal<Vec<ActivityRo
             policy: ReconnectPolicy::default(),
         },
         Rc::new(move |tool, args, session, reply| {
-            light_touched(&app, &args, TOUCHED_COLOR);
             let started = now_ms();
             let seq = rows.with_untracked(|r| r.first().map_or(0, |r| r.seq + 1));
             let (name, shown) = (tool.to_owned(), activity::short_args(&args));
+            let touched = args.clone();
             let id = engine.call_in_session(
                 tool,
                 args,
                 session,
                 Box::new(move |outcome: Outcome| {
+                    let (ms, ok) = (now_ms() - started, matches!(outcome, Outcome::Ok(_)));
+                    // The answer leaves before the feed is redrawn.
+                    reply(outcome);
                     rows.update(|rows| {
                         push_row(
                             rows,
@@ -925,14 +928,15 @@ fn start_link(engine: EngineClient, app: AppState, rows: RwSignal<Vec<ActivityRo
                                 agent: None,
                                 tool: name,
                                 args: shown,
-                                ms: now_ms() - started,
-                                ok: matches!(outcome, Outcome::Ok(_)),
+                                ms,
+                                ok,
                             },
                         )
                     });
-                    reply(outcome);
                 }),
             );
+            // The page lights what the call names while the worker answers, not before it asks.
+            light_touched(&app, &touched, TOUCHED_COLOR);
             let engine = engine.clone();
             Box::new(move || engine.cancel_call(id))
         }),

@@ -12,6 +12,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::Response;
 
+use super::pause;
 use super::provider::{self, ProviderQueries};
 
 use nexus_engine::QueryEmbedder;
@@ -21,8 +22,12 @@ use nexus_engine::snapshot::SavedVectors;
 
 /// The model file trunk copies into the site's root (from `model/`, written by setup).
 pub const MODEL_URL: &str = "static-minilm.nxse";
-/// Nodes tokenized or embedded between two yields (a few milliseconds of work).
-const STEP_NODES: usize = 1000;
+/// Nodes the first step tokenizes; later steps are sized to take about `pause::STEP_MS`.
+const FIRST_STEP_NODES: usize = 64;
+/// Most nodes one step takes.
+const MAX_STEP_NODES: usize = 20_000;
+/// Progress is reported at most this often (the page redraws its bar on each report).
+const PROGRESS_EVERY_MS: f64 = 200.0;
 
 thread_local! {
     static MODEL: RefCell<Option<(Arc<StaticModel>, String)>> = const { RefCell::new(None) };
@@ -76,6 +81,8 @@ pub async fn model() -> Result<(Arc<StaticModel>, String), String> {
 
 /// What an embedding run needs from the worker's state, borrowed one step at a time.
 pub trait EmbedTarget {
+    /// When the last tool call was answered (`Date.now()`): embedding waits for a pause in calls.
+    fn last_call_ms(&self) -> f64;
     /// Runs `f` on the current graph and its sources if it is still the one with `generation`.
     fn with_graph<R>(
         &self,
@@ -114,7 +121,8 @@ pub struct Done {
 /// Embeds the graph of `generation` step by step, reusing `previous` rows (vectors of the same
 /// model) whose text is unchanged, or all of them without embedding when they were made for this
 /// very graph and every text is unchanged; reports `(done, total)` through `progress`. Stops
-/// quietly when the graph is replaced.
+/// quietly when the graph is replaced. Calls come first: steps of about `pause::STEP_MS`, one task
+/// turn between them, none while calls keep coming (`pause::calls_pause`).
 pub async fn embed_graph(
     target: Rc<impl EmbedTarget>,
     generation: f64,
@@ -145,18 +153,27 @@ pub async fn embed_graph(
         (_, previous) => previous,
     };
     let mut builder = VectorBuilder::new(&model, previous.map(|p| p.vectors));
+    let (mut nodes, mut reported) = (FIRST_STEP_NODES, f64::NEG_INFINITY);
     loop {
+        pause::calls_pause(|| target.last_call_ms()).await;
+        let started = pause::step_clock();
         let step = target.with_graph(generation, |graph, sources| {
-            builder.step(graph, sources, &model, STEP_NODES)
+            builder.step(graph, sources, &model, nodes)
         });
         let Some((done, total, finished)) = step else {
             return Ok(Done::default());
         };
-        progress(done, total);
+        let ended = pause::step_clock();
+        nodes = pause::next_step_units(nodes, ended - started, MAX_STEP_NODES);
         if finished {
+            progress(done, total);
             break;
         }
-        gloo_timers::future::TimeoutFuture::new(0).await;
+        if ended - reported >= PROGRESS_EVERY_MS {
+            progress(done, total);
+            reported = ended;
+        }
+        pause::next_turn().await;
     }
     let (vectors, stats) = builder.finish();
     let source = Source {

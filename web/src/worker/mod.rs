@@ -8,6 +8,7 @@ mod git;
 mod js_reader;
 mod live;
 mod parse_pool;
+mod pause;
 pub mod protocol;
 mod provider;
 mod runtime;

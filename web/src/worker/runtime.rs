@@ -16,6 +16,7 @@ use super::git;
 use super::js_reader::JsBufferReader;
 use super::live;
 use super::parse_pool;
+use super::pause;
 use super::protocol::{CodeView, FromWorker, GraphSummary, LeftOut, Restored, ToWorker};
 use super::provider::{self, ProviderQueries};
 use super::store::{self, Slot, SnapshotStore};
@@ -122,6 +123,10 @@ struct Worker {
 }
 
 impl embed::EmbedTarget for Worker {
+    fn last_call_ms(&self) -> f64 {
+        self.last_call_ms.get()
+    }
+
     fn with_graph<R>(&self, generation: f64, f: impl FnOnce(&Graph, &Sources) -> R) -> Option<R> {
         let state = self.state.borrow();
         (state.indexed_ms == generation).then(|| f(&state.graph, state.sources()))
@@ -724,20 +729,15 @@ fn apply_changes(
     report_applied(worker, seq, &applied, swap_ms, now() - started);
     if let (Some(previous), true) = (previous_vectors, layered) {
         // The agent that made the change asks next: its calls are answered first, from the
-        // edges; the layers follow once calls pause (see `LAYERS_QUIET_MS`), and the picture and
+        // edges; the layers follow once calls pause (`pause::calls_pause`), and the picture and
         // the vectors (the layout alone takes ~0.6 s on Django) once changes have paused for
         // `SETTLE_MS`.
         let generation = worker.state.borrow().indexed_ms;
         let worker = worker.clone();
         wasm_bindgen_futures::spawn_local(async move {
-            let applied = now();
-            loop {
-                gloo_timers::future::TimeoutFuture::new(LAYERS_QUIET_MS).await;
-                let quiet = now() - worker.last_call_ms.get() >= f64::from(LAYERS_QUIET_MS);
-                if quiet || now() - applied >= f64::from(LAYERS_WAIT_MAX_MS) {
-                    break;
-                }
-            }
+            // The agent's next call comes within a quiet interval of the change, if it comes.
+            gloo_timers::future::TimeoutFuture::new(pause::CALLS_QUIET_MS).await;
+            pause::calls_pause(|| worker.last_call_ms.get()).await;
             add_pending_layers(&mut worker.state.borrow_mut());
             gloo_timers::future::TimeoutFuture::new(SETTLE_MS).await;
             if worker.state.borrow().indexed_ms != generation {
@@ -822,15 +822,6 @@ fn report_applied(worker: &Worker, seq: u64, applied: &Applied, swap_ms: f64, ms
         error: None,
     });
 }
-
-/// A change's layers (communities, processes, summaries: ~0.15 s on Django) are computed once no
-/// tool call came for this long, so that the calls that follow a change (the agent checking its
-/// edit) are answered from the edges without waiting behind them; a call that comes while they
-/// are computed waits for them (less than the edges took).
-const LAYERS_QUIET_MS: u32 = 60;
-
-/// Calls that never pause hold the layers back this long at most.
-const LAYERS_WAIT_MAX_MS: u32 = 1000;
 
 /// How long after a change the picture is laid out again and the vectors embedded, unless
 /// another change comes first.
