@@ -12,11 +12,13 @@ use serde_json::Value;
 use crate::worker::client::EngineClient;
 use nexus_engine::layout::{NO_INDEX, ViewGraph, ViewNode};
 
-/// The drawn graph and an index from stable id to drawn node (built on first use, so that the
-/// picture's arrival does not pay for it).
+/// The drawn graph and indexes from stable id, and from label or qualified name, to drawn node
+/// (each built on first use, so that the picture's arrival does not pay for it).
 pub struct Picture {
     pub view: Rc<ViewGraph>,
     by_id: OnceCell<HashMap<String, u32>>,
+    /// Each label and qualified name to the one drawn node having it (`None`: several have it).
+    by_name: OnceCell<HashMap<String, Option<u32>>>,
 }
 
 impl Picture {
@@ -24,6 +26,7 @@ impl Picture {
         Picture {
             view: Rc::new(view),
             by_id: OnceCell::new(),
+            by_name: OnceCell::new(),
         }
     }
 
@@ -45,16 +48,27 @@ impl Picture {
     /// node has (what a session's answers and an agent's arguments name symbols by).
     pub fn find_named(&self, name: &str) -> Option<u32> {
         self.find(name).or_else(|| {
-            let mut same = self
-                .view
-                .nodes
-                .iter()
-                .enumerate()
-                .filter(|(_, n)| n.label == name || super::details::short_id(&n.id) == name);
-            match (same.next(), same.next()) {
-                (Some((i, _)), None) => Some(i as u32),
-                _ => None,
-            }
+            self.by_name
+                .get_or_init(|| {
+                    let mut names: HashMap<String, Option<u32>> = HashMap::new();
+                    for (i, n) in self.view.nodes.iter().enumerate() {
+                        let short = super::details::short_id(&n.id);
+                        let mut note = |name: &str| {
+                            names
+                                .entry(name.to_owned())
+                                .and_modify(|one| *one = None)
+                                .or_insert(Some(i as u32));
+                        };
+                        note(&n.label);
+                        if short != n.label {
+                            note(short);
+                        }
+                    }
+                    names
+                })
+                .get(name)
+                .copied()
+                .flatten()
         })
     }
 
@@ -315,6 +329,37 @@ mod tests {
             method
         );
         assert_eq!(picture.find_named("Cart.nothing"), None);
+    }
+
+    #[test]
+    fn names_find_the_one_drawn_node_having_them_and_shared_names_none() {
+        let mut view = layout(&sample_graph());
+        let mut twin = view.nodes[view.nodes.len() - 1].clone();
+        twin.id.push_str("_twin");
+        view.nodes.push(twin);
+        let picture = Picture::new(view);
+        let nodes = &picture.view.nodes;
+        let having = |name: &str| -> Vec<u32> {
+            (0..nodes.len() as u32)
+                .filter(|&i| {
+                    let n = &nodes[i as usize];
+                    n.label == name || super::super::details::short_id(&n.id) == name
+                })
+                .collect()
+        };
+        let mut shared = 0;
+        for n in nodes.iter() {
+            for name in [n.label.as_str(), super::super::details::short_id(&n.id)] {
+                let all = having(name);
+                let expected = picture.find(name).or(match all.as_slice() {
+                    [one] => Some(*one),
+                    _ => None,
+                });
+                shared += usize::from(all.len() > 1);
+                assert_eq!(picture.find_named(name), expected, "{name}");
+            }
+        }
+        assert!(shared > 0, "the sample draws a name two nodes share");
     }
 
     #[test]
