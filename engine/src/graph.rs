@@ -1310,7 +1310,7 @@ mod tests {
             let mut by_bucket = items.clone();
             sort_by_bucket(&mut by_bucket, |i| i.0, |a, b| a.1.cmp(&b.1));
             let mut stable = items;
-            stable.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+            stable.sort_by_key(|a| (a.0, a.1));
             assert_eq!(by_bucket, stable, "{len} items");
         }
     }
