@@ -340,20 +340,22 @@ fn run() -> Result<(), String> {
         .map(String::as_str);
     let small = registry_54()?;
     let servers = captured()?;
-    let sets: [(&str, &str, bool); 6] = [
+    let sets: [(&str, &str, bool); 8] = [
         ("own", "tasks.json", true),
         ("heldout-54", "heldout-54.json", true),
         ("learning", "learning-servers.json", false),
         ("heldout-servers", "heldout-servers.json", false),
         ("fresh-54", "heldout-fresh-54.json", true),
         ("fresh-servers", "heldout-fresh-servers.json", false),
+        ("s41-54", "heldout-s41-54.json", true),
+        ("s41-servers", "heldout-s41-servers.json", false),
     ];
     let tables = sets
         .iter()
         .map(|(_, file, _)| tasks(file))
         .collect::<Result<Vec<_>, _>>()?;
     // The middle registries: the 54 and every captured server some turn needs a tool of (one
-    // for the first four sets, as earlier stops measured it, one for the fresh sets).
+    // for the first four sets, as earlier stops measured it, one for each later pair).
     let named = |tables: &[Vec<Task>]| -> BTreeSet<String> {
         tables
             .iter()
@@ -362,9 +364,14 @@ fn run() -> Result<(), String> {
             .filter_map(|t| t.split(':').next().map(String::from))
             .collect()
     };
-    let (named_first, named_fresh) = (named(&tables[..4]), named(&tables[4..]));
+    let (named_first, named_fresh, named_s41) = (
+        named(&tables[..4]),
+        named(&tables[4..6]),
+        named(&tables[6..]),
+    );
     let mut middle = small.clone();
     let mut fresh_middle = small.clone();
+    let mut s41_middle = small.clone();
     let mut large = small.clone();
     for (id, _, tools) in &servers {
         if named_first.contains(id) {
@@ -372,6 +379,9 @@ fn run() -> Result<(), String> {
         }
         if named_fresh.contains(id) {
             fresh_middle.extend(tools.iter().cloned());
+        }
+        if named_s41.contains(id) {
+            s41_middle.extend(tools.iter().cloned());
         }
         large.extend(tools.iter().cloned());
     }
@@ -402,6 +412,7 @@ fn run() -> Result<(), String> {
     let (catalog_54, prepare_54) = prepare(small);
     let (catalog_middle, prepare_middle) = prepare(middle);
     let (catalog_fresh, _) = prepare(fresh_middle);
+    let (catalog_s41, _) = prepare(s41_middle);
     let (catalog_large, prepare_large) = prepare(large);
     println!("nexus-jit benchmark; analysis heuristic (no stored LLM analysis)");
     println!("tool_selection: {config_line}");
@@ -419,6 +430,8 @@ fn run() -> Result<(), String> {
         }
         let first = if set.starts_with("fresh") {
             &catalog_fresh
+        } else if set.starts_with("s41") {
+            &catalog_s41
         } else {
             &catalog_middle
         };
@@ -468,6 +481,8 @@ mod tests {
             ("heldout-servers.json", 60),
             ("heldout-fresh-54.json", 25),
             ("heldout-fresh-servers.json", 50),
+            ("heldout-s41-54.json", 60),
+            ("heldout-s41-servers.json", 80),
         ] {
             let table = tasks(file)?;
             assert!(table.len() >= least, "{file}: {} tasks", table.len());
