@@ -12,6 +12,7 @@
 mod analysis;
 mod compile;
 mod config;
+mod minilm;
 mod render;
 pub mod rules;
 mod search;
@@ -32,4 +33,8 @@ pub use config::ToolSelection;
 pub use render::{HEADER as SECTION_HEADER, SEARCH_DESCRIPTION, estimate_tokens, search_schema};
 pub use store::{Analysed, AnalysisStore, StoreError};
 pub use tool::{ServerStatus, ToolInfo, ToolKey, schema_hash};
-pub use vector::{Embedder, HashedWords, StaticWords, TOOL_MODEL_FILE, best_embedder, cosine};
+pub use minilm::{MINILM_DIR_ENV, MiniLm, find_minilm};
+pub use vector::{
+    Embedder, HashedWords, MINILM_SWITCH_ENV, StaticWords, TOOL_MODEL_FILE, best_embedder,
+    best_embedder_with, cosine,
+};
