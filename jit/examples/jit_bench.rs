@@ -257,6 +257,19 @@ fn measure(compiler: &Compiler, catalog: &Catalog, tasks: &[Task], rounds: usize
     f
 }
 
+/// This process's resident memory in KiB (`VmRSS` of `/proc/self/status`), 0 when unknown.
+fn resident_kib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|status| {
+            status
+                .lines()
+                .find_map(|line| line.strip_prefix("VmRSS:"))
+                .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
+        })
+        .unwrap_or(0)
+}
+
 /// This thread's CPU time so far in nanoseconds (`CLOCK_THREAD_CPUTIME_ID`), when known.
 #[cfg(unix)]
 fn thread_cpu_ns() -> Option<u64> {
@@ -412,9 +425,16 @@ fn run() -> Result<(), String> {
     let model = std::env::var_os("NEXUS_JIT_MODEL_FILE")
         .map(PathBuf::from)
         .unwrap_or_else(|| bench_dir().join("../model/static-minilm.nxse"));
+    let (rss_before, started) = (resident_kib(), Instant::now());
     let (embedder, fallback) = best_embedder(Some(&model));
+    let load_ms = started.elapsed().as_secs_f64() * 1e3;
+    let model_mib = resident_kib().saturating_sub(rss_before) as f64 / 1024.0;
     let embedder_line = match fallback {
-        None => format!("embedder: {} ({})", embedder.id(), model.display()),
+        None => format!(
+            "embedder: {} (beside {}; loaded in {load_ms:.0} ms, resident memory +{model_mib:.0} MiB)",
+            embedder.id(),
+            model.display()
+        ),
         Some(why) => format!("embedder: {} (no model: {why})", embedder.id()),
     };
     let config: ToolSelection = match args.iter().position(|a| a == "--config") {

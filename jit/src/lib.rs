@@ -30,10 +30,10 @@ pub use compile::{
     RuleHit, Tier, TurnFacts, load_rules,
 };
 pub use config::ToolSelection;
+pub use minilm::{MINILM_DIR_ENV, MiniLm, find_minilm};
 pub use render::{HEADER as SECTION_HEADER, SEARCH_DESCRIPTION, estimate_tokens, search_schema};
 pub use store::{Analysed, AnalysisStore, StoreError};
 pub use tool::{ServerStatus, ToolInfo, ToolKey, schema_hash};
-pub use minilm::{MINILM_DIR_ENV, MiniLm, find_minilm};
 pub use vector::{
     Embedder, HashedWords, MINILM_SWITCH_ENV, StaticWords, TOOL_MODEL_FILE, best_embedder,
     best_embedder_with, cosine,

