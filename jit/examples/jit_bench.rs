@@ -9,7 +9,7 @@
 //! (bench/heldout-fresh-*.json: held-out turns written in a later stop, measured once). Registries: the 54 tools, and
 //! the 54 with every captured server (fixtures/registry/servers.json).
 //! `--misses` lists each miss; `--set NAME` runs one set; `--rounds N` times N compilations; `--config JSON` a `tool_selection`
-//! section other than the defaults.
+//! section other than the defaults; `--store PATH` keeps the tools' vectors in that file across runs.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -181,6 +181,9 @@ struct Figures {
     /// The same compilations' CPU time on this thread (Linux), which other programs' load
     /// does not inflate.
     cpu_ms: Vec<f64>,
+    /// Their CPU time on all of this process's threads (a model's matrix products may run on
+    /// a thread pool).
+    process_cpu_ms: Vec<f64>,
     misses: Vec<String>,
     unreachable: Vec<String>,
 }
@@ -194,12 +197,16 @@ fn measure(compiler: &Compiler, catalog: &Catalog, tasks: &[Task], rounds: usize
         let facts = turn(task);
         let mut out = compiler.compile(&facts, catalog);
         for _ in 1..rounds {
-            let cpu = thread_cpu_ns();
+            let (cpu, process) = (thread_cpu_ns(), process_cpu_ns());
             let started = Instant::now();
             out = compiler.compile(&facts, catalog);
             f.times_ms.push(started.elapsed().as_secs_f64() * 1e3);
             if let (Some(before), Some(after)) = (cpu, thread_cpu_ns()) {
                 f.cpu_ms.push(after.saturating_sub(before) as f64 / 1e6);
+            }
+            if let (Some(before), Some(after)) = (process, process_cpu_ns()) {
+                f.process_cpu_ms
+                    .push(after.saturating_sub(before) as f64 / 1e6);
             }
         }
         f.tokens.push(out.tokens);
@@ -246,18 +253,44 @@ fn measure(compiler: &Compiler, catalog: &Catalog, tasks: &[Task], rounds: usize
     }
     f.times_ms.sort_by(f64::total_cmp);
     f.cpu_ms.sort_by(f64::total_cmp);
+    f.process_cpu_ms.sort_by(f64::total_cmp);
     f
+}
+
+/// This process's resident memory in KiB (`VmRSS` of `/proc/self/status`), 0 when unknown.
+fn resident_kib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|status| {
+            status
+                .lines()
+                .find_map(|line| line.strip_prefix("VmRSS:"))
+                .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
+        })
+        .unwrap_or(0)
 }
 
 /// This thread's CPU time so far in nanoseconds (`CLOCK_THREAD_CPUTIME_ID`), when known.
 #[cfg(unix)]
 fn thread_cpu_ns() -> Option<u64> {
+    cpu_ns(libc::CLOCK_THREAD_CPUTIME_ID)
+}
+
+/// This process's CPU time so far in nanoseconds (`CLOCK_PROCESS_CPUTIME_ID`), when known.
+#[cfg(unix)]
+fn process_cpu_ns() -> Option<u64> {
+    cpu_ns(libc::CLOCK_PROCESS_CPUTIME_ID)
+}
+
+/// The CPU time of `clock` in nanoseconds, when known.
+#[cfg(unix)]
+fn cpu_ns(clock: libc::clockid_t) -> Option<u64> {
     let mut now = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,
     };
     // SAFETY: `now` is a valid, writable timespec for the call's duration.
-    let status = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut now) };
+    let status = unsafe { libc::clock_gettime(clock, &mut now) };
     (status == 0).then(|| {
         u64::try_from(now.tv_sec).unwrap_or(0) * 1_000_000_000
             + u64::try_from(now.tv_nsec).unwrap_or(0)
@@ -267,6 +300,12 @@ fn thread_cpu_ns() -> Option<u64> {
 /// No thread clock here: wall times only.
 #[cfg(not(unix))]
 fn thread_cpu_ns() -> Option<u64> {
+    None
+}
+
+/// No process clock here: wall times only.
+#[cfg(not(unix))]
+fn process_cpu_ns() -> Option<u64> {
     None
 }
 
@@ -310,6 +349,12 @@ fn report(set: &str, registry: &str, f: &Figures, all_full: usize, misses: bool)
             percentile(&f.cpu_ms, 0.5),
             percentile(&f.cpu_ms, 0.95),
             f.cpu_ms.last().copied().unwrap_or(0.0)
+        );
+        println!(
+            "   compile CPU time, all threads: p50 {:.3} ms, p95 {:.3} ms, max {:.3} ms",
+            percentile(&f.process_cpu_ms, 0.5),
+            percentile(&f.process_cpu_ms, 0.95),
+            f.process_cpu_ms.last().copied().unwrap_or(0.0)
         );
     }
     if misses {
@@ -390,9 +435,16 @@ fn run() -> Result<(), String> {
     let model = std::env::var_os("NEXUS_JIT_MODEL_FILE")
         .map(PathBuf::from)
         .unwrap_or_else(|| bench_dir().join("../model/static-minilm.nxse"));
+    let (rss_before, started) = (resident_kib(), Instant::now());
     let (embedder, fallback) = best_embedder(Some(&model));
+    let load_ms = started.elapsed().as_secs_f64() * 1e3;
+    let model_mib = resident_kib().saturating_sub(rss_before) as f64 / 1024.0;
     let embedder_line = match fallback {
-        None => format!("embedder: {} ({})", embedder.id(), model.display()),
+        None => format!(
+            "embedder: {} (beside {}; loaded in {load_ms:.0} ms, resident memory +{model_mib:.0} MiB)",
+            embedder.id(),
+            model.display()
+        ),
         Some(why) => format!("embedder: {} (no model: {why})", embedder.id()),
     };
     let config: ToolSelection = match args.iter().position(|a| a == "--config") {
@@ -402,11 +454,17 @@ fn run() -> Result<(), String> {
     };
     let config_line = serde_json::to_string(&config).unwrap_or_default();
     let compiler = Compiler::new(config, nexus_jit::rules::Program::default_rules(), embedder);
-    let store = AnalysisStore::in_memory().map_err(|e| e.to_string())?;
+    // Tool vectors are computed once per tool and embedder (a contextual model takes a while
+    // over 3,000 tools): in memory, or in the file `--store PATH` names, kept across runs.
+    let store = match args.iter().position(|a| a == "--store") {
+        Some(i) => AnalysisStore::open(Path::new(args.get(i + 1).map_or("", String::as_str))),
+        None => AnalysisStore::in_memory(),
+    }
+    .map_err(|e| format!("--store: {e}"))?;
     let prepare = |tools: Vec<ToolInfo>| -> (Catalog, f64) {
         let analysed = store.analysed(tools);
         let started = Instant::now();
-        let catalog = compiler.prepare(analysed.tools);
+        let catalog = compiler.prepare_with_store(analysed.tools, &store);
         (catalog, started.elapsed().as_secs_f64() * 1e3)
     };
     let (catalog_54, prepare_54) = prepare(small);

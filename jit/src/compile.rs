@@ -521,6 +521,16 @@ impl Compiler {
             .iter()
             .map(|&i| (catalog.tools[i].id.as_str(), retrieval[i]))
             .collect();
+        // Among tools of one score (rules often give many the same points), the better match of
+        // the question's words and meaning ranks first: it gets the full tier's places under
+        // `max_full_tools` and outlasts the others when the budget cuts.
+        let matched: FxHashMap<&str, f32> = catalog
+            .tools
+            .iter()
+            .zip(&retrieval)
+            .map(|(p, r)| (p.id.as_str(), *r))
+            .collect();
+        let match_of = |tool: &str| matched.get(tool).copied().unwrap_or(0.0);
 
         let mut decisions: Vec<Decision> = catalog
             .tools
@@ -569,11 +579,12 @@ impl Compiler {
                 }
             })
             .collect();
-        // Best first: skeleton, then by score, then by name for a stable order.
+        // Best first: skeleton, then by score, then by match, then by name for a stable order.
         decisions.sort_by(|a, b| {
             b.skeleton
                 .cmp(&a.skeleton)
                 .then(b.score.total_cmp(&a.score))
+                .then(match_of(&b.tool).total_cmp(&match_of(&a.tool)))
                 .then(a.tool.cmp(&b.tool))
         });
 
@@ -650,6 +661,7 @@ impl Compiler {
             b.skeleton
                 .cmp(&a.skeleton)
                 .then(kb.total_cmp(ka))
+                .then(match_of(&b.tool).total_cmp(&match_of(&a.tool)))
                 .then(a.tool.cmp(&b.tool))
         });
         let mut decisions: Vec<Decision> = ranked.into_iter().map(|(_, d)| d).collect();

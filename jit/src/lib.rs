@@ -12,6 +12,7 @@
 mod analysis;
 mod compile;
 mod config;
+mod minilm;
 mod render;
 pub mod rules;
 mod search;
@@ -29,7 +30,11 @@ pub use compile::{
     RuleHit, Tier, TurnFacts, load_rules,
 };
 pub use config::ToolSelection;
+pub use minilm::{MINILM_DIR_ENV, MiniLm, find_minilm};
 pub use render::{HEADER as SECTION_HEADER, SEARCH_DESCRIPTION, estimate_tokens, search_schema};
 pub use store::{Analysed, AnalysisStore, StoreError};
 pub use tool::{ServerStatus, ToolInfo, ToolKey, schema_hash};
-pub use vector::{Embedder, HashedWords, StaticWords, TOOL_MODEL_FILE, best_embedder, cosine};
+pub use vector::{
+    Embedder, HashedWords, MINILM_SWITCH_ENV, StaticWords, TOOL_MODEL_FILE, best_embedder,
+    best_embedder_with, cosine,
+};

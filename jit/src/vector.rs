@@ -5,6 +5,7 @@ use std::path::Path;
 
 use nexus_embed::StaticModel;
 
+use crate::minilm::{MiniLm, find_minilm};
 use crate::text::words;
 
 /// Turns text into a vector. Vectors of one embedder are compared by cosine similarity.
@@ -118,9 +119,26 @@ impl Embedder for StaticWords {
     }
 }
 
-/// The compiler's own table ([`TOOL_MODEL_FILE`]) when it lies beside the model at `path`, else
-/// the built-in model at `path` when it reads, else hashed words (and why, for the log).
+/// The environment variable that turns the contextual model off (`off`): the static tables then.
+pub const MINILM_SWITCH_ENV: &str = "NEXUS_JIT_MINILM";
+
+/// [`best_embedder_with`] over the process's environment.
 pub fn best_embedder(path: Option<&Path>) -> (Box<dyn Embedder>, Option<String>) {
+    best_embedder_with(path, &|name| std::env::var(name).ok())
+}
+
+/// The contextual model ([`MiniLm`], found by [`find_minilm`]) unless `NEXUS_JIT_MINILM=off`,
+/// else the compiler's own table ([`TOOL_MODEL_FILE`]) when it lies beside the model at `path`,
+/// else the built-in model at `path` when it reads, else hashed words (and why, for the log).
+pub fn best_embedder_with(
+    path: Option<&Path>,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> (Box<dyn Embedder>, Option<String>) {
+    if env(MINILM_SWITCH_ENV).as_deref() != Some("off")
+        && let Some(model) = find_minilm(path, env).and_then(|dir| MiniLm::load(&dir).ok())
+    {
+        return (Box::new(model), None);
+    }
     let tuned = path
         .and_then(Path::parent)
         .map(|dir| dir.join(TOOL_MODEL_FILE))
@@ -234,7 +252,8 @@ mod tests {
         let q = model.embed("who are the callers");
         assert!(cosine(&q, &model.embed("call")) > cosine(&q, &model.embed("time")));
         assert_eq!(model.embed("zzz"), vec![0.0; 3]);
-        let (fallback, why) = best_embedder(Some(Path::new("/nonexistent/model.nxse")));
+        let (fallback, why) =
+            best_embedder_with(Some(Path::new("/nonexistent/model.nxse")), &|_| None);
         assert_eq!(fallback.id(), HashedWords.id());
         assert!(why.is_some_and(|w| w.contains("/nonexistent/model.nxse")));
         assert!(StaticWords::from_bytes(b"NXSE").is_err());
@@ -247,7 +266,8 @@ mod tests {
         let bytes = nexus_embed::model_bytes(&[("call", vec![10, 0]), ("time", vec![0, 10])]);
         let base = dir.path().join("static-minilm.nxse");
         std::fs::write(&base, &bytes)?;
-        let (plain, why) = best_embedder(Some(&base));
+        let no_env = |_: &str| None;
+        let (plain, why) = best_embedder_with(Some(&base), &no_env);
         assert!(why.is_none());
         assert_eq!(
             (plain.id(), plain.floor()),
@@ -258,7 +278,7 @@ mod tests {
             dir.path().join("jit-tools.json"),
             r#"{"floor": 0.3, "full_scale": 0.8}"#,
         )?;
-        let (tuned, why) = best_embedder(Some(&base));
+        let (tuned, why) = best_embedder_with(Some(&base), &no_env);
         assert!(why.is_none());
         assert_eq!(tuned.id(), "static-2x2-jit-tools");
         assert_eq!((tuned.floor(), tuned.full_scale()), (0.3, 0.8));
@@ -268,7 +288,10 @@ mod tests {
         )?;
         assert!(StaticWords::load(&dir.path().join(TOOL_MODEL_FILE)).is_err());
         // A damaged tuned table leaves the built-in model.
-        assert_eq!(best_embedder(Some(&base)).0.id(), "static-2x2");
+        assert_eq!(
+            best_embedder_with(Some(&base), &no_env).0.id(),
+            "static-2x2"
+        );
         Ok(())
     }
 

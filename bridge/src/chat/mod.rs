@@ -97,8 +97,10 @@ impl Chat {
     /// The chat service from the configuration file (`settings`, or why it cannot be used) and
     /// the environment, with its database at `db` (else the user's data folder). A database that
     /// cannot be opened leaves chat working in memory, and says so. The tool compiler follows the
-    /// file's `tool_selection` and embeds with the built-in model: `NEXUS_JIT_MODEL_FILE`, else
-    /// the one the UI folder `ui_dir` serves to the page; without it, hashed words.
+    /// file's `tool_selection` and embeds with all-MiniLM-L6-v2 when its wheel is installed beside
+    /// the built-in model (`nexus_jit::find_minilm`), else the built-in model:
+    /// `NEXUS_JIT_MODEL_FILE`, else the one the UI folder `ui_dir` serves to the page; without
+    /// it, hashed words.
     pub fn from_settings(
         settings: &Result<Loaded, ConfigError>,
         db: Option<&Path>,
@@ -115,9 +117,11 @@ impl Chat {
             let model = lookup("NEXUS_JIT_MODEL_FILE")
                 .map(PathBuf::from)
                 .unwrap_or_else(|| ui_dir.join(MODEL_FILE));
+            let started = std::time::Instant::now();
             let (embedder, fallback) = nexus_jit::best_embedder(Some(&model));
+            let ms = started.elapsed().as_millis();
             match fallback {
-                None => tracing::info!(model = %model.display(), "the tool compiler embeds with the built-in model"),
+                None => tracing::info!(embedder = embedder.id(), ms, model = %model.display(), "the tool compiler embeds with a model (loaded in ms)"),
                 Some(why) => tracing::info!(%why, "the tool compiler embeds hashed words"),
             }
             Arc::new(ToolJit::open(path.as_deref(), Some(embedder), selection))

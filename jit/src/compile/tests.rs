@@ -305,6 +305,31 @@ fn one_server_fills_at_most_its_share_of_the_best_matches() {
 }
 
 #[test]
+fn among_equal_scores_the_better_match_takes_the_full_place() {
+    let Ok(program) = Program::parse("boost(T, 100, \"server\") :- server(T, \"s\").\n") else {
+        panic!("the rule parses");
+    };
+    // Both tools score 100 (clamped); only the match of the question tells them apart, and
+    // the name order alone would give the full place to `s:alpha`.
+    let config = ToolSelection {
+        logic_weight: 1.0,
+        max_full_tools: 1,
+        skeleton_tools: Vec::new(),
+        tool_search: false,
+        ..Default::default()
+    };
+    let c = Compiler::new(config, program, Box::new(HashedWords));
+    let catalog = c.prepare(vec![
+        plain("s", "alpha", "Send an email message"),
+        plain("s", "beta", "Weather forecast for a city"),
+    ]);
+    let out = c.compile(&turn("weather forecast for the city", &[]), &catalog);
+    let tier = |t: &str| out.decision(t).map(|d| (d.score, d.tier));
+    assert_eq!(tier("s:beta"), Some((100.0, Tier::Full)), "{out:#?}");
+    assert_eq!(tier("s:alpha"), Some((100.0, Tier::Condensed)));
+}
+
+#[test]
 fn over_the_budget_a_close_match_outlasts_a_tool_only_a_weak_rule_lifted() {
     let Ok(program) = Program::parse("boost(T, 60, \"noise\") :- name(T, \"noise\").\n") else {
         panic!("the rule parses");

