@@ -91,7 +91,24 @@ pub async fn run_turn(
     let turn_tools = match (&chat.jit, &report) {
         (Some(jit), Some((report, version))) => {
             let facts = jit::turn_facts(&text, &earlier);
-            let turn = jit.compile(report, *version, session, &facts);
+            // Preparing a changed registry embeds its tools (seconds with the MiniLM embedder):
+            // on a blocking thread, so that no other session or socket waits for it.
+            let compiled = {
+                let (jit, report, version) = (jit.clone(), report.clone(), *version);
+                let session = session.to_owned();
+                tokio::task::spawn_blocking(move || jit.compile(&report, version, &session, &facts))
+                    .await
+            };
+            let turn = match compiled {
+                Ok(turn) => turn,
+                Err(err) => {
+                    tracing::error!(%err, "the tool compiler failed");
+                    let _ = out.send(ChatServerMessage::Error {
+                        message: format!("the tool compiler failed: {err}"),
+                    });
+                    return (TurnOutcome::Failed, TokenUsage::default());
+                }
+            };
             let _ = out.send(turn.message());
             if let Some(analyzer) = &chat.analyzer {
                 analyze::refresh_in_background(jit, analyzer, report);
