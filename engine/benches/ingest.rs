@@ -401,12 +401,18 @@ fn facts_figures(name: &str, files: Vec<nexus_engine::SourceFile>, every: usize)
     // The sample's bytes are freed as it is parsed: counted back in.
     let sample_bytes: usize = sample.iter().map(|(_, file)| file.bytes.capacity()).sum();
     let before = LIVE.load(Ordering::Relaxed);
+    let (cpu_start, wall_start) = (process_cpu_s(), Instant::now());
     let mut facts = Vec::with_capacity(count);
     let mut rest = sample;
     while !rest.is_empty() {
         let tail = rest.split_off(rest.len().saturating_sub(256));
         facts.extend(nexus_engine::parse_files(tail).into_iter().map(|p| p.facts));
     }
+    println!(
+        "== {name}: parsed {count} files in {:.1} CPU-s ({:.1} s wall)",
+        process_cpu_s() - cpu_start,
+        wall_start.elapsed().as_secs_f64()
+    );
     let extracted = (LIVE.load(Ordering::Relaxed) + sample_bytes).saturating_sub(before);
     let exact = copy_heap(&facts, |f| f) + count * size_of::<nexus_engine::FileFacts>();
     println!(

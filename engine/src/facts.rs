@@ -70,7 +70,7 @@ pub struct Import {
 }
 
 /// What stands before the dot in `x.f()`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Receiver {
     /// `self`, `this`, `cls`.
     SelfRef,
@@ -88,7 +88,7 @@ pub enum Receiver {
     Other,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Callee {
     /// `f(...)`.
     Name(String),
@@ -181,14 +181,187 @@ pub struct AttrCall {
 
 /// A name written where it is not called nor defined (`x: Cart`, `callback=handler`,
 /// `isinstance(v, Model)`, `limit = MAX`): resolved like a bare call's name or a dotted callee.
+/// Packed in 12 bytes (a big project holds tens of millions: the Linux kernel ≈ 20 M): the
+/// scope with `u32::MAX` for none, the line and the kind in one word. Serialized as its four
+/// fields, as before it was packed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(from = "NameRefFields", into = "NameRefFields")]
 pub struct NameRef {
     /// Index into the file's `ref_names`: the name or chain as written (`Cart`, `models.Model`).
     pub name: u32,
+    scope: u32,
+    line_kind: u32,
+}
+
+/// Bits of `NameRef::line_kind` holding the kind; the line is above them.
+const KIND_BITS: u32 = 3;
+/// The last line a `NameRef` tells apart; later ones read as it (a file of half a billion lines).
+const MAX_REF_LINE: u32 = u32::MAX >> KIND_BITS;
+// Every kind fits in the bits kept for it, and `RefKind::ALL` lists them in declaration order.
+const _: () = assert!(RefKind::ALL.len() <= 1 << KIND_BITS);
+/// `NameRef::scope` for the file's top level.
+const NO_SCOPE: u32 = u32::MAX;
+
+impl NameRef {
+    /// The reference to name `name` (an index into `ref_names`) in `scope`, at `line`.
+    pub fn new(name: u32, scope: Option<DefIdx>, line: u32, kind: RefKind) -> Self {
+        Self {
+            name,
+            scope: scope.unwrap_or(NO_SCOPE),
+            line_kind: (line.min(MAX_REF_LINE) << KIND_BITS) | kind as u32,
+        }
+    }
+
     /// The innermost definition around it; `None` at the file's top level.
-    pub scope: Option<DefIdx>,
-    pub line: u32,
-    pub kind: RefKind,
+    pub fn scope(&self) -> Option<DefIdx> {
+        (self.scope != NO_SCOPE).then_some(self.scope)
+    }
+
+    pub fn line(&self) -> u32 {
+        self.line_kind >> KIND_BITS
+    }
+
+    pub fn kind(&self) -> RefKind {
+        let index = (self.line_kind & ((1 << KIND_BITS) - 1)) as usize;
+        RefKind::ALL.get(index).copied().unwrap_or(RefKind::Read)
+    }
+}
+
+/// A `NameRef` as it is serialized: its fields unpacked.
+#[derive(Serialize, Deserialize)]
+struct NameRefFields {
+    name: u32,
+    scope: Option<DefIdx>,
+    line: u32,
+    kind: RefKind,
+}
+
+impl From<NameRefFields> for NameRef {
+    fn from(f: NameRefFields) -> Self {
+        Self::new(f.name, f.scope, f.line, f.kind)
+    }
+}
+
+impl From<NameRef> for NameRefFields {
+    fn from(r: NameRef) -> Self {
+        Self {
+            name: r.name,
+            scope: r.scope(),
+            line: r.line(),
+            kind: r.kind(),
+        }
+    }
+}
+
+/// Strings kept end to end in one buffer, each found by its index: a file's distinct reference
+/// names (the Linux kernel's files hold millions; a `String` each cost 24 bytes and an
+/// allocation more than its text). Serialized as a sequence of strings, as the `Vec<String>`
+/// it replaced was.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct NameList {
+    text: String,
+    /// Where each string ends in `text`.
+    ends: Vec<u32>,
+}
+
+impl NameList {
+    /// Appends `name`; its index is the count before.
+    pub fn push(&mut self, name: &str) {
+        self.text.push_str(name);
+        self.ends.push(self.text.len() as u32);
+    }
+
+    /// The `index`th string.
+    pub fn get(&self, index: usize) -> Option<&str> {
+        let end = *self.ends.get(index)? as usize;
+        let start = match index.checked_sub(1) {
+            Some(before) => *self.ends.get(before)? as usize,
+            None => 0,
+        };
+        self.text.get(start..end)
+    }
+
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// The strings in index order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = &str> {
+        (0..self.len()).map(|i| self.get(i).unwrap_or_default())
+    }
+
+    pub fn shrink_to_fit(&mut self) {
+        self.text.shrink_to_fit();
+        self.ends.shrink_to_fit();
+    }
+}
+
+impl<'s> FromIterator<&'s str> for NameList {
+    fn from_iter<I: IntoIterator<Item = &'s str>>(names: I) -> Self {
+        let mut list = Self::default();
+        names.into_iter().for_each(|name| list.push(name));
+        list
+    }
+}
+
+impl Serialize for NameList {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.iter())
+    }
+}
+
+impl<'de> Deserialize<'de> for NameList {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_seq(NameListVisitor)
+    }
+}
+
+/// Reads a sequence of strings into one `NameList`, each appended as it is read (no `String`
+/// each on the way).
+struct NameListVisitor;
+
+impl<'de> serde::de::Visitor<'de> for NameListVisitor {
+    type Value = NameList;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a list of names")
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<NameList, A::Error> {
+        let mut list = NameList::default();
+        list.ends.reserve(seq.size_hint().unwrap_or(0));
+        while seq.next_element_seed(AppendName(&mut list))?.is_some() {}
+        list.shrink_to_fit();
+        Ok(list)
+    }
+}
+
+/// One string of a sequence, appended to a `NameList`.
+struct AppendName<'a>(&'a mut NameList);
+
+impl<'de> serde::de::DeserializeSeed<'de> for AppendName<'_> {
+    type Value = ();
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for AppendName<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a name")
+    }
+
+    fn visit_str<E: serde::de::Error>(self, name: &str) -> Result<(), E> {
+        self.0.push(name);
+        Ok(())
+    }
 }
 
 /// What one file defines, imports and calls, before any cross-file resolution.
@@ -321,7 +494,7 @@ pub struct FileFacts {
     pub item_macros: Vec<(String, u32, u32)>,
     /// The distinct names and chains `refs` point into.
     #[serde(default)]
-    pub ref_names: Vec<String>,
+    pub ref_names: NameList,
     /// Names used without being called or defined, in source order (`extract/refs.rs`).
     #[serde(default)]
     pub refs: Vec<NameRef>,
@@ -423,7 +596,7 @@ impl FileFacts {
             test_modules: Vec::new(),
             stand_in_macros: Vec::new(),
             item_macros: Vec::new(),
-            ref_names: Vec::new(),
+            ref_names: NameList::default(),
             refs: Vec::new(),
         }
     }
@@ -536,5 +709,68 @@ impl FileFacts {
                 | NodeKind::Enum
         )
         .then_some(parent)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{DefIdx, NameList, NameRef};
+    use crate::graph::RefKind;
+
+    #[test]
+    fn a_packed_name_ref_gives_back_what_it_was_made_of() {
+        let scopes: [Option<DefIdx>; 3] = [None, Some(0), Some(70_000)];
+        for kind in RefKind::ALL {
+            for scope in scopes {
+                for line in [0, 1, 123_456, (u32::MAX >> 3) - 1] {
+                    let r = NameRef::new(7, scope, line, kind);
+                    assert_eq!(
+                        (r.name, r.scope(), r.line(), r.kind()),
+                        (7, scope, line, kind)
+                    );
+                }
+            }
+        }
+        assert_eq!(size_of::<NameRef>(), 12);
+        // A line past what the packing tells apart reads as the last one it does.
+        let far = NameRef::new(0, None, u32::MAX, RefKind::Write);
+        assert_eq!((far.line(), far.kind()), (u32::MAX >> 3, RefKind::Write));
+    }
+
+    #[test]
+    fn a_name_ref_is_serialized_as_its_unpacked_fields() {
+        #[derive(serde::Serialize)]
+        struct Unpacked {
+            name: u32,
+            scope: Option<DefIdx>,
+            line: u32,
+            kind: RefKind,
+        }
+        let r = NameRef::new(3, Some(2), 41, RefKind::Type);
+        let unpacked = Unpacked {
+            name: 3,
+            scope: Some(2),
+            line: 41,
+            kind: RefKind::Type,
+        };
+        let bytes = postcard::to_allocvec(&r).unwrap_or_default();
+        assert_eq!(bytes, postcard::to_allocvec(&unpacked).unwrap_or_default());
+        assert_eq!(postcard::from_bytes::<NameRef>(&bytes).ok(), Some(r));
+    }
+
+    #[test]
+    fn a_name_list_gives_back_each_name_and_is_serialized_as_a_list_of_strings() {
+        let names = ["Cart", "", "models.Model", "é"];
+        let list: NameList = names.into_iter().collect();
+        assert_eq!(list.len(), 4);
+        assert_eq!(list.iter().collect::<Vec<_>>(), names);
+        assert_eq!((list.get(2), list.get(4)), (Some("models.Model"), None));
+        let as_strings: Vec<String> = names.iter().map(|n| n.to_string()).collect();
+        let bytes = postcard::to_allocvec(&list).unwrap_or_default();
+        assert_eq!(
+            bytes,
+            postcard::to_allocvec(&as_strings).unwrap_or_default()
+        );
+        assert_eq!(postcard::from_bytes::<NameList>(&bytes).ok(), Some(list));
     }
 }

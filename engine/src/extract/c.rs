@@ -1,10 +1,12 @@
 //! C: `#include`s, function definitions (a `static` one is file-local), structs, unions, enums
-//! and typedefs as types, plain calls, and the names that hide functions (parameters, locals, macros).
+//! and typedefs as types, plain calls, and the names that hide functions (parameters, locals,
+//! macros), read in the references walk (`Extraction` rides on it).
 
+use rustc_hash::FxHashSet as HashSet;
 use tree_sitter::Node;
 
-use super::{doc_line, field, header_before_body, line, named_children, new_def, push_call};
-use super::{push_inner_children, text};
+use super::refs::{Children, RefKinds, Rider};
+use super::{doc_line, field, header_before_body, line, named_children, new_def, push_call, text};
 use crate::facts::{Callee, Def, FileFacts, Import};
 use crate::graph::NodeKind;
 
@@ -20,20 +22,54 @@ const WRAPPERS: &[&str] = &[
     "reference_declarator",
 ];
 
-pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
-    let mut cursor = root.walk();
-    let mut stack: Vec<(Node, Option<u32>)> = vec![(root, None)];
-    while let Some((node, scope)) = stack.pop() {
-        if preprocessor(node, src, facts) {
-            continue;
+/// Where a node stands for C's extraction: inside a function's body (or at the top level),
+/// or in a part of a definition or preprocessor line the extraction does not read.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Within {
+    /// The innermost function around (`None`: the file's top level).
+    Scope(Option<u32>),
+    /// A function definition's return type and declarator, a preprocessor line's parts.
+    Unread,
+}
+
+/// C's extraction, riding on the references walk (`refs::Rider`): one walk of the tree.
+pub(super) struct Extraction;
+
+impl Rider for Extraction {
+    type Tag = Within;
+
+    fn root(&self) -> Within {
+        Within::Scope(None)
+    }
+
+    fn visit<'t>(
+        &mut self,
+        node: Node<'t>,
+        within: Within,
+        kinds: &RefKinds,
+        src: &[u8],
+        facts: &mut FileFacts,
+    ) -> Children<'t, Within> {
+        let unread = Children {
+            all: Within::Unread,
+            one: None,
+        };
+        let Within::Scope(scope) = within else {
+            return unread;
+        };
+        let kind = kinds.kind_name(node);
+        if preprocessor_of(kind, node, src, facts) {
+            return unread;
         }
-        match node.kind() {
+        match kind {
             "function_definition" => {
                 let idx = function(node, scope, src, facts);
-                if let Some(body) = field(node, "body") {
-                    stack.push((body, idx.or(scope)));
-                }
-                continue;
+                // Only the body is read, in the function's scope.
+                let body = field(node, "body").map(|body| (body, Within::Scope(idx.or(scope))));
+                return Children {
+                    all: Within::Unread,
+                    one: body,
+                };
             }
             "struct_specifier" | "union_specifier" | "enum_specifier" => {
                 type_specifier(node, None, scope, src, facts);
@@ -53,7 +89,7 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
                 // A call through a struct member (`s->f(x)`) or an expression calls a value
                 // known at run time only: no call of a named function.
                 if let Some(function) = field(node, "function")
-                    && function.kind() == "identifier"
+                    && kinds.kind_name(function) == "identifier"
                 {
                     let name = text(function, src).to_owned();
                     push_call(facts, scope, Callee::Name(name), node);
@@ -61,9 +97,27 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
             }
             _ => {}
         }
-        // Every node this walk acts on has children.
-        push_inner_children(&mut cursor, node, scope, &mut stack);
+        Children {
+            all: within,
+            one: None,
+        }
     }
+}
+
+/// Keeps each call of a name from one function once: the resolver reads no line of a C call
+/// (only Rust's calls have lines that change what they mean) and makes one edge per caller and
+/// callee, so a repeated call only held memory (on the Linux kernel, millions of sites).
+pub(super) fn drop_repeated_calls(facts: &mut FileFacts) {
+    let first: Vec<bool> = {
+        let mut seen: HashSet<(Option<u32>, &Callee)> = HashSet::default();
+        facts
+            .calls
+            .iter()
+            .map(|call| seen.insert((call.caller, &call.callee)))
+            .collect()
+    };
+    let mut first = first.into_iter();
+    facts.calls.retain(|_| first.next().unwrap_or(true));
 }
 
 /// `#include "a/b.h"` as `a/b.h`, `#include <a/b.h>` as `<a/b.h>`.
@@ -71,7 +125,12 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
 /// is no function (a call of its name is expanded, not made: its name hides functions), an
 /// object-like one holds nothing to walk. Whether `node` was one of them.
 pub(super) fn preprocessor(node: Node, src: &[u8], facts: &mut FileFacts) -> bool {
-    match node.kind() {
+    preprocessor_of(node.kind(), node, src, facts)
+}
+
+/// [`preprocessor`] for a node of kind `kind`.
+fn preprocessor_of(kind: &str, node: Node, src: &[u8], facts: &mut FileFacts) -> bool {
+    match kind {
         "preproc_include" => include(node, src, facts),
         "preproc_function_def" => {
             if let Some(name) = field(node, "name") {
@@ -375,6 +434,23 @@ mod tests {
                 (Some(0), "p"),
             ]
         );
+    }
+
+    #[test]
+    fn a_call_repeated_in_one_function_is_kept_once() {
+        let f = facts(
+            "void a(void) { lock(); work(); lock(); }\nvoid b(void) { lock(); }\nint x = lock();\nint y = lock();\n",
+        );
+        assert_eq!(
+            calls(&f),
+            [
+                (Some("a".into()), "lock".into()),
+                (Some("a".into()), "work".into()),
+                (Some("b".into()), "lock".into()),
+                (None, "lock".into()),
+            ]
+        );
+        assert_eq!(f.calls[1].line, 1);
     }
 
     #[test]

@@ -113,13 +113,9 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
         }
         stack.extend(children.into_iter().rev().map(|n| (n, scope, quoted, 0)));
     }
-    let mut ref_names = vec![String::new(); walk.ref_names.len()];
-    for (name, index) in walk.ref_names {
-        if let Some(slot) = ref_names.get_mut(index as usize) {
-            *slot = name;
-        }
-    }
-    facts.ref_names = ref_names;
+    let mut ref_names: Vec<(String, u32)> = walk.ref_names.into_iter().collect();
+    ref_names.sort_unstable_by_key(|&(_, index)| index);
+    facts.ref_names = ref_names.iter().map(|(name, _)| name.as_str()).collect();
 }
 
 /// One call node: a definition, a directive or a call. Gives the scope its parts are walked
@@ -658,12 +654,7 @@ fn add_ref(
 ) {
     let next = walk.ref_names.len() as u32;
     let index = *walk.ref_names.entry(name.to_owned()).or_insert(next);
-    let reference = NameRef {
-        name: index,
-        scope,
-        line: line(node),
-        kind,
-    };
+    let reference = NameRef::new(index, scope, line(node), kind);
     if walk.seen.insert(reference) {
         facts.refs.push(reference);
     }
@@ -802,7 +793,7 @@ end
         let names: Vec<&str> = f
             .refs
             .iter()
-            .filter_map(|r| f.ref_names.get(r.name as usize).map(String::as_str))
+            .filter_map(|r| f.ref_names.get(r.name as usize))
             .collect();
         assert!(names.contains(&"Shop.Cart.Item.price/1"), "{names:?}");
         assert!(names.contains(&"Shop.Cart.Item"), "{names:?}");

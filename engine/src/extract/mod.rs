@@ -48,10 +48,12 @@ const DOC_CHARS: usize = 160;
 /// Rust macros inside opened macros are opened on the next parse, at most this many times.
 const MACRO_ROUNDS: usize = 3;
 
-/// Reusable parsers, one per language (creating a parser per file is measurable on big repos).
+/// Reusable parsers, one per language (creating a parser per file is measurable on big repos),
+/// and each language's reference syntax by node kind id.
 #[derive(Default)]
 pub struct Extractor {
     parsers: Vec<(Lang, Parser)>,
+    ref_kinds: Vec<(Lang, Option<refs::RefKinds>)>,
 }
 
 impl Extractor {
@@ -98,7 +100,8 @@ impl Extractor {
             Lang::Rust => rust::extract(root, src, &mut facts),
             Lang::Go => go::extract(root, src, &mut facts),
             Lang::Java => java::extract(root, src, &mut facts),
-            Lang::C => c::extract(root, src, &mut facts),
+            // C's extraction rides on the references walk below.
+            Lang::C => {}
             Lang::Cpp => cpp::extract(root, src, &mut facts),
             Lang::CSharp => csharp::extract(root, src, &mut facts),
             Lang::Php => php::extract(root, src, &mut facts),
@@ -113,11 +116,32 @@ impl Extractor {
             Lang::Lua => lua::extract(root, src, &mut facts),
             Lang::Bash => bash::extract(root, src, &mut facts),
         }
-        refs::extract(root, src, &mut facts);
+        // Every language but Elixir has reference syntax (C's extraction needs it).
+        if let Some(kinds) = self.ref_kinds(lang) {
+            if lang == Lang::C {
+                refs::extract(root, src, kinds, &mut facts, &mut c::Extraction);
+                c::drop_repeated_calls(&mut facts);
+            } else {
+                refs::extract(root, src, kinds, &mut facts, &mut refs::Alone);
+            }
+        }
         if root.has_error() {
             facts.syntax_errors = count_errors(root);
         }
         facts
+    }
+
+    /// `lang`'s reference syntax by kind id, made on first use; `None` where the extractor
+    /// records references itself.
+    fn ref_kinds(&mut self, lang: Lang) -> Option<&refs::RefKinds> {
+        let index = match self.ref_kinds.iter().position(|(l, _)| *l == lang) {
+            Some(index) => index,
+            None => {
+                self.ref_kinds.push((lang, refs::RefKinds::new(lang)));
+                self.ref_kinds.len() - 1
+            }
+        };
+        self.ref_kinds.get(index).and_then(|(_, k)| k.as_ref())
     }
 
     fn parser(&mut self, lang: Lang) -> Option<&mut Parser> {
@@ -182,34 +206,12 @@ pub(crate) fn push_children<'t, T: Clone>(
     tag: T,
     stack: &mut Vec<(Node<'t>, T)>,
 ) {
-    push_children_where(cursor, node, tag, stack, |_| true);
-}
-
-/// [`push_children`] without the children that have none of their own (names, literals): for
-/// walks that look at inner nodes only, so leaves need not be pushed, popped and looked at.
-pub(crate) fn push_inner_children<'t, T: Clone>(
-    cursor: &mut TreeCursor<'t>,
-    node: Node<'t>,
-    tag: T,
-    stack: &mut Vec<(Node<'t>, T)>,
-) {
-    push_children_where(cursor, node, tag, stack, |child| child.child_count() > 0);
-}
-
-/// The named children of `node` that `keep` accepts, pushed first child on top.
-fn push_children_where<'t, T: Clone>(
-    cursor: &mut TreeCursor<'t>,
-    node: Node<'t>,
-    tag: T,
-    stack: &mut Vec<(Node<'t>, T)>,
-    keep: impl Fn(Node<'t>) -> bool,
-) {
     let start = stack.len();
     cursor.reset(node);
     if cursor.goto_first_child() {
         loop {
             let child = cursor.node();
-            if child.is_named() && keep(child) {
+            if child.is_named() {
                 stack.push((child, tag.clone()));
             }
             if !cursor.goto_next_sibling() {

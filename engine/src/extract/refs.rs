@@ -653,33 +653,212 @@ enum Place {
     Declared,
 }
 
-/// Collects the file's references into `facts.ref_names` and `facts.refs`, after its
-/// definitions were extracted (a reference's scope is the innermost definition around its
-/// line). A bare name bound in a function around it (parameter, local) is that local, not a
+/// What a node kind is to the walk, as bits of `RefKinds::flags`.
+const SKIPPED: u16 = 1;
+const IMPORT: u16 = 1 << 1;
+const NAME: u16 = 1 << 2;
+const TYPE_NAME: u16 = 1 << 3;
+const TYPE_CHAIN: u16 = 1 << 4;
+const HERITAGE: u16 = 1 << 5;
+const TYPE_CONTEXT: u16 = 1 << 6;
+const BINDING: u16 = 1 << 7;
+const ARGUMENT: u16 = 1 << 8;
+const NAME_USE: u16 = 1 << 9;
+
+/// A language's `RefSyntax` by node kind id, made once per language: the walk looks each
+/// node's kind up here instead of comparing its name with every list's (the walk visits every
+/// node of every file; the comparisons were a measurable share of extraction).
+pub(crate) struct RefKinds {
+    syntax: &'static RefSyntax,
+    /// `SKIPPED` … `NAME_USE` per kind id.
+    flags: Vec<u16>,
+    /// Per kind id, 1 + its index in `syntax.chains`, or 0.
+    chain: Vec<u8>,
+    /// Per kind id, 1 + its index in `syntax.calls`, or 0.
+    call: Vec<u8>,
+    /// Each kind id's name and each field id's name: `Node::kind` and `TreeCursor::field_name`
+    /// measure the C string and check it is UTF-8 on every call.
+    kind_names: Vec<String>,
+    field_names: Vec<Option<String>>,
+}
+
+impl RefKinds {
+    /// The table for `lang`; `None` for Elixir, whose extractor records references.
+    pub(crate) fn new(lang: Lang) -> Option<Self> {
+        let syntax = syntax(lang)?;
+        let grammar = lang.grammar();
+        let count = grammar.node_kind_count();
+        let mut kinds = Self {
+            syntax,
+            flags: vec![0; count],
+            chain: vec![0; count],
+            call: vec![0; count],
+            kind_names: (0..count)
+                .map(|id| grammar.node_kind_for_id(id as u16).unwrap_or("").to_owned())
+                .collect(),
+            field_names: (0..=grammar.field_count())
+                .map(|id| grammar.field_name_for_id(id as u16).map(str::to_owned))
+                .collect(),
+        };
+        // Several ids may share a name (aliases, a keyword and a rule): each gets the name's
+        // flags, as comparing names did.
+        for id in 0..count {
+            let Some(kind) = grammar.node_kind_for_id(id as u16) else {
+                continue;
+            };
+            let lists: [(&[&str], u16); 10] = [
+                (syntax.skipped, SKIPPED),
+                (syntax.imports, IMPORT),
+                (syntax.names, NAME),
+                (syntax.type_names, TYPE_NAME),
+                (syntax.type_chains, TYPE_CHAIN),
+                (syntax.heritage, HERITAGE),
+                (syntax.type_contexts, TYPE_CONTEXT),
+                (syntax.bindings, BINDING),
+                (syntax.arguments, ARGUMENT),
+                (syntax.name_uses, NAME_USE),
+            ];
+            for (list, flag) in lists {
+                if list.contains(&kind) {
+                    kinds.flags[id] |= flag;
+                }
+            }
+            if let Some(i) = syntax.chains.iter().position(|(k, _, _)| *k == kind) {
+                kinds.chain[id] = i as u8 + 1;
+            }
+            if let Some(i) = syntax.calls.iter().position(|(k, _)| *k == kind) {
+                kinds.call[id] = i as u8 + 1;
+            }
+        }
+        Some(kinds)
+    }
+
+    /// `node.kind()`, looked up.
+    pub(crate) fn kind_name<'a>(&'a self, node: Node<'a>) -> &'a str {
+        match self.kind_names.get(usize::from(node.kind_id())) {
+            Some(name) => name,
+            None => node.kind(),
+        }
+    }
+
+    /// `cursor.field_name()`, looked up.
+    fn field_name(&self, cursor: &TreeCursor) -> Option<&str> {
+        let id = cursor.field_id()?;
+        self.field_names.get(usize::from(id.get()))?.as_deref()
+    }
+
+    fn is(&self, node: Node, flag: u16) -> bool {
+        self.flags
+            .get(usize::from(node.kind_id()))
+            .is_some_and(|f| f & flag != 0)
+    }
+
+    /// The chain `node` is: (kind, object field, member field).
+    fn chain(&self, node: Node) -> Option<&'static (&'static str, &'static str, &'static str)> {
+        let i = *self.chain.get(usize::from(node.kind_id()))?;
+        self.syntax.chains.get(usize::from(i).checked_sub(1)?)
+    }
+
+    /// The call `node` is: (kind, the field holding what is called).
+    fn call(&self, node: Node) -> Option<&'static (&'static str, &'static str)> {
+        let i = *self.call.get(usize::from(node.kind_id()))?;
+        self.syntax.calls.get(usize::from(i).checked_sub(1)?)
+    }
+}
+
+/// A node still to walk: the node, what its place makes of names, the field it is in, its
+/// parent (carried: tree-sitter finds a node's parent by descending from the root again), and
+/// the tag a rider gave it.
+type Pending<'t, T> = (Node<'t>, Place, Option<&'t str>, Option<Node<'t>>, T);
+
+/// A language's own extraction riding on this walk, so the tree is walked once instead of
+/// twice (the walk itself was a fifth of C's extraction): `visit` sees every node the walk
+/// reaches, in source order, before the walk looks at it, with the tag its parent's visit gave
+/// its children; every node of the kinds a rider acts on is reached (the walk does not enter
+/// literals, comments, names nor import statements, and no definition, declaration or call of
+/// C is inside one).
+pub(crate) trait Rider {
+    /// What a rider carries down the tree (the C extractor: the enclosing function).
+    type Tag: Copy;
+    /// The root's tag.
+    fn root(&self) -> Self::Tag;
+    /// Records what `node` holds; returns its children's tag, and another tag for one child.
+    fn visit<'t>(
+        &mut self,
+        node: Node<'t>,
+        tag: Self::Tag,
+        kinds: &RefKinds,
+        src: &[u8],
+        facts: &mut FileFacts,
+    ) -> Children<'t, Self::Tag>;
+}
+
+/// The tags `Rider::visit` gives a node's children: `all`, except `one`'s child.
+pub(crate) struct Children<'t, T> {
+    pub all: T,
+    pub one: Option<(Node<'t>, T)>,
+}
+
+impl<'t, T: Copy> Children<'t, T> {
+    fn of(&self, child: Node<'t>) -> T {
+        match self.one {
+            Some((one, tag)) if one == child => tag,
+            _ => self.all,
+        }
+    }
+}
+
+/// No rider: the languages whose extractors walk the tree themselves.
+pub(crate) struct Alone;
+
+impl Rider for Alone {
+    type Tag = ();
+    fn root(&self) {}
+    fn visit<'t>(
+        &mut self,
+        _: Node<'t>,
+        _: (),
+        _: &RefKinds,
+        _: &[u8],
+        _: &mut FileFacts,
+    ) -> Children<'t, ()> {
+        Children { all: (), one: None }
+    }
+}
+
+/// Collects the file's references into `facts.ref_names` and `facts.refs`, with `rider`
+/// visiting every node on the way. A reference's scope is the innermost definition around its
+/// line, placed once the walk is done (the file's definitions extracted, a rider's included).
+/// A bare name bound in a function around it (parameter, local) is that local, not a
 /// reference.
-pub(crate) fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
-    let Some(syntax) = syntax(facts.lang) else {
-        return;
-    };
+pub(crate) fn extract<'t, R: Rider>(
+    root: Node<'t>,
+    src: &[u8],
+    kinds: &'t RefKinds,
+    facts: &mut FileFacts,
+    rider: &mut R,
+) {
+    let syntax = kinds.syntax;
     // Names borrow the source (a file names thousands; only the distinct ones are copied).
     let mut found: Vec<(Cow<str>, u32, RefKind)> = Vec::new();
     let mut bound: Vec<(Cow<str>, u32)> = Vec::new();
     let mut cursor = root.walk();
-    let mut stack: Vec<(Node, Place, Option<&str>)> = vec![(root, Place::Use(RefKind::Read), None)];
-    while let Some((node, place, field)) = stack.pop() {
-        let kind = node.kind();
-        if syntax.skipped.contains(&kind) {
+    let mut stack: Vec<Pending<R::Tag>> =
+        vec![(root, Place::Use(RefKind::Read), None, None, rider.root())];
+    while let Some((node, place, field, parent, tag)) = stack.pop() {
+        let children = rider.visit(node, tag, kinds, src, facts);
+        if kinds.is(node, SKIPPED) {
             continue;
         }
         let line = node.start_position().row as u32 + 1;
-        if syntax.imports.contains(&kind) {
-            imported_names(node, src, syntax, &mut found);
+        if kinds.is(node, IMPORT) {
+            imported_names(node, src, kinds, &mut found);
             continue;
         }
-        if syntax.names.contains(&kind) {
+        if kinds.is(node, NAME) {
             let defines = field == Some("name")
-                && node.parent().is_some_and(|p| {
-                    !syntax.name_uses.contains(&p.kind()) || p.child_by_field_name("body").is_some()
+                && parent.is_some_and(|p| {
+                    !kinds.is(p, NAME_USE) || p.child_by_field_name("body").is_some()
                 });
             if defines {
                 if place == Place::Bound {
@@ -688,8 +867,7 @@ pub(crate) fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
                 continue;
             }
             let name = text(node, src);
-            let as_type =
-                syntax.type_names.contains(&kind) && place != Place::Use(RefKind::Inherit);
+            let as_type = kinds.is(node, TYPE_NAME) && place != Place::Use(RefKind::Inherit);
             let name = Cow::Borrowed(name);
             match place {
                 _ if as_type => found.push((name, line, RefKind::Type)),
@@ -699,7 +877,7 @@ pub(crate) fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
             }
             continue;
         }
-        if let Some(&(_, object, _)) = syntax.chains.iter().find(|(k, _, _)| *k == kind) {
+        if let Some(&(_, object, _)) = kinds.chain(node) {
             let raw = text(node, src);
             let written: Cow<str> = if raw.contains(char::is_whitespace) {
                 Cow::Owned(raw.split_whitespace().collect())
@@ -709,8 +887,7 @@ pub(crate) fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
             let pure = written
                 .chars()
                 .all(|c| c.is_alphanumeric() || matches!(c, '_' | '.' | ':' | '$'));
-            let as_type =
-                syntax.type_chains.contains(&kind) && place != Place::Use(RefKind::Inherit);
+            let as_type = kinds.is(node, TYPE_CHAIN) && place != Place::Use(RefKind::Inherit);
             if pure && matches!(place, Place::Use(_)) {
                 // What the chain is read through is read too: `Cart` and `Cart.Meta` in
                 // `Cart.Meta.ordering`.
@@ -732,73 +909,94 @@ pub(crate) fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
                 _ if pure => {}
                 _ => {
                     if let Some(child) = field_or_first(node, object) {
-                        stack.push((child, place, Some(object)));
+                        let tag = children.of(child);
+                        stack.push((child, place, Some(object), Some(node), tag));
                     }
                 }
             }
             continue;
         }
-        if let Some(&(_, callee)) = syntax.calls.iter().find(|(k, _)| *k == kind) {
+        if let Some(&(_, callee)) = kinds.call(node) {
             let function = field_or_first(node, callee);
-            push_fields(&mut cursor, node, &mut stack, |child, child_field| {
-                let is_function = if callee.is_empty() {
-                    function == Some(child)
-                } else {
-                    child_field == Some(callee)
-                };
-                if !is_function {
-                    return Some(Place::Use(RefKind::Read));
-                }
-                // What is called is call extraction's; what it is called on is read
-                // (`Cart.create()` reads `Cart`).
-                let chain = syntax.chains.iter().any(|(k, _, _)| *k == child.kind());
-                if chain || syntax.names.contains(&child.kind()) {
-                    None
-                } else {
-                    Some(Place::Use(RefKind::Read))
-                }
-            });
+            push_fields(
+                kinds,
+                &mut cursor,
+                node,
+                &children,
+                &mut stack,
+                |child, child_field| {
+                    let is_function = if callee.is_empty() {
+                        function == Some(child)
+                    } else {
+                        child_field == Some(callee)
+                    };
+                    if !is_function {
+                        return Some(Place::Use(RefKind::Read));
+                    }
+                    // What is called is call extraction's; what it is called on is read
+                    // (`Cart.create()` reads `Cart`).
+                    if kinds.chain(child).is_some() || kinds.is(child, NAME) {
+                        None
+                    } else {
+                        Some(Place::Use(RefKind::Read))
+                    }
+                },
+            );
             if let Some(function) = function
-                && let Some(&(_, object, _)) =
-                    syntax.chains.iter().find(|(k, _, _)| *k == function.kind())
+                && let Some(&(_, object, _)) = kinds.chain(function)
                 && let Some(receiver) = field_or_first(function, object)
             {
-                stack.push((receiver, Place::Use(RefKind::Read), Some(object)));
+                let tag = children.of(function);
+                stack.push((
+                    receiver,
+                    Place::Use(RefKind::Read),
+                    Some(object),
+                    Some(function),
+                    tag,
+                ));
             }
             continue;
         }
-        let inner = if syntax.heritage.contains(&kind) {
+        let inner = if kinds.is(node, HERITAGE) {
             Place::Use(RefKind::Inherit)
-        } else if syntax.type_contexts.contains(&kind) {
+        } else if kinds.is(node, TYPE_CONTEXT) {
             Place::Use(RefKind::Type)
-        } else if syntax.bindings.contains(&kind) {
+        } else if kinds.is(node, BINDING) {
             Place::Bound
-        } else if syntax.arguments.contains(&kind) && place != Place::Use(RefKind::Inherit) {
+        } else if kinds.is(node, ARGUMENT) && place != Place::Use(RefKind::Inherit) {
             Place::Use(RefKind::Value)
         } else {
             place
         };
         let c_declarations = facts.lang.is_c_family();
-        push_fields(&mut cursor, node, &mut stack, |_, child_field| {
-            let Some(f) = child_field else {
-                return Some(inner);
-            };
-            if syntax.heritage_fields.contains(&(kind, f)) {
-                Some(Place::Use(RefKind::Inherit))
-            } else if syntax.binding_fields.contains(&(kind, f)) {
-                Some(Place::Bound)
-            } else if syntax.written_fields.contains(&(kind, f)) {
-                Some(Place::Use(RefKind::Write))
-            } else if c_declarations && f == "declarator" {
-                Some(Place::Declared)
-            } else if syntax.read_fields.contains(&f)
-                && matches!(inner, Place::Bound | Place::Declared)
-            {
-                Some(Place::Use(RefKind::Read))
-            } else {
-                Some(inner)
-            }
-        });
+        let kind = kinds.kind_name(node);
+        push_fields(
+            kinds,
+            &mut cursor,
+            node,
+            &children,
+            &mut stack,
+            |_, child_field| {
+                let Some(f) = child_field else {
+                    return Some(inner);
+                };
+                if syntax.heritage_fields.contains(&(kind, f)) {
+                    Some(Place::Use(RefKind::Inherit))
+                } else if syntax.binding_fields.contains(&(kind, f)) {
+                    Some(Place::Bound)
+                } else if syntax.written_fields.contains(&(kind, f)) {
+                    Some(Place::Use(RefKind::Write))
+                } else if c_declarations && f == "declarator" {
+                    Some(Place::Declared)
+                } else if syntax.read_fields.contains(&f)
+                    && matches!(inner, Place::Bound | Place::Declared)
+                {
+                    Some(Place::Use(RefKind::Read))
+                } else {
+                    Some(inner)
+                }
+            },
+        );
     }
     if facts.lang == Lang::Python {
         // Python: a name assigned in a function is that function's local.
@@ -826,12 +1024,12 @@ fn field_or_first<'t>(node: Node<'t>, name: &str) -> Option<Node<'t>> {
 fn imported_names<'s>(
     node: Node,
     src: &'s [u8],
-    syntax: &RefSyntax,
+    kinds: &RefKinds,
     found: &mut Vec<(Cow<'s, str>, u32, RefKind)>,
 ) {
     let mut stack = vec![node];
     while let Some(n) = stack.pop() {
-        if syntax.names.contains(&n.kind()) {
+        if kinds.is(n, NAME) {
             found.push((
                 Cow::Borrowed(text(n, src)),
                 n.start_position().row as u32 + 1,
@@ -843,12 +1041,14 @@ fn imported_names<'s>(
     }
 }
 
-/// Pushes `node`'s named children with the place `place_of` gives each (none: skipped), first
-/// child on top.
-fn push_fields<'t>(
+/// Pushes `node`'s named children with the place `place_of` gives each (none: skipped) and
+/// their tags, first child on top.
+fn push_fields<'t, T: Copy>(
+    kinds: &'t RefKinds,
     cursor: &mut TreeCursor<'t>,
     node: Node<'t>,
-    stack: &mut Vec<(Node<'t>, Place, Option<&'t str>)>,
+    tags: &Children<'t, T>,
+    stack: &mut Vec<Pending<'t, T>>,
     mut place_of: impl FnMut(Node<'t>, Option<&'t str>) -> Option<Place>,
 ) {
     let start = stack.len();
@@ -856,11 +1056,11 @@ fn push_fields<'t>(
     if cursor.goto_first_child() {
         loop {
             let child = cursor.node();
-            let child_field = cursor.field_name();
+            let child_field = kinds.field_name(cursor);
             if child.is_named()
                 && let Some(place) = place_of(child, child_field)
             {
-                stack.push((child, place, child_field));
+                stack.push((child, place, child_field, Some(node), tags.of(child)));
             }
             if !cursor.goto_next_sibling() {
                 break;
@@ -877,7 +1077,11 @@ fn store(
     mut found: Vec<(Cow<str>, u32, RefKind)>,
     bound: Vec<(Cow<str>, u32)>,
 ) {
-    found.sort_by_key(|&(_, line, _)| line);
+    // The walk finds names in source order but for a few (import names, a chain's prefixes):
+    // a stable sort would mostly allocate its scratch room to move nothing.
+    if !found.is_sorted_by_key(|&(_, line, _)| line) {
+        found.sort_by_key(|&(_, line, _)| line);
+    }
     let scopes = scopes_at(facts, found.iter().map(|&(_, line, _)| line));
     let bound_scopes = scopes_at(facts, {
         let mut lines: Vec<u32> = bound.iter().map(|&(_, line)| line).collect();
@@ -885,7 +1089,9 @@ fn store(
         lines.into_iter()
     });
     let mut bound_sorted = bound;
-    bound_sorted.sort_by_key(|&(_, line)| line);
+    if !bound_sorted.is_sorted_by_key(|&(_, line)| line) {
+        bound_sorted.sort_by_key(|&(_, line)| line);
+    }
     let mut locals: HashSet<(DefIdx, &str)> = HashSet::default();
     for ((name, _), scope) in bound_sorted.iter().zip(&bound_scopes) {
         if let Some(def) = *scope
@@ -928,23 +1134,14 @@ fn store(
                 next
             }
         };
-        let reference = NameRef {
-            name: index,
-            scope,
-            line,
-            kind,
-        };
+        let reference = NameRef::new(index, scope, line, kind);
         if seen.insert(reference) {
             facts.refs.push(reference);
         }
     }
-    let mut ref_names = vec![String::new(); names.len()];
-    for (name, index) in names {
-        if let Some(slot) = ref_names.get_mut(index as usize) {
-            *slot = name.into_owned();
-        }
-    }
-    facts.ref_names = ref_names;
+    let mut ref_names: Vec<(Cow<str>, u32)> = names.into_iter().collect();
+    ref_names.sort_unstable_by_key(|&(_, index)| index);
+    facts.ref_names = ref_names.iter().map(|(name, _)| name.as_ref()).collect();
 }
 
 /// The innermost definition around each of `lines` (ascending): definitions are in source
@@ -991,12 +1188,16 @@ mod tests {
             .iter()
             .map(|r| {
                 (
-                    facts.ref_names[r.name as usize].clone(),
-                    r.scope
+                    facts
+                        .ref_names
+                        .get(r.name as usize)
+                        .unwrap_or_default()
+                        .to_owned(),
+                    r.scope()
                         .map(|d| facts.defs[d as usize].qualified.clone())
                         .unwrap_or_default(),
-                    r.line,
-                    r.kind,
+                    r.line(),
+                    r.kind(),
                 )
             })
             .collect()

@@ -647,8 +647,11 @@ mod tests {
 
     #[test]
     fn a_files_kept_reads_are_distinct_keys_however_often_it_reads_one() {
-        let calls = "    helper(1);\n".repeat(200);
-        let main = format!("#include \"util.h\"\nint main(void) {{\n{calls}    return 0;\n}}\n");
+        // Two hundred functions calling one (a C function's repeated call is kept once).
+        let callers: String = (0..200)
+            .map(|i| format!("int f{i}(void) {{ return helper({i}); }}\n"))
+            .collect();
+        let main = format!("#include \"util.h\"\n{callers}");
         let files = source_files(&[
             ("util.h", "int helper(int x);\n"),
             (

@@ -25,8 +25,8 @@ impl<'a> Resolver<'a> {
             for r in &f.refs {
                 // As for calls: a Rust block whose `cfg` does not hold, inside real code.
                 if f.lang == Lang::Rust
-                    && f.in_test_code(r.line)
-                    && !r.scope.is_some_and(|d| f.is_test_def(d))
+                    && f.in_test_code(r.line())
+                    && !r.scope().is_some_and(|d| f.is_test_def(d))
                 {
                     continue;
                 }
@@ -35,7 +35,7 @@ impl<'a> Resolver<'a> {
                 };
                 // A name in an import statement: what the import binds it to.
                 let imported;
-                let targets = if r.kind == RefKind::Import {
+                let targets = if r.kind() == RefKind::Import {
                     imported = match self.binding(fi, name) {
                         Some(Target::Node(to)) => {
                             vec![(to, confidence::IMPORT, Reason::ImportResolved)]
@@ -45,10 +45,10 @@ impl<'a> Resolver<'a> {
                     &imported
                 } else {
                     known
-                        .entry((r.scope, r.name))
-                        .or_insert_with(|| self.reference_targets(fi, r.scope, name))
+                        .entry((r.scope(), r.name))
+                        .or_insert_with(|| self.reference_targets(fi, r.scope(), name))
                 };
-                let from = match r.scope {
+                let from = match r.scope() {
                     Some(d) => self.def_node[fi][d as usize],
                     None => self.file_node[fi],
                 };
@@ -58,8 +58,8 @@ impl<'a> Resolver<'a> {
                         found.push(Reference {
                             from,
                             to,
-                            line: r.line,
-                            kind: r.kind,
+                            line: r.line(),
+                            kind: r.kind(),
                             confidence: conf,
                             reason,
                         });
