@@ -35,6 +35,6 @@ pub use render::{HEADER as SECTION_HEADER, SEARCH_DESCRIPTION, estimate_tokens, 
 pub use store::{Analysed, AnalysisStore, StoreError};
 pub use tool::{ServerStatus, ToolInfo, ToolKey, schema_hash};
 pub use vector::{
-    Embedder, HashedWords, MINILM_SWITCH_ENV, StaticWords, TOOL_MODEL_FILE, best_embedder,
-    best_embedder_with, cosine,
+    Embedder, HashedWords, LazyEmbedder, MINILM_SWITCH_ENV, StaticWords, TOOL_MODEL_FILE,
+    best_embedder, best_embedder_with, cosine,
 };

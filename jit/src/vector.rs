@@ -2,6 +2,7 @@
 //! issue's static model behind it, and the fallback when its file is absent (hashed words).
 
 use std::path::Path;
+use std::sync::OnceLock;
 
 use nexus_embed::StaticModel;
 
@@ -154,6 +155,45 @@ pub fn best_embedder_with(
     }
 }
 
+/// An embedder made on its first use by `make`: a bridge that never compiles a chat turn never
+/// loads a model (MiniLM holds 90 MiB and takes ≈ 0.3 s to load).
+pub struct LazyEmbedder {
+    make: Box<dyn Fn() -> Box<dyn Embedder> + Send + Sync>,
+    made: OnceLock<Box<dyn Embedder>>,
+}
+
+impl LazyEmbedder {
+    /// An embedder that calls `make` once, when it is first asked for anything.
+    pub fn new(make: impl Fn() -> Box<dyn Embedder> + Send + Sync + 'static) -> LazyEmbedder {
+        LazyEmbedder {
+            make: Box::new(make),
+            made: OnceLock::new(),
+        }
+    }
+
+    fn inner(&self) -> &dyn Embedder {
+        self.made.get_or_init(|| (self.make)()).as_ref()
+    }
+}
+
+impl Embedder for LazyEmbedder {
+    fn id(&self) -> &str {
+        self.inner().id()
+    }
+
+    fn embed(&self, text: &str) -> Vec<f32> {
+        self.inner().embed(text)
+    }
+
+    fn full_scale(&self) -> f32 {
+        self.inner().full_scale()
+    }
+
+    fn floor(&self) -> f32 {
+        self.inner().floor()
+    }
+}
+
 /// The built-in fallback: each code-aware word (see [`crate::text::words`]) and each pair of
 /// neighbouring words is hashed (FNV-1a, stable across builds) into one of [`HashedWords::DIMS`]
 /// buckets with a hashed sign; the vector is normalised. It matches words, not meanings: "files"
@@ -226,6 +266,22 @@ pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_lazy_embedder_makes_its_model_once_on_first_use() {
+        use std::sync::Arc;
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let made = Arc::new(AtomicUsize::new(0));
+        let counter = made.clone();
+        let lazy = LazyEmbedder::new(move || {
+            counter.fetch_add(1, Ordering::SeqCst);
+            Box::new(HashedWords)
+        });
+        assert_eq!(made.load(Ordering::SeqCst), 0, "made before use");
+        assert_eq!(lazy.embed("read a file"), HashedWords.embed("read a file"));
+        assert_eq!(lazy.id(), HashedWords.id());
+        assert_eq!(made.load(Ordering::SeqCst), 1);
+    }
+
     use super::*;
 
     #[test]

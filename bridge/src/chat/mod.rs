@@ -117,14 +117,18 @@ impl Chat {
             let model = lookup("NEXUS_JIT_MODEL_FILE")
                 .map(PathBuf::from)
                 .unwrap_or_else(|| ui_dir.join(MODEL_FILE));
-            let started = std::time::Instant::now();
-            let (embedder, fallback) = nexus_jit::best_embedder(Some(&model));
-            let ms = started.elapsed().as_millis();
-            match fallback {
-                None => tracing::info!(embedder = embedder.id(), ms, model = %model.display(), "the tool compiler embeds with a model (loaded in ms)"),
-                Some(why) => tracing::info!(%why, "the tool compiler embeds hashed words"),
-            }
-            Arc::new(ToolJit::open(path.as_deref(), Some(embedder), selection))
+            // Loaded at the first chat turn: a bridge serving only MCP never holds the model.
+            let embedder = nexus_jit::LazyEmbedder::new(move || {
+                let started = std::time::Instant::now();
+                let (embedder, fallback) = nexus_jit::best_embedder(Some(&model));
+                let ms = started.elapsed().as_millis();
+                match fallback {
+                    None => tracing::info!(embedder = embedder.id(), ms, model = %model.display(), "the tool compiler embeds with a model (loaded in ms)"),
+                    Some(why) => tracing::info!(%why, "the tool compiler embeds hashed words"),
+                }
+                embedder
+            });
+            Arc::new(ToolJit::open(path.as_deref(), Some(Box::new(embedder)), selection))
         });
         tracing::info!(on = jit.is_some(), "JIT tool compiler (NEXUS_JIT)");
         let store = match db_path {
