@@ -693,14 +693,17 @@ fn binding(
         line(node)
     };
     let span = (from, end_line(around));
+    let bind_written = |type_name, facts: &mut FileFacts| {
+        let binding = Binding {
+            scope,
+            var: var.clone(),
+            type_name,
+        };
+        push_binding(facts, binding, span);
+    };
     if let Some(ty) = field(node, "type") {
         if let Some(type_name) = type_name(ty, scope, this_aliases, src, facts) {
-            let binding = Binding {
-                scope,
-                var,
-                type_name,
-            };
-            push_binding(facts, binding, span);
+            bind_written(type_name, facts);
         }
         return;
     }
@@ -719,12 +722,7 @@ fn binding(
             .next()
             .and_then(|t| type_name(t, scope, this_aliases, src, facts));
         if let Some(type_name) = written {
-            let binding = Binding {
-                scope,
-                var,
-                type_name,
-            };
-            push_binding(facts, binding, span);
+            bind_written(type_name, facts);
         }
         return;
     }
