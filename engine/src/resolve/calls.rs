@@ -1160,10 +1160,10 @@ impl<'a> Resolver<'a> {
         // A C++ method name on a receiver of unknown type is shared by unrelated classes
         // (`ok`, `Compare`, `NewIterator`): the one near the caller is a candidate only. So is
         // PHP's (measured 0.71: an interface's implementations and the interface share it).
-        // Ruby's too (its own band of names among several).
+        // Ruby's too (the band of a name's pairs).
         if matches!(f.lang, Lang::Cpp | Lang::Php | Lang::Ruby) {
             let cap = match f.lang {
-                Lang::Ruby => confidence::RUBY_SEVERAL,
+                Lang::Ruby => confidence::RUBY_PAIR,
                 _ => confidence::AMBIGUOUS_PAIR,
             };
             for (_, conf, reason) in &mut found {

@@ -158,6 +158,8 @@ impl<'a> Resolver<'a> {
 
     /// The class or module a Ruby constant path names (`Cart`, `Shop::Cart`, `::Cart`): looked
     /// up inside each class or module the scope is nested in, innermost first, then at the top.
+    /// A path written from the top (`::Cart`) names a top-level constant only, never a class
+    /// nested elsewhere under that name.
     pub(super) fn ruby_constant(
         &self,
         fi: usize,
@@ -180,8 +182,14 @@ impl<'a> Resolver<'a> {
             .chain(std::iter::once(path.to_owned()))
             .find_map(|full| {
                 let node = *self.globals.get(full.as_str())?.first()?;
-                self.kind_of(node)
-                    .is_some_and(NodeKind::is_type)
+                let from_top = !absolute
+                    || self.node_def.get(&node).is_some_and(|&(file, def)| {
+                        self.files[file]
+                            .defs
+                            .get(def as usize)
+                            .is_some_and(|d| d.qualified == full)
+                    });
+                (from_top && self.kind_of(node).is_some_and(NodeKind::is_type))
                     .then_some((node, confidence::IMPORT))
             })
     }

@@ -985,12 +985,12 @@ fn ruby_receivers_named_like_a_class_call_its_methods() {
 
 const SHARED_NAMES: &str = r##"class Pipe
   def flush; end
-  def close; end
+  def drain; end
 end
 
 class Socket
   def flush; end
-  def close; end
+  def drain; end
 end
 
 class Buffer
@@ -1000,7 +1000,7 @@ end
 class Writer
   def finish(sink)
     sink.flush
-    sink.close
+    sink.drain
   end
 end
 "##;
@@ -1017,8 +1017,40 @@ fn ruby_names_among_two_or_several_candidates_have_their_own_bands() {
             (finish, "Method:lib/io.rb:Pipe.flush", "0.40", "ambiguous"),
             (finish, "Method:lib/io.rb:Socket.flush", "0.40", "ambiguous"),
             (finish, "Method:lib/io.rb:Buffer.flush", "0.40", "ambiguous"),
-            (finish, "Method:lib/io.rb:Pipe.close", "0.49", "ambiguous"),
-            (finish, "Method:lib/io.rb:Socket.close", "0.49", "ambiguous"),
+            (finish, "Method:lib/io.rb:Pipe.drain", "0.49", "ambiguous"),
+            (finish, "Method:lib/io.rb:Socket.drain", "0.49", "ambiguous"),
         ])
+    );
+}
+
+const FROM_THE_TOP: &str = r##"module Cli
+  class Basic
+    def readline; end
+  end
+
+  class Readline < Basic
+    def readline
+      ::Readline.readline
+      Readline.edit
+    end
+
+    def self.edit; end
+  end
+end
+"##;
+
+/// `::Readline` names a top-level constant: not the class nested in `Cli` under that name (the
+/// library outside the project is meant), while `Readline` written in the nesting is that class.
+#[test]
+fn ruby_constants_written_from_the_top_are_top_level() {
+    let g = graph(&[("lib/cli.rb", FROM_THE_TOP)]);
+    assert_eq!(
+        edges(&g, EdgeKind::Calls),
+        owned(&[(
+            "Method:lib/cli.rb:Cli.Readline.readline",
+            "Method:lib/cli.rb:Cli.Readline.self.edit",
+            "0.97",
+            "class-member"
+        )])
     );
 }
