@@ -56,6 +56,9 @@
 #             a question class per kind, a prompt delegating to them, evaluators and converters)
 #   liquid    Ruby, learning: Liquid 5.4.0 from Debian's ruby-liquid (templates: a tag class per
 #             block, parse and render contexts, a lexer and parser, filters as module methods)
+#   addressable  Ruby, learning: Addressable 2.8.1 from Debian's ruby-addressable (URIs and URI
+#             templates: value objects with many accessors and `self.parse`-style class methods,
+#             normalisation through module functions, an IDNA module)
 #   rack      Ruby, held out: Rack 2.2.22 from Debian's ruby-rack (middleware classes, `call(env)`,
 #             utility modules with `module_function`, autoload)
 #   tzinfo    Ruby, held out: TZInfo 2.0.5 from Debian's ruby-tzinfo (time zones: class hierarchies
@@ -76,16 +79,18 @@
 #             an HTML generator with XML literals)
 #   repl      Scala: the REPL from the same source (src/repl: the interpreter loop, completion,
 #             code wrapping; implicits, nested objects, `case` patterns over compiler trees)
+#   scalap    Scala, learning: scalap from the same source (src/scalap: a class-file signature
+#             decoder; a rules-and-combinators parser DSL of its own, case classes, pattern matching)
 #   actors    Scala, held out: Scala Actors from the same source (src/actors: concurrency; traits
 #             with self types, companion objects, reactions as partial functions, schedulers)
 #   all       every corpus above, one after another
 # Caches the indexers, corpora and indexes in $NEXUS_ACCURACY (default ~/.cache/nexus-accuracy).
 set -euo pipefail
-corpus=${1:?usage: scripts/accuracy.sh django|pydantic|sphinx|ts|effect|tokio|goldmark|yaml|toml|lang3|collections|jsoup|brotli|cmark|lua|crypto|leveldb|marisa|clipper|kiwi|newtonsoft|dbussharp|commonmark|purifier|phpparser|thor|mustermann|ttyprompt|liquid|rack|tzinfo|zigstd|aro|resinator|mix|exunit|scaladoc|repl|actors|all [--examples N]}
+corpus=${1:?usage: scripts/accuracy.sh django|pydantic|sphinx|ts|effect|tokio|goldmark|yaml|toml|lang3|collections|jsoup|brotli|cmark|lua|crypto|leveldb|marisa|clipper|kiwi|newtonsoft|dbussharp|commonmark|purifier|phpparser|thor|mustermann|ttyprompt|liquid|addressable|rack|tzinfo|zigstd|aro|resinator|mix|exunit|scaladoc|repl|scalap|actors|all [--examples N]}
 shift
 repo=$(cd "$(dirname "$0")/.." && pwd)
 if [ "$corpus" = all ]; then
-  for one in django pydantic sphinx ts effect tokio goldmark yaml toml lang3 collections jsoup brotli cmark lua crypto leveldb marisa clipper kiwi newtonsoft dbussharp commonmark purifier phpparser thor mustermann ttyprompt liquid rack tzinfo zigstd aro resinator mix exunit scaladoc repl actors; do
+  for one in django pydantic sphinx ts effect tokio goldmark yaml toml lang3 collections jsoup brotli cmark lua crypto leveldb marisa clipper kiwi newtonsoft dbussharp commonmark purifier phpparser thor mustermann ttyprompt liquid addressable rack tzinfo zigstd aro resinator mix exunit scaladoc repl scalap actors; do
     printf '\n===== %s\n' "$one"
     "$0" "$one" "$@"
   done
@@ -94,7 +99,7 @@ fi
 cache=${NEXUS_ACCURACY:-$HOME/.cache/nexus-accuracy}
 tools="$cache/tools"
 mkdir -p "$tools"
-case "$corpus" in goldmark|yaml|toml|lang3|collections|jsoup|brotli|cmark|lua|crypto|leveldb|marisa|clipper|kiwi|dbussharp|newtonsoft|commonmark|purifier|phpparser|thor|mustermann|ttyprompt|liquid|rack|tzinfo|zigstd|aro|resinator|mix|exunit|scaladoc|repl|actors) needs_npm=false ;; *) needs_npm=true ;; esac
+case "$corpus" in goldmark|yaml|toml|lang3|collections|jsoup|brotli|cmark|lua|crypto|leveldb|marisa|clipper|kiwi|dbussharp|newtonsoft|commonmark|purifier|phpparser|thor|mustermann|ttyprompt|liquid|addressable|rack|tzinfo|zigstd|aro|resinator|mix|exunit|scaladoc|repl|scalap|actors) needs_npm=false ;; *) needs_npm=true ;; esac
 if $needs_npm && { [ ! -x "$tools/node_modules/.bin/scip-python" ] \
   || [ ! -x "$tools/node_modules/.bin/scip-typescript" ]; }; then
   echo "installing the SCIP indexers into $tools" >&2
@@ -401,13 +406,14 @@ JSON
         -server "$tools/node_modules/intelephense/lib/intelephense.js" >&2
     fi
     prefix= ;;
-  thor|mustermann|ttyprompt|liquid|rack|tzinfo)  # Ruby: Debian's packages of pure-Ruby libraries, read by TypeProf (Ruby 3.1's)
+  thor|mustermann|ttyprompt|liquid|addressable|rack|tzinfo)  # Ruby: Debian's packages of pure-Ruby libraries, read by TypeProf (Ruby 3.1's)
     gem=$corpus
     case "$corpus" in
       thor) package=ruby-thor version=1.2.1 debian=1.2.1-2 ;;
       mustermann) package=ruby-mustermann version=3.0.0 debian=3.0.0-2 ;;
       ttyprompt) package=ruby-tty-prompt version=0.23.1 debian=0.23.1-1 gem=tty-prompt ;;
       liquid) package=ruby-liquid version=5.4.0 debian=5.4.0-3 ;;
+      addressable) package=ruby-addressable version=2.8.1 debian=2.8.1-1 ;;
       rack) package=ruby-rack version=2.2.22 debian=2.2.22-0+deb12u2 ;;
       tzinfo) package=ruby-tzinfo version=2.0.5 debian=2.0.5-1 ;;
     esac
@@ -498,7 +504,7 @@ JSON
       /usr/bin/python3 "$oracle" -root "$root" -output "$index" >&2
     fi
     prefix= ;;
-  scaladoc|repl|actors)  # Scala: parts of Scala 2.11.12's own source, bound by Debian's scalac 2.11 typer
+  scaladoc|repl|scalap|actors)  # Scala: parts of Scala 2.11.12's own source, bound by Debian's scalac 2.11 typer
     version=2.11.12
     if ! command -v scalac >/dev/null; then
       echo "installing scala (Debian)" >&2
@@ -507,6 +513,7 @@ JSON
     case "$corpus" in
       scaladoc) folder=src/scaladoc/scala/tools/nsc ;;
       repl) folder=src/repl ;;
+      scalap) folder=src/scalap ;;
       actors) folder=src/actors ;;
     esac
     root="$cache/$corpus-$version"
@@ -529,7 +536,7 @@ JSON
         -cp /usr/share/scala-2.11/lib/scala-parser-combinators.jar >&2
     fi
     prefix= ;;
-  *) echo "unknown corpus: $corpus (django | pydantic | sphinx | ts | effect | tokio | goldmark | yaml | toml | lang3 | collections | jsoup | brotli | cmark | lua | crypto | leveldb | marisa | clipper | kiwi | newtonsoft | dbussharp | commonmark | purifier | phpparser | thor | mustermann | ttyprompt | liquid | rack | tzinfo | zigstd | aro | resinator | mix | exunit | scaladoc | repl | actors | all)" >&2; exit 2 ;;
+  *) echo "unknown corpus: $corpus (django | pydantic | sphinx | ts | effect | tokio | goldmark | yaml | toml | lang3 | collections | jsoup | brotli | cmark | lua | crypto | leveldb | marisa | clipper | kiwi | newtonsoft | dbussharp | commonmark | purifier | phpparser | thor | mustermann | ttyprompt | liquid | addressable | rack | tzinfo | zigstd | aro | resinator | mix | exunit | scaladoc | repl | scalap | actors | all)" >&2; exit 2 ;;
 esac
 cd "$repo"
 cargo run --quiet --release -p nexus-accuracy --bin nexus-accuracy -- --scip "$index" --root "$root" --prefix "$prefix" "$@"

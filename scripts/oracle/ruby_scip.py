@@ -18,7 +18,9 @@ there; a call whose receiver may be of several classes has several); an answer a
 `new` is the `initialize` Ruby itself runs for that class, else the class's own `initialize` when
 it defines one. ruby_methods.rb loads the corpus and asks Ruby which method it runs: for `new`,
 `instance_method(:initialize)` (own, inherited or from a module, also one a module's `included`
-hook mixes in); for a call on `self` that TypeProf sends to `method_missing` alone, the called
+hook mixes in); for `super` in a method of a class (TypeProf answers nothing there), the method
+the class's own method's `super_method` is, a reference at the keyword; for a call on `self`
+that TypeProf sends to `method_missing` alone, the called
 name on the method's owner, since Ruby runs `method_missing` only when no method is found: the
 method Ruby finds replaces it (nothing when that method has no `def` in the corpus, as one
 written by `module_eval` with a string). TypeProf types receivers by abstract interpretation
@@ -34,6 +36,7 @@ call TypeProf resolved. A method is its name within the file and owner that defi
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -106,9 +109,11 @@ def main():
 
     # What Ruby runs: `initialize` for `C.new`, and each called name on `self`'s owner.
     classes = {c["name"] for f in files for c in f["classes"]}
-    queries = {c + "#initialize" for c in classes} | {
-        call["self"] + call["name"] for f in files for call in f["calls"] if call.get("self")
-    }
+    queries = (
+        {c + "#initialize" for c in classes}
+        | {call["self"] + call["name"] for f in files for call in f["calls"] if call.get("self")}
+        | {"super " + s["method"] for f in files for s in f.get("supers", [])}
+    )
     ruby_runs = json.loads(
         subprocess.run(
             ["ruby", args.methods, root],
@@ -162,6 +167,17 @@ def main():
             references.setdefault(files[fi]["path"], set()).add(
                 (call["line"] - 1, call["column"], length, target)
             )
+
+    for f in files:
+        for site in f.get("supers", []):
+            found = ruby_runs.get("super " + site["method"])
+            name = re.split(r"[#.]", site["method"])[-1]
+            d = def_at.get((found[0], found[1], name)) if found else None
+            if d is not None:
+                target = (found[0], d["name"], d["owner"])
+                references.setdefault(f["path"], set()).add(
+                    (site["line"] - 1, site["column"], len("super"), target)
+                )
 
     defined, occurrences = write_index(
         args.output, root, files, references, symbol_of, "ruby", "ruby_scip.py", "typeprof"

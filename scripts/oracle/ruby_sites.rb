@@ -8,7 +8,8 @@
 # `o&.f`, `C.f`, `C::f(x)`; operators, `super` and attribute writes (`o.f = x`) are no calls.
 # A call on `self` (no receiver, or `self.f`) inside a method also names the method's owner as
 # Ruby looks it up: `A::B#` in an instance method, `A::B.` in a class method (`def self.f`,
-# `class << self`).
+# `class << self`). A `super` (with or without arguments) in a method of a class is a "super"
+# site: the line and byte column of the keyword and the method as `A::B#name` or `A::B.name`.
 #
 # Methods made by `attr_reader`/`attr_writer`/`attr_accessor`, `alias_method` and `alias` with
 # literal names are definitions too (at the name's place; first and last line those of the
@@ -44,7 +45,7 @@ def literal_name(node)
 end
 
 class Sites
-  attr_reader :defs, :classes, :calls, :edits
+  attr_reader :defs, :classes, :calls, :supers, :edits
 
   def initialize(code)
     @code = code.b
@@ -53,6 +54,7 @@ class Sites
     @defs = []
     @classes = []
     @calls = []
+    @supers = []
     @edits = []
   end
 
@@ -123,8 +125,9 @@ class Sites
     m && place(from + m.begin(1))
   end
 
-  # `singleton`: inside `class << self`; `me`: the owner of the method around, `A#` or `A.`.
-  def walk(node, owner, singleton = false, me = nil)
+  # `singleton`: inside `class << self`; `me`: the owner of the method around, `A#` or `A.`;
+  # `method`: that method's name.
+  def walk(node, owner, singleton = false, me = nil, method = nil)
     return unless node.is_a?(RubyVM::AbstractSyntaxTree::Node)
     case node.type
     when :CLASS, :MODULE
@@ -145,6 +148,12 @@ class Sites
       end
       class_method = node.type == :DEFS ? node.children[0]&.type == :SELF : singleton
       me = owner.empty? || (node.type == :DEFS && !class_method) ? nil : "#{owner}#{class_method ? '.' : '#'}"
+      method = name
+    when :SUPER, :ZSUPER
+      if me && method
+        @supers << { "line" => node.first_lineno, "column" => node.first_column,
+                     "method" => "#{me}#{method}" }
+      end
     when :ALIAS
       method_maker(node, owner) unless me
     when :CALL, :QCALL
@@ -166,7 +175,7 @@ class Sites
       maker = node.children[0]
       method_maker(node, owner) if !me && (ATTRIBUTE_MAKERS.include?(maker) || maker == :alias_method)
     end
-    node.children.each { |c| walk(c, owner, singleton, me) }
+    node.children.each { |c| walk(c, owner, singleton, me, method) }
   end
 end
 
@@ -180,7 +189,8 @@ Dir.glob("**/*.rb", base: root).sort.each do |rel|
   end
   sites = Sites.new(code)
   sites.walk(ast, "")
-  file = { "path" => rel, "defs" => sites.defs, "classes" => sites.classes, "calls" => sites.calls }
+  file = { "path" => rel, "defs" => sites.defs, "classes" => sites.classes, "calls" => sites.calls,
+           "supers" => sites.supers }
   typeprof = sites.rewritten
   file["typeprof"] = typeprof if typeprof
   puts JSON.generate(file)

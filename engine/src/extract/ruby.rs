@@ -718,13 +718,11 @@ fn call<'t>(
                         name: name.to_owned(),
                     },
                 },
-                "constant" | "scope_resolution" => {
-                    let path = text(r, src).trim_start_matches("::").to_owned();
-                    Callee::Scoped {
-                        path,
-                        name: name.to_owned(),
-                    }
-                }
+                // `::Foo.m` keeps its `::`: a constant from the top only.
+                "constant" | "scope_resolution" => Callee::Scoped {
+                    path: text(r, src).to_owned(),
+                    name: name.to_owned(),
+                },
                 // In a class method `self` is the class.
                 "self" => match own_class(facts, scope) {
                     Some(class) if name == "new" || in_class_method(facts, scope) => {

@@ -841,7 +841,7 @@ fn receiver(object: Node, src: &[u8]) -> Receiver {
     match object.kind() {
         // `_.f` in a lambda: the placeholder parameter.
         "wildcard" => Receiver::Name("_".to_owned()),
-        "identifier" if text(object, src) == "super" => Receiver::Super,
+        "identifier" if text(object, src) == "super" => super_receiver(object, src),
         "parenthesized_expression" => named_children(object)
             .into_iter()
             .next()
@@ -854,6 +854,23 @@ fn receiver(object: Node, src: &[u8]) -> Receiver {
         }
         _ => RECEIVERS.receiver(object, src),
     }
+}
+
+/// `super` at `node`: in the body of an anonymous class (`new T(…) { … super.f … }`) the
+/// instance of `T` it extends, else the enclosing type's parent.
+fn super_receiver(node: Node, src: &[u8]) -> Receiver {
+    let mut at = node.parent();
+    while let Some(n) = at {
+        if n.kind() == "template_body" {
+            return n
+                .parent()
+                .filter(|p| p.kind() == "instance_expression")
+                .and_then(|p| instance_type(p, src))
+                .map_or(Receiver::Super, Receiver::Call);
+        }
+        at = n.parent();
+    }
+    Receiver::Super
 }
 
 /// A call whose result is a receiver, as a dotted chain with arguments left out: `f(…)` → `f`,

@@ -716,3 +716,56 @@ fn scala_package_object_bases_and_explicit_value_imports() {
         .collect()
     );
 }
+
+const COMPLETIONS: &str = r#"package tools
+
+trait Completer {
+  def words(level: Int): List[String] = Nil
+}
+
+class MemberCompleter(prefix: String) extends Completer {
+  override def words(level: Int): List[String] = List(prefix)
+}
+
+object MemberCompleter {
+  def upgraded(prefix: String): MemberCompleter = new MemberCompleter(prefix) {
+    override def words(level: Int): List[String] = super.words(level) ++ Nil
+  }
+}
+
+class Shell extends Completer {
+  override def words(level: Int): List[String] = super.words(level)
+}
+"#;
+
+/// `super` in the body of an anonymous class (`new MemberCompleter(…) { … }`) is the class it
+/// extends, not the parent of the type around it; elsewhere it is the enclosing type's parent.
+#[test]
+fn scala_super_in_an_anonymous_class_is_the_class_it_extends() {
+    let g = graph(&[("src/main/scala/tools/Completion.scala", COMPLETIONS)]);
+    let calls = edges(&g, EdgeKind::Calls);
+    let from = |caller: &str| -> Vec<String> {
+        calls
+            .iter()
+            .filter(|e| e.0 == caller && e.1.ends_with(".words"))
+            .map(|e| e.1.clone())
+            .collect()
+    };
+    let anonymous: Vec<String> = calls
+        .iter()
+        .filter(|e| {
+            e.0.ends_with(".words")
+                && e.0 != "Method:src/main/scala/tools/Completion.scala:Shell.words"
+                && e.1.ends_with(".words")
+        })
+        .map(|e| e.1.clone())
+        .collect();
+    assert_eq!(
+        anonymous,
+        ["Method:src/main/scala/tools/Completion.scala:MemberCompleter.words"]
+    );
+    assert_eq!(
+        from("Method:src/main/scala/tools/Completion.scala:Shell.words"),
+        ["Method:src/main/scala/tools/Completion.scala:Completer.words"]
+    );
+}
