@@ -66,12 +66,27 @@ pub struct ToolMemory {
 }
 
 impl ToolMemory {
-    /// The memory for `new`, the next version of `old` after files changed on disk: agent
-    /// sessions carry over (nodes found again by stable id); cached answers and the grep filter,
-    /// which the change made stale, do not.
-    pub fn carried_over(self, old: &Graph, new: &Graph) -> ToolMemory {
+    /// The memory for `new`, the next version of `old` after the files at the `changed` paths
+    /// changed on disk (written, added or removed; `sources` are the texts as they now are):
+    /// agent sessions carry over (nodes found again by stable id); cached answers, which the
+    /// change made stale, do not; a grep filter already built is kept, made again for the
+    /// changed paths only.
+    pub fn carried_over(
+        self,
+        old: &Graph,
+        new: &Graph,
+        sources: &Sources,
+        changed: &[&str],
+    ) -> ToolMemory {
+        let grep_filter = self
+            .grep_filter
+            .into_inner()
+            .map(|filter| filter.patched(sources, &changed.iter().copied().collect()));
         ToolMemory {
             sessions: RefCell::new(self.sessions.into_inner().renumbered(old, new)),
+            grep_filter: grep_filter
+                .map(std::cell::OnceCell::from)
+                .unwrap_or_default(),
             ..ToolMemory::default()
         }
     }

@@ -654,7 +654,7 @@ fn apply_changes(
     removed: Vec<String>,
     zip: &ArrayBuffer,
 ) {
-    let started = now();
+    let started = pause::step_clock();
     let refuse = |error: String| {
         let state = worker.state.borrow();
         post(&FromWorker::Applied {
@@ -663,7 +663,7 @@ fn apply_changes(
             removed: Vec::new(),
             unchanged: 0,
             rebuilt: false,
-            ms: now() - started,
+            ms: pause::step_clock() - started,
             phases: Vec::new(),
             graph: summary(&state.graph, state.sample),
             error: Some(error),
@@ -685,11 +685,12 @@ fn apply_changes(
         Ok(changes) => changes,
         Err(err) => return refuse(err),
     };
-    let result = worker
-        .state
-        .borrow_mut()
-        .files
-        .apply_edges(changes, &now, &mut |_, _, _| true);
+    let result =
+        worker
+            .state
+            .borrow_mut()
+            .files
+            .apply_edges(changes, &pause::step_clock, &mut |_, _, _| true);
     let (rebuilt, applied) = match result {
         Ok(done) => done,
         Err(_) => return refuse("applying the changes was cancelled".into()),
@@ -699,34 +700,50 @@ fn apply_changes(
         None => (None, None),
     };
     let layered = layers.is_some();
-    let mut swap_ms = 0.0;
+    let mut swap_ms = Vec::new();
     let previous_vectors = {
         let mut state = worker.state.borrow_mut();
         let done: std::collections::HashSet<&String> = changed.iter().chain(&removed).collect();
         state.pending.retain(|p| !done.contains(p));
         match rebuilt {
             Some(mut graph) => {
-                let swapping = now();
+                let swapping = pause::step_clock();
                 // Until the layers are added, folders and files show their summaries from before
                 // the change, and the keyword index keeps their entries.
                 nexus_engine::carry_summaries(&state.graph, &mut graph);
+                swap_ms.push(("carry summaries", pause::step_clock() - swapping));
                 // Those of an earlier change were for the graph this one replaces.
                 state.pending_layers = layers;
-                let previous = swap_graph(&mut state, graph);
-                swap_ms = now() - swapping;
+                let texts: Vec<String> = touched_paths(&changed, &removed, &applied)
+                    .into_iter()
+                    .map(str::to_owned)
+                    .collect();
+                let previous = swap_graph(&mut state, graph, &texts, &mut swap_ms);
                 Some(previous)
             }
             None => {
                 if applied.texts > 0 || !applied.removed.is_empty() {
                     // `read` and `grep` see the new texts; cached answers may not.
                     let memory = std::mem::take(&mut state.memory);
-                    state.memory = memory.carried_over(&state.graph, &state.graph);
+                    let texts: Vec<&str> = touched_paths(&changed, &removed, &applied);
+                    state.memory = memory.carried_over(
+                        &state.graph,
+                        &state.graph,
+                        state.files.sources(),
+                        &texts,
+                    );
                 }
                 None
             }
         }
     };
-    report_applied(worker, seq, &applied, swap_ms, now() - started);
+    report_applied(
+        worker,
+        seq,
+        &applied,
+        &swap_ms,
+        pause::step_clock() - started,
+    );
     if let (Some(previous), true) = (previous_vectors, layered) {
         // The agent that made the change asks next: its calls are answered first, from the
         // edges; the layers follow once calls pause (`pause::calls_pause`), and the picture and
@@ -757,6 +774,22 @@ fn apply_changes(
     }
 }
 
+/// Every path whose text a batch may have changed: those announced as changed or removed, and
+/// those the change took out besides (a `.gitignore` now ignoring them).
+fn touched_paths<'a>(
+    changed: &'a [String],
+    removed: &'a [String],
+    applied: &'a Applied,
+) -> Vec<&'a str> {
+    changed
+        .iter()
+        .chain(removed)
+        .chain(&applied.removed)
+        .chain(&applied.parsed)
+        .map(String::as_str)
+        .collect()
+}
+
 /// Adds communities, processes and summaries to the graph of edges the last change left, if it
 /// still lacks them (the same generation: `indexed_ms` and the pending vectors stay), with the
 /// keyword index and the tools' memory following. Until then tools see every symbol and edge of
@@ -774,22 +807,36 @@ fn add_pending_layers(state: &mut State) {
     state.search = SearchIndex::rebuilt(std::mem::take(&mut state.search), &graph);
     // Sessions keep their ids; cached answers made without the layers are dropped.
     let memory = std::mem::take(&mut state.memory);
-    state.memory = memory.carried_over(&graph, &graph);
+    // The layers change no text.
+    state.memory = memory.carried_over(&graph, &graph, state.files.sources(), &[]);
     state.graph = graph;
 }
 
 /// Puts a graph rebuilt after a change in place of the current one: descriptions written
-/// again, a new keyword index, sessions carried over; returns the old vectors for reuse.
-fn swap_graph(state: &mut State, mut graph: Graph) -> Option<SavedVectors> {
+/// again, a new keyword index, sessions carried over; returns the old vectors for reuse. The
+/// time of each step is added to `steps_ms`.
+fn swap_graph(
+    state: &mut State,
+    mut graph: Graph,
+    texts_changed: &[String],
+    steps_ms: &mut Vec<(&'static str, f64)>,
+) -> Option<SavedVectors> {
+    let started = pause::step_clock();
     for (node, text) in &state.described {
         // A described node that is gone keeps no description.
         let _ = nexus_engine::describe(&mut graph, node, text);
     }
     let previous = state.current_vectors().or_else(|| state.unattached.take());
+    let indexing = pause::step_clock();
+    steps_ms.push(("descriptions", indexing - started));
     // Only nodes whose texts changed are tokenized again.
     state.search = SearchIndex::rebuilt(std::mem::take(&mut state.search), &graph);
+    let carrying = pause::step_clock();
+    steps_ms.push(("search index", carrying - indexing));
     let memory = std::mem::take(&mut state.memory);
-    state.memory = memory.carried_over(&state.graph, &graph);
+    let texts: Vec<&str> = texts_changed.iter().map(String::as_str).collect();
+    state.memory = memory.carried_over(&state.graph, &graph, state.files.sources(), &texts);
+    steps_ms.push(("tool memory", pause::step_clock() - carrying));
     state.graph = graph;
     state.indexed_ms = js_sys::Date::now();
     state.vectors_source = None;
@@ -797,9 +844,16 @@ fn swap_graph(state: &mut State, mut graph: Graph) -> Option<SavedVectors> {
     previous
 }
 
-/// Tells the page a batch is applied: what it did, each phase's time and the swap's (the
-/// keyword index follows the new graph there), and the whole in `ms`.
-fn report_applied(worker: &Worker, seq: u64, applied: &Applied, swap_ms: f64, ms: f64) {
+/// Tells the page a batch is applied: what it did, each phase's time, the resolve phase's parts
+/// (as `resolve/part`, within it) and the swap's steps (the keyword index follows the new graph
+/// there), and the whole in `ms`.
+fn report_applied(
+    worker: &Worker,
+    seq: u64,
+    applied: &Applied,
+    swap_ms: &[(&'static str, f64)],
+    ms: f64,
+) {
     let state = worker.state.borrow();
     post(&FromWorker::Applied {
         seq,
@@ -814,9 +868,11 @@ fn report_applied(worker: &Worker, seq: u64, applied: &Applied, swap_ms: f64, ms
             .map(|(phase, ms)| (phase.as_str().to_owned(), *ms))
             .chain(
                 applied
-                    .rebuilt
-                    .then(|| ("search index".to_owned(), swap_ms)),
+                    .resolve_parts
+                    .iter()
+                    .map(|(part, ms)| (format!("resolve/{part}"), *ms)),
             )
+            .chain(swap_ms.iter().map(|(step, ms)| ((*step).to_owned(), *ms)))
             .collect(),
         graph: summary(&state.graph, state.sample),
         error: None,
