@@ -40,7 +40,12 @@ use nexus_tools::ToolMemory;
 
 struct State {
     graph: Graph,
+    /// The keyword index: of `graph`, or of an earlier version of it while `search_behind`.
     search: SearchIndex,
+    /// The keyword index is of the graph a change replaced: a live update swaps the graph
+    /// without it, and it is brought up to date (`catch_up_search`) before a call that reads it,
+    /// when the change's layers are added, and before vectors are attached.
+    search_behind: bool,
     /// The files the graph was built from (texts, facts, content hashes).
     files: Workspace,
     sample: bool,
@@ -75,6 +80,7 @@ impl State {
         State {
             graph,
             search,
+            search_behind: false,
             files,
             sample,
             previous: None,
@@ -96,6 +102,14 @@ impl State {
 
     fn sources(&self) -> &Sources {
         self.files.sources()
+    }
+
+    /// Brings the keyword index up to date with the graph when a live update left it behind
+    /// (only nodes whose texts changed are tokenized again).
+    fn catch_up_search(&mut self) {
+        if std::mem::take(&mut self.search_behind) {
+            self.search = SearchIndex::rebuilt(std::mem::take(&mut self.search), &self.graph);
+        }
     }
 
     /// The vectors attached to this graph, with what made them, for a new version to reuse.
@@ -141,6 +155,8 @@ impl embed::EmbedTarget for Worker {
     ) {
         let mut state = self.state.borrow_mut();
         if state.indexed_ms == generation {
+            // Vectors are not carried over by a rebuilt index: it is rebuilt first.
+            state.catch_up_search();
             state.search.attach_vectors(source.embedder, vectors);
             state.vectors_source = Some(source.name);
             state.queries = queries;
@@ -474,6 +490,9 @@ fn handle(worker: &Rc<Worker>, data: JsValue) {
             args,
             session,
         } => {
+            if tools::reads_keyword_index(&tool) {
+                worker.state.borrow_mut().catch_up_search();
+            }
             // A search by meaning over a provider's vectors needs the query's vector first.
             let fetch = {
                 let state = worker.state.borrow();
@@ -641,8 +660,9 @@ fn handle(worker: &Rc<Worker>, data: JsValue) {
 
 /// Applies files changed on disk to the graph of `project`: only they are parsed again, the
 /// edges are rebuilt from every file's facts (equal to a full index of the files as they now
-/// are), the keyword index rebuilt, agent sessions carried over by stable id; `Applied` is
-/// answered then, and tool calls are answered from that graph. Its communities, processes and
+/// are), agent sessions carried over by stable id; `Applied` is answered then, and tool calls
+/// are answered from that graph (the keyword index follows before the first call that reads
+/// it: `State::catch_up_search`). Its communities, processes and
 /// summaries follow once calls pause (`add_pending_layers`), then the vectors are embedded again in the
 /// background reusing every row whose text is unchanged, and the picture and the snapshot
 /// follow.
@@ -805,6 +825,7 @@ fn add_pending_layers(state: &mut State) {
         let _ = nexus_engine::describe(&mut graph, node, text);
     }
     state.search = SearchIndex::rebuilt(std::mem::take(&mut state.search), &graph);
+    state.search_behind = false;
     // Sessions keep their ids; cached answers made without the layers are dropped.
     let memory = std::mem::take(&mut state.memory);
     // The layers change no text.
@@ -813,8 +834,8 @@ fn add_pending_layers(state: &mut State) {
 }
 
 /// Puts a graph rebuilt after a change in place of the current one: descriptions written
-/// again, a new keyword index, sessions carried over; returns the old vectors for reuse. The
-/// time of each step is added to `steps_ms`.
+/// again, the keyword index left behind (`State::catch_up_search`), sessions carried over;
+/// returns the old vectors for reuse. The time of each step is added to `steps_ms`.
 fn swap_graph(
     state: &mut State,
     mut graph: Graph,
@@ -827,12 +848,10 @@ fn swap_graph(
         let _ = nexus_engine::describe(&mut graph, node, text);
     }
     let previous = state.current_vectors().or_else(|| state.unattached.take());
-    let indexing = pause::step_clock();
-    steps_ms.push(("descriptions", indexing - started));
-    // Only nodes whose texts changed are tokenized again.
-    state.search = SearchIndex::rebuilt(std::mem::take(&mut state.search), &graph);
     let carrying = pause::step_clock();
-    steps_ms.push(("search index", carrying - indexing));
+    steps_ms.push(("descriptions", carrying - started));
+    // The keyword index follows before the first call that reads it, or with the layers.
+    state.search_behind = true;
     let memory = std::mem::take(&mut state.memory);
     let texts: Vec<&str> = texts_changed.iter().map(String::as_str).collect();
     state.memory = memory.carried_over(&state.graph, &graph, state.files.sources(), &texts);
@@ -931,6 +950,7 @@ fn describe(worker: &Rc<Worker>, node: &str, text: &str) -> Outcome {
         };
         let previous = state.current_vectors();
         state.search = SearchIndex::rebuilt(std::mem::take(&mut state.search), &state.graph);
+        state.search_behind = false;
         state.indexed_ms = js_sys::Date::now();
         state.vectors_source = None;
         state.queries = None;
@@ -990,6 +1010,10 @@ fn answer_call_with(
     // The page dropped a cancelled call's reply: it is neither run nor answered.
     if cancel::was_cancelled(id) {
         return;
+    }
+    if tools::reads_keyword_index(tool) {
+        // A change may have been applied while the call waited (`diff` fetching git).
+        worker.state.borrow_mut().catch_up_search();
     }
     let state = worker.state.borrow();
     let ctx = context_with(&state, working_changes, session.as_deref());
