@@ -633,7 +633,7 @@ mod tests {
             ),
         ]);
         let changed = ["main.c".to_owned()];
-        let (graph, stats, _, resolved, _) =
+        let (graph, stats, _, resolved, ..) =
             build_graph_within("fixture", &after, Some(memo), &changed, 1, &|| 0.0);
         assert!(stats.memo_over_budget);
         assert_eq!(resolved, 3);
