@@ -185,6 +185,12 @@ fn apply(
         .phase_ms
         .iter()
         .map(|(p, ms)| (p.as_str().to_owned(), *ms))
+        .chain(
+            applied
+                .resolve_parts
+                .iter()
+                .map(|(part, ms)| (format!("resolve/{part}"), *ms)),
+        )
         .collect();
     let (index, how) = search;
     let Some((new, _, layers)) = rebuilt else {

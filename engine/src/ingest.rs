@@ -8,7 +8,7 @@ use super::facts::FileFacts;
 use super::filter::{DEFAULT_MAX_FILE_BYTES, Filter, Skip};
 use super::graph::{Graph, NodeKind};
 use super::lang::Lang;
-use super::resolve::{ResolveMemo, ResolveStats, build_graph_kept};
+use super::resolve::{ResolveMemo, ResolveParts, ResolveStats, build_graph_kept};
 use super::workspace::{Entry, Workspace, content_hash};
 use super::{community, process, summary};
 
@@ -513,7 +513,13 @@ pub(crate) fn build(
     progress: Progress,
 ) -> Result<Built, Cancelled> {
     let started = clock();
-    let (graph, resolve, layers, memo, _) = resolve_edges(project, facts, None, &[]);
+    let ResolvedEdges {
+        graph,
+        stats: resolve,
+        layers,
+        memo,
+        ..
+    } = resolve_edges(project, facts, None, &[], clock);
     let resolved = clock();
     if !progress(Phase::Resolve, 1, 1) {
         return Err(Cancelled);
@@ -539,10 +545,32 @@ pub(crate) fn resolve_edges(
     facts: &[FileFacts],
     earlier: Option<ResolveMemo>,
     changed: &[String],
-) -> (Graph, ResolveStats, Layers, ResolveMemo, usize) {
-    let (graph, resolve, memo, resolved, decorated) =
-        build_graph_kept(project, facts, earlier, changed);
-    (graph, resolve, Layers { decorated }, memo, resolved)
+    clock: Clock,
+) -> ResolvedEdges {
+    let (graph, stats, memo, resolved, decorated, parts) =
+        build_graph_kept(project, facts, earlier, changed, clock);
+    ResolvedEdges {
+        graph,
+        stats,
+        layers: Layers { decorated },
+        memo,
+        resolved,
+        parts,
+    }
+}
+
+/// A graph of edges ([`resolve_edges`]) with what came with it.
+pub(crate) struct ResolvedEdges {
+    pub(crate) graph: Graph,
+    pub(crate) stats: ResolveStats,
+    /// What is left to add.
+    pub(crate) layers: Layers,
+    /// What the next resolution keeps.
+    pub(crate) memo: ResolveMemo,
+    /// How many files were resolved.
+    pub(crate) resolved: usize,
+    /// The time each part of the resolution took.
+    pub(crate) parts: ResolveParts,
 }
 
 /// What is left to compute on a graph of edges (see [`resolve_edges`]): its communities, its

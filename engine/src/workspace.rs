@@ -53,6 +53,9 @@ pub struct Applied {
     pub resolved: usize,
     /// (phase, milliseconds) of the work done.
     pub phase_ms: Vec<(Phase, f64)>,
+    /// (part, milliseconds) of the resolve phase: marking stand-ins, then the resolution's parts
+    /// (tables, scopes, imports, … the graph), for live-update figures.
+    pub resolve_parts: Vec<(&'static str, f64)>,
 }
 
 /// A graph of edges after a change, its statistics, and its layers still to add.
@@ -285,10 +288,9 @@ impl Workspace {
     /// how many files were resolved.
     pub(crate) fn graph(&mut self, changed: &[String]) -> (Graph, usize) {
         let earlier = self.resolution.take();
-        let (graph, _, layers, memo, resolved) =
-            ingest::resolve_edges(&self.project, &self.facts, earlier, changed);
-        self.resolution = Some(memo);
-        (layers.add_to(graph, &|| 0.0).0, resolved)
+        let edges = ingest::resolve_edges(&self.project, &self.facts, earlier, changed, &|| 0.0);
+        self.resolution = Some(edges.memo);
+        (edges.layers.add_to(edges.graph, &|| 0.0).0, edges.resolved)
     }
 
     /// How many paths changed since the last full snapshot.
@@ -675,19 +677,20 @@ impl Workspace {
             .into_iter()
             .eq(macros_before.iter().map(String::as_str));
         let earlier = earlier.filter(|_| same_macros);
-        let (graph, resolve, layers, memo, resolved) =
-            ingest::resolve_edges(&self.project, &self.facts, earlier, &changed);
-        self.resolution = Some(memo);
-        applied.resolved = resolved;
+        applied.resolve_parts.push(("mark", clock() - parsed_at));
+        let edges = ingest::resolve_edges(&self.project, &self.facts, earlier, &changed, clock);
+        self.resolution = Some(edges.memo);
+        applied.resolved = edges.resolved;
+        applied.resolve_parts.extend(edges.parts);
         applied.phase_ms.push((Phase::Resolve, clock() - parsed_at));
         if !progress(Phase::Resolve, 1, 1) {
             return Err(Cancelled);
         }
         applied.rebuilt = true;
         let mut stats = self.stats();
-        stats.resolve = resolve;
+        stats.resolve = edges.stats;
         stats.phase_ms = applied.phase_ms.clone();
-        Ok((Some((graph, stats, layers)), applied))
+        Ok((Some((edges.graph, stats, edges.layers)), applied))
     }
 }
 

@@ -96,6 +96,9 @@ try {
   const files = pythonFiles();
   const latencies = [];
   const tabMs = [];
+  // Each edit's phases as the tab reports them ("parse 3, resolve 40, …"), and what no phase covers.
+  const phaseMs = new Map();
+  const addPhase = (name, ms) => phaseMs.set(name, [...(phaseMs.get(name) ?? []), ms]);
   for (let k = 0; k < edits; k++) {
     const [file] = files[Math.floor((k * (files.length - 1)) / Math.max(1, edits - 1))];
     const name = `nexus_live_edit_${k}`;
@@ -104,11 +107,25 @@ try {
     fs.appendFileSync(path.join(repo, file), `\n\ndef ${name}():\n    return len([])\n`);
     latencies.push(await seen(`MATCH (f:Function {name: '${name}'}) RETURN f.id`, (a) => a.includes(name), t));
     await page.waitForFunction((b) => (window.__nexusApplied?.seq ?? 0) > b, before, { timeout: 30_000 });
-    tabMs.push(await page.evaluate(() => window.__nexusApplied.ms));
+    const applied = await page.evaluate(() => ({ ms: window.__nexusApplied.ms, phases: window.__nexusApplied.phases }));
+    tabMs.push(applied.ms);
+    let covered = 0;
+    for (const part of applied.phases.split(", ").filter(Boolean)) {
+      const at = part.lastIndexOf(" ");
+      const ms = Number(part.slice(at + 1));
+      const name = part.slice(0, at);
+      // A phase's parts ("resolve/calls") are within it.
+      if (!name.includes("/")) covered += ms;
+      addPhase(name, ms);
+    }
+    addPhase("(no phase)", Math.max(0, applied.ms - covered));
     // Let the picture, the vectors and the save settle, as between an agent's edits.
     await new Promise((r) => setTimeout(r, 300));
   }
   console.log(`${edits} single-file edits: save → first answer showing it p50 ${pct(latencies, 0.5).toFixed(0)} ms, p95 ${pct(latencies, 0.95).toFixed(0)} ms; the tab's update p50 ${pct(tabMs, 0.5).toFixed(0)} ms, p95 ${pct(tabMs, 0.95).toFixed(0)} ms`);
+  for (const [phase, values] of phaseMs) {
+    console.log(`  ${phase.padEnd(20)} p50 ${pct(values, 0.5).toFixed(1).padStart(6)} ms, p95 ${pct(values, 0.95).toFixed(1).padStart(6)} ms`);
+  }
   console.log(`  last update's phases: ${await page.evaluate(() => window.__nexusApplied.phases)}`);
   // The save after the last edit (a burst of edits saves once, after a pause).
   const editsEnd = await page.evaluate(() => Date.now());

@@ -3,6 +3,8 @@
 //! must start with and end with. A file whose filter lacks a trigram of every such starting (or
 //! ending) literal cannot match and is not scanned.
 
+use std::collections::HashSet;
+
 use nexus_engine::Sources;
 use regex_syntax::ParserBuilder;
 use regex_syntax::hir::Hir;
@@ -19,13 +21,13 @@ const BITS_PER_BYTE: usize = 1;
 /// (110), in the same room.
 const HASHES: [u64; 2] = [0x9E37_79B9_7F4A_7C15, 0xC2B2_AE3D_27D4_EB4F];
 
-/// The trigram bitsets of every file, in the order of `Sources`.
-#[derive(Debug, Default)]
+/// The trigram bitsets of every file with its path, in the order of `Sources`.
+#[derive(Debug, Default, PartialEq)]
 pub struct TrigramFilter {
-    files: Vec<Bits>,
+    files: Vec<(Box<str>, Bits)>,
 }
 
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 struct Bits {
     /// `words.len() * 64` bits, a power of two.
     words: Vec<u64>,
@@ -68,15 +70,35 @@ impl TrigramFilter {
     pub fn build(sources: &Sources) -> TrigramFilter {
         TrigramFilter {
             files: sources
-                .keys()
-                .map(|path| Bits::of(sources.get(path).as_deref().unwrap_or("").as_bytes()))
+                .iter()
+                .map(|(path, text)| (path.as_str().into(), Bits::of(text.as_bytes())))
                 .collect(),
         }
     }
 
+    /// The filter of `sources`, equal to [`TrigramFilter::build`]`(sources)`, made from this one
+    /// (of an earlier version of the same files): only the files in `changed` (written since) and
+    /// those it lacks are read and hashed; files no longer in `sources` are dropped.
+    pub fn patched(self, sources: &Sources, changed: &HashSet<&str>) -> TrigramFilter {
+        let mut kept = self.files.into_iter().peekable();
+        let mut files = Vec::with_capacity(sources.len());
+        for path in sources.keys() {
+            while kept.next_if(|(old, _)| **old < **path).is_some() {}
+            let same = kept
+                .next_if(|(old, _)| **old == **path)
+                .filter(|_| !changed.contains(path.as_str()));
+            let bits = match same {
+                Some((_, bits)) => bits,
+                None => Bits::of(sources.get(path).as_deref().unwrap_or("").as_bytes()),
+            };
+            files.push((path.as_str().into(), bits));
+        }
+        TrigramFilter { files }
+    }
+
     /// Whether file number `index` (in the order of `Sources`) may hold a match of `needs`.
     pub fn may_match(&self, index: usize, needs: &Needs) -> bool {
-        let Some(bits) = self.files.get(index) else {
+        let Some((_, bits)) = self.files.get(index) else {
             return true;
         };
         needs.0.iter().all(|one_of| {
@@ -152,6 +174,31 @@ mod tests {
         assert!(!filter.may_match(1, &needs));
         let exact = Needs::of("TODO", false).unwrap();
         assert!(filter.may_match(0, &exact));
+    }
+
+    #[test]
+    fn a_patched_filter_equals_one_built_from_the_new_texts() {
+        let before = sources(&[
+            ("a.py", "# TODO later\n"),
+            ("b.py", "nothing here\n"),
+            ("c.py", "def view(request):\n"),
+            ("d.md", "notes\n"),
+        ]);
+        // b.py edited, c.py removed, a new file before and after the others, d.md unchanged.
+        let after = sources(&[
+            ("0.py", "import os\n"),
+            ("a.py", "# TODO later\n"),
+            ("b.py", "a FIXME here now\n"),
+            ("d.md", "notes\n"),
+            ("e.py", "def other():\n"),
+        ]);
+        let changed: HashSet<&str> = ["b.py", "c.py", "0.py", "e.py"].into_iter().collect();
+        let patched = TrigramFilter::build(&before).patched(&after, &changed);
+        assert_eq!(patched, TrigramFilter::build(&after));
+        // An unchanged file keeps its bits, a written one gets its new text's.
+        let fixme = Needs::of("fixme", true).unwrap();
+        assert!(patched.may_match(2, &fixme));
+        assert!(!TrigramFilter::build(&before).may_match(1, &fixme));
     }
 
     #[test]

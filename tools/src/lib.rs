@@ -66,12 +66,27 @@ pub struct ToolMemory {
 }
 
 impl ToolMemory {
-    /// The memory for `new`, the next version of `old` after files changed on disk: agent
-    /// sessions carry over (nodes found again by stable id); cached answers and the grep filter,
-    /// which the change made stale, do not.
-    pub fn carried_over(self, old: &Graph, new: &Graph) -> ToolMemory {
+    /// The memory for `new`, the next version of `old` after the files at the `changed` paths
+    /// changed on disk (written, added or removed; `sources` are the texts as they now are):
+    /// agent sessions carry over (nodes found again by stable id); cached answers, which the
+    /// change made stale, do not; a grep filter already built is kept, made again for the
+    /// changed paths only.
+    pub fn carried_over(
+        self,
+        old: &Graph,
+        new: &Graph,
+        sources: &Sources,
+        changed: &[&str],
+    ) -> ToolMemory {
+        let grep_filter = self
+            .grep_filter
+            .into_inner()
+            .map(|filter| filter.patched(sources, &changed.iter().copied().collect()));
         ToolMemory {
             sessions: RefCell::new(self.sessions.into_inner().renumbered(old, new)),
+            grep_filter: grep_filter
+                .map(std::cell::OnceCell::from)
+                .unwrap_or_default(),
             ..ToolMemory::default()
         }
     }
@@ -168,6 +183,16 @@ pub struct Answer {
     pub outcome: Outcome,
     /// Nodes a `highlight` call asked the UI to light up.
     pub highlight: Option<highlight::Highlight>,
+}
+
+/// Whether answering `tool` may read the keyword index (`ToolContext::search`). A caller that
+/// lets the index fall behind its graph after a change (the tab's live update) brings it up to
+/// date before such a call only; `cypher`, `read` and `grep` answer from the graph and the texts.
+pub fn reads_keyword_index(tool: &str) -> bool {
+    !matches!(
+        ToolName::parse(tool),
+        Some(ToolName::Cypher | ToolName::Read | ToolName::Grep)
+    )
 }
 
 /// Answers one call. Unknown tools, bad arguments and tools not built yet are clear errors.
@@ -360,6 +385,67 @@ mod tests {
         assert_eq!(json["pending_files"].as_array().map(Vec::len), Some(10));
         let err = Outcome::Err(ToolError::new(ErrorCode::InvalidParams, "no"));
         assert_eq!(with_pending_note(err.clone(), &pending), err);
+    }
+
+    #[test]
+    fn tools_said_not_to_read_the_keyword_index_answer_alike_without_it() {
+        let (graph, sources) = super::test_support::indexed(fixture_files());
+        let calls = [
+            (
+                "cypher",
+                json!({"query": "MATCH (f:Function) RETURN f.id, f.name"}),
+            ),
+            (
+                "cypher",
+                json!({"query": "MATCH (a)-[:CALLS]->(b {name: 'charge'}) RETURN a.id"}),
+            ),
+            (
+                "read",
+                json!({"path": "shop/cart.py", "include_deps": true}),
+            ),
+            (
+                "read",
+                json!({"path": "shop/cart.py", "start_line": 3, "end_line": 5}),
+            ),
+            ("grep", json!({"pattern": "charge", "context_lines": 1})),
+        ];
+        let answers = |search: &SearchIndex| -> Vec<String> {
+            let memory = ToolMemory::default();
+            let ctx = ToolContext {
+                graph: &graph,
+                search,
+                sources: &sources,
+                previous: None,
+                working_changes: None,
+                changed_ms: None,
+                memory: &memory,
+                now_ms: 0.0,
+                clock: || 0.0,
+                session: None,
+                cancelled: || false,
+            };
+            // Alone, then in a session (its lines and aliases) twice.
+            [None, Some("s"), Some("s")]
+                .into_iter()
+                .flat_map(|session| {
+                    let ctx = ToolContext { session, ..ctx };
+                    calls
+                        .iter()
+                        .map(|(tool, args)| {
+                            assert!(!reads_keyword_index(tool), "{tool}");
+                            format!("{:?}", dispatch(Some(&ctx), tool, args.clone()))
+                        })
+                        .collect::<Vec<_>>()
+                })
+                .collect()
+        };
+        let with_index = answers(&SearchIndex::build(&graph));
+        assert!(
+            with_index.iter().any(|a| a.contains("charge")),
+            "{with_index:?}"
+        );
+        assert_eq!(answers(&SearchIndex::default()), with_index);
+        assert!(reads_keyword_index("impact") && reads_keyword_index("context"));
     }
 
     #[test]

@@ -613,14 +613,15 @@ mod tests {
             ),
         ]);
         // Within the budget a memo is kept; over it (a budget of one byte) none is.
-        let (_, stats, kept, ..) = build_graph_kept("fixture", &before, None, &[]);
+        let (_, stats, kept, ..) = build_graph_kept("fixture", &before, None, &[], &|| 0.0);
         assert!(!stats.memo_over_budget && !kept.files.is_empty());
-        let (full, stats, memo, resolved, _) = build_graph_within("fixture", &before, None, &[], 1);
+        let (full, stats, memo, resolved, ..) =
+            build_graph_within("fixture", &before, None, &[], 1, &|| 0.0);
         assert!(stats.memo_over_budget && memo.files.is_empty() && memo.tables.is_empty());
         assert_eq!(resolved, 3);
         assert_eq!(
             edges(&full),
-            edges(&build_graph_kept("fixture", &before, None, &[]).0)
+            edges(&build_graph_kept("fixture", &before, None, &[], &|| 0.0).0)
         );
         // A change after it: every file resolved again, the graph a full index of it gives.
         let after = c_facts(&[
@@ -632,11 +633,11 @@ mod tests {
             ),
         ]);
         let changed = ["main.c".to_owned()];
-        let (graph, stats, _, resolved, _) =
-            build_graph_within("fixture", &after, Some(memo), &changed, 1);
+        let (graph, stats, _, resolved, ..) =
+            build_graph_within("fixture", &after, Some(memo), &changed, 1, &|| 0.0);
         assert!(stats.memo_over_budget);
         assert_eq!(resolved, 3);
-        let (fresh, ..) = build_graph_kept("fixture", &after, None, &[]);
+        let (fresh, ..) = build_graph_kept("fixture", &after, None, &[], &|| 0.0);
         assert_eq!(edges(&graph), edges(&fresh));
         assert!(
             edges(&graph)
@@ -662,7 +663,7 @@ mod tests {
         ]);
         let batch = files.into_iter().map(|f| (Lang::C, f)).collect();
         let facts: Vec<_> = parse_files(batch).into_iter().map(|p| p.facts).collect();
-        let (_, stats, memo, ..) = build_graph_kept("fixture", &facts, None, &[]);
+        let (_, stats, memo, ..) = build_graph_kept("fixture", &facts, None, &[], &|| 0.0);
         assert!(stats.calls_resolved >= 200, "{stats:?}");
         for (file, kept) in &memo.files {
             assert!(

@@ -29,6 +29,7 @@ use self::scope::Scopes;
 use self::vars::VarIndex;
 use super::facts::{Callee, FileFacts, Receiver};
 use super::graph::{Graph, GraphBuilder, NodeKind};
+use super::ingest::Clock;
 use super::lang::Lang;
 
 /// Confidence of each kind of call resolution: the share of such edges a type checker confirms,
@@ -212,15 +213,45 @@ struct Resolver<'a> {
     stats: ResolveStats,
 }
 
-/// A resolution's graph, what the next resolution keeps, how many files were resolved, and the
-/// definitions carrying a framework decorator (process entry points) by node id.
+/// A resolution's graph, what the next resolution keeps, how many files were resolved, the
+/// definitions carrying a framework decorator (process entry points) by node id, and the time
+/// each part took.
 pub type Resolved = (
     Graph,
     ResolveStats,
     ResolveMemo,
     usize,
     std::collections::HashSet<u32>,
+    ResolveParts,
 );
+
+/// The time each part of one resolution took, in its order: (part, milliseconds by the clock it
+/// was given). Live updates report them (the tab's `Applied`, the live bench).
+pub type ResolveParts = Vec<(&'static str, f64)>;
+
+/// Times the parts of a resolution one after another.
+struct Laps<'c> {
+    clock: Clock<'c>,
+    last: f64,
+    parts: ResolveParts,
+}
+
+impl<'c> Laps<'c> {
+    fn new(clock: Clock<'c>) -> Laps<'c> {
+        Laps {
+            clock,
+            last: clock(),
+            parts: Vec::new(),
+        }
+    }
+
+    /// Ends the part `name` now.
+    fn lap(&mut self, name: &'static str) {
+        let now = (self.clock)();
+        self.parts.push((name, now - self.last));
+        self.last = now;
+    }
+}
 
 /// Builds the graph of a project from its files' facts; from an earlier resolution of the same
 /// project before the `changed` paths changed (written, added or removed), only the files whose
@@ -232,8 +263,16 @@ pub fn build_graph_kept(
     files: &[FileFacts],
     earlier: Option<ResolveMemo>,
     changed: &[String],
+    clock: Clock,
 ) -> Resolved {
-    build_graph_within(project, files, earlier, changed, memo::MEMO_BUDGET_BYTES)
+    build_graph_within(
+        project,
+        files,
+        earlier,
+        changed,
+        memo::MEMO_BUDGET_BYTES,
+        clock,
+    )
 }
 
 /// [`build_graph_kept`] keeping at most `budget` bytes for the next resolution.
@@ -243,11 +282,12 @@ fn build_graph_within(
     earlier: Option<ResolveMemo>,
     changed: &[String],
     budget: usize,
+    clock: Clock,
 ) -> Resolved {
     let order: Vec<usize> = (0..files.len()).collect();
-    let (graph, stats, (memo, resolved, decorated)) =
-        resolve_in(project, files, &order, earlier, changed, budget);
-    (graph, stats, memo, resolved, decorated)
+    let (graph, stats, (memo, resolved, decorated), parts) =
+        resolve_in(project, files, &order, earlier, changed, budget, clock);
+    (graph, stats, memo, resolved, decorated, parts)
 }
 
 /// [`build_graph_kept`] of every file, resolving the calls of the files in `order` (indexes into `files`; a file
@@ -259,7 +299,15 @@ pub(crate) fn build_graph_calls_in(
     files: &[FileFacts],
     order: &[usize],
 ) -> (Graph, ResolveStats) {
-    let (graph, stats, _) = resolve_in(project, files, order, None, &[], memo::MEMO_BUDGET_BYTES);
+    let (graph, stats, ..) = resolve_in(
+        project,
+        files,
+        order,
+        None,
+        &[],
+        memo::MEMO_BUDGET_BYTES,
+        &|| 0.0,
+    );
     (graph, stats)
 }
 
@@ -270,11 +318,14 @@ fn resolve_in(
     earlier: Option<ResolveMemo>,
     changed: &[String],
     budget: usize,
+    clock: Clock,
 ) -> (
     Graph,
     ResolveStats,
     (ResolveMemo, usize, std::collections::HashSet<u32>),
+    ResolveParts,
 ) {
+    let mut laps = Laps::new(clock);
     let reads = Reads::default();
     let modules = ModuleIndex::build(files);
     let test_files = test_files(files, &modules);
@@ -323,6 +374,7 @@ fn resolve_in(
     r.globals.reserve(defs / 2);
     r.methods.reserve(defs / 2);
     r.members.reserve(defs / 8);
+    laps.lap("indexes");
     r.structure();
     r.csharp_structure();
     r.php_structure();
@@ -331,7 +383,9 @@ fn resolve_in(
     r.kotlin_structure();
     r.dart_structure();
     r.scala_structure();
+    laps.lap("structure");
     r.scopes = Scopes::build(&r.files, &r.modules, &r.top_level, &r.def_node);
+    laps.lap("scopes");
     r.adopt_foreign_methods();
     r.imports();
     let included = r.c_include_closures();
@@ -339,19 +393,27 @@ fn resolve_in(
     r.c_definers = r.c_definers_by_name();
     // C++ methods defined out of line find their class through the includes.
     r.adopt_foreign_methods();
+    laps.lap("imports");
     r.heritage();
     r.scala_self_types();
     r.swift_conformances();
+    laps.lap("heritage");
     r.plan(earlier, changed, budget);
+    laps.lap("plan");
     r.calls(order);
+    laps.lap("calls");
     r.references();
+    laps.lap("references");
     let stats = ResolveStats {
         memo_over_budget: r.plan.over_budget,
         ..r.stats
     };
     let resolved = r.plan.resolved;
     let memo = r.memo();
-    (r.b.build(), stats, (memo, resolved, r.decorated))
+    laps.lap("memo");
+    let graph = r.b.build();
+    laps.lap("graph");
+    (graph, stats, (memo, resolved, r.decorated), laps.parts)
 }
 
 /// Marks the items of invocations of stand-in macros (macros defined anywhere in the project

@@ -593,7 +593,7 @@ fn on_worker_event(page: &WorkerPage, event: &FromWorker) {
             }
             let phases_text: Vec<String> = phases
                 .iter()
-                .map(|(phase, ms)| format!("{phase} {ms:.0}"))
+                .map(|(phase, ms)| format!("{phase} {ms:.1}"))
                 .collect();
             expose(
                 "__nexusApplied",

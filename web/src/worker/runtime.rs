@@ -40,7 +40,12 @@ use nexus_tools::ToolMemory;
 
 struct State {
     graph: Graph,
+    /// The keyword index: of `graph`, or of an earlier version of it while `search_behind`.
     search: SearchIndex,
+    /// The keyword index is of the graph a change replaced: a live update swaps the graph
+    /// without it, and it is brought up to date (`catch_up_search`) before a call that reads it,
+    /// when the change's layers are added, and before vectors are attached.
+    search_behind: bool,
     /// The files the graph was built from (texts, facts, content hashes).
     files: Workspace,
     sample: bool,
@@ -75,6 +80,7 @@ impl State {
         State {
             graph,
             search,
+            search_behind: false,
             files,
             sample,
             previous: None,
@@ -96,6 +102,14 @@ impl State {
 
     fn sources(&self) -> &Sources {
         self.files.sources()
+    }
+
+    /// Brings the keyword index up to date with the graph when a live update left it behind
+    /// (only nodes whose texts changed are tokenized again).
+    fn catch_up_search(&mut self) {
+        if std::mem::take(&mut self.search_behind) {
+            self.search = SearchIndex::rebuilt(std::mem::take(&mut self.search), &self.graph);
+        }
     }
 
     /// The vectors attached to this graph, with what made them, for a new version to reuse.
@@ -141,6 +155,8 @@ impl embed::EmbedTarget for Worker {
     ) {
         let mut state = self.state.borrow_mut();
         if state.indexed_ms == generation {
+            // Vectors are not carried over by a rebuilt index: it is rebuilt first.
+            state.catch_up_search();
             state.search.attach_vectors(source.embedder, vectors);
             state.vectors_source = Some(source.name);
             state.queries = queries;
@@ -474,6 +490,9 @@ fn handle(worker: &Rc<Worker>, data: JsValue) {
             args,
             session,
         } => {
+            if tools::reads_keyword_index(&tool) {
+                worker.state.borrow_mut().catch_up_search();
+            }
             // A search by meaning over a provider's vectors needs the query's vector first.
             let fetch = {
                 let state = worker.state.borrow();
@@ -641,8 +660,9 @@ fn handle(worker: &Rc<Worker>, data: JsValue) {
 
 /// Applies files changed on disk to the graph of `project`: only they are parsed again, the
 /// edges are rebuilt from every file's facts (equal to a full index of the files as they now
-/// are), the keyword index rebuilt, agent sessions carried over by stable id; `Applied` is
-/// answered then, and tool calls are answered from that graph. Its communities, processes and
+/// are), agent sessions carried over by stable id; `Applied` is answered then, and tool calls
+/// are answered from that graph (the keyword index follows before the first call that reads
+/// it: `State::catch_up_search`). Its communities, processes and
 /// summaries follow once calls pause (`add_pending_layers`), then the vectors are embedded again in the
 /// background reusing every row whose text is unchanged, and the picture and the snapshot
 /// follow.
@@ -654,7 +674,7 @@ fn apply_changes(
     removed: Vec<String>,
     zip: &ArrayBuffer,
 ) {
-    let started = now();
+    let started = pause::step_clock();
     let refuse = |error: String| {
         let state = worker.state.borrow();
         post(&FromWorker::Applied {
@@ -663,7 +683,7 @@ fn apply_changes(
             removed: Vec::new(),
             unchanged: 0,
             rebuilt: false,
-            ms: now() - started,
+            ms: pause::step_clock() - started,
             phases: Vec::new(),
             graph: summary(&state.graph, state.sample),
             error: Some(error),
@@ -685,11 +705,12 @@ fn apply_changes(
         Ok(changes) => changes,
         Err(err) => return refuse(err),
     };
-    let result = worker
-        .state
-        .borrow_mut()
-        .files
-        .apply_edges(changes, &now, &mut |_, _, _| true);
+    let result =
+        worker
+            .state
+            .borrow_mut()
+            .files
+            .apply_edges(changes, &pause::step_clock, &mut |_, _, _| true);
     let (rebuilt, applied) = match result {
         Ok(done) => done,
         Err(_) => return refuse("applying the changes was cancelled".into()),
@@ -699,34 +720,50 @@ fn apply_changes(
         None => (None, None),
     };
     let layered = layers.is_some();
-    let mut swap_ms = 0.0;
+    let mut swap_ms = Vec::new();
     let previous_vectors = {
         let mut state = worker.state.borrow_mut();
         let done: std::collections::HashSet<&String> = changed.iter().chain(&removed).collect();
         state.pending.retain(|p| !done.contains(p));
         match rebuilt {
             Some(mut graph) => {
-                let swapping = now();
+                let swapping = pause::step_clock();
                 // Until the layers are added, folders and files show their summaries from before
                 // the change, and the keyword index keeps their entries.
                 nexus_engine::carry_summaries(&state.graph, &mut graph);
+                swap_ms.push(("carry summaries", pause::step_clock() - swapping));
                 // Those of an earlier change were for the graph this one replaces.
                 state.pending_layers = layers;
-                let previous = swap_graph(&mut state, graph);
-                swap_ms = now() - swapping;
+                let texts: Vec<String> = touched_paths(&changed, &removed, &applied)
+                    .into_iter()
+                    .map(str::to_owned)
+                    .collect();
+                let previous = swap_graph(&mut state, graph, &texts, &mut swap_ms);
                 Some(previous)
             }
             None => {
                 if applied.texts > 0 || !applied.removed.is_empty() {
                     // `read` and `grep` see the new texts; cached answers may not.
                     let memory = std::mem::take(&mut state.memory);
-                    state.memory = memory.carried_over(&state.graph, &state.graph);
+                    let texts: Vec<&str> = touched_paths(&changed, &removed, &applied);
+                    state.memory = memory.carried_over(
+                        &state.graph,
+                        &state.graph,
+                        state.files.sources(),
+                        &texts,
+                    );
                 }
                 None
             }
         }
     };
-    report_applied(worker, seq, &applied, swap_ms, now() - started);
+    report_applied(
+        worker,
+        seq,
+        &applied,
+        &swap_ms,
+        pause::step_clock() - started,
+    );
     if let (Some(previous), true) = (previous_vectors, layered) {
         // The agent that made the change asks next: its calls are answered first, from the
         // edges; the layers follow once calls pause (`pause::calls_pause`), and the picture and
@@ -757,6 +794,22 @@ fn apply_changes(
     }
 }
 
+/// Every path whose text a batch may have changed: those announced as changed or removed, and
+/// those the change took out besides (a `.gitignore` now ignoring them).
+fn touched_paths<'a>(
+    changed: &'a [String],
+    removed: &'a [String],
+    applied: &'a Applied,
+) -> Vec<&'a str> {
+    changed
+        .iter()
+        .chain(removed)
+        .chain(&applied.removed)
+        .chain(&applied.parsed)
+        .map(String::as_str)
+        .collect()
+}
+
 /// Adds communities, processes and summaries to the graph of edges the last change left, if it
 /// still lacks them (the same generation: `indexed_ms` and the pending vectors stay), with the
 /// keyword index and the tools' memory following. Until then tools see every symbol and edge of
@@ -772,24 +825,37 @@ fn add_pending_layers(state: &mut State) {
         let _ = nexus_engine::describe(&mut graph, node, text);
     }
     state.search = SearchIndex::rebuilt(std::mem::take(&mut state.search), &graph);
+    state.search_behind = false;
     // Sessions keep their ids; cached answers made without the layers are dropped.
     let memory = std::mem::take(&mut state.memory);
-    state.memory = memory.carried_over(&graph, &graph);
+    // The layers change no text.
+    state.memory = memory.carried_over(&graph, &graph, state.files.sources(), &[]);
     state.graph = graph;
 }
 
 /// Puts a graph rebuilt after a change in place of the current one: descriptions written
-/// again, a new keyword index, sessions carried over; returns the old vectors for reuse.
-fn swap_graph(state: &mut State, mut graph: Graph) -> Option<SavedVectors> {
+/// again, the keyword index left behind (`State::catch_up_search`), sessions carried over;
+/// returns the old vectors for reuse. The time of each step is added to `steps_ms`.
+fn swap_graph(
+    state: &mut State,
+    mut graph: Graph,
+    texts_changed: &[String],
+    steps_ms: &mut Vec<(&'static str, f64)>,
+) -> Option<SavedVectors> {
+    let started = pause::step_clock();
     for (node, text) in &state.described {
         // A described node that is gone keeps no description.
         let _ = nexus_engine::describe(&mut graph, node, text);
     }
     let previous = state.current_vectors().or_else(|| state.unattached.take());
-    // Only nodes whose texts changed are tokenized again.
-    state.search = SearchIndex::rebuilt(std::mem::take(&mut state.search), &graph);
+    let carrying = pause::step_clock();
+    steps_ms.push(("descriptions", carrying - started));
+    // The keyword index follows before the first call that reads it, or with the layers.
+    state.search_behind = true;
     let memory = std::mem::take(&mut state.memory);
-    state.memory = memory.carried_over(&state.graph, &graph);
+    let texts: Vec<&str> = texts_changed.iter().map(String::as_str).collect();
+    state.memory = memory.carried_over(&state.graph, &graph, state.files.sources(), &texts);
+    steps_ms.push(("tool memory", pause::step_clock() - carrying));
     state.graph = graph;
     state.indexed_ms = js_sys::Date::now();
     state.vectors_source = None;
@@ -797,9 +863,16 @@ fn swap_graph(state: &mut State, mut graph: Graph) -> Option<SavedVectors> {
     previous
 }
 
-/// Tells the page a batch is applied: what it did, each phase's time and the swap's (the
-/// keyword index follows the new graph there), and the whole in `ms`.
-fn report_applied(worker: &Worker, seq: u64, applied: &Applied, swap_ms: f64, ms: f64) {
+/// Tells the page a batch is applied: what it did, each phase's time, the resolve phase's parts
+/// (as `resolve/part`, within it) and the swap's steps (the keyword index follows the new graph
+/// there), and the whole in `ms`.
+fn report_applied(
+    worker: &Worker,
+    seq: u64,
+    applied: &Applied,
+    swap_ms: &[(&'static str, f64)],
+    ms: f64,
+) {
     let state = worker.state.borrow();
     post(&FromWorker::Applied {
         seq,
@@ -814,9 +887,11 @@ fn report_applied(worker: &Worker, seq: u64, applied: &Applied, swap_ms: f64, ms
             .map(|(phase, ms)| (phase.as_str().to_owned(), *ms))
             .chain(
                 applied
-                    .rebuilt
-                    .then(|| ("search index".to_owned(), swap_ms)),
+                    .resolve_parts
+                    .iter()
+                    .map(|(part, ms)| (format!("resolve/{part}"), *ms)),
             )
+            .chain(swap_ms.iter().map(|(step, ms)| ((*step).to_owned(), *ms)))
             .collect(),
         graph: summary(&state.graph, state.sample),
         error: None,
@@ -875,6 +950,7 @@ fn describe(worker: &Rc<Worker>, node: &str, text: &str) -> Outcome {
         };
         let previous = state.current_vectors();
         state.search = SearchIndex::rebuilt(std::mem::take(&mut state.search), &state.graph);
+        state.search_behind = false;
         state.indexed_ms = js_sys::Date::now();
         state.vectors_source = None;
         state.queries = None;
@@ -934,6 +1010,10 @@ fn answer_call_with(
     // The page dropped a cancelled call's reply: it is neither run nor answered.
     if cancel::was_cancelled(id) {
         return;
+    }
+    if tools::reads_keyword_index(tool) {
+        // A change may have been applied while the call waited (`diff` fetching git).
+        worker.state.borrow_mut().catch_up_search();
     }
     let state = worker.state.borrow();
     let ctx = context_with(&state, working_changes, session.as_deref());
