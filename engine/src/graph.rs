@@ -1077,13 +1077,25 @@ fn sort_by_bucket<T: Copy>(
         starts[i + 1] += starts[i];
     }
     let mut fill = starts.clone();
-    let mut order = vec![0u32; items.len()];
-    for (i, item) in items.iter().enumerate() {
+    // Each item's place, then the items moved there in place (each swap puts one item where it
+    // belongs): no second list of items beside the first.
+    let mut place = vec![0u32; items.len()];
+    for (item, to) in items.iter().zip(place.iter_mut()) {
         let slot = &mut fill[bucket(item) as usize];
-        order[*slot] = i as u32;
+        *to = *slot as u32;
         *slot += 1;
     }
-    *items = order.iter().map(|&i| items[i as usize]).collect();
+    drop(fill);
+    for i in 0..items.len() {
+        loop {
+            let to = place[i] as usize;
+            if to == i {
+                break;
+            }
+            items.swap(i, to);
+            place.swap(i, to);
+        }
+    }
     for pair in starts.windows(2) {
         if let Some(run) = items.get_mut(pair[0]..pair[1])
             && run.len() > 1

@@ -352,7 +352,13 @@ fn resolve_in(
     };
     let resolved = r.plan.resolved;
     let memo = r.memo();
-    (r.b.build(), stats, (memo, resolved, r.decorated))
+    // The resolver's tables are dropped before the graph is built: its sorts and indexes then
+    // reuse their room rather than add to it (the peak of a kernel's resolve).
+    let (builder, decorated) = {
+        let r = r;
+        (r.b, r.decorated)
+    };
+    (builder.build(), stats, (memo, resolved, decorated))
 }
 
 /// Marks the items of invocations of stand-in macros (macros defined anywhere in the project

@@ -351,7 +351,7 @@ async fn restore(
     };
     // The snapshot is read from its stored Blob a piece at a time as it is decoded: its bytes
     // never sit in wasm memory beside the graph they become (wasm memory never shrinks).
-    let blob = match store.open(Slot::Current, &project).await {
+    let blob = match store.reader(Slot::Current, &project).await {
         Ok(Some(blob)) => blob,
         Ok(None) => return (State::sample(), Ok(None), None),
         Err(err) => return ignored(err),
@@ -366,7 +366,7 @@ async fn restore(
                 &format!("nexus worker: the log of changes of `{project}` is ignored: {err}")
                     .into(),
             );
-            let again = match store.open(Slot::Current, &project).await {
+            let again = match store.reader(Slot::Current, &project).await {
                 Ok(Some(blob)) => snapshot::decode_from(blob),
                 Ok(None) => Err(SnapshotError::Damaged("it is gone".into())),
                 Err(err) => Err(SnapshotError::Damaged(err)),
@@ -402,7 +402,7 @@ async fn restore(
         _ => None,
     };
     if state.previous.is_none()
-        && let Ok(Some(old)) = store.open(Slot::Previous, &project).await
+        && let Ok(Some(old)) = store.reader(Slot::Previous, &project).await
     {
         state.previous = fingerprint_of_blob(old);
     }

@@ -66,7 +66,7 @@ impl SnapshotStore {
 
     /// A reader of one stored blob that reads it a piece at a time as it is asked (for decoding
     /// a snapshot without its whole blob in wasm memory).
-    pub async fn open(&self, slot: Slot, project: &str) -> Result<Option<StoredReader>, String> {
+    pub async fn reader(&self, slot: Slot, project: &str) -> Result<Option<StoredReader>, String> {
         match self.get(key(slot, project)).await? {
             Some(value) => StoredReader::new(value).map(Some),
             None => Ok(None),
