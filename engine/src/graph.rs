@@ -1062,7 +1062,7 @@ fn edge_order(edge: &Edge) -> u128 {
 /// bucket's few items. A live update builds a graph on every change, and its 200 k edges
 /// sorted whole by comparisons were a large part of the builder's time.
 fn sort_by_bucket<T: Copy>(
-    items: &mut Vec<T>,
+    items: &mut [T],
     bucket: impl Fn(&T) -> u32,
     within: impl Fn(&T, &T) -> std::cmp::Ordering,
 ) {
