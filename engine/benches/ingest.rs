@@ -360,23 +360,57 @@ fn reload_figures(graph: &nexus_engine::Graph, files: &Workspace, save_to: Optio
         Err(err) => return eprintln!("snapshot: {err}"),
     };
     let encode_ms = ms(t);
-    if let Some(path) = save_to
-        && let Err(err) = std::fs::write(path, &blob)
-    {
-        eprintln!("{path}: {err}");
-    }
     let t = Instant::now();
+    let before = LIVE.load(Ordering::Relaxed);
+    PEAK.store(before, Ordering::Relaxed);
     let decoded = snapshot::decode(&blob);
     let decode_ms = ms(t);
+    let beside_blob = PEAK.load(Ordering::Relaxed) - before;
     if let Err(err) = decoded {
         return eprintln!("snapshot: {err}");
     }
+    drop(decoded);
     println!(
         "search index build {search_ms:.1} ms; snapshot {:.1} MB (files {:.1} MB as {:.1} MB of pages), encode {encode_ms:.1} ms, decode {decode_ms:.1} ms; reload = decode + search index ≈ {:.0} ms",
         blob.len() as f64 / 1e6,
         files.sources().raw_bytes() as f64 / 1e6,
         files.sources().packed_bytes() as f64 / 1e6,
         decode_ms + search_ms
+    );
+    // The same snapshot read a piece at a time from a file, as a tab reads it from its Blob.
+    let path = save_to.map_or_else(
+        || std::env::temp_dir().join(format!("nexus-ingest-{}.snap", std::process::id())),
+        std::path::PathBuf::from,
+    );
+    if let Err(err) = std::fs::write(&path, &blob) {
+        return eprintln!("{}: {err}", path.display());
+    }
+    let blob_bytes = blob.len();
+    drop(blob);
+    let t = Instant::now();
+    let before = LIVE.load(Ordering::Relaxed);
+    PEAK.store(before, Ordering::Relaxed);
+    let decoded = std::fs::File::open(&path)
+        .map_err(|e| e.to_string())
+        .and_then(|file| snapshot::decode_from(file).map_err(|e| e.to_string()));
+    let streamed_ms = ms(t);
+    let (kept, peak) = (
+        LIVE.load(Ordering::Relaxed) - before,
+        PEAK.load(Ordering::Relaxed) - before,
+    );
+    if save_to.is_none() {
+        let _ = std::fs::remove_file(&path);
+    }
+    if let Err(err) = decoded {
+        return eprintln!("snapshot: {err}");
+    }
+    println!(
+        "decode heap: {:.1} MB kept; at most {:.1} MB from the whole blob in memory (its {:.1} MB and {:.1} MB beside it), {:.1} MB read in pieces from a file ({streamed_ms:.1} ms)",
+        mb(kept),
+        mb(blob_bytes + beside_blob),
+        mb(blob_bytes),
+        mb(beside_blob),
+        mb(peak),
     );
 }
 

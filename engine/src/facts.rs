@@ -347,7 +347,7 @@ impl<'de> serde::de::DeserializeSeed<'de> for AppendName<'_> {
     type Value = ();
 
     fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
-        deserializer.deserialize_str(self)
+        deserializer.deserialize_string(self)
     }
 }
 

@@ -330,27 +330,30 @@ fn stored<'s>(text: &'s str, ends: &[usize], id: u32) -> &'s str {
 impl Strings {
     /// The interner of strings stored in this order (a string stored twice is found as its
     /// first).
+    #[cfg(test)]
     fn from_all<S: AsRef<str>>(all: &[S]) -> Strings {
-        let mut strings = Strings {
-            text: String::with_capacity(all.iter().map(|s| s.as_ref().len()).sum()),
-            ends: Vec::with_capacity(all.len()),
-            index: hashbrown::HashTable::with_capacity(all.len()),
-        };
+        let mut strings = Strings::default();
+        strings.reserve(all.len(), all.iter().map(|s| s.as_ref().len()).sum());
         for s in all {
-            let s = s.as_ref();
-            let hash = string_hash(s);
-            let Strings { text, ends, index } = &mut strings;
-            let id = ends.len() as u32;
-            text.push_str(s);
-            ends.push(text.len());
-            if index
-                .find(hash, |&other| stored(text, ends, other) == s)
-                .is_none()
-            {
-                index.insert_unique(hash, id, |&i| string_hash(stored(text, ends, i)));
-            }
+            strings.push_stored(s.as_ref());
         }
         strings
+    }
+
+    /// Adds `s` as the next string (as stored: the same string may come twice; it is then
+    /// found as its first).
+    fn push_stored(&mut self, s: &str) {
+        let hash = string_hash(s);
+        let Strings { text, ends, index } = self;
+        let id = ends.len() as u32;
+        text.push_str(s);
+        ends.push(text.len());
+        if index
+            .find(hash, |&other| stored(text, ends, other) == s)
+            .is_none()
+        {
+            index.insert_unique(hash, id, |&i| string_hash(stored(text, ends, i)));
+        }
     }
 
     pub fn intern(&mut self, s: &str) -> Sym {
@@ -412,6 +415,48 @@ impl Strings {
 /// The strings of a graph as stored: a sequence of strings (the snapshot's format, whatever the
 /// interner holds them in).
 struct StoredStrings<'g>(&'g Strings);
+
+/// Reads stored strings straight into an interner, one at a time: no string of the sequence is
+/// allocated on its own (a kernel's graph holds millions).
+impl<'de> Deserialize<'de> for Strings {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Strings, D::Error> {
+        struct Each;
+        impl<'de> serde::de::Visitor<'de> for Each {
+            type Value = Strings;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a sequence of strings")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Strings, A::Error> {
+                let mut strings = Strings::default();
+                while seq.next_element_seed(Into(&mut strings))?.is_some() {}
+                strings.shrink_to_fit();
+                Ok(strings)
+            }
+        }
+        /// Reads one string into the interner.
+        struct Into<'s>(&'s mut Strings);
+        impl<'de> serde::de::DeserializeSeed<'de> for Into<'_> {
+            type Value = ();
+            fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+                d.deserialize_string(self)
+            }
+        }
+        impl<'de> serde::de::Visitor<'de> for Into<'_> {
+            type Value = ();
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<(), E> {
+                self.0.push_stored(s);
+                Ok(())
+            }
+        }
+        deserializer.deserialize_seq(Each)
+    }
+}
 
 impl Serialize for StoredStrings<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -901,7 +946,7 @@ pub struct GraphPartsRef<'g> {
 #[derive(Deserialize)]
 pub struct GraphParts {
     project: String,
-    strings: Vec<Box<str>>,
+    strings: Strings,
     nodes: Vec<NodeData>,
     edges: Vec<Edge>,
     references: Vec<Reference>,
@@ -929,13 +974,17 @@ impl Graph {
         let GraphParts {
             project,
             strings,
-            nodes,
-            edges,
-            references,
+            mut nodes,
+            mut edges,
+            mut references,
             communities,
             processes,
         } = parts;
-        let string_count = strings.len() as u32;
+        // Read back in steps that double, the long lists hold up to twice their length.
+        nodes.shrink_to_fit();
+        edges.shrink_to_fit();
+        references.shrink_to_fit();
+        let string_count = strings.ends.len() as u32;
         let node_count = nodes.len() as u32;
         let sym_ok = |s: Sym| s.0 < string_count;
         if let Some(bad) = nodes.iter().position(|n| {
@@ -981,7 +1030,7 @@ impl Graph {
         let incoming = Csr::build(nodes.len(), &edges, |e| e.to);
         Ok(Graph {
             project,
-            strings: Strings::from_all(&strings),
+            strings,
             nodes,
             edges,
             references,
@@ -1013,7 +1062,7 @@ fn edge_order(edge: &Edge) -> u128 {
 /// bucket's few items. A live update builds a graph on every change, and its 200 k edges
 /// sorted whole by comparisons were a large part of the builder's time.
 fn sort_by_bucket<T: Copy>(
-    items: &mut Vec<T>,
+    items: &mut [T],
     bucket: impl Fn(&T) -> u32,
     within: impl Fn(&T, &T) -> std::cmp::Ordering,
 ) {
@@ -1028,13 +1077,25 @@ fn sort_by_bucket<T: Copy>(
         starts[i + 1] += starts[i];
     }
     let mut fill = starts.clone();
-    let mut order = vec![0u32; items.len()];
-    for (i, item) in items.iter().enumerate() {
+    // Each item's place, then the items moved there in place (each swap puts one item where it
+    // belongs): no second list of items beside the first.
+    let mut place = vec![0u32; items.len()];
+    for (item, to) in items.iter().zip(place.iter_mut()) {
         let slot = &mut fill[bucket(item) as usize];
-        order[*slot] = i as u32;
+        *to = *slot as u32;
         *slot += 1;
     }
-    *items = order.iter().map(|&i| items[i as usize]).collect();
+    drop(fill);
+    for i in 0..items.len() {
+        loop {
+            let to = place[i] as usize;
+            if to == i {
+                break;
+            }
+            items.swap(i, to);
+            place.swap(i, to);
+        }
+    }
     for pair in starts.windows(2) {
         if let Some(run) = items.get_mut(pair[0]..pair[1])
             && run.len() > 1

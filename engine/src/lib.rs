@@ -23,6 +23,7 @@ mod ingest;
 mod lang;
 pub mod layout;
 mod outline;
+mod piecewise;
 mod process;
 mod resolve;
 pub mod sample;

@@ -4,12 +4,16 @@
 //! them, the graph's vectors (which model made them, for which snapshot), so a reload embeds
 //! nothing.
 
+use std::io::Read;
+
 use serde::{Deserialize, Serialize};
 
 use super::embed::VectorIndex;
 use super::filter::{in_excluded_dir, is_secret};
 use super::graph::{Graph, GraphParts, GraphPartsRef, NodeKind};
 use super::ingest::Sources;
+pub use super::piecewise::PIECE_BYTES;
+use super::piecewise::PiecewiseInput;
 use super::workspace::{FileRecord, Workspace, WorkspaceParts, WorkspacePartsRef};
 
 /// Leads every snapshot; a blob that does not start with it is refused.
@@ -198,18 +202,41 @@ impl postcard::ser_flavors::Flavor for Chunks<'_> {
 
 /// Decodes a blob written by `encode`; any other input is an error, never a panic.
 pub fn decode(bytes: &[u8]) -> Result<Snapshot, SnapshotError> {
-    let rest = bytes
-        .strip_prefix(MAGIC.as_slice())
-        .ok_or(SnapshotError::NotASnapshot)?;
-    let (version, body) = rest.split_first_chunk::<4>().ok_or_else(|| {
-        SnapshotError::Damaged("the header ends before the format version".into())
-    })?;
-    let version = u32::from_le_bytes(*version);
+    decode_from(bytes)
+}
+
+/// Decodes a snapshot read from `source` a piece at a time ([`PIECE_BYTES`] at once): its
+/// whole blob is never held beside the graph it becomes (a tab reads it from its stored Blob).
+/// Any input other than a blob written by `encode` is an error, never a panic.
+pub fn decode_from(source: impl Read) -> Result<Snapshot, SnapshotError> {
+    let mut input = PiecewiseInput::new(source);
+    let mut magic = Vec::new();
+    if !input.take_into(MAGIC.len(), &mut magic) || magic != MAGIC {
+        return Err(unreadable(input.failure()).unwrap_or(SnapshotError::NotASnapshot));
+    }
+    let mut version = Vec::new();
+    let version = match input
+        .take_into(4, &mut version)
+        .then(|| <[u8; 4]>::try_from(version))
+    {
+        Some(Ok(version)) => u32::from_le_bytes(version),
+        _ => {
+            return Err(unreadable(input.failure()).unwrap_or_else(|| {
+                SnapshotError::Damaged("the header ends before the format version".into())
+            }));
+        }
+    };
     if version != FORMAT_VERSION {
         return Err(SnapshotError::OtherVersion(version));
     }
-    let body: Body =
-        postcard::from_bytes(body).map_err(|e| SnapshotError::Damaged(e.to_string()))?;
+    let mut de = postcard::Deserializer::from_flavor(input);
+    let body = Body::deserialize(&mut de);
+    let failure = de.finalize().ok().flatten();
+    let body = match (body, unreadable(failure)) {
+        (_, Some(err)) => return Err(err),
+        (Err(e), None) => return Err(SnapshotError::Damaged(e.to_string())),
+        (Ok(body), None) => body,
+    };
     let graph = Graph::from_parts(body.graph).map_err(SnapshotError::Damaged)?;
     if !body.sources.is_consistent() {
         return Err(SnapshotError::Damaged(
@@ -241,6 +268,11 @@ pub fn decode(bytes: &[u8]) -> Result<Snapshot, SnapshotError> {
         logged_files: 0,
         resolved_files: 0,
     })
+}
+
+/// The error a source that could not be read gives, if it failed.
+fn unreadable(failure: Option<std::io::Error>) -> Option<SnapshotError> {
+    failure.map(|e| SnapshotError::Damaged(format!("cannot read the snapshot: {e}")))
 }
 
 /// Leads every log of changes since a snapshot.
@@ -290,8 +322,8 @@ pub fn encode_log(
 /// into the workspace (no file is parsed) and the graph is built again from every file's facts,
 /// equal to the graph the log was saved from. A log written after another snapshot (its
 /// `base_ms` differs) is ignored; a damaged log is an error.
-pub fn decode_with_log(bytes: &[u8], log: Option<&[u8]>) -> Result<Snapshot, SnapshotError> {
-    let snap = decode(bytes)?;
+pub fn decode_with_log(source: impl Read, log: Option<&[u8]>) -> Result<Snapshot, SnapshotError> {
+    let snap = decode_from(source)?;
     let Some(log) = log else {
         return Ok(snap);
     };
@@ -552,6 +584,58 @@ mod tests {
         }
     }
 
+    /// A source that hands over at most `step` bytes per read, and fails after `fail_after`.
+    struct Trickle<'a> {
+        bytes: &'a [u8],
+        step: usize,
+        fail_after: usize,
+    }
+
+    impl Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            if self.fail_after == 0 {
+                return Err(std::io::Error::other("the store went away"));
+            }
+            let n = self.step.min(buf.len()).min(self.bytes.len());
+            buf[..n].copy_from_slice(&self.bytes[..n]);
+            self.bytes = &self.bytes[n..];
+            self.fail_after = self.fail_after.saturating_sub(n);
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn a_snapshot_read_in_pieces_is_the_one_read_whole_and_a_failed_read_is_named() {
+        let (graph, sources) = indexed();
+        let blob = encode(&graph, &sources, 5.0).unwrap();
+        let whole = decode(&blob).unwrap();
+        for step in [1, 7, 4096] {
+            let source = Trickle {
+                bytes: &blob,
+                step,
+                fail_after: usize::MAX,
+            };
+            let back = decode_from(source).unwrap();
+            assert_eq!(back.saved_ms, 5.0);
+            assert_eq!(back.graph.edges(), whole.graph.edges());
+            assert_eq!(back.graph.node_count(), whole.graph.node_count());
+            assert_eq!(back.workspace.sources(), whole.workspace.sources());
+            assert_eq!(back.workspace.facts(), whole.workspace.facts());
+        }
+        for fail_after in [3, MAGIC.len() + 2, blob.len() / 2] {
+            let source = Trickle {
+                bytes: &blob,
+                step: 5,
+                fail_after,
+            };
+            let err = decode_from(source).unwrap_err();
+            assert!(
+                err.to_string().contains("the store went away"),
+                "{fail_after}: {err}"
+            );
+        }
+    }
+
     /// Rows around a circle (plus a shared part), so that each keeps its own direction once the
     /// common component is removed.
     fn row(n: u32) -> Vec<f32> {
@@ -654,7 +738,7 @@ mod tests {
                     let len = log.len();
                     log[head + at % (len - head)] = value;
                 }
-                let _ = decode_with_log(&base, Some(&log));
+                let _ = decode_with_log(&base[..], Some(&log));
             }
 
             #[test]
@@ -737,7 +821,7 @@ mod tests {
         let mut live = graph;
         crate::summary::describe(&mut live, &described[0].0, &described[0].1).unwrap();
         let log = encode_log(&ws, 5.0, 9.0, &described).unwrap();
-        let back = decode_with_log(&base, Some(&log)).unwrap();
+        let back = decode_with_log(&base[..], Some(&log)).unwrap();
         assert_eq!(back.graph.canonical_dump(), live.canonical_dump());
         assert_eq!(back.workspace.sources(), ws.sources());
         assert_eq!(back.workspace.stats(), ws.stats());
@@ -754,7 +838,7 @@ mod tests {
             vec![crate::FileChange::Remove("shop/cart.py".into())],
         );
         let log = encode_log(&ws, 5.0, 11.0, &[]).unwrap();
-        let again = decode_with_log(&base, Some(&log)).unwrap();
+        let again = decode_with_log(&base[..], Some(&log)).unwrap();
         assert_eq!(again.graph.canonical_dump(), live.canonical_dump());
         assert_eq!(again.logged_files, 5);
     }
@@ -796,7 +880,7 @@ mod tests {
         ws.mark_saved();
         let live = changed(&mut ws, vec![write("c.py", edited)]);
         let log = encode_log(&ws, 3.0, 4.0, &[]).unwrap();
-        let back = decode_with_log(&base, Some(&log)).unwrap();
+        let back = decode_with_log(&base[..], Some(&log)).unwrap();
         assert_eq!(back.resolved_files, 1);
         assert_eq!(back.graph.canonical_dump(), live.canonical_dump());
         assert_eq!(back.graph.canonical_dump(), expected.canonical_dump());
@@ -822,19 +906,19 @@ mod tests {
             vec![write("shop/pay.py", "def charge(y):\n    pass\n")],
         );
         let other = encode_log(&ws, 4.0, 9.0, &[]).unwrap();
-        let back = decode_with_log(&base, Some(&other)).unwrap();
+        let back = decode_with_log(&base[..], Some(&other)).unwrap();
         assert_eq!(back.graph.canonical_dump(), graph.canonical_dump());
         assert_eq!((back.saved_ms, back.logged_files), (5.0, 0));
         let log = encode_log(&ws, 5.0, 9.0, &[]).unwrap();
         for cut in [0, 8, 12, log.len() / 2, log.len() - 1] {
             assert!(
-                decode_with_log(&base, Some(&log[..cut])).is_err(),
+                decode_with_log(&base[..], Some(&log[..cut])).is_err(),
                 "cut at {cut}"
             );
         }
         let mut garbage = log.clone();
         garbage.truncate(12);
         garbage.extend(std::iter::repeat_n(0xff, 64));
-        assert!(decode_with_log(&base, Some(&garbage)).is_err());
+        assert!(decode_with_log(&base[..], Some(&garbage)).is_err());
     }
 }

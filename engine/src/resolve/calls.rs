@@ -269,7 +269,9 @@ impl<'a> Resolver<'a> {
     /// (`c_definers`) and placed in the include closure, rather than the closure searched.
     /// Every file of the closure counts as read (whether it defines the name or not decides).
     fn c_included_definition(&self, fi: usize, name: &str) -> Option<(usize, u32)> {
-        let closure = self.c_included.get(fi)?;
+        self.reads.file(fi);
+        let closure = self.c_include_closure(fi)?;
+        let closure = &closure[..];
         self.reads.files_once(fi, closure);
         let visible = |file: usize| {
             let same_name = self.top_level.raw().get(file)?.get(name)?;

@@ -1,6 +1,8 @@
 //! The index of definitions: folders, files and symbols as nodes (CONTAINS, DEFINES, MEMBER_OF),
 //! the lookups resolution uses (top level, members, bases, globals), IMPORTS and heritage edges.
 
+use std::rc::Rc;
+
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use super::{Resolver, confidence};
@@ -242,39 +244,42 @@ impl<'a> Resolver<'a> {
         }
     }
 
-    /// Per C file, the files its includes reach (breadth first, nearest first), from the
-    /// include targets `imports` found: one walk per file instead of one per looked-up name.
-    pub(super) fn c_include_closures(&self) -> Vec<Vec<usize>> {
-        self.files
-            .all
-            .iter()
-            .enumerate()
-            .map(|(fi, f)| {
-                if !f.lang.is_c_family() {
-                    return Vec::new();
-                }
-                let mut seen: HashSet<usize> = HashSet::default();
-                seen.insert(fi);
-                let mut order = Vec::new();
-                let mut i = 0;
-                let mut current = fi;
-                loop {
-                    for targets in self.import_targets.get(current).into_iter().flatten() {
-                        for &t in targets {
-                            if seen.insert(t) {
-                                order.push(t);
-                            }
-                        }
+    /// The files C file `fi`'s `#include`s reach, directly or through other headers, nearest
+    /// first (what the preprocessor pastes in; empty for other languages, and until the imports
+    /// are resolved); `None` past the files. Made at the first ask for `fi` and kept until
+    /// another file's is asked for: a file's lookups come one after another.
+    pub(super) fn c_include_closure(&self, fi: usize) -> Option<Rc<[usize]>> {
+        let f = self.files.all.get(fi)?;
+        if !f.lang.is_c_family() || !self.c_includes_known {
+            return Some(Rc::from([]));
+        }
+        if let Some((of, closure)) = self.c_closure.borrow().as_ref()
+            && *of == fi
+        {
+            return Some(closure.clone());
+        }
+        let mut seen: HashSet<usize> = HashSet::default();
+        seen.insert(fi);
+        let mut order = Vec::new();
+        let mut i = 0;
+        let mut current = fi;
+        loop {
+            for targets in self.import_targets.raw().get(current).into_iter().flatten() {
+                for &t in targets {
+                    if seen.insert(t) {
+                        order.push(t);
                     }
-                    match order.get(i) {
-                        Some(&next) => current = next,
-                        None => break,
-                    }
-                    i += 1;
                 }
-                order
-            })
-            .collect()
+            }
+            match order.get(i) {
+                Some(&next) => current = next,
+                None => break,
+            }
+            i += 1;
+        }
+        let closure: Rc<[usize]> = Rc::from(order);
+        *self.c_closure.borrow_mut() = Some((fi, closure.clone()));
+        Some(closure)
     }
 
     /// Per top-level name, the C and C++ files defining one (see `Resolver::c_definers`).
@@ -338,7 +343,7 @@ impl<'a> Resolver<'a> {
         for (fi, di) in std::mem::take(&mut self.foreign_methods) {
             let f = self.files.at(fi);
             // A C++ class is found through the file's includes: once they are known.
-            if f.lang == Lang::Cpp && self.c_included.is_empty() {
+            if f.lang == Lang::Cpp && !self.c_includes_known {
                 self.foreign_methods.push((fi, di));
                 continue;
             }

@@ -468,7 +468,7 @@ impl<'a> Resolver<'a> {
                 targets.iter().fold(11, |h, &f| mix(h, self.file_hash(f))),
             );
         }
-        for &f in self.c_included.raw().get(fi).into_iter().flatten() {
+        for &f in self.c_include_closure(fi).iter().flat_map(|c| c.iter()) {
             h = mix(h, self.file_hash(f));
         }
         if let Some(bindings) = self.scopes.bindings_of(fi) {

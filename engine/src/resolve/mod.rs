@@ -19,6 +19,7 @@ mod vars;
 mod zig;
 
 use std::cell::{Cell, RefCell};
+use std::rc::Rc;
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
@@ -174,14 +175,16 @@ struct Resolver<'a> {
     imported: FileVec<'a, HashSet<usize>>,
     /// Per file: the files it imports whole (a module import, a wildcard), not name by name.
     imported_whole: FileVec<'a, HashSet<usize>>,
-    /// Per C file: the files its `#include`s reach, directly or through other headers, nearest
-    /// first (what the preprocessor pastes in; empty for other languages).
-    c_included: FileVec<'a, Vec<usize>>,
+    /// The include closure of the C file asked for last (`Resolver::c_include_closure`), made
+    /// when asked: every file's held at once was a thousand files each on a kernel.
+    c_closure: RefCell<Option<(usize, Rc<[usize]>)>>,
+    /// The files' imports are resolved: their include closures can be made.
+    c_includes_known: bool,
     /// Per top-level name, the C and C++ files defining one of that name, in file order: a
     /// name looked up through a file's includes is checked in those files only, not in every
     /// header the includes reach (a kernel file's includes reach a thousand).
     c_definers: HashMap<&'a str, Vec<u32>>,
-    /// The include closure of the file being resolved, as file → its place in `c_included`
+    /// The include closure of the file being resolved, as file → its place in it
     /// (nearest first); built at its first lookup through the includes.
     c_rank: RefCell<Option<(usize, HashMap<u32, u32>)>>,
     /// Per file, per import statement: the files it refers to (`Scopes::import_files`, asked
@@ -353,7 +356,8 @@ fn resolve_in(
         imported: FileVec::new(Vec::with_capacity(files.len()), &reads),
         imported_whole: FileVec::new(Vec::with_capacity(files.len()), &reads),
         import_targets: FileVec::new(Vec::with_capacity(files.len()), &reads),
-        c_included: FileVec::new(Vec::new(), &reads),
+        c_closure: RefCell::default(),
+        c_includes_known: false,
         c_definers: HashMap::default(),
         c_rank: RefCell::default(),
         scopes: Scopes::default(),
@@ -388,8 +392,7 @@ fn resolve_in(
     laps.lap("scopes");
     r.adopt_foreign_methods();
     r.imports();
-    let included = r.c_include_closures();
-    *r.c_included = included;
+    r.c_includes_known = true;
     r.c_definers = r.c_definers_by_name();
     // C++ methods defined out of line find their class through the includes.
     r.adopt_foreign_methods();
@@ -411,9 +414,15 @@ fn resolve_in(
     let resolved = r.plan.resolved;
     let memo = r.memo();
     laps.lap("memo");
-    let graph = r.b.build();
+    // The resolver's tables are dropped before the graph is built: its sorts and indexes then
+    // reuse their room rather than add to it (the peak of a kernel's resolve).
+    let (builder, decorated) = {
+        let r = r;
+        (r.b, r.decorated)
+    };
+    let graph = builder.build();
     laps.lap("graph");
-    (graph, stats, (memo, resolved, r.decorated), laps.parts)
+    (graph, stats, (memo, resolved, decorated), laps.parts)
 }
 
 /// Marks the items of invocations of stand-in macros (macros defined anywhere in the project

@@ -27,7 +27,7 @@ use nexus_engine::embed::VectorIndex;
 use nexus_engine::fingerprint::Fingerprint;
 use nexus_engine::layout::layout;
 use nexus_engine::sample::{SAMPLE_PROJECT, sample_graph, sample_sources};
-use nexus_engine::snapshot::{self, SavedVectors};
+use nexus_engine::snapshot::{self, SavedVectors, SnapshotError};
 use nexus_engine::syntax::highlight;
 use nexus_engine::{
     Applied, Filtered, Layers, Phase, SourceFile, Sources, Workspace, filter_files,
@@ -365,13 +365,16 @@ async fn restore(
         Ok(None) => return (State::sample(), Ok(None), None),
         Err(err) => return ignored(err),
     };
-    let blob = match store.load(Slot::Current, &project).await {
+    // The snapshot is read from its stored Blob a piece at a time as it is decoded: its bytes
+    // never sit in wasm memory beside the graph they become (wasm memory never shrinks).
+    let blob = match store.reader(Slot::Current, &project).await {
         Ok(Some(blob)) => blob,
         Ok(None) => return (State::sample(), Ok(None), None),
         Err(err) => return ignored(err),
     };
+    let base_bytes = blob.size();
     let log = store.load(Slot::Log, &project).await.ok().flatten();
-    let snap = match snapshot::decode_with_log(&blob, log.as_deref()) {
+    let snap = match snapshot::decode_with_log(blob, log.as_deref()) {
         Ok(snap) => snap,
         // The disk comparison after a restore brings back what a damaged log held.
         Err(err) if log.is_some() => {
@@ -379,7 +382,12 @@ async fn restore(
                 &format!("nexus worker: the log of changes of `{project}` is ignored: {err}")
                     .into(),
             );
-            match snapshot::decode(&blob) {
+            let again = match store.reader(Slot::Current, &project).await {
+                Ok(Some(blob)) => snapshot::decode_from(blob),
+                Ok(None) => Err(SnapshotError::Damaged("it is gone".into())),
+                Err(err) => Err(SnapshotError::Damaged(err)),
+            };
+            match again {
                 Ok(snap) => snap,
                 Err(err) => {
                     return ignored(format!(
@@ -394,10 +402,8 @@ async fn restore(
             ));
         }
     };
-    let base_bytes = blob.len() as u64;
     let bytes = base_bytes + log.as_ref().map_or(0, |l| l.len() as u64);
-    // Freed before the search index is built, which can then reuse its room.
-    drop((blob, log));
+    drop(log);
     let mut state = State::new(snap.graph, snap.workspace, false, snap.saved_ms);
     // A log costs a rebuild at every restore: the first save after one writes a full snapshot.
     state.stored_base = (snap.logged_files == 0).then_some((snap.base_ms, base_bytes));
@@ -412,9 +418,9 @@ async fn restore(
         _ => None,
     };
     if state.previous.is_none()
-        && let Ok(Some(old)) = store.load(Slot::Previous, &project).await
+        && let Ok(Some(old)) = store.reader(Slot::Previous, &project).await
     {
-        state.previous = fingerprint_of_blob(&old);
+        state.previous = fingerprint_of_blob(old);
     }
     let vectors = match store.load(Slot::Vectors, &project).await {
         Ok(Some(bytes)) => snapshot::decode_vectors(&bytes, state.graph.node_count())
@@ -430,8 +436,8 @@ async fn restore(
     (state, Ok(Some(restored)), vectors)
 }
 
-fn fingerprint_of_blob(blob: &[u8]) -> Option<Fingerprint> {
-    snapshot::decode(blob)
+fn fingerprint_of_blob(blob: impl std::io::Read) -> Option<Fingerprint> {
+    snapshot::decode_from(blob)
         .ok()
         .map(|snap| Fingerprint::of(&snap.graph, snap.workspace.sources(), snap.saved_ms))
 }
@@ -1231,10 +1237,9 @@ async fn save(worker: &Worker) {
                 state.previous.is_none() && state.graph.project == project
             };
             if let (true, Some(old)) = (wants_baseline, replaced) {
-                let print = store::bytes_of(&old)
-                    .await
+                let print = store::StoredReader::new(old)
                     .ok()
-                    .and_then(|bytes| fingerprint_of_blob(&bytes));
+                    .and_then(fingerprint_of_blob);
                 let mut state = worker.state.borrow_mut();
                 // The graph may have changed while the old blob was read.
                 if state.previous.is_none() && state.graph.project == project {

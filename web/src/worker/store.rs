@@ -1,12 +1,13 @@
 //! The worker's IndexedDB store of snapshots: per project the current blob, the log of files
 //! changed since it, the one before it and that one's fingerprint (what `diff` needs), the
-//! vectors of its graph, plus which project was open last.
+//! vectors of its graph, plus which project was open last; stored blobs are read whole or a piece
+//! at a time (`StoredReader`, for decoding a snapshot beside nothing but what it becomes).
 
 use js_sys::{ArrayBuffer, Uint8Array};
 use rexie::{ObjectStore, Rexie, TransactionMode};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
-use web_sys::Blob;
+use web_sys::{Blob, FileReaderSync};
 
 const DATABASE: &str = "nexus";
 const SNAPSHOTS: &str = "snapshots";
@@ -63,6 +64,15 @@ impl SnapshotStore {
         Ok(value.and_then(|v| v.as_string()))
     }
 
+    /// A reader of one stored blob that reads it a piece at a time as it is asked (for decoding
+    /// a snapshot without its whole blob in wasm memory).
+    pub async fn reader(&self, slot: Slot, project: &str) -> Result<Option<StoredReader>, String> {
+        match self.get(key(slot, project)).await? {
+            Some(value) => StoredReader::new(value).map(Some),
+            None => Ok(None),
+        }
+    }
+
     /// One stored blob.
     pub async fn load(&self, slot: Slot, project: &str) -> Result<Option<Vec<u8>>, String> {
         match self.get(key(slot, project)).await? {
@@ -83,7 +93,7 @@ impl SnapshotStore {
 
     /// Saves `blob` as the project's current snapshot, keeps the one it replaces as previous, and
     /// marks the project as the last one; all in one transaction. Returns the replaced value, left
-    /// outside wasm memory (read it with [`bytes_of`] only if it is needed).
+    /// outside wasm memory (read it with [`StoredReader`] only if it is needed).
     pub async fn save(&self, project: &str, blob: &Blob) -> Result<Option<JsValue>, String> {
         let tx = self
             .db
@@ -149,6 +159,69 @@ impl SnapshotStore {
             .map_err(|e| failed("save", e))?;
         tx.done().await.map_err(|e| failed("save", e))?;
         Ok(())
+    }
+}
+
+/// A stored value read synchronously from where it is, a piece per `read`: a `Blob` (read from
+/// the browser's store through `FileReaderSync`, which only workers have) or a `Uint8Array`.
+pub struct StoredReader {
+    value: JsValue,
+    at: f64,
+    size: f64,
+}
+
+impl StoredReader {
+    pub fn new(value: JsValue) -> Result<StoredReader, String> {
+        let size = if let Some(bytes) = value.dyn_ref::<Uint8Array>() {
+            f64::from(bytes.length())
+        } else if let Some(blob) = value.dyn_ref::<Blob>() {
+            blob.size()
+        } else {
+            return Err("browser storage: a stored snapshot is neither a Blob nor bytes".into());
+        };
+        Ok(StoredReader {
+            value,
+            at: 0.0,
+            size,
+        })
+    }
+
+    /// The stored value's size in bytes.
+    pub fn size(&self) -> u64 {
+        self.size as u64
+    }
+
+    /// Bytes `at..end` of the value (at most [`READ_STEP`]).
+    fn piece(&self, end: f64) -> Result<Uint8Array, JsValue> {
+        if let Some(bytes) = self.value.dyn_ref::<Uint8Array>() {
+            return Ok(bytes.subarray(self.at as u32, end as u32));
+        }
+        let blob: &Blob = self.value.unchecked_ref();
+        let part = blob.slice_with_f64_and_f64(self.at, end)?;
+        let buffer = FileReaderSync::new()?.read_as_array_buffer(&part)?;
+        Ok(Uint8Array::new(&buffer))
+    }
+}
+
+impl std::io::Read for StoredReader {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let want = (buf.len() as f64).min(READ_STEP);
+        let end = (self.at + want).min(self.size);
+        if end <= self.at {
+            return Ok(0);
+        }
+        let piece = self.piece(end).map_err(|e| {
+            std::io::Error::other(format!("browser storage: cannot read a snapshot: {e:?}"))
+        })?;
+        let n = (piece.length() as usize).min(buf.len());
+        if n == 0 {
+            return Err(std::io::Error::other(
+                "browser storage: a stored snapshot ended before its size",
+            ));
+        }
+        piece.subarray(0, n as u32).copy_to(&mut buf[..n]);
+        self.at += n as f64;
+        Ok(n)
     }
 }
 
