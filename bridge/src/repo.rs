@@ -175,11 +175,18 @@ impl Repo {
     /// Reads one file of the repository: never through a symlink, only a regular file, only
     /// inside the root (checked on the open file), and at most `MAX_FILE_BYTES`.
     pub fn read(&self, path: &Path) -> std::io::Result<Vec<u8>> {
+        self.read_stat(path).map(|(bytes, _)| bytes)
+    }
+
+    /// [`Repo::read`], also giving the size and modification time the open file had before it
+    /// was read (what a hash of these bytes is cached under).
+    fn read_stat(&self, path: &Path) -> std::io::Result<(Vec<u8>, Stat)> {
         let file = std::fs::OpenOptions::new()
             .read(true)
             .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
             .open(path)?;
-        if !file.metadata()?.is_file() {
+        let meta = file.metadata()?;
+        if !meta.is_file() {
             return Err(std::io::Error::other("not a regular file"));
         }
         if !self.holds(&file, path) {
@@ -191,7 +198,7 @@ impl Repo {
         if bytes.len() > MAX_FILE_BYTES {
             return Err(std::io::Error::other("larger than the size cap"));
         }
-        Ok(bytes)
+        Ok((bytes, Stat::of(&meta)))
     }
 
     /// True when the open file really lies under the root (a folder on the way may have been
@@ -206,15 +213,18 @@ impl Repo {
     /// Writes the files as an uncompressed ZIP (fast to write and read on loopback) to `out`,
     /// until `MAX_ARCHIVE_BYTES` of contents; stops at the first write error (client gone).
     pub fn zip_to(&self, out: impl Write) -> std::io::Result<()> {
-        self.zip_files(self.files(), out)
+        self.zip_files(self.files(), out, None)
     }
 
     /// Writes the named files as an uncompressed ZIP to `out`, in the order given, each read
-    /// through [`Repo::read`]; the caller has checked them against the serving rules.
+    /// through [`Repo::read`]; the caller has checked them against the serving rules. With
+    /// `hashes`, each file's hash goes into that cache as it is read, so a manifest after the
+    /// transfer reads none of them again.
     pub fn zip_files(
         &self,
         paths: impl IntoIterator<Item = String>,
         out: impl Write,
+        hashes: Option<&HashCache>,
     ) -> std::io::Result<()> {
         let mut writer = zip::ZipWriter::new_stream(out);
         let options = zip::write::SimpleFileOptions::default()
@@ -223,9 +233,13 @@ impl Repo {
         let mut total = 0u64;
         for relative in paths {
             // A file that vanished, changed kind or grew past the cap is skipped.
-            let Ok(bytes) = self.read(&self.root.join(&relative)) else {
+            let Ok((bytes, stat)) = self.read_stat(&self.root.join(&relative)) else {
                 continue;
             };
+            if let Some(cache) = hashes {
+                let hash = xxhash_rust::xxh3::xxh3_64(&bytes);
+                lock(&cache.0).insert(relative.clone(), (stat, hash));
+            }
             total += bytes.len() as u64;
             if total > MAX_ARCHIVE_BYTES {
                 tracing::warn!(
@@ -515,7 +529,12 @@ struct FilesRequest {
 /// `POST /api/repo/files`: the named files that are served now, as a streamed ZIP; the others
 /// (missing, secret, ignored, excluded, symlinked, over the cap, not a clean relative path) are
 /// left out without a word. Requests wait their turn (`busy` holds one permit).
-pub async fn files(repo: Option<Repo>, busy: Arc<Semaphore>, body: Bytes) -> Response {
+pub async fn files(
+    repo: Option<Repo>,
+    busy: Arc<Semaphore>,
+    hashes: Arc<HashCache>,
+    body: Bytes,
+) -> Response {
     let Some(repo) = repo else {
         return no_repo();
     };
@@ -545,7 +564,7 @@ pub async fn files(repo: Option<Repo>, busy: Arc<Semaphore>, body: Bytes) -> Res
             .into_iter()
             .filter(|path| rules.stat(path).is_some())
             .collect();
-        repo.zip_files(served, out)
+        repo.zip_files(served, out, Some(&hashes))
     })
 }
 
@@ -558,17 +577,36 @@ struct ManifestFile {
     path: String,
     size: u64,
     mtime_ms: u64,
-    hash: String,
+    /// Absent when the manifest was asked for without hashes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    hash: Option<String>,
+}
+
+/// The query of `GET /api/repo/manifest`.
+#[derive(Debug, serde::Deserialize)]
+pub struct ManifestQuery {
+    /// `false`: the listing alone, no file read (a page that fetches every file anyway starts
+    /// sooner; the hashes are cached as the files are sent). Default `true`.
+    #[serde(default = "with_hashes")]
+    hashes: bool,
+}
+
+fn with_hashes() -> bool {
+    true
 }
 
 /// `GET /api/repo/manifest`: every served file with its size, modification time and xxh3-64
 /// hash, sorted by path. Unchanged files (same size and mtime) are not read again.
-pub async fn manifest(repo: Option<Repo>, cache: Arc<HashCache>) -> Response {
+pub async fn manifest(repo: Option<Repo>, cache: Arc<HashCache>, query: ManifestQuery) -> Response {
     let Some(repo) = repo else {
         return no_repo();
     };
     let name = repo.name.clone();
-    let listed = tokio::task::spawn_blocking(move || manifest_files(&repo, &cache)).await;
+    let listed = tokio::task::spawn_blocking(move || match query.hashes {
+        true => manifest_files(&repo, &cache),
+        false => listed_files(&repo),
+    })
+    .await;
     match listed {
         Ok((files, left_out)) => axum::Json(serde_json::json!({
             "name": name,
@@ -610,10 +648,27 @@ fn manifest_files(repo: &Repo, cache: &HashCache) -> (Vec<ManifestFile>, Vec<Lef
             path,
             size: stat.size,
             mtime_ms: stat.mtime_ns / 1_000_000,
-            hash: format!("{hash:016x}"),
+            hash: Some(format!("{hash:016x}")),
         });
     }
     *lock(&cache.0) = fresh;
+    left_out.sort_by(|a, b| a.path.cmp(&b.path));
+    (files, left_out)
+}
+
+/// The served files without hashes (no file is read), and the files left out.
+fn listed_files(repo: &Repo) -> (Vec<ManifestFile>, Vec<LeftOut>) {
+    let mut left_out = Vec::new();
+    let files = repo
+        .scan_reporting("", &mut left_out)
+        .into_iter()
+        .map(|(path, stat)| ManifestFile {
+            path,
+            size: stat.size,
+            mtime_ms: stat.mtime_ns / 1_000_000,
+            hash: None,
+        })
+        .collect();
     left_out.sort_by(|a, b| a.path.cmp(&b.path));
     (files, left_out)
 }
@@ -793,7 +848,7 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn chosen_files_are_zipped_when_served_and_bad_requests_are_400() {
+    async fn chosen_files_are_zipped_when_served_their_hashes_cached_and_bad_requests_are_400() {
         let dir = tempfile::tempdir().unwrap();
         for (path, text) in [
             ("a.py", "a"),
@@ -810,11 +865,18 @@ mod tests {
         std::os::unix::fs::symlink(dir.path().join("a.py"), dir.path().join("link.py")).unwrap();
         let repo = Repo::open(dir.path()).unwrap();
         let busy = Arc::new(Semaphore::new(1));
+        let hashes = Arc::new(HashCache::default());
         let body = serde_json::json!({ "paths": [
             "src/b.py", "a.py", "a.py", "../a.py", "/etc/passwd", ".env", "node_modules/x.js",
             "ignored.py", "missing.py", "link.py", "src/../a.py", "src"
         ]});
-        let response = files(Some(repo.clone()), busy.clone(), body.to_string().into()).await;
+        let response = files(
+            Some(repo.clone()),
+            busy.clone(),
+            hashes.clone(),
+            body.to_string().into(),
+        )
+        .await;
         assert_eq!(response.status(), StatusCode::OK);
         let bytes = axum::body::to_bytes(response.into_body(), usize::MAX)
             .await
@@ -825,8 +887,29 @@ mod tests {
             .map(|name| name.unwrap().into_owned())
             .collect();
         assert_eq!(names, ["a.py", "src/b.py"]);
+        // The files sent are hashed on the way: a manifest after the transfer reads none of them
+        // again (a file rewritten under the same size and mtime keeps the hash it was sent with).
+        let mut cached: Vec<String> = lock(&hashes.0).keys().cloned().collect();
+        cached.sort();
+        assert_eq!(cached, ["a.py", "src/b.py"]);
+        let path = dir.path().join("a.py");
+        let mtime = std::fs::metadata(&path).unwrap().modified().unwrap();
+        std::fs::write(&path, "z").unwrap();
+        std::fs::File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_modified(mtime)
+            .unwrap();
+        let (listed, _) = manifest_files(&repo, &hashes);
+        let a = listed.iter().find(|f| f.path == "a.py").unwrap();
+        assert_eq!(
+            a.hash,
+            Some(format!("{:016x}", xxhash_rust::xxh3::xxh3_64(b"a")))
+        );
         for bad in ["not json", r#"{"paths": "a.py"}"#, r#"{"files": []}"#] {
-            let response = files(Some(repo.clone()), busy.clone(), bad.into()).await;
+            let response =
+                files(Some(repo.clone()), busy.clone(), hashes.clone(), bad.into()).await;
             assert_eq!(response.status(), StatusCode::BAD_REQUEST, "{bad}");
         }
     }
@@ -845,7 +928,7 @@ mod tests {
         assert_eq!(first[0].size, 3);
         assert_eq!(
             first[0].hash,
-            format!("{:016x}", xxhash_rust::xxh3::xxh3_64(b"one"))
+            Some(format!("{:016x}", xxhash_rust::xxh3::xxh3_64(b"one")))
         );
         assert!(first[0].mtime_ms > 1_600_000_000_000);
         // Same size and mtime: the cached hash stands (the file is not read again).
@@ -860,7 +943,7 @@ mod tests {
         let (third, _) = manifest_files(&repo, &cache);
         assert_eq!(
             third[0].hash,
-            format!("{:016x}", xxhash_rust::xxh3::xxh3_64(b"two"))
+            Some(format!("{:016x}", xxhash_rust::xxh3::xxh3_64(b"two")))
         );
     }
 
@@ -880,6 +963,12 @@ mod tests {
         let (files, left_out) = manifest_files(&repo, &HashCache::default());
         let served: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
         assert_eq!(served, [".gitignore", "a.py"]);
+        // Without hashes: the same files and the same left out, no hash.
+        let (listed, listed_left_out) = listed_files(&repo);
+        let paths: Vec<&str> = listed.iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(paths, served);
+        assert!(listed.iter().all(|f| f.hash.is_none()));
+        assert_eq!(listed_left_out, left_out);
         let named: Vec<(&str, &str)> = left_out.iter().map(|l| (l.path.as_str(), l.why)).collect();
         assert_eq!(
             named,

@@ -168,12 +168,18 @@ async fn serve(
         )
         .route(
             "/api/repo/manifest",
-            get(|State(s): State<AppState>| repo::manifest(s.repo, s.hashes)),
+            get(
+                |State(s): State<AppState>, Query(q): Query<repo::ManifestQuery>| {
+                    repo::manifest(s.repo, s.hashes, q)
+                },
+            ),
         )
         .route(
             "/api/repo/files",
-            post(|State(s): State<AppState>, body: Bytes| repo::files(s.repo, s.files_busy, body))
-                .layer(DefaultBodyLimit::max(repo::MAX_REQUEST_BYTES)),
+            post(|State(s): State<AppState>, body: Bytes| {
+                repo::files(s.repo, s.files_busy, s.hashes, body)
+            })
+            .layer(DefaultBodyLimit::max(repo::MAX_REQUEST_BYTES)),
         )
         .route(
             "/api/repo/git-diff",

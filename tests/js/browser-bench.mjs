@@ -12,6 +12,8 @@
 //   --trace FILE   with --chain, record a Chrome performance trace (CDP) of the search, context,
 //                  explore and cypher calls into FILE and print, per tab thread, how much of that
 //                  time its tasks held it and its longest task
+//   --trace-index FILE  record a CDP trace from page open until indexed into FILE and print, per
+//                  tab thread, how much of that time its tasks held it, overall and per 10 s
 //   --picture      then time the graph picture: engine finished → first picture, frames per
 //                  second while panning (mouse drag) and zooming (wheel), and a click on a node →
 //                  selection drawn and details shown
@@ -52,6 +54,7 @@ const chainCalls = Number(opt("chain", "0"));
 const picture = flag("picture");
 const overHttp = flag("http");
 const traceFile = opt("trace", "");
+const traceIndexFile = opt("trace-index", "");
 const semanticQuery = opt("semantic", "");
 const symbol = opt("symbol", "get_object_or_404");
 const searchQuery = opt("query", "queryset filter");
@@ -111,21 +114,32 @@ function chromiumMemoryMb(profile, kind) {
   return { all: kb / 1024, tab: rendererKb / 1024 };
 }
 
-/// CPU seconds the tab's renderers (the page and its workers) have used so far, from /proc/PID/stat.
-function tabCpuSeconds(profile) {
-  let ticks = 0;
+/// CPU seconds used so far, from /proc/PID/stat: by the tab's renderers (the page and its
+/// workers), by Chromium's other processes of this profile (browser, GPU, network) and by the hub.
+function cpuSeconds(profile, hubPid) {
+  const ticksOf = (pid) => {
+    // Fields after the command name (which may hold spaces): state is the 3rd, utime the 14th.
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    return Number(fields[11]) + Number(fields[12]);
+  };
+  let tab = 0;
+  let chromium = 0;
+  let bridge = 0;
   for (const pid of fs.readdirSync("/proc").filter((p) => /^\d+$/.test(p))) {
     try {
+      if (Number(pid) === hubPid) {
+        bridge += ticksOf(pid);
+        continue;
+      }
       const cmd = fs.readFileSync(`/proc/${pid}/cmdline`, "utf8");
-      if (!cmd.includes(profile) || !cmd.includes("--type=renderer")) continue;
-      // Fields after the command name (which may hold spaces): state is the 3rd, utime the 14th.
-      const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
-      ticks += Number(fields[11]) + Number(fields[12]);
+      if (!cmd.includes(profile)) continue;
+      if (cmd.includes("--type=renderer")) tab += ticksOf(pid);
+      else chromium += ticksOf(pid);
     } catch {
       // The process ended while being read.
     }
   }
-  return ticks / 100;
+  return { tab: tab / 100, chromium: chromium / 100, bridge: bridge / 100 };
 }
 
 /// Seconds in which some task on the machine stalled for `resource` (cpu or memory), cumulative
@@ -139,23 +153,26 @@ function stalledSeconds(resource) {
   }
 }
 
-/// One line per indexing phase (as the status named it): wall time, CPU the tab used (a phase that
-/// waited for the machine's cores shows far less CPU than wall time), the tab's RSS peak, the
+/// One line per indexing phase (as the status named it): when it started after page open, wall
+/// time, CPU the tab used (a phase that waited for the machine's cores shows far less CPU than
+/// wall time), CPU of Chromium's other processes and of the bridge, the tab's RSS peak, the
 /// machine's CPU and memory stall time and load average meanwhile: load or memory pressure.
-function phaseReport(phases, samples, endMs) {
+function phaseReport(phases, samples, startedMs, endMs) {
   for (let i = 0; i < phases.length; i++) {
     const from = phases[i].at, to = i + 1 < phases.length ? phases[i + 1].at : endMs;
+    const at = `at ${((from - startedMs) / 1000).toFixed(1)} s`;
     const inside = samples.filter((s) => s.t >= from && s.t <= to);
     if (inside.length < 2) {
-      console.log(`  phase ${phases[i].phase}: ${((to - from) / 1000).toFixed(1)} s (too short to sample)`);
+      console.log(`  phase ${phases[i].phase} ${at}: ${((to - from) / 1000).toFixed(1)} s (too short to sample)`);
       continue;
     }
     const first = inside[0], last = inside[inside.length - 1];
     const span = (last.t - first.t) / 1000;
-    const cpu = last.cpu - first.cpu;
+    const used = (key) => last.cpu[key] - first.cpu[key];
     const rss = Math.max(...inside.map((s) => s.rss));
     console.log(
-      `  phase ${phases[i].phase}: ${((to - from) / 1000).toFixed(1)} s; tab CPU ${cpu.toFixed(1)} s in ${span.toFixed(1)} s sampled (${(cpu / span).toFixed(2)} cores);` +
+      `  phase ${phases[i].phase} ${at}: ${((to - from) / 1000).toFixed(1)} s; tab CPU ${used("tab").toFixed(1)} s in ${span.toFixed(1)} s sampled (${(used("tab") / span).toFixed(2)} cores);` +
+        ` other Chromium ${used("chromium").toFixed(1)} s, bridge ${used("bridge").toFixed(1)} s;` +
         ` tab RSS peak ${rss.toFixed(0)} MB; machine stalls: CPU ${(last.cpuStall - first.cpuStall).toFixed(1)} s, memory ${(last.memStall - first.memStall).toFixed(1)} s; load ${last.load}`,
     );
   }
@@ -432,24 +449,28 @@ async function chainBench(n, page) {
     times.sort((a, b) => a - b);
     const at = (p) => times[Math.min(times.length - 1, Math.floor(p * times.length))].toFixed(2);
     console.log(`  ${tool.padEnd(11)} p50 ${at(0.5)} ms  p99 ${at(0.99)} ms`);
-    if (tracing && tool === "cypher") await endTrace(tracing);
+    if (tracing && tool === "cypher") await endTrace(tracing, traceFile);
   }
   await client.close();
 }
 
-/// Starts a CDP trace of the tab's threads (tasks and the script they ran).
-async function startTrace(page) {
+/// Starts a CDP trace of the tab's threads (tasks and the script they ran; with `light`, the
+/// tasks alone, which costs the traced threads little over minutes of indexing).
+async function startTrace(page, light = false) {
   const cdp = await page.context().newCDPSession(page);
   await cdp.send("Tracing.start", {
     transferMode: "ReturnAsStream",
-    traceConfig: { includedCategories: ["toplevel", "devtools.timeline", "disabled-by-default-devtools.timeline", "v8.execute"] },
+    traceConfig: {
+      includedCategories: light ? ["toplevel"] : ["toplevel", "devtools.timeline", "disabled-by-default-devtools.timeline", "v8.execute"],
+    },
   });
   return { cdp, startedMs: Date.now() };
 }
 
-/// Ends the trace, writes it to `traceFile` and prints per thread the share of the traced wall
-/// time its top-level tasks held it and its longest one.
-async function endTrace({ cdp, startedMs }) {
+/// Ends the trace, writes it to `file` and prints per thread the share of the traced wall time
+/// its top-level tasks held it and its longest one; with `windowMs`, also that share per window
+/// of that length for the busiest threads (which thread sits idle when).
+async function endTrace({ cdp, startedMs }, file, windowMs = 0) {
   const complete = new Promise((resolve) => cdp.once("Tracing.tracingComplete", resolve));
   await cdp.send("Tracing.end");
   const { stream } = await complete;
@@ -460,25 +481,41 @@ async function endTrace({ cdp, startedMs }) {
     if (chunk.eof) break;
   }
   await cdp.send("IO.close", { handle: stream });
-  fs.writeFileSync(traceFile, text);
+  fs.writeFileSync(file, text);
   const events = JSON.parse(text).traceEvents ?? [];
   const names = new Map(events.filter((e) => e.name === "thread_name").map((e) => [`${e.pid}:${e.tid}`, e.args.name]));
+  // The first task's start (a loop: the events are too many to spread into arguments).
+  let startedTs = Infinity;
+  for (const e of events) if (e.ph === "X" && e.ts > 0 && e.ts < startedTs) startedTs = e.ts;
   const threads = new Map();
   for (const e of events) {
     if (e.ph !== "X" || e.name !== "ThreadControllerImpl::RunTask" || !e.dur) continue;
     const key = `${e.pid}:${e.tid}`;
-    const t = threads.get(key) ?? { busyUs: 0, longestUs: 0, tasks: 0 };
+    const t = threads.get(key) ?? { busyUs: 0, longestUs: 0, tasks: 0, windows: [] };
     t.busyUs += e.dur;
+    if (windowMs) {
+      // A task's time goes to the windows it spans.
+      for (let at = e.ts; at < e.ts + e.dur; ) {
+        const w = Math.floor((at / 1000 - startedTs / 1000) / windowMs);
+        const end = Math.min(e.ts + e.dur, startedTs + (w + 1) * windowMs * 1000);
+        t.windows[w] = (t.windows[w] ?? 0) + (end - at);
+        at = end;
+      }
+    }
     t.longestUs = Math.max(t.longestUs, e.dur);
     t.tasks += 1;
     threads.set(key, t);
   }
   const wallMs = Date.now() - startedMs;
-  console.log(`trace: ${traceFile} (${(text.length / 1e6).toFixed(1)} MB, ${(wallMs / 1000).toFixed(1)} s); per thread, tasks' share of that time:`);
+  console.log(`trace: ${file} (${(text.length / 1e6).toFixed(1)} MB, ${(wallMs / 1000).toFixed(1)} s); per thread, tasks' share of that time:`);
   const busiest = [...threads.entries()].sort((a, b) => b[1].busyUs - a[1].busyUs).slice(0, 6);
   for (const [key, t] of busiest) {
     const name = names.get(key) ?? key;
     console.log(`  ${name.padEnd(24)} ${((100 * t.busyUs) / 1000 / wallMs).toFixed(0)} % busy, ${t.tasks} tasks, longest ${(t.longestUs / 1000).toFixed(1)} ms`);
+    if (windowMs) {
+      const shares = Array.from(t.windows, (us) => ((100 * (us ?? 0)) / 1000 / windowMs).toFixed(0).padStart(3));
+      console.log(`    per ${windowMs / 1000} s (%): ${shares.join(" ")}`);
+    }
   }
 }
 
@@ -620,7 +657,7 @@ try {
       samples.push({
         t: Date.now(),
         rss: now.tab,
-        cpu: tabCpuSeconds(profile),
+        cpu: cpuSeconds(profile, hub.pid),
         cpuStall: stalledSeconds("cpu"),
         memStall: stalledSeconds("memory"),
         load: fs.readFileSync("/proc/loadavg", "utf8").split(" ")[0],
@@ -629,14 +666,16 @@ try {
   }, 500);
   reportPhases = async () => {
     console.log("per phase (the tab's CPU against wall time tells waiting for cores from work):");
-    phaseReport(await page.evaluate(() => window.__nexusPhases ?? []), samples, indexedAtMs || Date.now());
+    phaseReport(await page.evaluate(() => window.__nexusPhases ?? []), samples, started, indexedAtMs || Date.now());
   };
+  const indexTracing = traceIndexFile ? await startTrace(page, true) : null;
   const started = Date.now();
   await page.goto(`http://127.0.0.1:${port}/?token=${secret()}`);
   const answering = opt("symbol") ? waitForAnswers(started) : Promise.resolve(NaN);
   const indexed = await waitForStatus(page, /^Indexed .* saved to browser storage|not saved/, indexTimeoutMs);
   const wallMs = Date.now() - started;
   indexedAtMs = Date.now();
+  if (indexTracing) await endTrace(indexTracing, traceIndexFile, 10_000);
   const answeredMs = await answering;
   const gap = await page.evaluate(() => window.__nexusLongestFrameGap);
   const summary = await page.locator('[data-testid="summary"]').innerText();

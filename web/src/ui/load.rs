@@ -241,15 +241,18 @@ async fn load_listed(list: Vec<(String, File)>, on_files: FilesHandler, on_error
     on_files(Source::Files(project, files));
 }
 
-/// Asks the bridge whether it serves a repository; `Ok(None)` when it does not.
-pub async fn bridge_repo_name() -> Result<Option<String>, String> {
+/// Asks the bridge whether it serves a repository: its name and what `/api/repo` says of it
+/// (file count and bytes, which [`load_bridge_repo`] can reuse: each answer is a listing of the
+/// whole repository); `Ok(None)` when it serves none.
+pub async fn bridge_repo_info() -> Result<Option<(String, serde_json::Value)>, String> {
     let Some(value) = fetch_json("/api/repo").await? else {
         return Ok(None);
     };
     Ok(value
         .get("name")
         .and_then(|n| n.as_str())
-        .map(str::to_owned))
+        .map(str::to_owned)
+        .map(|name| (name, value)))
 }
 
 /// Files per batch when a repository streams: a tenth of the threshold (2,000 by default), so a
@@ -259,10 +262,15 @@ fn batch_files(threshold: u64) -> usize {
 }
 
 /// Whether the bridge's repository goes in batches: more files than its threshold or more bytes
-/// than one archive may carry; and the batch size.
-async fn streamed_batches() -> Result<Option<usize>, String> {
-    let Some(info) = fetch_json("/api/repo").await? else {
-        return Ok(None);
+/// than one archive may carry; and the batch size. `known` is an answer of `/api/repo` just
+/// received, else it is asked.
+async fn streamed_batches(known: Option<serde_json::Value>) -> Result<Option<usize>, String> {
+    let info = match known {
+        Some(info) => info,
+        None => match fetch_json("/api/repo").await? {
+            Some(info) => info,
+            None => return Ok(None),
+        },
     };
     let number = |key: &str| info.get(key).and_then(serde_json::Value::as_u64);
     let (Some(files), Some(threshold)) = (number("files"), number("stream_threshold")) else {
@@ -275,9 +283,15 @@ async fn streamed_batches() -> Result<Option<usize>, String> {
 }
 
 /// Loads the repository the bridge serves: as one ZIP the worker unpacks, or, when it is large,
-/// in batches the worker fetches and parses as they arrive.
-pub async fn load_bridge_repo(name: String, on_files: FilesHandler, on_error: ErrorHandler) {
-    match streamed_batches().await {
+/// in batches the worker fetches and parses as they arrive. `known`: an answer of `/api/repo`
+/// just received (spares the bridge listing the repository once more).
+pub async fn load_bridge_repo(
+    name: String,
+    known: Option<serde_json::Value>,
+    on_files: FilesHandler,
+    on_error: ErrorHandler,
+) {
+    match streamed_batches(known).await {
         Ok(Some(batch)) => return on_files(Source::Batches(name, batch)),
         Ok(None) => {}
         Err(err) => return on_error(err),
@@ -424,7 +438,7 @@ pub fn LoadPanel(
     let open_bridge = move |_| {
         if let Some(name) = bridge_repo.get_untracked() {
             let (ok, err) = handlers();
-            wasm_bindgen_futures::spawn_local(load_bridge_repo(name, ok, err));
+            wasm_bindgen_futures::spawn_local(load_bridge_repo(name, None, ok, err));
         }
     };
     // `webkitdirectory` has no typed attribute in Leptos; set it on the element once mounted.

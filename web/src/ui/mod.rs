@@ -242,8 +242,11 @@ pub fn App() -> impl IntoView {
             engine.load_sample();
         })
     };
+    // What `/api/repo` answered at start, for the first load to reuse.
+    let startup_info = StoredValue::new_local(None::<serde_json::Value>);
     wasm_bindgen_futures::spawn_local(async move {
-        if let Ok(Some(name)) = load::bridge_repo_name().await {
+        if let Ok(Some((name, info))) = load::bridge_repo_info().await {
+            startup_info.set_value(Some(info));
             set_bridge_repo.set(Some(name));
         }
     });
@@ -262,9 +265,13 @@ pub fn App() -> impl IntoView {
                 return;
             }
             decided.set_value(true);
+            // Later loads (the bridge button) ask again: files may have come and gone.
+            let known = startup_info.try_update_value(Option::take).flatten();
             if restored.as_deref() != Some(name.as_str()) {
                 let (on_files, on_error) = (on_files.clone(), on_error.clone());
-                wasm_bindgen_futures::spawn_local(load::load_bridge_repo(name, on_files, on_error));
+                wasm_bindgen_futures::spawn_local(load::load_bridge_repo(
+                    name, known, on_files, on_error,
+                ));
             } else {
                 restoring.set_value(true);
                 live::compare_with_disk(engine.clone(), link_slot.get().cloned(), name, 0);

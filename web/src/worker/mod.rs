@@ -9,6 +9,7 @@ mod js_reader;
 mod live;
 mod parse_pool;
 mod pause;
+mod progress;
 pub mod protocol;
 mod provider;
 mod runtime;

@@ -142,6 +142,15 @@ impl Pool {
     }
 }
 
+impl Drop for Pool {
+    /// A load that fails or is dropped halfway stops its helpers too.
+    fn drop(&mut self) {
+        for worker in self.helpers.drain(..) {
+            worker.terminate();
+        }
+    }
+}
+
 /// Files cut into numbered chunks of `size`, in order. Each chunk is its own allocation of its
 /// own size (`split_off` would leave every chunk with the capacity of all files after it: 1 GB
 /// of wasm memory for 50,000 files).

@@ -17,6 +17,7 @@ use super::js_reader::JsBufferReader;
 use super::live;
 use super::parse_pool;
 use super::pause;
+use super::progress;
 use super::protocol::{CodeView, FromWorker, GraphSummary, LeftOut, Restored, ToWorker};
 use super::provider::{self, ProviderQueries};
 use super::store::{self, Slot, SnapshotStore};
@@ -248,7 +249,18 @@ pub(super) fn scope() -> Option<DedicatedWorkerGlobalScope> {
         .ok()
 }
 
+thread_local! {
+    /// The progress updates that reach the page (`progress.rs`).
+    static PROGRESS: RefCell<progress::Throttle> = RefCell::default();
+}
+
 fn post(message: &FromWorker) {
+    if let FromWorker::Progress { phase, done, total } = message {
+        let due = PROGRESS.with(|throttle| throttle.borrow_mut().due(phase, *done, *total, now()));
+        if !due {
+            return;
+        }
+    }
     if let (Some(scope), Ok(text)) = (scope(), serde_json::to_string(message)) {
         let _ = scope.post_message(&JsValue::from_str(&text));
     }

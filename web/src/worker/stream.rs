@@ -118,8 +118,12 @@ pub async fn fetch_and_parse(
 ) -> Result<Streamed, String> {
     let now = js_sys::Date::now;
     let started = now();
+    // The helpers start while the bridge lists the files. The page streams only more files than
+    // its threshold and makes batches a tenth of it at most: ten batches' worth is a lower bound.
+    let mut parser = ParsePool::start(batch_files.saturating_mul(10), Filtered::streaming());
     progress("manifest", 0, 0);
-    let (status, body) = bridge_request("/api/repo/manifest", None).await?;
+    // Paths and sizes are all batching needs; the bridge hashes files as it sends them.
+    let (status, body) = bridge_request("/api/repo/manifest?hashes=false", None).await?;
     if status != 200 {
         return Err(format!("the bridge answered {status} for its manifest"));
     }
@@ -132,7 +136,6 @@ pub async fn fetch_and_parse(
         .await
         .ok_or("no api token to ask the bridge with (the link to the hub is not up)")?;
     let batches = batches(manifest.files, batch_files);
-    let mut parser = ParsePool::start(total as usize, Filtered::streaming());
     let (mut wait_ms, mut unzip_ms, mut filter_ms) = (0.0, 0.0, 0.0);
     let mut next = match batches.first() {
         Some(first) => Some(start_fetch(&token, first)?),
