@@ -559,15 +559,6 @@ mod tests {
 
     #[test]
     fn the_tables_are_large_enough_and_name_real_tools() -> Result<(), String> {
-        let half: Option<&str> = match args.iter().position(|a| a == "--half") {
-            Some(i) => Some(
-                args.get(i + 1)
-                    .map(String::as_str)
-                    .filter(|h| matches!(*h, "a" | "b"))
-                    .ok_or("--half: a or b")?,
-            ),
-            None => None,
-        };
         let small = registry_54()?;
         let servers = captured()?;
         assert!(servers.len() >= 100, "{} captured servers", servers.len());
