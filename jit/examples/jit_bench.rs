@@ -9,7 +9,9 @@
 //! (bench/heldout-fresh-*.json: held-out turns written in a later stop, measured once). Registries: the 54 tools, and
 //! the 54 with every captured server (fixtures/registry/servers.json).
 //! `--misses` lists each miss; `--set NAME` runs one set; `--rounds N` times N compilations; `--config JSON` a `tool_selection`
-//! section other than the defaults; `--store PATH` keeps the tools' vectors in that file across runs.
+//! section other than the defaults; `--store PATH` keeps the tools' vectors in that file across runs;
+//! `--half a|b` keeps the learning turns whose first needed server falls in that half (by the
+//! second byte of SHA-256 of its id, even or odd): choose on one half, check on the other.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -138,6 +140,20 @@ fn tasks(file: &str) -> Result<Vec<Task>, String> {
     serde_json::from_str::<Table>(&text)
         .map(|t| t.tasks)
         .map_err(|e| format!("{file}: {e}"))
+}
+
+/// Whether the learning turn `task` falls in `half` (`a`: its first needed server's id hashes to
+/// an even second byte of SHA-256; `b`: odd).
+fn in_half(task: &Task, half: &str) -> bool {
+    use sha2::Digest;
+    let server = task
+        .needs
+        .first()
+        .and_then(|need| need.first())
+        .and_then(|tool| tool.split(':').next())
+        .unwrap_or_default();
+    let odd = sha2::Sha256::digest(server.as_bytes())[1] % 2 == 1;
+    odd == (half == "b")
 }
 
 fn turn(task: &Task) -> TurnFacts {
@@ -383,6 +399,15 @@ fn run() -> Result<(), String> {
         .position(|a| a == "--set")
         .and_then(|i| args.get(i + 1))
         .map(String::as_str);
+    let half: Option<&str> = match args.iter().position(|a| a == "--half") {
+        Some(i) => Some(
+            args.get(i + 1)
+                .map(String::as_str)
+                .filter(|h| matches!(*h, "a" | "b"))
+                .ok_or("--half: a or b")?,
+        ),
+        None => None,
+    };
     let small = registry_54()?;
     let servers = captured()?;
     let sets: [(&str, &str, bool); 8] = [
@@ -497,10 +522,25 @@ fn run() -> Result<(), String> {
         if *on_54 {
             registries.insert(0, &catalog_54);
         }
+        let halved: Vec<Task>;
+        let table = match half {
+            Some(h) if *set == "learning" => {
+                halved = tasks("learning-servers.json")?
+                    .into_iter()
+                    .filter(|t| in_half(t, h))
+                    .collect();
+                &halved
+            }
+            _ => table,
+        };
         for catalog in registries {
             let f = measure(&compiler, catalog, table, rounds);
             let name = format!("{} tools", catalog.len());
-            report(set, &name, &f, catalog.all_full_tokens(), misses);
+            let label = match half {
+                Some(h) if *set == "learning" => format!("{set} (half {h})"),
+                _ => set.to_string(),
+            };
+            report(&label, &name, &f, catalog.all_full_tokens(), misses);
         }
     }
     Ok(())

@@ -76,9 +76,11 @@ pub fn health() -> Value {
     })
 }
 
-/// One turn's compiled tools and the catalog they came from.
+/// One turn's compiled tools and the catalog they came from (cheap to clone: a tool search
+/// takes a copy to its blocking thread).
+#[derive(Clone)]
 pub struct TurnTools {
-    pub compiled: CompiledTools,
+    pub compiled: Arc<CompiledTools>,
     catalog: Arc<Catalog>,
 }
 
@@ -261,7 +263,10 @@ impl ToolJit {
             .extend(self.expanded().get(session).into_iter().flatten().cloned());
         let compiled = self.compiler.compile(&facts, &catalog);
         record(compiled.micros);
-        TurnTools { compiled, catalog }
+        TurnTools {
+            compiled: Arc::new(compiled),
+            catalog,
+        }
     }
 
     /// Tools `session` expanded.
@@ -319,9 +324,12 @@ impl ToolJit {
                 "`{FIND_TOOLS}` needs words saying what the tool should do: {{\"query\": \"send an email\"}}."
             ));
         }
-        let found =
-            self.compiler
-                .find_tools(&turn.catalog, query, FIND_LIMIT, Some(&turn.compiled));
+        let found = self.compiler.find_tools(
+            &turn.catalog,
+            query,
+            FIND_LIMIT,
+            Some(turn.compiled.as_ref()),
+        );
         if found.is_empty() {
             return Err(format!(
                 "No tool matches {query:?}. Try other words, or answer without a tool."

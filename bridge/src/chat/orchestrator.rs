@@ -113,7 +113,7 @@ pub async fn run_turn(
             if let Some(analyzer) = &chat.analyzer {
                 analyze::refresh_in_background(jit, analyzer, report);
             }
-            Some((jit.as_ref(), turn))
+            Some((jit, turn))
         }
         _ => None,
     };
@@ -472,7 +472,7 @@ async fn run_tools(
 
 /// The tool compiler's view of a turn: what the model was shown, for `expand` and refusals.
 struct Gate<'a> {
-    jit: &'a ToolJit,
+    jit: &'a Arc<ToolJit>,
     turn: &'a TurnTools,
     session: &'a str,
 }
@@ -593,9 +593,16 @@ async fn call_tool(
             };
         }
         if name == FIND_TOOLS {
-            return match g.jit.find_tools(g.session, g.turn, &arguments) {
-                Ok(found) => Answered::text(found, false),
-                Err(refusal) => Answered::text(refusal, true),
+            // Embedding the query runs the model (milliseconds; its load, if no turn has run):
+            // on a blocking thread, as the compile does, never on the async runtime.
+            let (jit, turn, session) = (Arc::clone(g.jit), g.turn.clone(), g.session.to_owned());
+            let searched =
+                tokio::task::spawn_blocking(move || jit.find_tools(&session, &turn, &arguments))
+                    .await;
+            return match searched {
+                Ok(Ok(found)) => Answered::text(found, false),
+                Ok(Err(refusal)) => Answered::text(refusal, true),
+                Err(err) => Answered::text(format!("The tool search failed: {err}"), true),
             };
         }
         if let Err(refusal) = g.turn.gate(name, &g.jit.expanded_in(g.session)) {

@@ -417,3 +417,62 @@ proptest::proptest! {
         proptest::prop_assert_eq!(out.decisions.len(), catalog.len() + 1);
     }
 }
+
+/// Hashed words that count the texts they embed.
+#[derive(Default)]
+struct Counting(std::sync::Arc<std::sync::atomic::AtomicUsize>);
+
+impl Embedder for Counting {
+    fn id(&self) -> &str {
+        "counting-hashed"
+    }
+
+    fn embed(&self, text: &str) -> Vec<f32> {
+        self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        HashedWords.embed(text)
+    }
+}
+
+#[test]
+fn a_search_with_the_turns_words_reuses_the_turns_vector() {
+    let counting = Counting::default();
+    let embedded = counting.0.clone();
+    let c = Compiler::new(
+        ToolSelection::default(),
+        Program::default_rules(),
+        Box::new(counting),
+    );
+    let catalog = c.prepare(registry());
+    let count = || embedded.load(std::sync::atomic::Ordering::SeqCst);
+    let before = count();
+    let out = c.compile(&turn("what time is it  in Tokyo", &[]), &catalog);
+    assert_eq!(count(), before + 1, "the turn is embedded once");
+    let reused = c.find_tools(&catalog, " what time is it in\tTokyo ", 5, Some(&out));
+    assert_eq!(
+        count(),
+        before + 1,
+        "the same words reuse the turn's vector"
+    );
+    // Other text with the same words is embedded again, and gives the same answer.
+    let fresh = c.find_tools(&catalog, "what time is it in Tokyo?", 5, Some(&out));
+    assert_eq!(count(), before + 2);
+    assert_eq!(reused, fresh, "reusing gives what embedding again gives");
+    c.find_tools(&catalog, "current time in Oslo", 5, Some(&out));
+    assert_eq!(count(), before + 3, "other words are embedded");
+}
+
+#[test]
+fn a_turns_vector_reads_the_question_then_the_newest_context_within_the_cap() {
+    let mut t = turn("what time is it\tin Tokyo", &[]);
+    t.recent_context = "older message\nnewest message".into();
+    assert_eq!(
+        embedded_turn(&t),
+        "what time is it in Tokyo newest message older message"
+    );
+    t.recent_context = "word ".repeat(500);
+    let text = embedded_turn(&t);
+    assert!(text.starts_with("what time is it in Tokyo word"), "{text}");
+    assert_eq!(text.split_whitespace().count(), TURN_WORDS);
+    t.question = "long ".repeat(100);
+    assert!(embedded_turn(&t).split(' ').all(|w| w == "long"));
+}
