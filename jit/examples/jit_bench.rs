@@ -410,48 +410,42 @@ fn run() -> Result<(), String> {
     };
     let small = registry_54()?;
     let servers = captured()?;
-    let sets: [(&str, &str, bool); 8] = [
-        ("own", "tasks.json", true),
-        ("heldout-54", "heldout-54.json", true),
-        ("learning", "learning-servers.json", false),
-        ("heldout-servers", "heldout-servers.json", false),
-        ("fresh-54", "heldout-fresh-54.json", true),
-        ("fresh-servers", "heldout-fresh-servers.json", false),
-        ("s41-54", "heldout-s41-54.json", true),
-        ("s41-servers", "heldout-s41-servers.json", false),
+    // (name, file, measured on the 54 too, which middle registry it is measured on)
+    let sets: [(&str, &str, bool, usize); 10] = [
+        ("own", "tasks.json", true, 0),
+        ("heldout-54", "heldout-54.json", true, 0),
+        ("learning", "learning-servers.json", false, 0),
+        ("heldout-servers", "heldout-servers.json", false, 0),
+        ("fresh-54", "heldout-fresh-54.json", true, 1),
+        ("fresh-servers", "heldout-fresh-servers.json", false, 1),
+        ("s41-54", "heldout-s41-54.json", true, 2),
+        ("s41-servers", "heldout-s41-servers.json", false, 2),
+        ("s42-54", "heldout-s42-54.json", true, 3),
+        ("s42-servers", "heldout-s42-servers.json", false, 3),
     ];
     let tables = sets
         .iter()
-        .map(|(_, file, _)| tasks(file))
+        .map(|(_, file, _, _)| tasks(file))
         .collect::<Result<Vec<_>, _>>()?;
     // The middle registries: the 54 and every captured server some turn needs a tool of (one
     // for the first four sets, as earlier stops measured it, one for each later pair).
-    let named = |tables: &[Vec<Task>]| -> BTreeSet<String> {
-        tables
-            .iter()
-            .flatten()
-            .flat_map(|t| t.needs.iter().flatten())
-            .filter_map(|t| t.split(':').next().map(String::from))
-            .collect()
-    };
-    let (named_first, named_fresh, named_s41) = (
-        named(&tables[..4]),
-        named(&tables[4..6]),
-        named(&tables[6..]),
-    );
-    let mut middle = small.clone();
-    let mut fresh_middle = small.clone();
-    let mut s41_middle = small.clone();
+    let middles = sets.iter().map(|set| set.3).max().unwrap_or(0) + 1;
+    let mut named = vec![BTreeSet::new(); middles];
+    for ((_, _, _, middle), table) in sets.iter().zip(&tables) {
+        named[*middle].extend(
+            table
+                .iter()
+                .flat_map(|t| t.needs.iter().flatten())
+                .filter_map(|t| t.split(':').next().map(String::from)),
+        );
+    }
+    let mut middle_tools = vec![small.clone(); middles];
     let mut large = small.clone();
     for (id, _, tools) in &servers {
-        if named_first.contains(id) {
-            middle.extend(tools.iter().cloned());
-        }
-        if named_fresh.contains(id) {
-            fresh_middle.extend(tools.iter().cloned());
-        }
-        if named_s41.contains(id) {
-            s41_middle.extend(tools.iter().cloned());
+        for (names, middle) in named.iter().zip(&mut middle_tools) {
+            if names.contains(id) {
+                middle.extend(tools.iter().cloned());
+            }
         }
         large.extend(tools.iter().cloned());
     }
@@ -493,9 +487,9 @@ fn run() -> Result<(), String> {
         (catalog, started.elapsed().as_secs_f64() * 1e3)
     };
     let (catalog_54, prepare_54) = prepare(small);
-    let (catalog_middle, prepare_middle) = prepare(middle);
-    let (catalog_fresh, _) = prepare(fresh_middle);
-    let (catalog_s41, _) = prepare(s41_middle);
+    let mut prepared_middles = middle_tools.into_iter().map(&prepare);
+    let (catalog_middle, prepare_middle) = prepared_middles.next().ok_or("no middle registry")?;
+    let later_middles: Vec<Catalog> = prepared_middles.map(|(catalog, _)| catalog).collect();
     let (catalog_large, prepare_large) = prepare(large);
     println!("nexus-jit benchmark; analysis heuristic (no stored LLM analysis)");
     println!("tool_selection: {config_line}");
@@ -507,16 +501,13 @@ fn run() -> Result<(), String> {
         servers.len(),
         held_out
     );
-    for ((set, _, on_54), table) in sets.iter().zip(&tables) {
+    for ((set, _, on_54, middle), table) in sets.iter().zip(&tables) {
         if only.is_some_and(|o| o != *set) {
             continue;
         }
-        let first = if set.starts_with("fresh") {
-            &catalog_fresh
-        } else if set.starts_with("s41") {
-            &catalog_s41
-        } else {
-            &catalog_middle
+        let first = match middle.checked_sub(1) {
+            Some(later) => later_middles.get(later).unwrap_or(&catalog_middle),
+            None => &catalog_middle,
         };
         let mut registries = vec![first, &catalog_large];
         if *on_54 {
@@ -581,6 +572,8 @@ mod tests {
             ("heldout-fresh-servers.json", 50),
             ("heldout-s41-54.json", 60),
             ("heldout-s41-servers.json", 80),
+            ("heldout-s42-54.json", 60),
+            ("heldout-s42-servers.json", 80),
         ] {
             let table = tasks(file)?;
             assert!(table.len() >= least, "{file}: {} tasks", table.len());
