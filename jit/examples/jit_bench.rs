@@ -411,7 +411,7 @@ fn run() -> Result<(), String> {
     let small = registry_54()?;
     let servers = captured()?;
     // (name, file, measured on the 54 too, which middle registry it is measured on)
-    let sets: [(&str, &str, bool, usize); 10] = [
+    let sets: [(&str, &str, bool, usize); 12] = [
         ("own", "tasks.json", true, 0),
         ("heldout-54", "heldout-54.json", true, 0),
         ("learning", "learning-servers.json", false, 0),
@@ -422,6 +422,8 @@ fn run() -> Result<(), String> {
         ("s41-servers", "heldout-s41-servers.json", false, 2),
         ("s42-54", "heldout-s42-54.json", true, 3),
         ("s42-servers", "heldout-s42-servers.json", false, 3),
+        ("s43-54", "heldout-s43-54.json", true, 4),
+        ("s43-servers", "heldout-s43-servers.json", false, 4),
     ];
     let tables = sets
         .iter()
@@ -574,6 +576,8 @@ mod tests {
             ("heldout-s41-servers.json", 80),
             ("heldout-s42-54.json", 60),
             ("heldout-s42-servers.json", 80),
+            ("heldout-s43-54.json", 60),
+            ("heldout-s43-servers.json", 80),
         ] {
             let table = tasks(file)?;
             assert!(table.len() >= least, "{file}: {} tasks", table.len());
