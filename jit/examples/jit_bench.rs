@@ -6,8 +6,11 @@
 //! written later over the same 54 tools), `learning` (bench/learning-servers.json: turns over the
 //! learning servers, the only ones parameters were chosen on) and `heldout-servers`
 //! (bench/heldout-servers.json: turns over the held-out servers); `fresh-54` and `fresh-servers`
-//! (bench/heldout-fresh-*.json: held-out turns written in a later stop, measured once). Registries: the 54 tools, and
-//! the 54 with every captured server (fixtures/registry/servers.json).
+//! (bench/heldout-fresh-*.json: held-out turns written in a later stop, measured once); `s41-*`,
+//! `s42-*` and `s43-*` (bench/heldout-sNN-*.json: blind sets, each written by someone who never
+//! saw the compiler or a result). Registries: the 54 tools, the 54 with the captured servers a
+//! pair of sets names (the middle registry), and the 54 with every captured server
+//! (fixtures/registry/servers.json).
 //! `--misses` lists each miss; `--set NAME` runs one set; `--rounds N` times N compilations; `--config JSON` a `tool_selection`
 //! section other than the defaults; `--store PATH` keeps the tools' vectors in that file across runs;
 //! `--half a|b` keeps the learning turns whose first needed server falls in that half (by the
