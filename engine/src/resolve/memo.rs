@@ -293,9 +293,10 @@ impl<'a> Resolver<'a> {
         true
     }
 
-    /// Starts resolving one file: per-file caches emptied, reads recorded (while the memo is
-    /// within its budget).
-    pub(super) fn begin_file(&self) {
+    /// Starts resolving one file: per-file caches emptied, variables' tables let go past their
+    /// budget, reads recorded (while the memo is within its budget).
+    pub(super) fn begin_file(&mut self) {
+        self.vars.forget_if_over_budget();
         self.variable_types.borrow_mut().clear();
         self.alias_types.borrow_mut().clear();
         self.unions.borrow_mut().clear();
