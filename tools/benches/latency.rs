@@ -112,7 +112,14 @@ fn load(dir: &Path, snapshot_path: Option<&Path>) -> Result<(Graph, Sources), St
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let with_value = ["--snapshot", "--symbol", "--query", "--runs", "--only", "--session"];
+    let with_value = [
+        "--snapshot",
+        "--symbol",
+        "--query",
+        "--runs",
+        "--only",
+        "--session",
+    ];
     let Some(dir) = args
         .iter()
         .enumerate()

@@ -410,7 +410,12 @@ mod head {
 
     fn project() -> impl Strategy<Value = Vec<(String, String)>> {
         let def = (0..20usize, 0..20usize, any::<bool>(), 0..20usize);
-        let file = (0..6usize, 0..30usize, any::<bool>(), prop::collection::vec(def, 1..8));
+        let file = (
+            0..6usize,
+            0..30usize,
+            any::<bool>(),
+            prop::collection::vec(def, 1..8),
+        );
         prop::collection::vec(file, 1..30).prop_map(|files| {
             files
                 .into_iter()
@@ -488,7 +493,11 @@ mod head {
             let head = idx.ranked_top(q, Mode::Keyword, &|_| true, 1).unwrap();
             assert_eq!(head.hits.first(), all.first(), "{q}");
             assert!(head.whole, "a small query is scored whole: {q}");
-            assert_eq!(idx.search_top(q, &|_| true, 2), all[..all.len().min(2)], "{q}");
+            assert_eq!(
+                idx.search_top(q, &|_| true, 2),
+                all[..all.len().min(2)],
+                "{q}"
+            );
         }
     }
 }

@@ -236,7 +236,10 @@ impl SearchIndex {
                 // What this node can score at most: the essential lists that hold it, every
                 // non-essential one, and its short parts.
                 let mut bound = sums[non_essential];
-                for c in cursors.iter().filter(|c| c.essential && c.doc() == Some(doc)) {
+                for c in cursors
+                    .iter()
+                    .filter(|c| c.essential && c.doc() == Some(doc))
+                {
                     bound += c.bound;
                 }
                 bound += short_here.iter().map(|&(_, _, p)| p).sum::<f64>();
