@@ -1057,12 +1057,27 @@ fn edge_order(edge: &Edge) -> u128 {
         | u128::from(!total)
 }
 
+/// Past this many bytes of items, a bucket sort moves them in place rather than into a second
+/// list (a kernel's millions of edges are sorted at its resolution's peak of memory).
+const SORT_COPY_BYTES: usize = 32 << 20;
+
 /// Sorts `items` stably by (`bucket`, then `within`), as `sort_by` on both would: a counting
 /// sort by the bucket (a node id: one pass, no comparisons), then a stable sort of each
 /// bucket's few items. A live update builds a graph on every change, and its 200 k edges
-/// sorted whole by comparisons were a large part of the builder's time.
+/// sorted whole by comparisons were a large part of the builder's time. The items go to their
+/// places in a second list up to [`SORT_COPY_BYTES`], else in place.
 fn sort_by_bucket<T: Copy>(
-    items: &mut [T],
+    items: &mut Vec<T>,
+    bucket: impl Fn(&T) -> u32,
+    within: impl Fn(&T, &T) -> std::cmp::Ordering,
+) {
+    sort_by_bucket_copying_up_to(items, SORT_COPY_BYTES, bucket, within);
+}
+
+/// [`sort_by_bucket`], making a second list only when the items take at most `copy_bytes`.
+fn sort_by_bucket_copying_up_to<T: Copy>(
+    items: &mut Vec<T>,
+    copy_bytes: usize,
     bucket: impl Fn(&T) -> u32,
     within: impl Fn(&T, &T) -> std::cmp::Ordering,
 ) {
@@ -1077,23 +1092,35 @@ fn sort_by_bucket<T: Copy>(
         starts[i + 1] += starts[i];
     }
     let mut fill = starts.clone();
-    // Each item's place, then the items moved there in place (each swap puts one item where it
-    // belongs): no second list of items beside the first.
-    let mut place = vec![0u32; items.len()];
-    for (item, to) in items.iter().zip(place.iter_mut()) {
-        let slot = &mut fill[bucket(item) as usize];
-        *to = *slot as u32;
-        *slot += 1;
-    }
-    drop(fill);
-    for i in 0..items.len() {
-        loop {
-            let to = place[i] as usize;
-            if to == i {
-                break;
+    if items.len() * size_of::<T>() <= copy_bytes {
+        // Each item written straight to its place: one pass, no chain of dependent moves (the
+        // in-place moves below wait on a cache miss each: most of the builder's time).
+        let mut sorted = items.clone();
+        for item in items.iter() {
+            let slot = &mut fill[bucket(item) as usize];
+            sorted[*slot] = *item;
+            *slot += 1;
+        }
+        *items = sorted;
+    } else {
+        // Each item's place, then the items moved there in place (each swap puts one item where
+        // it belongs): no second list of items beside the first.
+        let mut place = vec![0u32; items.len()];
+        for (item, to) in items.iter().zip(place.iter_mut()) {
+            let slot = &mut fill[bucket(item) as usize];
+            *to = *slot as u32;
+            *slot += 1;
+        }
+        drop(fill);
+        for i in 0..items.len() {
+            loop {
+                let to = place[i] as usize;
+                if to == i {
+                    break;
+                }
+                items.swap(i, to);
+                place.swap(i, to);
             }
-            items.swap(i, to);
-            place.swap(i, to);
         }
     }
     for pair in starts.windows(2) {
@@ -1368,11 +1395,22 @@ mod tests {
         };
         for len in [0, 1, 2, 7, 100, 2_000] {
             let items: Vec<(u32, u32, u32)> = (0..len).map(|i| (next(40), next(4), i)).collect();
-            let mut by_bucket = items.clone();
-            sort_by_bucket(&mut by_bucket, |i| i.0, |a, b| a.1.cmp(&b.1));
-            let mut stable = items;
+            let mut stable = items.clone();
             stable.sort_by_key(|a| (a.0, a.1));
-            assert_eq!(by_bucket, stable, "{len} items");
+            // In a second list and in place alike.
+            for copy_bytes in [usize::MAX, 0] {
+                let mut by_bucket = items.clone();
+                sort_by_bucket_copying_up_to(
+                    &mut by_bucket,
+                    copy_bytes,
+                    |i| i.0,
+                    |a, b| a.1.cmp(&b.1),
+                );
+                assert_eq!(
+                    by_bucket, stable,
+                    "{len} items, copied up to {copy_bytes} bytes"
+                );
+            }
         }
     }
 

@@ -521,7 +521,12 @@ impl<'a> Resolver<'a> {
     /// Per name, its project-wide definitions (`globals`, `methods`, C#'s `extensions`) by
     /// stable keys, and PHP's spellings of it by its lowercase.
     fn names_fingerprints(&self) -> HashMap<u64, u64> {
-        let mut out: HashMap<u64, u64> = HashMap::default();
+        // Sized for the largest table at once (grown step by step, its rehashes were a share of
+        // every change's plan); names in several tables are one entry, so it grows once at most.
+        let mut out: HashMap<u64, u64> = HashMap::with_capacity_and_hasher(
+            self.globals.len().max(self.methods.len()),
+            Default::default(),
+        );
         for (salt, table) in [
             (29, &*self.globals),
             (31, &*self.methods),

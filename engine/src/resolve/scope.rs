@@ -24,22 +24,23 @@ pub enum Target {
 
 type TopLevel<'a> = [HashMap<&'a str, Vec<u32>>];
 
-/// Per-file bindings of imported names.
+/// Per-file bindings of imported names (each name borrowed from the file's imports: no string
+/// is allocated per binding when the scopes are made again on every change).
 #[derive(Debug, Default)]
-pub struct Scopes {
-    bindings: Vec<HashMap<String, Target>>,
+pub struct Scopes<'a> {
+    bindings: Vec<HashMap<&'a str, Target>>,
     /// Imports that hold in every file of their language (C#'s `global using`): (file, place
     /// in its `imports`), in file order.
     global: Vec<(usize, usize)>,
 }
 
-impl Scopes {
+impl<'a> Scopes<'a> {
     pub fn build(
-        files: &Facts<'_>,
+        files: &Facts<'a>,
         modules: &ModuleIndex,
         top: &TopLevel,
         defs: &[Vec<u32>],
-    ) -> Scopes {
+    ) -> Scopes<'a> {
         let mut scopes = Scopes {
             bindings: Vec::with_capacity(files.len()),
             global: global_imports(files.all),
@@ -73,7 +74,7 @@ impl Scopes {
     }
 
     /// Every binding of file `fi` (to compare scopes across resolutions).
-    pub fn bindings_of(&self, fi: usize) -> Option<&HashMap<String, Target>> {
+    pub fn bindings_of(&self, fi: usize) -> Option<&HashMap<&'a str, Target>> {
         self.bindings.get(fi)
     }
 
@@ -322,14 +323,14 @@ fn source_files(
     }
 }
 
-fn bind(
+fn bind<'a>(
     fi: usize,
-    import: &Import,
-    files: &Facts<'_>,
+    import: &'a Import,
+    files: &Facts<'a>,
     modules: &ModuleIndex,
     top: &TopLevel,
     defs: &[Vec<u32>],
-    map: &mut HashMap<String, Target>,
+    map: &mut HashMap<&'a str, Target>,
 ) {
     let Some(f) = files.get(fi) else { return };
     let sources = source_files(fi, import, files, modules);
@@ -338,13 +339,13 @@ fn bind(
         if let Some(&m) = sources.first() {
             match &import.module_alias {
                 Some(alias) => {
-                    map.insert(alias.clone(), Target::Module(m));
+                    map.insert(alias, Target::Module(m));
                 }
                 None => {
-                    map.insert(import.module.clone(), Target::Module(m));
+                    map.insert(&import.module, Target::Module(m));
                     let head = import.module.split('.').next().unwrap_or(&import.module);
                     if let Some(h) = modules.python(head) {
-                        map.entry(head.to_owned()).or_insert(Target::Module(h));
+                        map.entry(head).or_insert(Target::Module(h));
                     }
                 }
             }
@@ -364,7 +365,7 @@ fn bind(
             _ => None,
         };
         if let Some(t) = target {
-            map.insert(alias.clone(), t);
+            map.insert(alias, t);
         }
     }
     for name in &import.names {
@@ -395,7 +396,7 @@ fn bind(
         }
         match target {
             Some(t) => {
-                map.insert(name.local().to_owned(), t);
+                map.insert(name.local(), t);
             }
             // A real Rust import from outside the project replaces a stand-in binding.
             None if f.lang == Lang::Rust && !f.in_test_code(import.line) => {
