@@ -153,11 +153,16 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
                 }
                 if let Some(left) = left {
                     assign(left, right, at.scope, method_scope, src, facts, &mut locals);
-                    if matches!(
-                        left.kind(),
-                        "call" | "element_reference" | "scope_resolution"
-                    ) {
-                        children.extend(named_children(left));
+                    match left.kind() {
+                        // `x.attr = v`: `x` and any arguments are read, `attr` is no bare call.
+                        "call" => {
+                            children.extend(field(left, "receiver"));
+                            children.extend(field(left, "arguments"));
+                        }
+                        "element_reference" | "scope_resolution" => {
+                            children.extend(named_children(left));
+                        }
+                        _ => {}
                     }
                 }
                 children.extend(right);

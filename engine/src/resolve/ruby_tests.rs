@@ -1090,7 +1090,10 @@ const MIXED_PAGE: &str = r#"module Tpl
       @body = Body.new
       @body.render_node(step)
       @body.send(:tick)
+      @body.label = 1
     end
+
+    def label; end
 
     def default_body; end
 
@@ -1102,7 +1105,8 @@ end
 /// `Body.prepend(Timing)` written outside the class puts `Timing` before `Body`: its
 /// `render_node` is what `Body`'s own call and a `Body` value's reach (a module's `super`
 /// depends on the class mixing it in: no edge); `Body.include(Counting)` makes `count` a method
-/// of `Body`; `send(:tick)` calls `tick`; a parameter's default value calls a method.
+/// of `Body`; `send(:tick)` calls `tick`; a parameter's default value calls a method; the
+/// attribute assigned in `@body.label = 1` is no bare call of `Page#label`.
 #[test]
 fn ruby_mixins_named_from_outside_sends_and_default_values() {
     let g = graph(&[
