@@ -462,6 +462,12 @@ pub struct FileFacts {
     /// members, though it extends none of them in the graph.
     #[serde(default)]
     pub self_types: Vec<(DefIdx, String)>,
+    /// Ruby modules mixed into a class by a call naming the class (`Base.prepend(M)`,
+    /// `Base.include(M)`) or prepended in its body (`prepend M`): (the scope of the statement,
+    /// the class as written, empty for the class whose body it is, the module as written,
+    /// whether it is prepended: its methods then come before the class's own).
+    #[serde(default)]
+    pub mixins: Vec<(Option<DefIdx>, String, String, bool)>,
     /// `self.attr = Type(...)` style bindings: (class def, attribute, type).
     pub attr_bindings: Vec<(DefIdx, String, String)>,
     /// Attributes assigned a call's result in a method.
@@ -538,6 +544,7 @@ impl FileFacts {
         self.stand_in_macros.shrink_to_fit();
         self.item_macros.shrink_to_fit();
         self.self_types.shrink_to_fit();
+        self.mixins.shrink_to_fit();
         self.ref_names.shrink_to_fit();
         self.refs.shrink_to_fit();
     }
@@ -603,6 +610,7 @@ impl FileFacts {
             impl_arguments: Vec::new(),
             conformances: Vec::new(),
             self_types: Vec::new(),
+            mixins: Vec::new(),
             attr_bindings: Vec::new(),
             attr_calls: Vec::new(),
             package: None,

@@ -153,11 +153,16 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
                 }
                 if let Some(left) = left {
                     assign(left, right, at.scope, method_scope, src, facts, &mut locals);
-                    if matches!(
-                        left.kind(),
-                        "call" | "element_reference" | "scope_resolution"
-                    ) {
-                        children.extend(named_children(left));
+                    match left.kind() {
+                        // `x.attr = v`: `x` and any arguments are read, `attr` is no bare call.
+                        "call" => {
+                            children.extend(field(left, "receiver"));
+                            children.extend(field(left, "arguments"));
+                        }
+                        "element_reference" | "scope_resolution" => {
+                            children.extend(named_children(left));
+                        }
+                        _ => {}
                     }
                 }
                 children.extend(right);
@@ -593,6 +598,24 @@ fn included_hook_mixin(
     }
 }
 
+/// The method a `send` names by a symbol as its first argument (`:m`), if it does.
+fn sent_symbol<'s>(arguments: Option<Node>, src: &'s [u8]) -> Option<&'s str> {
+    let first = arguments.and_then(|a| named_children(a).into_iter().next())?;
+    let name = text(first, src).strip_prefix(':')?;
+    (first.kind() == "simple_symbol" && !name.is_empty()).then_some(name)
+}
+
+/// The modules an `include`/`prepend` names (constants, `A::B`), written from the top or not.
+fn mixin_arguments(arguments: Option<Node>, src: &[u8]) -> Vec<String> {
+    arguments
+        .map(named_children)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|a| matches!(a.kind(), "constant" | "scope_resolution"))
+        .map(|a| text(a, src).trim_start_matches("::").to_owned())
+        .collect()
+}
+
 /// `Foo.new(…)`, `Foo::Bar.new`: the class written.
 fn constructed(node: Node, src: &[u8]) -> Option<String> {
     if node.kind() != "call" {
@@ -654,7 +677,12 @@ fn call<'t>(
     let Some(method_node) = field(node, "method") else {
         return children;
     };
-    let name = text(method_node, src);
+    let written = text(method_node, src);
+    // `x.send(:m, …)` (also `public_send`, `__send__`) with the symbol written: a call of `m`.
+    let sent = matches!(written, "send" | "public_send" | "__send__")
+        .then(|| sent_symbol(arguments, src))
+        .flatten();
+    let name = sent.unwrap_or(written);
     if method_node.kind() == "super" {
         if let Some(callee) = super_call(facts, scope) {
             push_call(facts, scope, callee, node);
@@ -663,16 +691,26 @@ fn call<'t>(
     }
     let callee = match receiver {
         None => {
-            if DECLARATIONS.contains(&name) {
+            if sent.is_none() && DECLARATIONS.contains(&name) {
                 declaration(name, arguments, at, node, src, facts);
                 return children;
             }
             bare_callee(facts, scope, name)
         }
         Some(r) => {
-            included_hook_mixin(name, r, arguments, scope, src, facts);
+            included_hook_mixin(written, r, arguments, scope, src, facts);
             if matches!(name, "send" | "public_send" | "__send__") {
                 return children;
+            }
+            if matches!(name, "include" | "prepend")
+                && matches!(r.kind(), "constant" | "scope_resolution")
+            {
+                let class = text(r, src).to_owned();
+                for module in mixin_arguments(arguments, src) {
+                    facts
+                        .mixins
+                        .push((scope, class.clone(), module, name == "prepend"));
+                }
             }
             // `klass = Foo; klass.new`: the class the local holds.
             if r.kind() == "identifier"
@@ -861,12 +899,14 @@ fn declaration(
             let Some(def) = owner.and_then(|o| facts.defs.get_mut(o as usize)) else {
                 return;
             };
-            for a in args
-                .iter()
-                .filter(|a| matches!(a.kind(), "constant" | "scope_resolution"))
-            {
-                def.implements
-                    .push(text(*a, src).trim_start_matches("::").to_owned());
+            let modules = mixin_arguments(arguments, src);
+            def.implements.extend(modules.iter().cloned());
+            if name == "prepend" {
+                facts.mixins.extend(
+                    modules
+                        .into_iter()
+                        .map(|module| (scope, String::new(), module, true)),
+                );
             }
         }
         "require" | "require_relative" | "load" | "autoload" => {
@@ -941,6 +981,10 @@ fn is_call_position(node: Node) -> bool {
     let Some(parent) = node.parent() else {
         return false;
     };
+    // A parameter's default value (`def f(x = g)`) is code, its name is not.
+    if matches!(parent.kind(), "keyword_parameter" | "optional_parameter") {
+        return field(parent, "value").is_some_and(|v| v.id() == node.id());
+    }
     !matches!(
         parent.kind(),
         "method"

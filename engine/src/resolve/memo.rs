@@ -505,6 +505,12 @@ impl<'a> Resolver<'a> {
                     ),
                 );
             }
+            if let Some(prepended) = self.ruby_prepended.raw().get(&node) {
+                h = mix(
+                    h,
+                    prepended.iter().fold(43, |h, &p| mix(h, self.node_hash(p))),
+                );
+            }
             if let Some(&c) = self.companions.raw().get(&node) {
                 h = mix(h, mix(17, self.node_hash(c)));
             }

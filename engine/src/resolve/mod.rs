@@ -161,6 +161,9 @@ struct Resolver<'a> {
     /// Per Ruby class or module, the Ruby types that name it as a base (`class S < T`,
     /// `include T`): where a call on `self` may land on an override.
     ruby_subtypes: NodeMap<'a, Vec<u32>>,
+    /// Per Ruby class (each part of a reopened one), the modules prepended to it
+    /// (`Base.prepend(M)`, `prepend M`): their methods come before the class's own.
+    ruby_prepended: NodeMap<'a, Vec<u32>>,
     /// C# extension methods by name.
     extensions: NameMap<'a, &'a str, Vec<u32>>,
     /// Top-level callables and types by name, project-wide.
@@ -348,6 +351,7 @@ fn resolve_in(
         bases: NodeMap::new(&reads),
         companions: NodeMap::new(&reads),
         ruby_subtypes: NodeMap::new(&reads),
+        ruby_prepended: NodeMap::new(&reads),
         globals: NameMap::new(&reads),
         extensions: NameMap::new(&reads),
         methods: NameMap::new(&reads),
@@ -398,6 +402,7 @@ fn resolve_in(
     r.adopt_foreign_methods();
     laps.lap("imports");
     r.heritage();
+    r.ruby_mixins();
     r.scala_self_types();
     r.swift_conformances();
     laps.lap("heritage");
@@ -566,10 +571,11 @@ impl<'a> Resolver<'a> {
 
     fn find_member_as_written(&self, ty: u32, name: &str) -> Option<(u32, bool)> {
         // Most lookups end at the type itself: no queue for them.
-        if let Some(&m) = self.members.get(&ty).and_then(|m| m.get(name)) {
+        let prepends = self.ruby_prepended.contains_key(&ty);
+        if !prepends && let Some(&m) = self.members.get(&ty).and_then(|m| m.get(name)) {
             return Some((m, false));
         }
-        if !self.bases.contains_key(&ty) && !self.companions.contains_key(&ty) {
+        if !prepends && !self.bases.contains_key(&ty) && !self.companions.contains_key(&ty) {
             return None;
         }
         let mut queue = vec![(ty, false)];
@@ -579,6 +585,10 @@ impl<'a> Resolver<'a> {
             i += 1;
             if !seen.insert(t) || seen.len() > 64 {
                 continue;
+            }
+            // A Ruby module prepended to the class answers before the class itself.
+            if let Some(m) = self.ruby_prepended_member(t, name) {
+                return Some((m, true));
             }
             if let Some(&m) = self.members.get(&t).and_then(|m| m.get(name)) {
                 return Some((m, inherited));

@@ -1054,3 +1054,108 @@ fn ruby_constants_written_from_the_top_are_top_level() {
         )])
     );
 }
+
+const MIXED_BODY: &str = r#"module Tpl
+  class Body
+    def render(out)
+      render_node(out)
+    end
+
+    def render_node(out); end
+
+    def tick; end
+  end
+end
+"#;
+
+const MIXED_HOOKS: &str = r#"module Tpl
+  module Timing
+    def render_node(out)
+      super
+    end
+  end
+  Body.prepend(Timing)
+
+  module Counting
+    def count; end
+  end
+  Body.include(Counting)
+end
+"#;
+
+const MIXED_PAGE: &str = r#"module Tpl
+  class Page
+    def show(body = default_body, step: next_step)
+      body.count
+      @body = Body.new
+      @body.render_node(step)
+      @body.send(:tick)
+      @body.label = 1
+    end
+
+    def label; end
+
+    def default_body; end
+
+    def next_step; end
+  end
+end
+"#;
+
+/// `Body.prepend(Timing)` written outside the class puts `Timing` before `Body`: its
+/// `render_node` is what `Body`'s own call and a `Body` value's reach (a module's `super`
+/// depends on the class mixing it in: no edge); `Body.include(Counting)` makes `count` a method
+/// of `Body`; `send(:tick)` calls `tick`; a parameter's default value calls a method; the
+/// attribute assigned in `@body.label = 1` is no bare call of `Page#label`.
+#[test]
+fn ruby_mixins_named_from_outside_sends_and_default_values() {
+    let g = graph(&[
+        ("lib/body.rb", MIXED_BODY),
+        ("lib/hooks.rb", MIXED_HOOKS),
+        ("lib/page.rb", MIXED_PAGE),
+    ]);
+    let show = "Method:lib/page.rb:Tpl.Page.show";
+    let timed = "Method:lib/hooks.rb:Tpl.Timing.render_node";
+    assert_eq!(
+        edges(&g, EdgeKind::Calls),
+        owned(&[
+            (
+                "Method:lib/body.rb:Tpl.Body.render",
+                timed,
+                "0.95",
+                "self-method"
+            ),
+            (
+                show,
+                "Method:lib/page.rb:Tpl.Page.default_body",
+                "0.98",
+                "self-method"
+            ),
+            (
+                show,
+                "Method:lib/page.rb:Tpl.Page.next_step",
+                "0.98",
+                "self-method"
+            ),
+            (
+                show,
+                "Method:lib/hooks.rb:Tpl.Counting.count",
+                "0.95",
+                "receiver-type"
+            ),
+            (show, "Class:lib/body.rb:Tpl.Body", "0.97", "constructor"),
+            (show, timed, "0.95", "attribute-type"),
+            (
+                show,
+                "Method:lib/body.rb:Tpl.Body.tick",
+                "0.95",
+                "attribute-type"
+            ),
+        ])
+    );
+    assert!(
+        edges(&g, EdgeKind::Implements)
+            .iter()
+            .any(|e| e.0.ends_with("Tpl.Body") && e.1.ends_with("Tpl.Counting"))
+    );
+}
