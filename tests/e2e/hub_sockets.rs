@@ -444,6 +444,7 @@ async fn a_flood_of_calls_is_rate_limited_and_the_hub_survives() {
         (sink, started.elapsed())
     });
     let (mut no_browser, mut limited) = (0, 0);
+    let flood_started = Instant::now();
     while no_browser + limited < total {
         let message = tokio::time::timeout(Duration::from_secs(10), stream.next())
             .await
@@ -468,12 +469,20 @@ async fn a_flood_of_calls_is_rate_limited_and_the_hub_survives() {
             other => panic!("unexpected {other:?}"),
         }
     }
+    let answered_in = flood_started.elapsed();
     let (sink, sent_in) = sender.await.unwrap();
     let mut flood = sink.reunite(stream).expect("one socket");
-    eprintln!("{total} calls sent in {sent_in:?}: {no_browser} relayed, {limited} rate limited");
-    // The burst of one second's worth passes; what came faster than the rate was refused.
+    eprintln!(
+        "{total} calls sent in {sent_in:?}, answered in {answered_in:?}: {no_browser} relayed, {limited} rate limited"
+    );
+    // The burst of one second's worth passes; what came faster than the rate was refused. A hub
+    // that read the flood more slowly than the rate (a loaded machine: the frames wait in the
+    // socket's buffers) saw no frame over it: 3 seconds' worth read in 2 s or more all pass.
     assert!(no_browser >= MAX_FRAMES_PER_SECOND as usize, "{no_browser}");
-    assert!(limited > 0, "nothing was rate limited");
+    assert!(
+        limited > 0 || answered_in >= Duration::from_secs(2),
+        "nothing was rate limited though the hub answered {total} calls in {answered_in:?}"
+    );
     // Other sockets are not affected, and the flooder recovers after a second.
     let mut other = peer(port).await;
     send(&mut other, &call("o-1".into())).await;
