@@ -1159,3 +1159,192 @@ fn ruby_mixins_named_from_outside_sends_and_default_values() {
             .any(|e| e.0.ends_with("Tpl.Body") && e.1.ends_with("Tpl.Counting"))
     );
 }
+
+const FLOW: &str = r#"class String
+  def shout; end
+end
+
+class Report
+  def render; end
+  def mail; end
+end
+
+class Memo
+  def shout; end
+  def render; end
+  def mail; end
+end
+
+class Builder
+  attr_reader :title
+
+  def initialize
+    @title = "draft"
+    @report = make
+    @either = "x"
+  end
+
+  def reset
+    @either = make
+  end
+
+  def make
+    return Report.new if ready?
+    Report.new
+  end
+
+  def ready?; end
+
+  def chosen
+    if ready?
+      Report.new
+    else
+      Report.new
+    end
+  end
+
+  def kept
+    report = Report.new
+    report
+  end
+
+  def mixed
+    return "x" if ready?
+    Report.new
+  end
+
+  def on_literal
+    "name".shout
+  end
+
+  def on_literal_local
+    label = "name"
+    label.shout
+  end
+
+  def on_reader
+    title.shout
+  end
+
+  def on_ivar_literal
+    @title.shout
+  end
+
+  def on_call_result
+    r = make
+    r.render
+  end
+
+  def on_branches
+    chosen.mail
+  end
+
+  def on_returned_local
+    k = kept
+    k.render
+  end
+
+  def on_ivar_call
+    @report.mail
+  end
+
+  def on_disagreeing_returns
+    m = mixed
+    m.mail
+  end
+
+  def on_reassigned
+    v = "a"
+    v = make
+    v.shout
+  end
+
+  def on_parameter(given)
+    given = "b"
+    given.shout
+  end
+
+  def on_disagreeing_ivar
+    @either.shout
+  end
+end
+"#;
+
+#[test]
+fn ruby_types_flow_through_literals_call_results_and_returns() {
+    let g = graph(&[("lib/flow.rb", FLOW)]);
+    let m = |name: &str| format!("Method:lib/flow.rb:Builder.{name}");
+    let shout = || "Method:lib/flow.rb:String.shout".to_owned();
+    let render = || "Method:lib/flow.rb:Report.render".to_owned();
+    let mail = || "Method:lib/flow.rb:Report.mail".to_owned();
+    let report = || "Class:lib/flow.rb:Report".to_owned();
+    let expected = [
+        (m("initialize"), m("make"), "0.98", "self-method"),
+        (m("reset"), m("make"), "0.98", "self-method"),
+        (m("make"), report(), "0.97", "constructor"),
+        (m("make"), m("ready?"), "0.98", "self-method"),
+        (m("chosen"), report(), "0.97", "constructor"),
+        (m("chosen"), m("ready?"), "0.98", "self-method"),
+        (m("kept"), report(), "0.97", "constructor"),
+        (m("mixed"), report(), "0.97", "constructor"),
+        (m("mixed"), m("ready?"), "0.98", "self-method"),
+        // A literal, or a local, `@x` or `attr_reader` holding one: the project's reopened
+        // `String`.
+        (m("on_literal"), shout(), "0.97", "receiver-type"),
+        (m("on_literal_local"), shout(), "0.97", "receiver-type"),
+        (m("on_reader"), m("title"), "0.98", "self-method"),
+        (m("on_reader"), shout(), "0.95", "return-type"),
+        (m("on_ivar_literal"), shout(), "0.95", "attribute-type"),
+        // A call's result: every return of `make` (`return Report.new if …`, the last line),
+        // both branches of `chosen`'s last `if`, the local `kept` returns, `@report = make`.
+        (m("on_call_result"), m("make"), "0.98", "self-method"),
+        (m("on_call_result"), render(), "0.95", "receiver-type"),
+        (m("on_branches"), m("chosen"), "0.98", "self-method"),
+        (m("on_branches"), mail(), "0.95", "return-type"),
+        (m("on_returned_local"), m("kept"), "0.98", "self-method"),
+        (m("on_returned_local"), render(), "0.95", "receiver-type"),
+        (m("on_ivar_call"), mail(), "0.95", "attribute-type"),
+        // Returns, assignments to a local or to `@x` that disagree, and a parameter assigned
+        // a literal, type nothing: the name's two methods are candidates.
+        (
+            m("on_disagreeing_returns"),
+            m("mixed"),
+            "0.98",
+            "self-method",
+        ),
+        (m("on_disagreeing_returns"), mail(), "0.49", "ambiguous"),
+        (
+            m("on_disagreeing_returns"),
+            "Method:lib/flow.rb:Memo.mail".to_owned(),
+            "0.49",
+            "ambiguous",
+        ),
+        (m("on_reassigned"), m("make"), "0.98", "self-method"),
+        (m("on_reassigned"), shout(), "0.49", "ambiguous"),
+        (
+            m("on_reassigned"),
+            "Method:lib/flow.rb:Memo.shout".to_owned(),
+            "0.49",
+            "ambiguous",
+        ),
+        (m("on_parameter"), shout(), "0.49", "ambiguous"),
+        (
+            m("on_parameter"),
+            "Method:lib/flow.rb:Memo.shout".to_owned(),
+            "0.49",
+            "ambiguous",
+        ),
+        (m("on_disagreeing_ivar"), shout(), "0.49", "ambiguous"),
+        (
+            m("on_disagreeing_ivar"),
+            "Method:lib/flow.rb:Memo.shout".to_owned(),
+            "0.49",
+            "ambiguous",
+        ),
+    ];
+    let expected: Vec<(&str, &str, &str, &'static str)> = expected
+        .iter()
+        .map(|(a, b, c, r)| (a.as_str(), b.as_str(), *c, *r))
+        .collect();
+    assert_eq!(edges(&g, EdgeKind::Calls), owned(&expected));
+}
