@@ -1348,3 +1348,60 @@ fn ruby_types_flow_through_literals_call_results_and_returns() {
         .collect();
     assert_eq!(edges(&g, EdgeKind::Calls), owned(&expected));
 }
+
+const NAMED_LIKE_IVARS: &str = r##"module Tpl
+  class Tokenizer
+    def advance; end
+  end
+
+  class Lexer
+    def advance; end
+  end
+
+  class Body
+    def initialize(tokenizer, source)
+      @tokenizer = tokenizer
+      @lexer = Lexer.new
+      @source = source
+    end
+
+    def step
+      @tokenizer.advance
+    end
+
+    def lex
+      @lexer.advance
+    end
+
+    def read
+      @source.advance
+    end
+  end
+end
+"##;
+
+#[test]
+fn ruby_instance_variables_named_like_a_class_call_its_methods() {
+    let g = graph(&[("lib/tpl.rb", NAMED_LIKE_IVARS)]);
+    let body = |name: &str| format!("Method:lib/tpl.rb:Tpl.Body.{name}");
+    let tokenizer = "Method:lib/tpl.rb:Tpl.Tokenizer.advance";
+    let lexer = "Method:lib/tpl.rb:Tpl.Lexer.advance";
+    let (init, step, lex, read) = (body("initialize"), body("step"), body("lex"), body("read"));
+    assert_eq!(
+        edges(&g, EdgeKind::Calls),
+        owned(&[
+            (
+                init.as_str(),
+                "Class:lib/tpl.rb:Tpl.Lexer",
+                "0.97",
+                "constructor"
+            ),
+            // `@tokenizer` of unknown type names class `Tokenizer`; `@lexer`'s assigned
+            // `Lexer` decides over its name; `@source` names no class: two candidates.
+            (step.as_str(), tokenizer, "0.95", "receiver-type"),
+            (lex.as_str(), lexer, "0.95", "attribute-type"),
+            (read.as_str(), tokenizer, "0.49", "ambiguous"),
+            (read.as_str(), lexer, "0.49", "ambiguous"),
+        ])
+    );
+}
