@@ -1176,7 +1176,7 @@ class Memo
 end
 
 class Builder
-  attr_reader :title
+  attr_reader :title, :report
 
   def initialize
     @title = "draft"
@@ -1248,6 +1248,10 @@ class Builder
     @report.mail
   end
 
+  def on_reader_of_call
+    report.render
+  end
+
   def on_disagreeing_returns
     m = mixed
     m.mail
@@ -1304,6 +1308,9 @@ fn ruby_types_flow_through_literals_call_results_and_returns() {
         (m("on_returned_local"), m("kept"), "0.98", "self-method"),
         (m("on_returned_local"), render(), "0.95", "receiver-type"),
         (m("on_ivar_call"), mail(), "0.95", "attribute-type"),
+        // An `attr_reader` of that `@report`.
+        (m("on_reader_of_call"), m("report"), "0.98", "self-method"),
+        (m("on_reader_of_call"), render(), "0.95", "return-type"),
         // Returns, assignments to a local or to `@x` that disagree, and a parameter assigned
         // a literal, type nothing: the name's two methods are candidates.
         (
