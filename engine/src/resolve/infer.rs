@@ -361,6 +361,16 @@ impl<'a> Resolver<'a> {
         let function = self.files[file].defs.get(def as usize)?;
         let returns = function.returns.as_str();
         if returns.is_empty() {
+            // A Ruby `attr_reader`/`attr_accessor` whose `@x` holds a call's result.
+            if self.files[file].lang == Lang::Ruby
+                && (function.signature.starts_with("attr_reader")
+                    || function.signature.starts_with("attr_accessor"))
+                && let Some(class) = function.parent
+            {
+                let ivar = format!("@{}", function.name);
+                let (t, c) = self.attribute_call_type(file, class, &ivar, depth + 1)?;
+                return Some((t, conf.min(c).min(confidence::RETURN_TYPE)));
+            }
             if function.returns_variable.is_empty() {
                 return None;
             }

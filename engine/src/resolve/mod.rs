@@ -625,7 +625,7 @@ fn is_getter(def: &super::facts::Def) -> bool {
 /// part as a member of what stands before it.
 /// A chain may hold calls with their arguments left out (`Builder::new().name`: a member of
 /// what `Builder::new()` returns) and start with a path (`a::b::f`).
-fn dotted_callee(chain: &str) -> Callee {
+pub(crate) fn dotted_callee(chain: &str) -> Callee {
     match chain.rsplit_once('.') {
         None => match chain.rsplit_once("::") {
             Some((path, name)) => Callee::Scoped {

@@ -1159,3 +1159,256 @@ fn ruby_mixins_named_from_outside_sends_and_default_values() {
             .any(|e| e.0.ends_with("Tpl.Body") && e.1.ends_with("Tpl.Counting"))
     );
 }
+
+const FLOW: &str = r#"class String
+  def shout; end
+end
+
+class Report
+  def render; end
+  def mail; end
+end
+
+class Memo
+  def shout; end
+  def render; end
+  def mail; end
+end
+
+class Builder
+  attr_reader :title, :report
+
+  def initialize
+    @title = "draft"
+    @report = make
+    @either = "x"
+  end
+
+  def reset
+    @either = make
+  end
+
+  def make
+    return Report.new if ready?
+    Report.new
+  end
+
+  def ready?; end
+
+  def chosen
+    if ready?
+      Report.new
+    else
+      Report.new
+    end
+  end
+
+  def kept
+    report = Report.new
+    report
+  end
+
+  def mixed
+    return "x" if ready?
+    Report.new
+  end
+
+  def on_literal
+    "name".shout
+  end
+
+  def on_literal_local
+    label = "name"
+    label.shout
+  end
+
+  def on_reader
+    title.shout
+  end
+
+  def on_ivar_literal
+    @title.shout
+  end
+
+  def on_call_result
+    r = make
+    r.render
+  end
+
+  def on_branches
+    chosen.mail
+  end
+
+  def on_returned_local
+    k = kept
+    k.render
+  end
+
+  def on_ivar_call
+    @report.mail
+  end
+
+  def on_reader_of_call
+    report.render
+  end
+
+  def on_disagreeing_returns
+    m = mixed
+    m.mail
+  end
+
+  def on_reassigned
+    v = "a"
+    v = make
+    v.shout
+  end
+
+  def on_parameter(given)
+    given = "b"
+    given.shout
+  end
+
+  def on_disagreeing_ivar
+    @either.shout
+  end
+end
+"#;
+
+#[test]
+fn ruby_types_flow_through_literals_call_results_and_returns() {
+    let g = graph(&[("lib/flow.rb", FLOW)]);
+    let m = |name: &str| format!("Method:lib/flow.rb:Builder.{name}");
+    let shout = || "Method:lib/flow.rb:String.shout".to_owned();
+    let render = || "Method:lib/flow.rb:Report.render".to_owned();
+    let mail = || "Method:lib/flow.rb:Report.mail".to_owned();
+    let report = || "Class:lib/flow.rb:Report".to_owned();
+    let expected = [
+        (m("initialize"), m("make"), "0.98", "self-method"),
+        (m("reset"), m("make"), "0.98", "self-method"),
+        (m("make"), report(), "0.97", "constructor"),
+        (m("make"), m("ready?"), "0.98", "self-method"),
+        (m("chosen"), report(), "0.97", "constructor"),
+        (m("chosen"), m("ready?"), "0.98", "self-method"),
+        (m("kept"), report(), "0.97", "constructor"),
+        (m("mixed"), report(), "0.97", "constructor"),
+        (m("mixed"), m("ready?"), "0.98", "self-method"),
+        // A literal, or a local, `@x` or `attr_reader` holding one: the project's reopened
+        // `String`.
+        (m("on_literal"), shout(), "0.97", "receiver-type"),
+        (m("on_literal_local"), shout(), "0.97", "receiver-type"),
+        (m("on_reader"), m("title"), "0.98", "self-method"),
+        (m("on_reader"), shout(), "0.95", "return-type"),
+        (m("on_ivar_literal"), shout(), "0.95", "attribute-type"),
+        // A call's result: every return of `make` (`return Report.new if …`, the last line),
+        // both branches of `chosen`'s last `if`, the local `kept` returns, `@report = make`.
+        (m("on_call_result"), m("make"), "0.98", "self-method"),
+        (m("on_call_result"), render(), "0.95", "receiver-type"),
+        (m("on_branches"), m("chosen"), "0.98", "self-method"),
+        (m("on_branches"), mail(), "0.95", "return-type"),
+        (m("on_returned_local"), m("kept"), "0.98", "self-method"),
+        (m("on_returned_local"), render(), "0.95", "receiver-type"),
+        (m("on_ivar_call"), mail(), "0.95", "attribute-type"),
+        // An `attr_reader` of that `@report`.
+        (m("on_reader_of_call"), m("report"), "0.98", "self-method"),
+        (m("on_reader_of_call"), render(), "0.95", "return-type"),
+        // Returns, assignments to a local or to `@x` that disagree, and a parameter assigned
+        // a literal, type nothing: the name's two methods are candidates.
+        (
+            m("on_disagreeing_returns"),
+            m("mixed"),
+            "0.98",
+            "self-method",
+        ),
+        (m("on_disagreeing_returns"), mail(), "0.49", "ambiguous"),
+        (
+            m("on_disagreeing_returns"),
+            "Method:lib/flow.rb:Memo.mail".to_owned(),
+            "0.49",
+            "ambiguous",
+        ),
+        (m("on_reassigned"), m("make"), "0.98", "self-method"),
+        (m("on_reassigned"), shout(), "0.49", "ambiguous"),
+        (
+            m("on_reassigned"),
+            "Method:lib/flow.rb:Memo.shout".to_owned(),
+            "0.49",
+            "ambiguous",
+        ),
+        (m("on_parameter"), shout(), "0.49", "ambiguous"),
+        (
+            m("on_parameter"),
+            "Method:lib/flow.rb:Memo.shout".to_owned(),
+            "0.49",
+            "ambiguous",
+        ),
+        (m("on_disagreeing_ivar"), shout(), "0.49", "ambiguous"),
+        (
+            m("on_disagreeing_ivar"),
+            "Method:lib/flow.rb:Memo.shout".to_owned(),
+            "0.49",
+            "ambiguous",
+        ),
+    ];
+    let expected: Vec<(&str, &str, &str, &'static str)> = expected
+        .iter()
+        .map(|(a, b, c, r)| (a.as_str(), b.as_str(), *c, *r))
+        .collect();
+    assert_eq!(edges(&g, EdgeKind::Calls), owned(&expected));
+}
+
+const NAMED_LIKE_IVARS: &str = r##"module Tpl
+  class Tokenizer
+    def advance; end
+  end
+
+  class Lexer
+    def advance; end
+  end
+
+  class Body
+    def initialize(tokenizer, source)
+      @tokenizer = tokenizer
+      @lexer = Lexer.new
+      @source = source
+    end
+
+    def step
+      @tokenizer.advance
+    end
+
+    def lex
+      @lexer.advance
+    end
+
+    def read
+      @source.advance
+    end
+  end
+end
+"##;
+
+#[test]
+fn ruby_instance_variables_named_like_a_class_call_its_methods() {
+    let g = graph(&[("lib/tpl.rb", NAMED_LIKE_IVARS)]);
+    let body = |name: &str| format!("Method:lib/tpl.rb:Tpl.Body.{name}");
+    let tokenizer = "Method:lib/tpl.rb:Tpl.Tokenizer.advance";
+    let lexer = "Method:lib/tpl.rb:Tpl.Lexer.advance";
+    let (init, step, lex, read) = (body("initialize"), body("step"), body("lex"), body("read"));
+    assert_eq!(
+        edges(&g, EdgeKind::Calls),
+        owned(&[
+            (
+                init.as_str(),
+                "Class:lib/tpl.rb:Tpl.Lexer",
+                "0.97",
+                "constructor"
+            ),
+            // `@tokenizer` of unknown type names class `Tokenizer`; `@lexer`'s assigned
+            // `Lexer` decides over its name; `@source` names no class: two candidates.
+            (step.as_str(), tokenizer, "0.95", "receiver-type"),
+            (lex.as_str(), lexer, "0.95", "attribute-type"),
+            (read.as_str(), tokenizer, "0.49", "ambiguous"),
+            (read.as_str(), lexer, "0.49", "ambiguous"),
+        ])
+    );
+}
