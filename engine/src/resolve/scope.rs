@@ -191,7 +191,7 @@ impl<'a> Scopes<'a> {
         let mut out = source_files(fi, import, files, modules);
         if let Some(f) = files.get(fi)
             && f.lang == Lang::Python
-            && let Some(base) = modules.python_from(&f.path, &import.module)
+            && let Some(base) = modules.python_from(fi, &f.path, &import.module)
         {
             for name in &import.names {
                 if let Some(m) = modules.python(&join_dotted(&base, &name.name)) {
@@ -255,11 +255,13 @@ fn real_first(f: &FileFacts) -> impl Iterator<Item = &Import> {
 }
 
 fn join_dotted(base: &str, name: &str) -> String {
-    if base.is_empty() {
-        name.to_owned()
-    } else {
-        format!("{base}.{name}")
+    let mut out = String::with_capacity(base.len() + 1 + name.len());
+    out.push_str(base);
+    if !base.is_empty() {
+        out.push('.');
     }
+    out.push_str(name);
+    out
 }
 
 /// The files an import's module specifier names.
@@ -274,7 +276,7 @@ fn source_files(
     };
     match f.lang {
         Lang::Python => modules
-            .python_from(&f.path, &import.module)
+            .python_from(fi, &f.path, &import.module)
             .and_then(|name| modules.python(&name))
             .into_iter()
             .collect(),
@@ -374,7 +376,7 @@ fn bind<'a>(
             .find_map(|&src| export(src, &name.name, files, modules, top, defs, 1));
         if target.is_none() && f.lang == Lang::Python {
             target = modules
-                .python_from(&f.path, &import.module)
+                .python_from(fi, &f.path, &import.module)
                 .and_then(|base| modules.python(&join_dotted(&base, &name.name)))
                 .map(Target::Module);
         }
