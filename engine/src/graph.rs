@@ -832,13 +832,13 @@ impl Graph {
         self.lookup.get_or_init(|| NodeLookup::build(&self.nodes))
     }
 
-    /// Replaces a node's doc; nothing is indexed by docs, so the graph stays built.
     /// Room for exactly `more` new strings of `bytes` bytes in all (docs about to be set), so a
     /// built graph's exactly sized strings do not double for them.
     pub fn reserve_strings(&mut self, more: usize, bytes: usize) {
         self.strings.reserve_exact(more, bytes);
     }
 
+    /// Replaces a node's doc; nothing is indexed by docs, so the graph stays built.
     pub fn set_doc(&mut self, id: u32, doc: &str) {
         let sym = self.strings.intern(doc);
         if let Some(node) = self.nodes.get_mut(id as usize) {
