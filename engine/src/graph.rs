@@ -391,6 +391,15 @@ impl Strings {
         index.reserve(more, |&i| string_hash(stored(text, ends, i)));
     }
 
+    /// Room for exactly `more` strings of `bytes` bytes in all: a full buffer grown by one more
+    /// string would double (a kernel's text of 100 MB and more, for a few summaries).
+    fn reserve_exact(&mut self, more: usize, bytes: usize) {
+        let Strings { text, ends, index } = self;
+        text.reserve_exact(bytes);
+        ends.reserve_exact(more);
+        index.reserve(more, |&i| string_hash(stored(text, ends, i)));
+    }
+
     /// Gives back the room to spare.
     fn shrink_to_fit(&mut self) {
         let Strings { text, ends, index } = self;
@@ -823,6 +832,12 @@ impl Graph {
         self.lookup.get_or_init(|| NodeLookup::build(&self.nodes))
     }
 
+    /// Room for exactly `more` new strings of `bytes` bytes in all (docs about to be set), so a
+    /// built graph's exactly sized strings do not double for them.
+    pub fn reserve_strings(&mut self, more: usize, bytes: usize) {
+        self.strings.reserve_exact(more, bytes);
+    }
+
     /// Replaces a node's doc; nothing is indexed by docs, so the graph stays built.
     pub fn set_doc(&mut self, id: u32, doc: &str) {
         let sym = self.strings.intern(doc);
@@ -1172,9 +1187,26 @@ impl GraphBuilder {
         b
     }
 
-    /// Reopens a built graph to add nodes and edges; `build` recomputes the adjacency.
-    pub fn extend(graph: Graph) -> Self {
+    /// Reopens a built graph to add nodes and edges; `build` recomputes the adjacency (the old
+    /// one and the lookups made from it are let go now, before the tables grow).
+    pub fn extend(mut graph: Graph) -> Self {
+        graph.outgoing = Csr::default();
+        graph.incoming = Csr::default();
+        graph.lookup = OnceLock::new();
+        graph.tally = OnceLock::new();
         GraphBuilder { graph }
+    }
+
+    /// Room for exactly `nodes` more nodes, `edges` more edges and `strings` more strings of
+    /// `bytes` bytes in all. A reopened graph's tables are exactly sized: grown by pushing, a
+    /// few layer nodes and edges would double each of them (a kernel's edges, nodes and texts:
+    /// hundreds of megabytes for a moment, and wasm memory keeps its high-water mark).
+    pub fn reserve_exact(&mut self, nodes: usize, edges: usize, strings: usize, bytes: usize) {
+        let g = &mut self.graph;
+        g.nodes.reserve_exact(nodes);
+        g.edges.reserve_exact(edges);
+        g.by_location.reserve(nodes);
+        g.strings.reserve_exact(strings, bytes);
     }
 
     pub fn set_communities(&mut self, communities: Vec<CommunityInfo>) {
@@ -1269,6 +1301,9 @@ impl GraphBuilder {
     /// duplicate references (same ends, line and kind) too.
     pub fn build(mut self) -> Graph {
         let g = &mut self.graph;
+        // The adjacency is made again below: the old one goes before the sorts need room.
+        g.outgoing = Csr::default();
+        g.incoming = Csr::default();
         sort_by_bucket(
             &mut g.references,
             |r| r.to,
@@ -1446,6 +1481,44 @@ mod tests {
         let callers: Vec<(u32, f32)> = g.incoming(c).map(|e| (e.from, e.confidence)).collect();
         assert_eq!(callers, [(a, 0.9), (d, 0.9)]);
         assert_eq!(g.outgoing(99).count(), 0);
+    }
+
+    #[test]
+    fn a_reopened_graph_grows_by_exactly_the_room_reserved() {
+        let mut b = GraphBuilder::new("t");
+        let a = b.add_node(node(NodeKind::Function, "x.py", "a"));
+        let c = b.add_node(node(NodeKind::Function, "x.py", "c"));
+        b.add_edge(a, c, EdgeKind::Calls, 0.9, Reason::SameFile);
+        let mut b = GraphBuilder::extend(b.build());
+        b.reserve_exact(1, 2, 2, "group".len() + "2 symbols".len());
+        let group = b.add_node(NewNode {
+            kind: NodeKind::Community,
+            name: "group",
+            qualified: "group",
+            file: "",
+            start_line: 0,
+            end_line: 0,
+            signature: "",
+            doc: "2 symbols",
+            exported: true,
+        });
+        b.add_edge(a, group, EdgeKind::MemberOf, 1.0, Reason::Community);
+        b.add_edge(c, group, EdgeKind::MemberOf, 1.0, Reason::Community);
+        let g = &b.graph;
+        assert_eq!(g.nodes.capacity(), g.nodes.len());
+        assert_eq!(g.edges.capacity(), g.edges.len());
+        assert_eq!(g.strings.text.capacity(), g.strings.text.len());
+        assert_eq!(g.strings.ends.capacity(), g.strings.ends.len());
+        let mut g = b.build();
+        let out: Vec<u32> = g.outgoing(a).map(|e| e.to).collect();
+        assert_eq!(out, [c, group]);
+        assert_eq!(g.incoming(group).count(), 2);
+        assert_eq!(g.nodes_of_kind(NodeKind::Community), [group]);
+        // Docs set on a built graph take the room reserved for them, no more.
+        g.reserve_strings(1, "calls c".len());
+        g.set_doc(a, "calls c");
+        assert_eq!(g.strings.text.capacity(), g.strings.text.len());
+        assert_eq!(g.node(a).unwrap().doc(), "calls c");
     }
 
     #[test]

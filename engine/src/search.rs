@@ -283,6 +283,15 @@ impl SearchIndex {
             }
         }
         index.terms.settle();
+        if !keep {
+            // Built afresh (a first index, a reload): its lists grew by doubling; an update
+            // that kept most entries leaves them as they are (a pass over every list per edit).
+            index.terms.shrink_to_fit();
+            for nodes in index.names.values_mut() {
+                nodes.shrink_to_fit();
+            }
+            index.names.shrink_to_fit();
+        }
         let mut total_len = 0u64;
         for doc in index.docs.iter().flatten() {
             index.indexed += 1;
