@@ -388,12 +388,11 @@ fn narrowed(
             "if" | "conditional" => field(parent, "consequence"),
             _ => None,
         };
-        if branch.is_some_and(|b| b.id() == child.id()) {
-            if let Some(ty) =
+        if branch.is_some_and(|b| b.id() == child.id())
+            && let Some(ty) =
                 field(parent, "condition").and_then(|c| tested_class(c, name, idx, facts, src))
-            {
-                return Some(ty);
-            }
+        {
+            return Some(ty);
         }
         child = parent;
     }
