@@ -281,8 +281,10 @@ fn settle(facts: &mut FileFacts, pending: Vec<Pending>, locals: &Locals) {
 
 /// What a method returns, when every value it can return agrees (its last expression, each
 /// branch of a last `if`/`case`, every `return v`; `nil` and a bare `return` aside): a class it
-/// builds or a literal's class (`returns`), a class itself (`returns` prefixed `class `), or one
-/// local variable (`returns_variable`, typed where the call is resolved).
+/// builds or a literal's class (`returns`), a class itself (`returns` prefixed `class `), one
+/// local variable (`returns_variable`, typed where the call is resolved), or one call's result
+/// (`def body; context.new_body; end`: a call binding of the name `RETURNED`, which no Ruby
+/// local can have, returned as that variable).
 fn method_returns(idx: u32, body: Node, facts: &mut FileFacts, locals: &Locals, src: &[u8]) {
     let mut leaves = Vec::new();
     returned_values(body, true, &mut leaves);
@@ -291,12 +293,22 @@ fn method_returns(idx: u32, body: Node, facts: &mut FileFacts, locals: &Locals, 
             "assignment" | "operator_assignment" => field(leaf, "right")?,
             _ => leaf,
         };
-        if value.kind() == "identifier" && locals.has(Some(idx), text(value, src)) {
-            return Some((false, text(value, src).to_owned()));
+        if let Some(ty) = narrowed(value, idx, facts, locals, src) {
+            return Some(Returned::Type(ty));
         }
-        value_class(value, facts, Some(idx), src)
-            .or_else(|| class_value(value, src).map(|c| format!("{CLASS_VALUE}{c}")))
-            .map(|t| (true, t))
+        if value.kind() == "identifier" && locals.has(Some(idx), text(value, src)) {
+            return Some(Returned::Local(text(value, src).to_owned()));
+        }
+        let typed = value_class(value, facts, Some(idx), src)
+            .or_else(|| class_value(value, src).map(|c| format!("{CLASS_VALUE}{c}")));
+        if let Some(ty) = typed {
+            return Some(Returned::Type(ty));
+        }
+        matches!(value.kind(), "call" | "identifier")
+            .then(|| result_chain(value, facts, Some(idx), Some(idx), locals, src, 0))
+            .flatten()
+            .filter(|c| !c.ends_with("()") && !c.ends_with(".new"))
+            .map(Returned::Call)
     });
     let Some(Some(first)) = values.next() else {
         return;
@@ -304,12 +316,114 @@ fn method_returns(idx: u32, body: Node, facts: &mut FileFacts, locals: &Locals, 
     if !values.all(|v| v.as_ref() == Some(&first)) {
         return;
     }
-    if let Some(def) = facts.defs.get_mut(idx as usize) {
-        match first {
-            (true, ty) => def.returns = ty,
-            (false, var) => def.returns_variable = var,
+    let var = match first {
+        Returned::Type(ty) => {
+            if let Some(def) = facts.defs.get_mut(idx as usize) {
+                def.returns = ty;
+            }
+            return;
         }
+        Returned::Local(var) => var,
+        Returned::Call(chain) => {
+            facts.call_bindings.push(CallBinding {
+                scope: Some(idx),
+                var: RETURNED.to_owned(),
+                callee: crate::resolve::dotted_callee(&chain),
+            });
+            RETURNED.to_owned()
+        }
+    };
+    if let Some(def) = facts.defs.get_mut(idx as usize) {
+        def.returns_variable = var;
     }
+}
+
+/// One value a method can return: of a known class, a local variable, a call's result (its
+/// dotted chain).
+#[derive(PartialEq)]
+enum Returned {
+    Type(String),
+    Local(String),
+    Call(String),
+}
+
+/// The variable a method's returned call result is bound to: a keyword, never a local's name.
+const RETURNED: &str = "return";
+
+/// The class a returned local (`x`, or its copy `x.dup`/`x.clone`) is known to be where it is
+/// returned: inside the body of an `if` (modifier, statement or `?:`) whose condition tests it
+/// with `x.is_a?(C)`/`kind_of?`/`instance_of?`, `C` a constant or `self` in a class method.
+fn narrowed(
+    value: Node,
+    idx: u32,
+    facts: &FileFacts,
+    locals: &Locals,
+    src: &[u8],
+) -> Option<String> {
+    let var = match value.kind() {
+        "identifier" => value,
+        "call"
+            if field(value, "arguments").is_none()
+                && field(value, "method")
+                    .is_some_and(|m| matches!(text(m, src), "dup" | "clone")) =>
+        {
+            field(value, "receiver").filter(|r| r.kind() == "identifier")?
+        }
+        _ => return None,
+    };
+    let name = text(var, src);
+    if !locals.has(Some(idx), name) {
+        return None;
+    }
+    let mut child = value;
+    while let Some(parent) = child.parent() {
+        if matches!(
+            parent.kind(),
+            "method" | "singleton_method" | "lambda" | "block" | "do_block"
+        ) {
+            return None;
+        }
+        let branch = match parent.kind() {
+            "if_modifier" => field(parent, "body"),
+            "if" | "conditional" => field(parent, "consequence"),
+            _ => None,
+        };
+        if branch.is_some_and(|b| b.id() == child.id())
+            && let Some(ty) =
+                field(parent, "condition").and_then(|c| tested_class(c, name, idx, facts, src))
+        {
+            return Some(ty);
+        }
+        child = parent;
+    }
+    None
+}
+
+/// The class `condition` tests local `name` to be an instance of (`name.is_a?(C)`,
+/// `kind_of?`, `instance_of?`; `self` is the class in a class method), if it does.
+fn tested_class(
+    condition: Node,
+    name: &str,
+    idx: u32,
+    facts: &FileFacts,
+    src: &[u8],
+) -> Option<String> {
+    if condition.kind() != "call"
+        || !field(condition, "method")
+            .is_some_and(|m| matches!(text(m, src), "is_a?" | "kind_of?" | "instance_of?"))
+        || !field(condition, "receiver")
+            .is_some_and(|r| r.kind() == "identifier" && text(r, src) == name)
+    {
+        return None;
+    }
+    let args = named_children(field(condition, "arguments")?);
+    let [class] = args.as_slice() else {
+        return None;
+    };
+    if class.kind() == "self" && in_class_method(facts, Some(idx)) {
+        return own_class(facts, Some(idx));
+    }
+    class_value(*class, src)
 }
 
 /// The expressions a method body can return: its last one (through `if`/`unless`/`case`

@@ -1412,3 +1412,146 @@ fn ruby_instance_variables_named_like_a_class_call_its_methods() {
         ])
     );
 }
+
+const NARROWED_RETURNS: &str = r#"class Uri
+  def self.parse(given)
+    return nil unless given
+    return given.dup if given.kind_of?(self)
+    new
+  end
+
+  def self.wrap(given)
+    given.is_a?(Uri) ? given : Uri.new
+  end
+
+  def self.loose(given)
+    return given if given.respond_to?(:normalize)
+    new
+  end
+
+  def normalize; end
+end
+
+class Path
+  def normalize; end
+end
+
+class Client
+  def fetch
+    Uri.parse("x").normalize
+  end
+
+  def wrapped
+    Uri.wrap("x").normalize
+  end
+
+  def guessed
+    Uri.loose("x").normalize
+  end
+end
+"#;
+
+#[test]
+fn ruby_a_returned_local_tested_for_a_class_is_of_that_class() {
+    let g = graph(&[("lib/uri.rb", NARROWED_RETURNS)]);
+    let uri = |name: &str| format!("Method:lib/uri.rb:Uri.{name}");
+    let client = |name: &str| format!("Method:lib/uri.rb:Client.{name}");
+    let path = "Method:lib/uri.rb:Path.normalize";
+    let class = "Class:lib/uri.rb:Uri";
+    let expected = [
+        (uri("self.parse"), class.to_owned(), "0.97", "constructor"),
+        (uri("self.wrap"), class.to_owned(), "0.97", "constructor"),
+        (uri("self.loose"), class.to_owned(), "0.97", "constructor"),
+        // `return given.dup if given.kind_of?(self)` beside `new`, and `given` in the branch
+        // of `?:` testing `given.is_a?(Uri)` beside `Uri.new`: both return a `Uri`.
+        (client("fetch"), uri("self.parse"), "0.97", "class-member"),
+        (client("fetch"), uri("normalize"), "0.95", "return-type"),
+        (client("wrapped"), uri("self.wrap"), "0.97", "class-member"),
+        (client("wrapped"), uri("normalize"), "0.95", "return-type"),
+        // A condition that tests no class types nothing: two candidates.
+        (client("guessed"), uri("self.loose"), "0.97", "class-member"),
+        (client("guessed"), uri("normalize"), "0.49", "ambiguous"),
+        (client("guessed"), path.to_owned(), "0.49", "ambiguous"),
+    ];
+    let expected: Vec<(&str, &str, &str, &'static str)> = expected
+        .iter()
+        .map(|(a, b, c, r)| (a.as_str(), b.as_str(), *c, *r))
+        .collect();
+    assert_eq!(edges(&g, EdgeKind::Calls), owned(&expected));
+}
+
+const RETURNED_CALLS: &str = r#"class Context
+  def new_body
+    Body.new
+  end
+end
+
+class Body
+  def render; end
+end
+
+class Other
+  def render; end
+end
+
+class Doc
+  attr_reader :context
+
+  def initialize
+    @context = Context.new
+  end
+
+  def body
+    context.new_body
+  end
+
+  def either(flag)
+    return Other.new if flag
+    context.new_body
+  end
+
+  def show
+    body.render
+  end
+
+  def guess
+    either(true).render
+  end
+end
+"#;
+
+#[test]
+fn ruby_a_method_returning_a_call_returns_what_the_call_returns() {
+    let g = graph(&[("lib/doc.rb", RETURNED_CALLS)]);
+    let doc = |name: &str| format!("Method:lib/doc.rb:Doc.{name}");
+    let new_body = "Method:lib/doc.rb:Context.new_body".to_owned();
+    let render = "Method:lib/doc.rb:Body.render".to_owned();
+    let other = "Method:lib/doc.rb:Other.render".to_owned();
+    let class = |name: &str| format!("Class:lib/doc.rb:{name}");
+    let expected = [
+        (
+            "Method:lib/doc.rb:Context.new_body".to_owned(),
+            class("Body"),
+            "0.97",
+            "constructor",
+        ),
+        (doc("initialize"), class("Context"), "0.97", "constructor"),
+        (doc("body"), doc("context"), "0.98", "self-method"),
+        (doc("body"), new_body.clone(), "0.95", "return-type"),
+        (doc("either"), class("Other"), "0.97", "constructor"),
+        (doc("either"), doc("context"), "0.98", "self-method"),
+        (doc("either"), new_body.clone(), "0.95", "return-type"),
+        // `body`'s one returned value is `context.new_body`'s result: a `Body`.
+        (doc("show"), doc("body"), "0.98", "self-method"),
+        (doc("show"), render.clone(), "0.95", "return-type"),
+        // `either` returns an `Other` or that call's result: two candidates.
+        (doc("guess"), doc("either"), "0.98", "self-method"),
+        (doc("guess"), render.clone(), "0.49", "ambiguous"),
+        (doc("guess"), other.clone(), "0.49", "ambiguous"),
+    ];
+    let expected: Vec<(&str, &str, &str, &'static str)> = expected
+        .iter()
+        .map(|(a, b, c, r)| (a.as_str(), b.as_str(), *c, *r))
+        .collect();
+    assert_eq!(edges(&g, EdgeKind::Calls), owned(&expected));
+}
