@@ -265,9 +265,15 @@ fn main() {
             stats.resolve.imports,
             stats.resolve.imports_resolved,
             if stats.resolve.memo_over_budget {
-                "memo over its budget: none kept, the next change resolves every file"
+                format!(
+                    "memo over its budget (let go at {:.1} MB): none kept, the next change resolves every file",
+                    mb(stats.resolve.memo_most_bytes)
+                )
             } else {
-                "memo kept for incremental resolution"
+                format!(
+                    "memo kept for incremental resolution ({:.1} MB)",
+                    mb(stats.resolve.memo_most_bytes)
+                )
             },
         );
         let references = graph.references();

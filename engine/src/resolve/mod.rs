@@ -106,6 +106,9 @@ pub struct ResolveStats {
     /// What this resolution read and made outgrew the memo's budget (`memo::MEMO_BUDGET_BYTES`):
     /// nothing is kept, and the next change resolves every file.
     pub memo_over_budget: bool,
+    /// The most bytes the memo held during this resolution (when over its budget, where it
+    /// stopped).
+    pub memo_most_bytes: usize,
 }
 
 /// The variables of one scope as (file, scope, line of the call being resolved when the
@@ -414,6 +417,7 @@ fn resolve_in(
     laps.lap("references");
     let stats = ResolveStats {
         memo_over_budget: r.plan.over_budget,
+        memo_most_bytes: r.plan.most_bytes,
         ..r.stats
     };
     let resolved = r.plan.resolved;
