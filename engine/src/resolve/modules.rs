@@ -1,9 +1,8 @@
 //! Maps import specifiers to files, per language: Python dotted modules (package chains and
 //! relative imports), JS/TS relative paths with extension probing, Rust crate paths, Go package
-//! directories, Java packages, C `#include`s, PHP namespaces and `require`d paths, and Zig's
-//! `@import`ed files.
-//! directories, Java packages, C `#include`s, PHP namespaces and `require`d paths, and Dart
-//! `package:` and relative URIs.
+//! directories, Java packages, C `#include`s, PHP namespaces and `require`d paths, Zig's
+//! `@import`ed files, Ruby's `require`s, Dart's `package:` and relative URIs, Elixir modules, Lua
+//! `require`s and Bash's `source`d files.
 
 use std::borrow::Cow;
 
