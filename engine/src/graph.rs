@@ -308,7 +308,7 @@ pub struct Strings {
     index: hashbrown::HashTable<u32>,
 }
 
-fn string_hash(s: &str) -> u64 {
+pub(crate) fn string_hash(s: &str) -> u64 {
     use std::hash::BuildHasher;
     rustc_hash::FxBuildHasher.hash_one(s)
 }

@@ -5,6 +5,8 @@
 
 use hashbrown::HashTable;
 
+use crate::graph::string_hash as term_hash;
+
 /// A node id no node maps to: the node is gone, or its entries are made again.
 pub(super) const GONE: u32 = u32::MAX;
 
@@ -28,11 +30,6 @@ pub(super) struct Terms {
     emptied: Vec<u32>,
     /// Ids whose postings `post` left out of node order.
     unsorted: Vec<u32>,
-}
-
-fn term_hash(term: &str) -> u64 {
-    use std::hash::BuildHasher;
-    rustc_hash::FxBuildHasher.hash_one(term)
 }
 
 impl Terms {
