@@ -408,6 +408,23 @@ impl Strings {
         index.shrink_to_fit(|&i| string_hash(stored(text, ends, i)));
     }
 
+    /// How many strings there are and their bytes in all.
+    pub(crate) fn size(&self) -> (usize, usize) {
+        (self.ends.len(), self.text.len())
+    }
+
+    /// A copy with room for `more` strings of `bytes` bytes in all beyond these (a plain clone
+    /// is exactly full: the first string added to it would copy the whole text again).
+    pub(crate) fn copy_with_room(&self, more: usize, bytes: usize) -> Strings {
+        let mut text = String::with_capacity(self.text.len() + bytes);
+        text.push_str(&self.text);
+        let mut ends = Vec::with_capacity(self.ends.len() + more);
+        ends.extend_from_slice(&self.ends);
+        let mut index = self.index.clone();
+        index.reserve(more, |&i| string_hash(stored(&text, &ends, i)));
+        Strings { text, ends, index }
+    }
+
     pub fn lookup(&self, s: &str) -> Option<Sym> {
         self.index
             .find(string_hash(s), |&id| self.get(Sym(id)) == s)
@@ -1187,6 +1204,33 @@ impl GraphBuilder {
         b
     }
 
+    /// [`GraphBuilder::with_capacity`] starting from the strings of an earlier build (string 0
+    /// the empty one): nodes that build made can be added again as they were
+    /// ([`GraphBuilder::add_node_data`]).
+    pub(crate) fn with_strings(
+        project: &str,
+        strings: Strings,
+        nodes: usize,
+        edges: usize,
+    ) -> Self {
+        let mut b = GraphBuilder {
+            graph: Graph {
+                project: project.to_owned(),
+                strings,
+                ..Graph::default()
+            },
+        };
+        b.graph.nodes.reserve(nodes);
+        b.graph.edges.reserve(edges);
+        b.graph.by_location.reserve(nodes);
+        b
+    }
+
+    /// The strings so far.
+    pub(crate) fn strings(&self) -> &Strings {
+        &self.graph.strings
+    }
+
     /// Reopens a built graph to add nodes and edges; `build` recomputes the adjacency (the old
     /// one and the lookups made from it are let go now, before the tables grow).
     pub fn extend(mut graph: Graph) -> Self {
@@ -1245,6 +1289,12 @@ impl GraphBuilder {
             doc: s.intern(node.doc),
             exported: node.exported,
         };
+        self.add_node_data(data)
+    }
+
+    /// Adds a node whose strings are this builder's already (a node of an earlier build this
+    /// one started from the strings of, [`GraphBuilder::with_strings`]).
+    pub(crate) fn add_node_data(&mut self, data: NodeData) -> u32 {
         let id = self.graph.nodes.len() as u32;
         self.graph
             .by_location

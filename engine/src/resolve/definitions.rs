@@ -5,6 +5,7 @@ use std::rc::Rc;
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
+use super::carry::CarriedNodes;
 use super::{Resolver, confidence};
 use crate::graph::{EdgeKind, NewNode, NodeKind, Reason, RefKind, Reference};
 use crate::lang::Lang;
@@ -23,20 +24,37 @@ impl<'a> Resolver<'a> {
         }
     }
 
-    pub(super) fn structure(&mut self) {
+    /// The nodes of a file not among the `changed` paths are `carried` from the build before
+    /// (this builder started from its strings), the same nodes without reading their strings.
+    pub(super) fn structure(
+        &mut self,
+        mut carried: Option<&mut CarriedNodes>,
+        changed: &HashSet<&str>,
+    ) {
         let mut folders: HashMap<String, u32> = HashMap::default();
         for f in self.files.all {
-            let file = self.b.add_node(NewNode {
-                kind: NodeKind::File,
-                name: f.path.rsplit('/').next().unwrap_or(&f.path),
-                qualified: &f.path,
-                file: &f.path,
-                start_line: 1,
-                end_line: f.lines.max(1),
-                signature: "",
-                doc: "",
-                exported: true,
-            });
+            // An unchanged file's nodes as the build before made them, over the same strings.
+            let kept = carried
+                .as_deref_mut()
+                .and_then(|c| c.unchanged(&f.path, changed, 1 + f.defs.len()));
+            let (kept_file, kept_defs) = match kept {
+                Some([file, defs @ ..]) => (Some(*file), defs),
+                _ => (None, &[][..]),
+            };
+            let file = match kept_file {
+                Some(data) => self.b.add_node_data(data),
+                None => self.b.add_node(NewNode {
+                    kind: NodeKind::File,
+                    name: f.path.rsplit('/').next().unwrap_or(&f.path),
+                    qualified: &f.path,
+                    file: &f.path,
+                    start_line: 1,
+                    end_line: f.lines.max(1),
+                    signature: "",
+                    doc: "",
+                    exported: true,
+                }),
+            };
             self.file_node.push(file);
             let mut child = file;
             let mut dir = f.path.as_str();
@@ -75,17 +93,20 @@ impl<'a> Resolver<'a> {
                 Default::default(),
             );
             for (i, d) in f.defs.iter().enumerate() {
-                let id = self.b.add_node(NewNode {
-                    kind: d.kind,
-                    name: &d.name,
-                    qualified: &d.qualified,
-                    file: &f.path,
-                    start_line: d.start_line,
-                    end_line: d.end_line,
-                    signature: &d.signature,
-                    doc: &d.doc,
-                    exported: d.exported,
-                });
+                let id = match kept_defs.get(i) {
+                    Some(&data) => self.b.add_node_data(data),
+                    None => self.b.add_node(NewNode {
+                        kind: d.kind,
+                        name: &d.name,
+                        qualified: &d.qualified,
+                        file: &f.path,
+                        start_line: d.start_line,
+                        end_line: d.end_line,
+                        signature: &d.signature,
+                        doc: &d.doc,
+                        exported: d.exported,
+                    }),
+                };
                 nodes.push(id);
                 self.node_def
                     .insert(id, (self.file_node.len() - 1, i as u32));

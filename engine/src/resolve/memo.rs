@@ -100,6 +100,10 @@ pub struct ResolveMemo {
     /// Per name key, a fingerprint of the project-wide definitions of the name.
     names: HashMap<u64, u64>,
     modules: u64,
+    /// The graph builder's strings and each file's nodes (not in a snapshot: the first change
+    /// after a restore interns every file's strings).
+    #[serde(skip)]
+    pub(super) carried: Option<super::carry::Carried>,
 }
 
 /// This resolution's use of an earlier one, and what it keeps for the next.
@@ -457,6 +461,7 @@ impl<'a> Resolver<'a> {
             tables: plan.tables,
             names: plan.names,
             modules: plan.modules,
+            carried: None,
         }
     }
 

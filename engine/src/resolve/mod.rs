@@ -5,6 +5,7 @@
 
 mod builtins;
 mod calls;
+mod carry;
 mod dart;
 mod definitions;
 mod infer;
@@ -23,6 +24,7 @@ use std::rc::Rc;
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
+use self::carry::Carried;
 pub use self::memo::ResolveMemo;
 use self::modules::ModuleIndex;
 use self::reads::{Facts, FileSet, FileVec, NameMap, NodeMap, NodeSet, Reads};
@@ -335,18 +337,25 @@ fn resolve_in(
     ResolveParts,
 ) {
     let mut laps = Laps::new(clock);
+    let mut earlier = earlier;
+    let carried = earlier.as_mut().and_then(|m| m.carried.take());
     let reads = Reads::default();
     let modules = ModuleIndex::build(files);
     let test_files = test_files(files, &modules);
     let defs: usize = files.iter().map(|f| f.defs.len()).sum();
+    // Files, their folders (at most as many) and definitions; each definition is defined by its
+    // file and most are members of a type.
+    let (nodes, edges) = (2 * files.len() + defs, 2 * (files.len() + defs));
+    let (b, mut carried) = match carried.and_then(|c| c.start(project, nodes, edges)) {
+        Some((b, c)) => (b, Some(c)),
+        None => (GraphBuilder::with_capacity(project, nodes, edges), None),
+    };
     let mut r = Resolver {
         files: Facts::new(files, &reads),
         reads: &reads,
         plan: memo::Plan::default(),
         modules,
-        // Files, their folders (at most as many) and definitions; each definition is defined
-        // by its file and most are members of a type.
-        b: GraphBuilder::with_capacity(project, 2 * files.len() + defs, 2 * (files.len() + defs)),
+        b,
         file_node: Vec::with_capacity(files.len()),
         def_node: Vec::with_capacity(files.len()),
         top_level: FileVec::new(Vec::with_capacity(files.len()), &reads),
@@ -386,7 +395,8 @@ fn resolve_in(
     r.methods.reserve(defs / 2);
     r.members.reserve(defs / 8);
     laps.lap("indexes");
-    r.structure();
+    let changed_paths: HashSet<&str> = changed.iter().map(String::as_str).collect();
+    r.structure(carried.as_mut(), &changed_paths);
     r.csharp_structure();
     r.php_structure();
     r.ruby_structure();
@@ -421,7 +431,18 @@ fn resolve_in(
         ..r.stats
     };
     let resolved = r.plan.resolved;
-    let memo = r.memo();
+    let kept = !r.plan.over_budget;
+    let mut memo = r.memo();
+    // The next build starts from this one's strings and nodes, unless nothing is kept.
+    memo.carried = kept.then(|| {
+        Carried::keep(
+            &r.b,
+            files.iter().map(|f| f.path.as_str()),
+            &r.file_node,
+            &r.def_node,
+            carried.map(|c| c.fresh),
+        )
+    });
     laps.lap("memo");
     // The resolver's tables are dropped before the graph is built: its sorts and indexes then
     // reuse their room rather than add to it (the peak of a kernel's resolve).
