@@ -19,19 +19,19 @@ pub struct Carried {
     strings: Strings,
     /// The number of strings and their bytes when they were last made afresh.
     fresh: (usize, usize),
-    /// Per file in path order: its path and where its nodes are in `nodes`.
-    files: Vec<(Box<str>, u32, u32)>,
+    /// Per file in path order: where its nodes are in `nodes` (the first is the file's own,
+    /// whose qualified name is its path).
+    files: Vec<(u32, u32)>,
     nodes: Vec<NodeData>,
 }
 
 impl Carried {
     /// What a build leaves for the next one: its strings so far (a copy: the graph keeps its
-    /// own), and the nodes of each file (`file_node` and `def_node` by file index, the files'
-    /// paths in the same order). `earlier` is the size of the strings it started from when
-    /// they were carried (`None`: they were made afresh).
-    pub(super) fn keep<'p>(
+    /// own), and the nodes of each file (`file_node` and `def_node` by file index, files in
+    /// path order). `earlier` is the size of the strings it started from when they were carried
+    /// (`None`: they were made afresh).
+    pub(super) fn keep(
         b: &GraphBuilder,
-        paths: impl Iterator<Item = &'p str>,
         file_node: &[u32],
         def_node: &[Vec<u32>],
         earlier: Option<(usize, usize)>,
@@ -39,15 +39,16 @@ impl Carried {
         let strings = b.strings().copy_with_room(ROOM_STRINGS, ROOM_BYTES);
         let fresh = earlier.unwrap_or_else(|| strings.size());
         let mut files = Vec::with_capacity(file_node.len());
-        let mut nodes = Vec::new();
-        for ((path, &file), defs) in paths.zip(file_node).zip(def_node) {
+        let mut nodes =
+            Vec::with_capacity(file_node.len() + def_node.iter().map(Vec::len).sum::<usize>());
+        for (&file, defs) in file_node.iter().zip(def_node) {
             let start = nodes.len() as u32;
             nodes.extend(
                 std::iter::once(file)
                     .chain(defs.iter().copied())
                     .filter_map(|id| b.node(id).copied()),
             );
-            files.push((Box::from(path), start, nodes.len() as u32));
+            files.push((start, nodes.len() as u32));
         }
         Carried {
             strings,
@@ -76,12 +77,12 @@ impl Carried {
         if !self.usable() {
             return None;
         }
-        let size = self.fresh;
+        let fresh = self.fresh;
         let b = GraphBuilder::with_strings(project, self.strings, nodes, edges);
         Some((
             b,
             CarriedNodes {
-                fresh: size,
+                fresh,
                 files: self.files,
                 nodes: self.nodes,
                 at: 0,
@@ -95,7 +96,7 @@ impl Carried {
 pub(super) struct CarriedNodes {
     /// The size of the strings when they were last made afresh.
     pub(super) fresh: (usize, usize),
-    files: Vec<(Box<str>, u32, u32)>,
+    files: Vec<(u32, u32)>,
     nodes: Vec<NodeData>,
     /// The first file not passed yet.
     at: usize,
@@ -103,21 +104,30 @@ pub(super) struct CarriedNodes {
 
 impl CarriedNodes {
     /// The nodes file `path` had (its own, then its definitions'), when it is not among the
-    /// `changed` paths and had `count` nodes; paths are asked for in increasing order.
+    /// `changed` paths and had `count` nodes; paths are asked for in increasing order, and
+    /// `strings` are the builder's (those the nodes were made over).
     pub(super) fn unchanged(
         &mut self,
         path: &str,
         changed: &HashSet<&str>,
         count: usize,
+        strings: &Strings,
     ) -> Option<&[NodeData]> {
-        while self.files.get(self.at).is_some_and(|f| &*f.0 < path) {
+        let nodes = &self.nodes;
+        let path_of = |&(start, _): &(u32, u32)| {
+            nodes
+                .get(start as usize)
+                .map_or("", |n| strings.get(n.qualified))
+        };
+        while self.files.get(self.at).is_some_and(|f| path_of(f) < path) {
             self.at += 1;
         }
-        let &(ref carried, start, end) = self.files.get(self.at)?;
-        if &**carried != path || changed.contains(path) || (end - start) as usize != count {
+        let file = self.files.get(self.at)?;
+        let &(start, end) = file;
+        if path_of(file) != path || changed.contains(path) || (end - start) as usize != count {
             return None;
         }
-        self.nodes.get(start as usize..end as usize)
+        nodes.get(start as usize..end as usize)
     }
 }
 
@@ -146,45 +156,38 @@ mod tests {
         let a = b.add_node(node(NodeKind::File, "a.py", "a.py"));
         let f = b.add_node(node(NodeKind::Function, "a.py", "f"));
         let c = b.add_node(node(NodeKind::File, "c.py", "c.py"));
-        let carried = Carried::keep(
-            &b,
-            ["a.py", "c.py"].into_iter(),
-            &[a, c],
-            &[vec![f], vec![]],
-            None,
-        );
-        let Some((mut next, mut nodes)) = carried.clone().start("t", 4, 4) else {
+        let carried = Carried::keep(&b, &[a, c], &[vec![f], vec![]], None);
+        let Some((mut next, mut nodes)) = carried.start("t", 4, 4) else {
             panic!("fresh strings are usable");
         };
         let changed: HashSet<&str> = ["c.py"].into_iter().collect();
-        assert_eq!(nodes.unchanged("0.py", &changed, 1), None);
-        let kept = nodes.unchanged("a.py", &changed, 2).map(<[_]>::to_vec);
+        let strings = next.strings().clone();
+        assert_eq!(nodes.unchanged("0.py", &changed, 1, &strings), None);
+        assert_eq!(nodes.unchanged("a.py", &changed, 1, &strings), None);
+        let kept = nodes
+            .unchanged("a.py", &changed, 2, &strings)
+            .map(<[_]>::to_vec)
+            .unwrap_or_default();
+        let made: Vec<NodeData> = [a, f].iter().filter_map(|&n| b.node(n).copied()).collect();
+        assert_eq!((kept.len(), &kept), (2, &made));
+        assert_eq!(nodes.unchanged("b.py", &changed, 1, &strings), None);
+        assert_eq!(nodes.unchanged("c.py", &changed, 1, &strings), None);
         assert_eq!(
-            kept.as_deref(),
-            b.node(a)
-                .map(|n| vec![*n, b.node(f).copied().unwrap()])
-                .as_deref()
+            nodes.unchanged("d.py", &HashSet::default(), 1, &strings),
+            None
         );
-        assert_eq!(nodes.unchanged("b.py", &changed, 1), None);
-        assert_eq!(nodes.unchanged("c.py", &changed, 1), None);
-        assert_eq!(nodes.unchanged("d.py", &HashSet::default(), 1), None);
         // The carried nodes keep their strings in the next builder, and strings are found again.
-        for data in kept.unwrap_or_default() {
+        for data in kept {
             next.add_node_data(data);
         }
         let again = next.add_node(node(NodeKind::Function, "a.py", "f"));
         assert_eq!(next.node(again), b.node(f));
+        assert_eq!(next.strings().size(), strings.size());
         // Strings grown by more than an eighth: the next build starts afresh.
         for i in 0..16 {
             next.add_node(node(NodeKind::Function, "a.py", &format!("g{i}")));
         }
-        let grown = Carried::keep(
-            &next,
-            ["a.py"].into_iter(),
-            &[0],
-            &[vec![1]],
-            Some(nodes.fresh),
-        );
+        let grown = Carried::keep(&next, &[0], &[vec![1]], Some(nodes.fresh));
         assert!(grown.start("t", 4, 4).is_none());
     }
 }

@@ -36,7 +36,7 @@ impl<'a> Resolver<'a> {
             // An unchanged file's nodes as the build before made them, over the same strings.
             let kept = carried
                 .as_deref_mut()
-                .and_then(|c| c.unchanged(&f.path, changed, 1 + f.defs.len()));
+                .and_then(|c| c.unchanged(&f.path, changed, 1 + f.defs.len(), self.b.strings()));
             let (kept_file, kept_defs) = match kept {
                 Some([file, defs @ ..]) => (Some(*file), defs),
                 _ => (None, &[][..]),

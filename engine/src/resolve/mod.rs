@@ -434,15 +434,8 @@ fn resolve_in(
     let kept = !r.plan.over_budget;
     let mut memo = r.memo();
     // The next build starts from this one's strings and nodes, unless nothing is kept.
-    memo.carried = kept.then(|| {
-        Carried::keep(
-            &r.b,
-            files.iter().map(|f| f.path.as_str()),
-            &r.file_node,
-            &r.def_node,
-            carried.map(|c| c.fresh),
-        )
-    });
+    memo.carried =
+        kept.then(|| Carried::keep(&r.b, &r.file_node, &r.def_node, carried.map(|c| c.fresh)));
     laps.lap("memo");
     // The resolver's tables are dropped before the graph is built: its sorts and indexes then
     // reuse their room rather than add to it (the peak of a kernel's resolve).
