@@ -58,6 +58,17 @@ impl Carried {
         }
     }
 
+    /// About the bytes [`Carried::keep`] of these would hold: the strings, their ends and
+    /// index, and the nodes.
+    pub(super) fn bytes(b: &GraphBuilder, file_node: &[u32], def_node: &[Vec<u32>]) -> usize {
+        let (count, bytes) = b.strings().size();
+        let nodes = file_node.len() + def_node.iter().map(Vec::len).sum::<usize>();
+        bytes
+            + count * (std::mem::size_of::<usize>() + 5)
+            + nodes * std::mem::size_of::<NodeData>()
+            + file_node.len() * 8
+    }
+
     /// Whether the next build should start from these strings: they have not grown past an
     /// eighth more (strings or bytes) than when made afresh.
     fn usable(&self) -> bool {

@@ -124,7 +124,7 @@ pub(super) struct Plan {
     /// The bytes `next` may hold ([`MEMO_BUDGET_BYTES`] but in tests).
     budget: usize,
     /// The bytes `next` holds.
-    kept_bytes: usize,
+    pub kept_bytes: usize,
     /// `next` outgrew the budget: nothing is kept for the next resolution.
     pub over_budget: bool,
     /// The most bytes `next` held.
@@ -681,6 +681,7 @@ mod tests {
         let (full, stats, memo, resolved, ..) =
             build_graph_within("fixture", &before, None, &[], 1, &|| 0.0);
         assert!(stats.memo_over_budget && memo.files.is_empty() && memo.tables.is_empty());
+        assert!(kept.carried.is_some() && memo.carried.is_none());
         assert_eq!(resolved, 3);
         assert_eq!(
             edges(&full),
@@ -761,6 +762,8 @@ mod tests {
             assert!(!stats.memo_over_budget, "{heavy} heavy files");
             assert_eq!(memo.files.len(), unbounded.files.len());
             assert_eq!(memo_bytes(&memo), bytes);
+            // Its strings and nodes are not carried beside it: they would pass the budget.
+            assert!(unbounded.carried.is_some() && memo.carried.is_none());
             for (key, kept) in &memo.files {
                 let other = &unbounded.files[key];
                 assert_eq!(kept.reads, other.reads);

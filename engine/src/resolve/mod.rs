@@ -431,11 +431,13 @@ fn resolve_in(
         ..r.stats
     };
     let resolved = r.plan.resolved;
-    let kept = !r.plan.over_budget;
+    // The next build starts from this one's strings and nodes when they fit in the memo's
+    // budget beside what it keeps.
+    let carry = !r.plan.over_budget
+        && r.plan.kept_bytes + Carried::bytes(&r.b, &r.file_node, &r.def_node) <= budget;
     let mut memo = r.memo();
-    // The next build starts from this one's strings and nodes, unless nothing is kept.
     memo.carried =
-        kept.then(|| Carried::keep(&r.b, &r.file_node, &r.def_node, carried.map(|c| c.fresh)));
+        carry.then(|| Carried::keep(&r.b, &r.file_node, &r.def_node, carried.map(|c| c.fresh)));
     laps.lap("memo");
     // The resolver's tables are dropped before the graph is built: its sorts and indexes then
     // reuse their room rather than add to it (the peak of a kernel's resolve).
