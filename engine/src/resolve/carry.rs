@@ -14,7 +14,7 @@ const ROOM_BYTES: usize = 256 * 1024;
 /// definitions'), all of them over those strings. Strings of nodes gone since are kept: the
 /// carried strings grow, and past an eighth more than when they were last made afresh the next
 /// build starts afresh (`Carried::usable`).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Carried {
     strings: Strings,
     /// The number of strings and their bytes when they were last made afresh.

@@ -397,6 +397,8 @@ fn resolve_in(
     laps.lap("indexes");
     let changed_paths: HashSet<&str> = changed.iter().map(String::as_str).collect();
     r.structure(carried.as_mut(), &changed_paths);
+    // The carried nodes are let go: only the size their strings had afresh is needed now.
+    let carried_fresh = carried.map(|c| c.fresh);
     r.csharp_structure();
     r.php_structure();
     r.ruby_structure();
@@ -436,8 +438,7 @@ fn resolve_in(
     let carry = !r.plan.over_budget
         && r.plan.kept_bytes + Carried::bytes(&r.b, &r.file_node, &r.def_node) <= budget;
     let mut memo = r.memo();
-    memo.carried =
-        carry.then(|| Carried::keep(&r.b, &r.file_node, &r.def_node, carried.map(|c| c.fresh)));
+    memo.carried = carry.then(|| Carried::keep(&r.b, &r.file_node, &r.def_node, carried_fresh));
     laps.lap("memo");
     // The resolver's tables are dropped before the graph is built: its sorts and indexes then
     // reuse their room rather than add to it (the peak of a kernel's resolve).
