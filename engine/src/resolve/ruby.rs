@@ -294,7 +294,11 @@ impl<'a> Resolver<'a> {
         Some(match overrides.as_slice() {
             [] => vec![(method, RUBY_NAMED_LIKE_CLASS, Reason::ReceiverType)],
             _ => std::iter::once((method, NAMED_LIKE_OVERRIDDEN, Reason::ReceiverType))
-                .chain(overrides.iter().map(|&m| (m, NAMED_LIKE_OVERRIDDEN, Reason::Ambiguous)))
+                .chain(
+                    overrides
+                        .iter()
+                        .map(|&m| (m, NAMED_LIKE_OVERRIDDEN, Reason::Ambiguous)),
+                )
                 .collect(),
         })
     }

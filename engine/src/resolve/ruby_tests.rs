@@ -1555,3 +1555,170 @@ fn ruby_a_method_returning_a_call_returns_what_the_call_returns() {
         .collect();
     assert_eq!(edges(&g, EdgeKind::Calls), owned(&expected));
 }
+
+const SUPER_THROUGH_MODULES: &str = r#"module Aligned
+  def realign(t)
+    t
+  end
+end
+
+module Logged
+  def realign(t)
+    t
+  end
+end
+
+class Rule
+  def initialize; end
+
+  def realign(t)
+    t
+  end
+
+  def reset; end
+end
+
+class Weekly < Rule
+  include Logged
+  include Aligned
+
+  def initialize
+    super()
+  end
+
+  def realign(t)
+    super
+  end
+
+  def reset
+    super
+  end
+end
+
+class Plain < Rule
+  def realign(t)
+    super
+  end
+end
+"#;
+
+const SUPER_REOPENED: &str = r#"module Mounted
+  def initialize
+    @mounted = true
+  end
+end
+
+class Weekly
+  include Mounted
+end
+"#;
+
+#[test]
+fn ruby_super_looks_in_included_modules_before_the_superclass() {
+    let g = graph(&[
+        ("lib/rules.rb", SUPER_THROUGH_MODULES),
+        ("lib/weekly_mount.rb", SUPER_REOPENED),
+    ]);
+    assert_eq!(
+        edges(&g, EdgeKind::Calls),
+        owned(&[
+            // The module included last answers first; a name no module defines goes on to the
+            // superclass; a class with no module goes straight to it; a module included in
+            // another part of the class (another file) is above the class too.
+            (
+                "Method:lib/rules.rb:Weekly.realign",
+                "Method:lib/rules.rb:Aligned.realign",
+                "0.95",
+                "super-method"
+            ),
+            (
+                "Method:lib/rules.rb:Weekly.reset",
+                "Method:lib/rules.rb:Rule.reset",
+                "0.95",
+                "super-method"
+            ),
+            (
+                "Method:lib/rules.rb:Plain.realign",
+                "Method:lib/rules.rb:Rule.realign",
+                "0.95",
+                "super-method"
+            ),
+            (
+                "Method:lib/rules.rb:Weekly.initialize",
+                "Method:lib/weekly_mount.rb:Mounted.initialize",
+                "0.95",
+                "super-method"
+            ),
+        ])
+    );
+}
+
+const NAMED_LIKE_FAMILY: &str = r#"class Rule
+  def next_time(t)
+    t
+  end
+
+  def to_s
+    "rule"
+  end
+end
+
+class SingleRule < Rule
+  def next_time(t)
+    t
+  end
+end
+
+class RepeatRule < Rule
+  def next_time(t)
+    t
+  end
+end
+
+class Schedule
+  def upcoming(rules, t)
+    rules.map do |rule|
+      rule.next_time(t)
+      rule.to_s
+    end
+  end
+end
+"#;
+
+#[test]
+fn ruby_receivers_named_like_an_overridden_class_are_candidates() {
+    let g = graph(&[("lib/schedule.rb", NAMED_LIKE_FAMILY)]);
+    let upcoming = "Method:lib/schedule.rb:Schedule.upcoming";
+    assert_eq!(
+        edges(&g, EdgeKind::Calls),
+        owned(&[
+            // `rule` names class `Rule`, but its subclasses define `next_time` again: the object
+            // may be any of them, so each `next_time` is a candidate; `to_s` no subclass
+            // redefines stays the class's own, sure.
+            (
+                upcoming,
+                "Method:lib/schedule.rb:Rule.next_time",
+                "0.47",
+                "receiver-type"
+            ),
+            (
+                upcoming,
+                "Method:lib/schedule.rb:SingleRule.next_time",
+                "0.47",
+                "ambiguous"
+            ),
+            (
+                upcoming,
+                "Method:lib/schedule.rb:RepeatRule.next_time",
+                "0.47",
+                "ambiguous"
+            ),
+            (
+                upcoming,
+                "Method:lib/schedule.rb:Rule.to_s",
+                "0.95",
+                "receiver-type"
+            ),
+        ])
+    );
+}
