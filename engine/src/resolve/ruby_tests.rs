@@ -1722,3 +1722,59 @@ fn ruby_receivers_named_like_an_overridden_class_are_candidates() {
         ])
     );
 }
+
+const BUILT_IVARS: &str = r#"class Disk
+  def write(data); end
+end
+
+class Cloud
+  def write(data); end
+end
+
+class Store
+  def initialize(backend)
+    @main = Disk.new
+    @spare = Disk.new
+  end
+
+  def use_cloud!
+    @main = Cloud.new
+  end
+
+  def swap(other)
+    @spare = other
+    @spare = nil
+  end
+
+  def save(data)
+    @main.write(data)
+  end
+
+  def keep(data)
+    @spare.write(data)
+  end
+end
+"#;
+
+#[test]
+fn ruby_instance_variables_built_of_two_classes_have_neither() {
+    let g = graph(&[("lib/store.rb", BUILT_IVARS)]);
+    let save = "Method:lib/store.rb:Store.save";
+    let keep = "Method:lib/store.rb:Store.keep";
+    let calls: std::collections::BTreeSet<_> = edges(&g, EdgeKind::Calls)
+        .into_iter()
+        .filter(|e| e.0 == save || e.0 == keep)
+        .collect();
+    // `@main` is built a `Disk` in one method and a `Cloud` in another: no class is sure (it
+    // was `Disk` at 0.95, the first assignment), so `save` reaches no `write` here. `@spare` is
+    // built a `Disk` and otherwise assigned only values of unknown type or `nil`: a `Disk`.
+    assert_eq!(
+        calls,
+        owned(&[(
+            keep,
+            "Method:lib/store.rb:Disk.write",
+            "0.95",
+            "attribute-type"
+        )])
+    );
+}
