@@ -190,7 +190,8 @@ impl<'a> Resolver<'a> {
                         .add_edge(target, mixin, EdgeKind::Implements, conf, Reason::Heritage);
                 }
                 if !prepended {
-                    self.bases.entry(target).or_default().push(mixin);
+                    // Included after the class body: the last included, looked up first.
+                    self.bases.entry(target).or_default().insert(0, mixin);
                     self.ruby_subtypes.entry(mixin).or_default().push(target);
                     continue;
                 }
@@ -480,7 +481,6 @@ impl<'a> Resolver<'a> {
         let modules = parts.iter().rev().flat_map(|p| {
             bases(p)
                 .iter()
-                .rev()
                 .filter(|&&b| self.kind_of(b) == Some(NodeKind::Trait))
         });
         let classes = parts.iter().flat_map(|p| {

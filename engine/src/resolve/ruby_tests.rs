@@ -1600,6 +1600,17 @@ class Plain < Rule
     super
   end
 end
+
+class Monthly < Rule
+  include Logged
+  include Aligned
+end
+
+class Planner
+  def plan
+    Monthly.new.realign(1)
+  end
+end
 "#;
 
 const SUPER_REOPENED: &str = r#"module Mounted
@@ -1614,7 +1625,7 @@ end
 "#;
 
 #[test]
-fn ruby_super_looks_in_included_modules_before_the_superclass() {
+fn ruby_methods_and_super_look_in_included_modules_before_the_superclass() {
     let g = graph(&[
         ("lib/rules.rb", SUPER_THROUGH_MODULES),
         ("lib/weekly_mount.rb", SUPER_REOPENED),
@@ -1642,6 +1653,19 @@ fn ruby_super_looks_in_included_modules_before_the_superclass() {
                 "Method:lib/rules.rb:Rule.realign",
                 "0.95",
                 "super-method"
+            ),
+            // A method the class does not define is looked up the same way.
+            (
+                "Method:lib/rules.rb:Planner.plan",
+                "Method:lib/rules.rb:Rule.initialize",
+                "0.95",
+                "class-member"
+            ),
+            (
+                "Method:lib/rules.rb:Planner.plan",
+                "Method:lib/rules.rb:Aligned.realign",
+                "0.95",
+                "receiver-type"
             ),
             (
                 "Method:lib/rules.rb:Weekly.initialize",
