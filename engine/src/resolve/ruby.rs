@@ -308,7 +308,7 @@ impl<'a> Resolver<'a> {
 
     /// The methods named `name` that subclasses of `class` (or classes mixing it in, at any
     /// depth, any part) define again over `found`.
-    fn ruby_overrides(&self, class: u32, found: u32, name: &str) -> Vec<u32> {
+    pub(super) fn ruby_overrides(&self, class: u32, found: u32, name: &str) -> Vec<u32> {
         let mut queue = vec![class];
         let mut seen = HashSet::default();
         let mut overrides: Vec<u32> = Vec::new();

@@ -1802,3 +1802,70 @@ fn ruby_instance_variables_built_of_two_classes_have_neither() {
         )])
     );
 }
+
+const FACTORY_METHODS: &str = r#"class Plain
+  def parse; end
+end
+
+class Json
+  def parse; end
+end
+
+class Yaml
+  def parse; end
+end
+
+class Source
+  def load
+    data = fetch
+    data.parse
+  end
+
+  def fetch
+    Plain.new
+  end
+end
+
+class Remote < Source
+  def fetch
+    Json.new
+  end
+end
+
+class Local < Source
+  def fetch
+    Yaml.new
+  end
+end
+
+class Fixed
+  def load
+    data = fetch
+    data.parse
+  end
+
+  def fetch
+    Plain.new
+  end
+end
+"#;
+
+#[test]
+fn ruby_self_calls_subclasses_redefine_return_no_sure_type() {
+    let g = graph(&[("lib/source.rb", FACTORY_METHODS)]);
+    let parse: std::collections::BTreeSet<_> = edges(&g, EdgeKind::Calls)
+        .into_iter()
+        .filter(|e| e.1.ends_with(".parse") && e.2.as_str() >= "0.50")
+        .collect();
+    // `Source#fetch` builds a `Plain`, but `Remote` and `Local` redefine `fetch`: `self` may be
+    // either, so `data` has no sure type there. `Fixed#fetch` no subclass redefines: `Plain`.
+    assert_eq!(
+        parse,
+        owned(&[(
+            "Method:lib/source.rb:Fixed.load",
+            "Method:lib/source.rb:Plain.parse",
+            "0.95",
+            "receiver-type"
+        )])
+    );
+}
