@@ -59,6 +59,11 @@
 #   addressable  Ruby, learning: Addressable 2.8.1 from Debian's ruby-addressable (URIs and URI
 #             templates: value objects with many accessors and `self.parse`-style class methods,
 #             normalisation through module functions, an IDNA module)
+#   icecube   Ruby, learning: IceCube 0.16.4 from Debian's ruby-ice-cube (recurring schedules: rule
+#             classes built from many small validation modules mixed in, modules as namespaces,
+#             `attr_reader`s and aliases)
+#   rubyzip   Ruby, learning: rubyzip 2.3.2 from Debian's ruby-zip (ZIP archives: entries with many
+#             `attr_accessor`s, stream classes sharing IO mixins, extra-field classes per kind)
 #   rack      Ruby, held out: Rack 2.2.22 from Debian's ruby-rack (middleware classes, `call(env)`,
 #             utility modules with `module_function`, autoload)
 #   tzinfo    Ruby, held out: TZInfo 2.0.5 from Debian's ruby-tzinfo (time zones: class hierarchies
@@ -86,11 +91,11 @@
 #   all       every corpus above, one after another
 # Caches the indexers, corpora and indexes in $NEXUS_ACCURACY (default ~/.cache/nexus-accuracy).
 set -euo pipefail
-corpus=${1:?usage: scripts/accuracy.sh django|pydantic|sphinx|ts|effect|tokio|goldmark|yaml|toml|lang3|collections|jsoup|brotli|cmark|lua|crypto|leveldb|marisa|clipper|kiwi|newtonsoft|dbussharp|commonmark|purifier|phpparser|thor|mustermann|ttyprompt|liquid|addressable|rack|tzinfo|zigstd|aro|resinator|mix|exunit|scaladoc|repl|scalap|actors|all [--examples N]}
+corpus=${1:?usage: scripts/accuracy.sh django|pydantic|sphinx|ts|effect|tokio|goldmark|yaml|toml|lang3|collections|jsoup|brotli|cmark|lua|crypto|leveldb|marisa|clipper|kiwi|newtonsoft|dbussharp|commonmark|purifier|phpparser|thor|mustermann|ttyprompt|liquid|addressable|icecube|rubyzip|rack|tzinfo|zigstd|aro|resinator|mix|exunit|scaladoc|repl|scalap|actors|all [--examples N]}
 shift
 repo=$(cd "$(dirname "$0")/.." && pwd)
 if [ "$corpus" = all ]; then
-  for one in django pydantic sphinx ts effect tokio goldmark yaml toml lang3 collections jsoup brotli cmark lua crypto leveldb marisa clipper kiwi newtonsoft dbussharp commonmark purifier phpparser thor mustermann ttyprompt liquid addressable rack tzinfo zigstd aro resinator mix exunit scaladoc repl scalap actors; do
+  for one in django pydantic sphinx ts effect tokio goldmark yaml toml lang3 collections jsoup brotli cmark lua crypto leveldb marisa clipper kiwi newtonsoft dbussharp commonmark purifier phpparser thor mustermann ttyprompt liquid addressable icecube rubyzip rack tzinfo zigstd aro resinator mix exunit scaladoc repl scalap actors; do
     printf '\n===== %s\n' "$one"
     "$0" "$one" "$@"
   done
@@ -99,7 +104,7 @@ fi
 cache=${NEXUS_ACCURACY:-$HOME/.cache/nexus-accuracy}
 tools="$cache/tools"
 mkdir -p "$tools"
-case "$corpus" in goldmark|yaml|toml|lang3|collections|jsoup|brotli|cmark|lua|crypto|leveldb|marisa|clipper|kiwi|dbussharp|newtonsoft|commonmark|purifier|phpparser|thor|mustermann|ttyprompt|liquid|addressable|rack|tzinfo|zigstd|aro|resinator|mix|exunit|scaladoc|repl|scalap|actors) needs_npm=false ;; *) needs_npm=true ;; esac
+case "$corpus" in goldmark|yaml|toml|lang3|collections|jsoup|brotli|cmark|lua|crypto|leveldb|marisa|clipper|kiwi|dbussharp|newtonsoft|commonmark|purifier|phpparser|thor|mustermann|ttyprompt|liquid|addressable|icecube|rubyzip|rack|tzinfo|zigstd|aro|resinator|mix|exunit|scaladoc|repl|scalap|actors) needs_npm=false ;; *) needs_npm=true ;; esac
 if $needs_npm && { [ ! -x "$tools/node_modules/.bin/scip-python" ] \
   || [ ! -x "$tools/node_modules/.bin/scip-typescript" ]; }; then
   echo "installing the SCIP indexers into $tools" >&2
@@ -416,7 +421,7 @@ JSON
         -server "$tools/node_modules/intelephense/lib/intelephense.js" >&2
     fi
     prefix= ;;
-  thor|mustermann|ttyprompt|liquid|addressable|rack|tzinfo)  # Ruby: Debian's packages of pure-Ruby libraries, read by TypeProf (Ruby 3.1's)
+  thor|mustermann|ttyprompt|liquid|addressable|icecube|rubyzip|rack|tzinfo)  # Ruby: Debian's packages of pure-Ruby libraries, read by TypeProf (Ruby 3.1's)
     gem=$corpus
     case "$corpus" in
       thor) package=ruby-thor version=1.2.1 debian=1.2.1-2 ;;
@@ -424,6 +429,8 @@ JSON
       ttyprompt) package=ruby-tty-prompt version=0.23.1 debian=0.23.1-1 gem=tty-prompt ;;
       liquid) package=ruby-liquid version=5.4.0 debian=5.4.0-3 ;;
       addressable) package=ruby-addressable version=2.8.1 debian=2.8.1-1 ;;
+      icecube) package=ruby-ice-cube version=0.16.4 debian=0.16.4-3 gem=ice_cube ;;
+      rubyzip) package=ruby-zip version=2.3.2 debian=2.3.2-1 ;;
       rack) package=ruby-rack version=2.2.22 debian=2.2.22-0+deb12u2 ;;
       tzinfo) package=ruby-tzinfo version=2.0.5 debian=2.0.5-1 ;;
     esac
@@ -548,7 +555,7 @@ JSON
         -cp /usr/share/scala-2.11/lib/scala-parser-combinators.jar >&2
     fi
     prefix= ;;
-  *) echo "unknown corpus: $corpus (django | pydantic | sphinx | ts | effect | tokio | goldmark | yaml | toml | lang3 | collections | jsoup | brotli | cmark | lua | crypto | leveldb | marisa | clipper | kiwi | newtonsoft | dbussharp | commonmark | purifier | phpparser | thor | mustermann | ttyprompt | liquid | addressable | rack | tzinfo | zigstd | aro | resinator | mix | exunit | scaladoc | repl | scalap | actors | all)" >&2; exit 2 ;;
+  *) echo "unknown corpus: $corpus (django | pydantic | sphinx | ts | effect | tokio | goldmark | yaml | toml | lang3 | collections | jsoup | brotli | cmark | lua | crypto | leveldb | marisa | clipper | kiwi | newtonsoft | dbussharp | commonmark | purifier | phpparser | thor | mustermann | ttyprompt | liquid | addressable | icecube | rubyzip | rack | tzinfo | zigstd | aro | resinator | mix | exunit | scaladoc | repl | scalap | actors | all)" >&2; exit 2 ;;
 esac
 cd "$repo"
 cargo run --quiet --release -p nexus-accuracy --bin nexus-accuracy -- --scip "$index" --root "$root" --prefix "$prefix" "$@"

@@ -66,11 +66,14 @@ struct Locals {
 }
 
 /// A fact kept once the walk has seen every assignment to its variable: a local of a literal's
-/// class or of a call's result, an `@x` of a literal's class or of a call's result.
+/// class or of a call's result, an `@x` of a literal's class or of a call's result, an `@x`
+/// of a class it builds (`@x = Foo.new`, kept unless another assignment holds a known other
+/// value).
 enum Pending {
     Local(Binding),
     LocalCall(CallBinding, String),
     Ivar(u32, String, String),
+    IvarBuilt(u32, String, String),
     IvarCall(AttrCall, String),
 }
 
@@ -121,6 +124,14 @@ impl Locals {
             .iter()
             .filter(|(c, n, _)| *c == class && n == name)
             .all(|(_, _, v)| v.as_deref() == Some(value))
+    }
+
+    /// Whether an assignment to `@name` in class `class` holds a known value other than
+    /// `value` (a value of unknown type does not disagree).
+    fn ivar_disagrees(&self, class: u32, name: &str, value: &str) -> bool {
+        self.ivars
+            .iter()
+            .any(|(c, n, v)| *c == class && n == name && v.as_deref().is_some_and(|v| v != value))
     }
 
     fn class_of(&self, scope: Option<u32>, name: &str) -> Option<&str> {
@@ -267,6 +278,11 @@ fn settle(facts: &mut FileFacts, pending: Vec<Pending>, locals: &Locals) {
             }
             Pending::Ivar(class, var, ty) => {
                 if locals.ivar_agrees(class, &var, &ty) {
+                    facts.attr_bindings.push((class, var, ty));
+                }
+            }
+            Pending::IvarBuilt(class, var, ty) => {
+                if !locals.ivar_disagrees(class, &var, &ty) {
                     facts.attr_bindings.push((class, var, ty));
                 }
             }
@@ -877,7 +893,7 @@ fn assign(
             }
             locals.ivars.push((class, var.clone(), value.clone()));
             if let Some(ty) = created {
-                facts.attr_bindings.push((class, var, ty));
+                locals.pending.push(Pending::IvarBuilt(class, var, ty));
             } else if let Some(ty) = literal {
                 locals.pending.push(Pending::Ivar(class, var, ty));
             } else if let (Some(chain), Some(value)) = (chain, value) {

@@ -976,6 +976,11 @@ impl<'a> Resolver<'a> {
                 }
             }
             Receiver::Super => {
+                if f.lang == Lang::Ruby
+                    && let Some(owner) = self.owner_type(fi, scope)
+                {
+                    return self.ruby_super(owner, name).into_iter().collect();
+                }
                 if let Some(owner) = self.owner_type(fi, scope) {
                     for &base in self.bases.get(&owner).map_or(&[][..], Vec::as_slice) {
                         if let Some((m, _)) = self.find_member(base, name) {
@@ -1016,9 +1021,9 @@ impl<'a> Resolver<'a> {
                 }
                 if f.lang == Lang::Ruby
                     && typed.is_none()
-                    && let Some(hit) = self.ruby_class_named_like(fi, scope, var, name)
+                    && let Some(hits) = self.ruby_class_named_like(fi, scope, var, name)
                 {
-                    return vec![hit];
+                    return hits;
                 }
                 if matches!(
                     f.lang,
@@ -1090,9 +1095,9 @@ impl<'a> Resolver<'a> {
                 if f.lang == Lang::Ruby
                     && typed.is_none()
                     && let Some(ivar) = path.strip_prefix("self.@")
-                    && let Some(hit) = self.ruby_class_named_like(fi, scope, ivar, name)
+                    && let Some(hits) = self.ruby_class_named_like(fi, scope, ivar, name)
                 {
-                    return vec![hit];
+                    return hits;
                 }
                 if let Some(hit) = self.dereferenced_field_member(fi, scope, path, name, depth) {
                     return vec![hit];

@@ -321,33 +321,37 @@ impl<'a> Resolver<'a> {
         for (fi, f) in self.files.all.iter().enumerate() {
             for (di, d) in f.defs.iter().enumerate() {
                 let node = self.def_node[fi][di];
-                for (names, kind) in [
-                    (&d.extends, EdgeKind::Extends),
-                    (&d.implements, EdgeKind::Implements),
-                ] {
-                    for name in names {
-                        if let Some((base, conf)) = self.resolve_type(fi, Some(di as u32), name)
-                            && base != node
-                            && self.union_members(base).is_none()
-                        {
-                            let kind = if matches!(f.lang, Lang::Swift | Lang::Scala) {
-                                self.swift_heritage_kind(d.kind, base)
-                            } else {
-                                kind
-                            };
-                            self.b.add_edge(node, base, kind, conf, Reason::Heritage);
-                            self.b.add_reference(Reference {
-                                from: node,
-                                to: base,
-                                line: d.start_line,
-                                kind: RefKind::Inherit,
-                                confidence: conf,
-                                reason: Reason::Heritage,
-                            });
-                            self.bases.entry(node).or_default().push(base);
-                            if f.lang == Lang::Ruby {
-                                self.ruby_subtypes.entry(base).or_default().push(node);
-                            }
+                let extends = d.extends.iter().map(|n| (n, EdgeKind::Extends));
+                let implements = d.implements.iter().map(|n| (n, EdgeKind::Implements));
+                // Ruby looks a method up in the modules a class includes, the last included
+                // first, before its superclass: its bases are listed in that order.
+                let heritage: Vec<(&String, EdgeKind)> = if f.lang == Lang::Ruby {
+                    implements.rev().chain(extends).collect()
+                } else {
+                    extends.chain(implements).collect()
+                };
+                for (name, kind) in heritage {
+                    if let Some((base, conf)) = self.resolve_type(fi, Some(di as u32), name)
+                        && base != node
+                        && self.union_members(base).is_none()
+                    {
+                        let kind = if matches!(f.lang, Lang::Swift | Lang::Scala) {
+                            self.swift_heritage_kind(d.kind, base)
+                        } else {
+                            kind
+                        };
+                        self.b.add_edge(node, base, kind, conf, Reason::Heritage);
+                        self.b.add_reference(Reference {
+                            from: node,
+                            to: base,
+                            line: d.start_line,
+                            kind: RefKind::Inherit,
+                            confidence: conf,
+                            reason: Reason::Heritage,
+                        });
+                        self.bases.entry(node).or_default().push(base);
+                        if f.lang == Lang::Ruby {
+                            self.ruby_subtypes.entry(base).or_default().push(node);
                         }
                     }
                 }

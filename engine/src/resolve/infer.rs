@@ -359,6 +359,24 @@ impl<'a> Resolver<'a> {
         }
         let &(file, def) = self.node_def.get(&target)?;
         let function = self.files[file].defs.get(def as usize)?;
+        // A Ruby method called on `self` that a subclass of the caller's class defines again
+        // returns what that subclass's method returns when `self` is one: no sure type.
+        if self.files[fi].lang == Lang::Ruby
+            && matches!(
+                callee,
+                Callee::Name(_)
+                    | Callee::Member {
+                        receiver: Receiver::SelfRef,
+                        ..
+                    }
+            )
+            && let Some(owner) = self.owner_type(fi, scope)
+            && !self
+                .ruby_overrides(owner, target, &function.name)
+                .is_empty()
+        {
+            return None;
+        }
         let returns = function.returns.as_str();
         if returns.is_empty() {
             // A Ruby `attr_reader`/`attr_accessor` whose `@x` holds a call's result.

@@ -1555,3 +1555,317 @@ fn ruby_a_method_returning_a_call_returns_what_the_call_returns() {
         .collect();
     assert_eq!(edges(&g, EdgeKind::Calls), owned(&expected));
 }
+
+const SUPER_THROUGH_MODULES: &str = r#"module Aligned
+  def realign(t)
+    t
+  end
+end
+
+module Logged
+  def realign(t)
+    t
+  end
+end
+
+class Rule
+  def initialize; end
+
+  def realign(t)
+    t
+  end
+
+  def reset; end
+end
+
+class Weekly < Rule
+  include Logged
+  include Aligned
+
+  def initialize
+    super()
+  end
+
+  def realign(t)
+    super
+  end
+
+  def reset
+    super
+  end
+end
+
+class Plain < Rule
+  def realign(t)
+    super
+  end
+end
+
+class Monthly < Rule
+  include Logged
+  include Aligned
+end
+
+class Planner
+  def plan
+    Monthly.new.realign(1)
+  end
+end
+"#;
+
+const SUPER_REOPENED: &str = r#"module Mounted
+  def initialize
+    @mounted = true
+  end
+end
+
+class Weekly
+  include Mounted
+end
+"#;
+
+#[test]
+fn ruby_methods_and_super_look_in_included_modules_before_the_superclass() {
+    let g = graph(&[
+        ("lib/rules.rb", SUPER_THROUGH_MODULES),
+        ("lib/weekly_mount.rb", SUPER_REOPENED),
+    ]);
+    assert_eq!(
+        edges(&g, EdgeKind::Calls),
+        owned(&[
+            // The module included last answers first; a name no module defines goes on to the
+            // superclass; a class with no module goes straight to it; a module included in
+            // another part of the class (another file) is above the class too.
+            (
+                "Method:lib/rules.rb:Weekly.realign",
+                "Method:lib/rules.rb:Aligned.realign",
+                "0.95",
+                "super-method"
+            ),
+            (
+                "Method:lib/rules.rb:Weekly.reset",
+                "Method:lib/rules.rb:Rule.reset",
+                "0.95",
+                "super-method"
+            ),
+            (
+                "Method:lib/rules.rb:Plain.realign",
+                "Method:lib/rules.rb:Rule.realign",
+                "0.95",
+                "super-method"
+            ),
+            // A method the class does not define is looked up the same way.
+            (
+                "Method:lib/rules.rb:Planner.plan",
+                "Method:lib/rules.rb:Rule.initialize",
+                "0.95",
+                "class-member"
+            ),
+            (
+                "Method:lib/rules.rb:Planner.plan",
+                "Method:lib/rules.rb:Aligned.realign",
+                "0.95",
+                "receiver-type"
+            ),
+            (
+                "Method:lib/rules.rb:Weekly.initialize",
+                "Method:lib/weekly_mount.rb:Mounted.initialize",
+                "0.95",
+                "super-method"
+            ),
+        ])
+    );
+}
+
+const NAMED_LIKE_FAMILY: &str = r#"class Rule
+  def next_time(t)
+    t
+  end
+
+  def to_s
+    "rule"
+  end
+end
+
+class SingleRule < Rule
+  def next_time(t)
+    t
+  end
+end
+
+class RepeatRule < Rule
+  def next_time(t)
+    t
+  end
+end
+
+class Schedule
+  def upcoming(rules, t)
+    rules.map do |rule|
+      rule.next_time(t)
+      rule.to_s
+    end
+  end
+end
+"#;
+
+#[test]
+fn ruby_receivers_named_like_an_overridden_class_are_candidates() {
+    let g = graph(&[("lib/schedule.rb", NAMED_LIKE_FAMILY)]);
+    let upcoming = "Method:lib/schedule.rb:Schedule.upcoming";
+    assert_eq!(
+        edges(&g, EdgeKind::Calls),
+        owned(&[
+            // `rule` names class `Rule`, but its subclasses define `next_time` again: the object
+            // may be any of them, so each `next_time` is a candidate; `to_s` no subclass
+            // redefines stays the class's own, sure.
+            (
+                upcoming,
+                "Method:lib/schedule.rb:Rule.next_time",
+                "0.47",
+                "receiver-type"
+            ),
+            (
+                upcoming,
+                "Method:lib/schedule.rb:SingleRule.next_time",
+                "0.47",
+                "ambiguous"
+            ),
+            (
+                upcoming,
+                "Method:lib/schedule.rb:RepeatRule.next_time",
+                "0.47",
+                "ambiguous"
+            ),
+            (
+                upcoming,
+                "Method:lib/schedule.rb:Rule.to_s",
+                "0.95",
+                "receiver-type"
+            ),
+        ])
+    );
+}
+
+const BUILT_IVARS: &str = r#"class Disk
+  def write(data); end
+end
+
+class Cloud
+  def write(data); end
+end
+
+class Store
+  def initialize(backend)
+    @main = Disk.new
+    @spare = Disk.new
+  end
+
+  def use_cloud!
+    @main = Cloud.new
+  end
+
+  def swap(other)
+    @spare = other
+    @spare = nil
+  end
+
+  def save(data)
+    @main.write(data)
+  end
+
+  def keep(data)
+    @spare.write(data)
+  end
+end
+"#;
+
+#[test]
+fn ruby_instance_variables_built_of_two_classes_have_neither() {
+    let g = graph(&[("lib/store.rb", BUILT_IVARS)]);
+    let save = "Method:lib/store.rb:Store.save";
+    let keep = "Method:lib/store.rb:Store.keep";
+    let calls: std::collections::BTreeSet<_> = edges(&g, EdgeKind::Calls)
+        .into_iter()
+        .filter(|e| e.0 == save || e.0 == keep)
+        .collect();
+    // `@main` is built a `Disk` in one method and a `Cloud` in another: no class is sure (it
+    // was `Disk` at 0.95, the first assignment), so `save` reaches no `write` here. `@spare` is
+    // built a `Disk` and otherwise assigned only values of unknown type or `nil`: a `Disk`.
+    assert_eq!(
+        calls,
+        owned(&[(
+            keep,
+            "Method:lib/store.rb:Disk.write",
+            "0.95",
+            "attribute-type"
+        )])
+    );
+}
+
+const FACTORY_METHODS: &str = r#"class Plain
+  def parse; end
+end
+
+class Json
+  def parse; end
+end
+
+class Yaml
+  def parse; end
+end
+
+class Source
+  def load
+    data = fetch
+    data.parse
+  end
+
+  def fetch
+    Plain.new
+  end
+end
+
+class Remote < Source
+  def fetch
+    Json.new
+  end
+end
+
+class Local < Source
+  def fetch
+    Yaml.new
+  end
+end
+
+class Fixed
+  def load
+    data = fetch
+    data.parse
+  end
+
+  def fetch
+    Plain.new
+  end
+end
+"#;
+
+#[test]
+fn ruby_self_calls_subclasses_redefine_return_no_sure_type() {
+    let g = graph(&[("lib/source.rb", FACTORY_METHODS)]);
+    let parse: std::collections::BTreeSet<_> = edges(&g, EdgeKind::Calls)
+        .into_iter()
+        .filter(|e| e.1.ends_with(".parse") && e.2.as_str() >= "0.50")
+        .collect();
+    // `Source#fetch` builds a `Plain`, but `Remote` and `Local` redefine `fetch`: `self` may be
+    // either, so `data` has no sure type there. `Fixed#fetch` no subclass redefines: `Plain`.
+    assert_eq!(
+        parse,
+        owned(&[(
+            "Method:lib/source.rb:Fixed.load",
+            "Method:lib/source.rb:Plain.parse",
+            "0.95",
+            "receiver-type"
+        )])
+    );
+}
