@@ -14,6 +14,9 @@
 //                  time its tasks held it and its longest task
 //   --trace-index FILE  record a CDP trace from page open until indexed into FILE and print, per
 //                  tab thread, how much of that time its tasks held it, overall and per 10 s
+//   --cpu-profile  with --trace-index, also sample every thread's JavaScript and WebAssembly
+//                  (V8's sampling profiler in the trace) and print per thread the functions that
+//                  took the most samples themselves
 //   --picture      then time the graph picture: engine finished → first picture, frames per
 //                  second while panning (mouse drag) and zooming (wheel), and a click on a node →
 //                  selection drawn and details shown
@@ -55,6 +58,7 @@ const picture = flag("picture");
 const overHttp = flag("http");
 const traceFile = opt("trace", "");
 const traceIndexFile = opt("trace-index", "");
+const cpuProfile = flag("cpu-profile");
 const semanticQuery = opt("semantic", "");
 const symbol = opt("symbol", "get_object_or_404");
 const searchQuery = opt("query", "queryset filter");
@@ -455,14 +459,15 @@ async function chainBench(n, page) {
 }
 
 /// Starts a CDP trace of the tab's threads (tasks and the script they ran; with `light`, the
-/// tasks alone, which costs the traced threads little over minutes of indexing).
-async function startTrace(page, light = false) {
+/// tasks alone, which costs the traced threads little over minutes of indexing; with `sampled`,
+/// V8's sampling profiler too).
+async function startTrace(page, light = false, sampled = false) {
   const cdp = await page.context().newCDPSession(page);
+  const categories = light ? ["toplevel"] : ["toplevel", "devtools.timeline", "disabled-by-default-devtools.timeline", "v8.execute"];
+  if (sampled) categories.push("v8", "disabled-by-default-v8.cpu_profiler");
   await cdp.send("Tracing.start", {
     transferMode: "ReturnAsStream",
-    traceConfig: {
-      includedCategories: light ? ["toplevel"] : ["toplevel", "devtools.timeline", "disabled-by-default-devtools.timeline", "v8.execute"],
-    },
+    traceConfig: { includedCategories: categories },
   });
   return { cdp, startedMs: Date.now() };
 }
@@ -515,6 +520,42 @@ async function endTrace({ cdp, startedMs }, file, windowMs = 0) {
     if (windowMs) {
       const shares = Array.from(t.windows, (us) => ((100 * (us ?? 0)) / 1000 / windowMs).toFixed(0).padStart(3));
       console.log(`    per ${windowMs / 1000} s (%): ${shares.join(" ")}`);
+    }
+  }
+  printSelfSamples(events, names);
+}
+
+/// From the sampling profiler's chunks in a trace (if it ran): per thread, the functions that
+/// were on top of the stack in the most samples, with their share of that thread's samples.
+function printSelfSamples(events, names) {
+  const profiles = new Map();
+  for (const e of events) {
+    if (e.name !== "ProfileChunk" && e.name !== "Profile") continue;
+    const key = `${e.pid}:${e.tid}`;
+    const p = profiles.get(key) ?? { frames: new Map(), counts: new Map(), total: 0 };
+    const profile = e.args?.data?.cpuProfile;
+    for (const node of profile?.nodes ?? []) {
+      const frame = node.callFrame ?? {};
+      p.frames.set(node.id, frame.functionName || `(${frame.url ? frame.url.split("/").pop() : "program"})`);
+    }
+    for (const id of profile?.samples ?? []) {
+      p.counts.set(id, (p.counts.get(id) ?? 0) + 1);
+      p.total += 1;
+    }
+    profiles.set(key, p);
+  }
+  const sampled = [...profiles.entries()].filter(([, p]) => p.total > 0).sort((a, b) => b[1].total - a[1].total);
+  if (!sampled.length) return;
+  console.log("cpu profile: per thread, samples and the functions on top of the stack most often:");
+  for (const [key, p] of sampled.slice(0, 6)) {
+    const byName = new Map();
+    for (const [id, n] of p.counts) {
+      const name = p.frames.get(id) ?? "(unknown)";
+      byName.set(name, (byName.get(name) ?? 0) + n);
+    }
+    console.log(`  ${(names.get(key) ?? key).padEnd(24)} ${p.total} samples`);
+    for (const [name, n] of [...byName.entries()].sort((a, b) => b[1] - a[1]).slice(0, 25)) {
+      console.log(`    ${((100 * n) / p.total).toFixed(1).padStart(5)} %  ${name.slice(0, 110)}`);
     }
   }
 }
@@ -668,7 +709,7 @@ try {
     console.log("per phase (the tab's CPU against wall time tells waiting for cores from work):");
     phaseReport(await page.evaluate(() => window.__nexusPhases ?? []), samples, started, indexedAtMs || Date.now());
   };
-  const indexTracing = traceIndexFile ? await startTrace(page, true) : null;
+  const indexTracing = traceIndexFile ? await startTrace(page, true, cpuProfile) : null;
   const started = Date.now();
   await page.goto(`http://127.0.0.1:${port}/?token=${secret()}`);
   const answering = opt("symbol") ? waitForAnswers(started) : Promise.resolve(NaN);
