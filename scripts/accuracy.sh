@@ -107,6 +107,16 @@ if $needs_npm && { [ ! -x "$tools/node_modules/.bin/scip-python" ] \
   (cd "$tools" && npm install --no-audit --no-fund --silent \
     @sourcegraph/scip-python@0.6.6 @sourcegraph/scip-typescript@0.4.0 >&2)
 fi
+# A Debian source package's upstream tarball into the current folder: `apt-get source` where the
+# machine lists deb-src entries (a fresh machine lists none), else the file from Debian's pool,
+# checked against the SHA-256 its .dsc gives. Usage: debian_orig PACKAGE=VERSION FILE SHA256
+debian_orig() {
+  if ! apt-get source --download-only "$1" >&2 2>/dev/null; then
+    local package=${1%%=*}
+    curl -fsSL -o "$2" "https://deb.debian.org/debian/pool/main/${package:0:1}/$package/$2"
+  fi
+  echo "$3  $2" | sha256sum -c --quiet - >&2
+}
 # Indexes the TypeScript project in folder $1 (its tsconfig.json) into $2, once.
 index_typescript() {
   if [ ! -s "$2" ]; then
@@ -490,7 +500,8 @@ JSON
     root="$cache/$corpus-$version"
     if [ ! -d "$root" ]; then
       unpacked=$(mktemp -d)
-      (cd "$unpacked" && apt-get source --download-only elixir-lang=1.14.0.dfsg-2 >&2 \
+      (cd "$unpacked" && debian_orig elixir-lang=1.14.0.dfsg-2 elixir-lang_1.14.0.dfsg.orig.tar.xz \
+        3dfa724f36b90d1bc41b9626a8ea0c293255c3a21a4d608c576ce39e2a23e5c9 \
         && tar xf elixir-lang_1.14.0.dfsg.orig.tar.xz)
       mkdir -p "$root"
       cp -r "$unpacked"/elixir-$version/lib/$app/lib/. "$root/"
@@ -519,7 +530,8 @@ JSON
     root="$cache/$corpus-$version"
     if [ ! -d "$root" ]; then
       unpacked=$(mktemp -d)
-      (cd "$unpacked" && apt-get source --download-only scala=2.11.12-5 >&2 \
+      (cd "$unpacked" && debian_orig scala=2.11.12-5 scala_2.11.12.orig.tar.xz \
+        b8db9faffd136d376a1885c04b2cced1b25fee5e61295c1c2a66bceaf99e7301 \
         && tar xJf scala_2.11.12.orig.tar.xz "scala-$version/$folder")
       mkdir -p "$root"
       cp -r "$unpacked/scala-$version/$folder/." "$root/"

@@ -4,7 +4,9 @@
 //! generated repository of N Python files in nested packages that import and call each other.
 //! Also times what a reload does instead: search index build, snapshot encode and decode
 //! (`--save-snapshot FILE` writes the snapshot, which `nexus-tools`' latency bench reads), and
-//! splits the heap kept after indexing into the graph, the texts and the files' facts.
+//! splits the heap kept after indexing into the graph, the texts and the files' facts. On
+//! stderr, the heap's high-water between two readings of the pipeline's clock (each resolution
+//! lap reads it: `indexes`, `structure` … `graph`, then the layers).
 //! `--facts-sample N` instead parses every Nth source file only and prints the heap its facts
 //! hold, field by field (each field's heap is that of an exact copy), to see what facts cost.
 
@@ -26,6 +28,8 @@ struct Counting;
 
 static LIVE: AtomicUsize = AtomicUsize::new(0);
 static PEAK: AtomicUsize = AtomicUsize::new(0);
+/// The high-water mark since the pipeline last read its clock (each resolution lap reads it).
+static TICK_PEAK: AtomicUsize = AtomicUsize::new(0);
 
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
@@ -34,6 +38,7 @@ unsafe impl GlobalAlloc for Counting {
         if !p.is_null() {
             let live = LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
             PEAK.fetch_max(live, Ordering::Relaxed);
+            TICK_PEAK.fetch_max(live, Ordering::Relaxed);
         }
         p
     }
@@ -147,7 +152,20 @@ fn main() {
         }
         let read_ms = read_start.elapsed().as_secs_f64() * 1000.0;
         let clock_start = Instant::now();
-        let clock = || clock_start.elapsed().as_secs_f64() * 1000.0;
+        // Each reading of the clock (a phase's or a resolution lap's end) prints on stderr the
+        // heap's high-water since the previous reading, to find which step sets the peak.
+        TICK_PEAK.store(LIVE.load(Ordering::Relaxed), Ordering::Relaxed);
+        let clock = || {
+            let ms = clock_start.elapsed().as_secs_f64() * 1000.0;
+            let live = LIVE.load(Ordering::Relaxed);
+            let peak = TICK_PEAK.swap(live, Ordering::Relaxed);
+            eprintln!(
+                "clock {ms:>9.1} ms: heap peak since the last reading {:>7.0} MB, live {:>7.0} MB",
+                mb(peak),
+                mb(live)
+            );
+            ms
+        };
         let before = LIVE.load(Ordering::Relaxed);
         PEAK.store(before, Ordering::Relaxed);
         let started = Instant::now();
@@ -247,9 +265,15 @@ fn main() {
             stats.resolve.imports,
             stats.resolve.imports_resolved,
             if stats.resolve.memo_over_budget {
-                "memo over its budget: none kept, the next change resolves every file"
+                format!(
+                    "memo over its budget (let go at {:.1} MB): none kept, the next change resolves every file",
+                    mb(stats.resolve.memo_most_bytes)
+                )
             } else {
-                "memo kept for incremental resolution"
+                format!(
+                    "memo kept for incremental resolution ({:.1} MB)",
+                    mb(stats.resolve.memo_most_bytes)
+                )
             },
         );
         let references = graph.references();

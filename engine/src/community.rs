@@ -102,22 +102,41 @@ pub fn detect(graph: Graph) -> Graph {
         .iter()
         .map(|members| label(&graph, members))
         .collect();
+    // What the clustering used goes before the graph's tables grow for the new nodes.
+    drop((pairs, unit_of, group_of_unit, output, data));
     let mut used: HashMap<String, usize> = HashMap::default();
+    let named: Vec<(String, f32, String)> = groups
+        .iter()
+        .enumerate()
+        .map(|(g, members)| {
+            let count = used.entry(labels[g].clone()).or_insert(0);
+            *count += 1;
+            let name = if *count == 1 {
+                labels[g].clone()
+            } else {
+                format!("{} ({})", labels[g], count)
+            };
+            let cohesion = if total[g] > 0.0 {
+                (internal[g] / total[g]).min(1.0) as f32
+            } else {
+                0.0
+            };
+            let doc = format!("{} symbols · cohesion {cohesion:.2}", members.len());
+            (name, cohesion, doc)
+        })
+        .collect();
     let mut b = GraphBuilder::extend(graph);
+    b.reserve_exact(
+        named.len(),
+        groups.iter().map(Vec::len).sum(),
+        2 * named.len(),
+        named
+            .iter()
+            .map(|(name, _, doc)| name.len() + doc.len())
+            .sum(),
+    );
     let mut infos = Vec::with_capacity(groups.len());
-    for (g, members) in groups.into_iter().enumerate() {
-        let count = used.entry(labels[g].clone()).or_insert(0);
-        *count += 1;
-        let name = if *count == 1 {
-            labels[g].clone()
-        } else {
-            format!("{} ({})", labels[g], count)
-        };
-        let cohesion = if total[g] > 0.0 {
-            (internal[g] / total[g]).min(1.0) as f32
-        } else {
-            0.0
-        };
+    for (members, (name, cohesion, doc)) in groups.into_iter().zip(named) {
         let node = b.add_node(NewNode {
             kind: NodeKind::Community,
             name: &name,
@@ -126,7 +145,7 @@ pub fn detect(graph: Graph) -> Graph {
             start_line: 0,
             end_line: 0,
             signature: "",
-            doc: &format!("{} symbols · cohesion {cohesion:.2}", members.len()),
+            doc: &doc,
             exported: true,
         });
         for &m in &members {

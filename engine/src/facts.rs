@@ -1,6 +1,7 @@
 //! What one file says, before any cross-file resolution: definitions, imports, call sites,
 //! heritage and simple type bindings. Extractors produce it; the resolver consumes it.
 
+use rustc_hash::FxHashSet as HashSet;
 use serde::{Deserialize, Serialize};
 
 use super::graph::{NodeKind, RefKind};
@@ -461,6 +462,12 @@ pub struct FileFacts {
     /// members, though it extends none of them in the graph.
     #[serde(default)]
     pub self_types: Vec<(DefIdx, String)>,
+    /// Ruby modules mixed into a class by a call naming the class (`Base.prepend(M)`,
+    /// `Base.include(M)`) or prepended in its body (`prepend M`): (the scope of the statement,
+    /// the class as written, empty for the class whose body it is, the module as written,
+    /// whether it is prepended: its methods then come before the class's own).
+    #[serde(default)]
+    pub mixins: Vec<(Option<DefIdx>, String, String, bool)>,
     /// `self.attr = Type(...)` style bindings: (class def, attribute, type).
     pub attr_bindings: Vec<(DefIdx, String, String)>,
     /// Attributes assigned a call's result in a method.
@@ -537,12 +544,28 @@ impl FileFacts {
         self.stand_in_macros.shrink_to_fit();
         self.item_macros.shrink_to_fit();
         self.self_types.shrink_to_fit();
+        self.mixins.shrink_to_fit();
         self.ref_names.shrink_to_fit();
         self.refs.shrink_to_fit();
     }
 }
 
 impl FileFacts {
+    /// Keeps each (scope, name) of `locals` once, where it was first seen: a local is only
+    /// asked whether its scope declares it, so a repeat (a name declared in two blocks of one
+    /// function, a macro defined in both branches of an `#if`) only held memory.
+    pub fn drop_repeated_locals(&mut self) {
+        let first: Vec<bool> = {
+            let mut seen: HashSet<(Option<DefIdx>, &str)> = HashSet::default();
+            self.locals
+                .iter()
+                .map(|(scope, name)| seen.insert((*scope, name.as_str())))
+                .collect()
+        };
+        let mut first = first.into_iter();
+        self.locals.retain(|_| first.next().unwrap_or(true));
+    }
+
     /// Records that `var` holds a value of `type_name` in `scope`; nothing for an empty name or
     /// type (what a declaration did not say).
     pub fn bind_type(&mut self, scope: Option<u32>, var: &str, type_name: String) {
@@ -587,6 +610,7 @@ impl FileFacts {
             impl_arguments: Vec::new(),
             conformances: Vec::new(),
             self_types: Vec::new(),
+            mixins: Vec::new(),
             attr_bindings: Vec::new(),
             attr_calls: Vec::new(),
             package: None,
@@ -714,8 +738,9 @@ impl FileFacts {
 
 #[cfg(test)]
 mod tests {
-    use super::{DefIdx, NameList, NameRef};
+    use super::{DefIdx, FileFacts, NameList, NameRef};
     use crate::graph::RefKind;
+    use crate::lang::Lang;
 
     #[test]
     fn a_packed_name_ref_gives_back_what_it_was_made_of() {
@@ -756,6 +781,33 @@ mod tests {
         let bytes = postcard::to_allocvec(&r).unwrap_or_default();
         assert_eq!(bytes, postcard::to_allocvec(&unpacked).unwrap_or_default());
         assert_eq!(postcard::from_bytes::<NameRef>(&bytes).ok(), Some(r));
+    }
+
+    #[test]
+    fn repeated_locals_are_kept_once_where_first_seen() {
+        let mut f = FileFacts::new("m.c", Lang::C);
+        for (scope, name) in [
+            (None, "MAX"),
+            (Some(0), "i"),
+            (Some(1), "i"),
+            (Some(0), "i"),
+            (None, "MAX"),
+            (Some(0), "n"),
+        ] {
+            f.locals.push((scope, name.to_owned()));
+        }
+        f.drop_repeated_locals();
+        let kept: Vec<(Option<DefIdx>, &str)> =
+            f.locals.iter().map(|(s, n)| (*s, n.as_str())).collect();
+        assert_eq!(
+            kept,
+            [
+                (None, "MAX"),
+                (Some(0), "i"),
+                (Some(1), "i"),
+                (Some(0), "n")
+            ]
+        );
     }
 
     #[test]

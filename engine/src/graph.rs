@@ -308,7 +308,7 @@ pub struct Strings {
     index: hashbrown::HashTable<u32>,
 }
 
-fn string_hash(s: &str) -> u64 {
+pub(crate) fn string_hash(s: &str) -> u64 {
     use std::hash::BuildHasher;
     rustc_hash::FxBuildHasher.hash_one(s)
 }
@@ -388,6 +388,15 @@ impl Strings {
         let Strings { text, ends, index } = self;
         text.reserve(bytes);
         ends.reserve(more);
+        index.reserve(more, |&i| string_hash(stored(text, ends, i)));
+    }
+
+    /// Room for exactly `more` strings of `bytes` bytes in all: a full buffer grown by one more
+    /// string would double (a kernel's text of 100 MB and more, for a few summaries).
+    fn reserve_exact(&mut self, more: usize, bytes: usize) {
+        let Strings { text, ends, index } = self;
+        text.reserve_exact(bytes);
+        ends.reserve_exact(more);
         index.reserve(more, |&i| string_hash(stored(text, ends, i)));
     }
 
@@ -823,6 +832,12 @@ impl Graph {
         self.lookup.get_or_init(|| NodeLookup::build(&self.nodes))
     }
 
+    /// Room for exactly `more` new strings of `bytes` bytes in all (docs about to be set), so a
+    /// built graph's exactly sized strings do not double for them.
+    pub fn reserve_strings(&mut self, more: usize, bytes: usize) {
+        self.strings.reserve_exact(more, bytes);
+    }
+
     /// Replaces a node's doc; nothing is indexed by docs, so the graph stays built.
     pub fn set_doc(&mut self, id: u32, doc: &str) {
         let sym = self.strings.intern(doc);
@@ -1057,12 +1072,27 @@ fn edge_order(edge: &Edge) -> u128 {
         | u128::from(!total)
 }
 
+/// Past this many bytes of items, a bucket sort moves them in place rather than into a second
+/// list (a kernel's millions of edges are sorted at its resolution's peak of memory).
+const SORT_COPY_BYTES: usize = 32 << 20;
+
 /// Sorts `items` stably by (`bucket`, then `within`), as `sort_by` on both would: a counting
 /// sort by the bucket (a node id: one pass, no comparisons), then a stable sort of each
 /// bucket's few items. A live update builds a graph on every change, and its 200 k edges
-/// sorted whole by comparisons were a large part of the builder's time.
+/// sorted whole by comparisons were a large part of the builder's time. The items go to their
+/// places in a second list up to [`SORT_COPY_BYTES`], else in place.
 fn sort_by_bucket<T: Copy>(
-    items: &mut [T],
+    items: &mut Vec<T>,
+    bucket: impl Fn(&T) -> u32,
+    within: impl Fn(&T, &T) -> std::cmp::Ordering,
+) {
+    sort_by_bucket_copying_up_to(items, SORT_COPY_BYTES, bucket, within);
+}
+
+/// [`sort_by_bucket`], making a second list only when the items take at most `copy_bytes`.
+fn sort_by_bucket_copying_up_to<T: Copy>(
+    items: &mut Vec<T>,
+    copy_bytes: usize,
     bucket: impl Fn(&T) -> u32,
     within: impl Fn(&T, &T) -> std::cmp::Ordering,
 ) {
@@ -1077,23 +1107,35 @@ fn sort_by_bucket<T: Copy>(
         starts[i + 1] += starts[i];
     }
     let mut fill = starts.clone();
-    // Each item's place, then the items moved there in place (each swap puts one item where it
-    // belongs): no second list of items beside the first.
-    let mut place = vec![0u32; items.len()];
-    for (item, to) in items.iter().zip(place.iter_mut()) {
-        let slot = &mut fill[bucket(item) as usize];
-        *to = *slot as u32;
-        *slot += 1;
-    }
-    drop(fill);
-    for i in 0..items.len() {
-        loop {
-            let to = place[i] as usize;
-            if to == i {
-                break;
+    if items.len() * size_of::<T>() <= copy_bytes {
+        // Each item written straight to its place: one pass, no chain of dependent moves (the
+        // in-place moves below wait on a cache miss each: most of the builder's time).
+        let mut sorted = items.clone();
+        for item in items.iter() {
+            let slot = &mut fill[bucket(item) as usize];
+            sorted[*slot] = *item;
+            *slot += 1;
+        }
+        *items = sorted;
+    } else {
+        // Each item's place, then the items moved there in place (each swap puts one item where
+        // it belongs): no second list of items beside the first.
+        let mut place = vec![0u32; items.len()];
+        for (item, to) in items.iter().zip(place.iter_mut()) {
+            let slot = &mut fill[bucket(item) as usize];
+            *to = *slot as u32;
+            *slot += 1;
+        }
+        drop(fill);
+        for i in 0..items.len() {
+            loop {
+                let to = place[i] as usize;
+                if to == i {
+                    break;
+                }
+                items.swap(i, to);
+                place.swap(i, to);
             }
-            items.swap(i, to);
-            place.swap(i, to);
         }
     }
     for pair in starts.windows(2) {
@@ -1145,9 +1187,26 @@ impl GraphBuilder {
         b
     }
 
-    /// Reopens a built graph to add nodes and edges; `build` recomputes the adjacency.
-    pub fn extend(graph: Graph) -> Self {
+    /// Reopens a built graph to add nodes and edges; `build` recomputes the adjacency (the old
+    /// one and the lookups made from it are let go now, before the tables grow).
+    pub fn extend(mut graph: Graph) -> Self {
+        graph.outgoing = Csr::default();
+        graph.incoming = Csr::default();
+        graph.lookup = OnceLock::new();
+        graph.tally = OnceLock::new();
         GraphBuilder { graph }
+    }
+
+    /// Room for exactly `nodes` more nodes, `edges` more edges and `strings` more strings of
+    /// `bytes` bytes in all. A reopened graph's tables are exactly sized: grown by pushing, a
+    /// few layer nodes and edges would double each of them (a kernel's edges, nodes and texts:
+    /// hundreds of megabytes for a moment, and wasm memory keeps its high-water mark).
+    pub fn reserve_exact(&mut self, nodes: usize, edges: usize, strings: usize, bytes: usize) {
+        let g = &mut self.graph;
+        g.nodes.reserve_exact(nodes);
+        g.edges.reserve_exact(edges);
+        g.by_location.reserve(nodes);
+        g.strings.reserve_exact(strings, bytes);
     }
 
     pub fn set_communities(&mut self, communities: Vec<CommunityInfo>) {
@@ -1242,6 +1301,9 @@ impl GraphBuilder {
     /// duplicate references (same ends, line and kind) too.
     pub fn build(mut self) -> Graph {
         let g = &mut self.graph;
+        // The adjacency is made again below: the old one goes before the sorts need room.
+        g.outgoing = Csr::default();
+        g.incoming = Csr::default();
         sort_by_bucket(
             &mut g.references,
             |r| r.to,
@@ -1368,11 +1430,22 @@ mod tests {
         };
         for len in [0, 1, 2, 7, 100, 2_000] {
             let items: Vec<(u32, u32, u32)> = (0..len).map(|i| (next(40), next(4), i)).collect();
-            let mut by_bucket = items.clone();
-            sort_by_bucket(&mut by_bucket, |i| i.0, |a, b| a.1.cmp(&b.1));
-            let mut stable = items;
+            let mut stable = items.clone();
             stable.sort_by_key(|a| (a.0, a.1));
-            assert_eq!(by_bucket, stable, "{len} items");
+            // In a second list and in place alike.
+            for copy_bytes in [usize::MAX, 0] {
+                let mut by_bucket = items.clone();
+                sort_by_bucket_copying_up_to(
+                    &mut by_bucket,
+                    copy_bytes,
+                    |i| i.0,
+                    |a, b| a.1.cmp(&b.1),
+                );
+                assert_eq!(
+                    by_bucket, stable,
+                    "{len} items, copied up to {copy_bytes} bytes"
+                );
+            }
         }
     }
 
@@ -1408,6 +1481,44 @@ mod tests {
         let callers: Vec<(u32, f32)> = g.incoming(c).map(|e| (e.from, e.confidence)).collect();
         assert_eq!(callers, [(a, 0.9), (d, 0.9)]);
         assert_eq!(g.outgoing(99).count(), 0);
+    }
+
+    #[test]
+    fn a_reopened_graph_grows_by_exactly_the_room_reserved() {
+        let mut b = GraphBuilder::new("t");
+        let a = b.add_node(node(NodeKind::Function, "x.py", "a"));
+        let c = b.add_node(node(NodeKind::Function, "x.py", "c"));
+        b.add_edge(a, c, EdgeKind::Calls, 0.9, Reason::SameFile);
+        let mut b = GraphBuilder::extend(b.build());
+        b.reserve_exact(1, 2, 2, "group".len() + "2 symbols".len());
+        let group = b.add_node(NewNode {
+            kind: NodeKind::Community,
+            name: "group",
+            qualified: "group",
+            file: "",
+            start_line: 0,
+            end_line: 0,
+            signature: "",
+            doc: "2 symbols",
+            exported: true,
+        });
+        b.add_edge(a, group, EdgeKind::MemberOf, 1.0, Reason::Community);
+        b.add_edge(c, group, EdgeKind::MemberOf, 1.0, Reason::Community);
+        let g = &b.graph;
+        assert_eq!(g.nodes.capacity(), g.nodes.len());
+        assert_eq!(g.edges.capacity(), g.edges.len());
+        assert_eq!(g.strings.text.capacity(), g.strings.text.len());
+        assert_eq!(g.strings.ends.capacity(), g.strings.ends.len());
+        let mut g = b.build();
+        let out: Vec<u32> = g.outgoing(a).map(|e| e.to).collect();
+        assert_eq!(out, [c, group]);
+        assert_eq!(g.incoming(group).count(), 2);
+        assert_eq!(g.nodes_of_kind(NodeKind::Community), [group]);
+        // Docs set on a built graph take the room reserved for them, no more.
+        g.reserve_strings(1, "calls c".len());
+        g.set_doc(a, "calls c");
+        assert_eq!(g.strings.text.capacity(), g.strings.text.len());
+        assert_eq!(g.node(a).unwrap().doc(), "calls c");
     }
 
     #[test]

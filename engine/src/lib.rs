@@ -49,7 +49,7 @@ pub use ingest::{
 pub use lang::Lang;
 pub use outline::{Definition, outline};
 pub use process::is_test;
-pub use search::{Hit, Mode, QueryEmbedder, SearchIndex, tokens};
+pub use search::{Hit, Mode, QueryEmbedder, Ranking, SearchIndex, tokens};
 pub use summary::{MAX_DESCRIPTION_CHARS, carry_summaries, describe, summary_tail};
 pub use texts::{PAGE_BYTES, Text};
 pub use walk::{Reached, Toward, Walk, Walked};

@@ -164,15 +164,32 @@ pub fn detect(graph: Graph, decorated_entries: &HashSet<u32>) -> Graph {
         })
         .collect();
     let mut seen: HashMap<String, usize> = HashMap::new();
+    let named: Vec<(String, String, String)> = kept
+        .iter()
+        .zip(names)
+        .map(|(p, (label, file))| {
+            let count = seen.entry(label.clone()).or_insert(0);
+            *count += 1;
+            let label = if *count == 1 {
+                label
+            } else {
+                format!("{label} ({count})")
+            };
+            let doc = format!("{} steps · depth {}", p.steps.len(), p.depth);
+            (label, file, doc)
+        })
+        .collect();
     let mut b = GraphBuilder::extend(graph);
-    for (p, (label, file)) in kept.iter_mut().zip(names) {
-        let count = seen.entry(label.clone()).or_insert(0);
-        *count += 1;
-        let label = if *count == 1 {
-            label
-        } else {
-            format!("{label} ({count})")
-        };
+    b.reserve_exact(
+        named.len(),
+        kept.iter().map(|p| p.steps.len()).sum(),
+        3 * named.len(),
+        named
+            .iter()
+            .map(|(label, file, doc)| label.len() + file.len() + doc.len())
+            .sum(),
+    );
+    for (p, (label, file, doc)) in kept.iter_mut().zip(named) {
         p.node = b.add_node(NewNode {
             kind: super::graph::NodeKind::Process,
             name: &label,
@@ -181,7 +198,7 @@ pub fn detect(graph: Graph, decorated_entries: &HashSet<u32>) -> Graph {
             start_line: 0,
             end_line: 0,
             signature: "",
-            doc: &format!("{} steps · depth {}", p.steps.len(), p.depth),
+            doc: &doc,
             exported: true,
         });
         for (order, &step) in p.steps.iter().enumerate() {

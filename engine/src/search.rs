@@ -9,6 +9,7 @@
 mod reuse;
 mod terms;
 mod tokens;
+mod top;
 
 use std::sync::Arc;
 
@@ -21,6 +22,7 @@ use reuse::Reuse;
 use terms::{GONE, Terms};
 pub use tokens::tokens;
 use tokens::{Scratch, each_token};
+use top::{BOUNDED_POSTINGS, Scorer, TUNING, Tuning, extremes};
 
 const K1: f64 = 1.2;
 const B: f64 = 0.75;
@@ -87,6 +89,15 @@ struct Semantic {
     vectors: VectorIndex,
 }
 
+/// The head of a ranking.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ranking {
+    /// Best first.
+    pub hits: Vec<Hit>,
+    /// Whether these are all the hits, not only the head asked for.
+    pub whole: bool,
+}
+
 /// One ranked hit.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Hit {
@@ -113,6 +124,9 @@ pub struct SearchIndex {
     semantic: Option<Semantic>,
     /// Qualified names of symbols, by id, for the name match.
     qualified: Vec<Option<Box<str>>>,
+    /// The largest count and shortest node of each term with at least [`BOUNDED_POSTINGS`]
+    /// postings: what its upper bound in [`SearchIndex::top`] is made of.
+    bounds: HashMap<u32, (u16, u32)>,
 }
 
 /// One indexed node.
@@ -269,6 +283,15 @@ impl SearchIndex {
             }
         }
         index.terms.settle();
+        if !keep {
+            // Built afresh (a first index, a reload): its lists grew by doubling; an update
+            // that kept most entries leaves them as they are (a pass over every list per edit).
+            index.terms.shrink_to_fit();
+            for nodes in index.names.values_mut() {
+                nodes.shrink_to_fit();
+            }
+            index.names.shrink_to_fit();
+        }
         let mut total_len = 0u64;
         for doc in index.docs.iter().flatten() {
             index.indexed += 1;
@@ -276,6 +299,13 @@ impl SearchIndex {
             total_len += u64::from(doc.len);
         }
         index.avg_len = total_len as f64 / index.indexed.max(1) as f64;
+        for &term in index.terms.sorted() {
+            let list = index.terms.postings(term);
+            if list.len() >= BOUNDED_POSTINGS {
+                let extremes = extremes(list, |doc| index.doc_len(doc));
+                index.bounds.insert(term, extremes);
+            }
+        }
         index
     }
 
@@ -394,8 +424,27 @@ impl SearchIndex {
         mode: Mode,
         filter: &dyn Fn(u32) -> bool,
     ) -> Option<Vec<Hit>> {
+        self.ranked_top(query, mode, filter, usize::MAX)
+            .map(|ranking| ranking.hits)
+    }
+
+    /// The head of [`Self::ranked`]: its first `k` hits at least, or all of them
+    /// (`Ranking::whole`). A keyword ranking of a query whose words are in a good share of the
+    /// nodes stops at `k` without scoring every posting (same hits, same scores).
+    pub fn ranked_top(
+        &self,
+        query: &str,
+        mode: Mode,
+        filter: &dyn Fn(u32) -> bool,
+        k: usize,
+    ) -> Option<Ranking> {
         let mut hits = match (mode, &self.semantic) {
-            (Mode::Keyword, _) | (Mode::Hybrid, None) => self.search(query, filter),
+            (Mode::Keyword, _) | (Mode::Hybrid, None) => {
+                let production_first = !self.about_tests(query);
+                let (hits, whole) = self.head(query, filter, k, production_first, TUNING);
+                // Already in order, test code last.
+                return Some(Ranking { hits, whole });
+            }
             (Mode::Semantic, None) => return None,
             (Mode::Semantic, Some(sem)) => sem
                 .model
@@ -408,7 +457,14 @@ impl SearchIndex {
                     .embed_query(&sem.vectors, query)
                     .map(|q| sem.vectors.search(&q, SEMANTIC_CANDIDATES, filter))
                     .unwrap_or_default();
-                let words = self.search(query, filter);
+                // Only the head of the keyword ranking is fused.
+                let (words, _) = self.head(
+                    query,
+                    filter,
+                    SEMANTIC_CANDIDATES.max(NAME_MATCH_CANDIDATES),
+                    false,
+                    TUNING,
+                );
                 let heads = words.iter().take(NAME_MATCH_CANDIDATES);
                 let names = self.name_match(
                     sem,
@@ -426,7 +482,7 @@ impl SearchIndex {
             }
         };
         self.tests_last(query, &mut hits);
-        Some(hits)
+        Some(Ranking { hits, whole: true })
     }
 
     /// Hits whose scores a caller changed (a session's boost) put back in the order of
@@ -439,16 +495,27 @@ impl SearchIndex {
     /// Production code first, tests after it, each best first (a stable partition); the scores
     /// stay what they were. Nothing moves when the query names tests.
     fn tests_last(&self, query: &str, hits: &mut Vec<Hit>) {
-        let about_tests = tokens(query)
-            .iter()
-            .any(|t| TEST_WORDS.contains(&t.as_str()));
-        if !about_tests && self.tests > 0 {
-            let (mut production, tests): (Vec<Hit>, Vec<Hit>) = std::mem::take(hits)
-                .into_iter()
-                .partition(|hit| !self.is_test(hit.node));
-            production.extend(tests);
-            *hits = production;
+        if !self.about_tests(query) {
+            self.partition_tests(hits);
         }
+    }
+
+    /// Production code first, tests after it, each in the order it was (a stable partition).
+    fn partition_tests(&self, hits: &mut Vec<Hit>) {
+        let (mut production, tests): (Vec<Hit>, Vec<Hit>) = std::mem::take(hits)
+            .into_iter()
+            .partition(|hit| !self.is_test(hit.node));
+        production.extend(tests);
+        *hits = production;
+    }
+
+    /// Whether test code keeps its place among the hits of `query`: it names tests, or there is
+    /// no test code.
+    fn about_tests(&self, query: &str) -> bool {
+        self.tests == 0
+            || tokens(query)
+                .iter()
+                .any(|t| TEST_WORDS.contains(&t.as_str()))
     }
 
     /// Symbols among `candidates` ranked by how well their qualified names match the query:
@@ -518,38 +585,111 @@ impl SearchIndex {
         hits
     }
 
-    /// BM25 hits for a free-text query; `filter` keeps the nodes it accepts.
+    /// BM25 hits for a free-text query; `filter` keeps the nodes it accepts. Every hit, each
+    /// posting scored (see [`Self::search_top`] for the head alone).
     pub fn search(&self, query: &str, filter: &dyn Fn(u32) -> bool) -> Vec<Hit> {
+        let scorers = self.scorers(query);
+        self.exhaustive(&scorers, self.exact(query), filter)
+    }
+
+    /// The first `k` of [`Self::search`]'s hits, without scoring every posting.
+    pub fn search_top(&self, query: &str, filter: &dyn Fn(u32) -> bool, k: usize) -> Vec<Hit> {
+        let (mut hits, _) = self.head(query, filter, k, false, TUNING);
+        hits.truncate(k);
+        hits
+    }
+
+    /// The first `k` of [`Self::search`]'s hits at least, with test code after the rest when
+    /// `production_first` (a stable partition), and whether they are all of its hits. Queries
+    /// whose words have few postings are scored whole (every hit returned); the others stop at
+    /// `k` ([`Self::top`]).
+    fn head(
+        &self,
+        query: &str,
+        filter: &dyn Fn(u32) -> bool,
+        k: usize,
+        production_first: bool,
+        tuning: Tuning,
+    ) -> (Vec<Hit>, bool) {
+        let scorers = self.scorers(query);
+        let exact = self.exact(query);
+        let postings: usize = scorers.iter().map(|s| s.list.len()).sum();
+        if postings <= tuning.exhaustive || k >= postings {
+            let mut hits = self.exhaustive(&scorers, exact, filter);
+            if production_first {
+                self.partition_tests(&mut hits);
+            }
+            return (hits, true);
+        }
+        let hits = self.top(&scorers, exact, filter, k, production_first, tuning);
+        let whole = hits.len() < k;
+        (hits, whole)
+    }
+
+    /// The query's matched terms in scoring order: each distinct query token's expansions, with
+    /// their IDF and score factor.
+    fn scorers(&self, query: &str) -> Vec<Scorer<'_>> {
+        let n = self.indexed.max(1) as f64;
+        let mut scorers = Vec::new();
+        for term in dedup(tokens(query)) {
+            for (matched, factor) in self.expand(&term) {
+                let list = self.terms.postings(matched);
+                let idf = (1.0 + (n - list.len() as f64 + 0.5) / (list.len() as f64 + 0.5)).ln();
+                scorers.push(Scorer {
+                    term: matched,
+                    list,
+                    idf,
+                    factor,
+                });
+            }
+        }
+        scorers
+    }
+
+    /// The nodes whose whole name is the query (their scores are boosted), in id order.
+    fn exact(&self, query: &str) -> &[u32] {
+        let whole = query.trim().to_lowercase();
+        self.names.get(&whole).map_or(&[], Vec::as_slice)
+    }
+
+    /// One posting's BM25 part (before its factor): `tf` counts in node `doc`.
+    fn part(&self, idf: f64, tf: u16, doc: u32) -> f64 {
+        self.part_of(idf, tf, self.doc_len(doc))
+    }
+
+    /// The BM25 part of `tf` counts in a node of length `len`.
+    fn part_of(&self, idf: f64, tf: u16, len: u32) -> f64 {
+        let (tf, len) = (f64::from(tf), f64::from(len));
+        idf * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * len / self.avg_len))
+    }
+
+    /// Every hit of `scorers`, each posting scored, best first.
+    fn exhaustive(
+        &self,
+        scorers: &[Scorer],
+        exact: &[u32],
+        filter: &dyn Fn(u32) -> bool,
+    ) -> Vec<Hit> {
         // Scores by node in one dense table (a common word's postings reach a good share of a
         // large graph's nodes, where a hash map's inserts cost most of the query), with the
         // nodes touched in order.
         let mut scores: Vec<f64> = vec![0.0; self.docs.len()];
         let mut touched: Vec<u32> = Vec::new();
-        let n = self.indexed.max(1) as f64;
-        for term in dedup(tokens(query)) {
-            for (matched, factor) in self.expand(&term) {
-                let list = self.terms.postings(matched);
-                let idf = (1.0 + (n - list.len() as f64 + 0.5) / (list.len() as f64 + 0.5)).ln();
-                for &(doc, tf) in list {
-                    let len = self.doc_len(doc) as f64;
-                    let tf = tf as f64;
-                    let s = idf * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * len / self.avg_len));
-                    let Some(score) = scores.get_mut(doc as usize) else {
-                        continue;
-                    };
-                    if *score == 0.0 {
-                        touched.push(doc);
-                    }
-                    *score += s * factor;
+        for scorer in scorers {
+            for &(doc, tf) in scorer.list {
+                let s = self.part(scorer.idf, tf, doc);
+                let Some(score) = scores.get_mut(doc as usize) else {
+                    continue;
+                };
+                if *score == 0.0 {
+                    touched.push(doc);
                 }
+                *score += s * scorer.factor;
             }
         }
-        let whole = query.trim().to_lowercase();
-        if let Some(exact) = self.names.get(&whole) {
-            for &doc in exact {
-                if let Some(s) = scores.get_mut(doc as usize) {
-                    *s *= EXACT_NAME_BOOST;
-                }
+        for &doc in exact {
+            if let Some(s) = scores.get_mut(doc as usize) {
+                *s *= EXACT_NAME_BOOST;
             }
         }
         touched.sort_unstable();

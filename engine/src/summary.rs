@@ -25,6 +25,11 @@ pub fn summarize(mut graph: Graph) -> Graph {
         .into_iter()
         .flat_map(|f| f(&graph, &callers))
         .collect();
+    // Exactly the room they take: the built graph's strings would double for a few summaries.
+    graph.reserve_strings(
+        summaries.len(),
+        summaries.iter().map(|(_, text)| text.len()).sum(),
+    );
     for (node, text) in &summaries {
         graph.set_doc(*node, text);
     }

@@ -444,6 +444,7 @@ async fn a_flood_of_calls_is_rate_limited_and_the_hub_survives() {
         (sink, started.elapsed())
     });
     let (mut no_browser, mut limited) = (0, 0);
+    let flood_started = Instant::now();
     while no_browser + limited < total {
         let message = tokio::time::timeout(Duration::from_secs(10), stream.next())
             .await
@@ -468,12 +469,20 @@ async fn a_flood_of_calls_is_rate_limited_and_the_hub_survives() {
             other => panic!("unexpected {other:?}"),
         }
     }
+    let answered_in = flood_started.elapsed();
     let (sink, sent_in) = sender.await.unwrap();
     let mut flood = sink.reunite(stream).expect("one socket");
-    eprintln!("{total} calls sent in {sent_in:?}: {no_browser} relayed, {limited} rate limited");
-    // The burst of one second's worth passes; what came faster than the rate was refused.
+    eprintln!(
+        "{total} calls sent in {sent_in:?}, answered in {answered_in:?}: {no_browser} relayed, {limited} rate limited"
+    );
+    // The burst of one second's worth passes; what came faster than the rate was refused. A hub
+    // that read the flood more slowly than the rate (a loaded machine: the frames wait in the
+    // socket's buffers) saw no frame over it: 3 seconds' worth read in 2 s or more all pass.
     assert!(no_browser >= MAX_FRAMES_PER_SECOND as usize, "{no_browser}");
-    assert!(limited > 0, "nothing was rate limited");
+    assert!(
+        limited > 0 || answered_in >= Duration::from_secs(2),
+        "nothing was rate limited though the hub answered {total} calls in {answered_in:?}"
+    );
     // Other sockets are not affected, and the flooder recovers after a second.
     let mut other = peer(port).await;
     send(&mut other, &call("o-1".into())).await;
@@ -556,7 +565,9 @@ async fn browser_connected(port: u16) -> bool {
 #[tokio::test]
 async fn a_tab_that_stops_reading_is_dropped_by_the_heartbeat() {
     let _area = nexus_e2e::Area::enter(module_path!());
-    const HEARTBEAT_MS: u64 = 200;
+    // Long enough that `nexus-bridge status` (a process started per check) answers before a
+    // silent tab misses its pongs, even on a loaded machine (at 200 ms it did not, under load 9).
+    const HEARTBEAT_MS: u64 = 1_500;
     let mut hub =
         ServeProcess::start_with(free_port(), &["--heartbeat-ms", &HEARTBEAT_MS.to_string()]).await;
     let port = hub.port;
@@ -566,7 +577,7 @@ async fn a_tab_that_stops_reading_is_dropped_by_the_heartbeat() {
     let started = Instant::now();
     while browser_connected(port).await {
         assert!(
-            started.elapsed() < Duration::from_secs(3),
+            started.elapsed() < Duration::from_secs(10),
             "the silent tab is still connected"
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
@@ -582,7 +593,7 @@ async fn a_tab_that_stops_reading_is_dropped_by_the_heartbeat() {
     // Chatty: keeps sending frames but never reads, so it never answers a ping.
     let mut chatty = tab(port).await;
     let writer = tokio::spawn(async move {
-        for _ in 0..100 {
+        for _ in 0..400 {
             let context = Frame::Context {
                 project: Some("chatty".into()),
                 stats: Default::default(),
@@ -603,7 +614,7 @@ async fn a_tab_that_stops_reading_is_dropped_by_the_heartbeat() {
     let started = Instant::now();
     while browser_connected(port).await {
         assert!(
-            started.elapsed() < Duration::from_secs(3),
+            started.elapsed() < Duration::from_secs(10),
             "the chatty tab that never reads is still connected"
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
@@ -627,7 +638,7 @@ async fn a_tab_that_stops_reading_is_dropped_by_the_heartbeat() {
             }
         }
     });
-    tokio::time::sleep(Duration::from_millis(HEARTBEAT_MS * 5)).await;
+    tokio::time::sleep(Duration::from_millis(HEARTBEAT_MS * 3)).await;
     assert!(browser_connected(port).await, "a live tab was dropped");
     keep.abort();
     assert!(hub.alive());

@@ -1,8 +1,9 @@
 //! Native tool latency on a large graph: indexes a folder once (or reads the snapshot a previous
 //! run saved), then prints p50/p99 of the calls `browser-bench.mjs --chain` makes, tool by tool.
 //! Usage: `cargo bench -p nexus-tools --bench latency -- DIR [--snapshot FILE] [--symbol NAME]
-//! [--query TEXT] [--runs N] [--only LABEL]` (the kernel: `--symbol kmem_cache_alloc --query "allocate memory
-//! from slab cache"`). Also prints the search index's build time and heap.
+//! [--query TEXT] [--runs N] [--only LABEL] [--session NAME]` (the kernel: `--symbol kmem_cache_alloc --query
+//! "allocate memory from slab cache"`; `--session` makes the calls in an agent's session, as the
+//! bridge does). Also prints the search index's build time and heap.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::path::Path;
@@ -111,7 +112,14 @@ fn load(dir: &Path, snapshot_path: Option<&Path>) -> Result<(Graph, Sources), St
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let with_value = ["--snapshot", "--symbol", "--query", "--runs", "--only"];
+    let with_value = [
+        "--snapshot",
+        "--symbol",
+        "--query",
+        "--runs",
+        "--only",
+        "--session",
+    ];
     let Some(dir) = args
         .iter()
         .enumerate()
@@ -121,7 +129,7 @@ fn main() {
         .map(|(_, a)| a.clone())
     else {
         eprintln!(
-            "usage: cargo bench -p nexus-tools --bench latency -- DIR [--snapshot FILE] [--symbol NAME] [--query TEXT] [--runs N]"
+            "usage: cargo bench -p nexus-tools --bench latency -- DIR [--snapshot FILE] [--symbol NAME] [--query TEXT] [--runs N] [--only LABEL] [--session NAME]"
         );
         std::process::exit(2);
     };
@@ -129,6 +137,7 @@ fn main() {
     let symbol = flag(&args, "--symbol").unwrap_or_else(|| "main".to_owned());
     let query = flag(&args, "--query").unwrap_or_else(|| "parse the input".to_owned());
     let only = flag(&args, "--only");
+    let session = flag(&args, "--session");
     let runs: usize = flag(&args, "--runs")
         .and_then(|n| n.parse().ok())
         .unwrap_or(30);
@@ -161,7 +170,7 @@ fn main() {
         changed_ms: None,
         memory: &memory,
         clock: elapsed_ms,
-        session: None,
+        session: session.as_deref(),
         cancelled: || false,
         now_ms: 0.0,
     };

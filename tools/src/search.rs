@@ -62,12 +62,31 @@ pub fn run(ctx: &ToolContext, p: &SearchParams) -> Result<String, ToolError> {
         })
     };
     let session = ctx.session;
-    let mut hits = if by_name {
-        name_hits(graph, query, &filter)
+    let max_limit = if mode == Mode::Semantic && !by_name {
+        MAX_SEMANTIC_LIMIT
     } else {
-        ctx.search
-            .ranked(&p.query, mode, &filter)
-            .ok_or_else(no_embeddings)?
+        MAX_LIMIT
+    };
+    let limit = p
+        .limit
+        .unwrap_or(by_default(session, DEFAULT_LIMIT, SESSION_LIMIT))
+        .clamp(1, max_limit) as usize;
+    let focus_files = ctx.memory.sessions.borrow().focus_files(session, graph);
+    // The head of the ranking this page needs, and one more to tell whether more follow; all of
+    // it when a session's focus may lift hits from further down.
+    let wanted = if focus_files.is_empty() {
+        (p.offset as usize).saturating_add(limit).saturating_add(1)
+    } else {
+        usize::MAX
+    };
+    let (mut hits, whole) = if by_name {
+        (name_hits(graph, query, &filter), true)
+    } else {
+        let ranking = ctx
+            .search
+            .ranked_top(&p.query, mode, &filter, wanted)
+            .ok_or_else(no_embeddings)?;
+        (ranking.hits, ranking.whole)
     };
     let mode_name = match (by_name, mode, has_embeddings) {
         (true, _, _) => "name",
@@ -75,7 +94,6 @@ pub fn run(ctx: &ToolContext, p: &SearchParams) -> Result<String, ToolError> {
         (_, Mode::Hybrid, true) => "hybrid",
         _ => "keyword",
     };
-    let focus_files = ctx.memory.sessions.borrow().focus_files(session, graph);
     if !focus_files.is_empty() {
         for hit in &mut hits {
             if graph
@@ -92,16 +110,13 @@ pub fn run(ctx: &ToolContext, p: &SearchParams) -> Result<String, ToolError> {
             ctx.search.reorder(&p.query, &mut hits);
         }
     }
+    // Without every hit ranked, `total` is how many were: fewer than there are.
     let total = hits.len();
-    let max_limit = if mode == Mode::Semantic && !by_name {
-        MAX_SEMANTIC_LIMIT
+    let counted = if whole {
+        total.to_string()
     } else {
-        MAX_LIMIT
+        format!("more than {}", total.saturating_sub(1))
     };
-    let limit = p
-        .limit
-        .unwrap_or(by_default(session, DEFAULT_LIMIT, SESSION_LIMIT))
-        .clamp(1, max_limit) as usize;
     let page: Vec<_> = hits.iter().skip(p.offset as usize).take(limit).collect();
     let has_more = (p.offset as usize + page.len()) < total;
     let verbosity = p.verbosity.unwrap_or_default();
@@ -122,13 +137,17 @@ pub fn run(ctx: &ToolContext, p: &SearchParams) -> Result<String, ToolError> {
             .filter_map(|h| graph.node(h.node).map(|n| (n, h.score)))
             .map(|(n, score)| json!({"id": n.stable_id(), "kind": n.kind().as_str(), "name": n.name(), "location": n.location(), "signature": n.signature(), "score": round(score), "processes": processes_of(graph, &n).iter().map(|x| x.name()).collect::<Vec<_>>()}))
             .collect();
-        return Ok(json!({"query": p.query, "mode": mode_name, "total": total, "ms": ms, "offset": p.offset, "has_more": has_more, "hits": items}).to_string());
+        let mut answer = json!({"query": p.query, "mode": mode_name, "total": total, "ms": ms, "offset": p.offset, "has_more": has_more, "hits": items});
+        if !whole {
+            answer["total_is_lower_bound"] = json!(true);
+        }
+        return Ok(answer.to_string());
     }
 
     let mut out = Budget::new(p.max_tokens);
     let shown_to = p.offset as usize + page.len();
     out.header(&format!(
-        "# search \"{}\" — {total} hits{} · {mode_name} · {ms} ms",
+        "# search \"{}\" — {counted} hits{} · {mode_name} · {ms} ms",
         p.query,
         if total > 0 {
             format!(" (showing {}–{shown_to})", p.offset as usize + 1)

@@ -24,6 +24,13 @@ pub fn resolve<'g>(ctx: &ToolContext<'g>, target: &str) -> Result<NodeRef<'g>, T
 /// The symbols a name finds: its qualified name, its plain name, or a dotted tail of it.
 fn named(ctx: &ToolContext, target: &str) -> Vec<u32> {
     let name = target.rsplit(['.', ':']).next().unwrap_or(target);
+    // `qualified` is `target` or ends with `.target`, checked without an allocation: a common
+    // name (`run`, `get`) can have a candidate in every file of a large tree.
+    let found = |qualified: &str| {
+        qualified
+            .strip_suffix(target)
+            .is_some_and(|head| head.is_empty() || head.ends_with('.'))
+    };
     let mut exact: Vec<u32> = ctx
         .search
         .by_name(name)
@@ -31,10 +38,7 @@ fn named(ctx: &ToolContext, target: &str) -> Vec<u32> {
         .copied()
         .filter(|&n| {
             ctx.graph.node(n).is_some_and(|x| {
-                x.kind().is_symbol()
-                    && (x.qualified() == target
-                        || x.name() == target
-                        || x.qualified().ends_with(&format!(".{target}")))
+                x.kind().is_symbol() && (found(x.qualified()) || x.name() == target)
             })
         })
         .collect();
@@ -69,11 +73,12 @@ fn resolve_id(ctx: &ToolContext, target: &str) -> Result<u32, ToolError> {
         [] => {
             let suggestions: Vec<String> = ctx
                 .search
-                .search(target, &|n| {
-                    ctx.graph.node(n).is_some_and(|x| x.kind().is_symbol())
-                })
+                .search_top(
+                    target,
+                    &|n| ctx.graph.node(n).is_some_and(|x| x.kind().is_symbol()),
+                    CANDIDATES,
+                )
                 .iter()
-                .take(CANDIDATES)
                 .filter_map(|h| ctx.graph.node(h.node).map(|n| candidate(ctx, &n)))
                 .collect();
             let mut err =

@@ -437,6 +437,25 @@ mod tests {
     }
 
     #[test]
+    fn a_local_declared_again_in_its_scope_is_kept_once() {
+        let f = facts(
+            "#ifdef A\n#define M(x) (x)\n#else\n#define M(x) 0\n#endif\nvoid run(int n) {\n  for (int i = 0; i < n; i++) { int t = i; }\n  for (int i = 0; i < n; i++) { int t = i; }\n}\nvoid other(void) { int t; }\n",
+        );
+        let locals: Vec<(Option<u32>, &str)> =
+            f.locals.iter().map(|(s, n)| (*s, n.as_str())).collect();
+        assert_eq!(
+            locals,
+            [
+                (None, "M"),
+                (Some(0), "n"),
+                (Some(0), "i"),
+                (Some(0), "t"),
+                (Some(1), "t")
+            ]
+        );
+    }
+
+    #[test]
     fn a_call_repeated_in_one_function_is_kept_once() {
         let f = facts(
             "void a(void) { lock(); work(); lock(); }\nvoid b(void) { lock(); }\nint x = lock();\nint y = lock();\n",

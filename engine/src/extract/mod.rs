@@ -125,6 +125,7 @@ impl Extractor {
                 refs::extract(root, src, kinds, &mut facts, &mut refs::Alone);
             }
         }
+        facts.drop_repeated_locals();
         if root.has_error() {
             facts.syntax_errors = count_errors(root);
         }

@@ -4,7 +4,9 @@
 use tree_sitter::Node;
 
 use super::{doc_line, field, header_before_body, line, named_children, new_def, push_call, text};
-use crate::facts::{Binding, Callee, FileFacts, Import, ImportedName, Receiver};
+use crate::facts::{
+    AttrCall, Binding, CallBinding, Callee, FileFacts, Import, ImportedName, Receiver,
+};
 use crate::graph::NodeKind;
 
 /// Calls written in a class body or a method that configure the class or load code: never a
@@ -49,10 +51,27 @@ struct At {
 /// Local variables and parameters by scope (a method, or the file for `None`): a bare name one
 /// of them holds is a read, not a call. Also the class each local holds when every assignment
 /// to it is the same constant (`klass = Foo::Bar`), else `None`.
+/// Also what each assignment to a local (by scope) or an instance variable (by class) holds:
+/// a type or a call written as a dotted chain, `None` for anything else; the names parameters,
+/// block parameters and multiple assignments bind; and the types and call results a local or
+/// `@x` is assigned that hold only when every assignment to it agrees (`Pending`).
 #[derive(Default)]
 struct Locals {
     names: Vec<(Option<u32>, String)>,
     classes: Vec<(Option<u32>, String, Option<String>)>,
+    values: Vec<(Option<u32>, String, Option<String>)>,
+    ivars: Vec<(u32, String, Option<String>)>,
+    params: Vec<(Option<u32>, String)>,
+    pending: Vec<Pending>,
+}
+
+/// A fact kept once the walk has seen every assignment to its variable: a local of a literal's
+/// class or of a call's result, an `@x` of a literal's class or of a call's result.
+enum Pending {
+    Local(Binding),
+    LocalCall(CallBinding, String),
+    Ivar(u32, String, String),
+    IvarCall(AttrCall, String),
 }
 
 impl Locals {
@@ -79,6 +98,31 @@ impl Locals {
         }
     }
 
+    /// A name a parameter, block parameter, `for` or multiple assignment binds.
+    fn param(&mut self, scope: Option<u32>, name: &str) {
+        self.add(scope, name);
+        self.params.push((scope, name.to_owned()));
+    }
+
+    /// Whether every assignment to local `name` of `scope` holds `value`, and no parameter
+    /// binds it.
+    fn local_agrees(&self, scope: Option<u32>, name: &str, value: &str) -> bool {
+        !self.params.iter().any(|(s, n)| *s == scope && n == name)
+            && self
+                .values
+                .iter()
+                .filter(|(s, n, _)| *s == scope && n == name)
+                .all(|(_, _, v)| v.as_deref() == Some(value))
+    }
+
+    /// Whether every assignment to `@name` in class `class` (but `nil`) holds `value`.
+    fn ivar_agrees(&self, class: u32, name: &str, value: &str) -> bool {
+        self.ivars
+            .iter()
+            .filter(|(c, n, _)| *c == class && n == name)
+            .all(|(_, _, v)| v.as_deref() == Some(value))
+    }
+
     fn class_of(&self, scope: Option<u32>, name: &str) -> Option<&str> {
         self.classes
             .iter()
@@ -89,6 +133,7 @@ impl Locals {
 
 pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
     let mut locals = Locals::default();
+    let mut bodies: Vec<(u32, Node)> = Vec::new();
     let mut stack: Vec<(Node, At)> = vec![(
         root,
         At {
@@ -117,6 +162,7 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
             "method" | "singleton_method" => {
                 let idx = method_def(node, at, src, facts);
                 let mut walked: Vec<Node> = field(node, "body").into_iter().collect();
+                bodies.extend(field(node, "body").map(|b| (idx, b)));
                 if let Some(params) = field(node, "parameters") {
                     bind_parameters(params, Some(idx), src, &mut locals);
                     // Default values are code run in the method (`def f(x = g)`).
@@ -153,11 +199,16 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
                 }
                 if let Some(left) = left {
                     assign(left, right, at.scope, method_scope, src, facts, &mut locals);
-                    if matches!(
-                        left.kind(),
-                        "call" | "element_reference" | "scope_resolution"
-                    ) {
-                        children.extend(named_children(left));
+                    match left.kind() {
+                        // `x.attr = v`: `x` and any arguments are read, `attr` is no bare call.
+                        "call" => {
+                            children.extend(field(left, "receiver"));
+                            children.extend(field(left, "arguments"));
+                        }
+                        "element_reference" | "scope_resolution" => {
+                            children.extend(named_children(left));
+                        }
+                        _ => {}
                     }
                 }
                 children.extend(right);
@@ -193,7 +244,252 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
         }
         push(&mut stack, children, at.scope, at.singleton);
     }
+    settle(facts, locals.pending.drain(..).collect(), &locals);
+    for (idx, body) in bodies {
+        method_returns(idx, body, facts, &locals, src);
+    }
     reader_types(facts);
+}
+
+/// Keeps each pending type or call result of a variable that every assignment to it agrees on.
+fn settle(facts: &mut FileFacts, pending: Vec<Pending>, locals: &Locals) {
+    for p in pending {
+        match p {
+            Pending::Local(b) => {
+                if locals.local_agrees(b.scope, &b.var, &b.type_name) {
+                    facts.bindings.push(b);
+                }
+            }
+            Pending::LocalCall(b, value) => {
+                if locals.local_agrees(b.scope, &b.var, &value) {
+                    facts.call_bindings.push(b);
+                }
+            }
+            Pending::Ivar(class, var, ty) => {
+                if locals.ivar_agrees(class, &var, &ty) {
+                    facts.attr_bindings.push((class, var, ty));
+                }
+            }
+            Pending::IvarCall(call, value) => {
+                if locals.ivar_agrees(call.class, &call.attr, &value) {
+                    facts.attr_calls.push(call);
+                }
+            }
+        }
+    }
+}
+
+/// What a method returns, when every value it can return agrees (its last expression, each
+/// branch of a last `if`/`case`, every `return v`; `nil` and a bare `return` aside): a class it
+/// builds or a literal's class (`returns`), a class itself (`returns` prefixed `class `), one
+/// local variable (`returns_variable`, typed where the call is resolved), or one call's result
+/// (`def body; context.new_body; end`: a call binding of the name `RETURNED`, which no Ruby
+/// local can have, returned as that variable).
+fn method_returns(idx: u32, body: Node, facts: &mut FileFacts, locals: &Locals, src: &[u8]) {
+    let mut leaves = Vec::new();
+    returned_values(body, true, &mut leaves);
+    let mut values = leaves.into_iter().map(|leaf| {
+        let value = match leaf.kind() {
+            "assignment" | "operator_assignment" => field(leaf, "right")?,
+            _ => leaf,
+        };
+        if let Some(ty) = narrowed(value, idx, facts, locals, src) {
+            return Some(Returned::Type(ty));
+        }
+        if value.kind() == "identifier" && locals.has(Some(idx), text(value, src)) {
+            return Some(Returned::Local(text(value, src).to_owned()));
+        }
+        let typed = value_class(value, facts, Some(idx), src)
+            .or_else(|| class_value(value, src).map(|c| format!("{CLASS_VALUE}{c}")));
+        if let Some(ty) = typed {
+            return Some(Returned::Type(ty));
+        }
+        matches!(value.kind(), "call" | "identifier")
+            .then(|| result_chain(value, facts, Some(idx), Some(idx), locals, src, 0))
+            .flatten()
+            .filter(|c| !c.ends_with("()") && !c.ends_with(".new"))
+            .map(Returned::Call)
+    });
+    let Some(Some(first)) = values.next() else {
+        return;
+    };
+    if !values.all(|v| v.as_ref() == Some(&first)) {
+        return;
+    }
+    let var = match first {
+        Returned::Type(ty) => {
+            if let Some(def) = facts.defs.get_mut(idx as usize) {
+                def.returns = ty;
+            }
+            return;
+        }
+        Returned::Local(var) => var,
+        Returned::Call(chain) => {
+            facts.call_bindings.push(CallBinding {
+                scope: Some(idx),
+                var: RETURNED.to_owned(),
+                callee: crate::resolve::dotted_callee(&chain),
+            });
+            RETURNED.to_owned()
+        }
+    };
+    if let Some(def) = facts.defs.get_mut(idx as usize) {
+        def.returns_variable = var;
+    }
+}
+
+/// One value a method can return: of a known class, a local variable, a call's result (its
+/// dotted chain).
+#[derive(PartialEq)]
+enum Returned {
+    Type(String),
+    Local(String),
+    Call(String),
+}
+
+/// The variable a method's returned call result is bound to: a keyword, never a local's name.
+const RETURNED: &str = "return";
+
+/// The class a returned local (`x`, or its copy `x.dup`/`x.clone`) is known to be where it is
+/// returned: inside the body of an `if` (modifier, statement or `?:`) whose condition tests it
+/// with `x.is_a?(C)`/`kind_of?`/`instance_of?`, `C` a constant or `self` in a class method.
+fn narrowed(
+    value: Node,
+    idx: u32,
+    facts: &FileFacts,
+    locals: &Locals,
+    src: &[u8],
+) -> Option<String> {
+    let var = match value.kind() {
+        "identifier" => value,
+        "call"
+            if field(value, "arguments").is_none()
+                && field(value, "method")
+                    .is_some_and(|m| matches!(text(m, src), "dup" | "clone")) =>
+        {
+            field(value, "receiver").filter(|r| r.kind() == "identifier")?
+        }
+        _ => return None,
+    };
+    let name = text(var, src);
+    if !locals.has(Some(idx), name) {
+        return None;
+    }
+    let mut child = value;
+    while let Some(parent) = child.parent() {
+        if matches!(
+            parent.kind(),
+            "method" | "singleton_method" | "lambda" | "block" | "do_block"
+        ) {
+            return None;
+        }
+        let branch = match parent.kind() {
+            "if_modifier" => field(parent, "body"),
+            "if" | "conditional" => field(parent, "consequence"),
+            _ => None,
+        };
+        if branch.is_some_and(|b| b.id() == child.id())
+            && let Some(ty) =
+                field(parent, "condition").and_then(|c| tested_class(c, name, idx, facts, src))
+        {
+            return Some(ty);
+        }
+        child = parent;
+    }
+    None
+}
+
+/// The class `condition` tests local `name` to be an instance of (`name.is_a?(C)`,
+/// `kind_of?`, `instance_of?`; `self` is the class in a class method), if it does.
+fn tested_class(
+    condition: Node,
+    name: &str,
+    idx: u32,
+    facts: &FileFacts,
+    src: &[u8],
+) -> Option<String> {
+    if condition.kind() != "call"
+        || !field(condition, "method")
+            .is_some_and(|m| matches!(text(m, src), "is_a?" | "kind_of?" | "instance_of?"))
+        || !field(condition, "receiver")
+            .is_some_and(|r| r.kind() == "identifier" && text(r, src) == name)
+    {
+        return None;
+    }
+    let args = named_children(field(condition, "arguments")?);
+    let [class] = args.as_slice() else {
+        return None;
+    };
+    if class.kind() == "self" && in_class_method(facts, Some(idx)) {
+        return own_class(facts, Some(idx));
+    }
+    class_value(*class, src)
+}
+
+/// The expressions a method body can return: its last one (through `if`/`unless`/`case`
+/// branches, `begin` and parentheses) and, anywhere but in a nested definition or lambda, every
+/// `return`'s value. `nil` and a value-less `return` are left out.
+fn returned_values<'t>(node: Node<'t>, last: bool, out: &mut Vec<Node<'t>>) {
+    match node.kind() {
+        "method" | "singleton_method" | "class" | "module" | "singleton_class" | "lambda" => {
+            return;
+        }
+        "return" => {
+            if let Some(value) = named_children(node)
+                .into_iter()
+                .find(|n| n.kind() == "argument_list")
+                .and_then(|a| named_children(a).into_iter().next())
+            {
+                returned_values(value, true, out);
+            }
+            return;
+        }
+        _ => {}
+    }
+    let children: Vec<Node> = named_children(node)
+        .into_iter()
+        .filter(|n| n.kind() != "comment")
+        .collect();
+    if !last {
+        for c in children {
+            returned_values(c, false, out);
+        }
+        return;
+    }
+    match node.kind() {
+        "nil" => {}
+        "if" | "unless" | "elsif" | "conditional" => {
+            for (i, c) in children.iter().enumerate() {
+                let branch = i > 0
+                    && (node.kind() == "conditional"
+                        || matches!(c.kind(), "then" | "else" | "elsif"));
+                returned_values(*c, branch, out);
+            }
+            // An `if` without `else` returns `nil` when its condition fails: left out.
+        }
+        "case" => {
+            for c in &children {
+                returned_values(*c, matches!(c.kind(), "when" | "else"), out);
+            }
+        }
+        "when" => {
+            for c in &children {
+                returned_values(*c, c.kind() == "then", out);
+            }
+        }
+        "body_statement" | "then" | "else" | "begin" | "parenthesized_statements" => {
+            let n = children.len();
+            for (i, c) in children.into_iter().enumerate() {
+                returned_values(c, i + 1 == n, out);
+            }
+        }
+        _ => {
+            out.push(node);
+            for c in children {
+                returned_values(c, false, out);
+            }
+        }
+    }
 }
 
 /// An `attr_reader`'s method returns what its instance variable is assigned (`@x = Foo.new`).
@@ -369,32 +665,17 @@ fn method_def(node: Node, at: At, src: &[u8], facts: &mut FileFacts) -> u32 {
     }
     def.doc = doc_comment(node, src);
     def.exported = !written.starts_with('_');
-    def.returns = body
-        .and_then(|b| {
-            let last = last_expression(b)?;
-            built_last(b, src)
-                .or_else(|| built_here(last, facts, at.scope, src))
-                .or_else(|| class_value(last, src).map(|c| format!("{CLASS_VALUE}{c}")))
-        })
-        .unwrap_or_default();
     facts.defs.push(def);
     (facts.defs.len() - 1) as u32
-}
-
-/// A method body's last expression (what the method returns).
-fn last_expression(body: Node) -> Option<Node> {
-    if body.kind() == "body_statement" {
-        named_children(body)
-            .into_iter()
-            .rfind(|n| n.kind() != "comment")
-    } else {
-        Some(body)
-    }
 }
 
 /// The `returns` of a method whose last expression is a class itself, not an instance
 /// (`def command_class; Thor::Command; end`): this prefix, then the constant path as written.
 pub(crate) const CLASS_VALUE: &str = "class ";
+
+/// How an assignment of a call's result is told from one of a type while the walk compares the
+/// assignments to one variable: this prefix, then the call's dotted chain.
+const CALL_VALUE: &str = "call ";
 
 /// The constant path a class-valued expression names: `Foo`, `A::B`.
 fn class_value(node: Node, src: &[u8]) -> Option<String> {
@@ -402,13 +683,30 @@ fn class_value(node: Node, src: &[u8]) -> Option<String> {
         .then(|| text(node, src).trim_start_matches("::").to_owned())
 }
 
-/// The class a method body's last expression builds: `Foo.new`, `@x ||= Foo.new`.
-fn built_last(body: Node, src: &[u8]) -> Option<String> {
-    let last = last_expression(body)?;
-    match last.kind() {
-        "assignment" | "operator_assignment" => constructed(field(last, "right")?, src),
-        _ => constructed(last, src),
-    }
+/// The class of a literal (`"s"`, `[…]`, `{…}`, `1`, `1.5`, `:s`, `/r/`, `a..b`, `true`,
+/// `false`): one of Ruby's own, written from the top, so a project that reopens it (`class
+/// String`) has its methods found there.
+fn literal_class(node: Node) -> Option<&'static str> {
+    Some(match node.kind() {
+        "string" | "chained_string" | "heredoc_beginning" => "::String",
+        "array" | "string_array" | "symbol_array" => "::Array",
+        "hash" => "::Hash",
+        "integer" => "::Integer",
+        "float" => "::Float",
+        "simple_symbol" | "delimited_symbol" => "::Symbol",
+        "regex" => "::Regexp",
+        "range" => "::Range",
+        "true" => "::TrueClass",
+        "false" => "::FalseClass",
+        _ => return None,
+    })
+}
+
+/// The class of an instance a value is: `Foo.new`, `new`/`self.class.new` in a class, a literal.
+fn value_class(node: Node, facts: &FileFacts, scope: Option<u32>, src: &[u8]) -> Option<String> {
+    constructed(node, src)
+        .or_else(|| built_here(node, facts, scope, src))
+        .or_else(|| literal_class(node).map(str::to_owned))
 }
 
 /// A method made by a declaration (`attr_reader :a`, `alias_method :b, :a`, `alias b a`); in
@@ -488,10 +786,10 @@ fn bind_parameters(node: Node, scope: Option<u32>, src: &[u8], locals: &mut Loca
     let mut stack = vec![node];
     while let Some(n) = stack.pop() {
         match n.kind() {
-            "identifier" => locals.add(scope, text(n, src)),
+            "identifier" => locals.param(scope, text(n, src)),
             "optional_parameter" | "keyword_parameter" => {
                 if let Some(name) = field(n, "name") {
-                    locals.add(scope, text(name, src));
+                    locals.param(scope, text(name, src));
                 }
             }
             _ => stack.extend(named_children(n)),
@@ -508,7 +806,7 @@ fn for_variables(node: Node, scope: Option<u32>, src: &[u8], locals: &mut Locals
     let mut stack: Vec<Node> = target.into_iter().collect();
     while let Some(n) = stack.pop() {
         if n.kind() == "identifier" {
-            locals.add(scope, text(n, src));
+            locals.param(scope, text(n, src));
         } else if !matches!(n.kind(), "call" | "element_reference") {
             stack.extend(named_children(n));
         }
@@ -528,6 +826,16 @@ fn assign(
 ) {
     let created =
         right.and_then(|r| constructed(r, src).or_else(|| built_here(r, facts, scope, src)));
+    let literal = right.and_then(literal_class).map(str::to_owned);
+    // `x = a.b(…)`: the call's result, as a dotted chain (no construction, no `new`).
+    let chain = right
+        .filter(|r| created.is_none() && matches!(r.kind(), "call" | "identifier"))
+        .and_then(|r| result_chain(r, facts, scope, method, locals, src, 0))
+        .filter(|c| !c.ends_with("()") && !c.ends_with(".new"));
+    let value = created
+        .clone()
+        .or_else(|| literal.clone())
+        .or_else(|| chain.as_ref().map(|c| format!("{CALL_VALUE}{c}")));
     match left.kind() {
         "identifier" => {
             let var = text(left, src);
@@ -537,19 +845,49 @@ fn assign(
                 .filter(|_| !locals.has(method, var) || locals.class_of(method, var).is_some());
             locals.add(method, var);
             locals.assign_class(method, var, class);
+            locals.values.push((method, var.to_owned(), value.clone()));
             if let Some(ty) = created {
                 facts.bindings.push(Binding {
                     scope: method,
                     var: var.to_owned(),
                     type_name: ty,
                 });
+            } else if let Some(ty) = literal {
+                locals.pending.push(Pending::Local(Binding {
+                    scope: method,
+                    var: var.to_owned(),
+                    type_name: ty,
+                }));
+            } else if let (Some(chain), Some(value)) = (chain, value) {
+                let binding = CallBinding {
+                    scope: method,
+                    var: var.to_owned(),
+                    callee: crate::resolve::dotted_callee(&chain),
+                };
+                locals.pending.push(Pending::LocalCall(binding, value));
             }
         }
         "instance_variable" => {
-            if let (Some(ty), Some(_), Some(class)) = (created, method, type_scope(facts, scope)) {
-                facts
-                    .attr_bindings
-                    .push((class, text(left, src).to_owned(), ty));
+            let (Some(method), Some(class)) = (method, type_scope(facts, scope)) else {
+                return;
+            };
+            let var = text(left, src).to_owned();
+            if right.is_some_and(|r| r.kind() == "nil") {
+                return;
+            }
+            locals.ivars.push((class, var.clone(), value.clone()));
+            if let Some(ty) = created {
+                facts.attr_bindings.push((class, var, ty));
+            } else if let Some(ty) = literal {
+                locals.pending.push(Pending::Ivar(class, var, ty));
+            } else if let (Some(chain), Some(value)) = (chain, value) {
+                let call = AttrCall {
+                    class,
+                    attr: var,
+                    scope: method,
+                    callee: crate::resolve::dotted_callee(&chain),
+                };
+                locals.pending.push(Pending::IvarCall(call, value));
             }
         }
         "left_assignment_list" => {
@@ -591,6 +929,24 @@ fn included_hook_mixin(
     if let Some(module) = type_scope(facts, scope).and_then(|t| facts.defs.get_mut(t as usize)) {
         module.implements.extend(mixins);
     }
+}
+
+/// The method a `send` names by a symbol as its first argument (`:m`), if it does.
+fn sent_symbol<'s>(arguments: Option<Node>, src: &'s [u8]) -> Option<&'s str> {
+    let first = arguments.and_then(|a| named_children(a).into_iter().next())?;
+    let name = text(first, src).strip_prefix(':')?;
+    (first.kind() == "simple_symbol" && !name.is_empty()).then_some(name)
+}
+
+/// The modules an `include`/`prepend` names (constants, `A::B`), written from the top or not.
+fn mixin_arguments(arguments: Option<Node>, src: &[u8]) -> Vec<String> {
+    arguments
+        .map(named_children)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|a| matches!(a.kind(), "constant" | "scope_resolution"))
+        .map(|a| text(a, src).trim_start_matches("::").to_owned())
+        .collect()
 }
 
 /// `Foo.new(…)`, `Foo::Bar.new`: the class written.
@@ -654,7 +1010,12 @@ fn call<'t>(
     let Some(method_node) = field(node, "method") else {
         return children;
     };
-    let name = text(method_node, src);
+    let written = text(method_node, src);
+    // `x.send(:m, …)` (also `public_send`, `__send__`) with the symbol written: a call of `m`.
+    let sent = matches!(written, "send" | "public_send" | "__send__")
+        .then(|| sent_symbol(arguments, src))
+        .flatten();
+    let name = sent.unwrap_or(written);
     if method_node.kind() == "super" {
         if let Some(callee) = super_call(facts, scope) {
             push_call(facts, scope, callee, node);
@@ -663,16 +1024,26 @@ fn call<'t>(
     }
     let callee = match receiver {
         None => {
-            if DECLARATIONS.contains(&name) {
+            if sent.is_none() && DECLARATIONS.contains(&name) {
                 declaration(name, arguments, at, node, src, facts);
                 return children;
             }
             bare_callee(facts, scope, name)
         }
         Some(r) => {
-            included_hook_mixin(name, r, arguments, scope, src, facts);
+            included_hook_mixin(written, r, arguments, scope, src, facts);
             if matches!(name, "send" | "public_send" | "__send__") {
                 return children;
+            }
+            if matches!(name, "include" | "prepend")
+                && matches!(r.kind(), "constant" | "scope_resolution")
+            {
+                let class = text(r, src).to_owned();
+                for module in mixin_arguments(arguments, src) {
+                    facts
+                        .mixins
+                        .push((scope, class.clone(), module, name == "prepend"));
+                }
             }
             // `klass = Foo; klass.new`: the class the local holds.
             if r.kind() == "identifier"
@@ -751,8 +1122,7 @@ fn call<'t>(
                     name: name.to_owned(),
                 },
                 _ => Callee::Member {
-                    receiver: constructed(r, src)
-                        .or_else(|| built_here(r, facts, scope, src))
+                    receiver: value_class(r, facts, scope, src)
                         .or_else(|| result_chain(r, facts, scope, method, locals, src, 0))
                         .map_or(Receiver::Other, Receiver::Call),
                     name: name.to_owned(),
@@ -780,7 +1150,7 @@ fn result_chain(
     if depth > 4 {
         return None;
     }
-    if let Some(class) = constructed(node, src).or_else(|| built_here(node, facts, scope, src)) {
+    if let Some(class) = value_class(node, facts, scope, src) {
         return Some(format!("{class}()"));
     }
     match node.kind() {
@@ -861,12 +1231,14 @@ fn declaration(
             let Some(def) = owner.and_then(|o| facts.defs.get_mut(o as usize)) else {
                 return;
             };
-            for a in args
-                .iter()
-                .filter(|a| matches!(a.kind(), "constant" | "scope_resolution"))
-            {
-                def.implements
-                    .push(text(*a, src).trim_start_matches("::").to_owned());
+            let modules = mixin_arguments(arguments, src);
+            def.implements.extend(modules.iter().cloned());
+            if name == "prepend" {
+                facts.mixins.extend(
+                    modules
+                        .into_iter()
+                        .map(|module| (scope, String::new(), module, true)),
+                );
             }
         }
         "require" | "require_relative" | "load" | "autoload" => {
@@ -941,6 +1313,10 @@ fn is_call_position(node: Node) -> bool {
     let Some(parent) = node.parent() else {
         return false;
     };
+    // A parameter's default value (`def f(x = g)`) is code, its name is not.
+    if matches!(parent.kind(), "keyword_parameter" | "optional_parameter") {
+        return field(parent, "value").is_some_and(|v| v.id() == node.id());
+    }
     !matches!(
         parent.kind(),
         "method"

@@ -43,9 +43,15 @@ pub(super) fn bare_call(node: Node, src: &[u8]) -> Option<String> {
             .child_by_field_name(f)
             .is_some_and(|c| c.id() == node.id())
     };
-    let in_value_place = VALUE_PLACES
-        .iter()
-        .any(|&(kind, f)| parent.kind() == kind && f.is_none_or(is));
+    // A `for` generator's source (`x <- xs`, `y = f`), not its pattern (the first child).
+    let generator_source = parent.kind() == "enumerator"
+        && named_children(parent)
+            .first()
+            .is_some_and(|pattern| pattern.id() != node.id());
+    let in_value_place = generator_source
+        || VALUE_PLACES
+            .iter()
+            .any(|&(kind, f)| parent.kind() == kind && f.is_none_or(is));
     // A lambda's parameters and an argument named `f(x = …)` are no reads.
     if !in_value_place || (parent.kind() == "lambda_expression" && is("parameters")) {
         return None;

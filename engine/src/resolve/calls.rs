@@ -1079,11 +1079,20 @@ impl<'a> Resolver<'a> {
                 {
                     return vec![hit];
                 }
-                if let Some((t, conf)) = self.path_type(fi, scope, path, depth) {
+                let typed = self.path_type(fi, scope, path, depth);
+                if let Some((t, conf)) = typed {
                     let hits = self.typed_members(t, conf, name, conf, Reason::AttributeType);
                     if !hits.is_empty() {
                         return hits;
                     }
+                }
+                // Ruby's `@parse_context.m` of unknown type: as a local named like a class.
+                if f.lang == Lang::Ruby
+                    && typed.is_none()
+                    && let Some(ivar) = path.strip_prefix("self.@")
+                    && let Some(hit) = self.ruby_class_named_like(fi, scope, ivar, name)
+                {
+                    return vec![hit];
                 }
                 if let Some(hit) = self.dereferenced_field_member(fi, scope, path, name, depth) {
                     return vec![hit];

@@ -12,6 +12,9 @@ use crate::facts::{Callee, ClosureBinding, Import, Receiver};
 use crate::graph::{NodeKind, Reason};
 use crate::lang::Lang;
 
+/// Scala accessors giving one element of a collection or `Option` (`opt.get`, `xs.head`).
+const SCALA_ELEMENT_ACCESSORS: &[&str] = &["get", "head", "last"];
+
 impl<'a> Resolver<'a> {
     /// What `path` names as seen from file `fi` (a module or a definition), through its scopes.
     pub(super) fn path_target(&self, fi: usize, path: &str) -> Option<Target> {
@@ -358,6 +361,16 @@ impl<'a> Resolver<'a> {
         let function = self.files[file].defs.get(def as usize)?;
         let returns = function.returns.as_str();
         if returns.is_empty() {
+            // A Ruby `attr_reader`/`attr_accessor` whose `@x` holds a call's result.
+            if self.files[file].lang == Lang::Ruby
+                && (function.signature.starts_with("attr_reader")
+                    || function.signature.starts_with("attr_accessor"))
+                && let Some(class) = function.parent
+            {
+                let ivar = format!("@{}", function.name);
+                let (t, c) = self.attribute_call_type(file, class, &ivar, depth + 1)?;
+                return Some((t, conf.min(c).min(confidence::RETURN_TYPE)));
+            }
             if function.returns_variable.is_empty() {
                 return None;
             }
@@ -404,6 +417,38 @@ impl<'a> Resolver<'a> {
     /// an attribute with a known type or a getter (`@property`, `get x()`) with a return type;
     /// or where `a.b` is a call (`a.b().c`, Rust): through the type the call returns.
     pub(super) fn path_type(
+        &self,
+        fi: usize,
+        scope: Option<u32>,
+        path: &str,
+        depth: u32,
+    ) -> Option<(u32, f32)> {
+        self.path_type_as_written(fi, scope, path, depth)
+            .or_else(|| {
+                // Scala: `x.tpl.get`, `x.items.head`: an element of the collection or `Option`
+                // member before the accessor (read `tpl[]`), when nothing else typed the path.
+                if self.files[fi].lang != Lang::Scala {
+                    return None;
+                }
+                let mut elements = String::with_capacity(path.len());
+                for (i, part) in path.split('.').enumerate() {
+                    if i > 1 && SCALA_ELEMENT_ACCESSORS.contains(&part) && !elements.ends_with("[]")
+                    {
+                        elements.push_str("[]");
+                    } else {
+                        if i > 0 {
+                            elements.push('.');
+                        }
+                        elements.push_str(part);
+                    }
+                }
+                (elements != path)
+                    .then(|| self.path_type_as_written(fi, scope, &elements, depth))
+                    .flatten()
+            })
+    }
+
+    fn path_type_as_written(
         &self,
         fi: usize,
         scope: Option<u32>,

@@ -9,7 +9,8 @@
 //! the files' paths or packages differ. Every edge a file gives records its target's file, so
 //! kept edges only point into unchanged files, where (path, definition index) is stable.
 //! What a resolution keeps has a budget ([`MEMO_BUDGET_BYTES`]): a project whose memo outgrows
-//! it keeps none (no reads recorded from then on), and its next change resolves every file.
+//! it, or is projected to outgrow it well before it does, keeps none (no reads recorded from
+//! then on), and its next change resolves every file.
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use serde::{Deserialize, Serialize};
@@ -24,6 +25,18 @@ use crate::graph::{EdgeKind, Reason, RefKind, Reference};
 /// closure) pushed resolution past wasm32's 4 GB in a tab; Django's (2.8 k files) adds ≈ 5 MB to
 /// its snapshot.
 pub(super) const MEMO_BUDGET_BYTES: usize = 192 << 20;
+
+/// A memo is projected from the calls of the files seen so far once at least this share of the
+/// files (1/n) has been seen, and of at least [`PROJECTION_MIN_FILES`] files.
+const PROJECTION_SHARE: usize = 32;
+
+/// The fewest files a projection is made from.
+const PROJECTION_MIN_FILES: usize = 64;
+
+/// A memo whose calls alone are projected to pass this many times its budget is let go at
+/// once, rather than built to the budget and then let go (the references' part is not in the
+/// projection, so it errs toward keeping).
+const PROJECTION_MARGIN: usize = 2;
 
 /// The definition index standing for a file's own node.
 const FILE_NODE: u32 = u32::MAX;
@@ -110,18 +123,50 @@ pub(super) struct Plan {
     kept_bytes: usize,
     /// `next` outgrew the budget: nothing is kept for the next resolution.
     pub over_budget: bool,
+    /// The most bytes `next` held.
+    pub most_bytes: usize,
+    /// Files whose calls were resolved or kept so far.
+    calls_seen: usize,
 }
 
 impl Plan {
-    /// Counts a file's memo against the budget; past it, drops what the files resolved so far
-    /// keep (the kept files' earlier memos stay until their references are added back).
+    /// Counts a file's memo against the budget; past it, nothing is kept.
     fn count(&mut self, bytes: usize) {
         self.kept_bytes += bytes;
-        if self.kept_bytes > self.budget && !self.over_budget {
-            self.over_budget = true;
-            for (memo, _) in self.next.iter_mut().zip(&self.dirty).filter(|(_, d)| **d) {
-                *memo = FileMemo::default();
-            }
+        self.most_bytes = self.most_bytes.max(self.kept_bytes);
+        if self.kept_bytes > self.budget {
+            self.go_over_budget();
+        }
+    }
+
+    /// Counts one more file's calls (resolved or kept, with its memo's `bytes`); when enough
+    /// files were seen, projects the calls' memo of every file from theirs and lets the memo go
+    /// when the projection passes the budget by the margin.
+    fn count_calls(&mut self, bytes: usize) {
+        self.calls_seen += 1;
+        self.count(bytes);
+        let files = self.next.len();
+        let sample = (files / PROJECTION_SHARE).max(PROJECTION_MIN_FILES);
+        if self.calls_seen >= sample
+            && self.kept_bytes.saturating_mul(files)
+                > self
+                    .budget
+                    .saturating_mul(PROJECTION_MARGIN)
+                    .saturating_mul(self.calls_seen)
+        {
+            self.go_over_budget();
+        }
+    }
+
+    /// Nothing is kept from now on: drops what the files resolved so far keep (the kept files'
+    /// earlier memos stay until their references are added back).
+    fn go_over_budget(&mut self) {
+        if self.over_budget {
+            return;
+        }
+        self.over_budget = true;
+        for (memo, _) in self.next.iter_mut().zip(&self.dirty).filter(|(_, d)| **d) {
+            *memo = FileMemo::default();
         }
     }
 }
@@ -274,7 +319,7 @@ impl<'a> Resolver<'a> {
         }
         self.stats.call_sites += memo.call_sites;
         self.stats.calls_resolved += memo.calls_resolved;
-        self.plan.count(memo.heap_bytes());
+        self.plan.count_calls(memo.heap_bytes());
         self.plan.next[fi] = memo;
         true
     }
@@ -293,9 +338,10 @@ impl<'a> Resolver<'a> {
         true
     }
 
-    /// Starts resolving one file: per-file caches emptied, reads recorded (while the memo is
-    /// within its budget).
-    pub(super) fn begin_file(&self) {
+    /// Starts resolving one file: per-file caches emptied, variables' tables let go past their
+    /// budget, reads recorded (while the memo is within its budget).
+    pub(super) fn begin_file(&mut self) {
+        self.vars.forget_if_over_budget();
         self.variable_types.borrow_mut().clear();
         self.alias_types.borrow_mut().clear();
         self.unions.borrow_mut().clear();
@@ -362,7 +408,7 @@ impl<'a> Resolver<'a> {
         let bytes = memo.heap_bytes();
         if let Some(slot) = self.plan.next.get_mut(fi) {
             *slot = memo;
-            self.plan.count(bytes);
+            self.plan.count_calls(bytes);
         }
     }
 
@@ -504,6 +550,12 @@ impl<'a> Resolver<'a> {
                     ),
                 );
             }
+            if let Some(prepended) = self.ruby_prepended.raw().get(&node) {
+                h = mix(
+                    h,
+                    prepended.iter().fold(43, |h, &p| mix(h, self.node_hash(p))),
+                );
+            }
             if let Some(&c) = self.companions.raw().get(&node) {
                 h = mix(h, mix(17, self.node_hash(c)));
             }
@@ -520,7 +572,12 @@ impl<'a> Resolver<'a> {
     /// Per name, its project-wide definitions (`globals`, `methods`, C#'s `extensions`) by
     /// stable keys, and PHP's spellings of it by its lowercase.
     fn names_fingerprints(&self) -> HashMap<u64, u64> {
-        let mut out: HashMap<u64, u64> = HashMap::default();
+        // Sized for the largest table at once (grown step by step, its rehashes were a share of
+        // every change's plan); names in several tables are one entry, so it grows once at most.
+        let mut out: HashMap<u64, u64> = HashMap::with_capacity_and_hasher(
+            self.globals.len().max(self.methods.len()),
+            Default::default(),
+        );
         for (salt, table) in [
             (29, &*self.globals),
             (31, &*self.methods),
@@ -566,6 +623,7 @@ impl<'a> Resolver<'a> {
 
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests {
+    use super::{FileMemo, ResolveMemo};
     use crate::facts::FileFacts;
     use crate::graph::Graph;
     use crate::ingest::{parse_files, source_files};
@@ -644,6 +702,89 @@ mod tests {
                 .iter()
                 .any(|(from, to, _)| from.contains("main") && to.contains("other"))
         );
+    }
+
+    /// `n` C files calling into one header's functions: the first `heavy` call two of them,
+    /// the others one.
+    fn many_callers(n: usize, heavy: usize) -> Vec<FileFacts> {
+        let mut files = vec![
+            (
+                "util.h".to_owned(),
+                "int helper(int x);\nint other(int x);\n".to_owned(),
+            ),
+            (
+                "util.c".to_owned(),
+                "#include \"util.h\"\nint helper(int x) { return x; }\nint other(int x) { return x; }\n"
+                    .to_owned(),
+            ),
+        ];
+        files.extend((0..n).map(|i| {
+            let body = if i < heavy {
+                "helper(1) + other(2)"
+            } else {
+                "helper(1)"
+            };
+            (
+                format!("caller{i:04}.c"),
+                format!("#include \"util.h\"\nint caller{i}(void) {{ return {body}; }}\n"),
+            )
+        }));
+        let refs: Vec<(&str, &str)> = files
+            .iter()
+            .map(|(p, t)| (p.as_str(), t.as_str()))
+            .collect();
+        c_facts(&refs)
+    }
+
+    /// The bytes a memo holds.
+    fn memo_bytes(memo: &ResolveMemo) -> usize {
+        memo.files.values().map(FileMemo::heap_bytes).sum()
+    }
+
+    #[test]
+    fn a_project_whose_memo_fits_keeps_it_however_close_to_the_budget_and_heavy_its_first_files() {
+        for heavy in [0, 320] {
+            let facts = many_callers(640, heavy);
+            let (_, stats, unbounded, ..) =
+                build_graph_within("fixture", &facts, None, &[], usize::MAX, &|| 0.0);
+            let bytes = memo_bytes(&unbounded);
+            assert!(!stats.memo_over_budget && bytes > 0);
+            assert_eq!(stats.memo_most_bytes, bytes);
+            // A budget of exactly what it keeps: kept, file for file.
+            let (_, stats, memo, ..) =
+                build_graph_within("fixture", &facts, None, &[], bytes, &|| 0.0);
+            assert!(!stats.memo_over_budget, "{heavy} heavy files");
+            assert_eq!(memo.files.len(), unbounded.files.len());
+            assert_eq!(memo_bytes(&memo), bytes);
+            for (key, kept) in &memo.files {
+                let other = &unbounded.files[key];
+                assert_eq!(kept.reads, other.reads);
+                assert_eq!(kept.calls.len(), other.calls.len());
+                assert_eq!(kept.refs.len(), other.refs.len());
+            }
+            // One byte less: over it, none kept.
+            let (_, stats, memo, ..) =
+                build_graph_within("fixture", &facts, None, &[], bytes - 1, &|| 0.0);
+            assert!(stats.memo_over_budget && memo.files.is_empty());
+        }
+    }
+
+    #[test]
+    fn a_memo_projected_far_past_its_budget_is_let_go_before_it_reaches_it() {
+        let facts = many_callers(640, 0);
+        let (full, _, unbounded, ..) =
+            build_graph_within("fixture", &facts, None, &[], usize::MAX, &|| 0.0);
+        let budget = memo_bytes(&unbounded) / 8;
+        let (graph, stats, memo, resolved, ..) =
+            build_graph_within("fixture", &facts, None, &[], budget, &|| 0.0);
+        assert!(stats.memo_over_budget && memo.files.is_empty());
+        assert!(
+            stats.memo_most_bytes < budget,
+            "let go at {} of {budget} bytes",
+            stats.memo_most_bytes
+        );
+        assert_eq!(resolved, facts.len());
+        assert_eq!(edges(&graph), edges(&full));
     }
 
     #[test]

@@ -106,6 +106,9 @@ pub struct ResolveStats {
     /// What this resolution read and made outgrew the memo's budget (`memo::MEMO_BUDGET_BYTES`):
     /// nothing is kept, and the next change resolves every file.
     pub memo_over_budget: bool,
+    /// The most bytes the memo held during this resolution (when over its budget, where it
+    /// stopped).
+    pub memo_most_bytes: usize,
 }
 
 /// The variables of one scope as (file, scope, line of the call being resolved when the
@@ -161,6 +164,9 @@ struct Resolver<'a> {
     /// Per Ruby class or module, the Ruby types that name it as a base (`class S < T`,
     /// `include T`): where a call on `self` may land on an override.
     ruby_subtypes: NodeMap<'a, Vec<u32>>,
+    /// Per Ruby class (each part of a reopened one), the modules prepended to it
+    /// (`Base.prepend(M)`, `prepend M`): their methods come before the class's own.
+    ruby_prepended: NodeMap<'a, Vec<u32>>,
     /// C# extension methods by name.
     extensions: NameMap<'a, &'a str, Vec<u32>>,
     /// Top-level callables and types by name, project-wide.
@@ -190,7 +196,7 @@ struct Resolver<'a> {
     /// Per file, per import statement: the files it refers to (`Scopes::import_files`, asked
     /// once: receiver types ask again for every imported name).
     import_targets: FileVec<'a, Vec<Vec<usize>>>,
-    scopes: Scopes,
+    scopes: Scopes<'a>,
     vars: VarIndex<'a>,
     /// The call being resolved: (file, scope, line). Rust bindings that hold on some lines only
     /// (`match` arms, `if let` bodies, shadowing `let`s) are read at that line.
@@ -348,6 +354,7 @@ fn resolve_in(
         bases: NodeMap::new(&reads),
         companions: NodeMap::new(&reads),
         ruby_subtypes: NodeMap::new(&reads),
+        ruby_prepended: NodeMap::new(&reads),
         globals: NameMap::new(&reads),
         extensions: NameMap::new(&reads),
         methods: NameMap::new(&reads),
@@ -398,6 +405,7 @@ fn resolve_in(
     r.adopt_foreign_methods();
     laps.lap("imports");
     r.heritage();
+    r.ruby_mixins();
     r.scala_self_types();
     r.swift_conformances();
     laps.lap("heritage");
@@ -409,6 +417,7 @@ fn resolve_in(
     laps.lap("references");
     let stats = ResolveStats {
         memo_over_budget: r.plan.over_budget,
+        memo_most_bytes: r.plan.most_bytes,
         ..r.stats
     };
     let resolved = r.plan.resolved;
@@ -566,10 +575,11 @@ impl<'a> Resolver<'a> {
 
     fn find_member_as_written(&self, ty: u32, name: &str) -> Option<(u32, bool)> {
         // Most lookups end at the type itself: no queue for them.
-        if let Some(&m) = self.members.get(&ty).and_then(|m| m.get(name)) {
+        let prepends = self.ruby_prepended.contains_key(&ty);
+        if !prepends && let Some(&m) = self.members.get(&ty).and_then(|m| m.get(name)) {
             return Some((m, false));
         }
-        if !self.bases.contains_key(&ty) && !self.companions.contains_key(&ty) {
+        if !prepends && !self.bases.contains_key(&ty) && !self.companions.contains_key(&ty) {
             return None;
         }
         let mut queue = vec![(ty, false)];
@@ -579,6 +589,10 @@ impl<'a> Resolver<'a> {
             i += 1;
             if !seen.insert(t) || seen.len() > 64 {
                 continue;
+            }
+            // A Ruby module prepended to the class answers before the class itself.
+            if let Some(m) = self.ruby_prepended_member(t, name) {
+                return Some((m, true));
             }
             if let Some(&m) = self.members.get(&t).and_then(|m| m.get(name)) {
                 return Some((m, inherited));
@@ -615,7 +629,7 @@ fn is_getter(def: &super::facts::Def) -> bool {
 /// part as a member of what stands before it.
 /// A chain may hold calls with their arguments left out (`Builder::new().name`: a member of
 /// what `Builder::new()` returns) and start with a path (`a::b::f`).
-fn dotted_callee(chain: &str) -> Callee {
+pub(crate) fn dotted_callee(chain: &str) -> Callee {
     match chain.rsplit_once('.') {
         None => match chain.rsplit_once("::") {
             Some((path, name)) => Callee::Scoped {

@@ -1,9 +1,10 @@
 //! Maps import specifiers to files, per language: Python dotted modules (package chains and
 //! relative imports), JS/TS relative paths with extension probing, Rust crate paths, Go package
-//! directories, Java packages, C `#include`s, PHP namespaces and `require`d paths, and Zig's
-//! `@import`ed files.
-//! directories, Java packages, C `#include`s, PHP namespaces and `require`d paths, and Dart
-//! `package:` and relative URIs.
+//! directories, Java packages, C `#include`s, PHP namespaces and `require`d paths, Zig's
+//! `@import`ed files, Ruby's `require`s, Dart's `package:` and relative URIs, Elixir modules, Lua
+//! `require`s and Bash's `source`d files.
+
+use std::borrow::Cow;
 
 use rustc_hash::FxHashMap as HashMap;
 
@@ -241,30 +242,42 @@ impl ModuleIndex {
         self.python.get(name).copied()
     }
 
-    /// Resolves `from <spec> import …` seen in `importer`: relative (`..a.b`) or absolute.
-    pub fn python_from(&self, importer: &str, spec: &str) -> Option<String> {
-        let dots = spec.chars().take_while(|c| *c == '.').count();
+    /// Resolves `from <spec> import …` seen in file `importer` (at `path`): relative (`..a.b`)
+    /// or absolute (`spec` itself, borrowed: no string is made for most imports, and the
+    /// importer is found by its index, not by hashing its path).
+    pub fn python_from<'s>(
+        &'s self,
+        importer: usize,
+        path: &str,
+        spec: &'s str,
+    ) -> Option<Cow<'s, str>> {
+        let dots = spec.bytes().take_while(|&c| c == b'.').count();
         if dots == 0 {
-            return Some(spec.to_owned());
+            return Some(Cow::Borrowed(spec));
         }
-        let own = self.python_name(*self.by_path.get(importer)?)?;
-        let mut base: Vec<&str> = own.split('.').collect();
-        // A module's package is its name minus the last part; a package's `__init__` is itself.
-        if !importer.ends_with("__init__.py") {
-            base.pop();
-        }
-        for _ in 1..dots {
-            base.pop()?;
-        }
+        let own = self.python_name(importer)?;
+        // A module's package is its name minus the last part; a package's `__init__` is itself;
+        // each dot past the first goes up one package.
+        let dropped = dots - 1 + usize::from(!path.ends_with("__init__.py"));
+        let parts = own.bytes().filter(|&c| c == b'.').count() + 1;
+        let kept = parts.checked_sub(dropped)?;
+        let base = match kept {
+            0 => "",
+            _ => own
+                .match_indices('.')
+                .nth(kept - 1)
+                .map_or(own, |(at, _)| &own[..at]),
+        };
         let rest = &spec[dots..];
-        let mut name = base.join(".");
+        let mut name = String::with_capacity(base.len() + 1 + rest.len());
+        name.push_str(base);
         if !rest.is_empty() {
             if !name.is_empty() {
                 name.push('.');
             }
             name.push_str(rest);
         }
-        Some(name)
+        Some(Cow::Owned(name))
     }
 
     /// The canonical module name of a Python file.
@@ -628,19 +641,29 @@ mod tests {
         assert_eq!(index.python("setup"), Some(4));
         let base = "Django-5.1/django/db/models/base.py";
         assert_eq!(
-            index.python_from(base, ".").as_deref(),
+            index.python_from(3, base, ".").as_deref(),
             Some("django.db.models")
         );
         assert_eq!(
-            index.python_from(base, "..utils").as_deref(),
+            index.python_from(3, base, "..utils").as_deref(),
             Some("django.db.utils")
         );
         assert_eq!(
             index
-                .python_from("Django-5.1/django/db/models/__init__.py", ".base")
+                .python_from(2, "Django-5.1/django/db/models/__init__.py", ".base")
                 .as_deref(),
             Some("django.db.models.base")
         );
+        // Up to the top and past it; an absolute name is the specifier itself.
+        assert_eq!(
+            index.python_from(3, base, "....setup").as_deref(),
+            Some("setup")
+        );
+        assert_eq!(index.python_from(3, base, ".....setup"), None);
+        assert!(matches!(
+            index.python_from(3, base, "django.db"),
+            Some(Cow::Borrowed("django.db"))
+        ));
     }
 
     #[test]

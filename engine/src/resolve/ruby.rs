@@ -6,7 +6,7 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use super::{Resolver, confidence, dotted_callee};
 use crate::extract::ruby::CLASS_VALUE;
 use crate::facts::{Callee, Receiver};
-use crate::graph::{NodeKind, Reason};
+use crate::graph::{EdgeKind, NodeKind, Reason};
 use crate::lang::Lang;
 
 /// `Kernel` and `Module` methods called without a receiver: never a project method unless the
@@ -154,6 +154,72 @@ impl<'a> Resolver<'a> {
                 list.retain(|n| !later_parts.contains(n));
             }
         }
+    }
+
+    /// Modules mixed into a class by a call naming it (`Base.include(M)`, `Base.prepend(M)`)
+    /// are among its ancestors, as an `include` in its body makes them; a prepended module
+    /// (also `prepend M` in the body) is recorded on every part of the class, its methods found
+    /// before the class's own, though `super` in the class still starts above the class.
+    pub(super) fn ruby_mixins(&mut self) {
+        for (fi, f) in self.files.all.iter().enumerate() {
+            if f.lang != Lang::Ruby {
+                continue;
+            }
+            for (scope, class, module, prepended) in &f.mixins {
+                let target = if class.is_empty() {
+                    scope.and_then(|d| self.def_node[fi].get(d as usize).copied())
+                } else {
+                    self.resolve_type(fi, *scope, class).map(|(t, _)| t)
+                };
+                let Some(target) = target.filter(|&t| self.kind_of(t) == Some(NodeKind::Class))
+                else {
+                    continue;
+                };
+                let Some((mixin, conf)) = self.resolve_type(fi, *scope, module) else {
+                    continue;
+                };
+                if mixin == target || self.kind_of(mixin) != Some(NodeKind::Trait) {
+                    continue;
+                }
+                if !class.is_empty() {
+                    self.b
+                        .add_edge(target, mixin, EdgeKind::Implements, conf, Reason::Heritage);
+                }
+                if !prepended {
+                    self.bases.entry(target).or_default().push(mixin);
+                    self.ruby_subtypes.entry(mixin).or_default().push(target);
+                    continue;
+                }
+                let mut part = target;
+                loop {
+                    let list = self.ruby_prepended.entry(part).or_default();
+                    if !list.contains(&mixin) {
+                        list.insert(0, mixin);
+                    }
+                    match self.companions.get(&part) {
+                        Some(&next) if next != target => part = next,
+                        _ => break,
+                    }
+                }
+            }
+        }
+    }
+
+    /// Method `name` of a module prepended to Ruby class `ty` (the last prepended first), or of
+    /// a part of that module.
+    pub(super) fn ruby_prepended_member(&self, ty: u32, name: &str) -> Option<u32> {
+        self.ruby_prepended.get(&ty)?.iter().find_map(|&module| {
+            let mut part = module;
+            loop {
+                if let Some(&m) = self.members.get(&part).and_then(|m| m.get(name)) {
+                    return Some(m);
+                }
+                match self.companions.get(&part) {
+                    Some(&next) if next != module => part = next,
+                    _ => return None,
+                }
+            }
+        })
     }
 
     /// The class or module a Ruby constant path names (`Cart`, `Shop::Cart`, `::Cart`): looked

@@ -1054,3 +1054,504 @@ fn ruby_constants_written_from_the_top_are_top_level() {
         )])
     );
 }
+
+const MIXED_BODY: &str = r#"module Tpl
+  class Body
+    def render(out)
+      render_node(out)
+    end
+
+    def render_node(out); end
+
+    def tick; end
+  end
+end
+"#;
+
+const MIXED_HOOKS: &str = r#"module Tpl
+  module Timing
+    def render_node(out)
+      super
+    end
+  end
+  Body.prepend(Timing)
+
+  module Counting
+    def count; end
+  end
+  Body.include(Counting)
+end
+"#;
+
+const MIXED_PAGE: &str = r#"module Tpl
+  class Page
+    def show(body = default_body, step: next_step)
+      body.count
+      @body = Body.new
+      @body.render_node(step)
+      @body.send(:tick)
+      @body.label = 1
+    end
+
+    def label; end
+
+    def default_body; end
+
+    def next_step; end
+  end
+end
+"#;
+
+/// `Body.prepend(Timing)` written outside the class puts `Timing` before `Body`: its
+/// `render_node` is what `Body`'s own call and a `Body` value's reach (a module's `super`
+/// depends on the class mixing it in: no edge); `Body.include(Counting)` makes `count` a method
+/// of `Body`; `send(:tick)` calls `tick`; a parameter's default value calls a method; the
+/// attribute assigned in `@body.label = 1` is no bare call of `Page#label`.
+#[test]
+fn ruby_mixins_named_from_outside_sends_and_default_values() {
+    let g = graph(&[
+        ("lib/body.rb", MIXED_BODY),
+        ("lib/hooks.rb", MIXED_HOOKS),
+        ("lib/page.rb", MIXED_PAGE),
+    ]);
+    let show = "Method:lib/page.rb:Tpl.Page.show";
+    let timed = "Method:lib/hooks.rb:Tpl.Timing.render_node";
+    assert_eq!(
+        edges(&g, EdgeKind::Calls),
+        owned(&[
+            (
+                "Method:lib/body.rb:Tpl.Body.render",
+                timed,
+                "0.95",
+                "self-method"
+            ),
+            (
+                show,
+                "Method:lib/page.rb:Tpl.Page.default_body",
+                "0.98",
+                "self-method"
+            ),
+            (
+                show,
+                "Method:lib/page.rb:Tpl.Page.next_step",
+                "0.98",
+                "self-method"
+            ),
+            (
+                show,
+                "Method:lib/hooks.rb:Tpl.Counting.count",
+                "0.95",
+                "receiver-type"
+            ),
+            (show, "Class:lib/body.rb:Tpl.Body", "0.97", "constructor"),
+            (show, timed, "0.95", "attribute-type"),
+            (
+                show,
+                "Method:lib/body.rb:Tpl.Body.tick",
+                "0.95",
+                "attribute-type"
+            ),
+        ])
+    );
+    assert!(
+        edges(&g, EdgeKind::Implements)
+            .iter()
+            .any(|e| e.0.ends_with("Tpl.Body") && e.1.ends_with("Tpl.Counting"))
+    );
+}
+
+const FLOW: &str = r#"class String
+  def shout; end
+end
+
+class Report
+  def render; end
+  def mail; end
+end
+
+class Memo
+  def shout; end
+  def render; end
+  def mail; end
+end
+
+class Builder
+  attr_reader :title, :report
+
+  def initialize
+    @title = "draft"
+    @report = make
+    @either = "x"
+  end
+
+  def reset
+    @either = make
+  end
+
+  def make
+    return Report.new if ready?
+    Report.new
+  end
+
+  def ready?; end
+
+  def chosen
+    if ready?
+      Report.new
+    else
+      Report.new
+    end
+  end
+
+  def kept
+    report = Report.new
+    report
+  end
+
+  def mixed
+    return "x" if ready?
+    Report.new
+  end
+
+  def on_literal
+    "name".shout
+  end
+
+  def on_literal_local
+    label = "name"
+    label.shout
+  end
+
+  def on_reader
+    title.shout
+  end
+
+  def on_ivar_literal
+    @title.shout
+  end
+
+  def on_call_result
+    r = make
+    r.render
+  end
+
+  def on_branches
+    chosen.mail
+  end
+
+  def on_returned_local
+    k = kept
+    k.render
+  end
+
+  def on_ivar_call
+    @report.mail
+  end
+
+  def on_reader_of_call
+    report.render
+  end
+
+  def on_disagreeing_returns
+    m = mixed
+    m.mail
+  end
+
+  def on_reassigned
+    v = "a"
+    v = make
+    v.shout
+  end
+
+  def on_parameter(given)
+    given = "b"
+    given.shout
+  end
+
+  def on_disagreeing_ivar
+    @either.shout
+  end
+end
+"#;
+
+#[test]
+fn ruby_types_flow_through_literals_call_results_and_returns() {
+    let g = graph(&[("lib/flow.rb", FLOW)]);
+    let m = |name: &str| format!("Method:lib/flow.rb:Builder.{name}");
+    let shout = || "Method:lib/flow.rb:String.shout".to_owned();
+    let render = || "Method:lib/flow.rb:Report.render".to_owned();
+    let mail = || "Method:lib/flow.rb:Report.mail".to_owned();
+    let report = || "Class:lib/flow.rb:Report".to_owned();
+    let expected = [
+        (m("initialize"), m("make"), "0.98", "self-method"),
+        (m("reset"), m("make"), "0.98", "self-method"),
+        (m("make"), report(), "0.97", "constructor"),
+        (m("make"), m("ready?"), "0.98", "self-method"),
+        (m("chosen"), report(), "0.97", "constructor"),
+        (m("chosen"), m("ready?"), "0.98", "self-method"),
+        (m("kept"), report(), "0.97", "constructor"),
+        (m("mixed"), report(), "0.97", "constructor"),
+        (m("mixed"), m("ready?"), "0.98", "self-method"),
+        // A literal, or a local, `@x` or `attr_reader` holding one: the project's reopened
+        // `String`.
+        (m("on_literal"), shout(), "0.97", "receiver-type"),
+        (m("on_literal_local"), shout(), "0.97", "receiver-type"),
+        (m("on_reader"), m("title"), "0.98", "self-method"),
+        (m("on_reader"), shout(), "0.95", "return-type"),
+        (m("on_ivar_literal"), shout(), "0.95", "attribute-type"),
+        // A call's result: every return of `make` (`return Report.new if …`, the last line),
+        // both branches of `chosen`'s last `if`, the local `kept` returns, `@report = make`.
+        (m("on_call_result"), m("make"), "0.98", "self-method"),
+        (m("on_call_result"), render(), "0.95", "receiver-type"),
+        (m("on_branches"), m("chosen"), "0.98", "self-method"),
+        (m("on_branches"), mail(), "0.95", "return-type"),
+        (m("on_returned_local"), m("kept"), "0.98", "self-method"),
+        (m("on_returned_local"), render(), "0.95", "receiver-type"),
+        (m("on_ivar_call"), mail(), "0.95", "attribute-type"),
+        // An `attr_reader` of that `@report`.
+        (m("on_reader_of_call"), m("report"), "0.98", "self-method"),
+        (m("on_reader_of_call"), render(), "0.95", "return-type"),
+        // Returns, assignments to a local or to `@x` that disagree, and a parameter assigned
+        // a literal, type nothing: the name's two methods are candidates.
+        (
+            m("on_disagreeing_returns"),
+            m("mixed"),
+            "0.98",
+            "self-method",
+        ),
+        (m("on_disagreeing_returns"), mail(), "0.49", "ambiguous"),
+        (
+            m("on_disagreeing_returns"),
+            "Method:lib/flow.rb:Memo.mail".to_owned(),
+            "0.49",
+            "ambiguous",
+        ),
+        (m("on_reassigned"), m("make"), "0.98", "self-method"),
+        (m("on_reassigned"), shout(), "0.49", "ambiguous"),
+        (
+            m("on_reassigned"),
+            "Method:lib/flow.rb:Memo.shout".to_owned(),
+            "0.49",
+            "ambiguous",
+        ),
+        (m("on_parameter"), shout(), "0.49", "ambiguous"),
+        (
+            m("on_parameter"),
+            "Method:lib/flow.rb:Memo.shout".to_owned(),
+            "0.49",
+            "ambiguous",
+        ),
+        (m("on_disagreeing_ivar"), shout(), "0.49", "ambiguous"),
+        (
+            m("on_disagreeing_ivar"),
+            "Method:lib/flow.rb:Memo.shout".to_owned(),
+            "0.49",
+            "ambiguous",
+        ),
+    ];
+    let expected: Vec<(&str, &str, &str, &'static str)> = expected
+        .iter()
+        .map(|(a, b, c, r)| (a.as_str(), b.as_str(), *c, *r))
+        .collect();
+    assert_eq!(edges(&g, EdgeKind::Calls), owned(&expected));
+}
+
+const NAMED_LIKE_IVARS: &str = r##"module Tpl
+  class Tokenizer
+    def advance; end
+  end
+
+  class Lexer
+    def advance; end
+  end
+
+  class Body
+    def initialize(tokenizer, source)
+      @tokenizer = tokenizer
+      @lexer = Lexer.new
+      @source = source
+    end
+
+    def step
+      @tokenizer.advance
+    end
+
+    def lex
+      @lexer.advance
+    end
+
+    def read
+      @source.advance
+    end
+  end
+end
+"##;
+
+#[test]
+fn ruby_instance_variables_named_like_a_class_call_its_methods() {
+    let g = graph(&[("lib/tpl.rb", NAMED_LIKE_IVARS)]);
+    let body = |name: &str| format!("Method:lib/tpl.rb:Tpl.Body.{name}");
+    let tokenizer = "Method:lib/tpl.rb:Tpl.Tokenizer.advance";
+    let lexer = "Method:lib/tpl.rb:Tpl.Lexer.advance";
+    let (init, step, lex, read) = (body("initialize"), body("step"), body("lex"), body("read"));
+    assert_eq!(
+        edges(&g, EdgeKind::Calls),
+        owned(&[
+            (
+                init.as_str(),
+                "Class:lib/tpl.rb:Tpl.Lexer",
+                "0.97",
+                "constructor"
+            ),
+            // `@tokenizer` of unknown type names class `Tokenizer`; `@lexer`'s assigned
+            // `Lexer` decides over its name; `@source` names no class: two candidates.
+            (step.as_str(), tokenizer, "0.95", "receiver-type"),
+            (lex.as_str(), lexer, "0.95", "attribute-type"),
+            (read.as_str(), tokenizer, "0.49", "ambiguous"),
+            (read.as_str(), lexer, "0.49", "ambiguous"),
+        ])
+    );
+}
+
+const NARROWED_RETURNS: &str = r#"class Uri
+  def self.parse(given)
+    return nil unless given
+    return given.dup if given.kind_of?(self)
+    new
+  end
+
+  def self.wrap(given)
+    given.is_a?(Uri) ? given : Uri.new
+  end
+
+  def self.loose(given)
+    return given if given.respond_to?(:normalize)
+    new
+  end
+
+  def normalize; end
+end
+
+class Path
+  def normalize; end
+end
+
+class Client
+  def fetch
+    Uri.parse("x").normalize
+  end
+
+  def wrapped
+    Uri.wrap("x").normalize
+  end
+
+  def guessed
+    Uri.loose("x").normalize
+  end
+end
+"#;
+
+#[test]
+fn ruby_a_returned_local_tested_for_a_class_is_of_that_class() {
+    let g = graph(&[("lib/uri.rb", NARROWED_RETURNS)]);
+    let uri = |name: &str| format!("Method:lib/uri.rb:Uri.{name}");
+    let client = |name: &str| format!("Method:lib/uri.rb:Client.{name}");
+    let path = "Method:lib/uri.rb:Path.normalize";
+    let class = "Class:lib/uri.rb:Uri";
+    let expected = [
+        (uri("self.parse"), class.to_owned(), "0.97", "constructor"),
+        (uri("self.wrap"), class.to_owned(), "0.97", "constructor"),
+        (uri("self.loose"), class.to_owned(), "0.97", "constructor"),
+        // `return given.dup if given.kind_of?(self)` beside `new`, and `given` in the branch
+        // of `?:` testing `given.is_a?(Uri)` beside `Uri.new`: both return a `Uri`.
+        (client("fetch"), uri("self.parse"), "0.97", "class-member"),
+        (client("fetch"), uri("normalize"), "0.95", "return-type"),
+        (client("wrapped"), uri("self.wrap"), "0.97", "class-member"),
+        (client("wrapped"), uri("normalize"), "0.95", "return-type"),
+        // A condition that tests no class types nothing: two candidates.
+        (client("guessed"), uri("self.loose"), "0.97", "class-member"),
+        (client("guessed"), uri("normalize"), "0.49", "ambiguous"),
+        (client("guessed"), path.to_owned(), "0.49", "ambiguous"),
+    ];
+    let expected: Vec<(&str, &str, &str, &'static str)> = expected
+        .iter()
+        .map(|(a, b, c, r)| (a.as_str(), b.as_str(), *c, *r))
+        .collect();
+    assert_eq!(edges(&g, EdgeKind::Calls), owned(&expected));
+}
+
+const RETURNED_CALLS: &str = r#"class Context
+  def new_body
+    Body.new
+  end
+end
+
+class Body
+  def render; end
+end
+
+class Other
+  def render; end
+end
+
+class Doc
+  attr_reader :context
+
+  def initialize
+    @context = Context.new
+  end
+
+  def body
+    context.new_body
+  end
+
+  def either(flag)
+    return Other.new if flag
+    context.new_body
+  end
+
+  def show
+    body.render
+  end
+
+  def guess
+    either(true).render
+  end
+end
+"#;
+
+#[test]
+fn ruby_a_method_returning_a_call_returns_what_the_call_returns() {
+    let g = graph(&[("lib/doc.rb", RETURNED_CALLS)]);
+    let doc = |name: &str| format!("Method:lib/doc.rb:Doc.{name}");
+    let new_body = "Method:lib/doc.rb:Context.new_body".to_owned();
+    let render = "Method:lib/doc.rb:Body.render".to_owned();
+    let other = "Method:lib/doc.rb:Other.render".to_owned();
+    let class = |name: &str| format!("Class:lib/doc.rb:{name}");
+    let expected = [
+        (
+            "Method:lib/doc.rb:Context.new_body".to_owned(),
+            class("Body"),
+            "0.97",
+            "constructor",
+        ),
+        (doc("initialize"), class("Context"), "0.97", "constructor"),
+        (doc("body"), doc("context"), "0.98", "self-method"),
+        (doc("body"), new_body.clone(), "0.95", "return-type"),
+        (doc("either"), class("Other"), "0.97", "constructor"),
+        (doc("either"), doc("context"), "0.98", "self-method"),
+        (doc("either"), new_body.clone(), "0.95", "return-type"),
+        // `body`'s one returned value is `context.new_body`'s result: a `Body`.
+        (doc("show"), doc("body"), "0.98", "self-method"),
+        (doc("show"), render.clone(), "0.95", "return-type"),
+        // `either` returns an `Other` or that call's result: two candidates.
+        (doc("guess"), doc("either"), "0.98", "self-method"),
+        (doc("guess"), render.clone(), "0.49", "ambiguous"),
+        (doc("guess"), other.clone(), "0.49", "ambiguous"),
+    ];
+    let expected: Vec<(&str, &str, &str, &'static str)> = expected
+        .iter()
+        .map(|(a, b, c, r)| (a.as_str(), b.as_str(), *c, *r))
+        .collect();
+    assert_eq!(edges(&g, EdgeKind::Calls), owned(&expected));
+}

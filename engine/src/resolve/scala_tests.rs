@@ -769,3 +769,48 @@ fn scala_super_in_an_anonymous_class_is_the_class_it_extends() {
         ["Method:src/main/scala/tools/Completion.scala:Completer.words"]
     );
 }
+
+const ELEMENT_ACCESSORS: &str = r#"package doc
+
+trait Entity {
+  def name: String
+  def isClass: Boolean
+}
+
+class Node(val tpl: Option[Entity], val kids: List[Entity]) {
+  def label: String = if (tpl.isDefined) tpl.get.name else ""
+  def first: Boolean = kids.head.isClass
+}
+
+object Show {
+  def show(node: Node): String = node.tpl.get.name
+  def prefixes: List[String] = Nil
+  def all(): Unit = for (p <- prefixes) println(p)
+}
+"#;
+
+/// `opt.get` of an `Option[T]` member and `xs.head` of a `List[T]` one are a `T`: the member
+/// after them is `T`'s (through `this` or a typed parameter). A `for` generator's source
+/// (`p <- prefixes`) calls a paren-less member; its pattern does not.
+#[test]
+fn scala_element_accessors_of_collection_members_and_generator_sources() {
+    let g = graph(&[("src/doc/Node.scala", ELEMENT_ACCESSORS)]);
+    let file = "src/doc/Node.scala";
+    let name = format!("Method:{file}:Entity.name");
+    let is_class = format!("Method:{file}:Entity.isClass");
+    let calls = edges(&g, EdgeKind::Calls);
+    let reached = |caller: &str| -> Vec<(String, String)> {
+        calls
+            .iter()
+            .filter(|e| e.0 == format!("Method:{file}:{caller}"))
+            .map(|e| (e.1.clone(), e.2.clone()))
+            .collect()
+    };
+    assert!(reached("Node.label").contains(&(name.clone(), "0.95".to_owned())));
+    assert!(reached("Node.first").contains(&(is_class, "0.95".to_owned())));
+    assert!(reached("Show.show").contains(&(name, "0.95".to_owned())));
+    assert_eq!(
+        reached("Show.all"),
+        [(format!("Method:{file}:Show.prefixes"), "0.98".to_owned())]
+    );
+}

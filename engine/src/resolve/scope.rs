@@ -24,22 +24,23 @@ pub enum Target {
 
 type TopLevel<'a> = [HashMap<&'a str, Vec<u32>>];
 
-/// Per-file bindings of imported names.
+/// Per-file bindings of imported names (each name borrowed from the file's imports: no string
+/// is allocated per binding when the scopes are made again on every change).
 #[derive(Debug, Default)]
-pub struct Scopes {
-    bindings: Vec<HashMap<String, Target>>,
+pub struct Scopes<'a> {
+    bindings: Vec<HashMap<&'a str, Target>>,
     /// Imports that hold in every file of their language (C#'s `global using`): (file, place
     /// in its `imports`), in file order.
     global: Vec<(usize, usize)>,
 }
 
-impl Scopes {
+impl<'a> Scopes<'a> {
     pub fn build(
-        files: &Facts<'_>,
+        files: &Facts<'a>,
         modules: &ModuleIndex,
         top: &TopLevel,
         defs: &[Vec<u32>],
-    ) -> Scopes {
+    ) -> Scopes<'a> {
         let mut scopes = Scopes {
             bindings: Vec::with_capacity(files.len()),
             global: global_imports(files.all),
@@ -73,7 +74,7 @@ impl Scopes {
     }
 
     /// Every binding of file `fi` (to compare scopes across resolutions).
-    pub fn bindings_of(&self, fi: usize) -> Option<&HashMap<String, Target>> {
+    pub fn bindings_of(&self, fi: usize) -> Option<&HashMap<&'a str, Target>> {
         self.bindings.get(fi)
     }
 
@@ -190,7 +191,7 @@ impl Scopes {
         let mut out = source_files(fi, import, files, modules);
         if let Some(f) = files.get(fi)
             && f.lang == Lang::Python
-            && let Some(base) = modules.python_from(&f.path, &import.module)
+            && let Some(base) = modules.python_from(fi, &f.path, &import.module)
         {
             for name in &import.names {
                 if let Some(m) = modules.python(&join_dotted(&base, &name.name)) {
@@ -254,11 +255,13 @@ fn real_first(f: &FileFacts) -> impl Iterator<Item = &Import> {
 }
 
 fn join_dotted(base: &str, name: &str) -> String {
-    if base.is_empty() {
-        name.to_owned()
-    } else {
-        format!("{base}.{name}")
+    let mut out = String::with_capacity(base.len() + 1 + name.len());
+    out.push_str(base);
+    if !base.is_empty() {
+        out.push('.');
     }
+    out.push_str(name);
+    out
 }
 
 /// The files an import's module specifier names.
@@ -273,7 +276,7 @@ fn source_files(
     };
     match f.lang {
         Lang::Python => modules
-            .python_from(&f.path, &import.module)
+            .python_from(fi, &f.path, &import.module)
             .and_then(|name| modules.python(&name))
             .into_iter()
             .collect(),
@@ -322,14 +325,14 @@ fn source_files(
     }
 }
 
-fn bind(
+fn bind<'a>(
     fi: usize,
-    import: &Import,
-    files: &Facts<'_>,
+    import: &'a Import,
+    files: &Facts<'a>,
     modules: &ModuleIndex,
     top: &TopLevel,
     defs: &[Vec<u32>],
-    map: &mut HashMap<String, Target>,
+    map: &mut HashMap<&'a str, Target>,
 ) {
     let Some(f) = files.get(fi) else { return };
     let sources = source_files(fi, import, files, modules);
@@ -338,13 +341,13 @@ fn bind(
         if let Some(&m) = sources.first() {
             match &import.module_alias {
                 Some(alias) => {
-                    map.insert(alias.clone(), Target::Module(m));
+                    map.insert(alias, Target::Module(m));
                 }
                 None => {
-                    map.insert(import.module.clone(), Target::Module(m));
+                    map.insert(&import.module, Target::Module(m));
                     let head = import.module.split('.').next().unwrap_or(&import.module);
                     if let Some(h) = modules.python(head) {
-                        map.entry(head.to_owned()).or_insert(Target::Module(h));
+                        map.entry(head).or_insert(Target::Module(h));
                     }
                 }
             }
@@ -364,7 +367,7 @@ fn bind(
             _ => None,
         };
         if let Some(t) = target {
-            map.insert(alias.clone(), t);
+            map.insert(alias, t);
         }
     }
     for name in &import.names {
@@ -373,7 +376,7 @@ fn bind(
             .find_map(|&src| export(src, &name.name, files, modules, top, defs, 1));
         if target.is_none() && f.lang == Lang::Python {
             target = modules
-                .python_from(&f.path, &import.module)
+                .python_from(fi, &f.path, &import.module)
                 .and_then(|base| modules.python(&join_dotted(&base, &name.name)))
                 .map(Target::Module);
         }
@@ -395,7 +398,7 @@ fn bind(
         }
         match target {
             Some(t) => {
-                map.insert(name.local().to_owned(), t);
+                map.insert(name.local(), t);
             }
             // A real Rust import from outside the project replaces a stand-in binding.
             None if f.lang == Lang::Rust && !f.in_test_code(import.line) => {

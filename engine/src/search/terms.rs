@@ -1,9 +1,11 @@
 //! The term dictionary and its postings: each term once, by a small id, with the nodes it occurs
 //! in (sorted by node id) and its count in each; the live terms in text order, for prefix and
 //! one-typo expansion. Node ids can be remapped in place when a graph is rebuilt, and a term no
-//! node uses any more is dropped (its id is reused).
+//! node uses any more is dropped (its id is reused). Each term's text is stored once.
 
-use rustc_hash::FxHashMap as HashMap;
+use hashbrown::HashTable;
+
+use crate::graph::string_hash as term_hash;
 
 /// A node id no node maps to: the node is gone, or its entries are made again.
 pub(super) const GONE: u32 = u32::MAX;
@@ -13,7 +15,9 @@ pub(super) const GONE: u32 = u32::MAX;
 pub(super) struct Terms {
     /// Each term's text, by id; empty for a free id.
     text: Vec<Box<str>>,
-    ids: HashMap<Box<str>, u32>,
+    /// The live ids, found by their text's hash (the text itself is `text`'s: a kernel's
+    /// million terms stored twice held tens of megabytes).
+    ids: HashTable<u32>,
     /// (node, count) of each term, by id, sorted by node.
     postings: Vec<Vec<(u32, u16)>>,
     /// Live term ids, in text order.
@@ -31,7 +35,9 @@ pub(super) struct Terms {
 impl Terms {
     /// The id of `term`, if some node has it.
     pub(super) fn id(&self, term: &str) -> Option<u32> {
-        self.ids.get(term).copied()
+        self.ids
+            .find(term_hash(term), |&id| self.text(id) == term)
+            .copied()
     }
 
     /// The text of term `id`.
@@ -57,7 +63,10 @@ impl Terms {
 
     /// The id of `term`, given one if it is new (it joins the text order at the next `settle`).
     pub(super) fn intern(&mut self, term: &str) -> u32 {
-        if let Some(&id) = self.ids.get(term) {
+        let hash = term_hash(term);
+        let Terms { text, ids, .. } = self;
+        let text_of = |id: u32| text.get(id as usize).map_or("", |t| &**t);
+        if let Some(&id) = ids.find(hash, |&id| text_of(id) == term) {
             return id;
         }
         let id = match self.free.pop() {
@@ -73,9 +82,22 @@ impl Terms {
                 (self.text.len() - 1) as u32
             }
         };
-        self.ids.insert(term.into(), id);
+        let Terms { text, ids, .. } = self;
+        ids.insert_unique(hash, id, |&i| {
+            term_hash(text.get(i as usize).map_or("", |t| &**t))
+        });
         self.added.push(id);
         id
+    }
+
+    /// Gives back the room the postings lists and tables grew beyond what they hold (lists grow
+    /// by doubling as nodes are posted: a third of a kernel's postings room was spare).
+    pub(super) fn shrink_to_fit(&mut self) {
+        for list in &mut self.postings {
+            list.shrink_to_fit();
+        }
+        let Terms { text, ids, .. } = self;
+        ids.shrink_to_fit(|&i| term_hash(text.get(i as usize).map_or("", |t| &**t)));
     }
 
     /// Records that `node` has term `id` `count` times. Nodes are posted in increasing order
@@ -128,8 +150,11 @@ impl Terms {
             };
             if list.is_empty() {
                 *list = Vec::new();
+                let hash = term_hash(self.text(id));
+                if let Ok(entry) = self.ids.find_entry(hash, |&live| live == id) {
+                    entry.remove();
+                }
                 if let Some(text) = self.text.get_mut(id as usize) {
-                    self.ids.remove(text);
                     *text = Box::default();
                 }
                 self.free.push(id);
@@ -172,7 +197,7 @@ impl Terms {
     pub(super) fn by_text(&self) -> std::collections::BTreeMap<&str, &[(u32, u16)]> {
         self.ids
             .iter()
-            .map(|(text, &id)| (&**text, self.postings(id)))
+            .map(|&id| (self.text(id), self.postings(id)))
             .collect()
     }
 
@@ -180,8 +205,9 @@ impl Terms {
     /// free ids have none, and `sorted` lists the live terms in text order.
     #[cfg(test)]
     pub(super) fn check(&self) {
-        for (text, &id) in &self.ids {
-            assert_eq!(self.text(id), &**text);
+        for &id in &self.ids {
+            let text = self.text(id);
+            assert_eq!(self.id(text), Some(id));
             let list = self.postings(id);
             assert!(!list.is_empty(), "live term {text:?} without postings");
             assert!(
@@ -194,7 +220,7 @@ impl Terms {
         }
         assert_eq!(self.ids.len() + self.free.len(), self.text.len());
         let texts: Vec<&str> = self.sorted.iter().map(|&id| self.text(id)).collect();
-        let mut want: Vec<&str> = self.ids.keys().map(|t| &**t).collect();
+        let mut want: Vec<&str> = self.ids.iter().map(|&id| self.text(id)).collect();
         want.sort_unstable();
         assert_eq!(texts, want);
     }
@@ -235,5 +261,29 @@ mod tests {
         terms.settle();
         terms.check();
         assert_eq!(terms.len(), 4);
+    }
+
+    #[test]
+    fn shrunk_postings_hold_no_spare_room_and_every_term_is_still_found() {
+        let mut terms = Terms::default();
+        let words = ["alloc", "cache", "kmem", "kmem_cache_alloc", "free"];
+        for node in 0..50u32 {
+            for (i, word) in words.iter().enumerate() {
+                if node % (i as u32 + 1) == 0 {
+                    let id = terms.intern(word);
+                    terms.post(id, node, 1);
+                }
+            }
+        }
+        terms.settle();
+        terms.shrink_to_fit();
+        terms.check();
+        for word in words {
+            let id = terms.id(word).expect("interned");
+            assert_eq!(terms.text(id), word);
+            let list = &terms.postings[id as usize];
+            assert_eq!(list.capacity(), list.len(), "{word}");
+        }
+        assert_eq!(terms.id("kmem_cache"), None);
     }
 }

@@ -373,3 +373,131 @@ mod rebuilt {
             .assert_same(&SearchIndex::default());
     }
 }
+
+/// The pruned head of a ranking is the exhaustive ranking's head, hit for hit and score for
+/// score (to the bit), on random projects whose words are shared by many nodes.
+#[cfg(not(target_arch = "wasm32"))]
+mod head {
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::search::top::Tuning;
+
+    const WORDS: &[&str] = &[
+        "cart", "card", "charge", "total", "item", "items", "check", "checkout", "run", "runner",
+        "step", "service", "helper", "order",
+    ];
+
+    /// A Python file: classes and functions named from `WORDS`, some with docstrings.
+    fn source(defs: &[(usize, usize, bool, usize)]) -> String {
+        let mut text = String::new();
+        for &(a, b, class, doc) in defs {
+            let (a, b) = (WORDS[a % WORDS.len()], WORDS[b % WORDS.len()]);
+            let doc = format!("    \"\"\"{} the {}.\"\"\"\n", WORDS[doc % WORDS.len()], a);
+            if class {
+                let camel = |w: &str| format!("{}{}", w[..1].to_uppercase(), &w[1..]);
+                text.push_str(&format!(
+                    "class {}{}:\n{doc}    def {b}(self):\n        pass\n\n",
+                    camel(a),
+                    camel(b)
+                ));
+            } else {
+                text.push_str(&format!("def {a}_{b}(x):\n{doc}    return x\n\n"));
+            }
+        }
+        text
+    }
+
+    fn project() -> impl Strategy<Value = Vec<(String, String)>> {
+        let def = (0..20usize, 0..20usize, any::<bool>(), 0..20usize);
+        let file = (
+            0..6usize,
+            0..30usize,
+            any::<bool>(),
+            prop::collection::vec(def, 1..8),
+        );
+        prop::collection::vec(file, 1..30).prop_map(|files| {
+            files
+                .into_iter()
+                .map(|(folder, name, test, defs)| {
+                    let path = if test {
+                        format!("pkg{folder}/tests/test_{name}.py")
+                    } else {
+                        format!("pkg{folder}/{}_{name}.py", WORDS[name % WORDS.len()])
+                    };
+                    (path, source(&defs))
+                })
+                .collect()
+        })
+    }
+
+    /// A query: one to three words, some cut to a prefix or mistyped, or a whole name.
+    fn query() -> impl Strategy<Value = String> {
+        let word = (0..20usize, 0..4usize).prop_map(|(w, how)| {
+            let w = WORDS[w % WORDS.len()];
+            match how {
+                0 => w[..3].to_owned(),
+                1 => format!("{w}x"),
+                _ => w.to_owned(),
+            }
+        });
+        prop_oneof![
+            3 => prop::collection::vec(word, 1..4).prop_map(|w| w.join(" ")),
+            1 => (0..20usize, 0..20usize)
+                .prop_map(|(a, b)| format!("{}_{}", WORDS[a % WORDS.len()], WORDS[b % WORDS.len()])),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+        #[test]
+        fn the_pruned_head_is_the_exhaustive_head(
+            files in project(),
+            queries in prop::collection::vec(query(), 1..6),
+            k in 1..16usize,
+            short in 0..6usize,
+            production_first in any::<bool>(),
+            modulus in 1..4u32,
+        ) {
+            let files = files
+                .into_iter()
+                .map(|(path, text)| SourceFile { path, bytes: text.into_bytes() })
+                .collect();
+            let graph = index("p", files, &|| 0.0, &mut |_, _, _| true).expect("never cancelled").0;
+            let idx = SearchIndex::build(&graph);
+            let filter = |node: u32| node % modulus != 1;
+            let tuning = Tuning { short, exhaustive: 0 };
+            for q in &queries {
+                let mut want = idx.search(q, &filter);
+                if production_first {
+                    idx.partition_tests(&mut want);
+                }
+                want.truncate(k);
+                let scorers = idx.scorers(q);
+                let got = idx.top(&scorers, idx.exact(q), &filter, k, production_first, tuning);
+                let bits = |hits: &[Hit]| -> Vec<(u32, u64)> {
+                    hits.iter().map(|h| (h.node, h.score.to_bits())).collect()
+                };
+                prop_assert_eq!(bits(&got), bits(&want), "query {:?}", q);
+            }
+        }
+    }
+
+    #[test]
+    fn a_ranking_head_is_the_whole_ranking_cut() {
+        let graph = super::graph();
+        let idx = SearchIndex::build(&graph);
+        for q in ["checkout", "card", "charge card", "ShoppingCart"] {
+            let all = idx.ranked(q, Mode::Keyword, &|_| true).unwrap();
+            let head = idx.ranked_top(q, Mode::Keyword, &|_| true, 1).unwrap();
+            assert_eq!(head.hits.first(), all.first(), "{q}");
+            assert!(head.whole, "a small query is scored whole: {q}");
+            assert_eq!(
+                idx.search_top(q, &|_| true, 2),
+                all[..all.len().min(2)],
+                "{q}"
+            );
+        }
+    }
+}
