@@ -328,6 +328,35 @@ fn process_cpu_ns() -> Option<u64> {
     None
 }
 
+/// The embedder's own time per question of `tasks` (`rounds` times each, the first not timed),
+/// on this thread: what a turn's embedding costs beside the rules.
+fn print_embedding(set: &str, compiler: &Compiler, tasks: &[Task], rounds: usize) {
+    let embedder = compiler.embedder();
+    let (mut wall, mut cpu) = (Vec::new(), Vec::new());
+    for task in tasks {
+        embedder.embed(&task.question);
+        for _ in 1..rounds {
+            let (before, started) = (thread_cpu_ns(), Instant::now());
+            embedder.embed(&task.question);
+            wall.push(started.elapsed().as_secs_f64() * 1e3);
+            if let (Some(before), Some(after)) = (before, thread_cpu_ns()) {
+                cpu.push(after.saturating_sub(before) as f64 / 1e6);
+            }
+        }
+    }
+    wall.sort_by(f64::total_cmp);
+    cpu.sort_by(f64::total_cmp);
+    println!(
+        "== {set}: embedding a question ({}): wall p50 {:.3} ms, p95 {:.3} ms; thread CPU p50 {:.3} ms, p95 {:.3} ms ({} runs)",
+        embedder.id(),
+        percentile(&wall, 0.5),
+        percentile(&wall, 0.95),
+        percentile(&cpu, 0.5),
+        percentile(&cpu, 0.95),
+        wall.len()
+    );
+}
+
 fn report(set: &str, registry: &str, f: &Figures, all_full: usize, misses: bool) {
     let turns = f.turns.max(1) as f64;
     let mean_tokens = f.tokens.iter().sum::<usize>() as f64 / turns;
@@ -529,6 +558,7 @@ fn run() -> Result<(), String> {
             }
             _ => table,
         };
+        print_embedding(set, &compiler, table, rounds);
         for catalog in registries {
             let f = measure(&compiler, catalog, table, rounds);
             let name = format!("{} tools", catalog.len());
