@@ -345,7 +345,7 @@ impl Encoder {
                     let mut most = f32::NEG_INFINITY;
                     for (j, s) in scores.iter_mut().enumerate() {
                         let k = &qkv[j * width + ko..j * width + ko + head];
-                        *s = q.iter().zip(k).map(|(a, b)| a * b).sum::<f32>() * scale;
+                        *s = dot(q, k) * scale;
                         most = most.max(*s);
                     }
                     let mut total = 0.0;
@@ -395,6 +395,21 @@ fn has_simd() -> bool {
     {
         false
     }
+}
+
+/// The dot product of `a` and `b`, summed in 8 lanes then across them (a single running sum
+/// would wait on each addition; 8 lanes vectorise).
+#[inline(always)]
+fn dot(a: &[f32], b: &[f32]) -> f32 {
+    let (a8, a_rest) = a.as_chunks::<8>();
+    let (b8, b_rest) = b.as_chunks::<8>();
+    let mut lanes = [0.0f32; 8];
+    for (x, y) in a8.iter().zip(b8) {
+        for ((lane, x), y) in lanes.iter_mut().zip(x).zip(y) {
+            *lane += x * y;
+        }
+    }
+    lanes.iter().sum::<f32>() + a_rest.iter().zip(b_rest).map(|(x, y)| x * y).sum::<f32>()
 }
 
 /// Each row of `x` (width `h`) normalised to mean 0, variance 1, then scaled and shifted.
@@ -524,31 +539,39 @@ fn matmul<const SIMD: bool>(x: &[f32], rows: usize, layer: &Linear, out: &mut Ve
         let Some(bias) = bias.first() else { return };
         for (b, block) in packed.chunks_exact(k * TILE_ROWS).enumerate() {
             let (xs, _) = block.as_chunks::<TILE_ROWS>();
-            let acc = tile::<SIMD>(ws, xs, bias);
             let first = b * TILE_ROWS;
-            for (r, row) in acc.iter().enumerate().take(rows - first) {
-                let at = (first + r) * layer.outputs + p * PANEL;
-                out[at..at + PANEL].copy_from_slice(row);
+            let mut put = |tile: &[[f32; PANEL]]| {
+                for (r, row) in tile.iter().enumerate() {
+                    let at = (first + r) * layer.outputs + p * PANEL;
+                    out[at..at + PANEL].copy_from_slice(row);
+                }
+            };
+            // The last block computes only its rows (a padded row costs as much as a real one).
+            match rows - first {
+                1 => put(&tile::<SIMD, 1>(ws, xs, bias)),
+                2 => put(&tile::<SIMD, 2>(ws, xs, bias)),
+                3 => put(&tile::<SIMD, 3>(ws, xs, bias)),
+                _ => put(&tile::<SIMD, TILE_ROWS>(ws, xs, bias)),
             }
         }
     }
 }
 
-/// One tile: `bias + Σᵢ xs[i][r] × ws[i][c]` for its [`TILE_ROWS`] rows `r` and [`PANEL`]
-/// columns `c`, the weights half-precision.
+/// One tile: `bias + Σᵢ xs[i][r] × ws[i][c]` for its first `ROWS` (at most [`TILE_ROWS`]) rows
+/// `r` and [`PANEL`] columns `c`, the weights half-precision.
 #[inline(always)]
-fn tile<const SIMD: bool>(
+fn tile<const SIMD: bool, const ROWS: usize>(
     ws: &[[u16; PANEL]],
     xs: &[[f32; TILE_ROWS]],
     bias: &[f32; PANEL],
-) -> [[f32; PANEL]; TILE_ROWS] {
+) -> [[f32; PANEL]; ROWS] {
     #[cfg(target_arch = "x86_64")]
     if SIMD {
         // SAFETY: `SIMD` is true only inside `forward_simd`, whose caller checked the CPU has
         // AVX2, FMA and F16C.
-        return unsafe { tile_f16c(ws, xs, bias) };
+        return unsafe { tile_f16c::<ROWS>(ws, xs, bias) };
     }
-    let mut acc = [*bias; TILE_ROWS];
+    let mut acc = [*bias; ROWS];
     for (w, xv) in ws.iter().zip(xs) {
         let w = w.map(from_f16);
         for (row, xr) in acc.iter_mut().zip(xv) {
@@ -564,11 +587,11 @@ fn tile<const SIMD: bool>(
 /// of accumulators, 2 of weights and 1 broadcast input.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma,f16c")]
-fn tile_f16c(
+fn tile_f16c<const ROWS: usize>(
     ws: &[[u16; PANEL]],
     xs: &[[f32; TILE_ROWS]],
     bias: &[f32; PANEL],
-) -> [[f32; PANEL]; TILE_ROWS] {
+) -> [[f32; PANEL]; ROWS] {
     use std::arch::x86_64::{
         __m128i, _mm_loadu_si128, _mm256_cvtph_ps, _mm256_fmadd_ps, _mm256_loadu_ps,
         _mm256_set1_ps, _mm256_storeu_ps,
@@ -580,7 +603,7 @@ fn tile_f16c(
             _mm256_loadu_ps(bias.as_ptr().add(8)),
         )
     };
-    let mut acc = [[low, high]; TILE_ROWS];
+    let mut acc = [[low, high]; ROWS];
     for (w, xv) in ws.iter().zip(xs) {
         // SAFETY: as above, 8 halves (16 bytes) at the start and at the middle of `w`.
         let (low, high) = unsafe {
@@ -595,7 +618,7 @@ fn tile_f16c(
             a[1] = _mm256_fmadd_ps(x, high, a[1]);
         }
     }
-    let mut out = [[0.0f32; PANEL]; TILE_ROWS];
+    let mut out = [[0.0f32; PANEL]; ROWS];
     for (row, a) in out.iter_mut().zip(&acc) {
         // SAFETY: 8 in-bounds floats at the start and at the middle of `row`.
         unsafe {
@@ -749,6 +772,16 @@ mod tests {
                 "{value:e} ({bits:#010x})"
             );
             bits = bits.wrapping_add(65_537);
+        }
+    }
+
+    #[test]
+    fn the_dot_product_counts_every_element() {
+        for len in [0, 1, 7, 8, 9, 32, 37] {
+            let a: Vec<f32> = (0..len).map(|i| i as f32).collect();
+            let b: Vec<f32> = (0..len).map(|i| (i % 3) as f32 - 1.0).collect();
+            let want: f32 = a.iter().zip(&b).map(|(x, y)| x * y).sum();
+            assert_eq!(dot(&a, &b), want, "length {len}");
         }
     }
 
