@@ -9,7 +9,7 @@ use serde::Deserialize;
 /// Output columns of one weight panel: one micro-tile's width (two AVX registers).
 const PANEL: usize = 16;
 /// Rows (tokens) of one micro-tile: 4 × 16 accumulators stay in registers.
-const TILE_ROWS: usize = 4;
+const TILE_ROWS: usize = 6;
 
 /// The fields of the model's `config.json` the forward pass reads.
 #[derive(Debug, Deserialize)]
@@ -551,6 +551,8 @@ fn matmul<const SIMD: bool>(x: &[f32], rows: usize, layer: &Linear, out: &mut Ve
                 1 => put(&tile::<SIMD, 1>(ws, xs, bias)),
                 2 => put(&tile::<SIMD, 2>(ws, xs, bias)),
                 3 => put(&tile::<SIMD, 3>(ws, xs, bias)),
+                4 => put(&tile::<SIMD, 4>(ws, xs, bias)),
+                5 => put(&tile::<SIMD, 5>(ws, xs, bias)),
                 _ => put(&tile::<SIMD, TILE_ROWS>(ws, xs, bias)),
             }
         }
