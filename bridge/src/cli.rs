@@ -130,6 +130,16 @@ pub enum Command {
         #[arg(long)]
         link: bool,
     },
+    /// Analyse Nexus's tools and the servers' tools in TOOLS (a JSON object: server id → its
+    /// `tools/list` array) with the configured LLM, as the chat does in the background, into
+    /// the analysis store STORE (SQLite, created when missing; tools stored there are skipped).
+    /// Prints how many were stored and each failure.
+    AnalyzeTools {
+        /// The servers' tools: `{"server": [{"name", "description", "inputSchema"}, …], …}`.
+        tools: PathBuf,
+        /// The analysis store to fill.
+        store: PathBuf,
+    },
 }
 
 #[derive(Debug, Subcommand)]

@@ -125,6 +125,16 @@ async fn run(cli: Cli) -> Result<(), String> {
             Ok(())
         }
         Some(Command::Config { .. }) => Ok(()),
+        Some(Command::AnalyzeTools { tools, store }) => {
+            let lookup = |name: &str| std::env::var(name).ok();
+            let live = match options.settings.as_ref() {
+                Ok(loaded) => chat::Live::read(loaded, &lookup),
+                Err(err) => chat::Live::unreadable(err, &lookup),
+            };
+            let summary = chat::analyze::analyze_tools_command(&tools, &store, live.setup).await?;
+            print_output(&summary);
+            Ok(())
+        }
         None => serve_mcp(options).await,
     }
 }
@@ -156,11 +166,11 @@ fn set_rate_limits(host: &host::Host, options: &Options) {
     }
 }
 
-/// Prints `status`'s report or link, or `config`'s answer: the only output on stdout that is not
-/// MCP (neither serves MCP).
+/// Prints `status`'s report or link, `config`'s answer or `analyze-tools`' summary: the only
+/// output on stdout that is not MCP (none of them serves MCP).
 #[allow(
     clippy::print_stdout,
-    reason = "`status` and `config` serve no MCP: their report is their output"
+    reason = "`status`, `config` and `analyze-tools` serve no MCP: their report is their output"
 )]
 fn print_output(text: &str) {
     println!("{text}");

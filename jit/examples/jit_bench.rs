@@ -15,6 +15,9 @@
 //! section other than the defaults; `--store PATH` keeps the tools' vectors in that file across runs;
 //! `--half a|b` keeps the learning turns whose first needed server falls in that half (by the
 //! second byte of SHA-256 of its id, even or odd): choose on one half, check on the other.
+//! `--analyses PATH` takes the tools' analyses from the analysis store at PATH (SQLite, as the
+//! bridge writes it; `nexus-bridge analyze-tools` fills one with the configured LLM), the
+//! heuristic one for a tool it lacks.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -135,6 +138,34 @@ fn captured() -> Result<Vec<(String, String, Vec<ToolInfo>)>, String> {
         out.push((id, s.split.clone(), tools));
     }
     Ok(out)
+}
+
+/// The analysis store at `path` and how many of `tools` it holds an analysis of (for their
+/// current schema). A missing file, one that is not an analysis store, an analysis that does not
+/// read, or a store with none of `tools` is an error naming the file.
+fn stored_analyses(path: &Path, tools: &[ToolInfo]) -> Result<(AnalysisStore, usize), String> {
+    let name = path.display();
+    if !path.is_file() {
+        return Err(format!("--analyses {name}: no such file"));
+    }
+    let store = AnalysisStore::open(path).map_err(|e| format!("--analyses {name}: {e}"))?;
+    let mut found = 0;
+    for tool in tools {
+        if store
+            .get(&tool.key())
+            .map_err(|e| format!("--analyses {name}: {}: {e}", tool.id()))?
+            .is_some()
+        {
+            found += 1;
+        }
+    }
+    if found == 0 {
+        return Err(format!(
+            "--analyses {name}: no analysis of any of the {} tools (for their current schemas)",
+            tools.len()
+        ));
+    }
+    Ok((store, found))
 }
 
 fn tasks(file: &str) -> Result<Vec<Task>, String> {
@@ -328,6 +359,35 @@ fn process_cpu_ns() -> Option<u64> {
     None
 }
 
+/// The embedder's own time per question of `tasks` (`rounds` times each, the first not timed),
+/// on this thread: what a turn's embedding costs beside the rules.
+fn print_embedding(set: &str, compiler: &Compiler, tasks: &[Task], rounds: usize) {
+    let embedder = compiler.embedder();
+    let (mut wall, mut cpu) = (Vec::new(), Vec::new());
+    for task in tasks {
+        embedder.embed(&task.question);
+        for _ in 1..rounds {
+            let (before, started) = (thread_cpu_ns(), Instant::now());
+            embedder.embed(&task.question);
+            wall.push(started.elapsed().as_secs_f64() * 1e3);
+            if let (Some(before), Some(after)) = (before, thread_cpu_ns()) {
+                cpu.push(after.saturating_sub(before) as f64 / 1e6);
+            }
+        }
+    }
+    wall.sort_by(f64::total_cmp);
+    cpu.sort_by(f64::total_cmp);
+    println!(
+        "== {set}: embedding a question ({}): wall p50 {:.3} ms, p95 {:.3} ms; thread CPU p50 {:.3} ms, p95 {:.3} ms ({} runs)",
+        embedder.id(),
+        percentile(&wall, 0.5),
+        percentile(&wall, 0.95),
+        percentile(&cpu, 0.5),
+        percentile(&cpu, 0.95),
+        wall.len()
+    );
+}
+
 fn report(set: &str, registry: &str, f: &Figures, all_full: usize, misses: bool) {
     let turns = f.turns.max(1) as f64;
     let mean_tokens = f.tokens.iter().sum::<usize>() as f64 / turns;
@@ -485,8 +545,23 @@ fn run() -> Result<(), String> {
         None => AnalysisStore::in_memory(),
     }
     .map_err(|e| format!("--store: {e}"))?;
+    let analyses = match args.iter().position(|a| a == "--analyses") {
+        Some(i) => Some(stored_analyses(
+            Path::new(args.get(i + 1).ok_or("--analyses: a file")?),
+            &small,
+        )?),
+        None => None,
+    };
+    let analysis_line = match &analyses {
+        Some((_, found)) => format!(
+            "analysis: stored for {found} of the {} tools (--analyses), heuristic for the rest",
+            small.len()
+        ),
+        None => "analysis heuristic (no stored LLM analysis)".into(),
+    };
+    let analysis_store = analyses.as_ref().map_or(&store, |(stored, _)| stored);
     let prepare = |tools: Vec<ToolInfo>| -> (Catalog, f64) {
-        let analysed = store.analysed(tools);
+        let analysed = analysis_store.analysed(tools);
         let started = Instant::now();
         let catalog = compiler.prepare_with_store(analysed.tools, &store);
         (catalog, started.elapsed().as_secs_f64() * 1e3)
@@ -496,7 +571,7 @@ fn run() -> Result<(), String> {
     let (catalog_middle, prepare_middle) = prepared_middles.next().ok_or("no middle registry")?;
     let later_middles: Vec<Catalog> = prepared_middles.map(|(catalog, _)| catalog).collect();
     let (catalog_large, prepare_large) = prepare(large);
-    println!("nexus-jit benchmark; analysis heuristic (no stored LLM analysis)");
+    println!("nexus-jit benchmark; {analysis_line}");
     println!("tool_selection: {config_line}");
     println!("{embedder_line}");
     println!(
@@ -529,6 +604,7 @@ fn run() -> Result<(), String> {
             }
             _ => table,
         };
+        print_embedding(set, &compiler, table, rounds);
         for catalog in registries {
             let f = measure(&compiler, catalog, table, rounds);
             let name = format!("{} tools", catalog.len());
@@ -552,6 +628,53 @@ fn main() {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stored_analyses_are_read_and_a_malformed_file_is_a_clear_error() -> Result<(), String> {
+        let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+        let tools = registry_54()?;
+        let path = dir.path().join("analyses.sqlite");
+
+        let missing = stored_analyses(&path, &tools).err().unwrap_or_default();
+        assert!(missing.contains("no such file"), "{missing}");
+
+        std::fs::write(&path, "{\"not\": \"a store\"}\n".repeat(100)).map_err(|e| e.to_string())?;
+        let garbage = stored_analyses(&path, &tools).err().unwrap_or_default();
+        assert!(
+            garbage.starts_with("--analyses ") && garbage.contains("not a database"),
+            "{garbage}"
+        );
+        std::fs::remove_file(&path).map_err(|e| e.to_string())?;
+
+        let store = AnalysisStore::open(&path).map_err(|e| e.to_string())?;
+        let empty = stored_analyses(&path, &tools).err().unwrap_or_default();
+        assert!(empty.contains("no analysis of any"), "{empty}");
+
+        let mut analysis = nexus_jit::heuristic(&tools[0]);
+        analysis.source = nexus_jit::AnalysisSource::Llm;
+        analysis.condensed = "Stored line".into();
+        store
+            .put(&tools[0].key(), &analysis)
+            .map_err(|e| e.to_string())?;
+        let (read, found) = stored_analyses(&path, &tools)?;
+        assert_eq!(found, 1);
+        let analysed = read.analysed(tools[..2].to_vec());
+        assert_eq!(analysed.tools[0].analysis, analysis);
+        assert_eq!(analysed.pending, [tools[1].key()]);
+
+        let db = rusqlite::Connection::open(&path).map_err(|e| e.to_string())?;
+        db.execute(
+            "UPDATE tool_analysis SET analysis = '{\"categories\": 3}'",
+            [],
+        )
+        .map_err(|e| e.to_string())?;
+        let bad = stored_analyses(&path, &tools).err().unwrap_or_default();
+        assert!(
+            bad.contains(&tools[0].id()) && bad.contains("bad analysis JSON"),
+            "{bad}"
+        );
+        Ok(())
+    }
 
     #[test]
     fn the_tables_are_large_enough_and_name_real_tools() -> Result<(), String> {

@@ -304,6 +304,11 @@ impl Compiler {
         Ok(Compiler::new(config, program, Box::new(HashedWords)))
     }
 
+    /// The embedder that gives tools and turns their vectors.
+    pub fn embedder(&self) -> &dyn Embedder {
+        self.embedder.as_ref()
+    }
+
     /// The configuration in use.
     pub fn config(&self) -> &ToolSelection {
         &self.config

@@ -2,14 +2,17 @@
 //! and schema and answers its metadata as JSON; runs in the background, never during a turn.
 
 use std::collections::BTreeMap;
+use std::path::Path;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use nexus_jit::{AnalysisSource, Analyzer, Capability, ToolAnalysis, ToolInfo, condense};
+use nexus_jit::{
+    AnalysisSource, AnalysisStore, Analyzer, Capability, ToolAnalysis, ToolInfo, condense,
+};
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::config::LlmConfig;
+use super::config::{LlmConfig, Setup};
 use super::jit::ToolJit;
 use super::provider;
 
@@ -206,6 +209,74 @@ pub fn refresh_in_background(jit: &Arc<ToolJit>, analyzer: &Arc<ModelAnalyzer>, 
     });
 }
 
+/// `nexus-bridge analyze-tools TOOLS STORE`: Nexus's tools and those of the servers in the file
+/// `tools` (server id → its `tools/list` array) analysed one at a time by the provider of
+/// `setup`, as the chat's background run does, into the analysis store at `store`. Each tool's
+/// outcome goes to the log; the summary line is returned.
+pub async fn analyze_tools_command(
+    tools: &Path,
+    store: &Path,
+    setup: Setup,
+) -> Result<String, String> {
+    let config = match setup {
+        Setup::Ready(config) => config,
+        Setup::Missing(how) => return Err(how),
+    };
+    let registry = registry_file(tools)?;
+    let analyzer = ModelAnalyzer::new(
+        crate::provider_http::client(None),
+        config,
+        tokio::runtime::Handle::current(),
+    );
+    let store = AnalysisStore::open(store).map_err(|e| format!("{}: {e}", store.display()))?;
+    tokio::task::spawn_blocking(move || {
+        let (mut stored, mut failed, started) = (0, 0, Instant::now());
+        for tool in &registry {
+            let asked = Instant::now();
+            let outcome = store
+                .refresh(std::slice::from_ref(tool), &analyzer)
+                .map_err(|e| e.to_string())?;
+            let seconds = asked.elapsed().as_secs_f64();
+            stored += outcome.stored;
+            for (_, err) in &outcome.failed {
+                failed += 1;
+                tracing::warn!(tool = %tool.id(), seconds, "not analysed: {err}");
+            }
+            if outcome.stored > 0 {
+                tracing::info!(tool = %tool.id(), seconds, "analysed");
+            }
+        }
+        Ok(format!(
+            "{stored} analyses stored, {failed} failed, {} already stored; {} tools in {:.0} s",
+            registry.len() - stored - failed,
+            registry.len(),
+            started.elapsed().as_secs_f64()
+        ))
+    })
+    .await
+    .map_err(|e| format!("the analysis stopped: {e}"))?
+}
+
+/// Nexus's tools and those of the file at `path` (server id → its `tools/list` array).
+fn registry_file(path: &Path) -> Result<Vec<ToolInfo>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let servers: BTreeMap<String, Vec<Value>> = serde_json::from_str(&text)
+        .map_err(|e| format!("{}: not a server → tools object: {e}", path.display()))?;
+    let mut tools = ToolInfo::nexus_catalog();
+    for (server, list) in servers {
+        for mut tool in list {
+            if let Some(fields) = tool.as_object_mut() {
+                fields.insert("server".into(), Value::String(server.clone()));
+            }
+            tools.push(
+                serde_json::from_value(tool)
+                    .map_err(|e| format!("{}: a tool of {server}: {e}", path.display()))?,
+            );
+        }
+    }
+    Ok(tools)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -243,6 +314,27 @@ mod tests {
             assert!(!analysis_on(Some(" "), &config(local)), "{local}");
             assert!(analysis_on(Some("1"), &config(local)), "{local}");
         }
+    }
+
+    #[test]
+    fn the_tools_file_adds_its_servers_tools_to_nexus_and_a_bad_one_says_where()
+    -> Result<(), String> {
+        let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+        let path = dir.path().join("tools.json");
+        let write = |text: &str| std::fs::write(&path, text).map_err(|e| e.to_string());
+        write(
+            r#"{"time": [{"name": "get_current_time", "description": "Now.", "inputSchema": {}}]}"#,
+        )?;
+        let tools = registry_file(&path)?;
+        assert_eq!(tools.len(), ToolInfo::nexus_catalog().len() + 1);
+        assert!(tools.iter().any(|t| t.id() == "time:get_current_time"));
+        write(r#"{"time": [{"description": "no name"}]}"#)?;
+        let err = registry_file(&path).err().unwrap_or_default();
+        assert!(err.contains("a tool of time"), "{err}");
+        write("[1, 2]")?;
+        let err = registry_file(&path).err().unwrap_or_default();
+        assert!(err.contains("not a server → tools object"), "{err}");
+        Ok(())
     }
 
     fn tool() -> ToolInfo {
