@@ -309,6 +309,17 @@ impl<'a> Resolver<'a> {
     /// The methods named `name` that subclasses of `class` (or classes mixing it in, at any
     /// depth, any part) define again over `found`.
     pub(super) fn ruby_overrides(&self, class: u32, found: u32, name: &str) -> Vec<u32> {
+        self.ruby_overrides_below(class, found, name, |_| false)
+    }
+
+    /// `ruby_overrides`, not looking into a subclass (nor below it) that `cut` names.
+    fn ruby_overrides_below(
+        &self,
+        class: u32,
+        found: u32,
+        name: &str,
+        cut: impl Fn(Option<&HashMap<&str, u32>>) -> bool,
+    ) -> Vec<u32> {
         let mut queue = vec![class];
         let mut seen = HashSet::default();
         let mut overrides: Vec<u32> = Vec::new();
@@ -318,8 +329,12 @@ impl<'a> Resolver<'a> {
             if !seen.insert(t) || seen.len() > 256 {
                 continue;
             }
+            let members = self.members.get(&t);
+            if t != class && cut(members) {
+                continue;
+            }
             if t != class
-                && let Some(&m) = self.members.get(&t).and_then(|m| m.get(name))
+                && let Some(&m) = members.and_then(|m| m.get(name))
                 && m != found
                 && !overrides.contains(&m)
             {
@@ -429,34 +444,15 @@ impl<'a> Resolver<'a> {
             .filter_map(|d| Some((d, defs.get(d as usize)?)))
             .find(|(_, d)| d.kind.is_callable())
             .map(|(d, def)| (self.def_node[fi][d as usize], def.name.as_str()));
-        let mut queue = vec![owner];
-        let mut seen = HashSet::default();
-        let mut overrides: Vec<u32> = Vec::new();
-        let mut i = 0;
-        while let Some(&t) = queue.get(i) {
-            i += 1;
-            if !seen.insert(t) || seen.len() > 256 {
-                continue;
-            }
-            let members = self.members.get(&t);
-            if t != owner
-                && let Some((caller, caller_name)) = calling
-                && let Some(&again) = members.and_then(|m| m.get(caller_name))
-                && again != caller
-                && !self.ruby_calls_super(again, caller_name)
-            {
-                continue;
-            }
-            if t != owner
-                && let Some(&m) = members.and_then(|m| m.get(name))
-                && m != hit.0
-                && !overrides.contains(&m)
-            {
-                overrides.push(m);
-            }
-            queue.extend(self.companions.get(&t));
-            queue.extend(self.ruby_subtypes.get(&t).into_iter().flatten());
-        }
+        let overrides = self.ruby_overrides_below(owner, hit.0, name, |members| {
+            calling.is_some_and(|(caller, caller_name)| {
+                members
+                    .and_then(|m| m.get(caller_name))
+                    .is_some_and(|&again| {
+                        again != caller && !self.ruby_calls_super(again, caller_name)
+                    })
+            })
+        });
         let (m, conf, reason) = hit;
         match overrides.as_slice() {
             [] => vec![hit],
