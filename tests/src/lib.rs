@@ -221,11 +221,40 @@ pub fn run_js_on_sample_with_env(
     stdout
 }
 
+/// A port that is free now and that no other caller in this process was given. It lies outside
+/// the kernel's ephemeral range, so no test's outgoing socket (nor a port-0 bind) can take it
+/// between this call and the hub's bind: a taken port makes the new `serve` a peer of another
+/// test's hub, and the test then talks to the wrong hub.
 pub fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .unwrap_or(54_390)
+    static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let (first, count) = ports_outside_ephemeral_range();
+    let offset = std::process::id() % count;
+    for _ in 0..count {
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let port = (first + (offset + n) % count) as u16;
+        if std::net::TcpListener::bind(("127.0.0.1", port)).is_ok() {
+            return port;
+        }
+    }
+    panic!("no free port in {first}..{}", first + count)
+}
+
+/// The first port and the number of ports of a range the kernel does not hand out on its own.
+fn ports_outside_ephemeral_range() -> (u32, u32) {
+    let (low, high) = std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range")
+        .ok()
+        .and_then(|text| {
+            let mut parts = text.split_whitespace().map(str::parse::<u32>);
+            Some((parts.next()?.ok()?, parts.next()?.ok()?))
+        })
+        .unwrap_or((32_768, 60_999));
+    if low >= 12_000 {
+        (10_000, low - 10_000)
+    } else if high <= 63_000 {
+        (high + 1, 65_535 - high)
+    } else {
+        (10_000, 2_000)
+    }
 }
 
 /// Waits until nothing accepts connections on `port` (a stopped hub released it).
