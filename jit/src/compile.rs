@@ -16,6 +16,7 @@ use crate::search::{LexicalIndex, MIN_MATCH, blend};
 use crate::store::AnalysisStore;
 use crate::text::terms;
 use crate::tool::{ServerStatus, ToolInfo};
+use crate::units::Units;
 use crate::vector::{Embedder, HashedWords};
 
 /// Largest share of the catalog's tools a keyword may appear in and still count.
@@ -170,8 +171,6 @@ pub enum ConfigError {
 struct Prepared {
     tool: AnalysedTool,
     id: String,
-    /// Its vector scaled to length 1 (zeros stay zeros), so a turn's similarity is one dot product.
-    unit: Vec<f32>,
     full: String,
     condensed: String,
     minimal: String,
@@ -187,6 +186,13 @@ pub struct Catalog {
     facts: std::sync::Mutex<Database>,
     base_mark: Vec<usize>,
     lexical: LexicalIndex,
+    /// The tools' vectors scaled to length 1 (zeros stay zeros), so a turn's similarity is one
+    /// dot product.
+    units: Units,
+    /// Each tool's place in the order of ids (odd numbers; the tool search's place between
+    /// them is `search_rank`, even): orderings that end with the id compare two numbers.
+    name_rank: Vec<u32>,
+    search_rank: u32,
 }
 
 impl Clone for Catalog {
@@ -198,6 +204,9 @@ impl Clone for Catalog {
             facts: std::sync::Mutex::new(facts.clone()),
             base_mark: self.base_mark.clone(),
             lexical: self.lexical.clone(),
+            units: self.units.clone(),
+            name_rank: self.name_rank.clone(),
+            search_rank: self.search_rank,
         }
     }
 }
@@ -362,6 +371,7 @@ impl Compiler {
                 base.insert("keyword", vec![t.clone(), s(w)]);
             }
         }
+        let mut units = Vec::with_capacity(tools.len());
         let tools = tools
             .into_iter()
             .map(|tool| {
@@ -395,8 +405,8 @@ impl Compiler {
                 };
                 base.insert(status, vec![t]);
                 let text = embedded_text(&tool);
+                units.push(unit(vector_of(&tool, &text)));
                 Prepared {
-                    unit: unit(vector_of(&tool, &text)),
                     full: render::full(&tool.info),
                     condensed: render::condensed(&tool.info, &a.condensed),
                     minimal: render::minimal(&tool.info),
@@ -406,11 +416,23 @@ impl Compiler {
             })
             .collect::<Vec<Prepared>>();
         let lexical = LexicalIndex::new(tools.iter().map(|p| &p.tool.info));
+        let units = Units::new(&units);
+        let mut by_name: Vec<usize> = (0..tools.len()).collect();
+        by_name.sort_by(|&a, &b| tools[a].id.cmp(&tools[b].id));
+        let mut name_rank = vec![0; tools.len()];
+        for (place, &i) in by_name.iter().enumerate() {
+            name_rank[i] = 2 * place as u32 + 1;
+        }
+        let search_rank =
+            2 * by_name.partition_point(|&i| tools[i].id.as_str() < FIND_TOOLS) as u32;
         Catalog {
             tools,
             base_mark: base.mark(),
             facts: std::sync::Mutex::new(base),
             lexical,
+            units,
+            name_rank,
+            search_rank,
         }
     }
 
@@ -419,16 +441,10 @@ impl Compiler {
         let floor = self.embedder.floor();
         let span = (self.embedder.full_scale() - floor).max(f32::EPSILON);
         catalog
-            .tools
-            .iter()
-            .map(|p| {
-                let cosine = if p.unit.len() == turn_vector.len() {
-                    p.unit.iter().zip(turn_vector).map(|(a, b)| a * b).sum()
-                } else {
-                    0.0
-                };
-                ((cosine - floor).max(0.0) / span * 100.0).min(100.0)
-            })
+            .units
+            .dots(turn_vector)
+            .into_iter()
+            .map(|cosine| ((cosine - floor).max(0.0) / span * 100.0).min(100.0))
             .collect()
     }
 
@@ -527,17 +543,19 @@ impl Compiler {
         // thread of its own while this one runs the rules: a contextual model's few
         // milliseconds overlap the rules' instead of adding to them.
         let turn_text = embedded_turn(turn);
-        let (turn_vector, (skeleton, mut boosts)) = std::thread::scope(|scope| {
+        // The words' scores need no vector: they are counted beside the embedding too.
+        let (turn_vector, (skeleton, mut boosts), lexical) = std::thread::scope(|scope| {
             let embedding = scope.spawn(|| unit(self.embedder.embed(&turn_text)));
             let rules = self.rules(turn, catalog);
+            let lexical = catalog.lexical.scores(&turn.question);
             // An embedder that panicked gives no similarity (an empty vector matches nothing).
-            (embedding.join().unwrap_or_default(), rules)
+            (embedding.join().unwrap_or_default(), rules, lexical)
         });
         let vectors = self.vector_scores(&turn_vector, catalog);
         let c = &self.config;
         // The retrieval floor: the best matches of the question's words and meaning are shown
         // at least condensed, whatever the rules say.
-        let retrieval = blend(&catalog.lexical.scores(&turn.question), &vectors);
+        let retrieval = blend(&lexical, &vectors);
         let mut by_retrieval: Vec<usize> = (0..catalog.tools.len())
             .filter(|&i| retrieval[i] >= MIN_MATCH)
             .collect();
@@ -556,21 +574,12 @@ impl Compiler {
             })
             .take(c.retrieval_condensed.min(catalog.tools.len() / FLOOR_SHARE))
             .collect();
-        let floor_rank: FxHashMap<&str, f32> = floored
-            .iter()
-            .map(|&i| (catalog.tools[i].id.as_str(), retrieval[i]))
-            .collect();
-        // Among tools of one score (rules often give many the same points), the better match of
-        // the question's words and meaning ranks first: it gets the full tier's places under
-        // `max_full_tools` and outlasts the others when the budget cuts.
-        let matched: FxHashMap<&str, f32> = catalog
-            .tools
-            .iter()
-            .zip(&retrieval)
-            .map(|(p, r)| (p.id.as_str(), *r))
-            .collect();
-        let match_of = |tool: &str| matched.get(tool).copied().unwrap_or(0.0);
 
+        // One decision per tool, in catalog order, then the tool search's (when on); the
+        // orderings below sort their indices. Among tools of one score (rules often give many
+        // the same points), the better match of the question's words and meaning ranks first:
+        // it gets the full tier's places under `max_full_tools` and outlasts the others when
+        // the budget cuts.
         let mut decisions: Vec<Decision> = catalog
             .tools
             .iter()
@@ -618,20 +627,33 @@ impl Compiler {
                 }
             })
             .collect();
-        // Best first: skeleton, then by score, then by match, then by name for a stable order.
-        decisions.sort_by(|a, b| {
-            b.skeleton
-                .cmp(&a.skeleton)
-                .then(b.score.total_cmp(&a.score))
-                .then(match_of(&b.tool).total_cmp(&match_of(&a.tool)))
-                .then(a.tool.cmp(&b.tool))
-        });
+        let tools = decisions.len();
+        // Per decision: its match and its name's place (the tool search matches nothing).
+        let matched = |d: usize| retrieval.get(d).copied().unwrap_or(0.0);
+        let name = |d: usize| {
+            catalog
+                .name_rank
+                .get(d)
+                .copied()
+                .unwrap_or(catalog.search_rank)
+        };
 
+        // Best first: skeleton, then by score, then by match, then by name.
+        let mut order: Vec<usize> = (0..tools).collect();
+        order.sort_unstable_by(|&a, &b| {
+            let (da, db) = (&decisions[a], &decisions[b]);
+            db.skeleton
+                .cmp(&da.skeleton)
+                .then(db.score.total_cmp(&da.score))
+                .then(matched(b).total_cmp(&matched(a)))
+                .then(name(a).cmp(&name(b)))
+        });
         let mut full_flesh = 0;
-        for d in decisions
-            .iter_mut()
-            .filter(|d| !d.skeleton && d.tier == Tier::Full)
-        {
+        for &i in &order {
+            let d = &mut decisions[i];
+            if d.skeleton || d.tier != Tier::Full {
+                continue;
+            }
             full_flesh += 1;
             if full_flesh > c.max_full_tools {
                 d.tier = Tier::Condensed;
@@ -644,40 +666,32 @@ impl Compiler {
 
         let search_entry = render::search_entry();
         if c.tool_search {
-            decisions.insert(
-                0,
-                Decision {
-                    tool: FIND_TOOLS.to_string(),
-                    tier: Tier::Full,
-                    skeleton: true,
-                    score: 100.0,
-                    logic: 0.0,
-                    vector: 0.0,
-                    rule_hits: Vec::new(),
-                    offline: false,
-                    tokens: 0,
-                    notes: vec![FIND_TOOLS_WHY.to_string()],
-                },
-            );
+            decisions.push(Decision {
+                tool: FIND_TOOLS.to_string(),
+                tier: Tier::Full,
+                skeleton: true,
+                score: 100.0,
+                logic: 0.0,
+                vector: 0.0,
+                rule_hits: Vec::new(),
+                offline: false,
+                tokens: 0,
+                notes: vec![FIND_TOOLS_WHY.to_string()],
+            });
         }
-        let index: FxHashMap<&str, &Prepared> =
-            catalog.tools.iter().map(|p| (p.id.as_str(), p)).collect();
-        let entry = |d: &Decision| -> &str {
-            if d.skeleton && d.tool == FIND_TOOLS {
+        let entry = |i: usize, tier: Tier| -> &str {
+            let Some(p) = catalog.tools.get(i) else {
                 return &search_entry;
-            }
-            let Some(p) = index.get(d.tool.as_str()) else {
-                return "";
             };
-            match d.tier {
+            match tier {
                 Tier::Full => &p.full,
                 Tier::Condensed => &p.condensed,
                 Tier::Minimal => &p.minimal,
                 Tier::Excluded => "",
             }
         };
-        for d in decisions.iter_mut() {
-            d.tokens = estimate_tokens(entry(d));
+        for (i, d) in decisions.iter_mut().enumerate() {
+            d.tokens = estimate_tokens(entry(i, d.tier));
         }
         let mut total = estimate_tokens(HEADER) + decisions.iter().map(|d| d.tokens).sum::<usize>();
         // Over budget, from the lowest score up: drop name-only tools, then shorten full flesh
@@ -685,37 +699,44 @@ impl Compiler {
         // condensed ones. A tool of the retrieval floor keeps at least the place its match
         // earns between the condensed and the full thresholds (its score says little when no
         // rule knew it).
-        let keep = |d: &Decision| {
-            floor_rank.get(d.tool.as_str()).map_or(d.score, |r| {
-                let (low, high) = (
-                    f32::from(c.condensed_threshold),
-                    f32::from(c.full_threshold),
-                );
-                d.score.max(low + r.clamp(0.0, 1.0) * (high - low))
+        let keep: Vec<f32> = decisions
+            .iter()
+            .enumerate()
+            .map(|(i, d)| {
+                if i < tools && floored.contains(&i) {
+                    let (low, high) = (
+                        f32::from(c.condensed_threshold),
+                        f32::from(c.full_threshold),
+                    );
+                    d.score
+                        .max(low + retrieval[i].clamp(0.0, 1.0) * (high - low))
+                } else {
+                    d.score
+                }
             })
-        };
-        let mut ranked: Vec<(f32, Decision)> =
-            decisions.into_iter().map(|d| (keep(&d), d)).collect();
-        ranked.sort_by(|(ka, a), (kb, b)| {
-            b.skeleton
-                .cmp(&a.skeleton)
-                .then(kb.total_cmp(ka))
-                .then(match_of(&b.tool).total_cmp(&match_of(&a.tool)))
-                .then(a.tool.cmp(&b.tool))
+            .collect();
+        let mut order: Vec<usize> = (0..decisions.len()).collect();
+        order.sort_unstable_by(|&a, &b| {
+            decisions[b]
+                .skeleton
+                .cmp(&decisions[a].skeleton)
+                .then(keep[b].total_cmp(&keep[a]))
+                .then(matched(b).total_cmp(&matched(a)))
+                .then(name(a).cmp(&name(b)))
         });
-        let mut decisions: Vec<Decision> = ranked.into_iter().map(|(_, d)| d).collect();
         for step in [Tier::Minimal, Tier::Full, Tier::Condensed] {
-            for d in decisions.iter_mut().rev() {
+            for &i in order.iter().rev() {
                 if total <= c.token_budget {
                     break;
                 }
+                let d = &mut decisions[i];
                 if d.skeleton || d.tier != step {
                     continue;
                 }
                 total -= d.tokens;
                 if step == Tier::Full {
                     d.tier = Tier::Condensed;
-                    d.tokens = estimate_tokens(entry(d));
+                    d.tokens = estimate_tokens(entry(i, Tier::Condensed));
                     total += d.tokens;
                     d.notes.push(format!(
                         "condensed: over the token budget ({})",
@@ -731,18 +752,21 @@ impl Compiler {
                 }
             }
         }
-        decisions.sort_by(|a, b| {
-            a.tier
-                .cmp(&b.tier)
-                .then(b.skeleton.cmp(&a.skeleton))
-                .then(b.score.total_cmp(&a.score))
-                .then(a.tool.cmp(&b.tool))
+        order.sort_unstable_by(|&a, &b| {
+            let (da, db) = (&decisions[a], &decisions[b]);
+            da.tier
+                .cmp(&db.tier)
+                .then(db.skeleton.cmp(&da.skeleton))
+                .then(db.score.total_cmp(&da.score))
+                .then(name(a).cmp(&name(b)))
         });
 
         let mut prompt = String::from(HEADER);
-        for d in &decisions {
-            prompt.push_str(entry(d));
+        for &i in &order {
+            prompt.push_str(entry(i, decisions[i].tier));
         }
+        let mut decisions: Vec<Option<Decision>> = decisions.into_iter().map(Some).collect();
+        let decisions: Vec<Decision> = order.iter().filter_map(|&i| decisions[i].take()).collect();
         CompiledTools {
             tokens: estimate_tokens(&prompt),
             prompt,

@@ -19,6 +19,7 @@ mod search;
 mod store;
 mod text;
 mod tool;
+mod units;
 mod vector;
 
 pub use analysis::{
