@@ -1084,6 +1084,14 @@ impl<'a> Resolver<'a> {
                 {
                     return vec![hit];
                 }
+                if !on_self
+                    && f.lang == Lang::Zig
+                    && let Some(container) = self.zig_nested_container(fi, path)
+                    && let Some(hit) =
+                        self.member_of_target(Target::Node(container), name, confidence::IMPORT)
+                {
+                    return vec![hit];
+                }
                 let typed = self.path_type(fi, scope, path, depth);
                 if let Some((t, conf)) = typed {
                     let hits = self.typed_members(t, conf, name, conf, Reason::AttributeType);

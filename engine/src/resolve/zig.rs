@@ -1,7 +1,9 @@
-//! Zig's own resolution rule beside the shared ones: a receiver reached through a package
-//! (`std.debug.print`, `mem.eql` where `const mem = std.mem`) calls nothing of the project.
+//! Zig's own resolution rules beside the shared ones: a receiver reached through a package
+//! (`std.debug.print`, `mem.eql` where `const mem = std.mem`) calls nothing of the project, and
+//! a path through nested containers (`Clock.Timestamp.now()`) reaches the innermost one.
 
 use super::Resolver;
+use super::scope::Target;
 use crate::facts::Receiver;
 
 impl<'a> Resolver<'a> {
@@ -27,5 +29,23 @@ impl<'a> Resolver<'a> {
             return false;
         };
         self.import_files(fi, at).is_empty()
+    }
+
+    /// The container a receiver path names through containers declared inside containers
+    /// (`Clock.Timestamp` where `Timestamp` is declared in `Clock`): the longest prefix the
+    /// file's names resolve to a container, then each further part a container declared in the
+    /// one before (a field or function on the way names no container).
+    pub(super) fn zig_nested_container(&self, fi: usize, path: &str) -> Option<u32> {
+        let parts: Vec<&str> = path.split('.').collect();
+        (1..parts.len()).rev().find_map(|split| {
+            let Some(Target::Node(start)) = self.path_target(fi, &parts[..split].join(".")) else {
+                return None;
+            };
+            parts[split..].iter().try_fold(start, |container, part| {
+                let (member, inherited) = self.find_member(container, part)?;
+                let is_type = self.kind_of(member).is_some_and(|k| k.is_type());
+                (is_type && !inherited).then_some(member)
+            })
+        })
     }
 }

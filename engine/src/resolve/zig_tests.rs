@@ -540,3 +540,65 @@ fn zig_type_functions_returning_instances_and_assigned_decl_literals() {
         "{calls:?}"
     );
 }
+
+const CLOCK: &str = r#"pub const Clock = enum {
+    real,
+
+    pub fn now(clock: Clock) u64 {
+        _ = clock;
+        return 0;
+    }
+
+    pub const Timestamp = struct {
+        raw: u64,
+        clock: Clock,
+
+        pub fn now(clock: Clock) Timestamp {
+            return .{ .raw = clock.now(), .clock = clock };
+        }
+
+        pub fn untilNow(timestamp: Timestamp) u64 {
+            const now_ts = Clock.Timestamp.now(timestamp.clock);
+            return now_ts.raw;
+        }
+
+        pub fn throughAField() void {
+            _ = Clock.Timestamp.raw.now();
+        }
+    };
+};
+
+pub const Timestamp = struct {
+    nanoseconds: u64,
+
+    pub fn now(clock: Clock) Timestamp {
+        return .{ .nanoseconds = clock.now() };
+    }
+};
+"#;
+
+/// A path through containers declared inside containers (`Clock.Timestamp.now()`, where
+/// `Timestamp` is declared in `Clock` and a top-level `Timestamp` has a `now` too) reaches the
+/// innermost container's member; a path through a field on the way names no container.
+#[test]
+fn zig_paths_through_nested_containers() {
+    let g = graph(&[("src/io.zig", CLOCK)]);
+    let calls = edges(&g, EdgeKind::Calls);
+    let from = |caller: &str| -> Vec<(&str, &str)> {
+        calls
+            .iter()
+            .filter(|e| e.0 == caller)
+            .map(|e| (e.1.as_str(), e.2.as_str()))
+            .collect()
+    };
+    assert_eq!(
+        from("Method:src/io.zig:Clock.Timestamp.untilNow"),
+        vec![("Method:src/io.zig:Clock.Timestamp.now", "0.97")]
+    );
+    assert!(
+        from("Method:src/io.zig:Clock.Timestamp.throughAField")
+            .iter()
+            .all(|(_, confidence)| confidence.parse::<f32>().is_ok_and(|c| c < 0.5)),
+        "{calls:?}"
+    );
+}
