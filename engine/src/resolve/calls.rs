@@ -1086,9 +1086,8 @@ impl<'a> Resolver<'a> {
                 }
                 if !on_self
                     && f.lang == Lang::Zig
-                    && let Some(container) = self.zig_nested_container(fi, path)
-                    && let Some(hit) =
-                        self.member_of_target(Target::Node(container), name, confidence::IMPORT)
+                    && let Some((container, conf)) = self.zig_nested_container(fi, scope, path)
+                    && let Some(hit) = self.member_of_target(Target::Node(container), name, conf)
                 {
                     return vec![hit];
                 }

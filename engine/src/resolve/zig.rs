@@ -3,7 +3,6 @@
 //! a path through nested containers (`Clock.Timestamp.now()`) reaches the innermost one.
 
 use super::Resolver;
-use super::scope::Target;
 use crate::facts::Receiver;
 
 impl<'a> Resolver<'a> {
@@ -32,20 +31,24 @@ impl<'a> Resolver<'a> {
     }
 
     /// The container a receiver path names through containers declared inside containers
-    /// (`Clock.Timestamp` where `Timestamp` is declared in `Clock`): the longest prefix the
-    /// file's names resolve to a container, then each further part a container declared in the
-    /// one before (a field or function on the way names no container).
-    pub(super) fn zig_nested_container(&self, fi: usize, path: &str) -> Option<u32> {
+    /// (`Clock.Timestamp` where `Timestamp` is declared in `Clock`), with the confidence of its
+    /// first part: the longest prefix that names a type from `scope`, then each further part a
+    /// container declared in the one before (a field or function on the way names no container).
+    pub(super) fn zig_nested_container(
+        &self,
+        fi: usize,
+        scope: Option<u32>,
+        path: &str,
+    ) -> Option<(u32, f32)> {
         let parts: Vec<&str> = path.split('.').collect();
         (1..parts.len()).rev().find_map(|split| {
-            let Some(Target::Node(start)) = self.path_target(fi, &parts[..split].join(".")) else {
-                return None;
-            };
-            parts[split..].iter().try_fold(start, |container, part| {
+            let (start, conf) = self.resolve_type(fi, scope, &parts[..split].join("."))?;
+            let inner = parts[split..].iter().try_fold(start, |container, part| {
                 let (member, inherited) = self.find_member(container, part)?;
                 let is_type = self.kind_of(member).is_some_and(|k| k.is_type());
                 (is_type && !inherited).then_some(member)
-            })
+            })?;
+            Some((inner, conf))
         })
     }
 }

@@ -579,26 +579,33 @@ pub const Timestamp = struct {
 
 /// A path through containers declared inside containers (`Clock.Timestamp.now()`, where
 /// `Timestamp` is declared in `Clock` and a top-level `Timestamp` has a `now` too) reaches the
-/// innermost container's member; a path through a field on the way names no container.
+/// innermost container's member, in a namespace file and in a file that is a struct; a path
+/// through a field on the way names no container.
 #[test]
 fn zig_paths_through_nested_containers() {
-    let g = graph(&[("src/io.zig", CLOCK)]);
-    let calls = edges(&g, EdgeKind::Calls);
-    let from = |caller: &str| -> Vec<(&str, &str)> {
-        calls
-            .iter()
-            .filter(|e| e.0 == caller)
-            .map(|e| (e.1.as_str(), e.2.as_str()))
-            .collect()
-    };
-    assert_eq!(
-        from("Method:src/io.zig:Clock.Timestamp.untilNow"),
-        vec![("Method:src/io.zig:Clock.Timestamp.now", "0.97")]
-    );
-    assert!(
-        from("Method:src/io.zig:Clock.Timestamp.throughAField")
-            .iter()
-            .all(|(_, confidence)| confidence.parse::<f32>().is_ok_and(|c| c < 0.5)),
-        "{calls:?}"
-    );
+    let as_struct = format!("userdata: ?*anyopaque,\n\n{CLOCK}");
+    for (path, source, prefix) in [
+        ("src/io.zig", CLOCK, "Method:src/io.zig:"),
+        ("src/Io.zig", as_struct.as_str(), "Method:src/Io.zig:Io."),
+    ] {
+        let g = graph(&[(path, source)]);
+        let calls = edges(&g, EdgeKind::Calls);
+        let from = |caller: &str| -> Vec<(String, String)> {
+            calls
+                .iter()
+                .filter(|e| e.0 == format!("{prefix}{caller}"))
+                .map(|e| (e.1.clone(), e.2.clone()))
+                .collect()
+        };
+        assert_eq!(
+            from("Clock.Timestamp.untilNow"),
+            vec![(format!("{prefix}Clock.Timestamp.now"), "0.97".to_owned())]
+        );
+        assert!(
+            from("Clock.Timestamp.throughAField")
+                .iter()
+                .all(|(_, confidence)| confidence.parse::<f32>().is_ok_and(|c| c < 0.5)),
+            "{calls:?}"
+        );
+    }
 }
