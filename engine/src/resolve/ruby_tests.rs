@@ -1869,3 +1869,97 @@ fn ruby_self_calls_subclasses_redefine_return_no_sure_type() {
         )])
     );
 }
+
+const PARAMETER_STORE: &str = r#"class Archive
+  def entry(name); end
+end
+
+class Index
+  def entry(name); end
+end
+
+class Mapper
+  def initialize(box)
+    @box = box
+  end
+
+  def lookup(name)
+    @box.entry(name)
+  end
+
+  def both(src, name)
+    src.entry(name)
+  end
+
+  def defaulted(src = Archive.new)
+    src.entry(:a)
+  end
+
+  def splatted(src)
+    src.entry(:a)
+  end
+
+  def keyed(name, src:)
+    src.entry(name)
+  end
+
+  def reassigned(src)
+    src = src.dup
+    src.entry(:a)
+  end
+
+  def unknown(src)
+    src.entry(:a)
+  end
+end
+"#;
+
+const PARAMETER_CALLERS: &str = r#"class App
+  def run(args, given)
+    box = Archive.new
+    mapper = Mapper.new(box)
+    mapper.both(Archive.new, :a)
+    mapper.both(Index.new, :b)
+    mapper.defaulted(Archive.new)
+    mapper.splatted(Archive.new)
+    mapper.splatted(*args)
+    mapper.keyed(:a, src: Index.new)
+    mapper.reassigned(Archive.new)
+    mapper.unknown(Archive.new)
+    mapper.unknown(given)
+  end
+end
+"#;
+
+#[test]
+fn ruby_parameters_have_the_class_every_caller_passes() {
+    let g = graph(&[
+        ("lib/store.rb", PARAMETER_STORE),
+        ("lib/app.rb", PARAMETER_CALLERS),
+    ]);
+    let entry: std::collections::BTreeSet<_> = edges(&g, EdgeKind::Calls)
+        .into_iter()
+        .filter(|e| e.1.ends_with(".entry") && e.2.as_str() >= "0.50")
+        .collect();
+    // `Mapper.new(box)` in another file passes an `Archive` (a local built of it): `@box = box`
+    // holds one; `keyed`'s `src:` is given an `Index`. `both` is passed an `Archive` and an
+    // `Index`, `defaulted` has a default value, `splatted` a caller's splat, `reassigned`
+    // assigns its parameter, `unknown` a caller's value of unknown class: none is typed.
+    assert_eq!(
+        entry,
+        owned(&[
+            (
+                "Method:lib/store.rb:Mapper.lookup",
+                "Method:lib/store.rb:Archive.entry",
+                "0.95",
+                "attribute-type"
+            ),
+            (
+                "Method:lib/store.rb:Mapper.keyed",
+                "Method:lib/store.rb:Index.entry",
+                "0.95",
+                "receiver-type"
+            ),
+        ])
+    );
+}
