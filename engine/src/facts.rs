@@ -183,9 +183,11 @@ pub struct AttrCall {
 /// Ruby: what an argument a call passes is, as far as its file tells.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum ArgValue {
-    /// A class it builds (`Foo.new`, `new`), a literal's class (`::String`) or `self` in a
-    /// class's instance method: the class as written, read from the call's scope.
+    /// A class it builds (`Foo.new`, `new`) or a literal's class (`::String`): the class as
+    /// written, read from the call's scope.
     Type(String),
+    /// `self` in an instance method.
+    SelfRef,
     /// A local variable or parameter of the caller, typed where the call is.
     Local(String),
     /// Anything else.

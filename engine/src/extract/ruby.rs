@@ -357,20 +357,14 @@ fn call_arguments(
 }
 
 /// What one argument is (`ArgValue`): a class it builds, a literal's class, `self` in an
-/// instance method of a class (not a module: there `self` is an including class), a local.
+/// instance method, a local.
 fn argument_value(node: Node, scope: Option<u32>, facts: &FileFacts, src: &[u8]) -> ArgValue {
     if let Some(class) = value_class(node, facts, scope, src) {
         return ArgValue::Type(class);
     }
     match node.kind() {
-        "self"
-            if !in_class_method(facts, scope)
-                && method_of(facts, scope).is_some()
-                && type_scope(facts, scope)
-                    .and_then(|t| facts.defs.get(t as usize))
-                    .is_some_and(|d| d.kind == NodeKind::Class) =>
-        {
-            own_class(facts, scope).map_or(ArgValue::Unknown, ArgValue::Type)
+        "self" if !in_class_method(facts, scope) && method_of(facts, scope).is_some() => {
+            ArgValue::SelfRef
         }
         "identifier" => ArgValue::Local(text(node, src).to_owned()),
         _ => ArgValue::Unknown,

@@ -686,9 +686,29 @@ impl<'a> Resolver<'a> {
         let (ty, conf) = match value {
             ArgValue::Type(written) => self.ruby_constant(fi, scope, written)?,
             ArgValue::Local(name) => self.variable_type(fi, scope, name, 0)?,
+            ArgValue::SelfRef => (self.ruby_self_class(fi, scope)?, confidence::SELF_METHOD),
             ArgValue::Unknown => return None,
         };
         (conf >= 0.9 && self.kind_of(ty) == Some(NodeKind::Class)).then_some(ty)
+    }
+
+    /// The class `self` is an instance of in an instance method written in `scope`: the class
+    /// around it, or for a module the one class including it (itself included by no other).
+    fn ruby_self_class(&self, fi: usize, scope: Option<u32>) -> Option<u32> {
+        let own = self.def_node[fi][self.owner_def(fi, scope)? as usize];
+        if self.kind_of(own) == Some(NodeKind::Class) {
+            return Some(own);
+        }
+        let includers: HashSet<u32> = self
+            .ruby_subtypes
+            .get(&own)?
+            .iter()
+            .copied()
+            .collect();
+        let mut only = includers.into_iter();
+        let class = only.next().filter(|_| only.next().is_none())?;
+        let alone = self.ruby_subtypes.get(&class).is_none_or(Vec::is_empty);
+        (alone && self.kind_of(class) == Some(NodeKind::Class)).then_some(class)
     }
 
     /// The class every caller passes to parameter `var` of the Ruby method around `scope`

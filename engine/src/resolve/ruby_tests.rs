@@ -1875,7 +1875,47 @@ const PARAMETER_STORE: &str = r#"class Archive
 end
 
 class Index
+  include Shared
   def entry(name); end
+  def listing; end
+end
+
+module Browsing
+  def browser
+    Browser.new(self)
+  end
+end
+
+module Shared
+  def viewer
+    Viewer.new(self)
+  end
+end
+
+class Catalog
+  include Browsing
+  include Shared
+  def listing; end
+end
+
+class Browser
+  def initialize(owner)
+    @owner = owner
+  end
+
+  def first
+    @owner.listing
+  end
+end
+
+class Viewer
+  def initialize(owner)
+    @owner = owner
+  end
+
+  def first
+    @owner.listing
+  end
 end
 
 class Mapper
@@ -1939,15 +1979,25 @@ fn ruby_parameters_have_the_class_every_caller_passes() {
     ]);
     let entry: std::collections::BTreeSet<_> = edges(&g, EdgeKind::Calls)
         .into_iter()
-        .filter(|e| e.1.ends_with(".entry") && e.2.as_str() >= "0.50")
+        .filter(|e| {
+            (e.1.ends_with(".entry") || e.1.ends_with(".listing")) && e.2.as_str() >= "0.50"
+        })
         .collect();
     // `Mapper.new(box)` in another file passes an `Archive` (a local built of it): `@box = box`
     // holds one; `keyed`'s `src:` is given an `Index`. `both` is passed an `Archive` and an
     // `Index`, `defaulted` has a default value, `splatted` a caller's splat, `reassigned`
     // assigns its parameter, `unknown` a caller's value of unknown class: none is typed.
+    // `self` in `Browsing`, which one class alone includes, is a `Catalog`; in `Shared`, which
+    // two include, it is neither.
     assert_eq!(
         entry,
         owned(&[
+            (
+                "Method:lib/store.rb:Browser.first",
+                "Method:lib/store.rb:Catalog.listing",
+                "0.95",
+                "attribute-type"
+            ),
             (
                 "Method:lib/store.rb:Mapper.lookup",
                 "Method:lib/store.rb:Archive.entry",
