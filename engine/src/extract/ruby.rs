@@ -130,11 +130,14 @@ impl Locals {
     }
 
     /// Whether an assignment to `@name` in class `class` holds a known value other than
-    /// `value` (a value of unknown type does not disagree).
+    /// `value` (a value of unknown type, a parameter's included, does not disagree).
     fn ivar_disagrees(&self, class: u32, name: &str, value: &str) -> bool {
-        self.ivars
-            .iter()
-            .any(|(c, n, v)| *c == class && n == name && v.as_deref().is_some_and(|v| v != value))
+        self.ivars.iter().any(|(c, n, v)| {
+            *c == class
+                && n == name
+                && v.as_deref()
+                    .is_some_and(|v| v != value && !v.starts_with(PARAM_VALUE))
+        })
     }
 
     fn class_of(&self, scope: Option<u32>, name: &str) -> Option<&str> {
@@ -807,9 +810,12 @@ pub(crate) const CLASS_VALUE: &str = "class ";
 /// assignments to one variable: this prefix, then the call's dotted chain.
 const CALL_VALUE: &str = "call ";
 
+/// The prefix of the value an `@x = x` records for agreement (`param_value`).
+const PARAM_VALUE: &str = "param ";
+
 /// The value an `@x = x` records for agreement: parameter `x` of method `method`.
 fn param_value(method: u32, param: &str) -> String {
-    format!("param {method} {param}")
+    format!("{PARAM_VALUE}{method} {param}")
 }
 
 /// The constant path a class-valued expression names: `Foo`, `A::B`.

@@ -699,12 +699,7 @@ impl<'a> Resolver<'a> {
         if self.kind_of(own) == Some(NodeKind::Class) {
             return Some(own);
         }
-        let includers: HashSet<u32> = self
-            .ruby_subtypes
-            .get(&own)?
-            .iter()
-            .copied()
-            .collect();
+        let includers: HashSet<u32> = self.ruby_subtypes.get(&own)?.iter().copied().collect();
         let mut only = includers.into_iter();
         let class = only.next().filter(|_| only.next().is_none())?;
         let alone = self.ruby_subtypes.get(&class).is_none_or(Vec::is_empty);
