@@ -283,13 +283,21 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
 }
 
 /// A method's parameters a caller's argument alone gives a value (`MethodParams`): a required
-/// one before any optional or splat parameter, a required keyword; none the method assigns.
+/// one before any optional or splat parameter, a required keyword; none the method assigns or
+/// a block parameter binds again.
 fn method_params(method: u32, params: Node, locals: &Locals, src: &[u8]) -> MethodParams {
+    // Assigned in the method, or bound again by a block parameter of the same name.
     let assigned = |name: &str| {
         locals
             .values
             .iter()
             .any(|(s, n, _)| *s == Some(method) && n == name)
+            || locals
+                .params
+                .iter()
+                .filter(|(s, n)| *s == Some(method) && n == name)
+                .count()
+                > 1
     };
     let mut out = MethodParams {
         method,

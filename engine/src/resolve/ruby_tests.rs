@@ -1951,6 +1951,10 @@ class Mapper
   def unknown(src)
     src.entry(:a)
   end
+
+  def shadowed(src, list)
+    list.each { |src| src.entry(:a) }
+  end
 end
 "#;
 
@@ -1967,6 +1971,7 @@ const PARAMETER_CALLERS: &str = r#"class App
     mapper.reassigned(Archive.new)
     mapper.unknown(Archive.new)
     mapper.unknown(given)
+    mapper.shadowed(Archive.new, args)
   end
 end
 "#;
@@ -1986,7 +1991,8 @@ fn ruby_parameters_have_the_class_every_caller_passes() {
     // `Mapper.new(box)` in another file passes an `Archive` (a local built of it): `@box = box`
     // holds one; `keyed`'s `src:` is given an `Index`. `both` is passed an `Archive` and an
     // `Index`, `defaulted` has a default value, `splatted` a caller's splat, `reassigned`
-    // assigns its parameter, `unknown` a caller's value of unknown class: none is typed.
+    // assigns its parameter, `unknown` a caller's value of unknown class, `shadowed` a block
+    // parameter of the same name: none is typed.
     // `self` in `Browsing`, which one class alone includes, is a `Catalog`; in `Shared`, which
     // two include, it is neither.
     assert_eq!(
