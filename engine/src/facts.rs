@@ -180,6 +180,43 @@ pub struct AttrCall {
     pub callee: Callee,
 }
 
+/// Ruby: what an argument a call passes is, as far as its file tells.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ArgValue {
+    /// A class it builds (`Foo.new`, `new`) or a literal's class (`::String`): the class as
+    /// written, read from the call's scope.
+    Type(String),
+    /// `self` in an instance method.
+    SelfRef,
+    /// A local variable or parameter of the caller, typed where the call is.
+    Local(String),
+    /// Anything else.
+    Unknown,
+}
+
+/// Ruby: the arguments of call `call` (its place in `calls`), by position and by keyword; a
+/// splat (`*a`, `**h`) or a hash argument of other keys leaves every place after it unknown.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CallArgs {
+    pub call: u32,
+    pub positional: Vec<ArgValue>,
+    pub keywords: Vec<(String, ArgValue)>,
+    /// A splat among the positional arguments: places from `positional.len()` on are unknown.
+    pub splat: bool,
+    /// A `**h` or a hash of other keys: keywords not written are unknown.
+    pub keyword_splat: bool,
+}
+
+/// Ruby: the parameters of method `method` a caller's argument alone gives a value: required
+/// ones before any optional or splat parameter (by place), required keywords (by name), each
+/// never assigned in the method. `None` at a place whose parameter is not such.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MethodParams {
+    pub method: DefIdx,
+    pub positional: Vec<Option<String>>,
+    pub keywords: Vec<String>,
+}
+
 /// A name written where it is not called nor defined (`x: Cart`, `callback=handler`,
 /// `isinstance(v, Model)`, `limit = MAX`): resolved like a bare call's name or a dotted callee.
 /// Packed in 12 bytes (a big project holds tens of millions: the Linux kernel ≈ 20 M): the
@@ -473,6 +510,16 @@ pub struct FileFacts {
     /// Attributes assigned a call's result in a method.
     #[serde(default)]
     pub attr_calls: Vec<AttrCall>,
+    /// Ruby: the arguments of calls that pass any.
+    #[serde(default)]
+    pub call_args: Vec<CallArgs>,
+    /// Ruby: methods' parameters that callers' arguments type.
+    #[serde(default)]
+    pub method_params: Vec<MethodParams>,
+    /// Ruby: an `@x` every assignment of its class sets to one parameter of one method (`@x =
+    /// x` in `initialize(x)`): (class, `@x`, the method, the parameter).
+    #[serde(default)]
+    pub param_ivars: Vec<(DefIdx, String, DefIdx, String)>,
     /// Declared package (Go `package x`, Java `package a.b;`); for Lua, the table the file
     /// returns at its top level (`return M`), what `require` gives its requirers.
     pub package: Option<String>,
@@ -538,6 +585,9 @@ impl FileFacts {
         self.conformances.shrink_to_fit();
         self.attr_bindings.shrink_to_fit();
         self.attr_calls.shrink_to_fit();
+        self.call_args.shrink_to_fit();
+        self.method_params.shrink_to_fit();
+        self.param_ivars.shrink_to_fit();
         self.test_spans.shrink_to_fit();
         self.module_paths.shrink_to_fit();
         self.test_modules.shrink_to_fit();
@@ -613,6 +663,9 @@ impl FileFacts {
             mixins: Vec::new(),
             attr_bindings: Vec::new(),
             attr_calls: Vec::new(),
+            call_args: Vec::new(),
+            method_params: Vec::new(),
+            param_ivars: Vec::new(),
             package: None,
             syntax_errors: 0,
             test_spans: Vec::new(),

@@ -5,7 +5,8 @@ use tree_sitter::Node;
 
 use super::{doc_line, field, header_before_body, line, named_children, new_def, push_call, text};
 use crate::facts::{
-    AttrCall, Binding, CallBinding, Callee, FileFacts, Import, ImportedName, Receiver,
+    ArgValue, AttrCall, Binding, CallArgs, CallBinding, Callee, FileFacts, Import, ImportedName,
+    MethodParams, Receiver,
 };
 use crate::graph::NodeKind;
 
@@ -75,6 +76,8 @@ enum Pending {
     Ivar(u32, String, String),
     IvarBuilt(u32, String, String),
     IvarCall(AttrCall, String),
+    /// `@x = x` where `x` is a parameter: (class, `@x`, method, parameter).
+    IvarParam(u32, String, u32, String),
 }
 
 impl Locals {
@@ -127,11 +130,14 @@ impl Locals {
     }
 
     /// Whether an assignment to `@name` in class `class` holds a known value other than
-    /// `value` (a value of unknown type does not disagree).
+    /// `value` (a value of unknown type, a parameter's included, does not disagree).
     fn ivar_disagrees(&self, class: u32, name: &str, value: &str) -> bool {
-        self.ivars
-            .iter()
-            .any(|(c, n, v)| *c == class && n == name && v.as_deref().is_some_and(|v| v != value))
+        self.ivars.iter().any(|(c, n, v)| {
+            *c == class
+                && n == name
+                && v.as_deref()
+                    .is_some_and(|v| v != value && !v.starts_with(PARAM_VALUE))
+        })
     }
 
     fn class_of(&self, scope: Option<u32>, name: &str) -> Option<&str> {
@@ -145,6 +151,7 @@ impl Locals {
 pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
     let mut locals = Locals::default();
     let mut bodies: Vec<(u32, Node)> = Vec::new();
+    let mut parameter_lists: Vec<(u32, Node)> = Vec::new();
     let mut stack: Vec<(Node, At)> = vec![(
         root,
         At {
@@ -175,6 +182,7 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
                 let mut walked: Vec<Node> = field(node, "body").into_iter().collect();
                 bodies.extend(field(node, "body").map(|b| (idx, b)));
                 if let Some(params) = field(node, "parameters") {
+                    parameter_lists.push((idx, params));
                     bind_parameters(params, Some(idx), src, &mut locals);
                     // Default values are code run in the method (`def f(x = g)`).
                     walked.extend(
@@ -233,7 +241,14 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
                     push(&mut stack, vec![block], Some(idx), false);
                     continue;
                 }
+                let before = facts.calls.len();
                 children = call(node, at, method_scope, src, facts, &locals);
+                if facts.calls.len() == before + 1
+                    && let Some(arguments) = field(node, "arguments")
+                {
+                    let args = call_arguments(before as u32, arguments, at.scope, facts, src);
+                    facts.call_args.push(args);
+                }
             }
             "super" => {
                 if let Some(callee) = super_call(facts, at.scope) {
@@ -260,6 +275,111 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
         method_returns(idx, body, facts, &locals, src);
     }
     reader_types(facts);
+    for (idx, params) in parameter_lists {
+        facts
+            .method_params
+            .push(method_params(idx, params, &locals, src));
+    }
+}
+
+/// A method's parameters a caller's argument alone gives a value (`MethodParams`): a required
+/// one before any optional or splat parameter, a required keyword; none the method assigns or
+/// a block parameter binds again.
+fn method_params(method: u32, params: Node, locals: &Locals, src: &[u8]) -> MethodParams {
+    // Assigned in the method, or bound again by a block parameter of the same name.
+    let assigned = |name: &str| {
+        locals
+            .values
+            .iter()
+            .any(|(s, n, _)| *s == Some(method) && n == name)
+            || locals
+                .params
+                .iter()
+                .filter(|(s, n)| *s == Some(method) && n == name)
+                .count()
+                > 1
+    };
+    let mut out = MethodParams {
+        method,
+        positional: Vec::new(),
+        keywords: Vec::new(),
+    };
+    let mut fixed = true;
+    for p in named_children(params) {
+        match p.kind() {
+            "identifier" => {
+                let name = text(p, src);
+                out.positional
+                    .push((fixed && !assigned(name)).then(|| name.to_owned()));
+            }
+            "keyword_parameter" => {
+                if let Some(name) = field(p, "name").map(|n| text(n, src))
+                    && field(p, "value").is_none()
+                    && !assigned(name)
+                {
+                    out.keywords.push(name.to_owned());
+                }
+            }
+            "optional_parameter"
+            | "splat_parameter"
+            | "destructured_parameter"
+            | "forward_parameter" => {
+                fixed = false;
+                out.positional.push(None);
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The arguments of call `call` (`CallArgs`) as far as the file tells their classes.
+fn call_arguments(
+    call: u32,
+    arguments: Node,
+    scope: Option<u32>,
+    facts: &FileFacts,
+    src: &[u8],
+) -> CallArgs {
+    let mut out = CallArgs {
+        call,
+        positional: Vec::new(),
+        keywords: Vec::new(),
+        splat: false,
+        keyword_splat: false,
+    };
+    for a in named_children(arguments) {
+        match a.kind() {
+            "block_argument" | "comment" => {}
+            "splat_argument" | "forward_argument" => out.splat = true,
+            "hash_splat_argument" => out.keyword_splat = true,
+            "pair" => match (field(a, "key"), field(a, "value")) {
+                (Some(key), Some(value)) if key.kind() == "hash_key_symbol" => {
+                    let value = argument_value(value, scope, facts, src);
+                    out.keywords.push((text(key, src).to_owned(), value));
+                }
+                _ => out.keyword_splat = true,
+            },
+            _ if out.splat => {}
+            _ => out.positional.push(argument_value(a, scope, facts, src)),
+        }
+    }
+    out
+}
+
+/// What one argument is (`ArgValue`): a class it builds, a literal's class, `self` in an
+/// instance method, a local.
+fn argument_value(node: Node, scope: Option<u32>, facts: &FileFacts, src: &[u8]) -> ArgValue {
+    if let Some(class) = value_class(node, facts, scope, src) {
+        return ArgValue::Type(class);
+    }
+    match node.kind() {
+        "self" if !in_class_method(facts, scope) && method_of(facts, scope).is_some() => {
+            ArgValue::SelfRef
+        }
+        "identifier" => ArgValue::Local(text(node, src).to_owned()),
+        _ => ArgValue::Unknown,
+    }
 }
 
 /// Keeps each pending type or call result of a variable that every assignment to it agrees on.
@@ -289,6 +409,11 @@ fn settle(facts: &mut FileFacts, pending: Vec<Pending>, locals: &Locals) {
             Pending::IvarCall(call, value) => {
                 if locals.ivar_agrees(call.class, &call.attr, &value) {
                     facts.attr_calls.push(call);
+                }
+            }
+            Pending::IvarParam(class, var, method, param) => {
+                if locals.ivar_agrees(class, &var, &param_value(method, &param)) {
+                    facts.param_ivars.push((class, var, method, param));
                 }
             }
         }
@@ -693,6 +818,14 @@ pub(crate) const CLASS_VALUE: &str = "class ";
 /// assignments to one variable: this prefix, then the call's dotted chain.
 const CALL_VALUE: &str = "call ";
 
+/// The prefix of the value an `@x = x` records for agreement (`param_value`).
+const PARAM_VALUE: &str = "param ";
+
+/// The value an `@x = x` records for agreement: parameter `x` of method `method`.
+fn param_value(method: u32, param: &str) -> String {
+    format!("{PARAM_VALUE}{method} {param}")
+}
+
 /// The constant path a class-valued expression names: `Foo`, `A::B`.
 fn class_value(node: Node, src: &[u8]) -> Option<String> {
     matches!(node.kind(), "constant" | "scope_resolution")
@@ -848,10 +981,17 @@ fn assign(
         .filter(|r| created.is_none() && matches!(r.kind(), "call" | "identifier"))
         .and_then(|r| result_chain(r, facts, scope, method, locals, src, 0))
         .filter(|c| !c.ends_with("()") && !c.ends_with(".new"));
+    // `@x = x`, `x` a parameter of the method: what callers pass.
+    let param = right
+        .filter(|r| r.kind() == "identifier" && left.kind() == "instance_variable")
+        .map(|r| text(r, src))
+        .filter(|p| locals.params.iter().any(|(s, n)| *s == method && n == p));
+    let chain = chain.filter(|_| param.is_none());
     let value = created
         .clone()
         .or_else(|| literal.clone())
-        .or_else(|| chain.as_ref().map(|c| format!("{CALL_VALUE}{c}")));
+        .or_else(|| chain.as_ref().map(|c| format!("{CALL_VALUE}{c}")))
+        .or_else(|| Some(param_value(method?, param?)));
     match left.kind() {
         "identifier" => {
             let var = text(left, src);
@@ -904,6 +1044,10 @@ fn assign(
                     callee: crate::resolve::dotted_callee(&chain),
                 };
                 locals.pending.push(Pending::IvarCall(call, value));
+            } else if let Some(param) = param {
+                locals
+                    .pending
+                    .push(Pending::IvarParam(class, var, method, param.to_owned()));
             }
         }
         "left_assignment_list" => {

@@ -912,6 +912,12 @@ impl<'a> Resolver<'a> {
                     self.closure_argument_type(fi, s, f.closure_bindings.get(at as usize)?, depth)
                 })
             })
+            .or_else(|| {
+                // A Ruby parameter: the class every caller passes.
+                (f.lang == Lang::Ruby)
+                    .then(|| self.ruby_parameter_type(fi, scope, var))
+                    .flatten()
+            })
     }
 
     /// A Rust closure's parameter, where the call being resolved sits in the closure (and no
@@ -1164,6 +1170,15 @@ impl<'a> Resolver<'a> {
             }
             if let Some((t, c)) = found {
                 return Some((t, c.min(confidence::ATTRIBUTE_TYPE)));
+            }
+            // A Ruby `@x` set to a parameter (`@x = x` in `initialize(x)`): what callers pass.
+            if let Some((_, _, method, param)) = files[file]
+                .param_ivars
+                .iter()
+                .find(|(c, a, _, _)| *c == def && a == attr)
+                && let Some(&node) = self.def_node[file].get(*method as usize)
+            {
+                return self.ruby_method_parameter_type(node, param);
             }
             let node = self.def_node[file][def as usize];
             for base in self.bases.get(&node).map_or(&[][..], Vec::as_slice) {

@@ -555,6 +555,14 @@ impl<'a> Resolver<'a> {
                     ),
                 );
             }
+            if let Some(params) = self.ruby_param_types.raw().get(&node) {
+                h = mix(
+                    h,
+                    params.iter().fold(47, |h, (name, t)| {
+                        mix(h, mix(str_hash(name), self.node_hash(*t)))
+                    }),
+                );
+            }
             if let Some(prepended) = self.ruby_prepended.raw().get(&node) {
                 h = mix(
                     h,

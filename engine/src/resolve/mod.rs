@@ -50,6 +50,8 @@ pub mod confidence {
     /// return type or a base class.
     pub const INHERITED: f32 = 0.95;
     pub const ATTRIBUTE_TYPE: f32 = 0.95;
+    /// A Ruby parameter of the one class every call reaching its method passes.
+    pub const PARAMETER_FROM_CALLERS: f32 = 0.95;
     pub const RETURN_TYPE: f32 = 0.95;
     /// A call result's type is trusted only when the call itself resolved at least this surely:
     /// a unique global name is, an imported candidate and the ambiguous bands are not.
@@ -169,6 +171,9 @@ struct Resolver<'a> {
     /// Per Ruby class (each part of a reopened one), the modules prepended to it
     /// (`Base.prepend(M)`, `prepend M`): their methods come before the class's own.
     ruby_prepended: NodeMap<'a, Vec<u32>>,
+    /// Per Ruby method, its parameters every call reaching it passes one known class (by
+    /// name, sorted): `ruby.rs::ruby_param_types`.
+    ruby_param_types: NodeMap<'a, Vec<(String, u32)>>,
     /// C# extension methods by name.
     extensions: NameMap<'a, &'a str, Vec<u32>>,
     /// Top-level callables and types by name, project-wide.
@@ -364,6 +369,7 @@ fn resolve_in(
         companions: NodeMap::new(&reads),
         ruby_subtypes: NodeMap::new(&reads),
         ruby_prepended: NodeMap::new(&reads),
+        ruby_param_types: NodeMap::new(&reads),
         globals: NameMap::new(&reads),
         extensions: NameMap::new(&reads),
         methods: NameMap::new(&reads),
@@ -420,6 +426,7 @@ fn resolve_in(
     r.ruby_mixins();
     r.scala_self_types();
     r.swift_conformances();
+    r.ruby_param_types();
     laps.lap("heritage");
     r.plan(earlier, changed, budget);
     laps.lap("plan");

@@ -5,7 +5,7 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use super::{Resolver, confidence, dotted_callee};
 use crate::extract::ruby::CLASS_VALUE;
-use crate::facts::{Callee, Receiver};
+use crate::facts::{ArgValue, Callee, MethodParams, Receiver};
 use crate::graph::{EdgeKind, NodeKind, Reason};
 use crate::lang::Lang;
 
@@ -601,5 +601,140 @@ impl<'a> Resolver<'a> {
                 })
                 .collect(),
         )
+    }
+
+    /// Per Ruby method, the parameters every call reaching it passes one known class
+    /// (`MethodParams`' parameters; `ruby_param_types`): calls resolved at 0.9 or more, each
+    /// argument a class built or written, a literal's, `self`'s, or a caller's typed local. A
+    /// call leaving a parameter's place unknown (no argument there, a splat before it, a value
+    /// of unknown class) or passing another class leaves it untyped. Built from every file once
+    /// the tables are whole; no parameter type is read while it is built.
+    pub(super) fn ruby_param_types(&mut self) {
+        let files = self.files.all;
+        // Method node → (its file, its parameters), and per parameter the class callers agree on
+        // (`None` once one disagrees or leaves it unknown; absent while no call reaches it).
+        let mut params: HashMap<u32, (usize, &MethodParams)> = HashMap::default();
+        for (fi, f) in files.iter().enumerate() {
+            if f.lang != Lang::Ruby {
+                continue;
+            }
+            for p in &f.method_params {
+                if let Some(&node) = self.def_node[fi].get(p.method as usize) {
+                    params.insert(node, (fi, p));
+                }
+            }
+        }
+        if params.is_empty() {
+            return;
+        }
+        let mut agreed: HashMap<(u32, &str), Option<u32>> = HashMap::default();
+        for (fi, f) in files.iter().enumerate() {
+            if f.lang != Lang::Ruby {
+                continue;
+            }
+            let mut args = f.call_args.iter().peekable();
+            for (ci, call) in f.calls.iter().enumerate() {
+                let passed = args.next_if(|a| a.call as usize == ci);
+                self.resolving.set(Some((fi, call.caller, call.line)));
+                let targets = self.resolve_call(fi, call.caller, &call.callee, 0);
+                for (to, conf, _) in targets {
+                    let Some(&(_, method)) = params.get(&to).filter(|_| conf >= 0.9) else {
+                        continue;
+                    };
+                    let places = method.positional.iter().enumerate().filter_map(|(i, p)| {
+                        let value = passed.and_then(|a| {
+                            (!a.splat || i < a.positional.len())
+                                .then(|| a.positional.get(i))
+                                .flatten()
+                        });
+                        Some((p.as_deref()?, value))
+                    });
+                    let keywords = method.keywords.iter().map(|k| {
+                        let value = passed
+                            .and_then(|a| a.keywords.iter().find(|(n, _)| n == k).map(|(_, v)| v));
+                        (k.as_str(), value)
+                    });
+                    for (name, value) in places.chain(keywords).collect::<Vec<_>>() {
+                        let ty = value.and_then(|v| self.ruby_argument_type(fi, call.caller, v));
+                        let slot = agreed.entry((to, name)).or_insert(ty);
+                        if *slot != ty {
+                            *slot = None;
+                        }
+                    }
+                }
+                self.resolving.set(None);
+            }
+        }
+        self.variable_types.borrow_mut().clear();
+        self.alias_types.borrow_mut().clear();
+        self.unions.borrow_mut().clear();
+        let mut typed: Vec<((u32, &str), u32)> = agreed
+            .into_iter()
+            .filter_map(|(key, ty)| Some((key, ty?)))
+            .collect();
+        typed.sort_unstable();
+        for ((method, name), ty) in typed {
+            self.ruby_param_types
+                .entry(method)
+                .or_default()
+                .push((name.to_owned(), ty));
+        }
+    }
+
+    /// The class an argument is, when sure (0.9 or more).
+    fn ruby_argument_type(&self, fi: usize, scope: Option<u32>, value: &ArgValue) -> Option<u32> {
+        let (ty, conf) = match value {
+            ArgValue::Type(written) => self.ruby_constant(fi, scope, written)?,
+            ArgValue::Local(name) => self.variable_type(fi, scope, name, 0)?,
+            ArgValue::SelfRef => (self.ruby_self_class(fi, scope)?, confidence::SELF_METHOD),
+            ArgValue::Unknown => return None,
+        };
+        (conf >= 0.9 && self.kind_of(ty) == Some(NodeKind::Class)).then_some(ty)
+    }
+
+    /// The class `self` is an instance of in an instance method written in `scope`: the class
+    /// around it, or for a module the one class including it (itself included by no other).
+    fn ruby_self_class(&self, fi: usize, scope: Option<u32>) -> Option<u32> {
+        let own = self.def_node[fi][self.owner_def(fi, scope)? as usize];
+        if self.kind_of(own) == Some(NodeKind::Class) {
+            return Some(own);
+        }
+        let includers: HashSet<u32> = self.ruby_subtypes.get(&own)?.iter().copied().collect();
+        let mut only = includers.into_iter();
+        let class = only.next().filter(|_| only.next().is_none())?;
+        let alone = self.ruby_subtypes.get(&class).is_none_or(Vec::is_empty);
+        (alone && self.kind_of(class) == Some(NodeKind::Class)).then_some(class)
+    }
+
+    /// The class every caller passes to parameter `var` of the Ruby method around `scope`
+    /// (`ruby_param_types`), when the method never assigns it.
+    pub(super) fn ruby_parameter_type(
+        &self,
+        fi: usize,
+        scope: Option<u32>,
+        var: &str,
+    ) -> Option<(u32, f32)> {
+        let f = &self.files[fi];
+        let method = scope?;
+        let declared = f.method_params.iter().find(|p| p.method == method)?;
+        if !declared.positional.iter().flatten().any(|p| p == var)
+            && !declared.keywords.iter().any(|k| k == var)
+        {
+            return None;
+        }
+        self.ruby_method_parameter_type(self.def_node[fi][method as usize], var)
+    }
+
+    /// The class every caller passes to parameter `param` of the Ruby method `method` (a node).
+    pub(super) fn ruby_method_parameter_type(
+        &self,
+        method: u32,
+        param: &str,
+    ) -> Option<(u32, f32)> {
+        self.ruby_param_types
+            .get(&method)?
+            .iter()
+            .find(|(p, _)| p == param)
+            .map(|&(_, ty)| (ty, confidence::PARAMETER_FROM_CALLERS))
     }
 }

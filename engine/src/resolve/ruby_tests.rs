@@ -1869,3 +1869,153 @@ fn ruby_self_calls_subclasses_redefine_return_no_sure_type() {
         )])
     );
 }
+
+const PARAMETER_STORE: &str = r#"class Archive
+  def entry(name); end
+end
+
+class Index
+  include Shared
+  def entry(name); end
+  def listing; end
+end
+
+module Browsing
+  def browser
+    Browser.new(self)
+  end
+end
+
+module Shared
+  def viewer
+    Viewer.new(self)
+  end
+end
+
+class Catalog
+  include Browsing
+  include Shared
+  def listing; end
+end
+
+class Browser
+  def initialize(owner)
+    @owner = owner
+  end
+
+  def first
+    @owner.listing
+  end
+end
+
+class Viewer
+  def initialize(owner)
+    @owner = owner
+  end
+
+  def first
+    @owner.listing
+  end
+end
+
+class Mapper
+  def initialize(box)
+    @box = box
+  end
+
+  def lookup(name)
+    @box.entry(name)
+  end
+
+  def both(src, name)
+    src.entry(name)
+  end
+
+  def defaulted(src = Archive.new)
+    src.entry(:a)
+  end
+
+  def splatted(src)
+    src.entry(:a)
+  end
+
+  def keyed(name, src:)
+    src.entry(name)
+  end
+
+  def reassigned(src)
+    src = src.dup
+    src.entry(:a)
+  end
+
+  def unknown(src)
+    src.entry(:a)
+  end
+
+  def shadowed(src, list)
+    list.each { |src| src.entry(:a) }
+  end
+end
+"#;
+
+const PARAMETER_CALLERS: &str = r#"class App
+  def run(args, given)
+    box = Archive.new
+    mapper = Mapper.new(box)
+    mapper.both(Archive.new, :a)
+    mapper.both(Index.new, :b)
+    mapper.defaulted(Archive.new)
+    mapper.splatted(Archive.new)
+    mapper.splatted(*args)
+    mapper.keyed(:a, src: Index.new)
+    mapper.reassigned(Archive.new)
+    mapper.unknown(Archive.new)
+    mapper.unknown(given)
+    mapper.shadowed(Archive.new, args)
+  end
+end
+"#;
+
+#[test]
+fn ruby_parameters_have_the_class_every_caller_passes() {
+    let g = graph(&[
+        ("lib/store.rb", PARAMETER_STORE),
+        ("lib/app.rb", PARAMETER_CALLERS),
+    ]);
+    let entry: std::collections::BTreeSet<_> = edges(&g, EdgeKind::Calls)
+        .into_iter()
+        .filter(|e| {
+            (e.1.ends_with(".entry") || e.1.ends_with(".listing")) && e.2.as_str() >= "0.50"
+        })
+        .collect();
+    // `Mapper.new(box)` in another file passes an `Archive` (a local built of it): `@box = box`
+    // holds one; `keyed`'s `src:` is given an `Index`. `both` is passed an `Archive` and an
+    // `Index`, `defaulted` has a default value, `splatted` a caller's splat, `reassigned`
+    // assigns its parameter, `unknown` a caller's value of unknown class, `shadowed` a block
+    // parameter of the same name: none is typed.
+    // `self` in `Browsing`, which one class alone includes, is a `Catalog`; in `Shared`, which
+    // two include, it is neither.
+    assert_eq!(
+        entry,
+        owned(&[
+            (
+                "Method:lib/store.rb:Browser.first",
+                "Method:lib/store.rb:Catalog.listing",
+                "0.95",
+                "attribute-type"
+            ),
+            (
+                "Method:lib/store.rb:Mapper.lookup",
+                "Method:lib/store.rb:Archive.entry",
+                "0.95",
+                "attribute-type"
+            ),
+            (
+                "Method:lib/store.rb:Mapper.keyed",
+                "Method:lib/store.rb:Index.entry",
+                "0.95",
+                "receiver-type"
+            ),
+        ])
+    );
+}

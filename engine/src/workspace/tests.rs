@@ -276,7 +276,8 @@ fn projects() -> Vec<Vec<(&'static str, Vec<&'static str>)>> {
             ),
         ],
         // Ruby: a class reopened in another file, constants through the nesting, mixins,
-        // `require`, typed locals and instance variables, top-level functions.
+        // `require`, typed locals and instance variables, top-level functions, parameters
+        // typed by their callers in other files.
         vec![
             (
                 "lib/shop/cart.rb",
@@ -290,6 +291,7 @@ fn projects() -> Vec<Vec<(&'static str, Vec<&'static str>)>> {
                 vec![
                     "module Shop\n  class Cart\n    def self.make\n      new\n    end\n    def stop; end\n  end\nend\n",
                     "module Shop\n  class Cart < Base\n    def total\n      twice\n    end\n  end\n  class Money\n    def twice; end\n  end\nend\n",
+                    "module Shop\n  class Pack\n    def initialize(box)\n      @box = box\n    end\n    def run\n      @box.twice\n      pass(Money.new)\n    end\n    def pass(m)\n      m.twice\n    end\n  end\nend\n",
                 ],
             ),
             (
@@ -304,6 +306,7 @@ fn projects() -> Vec<Vec<(&'static str, Vec<&'static str>)>> {
                 vec![
                     "def helper; end\n",
                     "require_relative \"shop/cart\"\ndef helper\n  Shop::Cart.new.run\nend\n",
+                    "def helper\n  Shop::Pack.new(Shop::Money.new)\nend\n",
                 ],
             ),
         ],
