@@ -226,8 +226,9 @@ impl<'a> Resolver<'a> {
             .collect();
         self.plan = plan;
         self.plan.node_hashes = self.node_hashes();
+        let nodes = self.node_tables_fingerprints();
         let tables: HashMap<u64, u64> = (0..n)
-            .map(|fi| (self.plan.path_keys[fi], self.tables_fingerprint(fi)))
+            .map(|fi| (self.plan.path_keys[fi], self.tables_fingerprint(fi, &nodes)))
             .collect();
         let names = self.names_fingerprints();
         let modules = self.modules_fingerprint();
@@ -527,9 +528,10 @@ impl<'a> Resolver<'a> {
     }
 
     /// The tables keyed by file `fi` or by its nodes, by stable keys: import scopes, imported
-    /// files, import targets, includes, test status, and its nodes' members, bases, Ruby subtypes,
+    /// files, import targets, includes, test status, and (`nodes`, per file: from
+    /// [`Resolver::node_tables_fingerprints`]) its nodes' members, bases, Ruby subtypes,
     /// companions, adoption and overloads.
-    fn tables_fingerprint(&self, fi: usize) -> u64 {
+    fn tables_fingerprint(&self, fi: usize, nodes: &[u64]) -> u64 {
         let unordered =
             |items: &mut dyn Iterator<Item = u64>| items.fold(0u64, |h, x| h ^ mix(7, x));
         let mut h = mix(0, self.test_files.raw().contains(&fi) as u64);
@@ -576,46 +578,64 @@ impl<'a> Resolver<'a> {
                 ),
             );
         }
-        for &node in self.def_node.get(fi).into_iter().flatten() {
-            if let Some(members) = self.members.raw().get(&node) {
-                h = mix(
-                    h,
-                    unordered(
-                        &mut members
-                            .iter()
-                            .map(|(name, &m)| mix(str_hash(name), self.node_hash(m))),
-                    ),
-                );
+        mix(h, nodes.get(fi).copied().unwrap_or(0))
+    }
+
+    /// Per file, the tables keyed by its definitions' nodes: members, bases, Ruby subtypes and
+    /// prepended modules, companions, adoption and overloads. Each table is walked once (most
+    /// nodes are in none of them: looked up per node, the lookups were most of the plan); each
+    /// entry is hashed with its table and its node's stable key, and a file's entries combined
+    /// in any order.
+    fn node_tables_fingerprints(&self) -> Vec<u64> {
+        let mut out = vec![0u64; self.files.len()];
+        let unordered =
+            |items: &mut dyn Iterator<Item = u64>| items.fold(0u64, |h, x| h ^ mix(7, x));
+        let mut add = |node: u32, salt: u64, value: u64| {
+            if let Some(&(file, _)) = self.node_def.get(&node)
+                && let Some(h) = out.get_mut(file)
+            {
+                *h ^= mix(mix(mix(salt, self.node_hash(node)), value), 7);
             }
-            if let Some(bases) = self.bases.raw().get(&node) {
-                h = mix(h, bases.iter().fold(13, |h, &b| mix(h, self.node_hash(b))));
-            }
-            if let Some(subtypes) = self.ruby_subtypes.raw().get(&node) {
-                h = mix(
-                    h,
-                    mix(
-                        41,
-                        unordered(&mut subtypes.iter().map(|&s| self.node_hash(s))),
-                    ),
-                );
-            }
-            if let Some(prepended) = self.ruby_prepended.raw().get(&node) {
-                h = mix(
-                    h,
-                    prepended.iter().fold(43, |h, &p| mix(h, self.node_hash(p))),
-                );
-            }
-            if let Some(&c) = self.companions.raw().get(&node) {
-                h = mix(h, mix(17, self.node_hash(c)));
-            }
-            if let Some(&t) = self.adopted.raw().get(&node) {
-                h = mix(h, mix(19, self.node_hash(t)));
-            }
-            if self.cpp_overloads.raw().contains(&node) {
-                h = mix(h, 23);
-            }
+        };
+        for (&node, members) in self.members.raw() {
+            let value = unordered(
+                &mut members
+                    .iter()
+                    .map(|(name, &m)| mix(str_hash(name), self.node_hash(m))),
+            );
+            add(node, 11, value);
         }
-        h
+        for (&node, bases) in self.bases.raw() {
+            add(
+                node,
+                13,
+                bases.iter().fold(13, |h, &b| mix(h, self.node_hash(b))),
+            );
+        }
+        for (&node, subtypes) in self.ruby_subtypes.raw() {
+            add(
+                node,
+                41,
+                unordered(&mut subtypes.iter().map(|&s| self.node_hash(s))),
+            );
+        }
+        for (&node, prepended) in self.ruby_prepended.raw() {
+            add(
+                node,
+                43,
+                prepended.iter().fold(43, |h, &p| mix(h, self.node_hash(p))),
+            );
+        }
+        for (&node, &c) in self.companions.raw() {
+            add(node, 17, self.node_hash(c));
+        }
+        for (&node, &t) in self.adopted.raw() {
+            add(node, 19, self.node_hash(t));
+        }
+        for &node in self.cpp_overloads.raw() {
+            add(node, 23, 23);
+        }
+        out
     }
 
     /// Per name, its project-wide definitions (`globals`, `methods`, C#'s `extensions`) by
