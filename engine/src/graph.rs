@@ -327,6 +327,10 @@ fn stored<'s>(text: &'s str, ends: &[usize], id: u32) -> &'s str {
     text.get(start..end).unwrap_or("")
 }
 
+/// The spare room a graph's strings keep: the room a carried build starts with for new
+/// strings, so a build is not ended by a copy of the whole text to give it back.
+pub(crate) const STRINGS_ROOM_BYTES: usize = 256 * 1024;
+
 impl Strings {
     /// The interner of strings stored in this order (a string stored twice is found as its
     /// first).
@@ -400,11 +404,16 @@ impl Strings {
         index.reserve(more, |&i| string_hash(stored(text, ends, i)));
     }
 
-    /// Gives back the room to spare.
+    /// Gives back the room to spare, but for up to [`STRINGS_ROOM_BYTES`] of each buffer (a
+    /// carried build's room for new strings: giving it back copied the whole text).
     fn shrink_to_fit(&mut self) {
         let Strings { text, ends, index } = self;
-        text.shrink_to_fit();
-        ends.shrink_to_fit();
+        if text.capacity() - text.len() > STRINGS_ROOM_BYTES {
+            text.shrink_to_fit();
+        }
+        if (ends.capacity() - ends.len()) * size_of::<usize>() > STRINGS_ROOM_BYTES {
+            ends.shrink_to_fit();
+        }
         index.shrink_to_fit(|&i| string_hash(stored(text, ends, i)));
     }
 
@@ -546,6 +555,25 @@ impl Csr {
         Csr {
             offsets,
             edges: list,
+        }
+    }
+
+    /// [`Csr::build`] of edges already sorted by `key` (each below `nodes`): each node's edges
+    /// are a run, in order, so the offsets are where the runs end and the list is every edge in
+    /// turn (no count, no scatter).
+    fn of_sorted(nodes: usize, edges: &[Edge], key: impl Fn(&Edge) -> u32) -> Csr {
+        let mut offsets = Vec::with_capacity(nodes + 1);
+        offsets.push(0u32);
+        let mut at = 0usize;
+        for node in 0..nodes as u32 {
+            while edges.get(at).is_some_and(|e| key(e) <= node) {
+                at += 1;
+            }
+            offsets.push(at as u32);
+        }
+        Csr {
+            offsets,
+            edges: (0..edges.len() as u32).collect(),
         }
     }
 
@@ -1381,7 +1409,8 @@ impl GraphBuilder {
         g.edges.shrink_to_fit();
         g.nodes.shrink_to_fit();
         g.strings.shrink_to_fit();
-        g.outgoing = Csr::build(g.nodes.len(), &g.edges, |e| e.from);
+        // Sorted by source above: the outgoing adjacency is the edges' runs.
+        g.outgoing = Csr::of_sorted(g.nodes.len(), &g.edges, |e| e.from);
         g.incoming = Csr::build(g.nodes.len(), &g.edges, |e| e.to);
         g.lookup = OnceLock::new();
         g.tally = OnceLock::new();
@@ -1422,6 +1451,40 @@ mod tests {
         assert_eq!(g.find_id("File:shop/cart.py"), Some(file));
         assert_eq!(g.find_id("Function:shop/cart.py:Cart.add"), None);
         assert_eq!(g.find_id("garbage"), None);
+    }
+
+    #[test]
+    fn the_adjacency_of_sorted_edges_is_their_runs() {
+        let edge = |from, to| Edge {
+            from,
+            to,
+            kind: EdgeKind::Calls,
+            confidence: 1.0,
+            reason: Reason::Structure,
+        };
+        let mut edges: Vec<Edge> = [(0, 3), (0, 1), (2, 2), (2, 0), (2, 2), (5, 1), (5, 4)]
+            .into_iter()
+            .map(|(from, to)| edge(from, to))
+            .collect();
+        edges.sort_by_key(|e| e.from);
+        for nodes in [6, 7, 9] {
+            let sorted = Csr::of_sorted(nodes, &edges, |e| e.from);
+            let built = Csr::build(nodes, &edges, |e| e.from);
+            assert_eq!(
+                (&sorted.offsets, &sorted.edges),
+                (&built.offsets, &built.edges)
+            );
+            for node in 0..nodes as u32 {
+                assert!(
+                    sorted
+                        .of(node)
+                        .iter()
+                        .all(|&i| edges[i as usize].from == node)
+                );
+            }
+        }
+        let none = Csr::of_sorted(3, &[], |e| e.from);
+        assert_eq!((none.offsets, none.edges), (vec![0; 4], vec![]));
     }
 
     #[test]

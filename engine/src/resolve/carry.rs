@@ -3,12 +3,12 @@
 
 use rustc_hash::FxHashSet as HashSet;
 
-use super::super::graph::{GraphBuilder, NodeData, Strings};
+use super::super::graph::{GraphBuilder, NodeData, STRINGS_ROOM_BYTES, Strings};
 
 /// Room for strings a next build adds (its changed files' new strings) without copying the
 /// carried text again.
 const ROOM_STRINGS: usize = 4096;
-const ROOM_BYTES: usize = 256 * 1024;
+const ROOM_BYTES: usize = STRINGS_ROOM_BYTES;
 
 /// A build's strings and, per file in path order, its nodes (the file's own, then its
 /// definitions'), all of them over those strings. Strings of nodes gone since are kept: the

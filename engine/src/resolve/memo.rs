@@ -115,6 +115,9 @@ pub(super) struct Plan {
     path_keys: Vec<u64>,
     file_by_key: HashMap<u64, usize>,
     file_of_node: HashMap<u32, usize>,
+    /// Per node id, its stable key's hash ([`Resolver::node_hash`]), made once for the plan's
+    /// fingerprints (which hash most nodes, some many times) rather than looked up per use.
+    node_hashes: Vec<u64>,
     next: Vec<FileMemo>,
     tables: HashMap<u64, u64>,
     names: HashMap<u64, u64>,
@@ -179,6 +182,20 @@ fn mix(h: u64, x: u64) -> u64 {
     (h.rotate_left(5) ^ x).wrapping_mul(0x517c_c1b7_2722_0a95)
 }
 
+/// Whether the sorted `reads` hold any of `changed` (`sorted`: the same keys, sorted): the
+/// few changed keys looked up in the reads when they are few, else each read in the keys.
+fn intersect(reads: &[u64], sorted: &[u64], changed: &HashSet<u64>) -> bool {
+    if sorted
+        .len()
+        .saturating_mul(reads.len().max(1).ilog2() as usize + 1)
+        < reads.len()
+    {
+        sorted.iter().any(|k| reads.binary_search(k).is_ok())
+    } else {
+        reads.iter().any(|k| changed.contains(k))
+    }
+}
+
 fn str_hash(s: &str) -> u64 {
     xxhash_rust::xxh3::xxh3_64(s.as_bytes())
 }
@@ -208,8 +225,10 @@ impl<'a> Resolver<'a> {
             .map(|(i, &node)| (node, i))
             .collect();
         self.plan = plan;
+        self.plan.node_hashes = self.node_hashes();
+        let nodes = self.node_tables_fingerprints();
         let tables: HashMap<u64, u64> = (0..n)
-            .map(|fi| (self.plan.path_keys[fi], self.tables_fingerprint(fi)))
+            .map(|fi| (self.plan.path_keys[fi], self.tables_fingerprint(fi, &nodes)))
             .collect();
         let names = self.names_fingerprints();
         let modules = self.modules_fingerprint();
@@ -233,18 +252,22 @@ impl<'a> Resolver<'a> {
                 }
                 self.plan.earlier = earlier.files;
                 let plan = &self.plan;
+                let mut sorted: Vec<u64> = keys.iter().copied().collect();
+                sorted.sort_unstable();
                 (0..n)
                     .map(|fi| {
                         let own = plan.path_keys[fi];
                         keys.contains(&own)
-                            || plan.earlier.get(&own).is_none_or(|m| {
-                                !m.keepable || m.reads.iter().any(|k| keys.contains(k))
-                            })
+                            || plan
+                                .earlier
+                                .get(&own)
+                                .is_none_or(|m| !m.keepable || intersect(&m.reads, &sorted, &keys))
                     })
                     .collect()
             }
         };
         self.plan.resolved = self.plan.dirty.iter().filter(|&&d| d).count();
+        self.plan.node_hashes = Vec::new();
         self.plan.tables = tables;
         self.plan.names = names;
         self.plan.modules = modules;
@@ -465,9 +488,31 @@ impl<'a> Resolver<'a> {
         }
     }
 
+    /// A hash of `node`'s stable key (`u64::MAX` when it has none).
     fn node_hash(&self, node: u32) -> u64 {
+        match self.plan.node_hashes.get(node as usize) {
+            Some(&h) => h,
+            None => self.key_hash(node),
+        }
+    }
+
+    fn key_hash(&self, node: u32) -> u64 {
         self.node_key(node)
             .map_or(u64::MAX, |k| mix(k.file, u64::from(k.def)))
+    }
+
+    /// [`Resolver::node_hash`] of every node the files define (their own and their
+    /// definitions'), by node id.
+    fn node_hashes(&self) -> Vec<u64> {
+        let nodes = self
+            .file_node
+            .iter()
+            .chain(self.def_node.iter().flatten())
+            .map(|&n| n as usize + 1)
+            .max()
+            .unwrap_or(0)
+            .max(self.node_def.0.len());
+        (0..nodes as u32).map(|n| self.key_hash(n)).collect()
     }
 
     fn file_hash(&self, file: usize) -> u64 {
@@ -483,9 +528,10 @@ impl<'a> Resolver<'a> {
     }
 
     /// The tables keyed by file `fi` or by its nodes, by stable keys: import scopes, imported
-    /// files, import targets, includes, test status, and its nodes' members, bases, Ruby subtypes,
+    /// files, import targets, includes, test status, and (`nodes`, per file: from
+    /// [`Resolver::node_tables_fingerprints`]) its nodes' members, bases, Ruby subtypes,
     /// companions, adoption and overloads.
-    fn tables_fingerprint(&self, fi: usize) -> u64 {
+    fn tables_fingerprint(&self, fi: usize, nodes: &[u64]) -> u64 {
         let unordered =
             |items: &mut dyn Iterator<Item = u64>| items.fold(0u64, |h, x| h ^ mix(7, x));
         let mut h = mix(0, self.test_files.raw().contains(&fi) as u64);
@@ -532,54 +578,73 @@ impl<'a> Resolver<'a> {
                 ),
             );
         }
-        for &node in self.def_node.get(fi).into_iter().flatten() {
-            if let Some(members) = self.members.raw().get(&node) {
-                h = mix(
-                    h,
-                    unordered(
-                        &mut members
-                            .iter()
-                            .map(|(name, &m)| mix(str_hash(name), self.node_hash(m))),
-                    ),
-                );
+        mix(h, nodes.get(fi).copied().unwrap_or(0))
+    }
+
+    /// Per file, the tables keyed by its definitions' nodes: members, bases, Ruby subtypes and
+    /// prepended modules, parameters typed by callers, companions, adoption and overloads. Each table is walked once (most
+    /// nodes are in none of them: looked up per node, the lookups were most of the plan); each
+    /// entry is hashed with its table and its node's stable key, and a file's entries combined
+    /// in any order.
+    fn node_tables_fingerprints(&self) -> Vec<u64> {
+        let mut out = vec![0u64; self.files.len()];
+        let unordered =
+            |items: &mut dyn Iterator<Item = u64>| items.fold(0u64, |h, x| h ^ mix(7, x));
+        let mut add = |node: u32, salt: u64, value: u64| {
+            if let Some(&(file, _)) = self.node_def.get(&node)
+                && let Some(h) = out.get_mut(file)
+            {
+                *h ^= mix(mix(mix(salt, self.node_hash(node)), value), 7);
             }
-            if let Some(bases) = self.bases.raw().get(&node) {
-                h = mix(h, bases.iter().fold(13, |h, &b| mix(h, self.node_hash(b))));
-            }
-            if let Some(subtypes) = self.ruby_subtypes.raw().get(&node) {
-                h = mix(
-                    h,
-                    mix(
-                        41,
-                        unordered(&mut subtypes.iter().map(|&s| self.node_hash(s))),
-                    ),
-                );
-            }
-            if let Some(params) = self.ruby_param_types.raw().get(&node) {
-                h = mix(
-                    h,
-                    params.iter().fold(47, |h, (name, t)| {
-                        mix(h, mix(str_hash(name), self.node_hash(*t)))
-                    }),
-                );
-            }
-            if let Some(prepended) = self.ruby_prepended.raw().get(&node) {
-                h = mix(
-                    h,
-                    prepended.iter().fold(43, |h, &p| mix(h, self.node_hash(p))),
-                );
-            }
-            if let Some(&c) = self.companions.raw().get(&node) {
-                h = mix(h, mix(17, self.node_hash(c)));
-            }
-            if let Some(&t) = self.adopted.raw().get(&node) {
-                h = mix(h, mix(19, self.node_hash(t)));
-            }
-            if self.cpp_overloads.raw().contains(&node) {
-                h = mix(h, 23);
-            }
+        };
+        for (&node, members) in self.members.raw() {
+            let value = unordered(
+                &mut members
+                    .iter()
+                    .map(|(name, &m)| mix(str_hash(name), self.node_hash(m))),
+            );
+            add(node, 11, value);
         }
-        h
+        for (&node, bases) in self.bases.raw() {
+            add(
+                node,
+                13,
+                bases.iter().fold(13, |h, &b| mix(h, self.node_hash(b))),
+            );
+        }
+        for (&node, subtypes) in self.ruby_subtypes.raw() {
+            add(
+                node,
+                41,
+                unordered(&mut subtypes.iter().map(|&s| self.node_hash(s))),
+            );
+        }
+        for (&node, params) in self.ruby_param_types.raw() {
+            add(
+                node,
+                47,
+                params.iter().fold(47, |h, (name, t)| {
+                    mix(h, mix(str_hash(name), self.node_hash(*t)))
+                }),
+            );
+        }
+        for (&node, prepended) in self.ruby_prepended.raw() {
+            add(
+                node,
+                43,
+                prepended.iter().fold(43, |h, &p| mix(h, self.node_hash(p))),
+            );
+        }
+        for (&node, &c) in self.companions.raw() {
+            add(node, 17, self.node_hash(c));
+        }
+        for (&node, &t) in self.adopted.raw() {
+            add(node, 19, self.node_hash(t));
+        }
+        for &node in self.cpp_overloads.raw() {
+            add(node, 23, 23);
+        }
+        out
     }
 
     /// Per name, its project-wide definitions (`globals`, `methods`, C#'s `extensions`) by
@@ -636,7 +701,7 @@ impl<'a> Resolver<'a> {
 
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests {
-    use super::{FileMemo, ResolveMemo};
+    use super::{FileMemo, ResolveMemo, intersect};
     use crate::facts::FileFacts;
     use crate::graph::Graph;
     use crate::ingest::{parse_files, source_files};
@@ -829,6 +894,28 @@ mod tests {
                 kept.reads
             );
             assert!(kept.reads.len() < 20, "file {file:x}: {:?}", kept.reads);
+        }
+    }
+
+    #[test]
+    fn reads_meet_the_changed_keys_whichever_side_is_searched() {
+        let reads: Vec<u64> = (0..1000).map(|k| k * 3).collect();
+        for changed in [
+            vec![],
+            vec![1],
+            vec![2997],
+            vec![4, 7, 2998],
+            vec![5, 300],
+            (0..500).map(|k| k * 3 + 1).collect(),
+            (0..500).map(|k| k * 5).collect(),
+        ] {
+            let set = changed.iter().copied().collect();
+            let mut sorted = changed.clone();
+            sorted.sort_unstable();
+            let expected = changed.iter().any(|k| reads.contains(k));
+            assert_eq!(intersect(&reads, &sorted, &set), expected, "{changed:?}");
+            assert_eq!(intersect(&reads[..1], &sorted, &set), changed.contains(&0));
+            assert!(!intersect(&[], &sorted, &set));
         }
     }
 }
