@@ -369,7 +369,10 @@ fn source_files(
 
 /// Binds the names import `import` of file `fi` brings in, in `map`; `sources` are the files
 /// its module specifier names (`source_files`).
-#[allow(clippy::too_many_arguments)]
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the tables `export` reads, with the import and the files it names"
+)]
 fn bind<'a>(
     fi: usize,
     import: &'a Import,
