@@ -235,11 +235,14 @@ impl<'a> Resolver<'a> {
             let mut seen = HashSet::default();
             let mut whole = HashSet::default();
             let mut per_import = Vec::with_capacity(f.imports.len());
+            // The scopes found each import's files while binding its names.
+            let mut found = self.scopes.take_import_files(fi).into_iter();
             for import in &f.imports {
                 self.stats.imports += 1;
-                let targets = self
-                    .scopes
-                    .import_files(fi, import, &self.files, &self.modules);
+                let targets = found.next().unwrap_or_else(|| {
+                    self.scopes
+                        .import_files(fi, import, &self.files, &self.modules)
+                });
                 if !targets.is_empty() {
                     self.stats.imports_resolved += 1;
                 }

@@ -32,6 +32,9 @@ pub struct Scopes<'a> {
     /// Imports that hold in every file of their language (C#'s `global using`): (file, place
     /// in its `imports`), in file order.
     global: Vec<(usize, usize)>,
+    /// Per file, per import statement: the files it refers to (`import_files`), found while
+    /// binding from the same module lookups and kept until `take_import_files` hands them on.
+    import_files: Vec<Vec<Vec<usize>>>,
 }
 
 impl<'a> Scopes<'a> {
@@ -44,6 +47,7 @@ impl<'a> Scopes<'a> {
         let mut scopes = Scopes {
             bindings: Vec::with_capacity(files.len()),
             global: global_imports(files.all),
+            import_files: Vec::with_capacity(files.len()),
         };
         for (fi, f) in files.all.iter().enumerate() {
             // About one binding per imported name or module, sized at once.
@@ -55,22 +59,46 @@ impl<'a> Scopes<'a> {
             for &(at, place) in &scopes.global {
                 let import = &files.all[at].imports[place];
                 if at != fi && files.all[at].lang == f.lang && !import.wildcard {
-                    bind(fi, import, files, modules, top, defs, &mut map);
+                    let sources = source_files(fi, import, files, modules);
+                    bind(fi, import, &sources, files, modules, top, defs, &mut map);
                 }
             }
+            // Each import's module files are looked up once: for its bindings and its targets.
+            let sources: Vec<Vec<usize>> = f
+                .imports
+                .iter()
+                .map(|i| source_files(fi, i, files, modules))
+                .collect();
             // Imports for tests only first, so that the real ones of the same name replace them.
             for test_pass in [true, false] {
-                for import in f
+                for (import, sources) in f
                     .imports
                     .iter()
-                    .filter(|i| f.in_test_code(i.line) == test_pass)
+                    .zip(&sources)
+                    .filter(|(i, _)| f.in_test_code(i.line) == test_pass)
                 {
-                    bind(fi, import, files, modules, top, defs, &mut map);
+                    bind(fi, import, sources, files, modules, top, defs, &mut map);
                 }
             }
             scopes.bindings.push(map);
+            let targets = f
+                .imports
+                .iter()
+                .zip(sources)
+                .map(|(i, sources)| with_submodules(fi, i, sources, files, modules))
+                .collect();
+            scopes.import_files.push(targets);
         }
         scopes
+    }
+
+    /// The files each import statement of file `fi` refers to, in the order of its imports, as
+    /// `import_files` gives them; handed on once (empty after, and for a file past the last).
+    pub fn take_import_files(&mut self, fi: usize) -> Vec<Vec<usize>> {
+        self.import_files
+            .get_mut(fi)
+            .map(std::mem::take)
+            .unwrap_or_default()
     }
 
     /// Every binding of file `fi` (to compare scopes across resolutions).
@@ -188,21 +216,35 @@ impl<'a> Scopes<'a> {
         files: &Facts<'_>,
         modules: &ModuleIndex,
     ) -> Vec<usize> {
-        let mut out = source_files(fi, import, files, modules);
-        if let Some(f) = files.get(fi)
-            && f.lang == Lang::Python
-            && let Some(base) = modules.python_from(fi, &f.path, &import.module)
-        {
-            for name in &import.names {
-                if let Some(m) = modules.python(&join_dotted(&base, &name.name)) {
-                    out.push(m);
-                }
+        let sources = source_files(fi, import, files, modules);
+        with_submodules(fi, import, sources, files, modules)
+    }
+}
+
+/// An import's files from the files its module specifier names (`sources`): those, and for a
+/// Python `from m import a` the submodule `m.a` too; sorted, each once.
+fn with_submodules(
+    fi: usize,
+    import: &Import,
+    sources: Vec<usize>,
+    files: &Facts<'_>,
+    modules: &ModuleIndex,
+) -> Vec<usize> {
+    let mut out = sources;
+    if let Some(f) = files.get(fi)
+        && f.lang == Lang::Python
+        && !import.names.is_empty()
+        && let Some(base) = modules.python_from(fi, &f.path, &import.module)
+    {
+        for name in &import.names {
+            if let Some(m) = modules.python(&join_dotted(&base, &name.name)) {
+                out.push(m);
             }
         }
-        out.sort_unstable();
-        out.dedup();
-        out
     }
+    out.sort_unstable();
+    out.dedup();
+    out
 }
 
 /// The file a Zig file binds to `name` by importing it whole (`const mem = @import("mem.zig")`;
@@ -325,9 +367,16 @@ fn source_files(
     }
 }
 
+/// Binds the names import `import` of file `fi` brings in, in `map`; `sources` are the files
+/// its module specifier names (`source_files`).
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the tables `export` reads, with the import and the files it names"
+)]
 fn bind<'a>(
     fi: usize,
     import: &'a Import,
+    sources: &[usize],
     files: &Facts<'a>,
     modules: &ModuleIndex,
     top: &TopLevel,
@@ -335,7 +384,6 @@ fn bind<'a>(
     map: &mut HashMap<&'a str, Target>,
 ) {
     let Some(f) = files.get(fi) else { return };
-    let sources = source_files(fi, import, files, modules);
     if f.lang == Lang::Python && import.names.is_empty() && !import.wildcard {
         // `import a.b.c` binds `a`, and `a.b.c.f()` resolves through the full name too.
         if let Some(&m) = sources.first() {
@@ -355,8 +403,8 @@ fn bind<'a>(
         return;
     }
     if let Some(alias) = &import.module_alias {
-        let target = match (f.lang, sources.as_slice()) {
-            (Lang::Go, [_, ..]) => Some(Target::Package(sources.clone())),
+        let target = match (f.lang, sources) {
+            (Lang::Go, [_, ..]) => Some(Target::Package(sources.to_vec())),
             // `local X = require "a.b"`: the table the module returns (`return M`).
             (Lang::Lua, [m, ..]) => files
                 .get(*m)
