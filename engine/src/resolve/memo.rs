@@ -581,11 +581,11 @@ impl<'a> Resolver<'a> {
         mix(h, nodes.get(fi).copied().unwrap_or(0))
     }
 
-    /// Per file, the tables keyed by its definitions' nodes: members, bases, Ruby subtypes and
-    /// prepended modules, parameters typed by callers, companions, adoption and overloads. Each table is walked once (most
-    /// nodes are in none of them: looked up per node, the lookups were most of the plan); each
-    /// entry is hashed with its table and its node's stable key, and a file's entries combined
-    /// in any order.
+    /// Per file, the tables keyed by its definitions' nodes: members, bases, Ruby subtypes,
+    /// prepended modules and parameters typed by callers, companions, adoption and overloads.
+    /// Each table is walked once (most nodes are in none of them: looked up per node, the
+    /// lookups were most of the plan); each entry is hashed with its table and its node's stable
+    /// key, and a file's entries combined in any order.
     fn node_tables_fingerprints(&self) -> Vec<u64> {
         let mut out = vec![0u64; self.files.len()];
         let unordered =
