@@ -205,7 +205,9 @@ fn apply(
     };
     let mut new = new;
     // As the worker does: folders and files keep their summaries until the layers are added.
+    let carrying = Instant::now();
     nexus_engine::carry_summaries(graph, &mut new);
+    phases.push(("carry summaries".into(), ms(carrying)));
     drop(std::mem::replace(graph, new));
     let search_ms = follow(index, graph, how);
     let total_ms = ms(t);

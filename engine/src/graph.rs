@@ -866,6 +866,12 @@ impl Graph {
             NodeKind::Folder | NodeKind::File => (rest, rest),
             _ => rest.rsplit_once(':')?,
         };
+        self.find_at(kind, file, qualified)
+    }
+
+    /// The node of `kind` at (file, qualified name); a folder's or file's qualified name is its
+    /// path. [`Graph::find_id`] without making or parsing a stable id.
+    pub fn find_at(&self, kind: NodeKind, file: &str, qualified: &str) -> Option<u32> {
         let key = (self.strings.lookup(file)?, self.strings.lookup(qualified)?);
         self.by_location
             .get(&key)

@@ -40,17 +40,23 @@ pub fn summarize(mut graph: Graph) -> Graph {
 /// the summaries their namesakes have in `from` (the graph before a change), so that texts the
 /// change did not touch stay as search indexed them; `Layers::add_to` writes them afresh.
 pub fn carry_summaries(from: &Graph, to: &mut Graph) {
-    let carried: Vec<(u32, String)> = to
+    let carried: Vec<(u32, &str)> = to
         .nodes()
         .filter(|n| matches!(n.kind(), NodeKind::File | NodeKind::Folder) && n.doc().is_empty())
         .filter_map(|n| {
-            let old = from.find_id(&n.stable_id())?;
+            let old = from.find_at(n.kind(), n.file(), n.file())?;
             let doc = from.node(old)?.doc();
-            (!doc.is_empty()).then(|| (n.id, doc.to_owned()))
+            (!doc.is_empty()).then_some((n.id, doc))
         })
         .collect();
-    for (node, doc) in &carried {
-        to.set_doc(*node, doc);
+    // Room for them at once: set one by one, the strings' text and index grew (and copied or
+    // rehashed every string) several times.
+    to.reserve_strings(
+        carried.len(),
+        carried.iter().map(|(_, doc)| doc.len()).sum(),
+    );
+    for (node, doc) in carried {
+        to.set_doc(node, doc);
     }
 }
 
