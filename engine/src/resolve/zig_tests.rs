@@ -609,3 +609,111 @@ fn zig_paths_through_nested_containers() {
         );
     }
 }
+
+const EXPECTED: &str = r#"const Group = struct {
+    id: u32,
+
+    pub fn fromGroup(id: u32) Group {
+        return .{ .id = id };
+    }
+
+    pub fn init() Group {
+        return .{ .id = 0 };
+    }
+};
+
+const Span = struct {
+    pub fn empty() Span {
+        return .{};
+    }
+};
+
+const Entry = struct {
+    group: Group,
+    span: Span,
+
+    pub fn add(self: *Entry, group: Group) void {
+        self.group = group;
+    }
+};
+
+const Table = struct {
+    entry: Entry,
+};
+
+pub fn register(group: Group, span: Span) void {
+    _ = group;
+    _ = span;
+}
+
+pub fn pick(value: anytype) void {
+    _ = value;
+}
+
+fn arguments(entry: *Entry) void {
+    register(.fromGroup(1), .empty());
+    entry.add(.init());
+    Entry.add(entry, .fromGroup(2));
+}
+
+fn anyValue() void {
+    pick(.init());
+}
+
+fn literals() void {
+    const entry = Entry{ .group = .init(), .span = .empty() };
+    const table: Table = .{ .entry = .{ .group = .fromGroup(3), .span = try .empty() } };
+    _ = entry;
+    _ = table;
+}
+
+fn untyped() void {
+    const loose = .{ .group = .init(), .span = .empty() };
+    _ = loose;
+}
+"#;
+
+/// A decl literal is a declaration of the type expected where it is written: the parameter it
+/// fills at a call surely resolved (a method called on a value takes it first), the field it
+/// initialises in a struct literal of a written type or in an anonymous literal of an expected
+/// type (nested); an `anytype` parameter or an untyped literal expects no type (no edge).
+#[test]
+fn zig_decl_literals_typed_by_parameters_and_fields() {
+    let g = graph(&[("src/entry.zig", EXPECTED)]);
+    let calls = edges(&g, EdgeKind::Calls);
+    let from = |caller: &str| -> Vec<(String, String)> {
+        let mut found: Vec<(String, String)> = calls
+            .iter()
+            .filter(|e| e.0 == format!("Function:src/entry.zig:{caller}"))
+            .filter(|e| e.2.parse::<f32>().is_ok_and(|c| c >= 0.5))
+            .map(|e| (e.1.clone(), e.2.clone()))
+            .collect();
+        found.sort();
+        found
+    };
+    let method = |name: &str| (format!("Method:src/entry.zig:{name}"), "0.97".to_owned());
+    let field = |name: &str| (format!("Method:src/entry.zig:{name}"), "0.95".to_owned());
+    let function = |name: &str| (format!("Function:src/entry.zig:{name}"), "0.97".to_owned());
+    assert_eq!(
+        from("arguments"),
+        vec![
+            function("register"),
+            method("Entry.add"),
+            method("Group.fromGroup"),
+            method("Group.init"),
+            method("Span.empty"),
+        ],
+        "{calls:?}"
+    );
+    assert_eq!(from("anyValue"), vec![function("pick")], "{calls:?}");
+    assert_eq!(
+        from("literals"),
+        vec![
+            field("Group.fromGroup"),
+            field("Group.init"),
+            field("Span.empty")
+        ],
+        "{calls:?}"
+    );
+    assert_eq!(from("untyped"), vec![], "{calls:?}");
+}
