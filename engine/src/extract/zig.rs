@@ -67,6 +67,9 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
                     push_children(&mut cursor, node, scope, &mut stack);
                     continue;
                 }
+                if scope == file_struct {
+                    type_function_alias(node, src, facts);
+                }
                 local_chain(node, scope, &chains, src, facts, &mut local_chains);
                 binding(node, scope, &this_aliases, src, facts);
             }
@@ -415,33 +418,64 @@ fn returned_container<'t>(node: Node<'t>, src: &[u8]) -> Option<(NodeKind, Node<
     })
 }
 
-/// The type function a type function returns an instance of: its return type is `type` and
-/// its body is `return a.Other(T, …);` (`fn ArrayList(comptime T: type) type { return
+/// The type a type function returns an instance of, or names: its return type is `type` and
+/// every `return` of its body (not of a function or container inside it) gives the same
+/// `a.Other(T, …)` or the same named type (`fn ArrayList(comptime T: type) type { return
 /// array_list.Aligned(T, null); }` → `array_list.Aligned`): it is that type, its members the
-/// other's.
+/// other's. Returns of two different types, or of the function itself, give none.
 fn returned_instance(node: Node, src: &[u8]) -> Option<String> {
     if field(node, "type").map(|t| text(t, src)) != Some("type") {
         return None;
     }
-    let body = field(node, "body")?;
-    let statements: Vec<Node> = named_children(body)
-        .into_iter()
-        .filter(|c| c.kind() != "comment")
-        .collect();
-    let [statement] = statements.as_slice() else {
-        return None;
-    };
-    let ret = named_children(*statement)
-        .into_iter()
-        .find(|c| c.kind() == "return_expression")
-        .or((statement.kind() == "return_expression").then_some(*statement))?;
-    let value = named_children(ret).into_iter().next()?;
-    if value.kind() != "call_expression" {
-        return None;
+    let own = field(node, "name").map(|n| text(n, src));
+    let mut returned: Option<String> = None;
+    let mut stack = vec![field(node, "body")?];
+    while let Some(at) = stack.pop() {
+        if at.kind() == "function_declaration" || container_kind(at).is_some() {
+            continue;
+        }
+        if at.kind() != "return_expression" {
+            stack.extend(named_children(at));
+            continue;
+        }
+        let value = named_children(at)
+            .into_iter()
+            .find(|c| c.kind() != "comment")?;
+        let named = match value.kind() {
+            "call_expression" => field(value, "function")?,
+            _ => value,
+        };
+        if named.kind() != "identifier" && !RECEIVERS.is_dotted(named) {
+            return None;
+        }
+        let name = text(named, src).replace(char::is_whitespace, "");
+        if Some(name.as_str()) == own || returned.as_ref().is_some_and(|r| *r != name) {
+            return None;
+        }
+        returned = Some(name);
     }
-    let function = field(value, "function")?;
-    (function.kind() == "identifier" || RECEIVERS.is_dotted(function))
-        .then(|| text(function, src).replace(char::is_whitespace, ""))
+    returned
+}
+
+/// A file-level `const X = a.Other(T, …);`: an alias of what the call gives, a type when
+/// `a.Other` is a type function (`const Array = std.array_list.Managed(Value);`).
+fn type_function_alias(node: Node, src: &[u8], facts: &mut FileFacts) {
+    let Some((name, Some(value))) = declared(node) else {
+        return;
+    };
+    if field(node, "type").is_some() || value.kind() != "call_expression" {
+        return;
+    }
+    let Some(function) = field(value, "function") else {
+        return;
+    };
+    if function.kind() == "identifier" || RECEIVERS.is_dotted(function) {
+        let called = text(function, src).replace(char::is_whitespace, "");
+        facts
+            .type_aliases
+            .push((text(name, src).to_owned(), vec![called]));
+        facts.type_alias_lines.push(line(node));
+    }
 }
 
 /// `const m = @import("x.zig")` (the whole file), `const A = @import("x.zig").A` and
@@ -994,6 +1028,9 @@ fn expand_chains(facts: &mut FileFacts, chains: &[(String, String)]) {
     }
     for def in &mut facts.defs {
         expand(&mut def.returns);
+    }
+    for member in facts.type_aliases.iter_mut().flat_map(|(_, m)| m) {
+        expand(member);
     }
     let receivers = facts
         .calls

@@ -33,8 +33,9 @@ impl<'a> Resolver<'a> {
 
     /// The container a receiver path names through containers declared inside containers
     /// (`Clock.Timestamp` where `Timestamp` is declared in `Clock`), with the confidence of its
-    /// first part: the longest prefix that names a type from `scope`, then each further part a
-    /// container declared in the one before (a field or function on the way names no container).
+    /// first part: the longest prefix that names a type from `scope` (the whole path too: an
+    /// alias `m.Bytes` of a type function's instance), then each further part a container
+    /// declared in the one before (a field or function on the way names no container).
     pub(super) fn zig_nested_container(
         &self,
         fi: usize,
@@ -42,7 +43,7 @@ impl<'a> Resolver<'a> {
         path: &str,
     ) -> Option<(u32, f32)> {
         let parts: Vec<&str> = path.split('.').collect();
-        (1..parts.len()).rev().find_map(|split| {
+        (1..=parts.len()).rev().find_map(|split| {
             let (start, conf) = self.resolve_type(fi, scope, &parts[..split].join("."))?;
             let inner = parts[split..].iter().try_fold(start, |container, part| {
                 let (member, inherited) = self.find_member(container, part)?;
@@ -55,8 +56,9 @@ impl<'a> Resolver<'a> {
 
     /// The type of an argument place `g@i/n` (written by `extract/zig.rs` for a decl literal
     /// passed as argument `i` of `n` to `g`), then of the fields written after it (`g@0/1.f`):
-    /// the declared type of the parameter at that place of what `g` surely calls. A method
-    /// called on a value takes it first (one parameter more than the arguments).
+    /// the declared type of the parameter at that place of what `g` surely calls (a path
+    /// through nested containers too: `std.Io.Limit`). A method called on a value takes it
+    /// first (one parameter more than the arguments).
     pub(super) fn zig_argument_type(
         &self,
         fi: usize,
@@ -85,7 +87,9 @@ impl<'a> Resolver<'a> {
             .bindings
             .get(*bound.types.first()? as usize)?
             .type_name;
-        let (mut ty, mut conf) = self.resolve_type(file, Some(def), written)?;
+        let (mut ty, mut conf) = self
+            .resolve_type(file, Some(def), written)
+            .or_else(|| self.zig_nested_container(file, Some(def), written))?;
         conf = conf.min(reached);
         for field in fields.split('.').filter(|f| !f.is_empty()) {
             let (t, c) = self.member_type(ty, field, depth)?;

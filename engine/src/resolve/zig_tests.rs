@@ -610,7 +610,21 @@ fn zig_paths_through_nested_containers() {
     }
 }
 
-const EXPECTED: &str = r#"const Group = struct {
+const IO: &str = r#"userdata: ?*anyopaque,
+
+pub const Limit = enum(usize) {
+    unlimited = 0,
+    _,
+
+    pub fn limited(n: usize) Limit {
+        return @enumFromInt(n);
+    }
+};
+"#;
+
+const EXPECTED: &str = r#"const Io = @import("Io.zig");
+
+const Group = struct {
     id: u32,
 
     pub fn fromGroup(id: u32) Group {
@@ -646,6 +660,10 @@ pub fn register(group: Group, span: Span) void {
     _ = span;
 }
 
+pub fn stream(limit: Io.Limit) void {
+    _ = limit;
+}
+
 pub fn pick(value: anytype) void {
     _ = value;
 }
@@ -654,6 +672,7 @@ fn arguments(entry: *Entry) void {
     register(.fromGroup(1), .empty());
     entry.add(.init());
     Entry.add(entry, .fromGroup(2));
+    stream(.limited(1));
 }
 
 fn anyValue() void {
@@ -674,12 +693,13 @@ fn untyped() void {
 "#;
 
 /// A decl literal is a declaration of the type expected where it is written: the parameter it
-/// fills at a call surely resolved (a method called on a value takes it first), the field it
+/// fills at a call surely resolved (a method called on a value takes it first; a parameter
+/// typed by a container declared in a file that is a struct, `Io.Limit`), the field it
 /// initialises in a struct literal of a written type or in an anonymous literal of an expected
 /// type (nested); an `anytype` parameter or an untyped literal expects no type (no edge).
 #[test]
 fn zig_decl_literals_typed_by_parameters_and_fields() {
-    let g = graph(&[("src/entry.zig", EXPECTED)]);
+    let g = graph(&[("src/entry.zig", EXPECTED), ("src/Io.zig", IO)]);
     let calls = edges(&g, EdgeKind::Calls);
     let from = |caller: &str| -> Vec<(String, String)> {
         let mut found: Vec<(String, String)> = calls
@@ -698,6 +718,11 @@ fn zig_decl_literals_typed_by_parameters_and_fields() {
         from("arguments"),
         vec![
             function("register"),
+            function("stream"),
+            (
+                "Method:src/Io.zig:Io.Limit.limited".to_owned(),
+                "0.97".to_owned()
+            ),
             method("Entry.add"),
             method("Group.fromGroup"),
             method("Group.init"),
@@ -716,4 +741,91 @@ fn zig_decl_literals_typed_by_parameters_and_fields() {
         "{calls:?}"
     );
     assert_eq!(from("untyped"), vec![], "{calls:?}");
+}
+
+const MANAGED: &str = r#"const aligned = @import("aligned.zig");
+
+pub fn Managed(comptime T: type) type {
+    comptime assertType(T);
+    if (@sizeOf(T) == 0) {
+        return aligned.Aligned(T, null);
+    }
+    return aligned.Aligned(T, null);
+}
+
+pub fn Either(comptime T: type) type {
+    if (@sizeOf(T) == 0) return aligned.Aligned(T, null);
+    return Other(T);
+}
+
+pub fn Other(comptime T: type) type {
+    return struct {
+        pub fn append(self: *@This(), item: T) void {
+            _ = self;
+            _ = item;
+        }
+    };
+}
+
+fn assertType(comptime T: type) void {
+    _ = T;
+}
+
+pub const Bytes = Managed(u8);
+pub const Mixed = Either(u8);
+"#;
+
+const USER: &str = r#"const managed = @import("managed.zig");
+const Bytes = managed.Bytes;
+
+fn fill(bytes: *Bytes) void {
+    bytes.append(1);
+}
+
+fn fresh() void {
+    var bytes = managed.Bytes.init();
+    bytes.append(2);
+}
+
+fn mixed(values: *managed.Mixed) void {
+    values.append(3);
+}
+"#;
+
+/// A type function every `return` of which gives the same other type function's instance
+/// (through `if` and a `comptime` statement) is that type, and a file-level `const Bytes =
+/// Managed(u8);` names it (imported, or through its file); one returning two different types
+/// is no type, so a value of its alias reaches no method surely.
+#[test]
+fn zig_type_functions_through_every_return_and_their_aliases() {
+    let g = graph(&[
+        ("src/aligned.zig", ALIGNED),
+        ("src/managed.zig", MANAGED),
+        ("src/user.zig", USER),
+    ]);
+    let calls = edges(&g, EdgeKind::Calls);
+    let from = |caller: &str| -> Vec<String> {
+        let mut found: Vec<String> = calls
+            .iter()
+            .filter(|e| e.0 == format!("Function:src/user.zig:{caller}"))
+            .filter(|e| e.2.parse::<f32>().is_ok_and(|c| c >= 0.5))
+            .map(|e| e.1.clone())
+            .collect();
+        found.sort();
+        found
+    };
+    assert_eq!(
+        from("fill"),
+        vec!["Method:src/aligned.zig:Aligned.append"],
+        "{calls:?}"
+    );
+    assert_eq!(
+        from("fresh"),
+        vec![
+            "Method:src/aligned.zig:Aligned.append",
+            "Method:src/aligned.zig:Aligned.init"
+        ],
+        "{calls:?}"
+    );
+    assert_eq!(from("mixed"), Vec::<String>::new(), "{calls:?}");
 }
