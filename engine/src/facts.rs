@@ -209,7 +209,8 @@ pub struct CallArgs {
 
 /// Ruby: the parameters of method `method` a caller's argument alone gives a value: required
 /// ones before any optional or splat parameter (by place), required keywords (by name), each
-/// never assigned in the method. `None` at a place whose parameter is not such.
+/// never assigned in the method. `None` at a place whose parameter is not such. Zig: every
+/// parameter of function `method` by place (its declared type is its binding).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MethodParams {
     pub method: DefIdx,

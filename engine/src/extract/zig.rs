@@ -8,7 +8,8 @@ use super::{
     push_call, push_children, text,
 };
 use crate::facts::{
-    Binding, CallBinding, Callee, ElementBinding, FileFacts, Import, ImportedName, Receiver,
+    Binding, CallBinding, Callee, ElementBinding, FileFacts, Import, ImportedName, MethodParams,
+    Receiver,
 };
 use crate::graph::NodeKind;
 
@@ -65,6 +66,9 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
                 {
                     push_children(&mut cursor, node, scope, &mut stack);
                     continue;
+                }
+                if scope == file_struct {
+                    type_function_alias(node, src, facts);
                 }
                 local_chain(node, scope, &chains, src, facts, &mut local_chains);
                 binding(node, scope, &this_aliases, src, facts);
@@ -369,7 +373,12 @@ fn function(
         .into_iter()
         .find(|c| c.kind() == "parameters")
     {
+        let mut positional = Vec::new();
         for param in named_children(params) {
+            if param.kind() != "parameter" {
+                continue;
+            }
+            positional.push(field(param, "name").map(|n| text(n, src).to_owned()));
             let (Some(var), Some(ty)) = (field(param, "name"), field(param, "type")) else {
                 continue;
             };
@@ -383,6 +392,11 @@ fn function(
                 push_binding(facts, binding, (line(node), end_line(node)));
             }
         }
+        facts.method_params.push(MethodParams {
+            method: idx,
+            positional,
+            keywords: Vec::new(),
+        });
     }
     idx
 }
@@ -404,33 +418,64 @@ fn returned_container<'t>(node: Node<'t>, src: &[u8]) -> Option<(NodeKind, Node<
     })
 }
 
-/// The type function a type function returns an instance of: its return type is `type` and
-/// its body is `return a.Other(T, …);` (`fn ArrayList(comptime T: type) type { return
+/// The type a type function returns an instance of, or names: its return type is `type` and
+/// every `return` of its body (not of a function or container inside it) gives the same
+/// `a.Other(T, …)` or the same named type (`fn ArrayList(comptime T: type) type { return
 /// array_list.Aligned(T, null); }` → `array_list.Aligned`): it is that type, its members the
-/// other's.
+/// other's. Returns of two different types, or of the function itself, give none.
 fn returned_instance(node: Node, src: &[u8]) -> Option<String> {
     if field(node, "type").map(|t| text(t, src)) != Some("type") {
         return None;
     }
-    let body = field(node, "body")?;
-    let statements: Vec<Node> = named_children(body)
-        .into_iter()
-        .filter(|c| c.kind() != "comment")
-        .collect();
-    let [statement] = statements.as_slice() else {
-        return None;
-    };
-    let ret = named_children(*statement)
-        .into_iter()
-        .find(|c| c.kind() == "return_expression")
-        .or((statement.kind() == "return_expression").then_some(*statement))?;
-    let value = named_children(ret).into_iter().next()?;
-    if value.kind() != "call_expression" {
-        return None;
+    let own = field(node, "name").map(|n| text(n, src));
+    let mut returned: Option<String> = None;
+    let mut stack = vec![field(node, "body")?];
+    while let Some(at) = stack.pop() {
+        if at.kind() == "function_declaration" || container_kind(at).is_some() {
+            continue;
+        }
+        if at.kind() != "return_expression" {
+            stack.extend(named_children(at));
+            continue;
+        }
+        let value = named_children(at)
+            .into_iter()
+            .find(|c| c.kind() != "comment")?;
+        let named = match value.kind() {
+            "call_expression" => field(value, "function")?,
+            _ => value,
+        };
+        if named.kind() != "identifier" && !RECEIVERS.is_dotted(named) {
+            return None;
+        }
+        let name = text(named, src).replace(char::is_whitespace, "");
+        if Some(name.as_str()) == own || returned.as_ref().is_some_and(|r| *r != name) {
+            return None;
+        }
+        returned = Some(name);
     }
-    let function = field(value, "function")?;
-    (function.kind() == "identifier" || RECEIVERS.is_dotted(function))
-        .then(|| text(function, src).replace(char::is_whitespace, ""))
+    returned
+}
+
+/// A file-level `const X = a.Other(T, …);`: an alias of what the call gives, a type when
+/// `a.Other` is a type function (`const Array = std.array_list.Managed(Value);`).
+fn type_function_alias(node: Node, src: &[u8], facts: &mut FileFacts) {
+    let Some((name, Some(value))) = declared(node) else {
+        return;
+    };
+    if field(node, "type").is_some() || value.kind() != "call_expression" {
+        return;
+    }
+    let Some(function) = field(value, "function") else {
+        return;
+    };
+    if function.kind() == "identifier" || RECEIVERS.is_dotted(function) {
+        let called = text(function, src).replace(char::is_whitespace, "");
+        facts
+            .type_aliases
+            .push((text(name, src).to_owned(), vec![called]));
+        facts.type_alias_lines.push(line(node));
+    }
 }
 
 /// `const m = @import("x.zig")` (the whole file), `const A = @import("x.zig").A` and
@@ -833,9 +878,8 @@ fn payload_binding(payload: Node, scope: Option<u32>, src: &[u8], facts: &mut Fi
 }
 
 /// A decl literal `.init(…)`: a call of a declaration of its result type, read where that type
-/// is written: `const x: T = .init(…)` (through `try` and `catch`) and `return .init(…)` in a
-/// function returning `T` (`!T`, `?T`). `T.init`, else `None`. Assigned (`x.field =
-/// .init(…)`), it is a member of what is assigned to, typed as a receiver is.
+/// is known (`expected`): `T.init` when the type is written, else a member of the typed place
+/// the literal fills. `None` where no type is expected.
 fn decl_literal(
     call: Node,
     scope: Option<u32>,
@@ -848,9 +892,35 @@ fn decl_literal(
         return None;
     }
     let name = text(field(function, "member")?, src).to_owned();
-    let mut at = call;
+    let receiver = match expected(call, scope, this_aliases, src, facts)? {
+        Expected::Type(ty) if ty.contains('.') => Receiver::Path(ty),
+        Expected::Type(ty) => Receiver::Name(ty),
+        Expected::Place(place) => place,
+    };
+    Some(Callee::Member { receiver, name })
+}
+
+/// Where the result type of a value written without one (a decl literal, `.{ … }`) comes from.
+enum Expected {
+    /// A written type: `const x: T = …`, `return …` in a function returning `T` (`!T`, `?T`).
+    Type(String),
+    /// A place of a type the resolver reads: `x.field = …` (`x.field`), a field of a struct
+    /// literal (`T{ .f = … }`: `T().f`, the field of a `T`), an argument (`g(…)`: `g@0/1`, the
+    /// first of one parameter of what `g` calls).
+    Place(Receiver),
+}
+
+/// The type the value at `node` is expected to have, through `try`, `( )`, the left of `catch`
+/// and a branch of `if`/`else` (not its condition); `None` where no type is written or read.
+fn expected(
+    node: Node,
+    scope: Option<u32>,
+    this_aliases: &[(u32, String)],
+    src: &[u8],
+    facts: &FileFacts,
+) -> Option<Expected> {
+    let mut at = node;
     let mut parent = at.parent()?;
-    // Through `try`, `( )`, the left of `catch` and a branch of `if`/`else` (not its condition).
     while matches!(parent.kind(), "try_expression" | "parenthesized_expression")
         || (parent.kind() == "catch_expression"
             && named_children(parent)
@@ -873,10 +943,9 @@ fn decl_literal(
                 return None;
             }
             return match receiver(assigned, src) {
-                assigned @ (Receiver::Name(_) | Receiver::Path(_)) => Some(Callee::Member {
-                    receiver: assigned,
-                    name,
-                }),
+                assigned @ (Receiver::Name(_) | Receiver::Path(_)) => {
+                    Some(Expected::Place(assigned))
+                }
                 _ => None,
             };
         }
@@ -888,18 +957,57 @@ fn decl_literal(
             }
             field(function, "type")?
         }
+        // `.f = …` in a struct literal: the field of the literal's type.
+        "assignment_expression" if field(parent, "right").is_some_and(|r| r.id() == at.id()) => {
+            let left = field(parent, "left")?;
+            if left.kind() != "field_expression" || field(left, "object").is_some() {
+                return None;
+            }
+            let member = text(field(left, "member")?, src);
+            let literal = parent.parent().filter(|l| l.kind() == "initializer_list")?;
+            let literal = literal.parent()?;
+            let place = match literal.kind() {
+                "struct_initializer" => {
+                    let ty = named_children(literal).into_iter().next()?;
+                    if !RECEIVERS.is_dotted(ty) {
+                        return None;
+                    }
+                    let ty = type_name(ty, scope, this_aliases, src, facts)?;
+                    format!("{ty}()")
+                }
+                "anonymous_struct_initializer" => {
+                    match expected(literal, scope, this_aliases, src, facts)? {
+                        Expected::Type(ty) => format!("{ty}()"),
+                        Expected::Place(Receiver::Name(p) | Receiver::Path(p)) => p,
+                        Expected::Place(_) => return None,
+                    }
+                }
+                _ => return None,
+            };
+            return Some(Expected::Place(Receiver::Path(format!("{place}.{member}"))));
+        }
+        // An argument: the parameter at its place, of what the call calls.
+        "call_expression" => {
+            let function = field(parent, "function")?;
+            if function.id() == at.id()
+                || !RECEIVERS.is_dotted(function)
+                || text(function, src).contains(['@', '"'])
+            {
+                return None;
+            }
+            let arguments: Vec<Node> = named_children(parent)
+                .into_iter()
+                .filter(|a| a.id() != function.id() && a.kind() != "comment")
+                .collect();
+            let place = arguments.iter().position(|a| a.id() == at.id())?;
+            let callee = text(function, src).replace(char::is_whitespace, "");
+            let place = format!("{callee}@{place}/{}", arguments.len());
+            return Some(Expected::Place(Receiver::Path(place)));
+        }
         _ => return None,
     };
     let ty = type_name(written, scope, this_aliases, src, facts)?;
-    if ty.ends_with("[]") {
-        return None;
-    }
-    let receiver = if ty.contains('.') {
-        Receiver::Path(ty)
-    } else {
-        Receiver::Name(ty)
-    };
-    Some(Callee::Member { receiver, name })
+    (!ty.ends_with("[]")).then_some(Expected::Type(ty))
 }
 
 /// Types and receivers written through a name declared as a chain through an import (`const
@@ -920,6 +1028,9 @@ fn expand_chains(facts: &mut FileFacts, chains: &[(String, String)]) {
     }
     for def in &mut facts.defs {
         expand(&mut def.returns);
+    }
+    for member in facts.type_aliases.iter_mut().flat_map(|(_, m)| m) {
+        expand(member);
     }
     let receivers = facts
         .calls

@@ -1076,6 +1076,13 @@ impl<'a> Resolver<'a> {
                     .into_iter()
                     .collect();
             }
+            // A Zig decl literal passed as an argument: a member of the parameter's type.
+            Receiver::Path(path) if f.lang == Lang::Zig && path.contains('@') => {
+                return self
+                    .zig_argument_type(fi, scope, path, depth)
+                    .map(|(t, conf)| self.typed_members(t, conf, name, conf, Reason::AttributeType))
+                    .unwrap_or_default();
+            }
             Receiver::Path(path) => {
                 let on_self = path.starts_with("self.") || path.starts_with("this.");
                 if !on_self

@@ -108,6 +108,13 @@ impl<'a> Resolver<'a> {
         {
             return Some(found);
         }
+        // A Zig file-level `const Array = list.Managed(Value);`: the type function's type.
+        if target.is_none()
+            && self.files[fi].lang == Lang::Zig
+            && let Some(found) = self.alias_type(fi, name)
+        {
+            return Some(found);
+        }
         match target {
             Some(Target::Node(n)) if self.kind_of(n).is_some_and(NodeKind::is_type) => {
                 Some((n, confidence::IMPORT))

@@ -609,3 +609,223 @@ fn zig_paths_through_nested_containers() {
         );
     }
 }
+
+const IO: &str = r#"userdata: ?*anyopaque,
+
+pub const Limit = enum(usize) {
+    unlimited = 0,
+    _,
+
+    pub fn limited(n: usize) Limit {
+        return @enumFromInt(n);
+    }
+};
+"#;
+
+const EXPECTED: &str = r#"const Io = @import("Io.zig");
+
+const Group = struct {
+    id: u32,
+
+    pub fn fromGroup(id: u32) Group {
+        return .{ .id = id };
+    }
+
+    pub fn init() Group {
+        return .{ .id = 0 };
+    }
+};
+
+const Span = struct {
+    pub fn empty() Span {
+        return .{};
+    }
+};
+
+const Entry = struct {
+    group: Group,
+    span: Span,
+
+    pub fn add(self: *Entry, group: Group) void {
+        self.group = group;
+    }
+};
+
+const Table = struct {
+    entry: Entry,
+};
+
+pub fn register(group: Group, span: Span) void {
+    _ = group;
+    _ = span;
+}
+
+pub fn stream(limit: Io.Limit) void {
+    _ = limit;
+}
+
+pub fn pick(value: anytype) void {
+    _ = value;
+}
+
+fn arguments(entry: *Entry) void {
+    register(.fromGroup(1), .empty());
+    entry.add(.init());
+    Entry.add(entry, .fromGroup(2));
+    stream(.limited(1));
+}
+
+fn anyValue() void {
+    pick(.init());
+}
+
+fn literals() void {
+    const entry = Entry{ .group = .init(), .span = .empty() };
+    const table: Table = .{ .entry = .{ .group = .fromGroup(3), .span = try .empty() } };
+    _ = entry;
+    _ = table;
+}
+
+fn untyped() void {
+    const loose = .{ .group = .init(), .span = .empty() };
+    _ = loose;
+}
+"#;
+
+/// A decl literal is a declaration of the type expected where it is written: the parameter it
+/// fills at a call surely resolved (a method called on a value takes it first; a parameter
+/// typed by a container declared in a file that is a struct, `Io.Limit`), the field it
+/// initialises in a struct literal of a written type or in an anonymous literal of an expected
+/// type (nested); an `anytype` parameter or an untyped literal expects no type (no edge).
+#[test]
+fn zig_decl_literals_typed_by_parameters_and_fields() {
+    let g = graph(&[("src/entry.zig", EXPECTED), ("src/Io.zig", IO)]);
+    let calls = edges(&g, EdgeKind::Calls);
+    let from = |caller: &str| -> Vec<(String, String)> {
+        let mut found: Vec<(String, String)> = calls
+            .iter()
+            .filter(|e| e.0 == format!("Function:src/entry.zig:{caller}"))
+            .filter(|e| e.2.parse::<f32>().is_ok_and(|c| c >= 0.5))
+            .map(|e| (e.1.clone(), e.2.clone()))
+            .collect();
+        found.sort();
+        found
+    };
+    let method = |name: &str| (format!("Method:src/entry.zig:{name}"), "0.97".to_owned());
+    let field = |name: &str| (format!("Method:src/entry.zig:{name}"), "0.95".to_owned());
+    let function = |name: &str| (format!("Function:src/entry.zig:{name}"), "0.97".to_owned());
+    assert_eq!(
+        from("arguments"),
+        vec![
+            function("register"),
+            function("stream"),
+            (
+                "Method:src/Io.zig:Io.Limit.limited".to_owned(),
+                "0.97".to_owned()
+            ),
+            method("Entry.add"),
+            method("Group.fromGroup"),
+            method("Group.init"),
+            method("Span.empty"),
+        ],
+        "{calls:?}"
+    );
+    assert_eq!(from("anyValue"), vec![function("pick")], "{calls:?}");
+    assert_eq!(
+        from("literals"),
+        vec![
+            field("Group.fromGroup"),
+            field("Group.init"),
+            field("Span.empty")
+        ],
+        "{calls:?}"
+    );
+    assert_eq!(from("untyped"), vec![], "{calls:?}");
+}
+
+const MANAGED: &str = r#"const aligned = @import("aligned.zig");
+
+pub fn Managed(comptime T: type) type {
+    comptime assertType(T);
+    if (@sizeOf(T) == 0) {
+        return aligned.Aligned(T, null);
+    }
+    return aligned.Aligned(T, null);
+}
+
+pub fn Either(comptime T: type) type {
+    if (@sizeOf(T) == 0) return aligned.Aligned(T, null);
+    return Other(T);
+}
+
+pub fn Other(comptime T: type) type {
+    return struct {
+        pub fn append(self: *@This(), item: T) void {
+            _ = self;
+            _ = item;
+        }
+    };
+}
+
+fn assertType(comptime T: type) void {
+    _ = T;
+}
+
+pub const Bytes = Managed(u8);
+pub const Mixed = Either(u8);
+"#;
+
+const USER: &str = r#"const managed = @import("managed.zig");
+const Bytes = managed.Bytes;
+
+fn fill(bytes: *Bytes) void {
+    bytes.append(1);
+}
+
+fn fresh() void {
+    var bytes = managed.Bytes.init();
+    bytes.append(2);
+}
+
+fn mixed(values: *managed.Mixed) void {
+    values.append(3);
+}
+"#;
+
+/// A type function every `return` of which gives the same other type function's instance
+/// (through `if` and a `comptime` statement) is that type, and a file-level `const Bytes =
+/// Managed(u8);` names it (imported, or through its file); one returning two different types
+/// is no type, so a value of its alias reaches no method surely.
+#[test]
+fn zig_type_functions_through_every_return_and_their_aliases() {
+    let g = graph(&[
+        ("src/aligned.zig", ALIGNED),
+        ("src/managed.zig", MANAGED),
+        ("src/user.zig", USER),
+    ]);
+    let calls = edges(&g, EdgeKind::Calls);
+    let from = |caller: &str| -> Vec<String> {
+        let mut found: Vec<String> = calls
+            .iter()
+            .filter(|e| e.0 == format!("Function:src/user.zig:{caller}"))
+            .filter(|e| e.2.parse::<f32>().is_ok_and(|c| c >= 0.5))
+            .map(|e| e.1.clone())
+            .collect();
+        found.sort();
+        found
+    };
+    assert_eq!(
+        from("fill"),
+        vec!["Method:src/aligned.zig:Aligned.append"],
+        "{calls:?}"
+    );
+    assert_eq!(
+        from("fresh"),
+        vec![
+            "Method:src/aligned.zig:Aligned.append",
+            "Method:src/aligned.zig:Aligned.init"
+        ],
+        "{calls:?}"
+    );
+    assert_eq!(from("mixed"), Vec::<String>::new(), "{calls:?}");
+}

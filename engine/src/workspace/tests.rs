@@ -367,26 +367,27 @@ fn projects() -> Vec<Vec<(&'static str, Vec<&'static str>)>> {
             ),
         ],
         // Zig: files `@import` each other whole, by name and through an alias; methods through
-        // typed receivers and generic types; `usingnamespace` brings a file's names in.
+        // typed receivers and generic types; `usingnamespace` brings a file's names in; a decl
+        // literal typed by another file's parameter; a type alias of another file's instance.
         vec![
             (
                 "src/main.zig",
                 vec![
-                    "const cart = @import(\"cart.zig\");\nconst Cart = cart.Cart;\npub fn main() void {\n    var c = Cart.init();\n    c.total();\n    cart.helper();\n}\n",
+                    "const cart = @import(\"cart.zig\");\nconst Cart = cart.Cart;\npub fn main() void {\n    var c = Cart.init();\n    c.total();\n    cart.helper();\n    cart.pay(.init());\n}\n",
                     "const Cart = @import(\"cart.zig\").Cart;\nusingnamespace @import(\"util/list.zig\");\npub fn main() void {\n    const c: Cart = Cart.init();\n    c.total();\n    helper();\n}\n",
                 ],
             ),
             (
                 "src/cart.zig",
                 vec![
-                    "const List = @import(\"util/list.zig\").List;\npub const Cart = struct {\n    const Self = @This();\n    lines: List(u8),\n    pub fn init() Self {\n        return Self{ .lines = List(u8).init() };\n    }\n    pub fn total(self: *Self) void {\n        self.lines.append(1);\n    }\n};\npub fn helper() void {}\n",
-                    "pub const Cart = struct {\n    pub fn init() Cart {\n        return .{};\n    }\n    pub fn total(self: Cart) void {\n        _ = self;\n        helper();\n    }\n};\nfn helper() void {}\n",
+                    "const List = @import(\"util/list.zig\").List;\npub const Cart = struct {\n    const Self = @This();\n    lines: List(u8),\n    pub fn init() Self {\n        return Self{ .lines = List(u8).init() };\n    }\n    pub fn total(self: *Self) void {\n        self.lines.append(1);\n    }\n};\npub fn helper() void {}\npub fn pay(c: Cart) void {\n    _ = c;\n}\nconst Bytes = @import(\"util/list.zig\").Bytes;\npub fn fill(b: *Bytes) void {\n    b.append(2);\n}\n",
+                    "pub const Cart = struct {\n    pub fn init() Cart {\n        return .{};\n    }\n    pub fn total(self: Cart) void {\n        _ = self;\n        helper();\n    }\n};\nfn helper() void {}\npub fn pay(n: u8) void {\n    _ = n;\n}\n",
                 ],
             ),
             (
                 "src/util/list.zig",
                 vec![
-                    "pub fn List(comptime T: type) type {\n    return struct {\n        items: []T,\n        pub fn init() @This() {\n            return .{ .items = &.{} };\n        }\n        pub fn append(self: *@This(), x: T) void {\n            _ = self;\n            _ = x;\n        }\n    };\n}\n",
+                    "pub fn List(comptime T: type) type {\n    return struct {\n        items: []T,\n        pub fn init() @This() {\n            return .{ .items = &.{} };\n        }\n        pub fn append(self: *@This(), x: T) void {\n            _ = self;\n            _ = x;\n        }\n    };\n}\npub const Bytes = List(u8);\n",
                     "pub fn helper() void {}\npub fn List(comptime T: type) type {\n    return struct {\n        pub fn init() @This() {\n            return .{};\n        }\n    };\n}\n",
                 ],
             ),
