@@ -24,7 +24,7 @@ use std::rc::Rc;
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
-use self::carry::Carried;
+use self::carry::{Carried, KeptModules};
 pub use self::memo::ResolveMemo;
 use self::modules::ModuleIndex;
 use self::reads::{Facts, FileSet, FileVec, NameMap, NodeMap, NodeSet, Reads};
@@ -345,8 +345,8 @@ fn resolve_in(
     let mut earlier = earlier;
     let carried = earlier.as_mut().and_then(|m| m.carried.take());
     let reads = Reads::default();
-    let modules = ModuleIndex::build(files);
-    let test_files = test_files(files, &modules);
+    let kept = KeptModules::of(files, earlier.as_mut().and_then(|m| m.modules_kept.take()));
+    let (modules, test_files, modules_inputs) = (kept.index, kept.test_files, kept.inputs);
     let defs: usize = files.iter().map(|f| f.defs.len()).sum();
     // Files, their folders (at most as many) and definitions; each definition is defined by its
     // file and most are members of a type.
@@ -443,7 +443,10 @@ fn resolve_in(
     // The next build starts from this one's strings and nodes when they fit in the memo's
     // budget beside what it keeps.
     let carry = !r.plan.over_budget
-        && r.plan.kept_bytes + Carried::bytes(&r.b, &r.file_node, &r.def_node) <= budget;
+        && r.plan.kept_bytes
+            + Carried::bytes(&r.b, &r.file_node, &r.def_node)
+            + KeptModules::bytes_of(&r.modules, r.test_files.raw())
+            <= budget;
     let mut memo = r.memo();
     memo.carried = carry.then(|| Carried::keep(&r.b, &r.file_node, &r.def_node, carried_fresh));
     laps.lap("memo");
@@ -451,6 +454,13 @@ fn resolve_in(
     // reuse their room rather than add to it (the peak of a kernel's resolve).
     let (builder, decorated) = {
         let r = r;
+        if carry {
+            memo.modules_kept = Some(KeptModules::new(
+                modules_inputs,
+                r.modules,
+                r.test_files.into_raw(),
+            ));
+        }
         (r.b, r.decorated)
     };
     let graph = builder.build();
