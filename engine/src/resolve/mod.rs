@@ -405,13 +405,30 @@ fn resolve_in(
     r.structure(carried.as_mut(), &changed_paths);
     // The carried nodes are let go: only the size their strings had afresh is needed now.
     let carried_fresh = carried.map(|c| c.fresh);
-    r.csharp_structure();
-    r.php_structure();
-    r.ruby_structure();
-    r.elixir_structure();
-    r.kotlin_structure();
-    r.dart_structure();
-    r.scala_structure();
+    // A language's own pass walks every file for its files: passed over when there are none.
+    let present = files.iter().fold(0u64, |set, f| set | lang_bit(f.lang));
+    let has = |lang: Lang| present & lang_bit(lang) != 0;
+    if has(Lang::CSharp) {
+        r.csharp_structure();
+    }
+    if has(Lang::Php) {
+        r.php_structure();
+    }
+    if has(Lang::Ruby) {
+        r.ruby_structure();
+    }
+    if has(Lang::Elixir) {
+        r.elixir_structure();
+    }
+    if has(Lang::Kotlin) {
+        r.kotlin_structure();
+    }
+    if has(Lang::Dart) {
+        r.dart_structure();
+    }
+    if has(Lang::Scala) {
+        r.scala_structure();
+    }
     laps.lap("structure");
     r.scopes = Scopes::build(&r.files, &r.modules, &r.top_level, &r.def_node);
     laps.lap("scopes");
@@ -466,6 +483,11 @@ fn resolve_in(
     let graph = builder.build();
     laps.lap("graph");
     (graph, stats, (memo, resolved, decorated), laps.parts)
+}
+
+/// A language as one bit of a set of languages.
+fn lang_bit(lang: Lang) -> u64 {
+    1 << (lang as u32 % 64)
 }
 
 /// Marks the items of invocations of stand-in macros (macros defined anywhere in the project
