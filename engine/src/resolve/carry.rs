@@ -1,9 +1,12 @@
-//! What a resolution hands the next one of the same project for its nodes: the graph builder's
-//! strings and each file's nodes, so an unchanged file's nodes are copied, not interned again.
+//! What a resolution hands the next one of the same project: the graph builder's strings and
+//! each file's nodes (an unchanged file's nodes are copied, not interned again), and the module
+//! index with the test-file set (used again while the files they are made from are alike).
 
 use rustc_hash::FxHashSet as HashSet;
 
+use super::super::facts::FileFacts;
 use super::super::graph::{GraphBuilder, NodeData, STRINGS_ROOM_BYTES, Strings};
+use super::modules::ModuleIndex;
 
 /// Room for strings a next build adds (its changed files' new strings) without copying the
 /// carried text again.
@@ -142,10 +145,167 @@ impl CarriedNodes {
     }
 }
 
+/// A resolution's module index and its files compiled for tests only (`super::test_files`),
+/// with the fingerprint of what both are made from (`ModuleIndex::inputs_fingerprint`): an edit
+/// inside a file changes neither, and the next resolution takes them as they are.
+#[derive(Debug, Clone)]
+pub struct KeptModules {
+    pub(super) inputs: u64,
+    pub(super) index: ModuleIndex,
+    pub(super) test_files: HashSet<usize>,
+}
+
+impl KeptModules {
+    /// The module index and test-file set of `files`: those `kept` when they were made from
+    /// files alike in all the index reads, else made afresh. Debug builds make them afresh as
+    /// well and check both are equal.
+    pub(super) fn of(files: &[FileFacts], kept: Option<KeptModules>) -> KeptModules {
+        let inputs = ModuleIndex::inputs_fingerprint(files);
+        let fresh = || {
+            let index = ModuleIndex::build(files);
+            let test_files = super::test_files(files, &index);
+            KeptModules::new(inputs, index, test_files)
+        };
+        match kept.filter(|k| k.inputs == inputs) {
+            Some(kept) => {
+                if cfg!(debug_assertions) {
+                    let made = fresh();
+                    assert_eq!(kept.index, made.index, "the kept module index differs");
+                    assert_eq!(
+                        kept.test_files, made.test_files,
+                        "the kept test files differ"
+                    );
+                }
+                kept
+            }
+            None => fresh(),
+        }
+    }
+
+    /// What a resolution keeps: its module index and test-file set, made from files whose
+    /// fingerprint is `inputs`.
+    pub(super) fn new(inputs: u64, index: ModuleIndex, test_files: HashSet<usize>) -> Self {
+        KeptModules {
+            inputs,
+            index,
+            test_files,
+        }
+    }
+
+    /// About the bytes keeping these would hold (counted against the memo's budget).
+    pub(super) fn bytes_of(index: &ModuleIndex, test_files: &HashSet<usize>) -> usize {
+        index.heap_bytes() + test_files.capacity() * (size_of::<usize>() + 1)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::graph::{NewNode, NodeKind};
+    use crate::ingest::{parse_files, source_files};
+    use crate::lang::Lang;
+
+    fn parsed(files: &[(&str, &str)]) -> Vec<FileFacts> {
+        let batch = source_files(files)
+            .into_iter()
+            .filter_map(|f| Lang::of_path(&f.path).map(|lang| (lang, f)))
+            .collect();
+        parse_files(batch).into_iter().map(|p| p.facts).collect()
+    }
+
+    /// A project, an edit (file, new text) that leaves its module index and test files alike,
+    /// and one that does not (none for Python, whose modules are found by their paths alone).
+    type Project = (
+        Vec<(&'static str, &'static str)>,
+        (usize, &'static str),
+        Option<(usize, &'static str)>,
+    );
+
+    fn projects() -> Vec<Project> {
+        vec![
+            (
+                vec![
+                    ("pkg/__init__.py", ""),
+                    ("pkg/a.py", "def f():\n    pass\n"),
+                    ("pkg/sub/b.py", "from pkg.a import f\n"),
+                ],
+                (1, "def f():\n    pass\n\ndef g():\n    pass\n"),
+                None,
+            ),
+            (
+                vec![
+                    ("src/lib.rs", "mod a;\n#[cfg(test)]\nmod tests;\n"),
+                    ("src/a.rs", "pub fn f() {}\n"),
+                    ("src/tests.rs", "fn t() {}\n"),
+                    ("src/unix/imp.rs", "pub fn g() {}\n"),
+                ],
+                (1, "pub fn f() {}\npub fn g() {}\n"),
+                Some((
+                    0,
+                    "mod a;\nmod tests;\n#[path = \"unix/imp.rs\"]\nmod imp;\n",
+                )),
+            ),
+            (
+                vec![
+                    ("app/A.java", "package app;\nclass A { void f() {} }\n"),
+                    ("app/B.java", "package app;\nclass B {}\n"),
+                ],
+                (0, "package app;\nclass A { void f() {} void g() {} }\n"),
+                Some((1, "package other;\nclass B {}\n")),
+            ),
+            (
+                vec![
+                    (
+                        "lib/shop/cart.ex",
+                        "defmodule Shop.Cart do\n  def f, do: 1\nend\n",
+                    ),
+                    ("lib/shop.ex", "defmodule Shop do\nend\n"),
+                ],
+                (
+                    0,
+                    "defmodule Shop.Cart do\n  def f, do: 1\n  def g, do: 2\nend\n",
+                ),
+                Some((1, "defmodule Shop.Store do\nend\n")),
+            ),
+        ]
+    }
+
+    #[test]
+    fn a_kept_module_index_is_taken_only_while_it_equals_one_made_afresh() {
+        for (files, (same_at, same), other) in projects() {
+            let before = parsed(&files);
+            let kept = KeptModules::of(&before, None);
+            let edited = |at: usize, text: &'static str| {
+                let mut files = files.clone();
+                files[at].1 = text;
+                parsed(&files)
+            };
+            // An edit inside a file: the kept index and test files are taken, equal to fresh ones.
+            let after = edited(same_at, same);
+            let taken = KeptModules::of(&after, Some(kept.clone()));
+            let fresh = KeptModules::of(&after, None);
+            assert_eq!(taken.inputs, kept.inputs, "{files:?}");
+            assert_eq!(taken.index, fresh.index);
+            assert_eq!(taken.test_files, fresh.test_files);
+            // An edit the index reads (a package, a module path, a module's name): made afresh.
+            if let Some((at, text)) = other {
+                let after = edited(at, text);
+                let made = KeptModules::of(&after, Some(kept.clone()));
+                assert_ne!(made.inputs, kept.inputs, "{files:?}");
+                assert_eq!(made.index, ModuleIndex::build(&after));
+            }
+            // A file added or removed changes what the index is made from.
+            let fewer = parsed(&files[1..]);
+            assert_ne!(
+                KeptModules::of(&fewer, Some(kept.clone())).inputs,
+                kept.inputs
+            );
+        }
+        // The Rust project's test module is a test file, kept as such.
+        let rust = &projects()[1].0;
+        let kept = KeptModules::of(&parsed(rust), None);
+        assert_eq!(kept.test_files.into_iter().collect::<Vec<_>>(), [2]);
+    }
 
     fn node<'a>(kind: NodeKind, file: &'a str, qualified: &'a str) -> NewNode<'a> {
         NewNode {

@@ -104,6 +104,9 @@ pub struct ResolveMemo {
     /// after a restore interns every file's strings).
     #[serde(skip)]
     pub(super) carried: Option<super::carry::Carried>,
+    /// The module index and test-file set (not in a snapshot: made again after a restore).
+    #[serde(skip)]
+    pub(super) modules_kept: Option<super::carry::KeptModules>,
 }
 
 /// This resolution's use of an earlier one, and what it keeps for the next.
@@ -485,6 +488,7 @@ impl<'a> Resolver<'a> {
             names: plan.names,
             modules: plan.modules,
             carried: None,
+            modules_kept: None,
         }
     }
 

@@ -24,7 +24,7 @@ use std::rc::Rc;
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
-use self::carry::Carried;
+use self::carry::{Carried, KeptModules};
 pub use self::memo::ResolveMemo;
 use self::modules::ModuleIndex;
 use self::reads::{Facts, FileSet, FileVec, NameMap, NodeMap, NodeSet, Reads};
@@ -345,8 +345,8 @@ fn resolve_in(
     let mut earlier = earlier;
     let carried = earlier.as_mut().and_then(|m| m.carried.take());
     let reads = Reads::default();
-    let modules = ModuleIndex::build(files);
-    let test_files = test_files(files, &modules);
+    let kept = KeptModules::of(files, earlier.as_mut().and_then(|m| m.modules_kept.take()));
+    let (modules, test_files, modules_inputs) = (kept.index, kept.test_files, kept.inputs);
     let defs: usize = files.iter().map(|f| f.defs.len()).sum();
     // Files, their folders (at most as many) and definitions; each definition is defined by its
     // file and most are members of a type.
@@ -405,13 +405,30 @@ fn resolve_in(
     r.structure(carried.as_mut(), &changed_paths);
     // The carried nodes are let go: only the size their strings had afresh is needed now.
     let carried_fresh = carried.map(|c| c.fresh);
-    r.csharp_structure();
-    r.php_structure();
-    r.ruby_structure();
-    r.elixir_structure();
-    r.kotlin_structure();
-    r.dart_structure();
-    r.scala_structure();
+    // A language's own pass walks every file for its files: passed over when there are none.
+    let present = files.iter().fold(0u64, |set, f| set | lang_bit(f.lang));
+    let has = |lang: Lang| present & lang_bit(lang) != 0;
+    if has(Lang::CSharp) {
+        r.csharp_structure();
+    }
+    if has(Lang::Php) {
+        r.php_structure();
+    }
+    if has(Lang::Ruby) {
+        r.ruby_structure();
+    }
+    if has(Lang::Elixir) {
+        r.elixir_structure();
+    }
+    if has(Lang::Kotlin) {
+        r.kotlin_structure();
+    }
+    if has(Lang::Dart) {
+        r.dart_structure();
+    }
+    if has(Lang::Scala) {
+        r.scala_structure();
+    }
     laps.lap("structure");
     r.scopes = Scopes::build(&r.files, &r.modules, &r.top_level, &r.def_node);
     laps.lap("scopes");
@@ -443,7 +460,10 @@ fn resolve_in(
     // The next build starts from this one's strings and nodes when they fit in the memo's
     // budget beside what it keeps.
     let carry = !r.plan.over_budget
-        && r.plan.kept_bytes + Carried::bytes(&r.b, &r.file_node, &r.def_node) <= budget;
+        && r.plan.kept_bytes
+            + Carried::bytes(&r.b, &r.file_node, &r.def_node)
+            + KeptModules::bytes_of(&r.modules, r.test_files.raw())
+            <= budget;
     let mut memo = r.memo();
     memo.carried = carry.then(|| Carried::keep(&r.b, &r.file_node, &r.def_node, carried_fresh));
     laps.lap("memo");
@@ -451,11 +471,23 @@ fn resolve_in(
     // reuse their room rather than add to it (the peak of a kernel's resolve).
     let (builder, decorated) = {
         let r = r;
+        if carry {
+            memo.modules_kept = Some(KeptModules::new(
+                modules_inputs,
+                r.modules,
+                r.test_files.into_raw(),
+            ));
+        }
         (r.b, r.decorated)
     };
     let graph = builder.build();
     laps.lap("graph");
     (graph, stats, (memo, resolved, decorated), laps.parts)
+}
+
+/// A language as one bit of a set of languages.
+fn lang_bit(lang: Lang) -> u64 {
+    1 << (lang as u32 % 64)
 }
 
 /// Marks the items of invocations of stand-in macros (macros defined anywhere in the project

@@ -13,7 +13,7 @@ use crate::graph::NodeKind;
 use crate::lang::Lang;
 
 /// Index from module names to file indexes (into the facts list).
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone, PartialEq)]
 pub struct ModuleIndex {
     python: HashMap<String, usize>,
     /// Per file: its canonical (package-chain) Python module name.
@@ -42,6 +42,14 @@ pub struct ModuleIndex {
     /// Lua files by the module name `require` loads them by, with the depth of the root it is
     /// taken from (see `lua_names`): the shallowest root wins.
     lua_modules: HashMap<String, (usize, usize)>,
+}
+
+/// The kinds of Elixir definition the index finds files by (`defmodule`, `defprotocol` …).
+fn elixir_module_kind(kind: NodeKind) -> bool {
+    matches!(
+        kind,
+        NodeKind::Module | NodeKind::Struct | NodeKind::Interface
+    )
 }
 
 fn dir_of(path: &str) -> &str {
@@ -98,7 +106,88 @@ fn stem(path: &str) -> &str {
     file.split_once('.').map_or(file, |(s, _)| s)
 }
 
+/// About the heap bytes of a map: its slots, each key's and value's own heap bytes.
+fn map_bytes<K, V>(
+    map: &HashMap<K, V>,
+    key: impl Fn(&K) -> usize,
+    value: impl Fn(&V) -> usize,
+) -> usize {
+    map.capacity() * (size_of::<(K, V)>() + 1)
+        + map.iter().map(|(k, v)| key(k) + value(v)).sum::<usize>()
+}
+
 impl ModuleIndex {
+    /// About the heap bytes the index holds (what keeping it for the next resolution costs).
+    pub fn heap_bytes(&self) -> usize {
+        let text = |s: &String| s.capacity();
+        let none = |_: &usize| 0;
+        let files = |v: &Vec<usize>| v.capacity() * size_of::<usize>();
+        let named = |v: &Vec<(String, usize)>| {
+            v.capacity() * size_of::<(String, usize)>()
+                + v.iter().map(|(s, _)| s.capacity()).sum::<usize>()
+        };
+        map_bytes(&self.python, text, none)
+            + self.python_canonical.capacity() * size_of::<Option<String>>()
+            + self
+                .python_canonical
+                .iter()
+                .flatten()
+                .map(text)
+                .sum::<usize>()
+            + map_bytes(&self.by_path, text, none)
+            + map_bytes(&self.rust, text, none)
+            + map_bytes(&self.go_dirs, text, files)
+            + self.go_root_package.as_ref().map_or(0, text)
+            + map_bytes(&self.java_packages, text, files)
+            + map_bytes(&self.c_names, text, named)
+            + map_bytes(&self.php_namespaces, text, files)
+            + map_bytes(&self.ruby_features, text, none)
+            + map_bytes(&self.dart_lib, text, named)
+            + map_bytes(&self.elixir_modules, text, files)
+            + map_bytes(&self.lua_modules, text, |_| 0)
+    }
+
+    /// Everything [`ModuleIndex::build`] reads of the files, and what the test-file set of a
+    /// Rust project is made from besides (`#[cfg(test)] mod` declarations), as one hash: equal
+    /// for two lists of files, the index and that set are the same for both.
+    pub fn inputs_fingerprint(files: &[FileFacts]) -> u64 {
+        let mix = |h: u64, x: u64| (h.rotate_left(5) ^ x).wrapping_mul(0x517c_c1b7_2722_0a95);
+        let text = |s: &str| xxhash_rust::xxh3::xxh3_64(s.as_bytes());
+        files.iter().fold(files.len() as u64, |mut h, f| {
+            h = mix(h, text(&f.path));
+            h = mix(h, f.lang as u64);
+            h = mix(h, f.package.as_deref().map_or(1, text));
+            match f.lang {
+                Lang::Rust => {
+                    for (name, path, line) in &f.module_paths {
+                        h = mix(h, text(name));
+                        h = mix(h, text(path));
+                        h = mix(h, u64::from(f.in_test_code(*line)));
+                    }
+                    for name in &f.test_modules {
+                        h = mix(h, text(name));
+                    }
+                    let modules = f
+                        .defs
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, d)| d.kind == NodeKind::Module && d.parent.is_none());
+                    for (i, d) in modules {
+                        h = mix(h, text(&d.name));
+                        h = mix(h, u64::from(f.is_test_def(i as u32)));
+                    }
+                }
+                Lang::Elixir => {
+                    for d in f.defs.iter().filter(|d| elixir_module_kind(d.kind)) {
+                        h = mix(h, text(&d.qualified));
+                    }
+                }
+                _ => {}
+            }
+            mix(h, 2)
+        })
+    }
+
     pub fn build(files: &[FileFacts]) -> ModuleIndex {
         let mut index = ModuleIndex {
             python_canonical: vec![None; files.len()],
@@ -178,12 +267,7 @@ impl ModuleIndex {
                     }
                 }
                 Lang::Elixir => {
-                    for d in f.defs.iter().filter(|d| {
-                        matches!(
-                            d.kind,
-                            NodeKind::Module | NodeKind::Struct | NodeKind::Interface
-                        )
-                    }) {
+                    for d in f.defs.iter().filter(|d| elixir_module_kind(d.kind)) {
                         let files = index.elixir_modules.entry(d.qualified.clone()).or_default();
                         if !files.contains(&i) {
                             files.push(i);

@@ -326,4 +326,9 @@ impl<'r> FileSet<'r> {
         self.reads.file(*file);
         self.set.contains(file)
     }
+
+    /// The set, let go by the resolution (kept for the next one).
+    pub fn into_raw(self) -> HashSet<usize> {
+        self.set
+    }
 }
