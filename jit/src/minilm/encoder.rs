@@ -6,9 +6,11 @@ use std::path::Path;
 use rustc_hash::FxHashMap;
 use serde::Deserialize;
 
+use super::crew::Crew;
+
 /// Output columns of one weight panel: one micro-tile's width (two AVX registers).
 const PANEL: usize = 16;
-/// Rows (tokens) of one micro-tile: 4 × 16 accumulators stay in registers.
+/// Rows (tokens) of one micro-tile: 6 × 16 accumulators stay in registers.
 const TILE_ROWS: usize = 6;
 
 /// The fields of the model's `config.json` the forward pass reads.
@@ -277,30 +279,37 @@ impl Encoder {
     /// The mean of the last hidden states of the tokens `ids` (each below [`Self::vocabulary`],
     /// at most `max_position_embeddings` of them; others are skipped): the sentence vector.
     pub(super) fn mean_hidden(&self, ids: &[u32]) -> Vec<f32> {
+        self.mean_hidden_with(ids, None)
+    }
+
+    /// [`Self::mean_hidden`], each product's panels shared with the thread running
+    /// [`Crew::help`] on `crew`: the same bits (each output is computed by the same code,
+    /// whichever thread takes its panel).
+    pub(super) fn mean_hidden_with(&self, ids: &[u32], crew: Option<&Crew>) -> Vec<f32> {
         #[cfg(target_arch = "x86_64")]
         if self.simd {
             // SAFETY: `simd` is true only when the CPU reported AVX2, FMA and F16C (`has_simd`).
-            return unsafe { self.forward_simd(ids) };
+            return unsafe { self.forward_simd(ids, crew) };
         }
-        self.forward::<false>(ids)
+        self.forward::<false>(ids, crew)
     }
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,fma,f16c")]
-    fn forward_simd(&self, ids: &[u32]) -> Vec<f32> {
-        self.forward::<true>(ids)
+    fn forward_simd(&self, ids: &[u32], crew: Option<&Crew>) -> Vec<f32> {
+        self.forward::<true>(ids, crew)
     }
 
     /// The plain loop's vector whatever the CPU: the fallback, checked against the SIMD one.
     #[cfg(test)]
-    pub(super) fn mean_hidden_plain(&self, ids: &[u32]) -> Vec<f32> {
-        self.forward::<false>(ids)
+    pub(super) fn mean_hidden_plain(&self, ids: &[u32], crew: Option<&Crew>) -> Vec<f32> {
+        self.forward::<false>(ids, crew)
     }
 
     /// The forward pass; `SIMD` (only where the CPU has AVX2, FMA and F16C) takes the
     /// intrinsics' tile, else the plain loop.
     #[inline(always)]
-    fn forward<const SIMD: bool>(&self, ids: &[u32]) -> Vec<f32> {
+    fn forward<const SIMD: bool>(&self, ids: &[u32], crew: Option<&Crew>) -> Vec<f32> {
         let h = self.hidden;
         let vocabulary = self.vocabulary();
         let ids: Vec<usize> = ids
@@ -336,7 +345,7 @@ impl Encoder {
         let head = h / self.heads;
         let scale = 1.0 / (head as f32).sqrt();
         for layer in &self.layers {
-            matmul::<SIMD>(&x, n, &layer.qkv, &mut qkv);
+            matmul::<SIMD, false>(&x, n, &layer.qkv, &mut qkv, crew);
             let width = 3 * h;
             for hd in 0..self.heads {
                 let (qo, ko, vo) = (hd * head, h + hd * head, 2 * h + hd * head);
@@ -364,12 +373,11 @@ impl Encoder {
                     }
                 }
             }
-            matmul::<SIMD>(&context, n, &layer.attention_out, &mut attended);
+            matmul::<SIMD, false>(&context, n, &layer.attention_out, &mut attended, crew);
             attended.iter_mut().zip(&x).for_each(|(a, r)| *a += r);
             layer_norm(&mut attended, h, &layer.attention_norm, self.eps);
-            matmul::<SIMD>(&attended, n, &layer.up, &mut up);
-            up.iter_mut().for_each(|v| *v = gelu_erf(*v));
-            matmul::<SIMD>(&up, n, &layer.down, &mut down);
+            matmul::<SIMD, true>(&attended, n, &layer.up, &mut up, crew);
+            matmul::<SIMD, false>(&up, n, &layer.down, &mut down, crew);
             down.iter_mut().zip(&attended).for_each(|(d, r)| *d += r);
             layer_norm(&mut down, h, &layer.output_norm, self.eps);
             std::mem::swap(&mut x, &mut down);
@@ -518,10 +526,17 @@ fn from_f16(half: u16) -> f32 {
 }
 
 /// `out` (resized to `rows × outputs`) = `x` (`rows × inputs`, row-major) times the layer,
-/// plus its bias: tiles of [`TILE_ROWS`] rows × [`PANEL`] columns. Panels are the outer loop,
-/// so each weight is read from memory once per product, whatever the number of rows.
+/// plus its bias, through GELU when `GELU`: tiles of [`TILE_ROWS`] rows × [`PANEL`] columns.
+/// Panels are the outer loop, so each weight is read from memory once per product, whatever
+/// the number of rows; with a `crew` the two threads take panels one at a time.
 #[inline(always)]
-fn matmul<const SIMD: bool>(x: &[f32], rows: usize, layer: &Linear, out: &mut Vec<f32>) {
+fn matmul<const SIMD: bool, const GELU: bool>(
+    x: &[f32],
+    rows: usize,
+    layer: &Linear,
+    out: &mut Vec<f32>,
+    crew: Option<&Crew>,
+) {
     out.clear();
     out.resize(rows * layer.outputs, 0.0);
     let k = layer.inputs;
@@ -533,21 +548,78 @@ fn matmul<const SIMD: bool>(x: &[f32], rows: usize, layer: &Linear, out: &mut Ve
             packed[block + i * TILE_ROWS + r % TILE_ROWS] = *v;
         }
     }
-    for (p, panel) in layer.panels.chunks_exact(k * PANEL).enumerate() {
+    let product = Product {
+        layer,
+        packed: &packed,
+        rows,
+        out: Shared(out.as_mut_ptr()),
+    };
+    let task = |p: usize| {
+        #[cfg(target_arch = "x86_64")]
+        if SIMD {
+            // SAFETY: `SIMD` is true only inside `forward_simd`, whose caller checked the CPU
+            // has AVX2, FMA and F16C; each panel is taken by one thread (`Product::panel`).
+            unsafe { panel_simd::<GELU>(&product, p) };
+            return;
+        }
+        // SAFETY: each panel is taken by one thread (`Crew::run`, or the loop below).
+        unsafe { product.panel::<false, GELU>(p) };
+    };
+    let panels = layer.outputs / PANEL;
+    match crew {
+        Some(crew) => crew.run(panels, &task),
+        None => (0..panels).for_each(task),
+    }
+}
+
+/// The output of a product, written by two threads at disjoint columns.
+struct Shared(*mut f32);
+
+// SAFETY: the threads write disjoint panels' columns of a buffer that outlives the product
+// (`Product::panel`).
+unsafe impl Sync for Shared {}
+
+/// One product's inputs, packed by blocks of rows, and its output (`rows × outputs`).
+struct Product<'a> {
+    layer: &'a Linear,
+    packed: &'a [f32],
+    rows: usize,
+    out: Shared,
+}
+
+impl Product<'_> {
+    /// Computes panel `p`'s columns of every row.
+    ///
+    /// # Safety
+    /// No other thread computes panel `p` at the same time; `SIMD` only where the CPU has AVX2,
+    /// FMA and F16C.
+    #[inline(always)]
+    unsafe fn panel<const SIMD: bool, const GELU: bool>(&self, p: usize) {
+        let layer = self.layer;
+        let k = layer.inputs;
+        let Some(panel) = layer.panels.get(p * k * PANEL..(p + 1) * k * PANEL) else {
+            return;
+        };
         let (ws, _) = panel.as_chunks::<PANEL>();
         let (bias, _) = layer.bias[p * PANEL..].as_chunks::<PANEL>();
         let Some(bias) = bias.first() else { return };
-        for (b, block) in packed.chunks_exact(k * TILE_ROWS).enumerate() {
+        for (b, block) in self.packed.chunks_exact(k * TILE_ROWS).enumerate() {
             let (xs, _) = block.as_chunks::<TILE_ROWS>();
             let first = b * TILE_ROWS;
-            let mut put = |tile: &[[f32; PANEL]]| {
+            let put = |tile: &[[f32; PANEL]]| {
                 for (r, row) in tile.iter().enumerate() {
                     let at = (first + r) * layer.outputs + p * PANEL;
-                    out[at..at + PANEL].copy_from_slice(row);
+                    let row = if GELU { row.map(gelu_erf) } else { *row };
+                    debug_assert!(at + PANEL <= self.rows * layer.outputs);
+                    // SAFETY: row `first + r` is below `rows`, so its panel `p` columns lie in
+                    // the output (`rows × outputs`), which no other thread writes there.
+                    unsafe {
+                        std::ptr::copy_nonoverlapping(row.as_ptr(), self.out.0.add(at), PANEL);
+                    }
                 }
             };
             // The last block computes only its rows (a padded row costs as much as a real one).
-            match rows - first {
+            match self.rows - first {
                 1 => put(&tile::<SIMD, 1>(ws, xs, bias)),
                 2 => put(&tile::<SIMD, 2>(ws, xs, bias)),
                 3 => put(&tile::<SIMD, 3>(ws, xs, bias)),
@@ -557,6 +629,17 @@ fn matmul<const SIMD: bool>(x: &[f32], rows: usize, layer: &Linear, out: &mut Ve
             }
         }
     }
+}
+
+/// [`Product::panel`] with AVX2, FMA and F16C (a thread's task is compiled without them).
+///
+/// # Safety
+/// As [`Product::panel`], on a CPU with AVX2, FMA and F16C.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma,f16c")]
+unsafe fn panel_simd<const GELU: bool>(product: &Product, p: usize) {
+    // SAFETY: as this function's own contract.
+    unsafe { product.panel::<true, GELU>(p) }
 }
 
 /// One tile: `bias + Σᵢ xs[i][r] × ws[i][c]` for its first `ROWS` (at most [`TILE_ROWS`]) rows
@@ -663,11 +746,11 @@ mod tests {
                 }
             }
             let mut plain = Vec::new();
-            matmul::<false>(&x, rows, &linear, &mut plain);
+            matmul::<false, false>(&x, rows, &linear, &mut plain, None);
             let mut all = vec![plain];
             if has_simd() {
                 let mut simd = Vec::new();
-                matmul::<true>(&x, rows, &linear, &mut simd);
+                matmul::<true, false>(&x, rows, &linear, &mut simd, None);
                 all.push(simd);
             }
             for got in &all {
@@ -689,7 +772,7 @@ mod tests {
         let both = Linear::packed(&[(&w1, &b1), (&w2, &b2)], 16);
         let x: Vec<f32> = (0..16).map(|i| i as f32 / 16.0).collect();
         let mut out = Vec::new();
-        matmul::<false>(&x, 1, &both, &mut out);
+        matmul::<false, false>(&x, 1, &both, &mut out, None);
         assert_eq!(out.len(), 48);
         let second: f32 = b2[3]
             + (0..16)
