@@ -386,6 +386,22 @@ fn print_embedding(set: &str, compiler: &Compiler, tasks: &[Task], rounds: usize
         percentile(&cpu, 0.95),
         wall.len()
     );
+    // The same with nothing beside: the other thread joins the embedding at once (when the
+    // embedder shares its work), as a compile's does once its rules are done.
+    let mut both = Vec::new();
+    for task in tasks {
+        for _ in 1..rounds {
+            let started = Instant::now();
+            embedder.embed_beside(&task.question, &mut || {});
+            both.push(started.elapsed().as_secs_f64() * 1e3);
+        }
+    }
+    both.sort_by(f64::total_cmp);
+    println!(
+        "   with the other thread helping at once: wall p50 {:.3} ms, p95 {:.3} ms",
+        percentile(&both, 0.5),
+        percentile(&both, 0.95)
+    );
 }
 
 fn report(set: &str, registry: &str, f: &Figures, all_full: usize, misses: bool) {

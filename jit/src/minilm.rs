@@ -9,7 +9,6 @@ use std::path::{Path, PathBuf};
 use rustc_hash::FxHashMap;
 
 use crate::vector::Embedder;
-use crew::Crew;
 use encoder::{Config, Encoder};
 
 /// The environment variable naming the model's folder (`config.json`, `vocab.txt`,
@@ -152,7 +151,7 @@ impl Embedder for MiniLm {
             return vec![0.0; self.dims];
         }
         let ids = self.token_ids(text);
-        let crew = Crew::new();
+        let crew = self.encoder.crew();
         std::thread::scope(|scope| {
             let other = scope.spawn(|| {
                 beside();
@@ -288,7 +287,7 @@ mod tests {
             assert_eq!(bits(&shared), bits(&alone), "{text}");
             // The plain loop shares its panels the same way.
             let ids = model.token_ids(text);
-            let crew = Crew::new();
+            let crew = model.encoder.crew();
             let plain = std::thread::scope(|scope| {
                 scope.spawn(|| crew.help());
                 let _over = crew.over();

@@ -1,98 +1,113 @@
 //! Two threads sharing one forward pass: the owner posts each product's independent parts
-//! (weight panels) and a helper thread claims them one at a time, as the owner does.
+//! (weight panels), both claim them one at a time, and the owner never waits on a stalled helper.
 
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
 
-/// One part of a posted product, by its index, its lifetime erased (see `Posted::task`).
-type Task = dyn Fn(usize) + Sync;
-
-/// Busy-wait rounds before a waiting thread yields its core (a product's gap on the owner is a
-/// few microseconds; on a loaded machine the other thread may be off its core for longer).
+/// Busy-wait rounds before the idle helper yields its core (a product's gap on the owner is a
+/// few microseconds; on a loaded machine the owner may be off its core for longer).
 const SPINS: u32 = 2_000;
 
-/// The posted product: its number, its parts' task and their count.
-struct Posted {
-    number: u32,
-    /// The task with its lifetime erased: dereferenced only after a claim under `number`
-    /// succeeds, and the owner stays in [`Crew::run`] (so the task lives) until every claimed
-    /// part is done.
-    task: Option<*const Task>,
-    parts: usize,
+/// A product whose parts either thread computes into its own scratch then writes.
+pub(super) trait Job: Copy + Send {
+    /// Computes `part` into `scratch`; gives up (false) as soon as `abandoned()` says the part
+    /// was written by the other thread.
+    fn compute(&self, part: usize, scratch: &mut Vec<f32>, abandoned: &dyn Fn() -> bool) -> bool;
+
+    /// Writes a computed part to the product's output.
+    ///
+    /// # Safety
+    /// At most once per part of a posted product, while the product's output lives.
+    unsafe fn write(&self, part: usize, scratch: &[f32]);
 }
 
-// SAFETY: the pointer is to a `Sync` closure, called from the helper only while the owner
-// keeps it alive (see `Posted::task`).
-unsafe impl Send for Posted {}
-
 /// The shared state of one forward pass on two threads.
-pub(super) struct Crew {
+pub(super) struct Crew<J> {
     /// The posted product's number (high 32 bits) and its next unclaimed part (low 32 bits):
     /// one compare-and-swap claims a part of exactly that product.
     state: AtomicU64,
-    posted: Mutex<Posted>,
-    /// Parts of the posted product done (by either thread).
+    /// The posted product, by number, and its part count.
+    posted: Mutex<(u32, Option<J>, usize)>,
+    /// Per part, the number of the last product whose part is written: the thread that raises
+    /// it writes the part, so each part is written once even when both computed it.
+    written: Box<[AtomicU32]>,
+    /// Parts of the posted product written.
     done: AtomicUsize,
     /// The forward pass is over (or its owner unwound): the helper returns.
     over: AtomicBool,
-    /// The helper unwound, possibly holding a claimed part: the owner finishes alone.
-    lost: AtomicBool,
+    /// Inputs of the pass's products, kept until the crew is dropped: a helper that was off its
+    /// core may still read one after the owner has moved on (it then gives up at once).
+    kept: Mutex<Vec<Vec<f32>>>,
 }
 
-impl Crew {
-    pub(super) fn new() -> Crew {
+impl<J: Job> Crew<J> {
+    /// A crew for products of at most `most` parts.
+    pub(super) fn new(most: usize) -> Crew<J> {
         Crew {
             state: AtomicU64::new(0),
-            posted: Mutex::new(Posted {
-                number: 0,
-                task: None,
-                parts: 0,
-            }),
+            posted: Mutex::new((0, None, 0)),
+            written: (0..most).map(|_| AtomicU32::new(0)).collect(),
             done: AtomicUsize::new(0),
             over: AtomicBool::new(false),
-            lost: AtomicBool::new(false),
+            kept: Mutex::new(Vec::new()),
         }
     }
 
-    /// Runs `task` for every part `0..parts`, sharing them with the helper when it is there;
-    /// returns when all are done. Only the owner calls it.
-    pub(super) fn run(&self, parts: usize, task: &(dyn Fn(usize) + Sync + '_)) {
+    /// `values` kept alive until the crew is dropped; a pointer to them (stable: the buffer is
+    /// never moved or changed again).
+    pub(super) fn keep(&self, values: Vec<f32>) -> *const f32 {
+        let at = values.as_ptr();
+        self.kept
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(values);
+        at
+    }
+
+    /// Runs every part of `job` (`parts` of them), sharing them with the helper when it is
+    /// there; returns when all are written. Only the owner calls it; `job`'s inputs must live
+    /// as long as the crew (see [`Self::keep`]).
+    pub(super) fn run(&self, job: J, parts: usize, scratch: &mut Vec<f32>) {
         let number = ((self.state.load(Ordering::Relaxed) >> 32) as u32).wrapping_add(1);
-        let Ok(count) = u32::try_from(parts) else {
-            (0..parts).for_each(task);
+        let (Ok(count), true, true) = (
+            u32::try_from(parts),
+            parts <= self.written.len(),
+            number != 0,
+        ) else {
+            for part in 0..parts {
+                job.compute(part, scratch, &|| false);
+                // SAFETY: each part once, on this thread alone.
+                unsafe { job.write(part, scratch) };
+            }
             return;
         };
         self.done.store(0, Ordering::Relaxed);
-        {
-            let mut posted = self.posted.lock().unwrap_or_else(|e| e.into_inner());
-            // SAFETY: only the pointer's lifetime changes; see `Posted::task`.
-            let erased: *const Task = unsafe {
-                std::mem::transmute::<*const (dyn Fn(usize) + Sync + '_), *const Task>(task)
-            };
-            *posted = Posted {
-                number,
-                task: Some(erased),
-                parts,
-            };
-        }
+        *self.posted.lock().unwrap_or_else(|e| e.into_inner()) = (number, Some(job), parts);
         self.state.store(u64::from(number) << 32, Ordering::Release);
-        self.claim_all(number, count, task);
-        let mut idle = 0;
-        while self.done.load(Ordering::Acquire) < parts {
-            if self.lost.load(Ordering::Acquire) {
-                // A part the helper claimed may be unwritten: every part again (each gives the
-                // same bits whoever computes it).
-                (0..parts).for_each(task);
+        let mut slowest = Duration::ZERO;
+        loop {
+            let started = Instant::now();
+            if !self.claim(job, number, count, scratch) {
                 break;
             }
-            wait(&mut idle);
+            slowest = slowest.max(started.elapsed());
         }
-        let mut posted = self.posted.lock().unwrap_or_else(|e| e.into_inner());
-        posted.task = None;
+        // The helper's parts in flight: waited for as long as one part takes here, then
+        // computed here too (the first to finish writes it; the other gives up).
+        let waited = Instant::now();
+        while self.done.load(Ordering::Acquire) < parts {
+            if waited.elapsed() > slowest {
+                for part in 0..parts {
+                    self.finish(job, number, part, scratch);
+                }
+            }
+            std::hint::spin_loop();
+        }
     }
 
-    /// Claims parts of product `number` until none is left, running each.
-    fn claim_all(&self, number: u32, count: u32, task: &(dyn Fn(usize) + Sync + '_)) {
+    /// Claims and computes one part of product `number`; false when none is left.
+    fn claim(&self, job: J, number: u32, count: u32, scratch: &mut Vec<f32>) -> bool {
         let mut state = self.state.load(Ordering::Acquire);
         while (state >> 32) as u32 == number && (state as u32) < count {
             match self.state.compare_exchange_weak(
@@ -102,133 +117,184 @@ impl Crew {
                 Ordering::Acquire,
             ) {
                 Ok(_) => {
-                    task(state as u32 as usize);
-                    self.done.fetch_add(1, Ordering::Release);
-                    state = self.state.load(Ordering::Acquire);
+                    self.finish(job, number, state as u32 as usize, scratch);
+                    return true;
                 }
                 Err(now) => state = now,
             }
+        }
+        false
+    }
+
+    /// Computes `part` of product `number` unless it is written, and writes it if no other
+    /// thread did meanwhile.
+    fn finish(&self, job: J, number: u32, part: usize, scratch: &mut Vec<f32>) {
+        let Some(written) = self.written.get(part) else {
+            return;
+        };
+        let abandoned = || written.load(Ordering::Acquire) >= number;
+        if abandoned() || !job.compute(part, scratch, &abandoned) {
+            return;
+        }
+        if written.fetch_max(number, Ordering::AcqRel) < number {
+            // SAFETY: raising `written[part]` to `number` happens once per part of product
+            // `number`, and the owner stays in `run` (the output alive) until it is counted.
+            unsafe { job.write(part, scratch) };
+            self.done.fetch_add(1, Ordering::Release);
         }
     }
 
     /// The helper's loop: takes parts of each product the owner posts until the pass is over.
     pub(super) fn help(&self) {
-        let _lost = Lost(self);
+        let mut scratch = Vec::new();
         let mut seen = (self.state.load(Ordering::Acquire) >> 32) as u32;
         let mut idle = 0;
         while !self.over.load(Ordering::Acquire) {
             let number = (self.state.load(Ordering::Acquire) >> 32) as u32;
             if number == seen {
-                wait(&mut idle);
+                if idle < SPINS {
+                    idle += 1;
+                    std::hint::spin_loop();
+                } else {
+                    std::thread::yield_now();
+                }
                 continue;
             }
-            let (task, parts) = {
-                let posted = self.posted.lock().unwrap_or_else(|e| e.into_inner());
-                (
-                    posted.task.filter(|_| posted.number == number),
-                    posted.parts,
-                )
-            };
-            if let (Some(task), Ok(count)) = (task, u32::try_from(parts)) {
-                // SAFETY: `claim_all` calls the task only after claiming a part of product
-                // `number`, and the owner stays in `run` (the task alive) until that part is
-                // done (`Posted::task`).
-                self.claim_all(number, count, unsafe { &*task });
+            let (posted, job, parts) = *self.posted.lock().unwrap_or_else(|e| e.into_inner());
+            if let (true, Some(job), Ok(count)) = (posted == number, job, u32::try_from(parts)) {
+                while self.claim(job, number, count, &mut scratch) {}
             }
             seen = number;
             idle = 0;
         }
     }
 
-    /// Tells the helper the pass is over (also when the owner unwinds: [`Over`]).
-    pub(super) fn over(&self) -> Over<'_> {
+    /// Tells the helper the pass is over when dropped (also when the owner unwinds).
+    pub(super) fn over(&self) -> Over<'_, J> {
         Over(self)
     }
 }
 
 /// Ends the helper's loop when dropped: at the end of the owner's pass or on its unwinding.
-pub(super) struct Over<'a>(&'a Crew);
+pub(super) struct Over<'a, J>(&'a Crew<J>);
 
-impl Drop for Over<'_> {
+impl<J> Drop for Over<'_, J> {
     fn drop(&mut self) {
         self.0.over.store(true, Ordering::Release);
-    }
-}
-
-/// Marks the helper lost when it unwinds out of [`Crew::help`].
-struct Lost<'a>(&'a Crew);
-
-impl Drop for Lost<'_> {
-    fn drop(&mut self) {
-        if std::thread::panicking() {
-            self.0.lost.store(true, Ordering::Release);
-        }
-    }
-}
-
-/// One round of waiting: spin at first, then yield the core.
-fn wait(idle: &mut u32) {
-    if *idle < SPINS {
-        *idle += 1;
-        std::hint::spin_loop();
-    } else {
-        std::thread::yield_now();
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::atomic::AtomicU32;
 
-    #[test]
-    fn every_part_of_every_product_runs_exactly_once_on_two_threads() {
-        let crew = Crew::new();
-        let counts: Vec<AtomicU32> = (0..97).map(|_| AtomicU32::new(0)).collect();
-        std::thread::scope(|scope| {
-            scope.spawn(|| crew.help());
-            let _over = crew.over();
-            for product in 0..200usize {
-                crew.run(1 + product % counts.len(), &|i| {
-                    counts[i].fetch_add(1, Ordering::Relaxed);
-                });
+    /// Part `i` of product `p` is `p * 1000 + i`, written to `out[i]`; counts computations.
+    #[derive(Clone, Copy)]
+    struct Fill {
+        product: usize,
+        out: *mut usize,
+        computed: *const AtomicUsize,
+        slow: bool,
+        panic_on: Option<std::thread::ThreadId>,
+    }
+
+    // SAFETY: the pointers are to buffers the tests keep alive past the crew's threads.
+    unsafe impl Send for Fill {}
+
+    impl Job for Fill {
+        fn compute(
+            &self,
+            part: usize,
+            scratch: &mut Vec<f32>,
+            abandoned: &dyn Fn() -> bool,
+        ) -> bool {
+            // SAFETY: the counter outlives the threads (see the tests).
+            unsafe { &*self.computed }.fetch_add(1, Ordering::Relaxed);
+            if self.panic_on == Some(std::thread::current().id()) {
+                panic!("the helper unwinds");
             }
-        });
-        for (i, count) in counts.iter().enumerate() {
-            let want = (0..200usize).filter(|p| i < 1 + p % 97).count() as u32;
-            assert_eq!(count.load(Ordering::Relaxed), want, "part {i}");
+            for _ in 0..if self.slow { 20 } else { 1 } {
+                if abandoned() {
+                    return false;
+                }
+                if self.slow {
+                    std::thread::sleep(Duration::from_micros(50));
+                }
+            }
+            scratch.clear();
+            scratch.push((self.product * 1000 + part) as f32);
+            true
+        }
+
+        unsafe fn write(&self, part: usize, scratch: &[f32]) {
+            // SAFETY: `out` has a place for every part (see the tests).
+            unsafe { *self.out.add(part) = scratch[0] as usize };
         }
     }
 
-    #[test]
-    fn without_a_helper_the_owner_runs_every_part_itself() {
-        let crew = Crew::new();
-        let sum = AtomicUsize::new(0);
-        crew.run(10, &|i| {
-            sum.fetch_add(i, Ordering::Relaxed);
+    fn products(slow: bool, helper_panics: bool) -> usize {
+        let crew = Crew::<Fill>::new(97);
+        let mut out = vec![0usize; 97];
+        let computed = AtomicUsize::new(0);
+        let (out_at, computed_at) = (out.as_mut_ptr(), &computed as *const AtomicUsize);
+        let helper = std::thread::scope(|scope| {
+            let helper = scope.spawn(|| crew.help());
+            let _over = crew.over();
+            let mut scratch = Vec::new();
+            for product in 1..=60usize {
+                let parts = 1 + product * 7 % 97;
+                let job = Fill {
+                    product,
+                    out: out_at,
+                    computed: computed_at,
+                    slow,
+                    panic_on: helper_panics.then(|| helper.thread().id()),
+                };
+                crew.run(job, parts, &mut scratch);
+                // SAFETY: the crew has returned: every part is written, none is being.
+                let written = unsafe { std::slice::from_raw_parts(out_at, parts) };
+                for (i, v) in written.iter().enumerate() {
+                    assert_eq!(*v, product * 1000 + i, "product {product} part {i}");
+                }
+            }
+            drop(_over);
+            helper.join()
         });
-        assert_eq!(sum.load(Ordering::Relaxed), 45);
+        assert_eq!(helper.is_err(), helper_panics);
+        computed.load(Ordering::Relaxed)
+    }
+
+    #[test]
+    fn every_part_of_every_product_is_written_once_with_its_value() {
+        let computed = products(false, false);
+        let parts: usize = (1..=60usize).map(|p| 1 + p * 7 % 97).sum();
+        assert!(computed >= parts, "{computed} of {parts}");
+        // Slow parts: the owner also computes the helper's late ones, the values stay right.
+        products(true, false);
     }
 
     #[test]
     fn a_helper_that_unwinds_in_a_part_leaves_the_owner_to_finish() {
-        let crew = Crew::new();
-        let runs: Vec<AtomicU32> = (0..64).map(|_| AtomicU32::new(0)).collect();
-        let owner = std::thread::current().id();
-        std::thread::scope(|scope| {
-            let joined = scope.spawn(|| crew.help());
-            let over = crew.over();
-            crew.run(64, &|i| {
-                runs[i].fetch_add(1, Ordering::Relaxed);
-                // Slow parts, so that the helper takes some; it unwinds in the first it takes.
-                std::thread::sleep(std::time::Duration::from_millis(1));
-                if std::thread::current().id() != owner {
-                    panic!("the helper unwinds");
-                }
-            });
-            drop(over);
-            assert!(joined.join().is_err());
-        });
-        assert!(runs.iter().all(|r| r.load(Ordering::Relaxed) >= 1));
+        products(true, true);
+    }
+
+    #[test]
+    fn without_a_helper_the_owner_computes_every_part_itself() {
+        let crew = Crew::<Fill>::new(4);
+        let mut out = vec![0usize; 10];
+        let computed = AtomicUsize::new(0);
+        let job = Fill {
+            product: 3,
+            out: out.as_mut_ptr(),
+            computed: &computed,
+            slow: false,
+            panic_on: None,
+        };
+        // More parts than the crew has places for: computed here, in order.
+        crew.run(job, 10, &mut Vec::new());
+        crew.run(Fill { product: 4, ..job }, 4, &mut Vec::new());
+        assert_eq!(out[..4], [4000, 4001, 4002, 4003]);
+        assert_eq!(out[4..], [3004, 3005, 3006, 3007, 3008, 3009]);
+        assert_eq!(computed.load(Ordering::Relaxed), 14);
     }
 }
