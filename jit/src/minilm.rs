@@ -152,8 +152,10 @@ impl Embedder for MiniLm {
         }
         let ids = self.token_ids(text);
         let crew = self.encoder.crew();
+        let cpu = crew::current_cpu();
         std::thread::scope(|scope| {
             let other = scope.spawn(|| {
+                crew::avoid_cpu(cpu);
                 beside();
                 crew.help();
             });
