@@ -11,6 +11,9 @@ use std::time::{Duration, Instant};
 /// took longer than one thread's (12.9 against 11.8 ms), spinning 8.2 against 11.3 ms.
 const SPINS: u32 = 2_000;
 
+/// Products in a row the helper took no part of before it leaves the pass to the owner.
+const GIVE_UP: u32 = 4;
+
 /// A product whose parts either thread computes into its own scratch then writes.
 pub(super) trait Job: Copy + Send {
     /// Computes `part` into `scratch`; gives up (false) as soon as `abandoned()` says the part
@@ -150,7 +153,7 @@ impl<J: Job> Crew<J> {
     pub(super) fn help(&self) {
         let mut scratch = Vec::new();
         let mut seen = (self.state.load(Ordering::Acquire) >> 32) as u32;
-        let mut idle = 0;
+        let (mut idle, mut missed) = (0, 0);
         while !self.over.load(Ordering::Acquire) {
             let number = (self.state.load(Ordering::Acquire) >> 32) as u32;
             if number == seen {
@@ -163,8 +166,22 @@ impl<J: Job> Crew<J> {
                 continue;
             }
             let (posted, job, parts) = *self.posted.lock().unwrap_or_else(|e| e.into_inner());
+            let mut took = 0;
             if let (true, Some(job), Ok(count)) = (posted == number, job, u32::try_from(parts)) {
-                while self.claim(job, number, count, &mut scratch) {}
+                while self.claim(job, number, count, &mut scratch) {
+                    took += 1;
+                }
+            }
+            // Products the owner finished alone (this thread was off its core or late): on a
+            // loaded machine the scheduler shares the process's CPU among its threads, and a
+            // helper that only waits takes it from the owner, so it leaves.
+            missed = if took == 0 {
+                missed + number.wrapping_sub(seen)
+            } else {
+                0
+            };
+            if missed >= GIVE_UP {
+                return;
             }
             seen = number;
             idle = 0;
