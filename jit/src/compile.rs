@@ -539,18 +539,22 @@ impl Compiler {
     /// Chooses and renders the tools for one turn.
     pub fn compile(&self, turn: &TurnFacts, catalog: &Catalog) -> CompiledTools {
         let started = Instant::now();
-        // The turn is embedded once (`find_tools` with the same words reuses the vector), on a
-        // thread of its own while this one runs the rules: a contextual model's few
-        // milliseconds overlap the rules' instead of adding to them.
+        // The turn is embedded once (`find_tools` with the same words reuses the vector), on
+        // this thread while another runs the rules and then, when the embedder can, shares the
+        // embedding's products: a contextual model's few milliseconds overlap the rules'
+        // instead of adding to them, and then take both cores. The words' scores need no
+        // vector: they are counted beside the embedding too.
         let turn_text = embedded_turn(turn);
-        // The words' scores need no vector: they are counted beside the embedding too.
-        let (turn_vector, (skeleton, mut boosts), lexical) = std::thread::scope(|scope| {
-            let embedding = scope.spawn(|| unit(self.embedder.embed(&turn_text)));
-            let rules = self.rules(turn, catalog);
-            let lexical = catalog.lexical.scores(&turn.question);
-            // An embedder that panicked gives no similarity (an empty vector matches nothing).
-            (embedding.join().unwrap_or_default(), rules, lexical)
-        });
+        let mut beside = None;
+        let turn_vector = unit(self.embedder.embed_beside(&turn_text, &mut || {
+            beside = Some((
+                self.rules(turn, catalog),
+                catalog.lexical.scores(&turn.question),
+            ));
+        }));
+        let Some(((skeleton, mut boosts), lexical)) = beside else {
+            unreachable!("embed_beside runs its closure or resumes its panic")
+        };
         let vectors = self.vector_scores(&turn_vector, catalog);
         let c = &self.config;
         // The retrieval floor: the best matches of the question's words and meaning are shown

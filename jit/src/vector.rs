@@ -17,6 +17,23 @@ pub trait Embedder: Send + Sync {
     /// The vector of `text`.
     fn embed(&self, text: &str) -> Vec<f32>;
 
+    /// The vector of `text` while `beside` runs on another thread (the caller's own work, which
+    /// takes the other core): `embed` on this thread beside it, unless the embedder can share
+    /// its work with that thread once `beside` returns. A panic in `beside` is resumed here;
+    /// one in the embedder gives an empty vector (it matches nothing).
+    fn embed_beside(&self, text: &str, beside: &mut (dyn FnMut() + Send)) -> Vec<f32> {
+        std::thread::scope(|scope| {
+            let other = scope.spawn(beside);
+            let vector =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.embed(text)))
+                    .unwrap_or_default();
+            if let Err(panic) = other.join() {
+                std::panic::resume_unwind(panic);
+            }
+            vector
+        })
+    }
+
     /// The cosine similarity that counts as a perfect match (vector score 100): embedders
     /// differ in how high related texts score.
     fn full_scale(&self) -> f32 {
@@ -183,6 +200,10 @@ impl Embedder for LazyEmbedder {
 
     fn embed(&self, text: &str) -> Vec<f32> {
         self.inner().embed(text)
+    }
+
+    fn embed_beside(&self, text: &str, beside: &mut (dyn FnMut() + Send)) -> Vec<f32> {
+        self.inner().embed_beside(text, beside)
     }
 
     fn full_scale(&self) -> f32 {

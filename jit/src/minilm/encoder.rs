@@ -6,9 +6,11 @@ use std::path::Path;
 use rustc_hash::FxHashMap;
 use serde::Deserialize;
 
+use super::crew::{Crew, Job};
+
 /// Output columns of one weight panel: one micro-tile's width (two AVX registers).
 const PANEL: usize = 16;
-/// Rows (tokens) of one micro-tile: 4 × 16 accumulators stay in registers.
+/// Rows (tokens) of one micro-tile: 6 × 16 accumulators stay in registers.
 const TILE_ROWS: usize = 6;
 
 /// The fields of the model's `config.json` the forward pass reads.
@@ -269,6 +271,18 @@ impl Encoder {
         })
     }
 
+    /// A crew for one text's pass on two threads ([`Self::mean_hidden_with`]).
+    pub(super) fn crew(&self) -> TextCrew<'_> {
+        let most = self
+            .layers
+            .iter()
+            .flat_map(|l| [&l.qkv, &l.attention_out, &l.up, &l.down])
+            .map(|linear| linear.outputs / PANEL)
+            .max()
+            .unwrap_or(0);
+        Crew::new(most)
+    }
+
     /// The largest vocabulary id plus one.
     pub(super) fn vocabulary(&self) -> usize {
         self.words.len() / self.hidden
@@ -277,30 +291,49 @@ impl Encoder {
     /// The mean of the last hidden states of the tokens `ids` (each below [`Self::vocabulary`],
     /// at most `max_position_embeddings` of them; others are skipped): the sentence vector.
     pub(super) fn mean_hidden(&self, ids: &[u32]) -> Vec<f32> {
+        self.mean_hidden_with(ids, None)
+    }
+
+    /// [`Self::mean_hidden`], each product's panels shared with the thread running
+    /// [`Crew::help`] on `crew`: the same bits (each output is computed by the same code,
+    /// whichever thread takes its panel).
+    pub(super) fn mean_hidden_with<'a>(
+        &'a self,
+        ids: &[u32],
+        crew: Option<&TextCrew<'a>>,
+    ) -> Vec<f32> {
         #[cfg(target_arch = "x86_64")]
         if self.simd {
             // SAFETY: `simd` is true only when the CPU reported AVX2, FMA and F16C (`has_simd`).
-            return unsafe { self.forward_simd(ids) };
+            return unsafe { self.forward_simd(ids, crew) };
         }
-        self.forward::<false>(ids)
+        self.forward::<false>(ids, crew)
     }
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,fma,f16c")]
-    fn forward_simd(&self, ids: &[u32]) -> Vec<f32> {
-        self.forward::<true>(ids)
+    fn forward_simd<'a>(&'a self, ids: &[u32], crew: Option<&TextCrew<'a>>) -> Vec<f32> {
+        self.forward::<true>(ids, crew)
     }
 
     /// The plain loop's vector whatever the CPU: the fallback, checked against the SIMD one.
     #[cfg(test)]
-    pub(super) fn mean_hidden_plain(&self, ids: &[u32]) -> Vec<f32> {
-        self.forward::<false>(ids)
+    pub(super) fn mean_hidden_plain<'a>(
+        &'a self,
+        ids: &[u32],
+        crew: Option<&TextCrew<'a>>,
+    ) -> Vec<f32> {
+        self.forward::<false>(ids, crew)
     }
 
     /// The forward pass; `SIMD` (only where the CPU has AVX2, FMA and F16C) takes the
     /// intrinsics' tile, else the plain loop.
     #[inline(always)]
-    fn forward<const SIMD: bool>(&self, ids: &[u32]) -> Vec<f32> {
+    fn forward<'a, const SIMD: bool>(
+        &'a self,
+        ids: &[u32],
+        crew: Option<&TextCrew<'a>>,
+    ) -> Vec<f32> {
         let h = self.hidden;
         let vocabulary = self.vocabulary();
         let ids: Vec<usize> = ids
@@ -333,10 +366,11 @@ impl Encoder {
             Vec::new(),
         );
         let mut scores = vec![0.0f32; n];
+        let mut scratch = Vec::new();
         let head = h / self.heads;
         let scale = 1.0 / (head as f32).sqrt();
         for layer in &self.layers {
-            matmul::<SIMD>(&x, n, &layer.qkv, &mut qkv);
+            matmul::<SIMD>(&x, n, (&layer.qkv, false), &mut qkv, crew, &mut scratch);
             let width = 3 * h;
             for hd in 0..self.heads {
                 let (qo, ko, vo) = (hd * head, h + hd * head, 2 * h + hd * head);
@@ -364,12 +398,12 @@ impl Encoder {
                     }
                 }
             }
-            matmul::<SIMD>(&context, n, &layer.attention_out, &mut attended);
+            let out = (&layer.attention_out, false);
+            matmul::<SIMD>(&context, n, out, &mut attended, crew, &mut scratch);
             attended.iter_mut().zip(&x).for_each(|(a, r)| *a += r);
             layer_norm(&mut attended, h, &layer.attention_norm, self.eps);
-            matmul::<SIMD>(&attended, n, &layer.up, &mut up);
-            up.iter_mut().for_each(|v| *v = gelu_erf(*v));
-            matmul::<SIMD>(&up, n, &layer.down, &mut down);
+            matmul::<SIMD>(&attended, n, (&layer.up, true), &mut up, crew, &mut scratch);
+            matmul::<SIMD>(&up, n, (&layer.down, false), &mut down, crew, &mut scratch);
             down.iter_mut().zip(&attended).for_each(|(d, r)| *d += r);
             layer_norm(&mut down, h, &layer.output_norm, self.eps);
             std::mem::swap(&mut x, &mut down);
@@ -517,11 +551,22 @@ fn from_f16(half: u16) -> f32 {
     }
 }
 
+/// A text's pass shared by two threads: its products' panels are the parts.
+pub(super) type TextCrew<'a> = Crew<Product<'a>>;
+
 /// `out` (resized to `rows × outputs`) = `x` (`rows × inputs`, row-major) times the layer,
-/// plus its bias: tiles of [`TILE_ROWS`] rows × [`PANEL`] columns. Panels are the outer loop,
-/// so each weight is read from memory once per product, whatever the number of rows.
+/// plus its bias, through GELU when the pair says so: tiles of [`TILE_ROWS`] rows × [`PANEL`]
+/// columns. Panels are the outer loop, so each weight is read from memory once per product,
+/// whatever the number of rows; with a `crew` the two threads take panels one at a time.
 #[inline(always)]
-fn matmul<const SIMD: bool>(x: &[f32], rows: usize, layer: &Linear, out: &mut Vec<f32>) {
+fn matmul<'a, const SIMD: bool>(
+    x: &[f32],
+    rows: usize,
+    (layer, gelu): (&'a Linear, bool),
+    out: &mut Vec<f32>,
+    crew: Option<&TextCrew<'a>>,
+    scratch: &mut Vec<f32>,
+) {
     out.clear();
     out.resize(rows * layer.outputs, 0.0);
     let k = layer.inputs;
@@ -533,21 +578,112 @@ fn matmul<const SIMD: bool>(x: &[f32], rows: usize, layer: &Linear, out: &mut Ve
             packed[block + i * TILE_ROWS + r % TILE_ROWS] = *v;
         }
     }
-    for (p, panel) in layer.panels.chunks_exact(k * PANEL).enumerate() {
+    let (packed_len, out) = (packed.len(), out.as_mut_ptr());
+    let product = |packed| Product {
+        layer,
+        packed,
+        packed_len,
+        rows,
+        out,
+        simd: SIMD,
+        gelu,
+    };
+    let panels = layer.outputs / PANEL;
+    match crew {
+        Some(crew) => crew.run(product(crew.keep(packed)), panels, scratch),
+        None => {
+            let product = product(packed.as_ptr());
+            for p in 0..panels {
+                product.compute(p, scratch, &|| false);
+                // SAFETY: each panel once, on this thread alone, `out` alive.
+                unsafe { product.write(p, scratch) };
+            }
+        }
+    }
+}
+
+/// One product: its inputs packed by blocks of [`TILE_ROWS`] rows (`packed_len` values), its
+/// output (`rows × outputs`, row-major); its parts are the layer's panels.
+#[derive(Clone, Copy)]
+pub(super) struct Product<'a> {
+    layer: &'a Linear,
+    /// Alive and unchanged while any thread computes a part (kept by the crew, or on the
+    /// stack of the thread that alone runs the product).
+    packed: *const f32,
+    packed_len: usize,
+    rows: usize,
+    /// Written only by [`Job::write`], once per panel, while the product is being run.
+    out: *mut f32,
+    /// The CPU has AVX2, FMA and F16C (the encoder's `simd`).
+    simd: bool,
+    gelu: bool,
+}
+
+// SAFETY: the pointers are used as `Product`'s fields say, whichever thread holds the copy.
+unsafe impl Send for Product<'_> {}
+
+impl Job for Product<'_> {
+    fn compute(&self, part: usize, scratch: &mut Vec<f32>, abandoned: &dyn Fn() -> bool) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        if self.simd {
+            // SAFETY: `simd` is true only where the CPU reported AVX2, FMA and F16C.
+            return unsafe { compute_simd(self, part, scratch, abandoned) };
+        }
+        self.compute_with::<false>(part, scratch, abandoned)
+    }
+
+    unsafe fn write(&self, part: usize, scratch: &[f32]) {
+        let outputs = self.layer.outputs;
+        for (r, row) in scratch.chunks_exact(PANEL).take(self.rows).enumerate() {
+            let at = r * outputs + part * PANEL;
+            debug_assert!(at + PANEL <= self.rows * outputs);
+            // SAFETY: row `r` is below `rows` and panel `part` below `outputs / PANEL`, so the
+            // run lies in the output, alive and written there by this call alone (the caller's
+            // contract).
+            unsafe { std::ptr::copy_nonoverlapping(row.as_ptr(), self.out.add(at), PANEL) };
+        }
+    }
+}
+
+impl Product<'_> {
+    /// Panel `p`'s columns of every row into `scratch` (`rows × PANEL`), checking `abandoned`
+    /// after each block of rows.
+    #[inline(always)]
+    fn compute_with<const SIMD: bool>(
+        &self,
+        p: usize,
+        scratch: &mut Vec<f32>,
+        abandoned: &dyn Fn() -> bool,
+    ) -> bool {
+        let layer = self.layer;
+        let k = layer.inputs;
+        scratch.clear();
+        scratch.resize(self.rows * PANEL, 0.0);
+        let Some(panel) = layer.panels.get(p * k * PANEL..(p + 1) * k * PANEL) else {
+            return false;
+        };
         let (ws, _) = panel.as_chunks::<PANEL>();
         let (bias, _) = layer.bias[p * PANEL..].as_chunks::<PANEL>();
-        let Some(bias) = bias.first() else { return };
+        let Some(bias) = bias.first() else {
+            return false;
+        };
+        // SAFETY: `packed` holds `packed_len` values, alive and unchanged meanwhile (`Product`).
+        let packed = unsafe { std::slice::from_raw_parts(self.packed, self.packed_len) };
         for (b, block) in packed.chunks_exact(k * TILE_ROWS).enumerate() {
+            if abandoned() {
+                return false;
+            }
             let (xs, _) = block.as_chunks::<TILE_ROWS>();
             let first = b * TILE_ROWS;
             let mut put = |tile: &[[f32; PANEL]]| {
                 for (r, row) in tile.iter().enumerate() {
-                    let at = (first + r) * layer.outputs + p * PANEL;
-                    out[at..at + PANEL].copy_from_slice(row);
+                    let row = if self.gelu { row.map(gelu_erf) } else { *row };
+                    let at = (first + r) * PANEL;
+                    scratch[at..at + PANEL].copy_from_slice(&row);
                 }
             };
             // The last block computes only its rows (a padded row costs as much as a real one).
-            match rows - first {
+            match self.rows - first {
                 1 => put(&tile::<SIMD, 1>(ws, xs, bias)),
                 2 => put(&tile::<SIMD, 2>(ws, xs, bias)),
                 3 => put(&tile::<SIMD, 3>(ws, xs, bias)),
@@ -556,7 +692,23 @@ fn matmul<const SIMD: bool>(x: &[f32], rows: usize, layer: &Linear, out: &mut Ve
                 _ => put(&tile::<SIMD, TILE_ROWS>(ws, xs, bias)),
             }
         }
+        true
     }
+}
+
+/// [`Product::compute_with`] with AVX2, FMA and F16C (a thread's loop is compiled without them).
+///
+/// # Safety
+/// Only on a CPU with AVX2, FMA and F16C.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma,f16c")]
+unsafe fn compute_simd(
+    product: &Product,
+    part: usize,
+    scratch: &mut Vec<f32>,
+    abandoned: &dyn Fn() -> bool,
+) -> bool {
+    product.compute_with::<true>(part, scratch, abandoned)
 }
 
 /// One tile: `bias + Σᵢ xs[i][r] × ws[i][c]` for its first `ROWS` (at most [`TILE_ROWS`]) rows
@@ -569,8 +721,8 @@ fn tile<const SIMD: bool, const ROWS: usize>(
 ) -> [[f32; PANEL]; ROWS] {
     #[cfg(target_arch = "x86_64")]
     if SIMD {
-        // SAFETY: `SIMD` is true only inside `forward_simd`, whose caller checked the CPU has
-        // AVX2, FMA and F16C.
+        // SAFETY: `SIMD` is true only inside `forward_simd` or `compute_simd`, whose callers
+        // checked the CPU has AVX2, FMA and F16C.
         return unsafe { tile_f16c::<ROWS>(ws, xs, bias) };
     }
     let mut acc = [*bias; ROWS];
@@ -663,11 +815,18 @@ mod tests {
                 }
             }
             let mut plain = Vec::new();
-            matmul::<false>(&x, rows, &linear, &mut plain);
+            matmul::<false>(
+                &x,
+                rows,
+                (&linear, false),
+                &mut plain,
+                None,
+                &mut Vec::new(),
+            );
             let mut all = vec![plain];
             if has_simd() {
                 let mut simd = Vec::new();
-                matmul::<true>(&x, rows, &linear, &mut simd);
+                matmul::<true>(&x, rows, (&linear, false), &mut simd, None, &mut Vec::new());
                 all.push(simd);
             }
             for got in &all {
@@ -689,7 +848,7 @@ mod tests {
         let both = Linear::packed(&[(&w1, &b1), (&w2, &b2)], 16);
         let x: Vec<f32> = (0..16).map(|i| i as f32 / 16.0).collect();
         let mut out = Vec::new();
-        matmul::<false>(&x, 1, &both, &mut out);
+        matmul::<false>(&x, 1, (&both, false), &mut out, None, &mut Vec::new());
         assert_eq!(out.len(), 48);
         let second: f32 = b2[3]
             + (0..16)
