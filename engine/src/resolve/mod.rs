@@ -407,27 +407,19 @@ fn resolve_in(
     let carried_fresh = carried.map(|c| c.fresh);
     // A language's own pass walks every file for its files: passed over when there are none.
     let present = files.iter().fold(0u64, |set, f| set | lang_bit(f.lang));
-    let has = |lang: Lang| present & lang_bit(lang) != 0;
-    if has(Lang::CSharp) {
-        r.csharp_structure();
-    }
-    if has(Lang::Php) {
-        r.php_structure();
-    }
-    if has(Lang::Ruby) {
-        r.ruby_structure();
-    }
-    if has(Lang::Elixir) {
-        r.elixir_structure();
-    }
-    if has(Lang::Kotlin) {
-        r.kotlin_structure();
-    }
-    if has(Lang::Dart) {
-        r.dart_structure();
-    }
-    if has(Lang::Scala) {
-        r.scala_structure();
+    let passes: [(Lang, fn(&mut _)); 7] = [
+        (Lang::CSharp, Resolver::csharp_structure),
+        (Lang::Php, Resolver::php_structure),
+        (Lang::Ruby, Resolver::ruby_structure),
+        (Lang::Elixir, Resolver::elixir_structure),
+        (Lang::Kotlin, Resolver::kotlin_structure),
+        (Lang::Dart, Resolver::dart_structure),
+        (Lang::Scala, Resolver::scala_structure),
+    ];
+    for (lang, pass) in passes {
+        if present & lang_bit(lang) != 0 {
+            pass(&mut r);
+        }
     }
     laps.lap("structure");
     r.scopes = Scopes::build(&r.files, &r.modules, &r.top_level, &r.def_node);
