@@ -12,6 +12,9 @@
 //   --trace FILE   with --chain, record a Chrome performance trace (CDP) of the search, context,
 //                  explore and cypher calls into FILE and print, per tab thread, how much of that
 //                  time its tasks held it and its longest task
+//   --trace-grep FILE  with --chain, record a sampled CDP trace (V8's profiler too) of the three
+//                  grep calls into FILE and print per tab thread its busy share and the functions
+//                  on top of the stack most often
 //   --trace-index FILE  record a CDP trace from page open until indexed into FILE and print, per
 //                  tab thread, how much of that time its tasks held it, overall and per 10 s
 //   --cpu-profile  with --trace-index, also sample every thread's JavaScript and WebAssembly
@@ -58,6 +61,7 @@ const picture = flag("picture");
 const overHttp = flag("http");
 const traceFile = opt("trace", "");
 const traceIndexFile = opt("trace-index", "");
+const traceGrepFile = opt("trace-grep", "");
 const cpuProfile = flag("cpu-profile");
 const semanticQuery = opt("semantic", "");
 const symbol = opt("symbol", "get_object_or_404");
@@ -441,7 +445,9 @@ async function chainBench(n, page) {
     "grep regex": { pattern: "def \\w+_view\\(", limit: 20 },
   };
   console.log(`chain: MCP SDK client → nexus-bridge (peer, stdio) → hub → WebSocket → wasm → back; ${n} calls each`);
+  let grepTracing = null;
   for (const [tool, args] of Object.entries(calls)) {
+    if (traceGrepFile && tool === "grep") grepTracing = await startTrace(page, false, true);
     const times = [];
     for (let i = 0; i < n + 5; i++) {
       const t = performance.now();
@@ -454,6 +460,7 @@ async function chainBench(n, page) {
     const at = (p) => times[Math.min(times.length - 1, Math.floor(p * times.length))].toFixed(2);
     console.log(`  ${tool.padEnd(11)} p50 ${at(0.5)} ms  p99 ${at(0.99)} ms`);
     if (tracing && tool === "cypher") await endTrace(tracing, traceFile);
+    if (grepTracing && tool === "grep regex") await endTrace(grepTracing, traceGrepFile);
   }
   await client.close();
 }
