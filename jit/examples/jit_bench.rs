@@ -7,9 +7,9 @@
 //! learning servers, the only ones parameters were chosen on) and `heldout-servers`
 //! (bench/heldout-servers.json: turns over the held-out servers); `fresh-54` and `fresh-servers`
 //! (bench/heldout-fresh-*.json: held-out turns written in a later stop, measured once); `s41-*`,
-//! `s42-*` and `s43-*` (bench/heldout-sNN-*.json: blind sets, each written by someone who never
-//! saw the compiler or a result). Registries: the 54 tools, the 54 with the captured servers a
-//! pair of sets names (the middle registry), and the 54 with every captured server
+//! `s42-*`, `s43-*` and `s48-*` (bench/heldout-sNN-*.json: blind sets, each written by someone
+//! who never saw the compiler or a result). Registries: the 54 tools, the 54 with the captured
+//! servers a pair of sets names (the middle registry), and the 54 with every captured server
 //! (fixtures/registry/servers.json).
 //! `--misses` lists each miss; `--set NAME` runs one set; `--rounds N` times N compilations; `--config JSON` a `tool_selection`
 //! section other than the defaults; `--store PATH` keeps the tools' vectors in that file across runs;
@@ -496,7 +496,7 @@ fn run() -> Result<(), String> {
     let small = registry_54()?;
     let servers = captured()?;
     // (name, file, measured on the 54 too, which middle registry it is measured on)
-    let sets: [(&str, &str, bool, usize); 12] = [
+    let sets: [(&str, &str, bool, usize); 14] = [
         ("own", "tasks.json", true, 0),
         ("heldout-54", "heldout-54.json", true, 0),
         ("learning", "learning-servers.json", false, 0),
@@ -509,6 +509,8 @@ fn run() -> Result<(), String> {
         ("s42-servers", "heldout-s42-servers.json", false, 3),
         ("s43-54", "heldout-s43-54.json", true, 4),
         ("s43-servers", "heldout-s43-servers.json", false, 4),
+        ("s48-54", "heldout-s48-54.json", true, 5),
+        ("s48-servers", "heldout-s48-servers.json", false, 5),
     ];
     let tables = sets
         .iter()
@@ -726,6 +728,8 @@ mod tests {
             ("heldout-s42-servers.json", 80),
             ("heldout-s43-54.json", 60),
             ("heldout-s43-servers.json", 80),
+            ("heldout-s48-54.json", 60),
+            ("heldout-s48-servers.json", 80),
         ] {
             let table = tasks(file)?;
             assert!(table.len() >= least, "{file}: {} tasks", table.len());
