@@ -1,5 +1,5 @@
-//! Tests of one turn's compilation: skeleton, tiers, reasons, the full-tier cap, the budget,
-//! offline tools, expansion and rules files.
+//! Tests of one turn's compilation: skeleton, tiers, reasons, the full-tier cap, the budget and
+//! the registry's share of it, offline tools, expansion and rules files.
 
 use super::*;
 use crate::analysis::heuristic;
@@ -397,20 +397,126 @@ fn a_rules_file_replaces_the_defaults_and_its_errors_name_the_place()
     Ok(())
 }
 
+#[test]
+fn a_small_registry_whose_share_allows_every_tool_shows_them_all() {
+    let question = turn("what time is it in Tokyo", &[]);
+    let config = |budget_share| ToolSelection {
+        budget_share,
+        retrieval_condensed: 0,
+        ..Default::default()
+    };
+    let none = compiler(config(0.0));
+    let catalog = none.prepare(registry());
+    let before = none.compile(&question, &catalog);
+    assert!(
+        before.in_tiers(&[Tier::Minimal, Tier::Excluded]).count() > 3,
+        "{before:#?}"
+    );
+    let all = compiler(config(1.0)).compile(&question, &catalog);
+    assert_eq!(
+        all.in_tiers(&[Tier::Minimal, Tier::Excluded]).count(),
+        0,
+        "{all:#?}"
+    );
+    let filled = all
+        .decisions
+        .iter()
+        .filter(|d| d.notes.iter().any(|n| n.contains("registry's share")))
+        .count();
+    assert_eq!(
+        filled,
+        before.in_tiers(&[Tier::Minimal, Tier::Excluded]).count()
+    );
+    // Rules' tiers are kept: what the rules put in full stays full.
+    let full = |out: &CompiledTools| -> Vec<String> {
+        out.in_tiers(&[Tier::Full])
+            .map(|d| d.tool.clone())
+            .collect()
+    };
+    assert_eq!(full(&before), full(&all));
+    assert!(
+        all.tokens <= catalog.all_full_tokens() + all.decision(FIND_TOOLS).map_or(0, |d| d.tokens)
+    );
+}
+
+#[test]
+fn a_large_registry_stops_at_its_share_and_one_server_waits_its_round() {
+    let Ok(no_rules) = Program::parse("") else {
+        panic!("an empty rules file parses");
+    };
+    let mut tools: Vec<AnalysedTool> = (0..20)
+        .map(|i| {
+            plain(
+                "hub",
+                &format!("issue_{i}"),
+                "Issue tracker: create an issue",
+            )
+        })
+        .collect();
+    tools.extend((0..30).map(|i| {
+        plain(
+            &format!("s{i}"),
+            &format!("tool{i}"),
+            "Tracker of tasks and notes",
+        )
+    }));
+    let question = turn("create an issue in the tracker", &[]);
+    let config = |budget_cap, fill_per_server| ToolSelection {
+        token_budget: 0,
+        budget_share: 1.0,
+        budget_cap,
+        fill_per_server,
+        retrieval_condensed: 0,
+        skeleton_tools: Vec::new(),
+        tool_search: false,
+        ..Default::default()
+    };
+    let none = Compiler::new(config(0, 2), no_rules.clone(), Box::new(HashedWords));
+    let catalog = none.prepare(tools);
+    let base = none.compile(&question, &catalog).tokens;
+    let filled = |out: &CompiledTools, server: &str| {
+        out.in_tiers(&[Tier::Condensed])
+            .filter(|d| d.tool.starts_with(server))
+            .count()
+    };
+    let cap = base + 120;
+    let capped = Compiler::new(config(cap, 2), no_rules.clone(), Box::new(HashedWords));
+    let out = capped.compile(&question, &catalog);
+    assert!(out.tokens <= cap, "{} > {cap}", out.tokens);
+    assert!(filled(&out, "") >= 5, "{out:#?}");
+    assert_eq!(filled(&out, "hub:"), 2, "{out:#?}");
+    assert!(out.in_tiers(&[Tier::Minimal, Tier::Excluded]).count() > 30);
+    // Without the per-server rounds the best-matching server takes the whole share.
+    let one_round = Compiler::new(config(cap, 100), no_rules, Box::new(HashedWords));
+    let greedy = one_round.compile(&question, &catalog);
+    assert_eq!(filled(&greedy, ""), filled(&greedy, "hub:"), "{greedy:#?}");
+    assert!(filled(&greedy, "hub:") > 2);
+}
+
 proptest::proptest! {
     #[test]
     fn the_budget_holds_and_the_skeleton_stays(
         budget in 0usize..6000,
+        share in 0.0f32..1.0,
+        cap in 0usize..6000,
         question in "[a-z ]{0,60}",
         intent in proptest::sample::select(vec!["calls", "impact", "grep", "find", "overview", ""]),
         max_full in 0usize..12,
     ) {
-        let c = compiler(ToolSelection { token_budget: budget, max_full_tools: max_full, ..Default::default() });
+        let c = compiler(ToolSelection {
+            token_budget: budget,
+            budget_share: share,
+            budget_cap: cap,
+            max_full_tools: max_full,
+            ..Default::default()
+        });
         let catalog = c.prepare(registry());
         let out = c.compile(&turn(&question, &[intent]), &catalog);
         let skeleton_tokens: usize = out.decisions.iter().filter(|d| d.skeleton).map(|d| d.tokens).sum();
         let floor = estimate_tokens(HEADER) + skeleton_tokens;
-        proptest::prop_assert!(out.tokens <= budget.max(floor), "{} > {}", out.tokens, budget);
+        let allowed = c.config().turn_budget(catalog.all_full_tokens());
+        proptest::prop_assert!(allowed >= budget);
+        proptest::prop_assert!(out.tokens <= allowed.max(floor), "{} > {}", out.tokens, allowed);
         // The three configured tools and the tool search.
         proptest::prop_assert_eq!(out.decisions.iter().filter(|d| d.skeleton && d.tier == Tier::Full).count(), 4);
         proptest::prop_assert!(out.in_tiers(&[Tier::Full]).filter(|d| !d.skeleton).count() <= max_full);
