@@ -246,6 +246,7 @@ fn the_best_matches_by_words_are_shown_at_least_condensed() {
     };
     let config = ToolSelection {
         retrieval_condensed: 1,
+        budget_share: 0.0,
         ..Default::default()
     };
     let c = Compiler::new(config, no_rules, Box::new(HashedWords));
@@ -461,8 +462,8 @@ fn a_large_registry_stops_at_its_share_and_one_server_waits_its_round() {
         )
     }));
     let question = turn("create an issue in the tracker", &[]);
-    let config = |budget_cap, fill_per_server| ToolSelection {
-        token_budget: 0,
+    let config = |token_budget, budget_cap, fill_per_server| ToolSelection {
+        token_budget,
         budget_share: 1.0,
         budget_cap,
         fill_per_server,
@@ -471,7 +472,12 @@ fn a_large_registry_stops_at_its_share_and_one_server_waits_its_round() {
         tool_search: false,
         ..Default::default()
     };
-    let none = Compiler::new(config(0, 2), no_rules.clone(), Box::new(HashedWords));
+    // No share and no cut: the tools the rounds may fill are name-only or out.
+    let none = Compiler::new(
+        config(usize::MAX, 0, 2),
+        no_rules.clone(),
+        Box::new(HashedWords),
+    );
     let catalog = none.prepare(tools);
     let base = none.compile(&question, &catalog).tokens;
     let filled = |out: &CompiledTools, server: &str| {
@@ -480,14 +486,14 @@ fn a_large_registry_stops_at_its_share_and_one_server_waits_its_round() {
             .count()
     };
     let cap = base + 120;
-    let capped = Compiler::new(config(cap, 2), no_rules.clone(), Box::new(HashedWords));
+    let capped = Compiler::new(config(0, cap, 2), no_rules.clone(), Box::new(HashedWords));
     let out = capped.compile(&question, &catalog);
     assert!(out.tokens <= cap, "{} > {cap}", out.tokens);
     assert!(filled(&out, "") >= 5, "{out:#?}");
     assert_eq!(filled(&out, "hub:"), 2, "{out:#?}");
     assert!(out.in_tiers(&[Tier::Minimal, Tier::Excluded]).count() > 30);
     // Without the per-server rounds the best-matching server takes the whole share.
-    let one_round = Compiler::new(config(cap, 100), no_rules, Box::new(HashedWords));
+    let one_round = Compiler::new(config(0, cap, 100), no_rules, Box::new(HashedWords));
     let greedy = one_round.compile(&question, &catalog);
     assert_eq!(filled(&greedy, ""), filled(&greedy, "hub:"), "{greedy:#?}");
     assert!(filled(&greedy, "hub:") > 2);
