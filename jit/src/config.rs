@@ -56,7 +56,7 @@ impl Default for ToolSelection {
             vector_weight: 0.3,
             max_full_tools: 10,
             token_budget: 4000,
-            budget_share: 0.14,
+            budget_share: 0.16,
             budget_cap: 8000,
             fill_per_server: 2,
             skeleton_tools: ["nexus:route", "nexus:read", "nexus:grep"]

@@ -399,45 +399,54 @@ fn a_rules_file_replaces_the_defaults_and_its_errors_name_the_place()
 }
 
 #[test]
-fn a_small_registry_whose_share_allows_every_tool_shows_them_all() {
-    let question = turn("what time is it in Tokyo", &[]);
+fn a_small_registry_whose_share_allows_every_tool_shows_every_match() {
+    let Ok(no_rules) = Program::parse("") else {
+        panic!("an empty rules file parses");
+    };
+    // Similarity alone (30 points at most) leaves every tool name-only or out.
+    let mut tools: Vec<AnalysedTool> = (0..12)
+        .map(|i| {
+            plain(
+                &format!("w{}", i % 3),
+                &format!("forecast_{i}"),
+                "Weather forecast for a city",
+            )
+        })
+        .collect();
+    tools.push(plain("mail", "send", "Send an email message"));
+    let question = turn("weather forecast", &[]);
     let config = |budget_share| ToolSelection {
         budget_share,
         retrieval_condensed: 0,
+        skeleton_tools: Vec::new(),
         ..Default::default()
     };
-    let none = compiler(config(0.0));
-    let catalog = none.prepare(registry());
+    let none = Compiler::new(config(0.0), no_rules.clone(), Box::new(HashedWords));
+    let catalog = none.prepare(tools);
     let before = none.compile(&question, &catalog);
-    assert!(
-        before.in_tiers(&[Tier::Minimal, Tier::Excluded]).count() > 3,
+    assert_eq!(
+        before.in_tiers(&[Tier::Condensed]).count(),
+        0,
         "{before:#?}"
     );
-    let all = compiler(config(1.0)).compile(&question, &catalog);
-    assert_eq!(
-        all.in_tiers(&[Tier::Minimal, Tier::Excluded]).count(),
-        0,
-        "{all:#?}"
-    );
-    let filled = all
+    let all = Compiler::new(config(1.0), no_rules, Box::new(HashedWords));
+    let out = all.compile(&question, &catalog);
+    let filled: Vec<&str> = out
         .decisions
         .iter()
-        .filter(|d| d.notes.iter().any(|n| n.contains("registry's share")))
-        .count();
-    assert_eq!(
-        filled,
-        before.in_tiers(&[Tier::Minimal, Tier::Excluded]).count()
+        .filter(|d| {
+            d.tier == Tier::Condensed && d.notes.iter().any(|n| n.contains("registry's share"))
+        })
+        .map(|d| d.tool.as_str())
+        .collect();
+    assert_eq!(filled.len(), 12, "{out:#?}");
+    assert!(filled.iter().all(|t| t.contains(":forecast_")));
+    // The tool the question does not match is not worth a line.
+    assert_ne!(
+        out.decision("mail:send").map(|d| d.tier),
+        Some(Tier::Condensed)
     );
-    // Rules' tiers are kept: what the rules put in full stays full.
-    let full = |out: &CompiledTools| -> Vec<String> {
-        out.in_tiers(&[Tier::Full])
-            .map(|d| d.tool.clone())
-            .collect()
-    };
-    assert_eq!(full(&before), full(&all));
-    assert!(
-        all.tokens <= catalog.all_full_tokens() + all.decision(FIND_TOOLS).map_or(0, |d| d.tokens)
-    );
+    assert!(out.tokens <= all.config().turn_budget(catalog.all_full_tokens()));
 }
 
 #[test]
