@@ -30,8 +30,8 @@ pub struct ToolSelection {
     pub budget_share: f32,
     /// Most tokens the share gives a turn, however large the registry.
     pub budget_cap: usize,
-    /// The share's condensed entries go in rounds, each allowing this many more tools of one
-    /// server, so that one server's look-alike tools wait until every server showed its best.
+    /// The share's condensed entries go in rounds, each allowing this many (at least one) more
+    /// tools of one server, so one server's look-alike tools wait until every server showed its best.
     pub fill_per_server: usize,
     /// Tools always rendered in full, as `server:name`.
     pub skeleton_tools: Vec<String>,
