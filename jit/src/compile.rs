@@ -193,6 +193,8 @@ pub struct Catalog {
     /// them is `search_rank`, even): orderings that end with the id compare two numbers.
     name_rank: Vec<u32>,
     search_rank: u32,
+    /// Estimated tokens of the section with every tool in full.
+    all_full: usize,
 }
 
 impl Clone for Catalog {
@@ -207,6 +209,7 @@ impl Clone for Catalog {
             units: self.units.clone(),
             name_rank: self.name_rank.clone(),
             search_rank: self.search_rank,
+            all_full: self.all_full,
         }
     }
 }
@@ -244,12 +247,7 @@ impl Catalog {
     /// Estimated tokens of the section with every tool in full form: what the compiler saves
     /// against.
     pub fn all_full_tokens(&self) -> usize {
-        estimate_tokens(HEADER)
-            + self
-                .tools
-                .iter()
-                .map(|p| estimate_tokens(&p.full))
-                .sum::<usize>()
+        self.all_full
     }
 
     /// The entry of `tool` (`server:name`) in `tier` (empty for excluded).
@@ -425,7 +423,13 @@ impl Compiler {
         }
         let search_rank =
             2 * by_name.partition_point(|&i| tools[i].id.as_str() < FIND_TOOLS) as u32;
+        let all_full = estimate_tokens(HEADER)
+            + tools
+                .iter()
+                .map(|p| estimate_tokens(&p.full))
+                .sum::<usize>();
         Catalog {
+            all_full,
             tools,
             base_mark: base.mark(),
             facts: std::sync::Mutex::new(base),
@@ -698,6 +702,63 @@ impl Compiler {
             d.tokens = estimate_tokens(entry(i, d.tier));
         }
         let mut total = estimate_tokens(HEADER) + decisions.iter().map(|d| d.tokens).sum::<usize>();
+        let budget = c.turn_budget(catalog.all_full);
+        let share = c.registry_budget(catalog.all_full);
+        // Under the registry's share, the tools the tiers left name-only or out are shown
+        // condensed, best ranked first (by score, or the place the question's match earns
+        // between the condensed and full thresholds when that is higher, as the retrieval
+        // floor's), while their entries fit. A tool the question does not match and no rule
+        // lifted to the minimal tier is not worth a line (at 648 tools such lines took 14–36 %
+        // of the learning turns' tokens and met no need).
+        if total < share {
+            let (low, high) = (
+                f32::from(c.condensed_threshold),
+                f32::from(c.full_threshold),
+            );
+            let rank: Vec<f32> = (0..tools)
+                .map(|i| fill_rank(decisions[i].score, retrieval[i], low, high))
+                .collect();
+            let mut candidates: Vec<usize> = (0..tools)
+                .filter(|&i| decisions[i].tier > Tier::Condensed)
+                .filter(|&i| {
+                    retrieval[i] >= MIN_MATCH
+                        || decisions[i].score >= f32::from(c.minimal_threshold)
+                })
+                .collect();
+            candidates.sort_unstable_by(|&a, &b| {
+                rank[b]
+                    .total_cmp(&rank[a])
+                    .then(matched(b).total_cmp(&matched(a)))
+                    .then(name(a).cmp(&name(b)))
+            });
+            // In rounds: each allows `fill_per_server` more of one server, so one server's
+            // many look-alike tools wait until every server has shown its best. Every round
+            // shows or drops (too large to fit) a tool of each server left, so the rounds end.
+            let mut per_server: FxHashMap<&str, usize> = FxHashMap::default();
+            let mut allowed = 0;
+            while total < share && !candidates.is_empty() {
+                allowed += c.fill_per_server.max(1);
+                candidates.retain(|&i| {
+                    let shown = per_server
+                        .entry(catalog.tools[i].tool.info.server.as_str())
+                        .or_default();
+                    let tokens = estimate_tokens(entry(i, Tier::Condensed));
+                    let d = &mut decisions[i];
+                    if *shown >= allowed || total - d.tokens + tokens > share {
+                        return *shown >= allowed;
+                    }
+                    *shown += 1;
+                    total = total - d.tokens + tokens;
+                    d.tier = Tier::Condensed;
+                    d.tokens = tokens;
+                    d.notes.push(format!(
+                        "condensed: among the best ranked of the rest, within the registry's share of tokens ({share})"
+                    ));
+                    false
+                });
+            }
+        }
+
         // Over budget, from the lowest score up: drop name-only tools, then shorten full flesh
         // tools to condensed (they stay visible at a fraction of the tokens), then drop
         // condensed ones. A tool of the retrieval floor keeps at least the place its match
@@ -730,7 +791,7 @@ impl Compiler {
         });
         for step in [Tier::Minimal, Tier::Full, Tier::Condensed] {
             for &i in order.iter().rev() {
-                if total <= c.token_budget {
+                if total <= budget {
                     break;
                 }
                 let d = &mut decisions[i];
@@ -742,17 +803,13 @@ impl Compiler {
                     d.tier = Tier::Condensed;
                     d.tokens = estimate_tokens(entry(i, Tier::Condensed));
                     total += d.tokens;
-                    d.notes.push(format!(
-                        "condensed: over the token budget ({})",
-                        c.token_budget
-                    ));
+                    d.notes
+                        .push(format!("condensed: over the token budget ({budget})"));
                 } else {
                     d.tokens = 0;
                     d.tier = Tier::Excluded;
-                    d.notes.push(format!(
-                        "excluded: over the token budget ({})",
-                        c.token_budget
-                    ));
+                    d.notes
+                        .push(format!("excluded: over the token budget ({budget})"));
                 }
             }
         }
@@ -779,6 +836,12 @@ impl Compiler {
             turn_vector: Some((turn_text, turn_vector)),
         }
     }
+}
+
+/// A tool's place in the share's condensed entries: its score, or the place its match of the
+/// question (0–1) earns between `low` and `high` when that is higher.
+fn fill_rank(score: f32, matched: f32, low: f32, high: f32) -> f32 {
+    score.max(low + matched.clamp(0.0, 1.0) * (high - low))
 }
 
 /// `vector` scaled to length 1; a zero vector stays zero (it matches nothing).

@@ -1,5 +1,5 @@
-//! Tests of one turn's compilation: skeleton, tiers, reasons, the full-tier cap, the budget,
-//! offline tools, expansion and rules files.
+//! Tests of one turn's compilation: skeleton, tiers, reasons, the full-tier cap, the budget and
+//! the registry's share of it, offline tools, expansion and rules files.
 
 use super::*;
 use crate::analysis::heuristic;
@@ -246,6 +246,7 @@ fn the_best_matches_by_words_are_shown_at_least_condensed() {
     };
     let config = ToolSelection {
         retrieval_condensed: 1,
+        budget_share: 0.0,
         ..Default::default()
     };
     let c = Compiler::new(config, no_rules, Box::new(HashedWords));
@@ -397,20 +398,140 @@ fn a_rules_file_replaces_the_defaults_and_its_errors_name_the_place()
     Ok(())
 }
 
+#[test]
+fn a_small_registry_whose_share_allows_every_tool_shows_every_match() {
+    let Ok(no_rules) = Program::parse("") else {
+        panic!("an empty rules file parses");
+    };
+    // Similarity alone (30 points at most) leaves every tool name-only or out.
+    let mut tools: Vec<AnalysedTool> = (0..12)
+        .map(|i| {
+            plain(
+                &format!("w{}", i % 3),
+                &format!("forecast_{i}"),
+                "Weather forecast for a city",
+            )
+        })
+        .collect();
+    tools.push(plain("mail", "send", "Send an email message"));
+    let question = turn("weather forecast", &[]);
+    let config = |budget_share| ToolSelection {
+        budget_share,
+        retrieval_condensed: 0,
+        skeleton_tools: Vec::new(),
+        ..Default::default()
+    };
+    let none = Compiler::new(config(0.0), no_rules.clone(), Box::new(HashedWords));
+    let catalog = none.prepare(tools);
+    let before = none.compile(&question, &catalog);
+    assert_eq!(
+        before.in_tiers(&[Tier::Condensed]).count(),
+        0,
+        "{before:#?}"
+    );
+    let all = Compiler::new(config(1.0), no_rules, Box::new(HashedWords));
+    let out = all.compile(&question, &catalog);
+    let filled: Vec<&str> = out
+        .decisions
+        .iter()
+        .filter(|d| {
+            d.tier == Tier::Condensed && d.notes.iter().any(|n| n.contains("registry's share"))
+        })
+        .map(|d| d.tool.as_str())
+        .collect();
+    assert_eq!(filled.len(), 12, "{out:#?}");
+    assert!(filled.iter().all(|t| t.contains(":forecast_")));
+    // The tool the question does not match is not worth a line.
+    assert_ne!(
+        out.decision("mail:send").map(|d| d.tier),
+        Some(Tier::Condensed)
+    );
+    assert!(out.tokens <= all.config().turn_budget(catalog.all_full_tokens()));
+}
+
+#[test]
+fn a_large_registry_stops_at_its_share_and_one_server_waits_its_round() {
+    let Ok(no_rules) = Program::parse("") else {
+        panic!("an empty rules file parses");
+    };
+    let mut tools: Vec<AnalysedTool> = (0..20)
+        .map(|i| {
+            plain(
+                "hub",
+                &format!("issue_{i}"),
+                "Issue tracker: create an issue",
+            )
+        })
+        .collect();
+    tools.extend((0..30).map(|i| {
+        plain(
+            &format!("s{i}"),
+            &format!("tool{i}"),
+            "Tracker of tasks and notes",
+        )
+    }));
+    let question = turn("create an issue in the tracker", &[]);
+    let config = |token_budget, budget_cap, fill_per_server| ToolSelection {
+        token_budget,
+        budget_share: 1.0,
+        budget_cap,
+        fill_per_server,
+        retrieval_condensed: 0,
+        skeleton_tools: Vec::new(),
+        tool_search: false,
+        ..Default::default()
+    };
+    // No share and no cut: the tools the rounds may fill are name-only or out.
+    let none = Compiler::new(
+        config(usize::MAX, 0, 2),
+        no_rules.clone(),
+        Box::new(HashedWords),
+    );
+    let catalog = none.prepare(tools);
+    let base = none.compile(&question, &catalog).tokens;
+    let filled = |out: &CompiledTools, server: &str| {
+        out.in_tiers(&[Tier::Condensed])
+            .filter(|d| d.tool.starts_with(server))
+            .count()
+    };
+    let cap = base + 120;
+    let capped = Compiler::new(config(0, cap, 2), no_rules.clone(), Box::new(HashedWords));
+    let out = capped.compile(&question, &catalog);
+    assert!(out.tokens <= cap, "{} > {cap}", out.tokens);
+    assert!(filled(&out, "") >= 5, "{out:#?}");
+    assert_eq!(filled(&out, "hub:"), 2, "{out:#?}");
+    assert!(out.in_tiers(&[Tier::Minimal, Tier::Excluded]).count() > 30);
+    // Without the per-server rounds the best-matching server takes the whole share.
+    let one_round = Compiler::new(config(0, cap, 100), no_rules, Box::new(HashedWords));
+    let greedy = one_round.compile(&question, &catalog);
+    assert_eq!(filled(&greedy, ""), filled(&greedy, "hub:"), "{greedy:#?}");
+    assert!(filled(&greedy, "hub:") > 2);
+}
+
 proptest::proptest! {
     #[test]
     fn the_budget_holds_and_the_skeleton_stays(
         budget in 0usize..6000,
+        share in 0.0f32..1.0,
+        cap in 0usize..6000,
         question in "[a-z ]{0,60}",
         intent in proptest::sample::select(vec!["calls", "impact", "grep", "find", "overview", ""]),
         max_full in 0usize..12,
     ) {
-        let c = compiler(ToolSelection { token_budget: budget, max_full_tools: max_full, ..Default::default() });
+        let c = compiler(ToolSelection {
+            token_budget: budget,
+            budget_share: share,
+            budget_cap: cap,
+            max_full_tools: max_full,
+            ..Default::default()
+        });
         let catalog = c.prepare(registry());
         let out = c.compile(&turn(&question, &[intent]), &catalog);
         let skeleton_tokens: usize = out.decisions.iter().filter(|d| d.skeleton).map(|d| d.tokens).sum();
         let floor = estimate_tokens(HEADER) + skeleton_tokens;
-        proptest::prop_assert!(out.tokens <= budget.max(floor), "{} > {}", out.tokens, budget);
+        let allowed = c.config().turn_budget(catalog.all_full_tokens());
+        proptest::prop_assert!(allowed >= budget);
+        proptest::prop_assert!(out.tokens <= allowed.max(floor), "{} > {}", out.tokens, allowed);
         // The three configured tools and the tool search.
         proptest::prop_assert_eq!(out.decisions.iter().filter(|d| d.skeleton && d.tier == Tier::Full).count(), 4);
         proptest::prop_assert!(out.in_tiers(&[Tier::Full]).filter(|d| !d.skeleton).count() <= max_full);
