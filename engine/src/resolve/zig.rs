@@ -28,6 +28,13 @@ const CALLER_ROUNDS: usize = 4;
 /// call reaching its function passes a type known there.
 pub(super) type CallerTypes = (String, Vec<u32>, bool);
 
+/// A function's open parameters: its parameter count, and per `anytype` or `type` parameter
+/// its place, its name and whether it is a `type`.
+type OpenParams<'f> = (usize, Vec<(usize, &'f str, bool)>);
+
+/// The types passed at one parameter of one function (node, name) and whether every call did.
+type Passed<'f> = ((u32, &'f str), (Vec<u32>, bool));
+
 impl<'a> Resolver<'a> {
     /// Whether a receiver starts at a name the file imports from a package (an `@import` of no
     /// project file: `std`, a module a build script maps), with no variable of `scope` hiding it.
@@ -130,7 +137,7 @@ impl<'a> Resolver<'a> {
     pub(super) fn zig_param_types(&mut self) {
         let files = self.files.all;
         // Function node → (its parameter count, its open parameters: place, name, a type).
-        let mut open: HashMap<u32, (usize, Vec<(usize, &str, bool)>)> = HashMap::default();
+        let mut open: HashMap<u32, OpenParams> = HashMap::default();
         let mut names: HashSet<&str> = HashSet::default();
         for (fi, f) in files.iter().enumerate() {
             if f.lang != Lang::Zig {
@@ -211,7 +218,7 @@ impl<'a> Resolver<'a> {
             self.variable_types.borrow_mut().clear();
             self.alias_types.borrow_mut().clear();
             self.unions.borrow_mut().clear();
-            let mut typed: Vec<((u32, &str), (Vec<u32>, bool))> = found
+            let mut typed: Vec<Passed> = found
                 .into_iter()
                 .filter(|(_, (types, _))| !types.is_empty())
                 .map(|(key, (mut types, whole))| {
