@@ -70,7 +70,7 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
                     push_children(&mut cursor, node, scope, &mut stack);
                     continue;
                 }
-                if scope == file_struct {
+                if scope.is_none_or(|s| is_container(facts, s)) {
                     type_function_alias(node, src, facts);
                 }
                 local_chain(node, scope, &chains, src, facts, &mut local_chains);
@@ -149,6 +149,7 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
         }
         push_children(&mut cursor, node, scope, &mut stack);
     }
+    drop_conflicting_aliases(facts);
     expand_chains(facts, &chains);
     expand_local_chains(facts, &local_chains);
 }
@@ -470,8 +471,41 @@ fn returned_instance(node: Node, src: &[u8]) -> Option<String> {
     returned
 }
 
-/// A file-level `const X = a.Other(T, …);`: an alias of what the call gives, a type when
-/// `a.Other` is a type function (`const Array = std.array_list.Managed(Value);`).
+/// Aliases are read by name in the whole file: a name two containers alias to different
+/// calls is none.
+fn drop_conflicting_aliases(facts: &mut FileFacts) {
+    let conflicting: Vec<String> = facts
+        .type_aliases
+        .iter()
+        .filter(|(name, members)| {
+            facts
+                .type_aliases
+                .iter()
+                .any(|(n, m)| n == name && m != members)
+        })
+        .map(|(name, _)| name.clone())
+        .collect();
+    if conflicting.is_empty() {
+        return;
+    }
+    let keep: Vec<bool> = facts
+        .type_aliases
+        .iter()
+        .map(|(name, _)| !conflicting.contains(name))
+        .collect();
+    let mut kept = keep.iter();
+    facts
+        .type_aliases
+        .retain(|_| kept.next().copied().unwrap_or(false));
+    let mut kept = keep.iter();
+    facts
+        .type_alias_lines
+        .retain(|_| kept.next().copied().unwrap_or(false));
+}
+
+/// A file-level or container-level `const X = a.Other(T, …);`: an alias of what the call
+/// gives, a type when `a.Other` is a type function (`const Array =
+/// std.array_list.Managed(Value);`, `const DataList = std.MultiArrayList(Data);` in a struct).
 fn type_function_alias(node: Node, src: &[u8], facts: &mut FileFacts) {
     let Some((name, Some(value))) = declared(node) else {
         return;

@@ -969,3 +969,75 @@ fn zig_parameters_typed_by_their_callers() {
         ])
     );
 }
+
+const LISTS: &str = r#"pub fn List(comptime T: type) type {
+    return struct {
+        pub fn append(self: *@This(), item: T) void {
+            _ = self;
+            _ = item;
+        }
+    };
+}
+
+pub fn Queue(comptime T: type) type {
+    return struct {
+        pub fn append(self: *@This(), item: T) void {
+            _ = self;
+            _ = item;
+        }
+    };
+}
+"#;
+
+const HOLDERS: &str = r#"const lists = @import("lists.zig");
+
+pub fn Table(comptime K: type) type {
+    return struct {
+        const Entries = lists.List(K);
+        entries: Entries,
+
+        pub fn add(self: *@This(), key: K) void {
+            self.entries.append(key);
+        }
+    };
+}
+
+const First = struct {
+    const Items = lists.List(u8);
+    items: Items,
+
+    pub fn add(self: *First) void {
+        self.items.append(1);
+    }
+};
+
+const Second = struct {
+    const Items = lists.Queue(u8);
+    items: Items,
+
+    pub fn add(self: *Second) void {
+        self.items.append(2);
+    }
+};
+"#;
+
+/// A container's `const Entries = lists.List(K);` is a type alias like a file's (a field of
+/// that type reaches the instance's methods); a name two containers of one file alias to
+/// different calls (`Items`) is no alias, so neither field is typed by it.
+#[test]
+fn zig_container_level_aliases_of_type_function_instances() {
+    let g = graph(&[("src/lists.zig", LISTS), ("src/holders.zig", HOLDERS)]);
+    let calls: std::collections::BTreeSet<_> = edges(&g, EdgeKind::Calls)
+        .into_iter()
+        .filter(|e| e.0.starts_with("Method:src/holders.zig") && e.2.as_str() >= "0.50")
+        .collect();
+    assert_eq!(
+        calls,
+        owned(&[(
+            "Method:src/holders.zig:Table.add",
+            "Method:src/lists.zig:List.append",
+            "0.95",
+            "attribute-type"
+        )])
+    );
+}
