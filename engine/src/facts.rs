@@ -180,22 +180,25 @@ pub struct AttrCall {
     pub callee: Callee,
 }
 
-/// Ruby: what an argument a call passes is, as far as its file tells.
+/// Ruby and Zig: what an argument a call passes is, as far as its file tells.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum ArgValue {
-    /// A class it builds (`Foo.new`, `new`) or a literal's class (`::String`): the class as
-    /// written, read from the call's scope.
+    /// A class it builds (`Foo.new`, `new`) or a literal's class (`::String`), Zig's struct
+    /// literal of a written type (`Ctx{ … }`): the type as written, read from the call's scope.
     Type(String),
     /// `self` in an instance method.
     SelfRef,
-    /// A local variable or parameter of the caller, typed where the call is.
+    /// A local variable or parameter of the caller, typed where the call is (Zig: also a type's
+    /// name, `&x` and `x.*`).
     Local(String),
+    /// Zig: a chain of fields (`self.ctx`, `&s.inner`), typed like a receiver path.
+    Path(String),
     /// Anything else.
     Unknown,
 }
 
-/// Ruby: the arguments of call `call` (its place in `calls`), by position and by keyword; a
-/// splat (`*a`, `**h`) or a hash argument of other keys leaves every place after it unknown.
+/// Ruby and Zig: the arguments of call `call` (its place in `calls`), by position and by
+/// keyword (Ruby); a splat (`*a`, `**h`) or a hash argument of other keys leaves every place after it unknown.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CallArgs {
     pub call: u32,
@@ -511,7 +514,7 @@ pub struct FileFacts {
     /// Attributes assigned a call's result in a method.
     #[serde(default)]
     pub attr_calls: Vec<AttrCall>,
-    /// Ruby: the arguments of calls that pass any.
+    /// Ruby and Zig: the arguments of calls that pass any, in the order of their calls.
     #[serde(default)]
     pub call_args: Vec<CallArgs>,
     /// Ruby: methods' parameters that callers' arguments type.

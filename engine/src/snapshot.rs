@@ -23,8 +23,9 @@ const MAGIC: &[u8; 8] = b"NXSNAP\0\0";
 /// each file's facts and content hash, so changes since are applied without indexing again;
 /// 5: references that are not calls, in the graph and in each file's facts; 6: the resolution's
 /// memo, so the first change after a restore resolves again only what it touched; 7: texts as
-/// compressed pages; 8: Ruby calls' arguments, methods' parameters and `@x` set to one).
-pub const FORMAT_VERSION: u32 = 8;
+/// compressed pages; 8: Ruby calls' arguments, methods' parameters and `@x` set to one; 9: Zig
+/// calls' arguments and `anytype`/`type` parameters).
+pub const FORMAT_VERSION: u32 = 9;
 
 #[derive(Serialize)]
 struct BodyRef<'a> {

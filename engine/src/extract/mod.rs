@@ -28,7 +28,7 @@ mod swift;
 #[cfg(test)]
 mod test_facts;
 mod ts_repair;
-mod zig;
+pub(crate) mod zig;
 
 use tree_sitter::{Node, Parser, TreeCursor};
 

@@ -8,8 +8,8 @@ use super::{
     push_call, push_children, text,
 };
 use crate::facts::{
-    Binding, CallBinding, Callee, ElementBinding, FileFacts, Import, ImportedName, MethodParams,
-    Receiver,
+    ArgValue, Binding, CallArgs, CallBinding, Callee, ElementBinding, FileFacts, Import,
+    ImportedName, MethodParams, Receiver,
 };
 use crate::graph::NodeKind;
 
@@ -21,6 +21,9 @@ const RECEIVERS: ReceiverSyntax = ReceiverSyntax {
     members: &[("field_expression", "object", "member")],
     leaves: &["identifier"],
 };
+
+/// Parameter types a caller's argument decides: a value of any type, a type.
+pub(crate) const OPEN_TYPES: [&str; 2] = ["anytype", "type"];
 
 /// Types that are Zig's own, never a project definition.
 const PRIMITIVE_TYPES: &[&str] = &[
@@ -67,7 +70,7 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
                     push_children(&mut cursor, node, scope, &mut stack);
                     continue;
                 }
-                if scope == file_struct {
+                if scope.is_none_or(|s| is_container(facts, s)) {
                     type_function_alias(node, src, facts);
                 }
                 local_chain(node, scope, &chains, src, facts, &mut local_chains);
@@ -123,7 +126,12 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
                 if let Some(callee) = callee_of(node, src)
                     .or_else(|| decl_literal(node, scope, &this_aliases, src, facts))
                 {
+                    let call = facts.calls.len() as u32;
                     push_call(facts, scope, through_chain(callee, &chains), node);
+                    let args = call_arguments(node, call, scope, &this_aliases, src, facts);
+                    if !args.positional.is_empty() {
+                        facts.call_args.push(args);
+                    }
                 }
             }
             "builtin_function" => builtin_call(node, scope, src, facts),
@@ -141,6 +149,7 @@ pub fn extract(root: Node, src: &[u8], facts: &mut FileFacts) {
         }
         push_children(&mut cursor, node, scope, &mut stack);
     }
+    drop_conflicting_aliases(facts);
     expand_chains(facts, &chains);
     expand_local_chains(facts, &local_chains);
 }
@@ -383,7 +392,12 @@ fn function(
                 continue;
             };
             facts.locals.push((Some(idx), text(var, src).to_owned()));
-            if let Some(type_name) = type_name(ty, scope, this_aliases, src, facts) {
+            // `x: anytype`, `comptime T: type`: bound to the keyword, typed by the callers.
+            let open = Some(text(ty, src).trim())
+                .filter(|t| OPEN_TYPES.contains(t))
+                .map(str::to_owned);
+            if let Some(type_name) = open.or_else(|| type_name(ty, scope, this_aliases, src, facts))
+            {
                 let binding = Binding {
                     scope: Some(idx),
                     var: text(var, src).to_owned(),
@@ -457,8 +471,41 @@ fn returned_instance(node: Node, src: &[u8]) -> Option<String> {
     returned
 }
 
-/// A file-level `const X = a.Other(T, …);`: an alias of what the call gives, a type when
-/// `a.Other` is a type function (`const Array = std.array_list.Managed(Value);`).
+/// Aliases are read by name in the whole file: a name two containers alias to different
+/// calls is none.
+fn drop_conflicting_aliases(facts: &mut FileFacts) {
+    let conflicting: Vec<String> = facts
+        .type_aliases
+        .iter()
+        .filter(|(name, members)| {
+            facts
+                .type_aliases
+                .iter()
+                .any(|(n, m)| n == name && m != members)
+        })
+        .map(|(name, _)| name.clone())
+        .collect();
+    if conflicting.is_empty() {
+        return;
+    }
+    let keep: Vec<bool> = facts
+        .type_aliases
+        .iter()
+        .map(|(name, _)| !conflicting.contains(name))
+        .collect();
+    let mut kept = keep.iter();
+    facts
+        .type_aliases
+        .retain(|_| kept.next().copied().unwrap_or(false));
+    let mut kept = keep.iter();
+    facts
+        .type_alias_lines
+        .retain(|_| kept.next().copied().unwrap_or(false));
+}
+
+/// A file-level or container-level `const X = a.Other(T, …);`: an alias of what the call
+/// gives, a type when `a.Other` is a type function (`const Array =
+/// std.array_list.Managed(Value);`, `const DataList = std.MultiArrayList(Data);` in a struct).
 fn type_function_alias(node: Node, src: &[u8], facts: &mut FileFacts) {
     let Some((name, Some(value))) = declared(node) else {
         return;
@@ -710,6 +757,52 @@ fn call_chain(node: Node, src: &[u8]) -> Option<String> {
     }
     parts.reverse();
     Some(parts.concat())
+}
+
+/// The arguments of call `call` (`CallArgs`, by place): a name, a chain of fields (through `&`,
+/// `.*`, `( )` and `try`), a struct literal of a written type; anything else unknown.
+fn call_arguments(
+    node: Node,
+    call: u32,
+    scope: Option<u32>,
+    this_aliases: &[(u32, String)],
+    src: &[u8],
+    facts: &FileFacts,
+) -> CallArgs {
+    let function = field(node, "function").map(|f| f.id());
+    let positional = named_children(node)
+        .into_iter()
+        .filter(|a| Some(a.id()) != function && a.kind() != "comment")
+        .map(|a| {
+            let mut at = unwrapped(a);
+            while at.kind() == "unary_expression"
+                && at.child(0).is_some_and(|op| op.kind() == "&")
+                && let Some(inner) = named_children(at).into_iter().next()
+            {
+                at = unwrapped(inner);
+            }
+            match at.kind() {
+                "identifier" => ArgValue::Local(text(at, src).to_owned()),
+                "field_expression" if RECEIVERS.is_dotted(at) => {
+                    ArgValue::Path(text(at, src).replace(char::is_whitespace, ""))
+                }
+                "struct_initializer" => named_children(at)
+                    .into_iter()
+                    .next()
+                    .filter(|t| RECEIVERS.is_dotted(*t))
+                    .and_then(|t| type_name(t, scope, this_aliases, src, facts))
+                    .map_or(ArgValue::Unknown, ArgValue::Type),
+                _ => ArgValue::Unknown,
+            }
+        })
+        .collect();
+    CallArgs {
+        call,
+        positional,
+        keywords: Vec::new(),
+        splat: false,
+        keyword_splat: false,
+    }
 }
 
 /// `const x: T = …`, `var x = T{ … }`, `var x = T.init(…)`, `const y = x.field`: what the
@@ -1028,6 +1121,17 @@ fn expand_chains(facts: &mut FileFacts, chains: &[(String, String)]) {
     }
     for def in &mut facts.defs {
         expand(&mut def.returns);
+    }
+    for value in facts.call_args.iter_mut().flat_map(|a| &mut a.positional) {
+        match value {
+            ArgValue::Type(written) | ArgValue::Path(written) => expand(written),
+            ArgValue::Local(name) if chains.iter().any(|(n, _)| n == name) => {
+                let mut path = name.clone();
+                expand(&mut path);
+                *value = ArgValue::Path(path);
+            }
+            _ => {}
+        }
     }
     for member in facts.type_aliases.iter_mut().flat_map(|(_, m)| m) {
         expand(member);

@@ -1005,6 +1005,13 @@ impl<'a> Resolver<'a> {
                         return hits;
                     }
                 }
+                // A Zig parameter its callers pass several types: each one's method.
+                if f.lang == Lang::Zig && typed.is_none() {
+                    let hits = self.zig_caller_typed_members(fi, scope, var, name);
+                    if !hits.is_empty() {
+                        return hits;
+                    }
+                }
                 // A Go variable declared with a type of a package outside the project
                 // (`out reflect.Value`) calls none of the project's methods.
                 if f.lang == Lang::Go

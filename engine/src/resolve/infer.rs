@@ -925,6 +925,12 @@ impl<'a> Resolver<'a> {
                     .then(|| self.ruby_parameter_type(fi, scope, var))
                     .flatten()
             })
+            .or_else(|| {
+                // A Zig `anytype` or `type` parameter: the one type its callers pass.
+                (f.lang == Lang::Zig)
+                    .then(|| self.zig_parameter_type(fi, scope, var))
+                    .flatten()
+            })
     }
 
     /// A Rust closure's parameter, where the call being resolved sits in the closure (and no

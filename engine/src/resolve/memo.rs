@@ -586,7 +586,8 @@ impl<'a> Resolver<'a> {
     }
 
     /// Per file, the tables keyed by its definitions' nodes: members, bases, Ruby subtypes,
-    /// prepended modules and parameters typed by callers, companions, adoption and overloads.
+    /// prepended modules and parameters typed by callers, Zig parameters typed by callers,
+    /// companions, adoption and overloads.
     /// Each table is walked once (most nodes are in none of them: looked up per node, the
     /// lookups were most of the plan); each entry is hashed with its table and its node's stable
     /// key, and a file's entries combined in any order.
@@ -629,6 +630,18 @@ impl<'a> Resolver<'a> {
                 47,
                 params.iter().fold(47, |h, (name, t)| {
                     mix(h, mix(str_hash(name), self.node_hash(*t)))
+                }),
+            );
+        }
+        for (&node, params) in self.zig_param_types.raw() {
+            add(
+                node,
+                53,
+                params.iter().fold(53, |h, (name, types, whole)| {
+                    let types = types
+                        .iter()
+                        .fold(*whole as u64, |h, &t| mix(h, self.node_hash(t)));
+                    mix(h, mix(str_hash(name), types))
                 }),
             );
         }

@@ -174,6 +174,9 @@ struct Resolver<'a> {
     /// Per Ruby method, its parameters every call reaching it passes one known class (by
     /// name, sorted): `ruby.rs::ruby_param_types`.
     ruby_param_types: NodeMap<'a, Vec<(String, u32)>>,
+    /// Per Zig function, its `anytype` and `type` parameters' callers' types (by name, sorted):
+    /// `zig.rs::zig_param_types`.
+    zig_param_types: NodeMap<'a, Vec<zig::CallerTypes>>,
     /// C# extension methods by name.
     extensions: NameMap<'a, &'a str, Vec<u32>>,
     /// Top-level callables and types by name, project-wide.
@@ -370,6 +373,7 @@ fn resolve_in(
         ruby_subtypes: NodeMap::new(&reads),
         ruby_prepended: NodeMap::new(&reads),
         ruby_param_types: NodeMap::new(&reads),
+        zig_param_types: NodeMap::new(&reads),
         globals: NameMap::new(&reads),
         extensions: NameMap::new(&reads),
         methods: NameMap::new(&reads),
@@ -436,6 +440,9 @@ fn resolve_in(
     r.scala_self_types();
     r.swift_conformances();
     r.ruby_param_types();
+    if present & lang_bit(Lang::Zig) != 0 {
+        r.zig_param_types();
+    }
     laps.lap("heritage");
     r.plan(earlier, changed, budget);
     laps.lap("plan");

@@ -687,7 +687,7 @@ impl<'a> Resolver<'a> {
             ArgValue::Type(written) => self.ruby_constant(fi, scope, written)?,
             ArgValue::Local(name) => self.variable_type(fi, scope, name, 0)?,
             ArgValue::SelfRef => (self.ruby_self_class(fi, scope)?, confidence::SELF_METHOD),
-            ArgValue::Unknown => return None,
+            ArgValue::Path(_) | ArgValue::Unknown => return None,
         };
         (conf >= 0.9 && self.kind_of(ty) == Some(NodeKind::Class)).then_some(ty)
     }

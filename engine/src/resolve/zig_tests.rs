@@ -829,3 +829,215 @@ fn zig_type_functions_through_every_return_and_their_aliases() {
     );
     assert_eq!(from("mixed"), Vec::<String>::new(), "{calls:?}");
 }
+
+const GENERIC: &str = r#"pub fn insertion(a: usize, b: usize, context: anytype) void {
+    _ = context.lessThan(a, b);
+    context.swap(a, b);
+}
+
+pub fn forward(a: usize, b: usize, context: anytype) void {
+    insertion(a, b, context);
+}
+
+pub fn single(ctx: anytype) void {
+    _ = ctx.hash();
+    ctx.missing();
+}
+
+pub fn partial(ctx: anytype) void {
+    _ = ctx.hash();
+}
+
+pub fn Map(comptime K: type, comptime Context: type) type {
+    return struct {
+        key: K,
+
+        pub fn hashOf(self: *@This(), c: Context) u32 {
+            _ = self;
+            return c.hash();
+        }
+    };
+}
+
+pub fn make(comptime T: type) T {
+    return T.init();
+}
+"#;
+
+const CALLERS: &str = r#"const sort = @import("sort.zig");
+
+const Items = struct {
+    pub fn init() Items {
+        return .{};
+    }
+    pub fn lessThan(self: Items, a: usize, b: usize) bool {
+        _ = self;
+        return a < b;
+    }
+    pub fn swap(self: Items, a: usize, b: usize) void {
+        _ = self;
+        _ = a;
+        _ = b;
+    }
+    pub fn hash(self: Items) u32 {
+        _ = self;
+        return 0;
+    }
+};
+
+const Names = struct {
+    pub fn lessThan(self: *const Names, a: usize, b: usize) bool {
+        _ = self;
+        return a < b;
+    }
+};
+
+const ItemMap = sort.Map(u8, Items);
+
+fn run(unknown: u32) void {
+    const items = Items{};
+    const names: Names = .{};
+    sort.insertion(0, 1, items);
+    sort.forward(0, 1, &names);
+    sort.single(Items{});
+    sort.partial(items);
+    sort.partial(unknown);
+    _ = sort.make(Items);
+}
+"#;
+
+/// `anytype` and `comptime T: type` parameters are of the types their callers pass: one type
+/// every caller passes is the parameter's type (`single`, `make`'s `T`, `Map`'s `Context`
+/// through a file-level instance); several types (`insertion`, `Items` and a `Names` forwarded
+/// through `forward`) give one edge per type that has the method (`Names` has no `swap`),
+/// below the sure bands, and so does a type some callers pass beside a value of unknown type
+/// (`partial`). A method no caller's type has (`missing`) is none of them.
+#[test]
+fn zig_parameters_typed_by_their_callers() {
+    let g = graph(&[("src/sort.zig", GENERIC), ("src/user.zig", CALLERS)]);
+    let calls: std::collections::BTreeSet<_> = edges(&g, EdgeKind::Calls)
+        .into_iter()
+        .filter(|e| e.0.starts_with("Function:src/sort.zig") || e.0.contains("hashOf"))
+        .filter(|e| !e.1.starts_with("Function:src/sort.zig"))
+        .collect();
+    let several = format!("{:.2}", super::zig::CALLER_TYPES);
+    assert_eq!(
+        calls,
+        owned(&[
+            (
+                "Function:src/sort.zig:insertion",
+                "Method:src/user.zig:Items.lessThan",
+                &several,
+                "receiver-type"
+            ),
+            (
+                "Function:src/sort.zig:insertion",
+                "Method:src/user.zig:Items.swap",
+                &several,
+                "receiver-type"
+            ),
+            (
+                "Function:src/sort.zig:insertion",
+                "Method:src/user.zig:Names.lessThan",
+                &several,
+                "receiver-type"
+            ),
+            (
+                "Function:src/sort.zig:single",
+                "Method:src/user.zig:Items.hash",
+                "0.95",
+                "receiver-type"
+            ),
+            (
+                "Function:src/sort.zig:partial",
+                "Method:src/user.zig:Items.hash",
+                &several,
+                "receiver-type"
+            ),
+            (
+                "Method:src/sort.zig:Map.hashOf",
+                "Method:src/user.zig:Items.hash",
+                "0.95",
+                "receiver-type"
+            ),
+            (
+                "Function:src/sort.zig:make",
+                "Method:src/user.zig:Items.init",
+                "0.95",
+                "receiver-type"
+            ),
+        ])
+    );
+}
+
+const LISTS: &str = r#"pub fn List(comptime T: type) type {
+    return struct {
+        pub fn append(self: *@This(), item: T) void {
+            _ = self;
+            _ = item;
+        }
+    };
+}
+
+pub fn Queue(comptime T: type) type {
+    return struct {
+        pub fn append(self: *@This(), item: T) void {
+            _ = self;
+            _ = item;
+        }
+    };
+}
+"#;
+
+const HOLDERS: &str = r#"const lists = @import("lists.zig");
+
+pub fn Table(comptime K: type) type {
+    return struct {
+        const Entries = lists.List(K);
+        entries: Entries,
+
+        pub fn add(self: *@This(), key: K) void {
+            self.entries.append(key);
+        }
+    };
+}
+
+const First = struct {
+    const Items = lists.List(u8);
+    items: Items,
+
+    pub fn add(self: *First) void {
+        self.items.append(1);
+    }
+};
+
+const Second = struct {
+    const Items = lists.Queue(u8);
+    items: Items,
+
+    pub fn add(self: *Second) void {
+        self.items.append(2);
+    }
+};
+"#;
+
+/// A container's `const Entries = lists.List(K);` is a type alias like a file's (a field of
+/// that type reaches the instance's methods); a name two containers of one file alias to
+/// different calls (`Items`) is no alias, so neither field is typed by it.
+#[test]
+fn zig_container_level_aliases_of_type_function_instances() {
+    let g = graph(&[("src/lists.zig", LISTS), ("src/holders.zig", HOLDERS)]);
+    let calls: std::collections::BTreeSet<_> = edges(&g, EdgeKind::Calls)
+        .into_iter()
+        .filter(|e| e.0.starts_with("Method:src/holders.zig") && e.2.as_str() >= "0.50")
+        .collect();
+    assert_eq!(
+        calls,
+        owned(&[(
+            "Method:src/holders.zig:Table.add",
+            "Method:src/lists.zig:List.append",
+            "0.95",
+            "attribute-type"
+        )])
+    );
+}

@@ -368,12 +368,13 @@ fn projects() -> Vec<Vec<(&'static str, Vec<&'static str>)>> {
         ],
         // Zig: files `@import` each other whole, by name and through an alias; methods through
         // typed receivers and generic types; `usingnamespace` brings a file's names in; a decl
-        // literal typed by another file's parameter; a type alias of another file's instance.
+        // literal typed by another file's parameter; a type alias of another file's instance; an
+        // `anytype` parameter typed by a caller in another file.
         vec![
             (
                 "src/main.zig",
                 vec![
-                    "const cart = @import(\"cart.zig\");\nconst Cart = cart.Cart;\npub fn main() void {\n    var c = Cart.init();\n    c.total();\n    cart.helper();\n    cart.pay(.init());\n}\n",
+                    "const cart = @import(\"cart.zig\");\nconst Cart = cart.Cart;\nconst list = @import(\"util/list.zig\");\npub fn main() void {\n    var c = Cart.init();\n    c.total();\n    cart.helper();\n    cart.pay(.init());\n    list.visit(c);\n}\n",
                     "const Cart = @import(\"cart.zig\").Cart;\nusingnamespace @import(\"util/list.zig\");\npub fn main() void {\n    const c: Cart = Cart.init();\n    c.total();\n    helper();\n}\n",
                 ],
             ),
@@ -387,7 +388,7 @@ fn projects() -> Vec<Vec<(&'static str, Vec<&'static str>)>> {
             (
                 "src/util/list.zig",
                 vec![
-                    "pub fn List(comptime T: type) type {\n    return struct {\n        items: []T,\n        pub fn init() @This() {\n            return .{ .items = &.{} };\n        }\n        pub fn append(self: *@This(), x: T) void {\n            _ = self;\n            _ = x;\n        }\n    };\n}\npub const Bytes = List(u8);\n",
+                    "pub fn List(comptime T: type) type {\n    return struct {\n        items: []T,\n        pub fn init() @This() {\n            return .{ .items = &.{} };\n        }\n        pub fn append(self: *@This(), x: T) void {\n            _ = self;\n            _ = x;\n        }\n    };\n}\npub const Bytes = List(u8);\npub fn visit(ctx: anytype) void {\n    ctx.total();\n}\n",
                     "pub fn helper() void {}\npub fn List(comptime T: type) type {\n    return struct {\n        pub fn init() @This() {\n            return .{};\n        }\n    };\n}\n",
                 ],
             ),
