@@ -205,7 +205,7 @@ struct Resolver<'a> {
     /// Per file, per import statement: the files it refers to (`Scopes::import_files`, asked
     /// once: receiver types ask again for every imported name).
     import_targets: FileVec<'a, Vec<Vec<usize>>>,
-    scopes: Scopes<'a>,
+    scopes: Scopes,
     vars: VarIndex<'a>,
     /// The call being resolved: (file, scope, line). Rust bindings that hold on some lines only
     /// (`match` arms, `if let` bodies, shadowing `let`s) are read at that line.

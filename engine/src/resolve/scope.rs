@@ -2,8 +2,6 @@
 //! package — following re-exports (`__init__.py`, `export … from`, `pub use`) a few hops deep.
 //! A file's scope is kept for the next resolution and taken again while no file it read changed.
 
-use std::borrow::Cow;
-
 use rustc_hash::FxHashMap as HashMap;
 
 use super::modules::ModuleIndex;
@@ -28,14 +26,13 @@ pub enum Target {
 type TopLevel<'a> = [HashMap<&'a str, Vec<u32>>];
 
 /// One file's bindings: imported name → what it refers to.
-type Bindings<'a> = HashMap<Cow<'a, str>, Target>;
+type Bindings = HashMap<Box<str>, Target>;
 
-/// Per-file bindings of imported names (each name borrowed from the file's imports when the
-/// scope is made, owned once kept: no string is allocated per binding when the scopes are made
-/// again on every change).
+/// Per-file bindings of imported names (each name owned: a scope is kept whole for the next
+/// resolution, and only the scopes that read a changed file are made again).
 #[derive(Debug, Default)]
-pub struct Scopes<'a> {
-    bindings: Vec<Bindings<'a>>,
+pub struct Scopes {
+    bindings: Vec<Bindings>,
     /// Imports that hold in every file of their language (C#'s `global using`): (file, place
     /// in its `imports`), in file order.
     global: Vec<(usize, usize)>,
@@ -44,25 +41,22 @@ pub struct Scopes<'a> {
     import_files: Vec<Vec<Vec<usize>>>,
     /// Per file, the files read to make its scope (sorted).
     read: Vec<Vec<u32>>,
+    /// Per file, the bytes of its bindings' names.
+    name_bytes: Vec<usize>,
     /// How many files' scopes were taken as kept rather than made.
     taken: usize,
 }
 
-/// One file's scope as a resolution keeps it: its bindings (definitions by (file, definition
-/// index): node ids shift when a file before them changes), the files each import statement
-/// refers to, and the files read to make them (sorted).
+/// One file's scope as a resolution keeps it: its bindings (a definition as `Target::Node` of
+/// its place among all files' definitions, not its node id: node ids shift when a file before
+/// it changes), the files each import statement refers to, the files read to make them (sorted)
+/// and the bytes of the bindings' names.
 #[derive(Debug, Clone)]
 struct KeptScope {
-    bindings: HashMap<Cow<'static, str>, Kept>,
+    bindings: Bindings,
     import_files: Vec<Vec<usize>>,
     read: Vec<u32>,
-}
-
-/// A binding's target as kept: a definition by its file and index there.
-#[derive(Debug, Clone)]
-enum Kept {
-    Def(u32, u32),
-    Target(Target),
+    name_bytes: usize,
 }
 
 /// The scopes of a resolution, kept for the next one of the same project (not in a snapshot),
@@ -74,6 +68,8 @@ enum Kept {
 #[derive(Debug, Clone, Default)]
 pub struct KeptScopes {
     inputs: u64,
+    /// Per file, where its definitions start among all files' definitions (`KeptScope`).
+    starts: Vec<u32>,
     files: Vec<Option<KeptScope>>,
 }
 
@@ -83,7 +79,7 @@ impl KeptScopes {
     /// to (`import_files`, by file); `None` when they hold imports that bind in other files
     /// (C#'s `global using`), which every file reads.
     pub(super) fn keep(
-        scopes: Scopes<'_>,
+        scopes: Scopes,
         inputs: u64,
         defs: &[Vec<u32>],
         import_files: Vec<Vec<Vec<usize>>>,
@@ -91,121 +87,107 @@ impl KeptScopes {
         if !scopes.global.is_empty() {
             return None;
         }
-        // Node → (file, index): every file's definitions' nodes in increasing order.
+        // Every file's definitions' nodes, in increasing order: a node's place among them.
         let flat: Vec<u32> = defs.iter().flatten().copied().collect();
-        let starts: Vec<usize> = defs
+        let starts: Vec<u32> = defs
             .iter()
-            .scan(0, |at, d| {
+            .scan(0u32, |at, d| {
                 let start = *at;
-                *at += d.len();
+                *at += d.len() as u32;
                 Some(start)
             })
             .collect();
-        let def_of = |node: u32| {
-            let at = flat.binary_search(&node).ok()?;
-            let file = starts.partition_point(|&s| s <= at).checked_sub(1)?;
-            Some(Kept::Def(file as u32, (at - starts[file]) as u32))
-        };
         let mut import_files = import_files.into_iter();
         let files = scopes
             .bindings
             .into_iter()
             .zip(scopes.read)
-            .map(|(bindings, read)| {
+            .zip(scopes.name_bytes)
+            .map(|((mut bindings, read), name_bytes)| {
                 let import_files = import_files.next().unwrap_or_default();
-                let bindings = bindings
-                    .into_iter()
-                    .map(|(name, target)| {
-                        let kept = match target {
-                            Target::Node(n) => def_of(n)?,
-                            other => Kept::Target(other),
-                        };
-                        Some((Cow::Owned(name.into_owned()), kept))
-                    })
-                    .collect::<Option<_>>()?;
+                for target in bindings.values_mut() {
+                    if let Target::Node(n) = target {
+                        *n = flat.binary_search(n).ok()? as u32;
+                    }
+                }
                 Some(KeptScope {
                     bindings,
                     import_files,
                     read,
+                    name_bytes,
                 })
             })
             .collect();
-        Some(KeptScopes { inputs, files })
+        Some(KeptScopes {
+            inputs,
+            starts,
+            files,
+        })
     }
 
     /// About the bytes keeping `scopes` would hold (counted against the memo's budget).
-    pub(super) fn bytes_of(scopes: &Scopes<'_>) -> usize {
-        let entry = size_of::<(Cow<'static, str>, Kept)>() + 1;
+    pub(super) fn bytes_of(scopes: &Scopes) -> usize {
+        let entry = size_of::<(Box<str>, Target)>() + 1;
         scopes
             .bindings
             .iter()
-            .map(|b| b.capacity() * entry + b.keys().map(|k| k.len()).sum::<usize>())
+            .map(|b| b.capacity() * entry)
             .chain(scopes.read.iter().map(|r| r.len() * size_of::<u32>()))
+            .chain(scopes.name_bytes.iter().copied())
             .sum::<usize>()
-            + scopes.bindings.len() * size_of::<Option<KeptScope>>()
+            + scopes.bindings.len() * (size_of::<Option<KeptScope>>() + size_of::<u32>())
     }
 
     /// File `fi`'s scope as kept, when no file it read is `changed` (by file index); its
     /// definitions found by the nodes they have now (`defs`).
-    fn take(
-        &mut self,
-        fi: usize,
-        changed: &[bool],
-        defs: &[Vec<u32>],
-    ) -> Option<(Bindings<'static>, Vec<Vec<usize>>, Vec<u32>)> {
-        let kept = self.files.get_mut(fi)?.take()?;
+    fn take(&mut self, fi: usize, changed: &[bool], defs: &[Vec<u32>]) -> Option<KeptScope> {
+        let mut kept = self.files.get_mut(fi)?.take()?;
         let is_changed = |file: usize| changed.get(file).copied().unwrap_or(true);
         if is_changed(fi) || kept.read.iter().any(|&file| is_changed(file as usize)) {
             return None;
         }
-        let bindings = kept
-            .bindings
-            .into_iter()
-            .map(|(name, target)| {
-                let target = match target {
-                    Kept::Def(file, def) => {
-                        Target::Node(*defs.get(file as usize)?.get(def as usize)?)
-                    }
-                    Kept::Target(t) => t,
-                };
-                Some((name, target))
-            })
-            .collect::<Option<_>>()?;
-        Some((bindings, kept.import_files, kept.read))
+        for target in kept.bindings.values_mut() {
+            if let Target::Node(at) = target {
+                let file = self.starts.partition_point(|&s| s <= *at).checked_sub(1)?;
+                let def = *at - self.starts.get(file)?;
+                *at = *defs.get(file)?.get(def as usize)?;
+            }
+        }
+        Some(kept)
     }
 }
 
-impl<'a> Scopes<'a> {
+impl Scopes {
     /// The scopes of every file: a file's scope `kept` from a resolution before, when its
     /// module index was made from files alike (`inputs`) and no file the scope read is among
     /// the `changed` ones (by file index), else made afresh, recording the files it reads.
     /// Debug builds make every scope afresh too and check both are equal.
-    pub fn build(
+    pub fn build<'a>(
         files: &Facts<'a>,
         modules: &ModuleIndex,
         top: &TopLevel,
         defs: &[Vec<u32>],
         kept: Option<KeptScopes>,
         (inputs, changed): (u64, &[bool]),
-    ) -> Scopes<'a> {
+    ) -> Scopes {
         let mut kept = kept.filter(|k| k.inputs == inputs && k.files.len() == files.len());
         let mut scopes = Scopes {
             bindings: Vec::with_capacity(files.len()),
             global: global_imports(files.all),
             import_files: Vec::with_capacity(files.len()),
             read: Vec::with_capacity(files.len()),
+            name_bytes: Vec::with_capacity(files.len()),
             taken: 0,
         };
         if !scopes.global.is_empty() {
             kept = None;
         }
         for (fi, f) in files.all.iter().enumerate() {
-            if let Some((bindings, import_files, read)) =
-                kept.as_mut().and_then(|k| k.take(fi, changed, defs))
-            {
-                scopes.bindings.push(bindings);
-                scopes.import_files.push(import_files);
-                scopes.read.push(read);
+            if let Some(scope) = kept.as_mut().and_then(|k| k.take(fi, changed, defs)) {
+                scopes.bindings.push(scope.bindings);
+                scopes.import_files.push(scope.import_files);
+                scopes.read.push(scope.read);
+                scopes.name_bytes.push(scope.name_bytes);
                 scopes.taken += 1;
                 continue;
             }
@@ -240,6 +222,7 @@ impl<'a> Scopes<'a> {
                     bind(fi, import, sources, files, modules, top, defs, &mut map);
                 }
             }
+            scopes.name_bytes.push(map.keys().map(|k| k.len()).sum());
             scopes.bindings.push(map);
             let targets = f
                 .imports
@@ -279,7 +262,7 @@ impl<'a> Scopes<'a> {
     }
 
     /// Every binding of file `fi` (to compare scopes across resolutions).
-    pub fn bindings_of(&self, fi: usize) -> Option<&Bindings<'a>> {
+    pub fn bindings_of(&self, fi: usize) -> Option<&Bindings> {
         self.bindings.get(fi)
     }
 
@@ -558,7 +541,7 @@ fn bind<'a>(
     modules: &ModuleIndex,
     top: &TopLevel,
     defs: &[Vec<u32>],
-    map: &mut Bindings<'a>,
+    map: &mut Bindings,
 ) {
     let Some(f) = files.get(fi) else { return };
     if f.lang == Lang::Python && import.names.is_empty() && !import.wildcard {
@@ -566,13 +549,15 @@ fn bind<'a>(
         if let Some(&m) = sources.first() {
             match &import.module_alias {
                 Some(alias) => {
-                    map.insert(Cow::Borrowed(alias), Target::Module(m));
+                    map.insert(alias.as_str().into(), Target::Module(m));
                 }
                 None => {
-                    map.insert(Cow::Borrowed(&import.module), Target::Module(m));
+                    map.insert(import.module.as_str().into(), Target::Module(m));
                     let head = import.module.split('.').next().unwrap_or(&import.module);
-                    if let Some(h) = modules.python(head) {
-                        map.entry(Cow::Borrowed(head)).or_insert(Target::Module(h));
+                    if let Some(h) = modules.python(head)
+                        && !map.contains_key(head)
+                    {
+                        map.insert(head.into(), Target::Module(h));
                     }
                 }
             }
@@ -592,7 +577,7 @@ fn bind<'a>(
             _ => None,
         };
         if let Some(t) = target {
-            map.insert(Cow::Borrowed(alias), t);
+            map.insert(alias.as_str().into(), t);
         }
     }
     for name in &import.names {
@@ -623,7 +608,7 @@ fn bind<'a>(
         }
         match target {
             Some(t) => {
-                map.insert(Cow::Borrowed(name.local()), t);
+                map.insert(name.local().into(), t);
             }
             // A real Rust import from outside the project replaces a stand-in binding.
             None if f.lang == Lang::Rust && !f.in_test_code(import.line) => {
