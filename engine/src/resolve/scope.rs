@@ -795,15 +795,18 @@ mod tests {
         parse_files(batch).into_iter().map(|p| p.facts).collect()
     }
 
-    /// Projects of several languages, the file an edit changes (its new text), and how many
-    /// files' scopes the next resolution takes as kept: all but the file itself and the files
-    /// whose imports read it.
-    fn projects() -> Vec<(
+    /// A project's files, the file an edit changes, its new text, and how many files' scopes
+    /// the next resolution takes as kept.
+    type Edited = (
         Vec<(&'static str, &'static str)>,
         usize,
         &'static str,
         usize,
-    )> {
+    );
+
+    /// Projects of several languages and an edit each: every scope is kept but the edited
+    /// file's and those of the files whose imports read it.
+    fn projects() -> Vec<Edited> {
         vec![
             (
                 vec![
