@@ -107,6 +107,9 @@ pub struct ResolveMemo {
     /// The module index and test-file set (not in a snapshot: made again after a restore).
     #[serde(skip)]
     pub(super) modules_kept: Option<super::carry::KeptModules>,
+    /// Every file's import scope (not in a snapshot: made again after a restore).
+    #[serde(skip)]
+    pub(super) scopes_kept: Option<super::scope::KeptScopes>,
 }
 
 /// This resolution's use of an earlier one, and what it keeps for the next.
@@ -489,6 +492,7 @@ impl<'a> Resolver<'a> {
             modules: plan.modules,
             carried: None,
             modules_kept: None,
+            scopes_kept: None,
         }
     }
 

@@ -28,7 +28,7 @@ use self::carry::{Carried, KeptModules};
 pub use self::memo::ResolveMemo;
 use self::modules::ModuleIndex;
 use self::reads::{Facts, FileSet, FileVec, NameMap, NodeMap, NodeSet, Reads};
-use self::scope::Scopes;
+use self::scope::{KeptScopes, Scopes};
 use self::vars::VarIndex;
 use super::facts::{Callee, FileFacts, Receiver};
 use super::graph::{Graph, GraphBuilder, NodeKind};
@@ -113,6 +113,8 @@ pub struct ResolveStats {
     /// The most bytes the memo held during this resolution (when over its budget, where it
     /// stopped).
     pub memo_most_bytes: usize,
+    /// Files whose import scope was taken as the resolution before kept it (`scope::KeptScopes`).
+    pub scopes_kept: usize,
 }
 
 /// The variables of one scope as (file, scope, line of the call being resolved when the
@@ -206,7 +208,7 @@ struct Resolver<'a> {
     /// Per file, per import statement: the files it refers to (`Scopes::import_files`, asked
     /// once: receiver types ask again for every imported name).
     import_targets: FileVec<'a, Vec<Vec<usize>>>,
-    scopes: Scopes<'a>,
+    scopes: Scopes,
     vars: VarIndex<'a>,
     /// The call being resolved: (file, scope, line). Rust bindings that hold on some lines only
     /// (`match` arms, `if let` bodies, shadowing `let`s) are read at that line.
@@ -349,6 +351,7 @@ fn resolve_in(
     let carried = earlier.as_mut().and_then(|m| m.carried.take());
     let reads = Reads::default();
     let kept = KeptModules::of(files, earlier.as_mut().and_then(|m| m.modules_kept.take()));
+    let scopes_kept = earlier.as_mut().and_then(|m| m.scopes_kept.take());
     let (modules, test_files, modules_inputs) = (kept.index, kept.test_files, kept.inputs);
     let defs: usize = files.iter().map(|f| f.defs.len()).sum();
     // Files, their folders (at most as many) and definitions; each definition is defined by its
@@ -426,7 +429,18 @@ fn resolve_in(
         }
     }
     laps.lap("structure");
-    r.scopes = Scopes::build(&r.files, &r.modules, &r.top_level, &r.def_node);
+    let changed_files: Vec<bool> = files
+        .iter()
+        .map(|f| changed_paths.contains(f.path.as_str()))
+        .collect();
+    r.scopes = Scopes::build(
+        &r.files,
+        &r.modules,
+        &r.top_level,
+        &r.def_node,
+        scopes_kept,
+        (modules_inputs, &changed_files),
+    );
     laps.lap("scopes");
     r.adopt_foreign_methods();
     r.imports();
@@ -453,6 +467,7 @@ fn resolve_in(
     let stats = ResolveStats {
         memo_over_budget: r.plan.over_budget,
         memo_most_bytes: r.plan.most_bytes,
+        scopes_kept: r.scopes.taken(),
         ..r.stats
     };
     let resolved = r.plan.resolved;
@@ -462,6 +477,7 @@ fn resolve_in(
         && r.plan.kept_bytes
             + Carried::bytes(&r.b, &r.file_node, &r.def_node)
             + KeptModules::bytes_of(&r.modules, r.test_files.raw())
+            + KeptScopes::bytes_of(&r.scopes)
             <= budget;
     let mut memo = r.memo();
     memo.carried = carry.then(|| Carried::keep(&r.b, &r.file_node, &r.def_node, carried_fresh));
@@ -476,6 +492,12 @@ fn resolve_in(
                 r.modules,
                 r.test_files.into_raw(),
             ));
+            memo.scopes_kept = KeptScopes::keep(
+                r.scopes,
+                modules_inputs,
+                &r.def_node,
+                r.import_targets.into_raw(),
+            );
         }
         (r.b, r.decorated)
     };

@@ -132,6 +132,11 @@ impl<'a> Facts<'a> {
     pub fn len(&self) -> usize {
         self.all.len()
     }
+
+    /// What records the reads (to record those of making a table, as of resolving a file).
+    pub fn reads(&self) -> &'a Reads {
+        self.reads
+    }
 }
 
 impl Index<usize> for Facts<'_> {
@@ -271,6 +276,11 @@ impl<'r, T> FileVec<'r, T> {
     /// The table itself, read without recording (to compare tables).
     pub fn raw(&self) -> &[T] {
         &self.items
+    }
+
+    /// The vector itself, given up.
+    pub fn into_raw(self) -> Vec<T> {
+        self.items
     }
 
     pub fn get(&self, file: usize) -> Option<&T> {

@@ -1,5 +1,6 @@
 //! Import scopes: what each imported name of a file refers to — a definition, a module or a
 //! package — following re-exports (`__init__.py`, `export … from`, `pub use`) a few hops deep.
+//! A file's scope is kept for the next resolution and taken again while no file it read changed.
 
 use rustc_hash::FxHashMap as HashMap;
 
@@ -24,32 +25,173 @@ pub enum Target {
 
 type TopLevel<'a> = [HashMap<&'a str, Vec<u32>>];
 
-/// Per-file bindings of imported names (each name borrowed from the file's imports: no string
-/// is allocated per binding when the scopes are made again on every change).
+/// One file's bindings: imported name → what it refers to.
+type Bindings = HashMap<Box<str>, Target>;
+
+/// Per-file bindings of imported names (each name owned: a scope is kept whole for the next
+/// resolution, and only the scopes that read a changed file are made again).
 #[derive(Debug, Default)]
-pub struct Scopes<'a> {
-    bindings: Vec<HashMap<&'a str, Target>>,
+pub struct Scopes {
+    bindings: Vec<Bindings>,
     /// Imports that hold in every file of their language (C#'s `global using`): (file, place
     /// in its `imports`), in file order.
     global: Vec<(usize, usize)>,
     /// Per file, per import statement: the files it refers to (`import_files`), found while
     /// binding from the same module lookups and kept until `take_import_files` hands them on.
     import_files: Vec<Vec<Vec<usize>>>,
+    /// Per file, the files read to make its scope (sorted).
+    read: Vec<Vec<u32>>,
+    /// Per file, the bytes of its bindings' names.
+    name_bytes: Vec<usize>,
+    /// How many files' scopes were taken as kept rather than made.
+    taken: usize,
 }
 
-impl<'a> Scopes<'a> {
-    pub fn build(
+/// One file's scope as a resolution keeps it: its bindings (a definition as `Target::Node` of
+/// its place among all files' definitions, not its node id: node ids shift when a file before
+/// it changes), the files each import statement refers to, the files read to make them (sorted)
+/// and the bytes of the bindings' names.
+#[derive(Debug, Clone)]
+struct KeptScope {
+    bindings: Bindings,
+    import_files: Vec<Vec<usize>>,
+    read: Vec<u32>,
+    name_bytes: usize,
+}
+
+/// The scopes of a resolution, kept for the next one of the same project (not in a snapshot),
+/// made while its module index was made from files whose fingerprint is `inputs`
+/// (`ModuleIndex::inputs_fingerprint`). The next resolution takes a file's scope again when
+/// that fingerprint is the same (the same paths, so the same file indexes), and neither the
+/// file nor any file its scope read is among the changed ones; it counts against the memo's
+/// budget like the carried nodes.
+#[derive(Debug, Clone, Default)]
+pub struct KeptScopes {
+    inputs: u64,
+    /// Per file, where its definitions start among all files' definitions (`KeptScope`).
+    starts: Vec<u32>,
+    files: Vec<Option<KeptScope>>,
+}
+
+impl KeptScopes {
+    /// The scopes of a resolution whose module index was made from files of fingerprint
+    /// `inputs`, with its definitions' nodes (`defs`, by file) and the files each import refers
+    /// to (`import_files`, by file); `None` when they hold imports that bind in other files
+    /// (C#'s `global using`), which every file reads.
+    pub(super) fn keep(
+        scopes: Scopes,
+        inputs: u64,
+        defs: &[Vec<u32>],
+        import_files: Vec<Vec<Vec<usize>>>,
+    ) -> Option<KeptScopes> {
+        if !scopes.global.is_empty() {
+            return None;
+        }
+        // Every file's definitions' nodes, in increasing order: a node's place among them.
+        let flat: Vec<u32> = defs.iter().flatten().copied().collect();
+        let starts: Vec<u32> = defs
+            .iter()
+            .scan(0u32, |at, d| {
+                let start = *at;
+                *at += d.len() as u32;
+                Some(start)
+            })
+            .collect();
+        let mut import_files = import_files.into_iter();
+        let files = scopes
+            .bindings
+            .into_iter()
+            .zip(scopes.read)
+            .zip(scopes.name_bytes)
+            .map(|((mut bindings, read), name_bytes)| {
+                let import_files = import_files.next().unwrap_or_default();
+                for target in bindings.values_mut() {
+                    if let Target::Node(n) = target {
+                        *n = flat.binary_search(n).ok()? as u32;
+                    }
+                }
+                Some(KeptScope {
+                    bindings,
+                    import_files,
+                    read,
+                    name_bytes,
+                })
+            })
+            .collect();
+        Some(KeptScopes {
+            inputs,
+            starts,
+            files,
+        })
+    }
+
+    /// About the bytes keeping `scopes` would hold (counted against the memo's budget).
+    pub(super) fn bytes_of(scopes: &Scopes) -> usize {
+        let entry = size_of::<(Box<str>, Target)>() + 1;
+        scopes
+            .bindings
+            .iter()
+            .map(|b| b.capacity() * entry)
+            .chain(scopes.read.iter().map(|r| r.len() * size_of::<u32>()))
+            .chain(scopes.name_bytes.iter().copied())
+            .sum::<usize>()
+            + scopes.bindings.len() * (size_of::<Option<KeptScope>>() + size_of::<u32>())
+    }
+
+    /// File `fi`'s scope as kept, when no file it read is `changed` (by file index); its
+    /// definitions found by the nodes they have now (`defs`).
+    fn take(&mut self, fi: usize, changed: &[bool], defs: &[Vec<u32>]) -> Option<KeptScope> {
+        let mut kept = self.files.get_mut(fi)?.take()?;
+        let is_changed = |file: usize| changed.get(file).copied().unwrap_or(true);
+        if is_changed(fi) || kept.read.iter().any(|&file| is_changed(file as usize)) {
+            return None;
+        }
+        for target in kept.bindings.values_mut() {
+            if let Target::Node(at) = target {
+                let file = self.starts.partition_point(|&s| s <= *at).checked_sub(1)?;
+                let def = *at - self.starts.get(file)?;
+                *at = *defs.get(file)?.get(def as usize)?;
+            }
+        }
+        Some(kept)
+    }
+}
+
+impl Scopes {
+    /// The scopes of every file: a file's scope `kept` from a resolution before, when its
+    /// module index was made from files alike (`inputs`) and no file the scope read is among
+    /// the `changed` ones (by file index), else made afresh, recording the files it reads.
+    /// Debug builds make every scope afresh too and check both are equal.
+    pub fn build<'a>(
         files: &Facts<'a>,
         modules: &ModuleIndex,
         top: &TopLevel,
         defs: &[Vec<u32>],
-    ) -> Scopes<'a> {
+        kept: Option<KeptScopes>,
+        (inputs, changed): (u64, &[bool]),
+    ) -> Scopes {
+        let mut kept = kept.filter(|k| k.inputs == inputs && k.files.len() == files.len());
         let mut scopes = Scopes {
             bindings: Vec::with_capacity(files.len()),
             global: global_imports(files.all),
             import_files: Vec::with_capacity(files.len()),
+            read: Vec::with_capacity(files.len()),
+            name_bytes: Vec::with_capacity(files.len()),
+            taken: 0,
         };
+        if !scopes.global.is_empty() {
+            kept = None;
+        }
         for (fi, f) in files.all.iter().enumerate() {
+            if let Some(scope) = kept.as_mut().and_then(|k| k.take(fi, changed, defs)) {
+                scopes.bindings.push(scope.bindings);
+                scopes.import_files.push(scope.import_files);
+                scopes.read.push(scope.read);
+                scopes.name_bytes.push(scope.name_bytes);
+                scopes.taken += 1;
+                continue;
+            }
+            files.reads().start();
             // About one binding per imported name or module, sized at once.
             let mut map = HashMap::with_capacity_and_hasher(
                 f.imports.iter().map(|i| i.names.len().max(1)).sum(),
@@ -80,6 +222,7 @@ impl<'a> Scopes<'a> {
                     bind(fi, import, sources, files, modules, top, defs, &mut map);
                 }
             }
+            scopes.name_bytes.push(map.keys().map(|k| k.len()).sum());
             scopes.bindings.push(map);
             let targets = f
                 .imports
@@ -88,8 +231,25 @@ impl<'a> Scopes<'a> {
                 .map(|(i, sources)| with_submodules(fi, i, sources, files, modules))
                 .collect();
             scopes.import_files.push(targets);
+            let mut read: Vec<u32> = files.reads().stop().files.into_iter().collect();
+            read.sort_unstable();
+            scopes.read.push(read);
+        }
+        if cfg!(debug_assertions) && scopes.taken > 0 {
+            let made = Scopes::build(files, modules, top, defs, None, (inputs, changed));
+            assert_eq!(scopes.bindings, made.bindings, "a kept scope differs");
+            assert_eq!(
+                scopes.import_files, made.import_files,
+                "kept import files differ"
+            );
+            assert_eq!(scopes.read, made.read, "a kept scope's reads differ");
         }
         scopes
+    }
+
+    /// How many files' scopes were taken as a resolution before kept them.
+    pub fn taken(&self) -> usize {
+        self.taken
     }
 
     /// The files each import statement of file `fi` refers to, in the order of its imports, as
@@ -102,7 +262,7 @@ impl<'a> Scopes<'a> {
     }
 
     /// Every binding of file `fi` (to compare scopes across resolutions).
-    pub fn bindings_of(&self, fi: usize) -> Option<&HashMap<&'a str, Target>> {
+    pub fn bindings_of(&self, fi: usize) -> Option<&Bindings> {
         self.bindings.get(fi)
     }
 
@@ -381,7 +541,7 @@ fn bind<'a>(
     modules: &ModuleIndex,
     top: &TopLevel,
     defs: &[Vec<u32>],
-    map: &mut HashMap<&'a str, Target>,
+    map: &mut Bindings,
 ) {
     let Some(f) = files.get(fi) else { return };
     if f.lang == Lang::Python && import.names.is_empty() && !import.wildcard {
@@ -389,13 +549,15 @@ fn bind<'a>(
         if let Some(&m) = sources.first() {
             match &import.module_alias {
                 Some(alias) => {
-                    map.insert(alias, Target::Module(m));
+                    map.insert(alias.as_str().into(), Target::Module(m));
                 }
                 None => {
-                    map.insert(&import.module, Target::Module(m));
+                    map.insert(import.module.as_str().into(), Target::Module(m));
                     let head = import.module.split('.').next().unwrap_or(&import.module);
-                    if let Some(h) = modules.python(head) {
-                        map.entry(head).or_insert(Target::Module(h));
+                    if let Some(h) = modules.python(head)
+                        && !map.contains_key(head)
+                    {
+                        map.insert(head.into(), Target::Module(h));
                     }
                 }
             }
@@ -415,7 +577,7 @@ fn bind<'a>(
             _ => None,
         };
         if let Some(t) = target {
-            map.insert(alias, t);
+            map.insert(alias.as_str().into(), t);
         }
     }
     for name in &import.names {
@@ -446,7 +608,7 @@ fn bind<'a>(
         }
         match target {
             Some(t) => {
-                map.insert(name.local(), t);
+                map.insert(name.local().into(), t);
             }
             // A real Rust import from outside the project replaces a stand-in binding.
             None if f.lang == Lang::Rust && !f.in_test_code(import.line) => {
@@ -616,4 +778,116 @@ pub fn export(
         }
     }
     stand_in
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::facts::FileFacts;
+    use crate::ingest::{parse_files, source_files};
+    use crate::lang::Lang;
+    use crate::resolve::build_graph_kept;
+
+    fn parsed(files: &[(&str, &str)]) -> Vec<FileFacts> {
+        let batch = source_files(files)
+            .into_iter()
+            .filter_map(|f| Lang::of_path(&f.path).map(|lang| (lang, f)))
+            .collect();
+        parse_files(batch).into_iter().map(|p| p.facts).collect()
+    }
+
+    /// A project's files, the file an edit changes, its new text, and how many files' scopes
+    /// the next resolution takes as kept.
+    type Edited = (
+        Vec<(&'static str, &'static str)>,
+        usize,
+        &'static str,
+        usize,
+    );
+
+    /// Projects of several languages and an edit each: every scope is kept but the edited
+    /// file's and those of the files whose imports read it.
+    fn projects() -> Vec<Edited> {
+        vec![
+            (
+                vec![
+                    ("pkg/__init__.py", "from pkg.a import f\n"),
+                    ("pkg/a.py", "def f():\n    pass\n"),
+                    ("pkg/b.py", "from pkg import f\n\ndef g():\n    f()\n"),
+                    ("pkg/c.py", "import os\n\ndef h():\n    pass\n"),
+                ],
+                1,
+                "def e():\n    pass\n\ndef f():\n    pass\n",
+                1,
+            ),
+            (
+                vec![
+                    ("src/a.ts", "export function f() {}\n"),
+                    (
+                        "src/b.ts",
+                        "import { f } from './a';\nexport function g() { f(); }\n",
+                    ),
+                    (
+                        "src/c.ts",
+                        "import { g } from './b';\nexport function h() { g(); }\n",
+                    ),
+                ],
+                0,
+                "export function e() {}\nexport function f() {}\n",
+                1,
+            ),
+            (
+                vec![
+                    (
+                        "src/lib.rs",
+                        "mod a;\nmod b;\nuse a::f;\npub fn top() { f(); }\n",
+                    ),
+                    ("src/a.rs", "pub fn f() {}\n"),
+                    ("src/b.rs", "use crate::a::f;\npub fn g() { f(); }\n"),
+                    ("src/c.rs", "pub fn h() {}\n"),
+                ],
+                3,
+                "pub fn e() {}\npub fn h() {}\n",
+                3,
+            ),
+            (
+                vec![
+                    ("app/A.java", "package app;\nclass A { void f() {} }\n"),
+                    (
+                        "app/B.java",
+                        "package app;\nimport app.A;\nclass B { void g() { new A().f(); } }\n",
+                    ),
+                    ("lib/C.java", "package lib;\nclass C {}\n"),
+                ],
+                2,
+                "package lib;\nclass C { void h() {} }\n",
+                2,
+            ),
+        ]
+    }
+
+    #[test]
+    fn a_kept_scope_is_taken_only_while_no_file_it_read_changed() {
+        for (files, at, text, kept) in projects() {
+            let before = parsed(&files);
+            let (_, stats, memo, ..) = build_graph_kept("t", &before, None, &[], &|| 0.0);
+            assert_eq!(stats.scopes_kept, 0);
+            assert!(memo.scopes_kept.is_some(), "{files:?}");
+            let mut edited = files.clone();
+            edited[at].1 = text;
+            let after = parsed(&edited);
+            let changed = [files[at].0.to_owned()];
+            // Debug builds also make every scope afresh and check the kept ones are equal.
+            let (graph, stats, ..) = build_graph_kept("t", &after, Some(memo), &changed, &|| 0.0);
+            assert_eq!(stats.scopes_kept, kept, "{files:?}");
+            let (full, ..) = build_graph_kept("t", &after, None, &[], &|| 0.0);
+            assert_eq!(graph.canonical_dump(), full.canonical_dump(), "{files:?}");
+            // A file added: other paths, other file indexes, every scope made afresh.
+            let (_, _, memo, ..) = build_graph_kept("t", &before, None, &[], &|| 0.0);
+            let mut more = files.clone();
+            more.push(("zz/new.py", "def n():\n    pass\n"));
+            let added = ["zz/new.py".to_owned()];
+            let (_, stats, ..) = build_graph_kept("t", &parsed(&more), Some(memo), &added, &|| 0.0);
+            assert_eq!(stats.scopes_kept, 0, "{files:?}");
+        }
+    }
 }
