@@ -33,6 +33,16 @@ pub(crate) fn source_files(files: &[(&str, &str)]) -> Vec<SourceFile> {
         .collect()
 }
 
+/// The facts of (path, text) pairs in a language Nexus reads, as extracted, for tests.
+#[cfg(test)]
+pub(crate) fn parsed_facts(files: &[(&str, &str)]) -> Vec<crate::facts::FileFacts> {
+    let batch = source_files(files)
+        .into_iter()
+        .filter_map(|f| Lang::of_path(&f.path).map(|lang| (lang, f)))
+        .collect();
+    parse_files(batch).into_iter().map(|p| p.facts).collect()
+}
+
 /// The graph of (path, text) pairs, empty when indexing fails, for tests.
 #[cfg(test)]
 pub(crate) fn fixture_graph(files: &[(&str, &str)]) -> Graph {

@@ -202,16 +202,7 @@ impl KeptModules {
 mod tests {
     use super::*;
     use crate::graph::{NewNode, NodeKind};
-    use crate::ingest::{parse_files, source_files};
-    use crate::lang::Lang;
-
-    fn parsed(files: &[(&str, &str)]) -> Vec<FileFacts> {
-        let batch = source_files(files)
-            .into_iter()
-            .filter_map(|f| Lang::of_path(&f.path).map(|lang| (lang, f)))
-            .collect();
-        parse_files(batch).into_iter().map(|p| p.facts).collect()
-    }
+    use crate::ingest::parsed_facts;
 
     /// A project, an edit (file, new text) that leaves its module index and test files alike,
     /// and one that does not (none for Python, whose modules are found by their paths alone).
@@ -273,12 +264,12 @@ mod tests {
     #[test]
     fn a_kept_module_index_is_taken_only_while_it_equals_one_made_afresh() {
         for (files, (same_at, same), other) in projects() {
-            let before = parsed(&files);
+            let before = parsed_facts(&files);
             let kept = KeptModules::of(&before, None);
             let edited = |at: usize, text: &'static str| {
                 let mut files = files.clone();
                 files[at].1 = text;
-                parsed(&files)
+                parsed_facts(&files)
             };
             // An edit inside a file: the kept index and test files are taken, equal to fresh ones.
             let after = edited(same_at, same);
@@ -295,7 +286,7 @@ mod tests {
                 assert_eq!(made.index, ModuleIndex::build(&after));
             }
             // A file added or removed changes what the index is made from.
-            let fewer = parsed(&files[1..]);
+            let fewer = parsed_facts(&files[1..]);
             assert_ne!(
                 KeptModules::of(&fewer, Some(kept.clone())).inputs,
                 kept.inputs
@@ -303,7 +294,7 @@ mod tests {
         }
         // The Rust project's test module is a test file, kept as such.
         let rust = &projects()[1].0;
-        let kept = KeptModules::of(&parsed(rust), None);
+        let kept = KeptModules::of(&parsed_facts(rust), None);
         assert_eq!(kept.test_files.into_iter().collect::<Vec<_>>(), [2]);
     }
 

@@ -782,18 +782,8 @@ pub fn export(
 
 #[cfg(test)]
 mod tests {
-    use crate::facts::FileFacts;
-    use crate::ingest::{parse_files, source_files};
-    use crate::lang::Lang;
+    use crate::ingest::parsed_facts;
     use crate::resolve::build_graph_kept;
-
-    fn parsed(files: &[(&str, &str)]) -> Vec<FileFacts> {
-        let batch = source_files(files)
-            .into_iter()
-            .filter_map(|f| Lang::of_path(&f.path).map(|lang| (lang, f)))
-            .collect();
-        parse_files(batch).into_iter().map(|p| p.facts).collect()
-    }
 
     /// A project's files, the file an edit changes, its new text, and how many files' scopes
     /// the next resolution takes as kept.
@@ -868,13 +858,13 @@ mod tests {
     #[test]
     fn a_kept_scope_is_taken_only_while_no_file_it_read_changed() {
         for (files, at, text, kept) in projects() {
-            let before = parsed(&files);
+            let before = parsed_facts(&files);
             let (_, stats, memo, ..) = build_graph_kept("t", &before, None, &[], &|| 0.0);
             assert_eq!(stats.scopes_kept, 0);
             assert!(memo.scopes_kept.is_some(), "{files:?}");
             let mut edited = files.clone();
             edited[at].1 = text;
-            let after = parsed(&edited);
+            let after = parsed_facts(&edited);
             let changed = [files[at].0.to_owned()];
             // Debug builds also make every scope afresh and check the kept ones are equal.
             let (graph, stats, ..) = build_graph_kept("t", &after, Some(memo), &changed, &|| 0.0);
@@ -886,7 +876,8 @@ mod tests {
             let mut more = files.clone();
             more.push(("zz/new.py", "def n():\n    pass\n"));
             let added = ["zz/new.py".to_owned()];
-            let (_, stats, ..) = build_graph_kept("t", &parsed(&more), Some(memo), &added, &|| 0.0);
+            let (_, stats, ..) =
+                build_graph_kept("t", &parsed_facts(&more), Some(memo), &added, &|| 0.0);
             assert_eq!(stats.scopes_kept, 0, "{files:?}");
         }
     }
